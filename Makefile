@@ -1,0 +1,65 @@
+# wpptrace — top-level build.  `make` builds everything, `make test` runs
+# every test (unit, end-to-end, oracles).  Each room contributes a module.mk
+# fragment; this file only holds what they share.
+
+WPP_CLANG   ?= clang-19
+WPP_CLANGXX ?= clang++-19
+LLVM_CONFIG ?= llvm-config-19
+CC          := $(WPP_CLANG)
+CXX         := $(WPP_CLANGXX)
+
+BUILD := build
+BIN   := bin
+LIBDIR := lib/wpptrace
+
+WARN     := -Wall -Wextra -Werror
+CPPFLAGS := -Iuser/include -D_GNU_SOURCE
+CFLAGS   := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
+# Tests and test builds of the tools run under ASan+UBSan where they fit.
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+
+ALL_TARGETS  :=
+TEST_TARGETS :=
+TESTS        :=
+CLEAN_DIRS   := $(BUILD) $(BIN) lib
+
+.PHONY: all test clean format check-format example
+all:
+
+# $(call objs,DIR,SRCS): object paths under build/ for sources
+objs = $(patsubst %.c,$(BUILD)/$(if $(1),$(1)/)%.o,$(2))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
+
+include user/common/module.mk
+include user/instrument/module.mk
+include user/runtime/module.mk
+include kmod-free/module.mk
+include symbolizer/module.mk
+include user/cli/module.mk
+include tests/module.mk
+
+all: $(ALL_TARGETS)
+
+test: all $(TEST_TARGETS)
+	@scripts/run-tests $(TESTS)
+
+example: all
+	scripts/example
+
+format:
+	clang-format-19 -i $$(git ls-files '*.c' '*.h')
+
+check-format:
+	clang-format-19 --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(CLEAN_DIRS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,6 @@
+# tests: each room keeps its own fragment under tests/unit/<room>/ and
+# tests/e2e/; they append to TEST_TARGETS (things to build) and TESTS
+# (executables that must exit 0).
+CMOCKA_LIBS := -lcmocka
+-include $(wildcard tests/unit/*/module.mk)
+-include tests/e2e/module.mk

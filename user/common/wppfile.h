@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wppfile.h — writing and reading .wpp files (layout in wpp/wpp_file.h).
+ *
+ * Writer: append-only; every chunk is written with one write() so a reader
+ * never sees half a chunk from a live writer except at the tail, which the
+ * CRC rejects.  wppw_close() appends the END chunk and fsyncs.
+ *
+ * Reader: maps the file read-only and iterates chunks, verifying magic,
+ * length and CRC.  Iteration stops at the first bad chunk; the reason is kept
+ * so tools can say "file truncated after N chunks" and still use what came
+ * before.  Payload pointers stay valid until wppr_close().
+ */
+#ifndef WPP_WPPFILE_H
+#define WPP_WPPFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wpp/wpp_file.h"
+
+struct wpp_writer;
+
+/* Create (truncate) path; NULL with a message printed on error. */
+struct wpp_writer *wppw_open(const char *path);
+/* Append one chunk of the given type; 0 or -errno. */
+int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len);
+/* Same, with the payload in two pieces (fixed struct + tail) to avoid a copy. */
+int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, uint32_t alen,
+		const void *b, uint32_t blen);
+/* Append END with the given totals, fsync, close.  0 or -errno. */
+int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end);
+/* Close without END (used when the run aborts); data so far stays readable. */
+void wppw_abort(struct wpp_writer *w);
+
+struct wpp_reader;
+
+struct wpp_chunk {
+	enum wpp_chunk_type type;
+	uint32_t length;
+	const void *payload;
+	uint64_t file_offset; /* of the chunk header */
+};
+
+/* Open and validate the file header.  NULL with a one-line message on error. */
+struct wpp_reader *wppr_open(const char *path);
+/* 1 = chunk returned, 0 = end of valid data.  After 0, wppr_status() says why. */
+int wppr_next(struct wpp_reader *r, struct wpp_chunk *out);
+/* NULL if the file ended cleanly with an END chunk, else a static reason
+ * ("truncated chunk at offset N", "bad checksum at offset N", "no END chunk"). */
+const char *wppr_status(const struct wpp_reader *r);
+void wppr_rewind(struct wpp_reader *r);
+void wppr_close(struct wpp_reader *r);
+
+#endif

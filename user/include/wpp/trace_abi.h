@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_abi.h — the contract between instrumented code (emitted by the wppcc
+ * pass), the runtime (libwpprt), the transports and the decoder.
+ *
+ * A thread's trace is a sequence of 64-bit little-endian words.  Every word
+ * names its function, so a word can be decoded without any call-stack
+ * reconstruction (longjmp, signals and attach-mid-run stay simple):
+ *
+ *   63            40 39                                   0
+ *  +----------------+--------------------------------------+
+ *  |   fid (24 bit) |            payload (40 bit)          |
+ *  +----------------+--------------------------------------+
+ *
+ *  fid = 1 .. WPP_FID_MAX   a function; payload is its Ball-Larus path id
+ *                           (or, in blocks mode, the index of the block
+ *                           entered; the TU's metadata says which mode).
+ *  fid = WPP_FID_CONTROL    a control word; payload = op << 32 | operand.
+ *  fid = WPP_FID_UNREGISTERED  emitted by a TU whose constructor has not run
+ *                           yet; the decoder reports such words as
+ *                           unattributed.
+ *
+ * The all-zero word is never a valid record, so a zero-filled buffer region
+ * reads as "nothing written yet" (the shm transport salvages partially filled
+ * buffers of crashed processes this way).
+ *
+ * fids are assigned by the runtime at module registration: each translation
+ * unit (TU) gets a contiguous range [fid_base, fid_base + nfuncs).  The pass
+ * loads the TU's pre-shifted base (`fid_base << 40`) once per function
+ * activation and adds `local_index << 40`; the path register starts at that
+ * value so the recorded word is register + final increment, no extra work.
+ */
+#ifndef WPP_TRACE_ABI_H
+#define WPP_TRACE_ABI_H
+
+#include <stdint.h>
+
+#define WPP_ABI_VERSION 1u
+
+#define WPP_FID_SHIFT 40
+#define WPP_FID_BITS 24
+#define WPP_PAYLOAD_MASK ((UINT64_C(1) << WPP_FID_SHIFT) - 1)
+#define WPP_FID_CONTROL 0u
+#define WPP_FID_UNREGISTERED ((1u << WPP_FID_BITS) - 1)
+#define WPP_FID_MAX (WPP_FID_UNREGISTERED - 1)
+
+/* Functions with at most this many Ball-Larus paths use one-word records. */
+#define WPP_NARROW_PATH_LIMIT (UINT64_C(1) << WPP_FID_SHIFT)
+/* Wide functions keep a 64-bit path id; their DAG is cut by truncation
+ * edges so that the number of paths never exceeds this limit. */
+#define WPP_WIDE_PATH_LIMIT (UINT64_C(1) << 63)
+
+static inline uint32_t wpp_word_fid(uint64_t w) { return (uint32_t)(w >> WPP_FID_SHIFT); }
+static inline uint64_t wpp_word_payload(uint64_t w) { return w & WPP_PAYLOAD_MASK; }
+static inline uint64_t wpp_make_word(uint32_t fid, uint64_t payload)
+{
+	return ((uint64_t)fid << WPP_FID_SHIFT) | (payload & WPP_PAYLOAD_MASK);
+}
+
+/* Control words: fid 0, payload = op << 32 | operand (32 bits). */
+enum wpp_ctrl_op {
+	WPP_CTRL_INVALID = 0,   /* never emitted: the zero word means "empty" */
+	WPP_CTRL_WIDE_PATH = 1, /* operand = fid; the next word is the 64-bit path id */
+	WPP_CTRL_GAP = 2,       /* operand = 0; the next word is the number of lost
+	                         * words. Inserted by transports/collector only. */
+	WPP_CTRL_PAD = 3,       /* filler, ignored by decoders */
+};
+
+static inline uint64_t wpp_make_ctrl(enum wpp_ctrl_op op, uint32_t operand)
+{
+	return wpp_make_word(WPP_FID_CONTROL, ((uint64_t)op << 32) | operand);
+}
+static inline enum wpp_ctrl_op wpp_ctrl_op(uint64_t w) { return (enum wpp_ctrl_op)((w >> 32) & 0xff); }
+static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
+
+/*
+ * Symbols the pass emits references to (all provided by libwpprt).
+ *
+ * Per-thread state, initial-exec TLS.  The inline record sequence is
+ *
+ *     p = __wpp_cursor;  n = p + k;  __wpp_cursor = n;   // reserve first
+ *     compiler-only fence (signal safety: a handler sees the slot reserved)
+ *     p[0..k-1] = words;
+ *     if (n >= __wpp_limit) __wpp_flush();               // cold, unlikely
+ *
+ * with k = 1 (narrow) or 2 (wide).  The runtime guarantees at least one
+ * word of slack past __wpp_limit, so a 2-word record that crosses the limit
+ * still lands in owned memory.  Before the thread's first record both
+ * pointers address a small per-thread scratch area, so the first record
+ * always reaches __wpp_flush(), which sets up the real buffer.
+ */
+#define WPP_SYM_CURSOR "__wpp_cursor"
+#define WPP_SYM_LIMIT "__wpp_limit"
+#define WPP_SYM_FLUSH "__wpp_flush"         /* void __wpp_flush(void) */
+#define WPP_SYM_FLUSH_ALL "__wpp_flush_all" /* void (void): before exec*, _exit, abort */
+#define WPP_SYM_REGISTER "__wpp_register_tu" /* void (struct wpp_tu_desc *) */
+
+/*
+ * One per instrumented TU, emitted by the pass as a private global and passed
+ * to __wpp_register_tu() from a constructor (llvm.global_ctors priority 0).
+ * Layout is fixed (ABI); all fields naturally aligned.
+ */
+struct wpp_tu_desc {
+	uint32_t abi_version;   /* WPP_ABI_VERSION */
+	uint32_t nfuncs;        /* number of fids this TU needs */
+	uint64_t tu_hash;       /* equals the metadata blob's tu_hash */
+	uint64_t *fid_base_slot; /* runtime stores fid_base << WPP_FID_SHIFT here */
+	const void *meta;        /* this TU's metadata blob (meta_format.h) */
+	uint64_t meta_size;
+};
+
+#endif

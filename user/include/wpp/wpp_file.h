@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wpp_file.h — the on-disk layout of a .wpp trace file.
+ *
+ * A file is a header followed by self-describing chunks.  Each chunk carries
+ * a CRC32C over its header fields and payload, so a reader accepts every
+ * complete, intact chunk up to the first torn or corrupt one: a collector
+ * killed mid-write leaves a file whose prefix is fully usable.  A file that
+ * was closed cleanly ends with a WPP_CHUNK_END chunk.
+ *
+ * All integers little-endian.  Payload structs below are followed by their
+ * variable-length tails as documented per type.  Readers reject payloads
+ * shorter than their fixed part and tails that overrun the payload.
+ * Documented for users in docs/wpp-file-format.md.
+ */
+#ifndef WPP_FILE_H
+#define WPP_FILE_H
+
+#include <stdint.h>
+
+#define WPP_FILE_MAGIC "WPPTRACE"
+#define WPP_FILE_VERSION 1u
+#define WPP_CHUNK_MAGIC 0x4b435057u /* "WPCK" */
+#define WPP_CHUNK_MAX_PAYLOAD (64u << 20)
+
+struct wpp_file_header {
+	char magic[8];        /* WPP_FILE_MAGIC */
+	uint32_t version;     /* WPP_FILE_VERSION */
+	uint32_t header_size; /* sizeof(struct wpp_file_header) */
+	uint64_t created_ns;  /* CLOCK_REALTIME at creation */
+	uint64_t flags;       /* reserved, 0 */
+};
+
+struct wpp_chunk_header {
+	uint32_t magic;       /* WPP_CHUNK_MAGIC */
+	uint16_t type;        /* enum wpp_chunk_type */
+	uint16_t flags;       /* reserved, 0 */
+	uint32_t length;      /* payload bytes that follow this header */
+	uint32_t crc32c;      /* CRC32C of {type, flags, length} bytes then payload */
+};
+
+enum wpp_chunk_type {
+	WPP_CHUNK_INFO = 1,    /* text "key=value\n" lines: command, transport, ... */
+	WPP_CHUNK_PROCESS = 2, /* struct wpp_chunk_process + exe path + NUL + cmdline (NUL-separated) */
+	WPP_CHUNK_MODULE = 3,  /* struct wpp_chunk_module + object path (NUL-terminated) */
+	WPP_CHUNK_THREAD = 4,  /* struct wpp_chunk_thread */
+	WPP_CHUNK_BATCH = 5,   /* struct wpp_chunk_batch + nwords trace words */
+	WPP_CHUNK_GAP = 6,     /* struct wpp_chunk_gap */
+	WPP_CHUNK_END = 7,     /* struct wpp_chunk_end: clean close */
+};
+
+enum wpp_process_flags {
+	WPP_PROC_FORKED = 1u << 0,   /* child of a traced process (ppid/parent_tid valid) */
+	WPP_PROC_EXECED = 1u << 1,   /* a new image in a pid that was traced before */
+	WPP_PROC_ATTACHED = 1u << 2, /* tracing began mid-run */
+};
+
+struct wpp_chunk_process {
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t parent_tid;   /* thread that forked it, when FORKED */
+	uint32_t flags;        /* enum wpp_process_flags */
+	uint32_t generation;   /* 0 for the first image of this pid, +1 per exec */
+	uint32_t exe_len;      /* bytes of exe path including NUL */
+	uint64_t time_ns;      /* CLOCK_MONOTONIC when seen */
+	uint32_t cmdline_len;  /* bytes of the NUL-separated argv that follow */
+	uint32_t reserved0;
+};
+
+struct wpp_chunk_module {
+	uint32_t pid;
+	uint32_t generation;
+	uint32_t fid_base;     /* first fid of this TU in this process image */
+	uint32_t nfuncs;
+	uint64_t tu_hash;      /* selects the metadata blob inside the object */
+	uint64_t meta_addr;    /* run-time address of the blob */
+	uint64_t load_bias;    /* object's load bias in the process */
+	uint8_t build_id[20];  /* GNU build-id of the object, zero-padded */
+	uint32_t build_id_len;
+	uint32_t path_len;     /* bytes of object path including NUL */
+	uint32_t reserved0;
+};
+
+enum wpp_thread_event { WPP_THREAD_START = 1, WPP_THREAD_EXIT = 2 };
+
+struct wpp_chunk_thread {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t event;        /* enum wpp_thread_event */
+	uint32_t generation;
+	uint64_t time_ns;
+};
+
+enum wpp_batch_flags {
+	WPP_BATCH_SIGNAL = 1u << 0,  /* recorded inside a signal handler: splice
+	                              * after word parent_off of batch parent_seq */
+	WPP_BATCH_SALVAGED = 1u << 1, /* recovered from a dead producer's buffer */
+	WPP_BATCH_FINAL = 1u << 2,   /* last batch of the thread */
+};
+
+struct wpp_chunk_batch {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t seq;          /* per-thread, assigned when the buffer starts filling */
+	uint64_t parent_seq;   /* SIGNAL only */
+	uint32_t parent_off;   /* SIGNAL only: words of the parent written before */
+	uint32_t flags;        /* enum wpp_batch_flags */
+	uint64_t time_ns;      /* CLOCK_MONOTONIC at publish */
+	uint32_t generation;
+	uint32_t nwords;
+	/* uint64_t words[nwords] follow */
+};
+
+struct wpp_chunk_gap {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t after_seq;    /* the gap sits after this batch */
+	uint64_t lost_words;
+	uint64_t lost_batches;
+};
+
+struct wpp_chunk_end {
+	uint64_t batches;
+	uint64_t words;
+	uint64_t lost_words;
+	uint64_t lost_batches;
+	uint64_t end_ns;
+};
+
+#endif
