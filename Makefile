@@ -23,7 +23,7 @@ TEST_TARGETS :=
 TESTS        :=
 CLEAN_DIRS   := $(BUILD) $(BIN) lib
 
-.PHONY: all test clean format check-format example
+.PHONY: all test run-tests clean format check-format example
 all:
 
 # $(call objs,DIR,SRCS): object paths under build/ for sources
@@ -47,7 +47,14 @@ include tests/module.mk
 
 all: $(ALL_TARGETS)
 
-test: all $(TEST_TARGETS)
+# `make test` works on a fresh machine: dependencies first (a no-op when
+# present), then a fresh make so fragments see the installed toolchain.
+test:
+	@scripts/install-deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory run-tests
+
+run-tests: all $(TEST_TARGETS)
 	@scripts/run-tests $(TESTS)
 
 example: all
