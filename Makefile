@@ -37,13 +37,13 @@ $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
 
-include user/common/module.mk
-include user/instrument/module.mk
-include user/runtime/module.mk
-include kmod-free/module.mk
-include symbolizer/module.mk
-include user/cli/module.mk
-include tests/module.mk
+# Order matters: a fragment's rules may name variables (object lists) that
+# earlier fragments define; the CLI links everything, so it comes last.
+FRAGMENTS := user/common/module.mk user/instrument/module.mk user/runtime/module.mk \
+	kmod-free/module.mk bpf/module.mk user/bpfcollect/module.mk symbolizer/module.mk \
+	user/decode/module.mk user/analysis/module.mk user/record/module.mk \
+	user/cli/module.mk tests/module.mk
+include $(wildcard $(FRAGMENTS))
 
 all: $(ALL_TARGETS)
 

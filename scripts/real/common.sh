@@ -9,8 +9,10 @@ REAL_CLANG=${WPP_CLANG:-clang-19}
 REAL_WPPCC=${WPP_WPPCC:-$REAL_ROOT/bin/wppcc}
 REAL_WPPTRACE=${WPP_WPPTRACE:-$REAL_ROOT/bin/wpptrace}
 
-REAL_PROGRAMS=(lua zlib bzip2 pigz)
-REAL_MODES=(plain pgo wpp wpp-blocks)
+# pigz (multi-threaded) is wanted too, but this mirror answers 404 for its
+# bookworm source files; `scripts/real/fetch pigz` tries again.
+REAL_PROGRAMS=(lua zlib bzip2)
+REAL_MODES=(plain pgo wpp wpp-blocks pgo-relayout)
 
 die() { echo "real: $*" >&2; exit 1; }
 
@@ -29,4 +31,40 @@ source_dir() {
 	local line
 	line=$("$REAL_ROOT/scripts/real/fetch" "$1") || exit 1
 	echo "${line##* }"
+}
+
+# Directory holding the helper tools (gendata, cputime, detmalloc.so),
+# built on demand with plain clang: they are never instrumented.
+real_tools() {
+	local dir=$REAL_WORK/tools t src flags
+	mkdir -p "$dir"
+	for t in gendata cputime detmalloc.so; do
+		case $t in
+		*.so) src=$REAL_ROOT/tests/real/${t%.so}.c flags="-fPIC -shared" ;;
+		*) src=$REAL_ROOT/scripts/real/$t.c flags= ;;
+		esac
+		if [ ! -x "$dir/$t" ] || [ "$src" -nt "$dir/$t" ]; then
+			# shellcheck disable=SC2086
+			$REAL_CLANG -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE $flags \
+				"$src" -o "$dir/$t.tmp" || die "cannot build $t"
+			mv "$dir/$t.tmp" "$dir/$t"
+		fi
+	done
+	echo "$dir"
+}
+
+# Generate the inputs of workload SIZE (once); print their directory.
+prepare_data() {
+	local size=$1 dir=$REAL_WORK/data/$1 tools file kind bytes seed
+	tools=$(real_tools)
+	mkdir -p "$dir"
+	while read -r file kind bytes seed; do
+		if [ ! -f "$dir/$file" ] || [ "$(stat -c %s "$dir/$file")" != "$bytes" ] ||
+			[ "$tools/gendata" -nt "$dir/$file" ]; then
+			"$tools/gendata" "$kind" "$bytes" "$seed" >"$dir/$file.tmp" ||
+				die "gendata $kind failed"
+			mv "$dir/$file.tmp" "$dir/$file"
+		fi
+	done < <(workload_data "$size")
+	echo "$dir"
 }

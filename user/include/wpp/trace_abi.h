@@ -96,6 +96,19 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
 #define WPP_SYM_REGISTER "__wpp_register_tu" /* void (struct wpp_tu_desc *) */
 
 /*
+ * USDT probes in libwpprt (provider "wpptrace"), for the BPF transport:
+ *   wpptrace:batch     arg1 const uint64_t *words, arg2 uint32_t nwords,
+ *                      arg3 uint64_t seq, arg4 uint32_t flags (wpp_batch_flags),
+ *                      arg5 uint64_t parent_seq, arg6 uint32_t parent_off,
+ *                      arg7 uint32_t generation
+ *                      fired once per published batch, words still valid.
+ *   wpptrace:register  arg1 const struct wpp_tu_desc *desc, arg2 uint32_t fid_base
+ *                      fired after a TU received its fid range.
+ * The runtime's exact argument list is the one in its .note.stapsdt; keep this
+ * comment and user/runtime in agreement.
+ */
+
+/*
  * One per instrumented TU, emitted by the pass as a private global and passed
  * to __wpp_register_tu() from a constructor (llvm.global_ctors priority 0).
  * Layout is fixed (ABI); all fields naturally aligned.

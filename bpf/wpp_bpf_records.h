@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wpp_bpf_records.h — the records the BPF transport programs
+ * (bpf/wpp_transport.bpf.c) put into BPF ring buffers, and the maps'
+ * value layouts user space reads.  Shared by the BPF object and by the
+ * collector library (user/bpfcollect/); nothing else should include it.
+ *
+ * Two kinds of ring:
+ *  - one batch ring per CPU (BPF_MAP_TYPE_ARRAY_OF_MAPS of ringbufs, indexed
+ *    by the CPU the probe ran on), so producers on different CPUs never
+ *    contend on one ring's spinlock;
+ *  - one small lifecycle ring for fork/exec/exit/register records, so an
+ *    overloaded batch ring never drops the events that open and close
+ *    streams.
+ *
+ * A batch larger than a record is split into fixed-size chunk records
+ * (bpf_ringbuf_reserve needs a size known at verification time).  Each
+ * thread's batches are numbered by BPF with a dense per-stream publish
+ * number ("pubno"); a lost batch still consumes its pubno, and the next
+ * completely delivered batch of the stream says how many batches/words
+ * were lost right before it.  The exit/exec record closing a stream carries
+ * the stream's final pubno and any loss not yet reported, so the collector
+ * can tell "still in flight on another CPU's ring" from "lost" exactly.
+ *
+ * Integers are host-endian (x86-64 little-endian); field sizes are fixed.
+ */
+#ifndef WPP_BPF_RECORDS_H
+#define WPP_BPF_RECORDS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum wpp_brec_kind {
+	WPP_BREC_BATCH = 1,    /* struct wpp_brec_batch + words, batch rings */
+	WPP_BREC_FORK = 2,     /* struct wpp_brec_fork, lifecycle ring */
+	WPP_BREC_EXEC = 3,     /* struct wpp_brec_exec, lifecycle ring */
+	WPP_BREC_EXIT = 4,     /* struct wpp_brec_exit, lifecycle ring */
+	WPP_BREC_REGISTER = 5, /* struct wpp_brec_register, lifecycle ring */
+};
+
+/* A stream is one thread in one process image: it begins at the thread's
+ * first batch and ends at the thread's exit or exec.  Stream ids are unique
+ * for the life of the BPF object (tids get reused; stream ids do not). */
+struct wpp_brec_head {
+	__u32 kind; /* enum wpp_brec_kind */
+	__u32 pid;  /* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u64 time_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+};
+
+/* Loss not yet reported for a stream: `batches` whole batches holding
+ * `words` words, all published right before the record that carries it.
+ * min_seq is the smallest runtime seq among them. */
+struct wpp_brec_loss {
+	__u64 words;
+	__u64 batches;
+	__u64 min_seq;
+};
+
+struct wpp_brec_batch {
+	struct wpp_brec_head h;
+	__u64 stream_id;
+	__u64 pubno;      /* dense per-stream publish number, from 0 */
+	__u64 seq;        /* the runtime's arguments, passed through */
+	__u64 parent_seq;
+	__u32 parent_off;
+	__u32 flags;
+	__u32 generation;
+	__u32 nwords;      /* words in the whole batch */
+	__u32 chunk_off;   /* word index of this record's first word */
+	__u32 chunk_words; /* valid words in this record */
+	struct wpp_brec_loss lost_before; /* snapshot at probe entry */
+	/* __u64 words[record_words] follow (chunk_words of them valid) */
+};
+
+struct wpp_brec_fork {
+	struct wpp_brec_head h; /* the parent thread (pid, tid) */
+	__u32 child_pid;
+	__u32 child_tid;
+	__u32 is_thread; /* clone within the same process */
+	__u32 reserved0;
+};
+
+#define WPP_BREC_PATH_MAX 256
+#define WPP_BREC_ARGS_MAX 256
+
+/* Thread state at the end of a stream (exit or exec). */
+struct wpp_brec_stream_end {
+	__u64 stream_id;  /* 0 if the thread never published a batch */
+	__u64 end_pubno;  /* number of pubnos the stream used */
+	struct wpp_brec_loss lost_tail;
+};
+
+struct wpp_brec_exec {
+	struct wpp_brec_head h; /* pid after exec; tid == pid */
+	__u32 old_tid;          /* the tid that called exec */
+	__u32 filename_len;     /* bytes including NUL, 0 if unreadable */
+	__u32 args_len;         /* bytes of NUL-separated argv copied */
+	__u32 reserved0;
+	struct wpp_brec_stream_end old_stream; /* the old image's stream of old_tid */
+	char filename[WPP_BREC_PATH_MAX];
+	char args[WPP_BREC_ARGS_MAX];
+};
+
+struct wpp_brec_exit {
+	struct wpp_brec_head h;
+	__u32 group_dead; /* last thread of the process */
+	__u32 exit_code;  /* task->exit_code (wait status layout) */
+	struct wpp_brec_stream_end stream;
+};
+
+struct wpp_brec_register {
+	struct wpp_brec_head h;
+	__u64 desc_addr;
+	__u64 tu_hash;
+	__u64 meta_addr;
+	__u64 meta_size;
+	__u32 fid_base;
+	__u32 nfuncs;
+	__u32 abi_version;
+	__u32 read_ok; /* 0: the descriptor could not be read */
+};
+
+/* Per-CPU counters (BPF_MAP_TYPE_PERCPU_ARRAY, one element); user space
+ * sums over CPUs.  Every batch the probe saw ends in exactly one of
+ * batches_delivered or lost_batches. */
+struct wpp_bpf_counters {
+	__u64 probe_hits;       /* batch probe firings that passed the filter */
+	__u64 batches_delivered;
+	__u64 words_delivered;
+	__u64 records;          /* chunk records submitted */
+	__u64 lost_batches;
+	__u64 lost_words;
+	__u64 reserve_failures; /* batch ring full */
+	__u64 read_failures;    /* bpf_probe_read_user on the words failed */
+	__u64 no_ring;          /* no ring for this CPU (should not happen) */
+	__u64 no_thread_slot;   /* thread table full: batch counted as lost */
+	__u64 lifecycle_lost;   /* lifecycle ring full */
+	__u64 register_read_failures;
+};
+
+/* Per-thread state, hash keyed by tid. */
+struct wpp_bpf_thread {
+	__u64 stream_id;
+	__u32 pid;
+	__u32 reserved0;
+	__u64 next_pubno;
+	struct wpp_brec_loss pending;
+};
+
+#endif

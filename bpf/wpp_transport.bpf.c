@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * wpp_transport.bpf.c — the kernel side of the BPF transport.
+ *
+ *  usdt wpptrace:batch     copy a published batch into this CPU's batch ring
+ *                          as fixed-size chunk records, or count it as lost
+ *  usdt wpptrace:register  report a TU registration (fid range, metadata)
+ *  tp_btf sched_process_fork/exec/exit
+ *                          open and close processes, threads and streams
+ *
+ * Policy (which processes, which objects, ring sizes) lives in user space;
+ * these programs only filter by the traced-process set when asked to.
+ * Record layouts: wpp_bpf_records.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
+
+#include "wpp_bpf_records.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by the loader before load; read-only afterwards, so the verifier
+ * treats them as constants (the reserve size must be one). */
+const volatile __u32 record_words = 512;
+/* 1: only processes in traced_pids (and their descendants) are traced. */
+const volatile __u32 filter_pids = 0;
+
+struct batch_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22); /* resized by the loader */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* set to the number of possible CPUs */
+	__type(key, __u32);
+	__array(values, struct batch_ring);
+} batch_rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} lifecycle_ring SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 14);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_counters);
+} counters SEC(".maps");
+
+/* Stream ids are handed out once per thread image; contention only at
+ * thread start, never per batch. */
+__u64 next_stream_id = 1;
+
+static __always_inline struct wpp_bpf_counters *my_counters(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&counters, &zero);
+}
+
+static __always_inline int is_traced(__u32 pid)
+{
+	if (!filter_pids)
+		return 1;
+	return bpf_map_lookup_elem(&traced_pids, &pid) != 0;
+}
+
+static __always_inline void head_init(struct wpp_brec_head *h, __u32 kind, __u32 pid, __u32 tid)
+{
+	h->kind = kind;
+	h->pid = pid;
+	h->tid = tid;
+	h->cpu = bpf_get_smp_processor_id();
+	h->time_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void loss_add(struct wpp_brec_loss *l, __u64 words, __u64 seq)
+{
+	if (l->batches == 0 || seq < l->min_seq)
+		l->min_seq = seq;
+	l->words += words;
+	l->batches += 1;
+}
+
+/* ---- batch probe ---- */
+
+struct chunk_ctx {
+	struct wpp_brec_batch tmpl; /* header every chunk record starts with */
+	__u64 words_addr;
+	__u32 cpu;
+	int failed;
+	int read_failed;
+	__u64 records;
+};
+
+static long copy_chunk(__u32 index, void *data)
+{
+	struct chunk_ctx *c = data;
+	__u32 per = record_words;
+	__u32 off = index * per;
+	__u32 n;
+	void *ring;
+	struct wpp_brec_batch *rec;
+
+	ring = bpf_map_lookup_elem(&batch_rings, &c->cpu);
+	if (!ring) {
+		c->failed = 1;
+		return 1;
+	}
+	rec = bpf_ringbuf_reserve(ring, sizeof(*rec) + (__u64)record_words * 8, 0);
+	if (!rec) {
+		c->failed = 1;
+		return 1;
+	}
+	n = c->tmpl.nwords - off;
+	if (n > per)
+		n = per;
+	*rec = c->tmpl;
+	rec->chunk_off = off;
+	rec->chunk_words = n;
+	if (n > record_words) /* restated so the verifier sees the bound */
+		n = record_words;
+	if (bpf_probe_read_user(rec + 1, (__u64)n * 8, (const void *)(c->words_addr + (__u64)off * 8))) {
+		bpf_ringbuf_discard(rec, BPF_RB_NO_WAKEUP);
+		c->failed = 1;
+		c->read_failed = 1;
+		return 1;
+	}
+	bpf_ringbuf_submit(rec, 0);
+	c->records++;
+	return 0;
+}
+
+/* A thread's state, created at its first batch.  NULL when the table is
+ * full; the batch is then counted as lost without a stream to report it in. */
+static __always_inline struct wpp_bpf_thread *thread_state(__u32 pid, __u32 tid)
+{
+	struct wpp_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	if (t)
+		return t;
+	struct wpp_bpf_thread fresh = {};
+	fresh.stream_id = __sync_fetch_and_add(&next_stream_id, 1);
+	fresh.pid = pid;
+	bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
+	     __u32 parent_off, __u32 generation)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct wpp_bpf_counters *cnt = my_counters();
+	struct wpp_bpf_thread *t;
+	struct chunk_ctx c = {};
+	__u32 nchunks;
+
+	if (!cnt || !is_traced(pid))
+		return 0;
+	cnt->probe_hits++;
+
+	t = thread_state(pid, tid);
+	if (!t) {
+		cnt->no_thread_slot++;
+		cnt->lost_batches++;
+		cnt->lost_words += nwords;
+		return 0;
+	}
+
+	head_init(&c.tmpl.h, WPP_BREC_BATCH, pid, tid);
+	c.cpu = c.tmpl.h.cpu;
+	c.tmpl.stream_id = t->stream_id;
+	c.tmpl.pubno = t->next_pubno++;
+	c.tmpl.seq = seq;
+	c.tmpl.parent_seq = parent_seq;
+	c.tmpl.parent_off = parent_off;
+	c.tmpl.flags = flags;
+	c.tmpl.generation = generation;
+	c.tmpl.nwords = nwords;
+	c.tmpl.lost_before = t->pending;
+	c.words_addr = (__u64)words;
+
+	/* An empty batch still takes one record: it carries the seq and any
+	 * loss to report. */
+	nchunks = nwords ? (nwords + record_words - 1) / record_words : 1;
+	bpf_loop(nchunks, copy_chunk, &c, 0);
+
+	cnt->records += c.records;
+	if (c.failed) {
+		/* Chunks already submitted stay in the ring; the collector drops
+		 * them when a later record (or the stream end) reports this
+		 * pubno as lost. */
+		loss_add(&t->pending, nwords, seq);
+		cnt->lost_batches++;
+		cnt->lost_words += nwords;
+		if (c.read_failed)
+			cnt->read_failures++;
+		else
+			cnt->reserve_failures++;
+		return 0;
+	}
+	__builtin_memset(&t->pending, 0, sizeof(t->pending));
+	cnt->batches_delivered++;
+	cnt->words_delivered += nwords;
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_register, void *desc, __u32 fid_base)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct wpp_bpf_counters *cnt = my_counters();
+	struct wpp_brec_register *r;
+	struct {
+		__u32 abi_version;
+		__u32 nfuncs;
+		__u64 tu_hash;
+		__u64 fid_base_slot;
+		__u64 meta;
+		__u64 meta_size;
+	} d; /* struct wpp_tu_desc, trace_abi.h */
+
+	if (!cnt || !is_traced(pid))
+		return 0;
+	r = bpf_ringbuf_reserve(&lifecycle_ring, sizeof(*r), 0);
+	if (!r) {
+		cnt->lifecycle_lost++;
+		return 0;
+	}
+	head_init(&r->h, WPP_BREC_REGISTER, pid, tid);
+	r->desc_addr = (__u64)desc;
+	r->fid_base = fid_base;
+	if (bpf_probe_read_user(&d, sizeof(d), desc)) {
+		cnt->register_read_failures++;
+		__builtin_memset(&d, 0, sizeof(d));
+		r->read_ok = 0;
+	} else {
+		r->read_ok = 1;
+	}
+	r->abi_version = d.abi_version;
+	r->nfuncs = d.nfuncs;
+	r->tu_hash = d.tu_hash;
+	r->meta_addr = d.meta;
+	r->meta_size = d.meta_size;
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+/* Fills *end from the thread's state and forgets the thread: its stream
+ * ends here. */
+static __always_inline void stream_end(__u32 tid, struct wpp_brec_stream_end *end)
+{
+	struct wpp_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t) {
+		__builtin_memset(end, 0, sizeof(*end));
+		return;
+	}
+	end->stream_id = t->stream_id;
+	end->end_pubno = t->next_pubno;
+	end->lost_tail = t->pending;
+	bpf_map_delete_elem(&threads, &tid);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(wpp_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, cpid = child->tgid;
+	struct wpp_bpf_counters *cnt = my_counters();
+	struct wpp_brec_fork *r;
+
+	if (!cnt || !is_traced(ppid))
+		return 0;
+	if (filter_pids && cpid != ppid) {
+		__u8 one = 1;
+		bpf_map_update_elem(&traced_pids, &cpid, &one, BPF_ANY);
+	}
+	r = bpf_ringbuf_reserve(&lifecycle_ring, sizeof(*r), 0);
+	if (!r) {
+		cnt->lifecycle_lost++;
+		return 0;
+	}
+	head_init(&r->h, WPP_BREC_FORK, ppid, parent->pid);
+	r->child_pid = cpid;
+	r->child_tid = child->pid;
+	r->is_thread = cpid == ppid;
+	r->reserved0 = 0;
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 pid = p->tgid;
+	struct wpp_bpf_counters *cnt = my_counters();
+	struct wpp_brec_exec *r;
+	long n;
+
+	if (!cnt || !is_traced(pid))
+		return 0;
+	r = bpf_ringbuf_reserve(&lifecycle_ring, sizeof(*r), 0);
+	if (!r) {
+		/* The old stream cannot be closed by a record; keep its state
+		 * from being reused by the new image at least. */
+		struct wpp_brec_stream_end lost;
+		stream_end(old_pid, &lost);
+		cnt->lifecycle_lost++;
+		return 0;
+	}
+	head_init(&r->h, WPP_BREC_EXEC, pid, p->pid);
+	r->old_tid = old_pid;
+	r->reserved0 = 0;
+	stream_end(old_pid, &r->old_stream);
+	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
+	r->filename_len = n > 0 ? n : 0;
+	{
+		__u64 start = BPF_CORE_READ(p, mm, arg_start);
+		__u64 end = BPF_CORE_READ(p, mm, arg_end);
+		__u64 len = end > start ? end - start : 0;
+		if (len > sizeof(r->args))
+			len = sizeof(r->args);
+		if (bpf_probe_read_user(r->args, len, (const void *)start))
+			len = 0;
+		r->args_len = len;
+	}
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(wpp_exit, struct task_struct *p)
+{
+	__u32 pid = p->tgid, tid = p->pid;
+	struct wpp_bpf_counters *cnt = my_counters();
+	struct wpp_brec_exit *r;
+	int group_dead;
+
+	if (!cnt || !is_traced(pid))
+		return 0;
+	/* signal->live drops to zero before this tracepoint for the last
+	 * thread (works whether or not the tracepoint passes group_dead). */
+	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	r = bpf_ringbuf_reserve(&lifecycle_ring, sizeof(*r), 0);
+	if (!r) {
+		struct wpp_brec_stream_end lost;
+		stream_end(tid, &lost);
+		cnt->lifecycle_lost++;
+	} else {
+		head_init(&r->h, WPP_BREC_EXIT, pid, tid);
+		r->group_dead = group_dead;
+		r->exit_code = p->exit_code;
+		stream_end(tid, &r->stream);
+		bpf_ringbuf_submit(r, 0);
+	}
+	if (filter_pids && group_dead)
+		bpf_map_delete_elem(&traced_pids, &pid);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shm_collector.h — the collector half of the shared-memory transport: it
+ * creates the region, drains every ring, notices processes and threads that
+ * are gone, salvages what they left in their slots, and recycles table
+ * entries.  What to do with the data is the caller's (struct wpp_shm_sink).
+ *
+ * Order guarantees given to the sink, per pass:
+ *   a process is reported before any module, thread or batch of it;
+ *   a module is reported before any batch published after its registration;
+ *   a thread's START before its batches, its EXIT after its last batch;
+ *   batches of one ring in publish order (seq ascending for level 0).
+ * Not thread-safe: one drain loop owns a collector.
+ */
+#ifndef WPP_SHM_COLLECTOR_H
+#define WPP_SHM_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm_layout.h"
+#include "shm_proto.h"
+
+struct wpp_shm_sink {
+	void *ctx;
+	/* Return 0, or -errno to stop draining (e.g. the output disk is full). */
+	int (*process)(void *ctx, const struct wpp_shm_proc *p);
+	int (*module)(void *ctx, const struct wpp_shm_proc *p, const struct wpp_shm_tu *t);
+	int (*thread)(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, int event,
+		      uint64_t time_ns);
+	int (*batch)(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
+		     const struct wpp_batch_hdr *hdr, const uint64_t *words, uint32_t nwords);
+	int (*gap)(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_t after_seq,
+		   uint64_t lost_words);
+};
+
+struct wpp_shm_collector;
+
+/* NULL with errno set on failure. */
+struct wpp_shm_collector *wpp_shm_collector_create(const struct wpp_shm_options *o);
+/* The value for the WPP_SHM environment variable of traced programs. */
+const char *wpp_shm_collector_env(const struct wpp_shm_collector *c);
+struct wpp_shm_header *wpp_shm_collector_header(struct wpp_shm_collector *c);
+
+/* One pass: announce, drain, reap dead.  Returns batches consumed, or the
+ * sink's negative error. */
+long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_sink *s);
+/* Process images registered and not yet fully finished. */
+unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c);
+/* Sleep until a producer rings the doorbell or timeout_ms passes. */
+void wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms);
+/* Treat every remaining producer as dead: drain, salvage, report exits. */
+long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_sink *s);
+/* Totals so far. */
+struct wpp_shm_totals {
+	uint64_t batches, words, salvaged_batches, lost_words, table_full;
+};
+void wpp_shm_collector_totals(const struct wpp_shm_collector *c, struct wpp_shm_totals *t);
+void wpp_shm_collector_destroy(struct wpp_shm_collector *c);
+
+#endif

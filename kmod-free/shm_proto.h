@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shm_proto.h — the layout of the shared-memory transport region, shared by
+ * the producer (libwpprt, in every traced process) and the collector
+ * (`wpptrace record`).  Documented in docs/shm-transport.md.
+ *
+ * The collector creates one region (a memfd) and passes its path in the
+ * environment (WPP_SHM=/proc/<collector pid>/fd/<n>).  Every traced process
+ * maps it MAP_SHARED at whatever address; all references inside the region
+ * are therefore byte offsets from its start, never pointers.
+ *
+ *   +--------------------+  offset 0
+ *   | wpp_shm_header     |  geometry, allocation counters, doorbell
+ *   +--------------------+  procs_off
+ *   | wpp_shm_proc[]     |  process images (pid, ppid, generation, argv)
+ *   +--------------------+  tus_off
+ *   | wpp_shm_tu[]       |  registered translation units (-> MODULE chunks)
+ *   +--------------------+  threads_off
+ *   | wpp_shm_thread[]   |  thread slots, each with WPP_SHM_LEVELS rings
+ *   +--------------------+  slots_off
+ *   | batch slots        |  thread i owns slots_per_thread consecutive slots:
+ *   |                    |  ring_slots for level 0, then sig_ring_slots for
+ *   |                    |  each signal level 1..WPP_SHM_LEVELS-1
+ *   +--------------------+
+ *
+ * A batch slot is a wpp_batch_hdr followed by buffer_words + WPP_SLACK_WORDS
+ * words.  Producers write trace words straight into the slot (zero copy) and
+ * publish it with a release store of the ring's head; the collector consumes
+ * it, zeroes it and advances tail with a release store.  Each ring has one
+ * producer (the code of one thread running at one signal-nesting level) and
+ * one consumer, so no locks are needed anywhere.
+ *
+ * Lossless: a producer whose ring is full sleeps on the ring's futex until the
+ * collector frees a slot.  Zeroed slots make crash salvage possible: words of
+ * a slot that was being filled when its process died are the non-zero prefix.
+ *
+ * Table entries (procs, tus, threads) are claimed by producers with a CAS from
+ * FREE and returned to FREE by the collector once everything they describe
+ * has been written out, so the region's size is bounded for any run length.
+ */
+#ifndef WPP_SHM_PROTO_H
+#define WPP_SHM_PROTO_H
+
+#include <stdint.h>
+
+#define WPP_SHM_MAGIC "WPPSHM\0\0"
+#define WPP_SHM_VERSION 1u
+#define WPP_SHM_ENV "WPP_SHM"
+
+/* Level 0 = the thread's own code; 1..LEVELS-1 = nested signal handlers. */
+#define WPP_SHM_LEVELS 5
+/* Words past the limit every buffer keeps (a 2-word record may cross it). */
+#define WPP_SLACK_WORDS 2
+
+/* Defaults and bounds (all overridable by the collector's options). */
+#define WPP_SHM_DEF_BUFFER_WORDS 8192u
+#define WPP_SHM_DEF_RING_SLOTS 4u
+#define WPP_SHM_DEF_SIG_RING_SLOTS 2u
+#define WPP_SHM_DEF_THREADS 128u
+#define WPP_SHM_DEF_PROCS 128u
+#define WPP_SHM_DEF_TUS 1024u
+#define WPP_SHM_MIN_BUFFER_WORDS 16u
+#define WPP_SHM_MAX_BUFFER_WORDS (1u << 22)
+#define WPP_SHM_MAX_RING_SLOTS 1024u
+
+/*
+ * Header of every batch buffer, in shm slots and in the runtime's private
+ * buffers alike (the later BPF transport reads it just before the words the
+ * USDT probe points at).  Producers fill seq/parent/flags when the buffer
+ * starts filling (so a salvaged buffer is still placed correctly) and
+ * nwords/time_ns when it is published.
+ */
+struct wpp_batch_hdr {
+	uint64_t seq;        /* per-thread, dense from 1; 0 = buffer not started */
+	uint64_t parent_seq; /* WPP_BATCH_SIGNAL: batch that was interrupted */
+	uint32_t parent_off; /* words of the parent reserved before the signal */
+	uint32_t flags;      /* enum wpp_batch_flags (wpp/wpp_file.h) */
+	uint64_t time_ns;    /* CLOCK_MONOTONIC at publish */
+	uint32_t nwords;     /* words that follow, valid once published */
+	uint32_t level;      /* signal nesting level that filled it */
+	uint32_t pid, tid;
+	uint32_t generation;
+	uint32_t reserved0;
+	uint64_t reserved1;
+};
+_Static_assert(sizeof(struct wpp_batch_hdr) == 64, "batch header is one cache line");
+
+struct wpp_shm_header {
+	char magic[8];          /* WPP_SHM_MAGIC */
+	uint32_t version;       /* WPP_SHM_VERSION */
+	uint32_t header_size;   /* sizeof(struct wpp_shm_header) */
+	uint64_t region_size;
+	uint32_t buffer_words;  /* record capacity of a slot (slack comes on top) */
+	uint32_t ring_slots;    /* level-0 ring length */
+	uint32_t sig_ring_slots; /* ring length of each signal level */
+	uint32_t slots_per_thread;
+	uint32_t max_procs, max_tus, max_threads;
+	uint32_t collector_pid;
+	uint64_t slot_bytes;
+	uint64_t procs_off, tus_off, threads_off, slots_off;
+	/* Producers bump doorbell and FUTEX_WAKE it after a publish whenever
+	 * collector_sleeping is set; the collector sleeps on it when idle. */
+	uint32_t doorbell;
+	uint32_t collector_sleeping;
+	/* Set by the collector when it stops draining; producers then drop
+	 * instead of waiting forever. */
+	uint32_t collector_gone;
+	/* Bumped (release) after every TU entry is published, so a collector
+	 * that sees a batch can tell whether a new module must be read first. */
+	uint32_t tu_epoch;
+	uint64_t table_full;    /* claims refused because a table was full */
+	uint64_t reserved[4];
+};
+
+enum wpp_shm_entry_state {
+	WPP_SHM_FREE = 0,
+	WPP_SHM_CLAIMED = 1, /* producer is filling the entry */
+	WPP_SHM_LIVE = 2,    /* published; for threads: running */
+	WPP_SHM_EXITING = 3, /* thread: said goodbye (late records may follow);
+	                      * proc: replaced by a new image (exec) */
+};
+
+#define WPP_SHM_EXE_MAX 256
+#define WPP_SHM_CMDLINE_MAX 1024
+#define WPP_SHM_PATH_MAX 512
+
+struct wpp_shm_proc {
+	uint32_t state;       /* enum wpp_shm_entry_state */
+	uint32_t pid, ppid, parent_tid;
+	uint32_t flags;       /* enum wpp_process_flags */
+	uint32_t generation;
+	uint64_t start_ticks; /* /proc/PID/stat starttime: exec keeps it, pid reuse changes it */
+	uint64_t time_ns;
+	uint32_t exe_len;     /* incl. NUL */
+	uint32_t cmdline_len; /* NUL-separated argv bytes */
+	char exe[WPP_SHM_EXE_MAX];
+	char cmdline[WPP_SHM_CMDLINE_MAX];
+};
+
+struct wpp_shm_tu {
+	uint32_t state;
+	uint32_t proc_index;  /* owning wpp_shm_proc */
+	uint32_t fid_base, nfuncs;
+	uint64_t tu_hash, meta_addr, load_bias;
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	uint32_t path_len;    /* incl. NUL */
+	uint32_t reserved0;
+	char path[WPP_SHM_PATH_MAX];
+};
+
+struct wpp_shm_ring {
+	uint64_t head;        /* batches published (producer, release) */
+	uint64_t tail;        /* batches consumed and zeroed (collector, release) */
+	uint32_t space_futex; /* producer sleeps here while the ring is full */
+	uint32_t producer_waiting;
+	uint32_t nslots;
+	uint32_t first_slot;  /* index among the thread's slots */
+};
+
+struct wpp_shm_thread {
+	uint32_t state;
+	uint32_t proc_index;
+	uint32_t pid, tid;
+	uint64_t start_ns;
+	uint64_t lost_words;  /* records the producer had to drop (nesting overflow) */
+	struct wpp_shm_ring rings[WPP_SHM_LEVELS];
+};
+
+static inline uint64_t wpp_shm_slot_bytes(uint32_t buffer_words)
+{
+	return sizeof(struct wpp_batch_hdr) + ((uint64_t)buffer_words + WPP_SLACK_WORDS) * 8;
+}
+
+static inline struct wpp_shm_proc *wpp_shm_proc_at(struct wpp_shm_header *h, uint32_t i)
+{
+	return (struct wpp_shm_proc *)((char *)h + h->procs_off) + i;
+}
+static inline struct wpp_shm_tu *wpp_shm_tu_at(struct wpp_shm_header *h, uint32_t i)
+{
+	return (struct wpp_shm_tu *)((char *)h + h->tus_off) + i;
+}
+static inline struct wpp_shm_thread *wpp_shm_thread_at(struct wpp_shm_header *h, uint32_t i)
+{
+	return (struct wpp_shm_thread *)((char *)h + h->threads_off) + i;
+}
+static inline uint32_t wpp_shm_thread_index(struct wpp_shm_header *h, struct wpp_shm_thread *t)
+{
+	return (uint32_t)(t - wpp_shm_thread_at(h, 0));
+}
+/* Slot k (0-based, < nslots) of ring `level` of thread slot `ti`. */
+static inline struct wpp_batch_hdr *wpp_shm_slot(struct wpp_shm_header *h, uint32_t ti,
+						 const struct wpp_shm_ring *r, uint64_t k)
+{
+	uint64_t idx = (uint64_t)ti * h->slots_per_thread + r->first_slot + k % r->nslots;
+	return (struct wpp_batch_hdr *)((char *)h + h->slots_off + idx * h->slot_bytes);
+}
+
+#endif

@@ -1,0 +1,8 @@
+# symbolizer: ELF objects (libelf), build-ids, wpp_meta blobs -> validated models.
+SYMBOLIZER_SRCS := symbolizer/elf_object.c symbolizer/meta_parse.c symbolizer/symbolizer.c
+SYMBOLIZER_OBJS := $(call objs,,$(SYMBOLIZER_SRCS))
+SYMBOLIZER_SAN_OBJS := $(call objs,san,$(SYMBOLIZER_SRCS))
+SYMBOLIZER_LIBS := -lelf
+# Decoder-side code includes its headers by bare name.
+DECODE_SIDE_CPPFLAGS := -Iuser/common -Isymbolizer -Iuser/decode -Iuser/cli
+$(SYMBOLIZER_OBJS) $(SYMBOLIZER_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)

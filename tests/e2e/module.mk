@@ -1,0 +1,12 @@
+# End-to-end tests and oracles (ORACLE room).  Each script builds what it
+# needs from tests/corpus/ with bin/wppcc into tests/work/ and exits 0 on
+# success; see tests/oracle/lib.sh.  They need bin/wppcc, bin/wpptrace and
+# the runtime, which `make test` builds first (target all).
+TESTS += tests/e2e/oracle_selfcheck.sh \
+	tests/e2e/output_identity.sh \
+	tests/e2e/oracle_blocks.sh \
+	tests/e2e/oracle_entry_exit.sh \
+	tests/e2e/negative_wpp.sh \
+	tests/e2e/negative_wppcc.sh \
+	tests/e2e/cc_project.sh
+CLEAN_DIRS += tests/work

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# wpptrace script on hostile input: truncated and corrupted .wpp files, files
+# that are not traces, a binary whose metadata section was removed, damaged
+# metadata, bad arguments.  Each must produce exactly one error line on
+# stderr, prefixed "wpptrace: ", a non-zero exit status, and never a crash
+# (status < 128).  Damaged metadata may decode or fail, but never crash.
+. "$(dirname "$0")/../oracle/lib.sh"
+require_tools "$WPPCC" "$WPPTRACE"
+w=$WORK/negative_wpp
+rm -rf "$w" && mkdir -p "$w"
+
+# expect_one_error WHAT ARGS...: wpptrace ARGS must fail with one clean line.
+expect_one_error() {
+	local what=$1
+	shift
+	check_done
+	timeout -k 5 30 "$WPPTRACE" "$@" >"$w/out" 2>"$w/err"
+	local rc=$? lines
+	lines=$(wc -l <"$w/err")
+	if [ $rc -eq 0 ]; then
+		fail "$what: exit status 0 (expected an error)"
+	elif [ $rc -ge 124 ]; then
+		fail "$what: exit status $rc (crash, signal or timeout)"
+	elif [ "$lines" -ne 1 ] || ! grep -q '^wpptrace: ' "$w/err"; then
+		fail "$what: status $rc but stderr is not exactly one 'wpptrace: ' line ($lines lines):"
+	else
+		pass "$what: status $rc: $(cat "$w/err")"
+		return
+	fi
+	show_file_head "$w/err" 6
+}
+
+# expect_no_crash WHAT ARGS...: any status below 124; all stderr lines clean.
+expect_no_crash() {
+	local what=$1
+	shift
+	check_done
+	timeout -k 5 30 "$WPPTRACE" "$@" >"$w/out" 2>"$w/err"
+	local rc=$?
+	if [ $rc -ge 124 ]; then
+		fail "$what: exit status $rc (crash, signal or timeout)"
+		show_file_head "$w/err" 6
+	elif grep -qv '^wpptrace: ' "$w/err"; then
+		fail "$what: stderr has lines without the 'wpptrace: ' prefix:"
+		show_file_head "$w/err" 6
+	elif [ $rc -ne 0 ] && [ "$(wc -l <"$w/err")" -ne 1 ]; then
+		fail "$what: failed with $(wc -l <"$w/err") stderr lines (expected exactly one)"
+		show_file_head "$w/err" 6
+	else
+		pass "$what: status $rc"
+	fi
+}
+
+# A good trace of a program in a private directory (so it can be damaged).
+mkdir -p "$w/bin"
+check_done
+if ! "$WPPCC" -fwpp-mode=paths -O1 -g -I"$CORPUS" -o "$w/bin/prog" "$CORPUS/branches.c" >"$w/build.log" 2>&1; then
+	fail "cannot build the test program"
+	show_file_head "$w/build.log"
+	finish
+fi
+"$WPPTRACE" record --transport=shm -o "$w/good.wpp" -- "$w/bin/prog" >/dev/null 2>"$w/record.err"
+if [ ! -s "$w/good.wpp" ] || ! "$WPPTRACE" script "$w/good.wpp" --format jsonl >"$w/good.jsonl" 2>"$w/good.err" ||
+	[ -s "$w/good.err" ] || [ ! -s "$w/good.jsonl" ]; then
+	fail "the undamaged trace does not decode cleanly (needed as the baseline)"
+	show_file_head "$w/record.err"
+	show_file_head "$w/good.err"
+	finish
+fi
+pass "baseline trace decodes ($(wc -l <"$w/good.jsonl") records)"
+size=$(stat -c %s "$w/good.wpp")
+hdr=$($PY -c 'import struct,sys; print(struct.unpack_from("<I", open(sys.argv[1],"rb").read(), 12)[0])' "$w/good.wpp")
+
+# Truncations: inside the file header, at its end, inside the first chunk
+# header, in the middle, one byte and one word short of the end.
+for cut in 0 1 7 8 15 $((hdr - 1)) "$hdr" $((hdr + 5)) $((hdr + 16)) $((size / 2)) $((size - 8)) $((size - 1)); do
+	[ "$cut" -lt "$size" ] || continue
+	head -c "$cut" "$w/good.wpp" >"$w/cut.wpp"
+	expect_one_error "truncated at $cut of $size bytes" script "$w/cut.wpp" --format jsonl
+done
+
+# Byte flips: file magic, version, header size, first chunk's magic, type,
+# length, crc, payload; a byte in the middle; the last byte (END chunk).
+flip() { # flip OFFSET OUT: copy of good.wpp with one byte inverted
+	$PY - "$w/good.wpp" "$2" "$1" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[int(sys.argv[3])] ^= 0xff
+open(sys.argv[2], "wb").write(data)
+PY
+}
+for off in 0 5 8 12 "$hdr" $((hdr + 4)) $((hdr + 8)) $((hdr + 12)) $((hdr + 16)) $((size / 2)) $((size - 1)); do
+	flip "$off" "$w/flip.wpp"
+	expect_one_error "byte $off of $size flipped" script "$w/flip.wpp" --format jsonl
+done
+
+# Files that are not traces at all.
+: >"$w/empty.wpp"
+expect_one_error "empty file" script "$w/empty.wpp"
+expect_one_error "an ELF binary instead of a trace" script "$w/bin/prog"
+head -c 4096 /dev/urandom >"$w/random.wpp"
+expect_one_error "random bytes" script "$w/random.wpp"
+expect_one_error "missing file" script "$w/no-such-file.wpp"
+expect_one_error "a directory" script "$w"
+expect_one_error "unknown output format" script "$w/good.wpp" --format bogus
+expect_one_error "no trace argument" script
+expect_one_error "unknown subcommand" no-such-command
+
+# The traced binary loses its metadata section after recording.
+cp "$w/bin/prog" "$w/bin/prog.orig"
+objcopy --remove-section=wpp_meta "$w/bin/prog"
+expect_one_error "binary without wpp_meta" script "$w/good.wpp" --format jsonl
+expect_no_crash "binary without wpp_meta (paths)" paths "$w/good.wpp"
+
+# The traced binary is gone.
+mv "$w/bin/prog" "$w/bin/prog.stripped"
+expect_one_error "traced binary deleted" script "$w/good.wpp" --format jsonl
+
+# Damaged metadata: bytes of the blob flipped in place (header fields, the
+# function table, the middle, the end).  Must not crash.
+cp "$w/bin/prog.orig" "$w/bin/prog"
+read -r meta_off meta_size < <(readelf -SW "$w/bin/prog" |
+	awk '$2 == "wpp_meta" { print strtonum("0x" $5), strtonum("0x" $6) } $3 == "wpp_meta" { print strtonum("0x" $6), strtonum("0x" $7) }')
+if [ -z "${meta_off:-}" ]; then
+	check_done
+	fail "cannot locate the wpp_meta section of the test binary"
+else
+	for rel in 0 8 12 16 40 44 48 72 80 $((meta_size / 2)) $((meta_size - 1)); do
+		[ "$rel" -lt "$meta_size" ] || continue
+		cp "$w/bin/prog.orig" "$w/bin/prog.tmp"
+		$PY - "$w/bin/prog.tmp" $((meta_off + rel)) <<'PY'
+import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2]))
+f.write(bytes([b[0] ^ 0xff])); f.close()
+PY
+		mv "$w/bin/prog.tmp" "$w/bin/prog"
+		expect_no_crash "metadata byte $rel of $meta_size flipped (script)" script "$w/good.wpp" --format jsonl
+		expect_no_crash "metadata byte $rel of $meta_size flipped (paths)" paths "$w/good.wpp"
+	done
+fi
+finish

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Differential blocks oracle: every corpus program is built twice with wppcc,
+# -fwpp-mode=paths (Ball-Larus path ids) and -fwpp-mode=blocks (naive: each
+# block entered is recorded directly), at -O0 and -O2; both are recorded with
+# the shm transport and decoded.  The per-thread block sequences must be
+# identical, and so must stdout and exit status.
+. "$(dirname "$0")/../oracle/lib.sh"
+require_tools "$WPPCC" "$WPPTRACE"
+
+for opt in ${ORACLE_OPTS:-O0 O2}; do
+	build_variant "paths-$opt"
+	build_variant "blocks-$opt"
+	for name in ${ORACLE_PROGRAMS:-$(corpus_names)}; do
+		check_done
+		what="blocks $opt $name"
+		[ -x "$WORK/build/paths-$opt/$name" ] && [ -x "$WORK/build/blocks-$opt/$name" ] ||
+			{ fail "$what: not built"; continue; }
+		run_dir=$WORK/run/blocks-oracle
+		p=$run_dir/$name.paths-$opt
+		b=$run_dir/$name.blocks-$opt
+		run_prog record "paths-$opt" "$name" "$p"
+		run_prog record "blocks-$opt" "$name" "$b"
+		if ! cmp -s "$p.stdout" "$b.stdout" || ! cmp -s "$p.status" "$b.status"; then
+			fail "$what: paths and blocks builds behave differently (status $(cat "$p.status") vs $(cat "$b.status"))"
+			diff "$p.stdout" "$b.stdout" | head -n 10 | sed 's/^/    /'
+			show_file_head "$p.stderr" 5
+			continue
+		fi
+		if [ ! -s "$p.wpp" ] || [ ! -s "$b.wpp" ]; then
+			fail "$what: no trace file written"
+			show_file_head "$p.stderr" 5
+			continue
+		fi
+		decode "$p" && decode "$b" || { fail "$what: decode failed"; continue; }
+		if out=$($CMP blocks "$p.jsonl" "$b.jsonl" ${ORACLE_HOIST_CALL_HEADS:+--hoist-call-heads} 2>&1); then
+			pass "$what: $(tail -n 1 <<<"$out")"
+		else
+			fail "$what"
+			head -n 40 <<<"$out"
+		fi
+	done
+done
+finish

@@ -1,0 +1,20 @@
+# tests/unit/bpf: the BPF transport with real BPF (needs root).  The
+# producer fires the wpptrace USDT probes from its own notes
+# (usdt_emit.h), so these tests do not depend on libwpprt.
+BPFTEST_DIR := $(BUILD)/tests/unit/bpf
+BPFTEST_PRODUCER := $(BPFTEST_DIR)/usdt_producer
+BPFTEST_BIN := $(BPFTEST_DIR)/test_bpf_transport
+
+$(BPFTEST_PRODUCER): tests/unit/bpf/usdt_producer.c tests/unit/bpf/usdt_emit.h user/include/wpp/trace_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
+
+$(BPFTEST_BIN): tests/unit/bpf/test_bpf_transport.c $(BPFCOLLECT_SAN_LIB) \
+		$(call objs,san,user/common/log.c) | $(BPFTEST_PRODUCER)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) \
+		-DPRODUCER_PATH='"$(abspath $(BPFTEST_PRODUCER))"' -o $@ $< \
+		$(BPFCOLLECT_SAN_LIB) $(call objs,san,user/common/log.c) $(BPFCOLLECT_LDLIBS) $(CMOCKA_LIBS)
+
+TEST_TARGETS += $(BPFTEST_PRODUCER) $(BPFTEST_BIN)
+TESTS += $(BPFTEST_BIN)

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer driver for the decoder's hostile-input surface.  The first byte
+ * picks the target:
+ *   even: the rest is a wpp_meta section: walk it, parse every blob, expand
+ *         a few path ids of every function;
+ *   odd:  the rest is a .wpp file: load it and decode every thread (the
+ *         objects its MODULE chunks name are looked up like in real use).
+ * Build: see tests/unit/decode/module.mk; run: fuzz_decode -max_total_time=60.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "decoder.h"
+#include "log.h"
+#include "meta_model.h"
+#include "path_regen.h"
+#include "symbolizer.h"
+
+static void fuzz_meta(const uint8_t *data, size_t size)
+{
+	uint32_t blocks[256];
+	size_t off = 0;
+
+	while (off + sizeof(struct wpp_meta_header) <= size) {
+		struct wpp_meta_header h;
+		const void *blob;
+		size_t bsize;
+		char err[256];
+		struct wpp_tu *tu;
+
+		memcpy(&h, data + off, sizeof(h));
+		if (wpp_meta_find(data + off, size - off, h.tu_hash, &blob, &bsize, err, sizeof(err)) != 1)
+			break;
+		tu = wpp_meta_parse(blob, bsize, err, sizeof(err));
+		if (tu) {
+			for (uint32_t i = 0; i < tu->nfuncs; i++) {
+				struct wpp_path p;
+				for (uint64_t id = 0; id < 16; id++)
+					wpp_path_expand(tu->fns + i, id, blocks, 256, &p);
+			}
+			wpp_tu_free(tu);
+		}
+		off += (bsize + 7) & ~(size_t)7;
+	}
+}
+
+static void quiet(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+static void fuzz_wpp(const uint8_t *data, size_t size)
+{
+	char path[64];
+	int fd = memfd_create("wpp-fuzz", 0);
+	struct wpp_trace *t;
+
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	t = wpp_trace_load(path);
+	if (t) {
+		struct wpp_symbolizer *sym = wpp_sym_new();
+		struct wpp_modules *mods;
+		wpp_sym_set_reporter(sym, quiet, NULL);
+		mods = wpp_modules_new(t, sym);
+		for (size_t i = 0; i < t->nthreads; i++) {
+			struct wpp_decoder *d = wpp_decoder_open(&t->threads[i], mods, WPP_DECODE_EXPAND);
+			struct wpp_event ev;
+			while (d && wpp_decoder_next(d, &ev))
+				;
+			wpp_decoder_close(d);
+		}
+		wpp_modules_free(mods);
+		wpp_sym_free(sym);
+		wpp_trace_free(t);
+	}
+	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	wpp_verbosity = 0;
+	if (size < 1)
+		return 0;
+	if (data[0] & 1)
+		fuzz_wpp(data + 1, size - 1);
+	else
+		fuzz_meta(data + 1, size - 1);
+	return 0;
+}

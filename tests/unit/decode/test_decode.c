@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * End to end through the decoder: metadata blobs placed (objcopy) into a
+ * copy of this very executable (so it has a real GNU build-id), a .wpp file
+ * written by the test writer, then the event iterator checked record by
+ * record: narrow and wide paths, a signal splice, blocks mode, gap words,
+ * pads and zero words, unregistered/unknown fids, corrupt ids, an object
+ * with a wrong build-id, and a forked child inheriting its parent's modules.
+ *
+ * `test_decode --write-fixture DIR` only writes DIR/prog.elf and DIR/run.wpp
+ * (used by cli-smoke.sh).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "decoder.h"
+#include "elf_object.h"
+#include "symbolizer.h"
+#include "testlib.h"
+#include "wpp/trace_abi.h"
+
+static char dir[256], elf_path[300], wpp_path[300];
+static struct tl_func fa[2], fb[1];
+
+static void make_funcs(void)
+{
+	unsigned seed = 99;
+	struct tl_func *d = &fa[0];
+
+	memset(d, 0, sizeof(*d));
+	d->name = "diamond";
+	d->nblocks = 4;
+	d->edges[d->nedges++] = (struct tl_edge){4, 0, WPP_EDGE_FUNC_ENTRY, 0};
+	d->edges[d->nedges++] = (struct tl_edge){4, 0, WPP_EDGE_BACK_ENTRY, 0};
+	d->edges[d->nedges++] = (struct tl_edge){0, 1, WPP_EDGE_REAL, 0};
+	d->edges[d->nedges++] = (struct tl_edge){0, 2, WPP_EDGE_REAL, 0};
+	d->edges[d->nedges++] = (struct tl_edge){1, 3, WPP_EDGE_REAL, 0};
+	d->edges[d->nedges++] = (struct tl_edge){2, 3, WPP_EDGE_REAL, 0};
+	d->edges[d->nedges++] = (struct tl_edge){3, 5, WPP_EDGE_RETURN, 0};
+	d->edges[d->nedges++] = (struct tl_edge){3, 5, WPP_EDGE_BACK_EXIT, 0};
+	tl_number(d);
+	tl_random_dag(&fa[1], 5, &seed);
+	fa[1].name = "helper";
+	tl_random_dag(&fb[0], 4, &seed);
+	fb[0].name = "oracle_fn";
+}
+
+static int write_fixture(const char *d)
+{
+	size_t sa, sb;
+	void *ba, *bb;
+	unsigned char *sec;
+	char blob_path[320], cmd[1200];
+	struct wpp_elf_object *obj;
+	char err[200];
+	struct tl_writer w;
+	uint8_t bad_id[20] = {1, 2, 3};
+
+	snprintf(elf_path, sizeof(elf_path), "%s/prog.elf", d);
+	snprintf(wpp_path, sizeof(wpp_path), "%s/run.wpp", d);
+	snprintf(blob_path, sizeof(blob_path), "%s/meta.bin", d);
+	make_funcs();
+	ba = tl_blob(fa, 2, 0xA, WPP_MODE_PATHS, &sa);
+	bb = tl_blob(fb, 1, 0xB, WPP_MODE_BLOCKS, &sb);
+	size_t pa = (sa + 7) & ~(size_t)7;
+	sec = calloc(1, pa + sb);
+	memcpy(sec, ba, sa);
+	memcpy(sec + pa, bb, sb);
+	tl_spit(blob_path, sec, pa + sb);
+	free(sec);
+	free(ba);
+	free(bb);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly "
+		 "/proc/%d/exe %s",
+		 blob_path, (int)getpid(), elf_path);
+	if (system(cmd) != 0)
+		return -1;
+	obj = wpp_elf_open(elf_path, err, sizeof(err));
+	if (!obj || obj->build_id_len == 0 || !obj->meta)
+		return -1;
+
+	if (tl_wopen(&w, wpp_path) < 0)
+		return -1;
+	tl_process(&w, 100, 1, 0, 0);
+	tl_module(&w, 100, 0, 10, 2, 0xA, obj->build_id, obj->build_id_len, elf_path);
+	tl_module(&w, 100, 0, 20, 1, 0xB, obj->build_id, obj->build_id_len, elf_path);
+	tl_module(&w, 100, 0, 30, 1, 0xA, bad_id, 20, elf_path); /* wrong build-id */
+	wpp_elf_close(obj);
+	{
+		uint64_t b0[] = {
+			wpp_make_word(10, 0),                  /* diamond path 0 */
+			wpp_make_word(11, 0),                  /* helper path 0 */
+			wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 10), /* diamond path 7, wide */
+			7,
+			wpp_make_word(WPP_FID_UNREGISTERED, 5),
+			wpp_make_word(15, 1), /* no module */
+			0,                    /* unwritten slot */
+			wpp_make_ctrl(WPP_CTRL_PAD, 0),
+		};
+		uint64_t sig[] = {wpp_make_word(10, 1)}; /* spliced after b0[1] */
+		uint64_t b1[] = {
+			wpp_make_ctrl(WPP_CTRL_GAP, 0),
+			42,
+			wpp_make_word(10, 8), /* not a path of diamond */
+			wpp_make_word(20, 2), /* blocks mode, block 2 */
+			wpp_make_word(20, 99),
+			wpp_make_word(30, 0),           /* module with wrong build-id */
+			wpp_make_ctrl((enum wpp_ctrl_op)9, 0),
+			wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 10), /* cut short */
+		};
+		/* written out of order on purpose */
+		tl_batch(&w, 100, 0, 100, 2, 0, 0, 0, b1, 8);
+		tl_batch(&w, 100, 0, 100, 0, 0, 0, 0, b0, 8);
+		tl_batch(&w, 100, 0, 100, 1, WPP_BATCH_SIGNAL, 0, 2, sig, 1);
+	}
+	tl_process(&w, 101, 100, WPP_PROC_FORKED, 0);
+	{
+		uint64_t c0[] = {wpp_make_word(10, 3), wpp_make_word(10, 4)};
+		tl_batch(&w, 101, 0, 101, 0, 0, 0, 0, c0, 2);
+	}
+	tl_wclose(&w, 1);
+	unlink(blob_path);
+
+	/* A trace of a program whose binary carries no metadata (for cli-smoke.sh). */
+	snprintf(blob_path, sizeof(blob_path), "%s/nometa.wpp", d);
+	if (tl_wopen(&w, blob_path) < 0)
+		return -1;
+	tl_process(&w, 7, 1, 0, 0);
+	tl_module(&w, 7, 0, 1, 1, 0xA, bad_id, 0, "/bin/true");
+	{
+		uint64_t words[] = {wpp_make_word(1, 0)};
+		tl_batch(&w, 7, 0, 7, 0, 0, 0, 0, words, 1);
+	}
+	tl_wclose(&w, 1);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/wpp-test-decode-%d", (int)getpid());
+	if (mkdir(dir, 0700) < 0)
+		return -1;
+	return write_fixture(dir);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(elf_path);
+	unlink(wpp_path);
+	snprintf(elf_path, sizeof(elf_path), "%s/nometa.wpp", dir);
+	unlink(elf_path);
+	rmdir(dir);
+	return 0;
+}
+
+static void expect_path(struct wpp_decoder *d, const char *fn, uint64_t id, uint32_t nblocks,
+			const uint32_t *blocks)
+{
+	struct wpp_event ev;
+
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	if (ev.kind != WPP_EV_PATH)
+		fail_msg("expected a path of %s, got kind %d (%s)", fn, ev.kind, ev.reason ? ev.reason : "");
+	assert_string_equal(ev.fn->name, fn);
+	assert_int_equal(ev.value, id);
+	assert_non_null(ev.path);
+	if (blocks) {
+		assert_int_equal(ev.path->nblocks, nblocks);
+		assert_memory_equal(ev.path->blocks, blocks, nblocks * 4);
+	}
+}
+
+static void expect_kind(struct wpp_decoder *d, enum wpp_event_kind kind, const char *reason_part)
+{
+	struct wpp_event ev;
+
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	if (ev.kind != kind)
+		fail_msg("expected kind %d, got %d (%s)", kind, ev.kind, ev.reason ? ev.reason : "");
+	if (reason_part && !strstr(ev.reason, reason_part))
+		fail_msg("reason '%s' lacks '%s'", ev.reason, reason_part);
+}
+
+static void test_decode_events(void **state)
+{
+	struct wpp_trace *t = wpp_trace_load(wpp_path);
+	struct wpp_symbolizer *sym = wpp_sym_new();
+	struct wpp_modules *mods;
+	struct wpp_decoder *d;
+	struct wpp_event ev;
+	static const uint32_t p0[] = {0, 1, 3}, p7[] = {0, 2, 3}, p1[] = {0, 1, 3};
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(t->stop_reason[0], '\0');
+	assert_int_equal(t->nthreads, 2);
+	assert_int_equal(t->threads[0].pid, 100);
+	mods = wpp_modules_new(t, sym);
+	d = wpp_decoder_open(&t->threads[0], mods, WPP_DECODE_EXPAND);
+	expect_path(d, "diamond", 0, 3, p0);
+	expect_path(d, "helper", 0, 0, NULL);
+	expect_path(d, "diamond", 1, 3, p1); /* spliced signal batch */
+	expect_path(d, "diamond", 7, 3, p7); /* wide record */
+	expect_kind(d, WPP_EV_UNATTRIBUTED, "registered");
+	expect_kind(d, WPP_EV_UNATTRIBUTED, "no module");
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	assert_int_equal(ev.kind, WPP_EV_GAP);
+	assert_int_equal(ev.lost_words, 42);
+	expect_kind(d, WPP_EV_CORRUPT, "not a path");
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	assert_int_equal(ev.kind, WPP_EV_BLOCK);
+	assert_string_equal(ev.fn->name, "oracle_fn");
+	assert_int_equal(ev.value, 2);
+	expect_kind(d, WPP_EV_CORRUPT, "block index");
+	expect_kind(d, WPP_EV_UNATTRIBUTED, "metadata");
+	expect_kind(d, WPP_EV_CORRUPT, "unknown control");
+	expect_kind(d, WPP_EV_CORRUPT, "cut short");
+	assert_int_equal(wpp_decoder_next(d, &ev), 0);
+	const struct wpp_decode_stats *st = wpp_decoder_stats(d);
+	assert_int_equal(st->words, 17);
+	assert_int_equal(st->paths, 4);
+	assert_int_equal(st->blocks, 1);
+	assert_int_equal(st->unattributed, 3);
+	assert_int_equal(st->corrupt, 4);
+	assert_int_equal(st->zero_words, 1);
+	assert_int_equal(st->pad_words, 1);
+	wpp_decoder_close(d);
+
+	/* The forked child registered nothing itself: fids resolve through the parent. */
+	d = wpp_decoder_open(&t->threads[1], mods, WPP_DECODE_EXPAND);
+	expect_path(d, "diamond", 3, 3, NULL);
+	expect_path(d, "diamond", 4, 3, NULL);
+	assert_int_equal(wpp_decoder_next(d, &ev), 0);
+	wpp_decoder_close(d);
+
+	/* Without EXPAND, ids pass through unchecked (for counting). */
+	d = wpp_decoder_open(&t->threads[0], mods, 0);
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	assert_int_equal(ev.kind, WPP_EV_PATH);
+	assert_null(ev.path);
+	wpp_decoder_close(d);
+
+	wpp_modules_free(mods);
+	wpp_sym_free(sym);
+	wpp_trace_free(t);
+}
+
+static void test_missing_object(void **state)
+{
+	struct wpp_symbolizer *sym = wpp_sym_new();
+	uint8_t id[20] = {0};
+
+	(void)state;
+	assert_null(wpp_sym_tu(sym, "/nonexistent/object", id, 20, 1));
+	assert_null(wpp_sym_tu(sym, "/nonexistent/object", id, 20, 1)); /* cached, no crash */
+	assert_null(wpp_sym_tu(sym, "/etc/passwd", id, 0, 1));      /* not ELF */
+	assert_non_null(wpp_sym_tu(sym, elf_path, id, 0, 0xA));        /* no id recorded: accepted */
+	assert_null(wpp_sym_tu(sym, elf_path, id, 0, 0xC));            /* no such TU */
+	wpp_sym_free(sym);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_events),
+		cmocka_unit_test(test_missing_object),
+	};
+	if (argc == 3 && !strcmp(argv[1], "--write-fixture"))
+		return write_fixture(argv[2]) == 0 ? 0 : 1;
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

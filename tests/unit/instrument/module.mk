@@ -1,0 +1,17 @@
+# tests/unit/instrument: graph algorithms against brute force (ASan/UBSan),
+# and end-to-end decoding of programs compiled with bin/wppcc against the
+# test-double runtime (tests/unit/instrument/testrt.c, never shipped).
+INSTR_TEST_GRAPH := $(BIN)/tests/instrument-graph
+INSTR_TEST_E2E := $(BIN)/tests/instrument-e2e
+
+$(INSTR_TEST_GRAPH): $(call objs,san,tests/unit/instrument/test_graph.c $(INSTR_GRAPH_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
+
+# Runs from the repository root; needs the driver and the plugin.
+$(INSTR_TEST_E2E): $(call objs,san,tests/unit/instrument/test_e2e.c) | $(BIN)/wppcc $(LIBDIR)/wpp-pass.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+
+TEST_TARGETS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E)
+TESTS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E)

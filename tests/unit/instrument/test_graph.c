@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_graph.c — the LLVM-independent path algorithms (dag, numbering,
+ * placement, weights) against brute force on many random CFGs:
+ *   - every ENTRY->EXIT path of the DAG gets an id, ids are exactly 0..N-1;
+ *   - the sum of placed increments along each path equals its id;
+ *   - decoding an id (largest val not above the remainder) gives the path;
+ *   - simulated executions of the CFG (random walks with the same register
+ *     semantics the pass emits) decode back to the block sequence walked;
+ *   - overflow: wide and truncated numbering with small limits and with the
+ *     real limits on long chains of diamonds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../../user/instrument/dag.h"
+#include "../../../user/instrument/numbering.h"
+#include "../../../user/instrument/placement.h"
+#include "../../../user/instrument/weights.h"
+#include "wpp/meta_format.h"
+#include "wpp/trace_abi.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+static uint32_t rnd_below(uint32_t n) { return (uint32_t)(rnd() % n); }
+
+#define MAXB 256
+#define MAXE 512
+
+struct test_cfg {
+	struct wpp_cfg cfg;
+	uint32_t src[MAXE], dst[MAXE];
+	uint8_t flags[MAXB], exits[MAXB];
+};
+
+static int has_edge(const struct test_cfg *t, uint32_t u, uint32_t v)
+{
+	for (uint32_t e = 0; e < t->cfg.nedges; e++)
+		if (t->src[e] == u && t->dst[e] == v)
+			return 1;
+	return 0;
+}
+
+static void add_edge(struct test_cfg *t, uint32_t u, uint32_t v)
+{
+	if (has_edge(t, u, v) || t->cfg.nedges >= MAXE)
+		return;
+	t->src[t->cfg.nedges] = u;
+	t->dst[t->cfg.nedges] = v;
+	t->cfg.nedges++;
+}
+
+static void finish_cfg(struct test_cfg *t, uint32_t n)
+{
+	t->cfg.nblocks = n;
+	t->cfg.edge_src = t->src;
+	t->cfg.edge_dst = t->dst;
+	t->cfg.block_flags = t->flags;
+	t->cfg.block_exit = t->exits;
+}
+
+/* A random CFG shaped like what the IR side produces: blocks with 0..3
+ * successors (forward and backward), some returns/unreachables, some call
+ * heads, an occasional indirect-branch source whose targets are pinned. */
+static void random_cfg_p(struct test_cfg *t, uint32_t n, uint32_t exit_one_in, uint32_t call_one_in,
+			 uint32_t back_one_in, uint32_t min_succ)
+{
+	memset(t, 0, sizeof(*t));
+	for (uint32_t u = 0; u < n; u++) {
+		uint32_t r = rnd_below(exit_one_in);
+		if (r == 0 || u == n - 1) {
+			t->exits[u] = rnd_below(4) ? WPP_CFG_EXIT_RETURN : WPP_CFG_EXIT_NORETURN;
+			continue;
+		}
+		uint32_t nsucc = min_succ + rnd_below(4 - min_succ);
+		for (uint32_t k = 0; k < nsucc; k++) {
+			uint32_t span = rnd_below(2) ? n - u - 1 : (n - u - 1 < 3 ? n - u - 1 : 3);
+			uint32_t v = rnd_below(back_one_in) == 0 ? rnd_below(n) : u + 1 + rnd_below(span);
+			if (v == 0)
+				v = 1 + rnd_below(n - 1);
+			add_edge(t, u, v);
+		}
+		if (rnd_below(12) == 0)
+			t->flags[u] |= WPP_CFGB_INDIRECT_SRC;
+	}
+	for (uint32_t v = 1; v < n; v++)
+		if (rnd_below(call_one_in) == 0)
+			t->flags[v] |= WPP_CFGB_CALL_HEAD;
+	/* targets of indirect sources cannot take code on their in-edges */
+	for (uint32_t e = 0; e < t->cfg.nedges; e++)
+		if (t->flags[t->src[e]] & WPP_CFGB_INDIRECT_SRC)
+			t->flags[t->dst[e]] |= WPP_CFGB_PINNED;
+	finish_cfg(t, n);
+}
+
+static void random_cfg(struct test_cfg *t, uint32_t n) { random_cfg_p(t, n, 10, 5, 4, 1); }
+
+/* ---- brute force over the DAG ---- */
+struct enum_state {
+	const struct wpp_dag *d;
+	uint32_t path[MAXB + 4];  /* edge indices */
+	uint64_t count, limit;
+	uint8_t *seen_ids;        /* bitmap over 0..npaths-1 when small */
+};
+
+static void check_decode(const struct wpp_dag *d, const uint32_t *ord, uint64_t id, const uint32_t *path,
+			 uint32_t len)
+{
+	uint32_t v = WPP_DAG_ENTRY(d->nblocks), k = 0;
+	uint64_t rem = id;
+	while (v != WPP_DAG_EXIT(d->nblocks)) {
+		uint32_t best = WPP_NONE;
+		for (uint32_t i = 0; i < d->nedges; i++) {
+			const struct wpp_dag_edge *e = &d->edges[ord[i]];
+			if (e->src == v && e->val <= rem)
+				best = ord[i]; /* ord is by (src, val): the last one wins */
+		}
+		assert_true(best != WPP_NONE);
+		assert_true(k < len);
+		assert_int_equal(best, path[k]);
+		rem -= d->edges[best].val;
+		v = d->edges[best].dst;
+		k++;
+	}
+	assert_int_equal(k, len);
+	assert_int_equal(rem, 0);
+}
+
+static void enumerate(struct enum_state *s, const uint32_t *ord, uint32_t v, uint32_t depth)
+{
+	const struct wpp_dag *d = s->d;
+	assert_true(depth <= d->nblocks + 2); /* acyclic: no path longer than the node count */
+	if (v == WPP_DAG_EXIT(d->nblocks)) {
+		uint64_t id = 0, incsum = 0;
+		for (uint32_t k = 0; k < depth; k++) {
+			id += d->edges[s->path[k]].val;
+			incsum += d->edges[s->path[k]].inc;
+		}
+		assert_true(id < d->npaths);
+		assert_int_equal(incsum, id);
+		if (s->seen_ids) {
+			assert_false(s->seen_ids[id]);
+			s->seen_ids[id] = 1;
+		}
+		check_decode(d, ord, id, s->path, depth);
+		s->count++;
+		return;
+	}
+	for (uint32_t i = 0; i < d->nedges; i++)
+		if (d->edges[i].src == v) {
+			s->path[depth] = i;
+			enumerate(s, ord, d->edges[i].dst, depth + 1);
+		}
+}
+
+static void random_weights(const struct wpp_dag *d, double *w)
+{
+	for (uint32_t i = 0; i < d->nedges; i++)
+		w[i] = (double)rnd_below(100);
+}
+
+/* Structural checks tying the DAG to the CFG. */
+static void check_structure(const struct test_cfg *t, const struct wpp_dag *d)
+{
+	uint32_t n = t->cfg.nblocks;
+	for (uint32_t e = 0; e < t->cfg.nedges; e++) {
+		const struct wpp_dag_edge *de = &d->edges[d->cfg_edge_dag[e]];
+		uint32_t u = t->src[e], v = t->dst[e];
+		assert_int_equal(de->src, u);
+		if (de->kind == WPP_EDGE_REAL) {
+			assert_int_equal(de->dst, v);
+			assert_false(d->restart_at_start[v]);
+		} else {
+			assert_int_equal(de->dst, WPP_DAG_EXIT(n));
+			assert_true(d->entry_edge[v] != WPP_NONE);
+			if (t->flags[v] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_PINNED))
+				assert_true(d->restart_at_start[v]);
+		}
+		if (t->flags[v] & WPP_CFGB_CALL_HEAD)
+			assert_true(de->kind == WPP_EDGE_CALL_EXIT || de->kind == WPP_EDGE_CUT_EXIT);
+	}
+}
+
+/* Simulates executions: random walks over the CFG with exactly the register
+ * semantics the pass emits, then decodes the recorded ids and compares the
+ * block sequences. */
+static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const uint32_t *ord)
+{
+	uint32_t n = t->cfg.nblocks;
+	for (int run = 0; run < 20; run++) {
+		uint32_t walked[400], nw = 0, decoded[800], nd = 0;
+		uint64_t rec[400];
+		uint32_t nrec = 0;
+		uint32_t b = 0;
+		uint64_t r = d->edges[d->entry_edge[0]].inc;
+		for (;;) {
+			walked[nw++] = b;
+			uint32_t outs[MAXE], no = 0;
+			for (uint32_t e = 0; e < t->cfg.nedges; e++)
+				if (t->src[e] == b)
+					outs[no++] = e;
+			int leave = t->exits[b] != WPP_CFG_EXIT_NONE || no == 0;
+			if (leave || nw >= 300) {
+				uint32_t x = d->exit_edge[b];
+				if (x != WPP_NONE && d->edges[x].kind == WPP_EDGE_RETURN)
+					rec[nrec++] = r + d->edges[x].inc;
+				else
+					nw--, walked[nw] = 0; /* path not recorded: drop its blocks below */
+				break;
+			}
+			uint32_t e = outs[rnd_below(no)];
+			uint32_t v = t->dst[e];
+			const struct wpp_dag_edge *de = &d->edges[d->cfg_edge_dag[e]];
+			if (de->kind == WPP_EDGE_REAL) {
+				r += de->inc;
+			} else {
+				rec[nrec++] = r + de->inc;
+				r = d->edges[d->entry_edge[v]].inc;
+			}
+			b = v;
+		}
+		/* decode */
+		for (uint32_t k = 0; k < nrec; k++) {
+			uint32_t v = WPP_DAG_ENTRY(n);
+			uint64_t rem = rec[k];
+			assert_true(rem < d->npaths);
+			while (v != WPP_DAG_EXIT(n)) {
+				uint32_t best = WPP_NONE;
+				for (uint32_t i = 0; i < d->nedges; i++)
+					if (d->edges[ord[i]].src == v && d->edges[ord[i]].val <= rem)
+						best = ord[i];
+				assert_true(best != WPP_NONE);
+				rem -= d->edges[best].val;
+				v = d->edges[best].dst;
+				if (v < n)
+					decoded[nd++] = v;
+			}
+		}
+		/* The walk's last path is unrecorded when it ended in a
+		 * NORETURN/indirect dead end or the step cap: compare the prefix. */
+		assert_true(nd <= nw + 1);
+		for (uint32_t k = 0; k < nd; k++)
+			assert_int_equal(decoded[k], walked[k]);
+		if (nrec && t->exits[walked[nw ? nw - 1 : 0]] == WPP_CFG_EXIT_RETURN)
+			assert_int_equal(nd, nw);
+	}
+}
+
+static void run_one(struct test_cfg *t, uint64_t narrow, uint64_t wide, int expect_small)
+{
+	struct wpp_dag d;
+	assert_int_equal(wpp_dag_build(&d, &t->cfg), 0);
+	check_structure(t, &d);
+	assert_int_equal(wpp_dag_number(&d, narrow, wide), 0);
+	assert_true(d.npaths >= 1 && d.npaths <= wide);
+	if (!d.wide)
+		assert_true(d.npaths < narrow);
+	double *w = malloc(d.nedges * sizeof(double));
+	if (rnd_below(2))
+		random_weights(&d, w);
+	else
+		assert_int_equal(wpp_weights_static(&(struct wpp_weight_input){&t->cfg, &d, NULL}, w), 0);
+	assert_int_equal(wpp_dag_place(&d, w), 0);
+	free(w);
+	/* increments: tree edges carry 0 */
+	for (uint32_t i = 0; i < d.nedges; i++)
+		if (d.edges[i].in_tree)
+			assert_int_equal(d.edges[i].inc, 0);
+	uint32_t *ord = wpp_dag_meta_order(&d);
+	assert_non_null(ord);
+	struct enum_state s = {.d = &d};
+	if (expect_small && d.npaths <= 200000) {
+		s.seen_ids = calloc(d.npaths, 1);
+		enumerate(&s, ord, WPP_DAG_ENTRY(d.nblocks), 0);
+		assert_int_equal(s.count, d.npaths);
+		free(s.seen_ids);
+	}
+	simulate(t, &d, ord);
+	free(ord);
+	wpp_dag_free(&d);
+}
+
+static void test_random_cfgs(void **state)
+{
+	(void)state;
+	struct test_cfg *t = malloc(sizeof(*t));
+	for (int iter = 0; iter < 3000; iter++) {
+		random_cfg(t, 2 + rnd_below(11));
+		run_one(t, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT, 1);
+	}
+	free(t);
+}
+
+static void test_random_cfgs_tiny_limits(void **state)
+{
+	(void)state;
+	struct test_cfg *t = malloc(sizeof(*t));
+	int truncated = 0;
+	for (int iter = 0; iter < 3000; iter++) {
+		random_cfg_p(t, 8 + rnd_below(23), 40, 30, 20, 2);
+		struct wpp_dag d;
+		assert_int_equal(wpp_dag_build(&d, &t->cfg), 0);
+		assert_int_equal(wpp_dag_number(&d, 4, 256), 0);
+		truncated += d.truncated;
+		wpp_dag_free(&d);
+		run_one(t, 4, 256, 1);
+	}
+	assert_true(truncated > 10); /* the limits really did bite */
+	free(t);
+}
+
+/* chain of k diamonds: 2^k paths. */
+static void diamonds(struct test_cfg *t, uint32_t k)
+{
+	memset(t, 0, sizeof(*t));
+	uint32_t n = 3 * k + 1;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t a = 3 * i;
+		add_edge(t, a, a + 1);
+		add_edge(t, a, a + 2);
+		add_edge(t, a + 1, a + 3);
+		add_edge(t, a + 2, a + 3);
+	}
+	t->exits[n - 1] = WPP_CFG_EXIT_RETURN;
+	finish_cfg(t, n);
+}
+
+static void sample_paths(const struct test_cfg *t, struct wpp_dag *d)
+{
+	uint32_t *ord = wpp_dag_meta_order(d);
+	for (int run = 0; run < 200; run++) {
+		uint32_t v = WPP_DAG_ENTRY(d->nblocks), path[MAXB + 4], len = 0;
+		uint64_t id = 0, incsum = 0;
+		while (v != WPP_DAG_EXIT(d->nblocks)) {
+			uint32_t outs[MAXB], no = 0;
+			for (uint32_t i = 0; i < d->nedges; i++)
+				if (d->edges[i].src == v)
+					outs[no++] = i;
+			uint32_t e = outs[rnd_below(no)];
+			path[len++] = e;
+			id += d->edges[e].val;
+			incsum += d->edges[e].inc;
+			v = d->edges[e].dst;
+		}
+		assert_true(id < d->npaths);
+		assert_int_equal(incsum, id);
+		check_decode(d, ord, id, path, len);
+	}
+	free(ord);
+	(void)t;
+}
+
+static void test_overflow_real_limits(void **state)
+{
+	(void)state;
+	struct test_cfg *t = malloc(sizeof(*t));
+	struct { uint32_t k; int wide, truncated; } cases[] = {
+		{39, 0, 0}, {40, 1, 0}, {41, 1, 0}, {63, 1, 0}, {64, 1, 1}, {80, 1, 1},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		diamonds(t, cases[c].k);
+		struct wpp_dag d;
+		assert_int_equal(wpp_dag_build(&d, &t->cfg), 0);
+		assert_int_equal(wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT), 0);
+		assert_int_equal(d.wide, cases[c].wide);
+		assert_int_equal(d.truncated, cases[c].truncated);
+		if (!cases[c].truncated)
+			assert_int_equal(d.npaths, UINT64_C(1) << cases[c].k);
+		else
+			assert_true(d.npaths <= WPP_WIDE_PATH_LIMIT);
+		double *w = calloc(d.nedges, sizeof(double));
+		assert_int_equal(wpp_dag_place(&d, w), 0);
+		free(w);
+		sample_paths(t, &d);
+		wpp_dag_free(&d);
+	}
+	free(t);
+}
+
+static void test_simple_shapes(void **state)
+{
+	(void)state;
+	struct test_cfg t;
+	/* while loop: 0 -> 1 ; 1 -> 2, 3 ; 2 -> 1 ; 3 ret */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 2, 1);
+	t.exits[3] = WPP_CFG_EXIT_RETURN;
+	finish_cfg(&t, 4);
+	struct wpp_dag d;
+	assert_int_equal(wpp_dag_build(&d, &t.cfg), 0);
+	assert_int_equal(wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT), 0);
+	/* paths: E0 1 2 X(back), E0 1 3 X, E1 2 X, E1 3 X */
+	assert_int_equal(d.npaths, 4);
+	assert_true(d.loop_header[1]);
+	assert_int_equal(d.edges[d.cfg_edge_dag[3]].kind, WPP_EDGE_BACK_EXIT);
+	assert_int_equal(d.edges[d.entry_edge[1]].kind, WPP_EDGE_BACK_ENTRY);
+	wpp_dag_free(&d);
+	/* call head first in a block with two preds: both in-edges are CALL cuts */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 0, 2), add_edge(&t, 1, 3), add_edge(&t, 2, 3);
+	t.flags[3] = WPP_CFGB_CALL_HEAD;
+	t.exits[3] = WPP_CFG_EXIT_RETURN;
+	finish_cfg(&t, 4);
+	assert_int_equal(wpp_dag_build(&d, &t.cfg), 0);
+	assert_int_equal(wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT), 0);
+	assert_int_equal(d.npaths, 3); /* E0 1 X, E0 2 X, E3 X */
+	assert_true(d.restart_at_start[3]);
+	assert_int_equal(d.edges[d.cfg_edge_dag[2]].kind, WPP_EDGE_CALL_EXIT);
+	wpp_dag_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_simple_shapes),
+		cmocka_unit_test(test_random_cfgs),
+		cmocka_unit_test(test_random_cfgs_tiny_limits),
+		cmocka_unit_test(test_overflow_real_limits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sequitur.c — SEQUITUR and SEQUITUR(1), online.  See sequitur.h for the
+ * contract and sequitur_internal.h for the node representation.
+ *
+ * The structure follows Nevill-Manning & Witten's linear-time algorithm:
+ * appending a symbol forms one new digram; check() looks it up; a
+ * duplicate is replaced by a rule (match/substitute), which forms new
+ * digrams that are checked in turn; a rule whose use count falls to one is
+ * inlined (expand).  Differences from the reference implementation, each
+ * for a reason given where it happens: index-based nodes, the value-keyed
+ * digram index, utility checked on both ends of a rule, a duplicate whose
+ * other occurrence is a whole rule body reusing that rule from either side,
+ * guards of deleted rules recycled only between steps, and the look-ahead.
+ */
+#include "sequitur_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define INITIAL_NODES 1024u
+#define MAX_NODES     0x7ffffff0u
+
+static inline uint64_t digram_key_at(const struct seq_builder *b, uint32_t i)
+{
+	return seq_digram_key(b->n[i].sym, b->n[b->n[i].next].sym);
+}
+
+static inline uint32_t *refs_of(struct seq_builder *b, uint32_t guard)
+{
+	return &b->n[guard].aux;
+}
+
+static inline uint32_t refcount(const struct seq_builder *b, uint32_t guard)
+{
+	return b->n[guard].aux & REFS_MASK;
+}
+
+static inline int rule_alive(const struct seq_builder *b, uint32_t guard)
+{
+	return seq_node_is_guard(b, guard);
+}
+
+/* Allocation failure must not corrupt memory: we hand out the dummy node 0
+ * (all later index arithmetic stays in bounds) and poison the builder. */
+static uint32_t new_node(struct seq_builder *b, uint32_t sym)
+{
+	uint32_t i;
+
+	if (b->free_head) {
+		i = b->free_head;
+		b->free_head = b->n[i].next;
+	} else {
+		if (b->used == b->cap) {
+			uint32_t cap = b->cap * 2;
+			struct seq_node *bigger;
+
+			if (b->cap >= MAX_NODES / 2 ||
+			    !(bigger = realloc(b->n, (size_t)cap * sizeof(*bigger)))) {
+				b->failed = 1;
+				return 0;
+			}
+			b->n = bigger;
+			b->cap = cap;
+		}
+		i = b->used++;
+	}
+	b->n[i] = (struct seq_node){sym, 0, 0, 0};
+	return i;
+}
+
+static void free_node(struct seq_builder *b, uint32_t i)
+{
+	if (i == 0)
+		return;
+	b->n[i].sym = SEQ_DEAD_SYM;
+	b->n[i].next = b->free_head;
+	b->free_head = i;
+}
+
+static inline void link_nodes(struct seq_builder *b, uint32_t l, uint32_t r)
+{
+	b->n[l].next = r;
+	b->n[r].prev = l;
+}
+
+static void put_digram(struct seq_builder *b, uint32_t i)
+{
+	if (seq_digram_put(&b->digrams, digram_key_at(b, i), i) < 0)
+		b->failed = 1;
+}
+
+/* Forget the digram starting at i, if the index holds this occurrence. */
+static void delete_digram(struct seq_builder *b, uint32_t i)
+{
+	if (seq_node_is_guard(b, i) || seq_node_is_guard(b, b->n[i].next))
+		return;
+	seq_digram_remove_if(&b->digrams, digram_key_at(b, i), i);
+}
+
+static inline int same3(const struct seq_builder *b, uint32_t a, uint32_t m, uint32_t c)
+{
+	return a && c && !seq_node_is_guard(b, m) && b->n[a].sym == b->n[m].sym &&
+	       b->n[c].sym == b->n[m].sym;
+}
+
+/*
+ * Make r follow l, where l already had a successor that is going away.
+ * In a run "aaa" only one of the two overlapping digrams is indexed; when
+ * the indexed one is broken the survivor must be indexed instead, which is
+ * what the two same3() cases restore (before the old entry is dropped).
+ */
+static void join(struct seq_builder *b, uint32_t l, uint32_t r)
+{
+	delete_digram(b, l);
+	if (same3(b, b->n[r].prev, r, b->n[r].next))
+		put_digram(b, r);
+	if (same3(b, b->n[l].prev, l, b->n[l].next))
+		put_digram(b, b->n[l].prev);
+	link_nodes(b, l, r);
+}
+
+static void insert_after(struct seq_builder *b, uint32_t x, uint32_t y)
+{
+	/* y is fresh: link it to x's successor first; join() then reads x's
+	 * old successor to drop the digram (x, old). */
+	link_nodes(b, y, b->n[x].next);
+	join(b, x, y);
+}
+
+static void unuse(struct seq_builder *b, uint32_t sym)
+{
+	if (sym & SEQ_RULE_BIT)
+		(*refs_of(b, sym & ~SEQ_RULE_BIT))--;
+}
+
+/* Unlink and free a body symbol, keeping index and counts right. */
+static void delete_symbol(struct seq_builder *b, uint32_t x)
+{
+	uint32_t p = b->n[x].prev, nx = b->n[x].next;
+
+	join(b, p, nx);
+	/* x's own links are intact, so its digram (x, nx) is still keyed. */
+	delete_digram(b, x);
+	unuse(b, b->n[x].sym);
+	free_node(b, x);
+	b->body_symbols--;
+}
+
+static uint32_t new_symbol(struct seq_builder *b, uint32_t sym)
+{
+	uint32_t x = new_node(b, sym);
+
+	if (sym & SEQ_RULE_BIT)
+		(*refs_of(b, sym & ~SEQ_RULE_BIT))++;
+	b->body_symbols++;
+	return x;
+}
+
+static uint32_t new_rule(struct seq_builder *b)
+{
+	uint32_t g = new_node(b, 0);
+
+	b->n[g].sym = SEQ_RULE_BIT | g;
+	b->n[g].prev = b->n[g].next = g;
+	b->live_rules++;
+	return g;
+}
+
+/* The guard's index may not be reused before the step ends: a caller up
+ * the stack may still hold it and asks rule_alive() before touching it. */
+static void delete_rule(struct seq_builder *b, uint32_t g)
+{
+	b->n[g].sym = SEQ_DEAD_SYM;
+	b->n[g].next = b->dead_guards;
+	b->dead_guards = g;
+	b->live_rules--;
+}
+
+static void recycle_dead_guards(struct seq_builder *b)
+{
+	while (b->dead_guards) {
+		uint32_t g = b->dead_guards;
+		b->dead_guards = b->n[g].next;
+		free_node(b, g);
+	}
+}
+
+/* Is the digram at m the whole body of an ordinary (non-root) rule?  Then
+ * its guard, else 0. */
+static uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
+{
+	uint32_t g = b->n[m].prev;
+
+	if (!seq_node_is_guard(b, g) || b->n[b->n[b->n[m].next].next].sym != (SEQ_RULE_BIT | g))
+		return 0;
+	return (b->n[g].aux & ROOT_FLAG) ? 0 : g;
+}
+
+static int check(struct seq_builder *b, uint32_t x);
+static void expand(struct seq_builder *b, uint32_t x);
+
+/* Replace the digram at x by a reference to rule g. */
+static void substitute(struct seq_builder *b, uint32_t x, uint32_t g)
+{
+	uint32_t q = b->n[x].prev;
+
+	delete_symbol(b, b->n[q].next);
+	delete_symbol(b, b->n[q].next);
+	insert_after(b, q, new_symbol(b, SEQ_RULE_BIT | g));
+	if (!check(b, q))
+		check(b, b->n[q].next);
+}
+
+static void enforce_utility(struct seq_builder *b, uint32_t g)
+{
+	uint32_t s;
+
+	/* The reference implementation only looks at the first symbol; a
+	 * rule's last symbol can lose its second use too (its other
+	 * occurrence was the one just replaced), so look at both. */
+	if (!rule_alive(b, g))
+		return;
+	s = b->n[b->n[g].next].sym;
+	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
+		expand(b, b->n[g].next);
+	if (!rule_alive(b, g))
+		return;
+	s = b->n[b->n[g].prev].sym;
+	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
+		expand(b, b->n[g].prev);
+}
+
+/* ss (new) and m (indexed earlier) are non-overlapping equal digrams. */
+static void match(struct seq_builder *b, uint32_t ss, uint32_t m)
+{
+	uint32_t g = whole_rule_at(b, m);
+
+	if (g) {
+		substitute(b, ss, g);
+	} else if ((g = whole_rule_at(b, ss)) != 0) {
+		/* The new occurrence became a rule's entire body (its
+		 * neighbours were just folded away): reuse that rule rather
+		 * than leave a one-symbol rule behind. */
+		substitute(b, m, g);
+	} else {
+		g = new_rule(b);
+		uint32_t a = new_symbol(b, b->n[ss].sym);
+		uint32_t c = new_symbol(b, b->n[b->n[ss].next].sym);
+		link_nodes(b, g, a);
+		link_nodes(b, a, c);
+		link_nodes(b, c, g);
+		substitute(b, m, g);
+		substitute(b, ss, g);
+		if (rule_alive(b, g))
+			put_digram(b, b->n[g].next);
+	}
+	enforce_utility(b, g);
+}
+
+/* SEQUITUR(1): x is the digram at the end of the current segment and is a
+ * duplicate that would need a new rule.  Wait if its second symbol and the
+ * next input symbol form the whole body of an existing rule. */
+static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
+{
+	uint32_t y = b->n[x].next, m;
+
+	if (!b->have_lookahead || b->n[y].next != b->cur_root)
+		return 0;
+	m = seq_digram_find(&b->digrams, seq_digram_key(b->n[y].sym, b->lookahead));
+	if (m == SEQ_DIGRAM_NONE || !whole_rule_at(b, m))
+		return 0;
+	b->deferred = 1;
+	return 1;
+}
+
+/* Enforce digram uniqueness for the digram starting at x.  Returns 1 if
+ * the grammar was changed (x may be gone). */
+static int check(struct seq_builder *b, uint32_t x)
+{
+	uint32_t nx = b->n[x].next, m;
+	int failed = 0;
+
+	if (seq_node_is_guard(b, x) || seq_node_is_guard(b, nx))
+		return 0;
+	m = seq_digram_find_or_add(&b->digrams, digram_key_at(b, x), x, &failed);
+	if (failed)
+		b->failed = 1;
+	if (m == SEQ_DIGRAM_NONE || m == x)
+		return 0;
+	if (b->n[m].next == x || nx == m) /* overlapping, as in "aaa" */
+		return 0;
+	if (!whole_rule_at(b, m) && !whole_rule_at(b, x) && defer_for_lookahead(b, x))
+		return 0;
+	match(b, x, m);
+	return 1;
+}
+
+/* Inline the rule referenced at x, which is its only use. */
+static void expand(struct seq_builder *b, uint32_t x)
+{
+	uint32_t left = b->n[x].prev, right = b->n[x].next;
+	uint32_t g = b->n[x].sym & ~SEQ_RULE_BIT;
+	uint32_t first = b->n[g].next, last = b->n[g].prev;
+
+	/* x is the only occurrence of its code, so neither digram through x
+	 * can be half of an overlapping run: plain removal is right. */
+	delete_digram(b, left);
+	delete_digram(b, x);
+	link_nodes(b, left, first);
+	link_nodes(b, last, right);
+	b->n[x].sym = SEQ_DEAD_SYM;
+	free_node(b, x);
+	b->body_symbols--;
+	delete_rule(b, g);
+	/* Two digrams are new; from match() one side is always a guard. */
+	if (!seq_node_is_guard(b, left))
+		check(b, left);
+	else if (!seq_node_is_guard(b, right))
+		check(b, last);
+}
+
+/* One step: append y to the current segment and restore the invariants;
+ * with look-ahead, l is the next input symbol (if known). */
+static void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l)
+{
+	uint32_t x;
+
+	b->have_lookahead = have_l;
+	b->lookahead = l;
+	b->deferred = 0;
+	x = new_symbol(b, y);
+	insert_after(b, b->n[b->cur_root].prev, x);
+	check(b, b->n[x].prev);
+	recycle_dead_guards(b);
+	b->have_lookahead = 0;
+}
+
+static int add_root(struct seq_builder *b)
+{
+	if (b->nroots == b->roots_cap) {
+		uint32_t cap = b->roots_cap ? 2 * b->roots_cap : 4;
+		uint32_t *bigger = realloc(b->roots, cap * sizeof(*bigger));
+		if (!bigger)
+			return -1;
+		b->roots = bigger;
+		b->roots_cap = cap;
+	}
+	uint32_t g = new_rule(b);
+	if (b->failed)
+		return -1;
+	b->live_rules--; /* roots are not counted as rules */
+	b->n[g].aux = ROOT_FLAG;
+	b->roots[b->nroots++] = g;
+	b->cur_root = g;
+	return 0;
+}
+
+struct seq_builder *seq_builder_new(enum seq_algorithm algo)
+{
+	struct seq_builder *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->algo = algo;
+	b->cap = INITIAL_NODES;
+	b->n = malloc(b->cap * sizeof(*b->n));
+	if (!b->n || seq_digram_init(&b->digrams, 10) < 0) {
+		free(b->n);
+		free(b);
+		return NULL;
+	}
+	b->n[0] = (struct seq_node){SEQ_DEAD_SYM, 0, 0, 0};
+	b->used = 1;
+	if (add_root(b) < 0) {
+		seq_builder_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void seq_builder_free(struct seq_builder *b)
+{
+	if (!b)
+		return;
+	seq_digram_free(&b->digrams);
+	free(b->n);
+	free(b->roots);
+	free(b);
+}
+
+int seq_append(struct seq_builder *b, uint32_t terminal)
+{
+	if (b->failed || terminal >= SEQ_TERMINAL_LIMIT)
+		return -1;
+	b->input_symbols++;
+	if (b->algo == SEQ_PLAIN) {
+		step(b, terminal, 0, 0);
+	} else {
+		if (b->have_pending)
+			step(b, b->pending, 1, terminal);
+		b->pending = terminal;
+		b->have_pending = 1;
+	}
+	return b->failed ? -1 : 0;
+}
+
+int seq_append_many(struct seq_builder *b, const uint32_t *terminals, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (seq_append(b, terminals[i]) < 0)
+			return -1;
+	return 0;
+}
+
+int seq_finish(struct seq_builder *b)
+{
+	if (b->failed)
+		return -1;
+	if (b->have_pending) {
+		b->have_pending = 0;
+		step(b, b->pending, 0, 0);
+	}
+	return b->failed ? -1 : 0;
+}
+
+int seq_append_gap(struct seq_builder *b)
+{
+	if (seq_finish(b) < 0 || add_root(b) < 0) {
+		b->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+void seq_builder_stats(const struct seq_builder *b, struct seq_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->input_symbols = b->input_symbols;
+	st->grammar_symbols = b->body_symbols + (b->have_pending ? 1 : 0);
+	st->rules = b->live_rules;
+	st->segments = b->nroots;
+	st->bytes = sizeof(*b) + (uint64_t)b->cap * sizeof(*b->n) +
+		    seq_digram_bytes(&b->digrams) + b->roots_cap * sizeof(*b->roots);
+}
+
+int seq_builder_failed(const struct seq_builder *b)
+{
+	return b->failed;
+}

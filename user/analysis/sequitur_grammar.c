@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Immutable grammar: allocation, validation, expansion.  See the header. */
+#include "sequitur_grammar.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_EXPANSION (1ull << 62)
+
+int seq_grammar_alloc(struct seq_grammar *g, uint32_t nrules, uint32_t nroots, uint64_t nsyms)
+{
+	uint64_t nodes = (uint64_t)nrules + nroots;
+
+	memset(g, 0, sizeof(*g));
+	if (nodes >= SEQ_RULE_BIT || nsyms > UINT32_MAX)
+		return -1;
+	g->nrules = nrules;
+	g->nroots = nroots;
+	g->start = calloc(nodes + 1, sizeof(*g->start));
+	g->sym = malloc((nsyms ? nsyms : 1) * sizeof(*g->sym));
+	g->exp_len = calloc(nodes ? nodes : 1, sizeof(*g->exp_len));
+	if (!g->start || !g->sym || !g->exp_len) {
+		seq_grammar_free(g);
+		return -1;
+	}
+	return 0;
+}
+
+void seq_grammar_free(struct seq_grammar *g)
+{
+	free(g->start);
+	free(g->sym);
+	free(g->exp_len);
+	memset(g, 0, sizeof(*g));
+}
+
+static int fail(char *why, size_t whylen, const char *msg, uint32_t node)
+{
+	if (why && whylen)
+		snprintf(why, whylen, "%s (node %u)", msg, node);
+	return -1;
+}
+
+int seq_grammar_finish(struct seq_grammar *g, char *why, size_t whylen)
+{
+	uint32_t nodes = seq_grammar_nodes(g);
+
+	if (g->start[0] != 0)
+		return fail(why, whylen, "body offsets do not start at 0", 0);
+	for (uint32_t i = 0; i < nodes; i++) {
+		if (g->start[i + 1] < g->start[i])
+			return fail(why, whylen, "body offsets go backwards", i);
+		uint32_t n = seq_grammar_body_len(g, i);
+		const uint32_t *body = seq_grammar_body(g, i);
+		uint64_t len = 0;
+
+		if (i < g->nrules && n == 0)
+			return fail(why, whylen, "empty rule", i);
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t s = body[j];
+			uint64_t add = 1;
+
+			if (seq_is_rule(s)) {
+				uint32_t r = s & ~SEQ_RULE_BIT;
+				/* Only lower-numbered rules: no cycles, and
+				 * exp_len[r] is already known. */
+				if (r >= g->nrules || (i < g->nrules && r >= i))
+					return fail(why, whylen, "reference to a later rule", i);
+				add = g->exp_len[r];
+			} else if (s >= SEQ_TERMINAL_LIMIT) {
+				return fail(why, whylen, "terminal out of range", i);
+			}
+			len += add;
+			if (len >= MAX_EXPANSION)
+				return fail(why, whylen, "expansion too long", i);
+		}
+		g->exp_len[i] = len;
+	}
+	return 0;
+}
+
+uint64_t seq_grammar_total_len(const struct seq_grammar *g)
+{
+	uint64_t total = 0;
+
+	for (uint32_t k = 0; k < g->nroots; k++)
+		total += g->exp_len[g->nrules + k];
+	return total;
+}
+
+/* An explicit stack of (node, next body position): grammars can be deep
+ * (a long run of one symbol nests log n rules, adversarial ones more), so
+ * no recursion. */
+struct frame {
+	uint32_t node, pos;
+};
+
+#define EMIT_CHUNK 4096
+
+static int expand(const struct seq_grammar *g, uint32_t top, seq_emit_fn emit, void *ctx)
+{
+	size_t cap = 64, depth = 0;
+	struct frame *stack = malloc(cap * sizeof(*stack));
+	uint32_t buf[EMIT_CHUNK];
+	size_t nbuf = 0;
+	int rc = 0;
+
+	if (!stack)
+		return -1;
+	stack[depth++] = (struct frame){top, 0};
+	while (depth) {
+		struct frame *f = &stack[depth - 1];
+		if (f->pos == seq_grammar_body_len(g, f->node)) {
+			depth--;
+			continue;
+		}
+		uint32_t s = seq_grammar_body(g, f->node)[f->pos++];
+		if (!seq_is_rule(s)) {
+			buf[nbuf++] = s;
+			if (nbuf == EMIT_CHUNK) {
+				rc = emit(ctx, buf, nbuf);
+				nbuf = 0;
+				if (rc)
+					goto out;
+			}
+			continue;
+		}
+		if (depth == cap) {
+			struct frame *bigger = realloc(stack, 2 * cap * sizeof(*stack));
+			if (!bigger) {
+				rc = -1;
+				goto out;
+			}
+			stack = bigger;
+			cap *= 2;
+		}
+		stack[depth++] = (struct frame){s & ~SEQ_RULE_BIT, 0};
+	}
+	if (nbuf)
+		rc = emit(ctx, buf, nbuf);
+out:
+	free(stack);
+	return rc;
+}
+
+int seq_grammar_expand_root(const struct seq_grammar *g, uint32_t k, seq_emit_fn emit, void *ctx)
+{
+	if (k >= g->nroots)
+		return -1;
+	return expand(g, g->nrules + k, emit, ctx);
+}
+
+static int copy_out(void *ctx, const uint32_t *syms, size_t n)
+{
+	uint32_t **out = ctx;
+
+	memcpy(*out, syms, n * sizeof(*syms));
+	*out += n;
+	return 0;
+}
+
+int seq_grammar_expand_node(const struct seq_grammar *g, uint32_t node, uint32_t *out)
+{
+	if (node >= seq_grammar_nodes(g))
+		return -1;
+	return expand(g, node, copy_out, &out);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sequitur_grammar.h — a finished, immutable SEQUITUR grammar in DAG form.
+ *
+ * This is what the builder exports, what the serializer writes and parses,
+ * and what the analyses (wppdag.h, hotsub.h) read.  Nodes are numbered so
+ * that every rule only refers to rules with smaller numbers (children
+ * first, a post-order), which makes the grammar acyclic by construction:
+ *
+ *   node i in [0, nrules)               an ordinary rule (non-terminal)
+ *   node nrules + k, k in [0, nroots)   the start rule of segment k
+ *
+ * Segments are the stretches of a thread's stream between gaps (lost
+ * events); they share rules but no digram ever spans two segments.
+ * Body symbols: a value below SEQ_RULE_BIT is a terminal (the caller's
+ * symbol, e.g. a dense id for a (function, path) pair); SEQ_RULE_BIT | i
+ * refers to rule i.
+ */
+#ifndef WPP_SEQUITUR_GRAMMAR_H
+#define WPP_SEQUITUR_GRAMMAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SEQ_RULE_BIT 0x80000000u
+/* Terminals must be below this value (0x7fffffff is kept as a marker). */
+#define SEQ_TERMINAL_LIMIT 0x7fffffffu
+
+enum seq_grammar_flags {
+	SEQ_GRAMMAR_LOOKAHEAD = 1u << 0, /* built by SEQUITUR(1) */
+};
+
+struct seq_grammar {
+	uint32_t nrules;   /* ordinary rules, nodes [0, nrules) */
+	uint32_t nroots;   /* segments, nodes [nrules, nrules + nroots) */
+	uint32_t flags;    /* enum seq_grammar_flags */
+	uint32_t *start;   /* body of node i is sym[start[i] .. start[i+1]) */
+	uint32_t *sym;     /* all bodies, concatenated */
+	uint64_t *exp_len; /* length of each node's expansion */
+};
+
+static inline uint32_t seq_grammar_nodes(const struct seq_grammar *g)
+{
+	return g->nrules + g->nroots;
+}
+
+static inline uint32_t seq_grammar_body_len(const struct seq_grammar *g, uint32_t node)
+{
+	return g->start[node + 1] - g->start[node];
+}
+
+static inline const uint32_t *seq_grammar_body(const struct seq_grammar *g, uint32_t node)
+{
+	return g->sym + g->start[node];
+}
+
+static inline int seq_is_rule(uint32_t sym)
+{
+	return (sym & SEQ_RULE_BIT) != 0;
+}
+
+/* Allocate arrays for nrules + nroots bodies holding nsyms symbols in all;
+ * the caller fills start[] and sym[] and then calls seq_grammar_finish(). */
+int seq_grammar_alloc(struct seq_grammar *g, uint32_t nrules, uint32_t nroots, uint64_t nsyms);
+
+/* Check the structure (offsets monotone, rules non-empty and referring only
+ * to lower-numbered rules, roots referring only to rules, terminals below
+ * SEQ_TERMINAL_LIMIT, expansion lengths below 2^62) and compute exp_len.
+ * 0, or -1 with a reason in why (when why is not NULL). */
+int seq_grammar_finish(struct seq_grammar *g, char *why, size_t whylen);
+
+void seq_grammar_free(struct seq_grammar *g);
+
+/* Total expanded length of all segments. */
+uint64_t seq_grammar_total_len(const struct seq_grammar *g);
+
+/* Expand segment k, calling emit with consecutive runs of terminals (at
+ * most a few thousand at a time).  A non-zero return from emit stops the
+ * expansion and is returned; -1 also means out of memory. */
+typedef int (*seq_emit_fn)(void *ctx, const uint32_t *syms, size_t n);
+int seq_grammar_expand_root(const struct seq_grammar *g, uint32_t k, seq_emit_fn emit, void *ctx);
+
+/* Expand node (rule or root) into out, which holds exp_len[node] symbols. */
+int seq_grammar_expand_node(const struct seq_grammar *g, uint32_t node, uint32_t *out);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sequitur_internal.h — the builder's representation, shared by the files
+ * that implement it (sequitur.c: the algorithm; sequitur_export.c: the
+ * canonical snapshot; sequitur_check.c: the invariant checker).  Not for
+ * users of the library.
+ *
+ * Every symbol occurrence, and every rule, is a 16-byte node in one array.
+ * A rule is a circular doubly linked list through a guard node; the rule's
+ * identity is the guard's index g, and its code in bodies is
+ * SEQ_RULE_BIT | g.  A guard carries that same code in sym, so "node i is
+ * a guard" is simply sym == (SEQ_RULE_BIT | i).  The guard's aux field
+ * holds the rule's reference count and, for segment roots, ROOT_FLAG.
+ * Node 0 is a dummy that is never linked, so 0 can mean "no node".
+ */
+#ifndef WPP_SEQUITUR_INTERNAL_H
+#define WPP_SEQUITUR_INTERNAL_H
+
+#include "sequitur.h"
+#include "sequitur_digram.h"
+
+#define SEQ_DEAD_SYM 0x7fffffffu /* sym of a free node */
+#define ROOT_FLAG    0x80000000u
+#define REFS_MASK    0x7fffffffu
+
+struct seq_node {
+	uint32_t sym;  /* terminal, SEQ_RULE_BIT|guard, or SEQ_DEAD_SYM */
+	uint32_t prev; /* neighbours in the rule's circular list */
+	uint32_t next;
+	uint32_t aux; /* guards only: reference count | ROOT_FLAG */
+};
+
+struct seq_builder {
+	struct seq_node *n;
+	uint32_t cap, used;
+	uint32_t free_head;     /* free nodes, linked through next */
+	uint32_t dead_guards;   /* guards of rules deleted during this step */
+	struct seq_digram_index digrams;
+
+	uint32_t *roots; /* guard of each segment's start rule, in order */
+	uint32_t nroots, roots_cap;
+	uint32_t cur_root;
+
+	enum seq_algorithm algo;
+	int have_pending;   /* SEQUITUR(1): a symbol held back */
+	uint32_t pending;
+	int have_lookahead; /* during a step: the next input symbol is known */
+	uint32_t lookahead;
+	int deferred; /* the last digram of the current root is a duplicate
+			 left for the next step (SEQUITUR(1) only) */
+	int failed;
+
+	uint64_t input_symbols;
+	uint64_t body_symbols;
+	uint32_t live_rules;
+};
+
+static inline int seq_node_is_guard(const struct seq_builder *b, uint32_t i)
+{
+	return b->n[i].sym == (SEQ_RULE_BIT | i);
+}
+
+#endif

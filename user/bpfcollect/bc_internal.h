@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bc_internal.h — the collector's state, shared by the files of
+ * user/bpfcollect/ and nothing else.
+ *
+ *   load.c     bc_open/bc_close: skeleton, rings, clear errors
+ *   attach.c   USDT attachment to objects, -p / -a discovery
+ *   drain.c    drain threads, bc_start/bc_finish, counters
+ *   demux.c    records -> ordered events (streams, loss -> gaps)
+ *   lifecycle.c fork/exec/exit/register records -> process/thread events
+ */
+#ifndef WPP_BC_INTERNAL_H
+#define WPP_BC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "bpfcollect.h"
+#include "idmap.h"
+#include "wpp_bpf_records.h"
+
+struct wpp_transport; /* libbpf skeleton */
+struct ring_buffer;
+struct bpf_link;
+
+/* A batch being assembled from chunk records, or held until the batches
+ * published before it are resolved. */
+struct bc_item {
+	struct bc_item *next; /* held list, ascending pubno */
+	uint64_t pubno;
+	struct wpp_chunk_batch b;
+	struct wpp_brec_loss lost_before;
+	uint32_t got_words;
+	uint64_t words[];
+};
+
+enum bc_stream_end { BC_END_OPEN = 0, BC_END_EXIT, BC_END_EXEC, BC_END_DETACH };
+
+/* One thread in one process image (see wpp_bpf_records.h). */
+struct bc_stream {
+	uint64_t id;
+	uint32_t pid, tid;
+	uint64_t next_pubno;
+	uint64_t end_pubno; /* valid once end != BC_END_OPEN */
+	struct wpp_brec_loss lost_tail;
+	enum bc_stream_end end;
+	uint64_t end_time_ns;
+	int blocked; /* its process's exec has not been delivered yet */
+	struct bc_item *held;
+};
+
+struct bc_module_pending {
+	struct bc_module_pending *next;
+	struct wpp_brec_register r;
+};
+
+struct bc_proc {
+	uint32_t pid, ppid, parent_tid;
+	uint32_t flags;      /* wpp_process_flags for the next announcement */
+	uint32_t generation;
+	uint64_t time_ns;
+	int announced;       /* PROCESS delivered for the current image */
+	int interesting;     /* deliver events for it (traced or instrumented) */
+	int traced;          /* counts towards bc_all_exited() */
+	uint32_t open_streams; /* unblocked streams not yet closed */
+	uint32_t blocked_streams;
+	int exec_pending;    /* exec seen, old image's streams still open */
+	uint32_t exec_old_tid;
+	int exit_pending;    /* last thread exited, streams still open */
+	int exit_status;
+	char *exe;
+	char *cmdline;
+	uint32_t cmdline_len;
+	struct bc_module_pending *modules; /* registered in the pending image */
+};
+
+struct bc_thread {
+	uint32_t tid, pid;
+};
+
+struct bc_collector {
+	struct bc_options opt;
+	struct bc_callbacks cb;
+	struct wpp_transport *skel;
+	int ncpus;
+	int *ring_fds;            /* per-CPU batch rings */
+	struct ring_buffer **rbs; /* one per drain thread */
+	struct ring_buffer *lc_rb; /* lifecycle ring; consumed under lock only */
+	pthread_t *threads;
+	int nthreads;
+	atomic_int stop;
+	int started, finished;
+
+	pthread_mutex_t lock; /* serialises demux state and callbacks */
+	struct idmap streams; /* stream id -> bc_stream */
+	struct idmap procs;   /* pid -> bc_proc */
+	struct idmap tids;    /* tid -> bc_thread (announced threads) */
+	int live_traced;      /* traced processes not yet exited */
+	int ever_traced;
+
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	char **attached; /* object paths already attached (or probed and skipped) */
+	size_t nattached, attached_cap;
+
+	/* delivered by the library (BPF counts the rest) */
+	atomic_ullong batches, words, gaps, records, unattributed_batches;
+};
+
+/* demux.c — called with c->lock held */
+void demux_batch_record(struct bc_collector *c, const void *data, size_t size);
+struct bc_stream *demux_stream_get(struct bc_collector *c, uint64_t id, uint32_t pid, uint32_t tid);
+void demux_stream_end(struct bc_collector *c, struct bc_stream *s, enum bc_stream_end end,
+		      const struct wpp_brec_stream_end *e, uint64_t time_ns);
+void demux_resolve(struct bc_collector *c, struct bc_stream *s);
+/* Close every open stream at the end of collection (see bc_finish). */
+void demux_finish(struct bc_collector *c);
+
+/* lifecycle.c — called with c->lock held */
+void lifecycle_record(struct bc_collector *c, const void *data, size_t size);
+struct bc_proc *proc_get(struct bc_collector *c, uint32_t pid, int create_from_proc);
+void proc_announce(struct bc_collector *c, struct bc_proc *p);
+void thread_announce(struct bc_collector *c, struct bc_proc *p, uint32_t tid, uint64_t time_ns);
+void thread_exited(struct bc_collector *c, uint32_t pid, uint32_t tid, uint64_t time_ns);
+void proc_stream_closed(struct bc_collector *c, struct bc_proc *p);
+void proc_settle(struct bc_collector *c, struct bc_proc *p);
+void proc_free(struct bc_proc *p);
+/* Consume the lifecycle ring (with c->lock held). */
+void lifecycle_drain(struct bc_collector *c);
+
+/* attach.c */
+int attach_object_locked(struct bc_collector *c, const char *path);
+void attach_pid_mappings(struct bc_collector *c, pid_t pid);
+void detach_all(struct bc_collector *c);
+
+uint64_t bc_now_ns(void);
+
+#endif

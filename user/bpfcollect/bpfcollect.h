@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfcollect.h — the BPF transport's collector library: loads the BPF
+ * programs (bpf/wpp_transport.bpf.c), attaches them to instrumented
+ * objects, drains the per-CPU ring buffers and hands the caller a clean,
+ * ordered event stream whose items are exactly the .wpp chunk structs
+ * (wpp/wpp_file.h).  The caller (wpptrace record) writes them out.
+ *
+ * Guarantees of the event stream, per thread stream (one thread in one
+ * process image):
+ *   - batches arrive in the order the thread published them, regardless of
+ *     which CPU's ring carried them;
+ *   - every batch the probe saw is either delivered whole or accounted for
+ *     by a gap event placed exactly where the lost batches were published
+ *     (before the next delivered batch, or before the thread's exit);
+ *   - a thread's START precedes its batches, its EXIT follows them; a
+ *     process event (fork/exec/attach) precedes its threads' events.
+ *
+ * Threading: callbacks run on the drain thread(s) but never concurrently
+ * (one lock serialises them), so a callback may write a file without
+ * locking.  All bc_* calls except bc_counters() must come from one thread.
+ *
+ * Errors: functions return 0 / negative errno, or NULL; the library has
+ * already printed one "wpptrace: " line saying what failed and why.
+ */
+#ifndef WPP_BPFCOLLECT_H
+#define WPP_BPFCOLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "wpp/wpp_file.h"
+
+struct bc_options {
+	uint32_t ring_bytes;    /* per-CPU batch ring; power of two; 0 = 4 MiB */
+	uint32_t record_words;  /* words per ring record; 0 = 512 */
+	uint32_t drain_threads; /* 0 = 1; at most the number of CPUs */
+	uint32_t max_threads;   /* BPF thread table entries; 0 = 65536 */
+	/* true: trace only processes added with bc_trace_pid() and their
+	 * descendants.  false: system-wide (wpptrace record -a). */
+	bool filter_pids;
+	/* true: after exec of a traced process, attach to the new executable
+	 * if it carries wpptrace probes (static runtime).  Always true with
+	 * filter_pids == false. */
+	bool attach_on_exec;
+};
+
+enum bc_process_event {
+	BC_PROCESS_NEW = 1,  /* fork, exec or attach: ev->proc.flags says which */
+	BC_PROCESS_EXIT = 2, /* last thread exited; proc.pid and exit_status */
+};
+
+struct bc_process {
+	enum bc_process_event event;
+	struct wpp_chunk_process proc; /* exe_len/cmdline_len describe the tails */
+	const char *exe;               /* NUL-terminated, proc.exe_len bytes with NUL */
+	const char *cmdline;           /* proc.cmdline_len bytes, NUL-separated */
+	int exit_status;               /* BC_PROCESS_EXIT: wait(2) status */
+};
+
+struct bc_counters {
+	uint64_t batches;      /* delivered to the batch callback */
+	uint64_t words;
+	uint64_t lost_batches; /* counted by BPF (ring full, unreadable words,
+	                        * thread table full) */
+	uint64_t lost_words;
+	uint64_t lost_reserve; /* of lost_batches: ring full */
+	uint64_t lost_read;    /* of lost_batches: bpf_probe_read_user failed */
+	uint64_t lost_untracked; /* of lost_batches: no thread slot, no gap event */
+	uint64_t lifecycle_lost; /* fork/exec/exit/register records dropped */
+	uint64_t probe_hits;
+	uint64_t records;      /* ring records consumed */
+	uint64_t gaps;         /* gap events delivered */
+};
+
+struct bc_callbacks {
+	void *ctx;
+	void (*process)(void *ctx, const struct bc_process *p);
+	void (*thread)(void *ctx, const struct wpp_chunk_thread *t);
+	/* path: the object holding the TU (NUL-terminated; "" if unknown) */
+	void (*module)(void *ctx, const struct wpp_chunk_module *m, const char *path);
+	void (*batch)(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words);
+	void (*gap)(void *ctx, const struct wpp_chunk_gap *g);
+};
+
+struct bc_collector;
+
+/* Load and verify the BPF programs and create the rings.  Missing
+ * privilege or kernel features: NULL after one line naming what is missing
+ * and suggesting --transport=shm. */
+struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callbacks *cb);
+
+/* Attach the batch and register probes in an ELF object (an executable
+ * linked with the static runtime, or libwpprt.so) for every process that
+ * maps it (filtered by the traced set when filter_pids).  Attaching the
+ * same object twice is a no-op.  -ENOENT (quietly, no message) when the
+ * object carries no wpptrace probes. */
+int bc_attach_object(struct bc_collector *c, const char *path);
+
+/* Trace a process: add it to the traced set, report it (ATTACHED, with its
+ * current threads) and attach to every instrumented object it maps.  Used
+ * for -p PID and for a child the recorder started (call before the child
+ * execs: then it is reported by its exec event, not as attached). */
+int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce);
+
+/* System-wide: attach to every instrumented object mapped by any running
+ * process (a scan of /proc/<pid>/maps); later execs attach on the fly. */
+int bc_trace_all(struct bc_collector *c);
+
+/* Start the drain threads.  Events flow to the callbacks from now on. */
+int bc_start(struct bc_collector *c);
+
+/* Snapshot of the counters; callable from any thread at any time. */
+void bc_counters(struct bc_collector *c, struct bc_counters *out);
+
+/* True once every process traced with filter_pids has exited and its
+ * events have been delivered (the recorder then finishes). */
+bool bc_all_exited(struct bc_collector *c);
+
+/* Stop the drain threads, drain what is left, close every open stream
+ * (reporting still-pending loss as gaps and the thread as exited only if
+ * it really did) and fill the counters.  Safe to call once. */
+int bc_finish(struct bc_collector *c, struct bc_counters *final);
+
+/* Detach and free. */
+void bc_close(struct bc_collector *c);
+
+/* One line "lost N events in M batches (...)" or nothing when lossless. */
+void bc_report_loss(const struct bc_counters *k);
+
+#endif

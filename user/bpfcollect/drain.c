@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * drain.c — the drain threads and the end of collection.
+ *
+ * Each drain thread polls its share of the per-CPU batch rings; thread 0
+ * also takes the lifecycle ring between polls.  Record processing and the
+ * callbacks are serialised by c->lock; the rings' consumer positions are
+ * each touched by one thread only (libbpf's ring_buffer is single-consumer).
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bc_internal.h"
+#include "log.h"
+#include "wpp_transport.skel.h"
+
+#define POLL_MS 50
+
+struct drain_arg {
+	struct bc_collector *c;
+	int index;
+};
+
+static void *drain_main(void *p)
+{
+	struct drain_arg *a = p;
+	struct bc_collector *c = a->c;
+	int index = a->index;
+	free(a);
+	while (!atomic_load(&c->stop)) {
+		int n = ring_buffer__poll(c->rbs[index], POLL_MS);
+		if (n < 0 && n != -EINTR) {
+			wpp_err("bpf: polling the ring buffers failed: %s", strerror(-n));
+			break;
+		}
+		if (index == 0) {
+			pthread_mutex_lock(&c->lock);
+			lifecycle_drain(c);
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	return NULL;
+}
+
+int bc_start(struct bc_collector *c)
+{
+	c->threads = calloc(c->opt.drain_threads, sizeof(*c->threads));
+	if (!c->threads)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->opt.drain_threads; i++) {
+		struct drain_arg *a = malloc(sizeof(*a));
+		int err = a ? 0 : ENOMEM;
+		if (a) {
+			*a = (struct drain_arg){ c, (int)i };
+			err = pthread_create(&c->threads[i], NULL, drain_main, a);
+		}
+		if (err) {
+			free(a);
+			wpp_err("cannot start a drain thread: %s", strerror(err));
+			atomic_store(&c->stop, 1);
+			for (uint32_t j = 0; j < i; j++)
+				pthread_join(c->threads[j], NULL);
+			return -err;
+		}
+		c->nthreads++;
+	}
+	c->started = 1;
+	return 0;
+}
+
+bool bc_all_exited(struct bc_collector *c)
+{
+	pthread_mutex_lock(&c->lock);
+	bool done = c->ever_traced && c->live_traced == 0;
+	pthread_mutex_unlock(&c->lock);
+	return done;
+}
+
+/* Threads still alive when collection stops: their stream ends where the
+ * BPF thread table says, with the loss it still holds. */
+static void end_live_streams(struct bc_collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.threads);
+	uint32_t key, next;
+	uint32_t *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct wpp_bpf_thread t;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &t))
+			continue;
+		struct bc_stream *s = idmap_get(&c->streams, t.stream_id);
+		if (!s && t.pending.batches == 0)
+			continue; /* published nothing, lost nothing */
+		/* A thread whose every batch was lost still gets its gap. */
+		if (!s && !(s = demux_stream_get(c, t.stream_id, t.pid, key)))
+			continue;
+		if (s->end != BC_END_OPEN)
+			continue;
+		struct wpp_brec_stream_end e = { t.stream_id, t.next_pubno, t.pending };
+		demux_stream_end(c, s, BC_END_DETACH, &e, bc_now_ns());
+	}
+}
+
+static int drain_everything(struct bc_collector *c)
+{
+	int total = 0;
+	pthread_mutex_lock(&c->lock);
+	lifecycle_drain(c);
+	pthread_mutex_unlock(&c->lock);
+	for (uint32_t i = 0; i < c->opt.drain_threads; i++) {
+		int n = ring_buffer__consume(c->rbs[i]);
+		if (n > 0)
+			total += n;
+	}
+	return total;
+}
+
+int bc_finish(struct bc_collector *c, struct bc_counters *final)
+{
+	if (c->finished) {
+		if (final)
+			bc_counters(c, final);
+		return 0;
+	}
+	c->finished = 1;
+	/* No new batches from here on, so the thread table is final. */
+	detach_all(c);
+	atomic_store(&c->stop, 1);
+	for (int i = 0; i < c->nthreads; i++)
+		pthread_join(c->threads[i], NULL);
+	while (drain_everything(c) > 0)
+		;
+	pthread_mutex_lock(&c->lock);
+	lifecycle_drain(c);
+	end_live_streams(c);
+	demux_finish(c);
+	pthread_mutex_unlock(&c->lock);
+	if (final)
+		bc_counters(c, final);
+	return 0;
+}
+
+void bc_counters(struct bc_collector *c, struct bc_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	int n = c->ncpus;
+	struct wpp_bpf_counters *per = calloc(n, sizeof(*per));
+	uint32_t zero = 0;
+	if (per && bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.counters), &zero, per) == 0) {
+		for (int i = 0; i < n; i++) {
+			out->probe_hits += per[i].probe_hits;
+			out->lost_batches += per[i].lost_batches;
+			out->lost_words += per[i].lost_words;
+			out->lost_reserve += per[i].reserve_failures;
+			out->lost_read += per[i].read_failures;
+			out->lost_untracked += per[i].no_thread_slot;
+			out->lifecycle_lost += per[i].lifecycle_lost;
+		}
+	}
+	free(per);
+	out->batches = atomic_load(&c->batches);
+	out->words = atomic_load(&c->words);
+	out->gaps = atomic_load(&c->gaps);
+	out->records = atomic_load(&c->records);
+}
+
+void bc_report_loss(const struct bc_counters *k)
+{
+	if (!k->lost_batches && !k->lifecycle_lost)
+		return;
+	wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches (ring full: %" PRIu64 ", unreadable: %" PRIu64
+		 ", no thread slot: %" PRIu64 "; lifecycle records lost: %" PRIu64 ")",
+		 k->lost_words, k->lost_batches, k->lost_reserve, k->lost_read, k->lost_untracked,
+		 k->lifecycle_lost);
+}

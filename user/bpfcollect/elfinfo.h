@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfinfo.h — the few facts the collector needs from an ELF object on disk:
+ * whether it carries wpptrace USDT probes (so system-wide mode attaches only
+ * where it matters and never makes libbpf complain about other objects),
+ * its GNU build-id and its first PT_LOAD address (for the load bias).
+ * Files are hostile input: every read is bounds-checked by libelf.
+ */
+#ifndef WPP_BC_ELFINFO_H
+#define WPP_BC_ELFINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_facts {
+	int has_batch_probe;    /* wpptrace:batch note present */
+	int has_register_probe; /* wpptrace:register note present */
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	uint64_t first_load_vaddr; /* page-aligned p_vaddr of the first PT_LOAD */
+	int is_dyn;                /* ET_DYN (PIE or shared object) */
+};
+
+/* 0 or -errno (-ENOEXEC: not a readable ELF file). */
+int elf_facts_read(const char *path, struct elf_facts *out);
+
+#endif

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lifecycle.c — fork/exec/exit/register records -> process, thread and
+ * module events, ordered against the streams demux.c delivers:
+ *   - a process is announced before any of its threads, a thread before its
+ *     first batch;
+ *   - an exec is delivered only after every stream of the old image has
+ *     closed; streams of the new image wait (demux.c "blocked") until then;
+ *   - a thread's exit follows its stream's last batch and gap; a process's
+ *     exit follows all of its streams.
+ * System-wide, processes are only reported once they prove instrumented (a
+ * batch or a registration) or descend from one that did; until then the
+ * collector just remembers what fork/exec told it.
+ */
+#include <bpf/libbpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bc_internal.h"
+#include "elfinfo.h"
+#include "log.h"
+#include "procinfo.h"
+
+#define CMDLINE_MAX 4096
+
+static void set_str(char **dst, const char *src, size_t len)
+{
+	char *s = malloc(len + 1);
+	if (!s)
+		return;
+	memcpy(s, src, len);
+	s[len] = 0;
+	free(*dst);
+	*dst = s;
+}
+
+static void set_cmdline(struct bc_proc *p, const char *args, size_t len)
+{
+	free(p->cmdline);
+	p->cmdline = NULL;
+	p->cmdline_len = 0;
+	if (!len)
+		return;
+	p->cmdline = malloc(len);
+	if (!p->cmdline)
+		return;
+	memcpy(p->cmdline, args, len);
+	p->cmdline_len = (uint32_t)len;
+}
+
+static struct bc_proc *proc_new(struct bc_collector *c, uint32_t pid)
+{
+	struct bc_proc *p = calloc(1, sizeof(*p));
+	if (!p || idmap_put(&c->procs, pid, p)) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	p->time_ns = bc_now_ns();
+	p->traced = c->opt.filter_pids;
+	p->interesting = c->opt.filter_pids;
+	if (p->traced) {
+		c->live_traced++;
+		c->ever_traced = 1;
+	}
+	return p;
+}
+
+void proc_free(struct bc_proc *p)
+{
+	while (p->modules) {
+		struct bc_module_pending *m = p->modules;
+		p->modules = m->next;
+		free(m);
+	}
+	free(p->exe);
+	free(p->cmdline);
+	free(p);
+}
+
+struct bc_proc *proc_get(struct bc_collector *c, uint32_t pid, int create_from_proc)
+{
+	struct bc_proc *p = idmap_get(&c->procs, pid);
+	if (p || !create_from_proc)
+		return p;
+	/* Met mid-run: what /proc still knows. */
+	p = proc_new(c, pid);
+	if (!p)
+		return NULL;
+	char exe[4096];
+	if (proc_exe(pid, exe, sizeof(exe)) == 0)
+		set_str(&p->exe, exe, strlen(exe));
+	char *args = malloc(CMDLINE_MAX);
+	if (args) {
+		set_cmdline(p, args, proc_cmdline(pid, args, CMDLINE_MAX));
+		free(args);
+	}
+	p->ppid = proc_ppid(pid);
+	p->flags = WPP_PROC_ATTACHED;
+	p->interesting = 1;
+	return p;
+}
+
+void proc_announce(struct bc_collector *c, struct bc_proc *p)
+{
+	p->interesting = 1;
+	if (p->announced)
+		return;
+	p->announced = 1;
+	const char *exe = p->exe ? p->exe : "";
+	struct bc_process ev = {
+		.event = BC_PROCESS_NEW,
+		.proc = {
+			.pid = p->pid,
+			.ppid = p->ppid,
+			.parent_tid = p->parent_tid,
+			.flags = p->flags,
+			.generation = p->generation,
+			.exe_len = (uint32_t)strlen(exe) + 1,
+			.time_ns = p->time_ns,
+			.cmdline_len = p->cmdline_len,
+		},
+		.exe = exe,
+		.cmdline = p->cmdline ? p->cmdline : "",
+	};
+	if (c->cb.process)
+		c->cb.process(c->cb.ctx, &ev);
+}
+
+static void emit_thread(struct bc_collector *c, uint32_t pid, uint32_t tid, uint32_t event, uint32_t gen,
+			uint64_t time_ns)
+{
+	struct wpp_chunk_thread t = {
+		.pid = pid, .tid = tid, .event = event, .generation = gen, .time_ns = time_ns,
+	};
+	if (c->cb.thread)
+		c->cb.thread(c->cb.ctx, &t);
+}
+
+void thread_announce(struct bc_collector *c, struct bc_proc *p, uint32_t tid, uint64_t time_ns)
+{
+	proc_announce(c, p);
+	struct bc_thread *t = idmap_get(&c->tids, tid);
+	if (t && t->pid == p->pid)
+		return;
+	if (!t) {
+		t = malloc(sizeof(*t));
+		if (!t || idmap_put(&c->tids, tid, t)) {
+			free(t);
+			return;
+		}
+	}
+	t->tid = tid;
+	t->pid = p->pid;
+	emit_thread(c, p->pid, tid, WPP_THREAD_START, p->generation, time_ns);
+}
+
+void thread_exited(struct bc_collector *c, uint32_t pid, uint32_t tid, uint64_t time_ns)
+{
+	struct bc_thread *t = idmap_get(&c->tids, tid);
+	if (!t || t->pid != pid)
+		return;
+	idmap_del(&c->tids, tid);
+	free(t);
+	struct bc_proc *p = idmap_get(&c->procs, pid);
+	emit_thread(c, pid, tid, WPP_THREAD_EXIT, p ? p->generation : 0, time_ns);
+}
+
+/* ---- modules ---- */
+
+static void emit_module(struct bc_collector *c, struct bc_proc *p, const struct wpp_brec_register *r)
+{
+	struct wpp_chunk_module m = {
+		.pid = p->pid,
+		.generation = p->generation,
+		.fid_base = r->fid_base,
+		.nfuncs = r->nfuncs,
+		.tu_hash = r->tu_hash,
+		.meta_addr = r->meta_addr,
+	};
+	char path[4096] = "";
+	uint64_t map_base = 0;
+	/* Best effort: a process that already exited leaves path "" and the
+	 * decoder falls back to the process's executable. */
+	if (proc_addr_object(p->pid, r->meta_addr, path, sizeof(path), &map_base) == 0) {
+		struct elf_facts f;
+		if (elf_facts_read(path, &f) == 0) {
+			m.load_bias = f.is_dyn ? map_base - f.first_load_vaddr : 0;
+			memcpy(m.build_id, f.build_id, sizeof(m.build_id));
+			m.build_id_len = f.build_id_len;
+		}
+	}
+	m.path_len = (uint32_t)strlen(path) + 1;
+	if (c->cb.module)
+		c->cb.module(c->cb.ctx, &m, path);
+}
+
+static void on_register(struct bc_collector *c, const struct wpp_brec_register *r)
+{
+	struct bc_proc *p = proc_get(c, r->h.pid, 1);
+	if (!p)
+		return;
+	if (!r->read_ok)
+		wpp_warn("bpf: pid %u registered a TU whose descriptor could not be read", r->h.pid);
+	if (p->exec_pending) {
+		/* Belongs to the image whose exec is not delivered yet. */
+		struct bc_module_pending *m = malloc(sizeof(*m)), **tail = &p->modules;
+		if (!m)
+			return;
+		m->r = *r;
+		m->next = NULL;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = m;
+		return;
+	}
+	thread_announce(c, p, r->h.tid, r->h.time_ns);
+	emit_module(c, p, r);
+}
+
+/* ---- exec ---- */
+
+struct unblock_ctx {
+	uint32_t pid;
+	uint64_t *ids;
+	size_t n;
+};
+
+static void collect_blocked(uint64_t key, void *val, void *arg)
+{
+	struct bc_stream *s = val;
+	struct unblock_ctx *u = arg;
+	if (s->pid == u->pid && s->blocked)
+		u->ids[u->n++] = key;
+}
+
+static void exec_complete(struct bc_collector *c, struct bc_proc *p)
+{
+	p->exec_pending = 0;
+	thread_exited(c, p->pid, p->exec_old_tid, p->time_ns);
+	if (p->announced) {
+		p->generation++;
+		p->flags = WPP_PROC_EXECED;
+	} else {
+		p->flags &= ~WPP_PROC_ATTACHED;
+	}
+	p->announced = 0;
+	if (p->interesting) {
+		proc_announce(c, p);
+		thread_announce(c, p, p->pid, p->time_ns);
+	}
+	while (p->modules) {
+		struct bc_module_pending *m = p->modules;
+		p->modules = m->next;
+		thread_announce(c, p, m->r.h.tid, m->r.h.time_ns);
+		emit_module(c, p, &m->r);
+		free(m);
+	}
+	struct unblock_ctx u = { .pid = p->pid, .ids = calloc(p->blocked_streams + 1, sizeof(uint64_t)) };
+	if (!u.ids)
+		return;
+	idmap_each(&c->streams, collect_blocked, &u);
+	for (size_t i = 0; i < u.n; i++) {
+		struct bc_stream *s = idmap_get(&c->streams, u.ids[i]);
+		if (!s)
+			continue;
+		s->blocked = 0;
+		p->blocked_streams--;
+		p->open_streams++;
+	}
+	/* Resolving can close streams and with them the process: look it up
+	 * again each time instead of keeping p. */
+	uint32_t pid = p->pid;
+	for (size_t i = 0; i < u.n; i++) {
+		struct bc_stream *s = idmap_get(&c->streams, u.ids[i]);
+		if (s)
+			demux_resolve(c, s);
+	}
+	free(u.ids);
+	p = idmap_get(&c->procs, pid);
+	if (p)
+		proc_settle(c, p);
+}
+
+static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
+{
+	struct bc_proc *p = proc_get(c, r->h.pid, 0);
+	if (!p && !(p = proc_new(c, r->h.pid)))
+		return;
+	struct bc_stream *old = NULL;
+	if (r->old_stream.stream_id)
+		old = demux_stream_get(c, r->old_stream.stream_id, r->h.pid, r->old_tid);
+
+	char exe[4096];
+	const char *path = exe;
+	size_t flen = r->filename_len ? strnlen(r->filename, sizeof(r->filename)) : 0;
+	/* The exec'd name may be relative; /proc knows the absolute one while
+	 * the process lives. */
+	if (proc_exe(r->h.pid, exe, sizeof(exe)) != 0) {
+		memcpy(exe, r->filename, flen);
+		exe[flen] = 0;
+	}
+	if (exe[0] && (c->opt.attach_on_exec || !c->opt.filter_pids) && exe[0] == '/')
+		attach_object_locked(c, path);
+
+	p->exec_pending = 1;
+	p->exec_old_tid = r->old_tid;
+	set_str(&p->exe, exe, strlen(exe));
+	set_cmdline(p, r->args, r->args_len <= sizeof(r->args) ? r->args_len : 0);
+	p->time_ns = r->h.time_ns;
+	if (old) {
+		demux_stream_end(c, old, BC_END_EXEC, &r->old_stream, r->h.time_ns);
+	} else {
+		proc_settle(c, p);
+	}
+}
+
+/* ---- fork / exit ---- */
+
+static void on_fork(struct bc_collector *c, const struct wpp_brec_fork *r)
+{
+	struct bc_proc *parent = proc_get(c, r->h.pid, 0);
+	if (r->is_thread) {
+		if (parent && parent->interesting)
+			thread_announce(c, parent, r->child_tid, r->h.time_ns);
+		return;
+	}
+	struct bc_proc *stale = idmap_del(&c->procs, r->child_pid);
+	if (stale) {
+		/* pid reused before the old process's events settled; the
+		 * old streams keep their data but lose their process record. */
+		if (stale->traced)
+			c->live_traced--;
+		proc_free(stale);
+	}
+	struct bc_proc *p = proc_new(c, r->child_pid);
+	if (!p)
+		return;
+	p->ppid = r->h.pid;
+	p->parent_tid = r->h.tid;
+	p->flags = WPP_PROC_FORKED;
+	p->time_ns = r->h.time_ns;
+	if (parent) {
+		p->generation = 0;
+		if (parent->exe)
+			set_str(&p->exe, parent->exe, strlen(parent->exe));
+		set_cmdline(p, parent->cmdline, parent->cmdline_len);
+		p->interesting |= parent->interesting;
+	}
+	if (p->interesting)
+		thread_announce(c, p, r->child_tid, r->h.time_ns);
+}
+
+static void on_exit_rec(struct bc_collector *c, const struct wpp_brec_exit *r)
+{
+	struct bc_proc *p = proc_get(c, r->h.pid, r->stream.stream_id != 0);
+	if (!p)
+		return;
+	if (r->group_dead) {
+		p->exit_pending = 1;
+		p->exit_status = (int)r->exit_code;
+	}
+	if (r->stream.stream_id) {
+		struct bc_stream *s = demux_stream_get(c, r->stream.stream_id, r->h.pid, r->h.tid);
+		if (s) {
+			demux_stream_end(c, s, BC_END_EXIT, &r->stream, r->h.time_ns);
+			return; /* closing the stream settles the process */
+		}
+	}
+	thread_exited(c, r->h.pid, r->h.tid, r->h.time_ns);
+	proc_settle(c, p);
+}
+
+void proc_stream_closed(struct bc_collector *c, struct bc_proc *p)
+{
+	if (p->open_streams)
+		p->open_streams--;
+	proc_settle(c, p);
+}
+
+void proc_settle(struct bc_collector *c, struct bc_proc *p)
+{
+	if (p->exec_pending) {
+		if (p->open_streams == 0)
+			exec_complete(c, p); /* settles again itself */
+		return;
+	}
+	if (!p->exit_pending || p->open_streams || p->blocked_streams)
+		return;
+	idmap_del(&c->procs, p->pid);
+	if (p->announced && c->cb.process) {
+		struct bc_process ev = {
+			.event = BC_PROCESS_EXIT,
+			.proc = { .pid = p->pid, .ppid = p->ppid, .generation = p->generation,
+				  .time_ns = bc_now_ns() },
+			.exe = p->exe ? p->exe : "",
+			.cmdline = "",
+			.exit_status = p->exit_status,
+		};
+		c->cb.process(c->cb.ctx, &ev);
+	}
+	if (p->traced)
+		c->live_traced--;
+	proc_free(p);
+}
+
+void lifecycle_record(struct bc_collector *c, const void *data, size_t size)
+{
+	const struct wpp_brec_head *h = data;
+	if (size < sizeof(*h))
+		return;
+	switch (h->kind) {
+	case WPP_BREC_FORK:
+		if (size >= sizeof(struct wpp_brec_fork))
+			on_fork(c, data);
+		break;
+	case WPP_BREC_EXEC:
+		if (size >= sizeof(struct wpp_brec_exec))
+			on_exec(c, data);
+		break;
+	case WPP_BREC_EXIT:
+		if (size >= sizeof(struct wpp_brec_exit))
+			on_exit_rec(c, data);
+		break;
+	case WPP_BREC_REGISTER:
+		if (size >= sizeof(struct wpp_brec_register))
+			on_register(c, data);
+		break;
+	default:
+		wpp_warn("bpf: unknown lifecycle record kind %u ignored", h->kind);
+	}
+}
+
+void lifecycle_drain(struct bc_collector *c)
+{
+	if (c->lc_rb)
+		ring_buffer__consume(c->lc_rb);
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * load.c — bc_open/bc_close: size and load the BPF object, create one
+ * batch ring per possible CPU inside the ARRAY_OF_MAPS, attach the sched
+ * tracepoints, and say plainly what is missing when any of it fails.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bc_internal.h"
+#include "log.h"
+#include "wpp_transport.skel.h"
+
+#define SHM_HINT "; use --transport=shm instead"
+
+uint64_t bc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* libbpf's own chatter is for -v -v; the library prints its own one-line
+ * diagnosis instead. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (wpp_verbosity < 2 || level == LIBBPF_DEBUG)
+		return 0;
+	fputs("wpptrace: libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void explain_failure(const char *what, int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		wpp_err("BPF transport: %s: permission denied (needs root or CAP_BPF and CAP_PERFMON)" SHM_HINT,
+			what);
+	else if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		wpp_err("BPF transport: %s: the kernel has no BTF (/sys/kernel/btf/vmlinux)" SHM_HINT, what);
+	else if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOENT)
+		wpp_err("BPF transport: %s: the kernel lacks a needed BPF feature (ring buffers in map-in-map, "
+			"bpf_loop, BTF tracepoints or USDT/uprobes): %s" SHM_HINT,
+			what, strerror(-err));
+	else
+		wpp_err("BPF transport: %s: %s" SHM_HINT, what, strerror(-err));
+}
+
+static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+static int check_options(struct bc_options *o)
+{
+	if (!o->ring_bytes)
+		o->ring_bytes = 4u << 20;
+	if (!o->record_words)
+		o->record_words = 512;
+	if (!o->drain_threads)
+		o->drain_threads = 1;
+	if (!o->max_threads)
+		o->max_threads = 65536;
+	long page = sysconf(_SC_PAGESIZE);
+	if (!is_pow2(o->ring_bytes) || o->ring_bytes < (uint32_t)page) {
+		wpp_err("BPF ring size %u must be a power of two of at least %ld bytes", o->ring_bytes, page);
+		return -EINVAL;
+	}
+	uint64_t rec = sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8;
+	if (o->record_words > (1u << 16) || rec * 2 > o->ring_bytes) {
+		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring", o->record_words,
+			o->ring_bytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int batch_record_cb(void *ctx, void *data, size_t size)
+{
+	struct bc_collector *c = ctx;
+	pthread_mutex_lock(&c->lock);
+	demux_batch_record(c, data, size);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* Runs inside lifecycle_drain(), whose callers hold the lock. */
+static int lifecycle_record_cb(void *ctx, void *data, size_t size)
+{
+	lifecycle_record(ctx, data, size);
+	return 0;
+}
+
+/* One ring per possible CPU, created before load (ring 0 is the
+ * template the outer map is declared with). */
+static int create_ring_fds(struct bc_collector *c)
+{
+	c->ring_fds = malloc(c->ncpus * sizeof(int));
+	if (!c->ring_fds)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < c->ncpus; cpu++)
+		c->ring_fds[cpu] = -1;
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, c->opt.ring_bytes, NULL);
+		if (fd < 0)
+			return -errno;
+		c->ring_fds[cpu] = fd;
+	}
+	return 0;
+}
+
+static int create_rings(struct bc_collector *c)
+{
+	int outer = bpf_map__fd(c->skel->maps.batch_rings);
+	c->rbs = calloc(c->opt.drain_threads, sizeof(*c->rbs));
+	if (!c->rbs)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		int fd = c->ring_fds[cpu];
+		uint32_t key = cpu;
+		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
+			explain_failure("installing a per-CPU ring buffer", -errno);
+			return -errno;
+		}
+		/* CPUs are spread over the drain threads round-robin. */
+		struct ring_buffer **rb = &c->rbs[cpu % c->opt.drain_threads];
+		int err = 0;
+		if (!*rb)
+			*rb = ring_buffer__new(fd, batch_record_cb, c, NULL);
+		else
+			err = ring_buffer__add(*rb, fd, batch_record_cb, c);
+		if (!*rb || err) {
+			explain_failure("setting up ring buffer polling", -errno);
+			return -errno;
+		}
+	}
+	c->lc_rb = ring_buffer__new(bpf_map__fd(c->skel->maps.lifecycle_ring), lifecycle_record_cb, c, NULL);
+	if (!c->lc_rb) {
+		explain_failure("setting up the lifecycle ring", -errno);
+		return -errno;
+	}
+	return 0;
+}
+
+static int attach_tracepoints(struct bc_collector *c)
+{
+	struct bpf_program *progs[] = { c->skel->progs.wpp_fork, c->skel->progs.wpp_exec,
+					c->skel->progs.wpp_exit };
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+		if (!l) {
+			explain_failure("attaching the sched tracepoints", -errno);
+			return -errno;
+		}
+		c->links[c->nlinks++] = l;
+	}
+	return 0;
+}
+
+struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callbacks *cb)
+{
+	struct bc_collector *c = calloc(1, sizeof(*c));
+	if (!c) {
+		wpp_err("out of memory");
+		return NULL;
+	}
+	c->opt = *opt;
+	c->cb = *cb;
+	pthread_mutex_init(&c->lock, NULL);
+	if (check_options(&c->opt))
+		goto fail;
+	if (!c->opt.filter_pids)
+		c->opt.attach_on_exec = true;
+	libbpf_set_print(libbpf_print);
+
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0) {
+		wpp_err("cannot count possible CPUs: %s", strerror(-c->ncpus));
+		goto fail;
+	}
+	if (c->opt.drain_threads > (uint32_t)c->ncpus)
+		c->opt.drain_threads = c->ncpus;
+
+	c->skel = wpp_transport__open();
+	if (!c->skel) {
+		explain_failure("opening the BPF object", -errno);
+		goto fail;
+	}
+	c->skel->rodata->record_words = c->opt.record_words;
+	c->skel->rodata->filter_pids = c->opt.filter_pids;
+	struct bpf_map *outer = c->skel->maps.batch_rings;
+	int err = bpf_map__set_max_entries(outer, c->ncpus);
+	/* The rings themselves serve as the inner-map template (libbpf 1.1
+	 * crashes resizing the declared template: it has no object). */
+	if (!err)
+		err = create_ring_fds(c);
+	if (!err)
+		err = bpf_map__set_inner_map_fd(outer, c->ring_fds[0]);
+	if (!err)
+		err = bpf_map__set_max_entries(c->skel->maps.threads, c->opt.max_threads);
+	if (err) {
+		explain_failure("creating the per-CPU ring buffers", err);
+		goto fail;
+	}
+	err = wpp_transport__load(c->skel);
+	if (err) {
+		explain_failure("loading the BPF programs", err);
+		goto fail;
+	}
+	c->links_cap = 16;
+	c->links = calloc(c->links_cap, sizeof(*c->links));
+	if (!c->links || create_rings(c) || attach_tracepoints(c))
+		goto fail;
+	return c;
+fail:
+	bc_close(c);
+	return NULL;
+}
+
+static void free_proc(uint64_t key, void *val, void *arg)
+{
+	(void)key, (void)arg;
+	proc_free(val);
+}
+
+static void free_stream(uint64_t key, void *val, void *arg)
+{
+	(void)key, (void)arg;
+	struct bc_stream *s = val;
+	while (s->held) {
+		struct bc_item *it = s->held;
+		s->held = it->next;
+		free(it);
+	}
+	free(s);
+}
+
+static void free_plain(uint64_t key, void *val, void *arg)
+{
+	(void)key, (void)arg;
+	free(val);
+}
+
+void bc_close(struct bc_collector *c)
+{
+	if (!c)
+		return;
+	if (c->started && !c->finished)
+		bc_finish(c, NULL);
+	detach_all(c);
+	free(c->links);
+	for (uint32_t i = 0; c->rbs && i < c->opt.drain_threads; i++)
+		ring_buffer__free(c->rbs[i]);
+	ring_buffer__free(c->lc_rb);
+	for (int i = 0; c->ring_fds && i < c->ncpus; i++)
+		if (c->ring_fds[i] >= 0)
+			close(c->ring_fds[i]);
+	free(c->ring_fds);
+	free(c->rbs);
+	wpp_transport__destroy(c->skel);
+	idmap_each(&c->procs, free_proc, NULL);
+	idmap_each(&c->streams, free_stream, NULL);
+	idmap_each(&c->tids, free_plain, NULL);
+	idmap_free(&c->procs);
+	idmap_free(&c->streams);
+	idmap_free(&c->tids);
+	for (size_t i = 0; i < c->nattached; i++)
+		free(c->attached[i]);
+	free(c->attached);
+	free(c->threads);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}

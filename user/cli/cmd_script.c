@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_script.c — `wpptrace script`: every event of every selected thread,
+ * in execution order, paths expanded to blocks with file:line.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "log.h"
+#include "session.h"
+
+enum format { FMT_TEXT, FMT_JSONL, FMT_JSON };
+
+struct script {
+	enum format fmt;
+	FILE *out;
+	int first_event; /* json: no comma before the first event of a thread */
+};
+
+static void json_blocks(FILE *out, const struct wpp_fn *fn, const uint32_t *blocks, uint32_t n)
+{
+	fputs("\"blocks\":[", out);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *file;
+		uint32_t line;
+		block_position(fn, blocks[i], &file, &line);
+		fprintf(out, "%s{\"block\":%" PRIu32 ",\"file\":", i ? "," : "", blocks[i]);
+		json_str(out, file);
+		if (line)
+			fprintf(out, ",\"line\":%" PRIu32 "}", line);
+		else
+			fputs(",\"line\":null}", out);
+	}
+	fputc(']', out);
+}
+
+static void json_event(struct script *sc, const struct wpp_thread_trace *th, uint64_t seq,
+		       const struct wpp_event *ev)
+{
+	FILE *out = sc->out;
+
+	if (sc->fmt == FMT_JSON)
+		fputs(sc->first_event ? "\n" : ",\n", out);
+	sc->first_event = 0;
+	fputs("{\"type\":", out);
+	switch (ev->kind) {
+	case WPP_EV_PATH: fputs("\"path\"", out); break;
+	case WPP_EV_BLOCK: fputs("\"block\"", out); break;
+	case WPP_EV_GAP: fputs("\"gap\"", out); break;
+	case WPP_EV_UNATTRIBUTED: fputs("\"unattributed\"", out); break;
+	case WPP_EV_CORRUPT: fputs("\"corrupt\"", out); break;
+	}
+	fprintf(out, ",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"seq\":%" PRIu64,
+		th->pid, th->generation, th->tid, seq);
+	if (ev->signal_depth)
+		fprintf(out, ",\"signal_depth\":%" PRIu32, ev->signal_depth);
+	switch (ev->kind) {
+	case WPP_EV_PATH:
+		fputs(",\"function\":", out);
+		json_str(out, ev->fn->name);
+		fprintf(out, ",\"fid\":%" PRIu32 ",\"path\":%" PRIu64 ",\"start\":\"%s\",\"end\":\"%s\",",
+			ev->fid, ev->value, wpp_path_start_name(ev->path->start),
+			wpp_path_end_name(ev->path->end));
+		json_blocks(out, ev->fn, ev->path->blocks, ev->path->nblocks);
+		break;
+	case WPP_EV_BLOCK: {
+		uint32_t b = (uint32_t)ev->value;
+		fputs(",\"function\":", out);
+		json_str(out, ev->fn->name);
+		fprintf(out, ",\"fid\":%" PRIu32 ",", ev->fid);
+		json_blocks(out, ev->fn, &b, 1);
+		break;
+	}
+	case WPP_EV_GAP:
+		if (ev->lost_words == WPP_LOST_UNKNOWN)
+			fputs(",\"lost_words\":null", out);
+		else
+			fprintf(out, ",\"lost_words\":%" PRIu64, ev->lost_words);
+		fprintf(out, ",\"lost_batches\":%" PRIu64, ev->lost_batches);
+		break;
+	case WPP_EV_UNATTRIBUTED:
+	case WPP_EV_CORRUPT:
+		fprintf(out, ",\"fid\":%" PRIu32 ",\"payload\":%" PRIu64 ",\"reason\":", ev->fid, ev->value);
+		json_str(out, ev->reason);
+		if (ev->fn) {
+			fputs(",\"function\":", out);
+			json_str(out, ev->fn->name);
+		}
+		break;
+	}
+	fputs(sc->fmt == FMT_JSONL ? "}\n" : "}", out);
+}
+
+static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *ev)
+{
+	FILE *out = sc->out;
+	const char *file;
+	uint32_t line;
+	int indent = 2 * (int)ev->signal_depth;
+
+	switch (ev->kind) {
+	case WPP_EV_PATH:
+		fprintf(out, "%*s%6" PRIu64 "  %s  path %" PRIu64 "  %s -> %s%s\n", indent, "", seq,
+			ev->fn->name, ev->value, wpp_path_start_name(ev->path->start),
+			wpp_path_end_name(ev->path->end), ev->signal_depth ? "  [signal]" : "");
+		for (uint32_t i = 0; i < ev->path->nblocks; i++) {
+			block_position(ev->fn, ev->path->blocks[i], &file, &line);
+			fprintf(out, "%*s          b%-4" PRIu32 " %s:%" PRIu32 "\n", indent, "",
+				ev->path->blocks[i], file[0] ? file : "?", line);
+		}
+		break;
+	case WPP_EV_BLOCK:
+		block_position(ev->fn, (uint32_t)ev->value, &file, &line);
+		fprintf(out, "%*s%6" PRIu64 "  %s  b%" PRIu64 "  %s:%" PRIu32 "%s\n", indent, "", seq,
+			ev->fn->name, ev->value, file[0] ? file : "?", line,
+			ev->signal_depth ? "  [signal]" : "");
+		break;
+	case WPP_EV_GAP:
+		if (ev->lost_words == WPP_LOST_UNKNOWN)
+			fprintf(out, "%*s%6" PRIu64 "  -- gap: %" PRIu64 " batches lost (size unknown) --\n",
+				indent, "", seq, ev->lost_batches);
+		else
+			fprintf(out, "%*s%6" PRIu64 "  -- gap: %" PRIu64 " words lost --\n", indent, "",
+				seq, ev->lost_words);
+		break;
+	case WPP_EV_UNATTRIBUTED:
+	case WPP_EV_CORRUPT:
+		fprintf(out, "%*s%6" PRIu64 "  ?? %s fid %" PRIu32 " payload 0x%" PRIx64 ": %s\n", indent, "",
+			seq, ev->kind == WPP_EV_CORRUPT ? "corrupt" : "unattributed", ev->fid, ev->value,
+			ev->reason);
+		break;
+	}
+}
+
+static int script_thread(struct script *sc, struct session *s, const struct wpp_thread_trace *th,
+			 struct wpp_decode_stats *totals)
+{
+	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
+	struct wpp_event ev;
+	uint64_t seq = 0;
+
+	if (!d)
+		return -1;
+	if (sc->fmt == FMT_TEXT)
+		fprintf(sc->out, "== pid %" PRIu32 " tid %" PRIu32 "%s ==\n", th->pid, th->tid,
+			th->generation ? " (after exec)" : "");
+	else if (sc->fmt == FMT_JSON)
+		fprintf(sc->out, "{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"events\":[",
+			th->pid, th->generation, th->tid);
+	sc->first_event = 1;
+	while (wpp_decoder_next(d, &ev)) {
+		if (sc->fmt == FMT_TEXT)
+			text_event(sc, seq, &ev);
+		else
+			json_event(sc, th, seq, &ev);
+		seq++;
+	}
+	if (sc->fmt == FMT_JSON)
+		fputs("\n]}", sc->out);
+	wpp_decode_stats_add(totals, wpp_decoder_stats(d));
+	wpp_decoder_close(d);
+	return 0;
+}
+
+static void summary(struct script *sc, const struct wpp_trace *t, const struct wpp_decode_stats *st,
+		    size_t nthreads)
+{
+	if (sc->fmt == FMT_JSON) {
+		fprintf(sc->out,
+			"],\"summary\":{\"threads\":%zu,\"words\":%" PRIu64 ",\"paths\":%" PRIu64
+			",\"blocks\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost_words\":%" PRIu64
+			",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"complete\":%s}}\n",
+			nthreads, st->words, st->paths, st->blocks, st->gaps, st->lost_words,
+			st->unattributed, st->corrupt, t->stop_reason[0] ? "false" : "true");
+	} else if (sc->fmt == FMT_TEXT) {
+		fprintf(sc->out,
+			"\n%zu threads, %" PRIu64 " words: %" PRIu64 " paths, %" PRIu64
+			" blocks, %" PRIu64 " gaps (%" PRIu64 " words lost), %" PRIu64
+			" unattributed, %" PRIu64 " corrupt\n",
+			nthreads, st->words, st->paths, st->blocks, st->gaps, st->lost_words,
+			st->unattributed, st->corrupt);
+	}
+}
+
+int cmd_script(int argc, char **argv)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {NULL, 0, NULL, 0}};
+	struct thread_filter filter = {-1, -1};
+	struct script sc = {.fmt = FMT_TEXT, .out = stdout};
+	struct wpp_decode_stats totals = {0};
+	struct session s;
+	size_t nthreads = 0;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:p:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				sc.fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "jsonl"))
+				sc.fmt = FMT_JSONL;
+			else if (!strcmp(optarg, "json"))
+				sc.fmt = FMT_JSON;
+			else {
+				wpp_err("script: unknown format '%s' (text, jsonl or json)", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			break;
+		case 'p':
+		case 't':
+			if (parse_count(optarg) < 0) {
+				wpp_err("script: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid",
+					optarg);
+				return WPP_EXIT_USAGE;
+			}
+			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
+			break;
+		default:
+			wpp_err("script: bad arguments (try wpptrace help script)");
+			return WPP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		wpp_err("script: expected one .wpp file (try wpptrace help script)");
+		return WPP_EXIT_USAGE;
+	}
+	rc = session_open(&s, argv[optind]);
+	if (rc)
+		return rc;
+	if (sc.fmt == FMT_JSON) {
+		fputs("{\"file\":", sc.out);
+		json_str(sc.out, argv[optind]);
+		fputs(",\"threads\":[", sc.out);
+	}
+	for (size_t i = 0; i < s.trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s.trace->threads[i];
+		if (!thread_selected(&filter, th))
+			continue;
+		if (sc.fmt == FMT_JSON && nthreads)
+			fputc(',', sc.out);
+		if (sc.fmt == FMT_TEXT && nthreads)
+			fputc('\n', sc.out);
+		if (script_thread(&sc, &s, th, &totals) < 0) {
+			session_close(&s);
+			return WPP_EXIT_ERROR;
+		}
+		nthreads++;
+	}
+	summary(&sc, s.trace, &totals, nthreads);
+	if ((filter.pid >= 0 || filter.tid >= 0) && nthreads == 0)
+		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
+	rc = s.exit_status;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("script: writing the output failed");
+		rc = WPP_EXIT_ERROR;
+	}
+	session_close(&s);
+	return rc;
+}

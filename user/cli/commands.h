@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * commands.h — the subcommands of bin/wpptrace.  Each takes the arguments
+ * after its name (argv[0] is the command name) and returns the process exit
+ * status.  Errors are one "wpptrace: error: ..." line on stderr.
+ */
+#ifndef WPP_CLI_COMMANDS_H
+#define WPP_CLI_COMMANDS_H
+
+int cmd_record(int argc, char **argv); /* user/record/ (RUNTIME room) */
+int cmd_script(int argc, char **argv); /* user/cli/cmd_script.c */
+int cmd_paths(int argc, char **argv);  /* user/cli/cmd_paths.c */
+
+/* Exit statuses of the report commands. */
+#define WPP_EXIT_OK 0
+#define WPP_EXIT_ERROR 1 /* unusable or corrupt input */
+#define WPP_EXIT_USAGE 2 /* bad command line */
+
+#endif

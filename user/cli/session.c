@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+#include "session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+
+struct reports {
+	char **msgs;
+	size_t n;
+};
+
+static void collect_report(void *ctx, const char *msg)
+{
+	struct reports *r = ctx;
+	char **n = realloc(r->msgs, (r->n + 1) * sizeof(*n));
+
+	if (!n || !(n[r->n] = strdup(msg)))
+		wpp_die("out of memory");
+	r->msgs = n;
+	r->n++;
+}
+
+static void check_integrity(struct session *s)
+{
+	const struct wpp_trace *t = s->trace;
+
+	if (!t->stop_reason[0])
+		return;
+	if (!strncmp(t->stop_reason, "no END chunk", 12))
+		wpp_warn("%s: no END chunk (the recording did not finish cleanly); decoding all %" PRIu64
+			 " chunks",
+			 t->path, t->nchunks);
+	else if (!strncmp(t->stop_reason, "truncated", 9))
+		wpp_warn("%s: %s; decoding the %" PRIu64 " intact chunks before it", t->path,
+			 t->stop_reason, t->nchunks);
+	else {
+		wpp_err("%s: corrupt: %s; only the %" PRIu64 " chunks before it are decoded", t->path,
+			t->stop_reason, t->nchunks);
+		s->exit_status = WPP_EXIT_ERROR;
+	}
+}
+
+int session_open(struct session *s, const char *path)
+{
+	struct reports rep = {0};
+	uint64_t words = 0;
+	size_t usable = 0;
+	int rc = 0;
+
+	*s = (struct session){0};
+	s->trace = wpp_trace_load(path);
+	if (!s->trace)
+		return WPP_EXIT_ERROR;
+	check_integrity(s);
+	s->sym = wpp_sym_new();
+	if (!s->sym)
+		wpp_die("out of memory");
+	s->mods = wpp_modules_new(s->trace, s->sym);
+
+	/* Resolve every module up front so that a trace nobody can decode gets
+	 * one error line instead of a warning per object. */
+	wpp_sym_set_reporter(s->sym, collect_report, &rep);
+	for (size_t i = 0; i < s->trace->nmodules; i++) {
+		const struct wpp_module_rec *m = &s->trace->modules[i];
+		usable += wpp_sym_tu(s->sym, m->path, m->build_id, m->build_id_len, m->tu_hash) != NULL;
+	}
+	wpp_sym_set_reporter(s->sym, NULL, NULL);
+	for (size_t i = 0; i < s->trace->nthreads; i++)
+		words += s->trace->threads[i].nwords;
+	if (words && usable == 0) {
+		if (rep.n)
+			wpp_err("%s: no usable path metadata: %s", path, rep.msgs[0]);
+		else
+			wpp_err("%s: %" PRIu64 " trace words but no MODULE records (was the program "
+				"built with wppcc?)",
+				path, words);
+		rc = WPP_EXIT_ERROR;
+	} else {
+		for (size_t i = 0; i < rep.n; i++)
+			wpp_warn("%s", rep.msgs[i]);
+	}
+	for (size_t i = 0; i < rep.n; i++)
+		free(rep.msgs[i]);
+	free(rep.msgs);
+	if (rc)
+		session_close(s);
+	return rc;
+}
+
+void session_close(struct session *s)
+{
+	wpp_modules_free(s->mods);
+	wpp_sym_free(s->sym);
+	wpp_trace_free(s->trace);
+	s->mods = NULL;
+	s->sym = NULL;
+	s->trace = NULL;
+}
+
+int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace *th)
+{
+	return (f->pid < 0 || (uint32_t)f->pid == th->pid) && (f->tid < 0 || (uint32_t)f->tid == th->tid);
+}
+
+long parse_count(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0)
+		return -1;
+	return v;
+}
+
+void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line)
+{
+	const struct wpp_meta_line *l = wpp_fn_block_line(fn, block);
+
+	*file = fn->file;
+	*line = 0;
+	if (l) {
+		const char *f = wpp_tu_str(fn->tu, l->file_str);
+		if (f[0])
+			*file = f;
+		*line = l->line;
+	}
+}

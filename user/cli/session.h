@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h — what every report command does first: load the .wpp file,
+ * say in one line how intact it is, resolve every module's metadata and
+ * refuse (one error line) when nothing could ever be attributed.
+ *
+ * File integrity policy (docs/cli.md): a file without END or with a torn
+ * tail (the collector died) is decoded up to the tear with a one-line
+ * warning and exit 0; a chunk that is present but corrupt (bad checksum,
+ * bad magic) is an error: the intact prefix is still reported, then exit 1.
+ */
+#ifndef WPP_CLI_SESSION_H
+#define WPP_CLI_SESSION_H
+
+#include "decoder.h"
+#include "module_map.h"
+#include "symbolizer.h"
+#include "trace_file.h"
+
+struct session {
+	struct wpp_trace *trace;
+	struct wpp_symbolizer *sym;
+	struct wpp_modules *mods;
+	int exit_status; /* what the command returns if nothing else fails */
+};
+
+/* 0, or an exit status after printing one error line. */
+int session_open(struct session *s, const char *path);
+void session_close(struct session *s);
+
+/* Thread filter of --pid / --tid (negative = any). */
+struct thread_filter {
+	long pid, tid;
+};
+int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace *th);
+
+/* Parse a non-negative decimal option value; -1 if malformed. */
+long parse_count(const char *s);
+
+/* Source position of a block: the block's first line, else the function's file. */
+void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line);
+
+#endif

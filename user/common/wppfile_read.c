@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wppfile_read.c — the reading half of wppfile.h.
+ *
+ * The file is mapped read-only and walked chunk by chunk.  A chunk is
+ * accepted only when its header is complete, its magic is right, its length
+ * is within WPP_CHUNK_MAX_PAYLOAD and inside the file, and its CRC32C
+ * matches.  The first chunk that fails any of these ends the iteration: a
+ * collector killed mid-write leaves exactly such a torn tail, and everything
+ * before it is still good.  Payload contents are the caller's to validate.
+ */
+#include "wppfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "log.h"
+
+struct wpp_reader {
+	const unsigned char *map;
+	size_t size;
+	uint64_t pos;     /* offset of the next chunk header */
+	int saw_end;      /* an END chunk was returned */
+	int stopped;      /* iteration ended (status below is final) */
+	char status[160]; /* why it ended; empty when it ended cleanly */
+};
+
+struct wpp_reader *wppr_open(const char *path)
+{
+	struct wpp_file_header hdr;
+	struct wpp_reader *r;
+	struct stat st;
+	void *map;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		wpp_err("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		wpp_err("%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size < sizeof(hdr)) {
+		wpp_err("%s: not a .wpp file (too short for the file header)", path);
+		close(fd);
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		wpp_err("%s: mmap: %s", path, strerror(errno));
+		return NULL;
+	}
+	memcpy(&hdr, map, sizeof(hdr));
+	if (memcmp(hdr.magic, WPP_FILE_MAGIC, sizeof(hdr.magic)) != 0) {
+		wpp_err("%s: not a .wpp file (bad magic)", path);
+		goto fail;
+	}
+	if (hdr.version != WPP_FILE_VERSION) {
+		wpp_err("%s: .wpp version %" PRIu32 " is not supported (this wpptrace reads version %u)",
+			path, hdr.version, WPP_FILE_VERSION);
+		goto fail;
+	}
+	/* Version 1 fixes the header size; a different one means a corrupt file. */
+	if (hdr.header_size != sizeof(hdr)) {
+		wpp_err("%s: bad .wpp header size %" PRIu32, path, hdr.header_size);
+		goto fail;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		wpp_err("out of memory");
+		goto fail;
+	}
+	r->map = map;
+	r->size = (size_t)st.st_size;
+	r->pos = sizeof(hdr);
+	return r;
+fail:
+	munmap(map, (size_t)st.st_size);
+	return NULL;
+}
+
+static int stop(struct wpp_reader *r, const char *why)
+{
+	r->stopped = 1;
+	snprintf(r->status, sizeof(r->status), "%s at offset %" PRIu64, why, r->pos);
+	return 0;
+}
+
+int wppr_next(struct wpp_reader *r, struct wpp_chunk *out)
+{
+	struct wpp_chunk_header h;
+	uint64_t left;
+	uint32_t crc;
+
+	if (r->stopped)
+		return 0;
+	left = r->size - r->pos;
+	if (left == 0) {
+		r->stopped = 1;
+		if (!r->saw_end)
+			snprintf(r->status, sizeof(r->status), "no END chunk (file ends at offset %" PRIu64 ")",
+				 r->pos);
+		return 0;
+	}
+	if (r->saw_end)
+		return stop(r, "data after the END chunk");
+	if (left < sizeof(h))
+		return stop(r, "truncated chunk header");
+	memcpy(&h, r->map + r->pos, sizeof(h));
+	if (h.magic != WPP_CHUNK_MAGIC)
+		return stop(r, "bad chunk magic");
+	if (h.length > WPP_CHUNK_MAX_PAYLOAD)
+		return stop(r, "oversized chunk");
+	if (h.length > left - sizeof(h))
+		return stop(r, "truncated chunk");
+	/* The CRC covers type, flags and length (the 8 bytes after magic), then the payload. */
+	crc = wpp_crc32c(0, r->map + r->pos + offsetof(struct wpp_chunk_header, type), 8);
+	crc = wpp_crc32c(crc, r->map + r->pos + sizeof(h), h.length);
+	if (crc != h.crc32c)
+		return stop(r, "bad checksum");
+
+	out->type = (enum wpp_chunk_type)h.type;
+	out->length = h.length;
+	out->payload = r->map + r->pos + sizeof(h);
+	out->file_offset = r->pos;
+	r->pos += sizeof(h) + h.length;
+	if (h.type == WPP_CHUNK_END)
+		r->saw_end = 1;
+	return 1;
+}
+
+const char *wppr_status(const struct wpp_reader *r)
+{
+	if (!r->stopped)
+		return "not read to the end";
+	return r->status[0] ? r->status : NULL;
+}
+
+void wppr_rewind(struct wpp_reader *r)
+{
+	r->pos = sizeof(struct wpp_file_header);
+	r->saw_end = 0;
+	r->stopped = 0;
+	r->status[0] = '\0';
+}
+
+void wppr_close(struct wpp_reader *r)
+{
+	if (!r)
+		return;
+	munmap((void *)r->map, r->size);
+	free(r);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wppfile_write.c — the writing half of wppfile.h.
+ *
+ * Each chunk (header + payload) is assembled and handed to the kernel in a
+ * single write(), so a reader that looks at a file being written, or at the
+ * file of a collector that was killed, sees whole chunks followed at most by
+ * one torn chunk, which the CRC rejects.
+ */
+#include "wppfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "log.h"
+
+struct wpp_writer {
+	int fd;
+	char *path;
+};
+
+/* writev() of a regular file writes everything or fails, except when the
+ * disk fills; keep going after a short write so the chunk is complete or
+ * the error is reported. */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+struct wpp_writer *wppw_open(const char *path)
+{
+	struct wpp_file_header hdr;
+	struct wpp_writer *w;
+	struct timespec ts;
+	struct iovec iov;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		wpp_err("cannot create %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, WPP_FILE_MAGIC, sizeof(hdr.magic));
+	hdr.version = WPP_FILE_VERSION;
+	hdr.header_size = sizeof(hdr);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	hdr.created_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	iov.iov_base = &hdr;
+	iov.iov_len = sizeof(hdr);
+	err = write_all(fd, &iov, 1);
+	w = err ? NULL : calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		wpp_err("cannot write %s: %s", path, strerror(err ? -err : ENOMEM));
+		free(w);
+		close(fd);
+		return NULL;
+	}
+	w->fd = fd;
+	return w;
+}
+
+int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, uint32_t alen,
+		const void *b, uint32_t blen)
+{
+	struct wpp_chunk_header h;
+	struct iovec iov[3];
+	uint64_t len = (uint64_t)alen + blen;
+	int err;
+
+	if (len > WPP_CHUNK_MAX_PAYLOAD)
+		return -EFBIG;
+	h.magic = WPP_CHUNK_MAGIC;
+	h.type = (uint16_t)type;
+	h.flags = 0;
+	h.length = (uint32_t)len;
+	/* CRC over type, flags, length (the 8 bytes after magic), then payload. */
+	h.crc32c = wpp_crc32c(0, (const char *)&h + offsetof(struct wpp_chunk_header, type), 8);
+	h.crc32c = wpp_crc32c(h.crc32c, a, alen);
+	h.crc32c = wpp_crc32c(h.crc32c, b, blen);
+	iov[0] = (struct iovec){&h, sizeof(h)};
+	iov[1] = (struct iovec){(void *)a, alen};
+	iov[2] = (struct iovec){(void *)b, blen};
+	err = write_all(w->fd, iov, 3);
+	if (err)
+		wpp_err("cannot write %s: %s", w->path, strerror(-err));
+	return err;
+}
+
+int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len)
+{
+	return wppw_chunk2(w, type, payload, len, NULL, 0);
+}
+
+static void writer_free(struct wpp_writer *w)
+{
+	free(w->path);
+	free(w);
+}
+
+int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end)
+{
+	int err = wppw_chunk(w, WPP_CHUNK_END, end, sizeof(*end));
+
+	if (!err && fsync(w->fd) < 0 && errno != EINVAL) {
+		err = -errno;
+		wpp_err("cannot write %s: %s", w->path, strerror(errno));
+	}
+	if (close(w->fd) < 0 && !err) {
+		err = -errno;
+		wpp_err("cannot write %s: %s", w->path, strerror(errno));
+	}
+	writer_free(w);
+	return err;
+}
+
+void wppw_abort(struct wpp_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	writer_free(w);
+}

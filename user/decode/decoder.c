@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decoder.c — word decoding over an assembled stream (see decoder.h).
+ */
+#include "decoder.h"
+
+#include <stdlib.h>
+
+#include "log.h"
+#include "wpp/trace_abi.h"
+
+struct wpp_decoder {
+	const struct wpp_image_map *image;
+	unsigned flags;
+	struct wpp_stream stream;
+	size_t seg;   /* current segment */
+	uint32_t pos; /* next word in it */
+	struct wpp_decode_stats stats;
+	struct wpp_path path;
+	uint32_t *blocks;
+	uint32_t blocks_cap;
+};
+
+struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct wpp_modules *mods,
+				     unsigned flags)
+{
+	struct wpp_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d || wpp_stream_assemble(th, &d->stream) < 0) {
+		free(d);
+		wpp_err("out of memory assembling the stream of thread %u", th->tid);
+		return NULL;
+	}
+	d->image = wpp_modules_image(mods, th->pid, th->generation);
+	d->flags = flags;
+	if (d->stream.nsegs)
+		d->pos = d->stream.segs[0].from;
+	return d;
+}
+
+void wpp_decoder_close(struct wpp_decoder *d)
+{
+	if (!d)
+		return;
+	wpp_stream_free(&d->stream);
+	free(d->blocks);
+	free(d);
+}
+
+const struct wpp_decode_stats *wpp_decoder_stats(const struct wpp_decoder *d) { return &d->stats; }
+const struct wpp_stream *wpp_decoder_stream(const struct wpp_decoder *d) { return &d->stream; }
+
+enum peek { PEEK_END, PEEK_GAP, PEEK_WORD };
+
+/* Advance past exhausted segments; say what comes next without consuming it. */
+static enum peek peek(struct wpp_decoder *d)
+{
+	while (d->seg < d->stream.nsegs) {
+		const struct wpp_segment *s = &d->stream.segs[d->seg];
+		if (s->kind == WPP_SEG_GAP)
+			return PEEK_GAP;
+		if (d->pos < s->to)
+			return PEEK_WORD;
+		if (++d->seg < d->stream.nsegs)
+			d->pos = d->stream.segs[d->seg].from;
+	}
+	return PEEK_END;
+}
+
+static void next_segment(struct wpp_decoder *d)
+{
+	if (++d->seg < d->stream.nsegs)
+		d->pos = d->stream.segs[d->seg].from;
+}
+
+/* Only after peek() == PEEK_WORD. */
+static uint64_t take_word(struct wpp_decoder *d)
+{
+	const struct wpp_segment *s = &d->stream.segs[d->seg];
+	d->stats.words++;
+	return wpp_batch_word(s->batch, d->pos++);
+}
+
+static int corrupt(struct wpp_decoder *d, struct wpp_event *ev, const char *why)
+{
+	ev->kind = WPP_EV_CORRUPT;
+	ev->reason = why;
+	d->stats.corrupt++;
+	return 1;
+}
+
+static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uint64_t value)
+{
+	const struct wpp_fid_range *range;
+	const struct wpp_fn *fn;
+	enum wpp_resolve r;
+
+	ev->fid = fid;
+	ev->value = value;
+	if (fid == WPP_FID_UNREGISTERED) {
+		ev->kind = WPP_EV_UNATTRIBUTED;
+		ev->reason = "recorded before its module registered";
+		d->stats.unattributed++;
+		return 1;
+	}
+	r = wpp_image_resolve(d->image, fid, &fn, &range);
+	if (r != WPP_RESOLVED) {
+		ev->kind = WPP_EV_UNATTRIBUTED;
+		ev->reason = wpp_resolve_reason(r);
+		d->stats.unattributed++;
+		return 1;
+	}
+	ev->fn = fn;
+	if (fn->tu->mode == WPP_MODE_BLOCKS) {
+		if (value >= fn->nblocks)
+			return corrupt(d, ev, "block index out of range");
+		ev->kind = WPP_EV_BLOCK;
+		d->stats.blocks++;
+		return 1;
+	}
+	if (d->flags & WPP_DECODE_EXPAND) {
+		if (fn->nblocks > d->blocks_cap) {
+			free(d->blocks);
+			d->blocks_cap = fn->nblocks;
+			d->blocks = malloc((size_t)d->blocks_cap * sizeof(*d->blocks));
+			if (!d->blocks)
+				wpp_die("out of memory");
+		}
+		if (wpp_path_expand(fn, value, d->blocks, d->blocks_cap, &d->path) < 0)
+			return corrupt(d, ev, "path id is not a path of the function's DAG");
+		ev->path = &d->path;
+	}
+	ev->kind = WPP_EV_PATH;
+	d->stats.paths++;
+	return 1;
+}
+
+int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
+{
+	for (;;) {
+		enum peek p = peek(d);
+		const struct wpp_segment *s;
+		uint64_t w;
+		uint32_t fid;
+
+		if (p == PEEK_END)
+			return 0;
+		s = &d->stream.segs[d->seg];
+		*ev = (struct wpp_event){.signal_depth = s->signal_depth};
+		if (p == PEEK_GAP) {
+			ev->kind = WPP_EV_GAP;
+			ev->lost_words = s->lost_words;
+			ev->lost_batches = s->lost_batches;
+			d->stats.gaps++;
+			if (s->lost_words == WPP_LOST_UNKNOWN)
+				d->stats.unknown_gaps++;
+			else
+				d->stats.lost_words += s->lost_words;
+			next_segment(d);
+			return 1;
+		}
+		ev->batch_seq = s->batch->seq;
+		ev->word_index = d->pos;
+		w = take_word(d);
+		fid = wpp_word_fid(w);
+		if (w == 0) {
+			d->stats.zero_words++;
+			continue;
+		}
+		if (fid != WPP_FID_CONTROL)
+			return record(d, ev, fid, wpp_word_payload(w));
+		ev->value = wpp_word_payload(w);
+		switch (wpp_ctrl_op(w)) {
+		case WPP_CTRL_PAD:
+			d->stats.pad_words++;
+			continue;
+		case WPP_CTRL_WIDE_PATH:
+			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
+				return corrupt(d, ev, "wide path record cut short");
+			return record(d, ev, wpp_ctrl_operand(w), take_word(d));
+		case WPP_CTRL_GAP:
+			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
+				return corrupt(d, ev, "gap marker without its count");
+			ev->kind = WPP_EV_GAP;
+			ev->lost_words = take_word(d);
+			ev->lost_batches = 0;
+			d->stats.gaps++;
+			d->stats.lost_words += ev->lost_words;
+			return 1;
+		default:
+			return corrupt(d, ev, "unknown control word");
+		}
+	}
+}
+
+void wpp_decode_stats_add(struct wpp_decode_stats *a, const struct wpp_decode_stats *b)
+{
+	a->words += b->words;
+	a->paths += b->paths;
+	a->blocks += b->blocks;
+	a->gaps += b->gaps;
+	a->lost_words += b->lost_words;
+	a->unknown_gaps += b->unknown_gaps;
+	a->unattributed += b->unattributed;
+	a->corrupt += b->corrupt;
+	a->zero_words += b->zero_words;
+	a->pad_words += b->pad_words;
+}

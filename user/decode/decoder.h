@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decoder.h — the one way to read a thread's trace: an iterator of events in
+ * execution order.  Every analysis (script, paths, and later grammars,
+ * k-paths, hot subpaths) consumes this instead of touching batches, splices
+ * or word encodings itself.
+ *
+ *   struct wpp_decoder *d = wpp_decoder_open(trace, thread, modules, flags);
+ *   struct wpp_event ev;
+ *   while (wpp_decoder_next(d, &ev)) { switch (ev.kind) ... }
+ *   wpp_decoder_close(d);
+ *
+ * Words that cannot be attributed (WPP_FID_UNREGISTERED, a fid no module
+ * covers, a module without usable metadata) come out as UNATTRIBUTED events;
+ * malformed records (cut-short wide records, unknown control ops, path ids
+ * that are not paths of their DAG, block indices out of range) as CORRUPT
+ * events.  Neither stops decoding.  Zero words (unwritten slots of salvaged
+ * buffers) and PAD words are skipped and only counted.
+ */
+#ifndef WPP_DECODE_DECODER_H
+#define WPP_DECODE_DECODER_H
+
+#include <stdint.h>
+
+#include "module_map.h"
+#include "path_regen.h"
+#include "stream.h"
+#include "trace_file.h"
+
+enum wpp_event_kind {
+	WPP_EV_PATH,         /* paths-mode record: fn + path id (+ blocks with EXPAND) */
+	WPP_EV_BLOCK,        /* blocks-mode record: fn + block index entered */
+	WPP_EV_GAP,          /* words were lost here */
+	WPP_EV_UNATTRIBUTED, /* a record whose function is unknown */
+	WPP_EV_CORRUPT,      /* a malformed record */
+};
+
+enum wpp_decode_flags {
+	/* Expand every path to its blocks (ev.path); ids that do not expand
+	 * become CORRUPT events.  Without it, path ids are passed through. */
+	WPP_DECODE_EXPAND = 1u << 0,
+};
+
+struct wpp_event {
+	enum wpp_event_kind kind;
+	uint32_t fid;
+	const struct wpp_fn *fn;      /* PATH, BLOCK */
+	uint64_t value;               /* path id, block index, or the raw payload */
+	const struct wpp_path *path;  /* PATH with EXPAND; valid until the next call */
+	uint64_t lost_words;          /* GAP; WPP_LOST_UNKNOWN if unknown */
+	uint64_t lost_batches;        /* GAP */
+	const char *reason;           /* UNATTRIBUTED, CORRUPT */
+	uint32_t signal_depth;        /* 0 = main stream */
+	uint64_t batch_seq;           /* where the record starts (not for GAP) */
+	uint32_t word_index;
+};
+
+struct wpp_decode_stats {
+	uint64_t words;        /* trace words read */
+	uint64_t paths;        /* PATH events */
+	uint64_t blocks;       /* BLOCK events */
+	uint64_t gaps;         /* GAP events */
+	uint64_t lost_words;   /* sum of known losses */
+	uint64_t unknown_gaps; /* gaps whose size is unknown */
+	uint64_t unattributed;
+	uint64_t corrupt;
+	uint64_t zero_words;
+	uint64_t pad_words;
+};
+
+struct wpp_decoder;
+
+/* NULL only on allocation failure (message printed). */
+struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct wpp_modules *mods,
+				     unsigned flags);
+/* 1 = *ev filled, 0 = end of the thread's stream. */
+int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev);
+const struct wpp_decode_stats *wpp_decoder_stats(const struct wpp_decoder *d);
+const struct wpp_stream *wpp_decoder_stream(const struct wpp_decoder *d);
+void wpp_decoder_close(struct wpp_decoder *d);
+
+/* Add b into a (totals over threads). */
+void wpp_decode_stats_add(struct wpp_decode_stats *a, const struct wpp_decode_stats *b);
+
+#endif

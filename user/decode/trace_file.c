@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_file.c — load a .wpp file: iterate chunks, validate each payload
+ * against its fixed struct and its declared tails, group records.
+ */
+#include "trace_file.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "wpp/trace_abi.h"
+#include "wppfile.h"
+
+/* Open-addressing map (pid, generation, tid) -> thread index, used while loading. */
+struct thread_map {
+	size_t cap; /* power of two */
+	size_t *slot; /* thread index + 1; 0 = empty */
+};
+
+static uint64_t thread_hash(uint32_t pid, uint32_t gen, uint32_t tid)
+{
+	uint64_t h = ((uint64_t)pid << 32 | tid) ^ ((uint64_t)gen * 0x9e3779b97f4a7c15u);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return h;
+}
+
+static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(arr, ncap * elem);
+	if (!n)
+		wpp_die("out of memory");
+	*cap = ncap;
+	return n;
+}
+
+struct loader {
+	struct wpp_trace *t;
+	struct thread_map map;
+	size_t threads_cap, procs_cap, modules_cap, info_len, info_cap;
+	int warned[WPP_CHUNK_END + 1];
+};
+
+static void map_rehash(struct loader *ld);
+
+static struct wpp_thread_trace *thread_get(struct loader *ld, uint32_t pid, uint32_t gen, uint32_t tid)
+{
+	struct wpp_trace *t = ld->t;
+	size_t i, mask;
+
+	if ((t->nthreads + 1) * 2 > ld->map.cap)
+		map_rehash(ld);
+	mask = ld->map.cap - 1;
+	for (i = thread_hash(pid, gen, tid) & mask; ld->map.slot[i]; i = (i + 1) & mask) {
+		struct wpp_thread_trace *th = &t->threads[ld->map.slot[i] - 1];
+		if (th->pid == pid && th->generation == gen && th->tid == tid)
+			return th;
+	}
+	t->threads = grow(t->threads, &ld->threads_cap, t->nthreads + 1, sizeof(*t->threads));
+	memset(&t->threads[t->nthreads], 0, sizeof(*t->threads));
+	t->threads[t->nthreads].pid = pid;
+	t->threads[t->nthreads].generation = gen;
+	t->threads[t->nthreads].tid = tid;
+	ld->map.slot[i] = ++t->nthreads;
+	return &t->threads[t->nthreads - 1];
+}
+
+static void map_rehash(struct loader *ld)
+{
+	size_t ncap = ld->map.cap ? ld->map.cap * 2 : 64, mask = ncap - 1;
+	size_t *slot = calloc(ncap, sizeof(*slot));
+
+	if (!slot)
+		wpp_die("out of memory");
+	for (size_t k = 0; k < ld->t->nthreads; k++) {
+		const struct wpp_thread_trace *th = &ld->t->threads[k];
+		size_t i = thread_hash(th->pid, th->generation, th->tid) & mask;
+		while (slot[i])
+			i = (i + 1) & mask;
+		slot[i] = k + 1;
+	}
+	free(ld->map.slot);
+	ld->map.slot = slot;
+	ld->map.cap = ncap;
+}
+
+static const char *chunk_name(unsigned type)
+{
+	static const char *const names[] = {"?", "INFO", "PROCESS", "MODULE", "THREAD", "BATCH", "GAP", "END"};
+	return type <= WPP_CHUNK_END ? names[type] : "?";
+}
+
+/* Returns 0 if accepted, or a reason. */
+static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
+{
+	struct wpp_trace *t = ld->t;
+	const unsigned char *p = c->payload;
+
+	switch (c->type) {
+	case WPP_CHUNK_INFO:
+		t->info = grow(t->info, &ld->info_cap, ld->info_len + c->length + 2, 1);
+		memcpy(t->info + ld->info_len, p, c->length);
+		ld->info_len += c->length;
+		if (ld->info_len && t->info[ld->info_len - 1] != '\n')
+			t->info[ld->info_len++] = '\n';
+		t->info[ld->info_len] = '\0';
+		return NULL;
+	case WPP_CHUNK_PROCESS: {
+		struct wpp_chunk_process cp;
+		struct wpp_process_rec *pr;
+		if (c->length < sizeof(cp))
+			return "short payload";
+		memcpy(&cp, p, sizeof(cp));
+		if (cp.exe_len == 0 || (uint64_t)cp.exe_len + cp.cmdline_len > c->length - sizeof(cp) ||
+		    p[sizeof(cp) + cp.exe_len - 1] != '\0')
+			return "bad exe/cmdline lengths";
+		t->procs = grow(t->procs, &ld->procs_cap, t->nprocs + 1, sizeof(*t->procs));
+		pr = &t->procs[t->nprocs];
+		*pr = (struct wpp_process_rec){.pid = cp.pid,
+					       .ppid = cp.ppid,
+					       .parent_tid = cp.parent_tid,
+					       .flags = cp.flags,
+					       .generation = cp.generation,
+					       .time_ns = cp.time_ns,
+					       .exe = (const char *)p + sizeof(cp)};
+		/* The latest image of the parent recorded so far is the one that forked. */
+		for (size_t i = 0; i < t->nprocs; i++)
+			if (t->procs[i].pid == cp.ppid)
+				pr->parent_generation = t->procs[i].generation;
+		t->nprocs++;
+		return NULL;
+	}
+	case WPP_CHUNK_MODULE: {
+		struct wpp_chunk_module cm;
+		if (c->length < sizeof(cm))
+			return "short payload";
+		memcpy(&cm, p, sizeof(cm));
+		if (cm.path_len == 0 || cm.path_len > c->length - sizeof(cm) ||
+		    p[sizeof(cm) + cm.path_len - 1] != '\0')
+			return "bad object path length";
+		if (cm.build_id_len > sizeof(cm.build_id))
+			return "bad build-id length";
+		if ((uint64_t)cm.fid_base + cm.nfuncs > WPP_FID_UNREGISTERED || cm.fid_base == 0)
+			return "fid range out of bounds";
+		t->modules = grow(t->modules, &ld->modules_cap, t->nmodules + 1, sizeof(*t->modules));
+		t->modules[t->nmodules] = (struct wpp_module_rec){.pid = cm.pid,
+								  .generation = cm.generation,
+								  .fid_base = cm.fid_base,
+								  .nfuncs = cm.nfuncs,
+								  .tu_hash = cm.tu_hash,
+								  .build_id_len = cm.build_id_len,
+								  .path = (const char *)p + sizeof(cm)};
+		memcpy(t->modules[t->nmodules].build_id, cm.build_id, sizeof(cm.build_id));
+		t->nmodules++;
+		return NULL;
+	}
+	case WPP_CHUNK_THREAD: {
+		struct wpp_chunk_thread ct;
+		struct wpp_thread_trace *th;
+		if (c->length < sizeof(ct))
+			return "short payload";
+		memcpy(&ct, p, sizeof(ct));
+		th = thread_get(ld, ct.pid, ct.generation, ct.tid);
+		if (ct.event == WPP_THREAD_START)
+			th->started = 1;
+		else if (ct.event == WPP_THREAD_EXIT)
+			th->exited = 1;
+		return NULL;
+	}
+	case WPP_CHUNK_BATCH: {
+		struct wpp_chunk_batch cb;
+		struct wpp_thread_trace *th;
+		if (c->length < sizeof(cb))
+			return "short payload";
+		memcpy(&cb, p, sizeof(cb));
+		if ((uint64_t)cb.nwords * 8 != c->length - sizeof(cb))
+			return "word count does not match the chunk length";
+		th = thread_get(ld, cb.pid, cb.generation, cb.tid);
+		th->batches = grow(th->batches, &th->batches_cap, th->nbatches + 1, sizeof(*th->batches));
+		th->batches[th->nbatches++] = (struct wpp_batch_ref){.seq = cb.seq,
+								     .parent_seq = cb.parent_seq,
+								     .parent_off = cb.parent_off,
+								     .flags = cb.flags,
+								     .time_ns = cb.time_ns,
+								     .nwords = cb.nwords,
+								     .words = p + sizeof(cb),
+								     .file_offset = c->file_offset};
+		th->nwords += cb.nwords;
+		return NULL;
+	}
+	case WPP_CHUNK_GAP: {
+		struct wpp_chunk_gap cg;
+		struct wpp_thread_trace *th;
+		if (c->length < sizeof(cg))
+			return "short payload";
+		memcpy(&cg, p, sizeof(cg));
+		/* A gap chunk carries no generation: it belongs to the newest image of the pid. */
+		uint32_t gen = 0;
+		for (size_t i = 0; i < t->nprocs; i++)
+			if (t->procs[i].pid == cg.pid)
+				gen = t->procs[i].generation;
+		th = thread_get(ld, cg.pid, gen, cg.tid);
+		th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
+		th->gaps[th->ngaps++] = (struct wpp_gap_ref){.after_seq = cg.after_seq,
+							     .lost_words = cg.lost_words,
+							     .lost_batches = cg.lost_batches};
+		return NULL;
+	}
+	case WPP_CHUNK_END:
+		if (c->length < sizeof(t->end))
+			return "short payload";
+		memcpy(&t->end, p, sizeof(t->end));
+		t->has_end = 1;
+		return NULL;
+	}
+	t->unknown_chunks++;
+	return NULL;
+}
+
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct wpp_thread_trace *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+struct wpp_trace *wpp_trace_load(const char *path)
+{
+	struct loader ld = {0};
+	struct wpp_chunk c;
+	const char *status;
+
+	ld.t = calloc(1, sizeof(*ld.t));
+	if (!ld.t)
+		wpp_die("out of memory");
+	ld.t->path = strdup(path);
+	ld.t->reader = wppr_open(path);
+	if (!ld.t->reader || !ld.t->path) {
+		wpp_trace_free(ld.t);
+		return NULL;
+	}
+	ld.t->stop_offset = sizeof(struct wpp_file_header);
+	while (wppr_next(ld.t->reader, &c) == 1) {
+		const char *why = load_chunk(&ld, &c);
+
+		ld.t->nchunks++;
+		ld.t->stop_offset = c.file_offset + sizeof(struct wpp_chunk_header) + c.length;
+		if (why) {
+			ld.t->bad_chunks++;
+			if (!ld.warned[c.type]++)
+				wpp_warn("%s: skipping %s chunk at offset %" PRIu64 ": %s", path,
+					 chunk_name(c.type), c.file_offset, why);
+		}
+	}
+	status = wppr_status(ld.t->reader);
+	if (status)
+		snprintf(ld.t->stop_reason, sizeof(ld.t->stop_reason), "%s", status);
+	free(ld.map.slot);
+	if (ld.t->nthreads)
+		qsort(ld.t->threads, ld.t->nthreads, sizeof(*ld.t->threads), thread_cmp);
+	return ld.t;
+}
+
+void wpp_trace_free(struct wpp_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		free(t->threads[i].batches);
+		free(t->threads[i].gaps);
+	}
+	free(t->threads);
+	free(t->procs);
+	free(t->modules);
+	free(t->info);
+	wppr_close(t->reader);
+	free(t->path);
+	free(t);
+}
+
+const struct wpp_process_rec *wpp_trace_process(const struct wpp_trace *t, uint32_t pid,
+						uint32_t generation)
+{
+	const struct wpp_process_rec *found = NULL;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid && t->procs[i].generation == generation)
+			found = &t->procs[i];
+	return found;
+}

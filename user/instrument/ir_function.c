@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_function.c — per-function instrumentation (see ir_function.h and
+ * docs/instrumentation.md).
+ *
+ * Emission is done in phases so that code sharing an insertion point comes
+ * out in the right order even when a block is nothing but its terminator:
+ *   A  edge code placed at the start of a block (its only predecessor's edge)
+ *   B  block-start code: landing-pad records, register restarts, block records
+ *   C  code before terminators: edge code of single-successor blocks, path
+ *      ends at ret/resume/indirectbr/callbr, invoke pre-adjustments
+ *   D  edge code in blocks created by splitting an edge
+ *   E  __wpp_flush_all() right before process-ending calls
+ */
+#include "ir_function.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dag.h"
+#include "ir_calls.h"
+#include "ir_cfg.h"
+#include "ir_meta.h"
+#include "ir_split.h"
+#include "numbering.h"
+#include "placement.h"
+#include "stable_hash.h"
+#include "wpp/meta_format.h"
+#include "wpp/trace_abi.h"
+
+struct fn_emit {
+	struct wpp_probes *p;
+	LLVMBuilderRef b;
+	LLVMMetadataRef loc;
+	struct wpp_ir_cfg *c;
+	struct wpp_dag *d;
+	LLVMValueRef reg;   /* alloca i64: the path register */
+	LLVMValueRef fidw;  /* fid << 40 of this activation */
+	LLVMValueRef ctrlw; /* wide: control word naming the fid */
+	int wide;
+	LLVMValueRef *start_at; /* per block: first original non-phi instruction */
+	LLVMValueRef *term;     /* per block: original terminator */
+};
+
+static void position_before(struct fn_emit *x, LLVMValueRef inst)
+{
+	LLVMPositionBuilderBefore(x->b, inst);
+	LLVMSetCurrentDebugLocation2(x->b, x->loc);
+}
+
+static LLVMValueRef k64(struct fn_emit *x, uint64_t v) { return LLVMConstInt(x->p->i64, v, 0); }
+
+static LLVMValueRef reg_plus(struct fn_emit *x, uint64_t inc)
+{
+	LLVMValueRef r = LLVMBuildLoad2(x->b, x->p->i64, x->reg, "");
+	return inc ? LLVMBuildAdd(x->b, r, k64(x, inc), "") : r;
+}
+
+static void emit_add(struct fn_emit *x, uint64_t inc)
+{
+	if (inc)
+		LLVMBuildStore(x->b, reg_plus(x, inc), x->reg);
+}
+
+/* Path start: narrow registers carry the fid in their high bits. */
+static void emit_restart(struct fn_emit *x, uint64_t inc)
+{
+	LLVMValueRef v = x->wide ? k64(x, inc) : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
+	LLVMBuildStore(x->b, v, x->reg);
+}
+
+static void emit_path_end(struct fn_emit *x, uint64_t inc)
+{
+	LLVMValueRef w = reg_plus(x, inc);
+	if (x->wide)
+		wpp_emit_record2(x->p, x->b, x->ctrlw, w);
+	else
+		wpp_emit_record1(x->p, x->b, w);
+}
+
+/* What one CFG edge needs, in order: a pre-adjust undo (invoke normal edge),
+ * an add (real chord) or a path end + optional restart (cut). */
+struct edge_code {
+	int needed;
+	uint64_t undo;      /* subtract first (invoke pre-adjust) */
+	int is_cut;
+	uint64_t inc;       /* add (real) or final increment of the ended path (cut) */
+	int restart;        /* cut whose target restarts on the edge */
+	uint64_t restart_inc;
+};
+
+static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const uint64_t *preadj)
+{
+	struct edge_code ec = {0};
+	uint32_t u = x->c->edge_src[e], v = x->c->edge_dst[e];
+	const struct wpp_dag_edge *de = &x->d->edges[x->d->cfg_edge_dag[e]];
+	ec.undo = preadj[u];
+	if (de->kind == WPP_EDGE_REAL) {
+		ec.inc = de->inc;
+		ec.needed = ec.inc != 0 || ec.undo != 0;
+		return ec;
+	}
+	ec.is_cut = 1;
+	ec.inc = de->inc;
+	ec.restart = !x->d->restart_at_start[v];
+	if (ec.restart)
+		ec.restart_inc = x->d->edges[x->d->entry_edge[v]].inc;
+	ec.needed = 1;
+	return ec;
+}
+
+static void emit_edge_code(struct fn_emit *x, const struct edge_code *ec)
+{
+	if (ec->undo)
+		emit_add(x, (uint64_t)0 - ec->undo);
+	if (!ec->is_cut) {
+		emit_add(x, ec->inc);
+		return;
+	}
+	emit_path_end(x, ec->inc);
+	if (ec->restart)
+		emit_restart(x, ec->restart_inc);
+}
+
+static int is_landing_pad(LLVMBasicBlockRef bb)
+{
+	LLVMValueRef i = LLVMGetFirstInstruction(bb);
+	while (i && LLVMIsAPHINode(i))
+		i = LLVMGetNextInstruction(i);
+	return i && LLVMIsALandingPadInst(i);
+}
+
+/* Where the code of a CFG edge goes (see phases in the header comment). */
+enum edge_site { SITE_SRC_END, SITE_DST_START, SITE_SPLIT, SITE_NONE };
+
+static enum edge_site edge_site(struct fn_emit *x, uint32_t e, const uint32_t *npreds,
+			        const uint32_t *nsuccs)
+{
+	uint32_t u = x->c->edge_src[e], v = x->c->edge_dst[e];
+	LLVMOpcode op = LLVMGetInstructionOpcode(x->term[u]);
+	if (is_landing_pad(x->c->blocks[v]))
+		return SITE_NONE; /* unwind edge: handled by invoke pre-adjustment */
+	if (nsuccs[u] == 1 && op != LLVMInvoke && op != LLVMCallBr && op != LLVMIndirectBr)
+		return SITE_SRC_END;
+	if (npreds[v] == 1 && v != 0)
+		return SITE_DST_START;
+	return SITE_SPLIT;
+}
+
+static void instrument_paths(struct fn_emit *x)
+{
+	struct wpp_ir_cfg *c = x->c;
+	struct wpp_dag *d = x->d;
+	uint32_t n = c->cfg.nblocks, ne = c->cfg.nedges;
+	uint32_t *npreds = calloc(n, sizeof(uint32_t));
+	uint32_t *nsuccs = calloc(n, sizeof(uint32_t));
+	uint64_t *preadj = calloc(n, sizeof(uint64_t));
+	enum edge_site *site = malloc((ne + 1) * sizeof(*site));
+	struct edge_code *code = malloc((ne + 1) * sizeof(*code));
+	LLVMBasicBlockRef *split = calloc(ne + 1, sizeof(*split));
+	if (!npreds || !nsuccs || !preadj || !site || !code || !split) {
+		/* out of memory inside the compiler: leave the function
+		 * unrecorded rather than emit half of its probes */
+		fprintf(stderr, "wppcc: out of memory instrumenting a function\n");
+		goto out;
+	}
+	for (uint32_t e = 0; e < ne; e++)
+		npreds[c->edge_dst[e]]++, nsuccs[c->edge_src[e]]++;
+	/* Unwind edges cannot carry code: the invoke adds the unwind edge's
+	 * final increment before it runs, the landing pad records the register
+	 * as it finds it, and the normal edge takes the adjustment back. */
+	for (uint32_t e = 0; e < ne; e++) {
+		uint32_t u = c->edge_src[e], v = c->edge_dst[e];
+		if (is_landing_pad(c->blocks[v]) && LLVMGetInstructionOpcode(x->term[u]) == LLVMInvoke)
+			preadj[u] = d->edges[d->cfg_edge_dag[e]].inc;
+	}
+	for (uint32_t e = 0; e < ne; e++) {
+		uint32_t u = c->edge_src[e];
+		site[e] = edge_site(x, e, npreds, nsuccs);
+		if (site[e] != SITE_NONE && (c->flags[u] & WPP_CFGB_INDIRECT_SRC))
+			site[e] = SITE_NONE; /* path end before the terminator, restart in target */
+		code[e] = site[e] == SITE_NONE ? (struct edge_code){0} : edge_code_for(x, e, preadj);
+		if (!code[e].needed)
+			site[e] = SITE_NONE;
+		if (site[e] == SITE_SPLIT)
+			split[e] = wpp_ir_split_edge(c->blocks[u], c->blocks[c->edge_dst[e]], "wpp.edge");
+	}
+	/* A */
+	for (uint32_t e = 0; e < ne; e++)
+		if (site[e] == SITE_DST_START) {
+			position_before(x, x->start_at[c->edge_dst[e]]);
+			emit_edge_code(x, &code[e]);
+		}
+	/* B */
+	for (uint32_t v = 0; v < n; v++) {
+		position_before(x, x->start_at[v]);
+		if (is_landing_pad(c->blocks[v]))
+			emit_path_end(x, 0); /* pre-adjusted by the invoke */
+		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
+			emit_restart(x, d->edges[d->entry_edge[v]].inc);
+	}
+	/* C */
+	for (uint32_t e = 0; e < ne; e++)
+		if (site[e] == SITE_SRC_END) {
+			position_before(x, x->term[c->edge_src[e]]);
+			emit_edge_code(x, &code[e]);
+		}
+	for (uint32_t u = 0; u < n; u++) {
+		uint32_t xe = d->exit_edge[u];
+		if (preadj[u]) {
+			position_before(x, x->term[u]);
+			emit_add(x, preadj[u]);
+		}
+		if (xe == WPP_NONE)
+			continue;
+		const struct wpp_dag_edge *de = &d->edges[xe];
+		int indirect = (c->flags[u] & WPP_CFGB_INDIRECT_SRC) != 0;
+		if (!(c->exits[u] == WPP_CFG_EXIT_RETURN || c->exits[u] == WPP_CFG_EXIT_RESUME || indirect))
+			continue; /* unreachable: nothing can be recorded */
+		LLVMValueRef at = x->term[u];
+		/* nothing may sit between a musttail call and its ret */
+		LLVMValueRef prev = LLVMGetPreviousInstruction(at);
+		if (prev && LLVMGetInstructionOpcode(prev) == LLVMCall &&
+		    LLVMGetTailCallKind(prev) == LLVMTailCallKindMustTail)
+			at = prev;
+		position_before(x, at);
+		emit_path_end(x, de->inc);
+	}
+	/* D */
+	for (uint32_t e = 0; e < ne; e++)
+		if (site[e] == SITE_SPLIT) {
+			position_before(x, LLVMGetBasicBlockTerminator(split[e]));
+			emit_edge_code(x, &code[e]);
+		}
+out:
+	free(npreds), free(nsuccs), free(preadj), free(site), free(code), free(split);
+}
+
+static void instrument_blocks(struct fn_emit *x)
+{
+	for (uint32_t v = 0; v < x->c->cfg.nblocks; v++) {
+		position_before(x, x->start_at[v]);
+		wpp_emit_record1(x->p, x->b, LLVMBuildAdd(x->b, x->fidw, k64(x, v), ""));
+	}
+}
+
+static void flush_before_process_end(struct fn_emit *x)
+{
+	for (uint32_t v = 0; v < x->c->cfg.nblocks; v++)
+		for (LLVMValueRef i = x->start_at[v]; i; i = LLVMGetNextInstruction(i))
+			if (wpp_ir_is_process_ending_call(i)) {
+				position_before(x, i);
+				wpp_emit_flush_all(x->p, x->b);
+			}
+}
+
+static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c)
+{
+	size_t len;
+	const char *name = LLVMGetValueName2(fn, &len);
+	uint64_t h = wpp_hash_str(WPP_HASH_INIT, name, len);
+	h = wpp_hash_str(h, tu->source, tu->source_len);
+	h = wpp_hash_u64(h, c->cfg.nblocks);
+	for (uint32_t e = 0; e < c->cfg.nedges; e++)
+		h = wpp_hash_u64(h, (uint64_t)c->edge_src[e] << 32 | c->edge_dst[e]);
+	for (uint32_t b = 0; b < c->cfg.nblocks; b++)
+		h = wpp_hash_u64(h, (uint64_t)c->flags[b] << 8 | c->exits[b]);
+	return wpp_hash_final(h);
+}
+
+int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
+{
+	struct wpp_ir_cfg c;
+	struct wpp_dag d;
+	struct fn_emit x = {0};
+	double *w = NULL;
+	int rc = -1;
+
+	wpp_ir_prepare_cfg(fn);
+	if (wpp_ir_cfg_describe(fn, &c))
+		return -1;
+	if (wpp_dag_build(&d, &c.cfg)) {
+		wpp_ir_cfg_free(&c);
+		return -1;
+	}
+	if (wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT))
+		goto out;
+	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
+	struct wpp_weight_input wi = {&c.cfg, &d, c.edge_prob};
+	if (!w || tu->weigh(&wi, w) || wpp_dag_place(&d, w))
+		goto out;
+	if (tu->mode == WPP_MODE_BLOCKS)
+		for (uint32_t i = 0; i < d.nedges; i++)
+			d.edges[i].inc = 0; /* nothing is placed in blocks mode */
+
+	/* Metadata describes the code as it is now, before instrumentation. */
+	uint32_t local_index = tu->nfuncs;
+	uint64_t stable_id = function_stable_id(tu, fn, &c);
+	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id))
+		goto out;
+
+	x.p = &tu->probes;
+	x.c = &c;
+	x.d = &d;
+	x.wide = tu->mode == WPP_MODE_PATHS && d.wide;
+	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
+	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
+	x.loc = sp ? LLVMDIBuilderCreateDebugLocation(tu->probes.ctx, 0, 0, sp, NULL) : NULL;
+	x.start_at = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
+	x.term = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
+	if (!x.start_at || !x.term)
+		goto out;
+	for (uint32_t v = 0; v < c.cfg.nblocks; v++) {
+		x.start_at[v] = wpp_ir_first_insertion_point(c.blocks[v]);
+		x.term[v] = LLVMGetBasicBlockTerminator(c.blocks[v]);
+	}
+	/* From here on the function is modified; no failure exits. */
+	position_before(&x, LLVMGetFirstInstruction(c.blocks[0]));
+	x.reg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.reg");
+	LLVMSetMetadata(x.reg, tu->probes.reg_md_kind, LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
+	position_before(&x, x.start_at[0]);
+	x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);
+	if (x.wide)
+		x.ctrlw = LLVMBuildOr(x.b, LLVMBuildLShr(x.b, x.fidw, k64(&x, WPP_FID_SHIFT), ""),
+				      k64(&x, (uint64_t)WPP_CTRL_WIDE_PATH << 32), "wpp.ctrl");
+	if (tu->mode == WPP_MODE_BLOCKS)
+		instrument_blocks(&x);
+	else
+		instrument_paths(&x);
+	flush_before_process_end(&x);
+	tu->tu_hash_acc = wpp_hash_u64(tu->tu_hash_acc, stable_id);
+	tu->nfuncs++;
+	rc = 0;
+out:
+	if (x.b)
+		LLVMDisposeBuilder(x.b);
+	free(x.start_at);
+	free(x.term);
+	free(w);
+	wpp_dag_free(&d);
+	wpp_ir_cfg_free(&c);
+	return rc;
+}

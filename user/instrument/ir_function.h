@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_function.h — instrumenting one function: CFG preparation, DAG,
+ * numbering, placement, emission of the path register code (paths mode) or
+ * per-block records (blocks mode), and its metadata entry.
+ */
+#ifndef WPP_INSTRUMENT_IR_FUNCTION_H
+#define WPP_INSTRUMENT_IR_FUNCTION_H
+
+#include <llvm-c/Core.h>
+#include <stdint.h>
+
+#include "ir_probes.h"
+#include "meta_blob.h"
+#include "weights.h"
+
+struct wpp_tu_ctx {
+	struct wpp_probes probes;
+	struct wpp_meta_builder meta;
+	uint32_t mode;            /* enum wpp_meta_mode */
+	const char *source;       /* module source file name */
+	size_t source_len;
+	wpp_weight_fn weigh;      /* placement weighting (weights.h) */
+	uint32_t nfuncs;
+	uint64_t tu_hash_acc;
+};
+
+/* Returns 0 when instrumented (a metadata entry was added with
+ * local_index = tu->nfuncs, then nfuncs incremented), -1 when the function
+ * was left alone (allocation failure: never a broken module). */
+int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn);
+
+#endif

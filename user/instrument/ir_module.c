@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_module.c — the pass entry point: picks the functions to instrument,
+ * instruments each (ir_function.h) and emits the TU's metadata and
+ * registration (ir_meta.h).  Called from the C++ plugin shim.
+ */
+#include "wpp_pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_cfg.h"
+#include "ir_function.h"
+#include "ir_meta.h"
+#include "stable_hash.h"
+#include "weights.h"
+#include "wpp/meta_format.h"
+
+/* The driver passes the mode in the environment: -mllvm options of
+ * -fpass-plugin plugins are not reliably parsed before the plugin loads. */
+static uint32_t mode_from_env(void)
+{
+	const char *m = getenv("WPP_MODE");
+	if (m && strcmp(m, "blocks") == 0)
+		return WPP_MODE_BLOCKS;
+	if (m && *m && strcmp(m, "paths") != 0)
+		fprintf(stderr, "wppcc: unknown WPP_MODE '%s', using paths\n", m);
+	return WPP_MODE_PATHS;
+}
+
+static int has_fn_attr(LLVMValueRef fn, const char *attr)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
+	return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
+static int should_instrument(LLVMValueRef fn)
+{
+	if (LLVMIsDeclaration(fn) || !LLVMGetFirstBasicBlock(fn))
+		return 0;
+	if (LLVMGetLinkage(fn) == LLVMAvailableExternallyLinkage)
+		return 0;
+	if (has_fn_attr(fn, "naked"))
+		return 0;
+	size_t len;
+	const char *name = LLVMGetValueName2(fn, &len);
+	if (len >= 5 && memcmp(name, "__wpp", 5) == 0)
+		return 0; /* our own helpers, constructor and runtime */
+	return wpp_ir_function_supported(fn) == 0;
+}
+
+void wpp_instrument_module(LLVMModuleRef m)
+{
+	size_t nfn = 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		nfn += should_instrument(f);
+	if (!nfn)
+		return;
+	LLVMValueRef *fns = malloc(nfn * sizeof(*fns));
+	if (!fns)
+		return;
+	nfn = 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+		if (should_instrument(f))
+			fns[nfn++] = f;
+
+	/* Moving instructions between blocks is simplest with debug intrinsics
+	 * as ordinary instructions; restore the module's format at the end. */
+	LLVMBool new_dbg = LLVMIsNewDbgInfoFormat(m);
+	if (new_dbg)
+		LLVMSetIsNewDbgInfoFormat(m, 0);
+
+	struct wpp_tu_ctx tu;
+	memset(&tu, 0, sizeof(tu));
+	tu.mode = mode_from_env();
+	tu.source = LLVMGetSourceFileName(m, &tu.source_len);
+	tu.weigh = wpp_weights_static;
+	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
+	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);
+	wpp_probes_init(&tu.probes, m);
+	wpp_mb_init(&tu.meta);
+	for (size_t i = 0; i < nfn; i++)
+		wpp_instrument_function(&tu, fns[i]);
+	free(fns);
+	if (tu.nfuncs && wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),
+					     tu.mode, tu.source, tu.source_len))
+		fprintf(stderr, "wppcc: could not emit path metadata for %.*s\n", (int)tu.source_len,
+			tu.source);
+	wpp_mb_free(&tu.meta);
+	if (new_dbg)
+		LLVMSetIsNewDbgInfoFormat(m, 1);
+}

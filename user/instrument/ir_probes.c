@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* ir_probes.c — runtime symbols and the record sequence (see ir_probes.h). */
+#include "ir_probes.h"
+
+#include <string.h>
+
+#include "wpp/trace_abi.h"
+
+/* Probability the flush branch is taken, as branch weights: a buffer holds
+ * thousands of words, so the slow path is very rare. */
+#define COLD_WEIGHT 1
+#define HOT_WEIGHT 100000
+
+static LLVMValueRef get_or_add_fn(LLVMModuleRef m, const char *name, LLVMTypeRef ty)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(m, name);
+	return f ? f : LLVMAddFunction(m, name, ty);
+}
+
+static void add_fn_attr(LLVMContextRef ctx, LLVMValueRef f, const char *attr)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
+	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+static LLVMValueRef tls_ptr(struct wpp_probes *p, const char *name)
+{
+	LLVMValueRef g = LLVMGetNamedGlobal(p->mod, name);
+	if (!g) {
+		g = LLVMAddGlobal(p->mod, p->ptr, name);
+		LLVMSetLinkage(g, LLVMExternalLinkage);
+	}
+	LLVMSetThreadLocal(g, 1);
+	LLVMSetThreadLocalMode(g, LLVMInitialExecTLSModel);
+	return g;
+}
+
+/* Body of __wpp_rec{1,2}: the sequence from trace_abi.h. */
+static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, LLVMTypeRef fnty,
+					unsigned nwords)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
+	if (f)
+		return f;
+	f = LLVMAddFunction(p->mod, name, fnty);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	add_fn_attr(p->ctx, f, "alwaysinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "flush");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef cur = LLVMBuildLoad2(b, p->ptr, p->cursor, "p");
+	LLVMValueRef k = LLVMConstInt(p->i64, nwords, 0);
+	LLVMValueRef next = LLVMBuildGEP2(b, p->i64, cur, &k, 1, "n");
+	LLVMBuildStore(b, next, p->cursor);
+	/* compiler-only barrier: a signal handler running between here and
+	 * the stores below finds the slot already reserved */
+	LLVMBuildFence(b, LLVMAtomicOrderingSequentiallyConsistent, 1, "");
+	for (unsigned i = 0; i < nwords; i++) {
+		LLVMValueRef idx = LLVMConstInt(p->i64, i, 0);
+		LLVMValueRef slot = i ? LLVMBuildGEP2(b, p->i64, cur, &idx, 1, "") : cur;
+		LLVMBuildStore(b, LLVMGetParam(f, i), slot);
+	}
+	LLVMValueRef lim = LLVMBuildLoad2(b, p->ptr, p->limit, "lim");
+	LLVMValueRef full = LLVMBuildICmp(b, LLVMIntUGE, next, lim, "full");
+	LLVMValueRef br = LLVMBuildCondBr(b, full, cold, done);
+	LLVMMetadataRef ops[3] = {
+		LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
+		LLVMValueAsMetadata(LLVMConstInt(p->i32, COLD_WEIGHT, 0)),
+		LLVMValueAsMetadata(LLVMConstInt(p->i32, HOT_WEIGHT, 0)),
+	};
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
+			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
+	LLVMPositionBuilderAtEnd(b, cold);
+	LLVMBuildCall2(b, p->void_fn, p->flush, NULL, 0, "");
+	LLVMBuildBr(b, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
+{
+	memset(p, 0, sizeof(*p));
+	p->mod = m;
+	p->ctx = LLVMGetModuleContext(m);
+	p->i32 = LLVMInt32TypeInContext(p->ctx);
+	p->i64 = LLVMInt64TypeInContext(p->ctx);
+	p->ptr = LLVMPointerTypeInContext(p->ctx, 0);
+	p->voidty = LLVMVoidTypeInContext(p->ctx);
+	p->void_fn = LLVMFunctionType(p->voidty, NULL, 0, 0);
+	LLVMTypeRef two[2] = {p->i64, p->i64};
+	p->rec1_fn = LLVMFunctionType(p->voidty, two, 1, 0);
+	p->rec2_fn = LLVMFunctionType(p->voidty, two, 2, 0);
+	p->reg_fn = LLVMFunctionType(p->voidty, &p->ptr, 1, 0);
+	p->cursor = tls_ptr(p, WPP_SYM_CURSOR);
+	p->limit = tls_ptr(p, WPP_SYM_LIMIT);
+	p->flush = get_or_add_fn(m, WPP_SYM_FLUSH, p->void_fn);
+	add_fn_attr(p->ctx, p->flush, "cold");
+	add_fn_attr(p->ctx, p->flush, "nounwind");
+	p->flush_all = get_or_add_fn(m, WPP_SYM_FLUSH_ALL, p->void_fn);
+	add_fn_attr(p->ctx, p->flush_all, "nounwind");
+	p->register_tu = get_or_add_fn(m, WPP_SYM_REGISTER, p->reg_fn);
+	p->rec1 = build_record_helper(p, "__wpp_rec1", p->rec1_fn, 1);
+	p->rec2 = build_record_helper(p, "__wpp_rec2", p->rec2_fn, 2);
+	p->fid_base_slot = LLVMAddGlobal(m, p->i64, "__wpp_fid_base");
+	LLVMSetLinkage(p->fid_base_slot, LLVMPrivateLinkage);
+	LLVMSetInitializer(p->fid_base_slot,
+			   LLVMConstInt(p->i64, (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT, 0));
+	LLVMSetAlignment(p->fid_base_slot, 8);
+	p->reg_md_kind = LLVMGetMDKindIDInContext(p->ctx, "wpp.reg", 7);
+}
+
+void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w)
+{
+	LLVMBuildCall2(b, p->rec1_fn, p->rec1, &w, 1, "");
+}
+
+void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w0, LLVMValueRef w1)
+{
+	LLVMValueRef args[2] = {w0, w1};
+	LLVMBuildCall2(b, p->rec2_fn, p->rec2, args, 2, "");
+}
+
+void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b)
+{
+	LLVMBuildCall2(b, p->void_fn, p->flush_all, NULL, 0, "");
+}
+
+LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t local_index)
+{
+	uint64_t unreg = (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
+	LLVMValueRef base = LLVMBuildLoad2(b, p->i64, p->fid_base_slot, "wpp.base");
+	if (local_index == 0)
+		return base; /* the unregistered base is already the right word */
+	LLVMValueRef sum = LLVMBuildAdd(
+		b, base, LLVMConstInt(p->i64, (uint64_t)local_index << WPP_FID_SHIFT, 0), "");
+	LLVMValueRef isunreg = LLVMBuildICmp(b, LLVMIntEQ, base, LLVMConstInt(p->i64, unreg, 0), "");
+	return LLVMBuildSelect(b, isunreg, LLVMConstInt(p->i64, unreg, 0), sum, "wpp.fidw");
+}

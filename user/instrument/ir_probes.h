@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_probes.h — the runtime interface as the pass emits it (trace_abi.h):
+ * declarations of libwpprt's symbols, the TU's fid-base slot, and the inline
+ * record sequence.
+ *
+ * The record sequence lives in two module-internal always_inline helpers
+ * (__wpp_rec1/__wpp_rec2) that the plugin pipeline inlines right after the
+ * pass, so each record is the handful of instructions of trace_abi.h with the
+ * flush call in a cold block, and no call on the fast path.
+ */
+#ifndef WPP_INSTRUMENT_IR_PROBES_H
+#define WPP_INSTRUMENT_IR_PROBES_H
+
+#include <llvm-c/Core.h>
+
+struct wpp_probes {
+	LLVMModuleRef mod;
+	LLVMContextRef ctx;
+	LLVMTypeRef i32, i64, ptr, voidty, void_fn, rec1_fn, rec2_fn, reg_fn;
+	LLVMValueRef cursor, limit;            /* initial-exec TLS */
+	LLVMValueRef flush, flush_all, register_tu;
+	LLVMValueRef rec1, rec2;
+	LLVMValueRef fid_base_slot;            /* i64, fid_base << 40 */
+	unsigned reg_md_kind;                  /* marks the path-register alloca */
+};
+
+void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m);
+
+/* Emit at the builder's position (its debug location is used for calls). */
+void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w);
+void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w0, LLVMValueRef w1);
+void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b);
+
+/* fid_base << 40 + (local_index << 40), or the unregistered fid word when
+ * the TU's constructor has not run yet (adding an index to the
+ * unregistered base would wrap into other fids). */
+LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t local_index);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meta_blob.h — builds one TU's metadata blob (layout: meta_format.h)
+ * in memory, independent of LLVM: the pass adds functions, blocks, lines
+ * and edges, then serializes.  Strings are interned into one strtab.
+ */
+#ifndef WPP_INSTRUMENT_META_BLOB_H
+#define WPP_INSTRUMENT_META_BLOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wpp/meta_format.h"
+
+struct wpp_meta_builder {
+	struct wpp_meta_func *funcs;
+	struct wpp_meta_block *blocks;
+	struct wpp_meta_edge *edges;
+	struct wpp_meta_line *lines;
+	uint32_t nfuncs, nblocks, nedges, nlines;
+	uint32_t cap_funcs, cap_blocks, cap_edges, cap_lines;
+	char *strtab;
+	uint32_t strtab_size, strtab_cap;
+	/* intern table: offsets into strtab, open addressing, 0 = empty slot */
+	uint32_t *intern;
+	uint32_t intern_cap, intern_used;
+	int failed; /* sticky allocation failure */
+};
+
+void wpp_mb_init(struct wpp_meta_builder *b);
+void wpp_mb_free(struct wpp_meta_builder *b);
+
+/* Interns a string (need not be NUL-terminated); returns its offset. */
+uint32_t wpp_mb_str(struct wpp_meta_builder *b, const char *s, size_t len);
+
+/* Append one element; return its index (pointers stay valid until the next
+ * append of the same kind). */
+struct wpp_meta_func *wpp_mb_add_func(struct wpp_meta_builder *b);
+struct wpp_meta_block *wpp_mb_add_block(struct wpp_meta_builder *b);
+struct wpp_meta_edge *wpp_mb_add_edge(struct wpp_meta_builder *b);
+struct wpp_meta_line *wpp_mb_add_line(struct wpp_meta_builder *b);
+
+/* Serializes; returns a malloc'ed blob whose size (*size) is a multiple of
+ * 8 (header.total_size is the unpadded size), or NULL on failure. */
+void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
+		    uint32_t source_str, uint32_t producer_str, size_t *size);
+
+#endif

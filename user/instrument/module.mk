@@ -1,0 +1,36 @@
+# user/instrument: the wppcc driver and the LLVM pass plugin.
+LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir)
+# LLVM headers as system headers: our warnings apply to our code only.
+LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(shell $(LLVM_CONFIG) --cxxflags))
+LLVM_LDFLAGS := $(shell $(LLVM_CONFIG) --ldflags)
+LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
+
+# LLVM-independent graph algorithms (also linked into the unit tests).
+INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/numbering.c \
+	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c
+# LLVM-C side of the pass.
+INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
+	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_meta.c \
+	user/instrument/ir_function.c user/instrument/ir_module.c
+INSTR_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(INSTR_GRAPH_SRCS) $(INSTR_IR_SRCS))
+INSTR_SHIM_OBJ := $(BUILD)/pic/user/instrument/plugin_shim.o
+
+$(BUILD)/pic/user/instrument/%.o: user/instrument/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(LLVM_INCDIR) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(INSTR_SHIM_OBJ): user/instrument/plugin_shim.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(LLVM_CXXFLAGS) -Iuser/instrument -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
+
+$(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CXX) -shared -o $@ $^ $(LLVM_LDFLAGS) -l$(LLVM_LIBNAME) -lm
+
+WPPCC_SRCS := user/instrument/wppcc/wppcc_main.c user/instrument/wppcc/wppcc_args.c
+
+$(BIN)/wppcc: $(call objs,,$(WPPCC_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^
+
+ALL_TARGETS += $(BIN)/wppcc $(LIBDIR)/wpp-pass.so

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* wppcc_args.c — command-line classification for wppcc (see wppcc_args.h). */
+#include "wppcc_args.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Options whose value is the next argument (clang/gcc spelling). */
+static const char *const takes_value[] = {
+	"-o", "-x", "-I", "-D", "-U", "-L", "-l", "-include", "-imacros", "-isystem", "-idirafter",
+	"-iquote", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-MF", "-MT",
+	"-MQ", "-MJ", "-Xlinker", "-Xclang", "-Xassembler", "-Xpreprocessor", "-Xarch_device",
+	"-Xarch_host", "-mllvm", "-arch", "-target", "-z", "-T", "-u", "-e", "-aux-info",
+	"-dependency-file", "-serialize-diagnostics", "-gcc-toolchain", "-F", "-framework",
+	"--param", "-ivfsoverlay", "-resource-dir", "-B", "-Xopenmp-target",
+	"-cxx-isystem", "-include-pch", "-index-header-map", "-isystem-after", "-Xcuda-fatbinary",
+	"-Xcuda-ptxas", "-working-directory", "--sysroot", "--include-directory",
+};
+
+static const char *const stop_flags[] = {
+	"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-ast", "--precompile",
+};
+
+static const char *const source_exts[] = {
+	".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", ".ii", ".m", ".mi",
+	".mm", ".M", ".mii",
+};
+
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+#define IN(s, list) in_list((s), (list), sizeof(list) / sizeof((list)[0]))
+
+static int is_source_file(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && IN(dot, source_exts);
+}
+
+/* -g options that set a debug-info level (not -gz, -gsplit-dwarf, ...). */
+static int sets_debug_level(const char *a)
+{
+	if (strncmp(a, "-g", 2) != 0)
+		return 0;
+	const char *r = a + 2;
+	if (*r == 0 || ((*r >= '0' && *r <= '3') && r[1] == 0))
+		return 1;
+	return strncmp(r, "gdb", 3) == 0 || strncmp(r, "dwarf", 5) == 0 ||
+	       strcmp(r, "line-tables-only") == 0 || strcmp(r, "line-directives-only") == 0 ||
+	       strcmp(r, "full") == 0 || strcmp(r, "used") == 0 || strcmp(r, "codeview") == 0;
+}
+
+int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = "paths";
+	p->args = calloc((size_t)argc + 1, sizeof(char *));
+	if (!p->args) {
+		p->error = "out of memory";
+		return -1;
+	}
+	const char *lang = NULL; /* current -x language, NULL = by extension */
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (strcmp(a, "-fno-wpp") == 0) {
+			p->no_wpp = 1;
+			continue;
+		}
+		if (strcmp(a, "-fwpp-static-rt") == 0) {
+			p->static_rt = 1;
+			continue;
+		}
+		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
+			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks")) {
+				p->error = "-fwpp-mode= takes 'paths' or 'blocks'";
+				return -1;
+			}
+			p->mode = a + 11;
+			continue;
+		}
+		p->args[p->nargs++] = a;
+		if (a[0] == '@') {
+			p->has_input = 1; /* response file: may hold sources */
+			p->compiles_source = 1;
+			continue;
+		}
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			p->has_input = 1;
+			if ((lang ? 1 : is_source_file(a)) || strcmp(a, "-") == 0)
+				p->compiles_source = 1;
+			continue;
+		}
+		if (IN(a, stop_flags))
+			p->stops_before_link = 1;
+		if (sets_debug_level(a))
+			p->has_g = 1;
+		if (strncmp(a, "-x", 2) == 0) {
+			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[i + 1] : "");
+			lang = (strcmp(v, "none") == 0 || strncmp(v, "assembler", 9) == 0) ? NULL : v;
+		}
+		if (IN(a, takes_value) && i + 1 < argc)
+			p->args[p->nargs++] = argv[++i];
+	}
+	return 0;
+}
+
+void wppcc_plan_free(struct wppcc_plan *p)
+{
+	free(p->args);
+	p->args = NULL;
+}
+
+int wppcc_plan_links(const struct wppcc_plan *p)
+{
+	return p->has_input && !p->stops_before_link;
+}

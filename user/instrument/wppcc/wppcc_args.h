@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wppcc_args.h — reading a C compiler command line the way clang will, just
+ * enough to decide what wppcc adds: the pass plugin (when source is
+ * compiled), -gline-tables-only (when no -g option is given), the runtime
+ * (when linking).  Everything else passes through untouched, in order.
+ *
+ * wppcc's own options (removed before clang sees the line):
+ *   -fwpp-mode=paths|blocks   instrumentation mode (default paths)
+ *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
+ *   -fno-wpp                  behave exactly like plain clang
+ */
+#ifndef WPPCC_ARGS_H
+#define WPPCC_ARGS_H
+
+struct wppcc_plan {
+	int no_wpp;
+	int static_rt;
+	const char *mode;     /* "paths" or "blocks" */
+	int compiles_source;  /* some input is compiled from source */
+	int has_input;        /* any input file (or @response file) */
+	int stops_before_link; /* -c -S -E -M -MM -fsyntax-only ... */
+	int has_g;            /* an option that sets the debug-info level */
+	int nargs;            /* clang's arguments, without wppcc's own */
+	char **args;          /* points into the caller's argv strings */
+	const char *error;    /* set when the command line is unusable */
+};
+
+/* Reads argv[1..argc-1].  Returns 0, or -1 with plan->error set (the only
+ * errors are wppcc's own options with bad values). Allocates plan->args. */
+int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *plan);
+void wppcc_plan_free(struct wppcc_plan *plan);
+
+/* Does the plan link (so libwpprt must be added)? */
+int wppcc_plan_links(const struct wppcc_plan *plan);
+
+#endif

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c — `wpptrace record --transport=shm -o run.wpp -- PROGRAM ARGS`.
+ *
+ * Creates the shared region, hands its name to the program through the
+ * environment, runs it, and drains the rings until every traced process
+ * (forks and exec'd images included) is gone and every batch is written.
+ * The program's stdio is untouched and its exit status becomes ours.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "record_child.h"
+#include "record_opts.h"
+#include "record_sink.h"
+#include "shm_collector.h"
+#include "wppfile.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int write_info(struct wpp_writer *w, const struct record_opts *o)
+{
+	char buf[8192];
+	size_t n = 0;
+
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "command=");
+	for (char **a = o->argv; *a && n < sizeof(buf) - 1; a++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", a == o->argv ? "" : " ",
+				      *a);
+	if (n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+				      "\ntransport=shm\nbuffer_words=%u\nring_slots=%u\n"
+				      "sig_ring_slots=%u\nmax_threads=%u\nmax_procs=%u\n"
+				      "recorder_pid=%d\n",
+				      o->shm.buffer_words, o->shm.ring_slots, o->shm.sig_ring_slots,
+				      o->shm.max_threads, o->shm.max_procs, (int)getpid());
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return wppw_chunk(w, WPP_CHUNK_INFO, buf, (uint32_t)n);
+}
+
+/* Drain until the program and everything it started are gone. */
+static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
+			const struct wpp_shm_sink *ops, pid_t main, int *status)
+{
+	int main_reaped = 0, no_children = 0;
+
+	while (!no_children) {
+		long n = rs->failed ? 0 : wpp_shm_collector_drain(col, ops);
+		if (n < 0) {
+			/* Output is broken: let producers run free, keep reaping. */
+			rs->failed = 1;
+			wpp_shm_collector_finish(col, &(struct wpp_shm_sink){0});
+		}
+		no_children = child_reap(main, status, &main_reaped);
+		if (n == 0 && !no_children)
+			wpp_shm_collector_wait(col, 10);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct wpp_shm_collector *col;
+	struct record_sink rs;
+	struct wpp_shm_sink ops;
+	struct wpp_shm_totals tot;
+	pid_t pid;
+	int status = 0, err, rc;
+
+	rc = record_parse_args(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	col = wpp_shm_collector_create(&o.shm);
+	if (!col) {
+		wpp_err("record: cannot create the shared memory region: %s", strerror(errno));
+		return 1;
+	}
+	memset(&rs, 0, sizeof(rs));
+	rs.w = wppw_open(o.output);
+	if (!rs.w) {
+		wpp_shm_collector_destroy(col);
+		return 1;
+	}
+	ops = record_sink_ops(&rs);
+	if (write_info(rs.w, &o) < 0 ||
+	    setenv(WPP_SHM_ENV, wpp_shm_collector_env(col), 1) < 0) {
+		wppw_abort(rs.w);
+		wpp_shm_collector_destroy(col);
+		return 1;
+	}
+	child_prepare();
+	err = child_spawn(o.argv, &pid);
+	unsetenv(WPP_SHM_ENV);
+	if (err) {
+		wpp_err("record: cannot run '%s': %s", o.argv[0], strerror(-err));
+		wppw_abort(rs.w);
+		unlink(o.output);
+		wpp_shm_collector_destroy(col);
+		return 127;
+	}
+	record_loop(col, &rs, &ops, pid, &status);
+	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
+		rs.failed = 1;
+	wpp_shm_collector_totals(col, &tot);
+	rs.totals.end_ns = now_ns();
+	if (rs.failed) {
+		wppw_abort(rs.w);
+		wpp_err("record: %s is incomplete (write error)", o.output);
+	} else if (wppw_close(rs.w, &rs.totals) < 0) {
+		rs.failed = 1;
+	} else if (!o.quiet) {
+		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s "
+			 "-> %s",
+			 (unsigned long long)rs.totals.batches,
+			 (unsigned long long)rs.totals.words, (unsigned long long)rs.processes,
+			 (unsigned long long)rs.threads,
+			 tot.lost_words || tot.table_full ? " (some data lost, see GAP chunks)"
+							  : "",
+			 o.output);
+	}
+	if (tot.table_full)
+		wpp_warn("record: %llu processes/threads/modules did not fit the tables "
+			 "(raise --max-threads/--max-procs)",
+			 (unsigned long long)tot.table_full);
+	wpp_shm_collector_destroy(col);
+	rc = child_exit_code(status);
+	return rs.failed && rc == 0 ? 1 : rc;
+}

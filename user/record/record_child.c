@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+#include "record_child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile pid_t child_pid;
+
+/* Signals from the terminal already reached the child (same process
+ * group); only those sent to us alone (kill) are passed on.  Either way
+ * we keep running so the recording can finish cleanly. */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	(void)uc;
+	if (si->si_code != SI_KERNEL && child_pid > 0)
+		kill(child_pid, sig);
+	errno = saved;
+}
+
+void child_prepare(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	struct sigaction sa;
+
+	/* Orphaned descendants are re-parented to us, so "no children left"
+	 * means every traced process is gone. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+int child_spawn(char **argv, pid_t *pid)
+{
+	int pipefd[2], err = 0;
+	ssize_t n;
+	pid_t p;
+
+	/* The exec error travels back through a close-on-exec pipe: EOF means
+	 * the exec worked. */
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	p = fork();
+	if (p < 0) {
+		err = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -err;
+	}
+	if (p == 0) {
+		/* exec resets caught signals to default itself. */
+		close(pipefd[0]);
+		execvp(argv[0], argv);
+		err = errno;
+		n = write(pipefd[1], &err, sizeof(err));
+		(void)n;
+		_exit(127);
+	}
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(p, NULL, 0);
+		return -err;
+	}
+	child_pid = p;
+	*pid = p;
+	return 0;
+}
+
+int child_reap(pid_t main, int *main_status, int *main_reaped)
+{
+	for (;;) {
+		int status;
+		pid_t p = waitpid(-1, &status, WNOHANG);
+		if (p > 0) {
+			if (p == main) {
+				*main_status = status;
+				*main_reaped = 1;
+				child_pid = 0;
+			}
+			continue;
+		}
+		if (p < 0 && errno == EINTR)
+			continue;
+		return p < 0 && errno == ECHILD;
+	}
+}
+
+int child_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}

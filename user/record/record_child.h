@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_child.h — running the traced program under `wpptrace record`:
+ * start it with our environment, pass signals meant for it along, reap it
+ * and every orphaned descendant (we are their subreaper), and turn its
+ * wait status into our exit status.
+ */
+#ifndef WPP_RECORD_CHILD_H
+#define WPP_RECORD_CHILD_H
+
+#include <sys/types.h>
+
+/* Become subreaper, route SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child. */
+void child_prepare(void);
+/* fork + execvp.  0, or -errno of a failed exec (message not printed). */
+int child_spawn(char **argv, pid_t *pid);
+/* Reap whatever has exited.  Sets *main_status when `main` is reaped.
+ * Returns 1 when we have no children left at all. */
+int child_reap(pid_t main, int *main_status, int *main_reaped);
+/* Exit status for the wait status: the code, or 128 + signal. */
+int child_exit_code(int status);
+
+#endif

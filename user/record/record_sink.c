@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#include "record_sink.h"
+
+#include <string.h>
+
+#include "wpp/wpp_file.h"
+
+static int sink_process(void *ctx, const struct wpp_shm_proc *p)
+{
+	struct record_sink *rs = ctx;
+	struct wpp_chunk_process c;
+	char tail[WPP_SHM_EXE_MAX + WPP_SHM_CMDLINE_MAX];
+	uint32_t exe_len = (uint32_t)strnlen(p->exe, WPP_SHM_EXE_MAX - 1) + 1;
+	uint32_t cmd_len = p->cmdline_len > WPP_SHM_CMDLINE_MAX ? WPP_SHM_CMDLINE_MAX
+								  : p->cmdline_len;
+
+	memset(&c, 0, sizeof(c));
+	c.pid = p->pid;
+	c.ppid = p->ppid;
+	c.parent_tid = p->parent_tid;
+	c.flags = p->flags;
+	c.generation = p->generation;
+	c.exe_len = exe_len;
+	c.time_ns = p->time_ns;
+	c.cmdline_len = cmd_len;
+	memcpy(tail, p->exe, exe_len - 1);
+	tail[exe_len - 1] = 0;
+	memcpy(tail + exe_len, p->cmdline, cmd_len);
+	rs->processes++;
+	return wppw_chunk2(rs->w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len);
+}
+
+static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp_shm_tu *t)
+{
+	struct record_sink *rs = ctx;
+	struct wpp_chunk_module c;
+	uint32_t path_len = (uint32_t)strnlen(t->path, WPP_SHM_PATH_MAX - 1) + 1;
+	char path[WPP_SHM_PATH_MAX];
+
+	memset(&c, 0, sizeof(c));
+	c.pid = p->pid;
+	c.generation = p->generation;
+	c.fid_base = t->fid_base;
+	c.nfuncs = t->nfuncs;
+	c.tu_hash = t->tu_hash;
+	c.meta_addr = t->meta_addr;
+	c.load_bias = t->load_bias;
+	c.build_id_len = t->build_id_len > 20 ? 20 : t->build_id_len;
+	memcpy(c.build_id, t->build_id, c.build_id_len);
+	c.path_len = path_len;
+	memcpy(path, t->path, path_len - 1);
+	path[path_len - 1] = 0;
+	rs->modules++;
+	return wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, path_len);
+}
+
+static int sink_thread(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, int event,
+		       uint64_t time_ns)
+{
+	struct record_sink *rs = ctx;
+	struct wpp_chunk_thread c = {p->pid, tid, (uint32_t)event, p->generation, time_ns};
+
+	if (event == WPP_THREAD_START)
+		rs->threads++;
+	return wppw_chunk(rs->w, WPP_CHUNK_THREAD, &c, sizeof(c));
+}
+
+static int sink_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
+		      const struct wpp_batch_hdr *h, const uint64_t *words, uint32_t nwords)
+{
+	struct record_sink *rs = ctx;
+	struct wpp_chunk_batch c;
+
+	memset(&c, 0, sizeof(c));
+	c.pid = p->pid;
+	c.tid = tid;
+	c.seq = h->seq;
+	c.parent_seq = h->parent_seq;
+	c.parent_off = h->parent_off;
+	c.flags = h->flags;
+	c.time_ns = h->time_ns;
+	c.generation = p->generation;
+	c.nwords = nwords;
+	rs->totals.batches++;
+	rs->totals.words += nwords;
+	return wppw_chunk2(rs->w, WPP_CHUNK_BATCH, &c, sizeof(c), words, nwords * 8u);
+}
+
+static int sink_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_t after_seq,
+		    uint64_t lost_words)
+{
+	struct record_sink *rs = ctx;
+	struct wpp_chunk_gap c = {p->pid, tid, after_seq, lost_words, 0};
+
+	rs->totals.lost_words += lost_words;
+	return wppw_chunk(rs->w, WPP_CHUNK_GAP, &c, sizeof(c));
+}
+
+struct wpp_shm_sink record_sink_ops(struct record_sink *rs)
+{
+	struct wpp_shm_sink s = {rs, sink_process, sink_module, sink_thread, sink_batch, sink_gap};
+	return s;
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_buffers.c — the per-thread record buffers and __wpp_flush().
+ *
+ * Instrumented code reserves words by bumping __wpp_cursor, stores them,
+ * and calls __wpp_flush() once the cursor reaches __wpp_limit.  Everything
+ * slow (opening a buffer, publishing one, noticing a handler that longjmp'd
+ * away) happens here, once per batch.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rt_internal.h"
+#include "rt_usdt.h"
+#include "wpp/trace_abi.h"
+#include "wpp/wpp_file.h"
+
+/* Before the runtime has seen a thread, its pointers address this shared
+ * scratch area, so the very first record is always in owned memory and
+ * always reaches __wpp_flush() (cursor >= limit).  Threads started through
+ * pthread_create get their own scratch at once (rt_lifecycle.c). */
+uint64_t rt_global_scratch[RT_SCRATCH_WORDS];
+
+__attribute__((visibility("default"))) __thread uint64_t *__wpp_cursor RT_TLS = rt_global_scratch;
+__attribute__((visibility("default"))) __thread uint64_t *__wpp_limit RT_TLS = rt_global_scratch;
+__thread struct rt_thread rt_self RT_TLS;
+
+static int in_range(const uint64_t *p, const uint64_t *base, unsigned n)
+{
+	return p >= base && p <= base + n;
+}
+
+/* The scratch area the level's cursor is in (its own, or for level 0 the
+ * global one a fresh thread starts with). */
+static uint64_t *scratch_of(struct rt_thread *t, int level, uint64_t *cursor)
+{
+	if (level == 0 && in_range(cursor, rt_global_scratch, RT_SCRATCH_WORDS))
+		return rt_global_scratch;
+	return t->lv[level].scratch;
+}
+
+uint64_t rt_level_offset(struct rt_thread *t, int level, uint64_t *cursor)
+{
+	struct rt_level *lv = &t->lv[level];
+	return (uint64_t)(cursor - (lv->words ? lv->words : scratch_of(t, level, cursor)));
+}
+
+static void to_discard(struct rt_thread *t)
+{
+	__wpp_cursor = t->discard;
+	__wpp_limit = t->discard + RT_DISCARD_WORDS;
+}
+
+/* Number the level's next buffer.  The counter is bumped with one atomic
+ * instruction, so a signal handler numbering its own buffer in between
+ * cannot produce a duplicate. */
+static uint64_t level_seq(struct rt_thread *t, struct rt_level *lv)
+{
+	if (!lv->seq)
+		lv->seq = __atomic_add_fetch(&t->next_seq, 1, __ATOMIC_RELAXED);
+	return lv->seq;
+}
+
+/* Open a buffer for level and copy the n words waiting in scratch into it. */
+static int level_open(struct rt_thread *t, int level, const uint64_t *scratch, uint64_t n)
+{
+	struct rt_level *lv = &t->lv[level];
+	struct wpp_batch_hdr *h;
+	struct rt_buf b;
+
+	if (rt_transport->buf_begin(t, level, &b) < 0)
+		return -1;
+	h = b.hdr;
+	h->seq = level_seq(t, lv);
+	h->level = (uint32_t)level;
+	h->pid = rt_proc.pid;
+	h->tid = t->tid;
+	h->generation = rt_proc.generation;
+	if (level > 0) {
+		/* The interrupted level may still be in its scratch: give it
+		 * its number now so this batch can name it as parent. */
+		struct rt_level *parent = &t->lv[level - 1];
+		h->parent_seq = level_seq(t, parent);
+		parent->pinned = 1;
+		h->parent_off = (uint32_t)lv->parent_off;
+		h->flags = WPP_BATCH_SIGNAL;
+	}
+	lv->hdr = h;
+	lv->words = b.words;
+	lv->cap = b.cap;
+	memcpy(lv->words, scratch, n * 8);
+	__wpp_cursor = lv->words + n;
+	__wpp_limit = lv->words + lv->cap;
+	return 0;
+}
+
+/* Not inlined: one probe site per library keeps the BPF attach simple. */
+__attribute__((noinline)) static void level_publish(struct rt_thread *t, int level,
+						  uint64_t nwords, uint32_t extra_flags)
+{
+	struct rt_level *lv = &t->lv[level];
+	struct wpp_batch_hdr *h = lv->hdr;
+	struct rt_buf b = {h, lv->words, lv->cap};
+
+	h->nwords = (uint32_t)nwords;
+	h->flags |= extra_flags;
+	h->time_ns = rt_now_ns();
+	/* The stable probe point for the BPF transport: the header sits
+	 * immediately before the words. */
+	WPP_USDT4("wpptrace", "batch", lv->words, nwords, h->seq, h->flags);
+	rt_transport->buf_publish(t, level, &b);
+	lv->hdr = NULL;
+	lv->words = NULL;
+	lv->seq = 0;
+	lv->pinned = 0;
+}
+
+void rt_level_finish(struct rt_thread *t, int level, uint32_t extra_flags)
+{
+	struct rt_level *lv = &t->lv[level];
+	uint64_t *cur = __wpp_cursor;
+
+	if (t->state != RT_T_LIVE)
+		return;
+	if (!lv->words) {
+		uint64_t *s = scratch_of(t, level, cur);
+		uint64_t n = (uint64_t)(cur - s);
+		if (n == 0 && !lv->pinned)
+			return;
+		if (level_open(t, level, s, n) < 0) {
+			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
+			to_discard(t);
+			return;
+		}
+		memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
+		cur = __wpp_cursor;
+	}
+	level_publish(t, level, (uint64_t)(cur - lv->words), extra_flags);
+	__wpp_cursor = __wpp_limit = lv->scratch;
+}
+
+/* Is the handler of signal level lv still on the stack, seen from sp? */
+static int level_abandoned(const struct rt_level *lv, uintptr_t sp)
+{
+	if (lv->alt_hi) {
+		if (sp < lv->alt_lo || sp >= lv->alt_hi)
+			return 1;
+		return sp > lv->entry_sp;
+	}
+	return sp > lv->entry_sp;
+}
+
+void rt_unwind(struct rt_thread *t, uintptr_t sp, int force)
+{
+	while (t->depth > 0 && (force || level_abandoned(&t->lv[t->depth], sp))) {
+		struct rt_level *lv = &t->lv[t->depth];
+		/* The handler left by longjmp; whatever ran since went into its
+		 * buffer, which is exactly where it belongs in time.  Close it
+		 * and let the interrupted level continue after it. */
+		rt_level_finish(t, t->depth, 0);
+		__wpp_cursor = lv->saved_cursor;
+		__wpp_limit = lv->saved_limit;
+		t->depth--;
+	}
+}
+
+void rt_thread_forget(struct rt_thread *t)
+{
+	/* Called in a fork child: every open buffer belongs to the parent. */
+	for (int l = 0; l <= t->depth && l < RT_LEVELS; l++) {
+		struct rt_level *lv = &t->lv[l];
+		lv->hdr = NULL;
+		lv->words = NULL;
+		lv->seq = 0;
+		lv->pinned = 0;
+		lv->parent_off = 0;
+		memset(lv->scratch, 0, sizeof(lv->scratch));
+		if (l > 0)
+			lv->saved_cursor = lv->saved_limit = t->lv[l - 1].scratch;
+	}
+	t->next_seq = 0;
+	if (t->depth < RT_LEVELS)
+		__wpp_cursor = __wpp_limit = t->lv[t->depth].scratch;
+}
+
+void rt_thread_start(struct rt_thread *t)
+{
+	rt_init();
+	if (t->state != RT_T_NEW)
+		return;
+	t->tid = rt_gettid();
+	t->state = rt_transport->thread_open(t) < 0 ? RT_T_DISCARD : RT_T_LIVE;
+	if (t->state == RT_T_LIVE)
+		rt_thread_arm_exit(t);
+}
+
+__attribute__((noinline, used, visibility("default"))) void __wpp_flush(void)
+{
+	struct rt_thread *t = &rt_self;
+	int saved_errno = errno;
+	uint64_t *cur;
+	struct rt_level *lv;
+
+	/* Keep this a real call the compiler cannot fold into callers. */
+	__asm__ volatile("" ::: "memory");
+	if (t->state == RT_T_NEW)
+		rt_thread_start(t);
+	if (t->state != RT_T_LIVE || t->overflow) {
+		if (t->state == RT_T_LIVE &&
+		    in_range(__wpp_cursor, t->discard, RT_DISCARD_WORDS + WPP_SLACK_WORDS))
+			rt_transport->lost(t, (uint64_t)(__wpp_cursor - t->discard));
+		to_discard(t);
+		errno = saved_errno;
+		return;
+	}
+	rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
+	lv = &t->lv[t->depth];
+	cur = __wpp_cursor;
+	if (!lv->words) {
+		uint64_t *s = scratch_of(t, t->depth, cur);
+		uint64_t n = (uint64_t)(cur - s);
+		if (n > 0 && n <= RT_SCRATCH_WORDS) {
+			if (level_open(t, t->depth, s, n) < 0)
+				to_discard(t);
+			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
+		}
+	} else if (cur >= __wpp_limit) {
+		level_publish(t, t->depth, (uint64_t)(cur - lv->words), 0);
+		__wpp_cursor = __wpp_limit = lv->scratch;
+	}
+	errno = saved_errno;
+}
+
+__attribute__((noinline, used, visibility("default"))) void __wpp_flush_all(void)
+{
+	struct rt_thread *t = &rt_self;
+	int saved_errno = errno;
+
+	__asm__ volatile("" ::: "memory");
+	if (t->state == RT_T_NEW)
+		rt_thread_start(t);
+	if (t->state == RT_T_LIVE && !t->overflow) {
+		rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
+		/* Levels below a running handler may be mid-record, so only the
+		 * current level is published; lower ones stay in place (shm
+		 * salvages them if the process goes away). */
+		rt_level_finish(t, t->depth, 0);
+	}
+	errno = saved_errno;
+}

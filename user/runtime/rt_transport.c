@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_transport.c — choosing where batches go, once per process image, and
+ * the two transports that need no collector:
+ *
+ *   WPP_DISABLE=1   discard: every thread records into a small TLS sink that
+ *                   is simply rewound (one flush call per 64 records).
+ *   WPP_SHM=path    shm: the collector's region (rt_shm_client.c).
+ *   otherwise       probe: private per-level buffers; a full buffer is passed
+ *                   to the USDT probe (where a BPF collector may be attached)
+ *                   and then reused.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+const struct rt_transport_ops *rt_transport = &rt_transport_discard;
+uint32_t rt_buffer_words = WPP_SHM_DEF_BUFFER_WORDS;
+
+static int init_state; /* 0 = not yet, 1 = in progress, 2 = done */
+static uint32_t init_tid;
+
+static void say(const char *a, const char *b)
+{
+	/* stdio may not be usable yet (we can run inside constructors). */
+	ssize_t r = write(2, "wpptrace: runtime: ", 19);
+	r = write(2, a, strlen(a));
+	r = write(2, b, strlen(b));
+	r = write(2, "\n", 1);
+	(void)r;
+}
+
+static uint32_t env_words(void)
+{
+	const char *s = getenv("WPP_BUFFER_WORDS");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return WPP_SHM_DEF_BUFFER_WORDS;
+	v = strtoul(s, &end, 10);
+	if (*end || v < WPP_SHM_MIN_BUFFER_WORDS || v > WPP_SHM_MAX_BUFFER_WORDS) {
+		say("ignoring bad WPP_BUFFER_WORDS=", s);
+		return WPP_SHM_DEF_BUFFER_WORDS;
+	}
+	return (uint32_t)v;
+}
+
+static const struct rt_transport_ops *select_transport(void)
+{
+	const char *disable = getenv("WPP_DISABLE");
+	const char *shm = getenv(WPP_SHM_ENV);
+	int err;
+
+	if (disable && *disable && strcmp(disable, "0") != 0)
+		return &rt_transport_discard;
+	rt_buffer_words = env_words();
+	if (shm && *shm) {
+		err = rt_shm_attach(shm);
+		if (err == 0)
+			return &rt_transport_shm;
+		say("cannot use the collector's shared memory, using probe mode: ", strerror(-err));
+	}
+	return &rt_transport_probe;
+}
+
+int rt_init_done(void) { return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == 2; }
+
+void rt_init(void)
+{
+	int expect = 0;
+
+	if (rt_init_done())
+		return;
+	if (__atomic_compare_exchange_n(&init_state, &expect, 1, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		const struct rt_transport_ops *sel;
+		init_tid = rt_gettid();
+		rt_process_identify(0, 0);
+		sel = select_transport();
+		rt_lifecycle_init();
+		__atomic_store_n(&rt_transport, sel, __ATOMIC_RELEASE);
+		__atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	/* A signal handler on the initializing thread must not wait for
+	 * itself; its records go to the discard sink. */
+	if (init_tid == rt_gettid())
+		return;
+	while (!rt_init_done())
+		sched_yield();
+}
+
+/* ---- discard ---- */
+
+static int discard_thread_open(struct rt_thread *t)
+{
+	(void)t;
+	return -1;
+}
+static int discard_begin(struct rt_thread *t, int level, struct rt_buf *b)
+{
+	(void)t, (void)level, (void)b;
+	return -1;
+}
+static void discard_publish(struct rt_thread *t, int level, struct rt_buf *b)
+{
+	(void)t, (void)level, (void)b;
+}
+static void discard_close(struct rt_thread *t, int last) { (void)t, (void)last; }
+static void discard_lost(struct rt_thread *t, uint64_t words) { (void)t, (void)words; }
+static void discard_module(uint32_t fid_base, uint32_t nfuncs, uint64_t tu_hash,
+			   uint64_t meta_addr, uint64_t load_bias, const uint8_t *build_id,
+			   uint32_t build_id_len, const char *path)
+{
+	(void)fid_base, (void)nfuncs, (void)tu_hash, (void)meta_addr, (void)load_bias;
+	(void)build_id, (void)build_id_len, (void)path;
+}
+static void discard_fork_child(void) {}
+
+const struct rt_transport_ops rt_transport_discard = {
+	"discard",	 discard_thread_open, discard_begin, discard_publish, discard_close,
+	discard_lost,	 discard_module,      discard_fork_child,
+};
+
+/* ---- probe ---- */
+
+static size_t probe_buf_bytes(void) { return wpp_shm_slot_bytes(rt_buffer_words); }
+
+static int probe_thread_open(struct rt_thread *t)
+{
+	(void)t;
+	return 0;
+}
+
+static int probe_begin(struct rt_thread *t, int level, struct rt_buf *b)
+{
+	void *m = t->private_buf[level];
+
+	/* mmap, not malloc: we may be in a signal handler. */
+	if (!m) {
+		m = mmap(NULL, probe_buf_bytes(), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		t->private_buf[level] = m;
+	}
+	b->hdr = m;
+	b->words = (uint64_t *)(b->hdr + 1);
+	b->cap = rt_buffer_words;
+	return 0;
+}
+
+static void probe_publish(struct rt_thread *t, int level, struct rt_buf *b)
+{
+	/* The probe has fired; the buffer is reused.  Zero what was used so a
+	 * reused buffer reads as "nothing written" like a fresh one. */
+	uint64_t n = b->hdr->nwords + WPP_SLACK_WORDS;
+	(void)t, (void)level;
+	if (n > b->cap + WPP_SLACK_WORDS)
+		n = b->cap + WPP_SLACK_WORDS;
+	memset(b->words, 0, n * 8);
+	memset(b->hdr, 0, sizeof(*b->hdr));
+}
+
+static void probe_close(struct rt_thread *t, int last)
+{
+	if (!last)
+		return;
+	for (int l = 0; l < RT_LEVELS; l++) {
+		if (t->private_buf[l])
+			munmap(t->private_buf[l], probe_buf_bytes());
+		t->private_buf[l] = NULL;
+	}
+}
+
+static void probe_fork_child(void) {}
+
+const struct rt_transport_ops rt_transport_probe = {
+	"probe",       probe_thread_open, probe_begin,	   probe_publish, probe_close,
+	discard_lost,  discard_module,	  probe_fork_child,
+};
