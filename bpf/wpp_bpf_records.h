@@ -121,6 +121,15 @@ struct wpp_brec_register {
 	__u32 nfuncs;
 	__u32 abi_version;
 	__u32 read_ok; /* 0: the descriptor could not be read */
+	/* From the runtime's registry entry (probe argument 3), read while
+	 * the process is certainly alive; entry_ok == 0 when the probe had no
+	 * entry argument or it could not be read (then user space asks /proc). */
+	__u64 load_bias;
+	__u32 entry_ok;
+	__u32 build_id_len;
+	__u8 build_id[20];
+	__u32 path_len; /* bytes of path including NUL, 0 if unreadable */
+	char path[WPP_BREC_PATH_MAX];
 };
 
 /* Per-CPU counters (BPF_MAP_TYPE_PERCPU_ARRAY, one element); user space

@@ -224,21 +224,40 @@ int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64
 	return 0;
 }
 
+/* struct wpp_registry_entry (user/runtime/wpp_registry.h), fixed ABI. */
+struct registry_entry {
+	__u64 tu_hash;
+	__u32 fid_base;
+	__u32 nfuncs;
+	__u64 meta_addr;
+	__u64 meta_size;
+	__u64 load_bias;
+	__u64 path;
+	__u32 path_len;
+	__u32 build_id_len;
+	__u8 build_id[20];
+	__u32 reserved0;
+};
+
+/* struct wpp_tu_desc (wpp/trace_abi.h), fixed ABI. */
+struct tu_desc {
+	__u32 abi_version;
+	__u32 nfuncs;
+	__u64 tu_hash;
+	__u64 fid_base_slot;
+	__u64 meta;
+	__u64 meta_size;
+};
+
 SEC("usdt")
-int BPF_USDT(wpp_register, void *desc, __u32 fid_base)
+int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct wpp_bpf_counters *cnt = my_counters();
 	struct wpp_brec_register *r;
-	struct {
-		__u32 abi_version;
-		__u32 nfuncs;
-		__u64 tu_hash;
-		__u64 fid_base_slot;
-		__u64 meta;
-		__u64 meta_size;
-	} d; /* struct wpp_tu_desc, trace_abi.h */
+	struct tu_desc d;
+	struct registry_entry e;
 
 	if (!cnt || !is_traced(pid))
 		return 0;
@@ -262,6 +281,21 @@ int BPF_USDT(wpp_register, void *desc, __u32 fid_base)
 	r->tu_hash = d.tu_hash;
 	r->meta_addr = d.meta;
 	r->meta_size = d.meta_size;
+
+	r->entry_ok = 0;
+	r->load_bias = 0;
+	r->build_id_len = 0;
+	r->path_len = 0;
+	__builtin_memset(r->build_id, 0, sizeof(r->build_id));
+	if (entry && bpf_probe_read_user(&e, sizeof(e), entry) == 0 && e.fid_base == fid_base) {
+		long n;
+		r->entry_ok = 1;
+		r->load_bias = e.load_bias;
+		r->build_id_len = e.build_id_len > 20 ? 20 : e.build_id_len;
+		__builtin_memcpy(r->build_id, e.build_id, sizeof(r->build_id));
+		n = bpf_probe_read_user_str(r->path, sizeof(r->path), (const void *)e.path);
+		r->path_len = n > 0 ? n : 0;
+	}
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }

@@ -32,7 +32,7 @@ int main(void)
 	snprintf(target, sizeof target, "%s/recursion", dirname(self));
 	printf("before exec: %d\n", countdown(50 + (int)(corpus_seed() % 3u)));
 	fflush(stdout);
-	char arg[] = "15";
+	char arg[] = "11";
 	char *argv[] = {"recursion", arg, NULL};
 	execv(target, argv);
 	printf("exec failed\n");

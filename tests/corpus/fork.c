@@ -53,10 +53,10 @@ int main(void)
 		return 1;
 	}
 	if (pid == 0) {
-		int primes = child_work(2000);
+		int primes = child_work(600);
 		pid_t g = fork();
 		if (g == 0) {
-			printf("grandchild: %d\n", child_work(500));
+			printf("grandchild: %d\n", child_work(200));
 			fflush(stdout);
 			exit(5);
 		}

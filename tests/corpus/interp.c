@@ -125,8 +125,8 @@ int main(void)
 		prog1[i] = sieve[i];
 	for (unsigned i = 0; i < sizeof collatz / sizeof collatz[0]; i++)
 		prog2[i] = collatz[i];
-	prog1[4] = prog1[19] = 300 + (long)(st % 7u);
-	prog2[4] = 40 + (long)(st % 5u);
+	prog1[4] = prog1[19] = 100 + (long)(st % 7u);
+	prog2[4] = 20 + (long)(st % 5u);
 	int r1 = run(&m, prog1, 0);
 	long primes = m.out_count, psum = m.out_sum;
 	m.sp = m.rsp = 0;

@@ -64,8 +64,8 @@ int main(int argc, char **argv)
 	int evens = 0;
 	for (unsigned i = 0; i < 30; i++)
 		evens += is_even(i * 7 + (unsigned)base);
-	printf("fib=%ld evens=%d ack=%ld tail=%ld collatz=%ld\n", fib(18 + base), evens,
-	       ackermann(2, 3 + base), sum_tail(500, base), collatz_musttail(27 + base, 0));
+	printf("fib=%ld evens=%d ack=%ld tail=%ld collatz=%ld\n", fib(13 + base), evens,
+	       ackermann(2, 3 + base), sum_tail(300, base), collatz_musttail(27 + base, 0));
 	if (argc > 1) {
 		int n = atoi(argv[1]);
 		if (n < 0 || n > 30) {

@@ -72,7 +72,7 @@ int main(void)
 	uint32_t st = corpus_seed();
 	int d = 0, s = 0, acc = 0;
 	static const int sparse_inputs[] = {-5, 1, 100, 1000, 77777, 1 << 20, 2, 99, -1};
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 150; i++) {
 		uint32_t r = corpus_next(&st);
 		d += dense(r);
 		s += sparse(sparse_inputs[r % 9]);

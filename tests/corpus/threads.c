@@ -43,7 +43,7 @@ static uint64_t hash_stream(uint32_t seed, int count)
 static void *nested(void *arg)
 {
 	struct job *j = arg;
-	j->result = hash_stream(j->seed ^ 0x5a5a, 500);
+	j->result = hash_stream(j->seed ^ 0x5a5a, 200);
 	return NULL;
 }
 
@@ -52,10 +52,10 @@ static void *worker(void *arg)
 	struct job *j = arg;
 	switch (j->index % 4) {
 	case 0:
-		j->result = collatz_total(1, 300);
+		j->result = collatz_total(1, 120);
 		break;
 	case 1:
-		j->result = hash_stream(j->seed, 2000);
+		j->result = hash_stream(j->seed, 600);
 		break;
 	case 2: {
 		struct job inner = {.index = 100, .seed = j->seed};
@@ -68,8 +68,8 @@ static void *worker(void *arg)
 	}
 	default: {
 		uint64_t s = 0;
-		for (int a = 0; a < 60; a++)
-			for (int b = a; b < 60; b++)
+		for (int a = 0; a < 30; a++)
+			for (int b = a; b < 30; b++)
 				if ((a * b) % 7 == 3)
 					s += (uint64_t)(a + b);
 		j->result = s;

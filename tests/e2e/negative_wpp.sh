@@ -120,8 +120,21 @@ expect_one_error "traced binary deleted" script "$w/good.wpp" --format jsonl
 # Damaged metadata: bytes of the blob flipped in place (header fields, the
 # function table, the middle, the end).  Must not crash.
 cp "$w/bin/prog.orig" "$w/bin/prog"
-read -r meta_off meta_size < <(readelf -SW "$w/bin/prog" |
-	awk '$2 == "wpp_meta" { print strtonum("0x" $5), strtonum("0x" $6) } $3 == "wpp_meta" { print strtonum("0x" $6), strtonum("0x" $7) }')
+read -r meta_off meta_size < <($PY - "$w/bin/prog" <<'PY'
+# Offset and size of the wpp_meta section, from the ELF section headers.
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+def sh(i):
+    return struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
+stroff = sh(shstrndx)[4]
+for i in range(shnum):
+    name, _, _, _, off, size = sh(i)[:6]
+    if d[stroff + name:d.index(b"\0", stroff + name)] == b"wpp_meta":
+        print(off, size)
+PY
+)
 if [ -z "${meta_off:-}" ]; then
 	check_done
 	fail "cannot locate the wpp_meta section of the test binary"

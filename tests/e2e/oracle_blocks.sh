@@ -39,6 +39,15 @@ for opt in ${ORACLE_OPTS:-O0 O2}; do
 			fail "$what"
 			head -n 40 <<<"$out"
 		fi
+		if [ "$name" = wide_paths ]; then
+			check_done
+			if out=$($CMP wide "$p.jsonl" 2>&1); then
+				pass "wide records/truncation $opt: $out"
+			else
+				fail "wide records/truncation $opt"
+				echo "$out"
+			fi
+		fi
 	done
 done
 finish

@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -99,12 +100,24 @@ NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
 	log_event(fn, 'X');
 }
 
-NOINSTR static void write_event(FILE *f, const struct cyg_event *e)
+/* The main program's load base: dladdr names the main program by its argv[0]
+ * (which may be relative or arbitrary after exec), so we substitute
+ * /proc/self/exe for it. */
+NOINSTR static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uintptr_t *)data = (uintptr_t)info->dlpi_addr;
+	return 1; /* the first object reported is the main program */
+}
+
+NOINSTR static void write_event(FILE *f, const struct cyg_event *e, uintptr_t main_base,
+				const char *exe)
 {
 	Dl_info info;
 	if (dladdr((void *)e->fn, &info) && info.dli_fname)
 		fprintf(f, "%c %lx %lx %s\n", (int)e->kind, (unsigned long)e->fn,
-			(unsigned long)info.dli_fbase, info.dli_fname);
+			(unsigned long)info.dli_fbase,
+			(uintptr_t)info.dli_fbase == main_base ? exe : info.dli_fname);
 	else
 		fprintf(f, "%c %lx 0 ?\n", (int)e->kind, (unsigned long)e->fn);
 }
@@ -119,6 +132,8 @@ NOINSTR static void dump_logs(void)
 	snprintf(path, sizeof path, "%s.%d.%u", prefix, (int)getpid(), generation);
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = 0;
+	uintptr_t main_base = 0;
+	dl_iterate_phdr(first_object, &main_base);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return;
@@ -128,7 +143,7 @@ NOINSTR static void dump_logs(void)
 		fprintf(f, "T %d %llu%s\n", (int)l->tid, (unsigned long long)count,
 			l->overflowed ? " overflow" : "");
 		for (uint64_t i = 0; i < count; i++)
-			write_event(f, &l->ev[i]);
+			write_event(f, &l->ev[i], main_base, exe);
 	}
 	fclose(f);
 }

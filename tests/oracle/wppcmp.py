@@ -15,6 +15,10 @@
       must equal, per thread, the log written by cyg_recorder.c in the same run
       (files CYGPREFIX.<pid>.<generation>).  Same run: pids and tids match.
 
+  wppcmp.py wide TRACE.jsonl
+      The wide_paths program really produced path ids >= 2^40 (diamonds45)
+      and truncation cuts (diamonds70).
+
   --hoist-call-heads   (diagnostic, blocks only) move each resumed call block
       to the end of the path that ended at the call, i.e. compare in
       block-entry order even if the decoder lists the call block late.
@@ -148,6 +152,7 @@ class Trace:
             "start": pick(rec, "start", "start_kind", "begin"),
             "end": pick(rec, "end", "end_kind", "stop"),
             "line": lineno,
+            "id": pick(rec, "path", "path_id"),
         }
         self.threads.setdefault((pid, gen, tid), []).append(p)
 
@@ -482,6 +487,33 @@ def cmd_cyg(trace_path, prefix, perturb):
     return 0
 
 
+def cmd_wide(trace_path):
+    """The corpus program wide_paths must really exercise wide records and
+    truncation: diamonds45 (2^45 paths) needs path ids >= 2^40, diamonds70
+    (2^70 paths) needs truncation cuts.  Guards against a corpus that
+    silently stops testing what it claims (e.g. the optimizer folding the
+    diamonds into selects)."""
+    tr = Trace(trace_path)
+    ids = collections.defaultdict(int)
+    cuts = collections.Counter()
+    for paths in tr.threads.values():
+        for p in paths:
+            ids[p["fn"]] = max(ids[p["fn"]], p.get("id") or 0)
+            if "cut" in (p["start"], p["end"]):
+                cuts[p["fn"]] += 1
+    bad = 0
+    if ids["diamonds45"] < 1 << 40:
+        print(f"FAIL diamonds45: largest path id {ids['diamonds45']} < 2^40 (no wide record exercised)")
+        bad += 1
+    if not cuts["diamonds70"]:
+        print("FAIL diamonds70: no truncation cut in any path (2^70 paths must be cut)")
+        bad += 1
+    if bad:
+        return 1
+    print(f"wide: diamonds45 max id {ids['diamonds45']} (>= 2^40), diamonds70 {cuts['diamonds70']} cut paths")
+    return 0
+
+
 def main(argv):
     perturb = None
     hoist = "--hoist-call-heads" in argv
@@ -493,6 +525,8 @@ def main(argv):
     try:
         if len(argv) == 3 and argv[0] == "blocks":
             return cmd_blocks(argv[1], argv[2], perturb, hoist)
+        if len(argv) == 2 and argv[0] == "wide":
+            return cmd_wide(argv[1])
         if len(argv) == 3 and argv[0] == "cyg":
             return cmd_cyg(argv[1], argv[2], perturb)
     except Unusable as e:

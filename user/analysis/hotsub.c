@@ -18,7 +18,11 @@ struct gramset {
 	uint32_t mask;
 	uint64_t base_pow; /* HASH_BASE^(L-1) */
 	uint64_t seen;
-	int failed;
+	uint8_t *covered; /* after the scan: gram i has a hot prefix */
+	/* Filter: keep a gram only if its prev->L prefix is a kept, uncovered
+	 * gram of the previous level with at least min_weight occurrences. */
+	const struct gramset *prev;
+	uint64_t prev_base_pow, min_weight;
 };
 
 static uint64_t mix(uint64_t h)
@@ -93,20 +97,48 @@ static int add_gram(struct gramset *gs, const uint32_t *gram, uint64_t hash, uin
 	}
 }
 
-/* A polynomial hash rolled along the window: O(1) per gram. */
+static int64_t find_gram(const struct gramset *gs, const uint32_t *gram, uint64_t hash)
+{
+	for (uint32_t j = (uint32_t)mix(hash) & gs->mask;; j = (j + 1) & gs->mask) {
+		uint32_t gi = gs->slot_gram[j];
+		if (!gi)
+			return -1;
+		if (gs->slot_hash[j] == hash &&
+		    !memcmp(gs->syms + (size_t)(gi - 1) * gs->L, gram, gs->L * sizeof(*gram)))
+			return gi - 1;
+	}
+}
+
+static int wanted(const struct gramset *gs, const uint32_t *gram, uint64_t prefix_hash)
+{
+	int64_t i;
+
+	if (!gs->prev)
+		return 1;
+	i = find_gram(gs->prev, gram, prefix_hash);
+	return i >= 0 && !gs->prev->covered[i] && gs->prev->weight[i] >= gs->min_weight;
+}
+
+/* Polynomial hashes (of the gram and of its previous-level prefix) rolled
+ * along the window: O(1) per gram. */
 static int add_window(void *ctx, const uint32_t *w, uint32_t nstarts, uint32_t q, uint64_t weight)
 {
 	struct gramset *gs = ctx;
-	uint64_t h = 0;
+	uint32_t qp = gs->prev ? gs->prev->L : 0;
+	uint64_t h = 0, hp = 0;
 
 	for (uint32_t i = 0; i < q; i++)
 		h = h * HASH_BASE + w[i];
+	for (uint32_t i = 0; i < qp; i++)
+		hp = hp * HASH_BASE + w[i];
 	for (uint32_t s = 0;; s++) {
-		if (add_gram(gs, w + s, h, weight) < 0)
+		if (wanted(gs, w + s, hp) && add_gram(gs, w + s, h, weight) < 0)
 			return -1;
 		if (s + 1 == nstarts)
 			return 0;
 		h = (h - w[s] * gs->base_pow) * HASH_BASE + w[s + q];
+		if (qp)
+			hp = (hp - w[s] * gs->prev_base_pow) * HASH_BASE + w[s + qp];
 	}
 }
 
@@ -141,16 +173,16 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return p > UINT64_MAX ? UINT64_MAX : (uint64_t)p;
 }
 
-static int emit(struct hotsub_result *r, size_t *cap, const uint32_t *gram, uint32_t len,
-		uint64_t occ, uint64_t cost)
+static int emit(struct hotsub_result *r, const uint32_t *gram, uint32_t len, uint64_t occ,
+		uint64_t cost)
 {
-	if (r->n == *cap) {
-		size_t c = *cap ? 2 * *cap : 64;
+	/* Capacity is 64, then doubles: grow when n reaches it. */
+	if (r->n == 0 || (r->n >= 64 && (r->n & (r->n - 1)) == 0)) {
+		size_t c = r->n ? 2 * r->n : 64;
 		struct hotsub_path *p = realloc(r->paths, c * sizeof(*p));
 		if (!p)
 			return -1;
 		r->paths = p;
-		*cap = c;
 	}
 	uint32_t *copy = malloc(len * sizeof(*copy));
 	if (!copy)
@@ -167,8 +199,8 @@ static int emit(struct hotsub_result *r, size_t *cap, const uint32_t *gram, uint
  * grows, and each chain has at most L+1 links.  occ(G_k[0..l)) is the
  * weight of that range (prefix sums).
  */
-static int scan_sorted(const struct gramset *gs, const uint32_t *order,
-		       const struct hotsub_params *p, struct hotsub_result *r)
+static int scan_sorted(struct gramset *gs, const uint32_t *order, const struct hotsub_params *p,
+		       uint32_t lo_len, uint32_t hi_len, struct hotsub_result *r)
 {
 	uint32_t D = gs->n, L = gs->L;
 	/* lcp[k] = lcp(G[k-1], G[k]); lcp[0] and lcp[D] are -1 sentinels */
@@ -179,10 +211,10 @@ static int scan_sorted(const struct gramset *gs, const uint32_t *order,
 	uint64_t *sum = malloc(((size_t)D + 1) * sizeof(*sum));
 	uint64_t *prefix_cost = malloc(((size_t)L + 1) * sizeof(*prefix_cost));
 	uint64_t *occ_at = malloc(((size_t)L + 1) * sizeof(*occ_at));
-	size_t cap = 0;
 	int rc = -1;
 
-	if (!lc || !pse || !nse || !stack || !sum || !prefix_cost || !occ_at)
+	gs->covered = calloc(D ? D : 1, 1);
+	if (!gs->covered || !lc || !pse || !nse || !stack || !sum || !prefix_cost || !occ_at)
 		goto out;
 #define GRAM(k) (gs->syms + (size_t)order[k] * L)
 	lc[0] = lc[D] = -1;
@@ -213,14 +245,14 @@ static int scan_sorted(const struct gramset *gs, const uint32_t *order,
 		uint32_t real = 0;
 		while (real < L && gram[real] != WPPDAG_PAD_END)
 			real++;
-		uint32_t top_len = real < p->max_len ? real : p->max_len;
+		uint32_t top_len = real < hi_len ? real : hi_len;
 		prefix_cost[0] = 0;
 		for (uint32_t l = 0; l < top_len; l++)
 			prefix_cost[l + 1] =
 				prefix_cost[l] + (gram[l] < p->ncost ? p->cost[gram[l]] : 0);
 		/* Walk l downwards; the ends move outwards along the chains. */
 		uint32_t left = k, right = k + 1, h = 0;
-		for (uint32_t l = top_len; l >= p->min_len && l >= 1; l--) {
+		for (uint32_t l = top_len; l >= lo_len && l >= 1; l--) {
 			while (lc[left] >= (int32_t)l)
 				left = pse[left];
 			while (lc[right] >= (int32_t)l)
@@ -232,9 +264,10 @@ static int scan_sorted(const struct gramset *gs, const uint32_t *order,
 		/* Grams sharing a minimal hot prefix are adjacent and have the
 		 * same h: report it once. */
 		if (h && !(k && prev_h == h && lc[k] >= (int32_t)h) &&
-		    emit(r, &cap, gram, h, occ_at[h], sat_mul(occ_at[h], prefix_cost[h])) < 0)
+		    emit(r, gram, h, occ_at[h], sat_mul(occ_at[h], prefix_cost[h])) < 0)
 			goto out;
 		prev_h = h;
+		gs->covered[order[k]] = h != 0;
 	}
 #undef GRAM
 	rc = 0;
@@ -249,39 +282,119 @@ out:
 	return rc;
 }
 
+static void gramset_free(struct gramset *gs)
+{
+	free(gs->syms);
+	free(gs->weight);
+	free(gs->slot_hash);
+	free(gs->slot_gram);
+	free(gs->covered);
+	memset(gs, 0, sizeof(*gs));
+}
+
+/* One level: all L-grams (end-padded) that pass the previous level's
+ * filter, sorted, and scanned for minimal hot prefixes of lengths
+ * [lo_len, hi_len]. */
+static int run_level(const struct wppdag *d, const struct hotsub_params *p, struct gramset *gs,
+		     uint32_t lo_len, uint32_t hi_len, struct hotsub_result *r)
+{
+	uint32_t *order = NULL;
+	int rc = -1;
+
+	gs->base_pow = 1;
+	for (uint32_t i = 1; i < gs->L; i++)
+		gs->base_pow *= HASH_BASE;
+	if (gs->prev) {
+		gs->prev_base_pow = 1;
+		for (uint32_t i = 1; i < gs->prev->L; i++)
+			gs->prev_base_pow *= HASH_BASE;
+	}
+	if (grow_slots(gs) < 0)
+		return -1;
+	/* End padding makes every start position begin exactly one L-gram. */
+	if (wppdag_for_each_window(d, gs->L, 0, gs->L - 1, add_window, gs) != 0)
+		return -1;
+	order = malloc((gs->n ? gs->n : 1) * sizeof(*order));
+	if (!order)
+		return -1;
+	for (uint32_t i = 0; i < gs->n; i++)
+		order[i] = i;
+	struct sorter so = {gs->syms, gs->L};
+	qsort_r(order, gs->n, sizeof(*order), cmp_grams, &so);
+	rc = scan_sorted(gs, order, p, lo_len, hi_len, r);
+	r->grams_seen += gs->seen;
+	r->distinct_grams += gs->n;
+	free(order);
+	return rc;
+}
+
+static int cmp_paths(const void *a, const void *b)
+{
+	const struct hotsub_path *x = a, *y = b;
+	uint32_t n = x->len < y->len ? x->len : y->len;
+	for (uint32_t i = 0; i < n; i++)
+		if (x->syms[i] != y->syms[i])
+			return x->syms[i] < y->syms[i] ? -1 : 1;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+#define FIRST_LEVEL 16
+
+/*
+ * Levels q0 < q1 < ... = max_len (q0 = max(min_len, 16), then doubling).
+ * A string occurring fewer than theta = ceil(min_cost / (max_len x
+ * max path cost)) times cannot be hot at any length <= max_len, nor can
+ * any extension of it (occurrences only fall as a string grows).  So a
+ * level keeps only grams whose previous-level prefix occurs >= theta
+ * times and has no hot prefix yet; all grams sharing a longer prefix share
+ * that filter decision, so the counts a level scans (lengths above the
+ * previous level) are exact.  This keeps the distinct grams few without
+ * changing the answer.
+ */
 int hotsub_find(const struct wppdag *d, const struct hotsub_params *p, struct hotsub_result *r)
 {
-	struct gramset gs = {.L = p->max_len};
-	uint32_t *order = NULL;
+	struct gramset levels[2] = {{0}, {0}};
+	uint64_t max_cost = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (p->min_len < 1 || p->max_len < p->min_len)
 		return -1;
-	gs.base_pow = 1;
-	for (uint32_t i = 1; i < gs.L; i++)
-		gs.base_pow *= HASH_BASE;
-	if (grow_slots(&gs) < 0)
-		goto out;
-	/* End padding makes every start position begin exactly one L-gram. */
-	if (wppdag_for_each_window(d, gs.L, 0, gs.L - 1, add_window, &gs) != 0)
-		goto out;
-	order = malloc((gs.n ? gs.n : 1) * sizeof(*order));
-	if (!order)
-		goto out;
-	for (uint32_t i = 0; i < gs.n; i++)
-		order[i] = i;
-	struct sorter so = {gs.syms, gs.L};
-	qsort_r(order, gs.n, sizeof(*order), cmp_grams, &so);
-	rc = scan_sorted(&gs, order, p, r);
-	r->grams_seen = gs.seen;
-	r->distinct_grams = gs.n;
+	for (uint32_t t = 0; t < p->ncost; t++)
+		if (p->cost[t] > max_cost)
+			max_cost = p->cost[t];
+	uint64_t theta = 0;
+	if (p->min_cost && max_cost) {
+		unsigned __int128 most = (unsigned __int128)p->max_len * max_cost;
+		theta = (uint64_t)((p->min_cost + most - 1) / most);
+	} else if (p->min_cost) {
+		return 0; /* nothing costs anything: nothing is hot */
+	}
+	uint32_t q = p->min_len > FIRST_LEVEL ? p->min_len : FIRST_LEVEL, lo = p->min_len;
+	if (q > p->max_len)
+		q = p->max_len;
+	struct gramset *cur = &levels[0], *prev = NULL;
+	for (;;) {
+		cur->L = q;
+		cur->prev = prev;
+		cur->min_weight = theta;
+		if (run_level(d, p, cur, lo, q, r) < 0)
+			goto out;
+		if (q == p->max_len)
+			break;
+		if (prev)
+			gramset_free(prev);
+		prev = cur;
+		cur = cur == &levels[0] ? &levels[1] : &levels[0];
+		lo = q + 1;
+		q = q * 2 < p->max_len ? q * 2 : p->max_len;
+	}
+	if (r->n)
+		qsort(r->paths, r->n, sizeof(*r->paths), cmp_paths);
+	rc = 0;
 out:
-	free(order);
-	free(gs.syms);
-	free(gs.weight);
-	free(gs.slot_hash);
-	free(gs.slot_gram);
+	gramset_free(&levels[0]);
+	gramset_free(&levels[1]);
 	if (rc < 0)
 		hotsub_result_free(r);
 	return rc;

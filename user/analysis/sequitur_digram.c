@@ -15,15 +15,11 @@ static int alloc_table(struct seq_digram_index *idx, unsigned log2_capacity)
 {
 	uint32_t cap = 1u << log2_capacity;
 
-	idx->keys = malloc(sizeof(*idx->keys) * cap);
-	idx->nodes = malloc(sizeof(*idx->nodes) * cap);
-	if (!idx->keys || !idx->nodes) {
-		free(idx->keys);
-		free(idx->nodes);
+	idx->slots = malloc(sizeof(*idx->slots) * cap);
+	if (!idx->slots)
 		return -1;
-	}
 	for (uint32_t i = 0; i < cap; i++)
-		idx->keys[i] = SEQ_DIGRAM_EMPTY;
+		idx->slots[i] = (struct seq_digram_slot){SEQ_DIGRAM_EMPTY, 0, 0};
 	idx->mask = cap - 1;
 	idx->shift = 64 - log2_capacity;
 	idx->count = 0;
@@ -39,20 +35,17 @@ int seq_digram_init(struct seq_digram_index *idx, unsigned log2_capacity)
 
 void seq_digram_free(struct seq_digram_index *idx)
 {
-	free(idx->keys);
-	free(idx->nodes);
-	idx->keys = NULL;
-	idx->nodes = NULL;
+	free(idx->slots);
+	idx->slots = NULL;
 }
 
 static void insert_fresh(struct seq_digram_index *idx, uint64_t key, uint32_t node)
 {
 	uint32_t i = slot_of(idx, key);
 
-	while (idx->keys[i] != SEQ_DIGRAM_EMPTY)
+	while (idx->slots[i].key != SEQ_DIGRAM_EMPTY)
 		i = (i + 1) & idx->mask;
-	idx->keys[i] = key;
-	idx->nodes[i] = node;
+	idx->slots[i] = (struct seq_digram_slot){key, node, 0};
 	idx->count++;
 }
 
@@ -67,8 +60,8 @@ static int grow_if_needed(struct seq_digram_index *idx)
 	if (log2 > 31 || alloc_table(&bigger, log2) < 0)
 		return -1;
 	for (uint32_t i = 0; i <= idx->mask; i++)
-		if (idx->keys[i] != SEQ_DIGRAM_EMPTY)
-			insert_fresh(&bigger, idx->keys[i], idx->nodes[i]);
+		if (idx->slots[i].key != SEQ_DIGRAM_EMPTY)
+			insert_fresh(&bigger, idx->slots[i].key, idx->slots[i].node);
 	seq_digram_free(idx);
 	*idx = bigger;
 	return 0;
@@ -77,9 +70,9 @@ static int grow_if_needed(struct seq_digram_index *idx)
 uint32_t seq_digram_find(const struct seq_digram_index *idx, uint64_t key)
 {
 	for (uint32_t i = slot_of(idx, key);; i = (i + 1) & idx->mask) {
-		if (idx->keys[i] == key)
-			return idx->nodes[i];
-		if (idx->keys[i] == SEQ_DIGRAM_EMPTY)
+		if (idx->slots[i].key == key)
+			return idx->slots[i].node;
+		if (idx->slots[i].key == SEQ_DIGRAM_EMPTY)
 			return SEQ_DIGRAM_NONE;
 	}
 }
@@ -90,9 +83,9 @@ uint32_t seq_digram_find_or_add(struct seq_digram_index *idx, uint64_t key, uint
 	uint32_t i;
 
 	for (i = slot_of(idx, key);; i = (i + 1) & idx->mask) {
-		if (idx->keys[i] == key)
-			return idx->nodes[i];
-		if (idx->keys[i] == SEQ_DIGRAM_EMPTY)
+		if (idx->slots[i].key == key)
+			return idx->slots[i].node;
+		if (idx->slots[i].key == SEQ_DIGRAM_EMPTY)
 			break;
 	}
 	if ((uint64_t)(idx->count + 1) * 2 > (uint64_t)idx->mask + 1) {
@@ -103,8 +96,7 @@ uint32_t seq_digram_find_or_add(struct seq_digram_index *idx, uint64_t key, uint
 		insert_fresh(idx, key, node);
 		return SEQ_DIGRAM_NONE;
 	}
-	idx->keys[i] = key;
-	idx->nodes[i] = node;
+	idx->slots[i] = (struct seq_digram_slot){key, node, 0};
 	idx->count++;
 	return SEQ_DIGRAM_NONE;
 }
@@ -112,11 +104,11 @@ uint32_t seq_digram_find_or_add(struct seq_digram_index *idx, uint64_t key, uint
 int seq_digram_put(struct seq_digram_index *idx, uint64_t key, uint32_t node)
 {
 	for (uint32_t i = slot_of(idx, key);; i = (i + 1) & idx->mask) {
-		if (idx->keys[i] == key) {
-			idx->nodes[i] = node;
+		if (idx->slots[i].key == key) {
+			idx->slots[i].node = node;
 			return 0;
 		}
-		if (idx->keys[i] == SEQ_DIGRAM_EMPTY)
+		if (idx->slots[i].key == SEQ_DIGRAM_EMPTY)
 			break;
 	}
 	if (grow_if_needed(idx) < 0)
@@ -130,30 +122,29 @@ void seq_digram_remove_if(struct seq_digram_index *idx, uint64_t key, uint32_t n
 	uint32_t i;
 
 	for (i = slot_of(idx, key);; i = (i + 1) & idx->mask) {
-		if (idx->keys[i] == key)
+		if (idx->slots[i].key == key)
 			break;
-		if (idx->keys[i] == SEQ_DIGRAM_EMPTY)
+		if (idx->slots[i].key == SEQ_DIGRAM_EMPTY)
 			return;
 	}
-	if (idx->nodes[i] != node)
+	if (idx->slots[i].node != node)
 		return;
 	/* Backward-shift deletion: pull later members of the probe run into
 	 * the hole when their home slot does not lie strictly after it. */
 	uint32_t hole = i;
-	for (uint32_t j = (i + 1) & idx->mask; idx->keys[j] != SEQ_DIGRAM_EMPTY;
+	for (uint32_t j = (i + 1) & idx->mask; idx->slots[j].key != SEQ_DIGRAM_EMPTY;
 	     j = (j + 1) & idx->mask) {
-		uint32_t home = slot_of(idx, idx->keys[j]);
+		uint32_t home = slot_of(idx, idx->slots[j].key);
 		if (((j - home) & idx->mask) >= ((j - hole) & idx->mask)) {
-			idx->keys[hole] = idx->keys[j];
-			idx->nodes[hole] = idx->nodes[j];
+			idx->slots[hole] = idx->slots[j];
 			hole = j;
 		}
 	}
-	idx->keys[hole] = SEQ_DIGRAM_EMPTY;
+	idx->slots[hole].key = SEQ_DIGRAM_EMPTY;
 	idx->count--;
 }
 
 uint64_t seq_digram_bytes(const struct seq_digram_index *idx)
 {
-	return ((uint64_t)idx->mask + 1) * (sizeof(*idx->keys) + sizeof(*idx->nodes));
+	return ((uint64_t)idx->mask + 1) * sizeof(*idx->slots);
 }

@@ -22,9 +22,15 @@
 #define SEQ_DIGRAM_EMPTY UINT64_MAX
 #define SEQ_DIGRAM_NONE  UINT32_MAX
 
+/* Key and node side by side: a probe touches one cache line, not two. */
+struct seq_digram_slot {
+	uint64_t key;  /* SEQ_DIGRAM_EMPTY marks a free slot */
+	uint32_t node; /* node index of the occurrence the key maps to */
+	uint32_t pad;
+};
+
 struct seq_digram_index {
-	uint64_t *keys;  /* SEQ_DIGRAM_EMPTY marks a free slot */
-	uint32_t *nodes; /* node index of the occurrence the key maps to */
+	struct seq_digram_slot *slots;
 	uint32_t mask;   /* capacity - 1; capacity is a power of two */
 	unsigned shift;  /* 64 - log2(capacity), for the hash */
 	uint32_t count;

@@ -9,8 +9,10 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bc_internal.h"
 #include "elfinfo.h"
@@ -65,22 +67,32 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 {
 	for (size_t i = 0; i < c->nattached; i++)
 		if (strcmp(c->attached[i], path) == 0)
-			return 0;
+			return c->instrumented[i] ? 0 : -ENOENT;
 	struct elf_facts f;
 	int err = elf_facts_read(path, &f);
 	if (err == 0 && !f.has_batch_probe)
 		err = -ENOENT;
 	/* Remember failures too: system-wide mode meets the same
 	 * uninstrumented objects over and over. */
+	if (c->nattached == c->attached_cap) {
+		uint8_t *grown = realloc(c->instrumented, c->attached_cap ? c->attached_cap * 2 : 16);
+		if (!grown)
+			return -ENOMEM;
+		c->instrumented = grown;
+	}
 	if (remember(&c->attached, &c->nattached, &c->attached_cap, path))
 		return -ENOMEM;
+	c->instrumented[c->nattached - 1] = 0;
 	if (err)
 		return err;
 	err = attach_probe(c, c->skel->progs.wpp_batch, path, "batch");
 	if (!err && f.has_register_probe)
 		err = attach_probe(c, c->skel->progs.wpp_register, path, "register");
-	if (!err)
-		wpp_info("bpf: attached to %s", path);
+	if (!err) {
+		c->instrumented[c->nattached - 1] = 1;
+		if (wpp_verbosity >= 2) /* -v */
+			wpp_info("bpf: attached to %s", path);
+	}
 	return err;
 }
 
@@ -99,14 +111,43 @@ int bc_attach_object(struct bc_collector *c, const char *path)
 	return err;
 }
 
-static void attach_mapping(const char *path, void *arg)
+struct mapping_ctx {
+	struct bc_collector *c;
+	int instrumented;
+};
+
+int bc_attach_program(struct bc_collector *c, const char *path)
 {
-	attach_object_locked(arg, path);
+	char *real = realpath(path, NULL);
+	if (!real)
+		return -errno;
+	char lib[4096];
+	int found = 0;
+	pthread_mutex_lock(&c->lock);
+	found += attach_object_locked(c, real) == 0;
+	if (elf_needed_path(real, "libwpprt", lib, sizeof(lib)) == 0) {
+		char *reallib = realpath(lib, NULL);
+		if (reallib)
+			found += attach_object_locked(c, reallib) == 0;
+		free(reallib);
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(real);
+	return found ? 0 : -ENOENT;
 }
 
-void attach_pid_mappings(struct bc_collector *c, pid_t pid)
+static void attach_mapping(const char *path, void *arg)
 {
-	proc_each_exec_mapping(pid, attach_mapping, c);
+	struct mapping_ctx *m = arg;
+	if (attach_object_locked(m->c, path) == 0)
+		m->instrumented++;
+}
+
+int attach_pid_mappings(struct bc_collector *c, pid_t pid)
+{
+	struct mapping_ctx m = { c, 0 };
+	proc_each_exec_mapping(pid, attach_mapping, &m);
+	return m.instrumented;
 }
 
 struct announce_ctx {
@@ -120,7 +161,7 @@ static void announce_thread(pid_t tid, void *arg)
 	thread_announce(a->c, a->p, (uint32_t)tid, bc_now_ns());
 }
 
-int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce)
+static int add_traced_pid(struct bc_collector *c, pid_t pid)
 {
 	uint32_t key = (uint32_t)pid;
 	uint8_t one = 1;
@@ -129,27 +170,86 @@ int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce)
 		wpp_err("cannot trace pid %d: %s", (int)pid, strerror(errno));
 		return err;
 	}
-	pthread_mutex_lock(&c->lock);
-	struct bc_proc *p = proc_get(c, (uint32_t)pid, announce);
-	if (!p) {
-		/* Not started yet (the recorder's child before exec): its exec
-		 * record will introduce it. */
-		p = proc_get(c, (uint32_t)pid, 1);
-		if (p)
-			p->flags = 0;
-	}
+	return 0;
+}
+
+static void mark_traced(struct bc_collector *c, struct bc_proc *p)
+{
 	if (p && !p->traced) {
 		p->traced = 1;
 		c->live_traced++;
 		c->ever_traced = 1;
 	}
-	if (p && announce) {
-		struct announce_ctx a = { c, p };
-		proc_each_thread(pid, announce_thread, &a);
-	}
-	attach_pid_mappings(c, pid);
+}
+
+/* The recorder's own child, before it execs: its exec record introduces it. */
+static int trace_child(struct bc_collector *c, pid_t pid)
+{
+	int err = add_traced_pid(c, pid);
+	if (err)
+		return err;
+	pthread_mutex_lock(&c->lock);
+	struct bc_proc *p = proc_get(c, (uint32_t)pid, 0);
+	if (!p && (p = proc_get(c, (uint32_t)pid, 1)))
+		p->flags = 0;
+	mark_traced(c, p);
 	pthread_mutex_unlock(&c->lock);
 	return p ? 0 : -ENOMEM;
+}
+
+/* A running process (-p): everything that can go wrong is one line. */
+static int trace_running(struct bc_collector *c, pid_t pid)
+{
+	char exe[4096];
+	int err = proc_exe(pid, exe, sizeof(exe));
+	if (err == -ENOENT || (kill(pid, 0) < 0 && errno == ESRCH)) {
+		wpp_err("-p %d: no such process", (int)pid);
+		return -ESRCH;
+	}
+	if (err) {
+		wpp_err("-p %d: not traceable: cannot read /proc/%d/exe: %s", (int)pid, (int)pid, strerror(-err));
+		return err;
+	}
+	pthread_mutex_lock(&c->lock);
+	int objects = attach_pid_mappings(c, pid);
+	pthread_mutex_unlock(&c->lock);
+	if (objects == 0) {
+		wpp_err("-p %d: %s is not instrumented (no wpptrace probes in it or its libraries; build it with wppcc)",
+			(int)pid, exe);
+		return -ENOENT;
+	}
+	if ((err = add_traced_pid(c, pid)))
+		return err;
+	pthread_mutex_lock(&c->lock);
+	struct bc_proc *p = proc_get(c, (uint32_t)pid, 1);
+	if (!p) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOMEM;
+	}
+	mark_traced(c, p);
+	struct announce_ctx a = { c, p };
+	proc_each_thread(pid, announce_thread, &a);
+	/* After the probes are attached and the pid is traced: a TU that
+	 * registers meanwhile shows up in both places and is announced once. */
+	p->registry_tried = 0;
+	err = lifecycle_registry_catch_up(c, p);
+	pthread_mutex_unlock(&c->lock);
+	if (err == -EACCES || err == -EPERM)
+		wpp_err("-p %d: not traceable: its memory cannot be read (%s; needs root or ptrace rights)",
+			(int)pid, strerror(-err));
+	else if (err == -EBUSY)
+		wpp_err("-p %d: already recorded by another wpptrace through shared memory", (int)pid);
+	else if (err == -ECANCELED)
+		wpp_err("-p %d: tracing is disabled in it (WPP_DISABLE is set)", (int)pid);
+	else if (err && err != -ESRCH)
+		wpp_warn("-p %d: cannot read its TU registry (%s): code registered before now will not decode",
+			 (int)pid, strerror(-err));
+	return err == -ESRCH ? 0 : err == -EPROTO || err == -EAGAIN || err == -EIO ? 0 : err;
+}
+
+int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce)
+{
+	return announce ? trace_running(c, pid) : trace_child(c, pid);
 }
 
 int bc_trace_all(struct bc_collector *c)
@@ -165,8 +265,13 @@ int bc_trace_all(struct bc_collector *c)
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		if (!*end && pid > 0)
-			attach_pid_mappings(c, (pid_t)pid);
+		if (*end || pid <= 0 || pid == getpid() || attach_pid_mappings(c, (pid_t)pid) == 0)
+			continue;
+		/* Instrumented and already running: its TUs registered before
+		 * the probes were there. */
+		struct bc_proc *p = proc_get(c, (uint32_t)pid, 1);
+		if (p)
+			lifecycle_registry_catch_up(c, p);
 	}
 	pthread_mutex_unlock(&c->lock);
 	closedir(d);

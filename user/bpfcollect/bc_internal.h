@@ -72,6 +72,10 @@ struct bc_proc {
 	char *cmdline;
 	uint32_t cmdline_len;
 	struct bc_module_pending *modules; /* registered in the pending image */
+	uint32_t *fid_bases;   /* TUs announced for the current image (no duplicates
+	                        * between the register probe and the registry) */
+	uint32_t nfid_bases, fid_bases_cap;
+	int registry_tried;    /* the registry was read for the current image */
 };
 
 struct bc_thread {
@@ -101,6 +105,7 @@ struct bc_collector {
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
 	char **attached; /* object paths already attached (or probed and skipped) */
+	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;
 
 	/* delivered by the library (BPF counts the rest) */
@@ -128,9 +133,20 @@ void proc_free(struct bc_proc *p);
 /* Consume the lifecycle ring (with c->lock held). */
 void lifecycle_drain(struct bc_collector *c);
 
+/* A TU registration (from the probe or the registry) for its process. */
+void lifecycle_register(struct bc_collector *c, const struct wpp_brec_register *r);
+/* Read the registry of p's process once per image: it was met mid-run
+ * (attach, static executable attached after exec), so its TUs may have
+ * registered before the probe was there.  0 (also when already done), or
+ * -errno from registry_read(), or -EBUSY (the process records through shm)
+ * or -ECANCELED (tracing disabled in it, WPP_DISABLE). */
+int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p);
+
 /* attach.c */
+/* 0 = attached (now or before), -ENOENT = no wpptrace probes, -errno. */
 int attach_object_locked(struct bc_collector *c, const char *path);
-void attach_pid_mappings(struct bc_collector *c, pid_t pid);
+/* Attach to every instrumented object pid maps; how many there are. */
+int attach_pid_mappings(struct bc_collector *c, pid_t pid);
 void detach_all(struct bc_collector *c);
 
 uint64_t bc_now_ns(void);

@@ -32,11 +32,18 @@
 
 #include "wpp/wpp_file.h"
 
+/* Defaults, chosen so real programs record losslessly (docs/bpf-transport.md). */
+#define BC_DEFAULT_RING_BYTES (64u << 20)
+#define BC_DEFAULT_RECORD_WORDS 1024u
+
 struct bc_options {
-	uint32_t ring_bytes;    /* per-CPU batch ring; power of two; 0 = 4 MiB */
-	uint32_t record_words;  /* words per ring record; 0 = 512 */
-	uint32_t drain_threads; /* 0 = 1; at most the number of CPUs */
+	uint32_t ring_bytes;    /* per-CPU batch ring; power of two; 0 = default */
+	uint32_t record_words;  /* words per ring record; 0 = default */
+	uint32_t drain_threads; /* 0 = one per CPU; at most the number of CPUs */
 	uint32_t max_threads;   /* BPF thread table entries; 0 = 65536 */
+	/* Testing knob: pause this long after every drain round, to play a
+	 * slow consumer (overload tests).  0 in normal use. */
+	uint32_t drain_delay_us;
 	/* true: trace only processes added with bc_trace_pid() and their
 	 * descendants.  false: system-wide (wpptrace record -a). */
 	bool filter_pids;
@@ -98,6 +105,12 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
  * object carries no wpptrace probes. */
 int bc_attach_object(struct bc_collector *c, const char *path);
 
+/* Attach to a program about to be started: the executable (static
+ * runtime) and the libwpprt it will load (DT_NEEDED, resolved through its
+ * run path like the loader does).  -ENOENT quietly when neither carries
+ * probes (the program is not instrumented, or loads the runtime later). */
+int bc_attach_program(struct bc_collector *c, const char *path);
+
 /* Trace a process: add it to the traced set, report it (ATTACHED, with its
  * current threads) and attach to every instrumented object it maps.  Used
  * for -p PID and for a child the recorder started (call before the child
@@ -110,6 +123,9 @@ int bc_trace_all(struct bc_collector *c);
 
 /* Start the drain threads.  Events flow to the callbacks from now on. */
 int bc_start(struct bc_collector *c);
+
+/* The options in force, defaults filled in. */
+void bc_effective_options(const struct bc_collector *c, struct bc_options *out);
 
 /* Snapshot of the counters; callable from any thread at any time. */
 void bc_counters(struct bc_collector *c, struct bc_counters *out);

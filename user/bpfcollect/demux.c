@@ -72,6 +72,8 @@ static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_c
 		       const uint64_t *words)
 {
 	struct bc_proc *p = stream_proc(c, s);
+	if (p && !p->nfid_bases && !p->registry_tried)
+		lifecycle_registry_catch_up(c, p); /* met after its TUs registered */
 	if (p) {
 		thread_announce(c, p, s->tid, b->time_ns);
 		b->generation = p->generation;

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bc_internal.h"
 #include "log.h"
@@ -42,6 +43,8 @@ static void *drain_main(void *p)
 			lifecycle_drain(c);
 			pthread_mutex_unlock(&c->lock);
 		}
+		if (c->opt.drain_delay_us)
+			usleep(c->opt.drain_delay_us);
 	}
 	return NULL;
 }

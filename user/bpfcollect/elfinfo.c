@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "elfinfo.h"
 
+#include "wpp_registry.h"
+
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -49,6 +55,25 @@ static void scan_build_id(Elf_Data *data, struct elf_facts *out)
 	}
 }
 
+/* Value of the runtime's registry symbol in a symbol table, if there. */
+static void scan_symbols(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, struct elf_facts *out)
+{
+	Elf_Data *data = elf_getdata(s, NULL);
+	if (!data || !sh->sh_entsize)
+		return;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (name && strcmp(name, WPP_REGISTRY_SYMBOL) == 0) {
+			out->registry_vaddr = sym.st_value;
+			return;
+		}
+	}
+}
+
 int elf_facts_read(const char *path, struct elf_facts *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -80,7 +105,11 @@ int elf_facts_read(const char *path, struct elf_facts *out)
 		goto out;
 	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(s, &sh))
+			continue;
+		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && !out->registry_vaddr)
+			scan_symbols(e, s, &sh, out);
+		if (sh.sh_type != SHT_NOTE)
 			continue;
 		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
 		Elf_Data *data = elf_getdata(s, NULL);
@@ -92,6 +121,83 @@ int elf_facts_read(const char *path, struct elf_facts *out)
 			scan_build_id(data, out);
 	}
 out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* Try dir/name for each ':'-separated dir of list ($ORIGIN = origin). */
+static int search_dirs(const char *list, const char *origin, const char *name, char *out, size_t size)
+{
+	while (list && *list) {
+		size_t len = strcspn(list, ":");
+		char dir[PATH_MAX];
+		if (len < sizeof(dir)) {
+			memcpy(dir, list, len);
+			dir[len] = 0;
+			char *o = strstr(dir, "$ORIGIN");
+			char path[PATH_MAX * 2];
+			if (o)
+				snprintf(path, sizeof(path), "%.*s%s%s/%s", (int)(o - dir), dir, origin, o + 7, name);
+			else
+				snprintf(path, sizeof(path), "%s/%s", dir, name);
+			if (len && access(path, R_OK) == 0 && strlen(path) < size) {
+				strcpy(out, path);
+				return 0;
+			}
+		}
+		list += len + (list[len] == ':');
+	}
+	return -ENOENT;
+}
+
+int elf_needed_path(const char *path, const char *prefix, char *out, size_t size)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	char needed[256] = "", *runpath = NULL;
+	int err = -ENOENT;
+	for (Elf_Scn *s = e ? elf_nextscn(e, NULL) : NULL; s; s = elf_nextscn(e, s)) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(s, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn d;
+			const char *str;
+			if (!gelf_getdyn(data, (int)i, &d))
+				break;
+			if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH)
+				continue;
+			str = elf_strptr(e, sh.sh_link, d.d_un.d_val);
+			if (!str)
+				continue;
+			if (d.d_tag == DT_NEEDED && !needed[0] && strncmp(str, prefix, strlen(prefix)) == 0 &&
+			    strlen(str) < sizeof(needed) && !strchr(str, '/'))
+				strcpy(needed, str);
+			else if (d.d_tag != DT_NEEDED && !runpath)
+				runpath = strdup(str);
+		}
+	}
+	if (needed[0]) {
+		char *copy = strdup(path);
+		const char *origin = copy ? dirname(copy) : ".";
+		err = search_dirs(runpath, origin, needed, out, size);
+		if (err)
+			err = search_dirs(getenv("LD_LIBRARY_PATH"), origin, needed, out, size);
+		if (err)
+			err = search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:"
+					  "/usr/lib:/usr/local/lib",
+					  origin, needed, out, size);
+		free(copy);
+	}
+	free(runpath);
 	if (e)
 		elf_end(e);
 	close(fd);

@@ -3,7 +3,8 @@
  * elfinfo.h — the few facts the collector needs from an ELF object on disk:
  * whether it carries wpptrace USDT probes (so system-wide mode attaches only
  * where it matters and never makes libbpf complain about other objects),
- * its GNU build-id and its first PT_LOAD address (for the load bias).
+ * its GNU build-id, its first PT_LOAD address (for the load bias) and where
+ * the runtime's registry symbol is (for attaching mid-run).
  * Files are hostile input: every read is bounds-checked by libelf.
  */
 #ifndef WPP_BC_ELFINFO_H
@@ -19,9 +20,16 @@ struct elf_facts {
 	uint32_t build_id_len;
 	uint64_t first_load_vaddr; /* page-aligned p_vaddr of the first PT_LOAD */
 	int is_dyn;                /* ET_DYN (PIE or shared object) */
+	uint64_t registry_vaddr;   /* link-time address of __wpp_registry, 0 if absent */
 };
 
 /* 0 or -errno (-ENOEXEC: not a readable ELF file). */
 int elf_facts_read(const char *path, struct elf_facts *out);
+
+/* Where the dynamic loader will find the library `path` needs whose name
+ * starts with prefix (DT_NEEDED; searched like ld.so does: DT_RPATH or
+ * DT_RUNPATH with $ORIGIN, LD_LIBRARY_PATH, the system directories; the
+ * ld.so cache is not consulted).  0 or -ENOENT. */
+int elf_needed_path(const char *path, const char *prefix, char *out, size_t size);
 
 #endif

@@ -13,6 +13,7 @@
  * collector just remembers what fork/exec told it.
  */
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@
 #include "elfinfo.h"
 #include "log.h"
 #include "procinfo.h"
+#include "registry.h"
+#include "wpp_registry.h"
 
 #define CMDLINE_MAX 4096
 
@@ -73,6 +76,7 @@ void proc_free(struct bc_proc *p)
 		p->modules = m->next;
 		free(m);
 	}
+	free(p->fid_bases);
 	free(p->exe);
 	free(p->cmdline);
 	free(p);
@@ -168,8 +172,28 @@ void thread_exited(struct bc_collector *c, uint32_t pid, uint32_t tid, uint64_t 
 
 /* ---- modules ---- */
 
+/* 1 if the TU at fid_base was announced for p's current image already. */
+static int module_seen(struct bc_proc *p, uint32_t fid_base)
+{
+	for (uint32_t i = 0; i < p->nfid_bases; i++)
+		if (p->fid_bases[i] == fid_base)
+			return 1;
+	if (p->nfid_bases == p->fid_bases_cap) {
+		uint32_t cap = p->fid_bases_cap ? p->fid_bases_cap * 2 : 8;
+		uint32_t *grown = realloc(p->fid_bases, cap * sizeof(*grown));
+		if (!grown)
+			return 0;
+		p->fid_bases = grown;
+		p->fid_bases_cap = cap;
+	}
+	p->fid_bases[p->nfid_bases++] = fid_base;
+	return 0;
+}
+
 static void emit_module(struct bc_collector *c, struct bc_proc *p, const struct wpp_brec_register *r)
 {
+	if (module_seen(p, r->fid_base))
+		return;
 	struct wpp_chunk_module m = {
 		.pid = p->pid,
 		.generation = p->generation,
@@ -180,9 +204,18 @@ static void emit_module(struct bc_collector *c, struct bc_proc *p, const struct 
 	};
 	char path[4096] = "";
 	uint64_t map_base = 0;
-	/* Best effort: a process that already exited leaves path "" and the
-	 * decoder falls back to the process's executable. */
-	if (proc_addr_object(p->pid, r->meta_addr, path, sizeof(path), &map_base) == 0) {
+	if (r->entry_ok && r->path_len > 1 && r->path_len < sizeof(r->path)) {
+		/* The runtime's own account, read by BPF at registration: right
+		 * even when the process has exited since. */
+		memcpy(path, r->path, r->path_len);
+		path[r->path_len - 1] = 0;
+		m.load_bias = r->load_bias;
+		memcpy(m.build_id, r->build_id, sizeof(m.build_id));
+		m.build_id_len = r->build_id_len;
+	} else if (proc_addr_object(p->pid, r->meta_addr, path, sizeof(path), &map_base) == 0) {
+		/* A producer without the entry argument: what /proc says (a
+		 * process that already exited leaves path "" and the decoder
+		 * falls back to the process's executable). */
 		struct elf_facts f;
 		if (elf_facts_read(path, &f) == 0) {
 			m.load_bias = f.is_dyn ? map_base - f.first_load_vaddr : 0;
@@ -195,7 +228,7 @@ static void emit_module(struct bc_collector *c, struct bc_proc *p, const struct 
 		c->cb.module(c->cb.ctx, &m, path);
 }
 
-static void on_register(struct bc_collector *c, const struct wpp_brec_register *r)
+void lifecycle_register(struct bc_collector *c, const struct wpp_brec_register *r)
 {
 	struct bc_proc *p = proc_get(c, r->h.pid, 1);
 	if (!p)
@@ -216,6 +249,27 @@ static void on_register(struct bc_collector *c, const struct wpp_brec_register *
 	}
 	thread_announce(c, p, r->h.tid, r->h.time_ns);
 	emit_module(c, p, r);
+}
+
+static void registry_entry(const struct wpp_brec_register *r, void *arg)
+{
+	lifecycle_register(arg, r);
+}
+
+int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p)
+{
+	if (p->registry_tried)
+		return 0;
+	p->registry_tried = 1;
+	struct registry_info info;
+	int err = registry_read((pid_t)p->pid, registry_entry, c, &info);
+	if (!err && info.transport == WPP_REG_TRANSPORT_SHM)
+		return -EBUSY;
+	if (!err && info.transport == WPP_REG_TRANSPORT_DISCARD)
+		return -ECANCELED;
+	if (!err && info.count && wpp_verbosity >= 2)
+		wpp_info("bpf: pid %u: %u TUs from the registry in %s", p->pid, info.count, info.object);
+	return err;
 }
 
 /* ---- exec ---- */
@@ -242,9 +296,13 @@ static void exec_complete(struct bc_collector *c, struct bc_proc *p)
 		p->generation++;
 		p->flags = WPP_PROC_EXECED;
 	} else {
-		p->flags &= ~WPP_PROC_ATTACHED;
+		/* A new program: it inherits nothing from whoever forked the
+		 * unreported image before it (no FORKED: no module inheritance). */
+		p->flags = 0;
 	}
 	p->announced = 0;
+	p->nfid_bases = 0;
+	p->registry_tried = 0;
 	if (p->interesting) {
 		proc_announce(c, p);
 		thread_announce(c, p, p->pid, p->time_ns);
@@ -424,7 +482,7 @@ void lifecycle_record(struct bc_collector *c, const void *data, size_t size)
 		break;
 	case WPP_BREC_REGISTER:
 		if (size >= sizeof(struct wpp_brec_register))
-			on_register(c, data);
+			lifecycle_register(c, data);
 		break;
 	default:
 		wpp_warn("bpf: unknown lifecycle record kind %u ignored", h->kind);

@@ -57,11 +57,9 @@ static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 static int check_options(struct bc_options *o)
 {
 	if (!o->ring_bytes)
-		o->ring_bytes = 4u << 20;
+		o->ring_bytes = BC_DEFAULT_RING_BYTES;
 	if (!o->record_words)
-		o->record_words = 512;
-	if (!o->drain_threads)
-		o->drain_threads = 1;
+		o->record_words = BC_DEFAULT_RECORD_WORDS;
 	if (!o->max_threads)
 		o->max_threads = 65536;
 	long page = sysconf(_SC_PAGESIZE);
@@ -181,7 +179,9 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 		wpp_err("cannot count possible CPUs: %s", strerror(-c->ncpus));
 		goto fail;
 	}
-	if (c->opt.drain_threads > (uint32_t)c->ncpus)
+	/* A drain thread per CPU ring by default: each ring has a consumer
+	 * of its own, woken by its own epoll. */
+	if (!c->opt.drain_threads || c->opt.drain_threads > (uint32_t)c->ncpus)
 		c->opt.drain_threads = c->ncpus;
 
 	c->skel = wpp_transport__open();
@@ -244,6 +244,8 @@ static void free_plain(uint64_t key, void *val, void *arg)
 	free(val);
 }
 
+void bc_effective_options(const struct bc_collector *c, struct bc_options *out) { *out = c->opt; }
+
 void bc_close(struct bc_collector *c)
 {
 	if (!c)
@@ -270,6 +272,7 @@ void bc_close(struct bc_collector *c)
 	for (size_t i = 0; i < c->nattached; i++)
 		free(c->attached[i]);
 	free(c->attached);
+	free(c->instrumented);
 	free(c->threads);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -169,3 +169,22 @@ int proc_addr_object(pid_t pid, uint64_t addr, char *path, size_t size, uint64_t
 	fclose(f);
 	return found;
 }
+
+int proc_each_object_base(pid_t pid, void (*fn)(const char *path, uint64_t map_base, void *arg), void *arg)
+{
+	FILE *f = open_maps(pid);
+	if (!f)
+		return -errno;
+	char line[4200];
+	struct map_line *m = malloc(sizeof(*m));
+	if (!m) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (parse_map_line(line, m) && m->offset == 0)
+			fn(m->path, m->start, arg);
+	free(m);
+	fclose(f);
+	return 0;
+}

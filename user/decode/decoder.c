@@ -174,10 +174,14 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 		case WPP_CTRL_PAD:
 			d->stats.pad_words++;
 			continue;
-		case WPP_CTRL_WIDE_PATH:
+		case WPP_CTRL_WIDE_PATH: {
 			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
 				return corrupt(d, ev, "wide path record cut short");
-			return record(d, ev, wpp_ctrl_operand(w), take_word(d));
+			uint64_t id = take_word(d);
+			if (!(id & WPP_WIDE_ID_MARK))
+				return corrupt(d, ev, "wide path id without its mark bit");
+			return record(d, ev, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
+		}
 		case WPP_CTRL_GAP:
 			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
 				return corrupt(d, ev, "gap marker without its count");

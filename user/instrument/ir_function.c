@@ -64,10 +64,12 @@ static void emit_add(struct fn_emit *x, uint64_t inc)
 		LLVMBuildStore(x->b, reg_plus(x, inc), x->reg);
 }
 
-/* Path start: narrow registers carry the fid in their high bits. */
+/* Path start: narrow registers carry the fid in their high bits, wide ones
+ * the mark bit that keeps their record's second word non-zero. */
 static void emit_restart(struct fn_emit *x, uint64_t inc)
 {
-	LLVMValueRef v = x->wide ? k64(x, inc) : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
+	LLVMValueRef v = x->wide ? k64(x, WPP_WIDE_ID_MARK + inc)
+				 : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
 	LLVMBuildStore(x->b, v, x->reg);
 }
 

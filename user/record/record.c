@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.c — `wpptrace record --transport=shm -o run.wpp -- PROGRAM ARGS`.
+ * record.c — `wpptrace record`: the command line, then one of the two
+ * transports.  This file runs the shm one
+ * (`wpptrace record --transport=shm -o run.wpp -- PROGRAM ARGS`);
+ * record_bpf.c runs the BPF one (the default).
  *
  * Creates the shared region, hands its name to the program through the
  * environment, runs it, and drains the rings until every traced process
@@ -18,38 +21,12 @@
 
 #include "log.h"
 #include "record_child.h"
+#include "record_info.h"
 #include "record_opts.h"
+#include "record_bpf.h"
 #include "record_sink.h"
 #include "shm_collector.h"
 #include "wppfile.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int write_info(struct wpp_writer *w, const struct record_opts *o)
-{
-	char buf[8192];
-	size_t n = 0;
-
-	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "command=");
-	for (char **a = o->argv; *a && n < sizeof(buf) - 1; a++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", a == o->argv ? "" : " ",
-				      *a);
-	if (n < sizeof(buf))
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-				      "\ntransport=shm\nbuffer_words=%u\nring_slots=%u\n"
-				      "sig_ring_slots=%u\nmax_threads=%u\nmax_procs=%u\n"
-				      "recorder_pid=%d\n",
-				      o->shm.buffer_words, o->shm.ring_slots, o->shm.sig_ring_slots,
-				      o->shm.max_threads, o->shm.max_procs, (int)getpid());
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	return wppw_chunk(w, WPP_CHUNK_INFO, buf, (uint32_t)n);
-}
 
 /* Drain until the program and everything it started are gone. */
 static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
@@ -70,9 +47,9 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 	}
 }
 
-int cmd_record(int argc, char **argv)
+static int record_shm(struct record_opts *o_)
 {
-	struct record_opts o;
+	struct record_opts o = *o_;
 	struct wpp_shm_collector *col;
 	struct record_sink rs;
 	struct wpp_shm_sink ops;
@@ -80,9 +57,6 @@ int cmd_record(int argc, char **argv)
 	pid_t pid;
 	int status = 0, err, rc;
 
-	rc = record_parse_args(argc, argv, &o);
-	if (rc)
-		return rc > 0 ? 0 : 2;
 	col = wpp_shm_collector_create(&o.shm);
 	if (!col) {
 		wpp_err("record: cannot create the shared memory region: %s", strerror(errno));
@@ -95,7 +69,13 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	ops = record_sink_ops(&rs);
-	if (write_info(rs.w, &o) < 0 ||
+	char lines[512];
+	snprintf(lines, sizeof(lines),
+		 "transport=shm\nbuffer_words=%u\nring_slots=%u\nsig_ring_slots=%u\n"
+		 "max_threads=%u\nmax_procs=%u\n",
+		 o.shm.buffer_words, o.shm.ring_slots, o.shm.sig_ring_slots, o.shm.max_threads,
+		 o.shm.max_procs);
+	if (record_write_info(rs.w, &o, lines) < 0 ||
 	    setenv(WPP_SHM_ENV, wpp_shm_collector_env(col), 1) < 0) {
 		wppw_abort(rs.w);
 		wpp_shm_collector_destroy(col);
@@ -115,7 +95,7 @@ int cmd_record(int argc, char **argv)
 	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
 		rs.failed = 1;
 	wpp_shm_collector_totals(col, &tot);
-	rs.totals.end_ns = now_ns();
+	rs.totals.end_ns = record_now_ns();
 	if (rs.failed) {
 		wppw_abort(rs.w);
 		wpp_err("record: %s is incomplete (write error)", o.output);
@@ -138,4 +118,14 @@ int cmd_record(int argc, char **argv)
 	wpp_shm_collector_destroy(col);
 	rc = child_exit_code(status);
 	return rs.failed && rc == 0 ? 1 : rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int rc = record_parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	return o.transport == RECORD_SHM ? record_shm(&o) : record_bpf(&o);
 }

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -77,6 +79,90 @@ int child_spawn(char **argv, pid_t *pid)
 	child_pid = p;
 	*pid = p;
 	return 0;
+}
+
+int child_spawn_held(char **argv, pid_t *pid, struct child_hold *h)
+{
+	int go[2], errp[2], err;
+	char byte;
+	pid_t p;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		err = errno;
+		close(go[0]);
+		close(go[1]);
+		return -err;
+	}
+	p = fork();
+	if (p < 0) {
+		err = errno;
+		close(go[0]), close(go[1]), close(errp[0]), close(errp[1]);
+		return -err;
+	}
+	if (p == 0) {
+		close(go[1]);
+		close(errp[0]);
+		/* EOF without the byte: the tracer gave up, do not run. */
+		ssize_t n;
+		do
+			n = read(go[0], &byte, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		err = errno;
+		n = write(errp[1], &err, sizeof(err));
+		(void)n;
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	h->go_fd = go[1];
+	h->err_fd = errp[0];
+	child_pid = p;
+	*pid = p;
+	return 0;
+}
+
+int child_release(pid_t pid, struct child_hold *h)
+{
+	int err = 0;
+	ssize_t n = write(h->go_fd, "g", 1);
+	close(h->go_fd);
+	if (n == 1) {
+		do
+			n = read(h->err_fd, &err, sizeof(err));
+		while (n < 0 && errno == EINTR);
+	}
+	close(h->err_fd);
+	if (n == 0)
+		return 0;
+	waitpid(pid, NULL, 0);
+	child_pid = 0;
+	return n == (ssize_t)sizeof(err) ? -err : -EIO;
+}
+
+int child_resolve(const char *name, char *out, size_t size)
+{
+	if (strchr(name, '/')) {
+		if (strlen(name) >= size)
+			return -ENAMETOOLONG;
+		strcpy(out, name);
+		return access(out, X_OK) == 0 ? 0 : -errno;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		int n = snprintf(out, size, "%.*s%s%s", (int)len, path, len ? "/" : "", name);
+		if (n > 0 && (size_t)n < size && access(out, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -ENOENT;
 }
 
 int child_reap(pid_t main, int *main_status, int *main_reaped)

@@ -14,6 +14,18 @@
 void child_prepare(void);
 /* fork + execvp.  0, or -errno of a failed exec (message not printed). */
 int child_spawn(char **argv, pid_t *pid);
+/* A child forked but held before exec, so the tracer can attach first. */
+struct child_hold {
+	int go_fd;  /* write a byte: exec */
+	int err_fd; /* EOF: exec worked; else the exec errno */
+};
+/* fork; the child waits for child_release() and then execvp()s argv. */
+int child_spawn_held(char **argv, pid_t *pid, struct child_hold *h);
+/* Let the held child exec.  0, or -errno of a failed exec (child reaped). */
+int child_release(pid_t pid, struct child_hold *h);
+/* The file execvp would run for name (PATH search); 0 or -ENOENT. */
+int child_resolve(const char *name, char *out, size_t size);
+
 /* Reap whatever has exited.  Sets *main_status when `main` is reaped.
  * Returns 1 when we have no children left at all. */
 int child_reap(pid_t main, int *main_status, int *main_reaped);

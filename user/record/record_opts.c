@@ -10,19 +10,36 @@
 
 static const char usage[] =
 	"usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
+	"       wpptrace record [options] -p PID [-p PID...] [-d SECONDS]\n"
+	"       wpptrace record [options] -a [-d SECONDS]\n"
 	"  -o, --output FILE       trace file to write (default run.wpp)\n"
-	"      --transport shm     how batches reach the collector (shm is the only one built)\n"
+	"      --transport bpf|shm how batches reach the collector (default bpf: needs root;\n"
+	"                          shm needs no privilege but only runs PROGRAM)\n"
+	"  -p, --pid PID           attach to a running instrumented process (repeatable)\n"
+	"  -a, --all               every instrumented process, including later ones\n"
+	"  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
+	"  -q, --quiet             no summary line\n"
+	"bpf transport:\n"
+	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix (default 64M)\n"
+	"      --record-words N    words per ring record (default 1024)\n"
+	"      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
+	"      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
+	"shm transport (these options select it):\n"
 	"      --buffer-words N    words per batch buffer (default 8192)\n"
 	"      --ring-slots N      buffers per thread ring (default 4)\n"
-	"      --max-threads N     threads traced at the same time (default 128)\n"
-	"      --max-procs N       processes traced at the same time (default 128)\n"
-	"  -q, --quiet             no summary line\n";
+	"      --max-procs N       processes traced at the same time (default 128)\n";
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out)
 {
 	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	unsigned long long v = strtoull(s, &end, 10);
 
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
 	if (!*s || *end || v == 0 || v > UINT32_MAX) {
 		wpp_err("record: %s needs a positive number, got '%s'", opt, s);
 		return -1;
@@ -31,30 +48,89 @@ static int parse_u32(const char *opt, const char *s, uint32_t *out)
 	return 0;
 }
 
+static int parse_pid(const char *s, struct record_opts *o)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v <= 0 || v > 0x7fffffff) {
+		wpp_err("record: -p needs a process id, got '%s'", s);
+		return -1;
+	}
+	if (o->npids == RECORD_MAX_PIDS) {
+		wpp_err("record: at most %d -p options", RECORD_MAX_PIDS);
+		return -1;
+	}
+	o->pids[o->npids++] = (pid_t)v;
+	return 0;
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (!*s || *end || !(v > 0) || v > 1e9) {
+		wpp_err("record: -d needs a positive number of seconds, got '%s'", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Options that only one transport understands must not be ignored silently. */
+static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
+{
+	if (o->transport == RECORD_SHM && bpf_only) {
+		wpp_err("record: -p, -a, -d, --ring-size, --record-words and --drain-threads need "
+			"--transport=bpf");
+		return -1;
+	}
+	if (o->transport == RECORD_BPF && shm_only) {
+		wpp_err("record: --buffer-words, --ring-slots and --max-procs are --transport=shm options");
+		return -1;
+	}
+	if (o->transport == RECORD_SHM) {
+		const char *msg;
+		if (wpp_shm_options_check(&o->shm, &msg)) {
+			wpp_err("record: %s", msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
-	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS };
+	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
+	       O_RECWORDS, O_DRAIN, O_DRAINDELAY };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"transport", required_argument, NULL, O_TRANSPORT},
+		{"pid", required_argument, NULL, 'p'},
+		{"all", no_argument, NULL, 'a'},
+		{"duration", required_argument, NULL, 'd'},
 		{"buffer-words", required_argument, NULL, O_BUFWORDS},
 		{"ring-slots", required_argument, NULL, O_RINGSLOTS},
 		{"max-threads", required_argument, NULL, O_THREADS},
 		{"max-procs", required_argument, NULL, O_PROCS},
+		{"ring-size", required_argument, NULL, O_RINGSIZE},
+		{"record-words", required_argument, NULL, O_RECWORDS},
+		{"drain-threads", required_argument, NULL, O_DRAIN},
+		/* undocumented: a slow consumer for the overload tests */
+		{"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *msg;
-	int c;
+	int c, bpf_only = 0, shm_only = 0, transport_given = 0;
+	uint32_t max_threads = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "run.wpp";
-	o->transport = "shm";
+	o->transport = RECORD_BPF;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the program name, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:ad:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -65,47 +141,96 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
+		case 'p':
+			bpf_only = 1;
+			if (parse_pid(optarg, o))
+				return -1;
+			break;
+		case 'a':
+			bpf_only = 1;
+			o->all = 1;
+			break;
+		case 'd':
+			bpf_only = 1;
+			if (parse_duration(optarg, &o->duration_s))
+				return -1;
+			break;
 		case O_TRANSPORT:
-			o->transport = optarg;
+			transport_given = 1;
+			if (strcmp(optarg, "bpf") == 0) {
+				o->transport = RECORD_BPF;
+			} else if (strcmp(optarg, "shm") == 0) {
+				o->transport = RECORD_SHM;
+			} else {
+				wpp_err("record: unknown transport '%s' (use --transport=bpf or shm)", optarg);
+				return -1;
+			}
 			break;
 		case O_BUFWORDS:
+			shm_only = 1;
 			if (parse_u32("--buffer-words", optarg, &o->shm.buffer_words))
 				return -1;
 			break;
 		case O_RINGSLOTS:
+			shm_only = 1;
 			if (parse_u32("--ring-slots", optarg, &o->shm.ring_slots))
 				return -1;
 			break;
-		case O_THREADS:
-			if (parse_u32("--max-threads", optarg, &o->shm.max_threads))
-				return -1;
-			break;
 		case O_PROCS:
+			shm_only = 1;
 			if (parse_u32("--max-procs", optarg, &o->shm.max_procs))
 				return -1;
 			break;
+		case O_THREADS:
+			if (parse_u32("--max-threads", optarg, &max_threads))
+				return -1;
+			break;
+		case O_RINGSIZE:
+			bpf_only = 1;
+			if (parse_u32("--ring-size", optarg, &o->bpf.ring_bytes))
+				return -1;
+			break;
+		case O_RECWORDS:
+			bpf_only = 1;
+			if (parse_u32("--record-words", optarg, &o->bpf.record_words))
+				return -1;
+			break;
+		case O_DRAIN:
+			bpf_only = 1;
+			if (parse_u32("--drain-threads", optarg, &o->bpf.drain_threads))
+				return -1;
+			break;
+		case O_DRAINDELAY:
+			bpf_only = 1;
+			if (parse_u32("--debug-drain-delay-us", optarg, &o->bpf.drain_delay_us))
+				return -1;
+			break;
 		default:
-			wpp_err("record: unknown option '%s' (see wpptrace record --help)",
+			wpp_err("record: unknown option or missing value '%s' (see wpptrace record --help)",
 				argv[optind - 1]);
 			return -1;
 		}
 	}
-	if (strcmp(o->transport, "bpf") == 0) {
-		wpp_err("record: the BPF transport is not built yet; use --transport=shm");
+	/* shm settings without --transport mean the shm transport. */
+	if (shm_only && !bpf_only && !transport_given)
+		o->transport = RECORD_SHM;
+	o->shm.max_threads = o->transport == RECORD_SHM ? max_threads : 0;
+	o->bpf.max_threads = o->transport == RECORD_BPF ? max_threads : 0;
+	if (check_transport(o, bpf_only, shm_only))
+		return -1;
+	int sources = (optind < argc) + (o->npids > 0) + o->all;
+	if (sources == 0) {
+		wpp_err("record: nothing to trace (give a program after --, -p PID or -a)");
 		return -1;
 	}
-	if (strcmp(o->transport, "shm") != 0) {
-		wpp_err("record: unknown transport '%s' (use --transport=shm)", o->transport);
+	if (sources > 1) {
+		wpp_err("record: give one of a program, -p PID or -a");
 		return -1;
 	}
-	if (wpp_shm_options_check(&o->shm, &msg)) {
-		wpp_err("record: %s", msg);
+	if (o->duration_s > 0 && optind < argc) {
+		wpp_err("record: -d applies to -p and -a; a program is traced until it ends");
 		return -1;
 	}
-	if (optind >= argc) {
-		wpp_err("record: no program given (wpptrace record [options] -- PROGRAM [ARGS...])");
-		return -1;
-	}
-	o->argv = argv + optind;
+	o->argv = optind < argc ? argv + optind : NULL;
 	return 0;
 }

@@ -3,14 +3,26 @@
 #ifndef WPP_RECORD_OPTS_H
 #define WPP_RECORD_OPTS_H
 
+#include <sys/types.h>
+
+#include "bpfcollect.h"
 #include "shm_layout.h"
+
+#define RECORD_MAX_PIDS 64
+
+enum record_transport { RECORD_BPF = 0, RECORD_SHM = 1 };
 
 struct record_opts {
 	const char *output;     /* -o, default "run.wpp" */
-	const char *transport;  /* --transport, default "shm" */
+	enum record_transport transport; /* --transport, default bpf */
 	struct wpp_shm_options shm;
+	struct bc_options bpf;
+	pid_t pids[RECORD_MAX_PIDS]; /* -p (bpf only) */
+	int npids;
+	int all;                /* -a (bpf only) */
+	double duration_s;      /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
-	char **argv;            /* the program and its arguments */
+	char **argv;            /* the program and its arguments, NULL with -p/-a */
 };
 
 /* 0 = run, 1 = help was printed (exit 0), -1 = usage error (message printed). */

@@ -24,4 +24,3 @@ $(LIBDIR)/libwpprt.a: $(RUNTIME_OBJS)
 
 ALL_TARGETS += $(LIBDIR)/libwpprt.so $(LIBDIR)/libwpprt.a
 
-include user/record/module.mk

@@ -107,7 +107,8 @@ __attribute__((noinline)) static void level_publish(struct rt_thread *t, int lev
 	h->time_ns = rt_now_ns();
 	/* The stable probe point for the BPF transport: the header sits
 	 * immediately before the words. */
-	WPP_USDT4("wpptrace", "batch", lv->words, nwords, h->seq, h->flags);
+	WPP_USDT_BATCH(lv->words, nwords, h->seq, h->flags, h->parent_seq, h->parent_off,
+		       h->generation);
 	rt_transport->buf_publish(t, level, &b);
 	lv->hdr = NULL;
 	lv->words = NULL;

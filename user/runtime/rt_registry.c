@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rt_internal.h"
+#include "rt_usdt.h"
 #include "wpp/trace_abi.h"
 #include "wpp_registry.h"
 
@@ -153,6 +154,9 @@ __attribute__((visibility("default"))) void __wpp_register_tu(struct wpp_tu_desc
 	rt_transport->module(base, d->nfuncs, d->tu_hash, e->meta_addr, e->load_bias, e->build_id,
 			     e->build_id_len, path);
 	__atomic_add_fetch(&__wpp_registry.update_seq, 1, __ATOMIC_ACQ_REL);
+	/* For the BPF collector: the entry holds what /proc would no longer
+	 * know once the process is gone (object path, bias, build-id). */
+	WPP_USDT_REGISTER(d, base, e);
 	pthread_mutex_unlock(&registry_lock);
 }
 

@@ -10,6 +10,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/fixture" "$work/corpus"
 build/tests/unit/decode/test_decode --write-fixture "$work/fixture" >/dev/null
 { printf '\x01'; cat "$work/fixture/run.wpp"; } >"$work/corpus/wpp"
+{ printf '\x03'; cat "$work/fixture/run.wpp"; } >"$work/corpus/wpp-crcfix"
 { printf '\x00'; objcopy -O binary --only-section=wpp_meta "$work/fixture/prog.elf" /dev/stdout; } \
 	>"$work/corpus/meta"
 "$fuzz" -artifact_prefix="$work/" -runs=20000 -seed=1 -max_len=4096 "$work/corpus" 2>"$work/log" || { tail -40 "$work/log"; cp "$work"/crash-* tests/work/ 2>/dev/null; exit 1; }

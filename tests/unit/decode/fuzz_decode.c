@@ -5,16 +5,20 @@
  *   even: the rest is a wpp_meta section: walk it, parse every blob, expand
  *         a few path ids of every function;
  *   odd:  the rest is a .wpp file: load it and decode every thread (the
- *         objects its MODULE chunks name are looked up like in real use).
+ *         objects its MODULE chunks name are looked up like in real use);
+ *         with bit 1 also set, chunk CRCs are recomputed first, so mutations
+ *         reach the payload checks instead of dying at the checksum.
  * Build: see tests/unit/decode/module.mk; run: fuzz_decode -max_total_time=60.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "decoder.h"
 #include "log.h"
 #include "meta_model.h"
@@ -55,15 +59,43 @@ static void quiet(void *ctx, const char *msg)
 	(void)msg;
 }
 
-static void fuzz_wpp(const uint8_t *data, size_t size)
+/* Recompute the CRC of every chunk whose header and payload fit. */
+static void fix_crcs(uint8_t *buf, size_t size)
+{
+	size_t off = sizeof(struct wpp_file_header);
+
+	while (off + sizeof(struct wpp_chunk_header) <= size) {
+		struct wpp_chunk_header h;
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.length > size - off - sizeof(h))
+			break;
+		h.crc32c = wpp_crc32c(0, &h.type, 8);
+		h.crc32c = wpp_crc32c(h.crc32c, buf + off + sizeof(h), h.length);
+		memcpy(buf + off, &h, sizeof(h));
+		off += sizeof(h) + h.length;
+	}
+}
+
+static void fuzz_wpp(const uint8_t *data, size_t size, int fix)
 {
 	char path[64];
 	int fd = memfd_create("wpp-fuzz", 0);
 	struct wpp_trace *t;
+	uint8_t *copy = malloc(size ? size : 1);
+	ssize_t n;
 
-	if (fd < 0)
+	if (fd < 0 || !copy) {
+		free(copy);
+		if (fd >= 0)
+			close(fd);
 		return;
-	if (write(fd, data, size) != (ssize_t)size) {
+	}
+	memcpy(copy, data, size);
+	if (fix)
+		fix_crcs(copy, size);
+	n = write(fd, copy, size);
+	free(copy);
+	if (n != (ssize_t)size) {
 		close(fd);
 		return;
 	}
@@ -94,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	if (data[0] & 1)
-		fuzz_wpp(data + 1, size - 1);
+		fuzz_wpp(data + 1, size - 1, data[0] & 2);
 	else
 		fuzz_meta(data + 1, size - 1);
 	return 0;

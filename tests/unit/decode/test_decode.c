@@ -101,7 +101,7 @@ static int write_fixture(const char *d)
 			wpp_make_word(10, 0),                  /* diamond path 0 */
 			wpp_make_word(11, 0),                  /* helper path 0 */
 			wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 10), /* diamond path 7, wide */
-			7,
+			WPP_WIDE_ID_MARK | 7,
 			wpp_make_word(WPP_FID_UNREGISTERED, 5),
 			wpp_make_word(15, 1), /* no module */
 			0,                    /* unwritten slot */

@@ -183,7 +183,9 @@ static void decode(struct run *r)
 			assert_true(i + 1 < r->nwords);
 			const struct tu *t = find_fid(r, wpp_ctrl_operand(w), &fn);
 			assert_true(fn->flags & WPP_FUNC_WIDE);
-			decode_path(r, t, fn, r->words[++i]);
+			uint64_t id = r->words[++i];
+			assert_true(id & WPP_WIDE_ID_MARK);
+			decode_path(r, t, fn, id & ~WPP_WIDE_ID_MARK);
 			continue;
 		}
 		const struct tu *t = find_fid(r, wpp_word_fid(w), &fn);

@@ -474,6 +474,27 @@ static void test_exit_status_and_errors(void **s)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 0);
 }
 
+/* Without a collector: probe mode (and the discard sink) must run every
+ * scenario to completion with the program's own exit status. */
+static void test_probe_and_disabled_modes(void **s)
+{
+	static const char *modes[] = {"basic 50000", "threads 20000 4", "signals 500",
+				      "longjmp 100", "fork 3000", "exec 3000", "exit 10"};
+	char cmd[256];
+	(void)s;
+	for (unsigned i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		int want = strncmp(modes[i], "exit", 4) == 0 ? 3 : 0;
+		snprintf(cmd, sizeof(cmd), "env -u WPP_SHM " PROG " %s", modes[i]);
+		int st = system(cmd);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), want);
+		snprintf(cmd, sizeof(cmd), "env -u WPP_SHM WPP_DISABLE=1 " PROG " %s", modes[i]);
+		st = system(cmd);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_sigkill_salvaged),
 		cmocka_unit_test(test_exit_status_and_errors),
+		cmocka_unit_test(test_probe_and_disabled_modes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,9 @@
 /* Wide functions keep a 64-bit path id; their DAG is cut by truncation
  * edges so that the number of paths never exceeds this limit. */
 #define WPP_WIDE_PATH_LIMIT (UINT64_C(1) << 63)
+/* Set in the second word of a wide record; the wide register starts with it,
+ * as a narrow register starts with its fid, so it costs no instruction. */
+#define WPP_WIDE_ID_MARK (UINT64_C(1) << 63)
 
 static inline uint32_t wpp_word_fid(uint64_t w) { return (uint32_t)(w >> WPP_FID_SHIFT); }
 static inline uint64_t wpp_word_payload(uint64_t w) { return w & WPP_PAYLOAD_MASK; }
@@ -60,7 +63,9 @@ static inline uint64_t wpp_make_word(uint32_t fid, uint64_t payload)
 /* Control words: fid 0, payload = op << 32 | operand (32 bits). */
 enum wpp_ctrl_op {
 	WPP_CTRL_INVALID = 0,   /* never emitted: the zero word means "empty" */
-	WPP_CTRL_WIDE_PATH = 1, /* operand = fid; the next word is the 64-bit path id */
+	WPP_CTRL_WIDE_PATH = 1, /* operand = fid; the next word is the path id with
+	                         * WPP_WIDE_ID_MARK set (ids are < 2^63), so it is
+	                         * never the all-zero "unwritten" word */
 	WPP_CTRL_GAP = 2,       /* operand = 0; the next word is the number of lost
 	                         * words. Inserted by transports/collector only. */
 	WPP_CTRL_PAD = 3,       /* filler, ignored by decoders */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_sequitur — the numbers behind docs/sequitur.md (run it through
+ * scripts/bench-sequitur).
+ *
+ *   bench_sequitur WORKDIR [NSYMBOLS]
+ *
+ * Generates the synthetic trace (fixed seed) into WORKDIR/trace.u32, then
+ * for plain SEQUITUR and SEQUITUR(1) builds the grammar in a child process
+ * that streams the file in 64 KiB reads (so the peak RSS is the builder's,
+ * not the input's), and prints speed, peak RSS, grammar and serialized
+ * sizes next to xz -9e and zstd -19 of the same raw file, and the
+ * hot-subpath time against E x L.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hotsub.h"
+#include "sequitur.h"
+#include "sequitur_serial.h"
+#include "tracegen.h"
+#include "wppdag.h"
+
+#define SEED 0x5eed2024u
+
+struct build_result {
+	double seconds, cpu_seconds;
+	long peak_rss_kb;
+	struct seq_stats stats;
+	size_t serialized;
+};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* CPU time of this process: the per-core figure, less disturbed than wall
+ * time when the machine is shared. */
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int build_from_file(const char *path, enum seq_algorithm algo, struct build_result *r,
+			   struct seq_grammar *keep)
+{
+	static uint32_t buf[16384];
+	FILE *f = fopen(path, "rb");
+	struct seq_builder *b = seq_builder_new(algo);
+	size_t got;
+
+	if (!f || !b)
+		return -1;
+	double t0 = now(), c0 = cpu_now();
+	while ((got = fread(buf, sizeof(uint32_t), 16384, f)) > 0)
+		if (seq_append_many(b, buf, got) < 0)
+			return -1;
+	if (seq_finish(b) < 0)
+		return -1;
+	r->seconds = now() - t0;
+	r->cpu_seconds = cpu_now() - c0;
+	fclose(f);
+	seq_builder_stats(b, &r->stats);
+	struct seq_grammar g;
+	uint8_t *bytes;
+	if (seq_export(b, &g) < 0 || seq_serialize(&g, &bytes, &r->serialized) < 0)
+		return -1;
+	free(bytes);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	r->peak_rss_kb = ru.ru_maxrss;
+	seq_builder_free(b);
+	if (keep)
+		*keep = g;
+	else
+		seq_grammar_free(&g);
+	return 0;
+}
+
+/* Build in a fresh child so each algorithm's peak RSS is its own. */
+static int build_in_child(const char *path, enum seq_algorithm algo, struct build_result *r)
+{
+	int fd[2];
+	if (pipe(fd) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		struct build_result mine;
+		int ok = build_from_file(path, algo, &mine, NULL) == 0 &&
+			 write(fd[1], &mine, sizeof(mine)) == (ssize_t)sizeof(mine);
+		_exit(ok ? 0 : 1);
+	}
+	close(fd[1]);
+	ssize_t n = read(fd[0], r, sizeof(*r));
+	close(fd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	return n == (ssize_t)sizeof(*r) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static long compressed_size(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	char line[64];
+	long size = -1;
+
+	if (p && fgets(line, sizeof(line), p))
+		size = strtol(line, NULL, 10);
+	if (p)
+		pclose(p);
+	return size;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench_sequitur WORKDIR [NSYMBOLS]\n");
+		return 2;
+	}
+	size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000;
+	char path[4096], cmd[8192];
+	snprintf(path, sizeof(path), "%s/trace.u32", argv[1]);
+
+	uint32_t *trace = malloc(n * sizeof(*trace));
+	if (!trace)
+		return 1;
+	long distinct = tracegen_make(SEED, trace, n);
+	FILE *f = fopen(path, "wb");
+	if (distinct < 0 || !f || fwrite(trace, sizeof(*trace), n, f) != n || fclose(f)) {
+		fprintf(stderr, "bench_sequitur: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	free(trace);
+	printf("synthetic trace: %zu symbols, %ld distinct paths, seed %#x, raw %zu bytes\n\n",
+	       n, distinct, SEED, n * 4);
+
+	struct build_result res[2];
+	const char *names[2] = {"SEQUITUR", "SEQUITUR(1)"};
+	for (int a = 0; a < 2; a++)
+		if (build_in_child(path, a, &res[a]) < 0) {
+			fprintf(stderr, "bench_sequitur: %s build failed\n", names[a]);
+			return 1;
+		}
+	printf("%-12s %8s %8s %11s %10s %9s %10s %10s\n", "algorithm", "wall s", "cpu s",
+	       "Msym/s/cpu", "peakRSS MB", "rules", "gram syms", "serialized");
+	for (int a = 0; a < 2; a++)
+		printf("%-12s %8.3f %8.3f %11.2f %10.1f %9u %10llu %10zu\n", names[a], res[a].seconds,
+		       res[a].cpu_seconds, n / res[a].cpu_seconds / 1e6,
+		       res[a].peak_rss_kb / 1024.0, res[a].stats.rules,
+		       (unsigned long long)res[a].stats.grammar_symbols, res[a].serialized);
+	printf("SEQUITUR(1) / SEQUITUR grammar symbols: %.4f\n\n",
+	       (double)res[1].stats.grammar_symbols / res[0].stats.grammar_symbols);
+
+	snprintf(cmd, sizeof(cmd), "xz -9e -T1 -c '%s' | wc -c", path);
+	long xz = compressed_size(cmd);
+	snprintf(cmd, sizeof(cmd), "zstd -19 -q -c '%s' | wc -c", path);
+	long zstd = compressed_size(cmd);
+	printf("%-28s %12s %10s\n", "representation", "bytes", "vs raw");
+	printf("%-28s %12zu %10.1fx\n", "raw u32 trace", n * 4, 1.0);
+	printf("%-28s %12ld %10.1fx\n", "xz -9e", xz, (double)n * 4 / xz);
+	printf("%-28s %12ld %10.1fx\n", "zstd -19", zstd, (double)n * 4 / zstd);
+	printf("%-28s %12zu %10.1fx\n", "WPP grammar, SEQUITUR(1)", res[1].serialized,
+	       (double)n * 4 / res[1].serialized);
+	printf("%-28s %12zu %10.1fx\n", "WPP grammar, SEQUITUR", res[0].serialized,
+	       (double)n * 4 / res[0].serialized);
+	printf("serialized SEQUITUR(1) / xz -9e: %.3f   / zstd -19: %.3f\n\n",
+	       (double)res[1].serialized / xz, (double)res[1].serialized / zstd);
+
+	/* Hot subpaths on the SEQUITUR(1) grammar. */
+	struct build_result again;
+	struct seq_grammar g;
+	struct wppdag d;
+	if (build_from_file(path, SEQ_LOOKAHEAD, &again, &g) < 0 || wppdag_init(&d, &g) < 0)
+		return 1;
+	uint64_t edges = g.start[seq_grammar_nodes(&g)];
+	uint64_t *cost = malloc((size_t)distinct * sizeof(*cost));
+	uint64_t s = SEED;
+	for (long t = 0; t < distinct; t++) { /* static instructions per path */
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		cost[t] = 4 + (s >> 33) % 60;
+	}
+	printf("hot subpaths (SEQUITUR(1) DAG, E = %llu edges, min-cost 100000, insns):\n",
+	       (unsigned long long)edges);
+	printf("%6s %8s %12s %12s %10s %10s %12s\n", "L", "min-len", "E x L", "grams", "distinct",
+	       "cpu s", "ns/(E x L)");
+	uint32_t lens[] = {10, 25, 50, 100};
+	for (int i = 0; i < 4; i++) {
+		struct hotsub_params p = {.min_len = lens[i] < 10 ? lens[i] : 10,
+					  .max_len = lens[i],
+					  .min_cost = 100000,
+					  .cost = cost,
+					  .ncost = (uint32_t)distinct};
+		struct hotsub_result r;
+		double t0 = cpu_now();
+		if (hotsub_find(&d, &p, &r) < 0)
+			return 1;
+		double sec = cpu_now() - t0;
+		printf("%6u %8u %12llu %12llu %10llu %10.3f %12.2f   -> %zu minimal hot subpaths\n",
+		       p.max_len, p.min_len, (unsigned long long)(edges * p.max_len),
+		       (unsigned long long)r.grams_seen, (unsigned long long)r.distinct_grams,
+		       sec, sec * 1e9 / (edges * p.max_len), r.n);
+		hotsub_result_free(&r);
+	}
+	free(cost);
+	wppdag_free(&d);
+	seq_grammar_free(&g);
+	return 0;
+}

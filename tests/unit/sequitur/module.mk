@@ -1,0 +1,49 @@
+# SEQUITUR(1) grammars, the WPP DAG and hot subpaths (user/analysis/), their
+# unit tests and the benchmark driver used by scripts/bench-sequitur.
+#
+# The library is defined here because the top-level Makefile does not (yet)
+# include a user/analysis fragment; the CLI links $(ANALYSIS_OBJS) or
+# $(LIBDIR)/libwppanalysis.a.
+
+ANALYSIS_SRCS := user/analysis/sequitur.c user/analysis/sequitur_digram.c \
+	user/analysis/sequitur_export.c user/analysis/sequitur_check.c \
+	user/analysis/sequitur_grammar.c user/analysis/sequitur_serial.c \
+	user/analysis/wppdag.c user/analysis/hotsub.c user/common/crc32c.c
+ANALYSIS_OBJS := $(call objs,,$(ANALYSIS_SRCS))
+ANALYSIS_SAN_OBJS := $(call objs,san,$(ANALYSIS_SRCS))
+ANALYSIS_LIB := $(LIBDIR)/libwppanalysis.a
+
+$(ANALYSIS_LIB): $(ANALYSIS_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+ALL_TARGETS += $(ANALYSIS_LIB)
+
+SEQ_TEST_DIR := $(BUILD)/tests/sequitur
+SEQ_TEST_HELPERS := tests/unit/sequitur/test_util.c tests/unit/sequitur/tracegen.c
+SEQ_TEST_NAMES := test_sequitur test_serial test_wppdag test_hotsub
+SEQ_TESTS := $(addprefix $(SEQ_TEST_DIR)/,$(SEQ_TEST_NAMES))
+SEQ_TEST_CPPFLAGS := -Iuser/analysis -Itests/unit/sequitur
+
+$(call objs,san,tests/unit/sequitur/%.c) $(call objs,,tests/unit/sequitur/%.c): \
+	CPPFLAGS += $(SEQ_TEST_CPPFLAGS)
+
+$(SEQ_TEST_DIR)/%: $(call objs,san,tests/unit/sequitur/%.c) \
+		$(call objs,san,$(SEQ_TEST_HELPERS)) $(ANALYSIS_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(CMOCKA_LIBS) -lm -lpthread
+
+# The benchmark is built optimized, without sanitizers.
+SEQ_BENCH := $(SEQ_TEST_DIR)/bench_sequitur
+$(SEQ_BENCH): $(call objs,,tests/unit/sequitur/bench_sequitur.c) \
+		$(call objs,,tests/unit/sequitur/tracegen.c) $(ANALYSIS_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ -lm -lpthread
+
+TEST_TARGETS += $(SEQ_TESTS) $(SEQ_BENCH)
+TESTS += $(SEQ_TESTS)
+
+# Keep the objects: the pattern rule above would otherwise treat them as
+# intermediate files and delete them after every link.
+.SECONDARY: $(ANALYSIS_SAN_OBJS) $(call objs,san,$(SEQ_TEST_HELPERS)) \
+	$(call objs,san,$(addprefix tests/unit/sequitur/,$(addsuffix .c,$(SEQ_TEST_NAMES))))

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/* SEQUITUR / SEQUITUR(1) builder: paper examples, invariants after every
+ * append, lossless expansion, determinism, gaps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sequitur.h"
+#include "sequitur_serial.h"
+#include "test_util.h"
+#include "tracegen.h"
+
+#define R(i) (SEQ_RULE_BIT | (i))
+
+static void build_string(enum seq_algorithm algo, const char *s, struct seq_grammar *g)
+{
+	size_t n = strlen(s);
+	uint32_t *in = malloc(n * sizeof(*in));
+
+	for (size_t i = 0; i < n; i++)
+		in[i] = s[i] == '|' ? TU_GAP : (uint32_t)(unsigned char)s[i];
+	assert_int_equal(tu_build(algo, in, n, g), 0);
+	free(in);
+}
+
+static void assert_body(const struct seq_grammar *g, uint32_t node, const uint32_t *want,
+			uint32_t n)
+{
+	assert_int_equal(seq_grammar_body_len(g, node), n);
+	assert_memory_equal(seq_grammar_body(g, node), want, n * sizeof(*want));
+}
+
+/* Larus §3.2: SEQUITUR(1) gives S -> C2C, A -> 11, C -> AA1. */
+static void test_paper_lookahead(void **state)
+{
+	struct seq_grammar g;
+	(void)state;
+	build_string(SEQ_LOOKAHEAD, "11111211111", &g);
+	assert_int_equal(g.nrules, 2);
+	assert_int_equal(g.nroots, 1);
+	assert_body(&g, 0, (uint32_t[]){'1', '1'}, 2);            /* A */
+	assert_body(&g, 1, (uint32_t[]){R(0), R(0), '1'}, 3);     /* C */
+	assert_body(&g, 2, (uint32_t[]){R(1), '2', R(1)}, 3);     /* S */
+	assert_true(g.flags & SEQ_GRAMMAR_LOOKAHEAD);
+	seq_grammar_free(&g);
+}
+
+/* ... and plain SEQUITUR represents the two 11111 differently:
+ * S -> AB2BA, A -> 11, B -> A1. */
+static void test_paper_plain(void **state)
+{
+	struct seq_grammar g;
+	(void)state;
+	build_string(SEQ_PLAIN, "11111211111", &g);
+	assert_int_equal(g.nrules, 2);
+	assert_body(&g, 0, (uint32_t[]){'1', '1'}, 2);
+	assert_body(&g, 1, (uint32_t[]){R(0), '1'}, 2);
+	assert_body(&g, 2, (uint32_t[]){R(0), R(1), '2', R(1), R(0)}, 5);
+	seq_grammar_free(&g);
+}
+
+/* abcabcabcabc: B -> abc, A -> BB, S -> AA (both algorithms). */
+static void test_paper_abc(void **state)
+{
+	(void)state;
+	for (int algo = 0; algo < 2; algo++) {
+		struct seq_grammar g;
+		build_string(algo, "abcabcabcabc", &g);
+		assert_int_equal(g.nrules, 2);
+		assert_body(&g, 0, (uint32_t[]){'a', 'b', 'c'}, 3);
+		assert_body(&g, 1, (uint32_t[]){R(0), R(0)}, 2);
+		assert_body(&g, 2, (uint32_t[]){R(1), R(1)}, 2);
+		seq_grammar_free(&g);
+	}
+}
+
+/* The §3.1 walk-through: abcdbc -> S -> aAdA, A -> bc. */
+static void test_paper_abcdbc(void **state)
+{
+	struct seq_grammar g;
+	(void)state;
+	build_string(SEQ_PLAIN, "abcdbc", &g);
+	assert_int_equal(g.nrules, 1);
+	assert_body(&g, 0, (uint32_t[]){'b', 'c'}, 2);
+	assert_body(&g, 1, (uint32_t[]){'a', R(0), 'd', R(0)}, 4);
+	seq_grammar_free(&g);
+}
+
+static void assert_expands_to(const struct seq_grammar *g, const uint32_t *in, size_t n)
+{
+	size_t m = 0;
+	uint32_t *out = tu_expand_all(g, &m);
+	assert_non_null(out);
+	assert_int_equal(m, n);
+	assert_memory_equal(out, in, n * sizeof(*in));
+	free(out);
+}
+
+/* Every invariant, checked from scratch after every single append. */
+static void test_invariants_every_step(void **state)
+{
+	uint64_t rng = 0x1234567;
+	uint32_t in[160];
+	char why[200];
+	(void)state;
+
+	for (int it = 0; it < 2000; it++) {
+		enum seq_algorithm algo = it & 1;
+		size_t n = 1 + tu_rand(&rng) % 160;
+		tu_random_input(&rng, in, n, (unsigned)it / 2, it % 5 == 0);
+		struct seq_builder *b = seq_builder_new(algo);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(in[i] == TU_GAP ? seq_append_gap(b) : seq_append(b, in[i]),
+					 0);
+			if (seq_builder_check(b, why, sizeof(why)) != 0)
+				fail_msg("iteration %d, step %zu: %s", it, i, why);
+		}
+		assert_int_equal(seq_finish(b), 0);
+		if (seq_builder_check(b, why, sizeof(why)) != 0)
+			fail_msg("iteration %d, end: %s", it, why);
+		struct seq_grammar g;
+		assert_int_equal(seq_export(b, &g), 0);
+		assert_expands_to(&g, in, n);
+		seq_grammar_free(&g);
+		seq_builder_free(b);
+	}
+}
+
+static void roundtrip_big(const uint32_t *in, size_t n)
+{
+	for (int algo = 0; algo < 2; algo++) {
+		struct seq_grammar g;
+		char why[200];
+		struct seq_builder *b = seq_builder_new(algo);
+		assert_int_equal(seq_append_many(b, in, n), 0);
+		assert_int_equal(seq_finish(b), 0);
+		if (n <= 200000 && seq_builder_check(b, why, sizeof(why)) != 0)
+			fail_msg("%s", why);
+		assert_int_equal(seq_export(b, &g), 0);
+		seq_builder_free(b);
+		assert_expands_to(&g, in, n);
+		seq_grammar_free(&g);
+	}
+}
+
+static void test_adversarial(void **state)
+{
+	size_t n = 100000;
+	uint32_t *in = malloc(n * sizeof(*in));
+	(void)state;
+
+	for (size_t i = 0; i < n; i++) /* one long run */
+		in[i] = 7;
+	roundtrip_big(in, n);
+	for (size_t i = 0; i < n; i++) /* all distinct */
+		in[i] = (uint32_t)i;
+	roundtrip_big(in, n);
+	in[0] = 0; /* Fibonacci word: repetitive but never periodic */
+	in[1] = 1;
+	for (size_t a = 1, b = 2; b < n; a = b, b = b + a)
+		for (size_t i = 0; i < a && b + i < n; i++)
+			in[b + i] = in[i];
+	roundtrip_big(in, n);
+	for (size_t i = 0; i < n; i++) /* sawtooth of growing teeth */
+		in[i] = (uint32_t)(i % (1 + i / 1000));
+	roundtrip_big(in, n);
+	for (size_t i = 0; i < n; i++) /* runs of growing length */
+		in[i] = (uint32_t)((size_t)__builtin_sqrt((double)i) & 1);
+	roundtrip_big(in, n);
+	uint64_t rng = 99;
+	for (size_t i = 0; i < n; i++) /* noise over a huge alphabet */
+		in[i] = (uint32_t)(tu_rand(&rng) % (SEQ_TERMINAL_LIMIT));
+	roundtrip_big(in, n);
+	free(in);
+}
+
+static void test_synthetic_trace(void **state)
+{
+	size_t n = 1000000;
+	uint32_t *in = malloc(n * sizeof(*in));
+	(void)state;
+
+	assert_true(tracegen_make(7, in, n) > 0);
+	roundtrip_big(in, n);
+	free(in);
+}
+
+static void serialize(const struct seq_grammar *g, uint8_t **buf, size_t *len)
+{
+	assert_int_equal(seq_serialize(g, buf, len), 0);
+}
+
+/* Same input, same bytes: across builders, however the input is fed, and
+ * whether or not snapshots were taken on the way. */
+static void test_determinism(void **state)
+{
+	size_t n = 200000;
+	uint32_t *in = malloc(n * sizeof(*in));
+	(void)state;
+
+	assert_true(tracegen_make(3, in, n) > 0);
+	for (int algo = 0; algo < 2; algo++) {
+		uint8_t *a, *b;
+		size_t alen, blen;
+		struct seq_grammar g1, g2, snap;
+
+		/* A builder with a different history of allocations first. */
+		struct seq_builder *noise = seq_builder_new(algo);
+		for (uint32_t i = 0; i < 5000; i++)
+			seq_append(noise, (i * 2654435761u) % 97);
+		assert_int_equal(tu_build(algo, in, n, &g1), 0);
+		seq_builder_free(noise);
+
+		struct seq_builder *bld = seq_builder_new(algo);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(seq_append(bld, in[i]), 0);
+			if (i % 50000 == 777) { /* snapshots must not disturb */
+				assert_int_equal(seq_export(bld, &snap), 0);
+				assert_expands_to(&snap, in, i + 1);
+				seq_grammar_free(&snap);
+			}
+		}
+		assert_int_equal(seq_finish(bld), 0);
+		assert_int_equal(seq_export(bld, &g2), 0);
+		seq_builder_free(bld);
+		serialize(&g1, &a, &alen);
+		serialize(&g2, &b, &blen);
+		assert_int_equal(alen, blen);
+		assert_memory_equal(a, b, alen);
+		free(a);
+		free(b);
+		seq_grammar_free(&g1);
+		seq_grammar_free(&g2);
+	}
+	free(in);
+}
+
+/* A gap ends a segment: no rule spans it, each segment expands to its
+ * own stretch, and repeated content across segments still shares rules. */
+static void test_gaps(void **state)
+{
+	struct seq_grammar g;
+	(void)state;
+
+	build_string(SEQ_LOOKAHEAD, "abcab|cabc||abcabc", &g);
+	assert_int_equal(g.nroots, 4);
+	assert_int_equal(g.exp_len[g.nrules + 0], 5);
+	assert_int_equal(g.exp_len[g.nrules + 1], 4);
+	assert_int_equal(g.exp_len[g.nrules + 2], 0);
+	assert_int_equal(g.exp_len[g.nrules + 3], 6);
+	uint32_t in[] = {'a', 'b', 'c', 'a', 'b', TU_GAP, 'c', 'a', 'b', 'c', TU_GAP, TU_GAP,
+			 'a', 'b', 'c', 'a', 'b', 'c'};
+	assert_expands_to(&g, in, sizeof(in) / sizeof(in[0]));
+	/* "ab" is shared by segments 0, 1 and 3 through one rule. */
+	int shared = 0;
+	for (uint32_t r = 0; r < g.nrules; r++)
+		if (g.exp_len[r] == 2 && seq_grammar_body(&g, r)[0] == 'a')
+			shared = 1;
+	assert_true(shared);
+	seq_grammar_free(&g);
+
+	/* "ab|ab": the digram ab across the gap must not become "b a". */
+	build_string(SEQ_PLAIN, "xab|ab", &g);
+	for (uint32_t i = 0; i < seq_grammar_nodes(&g); i++)
+		for (uint32_t j = 0; j + 1 < seq_grammar_body_len(&g, i); j++)
+			assert_false(seq_grammar_body(&g, i)[j] == 'b' &&
+				     seq_grammar_body(&g, i)[j + 1] == 'a');
+	seq_grammar_free(&g);
+}
+
+static void test_bad_terminal(void **state)
+{
+	struct seq_builder *b = seq_builder_new(SEQ_LOOKAHEAD);
+	struct seq_stats st;
+	(void)state;
+
+	assert_int_equal(seq_append(b, SEQ_TERMINAL_LIMIT), -1);
+	assert_int_equal(seq_append(b, UINT32_MAX), -1);
+	assert_int_equal(seq_append(b, SEQ_TERMINAL_LIMIT - 1), 0);
+	assert_false(seq_builder_failed(b));
+	seq_builder_stats(b, &st);
+	assert_int_equal(st.input_symbols, 1);
+	seq_builder_free(b);
+}
+
+/* SEQUITUR(1) should not be worse than SEQUITUR on trace-shaped input. */
+static void test_lookahead_not_larger(void **state)
+{
+	size_t n = 500000;
+	uint32_t *in = malloc(n * sizeof(*in));
+	struct seq_stats st[2];
+	(void)state;
+
+	assert_true(tracegen_make(11, in, n) > 0);
+	for (int algo = 0; algo < 2; algo++) {
+		struct seq_builder *b = seq_builder_new(algo);
+		seq_append_many(b, in, n);
+		seq_finish(b);
+		seq_builder_stats(b, &st[algo]);
+		seq_builder_free(b);
+	}
+	assert_true(st[SEQ_LOOKAHEAD].grammar_symbols <= st[SEQ_PLAIN].grammar_symbols);
+	free(in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paper_lookahead),
+		cmocka_unit_test(test_paper_plain),
+		cmocka_unit_test(test_paper_abc),
+		cmocka_unit_test(test_paper_abcdbc),
+		cmocka_unit_test(test_invariants_every_step),
+		cmocka_unit_test(test_adversarial),
+		cmocka_unit_test(test_synthetic_trace),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_gaps),
+		cmocka_unit_test(test_bad_terminal),
+		cmocka_unit_test(test_lookahead_not_larger),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.h — reading a running process's TU registry (`__wpp_registry`,
+ * user/runtime/wpp_registry.h) through /proc/PID/mem.  A process the
+ * collector meets mid-run (-p, -a, a static executable attached after its
+ * exec) registered its TUs before the register probe was attached; the
+ * registry is the only place that still says which fids belong to which
+ * object.  The process memory is hostile input: every size is bounded and
+ * a torn read (the seqlock moved) is retried.
+ */
+#ifndef WPP_BC_REGISTRY_H
+#define WPP_BC_REGISTRY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "wpp_bpf_records.h"
+
+struct registry_info {
+	uint32_t transport;    /* enum wpp_registry_transport */
+	uint32_t count;        /* entries delivered */
+	char object[4096];     /* object holding the registry */
+};
+
+/* Calls fn once per registered TU, as the register record the probe would
+ * have produced (entry_ok set, path filled when it fits).  0, or
+ * -ENOENT (no registry symbol in any object the process maps: not
+ * instrumented), -ESRCH (gone), -EACCES/-EPERM (memory not readable),
+ * -EPROTO (registry unreadable or of another version). */
+int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void *arg), void *arg,
+		  struct registry_info *info);
+
+#endif

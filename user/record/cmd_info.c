@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_info.c — `wpptrace info FILE.wpp`: what a recording holds, read
+ * straight from its chunks (no metadata, no decoding): how it was made
+ * (command, transport and settings), the processes (attached mid-run,
+ * forked, exec'd), their threads, the time span, the events and what was
+ * lost.  A file whose writer died (kill -9) is read up to its last complete
+ * chunk and says so.  Lives with the recorder because it reports what the
+ * recorder wrote.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "wppfile.h"
+
+struct info_thread {
+	uint32_t pid, tid, generation;
+	int exited;
+	uint64_t batches, words, lost_words, lost_batches;
+};
+
+struct info_proc {
+	struct wpp_chunk_process p;
+	char exe[256];
+	char cmd[256];
+	uint32_t modules;
+};
+
+struct info {
+	char settings[4096];
+	struct info_proc *procs;
+	size_t nprocs, cap_procs;
+	struct info_thread *threads;
+	size_t nthreads, cap_threads;
+	uint64_t first_ns, last_ns;
+	uint64_t batches, words, lost_words, lost_batches, gaps, modules, chunks;
+	int have_end;
+	struct wpp_chunk_end end;
+};
+
+static void *grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return arr;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *g = realloc(arr, ncap * size);
+	if (!g)
+		wpp_die("out of memory");
+	*cap = ncap;
+	return g;
+}
+
+static void see_time(struct info *in, uint64_t t)
+{
+	if (!t)
+		return;
+	if (!in->first_ns || t < in->first_ns)
+		in->first_ns = t;
+	if (t > in->last_ns)
+		in->last_ns = t;
+}
+
+/* The latest image of pid at generation gen (or any, gen == UINT32_MAX). */
+static struct info_thread *thread_of(struct info *in, uint32_t pid, uint32_t tid, uint32_t gen)
+{
+	for (size_t i = in->nthreads; i-- > 0;) {
+		struct info_thread *t = &in->threads[i];
+		if (t->pid == pid && t->tid == tid && (gen == UINT32_MAX || t->generation == gen))
+			return t;
+	}
+	in->threads = grow(in->threads, &in->cap_threads, in->nthreads, sizeof(*in->threads));
+	struct info_thread *t = &in->threads[in->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->generation = gen == UINT32_MAX ? 0 : gen;
+	return t;
+}
+
+/* Printable copy of a NUL-separated argv, cut to fit. */
+static void cmdline_text(char *out, size_t size, const char *args, uint32_t len)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < len && n + 1 < size; i++)
+		out[n++] = args[i] ? args[i] : ' ';
+	while (n > 0 && out[n - 1] == ' ')
+		n--;
+	out[n] = 0;
+}
+
+static void on_process(struct info *in, const struct wpp_chunk *ch)
+{
+	struct wpp_chunk_process p;
+	if (ch->length < sizeof(p))
+		return;
+	memcpy(&p, ch->payload, sizeof(p));
+	const char *tail = (const char *)ch->payload + sizeof(p);
+	uint64_t room = ch->length - sizeof(p);
+	in->procs = grow(in->procs, &in->cap_procs, in->nprocs, sizeof(*in->procs));
+	struct info_proc *ip = &in->procs[in->nprocs++];
+	memset(ip, 0, sizeof(*ip));
+	ip->p = p;
+	if (p.exe_len && p.exe_len <= room)
+		snprintf(ip->exe, sizeof(ip->exe), "%.*s", (int)p.exe_len, tail);
+	if (p.exe_len <= room && p.cmdline_len <= room - p.exe_len)
+		cmdline_text(ip->cmd, sizeof(ip->cmd), tail + p.exe_len, p.cmdline_len);
+	see_time(in, p.time_ns);
+}
+
+static void on_chunk(struct info *in, const struct wpp_chunk *ch)
+{
+	in->chunks++;
+	switch (ch->type) {
+	case WPP_CHUNK_INFO: {
+		size_t n = strlen(in->settings);
+		snprintf(in->settings + n, sizeof(in->settings) - n, "%.*s", (int)ch->length,
+			 (const char *)ch->payload);
+		break;
+	}
+	case WPP_CHUNK_PROCESS:
+		on_process(in, ch);
+		break;
+	case WPP_CHUNK_MODULE: {
+		struct wpp_chunk_module m;
+		if (ch->length < sizeof(m))
+			break;
+		memcpy(&m, ch->payload, sizeof(m));
+		in->modules++;
+		for (size_t i = in->nprocs; i-- > 0;)
+			if (in->procs[i].p.pid == m.pid && in->procs[i].p.generation == m.generation) {
+				in->procs[i].modules++;
+				break;
+			}
+		break;
+	}
+	case WPP_CHUNK_THREAD: {
+		struct wpp_chunk_thread t;
+		if (ch->length < sizeof(t))
+			break;
+		memcpy(&t, ch->payload, sizeof(t));
+		struct info_thread *it = thread_of(in, t.pid, t.tid, t.generation);
+		if (t.event == WPP_THREAD_EXIT)
+			it->exited = 1;
+		see_time(in, t.time_ns);
+		break;
+	}
+	case WPP_CHUNK_BATCH: {
+		struct wpp_chunk_batch b;
+		if (ch->length < sizeof(b))
+			break;
+		memcpy(&b, ch->payload, sizeof(b));
+		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
+		it->batches++;
+		it->words += b.nwords;
+		in->batches++;
+		in->words += b.nwords;
+		see_time(in, b.time_ns);
+		break;
+	}
+	case WPP_CHUNK_GAP: {
+		struct wpp_chunk_gap g;
+		if (ch->length < sizeof(g))
+			break;
+		memcpy(&g, ch->payload, sizeof(g));
+		struct info_thread *it = thread_of(in, g.pid, g.tid, UINT32_MAX);
+		it->lost_words += g.lost_words;
+		it->lost_batches += g.lost_batches;
+		in->lost_words += g.lost_words;
+		in->lost_batches += g.lost_batches;
+		in->gaps++;
+		break;
+	}
+	case WPP_CHUNK_END:
+		if (ch->length >= sizeof(in->end)) {
+			memcpy(&in->end, ch->payload, sizeof(in->end));
+			in->have_end = 1;
+		}
+		break;
+	}
+}
+
+/* value of key in the INFO text, or NULL */
+static const char *setting(const struct info *in, const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+	for (const char *p = in->settings; *p;) {
+		size_t len = strcspn(p, "\n");
+		if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			snprintf(buf, size, "%.*s", (int)(len - klen - 1), p + klen + 1);
+			return buf;
+		}
+		p += len + (p[len] == '\n');
+	}
+	return NULL;
+}
+
+static void print_proc(const struct info *in, const struct info_proc *ip)
+{
+	const struct wpp_chunk_process *p = &ip->p;
+	uint64_t threads = 0, batches = 0, words = 0, lost = 0;
+	for (size_t i = 0; i < in->nthreads; i++) {
+		const struct info_thread *t = &in->threads[i];
+		if (t->pid != p->pid || t->generation != p->generation)
+			continue;
+		threads++;
+		batches += t->batches;
+		words += t->words;
+		lost += t->lost_words;
+	}
+	printf("  pid %u", p->pid);
+	if (p->generation)
+		printf(" (image %u)", p->generation);
+	printf("  ppid %u  %s\n", p->ppid, ip->exe[0] ? ip->exe : "?");
+	if (ip->cmd[0])
+		printf("    command   %s\n", ip->cmd);
+	printf("    threads %" PRIu64 ", modules %u, batches %" PRIu64 ", events %" PRIu64, threads, ip->modules,
+	       batches, words);
+	if (lost)
+		printf(", lost %" PRIu64, lost);
+	printf("\n");
+	if (p->flags & WPP_PROC_ATTACHED)
+		printf("    tracing began mid-run (attached)\n");
+	if (p->flags & WPP_PROC_FORKED)
+		printf("    forked by pid %u (thread %u)\n", p->ppid, p->parent_tid);
+	if (p->flags & WPP_PROC_EXECED)
+		printf("    exec'd a new image\n");
+}
+
+static void print_info(const char *path, const struct info *in, const char *status)
+{
+	char buf[1024];
+	printf("file        %s\n", path);
+	if (status)
+		printf("status      incomplete: %s; read up to the last complete chunk\n", status);
+	else
+		printf("status      complete\n");
+	printf("transport   %s\n", setting(in, "transport", buf, sizeof(buf)) ?: "unknown");
+	for (const char *p = in->settings; *p;) {
+		size_t len = strcspn(p, "\n");
+		if (len && strncmp(p, "transport=", 10) != 0 && strncmp(p, "command=", 8) != 0)
+			printf("            %.*s\n", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	printf("command     %s\n", setting(in, "command", buf, sizeof(buf)) ?: "unknown");
+	if (in->last_ns > in->first_ns)
+		printf("time span   %.6f s\n", (double)(in->last_ns - in->first_ns) / 1e9);
+	else
+		printf("time span   0 s\n");
+	printf("processes   %zu\n", in->nprocs);
+	for (size_t i = 0; i < in->nprocs; i++)
+		print_proc(in, &in->procs[i]);
+	size_t running = 0;
+	for (size_t i = 0; i < in->nthreads; i++)
+		running += !in->threads[i].exited;
+	printf("threads     %zu (%zu without an exit record)\n", in->nthreads, running);
+	printf("modules     %" PRIu64 "\n", in->modules);
+	printf("batches     %" PRIu64 "\n", in->batches);
+	printf("events      %" PRIu64 "\n", in->words);
+	printf("lost        %" PRIu64 " events in %" PRIu64 " batches (%" PRIu64 " gaps)\n", in->lost_words,
+	       in->lost_batches, in->gaps);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			puts("usage: wpptrace info FILE.wpp");
+			return 0;
+		}
+		wpp_err("info: usage: wpptrace info FILE.wpp");
+		return 2;
+	}
+	struct wpp_reader *r = wppr_open(argv[1]);
+	if (!r)
+		return 1;
+	struct info in;
+	struct wpp_chunk ch;
+	memset(&in, 0, sizeof(in));
+	while (wppr_next(r, &ch) == 1)
+		on_chunk(&in, &ch);
+	const char *status = wppr_status(r);
+	print_info(argv[1], &in, status);
+	wppr_close(r);
+	free(in.procs);
+	free(in.threads);
+	return 0;
+}

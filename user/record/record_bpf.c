@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_bpf.c — `wpptrace record` over BPF (see record_bpf.h).
+ *
+ * A program: forked and held before exec while the probes are attached to
+ * its executable and the libwpprt it will load, so nothing it records is
+ * missed; then released and drained until it and everything it started
+ * are gone (we are the subreaper).  -p: the processes are attached mid-run
+ * (their TUs come from the runtime's registry).  -a: every object carrying
+ * wpptrace probes that any process maps now, or execs later.
+ */
+#include "record_bpf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "record_bpf_sink.h"
+#include "record_child.h"
+#include "record_info.h"
+
+#define TICK_MS 50
+#define PROGRESS_NS 1000000000ull
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* -p / -a: Ctrl-C, kill and hangup end the recording cleanly. */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Loss is said while it happens, not only at the end. */
+static void report_progress(struct bc_collector *c, uint64_t *reported)
+{
+	struct bc_counters k;
+	bc_counters(c, &k);
+	if (k.lost_batches > *reported) {
+		wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches so far (ring full: %" PRIu64
+			 "; see --ring-size)",
+			 k.lost_words, k.lost_batches, k.lost_reserve);
+		*reported = k.lost_batches;
+	}
+}
+
+/* The libwpprt next to this wpptrace (bin/../lib/wpptrace), which wppcc
+ * links programs against: -a attaches to it up front so processes started
+ * later are covered from their first batch. */
+static void attach_own_runtime(struct bc_collector *c)
+{
+	char self[PATH_MAX], lib[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	snprintf(lib, sizeof(lib), "%s/../lib/wpptrace/libwpprt.so", self);
+	if (access(lib, R_OK) == 0)
+		bc_attach_object(c, lib);
+}
+
+static int transport_lines(const struct record_opts *o, char *buf, size_t size)
+{
+	return snprintf(buf, size,
+			"transport=bpf\nring_bytes=%u\nrecord_words=%u\ndrain_threads=%u\nmax_threads=%u\n",
+			o->bpf.ring_bytes, o->bpf.record_words, o->bpf.drain_threads, o->bpf.max_threads);
+}
+
+/* Start the program held, attach, release.  0 or an exit status. */
+static int start_program(struct bc_collector *c, const struct record_opts *o, pid_t *pid)
+{
+	char exe[PATH_MAX];
+	struct child_hold h;
+	int err = child_resolve(o->argv[0], exe, sizeof(exe));
+	if (err) {
+		wpp_err("record: cannot run '%s': %s", o->argv[0], strerror(-err));
+		return 127;
+	}
+	if (bc_attach_program(c, exe) == -ENOENT)
+		wpp_warn("record: %s carries no wpptrace probes and does not link libwpprt "
+			 "(built without wppcc?); tracing whatever it runs",
+			 exe);
+	child_prepare();
+	err = child_spawn_held(o->argv, pid, &h);
+	if (!err && (err = bc_trace_pid(c, *pid, false)) != 0) {
+		kill(*pid, SIGKILL);
+		child_release(*pid, &h);
+		return 1;
+	}
+	if (!err && (err = bc_start(c)) != 0) {
+		kill(*pid, SIGKILL);
+		child_release(*pid, &h);
+		return 1;
+	}
+	if (!err)
+		err = child_release(*pid, &h);
+	if (err) {
+		wpp_err("record: cannot run '%s': %s", o->argv[0], strerror(-err));
+		return 127;
+	}
+	return 0;
+}
+
+static int attach_targets(struct bc_collector *c, const struct record_opts *o)
+{
+	if (o->all) {
+		attach_own_runtime(c);
+		if (bc_trace_all(c))
+			return 1;
+	}
+	for (int i = 0; i < o->npids; i++)
+		if (bc_trace_pid(c, o->pids[i], true))
+			return 1;
+	return bc_start(c) ? 1 : 0;
+}
+
+/* Until the traced processes are gone, -d runs out or a stop signal. */
+static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child, int *status)
+{
+	uint64_t start = record_now_ns(), last_progress = start, reported = 0;
+	uint64_t limit = o->duration_s > 0 ? (uint64_t)(o->duration_s * 1e9) : 0;
+	int main_reaped = 0;
+
+	for (;;) {
+		if (child > 0) {
+			if (child_reap(child, status, &main_reaped))
+				break;
+		} else if (stop_requested || (o->npids && bc_all_exited(c))) {
+			break;
+		}
+		uint64_t now = record_now_ns();
+		if (limit && now - start >= limit)
+			break;
+		if (now - last_progress >= PROGRESS_NS) {
+			report_progress(c, &reported);
+			last_progress = now;
+		}
+		sleep_ms(TICK_MS);
+	}
+}
+
+int record_bpf(const struct record_opts *o_)
+{
+	struct record_opts o = *o_;
+	struct record_sink rs;
+	struct bc_counters k;
+	pid_t child = 0;
+	int status = 0, rc = 0;
+
+	memset(&rs, 0, sizeof(rs));
+	o.bpf.filter_pids = !o.all;
+	o.bpf.attach_on_exec = true;
+	struct bc_callbacks cb = record_bpf_sink(&rs);
+	struct bc_collector *c = bc_open(&o.bpf, &cb);
+	if (!c)
+		return 1;
+	/* The library filled in its defaults; record what was really used. */
+	bc_effective_options(c, &o.bpf);
+	rs.w = wppw_open(o.output);
+	char lines[512];
+	transport_lines(&o, lines, sizeof(lines));
+	if (!rs.w || record_write_info(rs.w, &o, lines) < 0) {
+		if (rs.w)
+			wppw_abort(rs.w);
+		bc_close(c);
+		return 1;
+	}
+	if (o.argv) {
+		rc = start_program(c, &o, &child);
+	} else {
+		catch_stop_signals();
+		rc = attach_targets(c, &o);
+	}
+	if (rc) {
+		bc_close(c);
+		wppw_abort(rs.w);
+		unlink(o.output);
+		return rc;
+	}
+	wait_for_end(c, &o, child, &status);
+	bc_finish(c, &k);
+	rs.totals.end_ns = record_now_ns();
+	if (rs.failed) {
+		wppw_abort(rs.w);
+		wpp_err("record: %s is incomplete (write error)", o.output);
+	} else if (wppw_close(rs.w, &rs.totals) < 0) {
+		rs.failed = 1;
+	} else if (!o.quiet) {
+		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s",
+			 (unsigned long long)rs.totals.batches, (unsigned long long)rs.totals.words,
+			 (unsigned long long)rs.processes, (unsigned long long)rs.threads,
+			 rs.totals.lost_words ? " (some data lost, see GAP chunks)" : "", o.output);
+	}
+	bc_report_loss(&k);
+	bc_close(c);
+	rc = child > 0 ? child_exit_code(status) : 0;
+	return rs.failed && rc == 0 ? 1 : rc;
+}

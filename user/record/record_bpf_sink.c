@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#include "record_bpf_sink.h"
+
+#include <string.h>
+
+#include "wpp/wpp_file.h"
+
+static void keep(struct record_sink *rs, int err)
+{
+	/* After a write error the file is abandoned; the run goes on. */
+	if (err < 0)
+		rs->failed = 1;
+}
+
+static void sink_process(void *ctx, const struct bc_process *p)
+{
+	struct record_sink *rs = ctx;
+	if (rs->failed || p->event != BC_PROCESS_NEW)
+		return; /* the file knows exits from the THREAD chunks */
+	struct wpp_chunk_process c = p->proc;
+	uint32_t exe_len = (uint32_t)strlen(p->exe) + 1;
+	c.exe_len = exe_len;
+	rs->processes++;
+	struct wpp_writer *w = rs->w;
+	/* header + exe + NUL + cmdline: three pieces, two calls would tear. */
+	char tail[4096 + 4096];
+	uint32_t cmd_len = p->proc.cmdline_len;
+	if (exe_len > 4096)
+		exe_len = 4096;
+	if (cmd_len > sizeof(tail) - exe_len)
+		cmd_len = (uint32_t)(sizeof(tail) - exe_len);
+	memcpy(tail, p->exe, exe_len - 1);
+	tail[exe_len - 1] = 0;
+	memcpy(tail + exe_len, p->cmdline, cmd_len);
+	c.exe_len = exe_len;
+	c.cmdline_len = cmd_len;
+	keep(rs, wppw_chunk2(w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len));
+}
+
+static void sink_thread(void *ctx, const struct wpp_chunk_thread *t)
+{
+	struct record_sink *rs = ctx;
+	if (rs->failed)
+		return;
+	if (t->event == WPP_THREAD_START)
+		rs->threads++;
+	keep(rs, wppw_chunk(rs->w, WPP_CHUNK_THREAD, t, sizeof(*t)));
+}
+
+static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char *path)
+{
+	struct record_sink *rs = ctx;
+	if (rs->failed)
+		return;
+	struct wpp_chunk_module c = *m;
+	c.path_len = (uint32_t)strlen(path) + 1;
+	rs->modules++;
+	keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, c.path_len));
+}
+
+static void sink_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words)
+{
+	struct record_sink *rs = ctx;
+	if (rs->failed)
+		return;
+	rs->totals.batches++;
+	rs->totals.words += b->nwords;
+	keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u));
+}
+
+static void sink_gap(void *ctx, const struct wpp_chunk_gap *g)
+{
+	struct record_sink *rs = ctx;
+	rs->totals.lost_words += g->lost_words;
+	rs->totals.lost_batches += g->lost_batches;
+	if (!rs->failed)
+		keep(rs, wppw_chunk(rs->w, WPP_CHUNK_GAP, g, sizeof(*g)));
+}
+
+struct bc_callbacks record_bpf_sink(struct record_sink *rs)
+{
+	struct bc_callbacks cb = {
+		.ctx = rs,
+		.process = sink_process,
+		.thread = sink_thread,
+		.module = sink_module,
+		.batch = sink_batch,
+		.gap = sink_gap,
+	};
+	return cb;
+}
