@@ -4,7 +4,8 @@
 # -fwpp-mode=paths (Ball-Larus path ids) and -fwpp-mode=blocks (naive: each
 # block entered is recorded directly), at -O0 and -O2; both are recorded with
 # the shm transport and decoded.  The per-thread block sequences must be
-# identical, and so must stdout and exit status.
+# identical, and so must stdout and exit status.  The paths build is also
+# recorded with 16-word buffers; its decoded trace must equal the default one.
 . "$(dirname "$0")/../oracle/lib.sh"
 require_tools "$WPPCC" "$WPPTRACE"
 
@@ -37,6 +38,23 @@ for opt in ${ORACLE_OPTS:-O0 O2}; do
 			pass "$what: $(tail -n 1 <<<"$out")"
 		else
 			fail "$what"
+			head -n 40 <<<"$out"
+		fi
+		# Tiny buffers: hundreds of batches, records (and two-word wide
+		# records) crossing batch ends, signal batches spliced mid-batch.
+		# The decoded trace must not change.
+		check_done
+		t=$run_dir/$name.paths-$opt-tiny
+		RECORD_OPTS="--buffer-words 16 --ring-slots 2" run_prog record "paths-$opt" "$name" "$t"
+		if ! cmp -s "$p.stdout" "$t.stdout" || ! cmp -s "$p.status" "$t.status"; then
+			fail "$what (16-word buffers): output or status changed (status $(cat "$t.status"))"
+			show_file_head "$t.stderr" 5
+		elif ! decode "$t"; then
+			fail "$what (16-word buffers): decode failed"
+		elif out=$($CMP blocks "$p.jsonl" "$t.jsonl" 2>&1); then
+			pass "$what (16-word buffers vs default): $(tail -n 1 <<<"$out")"
+		else
+			fail "$what (16-word buffers vs default)"
 			head -n 40 <<<"$out"
 		fi
 		if [ "$name" = wide_paths ]; then

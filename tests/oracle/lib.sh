@@ -146,7 +146,7 @@ build_variant() {
 }
 
 # run_prog MODE VARIANT NAME OUT: run a built program; MODE is "direct" or
-# "record".  Writes OUT.stdout, OUT.stderr, OUT.status (and OUT.wpp when
+# "record" (extra record options from $RECORD_OPTS).  Writes OUT.stdout, OUT.stderr, OUT.status (and OUT.wpp when
 # recording; OUT.cyg.* logs for cyg variants).
 run_prog() {
 	local mode=$1 variant=$2 name=$3 out=$4
@@ -158,7 +158,9 @@ run_prog() {
 	mkdir -p "$(dirname "$out")"
 	rm -f "$out".stdout "$out".stderr "$out".status "$out".wpp "$out".cyg.*
 	local cmd=("$bin" "${argv[@]}")
-	[ "$mode" = record ] && cmd=("$WPPTRACE" record --transport=shm -o "$out.wpp" -- "${cmd[@]}")
+	local ropts=()
+	[ -n "${RECORD_OPTS:-}" ] && read -r -a ropts <<<"$RECORD_OPTS"
+	[ "$mode" = record ] && cmd=("$WPPTRACE" record --transport=shm "${ropts[@]}" -o "$out.wpp" -- "${cmd[@]}")
 	WPP_CYG_LOG=$out.cyg timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" <"$stdin" >"$out.stdout" 2>"$out.stderr"
 	echo $? >"$out.status"
 }

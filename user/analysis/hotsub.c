@@ -10,7 +10,7 @@
 /* Distinct L-grams of the end-padded stream with their occurrence counts. */
 struct gramset {
 	uint32_t L;
-	uint32_t *syms;   /* gram i is syms[i*L .. i*L+L) */
+	uint32_t *syms;	  /* gram i is syms[i*L .. i*L+L) */
 	uint64_t *weight; /* occurrences of gram i */
 	uint32_t n, cap;
 	uint64_t *slot_hash; /* open addressing: hash, and gram index + 1 */
@@ -249,7 +249,7 @@ static int scan_sorted(struct gramset *gs, const uint32_t *order, const struct h
 		prefix_cost[0] = 0;
 		for (uint32_t l = 0; l < top_len; l++)
 			prefix_cost[l + 1] =
-				prefix_cost[l] + (gram[l] < p->ncost ? p->cost[gram[l]] : 0);
+			    prefix_cost[l] + (gram[l] < p->ncost ? p->cost[gram[l]] : 0);
 		/* Walk l downwards; the ends move outwards along the chains. */
 		uint32_t left = k, right = k + 1, h = 0;
 		for (uint32_t l = top_len; l >= lo_len && l >= 1; l--) {

@@ -32,7 +32,7 @@ struct hotsub_params {
 	uint32_t min_len, max_len; /* 1 <= min_len <= max_len */
 	uint64_t min_cost;
 	const uint64_t *cost; /* indexed by terminal value */
-	uint32_t ncost;       /* terminals >= ncost cost 0 */
+	uint32_t ncost;	      /* terminals >= ncost cost 0 */
 };
 
 struct hotsub_path {
@@ -45,7 +45,7 @@ struct hotsub_path {
 struct hotsub_result {
 	struct hotsub_path *paths; /* in lexicographic order of syms */
 	size_t n;
-	uint64_t grams_seen;     /* occurrence classes visited (about E x L) */
+	uint64_t grams_seen;	 /* occurrence classes visited (about E x L) */
 	uint64_t distinct_grams; /* D */
 };
 

@@ -440,8 +440,8 @@ void seq_builder_stats(const struct seq_builder *b, struct seq_stats *st)
 	st->grammar_symbols = b->body_symbols + (b->have_pending ? 1 : 0);
 	st->rules = b->live_rules;
 	st->segments = b->nroots;
-	st->bytes = sizeof(*b) + (uint64_t)b->cap * sizeof(*b->n) +
-		    seq_digram_bytes(&b->digrams) + b->roots_cap * sizeof(*b->roots);
+	st->bytes = sizeof(*b) + (uint64_t)b->cap * sizeof(*b->n) + seq_digram_bytes(&b->digrams) +
+		    b->roots_cap * sizeof(*b->roots);
 }
 
 int seq_builder_failed(const struct seq_builder *b)

@@ -42,11 +42,11 @@ enum seq_algorithm { SEQ_PLAIN = 0, SEQ_LOOKAHEAD = 1 };
 struct seq_builder;
 
 struct seq_stats {
-	uint64_t input_symbols;   /* terminals appended so far */
+	uint64_t input_symbols;	  /* terminals appended so far */
 	uint64_t grammar_symbols; /* symbols on all right-hand sides, roots included */
-	uint32_t rules;           /* ordinary rules (roots not counted) */
-	uint32_t segments;        /* gaps + 1 */
-	uint64_t bytes;           /* memory held by the builder */
+	uint32_t rules;		  /* ordinary rules (roots not counted) */
+	uint32_t segments;	  /* gaps + 1 */
+	uint64_t bytes;		  /* memory held by the builder */
 };
 
 struct seq_builder *seq_builder_new(enum seq_algorithm algo);

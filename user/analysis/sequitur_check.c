@@ -78,8 +78,7 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 			}
 			uint32_t nx = b->n[i].next;
 			if (nx != g && i != deferred_node)
-				occ[nocc++] = (struct occ){
-					seq_digram_key(s, b->n[nx].sym), i, nx};
+				occ[nocc++] = (struct occ){seq_digram_key(s, b->n[nx].sym), i, nx};
 		}
 		body += len;
 		if (!root && len < 2) {

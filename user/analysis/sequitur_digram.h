@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define SEQ_DIGRAM_EMPTY UINT64_MAX
-#define SEQ_DIGRAM_NONE  UINT32_MAX
+#define SEQ_DIGRAM_NONE	 UINT32_MAX
 
 /* Key and node side by side: a probe touches one cache line, not two. */
 struct seq_digram_slot {
@@ -31,8 +31,8 @@ struct seq_digram_slot {
 
 struct seq_digram_index {
 	struct seq_digram_slot *slots;
-	uint32_t mask;   /* capacity - 1; capacity is a power of two */
-	unsigned shift;  /* 64 - log2(capacity), for the hash */
+	uint32_t mask;	/* capacity - 1; capacity is a power of two */
+	unsigned shift; /* 64 - log2(capacity), for the hash */
 	uint32_t count;
 };
 

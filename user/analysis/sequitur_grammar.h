@@ -33,9 +33,9 @@ enum seq_grammar_flags {
 struct seq_grammar {
 	uint32_t nrules;   /* ordinary rules, nodes [0, nrules) */
 	uint32_t nroots;   /* segments, nodes [nrules, nrules + nroots) */
-	uint32_t flags;    /* enum seq_grammar_flags */
+	uint32_t flags;	   /* enum seq_grammar_flags */
 	uint32_t *start;   /* body of node i is sym[start[i] .. start[i+1]) */
-	uint32_t *sym;     /* all bodies, concatenated */
+	uint32_t *sym;	   /* all bodies, concatenated */
 	uint64_t *exp_len; /* length of each node's expansion */
 };
 

@@ -33,8 +33,8 @@ struct seq_node {
 struct seq_builder {
 	struct seq_node *n;
 	uint32_t cap, used;
-	uint32_t free_head;     /* free nodes, linked through next */
-	uint32_t dead_guards;   /* guards of rules deleted during this step */
+	uint32_t free_head;   /* free nodes, linked through next */
+	uint32_t dead_guards; /* guards of rules deleted during this step */
 	struct seq_digram_index digrams;
 
 	uint32_t *roots; /* guard of each segment's start rule, in order */
@@ -42,7 +42,7 @@ struct seq_builder {
 	uint32_t cur_root;
 
 	enum seq_algorithm algo;
-	int have_pending;   /* SEQUITUR(1): a symbol held back */
+	int have_pending; /* SEQUITUR(1): a symbol held back */
 	uint32_t pending;
 	int have_lookahead; /* during a step: the next input symbol is known */
 	uint32_t lookahead;

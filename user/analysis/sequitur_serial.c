@@ -187,8 +187,7 @@ static int reject(struct seq_grammar *g, char *why, size_t whylen, const char *m
 	return -1;
 }
 
-int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char *why,
-		    size_t whylen)
+int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char *why, size_t whylen)
 {
 	struct in in;
 	uint32_t *terms = NULL;
@@ -196,8 +195,8 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 	memset(g, 0, sizeof(*g));
 	if (len < 4 + 1 + 4 || memcmp(buf, SEQ_SERIAL_MAGIC, 4) != 0)
 		return reject(g, why, whylen, "not a WPP grammar (bad magic or too short)");
-	uint32_t stored = buf[len - 4] | buf[len - 3] << 8 | buf[len - 2] << 16 |
-			  (uint32_t)buf[len - 1] << 24;
+	uint32_t stored =
+	    buf[len - 4] | buf[len - 3] << 8 | buf[len - 2] << 16 | (uint32_t)buf[len - 1] << 24;
 	if (wpp_crc32c(0, buf, len - 4) != stored)
 		return reject(g, why, whylen, "grammar checksum mismatch (corrupt data)");
 	in = (struct in){buf + 4, buf + len - 4, 0};
@@ -226,7 +225,8 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 	struct in scan = in;
 	uint64_t nsyms = 0;
 	for (uint64_t i = 0; i < (uint64_t)nrules + nroots && !scan.bad; i++) {
-		uint64_t n = get_varint(&scan, (uint64_t)(scan.end - scan.p)) + (i < nrules ? 2 : 0);
+		uint64_t n =
+		    get_varint(&scan, (uint64_t)(scan.end - scan.p)) + (i < nrules ? 2 : 0);
 		if (n > (uint64_t)(scan.end - scan.p)) {
 			scan.bad = 1;
 			break;

@@ -65,8 +65,8 @@ struct walker {
 };
 
 /* Children of node i as pieces, with the padding runs of a root added. */
-static uint32_t pieces_of(const struct walker *wk, uint32_t i, uint32_t pad_start,
-			  uint32_t pad_end, struct piece *out)
+static uint32_t pieces_of(const struct walker *wk, uint32_t i, uint32_t pad_start, uint32_t pad_end,
+			  struct piece *out)
 {
 	const struct seq_grammar *g = wk->d->g;
 	const uint32_t *body = seq_grammar_body(g, i);
@@ -160,8 +160,8 @@ static int unigrams(const struct wppdag *d, wppdag_window_fn fn, void *ctx)
 	return 0;
 }
 
-int wppdag_for_each_window(const struct wppdag *d, uint32_t q, uint32_t pad_start,
-			   uint32_t pad_end, wppdag_window_fn fn, void *ctx)
+int wppdag_for_each_window(const struct wppdag *d, uint32_t q, uint32_t pad_start, uint32_t pad_end,
+			   wppdag_window_fn fn, void *ctx)
 {
 	const struct seq_grammar *g = d->g;
 	uint32_t nodes = seq_grammar_nodes(g), maxlen = 0;
@@ -251,8 +251,8 @@ static int each_gram(void *ctx, const uint32_t *window, uint32_t nstarts, uint32
 	return 0;
 }
 
-int wppdag_for_each_qgram(const struct wppdag *d, uint32_t q, uint32_t pad_start,
-			  uint32_t pad_end, wppdag_gram_fn fn, void *ctx)
+int wppdag_for_each_qgram(const struct wppdag *d, uint32_t q, uint32_t pad_start, uint32_t pad_end,
+			  wppdag_gram_fn fn, void *ctx)
 {
 	struct gram_adapter a = {fn, ctx};
 

@@ -32,7 +32,7 @@
 #include "sequitur_grammar.h"
 
 #define WPPDAG_PAD_START 0xfffffffeu
-#define WPPDAG_PAD_END   0xffffffffu
+#define WPPDAG_PAD_END	 0xffffffffu
 
 struct wppdag {
 	const struct seq_grammar *g;
@@ -47,8 +47,8 @@ void wppdag_free(struct wppdag *d);
  * share a window, so a consumer can roll a hash along it). */
 typedef int (*wppdag_window_fn)(void *ctx, const uint32_t *window, uint32_t nstarts, uint32_t q,
 				uint64_t weight);
-int wppdag_for_each_window(const struct wppdag *d, uint32_t q, uint32_t pad_start,
-			   uint32_t pad_end, wppdag_window_fn fn, void *ctx);
+int wppdag_for_each_window(const struct wppdag *d, uint32_t q, uint32_t pad_start, uint32_t pad_end,
+			   wppdag_window_fn fn, void *ctx);
 
 /* Called once per occurrence class: gram[0..q) occurs `weight` times. */
 typedef int (*wppdag_gram_fn)(void *ctx, const uint32_t *gram, uint32_t q, uint64_t weight);
@@ -57,8 +57,8 @@ typedef int (*wppdag_gram_fn)(void *ctx, const uint32_t *gram, uint32_t q, uint6
  * segments: pad_start copies of WPPDAG_PAD_START before and pad_end copies
  * of WPPDAG_PAD_END after each segment (each at most q - 1).  A non-zero
  * return from fn stops the walk and is returned; -1 also means no memory. */
-int wppdag_for_each_qgram(const struct wppdag *d, uint32_t q, uint32_t pad_start,
-			  uint32_t pad_end, wppdag_gram_fn fn, void *ctx);
+int wppdag_for_each_qgram(const struct wppdag *d, uint32_t q, uint32_t pad_start, uint32_t pad_end,
+			  wppdag_gram_fn fn, void *ctx);
 
 /* Number of (possibly overlapping) occurrences of seq[0..m) in the
  * stream; m >= 1.  Returns 0 for m == 0 or on failure (and sets *failed). */

@@ -143,8 +143,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(trace);
-	printf("synthetic trace: %zu symbols, %ld distinct paths, seed %#x, raw %zu bytes\n\n",
-	       n, distinct, SEED, n * 4);
+	printf("synthetic trace: %zu symbols, %ld distinct paths, seed %#x, raw %zu bytes\n\n", n,
+	       distinct, SEED, n * 4);
 
 	struct build_result res[2];
 	const char *names[2] = {"SEQUITUR", "SEQUITUR(1)"};
@@ -156,8 +156,8 @@ int main(int argc, char **argv)
 	printf("%-12s %8s %8s %11s %10s %9s %10s %10s\n", "algorithm", "wall s", "cpu s",
 	       "Msym/s/cpu", "peakRSS MB", "rules", "gram syms", "serialized");
 	for (int a = 0; a < 2; a++)
-		printf("%-12s %8.3f %8.3f %11.2f %10.1f %9u %10llu %10zu\n", names[a], res[a].seconds,
-		       res[a].cpu_seconds, n / res[a].cpu_seconds / 1e6,
+		printf("%-12s %8.3f %8.3f %11.2f %10.1f %9u %10llu %10zu\n", names[a],
+		       res[a].seconds, res[a].cpu_seconds, n / res[a].cpu_seconds / 1e6,
 		       res[a].peak_rss_kb / 1024.0, res[a].stats.rules,
 		       (unsigned long long)res[a].stats.grammar_symbols, res[a].serialized);
 	printf("SEQUITUR(1) / SEQUITUR grammar symbols: %.4f\n\n",
@@ -209,8 +209,8 @@ int main(int argc, char **argv)
 		double sec = cpu_now() - t0;
 		printf("%6u %8u %12llu %12llu %10llu %10.3f %12.2f   -> %zu minimal hot subpaths\n",
 		       p.max_len, p.min_len, (unsigned long long)(edges * p.max_len),
-		       (unsigned long long)r.grams_seen, (unsigned long long)r.distinct_grams,
-		       sec, sec * 1e9 / (edges * p.max_len), r.n);
+		       (unsigned long long)r.grams_seen, (unsigned long long)r.distinct_grams, sec,
+		       sec * 1e9 / (edges * p.max_len), r.n);
 		hotsub_result_free(&r);
 	}
 	free(cost);

@@ -1,23 +1,7 @@
 # SEQUITUR(1) grammars, the WPP DAG and hot subpaths (user/analysis/), their
 # unit tests and the benchmark driver used by scripts/bench-sequitur.
-#
-# The library is defined here because the top-level Makefile does not (yet)
-# include a user/analysis fragment; the CLI links $(ANALYSIS_OBJS) or
-# $(LIBDIR)/libwppanalysis.a.
+# The library itself is defined in user/analysis/module.mk.
 
-ANALYSIS_SRCS := user/analysis/sequitur.c user/analysis/sequitur_digram.c \
-	user/analysis/sequitur_export.c user/analysis/sequitur_check.c \
-	user/analysis/sequitur_grammar.c user/analysis/sequitur_serial.c \
-	user/analysis/wppdag.c user/analysis/hotsub.c user/common/crc32c.c
-ANALYSIS_OBJS := $(call objs,,$(ANALYSIS_SRCS))
-ANALYSIS_SAN_OBJS := $(call objs,san,$(ANALYSIS_SRCS))
-ANALYSIS_LIB := $(LIBDIR)/libwppanalysis.a
-
-$(ANALYSIS_LIB): $(ANALYSIS_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
-
-ALL_TARGETS += $(ANALYSIS_LIB)
 
 SEQ_TEST_DIR := $(BUILD)/tests/sequitur
 SEQ_TEST_HELPERS := tests/unit/sequitur/test_util.c tests/unit/sequitur/tracegen.c

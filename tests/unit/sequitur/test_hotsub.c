@@ -94,9 +94,9 @@ static void compare_with_brute(int iterations, int long_paths, uint64_t seed)
 			for (int t = 0; t < 16; t++)
 				cost[t] = tu_rand(&rng) % 10 < 7 ? 0 : 1 + tu_rand(&rng) % 5;
 		struct hotsub_params p = {
-			.min_len = 1 + tu_rand(&rng) % 3,
-			.cost = cost,
-			.ncost = 1 + tu_rand(&rng) % 16,
+		    .min_len = 1 + tu_rand(&rng) % 3,
+		    .cost = cost,
+		    .ncost = 1 + tu_rand(&rng) % 16,
 		};
 		p.max_len = p.min_len + tu_rand(&rng) % (long_paths ? 46 : 9);
 		p.min_cost = 1 + tu_rand(&rng) % (it % 2 ? 60 : 600);
@@ -109,8 +109,10 @@ static void compare_with_brute(int iterations, int long_paths, uint64_t seed)
 				 nw);
 		for (size_t i = 0; i < nw; i++) {
 			assert_int_equal(r.paths[i].len, want[i].len);
-			assert_memory_equal(r.paths[i].syms, want[i].s, want[i].len * sizeof(uint32_t));
-			assert_int_equal(r.paths[i].occurrences, occ(in, n, want[i].s, want[i].len));
+			assert_memory_equal(r.paths[i].syms, want[i].s,
+					    want[i].len * sizeof(uint32_t));
+			assert_int_equal(r.paths[i].occurrences,
+					 occ(in, n, want[i].s, want[i].len));
 		}
 		total_found += nw;
 		for (size_t i = 0; i < nw; i++)
@@ -157,8 +159,8 @@ static void test_paper_example(void **state)
 		in[i] = (uint32_t)s[i];
 	for (int i = 0; i < 128; i++)
 		cost[i] = 1;
-	struct hotsub_params p = {.min_len = 2, .max_len = 3, .min_cost = 6, .cost = cost,
-				  .ncost = 128};
+	struct hotsub_params p = {
+	    .min_len = 2, .max_len = 3, .min_cost = 6, .cost = cost, .ncost = 128};
 	assert_int_equal(tu_build(SEQ_LOOKAHEAD, in, 12, &g), 0);
 	assert_int_equal(wppdag_init(&d, &g), 0);
 	assert_int_equal(hotsub_find(&d, &p, &r), 0);
@@ -177,9 +179,9 @@ static void test_paper_example(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_paper_example),
-		cmocka_unit_test(test_hotsub_vs_brute),
-		cmocka_unit_test(test_hotsub_long_vs_brute),
+	    cmocka_unit_test(test_paper_example),
+	    cmocka_unit_test(test_hotsub_vs_brute),
+	    cmocka_unit_test(test_hotsub_long_vs_brute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,9 +43,9 @@ static void test_paper_lookahead(void **state)
 	build_string(SEQ_LOOKAHEAD, "11111211111", &g);
 	assert_int_equal(g.nrules, 2);
 	assert_int_equal(g.nroots, 1);
-	assert_body(&g, 0, (uint32_t[]){'1', '1'}, 2);            /* A */
-	assert_body(&g, 1, (uint32_t[]){R(0), R(0), '1'}, 3);     /* C */
-	assert_body(&g, 2, (uint32_t[]){R(1), '2', R(1)}, 3);     /* S */
+	assert_body(&g, 0, (uint32_t[]){'1', '1'}, 2);	      /* A */
+	assert_body(&g, 1, (uint32_t[]){R(0), R(0), '1'}, 3); /* C */
+	assert_body(&g, 2, (uint32_t[]){R(1), '2', R(1)}, 3); /* S */
 	assert_true(g.flags & SEQ_GRAMMAR_LOOKAHEAD);
 	seq_grammar_free(&g);
 }
@@ -253,8 +253,8 @@ static void test_gaps(void **state)
 	assert_int_equal(g.exp_len[g.nrules + 1], 4);
 	assert_int_equal(g.exp_len[g.nrules + 2], 0);
 	assert_int_equal(g.exp_len[g.nrules + 3], 6);
-	uint32_t in[] = {'a', 'b', 'c', 'a', 'b', TU_GAP, 'c', 'a', 'b', 'c', TU_GAP, TU_GAP,
-			 'a', 'b', 'c', 'a', 'b', 'c'};
+	uint32_t in[] = {'a', 'b',    'c',    'a', 'b', TU_GAP, 'c', 'a', 'b',
+			 'c', TU_GAP, TU_GAP, 'a', 'b', 'c',	'a', 'b', 'c'};
 	assert_expands_to(&g, in, sizeof(in) / sizeof(in[0]));
 	/* "ab" is shared by segments 0, 1 and 3 through one rule. */
 	int shared = 0;
@@ -311,17 +311,17 @@ static void test_lookahead_not_larger(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_paper_lookahead),
-		cmocka_unit_test(test_paper_plain),
-		cmocka_unit_test(test_paper_abc),
-		cmocka_unit_test(test_paper_abcdbc),
-		cmocka_unit_test(test_invariants_every_step),
-		cmocka_unit_test(test_adversarial),
-		cmocka_unit_test(test_synthetic_trace),
-		cmocka_unit_test(test_determinism),
-		cmocka_unit_test(test_gaps),
-		cmocka_unit_test(test_bad_terminal),
-		cmocka_unit_test(test_lookahead_not_larger),
+	    cmocka_unit_test(test_paper_lookahead),
+	    cmocka_unit_test(test_paper_plain),
+	    cmocka_unit_test(test_paper_abc),
+	    cmocka_unit_test(test_paper_abcdbc),
+	    cmocka_unit_test(test_invariants_every_step),
+	    cmocka_unit_test(test_adversarial),
+	    cmocka_unit_test(test_synthetic_trace),
+	    cmocka_unit_test(test_determinism),
+	    cmocka_unit_test(test_gaps),
+	    cmocka_unit_test(test_bad_terminal),
+	    cmocka_unit_test(test_lookahead_not_larger),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

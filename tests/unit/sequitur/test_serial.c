@@ -89,11 +89,11 @@ static void fix_crc(uint8_t *buf, size_t len)
 static void make_sample(uint8_t **buf, size_t *len)
 {
 	struct seq_grammar g;
-	assert_int_equal(tu_build(SEQ_LOOKAHEAD,
-				  (uint32_t[]){1, 2, 1, 2, 3, 1, 2, 1, 2, 3, TU_GAP, 1, 2, 3, 9,
-					       1, 2, 3, 9},
-				  19, &g),
-			 0);
+	assert_int_equal(
+	    tu_build(SEQ_LOOKAHEAD,
+		     (uint32_t[]){1, 2, 1, 2, 3, 1, 2, 1, 2, 3, TU_GAP, 1, 2, 3, 9, 1, 2, 3, 9}, 19,
+		     &g),
+	    0);
 	assert_int_equal(seq_serialize(&g, buf, len), 0);
 	seq_grammar_free(&g);
 }
@@ -184,10 +184,10 @@ static void test_hostile_valid_checksum(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_random),
-		cmocka_unit_test(test_roundtrip_trace),
-		cmocka_unit_test(test_corruption_rejected),
-		cmocka_unit_test(test_hostile_valid_checksum),
+	    cmocka_unit_test(test_roundtrip_random),
+	    cmocka_unit_test(test_roundtrip_trace),
+	    cmocka_unit_test(test_corruption_rejected),
+	    cmocka_unit_test(test_hostile_valid_checksum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,8 @@ void tu_random_input(uint64_t *rng, uint32_t *in, size_t n, unsigned shape, int 
 			in[i] = (i >= 5 && r % 12) ? in[i - 5] : r % alpha;
 			break;
 		case 3: /* copies from a random earlier position */
-			in[i] = (i > 3 && r % 6) ? in[i - 1 - (r >> 8) % (i < 12 ? i : 12)] : r % alpha;
+			in[i] =
+			    (i > 3 && r % 6) ? in[i - 1 - (r >> 8) % (i < 12 ? i : 12)] : r % alpha;
 			break;
 		case 4: /* mostly one symbol: "11111211111" style */
 			in[i] = r % 7 ? 1 : 2;

@@ -81,8 +81,8 @@ static void test_sequence_frequency(void **state)
 			size_t at = tu_rand(&rng) % n;
 			for (uint32_t j = 0; j < m; j++) /* often a real substring */
 				seq[j] = (t & 1 || at + j >= n || in[at + j] == TU_GAP)
-						 ? (uint32_t)(tu_rand(&rng) % 3)
-						 : in[at + j];
+					     ? (uint32_t)(tu_rand(&rng) % 3)
+					     : in[at + j];
 			int failed = 0;
 			uint64_t got = wppdag_sequence_frequency(&d, seq, m, &failed);
 			assert_false(failed);
@@ -176,9 +176,9 @@ static void test_contexts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_node_frequency),
-		cmocka_unit_test(test_sequence_frequency),
-		cmocka_unit_test(test_contexts),
+	    cmocka_unit_test(test_node_frequency),
+	    cmocka_unit_test(test_sequence_frequency),
+	    cmocka_unit_test(test_contexts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,20 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NFUNC       600
+#define NFUNC	    600
 #define MAX_ITEMS   10
 #define MAX_VARIANT 8
 #define MAX_DEPTH   7
-#define NENTRY      40
+#define NENTRY	    40
 
 enum item_kind { SEG, CALL, LOOP };
 
 struct item {
 	enum item_kind kind;
-	uint32_t arg;                 /* SEG: path base; CALL: callee; LOOP: body function */
-	uint32_t nvariant;            /* SEG */
-	uint32_t trip_lo, trip_hi;    /* LOOP: trip count uniform in [lo, hi] */
-	double cdf[MAX_VARIANT];      /* SEG: cumulative variant probabilities */
+	uint32_t arg;		   /* SEG: path base; CALL: callee; LOOP: body function */
+	uint32_t nvariant;	   /* SEG */
+	uint32_t trip_lo, trip_hi; /* LOOP: trip count uniform in [lo, hi] */
+	double cdf[MAX_VARIANT];   /* SEG: cumulative variant probabilities */
 };
 
 struct func {
@@ -79,10 +79,12 @@ static void make_program(struct gen *g)
 			uint32_t roll = below(g, 100);
 			if (fi + 1 < NFUNC && roll < 22) {
 				it->kind = CALL;
-				it->arg = fi + 1 + below(g, NFUNC - fi - 1 < 40 ? NFUNC - fi - 1 : 40);
+				it->arg =
+				    fi + 1 + below(g, NFUNC - fi - 1 < 40 ? NFUNC - fi - 1 : 40);
 			} else if (fi + 1 < NFUNC && roll < 34) {
 				it->kind = LOOP;
-				it->arg = fi + 1 + below(g, NFUNC - fi - 1 < 20 ? NFUNC - fi - 1 : 20);
+				it->arg =
+				    fi + 1 + below(g, NFUNC - fi - 1 < 20 ? NFUNC - fi - 1 : 20);
 				if (below(g, 10) < 6) { /* counted loop */
 					it->trip_lo = it->trip_hi = 2 + below(g, 30);
 				} else { /* data dependent */
@@ -94,7 +96,9 @@ static void make_program(struct gen *g)
 				it->arg = path_base;
 				/* Most segments are straight or nearly so. */
 				uint32_t r = below(g, 100);
-				it->nvariant = r < 45 ? 1 : r < 80 ? 2 : 2 + below(g, MAX_VARIANT - 1);
+				it->nvariant = r < 45	? 1
+					       : r < 80 ? 2
+							: 2 + below(g, MAX_VARIANT - 1);
 				path_base += it->nvariant;
 				zipf_cdf(it->cdf, it->nvariant, 2.5 + 3.0 * unit(g));
 			}

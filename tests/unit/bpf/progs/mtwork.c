@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mtwork — deterministic multi-threaded work for the BPF end-to-end tests:
+ * NTHREADS threads, thread i runs ROUNDS rounds of a branchy integer loop
+ * seeded by i, so each thread's block sequence depends on nothing but i and
+ * ROUNDS (threads are told apart by content, whatever their tids).  Every
+ * function has few paths, so each path is one trace word.
+ *   mtwork NTHREADS ROUNDS
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned step(unsigned x)
+{
+	if (x & 1)
+		return 3 * x + 1;
+	if (x % 3 == 0)
+		return x / 3 + 5;
+	return x / 2;
+}
+
+static unsigned long rounds;
+
+static void *worker(void *arg)
+{
+	unsigned x = 7u + (unsigned)(unsigned long)arg * 1000u, sum = 0;
+	for (unsigned long r = 0; r < rounds; r++) {
+		x = step(x) + (unsigned)r;
+		sum += x & 0xff;
+	}
+	return (void *)(unsigned long)sum;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	int n = atoi(argv[1]);
+	rounds = strtoul(argv[2], NULL, 10);
+	if (n < 1 || n > 64)
+		return 2;
+	pthread_t th[64];
+	unsigned long total = 0;
+	for (int i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(unsigned long)i);
+	for (int i = 0; i < n; i++) {
+		void *r;
+		pthread_join(th[i], &r);
+		total += (unsigned long)r;
+	}
+	printf("%lu\n", total);
+	return 0;
+}
