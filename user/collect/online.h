@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * online.h — analyses that run inside the collector while a trace is being
+ * recorded (SEQUITUR(1) grammars, k-slab forests, ...), fed each thread's
+ * words in execution order as batches arrive, not as a post-pass.
+ *
+ * Data flow: a transport (shm or BPF) hands every batch/gap/thread event to
+ * the record sink, which writes it to the .wpp file and also passes it to
+ * wpp_online_*(): an online stream assembler that reorders a thread's batches
+ * by seq and splices signal batches at (parent_seq, parent_off) exactly as
+ * the offline decoder does (user/decode/stream.c — one splice rule, shared
+ * code), then calls every enabled consumer with the thread's words in order.
+ * At thread exit (or at the end) each consumer writes its result as chunks.
+ *
+ * A consumer sees raw trace words (wpp/trace_abi.h): it needs no metadata;
+ * a word (or a two-word wide record) names (fid, path id) by itself.  Gaps
+ * reach consumers as gap() calls at their exact position, so no consumer
+ * joins the two sides of a gap.
+ */
+#ifndef WPP_COLLECT_ONLINE_H
+#define WPP_COLLECT_ONLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wpp/wpp_file.h"
+
+struct wpp_writer;
+
+/* Identifies one thread of one process image. */
+struct wpp_thread_key {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;
+};
+
+struct wpp_online_consumer {
+	const char *name;
+	/* Per-thread state; NULL = this consumer ignores the thread. */
+	void *(*thread_open)(void *cfg, const struct wpp_thread_key *key);
+	/* Words in execution order (main stream with signal batches spliced in).
+	 * A two-word wide record is never split across calls. */
+	void (*thread_words)(void *state, const uint64_t *words, size_t nwords);
+	/* Words were lost here (count may be unknown: UINT64_MAX). */
+	void (*thread_gap)(void *state, uint64_t lost_words);
+	/* The thread ended (or the recording did): write results, free state.
+	 * Returns 0 or -errno. */
+	int (*thread_close)(void *state, struct wpp_writer *w, const struct wpp_thread_key *key);
+	void *cfg;
+};
+
+struct wpp_online;
+
+/* NULL on allocation failure.  consumers[] must outlive the assembler. */
+struct wpp_online *wpp_online_new(const struct wpp_online_consumer *consumers, size_t n);
+/* Feed what the transport delivered (any order across threads; a thread's
+ * batches in any order).  words are copied if they must be held back. */
+void wpp_online_batch(struct wpp_online *o, const struct wpp_chunk_batch *b, const uint64_t *words);
+void wpp_online_gap(struct wpp_online *o, const struct wpp_chunk_gap *g);
+/* A thread ended: deliver what is held for it, close its consumers. */
+int wpp_online_thread_exit(struct wpp_online *o, const struct wpp_thread_key *key,
+			   struct wpp_writer *w);
+/* End of recording: close every remaining thread, in (pid, tid) order. */
+int wpp_online_finish(struct wpp_online *o, struct wpp_writer *w);
+void wpp_online_free(struct wpp_online *o);
+
+#endif
