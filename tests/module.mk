@@ -4,3 +4,4 @@
 CMOCKA_LIBS := -lcmocka
 -include $(wildcard tests/unit/*/module.mk)
 -include tests/e2e/module.mk
+-include $(filter-out tests/e2e/module.mk,$(wildcard tests/e2e/*.mk))

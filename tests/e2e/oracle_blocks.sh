@@ -34,7 +34,9 @@ for opt in ${ORACLE_OPTS:-O0 O2}; do
 			continue
 		fi
 		decode "$p" && decode "$b" || { fail "$what: decode failed"; continue; }
-		if out=$($CMP blocks "$p.jsonl" "$b.jsonl" ${ORACLE_HOIST_CALL_HEADS:+--hoist-call-heads} 2>&1); then
+		crashed=
+		corpus_flag "$name" crash && crashed=--crashed
+		if out=$($CMP blocks "$p.jsonl" "$b.jsonl" ${ORACLE_HOIST_CALL_HEADS:+--hoist-call-heads} $crashed 2>&1); then
 			pass "$what: $(tail -n 1 <<<"$out")"
 		else
 			fail "$what"

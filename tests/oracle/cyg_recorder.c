@@ -22,12 +22,14 @@
  * the hot path: signal handlers log too.  Each thread's log is one large
  * MAP_NORESERVE mapping; logs are chained on a lock-free list.  A forked
  * child forgets the parent's logs (its own trace starts after fork(), as the
- * wpp trace does).  exec* is wrapped so the image's log is written first.
+ * wpp trace does).  exec* is wrapped so the image's log is written first;
+ * a SIGSEGV writes the log before the process dies.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -158,8 +160,22 @@ NOINSTR static void forget_parent_logs(void)
 /* Runs after every atexit handler the program registers (those come later). */
 NOINSTR static void at_exit(void) { dump_logs(); }
 
+/* A program that dies of SIGSEGV (corpus program "crash") still gets its
+ * log written; then the signal is re-raised with the default action. */
+NOINSTR static void on_fatal_signal(int sig)
+{
+	dump_logs();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 __attribute__((constructor(101))) NOINSTR static void recorder_init(void)
 {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, NULL);
 	const char *g = getenv("WPP_CYG_GENERATION");
 	generation = g ? (unsigned)strtoul(g, NULL, 10) : 0;
 	pthread_atfork(NULL, NULL, forget_parent_logs);

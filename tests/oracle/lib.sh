@@ -66,6 +66,12 @@ corpus_field() {
 	}' "$CORPUS/manifest"
 }
 
+# corpus_flag NAME FLAG: true if program NAME has the bare option FLAG.
+corpus_flag() {
+	awk -v n="$1" -v f="$2" '!/^#/ && $1 == n { for (i = 3; i <= NF; i++) if ($i == f) found = 1 }
+		END { exit !found }' "$CORPUS/manifest"
+}
+
 variant_compiler() {
 	case $1 in
 	plain-*) echo "$CLANG" ;;

@@ -15,6 +15,10 @@
       must equal, per thread, the log written by cyg_recorder.c in the same run
       (files CYGPREFIX.<pid>.<generation>).  Same run: pids and tids match.
 
+  wppcmp.py blocks PATHS.jsonl BLOCKS.jsonl --crashed
+      For a program that died of a signal: each paths-mode thread must be a
+      prefix of its blocks-mode partner, missing at most one path's tail.
+
   wppcmp.py wide TRACE.jsonl
       The wide_paths program really produced path ids >= 2^40 (diamonds45)
       and truncation cuts (diamonds70).
@@ -306,6 +310,32 @@ def match_multiset(groups_a, groups_b, label_a, label_b):
     return failures
 
 
+def match_crashed(groups_a, groups_b, label_a, label_b, max_tail=64):
+    """A program that died of a signal: paths mode cannot record the path in
+    progress, so each thread of A (paths) must be a prefix of its partner in
+    B (blocks), and the missing tail must be short and inside one function.
+    Threads are paired by the longest common prefix."""
+    failures = 0
+    ta = [t for k in groups_a for t in groups_a[k]]
+    tb = [t for k in groups_b for t in groups_b[k]]
+    if len(ta) != len(tb):
+        print(f"FAIL: {len(ta)} threads in {label_a}, {len(tb)} in {label_b}")
+        failures += 1
+    for t in ta:
+        if not tb:
+            break
+        j = max(range(len(tb)), key=lambda j: common_prefix(t[1], tb[j][1]))
+        u = tb.pop(j)
+        n = common_prefix(t[1], u[1])
+        tail = u[1][n:]
+        if n != len(t[1]) or len(tail) > max_tail or len({x[0] for x in tail}) > 1:
+            failures += 1
+            print(f"FAIL thread {t[0]} of {label_a} is not a prefix of thread {u[0]} of {label_b} "
+                  f"missing at most one path ({len(t[1])} vs {len(u[1])} blocks, tail {len(tail)})")
+            show_diff(t[1], u[1], label_a, label_b, t[2], u[2])
+    return failures
+
+
 def thread_groups(trace):
     groups = collections.defaultdict(list)
     for (pid, gen, tid), paths in trace.threads.items():
@@ -330,7 +360,7 @@ def check_sane(trace):
     return bad
 
 
-def cmd_blocks(a_path, b_path, perturb, hoist):
+def cmd_blocks(a_path, b_path, perturb, hoist, crashed=False):
     a, b = Trace(a_path), Trace(b_path)
     if hoist:
         hoist_call_heads(a)
@@ -338,8 +368,9 @@ def cmd_blocks(a_path, b_path, perturb, hoist):
     if perturb:
         perturb_trace(b, perturb)
     failures = check_sane(a) + check_sane(b)
-    failures += match_multiset(thread_groups(a), thread_groups(b), os.path.basename(a_path),
-                               os.path.basename(b_path))
+    match = match_crashed if crashed else match_multiset
+    failures += match(thread_groups(a), thread_groups(b), os.path.basename(a_path),
+                      os.path.basename(b_path))
     nthreads = len(a.threads)
     nblocks = sum(len(p["blocks"]) for ps in a.threads.values() for p in ps)
     if failures:
@@ -517,14 +548,15 @@ def cmd_wide(trace_path):
 def main(argv):
     perturb = None
     hoist = "--hoist-call-heads" in argv
-    argv = [a for a in argv if a != "--hoist-call-heads"]
+    crashed = "--crashed" in argv
+    argv = [a for a in argv if a not in ("--hoist-call-heads", "--crashed")]
     if "--perturb" in argv:
         i = argv.index("--perturb")
         perturb = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
     try:
         if len(argv) == 3 and argv[0] == "blocks":
-            return cmd_blocks(argv[1], argv[2], perturb, hoist)
+            return cmd_blocks(argv[1], argv[2], perturb, hoist, crashed)
         if len(argv) == 2 and argv[0] == "wide":
             return cmd_wide(argv[1])
         if len(argv) == 3 and argv[0] == "cyg":

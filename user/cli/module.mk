@@ -1,23 +1,18 @@
-# user/cli: bin/wpptrace, the command dispatcher and the report commands.
+# user/cli: bin/wpptrace, the command dispatcher and the commands.
+# Every user/cli/cmd_*.c is a command (declared in commands.h, listed in
+# main.c); libraries that commands use append their objects and link flags
+# to WPPTRACE_EXTRA_OBJS / WPPTRACE_EXTRA_LIBS in their own fragment.
 
-CLI_SRCS := user/cli/main.c user/cli/session.c user/cli/json_out.c user/cli/cmd_script.c \
-	user/cli/cmd_paths.c
-# `record` lives in user/record (RECORD_OBJS) on top of the shm collector
-# (KMODFREE_COLLECTOR_OBJS).  Until that room's fragment defines them, a
-# placeholder command says plainly that record is not built.
-ifeq ($(strip $(RECORD_OBJS)),)
-CLI_SRCS += user/cli/record_unavailable.c
-endif
+CLI_SRCS := user/cli/main.c user/cli/session.c user/cli/json_out.c \
+	$(wildcard user/cli/cmd_*.c)
 CLI_OBJS := $(call objs,,$(CLI_SRCS))
 $(CLI_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 
-# Every user/common source that exists (the writer may not yet).
-CLI_COMMON_OBJS := $(call objs,,$(wildcard $(COMMON_SRCS)))
 WPPTRACE_OBJS := $(CLI_OBJS) $(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(RECORD_OBJS) \
-	$(KMODFREE_COLLECTOR_OBJS) $(CLI_COMMON_OBJS)
+	$(KMODFREE_COLLECTOR_OBJS) $(call objs,,$(COMMON_SRCS)) $(WPPTRACE_EXTRA_OBJS)
 
 $(BIN)/wpptrace: $(sort $(WPPTRACE_OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(SYMBOLIZER_LIBS) $(RECORD_LIBS) -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(SYMBOLIZER_LIBS) $(RECORD_LIBS) $(WPPTRACE_EXTRA_LIBS) -lpthread
 
 ALL_TARGETS += $(BIN)/wpptrace

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bpf-identity — the same deterministic multi-threaded programs recorded
+# through BPF (default settings) and through shm decode to identical block
+# sequences per thread (threads matched by content), with no loss.
+. "$(dirname "$0")/bpf-lib.sh"
+
+build mtwork "$PROGS/mtwork.c" || finish
+build threads "$CORPUS/threads.c" || finish
+build signals "$CORPUS/signals.c" || finish
+
+check() {
+	local name=$1
+	shift
+	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o "$name-shm.wpp" -- "$@" >"$name-shm.out") ||
+		{ fail "$name: shm record failed"; return; }
+	(cd "$WORK" && "$WPPTRACE" record -q -o "$name-bpf.wpp" -- "$@" >"$name-bpf.out" 2>"$name-bpf.err") ||
+		{ fail "$name: bpf record failed: $(head -3 "$WORK/$name-bpf.err")"; return; }
+	cmp -s "$WORK/$name-shm.out" "$WORK/$name-bpf.out" || fail "$name: program output differs"
+	if grep -q "lost" "$WORK/$name-bpf.err"; then
+		fail "$name: loss at default settings: $(grep lost "$WORK/$name-bpf.err")"
+		return
+	fi
+	jsonl "$WORK/$name-shm.wpp" && jsonl "$WORK/$name-bpf.wpp" || { fail "$name: decode failed"; return; }
+	if out=$($CMP same "$WORK/$name-shm.jsonl" "$WORK/$name-bpf.jsonl"); then
+		pass "$name: $out"
+	else
+		fail "$name: $out"
+	fi
+}
+
+check mtwork ./mtwork 8 200000
+check threads ./threads
+check signals ./signals
+
+# The comparison must be able to fail: a different workload is not "same".
+(cd "$WORK" && "$WPPTRACE" record -q -o other.wpp -- ./mtwork 8 200001 >/dev/null) && jsonl "$WORK/other.wpp"
+if $CMP same "$WORK/mtwork-shm.jsonl" "$WORK/other.jsonl" >/dev/null; then
+	fail "trace_cmp accepted traces of different runs"
+else
+	pass "trace_cmp rejects a different run"
+fi
+finish

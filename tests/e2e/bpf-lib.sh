@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+# bpf-lib.sh — shared by tests/e2e/bpf-*.sh (sourced, bash): the BPF
+# transport end to end with real BPF, real programs built with bin/wppcc and
+# the shm transport as the reference (lossless: its producers wait).
+# Needs root; without it every script says SKIP and passes.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+WPPCC=$ROOT/bin/wppcc
+WPPTRACE=$ROOT/bin/wpptrace
+CORPUS=$ROOT/tests/corpus
+PROGS=$ROOT/tests/unit/bpf/progs
+CMP="python3 $ROOT/tests/unit/bpf/trace_cmp.py"
+WORK=$ROOT/tests/work/bpf/$(basename "$0" .sh)
+FAILURES=0
+CHECKS=0
+
+fail() { FAILURES=$((FAILURES + 1)); echo "FAIL: $*"; }
+pass() { CHECKS=$((CHECKS + 1)); echo "ok:   $*"; }
+finish() {
+	echo "$CHECKS checks, $FAILURES failures"
+	[ "$CHECKS" -gt 0 ] && [ "$FAILURES" -eq 0 ]
+	exit $?
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: $(basename "$0") needs root (BPF)"
+	exit 0
+fi
+for t in "$WPPCC" "$WPPTRACE"; do
+	[ -x "$t" ] || { echo "FAIL: $t not built (run make)"; exit 1; }
+done
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+# build NAME SOURCE... [-- EXTRA FLAGS]: wppcc -O2 into $WORK/NAME.
+build() {
+	local name=$1
+	shift
+	"$WPPCC" -O2 -g -pthread -I"$CORPUS" -o "$WORK/$name" "$@" >"$WORK/$name.buildlog" 2>&1 ||
+		{ fail "cannot build $name"; sed 's/^/    /' "$WORK/$name.buildlog" | head -20; return 1; }
+}
+
+# jsonl FILE.wpp: the decoded trace next to it (FILE.jsonl).
+jsonl() { "$WPPTRACE" script "$1" --format jsonl >"${1%.wpp}.jsonl" 2>"${1%.wpp}.script.err"; }
+
+# info_field FILE.wpp KEY: a line of `wpptrace info` starting with KEY.
+info() { "${WPP_TEST_INFO_BIN:-$WPPTRACE}" info "$1"; }
+lost_words() { info "$1" | awk '$1 == "lost" { print $2 }'; }

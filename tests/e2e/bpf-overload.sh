@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bpf-overload — forced overload: tiny rings, small runtime batches and a
+# slowed-down consumer.  The recorder must report exactly what was dropped,
+# the file must carry gaps adding up to it, and each gap must stand exactly
+# where its words are missing from what the program emitted (the shm
+# recording of the same deterministic run).
+. "$(dirname "$0")/bpf-lib.sh"
+
+build mtwork "$PROGS/mtwork.c" || finish
+(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o ref.wpp -- ./mtwork 4 200000 >/dev/null) ||
+	{ fail "shm record failed"; finish; }
+jsonl "$WORK/ref.wpp"
+
+for delay in 300 2000; do
+	(cd "$WORK" && WPP_BUFFER_WORDS=1024 "$WPPTRACE" record --ring-size 128K --record-words 256 \
+		--debug-drain-delay-us $delay -o over$delay.wpp -- ./mtwork 4 200000 \
+		>/dev/null 2>over$delay.err) || { fail "overloaded record failed"; continue; }
+	reported=$(sed -n 's/.*warning: lost \([0-9]*\) events in \([0-9]*\) batches (.*/\1/p' "$WORK/over$delay.err" | tail -1)
+	infolost=$(lost_words "$WORK/over$delay.wpp")
+	if [ -z "$reported" ] || [ "$reported" = 0 ]; then
+		fail "delay $delay: no loss reported (overload did not happen?)"
+		continue
+	fi
+	[ "$reported" = "$infolost" ] || fail "delay $delay: recorder said $reported lost, info says $infolost"
+	jsonl "$WORK/over$delay.wpp"
+	if out=$($CMP gaps "$WORK/ref.jsonl" "$WORK/over$delay.jsonl" "$reported"); then
+		pass "delay $delay us: $out"
+	else
+		fail "delay $delay us: $out"
+	fi
+done
+finish

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bpf-sigkill — a collector killed with SIGKILL mid-run leaves a file that
+# `wpptrace info` and `wpptrace script` read up to its last complete chunk.
+. "$(dirname "$0")/bpf-lib.sh"
+
+build mtwork "$PROGS/mtwork.c" || finish
+(cd "$WORK" && exec "$WPPTRACE" record -q -o killed.wpp -- ./mtwork 2 400000000 >/dev/null 2>&1) &
+rec=$!
+for _ in $(seq 100); do
+	[ "$(stat -c %s "$WORK/killed.wpp" 2>/dev/null || echo 0)" -gt 4000000 ] && break
+	sleep 0.05
+done
+kill -9 $rec
+wait $rec 2>/dev/null
+pkill_child() { local c; for c in $(pgrep -P $rec 2>/dev/null); do kill -9 "$c"; done; }
+pkill_child
+# The traced program is our child's child: reap it by pattern of its path.
+for p in $(pgrep -f "$WORK/mtwork\|^./mtwork 2 400000000"); do kill -9 "$p" 2>/dev/null; done
+info "$WORK/killed.wpp" >"$WORK/killed.info" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "^status      incomplete" "$WORK/killed.info"; then
+	pass "info reads the killed file: $(grep '^status' "$WORK/killed.info" | cut -c13-)"
+else
+	fail "info on the killed file: rc $rc: $(head -3 "$WORK/killed.info")"
+fi
+ev=$(awk '$1 == "events" { print $2 }' "$WORK/killed.info")
+[ "${ev:-0}" -gt 0 ] && pass "info: $ev events before the kill" || fail "info: no events"
+"$WPPTRACE" script "$WORK/killed.wpp" --format jsonl >"$WORK/killed.jsonl" 2>"$WORK/killed.script.err"
+n=$(grep -c '"type":"path"' "$WORK/killed.jsonl")
+if [ "$n" = "$ev" ]; then
+	pass "script decodes all $n events up to the last complete chunk"
+else
+	fail "script decoded $n paths, info counted $ev events: $(head -2 "$WORK/killed.script.err")"
+fi
+finish

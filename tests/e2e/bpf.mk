@@ -1,0 +1,8 @@
+# tests/e2e/bpf.mk — the BPF transport end to end (real BPF, needs root;
+# the scripts SKIP without it).  Included after tests/e2e/module.mk.
+TESTS += tests/e2e/bpf-identity.sh \
+	tests/e2e/bpf-overload.sh \
+	tests/e2e/bpf-attach.sh \
+	tests/e2e/bpf-system.sh \
+	tests/e2e/bpf-lifecycle.sh \
+	tests/e2e/bpf-sigkill.sh
