@@ -1,8 +1,15 @@
 # symbolizer: ELF objects (libelf), build-ids, wpp_meta blobs -> validated models.
-SYMBOLIZER_SRCS := symbolizer/elf_object.c symbolizer/meta_parse.c symbolizer/symbolizer.c
+SYMBOLIZER_SRCS := symbolizer/elf_object.c symbolizer/meta_parse.c symbolizer/symbolizer.c \
+	symbolizer/dwarf_lookup.c
 SYMBOLIZER_OBJS := $(call objs,,$(SYMBOLIZER_SRCS))
 SYMBOLIZER_SAN_OBJS := $(call objs,san,$(SYMBOLIZER_SRCS))
-SYMBOLIZER_LIBS := -lelf
+SYMBOLIZER_LIBS := -ldw -lelf
 # Decoder-side code includes its headers by bare name.
-DECODE_SIDE_CPPFLAGS := -Iuser/common -Isymbolizer -Iuser/decode -Iuser/cli
+DECODE_SIDE_CPPFLAGS := -Iuser/common -Isymbolizer -Iuser/decode -Iuser/cli -Iuser/report
 $(SYMBOLIZER_OBJS) $(SYMBOLIZER_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+
+# The report library builds on the symbolizer; until the top Makefile lists
+# user/report/module.mk in FRAGMENTS it is included from here.
+ifeq ($(filter user/report/module.mk,$(FRAGMENTS)),)
+include user/report/module.mk
+endif

@@ -46,8 +46,8 @@ real_tools() {
 		if [ ! -x "$dir/$t" ] || [ "$src" -nt "$dir/$t" ]; then
 			# shellcheck disable=SC2086
 			$REAL_CLANG -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE $flags \
-				"$src" -o "$dir/$t.tmp" || die "cannot build $t"
-			mv "$dir/$t.tmp" "$dir/$t"
+				"$src" -o "$dir/$t.$$" || die "cannot build $t"
+			mv "$dir/$t.$$" "$dir/$t"
 		fi
 	done
 	echo "$dir"
@@ -61,9 +61,9 @@ prepare_data() {
 	while read -r file kind bytes seed; do
 		if [ ! -f "$dir/$file" ] || [ "$(stat -c %s "$dir/$file")" != "$bytes" ] ||
 			[ "$tools/gendata" -nt "$dir/$file" ]; then
-			"$tools/gendata" "$kind" "$bytes" "$seed" >"$dir/$file.tmp" ||
+			"$tools/gendata" "$kind" "$bytes" "$seed" >"$dir/$file.$$" ||
 				die "gendata $kind failed"
-			mv "$dir/$file.tmp" "$dir/$file"
+			mv "$dir/$file.$$" "$dir/$file"
 		fi
 	done < <(workload_data "$size")
 	echo "$dir"

@@ -5,6 +5,10 @@
 #                                   ARGs, stdin from STDIN, stdout kept as
 #                                   NAME's output
 #   same NAME REF                   NAME's output must equal REF (round trip)
+#   diff NAME                       NAME is also traced in blocks mode for the
+#                                   differential oracle (test size only; kept
+#                                   to steps of at most ~1M blocks, since the
+#                                   comparison decodes every block to JSON)
 # File operands are written  -  (stdin from /dev/null), data:F (generated
 # input F, see workload_data), src:F (file F of the build tree, e.g. the
 # package's own samples), tests:F (tests/real/F) or @NAME (the output of
@@ -20,6 +24,7 @@ workload_data() {
 	case $1 in
 	test)
 		echo "text.small text 60000 1"
+		echo "text.tiny text 6000 4"
 		echo "mixed.small mixed 60000 2"
 		echo "binary.small binary 20000 3"
 		;;
@@ -38,7 +43,8 @@ workload_steps() {
 	lua/test)
 		local s
 		for s in tables strings closures coroutines gc; do
-			echo "run $s - lua tests:lua/$s.lua 300"
+			echo "run $s - lua tests:lua/$s.lua 100"
+			echo "diff $s"
 		done
 		;;
 	lua/bench)
@@ -51,6 +57,12 @@ workload_steps() {
 	zlib/test)
 		# zlib's own self-test, then minigzip round trips in several modes
 		echo "run example - example"
+		echo "diff example"
+		echo "run gzt data:text.tiny minigzip -c"
+		echo "run gunzt @gzt minigzip -d -c"
+		echo "same gunzt data:text.tiny"
+		echo "diff gzt"
+		echo "diff gunzt"
 		echo "run gz6 data:text.small minigzip -c"
 		echo "run gunz6 @gz6 minigzip -d -c"
 		echo "same gunz6 data:text.small"
@@ -60,6 +72,8 @@ workload_steps() {
 		echo "run gz1h data:binary.small minigzip -1 -h -c"
 		echo "run gunz1h @gz1h minigzip -d -c"
 		echo "same gunz1h data:binary.small"
+		echo "diff gz1h"
+		echo "diff gunz1h"
 		echo "run gzR data:text.small minigzip -r -c"
 		echo "run gunzR @gzR minigzip -d -c"
 		echo "same gunzR data:text.small"
@@ -93,6 +107,11 @@ workload_steps() {
 		echo "run mixed data:mixed.small bzip2 -9"
 		echo "run unmixed @mixed bzip2 -d"
 		echo "same unmixed data:mixed.small"
+		echo "run tiny data:text.tiny bzip2 -1"
+		echo "run untiny @tiny bzip2 -d"
+		echo "same untiny data:text.tiny"
+		echo "diff tiny"
+		echo "diff untiny"
 		;;
 	bzip2/bench)
 		echo "run bz9 data:text.big bzip2 -9"

@@ -43,6 +43,6 @@ build() {
 # jsonl FILE.wpp: the decoded trace next to it (FILE.jsonl).
 jsonl() { "$WPPTRACE" script "$1" --format jsonl >"${1%.wpp}.jsonl" 2>"${1%.wpp}.script.err"; }
 
-# info_field FILE.wpp KEY: a line of `wpptrace info` starting with KEY.
-info() { "${WPP_TEST_INFO_BIN:-$WPPTRACE}" info "$1"; }
+# info FILE.wpp: `wpptrace info`; lost_words FILE.wpp: the events it says were lost.
+info() { "$WPPTRACE" info "$1"; }
 lost_words() { info "$1" | awk '$1 == "lost" { print $2 }'; }

@@ -11,12 +11,11 @@ for _ in $(seq 100); do
 	[ "$(stat -c %s "$WORK/killed.wpp" 2>/dev/null || echo 0)" -gt 4000000 ] && break
 	sleep 0.05
 done
+# The traced program is the recorder's child; it would outlive the kill.
+kids=$(pgrep -P $rec)
 kill -9 $rec
 wait $rec 2>/dev/null
-pkill_child() { local c; for c in $(pgrep -P $rec 2>/dev/null); do kill -9 "$c"; done; }
-pkill_child
-# The traced program is our child's child: reap it by pattern of its path.
-for p in $(pgrep -f "$WORK/mtwork\|^./mtwork 2 400000000"); do kill -9 "$p" 2>/dev/null; done
+for k in $kids; do kill -9 "$k" 2>/dev/null; done
 info "$WORK/killed.wpp" >"$WORK/killed.info" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q "^status      incomplete" "$WORK/killed.info"; then

@@ -6,6 +6,10 @@
 # the shm transport and decoded.  The per-thread block sequences must be
 # identical, and so must stdout and exit status.  The paths build is also
 # recorded with 16-word buffers; its decoded trace must equal the default one.
+# Every decoded path is also regenerated from the binary's metadata by an
+# independent reader (tests/oracle/wppmeta.py) and must match the decoder.
+# ORACLE_CALL_RULE=1 (diagnostic) compares with call blocks moved to the path
+# that ended before the call (see wppcmp.py --call-rule).
 . "$(dirname "$0")/../oracle/lib.sh"
 require_tools "$WPPCC" "$WPPTRACE"
 
@@ -36,7 +40,8 @@ for opt in ${ORACLE_OPTS:-O0 O2}; do
 		decode "$p" && decode "$b" || { fail "$what: decode failed"; continue; }
 		crashed=
 		corpus_flag "$name" crash && crashed=--crashed
-		if out=$($CMP blocks "$p.jsonl" "$b.jsonl" ${ORACLE_HOIST_CALL_HEADS:+--hoist-call-heads} $crashed 2>&1); then
+		if out=$($CMP blocks "$p.jsonl" "$b.jsonl" --meta "$(meta_objects "paths-$opt" "$name")" \
+			${ORACLE_CALL_RULE:+--call-rule} $crashed 2>&1); then
 			pass "$what: $(tail -n 1 <<<"$out")"
 		else
 			fail "$what"

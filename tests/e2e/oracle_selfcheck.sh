@@ -69,18 +69,20 @@ for v in paths-O0 blocks-O0 cyg-O0; do
 done
 # The baseline must compare equal for the perturbation checks to mean
 # anything.  While the decoder lists a resumed call block after the callee
-# (see oracle_blocks.sh, which reports that strictly), compare in block-entry
-# order here; the strict comparison is not this script's subject.
-hoist=
-if ! $CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" >/dev/null 2>&1; then
-	hoist=--hoist-call-heads
-	echo "note: strict comparison differs (reported by oracle_blocks.sh); using $hoist"
+# (oracle_blocks.sh reports that strictly), compare in block-entry order
+# here (--call-rule); the strict comparison is not this script's subject.
+meta=(--meta "$WORK/build/paths-O0/$name")
+if ! $CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" "${meta[@]}" >/dev/null 2>&1; then
+	meta+=(--call-rule)
+	echo "note: strict comparison differs (reported by oracle_blocks.sh); using --call-rule"
 fi
-expect 0 "real: paths vs blocks of $name compare equal" $CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" $hoist
+expect 0 "real: paths vs blocks of $name compare equal" $CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" "${meta[@]}"
 for p in drop-block swap-paths rename; do
 	expect 1 "real: perturbation $p is detected (blocks)" \
-		$CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" $hoist --perturb $p
+		$CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" "${meta[@]}" --perturb $p
 done
+expect 1 "real: a wrong path id is caught by the independent regeneration" \
+	$CMP blocks "$w/paths-O0.jsonl" "$w/paths-O0.jsonl" --meta "$WORK/build/paths-O0/$name" --perturb bump-id
 expect 0 "real: entry/exit of $name agree with the cyg log" $CMP cyg "$w/cyg-O0.jsonl" "$w/cyg-O0.cyg"
 for p in drop-block swap-paths rename; do
 	expect 1 "real: perturbation $p is detected (entry/exit)" \

@@ -20,8 +20,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CORPUS=$ROOT/tests/corpus
 ORACLE=$ROOT/tests/oracle
 WORK=$ROOT/tests/work/oracle
-WPPCC=$ROOT/bin/wppcc
-WPPTRACE=$ROOT/bin/wpptrace
+WPPCC=${ORACLE_WPPCC:-$ROOT/bin/wppcc}
+WPPTRACE=${ORACLE_WPPTRACE:-$ROOT/bin/wpptrace}
 CLANG=${WPP_CLANG:-clang-19}
 PY=python3
 CMP="$PY $ORACLE/wppcmp.py"
@@ -167,7 +167,9 @@ run_prog() {
 	local ropts=()
 	[ -n "${RECORD_OPTS:-}" ] && read -r -a ropts <<<"$RECORD_OPTS"
 	[ "$mode" = record ] && cmd=("$WPPTRACE" record --transport=shm "${ropts[@]}" -o "$out.wpp" -- "${cmd[@]}")
-	WPP_CYG_LOG=$out.cyg timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" <"$stdin" >"$out.stdout" 2>"$out.stderr"
+	# The outer redirection keeps bash's "Segmentation fault" job report
+	# (corpus program crash) out of the test log; the status says it all.
+	{ WPP_CYG_LOG=$out.cyg timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" <"$stdin" >"$out.stdout" 2>"$out.stderr"; } 2>/dev/null
 	echo $? >"$out.status"
 }
 
@@ -181,6 +183,17 @@ decode() {
 		head -n 5 "$out.decode.stderr" | sed 's/^/    /'
 	fi
 	return $rc
+}
+
+# meta_objects VARIANT NAME: comma-separated objects whose wpp_meta describes
+# the program's functions (the executable, its library, an exec target, which
+# runs as exec generation 1).
+meta_objects() {
+	local dir=$WORK/build/$1 objs=$WORK/build/$1/$2 needs
+	corpus_field "$2" lib | grep -q . && objs=$objs,$dir/libcorpusshared.so
+	needs=$(corpus_field "$2" needs)
+	[ -n "$needs" ] && objs=$objs,1:$dir/$needs
+	echo "$objs"
 }
 
 # show_file_head FILE: a few lines of a file, indented (for failure reports).

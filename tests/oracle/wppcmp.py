@@ -15,6 +15,13 @@
       must equal, per thread, the log written by cyg_recorder.c in the same run
       (files CYGPREFIX.<pid>.<generation>).  Same run: pids and tids match.
 
+  wppcmp.py blocks A B --meta OBJ[,OBJ...] [--call-rule]   (OBJ may be G:PATH
+      for an object of exec generation G)
+      Also regenerate every decoded path id from the objects' wpp_meta with
+      an independent reader (wppmeta.py) and require the decoder's blocks and
+      start/end kinds.  --call-rule (diagnostic) then moves each call block to
+      the path that ended before the call (block-entry order).
+
   wppcmp.py blocks PATHS.jsonl BLOCKS.jsonl --crashed
       For a program that died of a signal: each paths-mode thread must be a
       prefix of its blocks-mode partner, missing at most one path's tail.
@@ -23,17 +30,12 @@
       The wide_paths program really produced path ids >= 2^40 (diamonds45)
       and truncation cuts (diamonds70).
 
-  --hoist-call-heads   (diagnostic, blocks only) move each resumed call block
-      to the end of the path that ended at the call, i.e. compare in
-      block-entry order even if the decoder lists the call block late.
-
-  --perturb drop-block | swap-paths | rename   (self-check of the comparator:
+  --perturb drop-block | swap-paths | rename | bump-id   (self-check of the comparator:
       applied to the second trace; the comparison must then fail)
 
 Exit status 0 = equal, 1 = different (first mismatch printed with context),
 2 = unusable input.
 """
-import bisect
 import collections
 import json
 import os
@@ -180,24 +182,56 @@ class Trace:
         return (os.path.basename(str(info.get("exe") or "?")), gen, depth)
 
 
-def hoist_call_heads(trace):
-    """Diagnostic normalisation (--hoist-call-heads), not the default: a path
-    that resumes after a call ("start": "call") begins with the call block,
-    which the thread entered *before* the callee ran.  Move that block to the
-    end of the same function's path that ended at the call, so the sequence
-    is in block-entry order.  A per-thread stack pairs the two paths; frames
-    abandoned by longjmp are popped when an outer frame resumes."""
-    for paths in trace.threads.values():
-        stack = []
+def check_regeneration(trace, objects, call_rule):
+    """Regenerate every decoded path from its id with wppmeta.py (an
+    independent reader of the metadata) and compare blocks and start/end
+    kinds with the decoder's.  With call_rule, also rewrite the trace the
+    way a decoder that keeps block-entry order would: a path that ends
+    before a call gains the call block (the final edge's cfg_dst), a path
+    that resumes at a call block loses it.  Returns #differences."""
+    import wppmeta
+    # "N:path" names an object of exec generation N (default 0): after an
+    # exec the same pid runs another program whose main is another main.
+    by_gen = collections.defaultdict(list)
+    for o in objects:
+        gen, sep, path = o.partition(":")
+        if sep and gen.isdigit():
+            by_gen[int(gen)].append(path)
+        else:
+            by_gen[0].append(o)
+    funcs = {g: wppmeta.load_functions(objs) for g, objs in by_gen.items()}
+    bad = 0
+    for (_pid, gen, _tid), paths in trace.threads.items():
         for p in paths:
-            if str(p["start"]) == "call" and p["blocks"]:
-                for i in range(len(stack) - 1, -1, -1):
-                    if stack[i]["fn"] == p["fn"]:
-                        stack[i]["blocks"].append(p["blocks"].pop(0))
-                        del stack[i:]
-                        break
-            if str(p["end"]) == "call":
-                stack.append(p)
+            if p.get("id") is None:
+                continue  # blocks-mode event
+            f = funcs.get(int(gen or 0), {}).get(p["fn"])
+            if f is None:
+                print(f"FAIL {trace.path}:{p['line']}: function {p['fn']} not in the metadata of {objects}")
+                bad += 1
+                continue
+            try:
+                blocks, start, end, last = f.regenerate(p["id"])
+            except wppmeta.MetaError as e:
+                print(f"FAIL {trace.path}:{p['line']}: {e}")
+                bad += 1
+                continue
+            mine = (blocks, wppmeta.START_NAME.get(start, start), wppmeta.END_NAME.get(end, end))
+            theirs = (p["blocks"], p["start"], p["end"])
+            if mine != theirs:
+                if bad < 5:
+                    print(f"FAIL {trace.path}:{p['line']}: {p['fn']} path {p['id']}: decoder says "
+                          f"{theirs}, independent regeneration says {mine}")
+                bad += 1
+                continue
+            if call_rule:
+                if start == "call-entry":
+                    p["blocks"] = p["blocks"][1:]
+                if end == "call-exit":
+                    p["blocks"] = p["blocks"] + [last[5]]
+    if bad:
+        print(f"regeneration: {bad} path(s) differ from the independent regeneration")
+    return bad
 
 
 def block_seq(paths):
@@ -229,6 +263,11 @@ def perturb_trace(trace, kind):
         for i in range(mid, len(paths) - 1):
             if (paths[i]["fn"], paths[i]["blocks"]) != (paths[i + 1]["fn"], paths[i + 1]["blocks"]):
                 paths[i], paths[i + 1] = paths[i + 1], paths[i]
+                return
+    elif kind == "bump-id":
+        for p in paths[mid:] + paths[:mid]:
+            if p.get("id") is not None:
+                p["id"] += 1
                 return
     elif kind == "rename":
         paths[mid]["fn"] = str(paths[mid]["fn"]) + "_renamed"
@@ -360,14 +399,14 @@ def check_sane(trace):
     return bad
 
 
-def cmd_blocks(a_path, b_path, perturb, hoist, crashed=False):
+def cmd_blocks(a_path, b_path, perturb, crashed=False, meta=None, call_rule=False):
     a, b = Trace(a_path), Trace(b_path)
-    if hoist:
-        hoist_call_heads(a)
-        hoist_call_heads(b)
     if perturb:
         perturb_trace(b, perturb)
-    failures = check_sane(a) + check_sane(b)
+    regen_bad = 0
+    if meta:
+        regen_bad = check_regeneration(a, meta, call_rule) + check_regeneration(b, meta, call_rule)
+    failures = check_sane(a) + check_sane(b) + regen_bad
     match = match_crashed if crashed else match_multiset
     failures += match(thread_groups(a), thread_groups(b), os.path.basename(a_path),
                       os.path.basename(b_path))
@@ -547,16 +586,21 @@ def cmd_wide(trace_path):
 
 def main(argv):
     perturb = None
-    hoist = "--hoist-call-heads" in argv
     crashed = "--crashed" in argv
-    argv = [a for a in argv if a not in ("--hoist-call-heads", "--crashed")]
+    call_rule = "--call-rule" in argv
+    argv = [a for a in argv if a not in ("--crashed", "--call-rule")]
+    meta = None
+    if "--meta" in argv:
+        i = argv.index("--meta")
+        meta = [m for m in argv[i + 1].split(",") if m]
+        argv = argv[:i] + argv[i + 2:]
     if "--perturb" in argv:
         i = argv.index("--perturb")
         perturb = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
     try:
         if len(argv) == 3 and argv[0] == "blocks":
-            return cmd_blocks(argv[1], argv[2], perturb, hoist, crashed)
+            return cmd_blocks(argv[1], argv[2], perturb, crashed, meta, call_rule)
         if len(argv) == 2 and argv[0] == "wide":
             return cmd_wide(argv[1])
         if len(argv) == 3 and argv[0] == "cyg":

@@ -329,6 +329,10 @@ static void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l)
 	b->have_lookahead = have_l;
 	b->lookahead = l;
 	b->deferred = 0;
+	/* The next step forms the digram (y, l): its slot is known now, so
+	 * its cache miss overlaps this step's work. */
+	if (have_l)
+		seq_digram_prefetch(&b->digrams, seq_digram_key(y, l));
 	x = new_symbol(b, y);
 	insert_after(b, b->n[b->cur_root].prev, x);
 	check(b, b->n[x].prev);

@@ -41,6 +41,12 @@ static inline uint64_t seq_digram_key(uint32_t first, uint32_t second)
 	return (uint64_t)first << 32 | second;
 }
 
+/* Start loading the slot where key's probe begins (no effect on content). */
+static inline void seq_digram_prefetch(const struct seq_digram_index *idx, uint64_t key)
+{
+	__builtin_prefetch(&idx->slots[(uint32_t)((key * 0x9e3779b97f4a7c15ull) >> idx->shift)]);
+}
+
 int seq_digram_init(struct seq_digram_index *idx, unsigned log2_capacity);
 void seq_digram_free(struct seq_digram_index *idx);
 

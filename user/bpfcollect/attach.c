@@ -116,21 +116,27 @@ struct mapping_ctx {
 	int instrumented;
 };
 
-int bc_attach_program(struct bc_collector *c, const char *path)
+/* The executable and the libwpprt it loads; how many carry probes. */
+int attach_program_locked(struct bc_collector *c, const char *real)
 {
-	char *real = realpath(path, NULL);
-	if (!real)
-		return -errno;
 	char lib[4096];
-	int found = 0;
-	pthread_mutex_lock(&c->lock);
-	found += attach_object_locked(c, real) == 0;
+	int found = attach_object_locked(c, real) == 0;
 	if (elf_needed_path(real, "libwpprt", lib, sizeof(lib)) == 0) {
 		char *reallib = realpath(lib, NULL);
 		if (reallib)
 			found += attach_object_locked(c, reallib) == 0;
 		free(reallib);
 	}
+	return found;
+}
+
+int bc_attach_program(struct bc_collector *c, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return -errno;
+	pthread_mutex_lock(&c->lock);
+	int found = attach_program_locked(c, real);
 	pthread_mutex_unlock(&c->lock);
 	free(real);
 	return found ? 0 : -ENOENT;

@@ -145,6 +145,9 @@ int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p);
 /* attach.c */
 /* 0 = attached (now or before), -ENOENT = no wpptrace probes, -errno. */
 int attach_object_locked(struct bc_collector *c, const char *path);
+/* Attach to an executable and the libwpprt it will load (path already
+ * absolute and resolved); how many of the two carry probes. */
+int attach_program_locked(struct bc_collector *c, const char *real);
 /* Attach to every instrumented object pid maps; how many there are. */
 int attach_pid_mappings(struct bc_collector *c, pid_t pid);
 void detach_all(struct bc_collector *c);

@@ -358,8 +358,12 @@ static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
 		memcpy(exe, r->filename, flen);
 		exe[flen] = 0;
 	}
+	/* Late for the first instructions of the new image, but usually in
+	 * time for the loader to map libwpprt (the recorder attaches its
+	 * own program's objects before releasing it, so this is for what
+	 * that program execs). */
 	if (exe[0] && (c->opt.attach_on_exec || !c->opt.filter_pids) && exe[0] == '/')
-		attach_object_locked(c, path);
+		attach_program_locked(c, path);
 
 	p->exec_pending = 1;
 	p->exec_old_tid = r->old_tid;

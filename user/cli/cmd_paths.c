@@ -17,6 +17,7 @@
 #include "json_out.h"
 #include "log.h"
 #include "session.h"
+#include "table_fmt.h"
 
 struct path_row {
 	const struct wpp_fn *fn;
@@ -163,20 +164,6 @@ static const char *short_end(const struct path_row *r)
 	return names[r->end];
 }
 
-/* Name cut to width columns with a trailing '~' when it does not fit. */
-static void fit(char *buf, size_t width, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n <= width) {
-		memcpy(buf, s, n + 1);
-		return;
-	}
-	memcpy(buf, s, width - 1);
-	buf[width - 1] = '~';
-	buf[width] = '\0';
-}
-
 static void print_text(FILE *out, const char *file, struct path_row *rows, size_t nrows,
 		       size_t shown, struct fn_row *fns, size_t nfns, uint64_t total, uint64_t total_insns,
 		       const struct wpp_decode_stats *st, uint64_t corrupt_paths)
@@ -192,7 +179,7 @@ static void print_text(FILE *out, const char *file, struct path_row *rows, size_
 		"blks", "insns", "count*insns", "lines", "start>end");
 	for (size_t i = 0; i < shown; i++) {
 		const struct path_row *r = &rows[i];
-		fit(name, 22, r->fn->name);
+		fmt_fit(name, 22, r->fn->name);
 		if (r->line_min)
 			snprintf(lines, sizeof(lines), "%" PRIu32 "-%" PRIu32, r->line_min, r->line_max);
 		else

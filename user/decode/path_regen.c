@@ -81,10 +81,13 @@ int wpp_path_expand(const struct wpp_fn *fn, uint64_t id, uint32_t *blocks, uint
 			return -1;
 		e = &fn->edges[i];
 		rem -= e->val;
-		if (node == WPP_DAG_ENTRY(fn))
+		if (node == WPP_DAG_ENTRY(fn)) {
 			out->start = start_of(e->kind);
+			out->entry_edge = i;
+		}
 		if (e->dst == exit_node) {
 			out->end = end_of(e->kind);
+			out->exit_edge = i;
 		} else {
 			if (out->nblocks >= cap)
 				return -1;

@@ -37,6 +37,10 @@ struct wpp_path {
 	uint32_t *blocks; /* function-local block indices, in execution order */
 	enum wpp_path_start start;
 	enum wpp_path_end end;
+	/* Indices into fn->edges of the path's ENTRY -> first and last -> EXIT
+	 * edges: their cfg_src/cfg_dst say which back/call/cut edge it
+	 * began or ended at (reports show which way the last branch went). */
+	uint32_t entry_edge, exit_edge;
 };
 
 /*

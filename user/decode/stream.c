@@ -190,21 +190,37 @@ static int gap_cmp(const void *a, const void *b)
 
 int wpp_stream_assemble(const struct wpp_thread_trace *th, struct wpp_stream *out)
 {
+	return wpp_stream_assemble_piece(th->batches, th->nbatches, th->gaps, th->ngaps, NULL, out);
+}
+
+static int push_gap(struct wpp_stream *out, const struct wpp_gap_ref *g)
+{
+	return push_seg(out, (struct wpp_segment){.kind = WPP_SEG_GAP,
+						  .lost_words = g->lost_words,
+						  .lost_batches = g->lost_batches});
+}
+
+int wpp_stream_assemble_piece(const struct wpp_batch_ref *batches, size_t nbatches,
+			      const struct wpp_gap_ref *gap_refs, size_t ngaps,
+			      struct wpp_stream_carry *carry, struct wpp_stream *out)
+{
 	struct assembler as = {.out = out};
+	struct wpp_stream_carry local = {0};
 	struct wpp_gap_ref *gaps = NULL;
 	size_t ngap_done = 0, nuniq = 0;
-	long prev = -1;
 	int rc = -1;
 
+	if (!carry)
+		carry = &local;
 	*out = (struct wpp_stream){0};
-	as.nodes = calloc(th->nbatches ? th->nbatches : 1, sizeof(*as.nodes));
-	gaps = malloc((th->ngaps ? th->ngaps : 1) * sizeof(*gaps));
+	as.nodes = calloc(nbatches ? nbatches : 1, sizeof(*as.nodes));
+	gaps = malloc((ngaps ? ngaps : 1) * sizeof(*gaps));
 	if (!as.nodes || !gaps)
 		goto out;
-	for (size_t i = 0; i < th->nbatches; i++)
-		as.nodes[i] = (struct batch_node){.b = &th->batches[i], .file_index = i};
-	qsort(as.nodes, th->nbatches, sizeof(*as.nodes), by_seq_then_file);
-	for (size_t i = 0; i < th->nbatches; i++) {
+	for (size_t i = 0; i < nbatches; i++)
+		as.nodes[i] = (struct batch_node){.b = &batches[i], .file_index = i};
+	qsort(as.nodes, nbatches, sizeof(*as.nodes), by_seq_then_file);
+	for (size_t i = 0; i < nbatches; i++) {
 		if (nuniq && as.nodes[nuniq - 1].b->seq == as.nodes[i].b->seq) {
 			out->duplicate_batches++;
 			continue;
@@ -212,41 +228,39 @@ int wpp_stream_assemble(const struct wpp_thread_trace *th, struct wpp_stream *ou
 		as.nodes[nuniq++] = as.nodes[i];
 	}
 	as.nnodes = nuniq;
-	if (th->ngaps)
-		memcpy(gaps, th->gaps, th->ngaps * sizeof(*gaps));
-	qsort(gaps, th->ngaps, sizeof(*gaps), gap_cmp);
+	if (ngaps)
+		memcpy(gaps, gap_refs, ngaps * sizeof(*gaps));
+	qsort(gaps, ngaps, sizeof(*gaps), gap_cmp);
 	if (build_children(&as) < 0)
 		goto out;
 
 	for (size_t i = 0; i < as.nnodes; i++) {
 		uint64_t seq = as.nodes[i].b->seq;
-		int explicit_gap = 0;
 
-		if (parent_of(&as, i) >= 0)
+		if (parent_of(&as, i) >= 0) {
+			carry->present_since_prev++;
 			continue;
-		while (ngap_done < th->ngaps && gaps[ngap_done].after_seq < seq) {
-			const struct wpp_gap_ref *g = &gaps[ngap_done++];
-			explicit_gap = 1;
-			if (push_seg(out, (struct wpp_segment){.kind = WPP_SEG_GAP,
-							       .lost_words = g->lost_words,
-							       .lost_batches = g->lost_batches}) < 0)
+		}
+		while (ngap_done < ngaps && gaps[ngap_done].after_seq < seq) {
+			carry->gap_since_prev = 1;
+			if (push_gap(out, &gaps[ngap_done++]) < 0)
 				goto out;
 		}
-		if (prev >= 0) {
+		if (carry->have_prev) {
 			/* Seqs strictly between the two top-level batches, minus the
 			 * batches present there (they are spliced signal batches). */
-			uint64_t span = seq - as.nodes[prev].b->seq - 1;
-			uint64_t present = i - (size_t)prev - 1;
+			uint64_t span = seq - carry->prev_seq - 1;
+			uint64_t present = carry->present_since_prev;
 			if (span > present) {
 				out->missing_seqs += span - present;
-				if (!explicit_gap &&
+				if (!carry->gap_since_prev &&
 				    push_seg(out, (struct wpp_segment){.kind = WPP_SEG_GAP,
 								       .lost_words = WPP_LOST_UNKNOWN,
 								       .lost_batches = span - present}) < 0)
 					goto out;
 			}
 		}
-		prev = (long)i;
+		*carry = (struct wpp_stream_carry){.have_prev = 1, .prev_seq = seq};
 		if (emit_tree(&as, i) < 0)
 			goto out;
 	}
@@ -258,11 +272,9 @@ int wpp_stream_assemble(const struct wpp_thread_trace *th, struct wpp_stream *ou
 		if (emit_tree(&as, i) < 0)
 			goto out;
 	}
-	while (ngap_done < th->ngaps) {
-		const struct wpp_gap_ref *g = &gaps[ngap_done++];
-		if (push_seg(out, (struct wpp_segment){.kind = WPP_SEG_GAP,
-						       .lost_words = g->lost_words,
-						       .lost_batches = g->lost_batches}) < 0)
+	while (ngap_done < ngaps) {
+		carry->gap_since_prev = 1;
+		if (push_gap(out, &gaps[ngap_done++]) < 0)
 			goto out;
 	}
 	rc = 0;

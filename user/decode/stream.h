@@ -50,6 +50,26 @@ struct wpp_stream {
 
 /* 0, or -1 on allocation failure. */
 int wpp_stream_assemble(const struct wpp_thread_trace *th, struct wpp_stream *out);
+
+/*
+ * The same rule applied to one piece of a thread's batches and gaps: what
+ * wpp_stream_assemble() does for a whole thread (it calls this with no
+ * carry), and what the online assembler (user/collect/online.c) does for
+ * each run of batches it has completed, so both share one splice rule.
+ * carry (may be NULL) says where the previous piece stopped and is updated
+ * for the next one; pieces must come in seq order and the concatenation of
+ * their outputs is then the output for the whole thread, provided no signal
+ * batch's parent lies in an earlier piece.
+ */
+struct wpp_stream_carry {
+	int have_prev;               /* a top-level batch was emitted before */
+	int gap_since_prev;          /* an explicit gap followed it */
+	uint64_t prev_seq;           /* that batch's seq */
+	uint64_t present_since_prev; /* batches emitted since with a higher seq */
+};
+int wpp_stream_assemble_piece(const struct wpp_batch_ref *batches, size_t nbatches,
+			      const struct wpp_gap_ref *gaps, size_t ngaps,
+			      struct wpp_stream_carry *carry, struct wpp_stream *out);
 void wpp_stream_free(struct wpp_stream *s);
 
 #endif

@@ -160,7 +160,9 @@ static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
 								  .nfuncs = cm.nfuncs,
 								  .tu_hash = cm.tu_hash,
 								  .build_id_len = cm.build_id_len,
-								  .path = (const char *)p + sizeof(cm)};
+								  .path = (const char *)p + sizeof(cm),
+								  .load_bias = cm.load_bias,
+								  .meta_addr = cm.meta_addr};
 		memcpy(t->modules[t->nmodules].build_id, cm.build_id, sizeof(cm.build_id));
 		t->nmodules++;
 		return NULL;
@@ -223,6 +225,8 @@ static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
 		memcpy(&t->end, p, sizeof(t->end));
 		t->has_end = 1;
 		return NULL;
+	default: /* analysis results (GRAMMAR, ...): read by their own commands */
+		break;
 	}
 	t->unknown_chunks++;
 	return NULL;

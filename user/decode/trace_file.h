@@ -67,6 +67,8 @@ struct wpp_module_rec {
 	uint8_t build_id[20];
 	uint32_t build_id_len;
 	const char *path;
+	uint64_t load_bias; /* the object's load bias in the process (symbolizing addresses) */
+	uint64_t meta_addr; /* run-time address of the metadata blob */
 };
 
 struct wpp_trace {

@@ -179,6 +179,8 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 			in->have_end = 1;
 		}
 		break;
+	default: /* analysis results and later chunk types: not summarised here */
+		break;
 	}
 }
 

@@ -62,22 +62,19 @@ static int record_shm(struct record_opts *o_)
 		wpp_err("record: cannot create the shared memory region: %s", strerror(errno));
 		return 1;
 	}
-	memset(&rs, 0, sizeof(rs));
-	rs.w = wppw_open(o.output);
-	if (!rs.w) {
-		wpp_shm_collector_destroy(col);
-		return 1;
-	}
-	ops = record_sink_ops(&rs);
 	char lines[512];
 	snprintf(lines, sizeof(lines),
 		 "transport=shm\nbuffer_words=%u\nring_slots=%u\nsig_ring_slots=%u\n"
 		 "max_threads=%u\nmax_procs=%u\n",
 		 o.shm.buffer_words, o.shm.ring_slots, o.shm.sig_ring_slots, o.shm.max_threads,
 		 o.shm.max_procs);
-	if (record_write_info(rs.w, &o, lines) < 0 ||
-	    setenv(WPP_SHM_ENV, wpp_shm_collector_env(col), 1) < 0) {
-		wppw_abort(rs.w);
+	if (record_sink_open(&rs, &o, lines) < 0) {
+		wpp_shm_collector_destroy(col);
+		return 1;
+	}
+	ops = record_sink_ops(&rs);
+	if (setenv(WPP_SHM_ENV, wpp_shm_collector_env(col), 1) < 0) {
+		record_sink_abort(&rs, &o);
 		wpp_shm_collector_destroy(col);
 		return 1;
 	}
@@ -86,8 +83,7 @@ static int record_shm(struct record_opts *o_)
 	unsetenv(WPP_SHM_ENV);
 	if (err) {
 		wpp_err("record: cannot run '%s': %s", o.argv[0], strerror(-err));
-		wppw_abort(rs.w);
-		unlink(o.output);
+		record_sink_abort(&rs, &o);
 		wpp_shm_collector_destroy(col);
 		return 127;
 	}
@@ -95,22 +91,7 @@ static int record_shm(struct record_opts *o_)
 	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
 		rs.failed = 1;
 	wpp_shm_collector_totals(col, &tot);
-	rs.totals.end_ns = record_now_ns();
-	if (rs.failed) {
-		wppw_abort(rs.w);
-		wpp_err("record: %s is incomplete (write error)", o.output);
-	} else if (wppw_close(rs.w, &rs.totals) < 0) {
-		rs.failed = 1;
-	} else if (!o.quiet) {
-		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s "
-			 "-> %s",
-			 (unsigned long long)rs.totals.batches,
-			 (unsigned long long)rs.totals.words, (unsigned long long)rs.processes,
-			 (unsigned long long)rs.threads,
-			 tot.lost_words || tot.table_full ? " (some data lost, see GAP chunks)"
-							  : "",
-			 o.output);
-	}
+	rs.failed = record_sink_close(&rs, &o, NULL);
 	if (tot.table_full)
 		wpp_warn("record: %llu processes/threads/modules did not fit the tables "
 			 "(raise --max-threads/--max-procs)",

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,8 +70,8 @@ static void report_progress(struct bc_collector *c, uint64_t *reported)
 }
 
 /* The libwpprt next to this wpptrace (bin/../lib/wpptrace), which wppcc
- * links programs against: -a attaches to it up front so processes started
- * later are covered from their first batch. */
+ * links programs against: attached up front so processes started later
+ * (-a) or exec'd by the traced program are covered from their first batch. */
 static void attach_own_runtime(struct bc_collector *c)
 {
 	char self[PATH_MAX], lib[PATH_MAX + 64];
@@ -104,7 +105,10 @@ static int start_program(struct bc_collector *c, const struct record_opts *o, pi
 		wpp_err("record: cannot run '%s': %s", o->argv[0], strerror(-err));
 		return 127;
 	}
-	if (bc_attach_program(c, exe) == -ENOENT)
+	/* Programs built by wppcc load the runtime next to us; attaching it
+	 * up front also covers what the program execs (a wrapper, a shell). */
+	attach_own_runtime(c);
+	if (bc_attach_program(c, exe) == -ENOENT && wpp_verbosity >= 2)
 		wpp_warn("record: %s carries no wpptrace probes and does not link libwpprt "
 			 "(built without wppcc?); tracing whatever it runs",
 			 exe);
@@ -175,7 +179,6 @@ int record_bpf(const struct record_opts *o_)
 	pid_t child = 0;
 	int status = 0, rc = 0;
 
-	memset(&rs, 0, sizeof(rs));
 	o.bpf.filter_pids = !o.all;
 	o.bpf.attach_on_exec = true;
 	struct bc_callbacks cb = record_bpf_sink(&rs);
@@ -184,12 +187,9 @@ int record_bpf(const struct record_opts *o_)
 		return 1;
 	/* The library filled in its defaults; record what was really used. */
 	bc_effective_options(c, &o.bpf);
-	rs.w = wppw_open(o.output);
 	char lines[512];
 	transport_lines(&o, lines, sizeof(lines));
-	if (!rs.w || record_write_info(rs.w, &o, lines) < 0) {
-		if (rs.w)
-			wppw_abort(rs.w);
+	if (record_sink_open(&rs, &o, lines) < 0) {
 		bc_close(c);
 		return 1;
 	}
@@ -201,24 +201,19 @@ int record_bpf(const struct record_opts *o_)
 	}
 	if (rc) {
 		bc_close(c);
-		wppw_abort(rs.w);
-		unlink(o.output);
+		record_sink_abort(&rs, &o);
 		return rc;
 	}
 	wait_for_end(c, &o, child, &status);
 	bc_finish(c, &k);
-	rs.totals.end_ns = record_now_ns();
-	if (rs.failed) {
-		wppw_abort(rs.w);
-		wpp_err("record: %s is incomplete (write error)", o.output);
-	} else if (wppw_close(rs.w, &rs.totals) < 0) {
-		rs.failed = 1;
-	} else if (!o.quiet) {
-		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s",
-			 (unsigned long long)rs.totals.batches, (unsigned long long)rs.totals.words,
-			 (unsigned long long)rs.processes, (unsigned long long)rs.threads,
-			 rs.totals.lost_words ? " (some data lost, see GAP chunks)" : "", o.output);
-	}
+	struct rusage ru;
+	char extra[96];
+	getrusage(RUSAGE_SELF, &ru);
+	snprintf(extra, sizeof(extra), " (collector CPU %.3f s, max RSS %ld MB)",
+		 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+		 ru.ru_maxrss / 1024);
+	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);
 	bc_close(c);
 	rc = child > 0 ? child_exit_code(status) : 0;

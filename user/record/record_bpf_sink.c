@@ -39,12 +39,7 @@ static void sink_process(void *ctx, const struct bc_process *p)
 
 static void sink_thread(void *ctx, const struct wpp_chunk_thread *t)
 {
-	struct record_sink *rs = ctx;
-	if (rs->failed)
-		return;
-	if (t->event == WPP_THREAD_START)
-		rs->threads++;
-	keep(rs, wppw_chunk(rs->w, WPP_CHUNK_THREAD, t, sizeof(*t)));
+	record_sink_thread(ctx, t);
 }
 
 static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char *path)
@@ -60,21 +55,12 @@ static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char 
 
 static void sink_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words)
 {
-	struct record_sink *rs = ctx;
-	if (rs->failed)
-		return;
-	rs->totals.batches++;
-	rs->totals.words += b->nwords;
-	keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u));
+	record_sink_batch(ctx, b, words);
 }
 
 static void sink_gap(void *ctx, const struct wpp_chunk_gap *g)
 {
-	struct record_sink *rs = ctx;
-	rs->totals.lost_words += g->lost_words;
-	rs->totals.lost_batches += g->lost_batches;
-	if (!rs->failed)
-		keep(rs, wppw_chunk(rs->w, WPP_CHUNK_GAP, g, sizeof(*g)));
+	record_sink_gap(ctx, g);
 }
 
 struct bc_callbacks record_bpf_sink(struct record_sink *rs)

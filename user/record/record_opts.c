@@ -19,6 +19,8 @@ static const char usage[] =
 	"  -a, --all               every instrumented process, including later ones\n"
 	"  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
 	"  -q, --quiet             no summary line\n"
+	"      --no-grammar        do not build whole-program-path grammars while recording\n"
+	"  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
 	"bpf transport:\n"
 	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix (default 64M)\n"
 	"      --record-words N    words per ring record (default 1024)\n"
@@ -101,7 +103,7 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
-	       O_RECWORDS, O_DRAIN, O_DRAINDELAY };
+	       O_RECWORDS, O_DRAIN, O_DRAINDELAY, O_NOGRAMMAR };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"transport", required_argument, NULL, O_TRANSPORT},
@@ -118,6 +120,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		/* undocumented: a slow consumer for the overload tests */
 		{"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
 		{"quiet", no_argument, NULL, 'q'},
+		{"no-grammar", no_argument, NULL, O_NOGRAMMAR},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -130,13 +133,24 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the program name, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:ad:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:ad:qhk:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case O_NOGRAMMAR:
+			o->no_grammar = 1;
+			break;
+		case 'k':
+			if (parse_u32("-k", optarg, &o->kpaths_k))
+				return -1;
+			if (o->kpaths_k < 1 || o->kpaths_k > 32) {
+				wpp_err("record: -k takes 1 to 32, not %s", optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -22,6 +22,8 @@ struct record_opts {
 	int all;                /* -a (bpf only) */
 	double duration_s;      /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
+	int no_grammar;         /* --no-grammar: skip the online SEQUITUR(1) grammars */
+	uint32_t kpaths_k;      /* -k K: build k-slab forests online (0 = off) */
 	char **argv;            /* the program and its arguments, NULL with -p/-a */
 };
 

@@ -57,18 +57,13 @@ static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp
 static int sink_thread(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, int event,
 		       uint64_t time_ns)
 {
-	struct record_sink *rs = ctx;
 	struct wpp_chunk_thread c = {p->pid, tid, (uint32_t)event, p->generation, time_ns};
-
-	if (event == WPP_THREAD_START)
-		rs->threads++;
-	return wppw_chunk(rs->w, WPP_CHUNK_THREAD, &c, sizeof(c));
+	return record_sink_thread(ctx, &c);
 }
 
 static int sink_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
 		      const struct wpp_batch_hdr *h, const uint64_t *words, uint32_t nwords)
 {
-	struct record_sink *rs = ctx;
 	struct wpp_chunk_batch c;
 
 	memset(&c, 0, sizeof(c));
@@ -81,19 +76,14 @@ static int sink_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
 	c.time_ns = h->time_ns;
 	c.generation = p->generation;
 	c.nwords = nwords;
-	rs->totals.batches++;
-	rs->totals.words += nwords;
-	return wppw_chunk2(rs->w, WPP_CHUNK_BATCH, &c, sizeof(c), words, nwords * 8u);
+	return record_sink_batch(ctx, &c, words);
 }
 
 static int sink_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_t after_seq,
 		    uint64_t lost_words)
 {
-	struct record_sink *rs = ctx;
 	struct wpp_chunk_gap c = {p->pid, tid, after_seq, lost_words, 0};
-
-	rs->totals.lost_words += lost_words;
-	return wppw_chunk(rs->w, WPP_CHUNK_GAP, &c, sizeof(c));
+	return record_sink_gap(ctx, &c);
 }
 
 struct wpp_shm_sink record_sink_ops(struct record_sink *rs)

@@ -1,22 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_sink.h — turns what the shm collector reports into .wpp chunks
- * (PROCESS, MODULE, THREAD, BATCH, GAP) and keeps the totals for END.
+ * record_sink.h — where every transport's events end up: .wpp chunks
+ * (PROCESS, MODULE, THREAD, BATCH, GAP, END) plus the online analyses
+ * (user/collect/online.h: grammars, k-slab forests) fed as batches arrive.
+ *
+ * Lifecycle, the same for every transport:
+ *   record_sink_open()  -> output file, INFO chunk, online analyses
+ *   record_sink_thread/batch/gap()  (and the transport's own PROCESS/MODULE)
+ *   record_sink_close() -> online results, END, summary line
+ * or record_sink_abort() when the run could not start.
  */
 #ifndef WPP_RECORD_SINK_H
 #define WPP_RECORD_SINK_H
 
+#include "record_opts.h"
 #include "shm_collector.h"
 #include "wppfile.h"
+
+struct wpp_online;
 
 struct record_sink {
 	struct wpp_writer *w;
 	struct wpp_chunk_end totals;
 	uint64_t processes, threads, modules;
 	int failed; /* a write failed: stop recording, keep the program running */
+	struct wpp_online *online; /* NULL: no online analyses */
+	struct record_online_cfg *online_cfg;
 };
 
-/* The collector callbacks bound to rs. */
+/* Create the output and write INFO (transport_lines: "key=value\n" lines).
+ * 0, or -1 with a message printed (nothing left behind). */
+int record_sink_open(struct record_sink *rs, const struct record_opts *o,
+		     const char *transport_lines);
+/* Transport-neutral events: written to the file and fed to online analyses.
+ * Return 0 or -errno (and set rs->failed). */
+int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t);
+int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
+		      const uint64_t *words);
+int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g);
+/* Finish online analyses, write END, close, say what was recorded (extra is
+ * appended to the summary line).  0, or 1 if the file is incomplete. */
+int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra);
+/* The run did not start: drop the output file. */
+void record_sink_abort(struct record_sink *rs, const struct record_opts *o);
+
+/* The shm collector's callbacks bound to rs. */
 struct wpp_shm_sink record_sink_ops(struct record_sink *rs);
 
 #endif

@@ -107,8 +107,10 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  *                      arg5 uint64_t parent_seq, arg6 uint32_t parent_off,
  *                      arg7 uint32_t generation
  *                      fired once per published batch, words still valid.
- *   wpptrace:register  arg1 const struct wpp_tu_desc *desc, arg2 uint32_t fid_base
+ *   wpptrace:register  arg1 const struct wpp_tu_desc *desc, arg2 uint32_t fid_base,
+ *                      arg3 const struct wpp_registry_entry *entry (user/runtime/wpp_registry.h)
  *                      fired after a TU received its fid range.
+ * All probe arguments are passed as 8-byte values.
  * The runtime's exact argument list is the one in its .note.stapsdt; keep this
  * comment and user/runtime in agreement.
  */

@@ -47,6 +47,10 @@ enum wpp_chunk_type {
 	WPP_CHUNK_BATCH = 5,   /* struct wpp_chunk_batch + nwords trace words */
 	WPP_CHUNK_GAP = 6,     /* struct wpp_chunk_gap */
 	WPP_CHUNK_END = 7,     /* struct wpp_chunk_end: clean close */
+	WPP_CHUNK_GRAMMAR = 8, /* struct wpp_chunk_grammar + nterminals struct
+	                        * wpp_grammar_terminal + grammar_len bytes of a
+	                        * serialized SEQUITUR grammar (docs/sequitur.md) */
+	WPP_CHUNK_KIPF = 9,    /* struct wpp_chunk_kipf + context labels + nodes (docs/kpaths.md) */
 };
 
 enum wpp_process_flags {
@@ -119,12 +123,85 @@ struct wpp_chunk_gap {
 	uint64_t lost_batches;
 };
 
+/*
+ * A thread's k-iterations path forest (k-IPF, docs/kpaths.md), written by the
+ * online k-path consumer when the thread ends.  The forest is stored in
+ * preorder, siblings in increasing (fid, value) order; a forest too big for
+ * one chunk continues in the next chunk of the same thread (part + 1), whose
+ * context[] repeats the labels of the path from a root down to the parent of
+ * its first node.  Node depths count from 0 at the roots.
+ */
+enum wpp_kipf_flags {
+	WPP_KIPF_LAST = 1u << 0,   /* last part of this thread's forest */
+	WPP_KIPF_PRUNED = 1u << 1, /* cold nodes were pruned: counts are lower
+	                            * bounds, each at most lost_items too low */
+};
+
+struct wpp_chunk_kipf {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;
+	uint32_t k;            /* longest k-path kept (forest depth), 1..WPP_KIPF_MAX_K */
+	uint32_t part;         /* 0, 1, ... within the thread */
+	uint32_t flags;        /* enum wpp_kipf_flags */
+	uint32_t context_len;  /* struct wpp_kipf_label entries after this struct */
+	uint32_t nnodes;       /* struct wpp_kipf_node entries after the context */
+	uint64_t items;        /* path records the forest was built from */
+	uint64_t lost_items;   /* records whose counts pruning dropped (0 = exact) */
+	uint64_t peak_slab_nodes; /* largest k-slab forest size while recording */
+	uint64_t reserved0;
+	/* struct wpp_kipf_label context[context_len];
+	 * struct wpp_kipf_node nodes[nnodes]; */
+};
+
+#define WPP_KIPF_MAX_K 64u
+
+struct wpp_kipf_label {
+	uint32_t fid;
+	uint32_t reserved0;
+	uint64_t value;        /* path id (block index in blocks mode) */
+};
+
+struct wpp_kipf_node {
+	uint32_t depth;        /* 0 = root; at most one more than the previous node's */
+	uint32_t fid;
+	uint64_t value;
+	uint64_t count;        /* occurrences of the k-path from the root to here */
+};
+
 struct wpp_chunk_end {
 	uint64_t batches;
 	uint64_t words;
 	uint64_t lost_words;
 	uint64_t lost_batches;
 	uint64_t end_ns;
+};
+
+enum wpp_grammar_flags {
+	/* Terminals are raw 32-bit symbols (`wpptrace wpp --from-raw`): entry i
+	 * of the table is the raw value of terminal i (in path_id); with no
+	 * table, terminal values are the raw values themselves. */
+	WPP_GRAMMAR_RAW = 1u << 0,
+};
+
+/* The whole-program-path grammar of one thread, built while recording. */
+struct wpp_chunk_grammar {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;
+	uint32_t flags;         /* enum wpp_grammar_flags */
+	uint64_t nsymbols;      /* length of the thread's path stream (all segments) */
+	uint32_t nterminals;    /* entries of the terminal table that follows */
+	uint32_t segments;      /* stretches between gaps (gaps + 1) */
+	uint64_t grammar_len;   /* bytes of serialized grammar after the table */
+	uint64_t skipped_words; /* malformed records left out of the stream */
+};
+
+/* Terminal i of the grammar stands for this record. */
+struct wpp_grammar_terminal {
+	uint32_t fid;
+	uint32_t reserved;
+	uint64_t path_id; /* path id (or block index), or the raw value */
 };
 
 #endif

@@ -19,10 +19,16 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static unsigned handle(unsigned x)
+static volatile int request_size = 200;
+
+static __attribute__((noinline)) unsigned handle(unsigned x)
 {
-	for (int i = 0; i < 200; i++)
-		x = (x & 1) ? 3 * x + 1 : x / 2 + 7;
+	for (int i = 0; i < request_size; i++) {
+		if (x & 1)
+			x = 3 * x + 1;
+		else
+			x = x / 2 + 7;
+	}
 	return x;
 }
 
@@ -33,7 +39,7 @@ static void *serve(void *arg)
 	while (!stop) {
 		x = handle(x);
 		served++;
-		usleep(200);
+		usleep(50);
 	}
 	return (void *)served;
 }

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Whole program path grammars end to end: corpus programs built with wppcc,
+# recorded with --transport=shm; for each recording
+#   1. the grammar `wpp` uses (recorded online by `record` when it stores
+#      one, else rebuilt from the batches) expands to exactly the path
+#      stream `script` decodes, thread by thread, gap by gap;
+#   2. the record sink's online hook, replayed over the file in arrival
+#      order (build/tests/unit/collect/replay_sink), stores GRAMMAR chunks
+#      that expand to the same stream, and `wpp` reads them ("recorded");
+#   3. `hot` (--cost count and insns) equals a brute force over every
+#      substring of the decoded stream (tests/e2e/wpp-check.py);
+#   4. the DAG queries answer like the stream: --freq of a pair of paths.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WPPTRACE=$ROOT/bin/wpptrace
+WPPCC=$ROOT/bin/wppcc
+REPLAY=$ROOT/build/tests/unit/collect/replay_sink
+CHECK="python3 $ROOT/tests/e2e/wpp-check.py"
+WORK=$ROOT/tests/work/wpp-grammar
+mkdir -p "$WORK"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok:   $*"; }
+
+[ -x "$REPLAY" ] || make -C "$ROOT" --no-print-directory "$REPLAY" >/dev/null || exit 1
+
+for prog in interp signals threads recursion; do
+	src=$ROOT/tests/corpus/$prog.c
+	bin=$WORK/$prog
+	args=
+	[ "$prog" = recursion ] && args=12
+	if ! "$WPPCC" -O2 -o "$bin" "$src" -lpthread 2>"$WORK/$prog.cc.err"; then
+		fail "$prog: wppcc failed"; cat "$WORK/$prog.cc.err"; continue
+	fi
+	run=$WORK/$prog.wpp
+	"$WPPTRACE" -q record --transport=shm -o "$run" -- "$bin" $args >/dev/null 2>"$WORK/$prog.rec.err" </dev/null
+	"$WPPTRACE" script "$run" --format jsonl >"$WORK/$prog.jsonl" || { fail "$prog: script"; continue; }
+
+	# 1. the grammar wpp uses
+	"$WPPTRACE" wpp "$run" --expand >"$WORK/$prog.exp" || { fail "$prog: wpp --expand"; continue; }
+	if out=$($CHECK stream "$WORK/$prog.jsonl" "$WORK/$prog.exp"); then
+		ok "$prog: grammar ($("$WPPTRACE" wpp "$run" | grep -o 'grammar [a-z ]*' | head -1)) $out"
+	else
+		fail "$prog: $out"
+	fi
+	# 2. online grammars through the sink hook
+	if "$REPLAY" "$run" "$WORK/$prog.online.wpp" 2>"$WORK/$prog.replay.err" &&
+		"$WPPTRACE" wpp "$WORK/$prog.online.wpp" --expand >"$WORK/$prog.online.exp" &&
+		out=$($CHECK stream "$WORK/$prog.jsonl" "$WORK/$prog.online.exp"); then
+		if "$WPPTRACE" wpp "$WORK/$prog.online.wpp" | grep -q 'grammar rebuilt'; then
+			fail "$prog: online file has threads without a recorded grammar"
+		else
+			ok "$prog: online grammar chunks, $out"
+		fi
+	else
+		fail "$prog: online grammar: ${out:-$(cat "$WORK/$prog.replay.err")}"
+	fi
+	# 3. hot subpaths against brute force
+	"$WPPTRACE" paths "$run" --format json >"$WORK/$prog.paths.json"
+	for spec in "count 2 5 40" "insns 3 8 2000" "count 1 12 300" "count 2 4 3"; do
+		set -- $spec
+		if "$WPPTRACE" hot "$WORK/$prog.online.wpp" --cost "$1" --min-len "$2" --max-len "$3" \
+			--min-cost "$4" --top 100000000 --format json >"$WORK/$prog.hot.json" &&
+			out=$($CHECK hot "$WORK/$prog.jsonl" "$WORK/$prog.paths.json" "$WORK/$prog.hot.json" \
+				"$2" "$3" "$4" "$1"); then
+			ok "$prog: hot --cost $1 --min-len $2 --max-len $3 --min-cost $4: $out"
+		else
+			fail "$prog: hot $spec: $out"
+		fi
+	done
+	# 4. --freq of the most frequent adjacent pair of the first thread vs
+	#    the stream (pN = N-th distinct path in order of first appearance)
+	want=$(python3 - "$WORK/$prog.exp" <<'PY'
+import collections, sys
+lines = open(sys.argv[1]).read().split("\n")
+tid = lines[0].split()[2]
+segs, cur, ids = [], [], {}
+for l in lines[1:]:
+    if l.startswith("thread") or not l:
+        break
+    if l == "gap":
+        segs.append(cur); cur = []
+    else:
+        ids.setdefault(l, len(ids)); cur.append(ids[l])
+segs.append(cur)
+pairs = collections.Counter((s[i], s[i + 1]) for s in segs for i in range(len(s) - 1))
+(a, b), n = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+print(tid, "p%d,p%d" % (a, b), n)
+PY
+)
+	set -- $want
+	got=$("$WPPTRACE" wpp "$run" --tid "$1" --freq "$2" --max-rules 0 | sed -n 's/.*frequency of .*: //p' | head -1)
+	if [ "$got" = "$3" ]; then
+		ok "$prog: --freq $2 = $got (stream count)"
+	else
+		fail "$prog: --freq $2 = '$got', stream says $3"
+	fi
+done
+[ "$fails" -eq 0 ] && echo "all wpp grammar checks passed"
+exit $((fails > 0))

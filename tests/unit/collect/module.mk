@@ -1,0 +1,26 @@
+# tests/unit/collect: the online stream assembler and the grammar consumer
+# against the offline decoder (randomized batch orders, nested signals, gaps).
+COLLECT_TEST_DIR := $(BUILD)/tests/unit/collect
+COLLECT_TESTS := $(COLLECT_TEST_DIR)/test_online
+$(call objs,san,tests/unit/collect/test_online.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) \
+	-Iuser/collect -Iuser/analysis
+
+$(COLLECT_TEST_DIR)/test_online: $(call objs,san,tests/unit/collect/test_online.c) \
+		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
+		$(WPPREAD_SAN_OBJS) $(call objs,san,user/common/wppfile_write.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
+
+TEST_TARGETS += $(COLLECT_TESTS)
+TESTS += $(COLLECT_TESTS)
+.SECONDARY: $(COLLECT_SAN_OBJS) $(call objs,san,tests/unit/collect/test_online.c)
+
+# The record sink's online hook, replayed over a recorded file (e2e tests).
+COLLECT_REPLAY := $(COLLECT_TEST_DIR)/replay_sink
+$(call objs,,tests/unit/collect/replay_sink.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) \
+	-Iuser/collect -Iuser/analysis
+$(COLLECT_REPLAY): $(call objs,,tests/unit/collect/replay_sink.c) $(COLLECT_OBJS) $(ANALYSIS_OBJS) \
+		$(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(WPPREAD_OBJS) $(call objs,,user/common/wppfile_write.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) -lpthread
+TEST_TARGETS += $(COLLECT_REPLAY)

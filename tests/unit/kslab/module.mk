@@ -1,0 +1,38 @@
+# tests/unit/kslab: k-slab forests and k-IPFs against a brute-force n-gram
+# counter, pruning bounds, chunk round trips and corrupt chunks; the
+# benchmark driver of scripts/bench-kpaths.
+include user/analysis/kslab.mk
+
+KSLAB_TEST_DIR := $(BUILD)/tests/kslab
+KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online
+KSLAB_TESTS := $(addprefix $(KSLAB_TEST_DIR)/,$(KSLAB_TEST_NAMES))
+KSLAB_TEST_HELPERS := tests/unit/kslab/ngram_ref.c tests/unit/kslab/streams.c
+KSLAB_CORE_SRCS := $(KSLAB_SRCS) user/common/log.c
+# The online consumer writes through the .wpp writer; its test reads back.
+KSLAB_ONLINE_SRCS := user/analysis/kslab_online.c user/common/wppfile_write.c \
+	user/common/wppfile_read.c user/common/crc32c.c
+
+$(call objs,san,tests/unit/kslab/%.c) $(call objs,,tests/unit/kslab/%.c): \
+	CPPFLAGS += $(KSLAB_CPPFLAGS) -Itests/unit/kslab
+
+$(KSLAB_TEST_DIR)/%: $(call objs,san,tests/unit/kslab/%.c) $(call objs,san,$(KSLAB_TEST_HELPERS)) \
+		$(call objs,san,$(KSLAB_CORE_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(CMOCKA_LIBS)
+
+# The benchmark is built optimized, without sanitizers.
+KSLAB_BENCH := $(KSLAB_TEST_DIR)/bench_kpaths
+# It reads .wpp files with the decoder's loader and stream assembly.
+KSLAB_BENCH_SRCS := tests/unit/kslab/bench_kpaths.c user/decode/trace_file.c user/decode/stream.c \
+	user/common/wppfile_read.c user/common/crc32c.c
+$(KSLAB_BENCH): $(call objs,,$(KSLAB_BENCH_SRCS)) $(call objs,,$(KSLAB_CORE_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(sort $^) -o $@
+
+$(KSLAB_TEST_DIR)/test_kslab_online: $(call objs,san,$(KSLAB_ONLINE_SRCS))
+
+TEST_TARGETS += $(KSLAB_TESTS) $(KSLAB_BENCH)
+TESTS += $(KSLAB_TESTS)
+
+.SECONDARY: $(call objs,san,$(KSLAB_CORE_SRCS) $(KSLAB_TEST_HELPERS) $(KSLAB_ONLINE_SRCS)) \
+	$(call objs,san,$(addprefix tests/unit/kslab/,$(addsuffix .c,$(KSLAB_TEST_NAMES))))

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kipf_build.h — k-IPFs of a recorded .wpp, offline: built from a thread's
+ * decoded stream (any .wpp, any k up to KSLAB_MAX_K), or read back from the
+ * WPP_CHUNK_KIPF chunks that `record -k` stored.
+ *
+ * Offline items and marks follow the decoder's events: PATH, BLOCK and
+ * UNATTRIBUTED events with a real fid are items (fid, value); GAP, CORRUPT
+ * and records of unregistered modules are marks — the same rules
+ * kslab_words.h applies to raw words online.
+ */
+#ifndef WPP_KIPF_BUILD_H
+#define WPP_KIPF_BUILD_H
+
+#include <stdint.h>
+
+#include "decoder.h"
+#include "kipf.h"
+#include "kipf_serial.h"
+
+/* Add the k-IPF of thread th into f (depth f->k <= KSLAB_MAX_K).
+ * max_nodes: k-SF pruning cap (0 = exact).  0, or -1 on no memory
+ * (message printed). */
+int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct wpp_modules *mods,
+		      uint64_t max_nodes);
+
+/* Read every WPP_CHUNK_KIPF chunk of the file behind t into st.  Rejected
+ * chunks are reported (one warning each, with the offset) and make their
+ * thread unusable.  Returns the number of rejected chunks. */
+unsigned kipf_store_load(struct kipf_store *st, const struct wpp_trace *t);
+
+#endif

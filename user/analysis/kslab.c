@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kslab.c — streaming k-SF construction (see kslab.h; the paper's Figure 6).
+ */
+#include "kslab_internal.h"
+
+#include <stdlib.h>
+
+void kslab_node_label(const void *pool, uint32_t idx, uint32_t *fid, uint64_t *value)
+{
+	const struct kslab_node *n = (const struct kslab_node *)pool + idx;
+	*fid = n->fid;
+	*value = n->value;
+}
+
+struct kslab *kslab_new(unsigned k, uint64_t max_nodes)
+{
+	struct kslab *s;
+
+	if (k < 1 || k > KSLAB_MAX_K || (max_nodes && max_nodes < 8u * k) ||
+	    max_nodes > UINT32_MAX / 2)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->k = k;
+	s->slab = (k < 2 ? 2 : k) - 1;
+	s->max_nodes = max_nodes;
+	s->roots.label = kslab_node_label;
+	s->used = 1; /* index 0 is "none" */
+	return s;
+}
+
+void kslab_free(struct kslab *s)
+{
+	if (!s)
+		return;
+	kslab_map_free(&s->roots);
+	free(s->nodes);
+	free(s);
+}
+
+unsigned kslab_k(const struct kslab *s)
+{
+	return s->k;
+}
+int kslab_failed(const struct kslab *s)
+{
+	return s->failed;
+}
+
+const struct kslab_stats *kslab_stats(const struct kslab *s)
+{
+	return &s->st;
+}
+
+/* A fresh node, or 0 when memory ran out (s->failed is set). */
+static uint32_t new_node(struct kslab *s, uint32_t fid, uint64_t value)
+{
+	uint32_t idx;
+
+	if (s->free_list) {
+		idx = s->free_list;
+		s->free_list = s->nodes[idx].sibling;
+	} else {
+		if (s->used >= s->cap) {
+			uint32_t ncap = s->cap ? s->cap * 2 : 1024;
+			struct kslab_node *nn;
+			if (ncap <= s->cap ||
+			    !(nn = realloc(s->nodes, (size_t)ncap * sizeof(*nn)))) {
+				s->failed = 1;
+				return 0;
+			}
+			s->nodes = nn;
+			s->cap = ncap;
+		}
+		idx = s->used++;
+	}
+	s->nodes[idx] = (struct kslab_node){.fid = fid, .value = value};
+	if (++s->st.nodes > s->st.peak_nodes)
+		s->st.peak_nodes = s->st.nodes;
+	return idx;
+}
+
+/* The child of parent labelled (fid, value), created if missing.  A found
+ * child moves to the front of the sibling list: hot successors are found
+ * after one comparison, which is what keeps the per-item cost near O(1). */
+static uint32_t child(struct kslab *s, uint32_t parent, uint32_t fid, uint64_t value)
+{
+	struct kslab_node *p = &s->nodes[parent];
+	uint32_t prev = 0, c;
+
+	for (c = p->child; c; prev = c, c = s->nodes[c].sibling) {
+		struct kslab_node *n = &s->nodes[c];
+		if (n->value == value && n->fid == fid) {
+			if (prev) {
+				s->nodes[prev].sibling = n->sibling;
+				n->sibling = p->child;
+				p->child = c;
+			}
+			return c;
+		}
+	}
+	c = new_node(s, fid, value);
+	if (!c)
+		return 0;
+	/* new_node may have moved the array. */
+	s->nodes[c].sibling = s->nodes[parent].child;
+	s->nodes[parent].child = c;
+	return c;
+}
+
+static uint32_t root(struct kslab *s, uint32_t fid, uint64_t value)
+{
+	uint32_t r = kslab_map_find(&s->roots, s->nodes, fid, value);
+
+	s->st.root_lookups++;
+	if (r)
+		return r;
+	r = new_node(s, fid, value);
+	if (r && kslab_map_insert(&s->roots, s->nodes, r) < 0) {
+		s->failed = 1;
+		return 0;
+	}
+	return r;
+}
+
+void kslab_mark(struct kslab *s)
+{
+	s->n = 0;
+	s->top = 0;
+	s->bottom = 0;
+	s->st.marks++;
+}
+
+int kslab_item(struct kslab *s, uint32_t fid, uint64_t value)
+{
+	if (s->failed)
+		return -1;
+	if (s->n == 0) {
+		/* A new slab: the bottom pointer continues below the slab just
+		 * finished (Figure 6 lines 6-11); the top pointer restarts at a root. */
+		s->bottom = s->top;
+		s->top = root(s, fid, value);
+	} else {
+		s->top = child(s, s->top, fid, value);
+	}
+	if (!s->top)
+		return -1;
+	if (s->bottom) {
+		s->bottom = child(s, s->bottom, fid, value);
+		if (!s->bottom)
+			return -1;
+		s->nodes[s->bottom].count++;
+	} else {
+		s->nodes[s->top].count++;
+	}
+	if (++s->n == s->slab)
+		s->n = 0;
+	s->st.items++;
+	if (s->max_nodes && s->st.nodes > s->max_nodes)
+		kslab_prune(s);
+	return 0;
+}

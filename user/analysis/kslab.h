@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kslab.h — the streaming k-slab forest (k-SF) of D'Elia, Demetrescu and
+ * Finocchi, "Ball-Larus path profiling across multiple loop iterations",
+ * section 2.3 (Figure 6), built one path record at a time.
+ *
+ * Input: a thread's stream of path labels (fid, path id) with segment marks
+ * (docs/kpaths.md: a mark sits at every place where the stream is not
+ * contiguous execution — thread start, lost words, corrupt records).  A
+ * k-path is a run of up to k consecutive labels with no mark inside.
+ *
+ * The forest has 2k-2 levels: the stream since the last mark is cut every
+ * k-1 items into slabs s1, s2, ...; the upper part holds each slab's prefix
+ * path under a root found through a hash table (one lookup per k-1 items),
+ * the lower part hangs slab i+1 below slab i.  Every item increments exactly
+ * one counter.  kipf.h turns the forest into the k-IPF at the end.
+ *
+ * Pruning (optional, the paper's open problem): with max_nodes > 0, whenever
+ * the forest grows past max_nodes the coldest leaves are deleted until at
+ * most max_nodes/2 nodes remain (never the nodes on the current top/bottom
+ * paths).  The counts deleted are summed in lost_items; every k-IPF count
+ * built from a pruned forest is then at most lost_items below the truth and
+ * never above it (docs/kpaths.md proves it).  With max_nodes = 0 the forest
+ * is exact.
+ */
+#ifndef WPP_KSLAB_H
+#define WPP_KSLAB_H
+
+#include <stdint.h>
+
+#define KSLAB_MAX_K 32u
+
+struct kslab_stats {
+	uint64_t items;	       /* labels processed */
+	uint64_t marks;	       /* segment marks */
+	uint64_t nodes;	       /* live k-SF nodes */
+	uint64_t peak_nodes;   /* most live nodes at any time */
+	uint64_t root_lookups; /* hash-table lookups (one per k-1 items) */
+	uint64_t lost_items;   /* counts deleted by pruning */
+	uint64_t prunes;       /* pruning sweeps */
+};
+
+struct kslab;
+
+/* k in 1..KSLAB_MAX_K (k = 1 keeps 2-item slabs internally: the paper's
+ * construction needs k >= 2; the k-IPF is cut at depth 1).  max_nodes = 0:
+ * exact; otherwise at least 8k.  NULL on bad arguments or no memory. */
+struct kslab *kslab_new(unsigned k, uint64_t max_nodes);
+void kslab_free(struct kslab *s);
+
+/* Process one label.  fid must be non-zero (fid 0 marks free nodes).
+ * 0, or -1 once an allocation failed (the forest is then incomplete and
+ * stays so; kslab_failed() says it). */
+int kslab_item(struct kslab *s, uint32_t fid, uint64_t value);
+/* A segment mark: the next item starts a new k-path. */
+void kslab_mark(struct kslab *s);
+
+unsigned kslab_k(const struct kslab *s);
+int kslab_failed(const struct kslab *s);
+const struct kslab_stats *kslab_stats(const struct kslab *s);
+
+#endif

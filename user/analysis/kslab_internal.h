@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kslab_internal.h — the k-SF's representation, shared by the streaming
+ * construction (kslab.c), pruning (kslab_prune.c) and the k-SF -> k-IPF
+ * conversion (kipf.c).  Not for other users.
+ *
+ * Nodes live in one array indexed by uint32_t (0 = none), first-child /
+ * next-sibling, as in the paper's implementation (section 3.3): small nodes,
+ * and degrees are low in practice.  A free node has fid 0 (path labels never
+ * do: fid 0 is the control fid) and is chained through `sibling`.
+ */
+#ifndef WPP_KSLAB_INTERNAL_H
+#define WPP_KSLAB_INTERNAL_H
+
+#include "kslab.h"
+#include "kslab_map.h"
+
+struct kslab_node {
+	uint64_t value;
+	uint64_t count;
+	uint32_t fid;
+	uint32_t child;
+	uint32_t sibling;
+	uint32_t pad;
+};
+
+struct kslab {
+	unsigned k;    /* requested k */
+	unsigned slab; /* items per slab: max(k, 2) - 1 */
+	uint64_t max_nodes;
+	struct kslab_node *nodes;
+	uint32_t used; /* nodes[1 .. used) have been handed out */
+	uint32_t cap;
+	uint32_t free_list; /* pruned nodes for reuse */
+	struct kslab_map roots;
+	/* Figure 6's state: n (items since the last mark, mod slab), top, bottom. */
+	unsigned n;
+	uint32_t top, bottom;
+	int failed;
+	struct kslab_stats st;
+};
+
+void kslab_node_label(const void *pool, uint32_t idx, uint32_t *fid, uint64_t *value);
+/* Delete cold leaves until at most max_nodes / 2 remain (kslab_prune.c). */
+void kslab_prune(struct kslab *s);
+
+#endif

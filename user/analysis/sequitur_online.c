@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/* A thread's path grammar from raw trace words; see sequitur_online.h. */
+#include "sequitur_online.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/wppfile.h"
+#include "sequitur_serial.h"
+#include "wpp/trace_abi.h"
+
+/* (fid, path id) -> dense terminal: open addressing, never iterated (the
+ * table in first-appearance order is what gets stored). */
+struct term_slot {
+	uint64_t id;
+	uint32_t fid; /* 0 = empty (fid 0 is the control fid, never a record) */
+	uint32_t dense;
+};
+
+struct path_grammar {
+	struct seq_builder *b;
+	struct term_slot *slots;
+	uint32_t mask, nterms;
+	struct wpp_grammar_terminal *terms; /* in dense order */
+	uint32_t terms_cap;
+	uint64_t nsymbols, skipped;
+	uint32_t segments;
+	int failed;
+};
+
+static uint32_t hash_key(uint32_t fid, uint64_t id, uint32_t mask)
+{
+	uint64_t h = (id ^ ((uint64_t)fid << 40) ^ fid) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32) & mask;
+}
+
+static int grow_terms(struct path_grammar *pg)
+{
+	uint32_t cap = (pg->mask + 1) * 2;
+	struct term_slot *slots = calloc(cap, sizeof(*slots));
+	struct wpp_grammar_terminal *terms = realloc(pg->terms, (size_t)cap / 2 * sizeof(*terms));
+
+	if (!slots || !terms) {
+		free(slots);
+		if (terms)
+			pg->terms = terms;
+		return -1;
+	}
+	pg->terms = terms;
+	pg->terms_cap = cap / 2;
+	for (uint32_t i = 0; i < pg->nterms; i++) {
+		uint32_t k = hash_key(terms[i].fid, terms[i].path_id, cap - 1);
+		while (slots[k].fid)
+			k = (k + 1) & (cap - 1);
+		slots[k] = (struct term_slot){terms[i].path_id, terms[i].fid, i};
+	}
+	free(pg->slots);
+	pg->slots = slots;
+	pg->mask = cap - 1;
+	return 0;
+}
+
+struct path_grammar *path_grammar_new(enum seq_algorithm algo)
+{
+	struct path_grammar *pg = calloc(1, sizeof(*pg));
+
+	if (!pg)
+		return NULL;
+	pg->mask = 255;
+	pg->slots = calloc(pg->mask + 1, sizeof(*pg->slots));
+	pg->terms_cap = (pg->mask + 1) / 2;
+	pg->terms = malloc(pg->terms_cap * sizeof(*pg->terms));
+	pg->b = seq_builder_new(algo);
+	pg->segments = 1;
+	if (!pg->slots || !pg->terms || !pg->b) {
+		path_grammar_free(pg);
+		return NULL;
+	}
+	return pg;
+}
+
+void path_grammar_free(struct path_grammar *pg)
+{
+	if (!pg)
+		return;
+	seq_builder_free(pg->b);
+	free(pg->slots);
+	free(pg->terms);
+	free(pg);
+}
+
+const struct seq_builder *path_grammar_builder(const struct path_grammar *pg)
+{
+	return pg->b;
+}
+
+static void symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
+{
+	uint32_t k = hash_key(fid, id, pg->mask);
+
+	for (; pg->slots[k].fid; k = (k + 1) & pg->mask) {
+		if (pg->slots[k].fid == fid && pg->slots[k].id == id) {
+			pg->nsymbols++;
+			if (seq_append(pg->b, pg->slots[k].dense) < 0)
+				pg->failed = 1;
+			return;
+		}
+	}
+	if (pg->nterms >= SEQ_TERMINAL_LIMIT - 1) {
+		pg->failed = 1;
+		return;
+	}
+	/* Keep the load at or below 1/2. */
+	if (pg->nterms + 1 > pg->terms_cap) {
+		if (grow_terms(pg) < 0) {
+			pg->failed = 1;
+			return;
+		}
+		k = hash_key(fid, id, pg->mask);
+		while (pg->slots[k].fid)
+			k = (k + 1) & pg->mask;
+	}
+	pg->slots[k] = (struct term_slot){id, fid, pg->nterms};
+	pg->terms[pg->nterms] = (struct wpp_grammar_terminal){fid, 0, id};
+	pg->nsymbols++;
+	if (seq_append(pg->b, pg->nterms++) < 0)
+		pg->failed = 1;
+}
+
+int path_grammar_gap(struct path_grammar *pg)
+{
+	if (seq_append_gap(pg->b) < 0)
+		pg->failed = 1;
+	pg->segments++;
+	return pg->failed ? -1 : 0;
+}
+
+int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w = words[i], id;
+		uint32_t fid = wpp_word_fid(w);
+
+		if (w == 0)
+			continue; /* unwritten slot of a salvaged buffer */
+		if (fid != WPP_FID_CONTROL) {
+			symbol(pg, fid, wpp_word_payload(w));
+			continue;
+		}
+		switch (wpp_ctrl_op(w)) {
+		case WPP_CTRL_PAD:
+			break;
+		case WPP_CTRL_WIDE_PATH:
+			if (i + 1 == n) {
+				pg->skipped++; /* cut short */
+				break;
+			}
+			id = words[++i];
+			if (id & WPP_WIDE_ID_MARK)
+				symbol(pg, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
+			else
+				pg->skipped += 2;
+			break;
+		case WPP_CTRL_GAP:
+			if (i + 1 == n) {
+				pg->skipped++;
+				break;
+			}
+			i++;
+			path_grammar_gap(pg);
+			break;
+		default:
+			pg->skipped++;
+			break;
+		}
+	}
+	return pg->failed ? -1 : 0;
+}
+
+int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *key,
+			struct wpp_thread_grammar *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (pg->failed || seq_finish(pg->b) < 0 || seq_export(pg->b, &out->g) < 0)
+		return -1;
+	out->terms = malloc((pg->nterms ? pg->nterms : 1) * sizeof(*out->terms));
+	if (!out->terms) {
+		seq_grammar_free(&out->g);
+		return -1;
+	}
+	memcpy(out->terms, pg->terms, pg->nterms * sizeof(*out->terms));
+	out->hdr = (struct wpp_chunk_grammar){.pid = key->pid,
+					      .tid = key->tid,
+					      .generation = key->generation,
+					      .nsymbols = pg->nsymbols,
+					      .nterminals = pg->nterms,
+					      .segments = pg->segments,
+					      .skipped_words = pg->skipped};
+	return 0;
+}
+
+void wpp_thread_grammar_free(struct wpp_thread_grammar *tg)
+{
+	free(tg->terms);
+	seq_grammar_free(&tg->g);
+	memset(tg, 0, sizeof(*tg));
+}
+
+int wpp_grammar_chunk_encode(const struct wpp_thread_grammar *tg, uint8_t **buf, size_t *len)
+{
+	uint8_t *ser, *p;
+	size_t serlen, tab = (size_t)tg->hdr.nterminals * sizeof(*tg->terms);
+	struct wpp_chunk_grammar h = tg->hdr;
+
+	if (seq_serialize(&tg->g, &ser, &serlen) < 0)
+		return -1;
+	h.grammar_len = serlen;
+	*len = sizeof(h) + tab + serlen;
+	p = *buf = malloc(*len);
+	if (!p) {
+		free(ser);
+		return -1;
+	}
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), tg->terms, tab);
+	memcpy(p + sizeof(h) + tab, ser, serlen);
+	free(ser);
+	return 0;
+}
+
+static int bad(char *why, size_t whylen, const char *msg)
+{
+	if (why && whylen)
+		snprintf(why, whylen, "%s", msg);
+	return -1;
+}
+
+int wpp_grammar_chunk_decode(const void *payload, size_t len, struct wpp_thread_grammar *out,
+			     char *why, size_t whylen)
+{
+	const uint8_t *p = payload;
+	char inner[160];
+	size_t tab;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(out->hdr))
+		return bad(why, whylen, "grammar chunk shorter than its header");
+	memcpy(&out->hdr, p, sizeof(out->hdr));
+	tab = (size_t)out->hdr.nterminals * sizeof(*out->terms);
+	if (tab > len - sizeof(out->hdr) || out->hdr.grammar_len != len - sizeof(out->hdr) - tab)
+		return bad(why, whylen, "grammar chunk lengths do not add up");
+	out->terms = malloc(tab ? tab : 1);
+	if (!out->terms)
+		return bad(why, whylen, "out of memory");
+	memcpy(out->terms, p + sizeof(out->hdr), tab);
+	if (seq_deserialize(p + sizeof(out->hdr) + tab, out->hdr.grammar_len, &out->g, inner,
+			    sizeof(inner)) < 0) {
+		free(out->terms);
+		out->terms = NULL;
+		if (why && whylen)
+			snprintf(why, whylen, "%s", inner);
+		return -1;
+	}
+	/* Every terminal must have a table entry (raw grammars may have none:
+	 * their terminals are the raw values). */
+	if (out->hdr.nterminals || !(out->hdr.flags & WPP_GRAMMAR_RAW)) {
+		for (uint32_t i = 0; i < out->g.start[seq_grammar_nodes(&out->g)]; i++) {
+			uint32_t s = out->g.sym[i];
+			if (!seq_is_rule(s) && s >= out->hdr.nterminals) {
+				wpp_thread_grammar_free(out);
+				return bad(why, whylen, "grammar terminal without a table entry");
+			}
+		}
+	}
+	if (seq_grammar_total_len(&out->g) != out->hdr.nsymbols ||
+	    out->g.nroots != out->hdr.segments) {
+		wpp_thread_grammar_free(out);
+		return bad(why, whylen, "grammar does not match its header counts");
+	}
+	return 0;
+}
+
+/* ---- the online consumer ---- */
+
+struct consumer_state {
+	struct wpp_grammar_cfg *cfg;
+	struct path_grammar *pg;
+};
+
+static void *c_open(void *cfg_, const struct wpp_thread_key *key)
+{
+	struct wpp_grammar_cfg *cfg = cfg_;
+	struct consumer_state *s = calloc(1, sizeof(*s));
+
+	(void)key;
+	if (!s || !(s->pg = path_grammar_new(cfg->algo))) {
+		free(s);
+		cfg->failed = 1;
+		return NULL;
+	}
+	s->cfg = cfg;
+	return s;
+}
+
+static void c_words(void *state, const uint64_t *words, size_t n)
+{
+	struct consumer_state *s = state;
+	path_grammar_words(s->pg, words, n);
+}
+
+static void c_gap(void *state, uint64_t lost)
+{
+	struct consumer_state *s = state;
+	(void)lost;
+	path_grammar_gap(s->pg);
+}
+
+static int c_close(void *state, struct wpp_writer *w, const struct wpp_thread_key *key)
+{
+	struct consumer_state *s = state;
+	struct wpp_thread_grammar tg;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (path_grammar_export(s->pg, key, &tg) < 0) {
+		s->cfg->failed = 1;
+		rc = -ENOMEM;
+	} else if (s->cfg->capture) {
+		s->cfg->capture(s->cfg->ctx, &tg); /* takes ownership */
+	} else if (w) {
+		if (wpp_grammar_chunk_encode(&tg, &buf, &len) < 0) {
+			rc = -ENOMEM;
+		} else if (len > WPP_CHUNK_MAX_PAYLOAD) {
+			/* Readers rebuild the grammar from the batches instead. */
+			rc = -EFBIG;
+		} else {
+			rc = wppw_chunk(w, WPP_CHUNK_GRAMMAR, buf, (uint32_t)len);
+		}
+		if (rc)
+			s->cfg->failed = 1;
+		free(buf);
+		wpp_thread_grammar_free(&tg);
+	} else {
+		wpp_thread_grammar_free(&tg);
+	}
+	path_grammar_free(s->pg);
+	free(s);
+	return rc;
+}
+
+struct wpp_online_consumer wpp_grammar_consumer(struct wpp_grammar_cfg *cfg)
+{
+	return (struct wpp_online_consumer){"grammar", c_open, c_words, c_gap, c_close, cfg};
+}

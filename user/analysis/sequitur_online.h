@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sequitur_online.h — one thread's whole program path grammar, built from
+ * raw trace words as they arrive (online inside the collector, or offline
+ * from a recorded file through the same assembler).
+ *
+ * Words are read as wpp/trace_abi.h defines them: a one-word record or a
+ * two-word wide record names (fid, path id); each distinct pair becomes a
+ * dense terminal (first appearance order) fed to SEQUITUR(1); zero and PAD
+ * words are skipped; malformed records (a wide record cut short or without
+ * its mark bit, an unknown control word, a gap marker without its count)
+ * are skipped and counted, exactly as the decoder reports them as CORRUPT;
+ * a gap (a GAP control word, or thread_gap from the assembler) ends the
+ * grammar's current segment and starts a new one.  Because the decoder
+ * emits a PATH/BLOCK/UNATTRIBUTED event for every other record, the
+ * grammar expands to exactly the (fid, value) sequence of those events.
+ *
+ * At close the grammar is stored as a WPP_CHUNK_GRAMMAR chunk
+ * (wpp/wpp_file.h): fixed header, the terminal table, the serialized
+ * grammar (sequitur_serial.h).
+ */
+#ifndef WPP_SEQUITUR_ONLINE_H
+#define WPP_SEQUITUR_ONLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../collect/online.h"
+#include "sequitur.h"
+#include "wpp/wpp_file.h"
+
+/* A finished thread grammar with its terminal table. */
+struct wpp_thread_grammar {
+	struct wpp_chunk_grammar hdr; /* pid, tid, generation, counts */
+	struct wpp_grammar_terminal *terms; /* terms[i] is terminal i */
+	struct seq_grammar g;
+};
+void wpp_thread_grammar_free(struct wpp_thread_grammar *tg);
+
+struct path_grammar;
+
+struct path_grammar *path_grammar_new(enum seq_algorithm algo);
+/* Words in execution order; a two-word record is never split across calls. */
+int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n);
+int path_grammar_gap(struct path_grammar *pg);
+/* Finish and export (pg stays owned by the caller).  0 or -1 (no memory). */
+int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *key,
+			struct wpp_thread_grammar *out);
+/* The underlying builder (for statistics). */
+const struct seq_builder *path_grammar_builder(const struct path_grammar *pg);
+void path_grammar_free(struct path_grammar *pg);
+
+/* Chunk payload <-> grammar.  encode: malloc'd buffer; 0 or -1.
+ * decode treats payload as hostile: 0, or -1 with a reason in why. */
+int wpp_grammar_chunk_encode(const struct wpp_thread_grammar *tg, uint8_t **buf, size_t *len);
+int wpp_grammar_chunk_decode(const void *payload, size_t len, struct wpp_thread_grammar *out,
+			     char *why, size_t whylen);
+
+/* The online consumer (online.h).  With capture set, a closed thread's
+ * grammar is handed to it (ownership moves) instead of being written. */
+struct wpp_grammar_cfg {
+	enum seq_algorithm algo;
+	void (*capture)(void *ctx, struct wpp_thread_grammar *tg);
+	void *ctx;
+	int failed; /* set when a thread's grammar could not be built/written */
+};
+struct wpp_online_consumer wpp_grammar_consumer(struct wpp_grammar_cfg *cfg);
+
+#endif

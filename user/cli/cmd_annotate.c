@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_annotate.c — `wpptrace annotate run.wpp FUNCTION`: the function's
+ * source with per-line and per-branch counts, hot paths marked
+ * (user/report/annotate.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "annotate.h"
+#include "commands.h"
+#include "log.h"
+#include "report_session.h"
+
+int cmd_annotate(int argc, char **argv)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"sort", required_argument, NULL, 's'},
+					     {NULL, 0, NULL, 0}};
+	struct thread_filter filter = {-1, -1};
+	enum rpt_sort sort = RPT_SORT_COUNT;
+	struct rpt_profile p;
+	struct session s;
+	int json = 0, c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:p:t:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				wpp_err("annotate: unknown format '%s' (text or json)", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 's':
+			if (strcmp(optarg, "count") && strcmp(optarg, "cost")) {
+				wpp_err("annotate: --sort takes count or cost, not '%s'", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			sort = !strcmp(optarg, "cost") ? RPT_SORT_COST : RPT_SORT_COUNT;
+			break;
+		case 'p':
+		case 't':
+			if (parse_count(optarg) < 0) {
+				wpp_err("annotate: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
+			break;
+		default:
+			wpp_err("annotate: bad arguments (try wpptrace help annotate)");
+			return WPP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 2) {
+		wpp_err("annotate: expected a .wpp file and a function name (try wpptrace help annotate)");
+		return WPP_EXIT_USAGE;
+	}
+	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
+		return rc;
+	rc = rpt_annotate(stdout, &p, argv[optind + 1], json, sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("annotate: writing the output failed");
+		rc = WPP_EXIT_ERROR;
+	}
+	rpt_close(&s, &p);
+	return rc;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_cfg.c — `wpptrace cfg run.wpp FUNCTION [-o f.svg|f.dot]`: the CFG with
+ * counts and the hottest paths drawn (user/report/cfg_dot.c).  Without -o,
+ * or with a name not ending in .svg, the dot text is written.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg_dot.h"
+#include "commands.h"
+#include "log.h"
+#include "report_session.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int cmd_cfg(int argc, char **argv)
+{
+	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"sort", required_argument, NULL, 's'},
+					     {"output", required_argument, NULL, 'o'},
+					     {NULL, 0, NULL, 0}};
+	struct thread_filter filter = {-1, -1};
+	enum rpt_sort sort = RPT_SORT_COUNT;
+	const char *output = NULL;
+	struct rpt_profile p;
+	struct session s;
+	FILE *out = stdout;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:t:s:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 's':
+			if (strcmp(optarg, "count") && strcmp(optarg, "cost")) {
+				wpp_err("cfg: --sort takes count or cost, not '%s'", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			sort = !strcmp(optarg, "cost") ? RPT_SORT_COST : RPT_SORT_COUNT;
+			break;
+		case 'p':
+		case 't':
+			if (parse_count(optarg) < 0) {
+				wpp_err("cfg: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
+			break;
+		default:
+			wpp_err("cfg: bad arguments (try wpptrace help cfg)");
+			return WPP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 2) {
+		wpp_err("cfg: expected a .wpp file and a function name (try wpptrace help cfg)");
+		return WPP_EXIT_USAGE;
+	}
+	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
+		return rc;
+	if (output && ends_with(output, ".svg")) {
+		rc = rpt_cfg_svg(output, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+	} else if (output && !(out = fopen(output, "w"))) {
+		wpp_err("cfg: cannot write %s: %m", output);
+		rc = WPP_EXIT_ERROR;
+	} else {
+		rc = rpt_cfg_dot(out, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+		if (fflush(out) != 0 || ferror(out)) {
+			wpp_err("cfg: writing the output failed");
+			rc = WPP_EXIT_ERROR;
+		}
+		if (out != stdout)
+			fclose(out);
+	}
+	rpt_close(&s, &p);
+	return rc;
+}

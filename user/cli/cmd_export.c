@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_export.c — `wpptrace export run.wpp --format pprof -o run.pb.gz`
+ * (user/report/pprof_export.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+#include "pprof_export.h"
+#include "report_session.h"
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"output", required_argument, NULL, 'o'},
+					     {NULL, 0, NULL, 0}};
+	struct thread_filter filter = {-1, -1};
+	const char *output = NULL, *format = NULL;
+	struct rpt_profile p;
+	struct session s;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:p:t:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+		case 't':
+			if (parse_count(optarg) < 0) {
+				wpp_err("export: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
+			break;
+		default:
+			wpp_err("export: bad arguments (try wpptrace help export)");
+			return WPP_EXIT_USAGE;
+		}
+	}
+	if (!format || strcmp(format, "pprof") != 0) {
+		wpp_err("export: --format pprof is the one export format");
+		return WPP_EXIT_USAGE;
+	}
+	if (!output || optind != argc - 1) {
+		wpp_err("export: expected one .wpp file and -o FILE (try wpptrace help export)");
+		return WPP_EXIT_USAGE;
+	}
+	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
+		return rc;
+	rc = rpt_export_pprof(output, &p, s.trace) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+	rpt_close(&s, &p);
+	return rc;
+}

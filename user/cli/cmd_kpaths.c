@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_kpaths.c — `wpptrace kpaths`: the hottest k-paths (concatenations of
+ * up to k consecutive acyclic paths of a thread, docs/kpaths.md), each
+ * expanded to its paths with function, source lines, start/end kinds, and at
+ * every extension the fraction of its prefix's count it takes (the view of
+ * Figure 4 in D'Elia et al.).
+ *
+ * Each thread's k-IPF comes from the forest `record -k` stored when one
+ * deep enough is there, else it is built from the decoded trace; threads of
+ * one process image are merged.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "kipf.h"
+#include "kipf_build.h"
+#include "kipf_rank.h"
+#include "log.h"
+#include "session.h"
+
+#define DEFAULT_K   8u
+#define DEFAULT_TOP 10
+
+enum source { SRC_AUTO, SRC_STORED, SRC_TRACE };
+
+struct opts {
+	unsigned k; /* 0 = not given */
+	const char *function;
+	uint64_t min_count;
+	long top;
+	int json, all;
+	enum source source;
+	uint64_t prune_nodes;
+	struct thread_filter filter;
+};
+
+struct proc {
+	uint32_t pid, gen;
+	struct kipf *ipf;
+	size_t nthreads;
+	unsigned from_stored, from_trace;
+};
+
+struct procs {
+	struct proc *v;
+	size_t n, cap;
+};
+
+static struct proc *proc_get(struct procs *ps, uint32_t pid, uint32_t gen, unsigned k)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].pid == pid && ps->v[i].gen == gen)
+			return &ps->v[i];
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 4;
+		ps->v = realloc(ps->v, ps->cap * sizeof(*ps->v));
+		if (!ps->v)
+			wpp_die("out of memory");
+	}
+	ps->v[ps->n] = (struct proc){.pid = pid, .gen = gen, .ipf = kipf_new(k)};
+	if (!ps->v[ps->n].ipf)
+		wpp_die("out of memory");
+	return &ps->v[ps->n++];
+}
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+/* What a path label stands for in one process image. */
+struct label_info {
+	const struct wpp_fn *fn; /* NULL: unattributed */
+	int is_block;
+	uint32_t line_min, line_max;
+	const char *start, *end; /* kind names; NULL for blocks / unknown */
+	const char *start_short, *end_short;
+};
+
+static void describe(const struct wpp_image_map *im, uint32_t fid, uint64_t value,
+		     struct label_info *li, uint32_t **scratch, uint32_t *cap)
+{
+	static const char *const starts[] = {"entry", "loop", "call", "cut"};
+	static const char *const ends[] = {"ret", "loop", "call", "cut", "noret"};
+	const struct wpp_fid_range *range;
+	const struct wpp_fn *fn;
+	struct wpp_path p;
+	uint32_t single;
+
+	*li = (struct label_info){0};
+	if (wpp_image_resolve(im, fid, &fn, &range) != WPP_RESOLVED)
+		return;
+	li->fn = fn;
+	if (fn->tu->mode == WPP_MODE_BLOCKS) {
+		if (value >= fn->nblocks)
+			return;
+		li->is_block = 1;
+		single = (uint32_t)value;
+		p = (struct wpp_path){.nblocks = 1, .blocks = &single};
+	} else {
+		if (fn->nblocks > *cap) {
+			free(*scratch);
+			*cap = fn->nblocks;
+			*scratch = malloc((size_t)*cap * sizeof(**scratch));
+			if (!*scratch)
+				wpp_die("out of memory");
+		}
+		if (wpp_path_expand(fn, value, *scratch, *cap, &p) < 0)
+			return;
+		li->start = wpp_path_start_name(p.start);
+		li->end = wpp_path_end_name(p.end);
+		li->start_short = starts[p.start];
+		li->end_short = ends[p.end];
+	}
+	li->line_min = UINT32_MAX;
+	for (uint32_t i = 0; i < p.nblocks; i++) {
+		const struct wpp_meta_block *b = &fn->blocks[p.blocks[i]];
+		for (uint32_t k = 0; k < b->nlines; k++) {
+			uint32_t line = fn->tu->lines[b->first_line + k].line;
+			if (line && line < li->line_min)
+				li->line_min = line;
+			if (line > li->line_max)
+				li->line_max = line;
+		}
+	}
+	if (li->line_min == UINT32_MAX)
+		li->line_min = 0;
+}
+
+struct fn_filter {
+	const struct wpp_image_map *im;
+	const char *name;
+};
+
+static int keep_function(void *ctx, uint32_t fid, uint64_t value)
+{
+	const struct fn_filter *ff = ctx;
+	const struct wpp_fid_range *range;
+	const struct wpp_fn *fn;
+
+	(void)value;
+	return wpp_image_resolve(ff->im, fid, &fn, &range) == WPP_RESOLVED &&
+	       !strcmp(fn->name, ff->name);
+}
+
+/* The nodes of the k-path ending at idx, root first; returns its length. */
+static unsigned path_nodes(const struct kipf *f, uint32_t idx, uint32_t *out)
+{
+	unsigned n = kipf_depth(f, idx) + 1;
+
+	for (unsigned i = n; i-- > 0; idx = f->nodes[idx].parent)
+		out[i] = idx;
+	return n;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static void print_step_text(FILE *out, const struct kipf *f, const uint32_t *nodes, unsigned i,
+			    const struct label_info *li)
+{
+	const struct kipf_node *nd = &f->nodes[nodes[i]];
+	char what[80], frac[16], lines[96];
+
+	if (li->fn)
+		snprintf(what, sizeof(what), "%.56s:%s%" PRIu64, li->fn->name,
+			 li->is_block ? "b" : "", nd->value);
+	else
+		snprintf(what, sizeof(what), "fid %" PRIu32 ":%" PRIu64, nd->fid, nd->value);
+	if (i == 0)
+		frac[0] = '\0';
+	else
+		snprintf(frac, sizeof(frac), "%.1f%%",
+			 100.0 * (double)nd->count / (double)f->nodes[nodes[i - 1]].count);
+	if (li->fn && li->line_min)
+		snprintf(lines, sizeof(lines), "%.40s:%" PRIu32 "-%" PRIu32,
+			 li->fn->file[0] ? base_name(li->fn->file) : "?", li->line_min,
+			 li->line_max);
+	else
+		snprintf(lines, sizeof(lines), "?");
+	fprintf(out, "    %10" PRIu64 " %7s  %-34s %-26s %s%s%s\n", nd->count, frac, what, lines,
+		li->start_short ? li->start_short : (li->is_block ? "(block)" : "?"),
+		li->start_short ? ">" : "", li->end_short ? li->end_short : "");
+}
+
+static void print_step_json(FILE *out, const struct kipf *f, const uint32_t *nodes, unsigned i,
+			    const struct label_info *li)
+{
+	const struct kipf_node *nd = &f->nodes[nodes[i]];
+
+	fputs(i ? ",{\"function\":" : "{\"function\":", out);
+	if (li->fn)
+		json_str(out, li->fn->name);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"fid\":%" PRIu32 ",\"%s\":%" PRIu64 ",\"count\":%" PRIu64 ",\"fraction\":",
+		nd->fid, li->is_block ? "block" : "path", nd->value, nd->count);
+	if (i)
+		fprintf(out, "%.6f", (double)nd->count / (double)f->nodes[nodes[i - 1]].count);
+	else
+		fputs("null", out);
+	fputs(",\"file\":", out);
+	if (li->fn)
+		json_str(out, li->fn->file);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32, li->line_min, li->line_max);
+	if (li->start)
+		fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"", li->start, li->end);
+	fputc('}', out);
+}
+
+static const char *source_name(const struct proc *p)
+{
+	if (p->from_stored && p->from_trace)
+		return "mixed";
+	return p->from_stored ? "stored" : "trace";
+}
+
+static int report_proc(FILE *out, struct session *s, const struct proc *p, const struct opts *o,
+		       unsigned k, int first)
+{
+	const struct wpp_image_map *im = wpp_modules_image(s->mods, p->pid, p->gen);
+	struct fn_filter ff = {.im = im, .name = o->function};
+	struct kipf_rank_opts ro = {.k = k,
+				    .all = o->all,
+				    .min_count = o->min_count,
+				    .top = o->top < 0 ? DEFAULT_TOP : (size_t)o->top,
+				    .keep = o->function ? keep_function : NULL,
+				    .keep_ctx = &ff};
+	uint32_t *sel, nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
+	struct label_info li;
+	size_t total;
+	long n = kipf_rank(p->ipf, &ro, &sel, &total);
+
+	if (n < 0)
+		wpp_die("out of memory");
+	if (o->json) {
+		fprintf(out,
+			"%s{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32
+			",\"threads\":%zu,\"source\":\"%s\""
+			",\"items\":%" PRIu64 ",\"lost_items\":%" PRIu64 ",\"pruned\":%s"
+			",\"nodes\":%" PRIu32 ",\"matching\":%zu,\"kpaths\":[",
+			first ? "" : ",\n", p->pid, p->gen, p->nthreads, source_name(p),
+			p->ipf->items, p->ipf->lost_items, p->ipf->lost_items ? "true" : "false",
+			p->ipf->nnodes, total);
+	} else {
+		fprintf(out,
+			"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
+			" path records, k-IPF from %s\n",
+			first ? "" : "\n", p->pid, p->gen, p->nthreads, p->nthreads == 1 ? "" : "s",
+			p->ipf->items, source_name(p));
+		if (p->ipf->lost_items)
+			fprintf(out,
+				"pruned: each count below is at most %" PRIu64 " under the truth\n",
+				p->ipf->lost_items);
+		fprintf(out, "%ld hottest of %zu %sk-paths (k = %u)\n", n, total,
+			o->all ? "" : "maximal ", k);
+	}
+	for (long i = 0; i < n; i++) {
+		unsigned len = path_nodes(p->ipf, sel[i], nodes);
+		if (o->json)
+			fprintf(out, "%s\n{\"count\":%" PRIu64 ",\"length\":%u,\"paths\":[",
+				i ? "," : "", p->ipf->nodes[sel[i]].count, len);
+		else
+			fprintf(out,
+				"\n#%ld  count %" PRIu64
+				"  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
+				i + 1, p->ipf->nodes[sel[i]].count, len, len == 1 ? "" : "s",
+				"count", "of prev", "function:path", "lines", "start>end");
+		for (unsigned j = 0; j < len; j++) {
+			const struct kipf_node *nd = &p->ipf->nodes[nodes[j]];
+			describe(im, nd->fid, nd->value, &li, &scratch, &cap);
+			if (o->json)
+				print_step_json(out, p->ipf, nodes, j, &li);
+			else
+				print_step_text(out, p->ipf, nodes, j, &li);
+		}
+		if (o->json)
+			fputs("]}", out);
+	}
+	if (o->json)
+		fputs("]}", out);
+	free(scratch);
+	free(sel);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+						 {"function", required_argument, NULL, 'F'},
+						 {"min-count", required_argument, NULL, 'm'},
+						 {"top", required_argument, NULL, 'n'},
+						 {"pid", required_argument, NULL, 'p'},
+						 {"tid", required_argument, NULL, 't'},
+						 {"all", no_argument, NULL, 'a'},
+						 {"source", required_argument, NULL, 's'},
+						 {"prune-nodes", required_argument, NULL, 'P'},
+						 {NULL, 0, NULL, 0}};
+	int c;
+
+	*o = (struct opts){.top = -1, .filter = {-1, -1}};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "k:f:", longopts, NULL)) != -1) {
+		long v = 0;
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				wpp_err("kpaths: unknown format '%s' (text or json)", optarg);
+				return -1;
+			}
+			o->json = !strcmp(optarg, "json");
+			continue;
+		case 'F':
+			o->function = optarg;
+			continue;
+		case 'a':
+			o->all = 1;
+			continue;
+		case 's':
+			if (!strcmp(optarg, "auto"))
+				o->source = SRC_AUTO;
+			else if (!strcmp(optarg, "stored"))
+				o->source = SRC_STORED;
+			else if (!strcmp(optarg, "trace"))
+				o->source = SRC_TRACE;
+			else {
+				wpp_err("kpaths: --source is auto, stored or trace, not '%s'",
+					optarg);
+				return -1;
+			}
+			continue;
+		case 'k':
+		case 'm':
+		case 'n':
+		case 'p':
+		case 't':
+		case 'P':
+			v = parse_count(optarg);
+			if (v < 0) {
+				wpp_err("kpaths: option -%c needs a number, not '%s'",
+					c == 'P' ? 'P' : c, optarg);
+				return -1;
+			}
+			break;
+		default:
+			wpp_err("kpaths: bad arguments (try wpptrace help kpaths)");
+			return -1;
+		}
+		switch (c) {
+		case 'k':
+			if (v < 1 || v > KSLAB_MAX_K) {
+				wpp_err("kpaths: -k must be 1..%u, not %ld", KSLAB_MAX_K, v);
+				return -1;
+			}
+			o->k = (unsigned)v;
+			break;
+		case 'm':
+			o->min_count = (uint64_t)v;
+			break;
+		case 'n':
+			o->top = v;
+			break;
+		case 'p':
+			o->filter.pid = v;
+			break;
+		case 't':
+			o->filter.tid = v;
+			break;
+		case 'P':
+			o->prune_nodes = (uint64_t)v;
+			break;
+		}
+	}
+	if (optind != argc - 1) {
+		wpp_err("kpaths: expected one .wpp file (try wpptrace help kpaths)");
+		return -1;
+	}
+	return 0; /* --top 0: every k-path */
+}
+
+static int usable(const struct kipf_stored *st, unsigned k)
+{
+	return st && st->complete && !st->bad && st->ipf->k >= k;
+}
+
+/* k when -k is not given: the stored forests' depth, else DEFAULT_K. */
+static unsigned pick_k(const struct kipf_store *store, const struct opts *o)
+{
+	unsigned k = 0;
+
+	if (o->k)
+		return o->k;
+	if (o->source != SRC_TRACE)
+		for (size_t i = 0; i < store->n; i++)
+			if (store->threads[i].complete && !store->threads[i].bad &&
+			    (!k || store->threads[i].ipf->k < k))
+				k = store->threads[i].ipf->k;
+	return k ? k : DEFAULT_K;
+}
+
+static int collect(struct session *s, struct kipf_store *store, const struct opts *o, unsigned k,
+		   struct procs *ps)
+{
+	/* Threads of the trace. */
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s->trace->threads[i];
+		struct kipf_stored *st = kipf_store_find(store, th->pid, th->generation, th->tid);
+		struct proc *p;
+
+		if (!thread_selected(&o->filter, th))
+			continue;
+		p = proc_get(ps, th->pid, th->generation, k);
+		p->nthreads++;
+		if (o->source != SRC_TRACE && usable(st, k)) {
+			if (kipf_merge(p->ipf, st->ipf) < 0)
+				wpp_die("out of memory");
+			p->from_stored++;
+			continue;
+		}
+		if (o->source == SRC_STORED) {
+			wpp_err("%s: thread %" PRIu32 " of process %" PRIu32
+				" has no usable stored k-IPF "
+				"of depth %u or more (record with -k)",
+				s->trace->path, th->tid, th->pid, k);
+			return WPP_EXIT_ERROR;
+		}
+		if (k > KSLAB_MAX_K || kipf_build_thread(p->ipf, th, s->mods, o->prune_nodes) < 0)
+			return WPP_EXIT_ERROR;
+		p->from_trace++;
+	}
+	/* Stored forests of threads that left no trace words (still k-paths: none). */
+	for (size_t i = 0; i < store->n; i++) {
+		const struct kipf_stored *st = &store->threads[i];
+		struct wpp_thread_trace fake = {
+		    .pid = st->pid, .generation = st->generation, .tid = st->tid};
+		int in_trace = 0;
+		for (size_t t = 0; t < s->trace->nthreads && !in_trace; t++)
+			in_trace = s->trace->threads[t].pid == st->pid &&
+				   s->trace->threads[t].generation == st->generation &&
+				   s->trace->threads[t].tid == st->tid;
+		if (in_trace || !thread_selected(&o->filter, &fake) || o->source == SRC_TRACE ||
+		    !usable(st, k))
+			continue;
+		struct proc *p = proc_get(ps, st->pid, st->generation, k);
+		p->nthreads++;
+		p->from_stored++;
+		if (kipf_merge(p->ipf, st->ipf) < 0)
+			wpp_die("out of memory");
+	}
+	return 0;
+}
+
+int cmd_kpaths(int argc, char **argv)
+{
+	struct kipf_store store = {0};
+	struct procs ps = {0};
+	struct session s;
+	struct opts o;
+	unsigned k;
+	int rc;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return WPP_EXIT_USAGE;
+	rc = session_open(&s, argv[optind]);
+	if (rc)
+		return rc;
+	if (o.source != SRC_TRACE && kipf_store_load(&store, s.trace))
+		s.exit_status = WPP_EXIT_ERROR;
+	k = pick_k(&store, &o);
+	rc = collect(&s, &store, &o, k, &ps);
+	if (rc == 0) {
+		if (ps.n)
+			qsort(ps.v, ps.n, sizeof(*ps.v), proc_cmp);
+		if (o.json) {
+			fputs("{\"file\":", stdout);
+			json_str(stdout, argv[optind]);
+			printf(",\"k\":%u,\"processes\":[", k);
+		}
+		for (size_t i = 0; i < ps.n; i++) {
+			if (kipf_sort(ps.v[i].ipf) < 0)
+				wpp_die("out of memory");
+			report_proc(stdout, &s, &ps.v[i], &o, k, i == 0);
+		}
+		if (o.json)
+			fputs("]}\n", stdout);
+		if (!ps.n)
+			wpp_warn("%s: no threads selected", argv[optind]);
+		rc = s.exit_status;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			wpp_err("kpaths: writing the output failed");
+			rc = WPP_EXIT_ERROR;
+		}
+	}
+	for (size_t i = 0; i < ps.n; i++)
+		kipf_free(ps.v[i].ipf);
+	free(ps.v);
+	kipf_store_free(&store);
+	session_close(&s);
+	return rc;
+}

@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_wpp.c — `wpptrace wpp`: each thread's whole program path as a
+ * SEQUITUR(1) grammar (docs/sequitur.md): its size against the path
+ * stream, the biggest rules, node frequencies, and the DAG queries
+ * (frequency of a path sequence, what ran before/after it) answered on the
+ * DAG without expanding it.  `--from-raw` builds a grammar from a raw
+ * stream of 32-bit symbols instead, to compare with other compressors.
+ *
+ * The grammar is the one `record` stored (WPP_CHUNK_GRAMMAR) or, for files
+ * without one, rebuilt from the batches by the same code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "log.h"
+#include "sequitur_serial.h"
+#include "session.h"
+#include "thread_grammar.h"
+#include "wppdag.h"
+#include "wppfile.h"
+
+struct wpp_opts {
+	struct thread_filter filter;
+	int json, expand, rebuild;
+	long max_rules, context_len;
+	const char *freq, *context;
+	const char *from_raw, *output;
+};
+
+/* ---- naming and parsing path sequences ---- */
+
+struct names {
+	const struct wpp_thread_grammar *tg;
+	const struct terminal_info *info; /* NULL for raw grammars */
+};
+
+static void print_sym(FILE *out, uint32_t s)
+{
+	if (s == WPPDAG_PAD_START)
+		fputs("<start>", out);
+	else if (s == WPPDAG_PAD_END)
+		fputs("<end>", out);
+	else if (seq_is_rule(s))
+		fprintf(out, "R%" PRIu32, s & ~SEQ_RULE_BIT);
+	else
+		fprintf(out, "p%" PRIu32, s);
+}
+
+/* One PATHSPEC: "pN" (terminal N as printed) or "FUNCTION:PATHID".
+ * UINT32_MAX = names nothing in this thread (frequency 0). */
+static int parse_spec(const struct names *nm, const char *spec, uint32_t *out)
+{
+	const char *colon = strrchr(spec, ':');
+	char *end;
+
+	if (spec[0] == 'p' && !colon) {
+		errno = 0;
+		unsigned long v = strtoul(spec + 1, &end, 10);
+		if (errno || end == spec + 1 || *end)
+			return -1;
+		*out = v < SEQ_TERMINAL_LIMIT ? (uint32_t)v : UINT32_MAX;
+		return 0;
+	}
+	if (!colon || colon == spec)
+		return -1;
+	errno = 0;
+	unsigned long long id = strtoull(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end)
+		return -1;
+	*out = UINT32_MAX;
+	for (uint32_t i = 0; nm->info && i < nm->tg->hdr.nterminals; i++) {
+		const struct terminal_info *ti = &nm->info[i];
+		if (ti->fn && nm->tg->terms[i].path_id == id &&
+		    strlen(ti->fn->name) == (size_t)(colon - spec) &&
+		    !strncmp(ti->fn->name, spec, (size_t)(colon - spec)))
+			*out = i;
+	}
+	return 0;
+}
+
+/* "SPEC,SPEC,..." -> malloc'd array; -1 on a malformed spec. */
+static int parse_seq(const struct names *nm, const char *text, uint32_t **seq, uint32_t *m)
+{
+	char *copy = strdup(text), *save = NULL, *tok;
+	uint32_t n = 0, cap = 8;
+	uint32_t *s = malloc(cap * sizeof(*s));
+
+	if (!copy || !s)
+		wpp_die("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == cap && !(s = realloc(s, (cap *= 2) * sizeof(*s))))
+			wpp_die("out of memory");
+		if (parse_spec(nm, tok, &s[n++]) < 0) {
+			wpp_err("wpp: '%s' is not a path (pN or FUNCTION:PATHID)", tok);
+			free(copy);
+			free(s);
+			return -1;
+		}
+	}
+	free(copy);
+	*seq = s;
+	*m = n;
+	return n ? 0 : -1;
+}
+
+static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int json)
+{
+	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
+	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
+
+	if (json) {
+		fprintf(out, "\"fid\": %" PRIu32 ", \"path\": %" PRIu64 ", \"function\": ", term->fid,
+			term->path_id);
+		if (ti && ti->fn) {
+			json_str(out, ti->fn->name);
+			fprintf(out, ", \"file\": ");
+			json_str(out, ti->file ? ti->file : "");
+			fprintf(out, ", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
+				     ", \"insns\": %" PRIu64 ", \"valid\": %s",
+				ti->line_min, ti->line_max, ti->insns, ti->valid ? "true" : "false");
+		} else {
+			fputs("null", out);
+		}
+		return;
+	}
+	if (ti && ti->fn)
+		fprintf(out, "%s %s %" PRIu64 "  %s:%" PRIu32 "-%" PRIu32 "  insns %" PRIu64 "%s",
+			ti->fn->name, ti->is_block ? "block" : "path", term->path_id,
+			ti->file ? ti->file : "?", ti->line_min, ti->line_max, ti->insns,
+			ti->valid ? "" : "  (not a path of its function)");
+	else
+		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)", term->fid,
+			term->path_id);
+}
+
+/* ---- per-thread report ---- */
+
+struct rank {
+	uint32_t node;
+	uint64_t key;
+};
+
+static int by_key_desc(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static void print_body(FILE *out, const struct seq_grammar *g, uint32_t node, uint32_t max, int json)
+{
+	uint32_t n = seq_grammar_body_len(g, node);
+	const uint32_t *body = seq_grammar_body(g, node);
+
+	for (uint32_t j = 0; j < n && j < max; j++) {
+		if (json)
+			fprintf(out, "%s\"", j ? ", " : "");
+		else
+			fputc(' ', out);
+		print_sym(out, body[j]);
+		if (json)
+			fputc('"', out);
+	}
+	if (n > max && !json)
+		fprintf(out, " ... (%" PRIu32 " symbols)", n);
+}
+
+static void print_seq(FILE *out, const uint32_t *s, uint32_t m, int json)
+{
+	for (uint32_t i = 0; i < m; i++) {
+		fputs(i ? (json ? ", " : " ") : "", out);
+		if (json)
+			fputc('"', out);
+		print_sym(out, s[i]);
+		if (json)
+			fputc('"', out);
+	}
+}
+
+static int print_contexts(FILE *out, const struct wppdag *d, const uint32_t *seq, uint32_t m,
+			  uint32_t k, int json)
+{
+	for (int side = 0; side < 2; side++) {
+		struct wppdag_context *c;
+		size_t n;
+		if (wppdag_contexts(d, seq, m, k, side ? WPPDAG_AFTER : WPPDAG_BEFORE, &c, &n) < 0)
+			return -1;
+		if (json)
+			fprintf(out, "%s\"%s\": [", side ? ", " : "", side ? "after" : "before");
+		else
+			fprintf(out, "    %s:\n", side ? "after" : "before");
+		for (size_t i = 0; i < n && i < 20; i++) {
+			if (json) {
+				fprintf(out, "%s{\"count\": %" PRIu64 ", \"paths\": [", i ? ", " : "",
+					c[i].count);
+				print_seq(out, c[i].syms, k, 1);
+				fputs("]}", out);
+			} else {
+				fprintf(out, "    %12" PRIu64 "  ", c[i].count);
+				print_seq(out, c[i].syms, k, 0);
+				fputc('\n', out);
+			}
+		}
+		if (json)
+			fputs("]", out);
+		else if (n > 20)
+			fprintf(out, "    (%zu more)\n", n - 20);
+		wppdag_contexts_free(c, n);
+	}
+	return 0;
+}
+
+static int emit_expanded(void *ctx, const uint32_t *syms, size_t n)
+{
+	const struct wpp_thread_grammar *tg = ctx;
+	for (size_t i = 0; i < n; i++) {
+		if (tg->hdr.nterminals)
+			printf("%" PRIu32 " %" PRIu64 "\n", tg->terms[syms[i]].fid,
+			       tg->terms[syms[i]].path_id);
+		else
+			printf("0 %" PRIu32 "\n", syms[i]);
+	}
+	return 0;
+}
+
+/* `--expand`: the stream the grammar stands for, one "fid path" line per
+ * path and "gap" between segments (used by the end-to-end tests). */
+static int expand_thread(const struct wpp_thread_grammar *tg)
+{
+	printf("thread %" PRIu32 " %" PRIu32 " %" PRIu32 "\n", tg->hdr.pid, tg->hdr.tid,
+	       tg->hdr.generation);
+	for (uint32_t k = 0; k < tg->g.nroots; k++) {
+		if (k)
+			printf("gap\n");
+		if (seq_grammar_expand_root(&tg->g, k, emit_expanded, (void *)tg) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
+			 const struct terminal_info *info, const char *origin, int first)
+{
+	const struct seq_grammar *g = &tg->g;
+	struct names nm = {tg, info};
+	struct wppdag d;
+	uint8_t *ser;
+	size_t serlen;
+	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
+	uint32_t nterm = tg->hdr.nterminals;
+	int json = o->json, rc = 0;
+
+	if (wppdag_init(&d, g) < 0 || seq_serialize(g, &ser, &serlen) < 0)
+		wpp_die("out of memory");
+	free(ser);
+	double ratio = nsyms ? (double)tg->hdr.nsymbols / nsyms : 0;
+	if (json) {
+		fprintf(out,
+			"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32
+			", \"grammar\": \"%s\", \"paths\": %" PRIu64 ", \"segments\": %" PRIu32
+			", \"distinct_paths\": %" PRIu32 ", \"rules\": %" PRIu32
+			", \"grammar_symbols\": %" PRIu32 ", \"ratio\": %.3f, \"serialized_bytes\": %zu"
+			", \"skipped_words\": %" PRIu64 ",\n   \"rules_shown\": [",
+			first ? "" : ",\n  ", tg->hdr.pid, tg->hdr.tid, tg->hdr.generation, origin,
+			tg->hdr.nsymbols, tg->hdr.segments, nterm, g->nrules, nsyms, ratio, serlen,
+			tg->hdr.skipped_words);
+	} else {
+		fprintf(out, "thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 "), grammar %s\n",
+			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, origin);
+		fprintf(out, "  path stream    %" PRIu64 " paths, %" PRIu32 " distinct, %" PRIu32
+			     " segment%s\n",
+			tg->hdr.nsymbols, nterm, tg->hdr.segments, tg->hdr.segments == 1 ? "" : "s");
+		fprintf(out, "  grammar        %" PRIu32 " rules, %" PRIu32
+			     " symbols on right-hand sides (%.1fx fewer than paths)\n",
+			g->nrules, nsyms, ratio);
+		fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", serlen,
+			tg->hdr.nsymbols ? serlen * 8.0 / tg->hdr.nsymbols : 0.0);
+		if (tg->hdr.skipped_words)
+			fprintf(out, "  skipped        %" PRIu64 " malformed words\n",
+				tg->hdr.skipped_words);
+	}
+
+	/* Rules by how much of the stream they cover (frequency x length). */
+	struct rank *rk = malloc((g->nrules ? g->nrules : 1) * sizeof(*rk));
+	if (!rk)
+		wpp_die("out of memory");
+	for (uint32_t r = 0; r < g->nrules; r++) {
+		unsigned __int128 cover = (unsigned __int128)d.freq[r] * g->exp_len[r];
+		rk[r] = (struct rank){r, cover > UINT64_MAX ? UINT64_MAX : (uint64_t)cover};
+	}
+	qsort(rk, g->nrules, sizeof(*rk), by_key_desc);
+	uint32_t shown = (uint64_t)o->max_rules < g->nrules ? (uint32_t)o->max_rules : g->nrules;
+	if (!json && shown)
+		fprintf(out, "  rules (%" PRIu32 " of %" PRIu32
+			     ", by frequency x length)\n    %8s %12s %10s  body\n",
+			shown, g->nrules, "rule", "frequency", "length");
+	for (uint32_t i = 0; i < shown; i++) {
+		uint32_t r = rk[i].node;
+		if (json) {
+			fprintf(out, "%s{\"rule\": \"R%" PRIu32 "\", \"frequency\": %" PRIu64
+				     ", \"length\": %" PRIu64 ", \"body\": [",
+				i ? ", " : "", r, d.freq[r], g->exp_len[r]);
+			print_body(out, g, r, UINT32_MAX, 1);
+			fputs("]}", out);
+		} else {
+			fprintf(out, "    R%-7" PRIu32 " %12" PRIu64 " %10" PRIu64 " ", r, d.freq[r],
+				g->exp_len[r]);
+			print_body(out, g, r, 12, 0);
+			fputc('\n', out);
+		}
+	}
+	free(rk);
+
+	/* Terminal frequencies: each body occurrence counts its node's frequency. */
+	uint64_t *tcount = calloc(nterm ? nterm : 1, sizeof(*tcount));
+	struct rank *tr = malloc((nterm ? nterm : 1) * sizeof(*tr));
+	if (!tcount || !tr)
+		wpp_die("out of memory");
+	for (uint32_t v = 0; v < nodes; v++)
+		for (uint32_t j = g->start[v]; j < g->start[v + 1]; j++)
+			if (!seq_is_rule(g->sym[j]) && g->sym[j] < nterm)
+				tcount[g->sym[j]] += d.freq[v];
+	for (uint32_t t = 0; t < nterm; t++)
+		tr[t] = (struct rank){t, tcount[t]};
+	qsort(tr, nterm, sizeof(*tr), by_key_desc);
+	shown = (uint64_t)o->max_rules < nterm ? (uint32_t)o->max_rules : nterm;
+	if (json)
+		fputs("],\n   \"paths_shown\": [", out);
+	else if (shown)
+		fprintf(out, "  paths (%" PRIu32 " of %" PRIu32 ", by frequency)\n", shown, nterm);
+	for (uint32_t i = 0; i < shown; i++) {
+		uint32_t t = tr[i].node;
+		if (json) {
+			fprintf(out, "%s{\"terminal\": \"p%" PRIu32 "\", \"frequency\": %" PRIu64 ", ",
+				i ? ", " : "", t, tcount[t]);
+			describe_terminal(out, &nm, t, 1);
+			fputc('}', out);
+		} else {
+			fprintf(out, "    p%-7" PRIu32 " %12" PRIu64 "  ", t, tcount[t]);
+			describe_terminal(out, &nm, t, 0);
+			fputc('\n', out);
+		}
+	}
+	free(tcount);
+	free(tr);
+	if (json)
+		fputc(']', out);
+
+	uint32_t *seq, m;
+	if (o->freq) {
+		if (parse_seq(&nm, o->freq, &seq, &m) < 0) {
+			rc = WPP_EXIT_USAGE;
+			goto out;
+		}
+		int failed = 0;
+		uint64_t f = 0;
+		int known = 1;
+		for (uint32_t i = 0; i < m; i++)
+			known &= seq[i] != UINT32_MAX;
+		if (known)
+			f = wppdag_sequence_frequency(&d, seq, m, &failed);
+		if (failed)
+			wpp_die("out of memory");
+		if (json) {
+			fputs(",\n   \"frequency_of\": {\"paths\": [", out);
+			print_seq(out, seq, m, 1);
+			fprintf(out, "], \"count\": %" PRIu64 "}", f);
+		} else {
+			fputs("  frequency of", out);
+			for (uint32_t i = 0; i < m; i++) {
+				fputc(' ', out);
+				print_sym(out, seq[i]);
+			}
+			fprintf(out, ": %" PRIu64 "\n", f);
+		}
+		free(seq);
+	}
+	if (o->context) {
+		if (parse_seq(&nm, o->context, &seq, &m) < 0) {
+			rc = WPP_EXIT_USAGE;
+			goto out;
+		}
+		int known = 1;
+		for (uint32_t i = 0; i < m; i++)
+			known &= seq[i] != UINT32_MAX;
+		if (json) {
+			fputs(",\n   \"context_of\": {\"paths\": [", out);
+			print_seq(out, seq, m, 1);
+			fprintf(out, "], \"k\": %ld, ", o->context_len);
+		} else {
+			fputs("  context of", out);
+			for (uint32_t i = 0; i < m; i++) {
+				fputc(' ', out);
+				print_sym(out, seq[i]);
+			}
+			fprintf(out, " (%ld path%s each side, <start>/<end> = segment boundary)\n",
+				o->context_len, o->context_len == 1 ? "" : "s");
+		}
+		if (known) {
+			if (print_contexts(out, &d, seq, m, (uint32_t)o->context_len, json) < 0)
+				wpp_die("out of memory");
+		} else if (json) {
+			fputs("\"before\": [], \"after\": []", out);
+		}
+		if (json)
+			fputc('}', out);
+		free(seq);
+	}
+	if (json)
+		fputc('}', out);
+	else
+		fputc('\n', out);
+out:
+	wppdag_free(&d);
+	return rc;
+}
+
+/* ---- --from-raw ---- */
+
+static int from_raw(const struct wpp_opts *o)
+{
+	FILE *in = fopen(o->from_raw, "rb");
+	struct seq_builder *b = seq_builder_new(SEQ_LOOKAHEAD);
+	uint32_t buf[4096], *map_val = NULL, map_n = 0, map_cap = 0;
+	uint64_t n = 0;
+	size_t got;
+	int remap = 0;
+	struct rusage r0, r1;
+
+	if (!in) {
+		wpp_err("wpp: cannot open %s: %s", o->from_raw, strerror(errno));
+		seq_builder_free(b);
+		return WPP_EXIT_ERROR;
+	}
+	if (!b)
+		wpp_die("out of memory");
+	/* Symbols below 2^31 - 1 are terminals as they are; if any is not,
+	 * every symbol is renumbered densely in first-appearance order and the
+	 * table is stored (a first pass finds out). */
+	while ((got = fread(buf, 4, 4096, in)) > 0)
+		for (size_t i = 0; i < got; i++)
+			remap |= buf[i] >= SEQ_TERMINAL_LIMIT;
+	if (ferror(in) || fseek(in, 0, SEEK_END) < 0) {
+		wpp_err("wpp: cannot read %s", o->from_raw);
+		fclose(in);
+		seq_builder_free(b);
+		return WPP_EXIT_ERROR;
+	}
+	if (ftell(in) % 4)
+		wpp_warn("wpp: %s: %ld trailing bytes ignored (not a whole 32-bit symbol)", o->from_raw,
+			 ftell(in) % 4);
+	rewind(in);
+	/* Dense remap: open addressing over values, sized as it grows. */
+	uint32_t *slot_val = NULL, *slot_id = NULL, mask = 0;
+	getrusage(RUSAGE_SELF, &r0);
+	while ((got = fread(buf, 4, 4096, in)) > 0) {
+		for (size_t i = 0; remap && i < got; i++) {
+			uint32_t v = buf[i], k;
+			if ((map_n + 1) * 2 > mask) {
+				uint32_t cap = mask ? (mask + 1) * 2 : 1024;
+				uint32_t *nv = malloc(cap * sizeof(*nv)), *ni = malloc(cap * sizeof(*ni));
+				if (!nv || !ni)
+					wpp_die("out of memory");
+				memset(ni, 0xff, cap * sizeof(*ni));
+				for (uint32_t s = 0; mask && s <= mask; s++) {
+					if (slot_id[s] == UINT32_MAX)
+						continue;
+					for (k = (slot_val[s] * 0x9e3779b1u) & (cap - 1); ni[k] != UINT32_MAX;
+					     k = (k + 1) & (cap - 1))
+						;
+					nv[k] = slot_val[s];
+					ni[k] = slot_id[s];
+				}
+				free(slot_val);
+				free(slot_id);
+				slot_val = nv;
+				slot_id = ni;
+				mask = cap - 1;
+			}
+			for (k = (v * 0x9e3779b1u) & mask; slot_id[k] != UINT32_MAX && slot_val[k] != v;
+			     k = (k + 1) & mask)
+				;
+			if (slot_id[k] == UINT32_MAX) {
+				if (map_n == map_cap &&
+				    !(map_val = realloc(map_val, (map_cap = map_cap ? 2 * map_cap : 1024) *
+								    sizeof(*map_val))))
+					wpp_die("out of memory");
+				slot_val[k] = v;
+				slot_id[k] = map_n;
+				map_val[map_n++] = v;
+			}
+			buf[i] = slot_id[k];
+		}
+		if (seq_append_many(b, buf, got) < 0)
+			wpp_die("out of memory building the grammar");
+		n += got;
+	}
+	fclose(in);
+	free(slot_val);
+	free(slot_id);
+	struct wpp_thread_grammar tg = {0};
+	if (seq_finish(b) < 0 || seq_export(b, &tg.g) < 0)
+		wpp_die("out of memory building the grammar");
+	getrusage(RUSAGE_SELF, &r1);
+	struct seq_stats st;
+	seq_builder_stats(b, &st);
+	seq_builder_free(b);
+	double cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+		     ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) / 1e6;
+
+	tg.hdr = (struct wpp_chunk_grammar){.flags = WPP_GRAMMAR_RAW,
+					    .nsymbols = n,
+					    .nterminals = remap ? map_n : 0,
+					    .segments = 1};
+	tg.terms = calloc(map_n ? map_n : 1, sizeof(*tg.terms));
+	if (!tg.terms)
+		wpp_die("out of memory");
+	for (uint32_t i = 0; remap && i < map_n; i++)
+		tg.terms[i] = (struct wpp_grammar_terminal){0, 0, map_val[i]};
+	free(map_val);
+	uint8_t *payload;
+	size_t len;
+	if (wpp_grammar_chunk_encode(&tg, &payload, &len) < 0)
+		wpp_die("out of memory");
+	int rc = WPP_EXIT_OK;
+	if (len > WPP_CHUNK_MAX_PAYLOAD) {
+		wpp_err("wpp: the grammar (%zu bytes) exceeds the largest chunk (%u bytes)", len,
+			WPP_CHUNK_MAX_PAYLOAD);
+		rc = WPP_EXIT_ERROR;
+	} else {
+		struct wpp_writer *w = wppw_open(o->output);
+		struct wpp_chunk_end end = {0};
+		if (!w || wppw_chunk(w, WPP_CHUNK_GRAMMAR, payload, (uint32_t)len) < 0 ||
+		    wppw_close(w, &end) < 0) {
+			if (w)
+				wpp_err("wpp: writing %s failed", o->output);
+			rc = WPP_EXIT_ERROR;
+		}
+	}
+	if (rc == WPP_EXIT_OK) {
+		uint64_t glen = len - sizeof(tg.hdr) - (size_t)tg.hdr.nterminals * sizeof(*tg.terms);
+		printf("input           %" PRIu64 " symbols (%" PRIu64 " bytes), %s\n", n, n * 4,
+		       remap ? "renumbered densely (values >= 2^31-1 present)" : "used as they are");
+		printf("grammar         %" PRIu32 " rules, %" PRIu64 " symbols\n", st.rules,
+		       st.grammar_symbols);
+		printf("serialized      %" PRIu64 " bytes grammar + %zu bytes symbol table = %zu bytes "
+		       "chunk payload\n",
+		       glen, (size_t)tg.hdr.nterminals * sizeof(*tg.terms), len);
+		printf("construction    %.3f s CPU, %.2f million symbols/s\n", cpu,
+		       cpu > 0 ? n / cpu / 1e6 : 0.0);
+		printf("written         %s\n", o->output);
+	}
+	free(payload);
+	wpp_thread_grammar_free(&tg);
+	return rc;
+}
+
+/* A file written by --from-raw: no threads, raw GRAMMAR chunks. */
+static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t)
+{
+	struct wpp_chunk c;
+	int first = 1, rc = WPP_EXIT_OK, any = 0;
+
+	if (o->json)
+		printf("{\"file\": \"%s\", \"threads\": [", t->path);
+	wppr_rewind(t->reader);
+	while (rc == WPP_EXIT_OK && wppr_next(t->reader, &c)) {
+		struct wpp_thread_grammar tg;
+		char why[192];
+		if (c.type != WPP_CHUNK_GRAMMAR)
+			continue;
+		if (wpp_grammar_chunk_decode(c.payload, c.length, &tg, why, sizeof(why)) < 0) {
+			wpp_err("%s: grammar chunk at offset %llu: %s", t->path,
+				(unsigned long long)c.file_offset, why);
+			rc = WPP_EXIT_ERROR;
+			break;
+		}
+		any = 1;
+		if (o->expand)
+			rc = expand_thread(&tg) < 0 ? WPP_EXIT_ERROR : WPP_EXIT_OK;
+		else
+			rc = report_thread(stdout, o, &tg, NULL, "from raw symbols", first);
+		first = 0;
+		wpp_thread_grammar_free(&tg);
+	}
+	if (o->json)
+		printf("]}\n");
+	if (!any && rc == WPP_EXIT_OK)
+		wpp_warn("%s: no threads and no grammars", t->path);
+	return rc;
+}
+
+int cmd_wpp(int argc, char **argv)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"max-rules", required_argument, NULL, 'n'},
+					     {"freq", required_argument, NULL, 'F'},
+					     {"context", required_argument, NULL, 'c'},
+					     {"context-len", required_argument, NULL, 'k'},
+					     {"from-raw", required_argument, NULL, 'r'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"expand", no_argument, NULL, 'e'},
+					     {"rebuild", no_argument, NULL, 'b'},
+					     {NULL, 0, NULL, 0}};
+	struct wpp_opts o = {.filter = {-1, -1}, .max_rules = 20, .context_len = 1};
+	int c, rc = WPP_EXIT_OK;
+	long v;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:p:t:n:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				wpp_err("wpp: unknown format '%s' (text or json)", optarg);
+				return WPP_EXIT_USAGE;
+			}
+			o.json = !strcmp(optarg, "json");
+			break;
+		case 'p':
+		case 't':
+		case 'n':
+		case 'k':
+			if ((v = parse_count(optarg)) < 0 || (c == 'k' && (v < 1 || v > 64))) {
+				wpp_err("wpp: bad number '%s'%s", optarg,
+					c == 'k' ? " (--context-len is 1..64)" : "");
+				return WPP_EXIT_USAGE;
+			}
+			*(c == 'p' ? &o.filter.pid : c == 't' ? &o.filter.tid : c == 'n' ? &o.max_rules
+											  : &o.context_len) = v;
+			break;
+		case 'F':
+			o.freq = optarg;
+			break;
+		case 'c':
+			o.context = optarg;
+			break;
+		case 'r':
+			o.from_raw = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'e':
+			o.expand = 1;
+			break;
+		case 'b':
+			o.rebuild = 1;
+			break;
+		default:
+			wpp_err("wpp: bad arguments (try wpptrace help wpp)");
+			return WPP_EXIT_USAGE;
+		}
+	}
+	if (o.from_raw) {
+		if (!o.output || optind != argc) {
+			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file");
+			return WPP_EXIT_USAGE;
+		}
+		return from_raw(&o);
+	}
+	if (optind != argc - 1) {
+		wpp_err("wpp: expected one .wpp file (try wpptrace help wpp)");
+		return WPP_EXIT_USAGE;
+	}
+
+	/* A --from-raw file has grammars but no threads (nor modules). */
+	struct wpp_trace *probe = wpp_trace_load(argv[optind]);
+	if (!probe)
+		return WPP_EXIT_ERROR;
+	if (probe->nthreads == 0) {
+		rc = report_raw_file(&o, probe);
+		wpp_trace_free(probe);
+		return rc;
+	}
+	wpp_trace_free(probe);
+
+	struct session s;
+	if ((rc = session_open(&s, argv[optind])))
+		return rc;
+	rc = s.exit_status;
+	if (o.json && !o.expand) {
+		printf("{\"file\": ");
+		json_str(stdout, argv[optind]);
+		printf(", \"threads\": [\n  ");
+	}
+	int first = 1, any = 0;
+	for (size_t i = 0; i < s.trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s.trace->threads[i];
+		struct wpp_thread_grammar tg;
+		enum grammar_origin origin = GRAMMAR_REBUILT;
+		int err;
+
+		if (!thread_selected(&o.filter, th))
+			continue;
+		any = 1;
+		err = o.rebuild ? thread_grammar_rebuild(th, &tg)
+				: thread_grammar_load(s.trace, th, &tg, &origin);
+		if (err < 0) {
+			rc = WPP_EXIT_ERROR;
+			break;
+		}
+		if (o.expand) {
+			if (expand_thread(&tg) < 0)
+				wpp_die("out of memory");
+		} else {
+			struct terminal_info *info =
+			    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
+			if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
+				wpp_die("out of memory");
+			err = report_thread(stdout, &o, &tg, info,
+					    origin == GRAMMAR_RECORDED ? "recorded online"
+								       : "rebuilt from the batches",
+					    first);
+			free(info);
+			first = 0;
+			if (err) {
+				rc = err;
+				wpp_thread_grammar_free(&tg);
+				break;
+			}
+		}
+		wpp_thread_grammar_free(&tg);
+	}
+	if (o.json && !o.expand)
+		printf("]}\n");
+	if (!any)
+		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("wpp: writing the output failed");
+		rc = WPP_EXIT_ERROR;
+	}
+	session_close(&s);
+	return rc;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* A recorded thread's grammar and its terminals; see thread_grammar.h. */
+#include "thread_grammar.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "online.h"
+#include "path_regen.h"
+#include "wppfile.h"
+
+struct one_capture {
+	struct wpp_thread_grammar tg;
+	int got;
+};
+
+static void capture(void *ctx, struct wpp_thread_grammar *tg)
+{
+	struct one_capture *c = ctx;
+	if (c->got)
+		wpp_thread_grammar_free(&c->tg);
+	c->tg = *tg;
+	c->got = 1;
+}
+
+int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out)
+{
+	struct one_capture cap = {0};
+	struct wpp_grammar_cfg cfg = {.algo = SEQ_LOOKAHEAD, .capture = capture, .ctx = &cap};
+	struct wpp_online_consumer cons = wpp_grammar_consumer(&cfg);
+	struct wpp_thread_key key = {th->pid, th->tid, th->generation};
+	struct wpp_online *o = wpp_online_new(&cons, 1);
+	uint64_t *words = NULL;
+	size_t cap_words = 0;
+	size_t gi = 0;
+
+	if (!o)
+		goto nomem;
+	if (!th->nbatches) {
+		/* Nothing recorded (maybe only losses): an empty grammar. */
+		struct path_grammar *pg = path_grammar_new(SEQ_LOOKAHEAD);
+		int rc = pg ? 0 : -1;
+		for (size_t g = 0; g < th->ngaps && rc == 0; g++)
+			rc = path_grammar_gap(pg);
+		if (rc == 0)
+			rc = path_grammar_export(pg, &key, out);
+		path_grammar_free(pg);
+		if (rc < 0)
+			goto nomem;
+		wpp_online_free(o);
+		return 0;
+	}
+	/* File order is arrival order.  The loader keeps batches and gaps in
+	 * separate lists, so the gaps go in right after the first batch (which
+	 * names the thread's generation and cannot be delivered alone): each
+	 * is held until the stream passes its after_seq, which is where the
+	 * offline rule puts it as well. */
+	for (size_t i = 0; i < th->nbatches; i++) {
+		const struct wpp_batch_ref *r = &th->batches[i];
+		struct wpp_chunk_batch b = {.pid = th->pid,
+					    .tid = th->tid,
+					    .seq = r->seq,
+					    .parent_seq = r->parent_seq,
+					    .parent_off = r->parent_off,
+					    .flags = r->flags,
+					    .time_ns = r->time_ns,
+					    .generation = th->generation,
+					    .nwords = r->nwords};
+		if (r->nwords > cap_words || !words) {
+			free(words);
+			cap_words = r->nwords ? r->nwords : 1;
+			if (!(words = malloc(cap_words * 8)))
+				goto nomem;
+		}
+		memcpy(words, r->words, (size_t)r->nwords * 8); /* may be unaligned in the map */
+		wpp_online_batch(o, &b, words);
+		for (; i == 0 && gi < th->ngaps; gi++) {
+			const struct wpp_gap_ref *g = &th->gaps[gi];
+			struct wpp_chunk_gap c = {th->pid, th->tid, g->after_seq, g->lost_words,
+						  g->lost_batches};
+			wpp_online_gap(o, &c);
+		}
+	}
+	free(words);
+	words = NULL;
+	if (wpp_online_thread_exit(o, &key, NULL) < 0 || !cap.got || cfg.failed)
+		goto nomem;
+	wpp_online_free(o);
+	*out = cap.tg;
+	return 0;
+nomem:
+	free(words);
+	wpp_online_free(o);
+	if (cap.got)
+		wpp_thread_grammar_free(&cap.tg);
+	wpp_err("out of memory building the grammar of thread %u", th->tid);
+	return -1;
+}
+
+int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
+			struct wpp_thread_grammar *out, enum grammar_origin *origin)
+{
+	struct wpp_chunk c, found = {0};
+	struct wpp_chunk_grammar h;
+	char why[192];
+
+	/* The last GRAMMAR chunk of this thread wins (a recorder may write
+	 * snapshots before the final one). */
+	wppr_rewind(t->reader);
+	while (wppr_next(t->reader, &c)) {
+		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
+			continue;
+		memcpy(&h, c.payload, sizeof(h));
+		if (h.pid == th->pid && h.tid == th->tid && h.generation == th->generation &&
+		    !(h.flags & WPP_GRAMMAR_RAW))
+			found = c;
+	}
+	if (found.payload) {
+		if (wpp_grammar_chunk_decode(found.payload, found.length, out, why, sizeof(why)) == 0) {
+			*origin = GRAMMAR_RECORDED;
+			return 0;
+		}
+		wpp_warn("%s: grammar chunk of thread %u at offset %llu is unusable (%s); rebuilding "
+			 "it from the batches",
+			 t->path, th->tid, (unsigned long long)found.file_offset, why);
+	}
+	*origin = GRAMMAR_REBUILT;
+	return thread_grammar_rebuild(th, out);
+}
+
+static void add_lines(const struct wpp_fn *fn, uint32_t block, struct terminal_info *ti)
+{
+	const struct wpp_meta_block *b = &fn->blocks[block];
+
+	ti->insns += b->ninsns;
+	for (uint32_t k = 0; k < b->nlines; k++) {
+		const struct wpp_meta_line *l = &fn->tu->lines[b->first_line + k];
+		if (!ti->file) {
+			const char *f = wpp_tu_str(fn->tu, l->file_str);
+			ti->file = f[0] ? f : fn->file;
+		}
+		if (l->line == 0)
+			continue;
+		if (l->line < ti->line_min)
+			ti->line_min = l->line;
+		if (l->line > ti->line_max)
+			ti->line_max = l->line;
+	}
+}
+
+int thread_grammar_describe(const struct wpp_thread_grammar *tg, struct wpp_modules *mods,
+			    struct terminal_info *info)
+{
+	const struct wpp_image_map *im = wpp_modules_image(mods, tg->hdr.pid, tg->hdr.generation);
+	uint32_t *blocks = NULL, cap = 0;
+
+	for (uint32_t i = 0; i < tg->hdr.nterminals; i++) {
+		const struct wpp_grammar_terminal *term = &tg->terms[i];
+		struct terminal_info *ti = &info[i];
+		const struct wpp_fid_range *range;
+		const struct wpp_fn *fn;
+		struct wpp_path p;
+
+		memset(ti, 0, sizeof(*ti));
+		ti->line_min = UINT32_MAX;
+		if (wpp_image_resolve(im, term->fid, &fn, &range) != WPP_RESOLVED)
+			continue;
+		ti->fn = fn;
+		if (fn->tu->mode == WPP_MODE_BLOCKS) {
+			ti->is_block = 1;
+			if (term->path_id < fn->nblocks) {
+				ti->valid = 1;
+				ti->nblocks = 1;
+				add_lines(fn, (uint32_t)term->path_id, ti);
+			}
+		} else {
+			if (fn->nblocks > cap) {
+				free(blocks);
+				cap = fn->nblocks;
+				if (!(blocks = malloc((size_t)cap * sizeof(*blocks))))
+					return -1;
+			}
+			if (wpp_path_expand(fn, term->path_id, blocks, cap, &p) == 0) {
+				ti->valid = 1;
+				ti->nblocks = p.nblocks;
+				for (uint32_t k = 0; k < p.nblocks; k++)
+					add_lines(fn, p.blocks[k], ti);
+			}
+		}
+		if (!ti->file)
+			ti->file = fn->file;
+		if (ti->line_min == UINT32_MAX)
+			ti->line_min = ti->line_max = 0;
+	}
+	free(blocks);
+	return 0;
+}

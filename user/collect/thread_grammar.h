@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread_grammar.h — a recorded thread's path grammar, however the file was
+ * recorded: the WPP_CHUNK_GRAMMAR chunk written online by `record` when
+ * there is one, else built now from the thread's batches and gaps through
+ * the same online assembler and grammar consumer (so the result is the
+ * same either way), and what each terminal means in source terms.
+ */
+#ifndef WPP_COLLECT_THREAD_GRAMMAR_H
+#define WPP_COLLECT_THREAD_GRAMMAR_H
+
+#include <stdint.h>
+
+#include "module_map.h"
+#include "sequitur_online.h"
+#include "trace_file.h"
+
+enum grammar_origin { GRAMMAR_RECORDED, GRAMMAR_REBUILT };
+
+/* 0, or -1 after printing one error line (corrupt chunk: with
+ * allow_rebuild the grammar is rebuilt from the batches instead, with a
+ * warning).  *origin says where it came from. */
+int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
+			struct wpp_thread_grammar *out, enum grammar_origin *origin);
+
+/* Build from the batches only (ignoring any recorded chunk). */
+int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out);
+
+/* What terminal i stands for: the function, the static instructions of
+ * the path (sum of its blocks' ninsns), its blocks and source line span.
+ * fn is NULL when the fid cannot be resolved; valid is 0 when the path id
+ * does not expand (then insns = 0). */
+struct terminal_info {
+	const struct wpp_fn *fn;
+	int valid;
+	int is_block;
+	uint64_t insns;
+	uint32_t nblocks;
+	const char *file;
+	uint32_t line_min, line_max;
+};
+/* info[] gets tg->hdr.nterminals entries; 0 or -1 (no memory). */
+int thread_grammar_describe(const struct wpp_thread_grammar *tg, struct wpp_modules *mods,
+			    struct terminal_info *info);
+
+#endif

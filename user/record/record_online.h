@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_online.h — which analyses run inside the collector while recording
+ * (decided by the options), and their setup and teardown around the sink.
+ * The grammar (SEQUITUR(1) per thread) is on unless --no-grammar.
+ */
+#ifndef WPP_RECORD_ONLINE_H
+#define WPP_RECORD_ONLINE_H
+
+#include "record_opts.h"
+
+struct record_sink;
+
+/* 0, or -1 with a message printed. */
+int record_online_start(struct record_sink *rs, const struct record_opts *o);
+/* After wpp_online_finish: 0, or -1 if an analysis could not finish a thread. */
+int record_online_check(struct record_sink *rs);
+void record_online_stop(struct record_sink *rs);
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport-neutral half of the record sink: the file's lifecycle and the
+ * events every transport reports the same way, each written as a chunk and
+ * passed to the online analyses.
+ */
+#include "record_sink.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "online.h"
+#include "record_info.h"
+#include "record_online.h"
+
+static int keep(struct record_sink *rs, int err)
+{
+	/* After a write error the file is abandoned; the program runs on. */
+	if (err < 0)
+		rs->failed = 1;
+	return err;
+}
+
+int record_sink_open(struct record_sink *rs, const struct record_opts *o,
+		     const char *transport_lines)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->w = wppw_open(o->output);
+	if (!rs->w)
+		return -1;
+	if (record_write_info(rs->w, o, transport_lines) < 0 ||
+	    record_online_start(rs, o) < 0) {
+		record_sink_abort(rs, o);
+		return -1;
+	}
+	return 0;
+}
+
+int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
+{
+	if (rs->failed)
+		return -1;
+	if (t->event == WPP_THREAD_START)
+		rs->threads++;
+	if (keep(rs, wppw_chunk(rs->w, WPP_CHUNK_THREAD, t, sizeof(*t))) < 0)
+		return -1;
+	if (rs->online && t->event == WPP_THREAD_EXIT) {
+		struct wpp_thread_key key = {t->pid, t->tid, t->generation};
+		return keep(rs, wpp_online_thread_exit(rs->online, &key, rs->w));
+	}
+	return 0;
+}
+
+int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
+		      const uint64_t *words)
+{
+	if (rs->failed)
+		return -1;
+	rs->totals.batches++;
+	rs->totals.words += b->nwords;
+	if (keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u)) < 0)
+		return -1;
+	if (rs->online)
+		wpp_online_batch(rs->online, b, words);
+	return 0;
+}
+
+int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
+{
+	rs->totals.lost_words += g->lost_words;
+	rs->totals.lost_batches += g->lost_batches;
+	if (rs->failed)
+		return -1;
+	if (keep(rs, wppw_chunk(rs->w, WPP_CHUNK_GAP, g, sizeof(*g))) < 0)
+		return -1;
+	if (rs->online)
+		wpp_online_gap(rs->online, g);
+	return 0;
+}
+
+int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra)
+{
+	if (!rs->failed && rs->online)
+		keep(rs, wpp_online_finish(rs->online, rs->w));
+	if (!rs->failed)
+		keep(rs, record_online_check(rs));
+	record_online_stop(rs);
+	rs->totals.end_ns = record_now_ns();
+	if (rs->failed) {
+		wppw_abort(rs->w);
+		wpp_err("record: %s is incomplete (write error)", o->output);
+		return 1;
+	}
+	if (wppw_close(rs->w, &rs->totals) < 0)
+		return 1;
+	if (!o->quiet)
+		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s%s",
+			 (unsigned long long)rs->totals.batches,
+			 (unsigned long long)rs->totals.words, (unsigned long long)rs->processes,
+			 (unsigned long long)rs->threads,
+			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
+			 extra ? extra : "");
+	return 0;
+}
+
+void record_sink_abort(struct record_sink *rs, const struct record_opts *o)
+{
+	record_online_stop(rs);
+	if (rs->w)
+		wppw_abort(rs->w);
+	rs->w = NULL;
+	unlink(o->output);
+}

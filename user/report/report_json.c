@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_json.c — `wpptrace report --format json`: the tables of the text
+ * report, every row with full identities and unrounded numbers.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "json_out.h"
+#include "report_out.h"
+
+static size_t shown_rows(const struct rpt_options *o, size_t n)
+{
+	return o->top >= 0 && (size_t)o->top < n ? (size_t)o->top : n;
+}
+
+static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by, const struct rpt_options *o)
+{
+	struct rpt_row *rows;
+	size_t n = rpt_rows(p, by, o->sort, &rows), shown = shown_rows(o, n);
+
+	static const char *const plural[] = {"paths", "functions", "processes"};
+
+	fprintf(out, "\"%s\":[", plural[by]);
+	for (size_t i = 0; i < shown; i++) {
+		const struct rpt_row *r = &rows[i];
+		fputs(i ? ",\n{" : "\n{", out);
+		switch (by) {
+		case RPT_BY_PATH:
+			rpt_json_path_fields(out, r->path);
+			fprintf(out, ",\"processes\":%" PRIu32, r->nimages);
+			break;
+		case RPT_BY_FUNCTION:
+			fputs("\"function\":", out);
+			json_str(out, r->fn->name);
+			fputs(",\"object\":", out);
+			json_str(out, r->object);
+			fputs(",\"file\":", out);
+			json_str(out, r->fn->file);
+			fprintf(out, ",\"line\":%" PRIu32 ",\"stable_id\":\"%016" PRIx64 "\",\"paths\":%" PRIu64,
+				r->fn->line, r->fn->stable_id, r->distinct);
+			break;
+		case RPT_BY_PROCESS:
+			fprintf(out, "\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"exe\":", r->image->pid,
+				r->image->gen);
+			json_str(out, r->image->exe);
+			fprintf(out, ",\"threads\":%" PRIu32 ",\"paths\":%" PRIu64 ",\"hottest_function\":",
+				r->image->nthreads, r->distinct);
+			if (r->image->hottest)
+				json_str(out, r->image->hottest->name);
+			else
+				fputs("null", out);
+			break;
+		}
+		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64 "}", r->count, r->cost);
+	}
+	fprintf(out, "\n],\"%s_total\":%zu", plural[by], n);
+	free(rows);
+}
+
+void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
+{
+	const struct wpp_decode_stats *st = &p->stats;
+
+	fputs("{\"file\":", out);
+	json_str(out, p->file);
+	fprintf(out, ",\"by\":\"%s\",\"sort\":\"%s\",\"cost_unit\":\"ir_instructions\",", rpt_by_name(o->by),
+		rpt_sort_name(o->sort));
+	if (o->by == RPT_BY_PATH) {
+		json_rows(out, p, RPT_BY_PATH, o);
+		fputc(',', out);
+	}
+	if (o->by != RPT_BY_PROCESS) {
+		json_rows(out, p, RPT_BY_FUNCTION, o);
+		fputc(',', out);
+	}
+	json_rows(out, p, RPT_BY_PROCESS, o);
+	fprintf(out, ",\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
+		     ",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
+		     ",\"lost_words\":%" PRIu64 "}}\n",
+		p->total_count, p->total_cost, p->npaths, st->unattributed, st->corrupt + p->corrupt_paths,
+		st->gaps, st->lost_words);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_out.h — the renderings of a profile.  Each writes one complete
+ * document to out; text fits 100 columns, JSON carries every number
+ * unrounded.  docs/reports.md describes the layouts.
+ */
+#ifndef WPP_REPORT_REPORT_OUT_H
+#define WPP_REPORT_REPORT_OUT_H
+
+#include <stdio.h>
+
+#include "profile.h"
+
+struct rpt_options {
+	enum rpt_by by;
+	enum rpt_sort sort;
+	long top; /* rows per table; negative = all */
+};
+
+void rpt_print_text(FILE *out, const struct rpt_profile *p, const struct rpt_options *o);
+void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_options *o);
+
+/* One self-contained HTML page (no external assets): top functions, hot
+ * paths, processes; every table paginated in plain JS. */
+void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_options *o);
+
+/* What changed from a to b: paths gone, new, hotter, colder. */
+void rpt_print_diff_text(FILE *out, const struct rpt_profile *a, const struct rpt_profile *b,
+			 const struct rpt_options *o);
+void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rpt_profile *b,
+			 const struct rpt_options *o);
+
+/* Shared pieces of the renderings. */
+const char *rpt_by_name(enum rpt_by by);
+const char *rpt_sort_name(enum rpt_sort s);
+/* "loop>ret"-style short kinds of a path ("block" for blocks mode). */
+const char *rpt_kinds(const struct rpt_path *r, char *buf, size_t len);
+/* "t.c:4-14" (base name of the function's file, line span of the path). */
+const char *rpt_span(const struct rpt_path *r, char *buf, size_t len);
+/* JSON fields identifying a path: "function","object","file","path"|"block",... (no braces). */
+void rpt_json_path_fields(FILE *out, const struct rpt_path *r);
+
+#endif
