@@ -7,9 +7,3 @@ SYMBOLIZER_LIBS := -ldw -lelf
 # Decoder-side code includes its headers by bare name.
 DECODE_SIDE_CPPFLAGS := -Iuser/common -Isymbolizer -Iuser/decode -Iuser/cli -Iuser/report
 $(SYMBOLIZER_OBJS) $(SYMBOLIZER_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
-
-# The report library builds on the symbolizer; until the top Makefile lists
-# user/report/module.mk in FRAGMENTS it is included from here.
-ifeq ($(filter user/report/module.mk,$(FRAGMENTS)),)
-include user/report/module.mk
-endif

@@ -20,7 +20,9 @@ SCRUB_PIDS=
 scrub() {
 	local args=(-e "s|$WORK|WORK|g") p
 	for p in $SCRUB_PIDS; do args+=(-e "s/\\b$p\\b/PID/g"); done
-	sed "${args[@]}"
+	# a pid column is padded to the pid's width: make it width-free
+	sed "${args[@]}" -e 's/^PID  */PID /'
+
 }
 pids_of() { SCRUB_PIDS=$("$WPPTRACE" report "$1" --by process --format json |
 	python3 -c 'import json,sys; print(" ".join(str(p["pid"]) for p in json.load(sys.stdin)["processes"]))'); }

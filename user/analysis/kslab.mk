@@ -1,12 +1,5 @@
 # k-paths (issue 6): streaming k-slab forests, k-IPFs, their chunks, the
 # online consumer and offline construction (docs/kpaths.md).
-#
-# Included by tests/unit/kslab/module.mk until the top Makefile lists it in
-# FRAGMENTS (before user/cli/module.mk); the guard makes both safe.  The
-# objects join bin/wpptrace as extra prerequisites, which its recipe links
-# through $^, so this works in either position.
-ifndef KSLAB_MK_INCLUDED
-KSLAB_MK_INCLUDED := 1
 
 KSLAB_SRCS := user/analysis/kslab_map.c user/analysis/kslab.c user/analysis/kslab_prune.c \
 	user/analysis/kslab_words.c user/analysis/kipf.c user/analysis/kipf_serial.c \
@@ -21,4 +14,4 @@ $(KSLAB_OBJS) $(KSLAB_SAN_OBJS): CPPFLAGS += $(KSLAB_CPPFLAGS)
 $(call objs,,user/cli/cmd_kpaths.c): CPPFLAGS += $(KSLAB_CPPFLAGS)
 
 $(BIN)/wpptrace: $(KSLAB_OBJS)
-endif
+

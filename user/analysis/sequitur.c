@@ -18,6 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The per-symbol path is a handful of small helpers; they must be inlined
+ * into it (the compiler's heuristics left some as calls, and the call
+ * overhead was a tenth of the instructions per symbol). */
+#define HOT static inline __attribute__((always_inline))
+
 #define INITIAL_NODES 1024u
 #define MAX_NODES     0x7ffffff0u
 
@@ -43,7 +48,21 @@ static inline int rule_alive(const struct seq_builder *b, uint32_t guard)
 
 /* Allocation failure must not corrupt memory: we hand out the dummy node 0
  * (all later index arithmetic stays in bounds) and poison the builder. */
-static uint32_t new_node(struct seq_builder *b, uint32_t sym)
+static __attribute__((noinline)) int grow_nodes(struct seq_builder *b)
+{
+	uint32_t cap = b->cap * 2;
+	struct seq_node *bigger;
+
+	if (b->cap >= MAX_NODES / 2 || !(bigger = realloc(b->n, (size_t)cap * sizeof(*bigger)))) {
+		b->failed = 1;
+		return -1;
+	}
+	b->n = bigger;
+	b->cap = cap;
+	return 0;
+}
+
+HOT uint32_t new_node(struct seq_builder *b, uint32_t sym)
 {
 	uint32_t i;
 
@@ -51,25 +70,15 @@ static uint32_t new_node(struct seq_builder *b, uint32_t sym)
 		i = b->free_head;
 		b->free_head = b->n[i].next;
 	} else {
-		if (b->used == b->cap) {
-			uint32_t cap = b->cap * 2;
-			struct seq_node *bigger;
-
-			if (b->cap >= MAX_NODES / 2 ||
-			    !(bigger = realloc(b->n, (size_t)cap * sizeof(*bigger)))) {
-				b->failed = 1;
-				return 0;
-			}
-			b->n = bigger;
-			b->cap = cap;
-		}
+		if (b->used == b->cap && grow_nodes(b) < 0)
+			return 0;
 		i = b->used++;
 	}
 	b->n[i] = (struct seq_node){sym, 0, 0, 0};
 	return i;
 }
 
-static void free_node(struct seq_builder *b, uint32_t i)
+HOT void free_node(struct seq_builder *b, uint32_t i)
 {
 	if (i == 0)
 		return;
@@ -78,7 +87,7 @@ static void free_node(struct seq_builder *b, uint32_t i)
 	b->free_head = i;
 }
 
-static inline void link_nodes(struct seq_builder *b, uint32_t l, uint32_t r)
+HOT void link_nodes(struct seq_builder *b, uint32_t l, uint32_t r)
 {
 	b->n[l].next = r;
 	b->n[r].prev = l;
@@ -86,15 +95,25 @@ static inline void link_nodes(struct seq_builder *b, uint32_t l, uint32_t r)
 
 static void put_digram(struct seq_builder *b, uint32_t i)
 {
-	if (seq_digram_put(&b->digrams, digram_key_at(b, i), i) < 0)
+	uint32_t old;
+
+	if (seq_digram_put(&b->digrams, digram_key_at(b, i), i, &old) < 0) {
 		b->failed = 1;
+		return;
+	}
+	if (old != SEQ_DIGRAM_NONE)
+		b->n[old].aux &= ~DIGRAM_OWNER;
+	b->n[i].aux |= DIGRAM_OWNER;
 }
 
-/* Forget the digram starting at i, if the index holds this occurrence. */
-static void delete_digram(struct seq_builder *b, uint32_t i)
+/* Forget the digram starting at i, if the index holds this occurrence.
+ * The owner bit answers "does it?" without a probe: most digrams broken
+ * by a substitution are not the indexed occurrence. */
+HOT void delete_digram(struct seq_builder *b, uint32_t i)
 {
-	if (seq_node_is_guard(b, i) || seq_node_is_guard(b, b->n[i].next))
+	if (seq_node_is_guard(b, i) || !(b->n[i].aux & DIGRAM_OWNER))
 		return;
+	b->n[i].aux &= ~DIGRAM_OWNER;
 	seq_digram_remove_if(&b->digrams, digram_key_at(b, i), i);
 }
 
@@ -128,7 +147,7 @@ static void insert_after(struct seq_builder *b, uint32_t x, uint32_t y)
 	join(b, x, y);
 }
 
-static void unuse(struct seq_builder *b, uint32_t sym)
+HOT void unuse(struct seq_builder *b, uint32_t sym)
 {
 	if (sym & SEQ_RULE_BIT)
 		(*refs_of(b, sym & ~SEQ_RULE_BIT))--;
@@ -147,7 +166,7 @@ static void delete_symbol(struct seq_builder *b, uint32_t x)
 	b->body_symbols--;
 }
 
-static uint32_t new_symbol(struct seq_builder *b, uint32_t sym)
+HOT uint32_t new_symbol(struct seq_builder *b, uint32_t sym)
 {
 	uint32_t x = new_node(b, sym);
 
@@ -188,7 +207,7 @@ static void recycle_dead_guards(struct seq_builder *b)
 
 /* Is the digram at m the whole body of an ordinary (non-root) rule?  Then
  * its guard, else 0. */
-static uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
+HOT uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
 {
 	uint32_t g = b->n[m].prev;
 
@@ -198,7 +217,7 @@ static uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
 }
 
 static int check(struct seq_builder *b, uint32_t x);
-static void expand(struct seq_builder *b, uint32_t x);
+static __attribute__((noinline)) void expand(struct seq_builder *b, uint32_t x);
 
 /* Replace the digram at x by a reference to rule g. */
 static void substitute(struct seq_builder *b, uint32_t x, uint32_t g)
@@ -212,7 +231,7 @@ static void substitute(struct seq_builder *b, uint32_t x, uint32_t g)
 		check(b, b->n[q].next);
 }
 
-static void enforce_utility(struct seq_builder *b, uint32_t g)
+HOT void enforce_utility(struct seq_builder *b, uint32_t g)
 {
 	uint32_t s;
 
@@ -274,21 +293,29 @@ static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
 	return 1;
 }
 
-/* Enforce digram uniqueness for the digram starting at x.  Returns 1 if
- * the grammar was changed (x may be gone). */
-static int check(struct seq_builder *b, uint32_t x)
+/* Look up the digram at x; if it is new, index it here.  Returns the
+ * other occurrence, or SEQ_DIGRAM_NONE. */
+HOT uint32_t lookup_or_index(struct seq_builder *b, uint32_t x)
 {
-	uint32_t nx = b->n[x].next, m;
 	int failed = 0;
+	uint32_t m = seq_digram_find_or_add(&b->digrams, digram_key_at(b, x), x, &failed);
 
-	if (seq_node_is_guard(b, x) || seq_node_is_guard(b, nx))
+	if (m == SEQ_DIGRAM_NONE) {
+		if (failed)
+			b->failed = 1;
+		else
+			b->n[x].aux |= DIGRAM_OWNER;
+	}
+	return m;
+}
+
+/* The digram at x equals the one indexed at m: restore uniqueness.
+ * Returns 1 if the grammar was changed (x may be gone). */
+static int resolve(struct seq_builder *b, uint32_t x, uint32_t m)
+{
+	if (m == x)
 		return 0;
-	m = seq_digram_find_or_add(&b->digrams, digram_key_at(b, x), x, &failed);
-	if (failed)
-		b->failed = 1;
-	if (m == SEQ_DIGRAM_NONE || m == x)
-		return 0;
-	if (b->n[m].next == x || nx == m) /* overlapping, as in "aaa" */
+	if (b->n[m].next == x || b->n[x].next == m) /* overlapping, as in "aaa" */
 		return 0;
 	if (!whole_rule_at(b, m) && !whole_rule_at(b, x) && defer_for_lookahead(b, x))
 		return 0;
@@ -296,8 +323,94 @@ static int check(struct seq_builder *b, uint32_t x)
 	return 1;
 }
 
+/* Enforce digram uniqueness for the digram starting at x.  Returns 1 if
+ * the grammar was changed (x may be gone). */
+static int check(struct seq_builder *b, uint32_t x)
+{
+	uint32_t m;
+
+	if (seq_node_is_guard(b, x) || seq_node_is_guard(b, b->n[x].next))
+		return 0;
+	m = lookup_or_index(b, x);
+	return m == SEQ_DIGRAM_NONE ? 0 : resolve(b, x, m);
+}
+
+static __attribute__((noinline)) void grow_utility(struct seq_builder *b)
+{
+	uint32_t cap = b->utility_cap ? 2 * b->utility_cap : 64;
+	uint32_t *bigger = realloc(b->utility, cap * sizeof(*bigger));
+
+	if (!bigger) {
+		b->failed = 1;
+		return;
+	}
+	b->utility = bigger;
+	b->utility_cap = cap;
+}
+
+HOT void push_pending_utility(struct seq_builder *b, uint32_t g)
+{
+	if (b->nutility == b->utility_cap) {
+		grow_utility(b);
+		if (b->failed)
+			return;
+	}
+	b->utility[b->nutility++] = g;
+}
+
+/*
+ * check() for the digram (x, y) at the very end of the current segment,
+ * with the common case done inline.  On repetitive input nearly every
+ * appended symbol completes the body of an existing rule, whose reference
+ * then completes another, and so on up the grammar.  The general path
+ * (match -> substitute -> two delete_symbol, insert_after, three joins)
+ * spends most of its time re-deriving facts that hold trivially at the
+ * end of a segment: y is followed by the guard, neither x nor y owns an
+ * index entry, and no run of equal symbols is involved.  Here each such
+ * substitution is one index removal, one lookup, and x's node is reused
+ * for the rule reference.  Everything else goes through resolve(), and the
+ * rules substituted here have their utility enforced afterwards in the
+ * same order as the recursive code would (innermost substitution last):
+ * the grammar is identical to the general path's, which the tests check.
+ */
+static void check_tail(struct seq_builder *b, uint32_t x)
+{
+	uint32_t base = b->nutility;
+
+	for (;;) {
+		uint32_t y = b->n[x].next, p = b->n[x].prev, m, g;
+
+		if (seq_node_is_guard(b, x))
+			break;
+		m = lookup_or_index(b, x);
+		if (m == SEQ_DIGRAM_NONE)
+			break;
+		g = whole_rule_at(b, m);
+		/* A run of equal symbols through p needs join()'s care. */
+		if (!g || m == x || b->n[p].sym == b->n[x].sym || b->n[p].sym == b->n[y].sym) {
+			resolve(b, x, m);
+			break;
+		}
+		/* Substitute rule g for (x, y): p's digram (p, x) goes away. */
+		delete_digram(b, p);
+		unuse(b, b->n[x].sym);
+		unuse(b, b->n[y].sym);
+		(*refs_of(b, g))++;
+		b->n[x].sym = SEQ_RULE_BIT | g;
+		link_nodes(b, x, b->cur_root);
+		free_node(b, y);
+		b->body_symbols--;
+		push_pending_utility(b, g);
+		if (b->failed)
+			break;
+		x = p;
+	}
+	while (b->nutility > base)
+		enforce_utility(b, b->utility[--b->nutility]);
+}
+
 /* Inline the rule referenced at x, which is its only use. */
-static void expand(struct seq_builder *b, uint32_t x)
+static __attribute__((noinline)) void expand(struct seq_builder *b, uint32_t x)
 {
 	uint32_t left = b->n[x].prev, right = b->n[x].next;
 	uint32_t g = b->n[x].sym & ~SEQ_RULE_BIT;
@@ -334,8 +447,12 @@ static void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l)
 	if (have_l)
 		seq_digram_prefetch(&b->digrams, seq_digram_key(y, l));
 	x = new_symbol(b, y);
-	insert_after(b, b->n[b->cur_root].prev, x);
-	check(b, b->n[x].prev);
+	/* Appending at the end: (tail, guard) was no digram, so there is
+	 * nothing to unindex and the links are all that change. */
+	uint32_t tail = b->n[b->cur_root].prev;
+	link_nodes(b, x, b->cur_root);
+	link_nodes(b, tail, x);
+	check_tail(b, tail);
 	recycle_dead_guards(b);
 	b->have_lookahead = 0;
 }
@@ -390,6 +507,7 @@ void seq_builder_free(struct seq_builder *b)
 	seq_digram_free(&b->digrams);
 	free(b->n);
 	free(b->roots);
+	free(b->utility);
 	free(b);
 }
 

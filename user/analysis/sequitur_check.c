@@ -122,8 +122,15 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 		}
 		uint32_t held = seq_digram_find(&b->digrams, occ[i].key);
 		int found = 0;
-		for (uint64_t k = i; k < j; k++)
+		for (uint64_t k = i; k < j; k++) {
 			found |= occ[k].node == held;
+			/* The owner bit must say exactly which one is indexed. */
+			if (!(b->n[occ[k].node].aux & DIGRAM_OWNER) != (occ[k].node != held)) {
+				rc = bad(why, whylen, "owner bit of node %u is wrong",
+					 occ[k].node);
+				goto out;
+			}
+		}
 		if (!found) {
 			rc = bad(why, whylen, "digram %llx not indexed at an occurrence",
 				 (unsigned long long)occ[i].key);

@@ -10,7 +10,8 @@
  * identity is the guard's index g, and its code in bodies is
  * SEQ_RULE_BIT | g.  A guard carries that same code in sym, so "node i is
  * a guard" is simply sym == (SEQ_RULE_BIT | i).  The guard's aux field
- * holds the rule's reference count and, for segment roots, ROOT_FLAG.
+ * holds the rule's reference count and, for segment roots, ROOT_FLAG; a
+ * body node's aux says whether the digram index points at it.
  * Node 0 is a dummy that is never linked, so 0 can mean "no node".
  */
 #ifndef WPP_SEQUITUR_INTERNAL_H
@@ -22,12 +23,15 @@
 #define SEQ_DEAD_SYM 0x7fffffffu /* sym of a free node */
 #define ROOT_FLAG    0x80000000u
 #define REFS_MASK    0x7fffffffu
+/* aux of a body node: the digram index maps this node's digram to it. */
+#define DIGRAM_OWNER 1u
 
 struct seq_node {
 	uint32_t sym;  /* terminal, SEQ_RULE_BIT|guard, or SEQ_DEAD_SYM */
 	uint32_t prev; /* neighbours in the rule's circular list */
 	uint32_t next;
-	uint32_t aux; /* guards only: reference count | ROOT_FLAG */
+	uint32_t aux; /* guards: reference count | ROOT_FLAG; body nodes:
+			 DIGRAM_OWNER when the index points at this node */
 };
 
 struct seq_builder {
@@ -49,6 +53,9 @@ struct seq_builder {
 	int deferred; /* the last digram of the current root is a duplicate
 			 left for the next step (SEQUITUR(1) only) */
 	int failed;
+
+	uint32_t *utility; /* rules awaiting their utility check (check_tail) */
+	uint32_t nutility, utility_cap;
 
 	uint64_t input_symbols;
 	uint64_t body_symbols;

@@ -6,10 +6,12 @@
 #include "log.h"
 #include "online.h"
 #include "record_sink.h"
+#include "kslab_online.h"
 #include "sequitur_online.h"
 
 struct record_online_cfg {
 	struct wpp_grammar_cfg grammar;
+	struct kslab_online_cfg kpaths;
 	struct wpp_online_consumer consumers[2];
 	size_t n;
 };
@@ -25,6 +27,10 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 	if (!o->no_grammar) {
 		cfg->grammar.algo = SEQ_LOOKAHEAD;
 		cfg->consumers[cfg->n++] = wpp_grammar_consumer(&cfg->grammar);
+	}
+	if (o->kpaths_k) {
+		cfg->kpaths.k = o->kpaths_k;
+		cfg->consumers[cfg->n++] = kslab_online_consumer(&cfg->kpaths);
 	}
 	rs->online_cfg = cfg;
 	if (cfg->n == 0)

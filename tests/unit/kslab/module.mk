@@ -1,7 +1,6 @@
 # tests/unit/kslab: k-slab forests and k-IPFs against a brute-force n-gram
 # counter, pruning bounds, chunk round trips and corrupt chunks; the
 # benchmark driver of scripts/bench-kpaths.
-include user/analysis/kslab.mk
 
 KSLAB_TEST_DIR := $(BUILD)/tests/kslab
 KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online
