@@ -5,7 +5,7 @@
 BPFTOOL     ?= bpftool
 BPF_BUILD   := $(BUILD)/bpf
 BPF_VMLINUX := $(BPF_BUILD)/vmlinux.h
-BPF_SRCS    := bpf/wpp_transport.bpf.c
+BPF_SRCS    := bpf/wpp_transport.bpf.c bpf/wpp_counters.bpf.c
 BPF_OBJS    := $(patsubst bpf/%.bpf.c,$(BPF_BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS   := $(patsubst bpf/%.bpf.c,$(BPF_BUILD)/%.skel.h,$(BPF_SRCS))
 # usdt.bpf.h pulls in <linux/errno.h>, which needs the multiarch asm/ dir
@@ -18,7 +18,7 @@ $(BPF_VMLINUX):
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	mv $@.tmp $@
 
-$(BPF_BUILD)/%.bpf.o: bpf/%.bpf.c bpf/wpp_bpf_records.h $(BPF_VMLINUX)
+$(BPF_BUILD)/%.bpf.o: bpf/%.bpf.c bpf/wpp_bpf_records.h bpf/wpp_counter_records.h $(BPF_VMLINUX)
 	$(CC) $(BPF_CFLAGS) -c $< -o $@
 
 $(BPF_BUILD)/%.skel.h: $(BPF_BUILD)/%.bpf.o

@@ -56,13 +56,10 @@ expect 2 "synthetic: unusable input is reported as such" $CMP blocks "$w/syn.jso
 # Real recordings (needs the tools).
 require_tools "$WPPCC" "$WPPTRACE"
 name=callbacks
+build_recorder || finish
 for v in paths-O0 blocks-O0 cyg-O0; do
 	build_one "$v" "$name" || { fail "cannot build $v/$name"; finish; }
 done
-if [ ! -f "$WORK/build/cyg_recorder.o" ]; then
-	$CLANG -O2 -g -fPIC -c "$ORACLE/cyg_recorder.c" -o "$WORK/build/cyg_recorder.o"
-	build_one cyg-O0 "$name"
-fi
 for v in paths-O0 blocks-O0 cyg-O0; do
 	run_prog record "$v" "$name" "$w/$v"
 	decode "$w/$v" || fail "decode $v"

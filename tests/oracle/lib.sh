@@ -19,7 +19,7 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CORPUS=$ROOT/tests/corpus
 ORACLE=$ROOT/tests/oracle
-WORK=$ROOT/tests/work/oracle
+WORK=${ORACLE_WORK:-$ROOT/tests/work/oracle}
 WPPCC=${ORACLE_WPPCC:-$ROOT/bin/wppcc}
 WPPTRACE=${ORACLE_WPPTRACE:-$ROOT/bin/wpptrace}
 CLANG=${WPP_CLANG:-clang-19}
@@ -119,14 +119,20 @@ build_one() {
 	return $rc
 }
 
+# build_recorder: the uninstrumented cyg recorder object (plain clang-19).
+build_recorder() {
+	mkdir -p "$WORK/build"
+	$CLANG -O2 -g -fPIC -Wall -Wextra -Werror -c "$ORACLE/cyg_recorder.c" \
+		-o "$WORK/build/cyg_recorder.o" || { fail "cyg_recorder.c does not compile"; return 1; }
+}
+
 # build_variant VARIANT: build every corpus program; prints failures.
 # Returns non-zero if any build failed (each failure is counted).
 build_variant() {
 	local variant=$1 dir=$WORK/build/$1 stamp=$WORK/build/$1.stamp
 	mkdir -p "$dir"
 	if [ "${variant%%-*}" = cyg ]; then
-		$CLANG -O2 -g -fPIC -Wall -Wextra -Werror -c "$ORACLE/cyg_recorder.c" \
-			-o "$WORK/build/cyg_recorder.o" || { fail "cyg_recorder.c does not compile"; return 1; }
+		build_recorder || return 1
 	fi
 	if [ -f "$stamp" ] && [ -z "$(find "$CORPUS" "$ORACLE/cyg_recorder.c" "$ROOT/bin" "$ROOT/lib" \
 		-newer "$stamp" -type f 2>/dev/null | head -n 1)" ]; then

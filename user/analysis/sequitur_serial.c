@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Grammar <-> bytes; see sequitur_serial.h for the layout. */
+/* Grammar <-> bytes: the envelope (magic, version, checksum), version 1,
+ * and the choice of version; see sequitur_serial.h for the layouts. */
 #include "sequitur_serial.h"
 
 #include <stdio.h>
@@ -7,14 +8,9 @@
 #include <string.h>
 
 #include "../common/crc32c.h"
+#include "sequitur_serial_internal.h"
 
-struct out {
-	uint8_t *p;
-	size_t n, cap;
-	int failed;
-};
-
-static void put_bytes(struct out *o, const void *src, size_t n)
+void seq_out_bytes(struct seq_out *o, const void *src, size_t n)
 {
 	if (o->failed)
 		return;
@@ -34,7 +30,7 @@ static void put_bytes(struct out *o, const void *src, size_t n)
 	o->n += n;
 }
 
-static void put_varint(struct out *o, uint64_t v)
+void seq_out_varint(struct seq_out *o, uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
@@ -43,7 +39,7 @@ static void put_varint(struct out *o, uint64_t v)
 		b[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	put_bytes(o, b, n);
+	seq_out_bytes(o, b, n);
 }
 
 struct term_use {
@@ -79,12 +75,12 @@ static int find_term(const struct term_use *t, uint32_t n, uint32_t value)
 	return (int)lo;
 }
 
-int seq_serialize(const struct seq_grammar *g, uint8_t **out, size_t *outlen)
+/* Version 1 body (after magic and version). */
+static int serialize_v1_body(const struct seq_grammar *g, struct seq_out *o)
 {
 	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes], nterm = 0;
 	struct term_use *terms = malloc((nsyms ? nsyms : 1) * sizeof(*terms));
 	uint32_t *code = NULL;
-	struct out o = {0};
 
 	if (!terms)
 		return -1;
@@ -115,50 +111,74 @@ int seq_serialize(const struct seq_grammar *g, uint8_t **out, size_t *outlen)
 	for (uint32_t k = 0; k < nterm; k++)
 		code[k] = (uint32_t)sorted[k].uses;
 
-	put_bytes(&o, SEQ_SERIAL_MAGIC, 4);
-	put_varint(&o, SEQ_SERIAL_VERSION);
-	put_varint(&o, g->flags);
-	put_varint(&o, nterm);
+	seq_out_varint(o, g->flags);
+	seq_out_varint(o, nterm);
 	for (uint32_t r = 0; r < nterm; r++)
-		put_varint(&o, terms[r].value);
-	put_varint(&o, g->nrules);
-	put_varint(&o, g->nroots);
+		seq_out_varint(o, terms[r].value);
+	seq_out_varint(o, g->nrules);
+	seq_out_varint(o, g->nroots);
 	for (uint32_t i = 0; i < nodes; i++) {
 		uint32_t len = seq_grammar_body_len(g, i), self = i < g->nrules ? i : g->nrules;
 		const uint32_t *body = seq_grammar_body(g, i);
-		put_varint(&o, i < g->nrules ? len - 2 : len);
+		seq_out_varint(o, i < g->nrules ? len - 2 : len);
 		for (uint32_t j = 0; j < len; j++) {
 			uint32_t s = body[j];
 			if (seq_is_rule(s))
-				put_varint(&o, (uint64_t)nterm + (self - 1 - (s & ~SEQ_RULE_BIT)));
+				seq_out_varint(o, (uint64_t)nterm + (self - 1 - (s & ~SEQ_RULE_BIT)));
 			else
-				put_varint(&o, code[find_term(sorted, nterm, s)]);
+				seq_out_varint(o, code[find_term(sorted, nterm, s)]);
 		}
 	}
 	free(sorted);
-	uint32_t crc = o.failed ? 0 : wpp_crc32c(0, o.p, o.n);
-	uint8_t le[4] = {crc & 0xff, crc >> 8 & 0xff, crc >> 16 & 0xff, crc >> 24};
-	put_bytes(&o, le, 4);
-	if (o.failed)
-		goto fail;
 	free(terms);
 	free(code);
-	*out = o.p;
-	*outlen = o.n;
-	return 0;
+	return o->failed ? -1 : 0;
 fail:
 	free(terms);
 	free(code);
-	free(o.p);
 	return -1;
 }
 
-struct in {
-	const uint8_t *p, *end;
-	int bad;
-};
+int seq_serialize_version(const struct seq_grammar *g, unsigned version, uint8_t **out,
+			  size_t *outlen)
+{
+	struct seq_out o = {0};
+	int rc = -1;
 
-static uint64_t get_varint(struct in *in, uint64_t max)
+	if (version == 2) {
+		seq_out_bytes(&o, SEQ_SERIAL_MAGIC, 4);
+		seq_out_varint(&o, 2);
+		rc = seq_serialize_v2_body(g, &o);
+		if (rc == 1) /* not canonical: version 1 can hold any grammar */
+			o.n = 0;
+	}
+	if (version == 1 || rc == 1) {
+		seq_out_bytes(&o, SEQ_SERIAL_MAGIC, 4);
+		seq_out_varint(&o, 1);
+		rc = serialize_v1_body(g, &o);
+	}
+	if (rc < 0 || o.failed) {
+		free(o.p);
+		return -1;
+	}
+	uint32_t crc = wpp_crc32c(0, o.p, o.n);
+	uint8_t le[4] = {crc & 0xff, crc >> 8 & 0xff, crc >> 16 & 0xff, crc >> 24};
+	seq_out_bytes(&o, le, 4);
+	if (o.failed) {
+		free(o.p);
+		return -1;
+	}
+	*out = o.p;
+	*outlen = o.n;
+	return 0;
+}
+
+int seq_serialize(const struct seq_grammar *g, uint8_t **out, size_t *outlen)
+{
+	return seq_serialize_version(g, SEQ_SERIAL_VERSION, out, outlen);
+}
+
+uint64_t seq_in_varint(struct seq_in *in, uint64_t max)
 {
 	uint64_t v = 0;
 
@@ -189,7 +209,7 @@ static int reject(struct seq_grammar *g, char *why, size_t whylen, const char *m
 
 int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char *why, size_t whylen)
 {
-	struct in in;
+	struct seq_in in;
 	uint32_t *terms = NULL;
 
 	memset(g, 0, sizeof(*g));
@@ -199,41 +219,44 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 	    buf[len - 4] | buf[len - 3] << 8 | buf[len - 2] << 16 | (uint32_t)buf[len - 1] << 24;
 	if (wpp_crc32c(0, buf, len - 4) != stored)
 		return reject(g, why, whylen, "grammar checksum mismatch (corrupt data)");
-	in = (struct in){buf + 4, buf + len - 4, 0};
-	if (get_varint(&in, UINT32_MAX) != SEQ_SERIAL_VERSION || in.bad)
+	in = (struct seq_in){buf + 4, buf + len - 4, 0};
+	uint64_t version = seq_in_varint(&in, UINT32_MAX);
+	if (!in.bad && version == 2)
+		return seq_deserialize_v2_body(&in, g, why, whylen);
+	if (version != 1 || in.bad)
 		return reject(g, why, whylen, "unsupported grammar version");
-	uint32_t flags = (uint32_t)get_varint(&in, SEQ_GRAMMAR_LOOKAHEAD);
+	uint32_t flags = (uint32_t)seq_in_varint(&in, SEQ_GRAMMAR_LOOKAHEAD);
 	/* Every terminal value, rule and symbol takes at least one byte, so
 	 * no count may exceed the bytes left: this bounds every allocation
 	 * by the input size. */
-	uint32_t nterm = (uint32_t)get_varint(&in, (uint64_t)(in.end - in.p));
+	uint32_t nterm = (uint32_t)seq_in_varint(&in, (uint64_t)(in.end - in.p));
 	if (in.bad)
 		return reject(g, why, whylen, "bad grammar header");
 	terms = malloc((nterm ? nterm : 1) * sizeof(*terms));
 	if (!terms)
 		return reject(g, why, whylen, "out of memory");
 	for (uint32_t r = 0; r < nterm; r++)
-		terms[r] = (uint32_t)get_varint(&in, SEQ_TERMINAL_LIMIT - 1);
-	uint32_t nrules = (uint32_t)get_varint(&in, (uint64_t)(in.end - in.p));
-	uint32_t nroots = (uint32_t)get_varint(&in, (uint64_t)(in.end - in.p));
+		terms[r] = (uint32_t)seq_in_varint(&in, SEQ_TERMINAL_LIMIT - 1);
+	uint32_t nrules = (uint32_t)seq_in_varint(&in, (uint64_t)(in.end - in.p));
+	uint32_t nroots = (uint32_t)seq_in_varint(&in, (uint64_t)(in.end - in.p));
 	if (in.bad || (uint64_t)nrules + nroots > (uint64_t)(in.end - in.p) ||
 	    (uint64_t)nrules + nroots >= SEQ_RULE_BIT || nroots == 0) {
 		free(terms);
 		return reject(g, why, whylen, "bad grammar header");
 	}
 	/* First pass: lengths and codes, to size the arrays exactly. */
-	struct in scan = in;
+	struct seq_in scan = in;
 	uint64_t nsyms = 0;
 	for (uint64_t i = 0; i < (uint64_t)nrules + nroots && !scan.bad; i++) {
 		uint64_t n =
-		    get_varint(&scan, (uint64_t)(scan.end - scan.p)) + (i < nrules ? 2 : 0);
+		    seq_in_varint(&scan, (uint64_t)(scan.end - scan.p)) + (i < nrules ? 2 : 0);
 		if (n > (uint64_t)(scan.end - scan.p)) {
 			scan.bad = 1;
 			break;
 		}
 		nsyms += n;
 		for (uint64_t j = 0; j < n && !scan.bad; j++)
-			get_varint(&scan, UINT32_MAX);
+			seq_in_varint(&scan, UINT32_MAX);
 	}
 	if (scan.bad || scan.p != scan.end) {
 		free(terms);
@@ -246,11 +269,11 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 	g->flags = flags;
 	uint32_t pos = 0;
 	for (uint32_t i = 0; i < nrules + nroots; i++) {
-		uint32_t n = (uint32_t)get_varint(&in, UINT32_MAX) + (i < nrules ? 2 : 0);
+		uint32_t n = (uint32_t)seq_in_varint(&in, UINT32_MAX) + (i < nrules ? 2 : 0);
 		uint32_t self = i < nrules ? i : nrules;
 		g->start[i] = pos;
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t c = (uint32_t)get_varint(&in, UINT32_MAX);
+			uint32_t c = (uint32_t)seq_in_varint(&in, UINT32_MAX);
 			if (c < nterm) {
 				g->sym[pos++] = terms[c];
 			} else if ((uint64_t)c - nterm < self) {

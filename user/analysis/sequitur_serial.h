@@ -2,8 +2,11 @@
 /*
  * sequitur_serial.h — a grammar's compact binary form (the stored WPP).
  *
- * Version 1 layout (all integers are LEB128 varints unless noted; full
- * description with rationale in docs/sequitur.md):
+ * seq_serialize writes version 2 (below) and falls back to version 1 for
+ * a grammar not in seq_export's canonical numbering; seq_deserialize reads
+ * both.  Full descriptions with rationale: docs/sequitur.md.
+ *
+ * Version 1 layout (all integers are LEB128 varints unless noted):
  *
  *   "WPPG"  version  flags
  *   nterm   nterm terminal values, most used first
@@ -13,6 +16,15 @@
  *       length symbol codes: c < nterm   terminal number c
  *                            c >= nterm  rule (self - 1 - (c - nterm)),
  *                                        where self is nrules for roots
+ *   crc32c of everything before it, 4 bytes little-endian
+ *
+ * Version 2 layout:
+ *
+ *   "WPPG"  2  flags
+ *   nterm   nterm terminal values in order of first occurrence, each as a
+ *           zigzag varint of (value - previous value - 1)
+ *   nrules  nroots  nsyms (body symbols in all)
+ *   payload: the bodies, range-coded (sequitur_serial_v2.c, sequitur_rc.h)
  *   crc32c of everything before it, 4 bytes little-endian
  *
  * The parser treats its input as hostile: every count is checked against
@@ -29,10 +41,15 @@
 #include "sequitur_grammar.h"
 
 #define SEQ_SERIAL_MAGIC   "WPPG"
-#define SEQ_SERIAL_VERSION 1u
+#define SEQ_SERIAL_VERSION 2u /* what seq_serialize writes */
 
 /* Encode g into a malloc'd buffer (*out, *outlen).  0 or -1 (no memory). */
 int seq_serialize(const struct seq_grammar *g, uint8_t **out, size_t *outlen);
+
+/* The same with a chosen version (1 or 2; 2 falls back to 1 for a grammar
+ * that is not canonically numbered).  For tests and comparisons. */
+int seq_serialize_version(const struct seq_grammar *g, unsigned version, uint8_t **out,
+			  size_t *outlen);
 
 /* Decode; 0, or -1 with a one-line reason in why (g is then empty). */
 int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char *why,

@@ -92,6 +92,8 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 		c->instrumented[c->nattached - 1] = 1;
 		if (wpp_verbosity >= 2) /* -v */
 			wpp_info("bpf: attached to %s", path);
+		if (c->ext.object_attached)
+			c->ext.object_attached(c->ext.ctx, path);
 	}
 	return err;
 }

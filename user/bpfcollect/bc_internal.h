@@ -108,6 +108,8 @@ struct bc_collector {
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;
 
+	struct bc_extension ext; /* zero when nothing rides along */
+
 	/* delivered by the library (BPF counts the rest) */
 	atomic_ullong batches, words, gaps, records, unattributed_batches;
 };

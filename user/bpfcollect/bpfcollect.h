@@ -93,6 +93,25 @@ struct bc_callbacks {
 
 struct bc_collector;
 
+/* Something that rides along with the transport (the counters,
+ * user/bpfcollect/perf_counters.h): told about every object the probes
+ * are attached to, and given a turn to drain its own ring on drain thread 0
+ * with the collector's lock held (so its callbacks may write the same file
+ * as the transport's).  Both hooks run with the lock held. */
+struct bc_extension {
+	void *ctx;
+	void (*object_attached)(void *ctx, const char *path);
+	void (*drain)(void *ctx);
+};
+
+/* Install before anything is attached (right after bc_open). */
+void bc_set_extension(struct bc_collector *c, const struct bc_extension *ext);
+/* The traced-pid set's map, to be shared with other BPF objects. */
+int bc_traced_pids_fd(struct bc_collector *c);
+/* The image generation the collector gives pid now (lock held: from an
+ * extension hook). */
+uint32_t bc_generation_locked(struct bc_collector *c, uint32_t pid);
+
 /* Load and verify the BPF programs and create the rings.  Missing
  * privilege or kernel features: NULL after one line naming what is missing
  * and suggesting --transport=shm. */

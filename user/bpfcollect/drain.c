@@ -41,6 +41,8 @@ static void *drain_main(void *p)
 		if (index == 0) {
 			pthread_mutex_lock(&c->lock);
 			lifecycle_drain(c);
+			if (c->ext.drain)
+				c->ext.drain(c->ext.ctx);
 			pthread_mutex_unlock(&c->lock);
 		}
 		if (c->opt.drain_delay_us)
@@ -140,6 +142,8 @@ int bc_finish(struct bc_collector *c, struct bc_counters *final)
 		;
 	pthread_mutex_lock(&c->lock);
 	lifecycle_drain(c);
+	if (c->ext.drain)
+		c->ext.drain(c->ext.ctx);
 	end_live_streams(c);
 	demux_finish(c);
 	pthread_mutex_unlock(&c->lock);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "elfinfo.h"
 
+#include "wpp_position.h"
 #include "wpp_registry.h"
 
 #include <errno.h>
@@ -38,6 +39,8 @@ static void scan_stapsdt(Elf_Data *data, struct elf_facts *out)
 			out->has_batch_probe = 1;
 		else if (strcmp(name, "register") == 0)
 			out->has_register_probe = 1;
+		else if (strcmp(name, "thread") == 0)
+			out->has_thread_probe = 1;
 	}
 }
 
@@ -67,10 +70,10 @@ static void scan_symbols(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, struct elf_fac
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (name && strcmp(name, WPP_REGISTRY_SYMBOL) == 0) {
+		if (name && strcmp(name, WPP_REGISTRY_SYMBOL) == 0)
 			out->registry_vaddr = sym.st_value;
-			return;
-		}
+		else if (name && strcmp(name, WPP_POSITIONS_SYMBOL) == 0)
+			out->positions_vaddr = sym.st_value;
 	}
 }
 

@@ -246,6 +246,16 @@ static void free_plain(uint64_t key, void *val, void *arg)
 
 void bc_effective_options(const struct bc_collector *c, struct bc_options *out) { *out = c->opt; }
 
+void bc_set_extension(struct bc_collector *c, const struct bc_extension *ext) { c->ext = *ext; }
+
+int bc_traced_pids_fd(struct bc_collector *c) { return bpf_map__fd(c->skel->maps.traced_pids); }
+
+uint32_t bc_generation_locked(struct bc_collector *c, uint32_t pid)
+{
+	struct bc_proc *p = idmap_get(&c->procs, pid);
+	return p ? p->generation : 0;
+}
+
 void bc_close(struct bc_collector *c)
 {
 	if (!c)

@@ -27,6 +27,7 @@ struct report_args {
 	const char *output; /* -o, or NULL for stdout */
 	const char *diff;   /* --diff B.wpp */
 	const char *file;
+	const char *cost; /* --cost COUNTER (default: IR instructions) */
 };
 
 static int parse_args(int argc, char **argv, struct report_args *a)
@@ -40,12 +41,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 					     {"html", no_argument, NULL, 'H'},
 					     {"diff", required_argument, NULL, 'd'},
 					     {"output", required_argument, NULL, 'o'},
+					     {"cost", required_argument, NULL, 'c'},
 					     {NULL, 0, NULL, 0}};
 	int c;
 
 	*a = (struct report_args){.opt = {RPT_BY_PATH, RPT_SORT_COUNT, TOP_UNSET}, .filter = {-1, -1}};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:b:s:n:Hd:o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:p:t:b:s:n:Hd:o:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -99,6 +101,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'o':
 			a->output = optarg;
 			break;
+		case 'c':
+			a->cost = optarg;
+			break;
 		default:
 			wpp_err("report: bad arguments (try wpptrace help report)");
 			return -1;
@@ -132,10 +137,21 @@ int cmd_report(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) < 0)
 		return WPP_EXIT_USAGE;
+	char cost_line[512];
 	if ((rc = rpt_open(&s, &p, a.file, &a.filter)) != 0)
 		return rc;
+	if ((rc = rpt_apply_counter(&s, &p, a.cost, &a.filter, cost_line, sizeof(cost_line))) != 0) {
+		rpt_close(&s, &p);
+		return rc;
+	}
+
 	if (a.diff && (rc = rpt_open(&sb, &pb, a.diff, &a.filter)) != 0) {
 		rpt_close(&s, &p);
+		return rc;
+	}
+	if (a.diff && (rc = rpt_apply_counter(&sb, &pb, a.cost, &a.filter, cost_line, sizeof(cost_line))) != 0) {
+		rpt_close(&s, &p);
+		rpt_close(&sb, &pb);
 		return rc;
 	}
 	if (a.output && !(out = fopen(a.output, "w"))) {
@@ -143,6 +159,9 @@ int cmd_report(int argc, char **argv)
 		rc = WPP_EXIT_ERROR;
 		goto done;
 	}
+	/* Estimates say so, with their sample counts and what was not attributed. */
+	if (cost_line[0] && a.fmt == OUT_TEXT)
+		fprintf(out, "%s\n", cost_line);
 	if (a.diff && a.fmt == OUT_JSON)
 		rpt_print_diff_json(out, &p, &pb, &a.opt);
 	else if (a.diff)

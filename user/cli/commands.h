@@ -23,5 +23,8 @@ int cmd_kpaths(int argc, char **argv); /* user/cli/cmd_kpaths.c (KPATHS room) */
 #define WPP_EXIT_OK 0
 #define WPP_EXIT_ERROR 1 /* unusable or corrupt input */
 #define WPP_EXIT_USAGE 2 /* bad command line */
+/* The input ends early (a recording that did not finish, a torn last
+ * chunk): everything intact was reported, and the caller is told so. */
+#define WPP_EXIT_INCOMPLETE 3
 
 #endif

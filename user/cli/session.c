@@ -31,14 +31,16 @@ static void check_integrity(struct session *s)
 
 	if (!t->stop_reason[0])
 		return;
-	if (!strncmp(t->stop_reason, "no END chunk", 12))
+	if (!strncmp(t->stop_reason, "no END chunk", 12)) {
 		wpp_warn("%s: no END chunk (the recording did not finish cleanly); decoding all %" PRIu64
 			 " chunks",
 			 t->path, t->nchunks);
-	else if (!strncmp(t->stop_reason, "truncated", 9))
+		s->exit_status = WPP_EXIT_INCOMPLETE;
+	} else if (!strncmp(t->stop_reason, "truncated", 9)) {
 		wpp_warn("%s: %s; decoding the %" PRIu64 " intact chunks before it", t->path,
 			 t->stop_reason, t->nchunks);
-	else {
+		s->exit_status = WPP_EXIT_INCOMPLETE;
+	} else {
 		wpp_err("%s: corrupt: %s; only the %" PRIu64 " chunks before it are decoded", t->path,
 			t->stop_reason, t->nchunks);
 		s->exit_status = WPP_EXIT_ERROR;

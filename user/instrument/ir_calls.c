@@ -29,6 +29,15 @@ int wpp_ir_is_path_ending_call(LLVMValueRef inst)
 	return 1;
 }
 
+int wpp_ir_may_move_cursor(LLVMValueRef inst)
+{
+	if (wpp_ir_is_path_ending_call(inst))
+		return 1;
+	/* memcpy & co. become library calls, and a program may define (and
+	 * instrument) its own memcpy. */
+	return LLVMGetInstructionOpcode(inst) == LLVMCall && LLVMIsAMemIntrinsic(inst) != NULL;
+}
+
 int wpp_ir_is_process_ending_call(LLVMValueRef inst)
 {
 	static const char *const names[] = {

@@ -15,6 +15,13 @@
 /* call/invoke to something that may run instrumented code. */
 int wpp_ir_is_path_ending_call(LLVMValueRef inst);
 
+/* Calls after which the thread's cursor may have moved, so a function's
+ * cursor register must be reloaded: path-ending calls, and the memory
+ * intrinsics that are lowered to calls of memcpy/memmove/memset (a program
+ * may define those itself).  Other intrinsics and inline asm are assumed
+ * not to run instrumented code. */
+int wpp_ir_may_move_cursor(LLVMValueRef inst);
+
 /* Calls that replace or terminate the process without running atexit
  * handlers (exec*, _exit, abort, ...): buffered words must be flushed first. */
 int wpp_ir_is_process_ending_call(LLVMValueRef inst);

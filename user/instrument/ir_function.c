@@ -11,6 +11,8 @@
  *      ends at ret/resume/indirectbr/callbr, invoke pre-adjustments
  *   D  edge code in blocks created by splitting an edge
  *   E  __wpp_flush_all() right before process-ending calls
+ *   F  cursor reloads after every call that may move the thread's cursor,
+ *      ahead of any code the phases above put after that call
  */
 #include "ir_function.h"
 
@@ -37,6 +39,7 @@ struct fn_emit {
 	struct wpp_ir_cfg *c;
 	struct wpp_dag *d;
 	LLVMValueRef reg;   /* alloca i64: the path register */
+	LLVMValueRef cur;   /* alloca ptr: the cursor slot (ir_probes.h) */
 	LLVMValueRef fidw;  /* fid << 40 of this activation */
 	LLVMValueRef ctrlw; /* wide: control word naming the fid */
 	int wide;
@@ -77,9 +80,9 @@ static void emit_path_end(struct fn_emit *x, uint64_t inc)
 {
 	LLVMValueRef w = reg_plus(x, inc);
 	if (x->wide)
-		wpp_emit_record2(x->p, x->b, x->ctrlw, w);
+		wpp_emit_record2(x->p, x->b, x->cur, x->ctrlw, w);
 	else
-		wpp_emit_record1(x->p, x->b, w);
+		wpp_emit_record1(x->p, x->b, x->cur, w);
 }
 
 /* What one CFG edge needs, in order: a pre-adjust undo (invoke normal edge),
@@ -244,7 +247,7 @@ static void instrument_blocks(struct fn_emit *x)
 {
 	for (uint32_t v = 0; v < x->c->cfg.nblocks; v++) {
 		position_before(x, x->start_at[v]);
-		wpp_emit_record1(x->p, x->b, LLVMBuildAdd(x->b, x->fidw, k64(x, v), ""));
+		wpp_emit_record1(x->p, x->b, x->cur, LLVMBuildAdd(x->b, x->fidw, k64(x, v), ""));
 	}
 }
 
@@ -256,6 +259,44 @@ static void flush_before_process_end(struct fn_emit *x)
 				position_before(x, i);
 				wpp_emit_flush_all(x->p, x->b);
 			}
+}
+
+/* Where control continues after a call: right after it, or for an invoke
+ * at the start of its normal destination (a block of its own, so that the
+ * other predecessors do not pay for the reload). */
+static LLVMValueRef after_call(struct fn_emit *x, LLVMValueRef call)
+{
+	if (LLVMGetInstructionOpcode(call) != LLVMInvoke)
+		return LLVMGetNextInstruction(call);
+	LLVMBasicBlockRef from = LLVMGetInstructionParent(call), to = LLVMGetNormalDest(call);
+	if (LLVMGetFirstUse(LLVMBasicBlockAsValue(to)) &&
+	    LLVMGetNextUse(LLVMGetFirstUse(LLVMBasicBlockAsValue(to))))
+		to = wpp_ir_split_edge(from, to, "wpp.ret");
+	(void)x;
+	return wpp_ir_first_insertion_point(to);
+}
+
+/* F: the cursor register is only valid until something else may record.
+ * Runs after all other phases, and puts the reload first after the call,
+ * before any record placed there.  Landing pads are entered from calls.
+ * Instructions inserted while walking are loads and stores, skipped. */
+static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
+{
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+			LLVMValueRef at;
+			if (LLVMIsALandingPadInst(i))
+				at = wpp_ir_first_insertion_point(bb);
+			else if (wpp_ir_may_move_cursor(i) && !wpp_is_record_call(x->p, i) &&
+				 !(LLVMGetInstructionOpcode(i) == LLVMCall &&
+				   LLVMGetTailCallKind(i) == LLVMTailCallKindMustTail))
+				at = after_call(x, i);
+			else
+				continue;
+			position_before(x, at);
+			wpp_emit_cursor_reload(x->p, x->b, x->cur);
+		}
+	}
 }
 
 static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c)
@@ -322,7 +363,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	position_before(&x, LLVMGetFirstInstruction(c.blocks[0]));
 	x.reg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.reg");
 	LLVMSetMetadata(x.reg, tu->probes.reg_md_kind, LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
+	x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	position_before(&x, x.start_at[0]);
+	wpp_emit_cursor_reload(&tu->probes, x.b, x.cur);
 	x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);
 	if (x.wide)
 		x.ctrlw = LLVMBuildOr(x.b, LLVMBuildLShr(x.b, x.fidw, k64(&x, WPP_FID_SHIFT), ""),
@@ -332,6 +375,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	else
 		instrument_paths(&x);
 	flush_before_process_end(&x);
+	reload_cursor_after_calls(&x, fn);
 	tu->tu_hash_acc = wpp_hash_u64(tu->tu_hash_acc, stable_id);
 	tu->nfuncs++;
 	rc = 0;

@@ -35,7 +35,18 @@ static LLVMValueRef tls_ptr(struct wpp_probes *p, const char *name)
 	return g;
 }
 
-/* Body of __wpp_rec{1,2}: the sequence from trace_abi.h. */
+/* Reads the thread's cursor into the function's cursor slot. */
+static void build_cursor_load(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot)
+{
+	LLVMBuildStore(b, LLVMBuildLoad2(b, p->ptr, p->cursor, "wpp.cur"), slot);
+}
+
+/* Body of __wpp_rec{1,2}(slot, words...): the sequence from trace_abi.h,
+ * with the cursor read from and written back to the caller's cursor slot,
+ * an alloca that is promoted to a register after inlining.  The word goes
+ * to memory first; the release store (singlethread: a compiler barrier, a
+ * plain mov on x86) then publishes the new cursor, so __wpp_cursor only
+ * ever covers words that are written. */
 static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, LLVMTypeRef fnty,
 					unsigned nwords)
 {
@@ -50,19 +61,21 @@ static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, 
 	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "flush");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef slot = LLVMGetParam(f, 0);
 	LLVMPositionBuilderAtEnd(b, entry);
-	LLVMValueRef cur = LLVMBuildLoad2(b, p->ptr, p->cursor, "p");
-	LLVMValueRef k = LLVMConstInt(p->i64, nwords, 0);
-	LLVMValueRef next = LLVMBuildGEP2(b, p->i64, cur, &k, 1, "n");
-	LLVMBuildStore(b, next, p->cursor);
-	/* compiler-only barrier: a signal handler running between here and
-	 * the stores below finds the slot already reserved */
-	LLVMBuildFence(b, LLVMAtomicOrderingSequentiallyConsistent, 1, "");
+	LLVMValueRef cur = LLVMBuildLoad2(b, p->ptr, slot, "p");
 	for (unsigned i = 0; i < nwords; i++) {
 		LLVMValueRef idx = LLVMConstInt(p->i64, i, 0);
-		LLVMValueRef slot = i ? LLVMBuildGEP2(b, p->i64, cur, &idx, 1, "") : cur;
-		LLVMBuildStore(b, LLVMGetParam(f, i), slot);
+		LLVMValueRef at = i ? LLVMBuildGEP2(b, p->i64, cur, &idx, 1, "") : cur;
+		LLVMBuildStore(b, LLVMGetParam(f, 1 + i), at);
 	}
+	LLVMValueRef k = LLVMConstInt(p->i64, nwords, 0);
+	LLVMValueRef next = LLVMBuildGEP2(b, p->i64, cur, &k, 1, "n");
+	LLVMBuildStore(b, next, slot);
+	LLVMValueRef pub = LLVMBuildStore(b, next, p->cursor);
+	LLVMSetOrdering(pub, LLVMAtomicOrderingRelease);
+	LLVMSetAtomicSingleThread(pub, 1);
+	LLVMSetAlignment(pub, 8);
 	LLVMValueRef lim = LLVMBuildLoad2(b, p->ptr, p->limit, "lim");
 	LLVMValueRef full = LLVMBuildICmp(b, LLVMIntUGE, next, lim, "full");
 	LLVMValueRef br = LLVMBuildCondBr(b, full, cold, done);
@@ -74,7 +87,9 @@ static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, 
 	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
 			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
 	LLVMPositionBuilderAtEnd(b, cold);
-	LLVMBuildCall2(b, p->void_fn, p->flush, NULL, 0, "");
+	LLVMValueRef call = LLVMBuildCall2(b, p->void_fn, p->flush, NULL, 0, "");
+	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+	build_cursor_load(p, b, slot); /* the flush moved it */
 	LLVMBuildBr(b, done);
 	LLVMPositionBuilderAtEnd(b, done);
 	LLVMBuildRetVoid(b);
@@ -92,15 +107,21 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->ptr = LLVMPointerTypeInContext(p->ctx, 0);
 	p->voidty = LLVMVoidTypeInContext(p->ctx);
 	p->void_fn = LLVMFunctionType(p->voidty, NULL, 0, 0);
-	LLVMTypeRef two[2] = {p->i64, p->i64};
-	p->rec1_fn = LLVMFunctionType(p->voidty, two, 1, 0);
-	p->rec2_fn = LLVMFunctionType(p->voidty, two, 2, 0);
+	LLVMTypeRef params[3] = {p->ptr, p->i64, p->i64};
+	p->rec1_fn = LLVMFunctionType(p->voidty, params, 2, 0);
+	p->rec2_fn = LLVMFunctionType(p->voidty, params, 3, 0);
 	p->reg_fn = LLVMFunctionType(p->voidty, &p->ptr, 1, 0);
 	p->cursor = tls_ptr(p, WPP_SYM_CURSOR);
 	p->limit = tls_ptr(p, WPP_SYM_LIMIT);
 	p->flush = get_or_add_fn(m, WPP_SYM_FLUSH, p->void_fn);
+	/* preserve_most: the call clobbers no general register the caller
+	 * uses, so the cold call costs hot code no spills or callee-saved
+	 * pushes.  nonlazybind: called through the GOT, bound at load time;
+	 * the lazy-binding resolver would not preserve r10. */
+	LLVMSetFunctionCallConv(p->flush, LLVMPreserveMostCallConv);
 	add_fn_attr(p->ctx, p->flush, "cold");
 	add_fn_attr(p->ctx, p->flush, "nounwind");
+	add_fn_attr(p->ctx, p->flush, "nonlazybind");
 	p->flush_all = get_or_add_fn(m, WPP_SYM_FLUSH_ALL, p->void_fn);
 	add_fn_attr(p->ctx, p->flush_all, "nounwind");
 	p->register_tu = get_or_add_fn(m, WPP_SYM_REGISTER, p->reg_fn);
@@ -114,15 +135,38 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->reg_md_kind = LLVMGetMDKindIDInContext(p->ctx, "wpp.reg", 7);
 }
 
-void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w)
+LLVMValueRef wpp_emit_cursor_slot(struct wpp_probes *p, LLVMBuilderRef b)
 {
-	LLVMBuildCall2(b, p->rec1_fn, p->rec1, &w, 1, "");
+	LLVMValueRef slot = LLVMBuildAlloca(b, p->ptr, "wpp.cur");
+	LLVMSetMetadata(slot, p->reg_md_kind,
+			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, NULL, 0)));
+	return slot;
 }
 
-void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w0, LLVMValueRef w1)
+void wpp_emit_cursor_reload(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot)
 {
-	LLVMValueRef args[2] = {w0, w1};
-	LLVMBuildCall2(b, p->rec2_fn, p->rec2, args, 2, "");
+	build_cursor_load(p, b, slot);
+}
+
+void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w)
+{
+	LLVMValueRef args[2] = {slot, w};
+	LLVMBuildCall2(b, p->rec1_fn, p->rec1, args, 2, "");
+}
+
+void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w0,
+		      LLVMValueRef w1)
+{
+	LLVMValueRef args[3] = {slot, w0, w1};
+	LLVMBuildCall2(b, p->rec2_fn, p->rec2, args, 3, "");
+}
+
+int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst)
+{
+	if (LLVMGetInstructionOpcode(inst) != LLVMCall)
+		return 0;
+	LLVMValueRef callee = LLVMGetCalledValue(inst);
+	return callee == p->rec1 || callee == p->rec2;
 }
 
 void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b)

@@ -8,6 +8,14 @@
  * (__wpp_rec1/__wpp_rec2) that the plugin pipeline inlines right after the
  * pass, so each record is the handful of instructions of trace_abi.h with the
  * flush call in a cold block, and no call on the fast path.
+ *
+ * Inside a function the cursor lives in a *cursor slot*: an alloca that the
+ * plugin promotes to a register, like the path register.  It is loaded from
+ * __wpp_cursor at function entry and after anything that may move the
+ * thread's cursor (every call that may run instrumented code, and the
+ * flush); each record stores the advanced cursor back to __wpp_cursor, so
+ * the thread's position in memory is exact at every record while a loop
+ * without calls never reads it.
  */
 #ifndef WPP_INSTRUMENT_IR_PROBES_H
 #define WPP_INSTRUMENT_IR_PROBES_H
@@ -27,9 +35,17 @@ struct wpp_probes {
 
 void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m);
 
+/* A new cursor slot (alloca; emit it in the entry block). */
+LLVMValueRef wpp_emit_cursor_slot(struct wpp_probes *p, LLVMBuilderRef b);
+/* slot = __wpp_cursor: at function entry and after calls that may record. */
+void wpp_emit_cursor_reload(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot);
+
 /* Emit at the builder's position (its debug location is used for calls). */
-void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w);
-void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef w0, LLVMValueRef w1);
+void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w);
+void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w0,
+		      LLVMValueRef w1);
+/* Is inst one of the record calls emitted above? */
+int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst);
 void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b);
 
 /* fid_base << 40 + (local_index << 40), or the unregistered fid word when

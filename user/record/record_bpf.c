@@ -25,6 +25,7 @@
 #include "log.h"
 #include "record_bpf_sink.h"
 #include "record_child.h"
+#include "record_counters.h"
 #include "record_info.h"
 
 #define TICK_MS 50
@@ -133,16 +134,21 @@ static int start_program(struct bc_collector *c, const struct record_opts *o, pi
 	return 0;
 }
 
-static int attach_targets(struct bc_collector *c, const struct record_opts *o)
+static int attach_targets(struct bc_collector *c, const struct record_opts *o,
+			  struct record_counters *rc)
 {
 	if (o->all) {
 		attach_own_runtime(c);
 		if (bc_trace_all(c))
 			return 1;
 	}
-	for (int i = 0; i < o->npids; i++)
+	for (int i = 0; i < o->npids; i++) {
 		if (bc_trace_pid(c, o->pids[i], true))
 			return 1;
+		/* Its threads started before the thread probe was there. */
+		if (rc && rc->session)
+			pc_catch_up_pid(rc->session, (uint32_t)o->pids[i]);
+	}
 	return bc_start(c) ? 1 : 0;
 }
 
@@ -193,19 +199,39 @@ int record_bpf(const struct record_opts *o_)
 		bc_close(c);
 		return 1;
 	}
+	struct record_counters *counters = NULL;
+	if (o.counters.nevents) {
+		/* Before anything is attached: the counters attach with the probes. */
+		counters = calloc(1, sizeof(*counters));
+		if (!counters || record_counters_start(counters, c, &o.counters, &rs) < 0) {
+			if (!counters)
+				wpp_err("out of memory");
+			if (counters)
+				record_counters_close(counters);
+			free(counters);
+			bc_close(c);
+			record_sink_abort(&rs, &o);
+			return 1;
+		}
+	}
 	if (o.argv) {
 		rc = start_program(c, &o, &child);
 	} else {
 		catch_stop_signals();
-		rc = attach_targets(c, &o);
+		rc = attach_targets(c, &o, counters);
 	}
 	if (rc) {
+		if (counters)
+			record_counters_close(counters);
+		free(counters);
 		bc_close(c);
 		record_sink_abort(&rs, &o);
 		return rc;
 	}
 	wait_for_end(c, &o, child, &status);
 	bc_finish(c, &k);
+	if (counters)
+		record_counters_finish(counters, o.quiet);
 	struct rusage ru;
 	char extra[96];
 	getrusage(RUSAGE_SELF, &ru);
@@ -215,6 +241,9 @@ int record_bpf(const struct record_opts *o_)
 		 ru.ru_maxrss / 1024);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);
+	if (counters)
+		record_counters_close(counters);
+	free(counters);
 	bc_close(c);
 	rc = child > 0 ? child_exit_code(status) : 0;
 	return rs.failed && rc == 0 ? 1 : rc;

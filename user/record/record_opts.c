@@ -21,6 +21,14 @@ static const char usage[] =
 	"  -q, --quiet             no summary line\n"
 	"      --no-grammar        do not build whole-program-path grammars while recording\n"
 	"  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
+	"counters (bpf transport; docs/counters.md):\n"
+	"  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
+	"                          (perf names: cpu-clock, page-faults, cache-misses, rNNNN, ...)\n"
+	"  -c, --count N           sample every N events\n"
+	"  -F, --freq HZ           sample about HZ times a second per CPU (default 4000)\n"
+	"      --no-count          sample only (no per-batch counter deltas)\n"
+	"      --count-only        count per batch only (no samples)\n"
+	"      --list-events       the event names wpptrace knows\n"
 	"bpf transport:\n"
 	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix (default 64M)\n"
 	"      --record-words N    words per ring record (default 1024)\n"
@@ -66,6 +74,28 @@ static int parse_pid(const char *s, struct record_opts *o)
 	return 0;
 }
 
+/* -e a,b,c (repeatable) */
+static int parse_events(const char *s, struct pc_options *c)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (c->nevents == WPP_MAX_COUNTERS) {
+			wpp_err("record: at most %d events", WPP_MAX_COUNTERS);
+			return -1;
+		}
+		if (pc_event_parse(tok, &c->events[c->nevents]) < 0)
+			return -1;
+		for (uint32_t i = 0; i < c->nevents; i++)
+			if (strcmp(c->events[i].name, tok) == 0) {
+				wpp_err("record: event '%s' given twice", tok);
+				return -1;
+			}
+		c->nevents++;
+	}
+	return 0;
+}
+
 static int parse_duration(const char *s, double *out)
 {
 	char *end;
@@ -82,7 +112,7 @@ static int parse_duration(const char *s, double *out)
 static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 {
 	if (o->transport == RECORD_SHM && bpf_only) {
-		wpp_err("record: -p, -a, -d, --ring-size, --record-words and --drain-threads need "
+		wpp_err("record: -p, -a, -d, -e, --ring-size, --record-words and --drain-threads need "
 			"--transport=bpf");
 		return -1;
 	}
@@ -103,7 +133,7 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
-	       O_RECWORDS, O_DRAIN, O_DRAINDELAY, O_NOGRAMMAR };
+	       O_RECWORDS, O_DRAIN, O_DRAINDELAY, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"transport", required_argument, NULL, O_TRANSPORT},
@@ -121,10 +151,16 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-grammar", no_argument, NULL, O_NOGRAMMAR},
+		{"event", required_argument, NULL, 'e'},
+		{"count", required_argument, NULL, 'c'},
+		{"freq", required_argument, NULL, 'F'},
+		{"no-count", no_argument, NULL, O_NOCOUNT},
+		{"count-only", no_argument, NULL, O_COUNTONLY},
+		{"list-events", no_argument, NULL, O_LISTEV},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c, bpf_only = 0, shm_only = 0, transport_given = 0;
+	int c, bpf_only = 0, shm_only = 0, transport_given = 0, counter_opts = 0;
 	uint32_t max_threads = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -133,7 +169,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the program name, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:ad:qhk:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:ad:qhk:e:c:F:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -155,6 +191,35 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
+		case O_LISTEV:
+			pc_events_list(stdout);
+			return 1;
+		case 'e':
+			bpf_only = 1;
+			if (parse_events(optarg, &o->counters))
+				return -1;
+			break;
+		case 'c': {
+			uint32_t v;
+			counter_opts = 1;
+			if (parse_u32("-c", optarg, &v))
+				return -1;
+			o->counters.period = v;
+			break;
+		}
+		case 'F':
+			counter_opts = 1;
+			if (parse_u32("-F", optarg, &o->counters.freq))
+				return -1;
+			break;
+		case O_NOCOUNT:
+			counter_opts = 1;
+			o->counters.no_count = true;
+			break;
+		case O_COUNTONLY:
+			counter_opts = 1;
+			o->counters.no_sample = true;
+			break;
 		case 'p':
 			bpf_only = 1;
 			if (parse_pid(optarg, o))
@@ -232,6 +297,18 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->bpf.max_threads = o->transport == RECORD_BPF ? max_threads : 0;
 	if (check_transport(o, bpf_only, shm_only))
 		return -1;
+	if (counter_opts && !o->counters.nevents) {
+		wpp_err("record: -c, -F, --no-count and --count-only need events (-e)");
+		return -1;
+	}
+	if (o->counters.period && o->counters.freq) {
+		wpp_err("record: give -c (a period) or -F (a frequency), not both");
+		return -1;
+	}
+	if (o->counters.no_count && o->counters.no_sample) {
+		wpp_err("record: --no-count and --count-only leave nothing to record");
+		return -1;
+	}
 	int sources = (optind < argc) + (o->npids > 0) + o->all;
 	if (sources == 0) {
 		wpp_err("record: nothing to trace (give a program after --, -p PID or -a)");

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "bpfcollect.h"
+#include "perf_counters.h"
 #include "shm_layout.h"
 
 #define RECORD_MAX_PIDS 64
@@ -24,6 +25,7 @@ struct record_opts {
 	int quiet;
 	int no_grammar;         /* --no-grammar: skip the online SEQUITUR(1) grammars */
 	uint32_t kpaths_k;      /* -k K: build k-slab forests online (0 = off) */
+	struct pc_options counters; /* -e/-c/-F (bpf only); nevents 0 = none */
 	char **argv;            /* the program and its arguments, NULL with -p/-a */
 };
 

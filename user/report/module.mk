@@ -4,7 +4,8 @@ REPORT_SRCS := user/report/table_fmt.c user/report/profile.c user/report/profile
 	user/report/path_text.c user/report/report_common.c user/report/report_text.c \
 	user/report/report_json.c user/report/report_diff.c user/report/report_html.c \
 	user/report/fn_flow.c user/report/annotate.c user/report/cfg_dot.c \
-	user/report/report_session.c user/report/pprof_export.c
+	user/report/report_session.c user/report/pprof_export.c user/report/cost_file.c \
+	user/report/cost_attr.c
 REPORT_OBJS := $(call objs,,$(REPORT_SRCS))
 REPORT_SAN_OBJS := $(call objs,san,$(REPORT_SRCS))
 
@@ -25,7 +26,7 @@ $(REPORT_PB_OBJ): $(REPORT_PB_C)
 $(REPORT_PB_SAN_OBJ): $(REPORT_PB_C)
 	$(CC) $(CPPFLAGS) -I$(REPORT_GEN) -std=gnu11 -O2 -g $(SANFLAGS) -c $< -o $@
 
-$(REPORT_OBJS) $(REPORT_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -I$(REPORT_GEN)
+$(REPORT_OBJS) $(REPORT_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -I$(REPORT_GEN) -Iuser/bpfcollect
 $(call objs,,user/report/pprof_export.c) $(call objs,san,user/report/pprof_export.c): $(REPORT_PB_H)
 # The HTML page is embedded with .incbin; make must know the object depends on it.
 $(call objs,,user/report/report_html.c) $(call objs,san,user/report/report_html.c): \

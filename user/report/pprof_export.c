@@ -246,7 +246,7 @@ static void add_sample(struct builder *b, const struct rpt_path *r, size_t max_l
 	s->n_value = 2;
 	s->value = xcalloc(2, sizeof(*s->value));
 	s->value[0] = (int64_t)r->count;
-	s->value[1] = (int64_t)(r->count * r->insns);
+	s->value[1] = (int64_t)r->cost;
 	s->n_label = 3;
 	s->label = xcalloc(3, sizeof(*s->label));
 	s->label[0] = label(b, "pid", NULL, r->pid);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "costs.h"
 #include "log.h"
 
 struct key_table {
@@ -231,12 +232,13 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 	return 0;
 }
 
+static int profile_totals(struct rpt_profile *p);
+
 int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_trace *t,
 		      struct wpp_modules *mods, long pid, long tid)
 {
 	struct key_table tab = {0};
 	struct tu_object *map = NULL;
-	uint64_t *hottest_cost = NULL;
 	size_t nmap = 0;
 
 	*p = (struct rpt_profile){.file = file};
@@ -263,12 +265,34 @@ int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_
 		qsort(p->paths, p->npaths, sizeof(*p->paths), path_order);
 	if (p->nimages)
 		qsort(p->images, p->nimages, sizeof(*p->images), image_order);
-	hottest_cost = calloc(p->nimages + 1, sizeof(*hottest_cost));
-	if (!hottest_cost)
+	p->cost_unit = "ir_instructions";
+	for (size_t i = 0; i < p->npaths; i++)
+		p->paths[i].cost = p->paths[i].count * p->paths[i].insns;
+	if (profile_totals(p) < 0)
 		goto fail;
-	/* Totals and per-image sums; the hottest function of an image is the
-	 * one with the largest summed cost (ties: first in name order).  Paths
-	 * of one function in one image are adjacent after the sort. */
+	free(map);
+	return 0;
+fail:
+	free(tab.slots);
+	free(map);
+	rpt_profile_free(p);
+	wpp_err("out of memory");
+	return -1;
+}
+
+/* Totals and per-image sums; the hottest function of an image is the one
+ * with the largest summed cost (ties: first in name order).  Paths of one
+ * function in one image are adjacent after the sort. */
+static int profile_totals(struct rpt_profile *p)
+{
+	uint64_t *hottest_cost = calloc(p->nimages + 1, sizeof(*hottest_cost));
+	if (!hottest_cost)
+		return -1;
+	p->total_count = p->total_cost = 0;
+	for (size_t k = 0; k < p->nimages; k++) {
+		p->images[k].count = p->images[k].cost = p->images[k].distinct = 0;
+		p->images[k].hottest = NULL;
+	}
 	for (size_t i = 0, k = 0, j; i < p->npaths; i = j) {
 		const struct rpt_path *r = &p->paths[i];
 		uint64_t fn_cost = 0;
@@ -279,7 +303,7 @@ int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_
 		for (j = i; j < p->npaths && p->paths[j].fn == r->fn && p->paths[j].pid == r->pid &&
 			    p->paths[j].gen == r->gen;
 		     j++) {
-			uint64_t cost = p->paths[j].count * p->paths[j].insns;
+			uint64_t cost = p->paths[j].cost;
 			fn_cost += cost;
 			im->count += p->paths[j].count;
 			im->cost += cost;
@@ -295,14 +319,7 @@ int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_
 		p->total_cost += p->images[k].cost;
 	}
 	free(hottest_cost);
-	free(map);
 	return 0;
-fail:
-	free(tab.slots);
-	free(map);
-	rpt_profile_free(p);
-	wpp_err("out of memory");
-	return -1;
 }
 
 void rpt_profile_free(struct rpt_profile *p)
@@ -312,4 +329,75 @@ void rpt_profile_free(struct rpt_profile *p)
 	free(p->paths);
 	free(p->images);
 	*p = (struct rpt_profile){0};
+}
+
+/* Paths and hits both ordered by (pid, gen, fn pointer, is_block, id), then merged. */
+static int key_cmp(uint32_t pa, uint32_t ga, const void *fa, int ba, uint64_t ia, uint32_t pb, uint32_t gb,
+		   const void *fb, int bb, uint64_t ib)
+{
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	if (fa != fb)
+		return (uintptr_t)fa < (uintptr_t)fb ? -1 : 1;
+	if (ba != bb)
+		return ba < bb ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static int path_key_order(const void *x, const void *y)
+{
+	const struct rpt_path *a = *(const struct rpt_path *const *)x, *b = *(const struct rpt_path *const *)y;
+	return key_cmp(a->pid, a->gen, a->fn, a->is_block, a->id, b->pid, b->gen, b->fn, b->is_block, b->id);
+}
+
+static int hit_key_order(const void *x, const void *y)
+{
+	const struct cost_hit *a = *(const struct cost_hit *const *)x, *b = *(const struct cost_hit *const *)y;
+	return key_cmp(a->pid, a->gen, a->fn, a->is_block, a->value, b->pid, b->gen, b->fn, b->is_block,
+		       b->value);
+}
+
+int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a, const char *unit)
+{
+	struct rpt_path **paths = malloc((p->npaths + 1) * sizeof(*paths));
+	const struct cost_hit **hits = malloc((a->nhits + 1) * sizeof(*hits));
+	if (!paths || !hits) {
+		free(paths);
+		free(hits);
+		wpp_err("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < p->npaths; i++) {
+		paths[i] = &p->paths[i];
+		paths[i]->cost = paths[i]->samples = 0;
+	}
+	for (size_t i = 0; i < a->nhits; i++)
+		hits[i] = &a->hits[i];
+	qsort(paths, p->npaths, sizeof(*paths), path_key_order);
+	qsort(hits, a->nhits, sizeof(*hits), hit_key_order);
+	p->total_samples = 0;
+	for (size_t i = 0, k = 0; i < a->nhits; i++) {
+		const struct cost_hit *h = hits[i];
+		int c = -1;
+		while (k < p->npaths &&
+		       (c = key_cmp(paths[k]->pid, paths[k]->gen, paths[k]->fn, paths[k]->is_block, paths[k]->id,
+				    h->pid, h->gen, h->fn, h->is_block, h->value)) < 0)
+			k++;
+		if (k < p->npaths && c == 0) {
+			paths[k]->cost += h->weight;
+			paths[k]->samples++;
+			p->total_samples++;
+		}
+	}
+	free(paths);
+	free(hits);
+	p->cost_unit = unit;
+	p->cost_estimated = 1;
+	if (profile_totals(p) < 0) {
+		wpp_err("out of memory");
+		return -1;
+	}
+	return 0;
 }

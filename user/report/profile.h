@@ -34,6 +34,8 @@ struct rpt_path {
 	uint64_t id;        /* path id, or block index when is_block */
 	int is_block;
 	uint64_t count;
+	uint64_t cost;    /* count x insns, or the counter events attributed to it */
+	uint64_t samples; /* counter samples attributed (rpt_profile_apply_costs) */
 	/* static facts (expanded once) */
 	uint64_t insns; /* per execution */
 	uint32_t nblocks;
@@ -61,7 +63,19 @@ struct rpt_profile {
 	uint64_t total_count, total_cost;
 	struct wpp_decode_stats stats;
 	uint64_t corrupt_paths; /* executions of ids that do not expand */
+	/* What cost means: "ir_instructions" (exact), or a counter's name
+	 * (sampled: an estimate, total_samples samples behind it). */
+	const char *cost_unit;
+	int cost_estimated;
+	uint64_t total_samples;
 };
+
+struct cost_attribution;
+/* Replace every path's cost by the counter events its samples stand for
+ * (costs.h) and recompute the totals; unit names the counter.  Samples of
+ * paths the profile does not have (other threads, corrupt ids) are left
+ * out.  0, or -1 on allocation failure. */
+int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a, const char *unit);
 
 /* Threads selected by pid / tid (negative = any).  0, or -1 on allocation failure. */
 int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_trace *t,

@@ -81,7 +81,7 @@ size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort,
 				*row = (struct rpt_row){.path = r, .fn = r->fn, .object = r->object};
 			}
 			row->count += r->count;
-			row->cost += r->count * r->insns;
+			row->cost += r->cost;
 			/* One entry per image and path: a path row's entries are its images. */
 			if (by == RPT_BY_PATH)
 				row->nimages++;

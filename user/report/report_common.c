@@ -64,3 +64,12 @@ void rpt_json_path_fields(FILE *out, const struct rpt_path *r)
 	json_str(out, text.s ? text.s : "");
 	sb_free(&text);
 }
+
+const char *rpt_cost_label(const struct rpt_profile *p)
+{
+	static char label[16];
+	if (!p->cost_estimated)
+		return "insns";
+	snprintf(label, sizeof(label), "~%.7s", p->cost_unit);
+	return label;
+}

@@ -31,6 +31,9 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 			 const struct rpt_options *o);
 
 /* Shared pieces of the renderings. */
+/* Column heading of the cost: "insns", or the counter's name (at most 8
+ * characters, "~" first: sampled costs are estimates). */
+const char *rpt_cost_label(const struct rpt_profile *p);
 const char *rpt_by_name(enum rpt_by by);
 const char *rpt_sort_name(enum rpt_sort s);
 /* "loop>ret"-style short kinds of a path ("block" for blocks mode). */

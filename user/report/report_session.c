@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "report_session.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "commands.h"
+#include "costs.h"
 #include "log.h"
 
 int rpt_open(struct session *s, struct rpt_profile *p, const char *file, const struct thread_filter *f)
@@ -23,4 +27,34 @@ void rpt_close(struct session *s, struct rpt_profile *p)
 {
 	rpt_profile_free(p);
 	session_close(s);
+}
+
+int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *counter,
+		      const struct thread_filter *f, char *summary, size_t len)
+{
+	struct cost_data cd;
+	struct cost_attribution a;
+	static char unit[WPP_COUNTER_NAME_MAX];
+
+	if (len)
+		summary[0] = 0;
+	if (!counter || strcmp(counter, "insns") == 0)
+		return 0;
+	if (cost_load(s->trace, &cd) < 0)
+		return WPP_EXIT_ERROR;
+	int idx = cost_counter_find(&cd, counter);
+	if (idx < 0) {
+		cost_data_free(&cd);
+		return WPP_EXIT_USAGE;
+	}
+	if (cost_attribute(s->trace, s->mods, &cd, (uint32_t)idx, f->pid, f->tid, &a) < 0) {
+		cost_data_free(&cd);
+		return WPP_EXIT_ERROR;
+	}
+	snprintf(unit, sizeof(unit), "%s", cd.counters[idx].name);
+	cost_summary(summary, len, &cd, &a);
+	int rc = rpt_profile_apply_costs(p, &a, unit) < 0 ? WPP_EXIT_ERROR : 0;
+	cost_attribution_free(&a);
+	cost_data_free(&cd);
+	return rc;
 }

@@ -14,4 +14,11 @@
 int rpt_open(struct session *s, struct rpt_profile *p, const char *file, const struct thread_filter *f);
 void rpt_close(struct session *s, struct rpt_profile *p);
 
+/* --cost COUNTER: make the profile's cost the counter events attributed
+ * to each path (costs.h) and write a one-line summary (estimate, samples,
+ * unattributed share, exact counted total) to summary.  NULL counter or
+ * "insns": nothing changes.  0, or an exit status after one error line. */
+int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *counter,
+		      const struct thread_filter *f, char *summary, size_t len);
+
 #endif

@@ -41,7 +41,7 @@ static void path_table(FILE *out, const struct rpt_profile *p, const struct rpt_
 
 	fprintf(out, "Hot paths (by %s)\n", rpt_sort_name(o->sort));
 	/* 31 + 2+24 + 1+20 + 1+8 + 1+10 = 98 */
-	fprintf(out, "%8s %6s %8s %6s  %-24s %-20s %8s %s\n", "execs", "%", "insns", "%", "function",
+	fprintf(out, "%8s %6s %8s %6s  %-24s %-20s %8s %s\n", "execs", "%", rpt_cost_label(p), "%", "function",
 		"file:lines", "path", "start>end");
 	for (size_t i = 0; i < shown; i++) {
 		const struct rpt_path *r = rows[i].path;
@@ -67,7 +67,7 @@ static void function_table(FILE *out, const struct rpt_profile *p, const struct 
 
 	fprintf(out, "Functions (by %s)\n", rpt_sort_name(o->sort));
 	/* 31 + 1+6 + 2+36 + 1+22 = 99 */
-	fprintf(out, "%8s %6s %8s %6s %6s  %-36s %s\n", "execs", "%", "insns", "%", "paths", "function",
+	fprintf(out, "%8s %6s %8s %6s %6s  %-36s %s\n", "execs", "%", rpt_cost_label(p), "%", "paths", "function",
 		"defined at");
 	for (size_t i = 0; i < shown; i++) {
 		const struct wpp_fn *fn = rows[i].fn;
@@ -89,7 +89,7 @@ static void process_table(FILE *out, const struct rpt_profile *p, const struct r
 
 	fprintf(out, "Processes (by %s)\n", rpt_sort_name(o->sort));
 	/* 9 + 1+31 + 1+6 + 1+3 + 2+24 + 1+20 = 99 */
-	fprintf(out, "%-9s %8s %6s %8s %6s %6s %3s  %-24s %s\n", "pid", "execs", "%", "insns", "%",
+	fprintf(out, "%-9s %8s %6s %8s %6s %6s %3s  %-24s %s\n", "pid", "execs", "%", rpt_cost_label(p), "%",
 		"paths", "thr", "program", "hottest function");
 	for (size_t i = 0; i < shown; i++) {
 		const struct rpt_image *im = rows[i].image;
@@ -117,9 +117,14 @@ void rpt_print_text(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 		nthreads += p->images[i].nthreads;
 	fprintf(out, "Report of %s: %zu process%s, %zu thread%s\n", fmt_basename(p->file), p->nimages,
 		p->nimages == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s");
-	fprintf(out, "%s path executions, %s IR instructions executed (insns = execs x path length)%s\n\n",
-		fmt_count(a, p->total_count), fmt_count(b, p->total_cost),
-		p->nimages > 1 ? "; merged across processes" : "");
+	if (p->cost_estimated)
+		fprintf(out, "%s path executions, ~%s %s (estimated from %" PRIu64 " samples on paths)%s\n\n",
+			fmt_count(a, p->total_count), fmt_count(b, p->total_cost), p->cost_unit,
+			p->total_samples, p->nimages > 1 ? "; merged across processes" : "");
+	else
+		fprintf(out, "%s path executions, %s IR instructions executed (insns = execs x path length)%s\n\n",
+			fmt_count(a, p->total_count), fmt_count(b, p->total_cost),
+			p->nimages > 1 ? "; merged across processes" : "");
 	switch (o->by) {
 	case RPT_BY_PATH:
 		path_table(out, p, o);

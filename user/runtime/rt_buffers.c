@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_position.h"
 #include "rt_usdt.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
@@ -191,8 +192,10 @@ void rt_thread_start(struct rt_thread *t)
 		return;
 	t->tid = rt_gettid();
 	t->state = rt_transport->thread_open(t) < 0 ? RT_T_DISCARD : RT_T_LIVE;
-	if (t->state == RT_T_LIVE)
+	if (t->state == RT_T_LIVE) {
 		rt_thread_arm_exit(t);
+		rt_position_register(t); /* for samplers (rt_position.c) */
+	}
 }
 
 __attribute__((noinline, used, visibility("default"))) void __wpp_flush(void)

@@ -143,10 +143,12 @@ static int probe_begin(struct rt_thread *t, int level, struct rt_buf *b)
 {
 	void *m = t->private_buf[level];
 
-	/* mmap, not malloc: we may be in a signal handler. */
+	/* mmap, not malloc: we may be in a signal handler.  Populated up
+	 * front, so recording never page-faults inside the program's paths
+	 * (counter samples would charge the faults to them). */
 	if (!m) {
 		m = mmap(NULL, probe_buf_bytes(), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (m == MAP_FAILED)
 			return -1;
 		t->private_buf[level] = m;

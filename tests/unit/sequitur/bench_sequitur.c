@@ -33,7 +33,8 @@ struct build_result {
 	double seconds, cpu_seconds;
 	long peak_rss_kb;
 	struct seq_stats stats;
-	size_t serialized;
+	size_t serialized;    /* current format (version 2) */
+	size_t serialized_v1; /* version 1, for comparison */
 };
 
 static double now(void)
@@ -75,6 +76,9 @@ static int build_from_file(const char *path, enum seq_algorithm algo, struct bui
 	struct seq_grammar g;
 	uint8_t *bytes;
 	if (seq_export(b, &g) < 0 || seq_serialize(&g, &bytes, &r->serialized) < 0)
+		return -1;
+	free(bytes);
+	if (seq_serialize_version(&g, 1, &bytes, &r->serialized_v1) < 0)
 		return -1;
 	free(bytes);
 	struct rusage ru;
@@ -175,6 +179,8 @@ int main(int argc, char **argv)
 	       (double)n * 4 / res[1].serialized);
 	printf("%-28s %12zu %10.1fx\n", "WPP grammar, SEQUITUR", res[0].serialized,
 	       (double)n * 4 / res[0].serialized);
+	printf("%-28s %12zu %10.1fx\n", "  same, format version 1", res[1].serialized_v1,
+	       (double)n * 4 / res[1].serialized_v1);
 	printf("serialized SEQUITUR(1) / xz -9e: %.3f   / zstd -19: %.3f\n\n",
 	       (double)res[1].serialized / xz, (double)res[1].serialized / zstd);
 

@@ -45,6 +45,23 @@ static void roundtrip(const struct seq_grammar *g)
 	seq_grammar_free(&back);
 }
 
+/* Version 1 stays readable: what it writes parses back to the same grammar. */
+static void roundtrip_v1(const struct seq_grammar *g)
+{
+	uint8_t *buf;
+	size_t len;
+	struct seq_grammar back;
+	char why[200];
+
+	assert_int_equal(seq_serialize_version(g, 1, &buf, &len), 0);
+	assert_int_equal(buf[4], 1);
+	if (seq_deserialize(buf, len, &back, why, sizeof(why)) != 0)
+		fail_msg("v1 round trip rejected: %s", why);
+	assert_same_grammar(g, &back);
+	free(buf);
+	seq_grammar_free(&back);
+}
+
 static void test_roundtrip_random(void **state)
 {
 	uint64_t rng = 42;
@@ -61,6 +78,13 @@ static void test_roundtrip_random(void **state)
 					in[i] = SEQ_TERMINAL_LIMIT - 1 - in[i] * 1000003u;
 		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
 		roundtrip(&g);
+		roundtrip_v1(&g);
+		/* An exported grammar is canonical: version 2 is used. */
+		uint8_t *buf;
+		size_t len;
+		assert_int_equal(seq_serialize(&g, &buf, &len), 0);
+		assert_int_equal(buf[4], 2);
+		free(buf);
 		seq_grammar_free(&g);
 	}
 }
@@ -75,8 +99,49 @@ static void test_roundtrip_trace(void **state)
 	assert_true(tracegen_make(5, in, n) > 0);
 	assert_int_equal(tu_build(SEQ_LOOKAHEAD, in, n, &g), 0);
 	roundtrip(&g);
+	roundtrip_v1(&g);
+	/* The point of version 2: it must be clearly smaller. */
+	uint8_t *b1, *b2;
+	size_t l1, l2;
+	assert_int_equal(seq_serialize_version(&g, 1, &b1, &l1), 0);
+	assert_int_equal(seq_serialize_version(&g, 2, &b2, &l2), 0);
+	assert_true(l2 * 3 < l1 * 2);
+	free(b1);
+	free(b2);
 	seq_grammar_free(&g);
 	free(in);
+}
+
+/* Grammars not in seq_export's numbering (hand-made, valid DAGs): version
+ * 2 cannot hold them, so seq_serialize falls back to version 1, and the
+ * result still round trips. */
+static void test_noncanonical_falls_back(void **state)
+{
+	uint64_t rng = 99;
+	(void)state;
+
+	for (int it = 0; it < 500; it++) {
+		struct seq_grammar g;
+		uint32_t nrules = 1 + tu_rand(&rng) % 12, nroots = 1 + tu_rand(&rng) % 3;
+		uint32_t lens[20], total = 0;
+		for (uint32_t i = 0; i < nrules + nroots; i++)
+			total += lens[i] = (i < nrules ? 2 : 0) + tu_rand(&rng) % 4;
+		assert_int_equal(seq_grammar_alloc(&g, nrules, nroots, total), 0);
+		uint32_t pos = 0;
+		for (uint32_t i = 0; i < nrules + nroots; i++) {
+			uint32_t self = i < nrules ? i : nrules;
+			g.start[i] = pos;
+			for (uint32_t j = 0; j < lens[i]; j++)
+				g.sym[pos++] = self && tu_rand(&rng) % 2
+						   ? SEQ_RULE_BIT | (uint32_t)(tu_rand(&rng) % self)
+						   : (uint32_t)(tu_rand(&rng) % 5);
+		}
+		g.start[nrules + nroots] = pos;
+		assert_int_equal(seq_grammar_finish(&g, NULL, 0), 0);
+		roundtrip(&g);
+		roundtrip_v1(&g);
+		seq_grammar_free(&g);
+	}
 }
 
 static void fix_crc(uint8_t *buf, size_t len)
@@ -181,6 +246,65 @@ static void test_hostile_valid_checksum(void **state)
 	free(sample);
 }
 
+/* The same attacks on a larger version 2 grammar (a trace with gaps), so
+ * the edits land in the range-coded payload as well as the header. */
+static void test_hostile_v2(void **state)
+{
+	size_t n = 3000, len;
+	uint32_t *in = malloc(n * sizeof(*in));
+	uint8_t *sample;
+	struct seq_grammar g;
+	uint64_t rng = 11;
+	char why[200];
+	(void)state;
+
+	assert_true(tracegen_make(9, in, n) > 0);
+	for (size_t i = 500; i < n; i += 700)
+		in[i] = TU_GAP;
+	assert_int_equal(tu_build(SEQ_LOOKAHEAD, in, n, &g), 0);
+	assert_int_equal(seq_serialize(&g, &sample, &len), 0);
+	assert_int_equal(sample[4], 2);
+	seq_grammar_free(&g);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_equal(seq_deserialize(sample, cut, &g, why, sizeof(why)), -1);
+	uint8_t *buf = malloc(len);
+	for (int it = 0; it < 6000; it++) {
+		size_t m = len;
+		memcpy(buf, sample, len);
+		int edits = 1 + tu_rand(&rng) % 3;
+		for (int e = 0; e < edits; e++) {
+			size_t at = 5 + tu_rand(&rng) % (m - 9);
+			if (tu_rand(&rng) % 4) {
+				buf[at] ^= (uint8_t)(1u << (tu_rand(&rng) % 8));
+			} else {
+				memmove(buf + at, buf + at + 1, m - at - 1);
+				m--;
+			}
+		}
+		/* Unchanged CRC: always rejected.  Fixed CRC: the parser must stay
+		 * in bounds and anything accepted must be a sound grammar. */
+		if (m == len && memcmp(buf, sample, len) != 0)
+			assert_int_equal(seq_deserialize(buf, m, &g, why, sizeof(why)), -1);
+		fix_crc(buf, m);
+		if (seq_deserialize(buf, m, &g, why, sizeof(why)) == 0) {
+			size_t k;
+			uint64_t total = seq_grammar_total_len(&g);
+			if (total < 1000000) {
+				uint32_t *out = tu_expand_all(&g, &k);
+				assert_non_null(out);
+				assert_int_equal(k, total + g.nroots - 1);
+				free(out);
+			}
+			seq_grammar_free(&g);
+		} else {
+			assert_true(why[0] != '\0');
+		}
+	}
+	free(buf);
+	free(sample);
+	free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +312,8 @@ int main(void)
 	    cmocka_unit_test(test_roundtrip_trace),
 	    cmocka_unit_test(test_corruption_rejected),
 	    cmocka_unit_test(test_hostile_valid_checksum),
+	    cmocka_unit_test(test_noncanonical_falls_back),
+	    cmocka_unit_test(test_hostile_v2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,10 @@ enum wpp_chunk_type {
 	                        * wpp_grammar_terminal + grammar_len bytes of a
 	                        * serialized SEQUITUR grammar (docs/sequitur.md) */
 	WPP_CHUNK_KIPF = 9,    /* struct wpp_chunk_kipf + context labels + nodes (docs/kpaths.md) */
+	WPP_CHUNK_COUNTERS = 10, /* struct wpp_chunk_counters + ncounters struct wpp_counter_desc
+	                          * (docs/counters.md) */
+	WPP_CHUNK_SAMPLES = 11,  /* struct wpp_chunk_samples + nsamples struct wpp_sample */
+	WPP_CHUNK_COUNTS = 12,   /* struct wpp_chunk_counts + ncounts struct wpp_count */
 };
 
 enum wpp_process_flags {
@@ -202,6 +206,94 @@ struct wpp_grammar_terminal {
 	uint32_t fid;
 	uint32_t reserved;
 	uint64_t path_id; /* path id (or block index), or the raw value */
+};
+
+/*
+ * Hardware/software counters (docs/counters.md).  COUNTERS describes the
+ * events of the recording (written once, before any SAMPLES or COUNTS);
+ * event numbers in SAMPLES and COUNTS index its table.
+ */
+#define WPP_COUNTER_NAME_MAX 48
+
+enum wpp_counter_flags {
+	WPP_COUNTER_SAMPLED = 1u << 0, /* samples were taken (period or freq) */
+	WPP_COUNTER_COUNTED = 1u << 1, /* per-batch counts were read */
+	WPP_COUNTER_FREQ = 1u << 2,    /* period is a frequency (Hz), the kernel adapts
+	                                * the period; each sample carries its own */
+};
+
+struct wpp_counter_desc {
+	char name[WPP_COUNTER_NAME_MAX]; /* as given, NUL-terminated ("cache-misses", "r01c2") */
+	uint32_t type;         /* perf_event_attr.type */
+	uint32_t flags;        /* enum wpp_counter_flags */
+	uint64_t config;       /* perf_event_attr.config */
+	uint64_t period;       /* sample period, or frequency with WPP_COUNTER_FREQ */
+};
+
+struct wpp_chunk_counters {
+	uint32_t ncounters;
+	uint32_t scope;        /* 0 = per CPU, filtered to the traced threads */
+	/* struct wpp_counter_desc counters[ncounters] follow */
+};
+
+/* Where the sampled thread stood in its own record stream. */
+enum wpp_sample_pos {
+	WPP_POS_BUFFER = 1,    /* record `word` of batch `seq` (word may be >= the
+	                        * batch's nwords: then the next batch of the same
+	                        * signal depth, at word - nwords) */
+	WPP_POS_NEXT = 2,      /* record `word` of the first batch of this depth
+	                        * whose seq is > `seq` (the buffer was not open yet) */
+	WPP_POS_NUMBERED = 3,  /* record `word` of batch `seq`, not open yet */
+	WPP_POS_UNKNOWN = 4,   /* thread not registered, or inside the runtime's
+	                        * buffer switch: cannot be attributed */
+	WPP_POS_DISCARD = 5,   /* the thread was recording into the discard sink */
+};
+
+enum wpp_sample_flags {
+	WPP_SAMPLE_KERNEL = 1u << 0, /* interrupted in the kernel; ip is the user ip
+	                              * the thread will return to */
+};
+
+struct wpp_sample {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;
+	uint16_t counter;      /* index into the COUNTERS table */
+	uint8_t pos;           /* enum wpp_sample_pos */
+	uint8_t depth;         /* signal nesting level the thread was at */
+	uint64_t seq;
+	uint32_t word;
+	uint32_t flags;        /* enum wpp_sample_flags */
+	uint64_t ip;           /* user-space instruction pointer */
+	uint64_t value;        /* events this sample stands for (its period) */
+	uint64_t time_ns;
+};
+
+struct wpp_chunk_samples {
+	uint32_t nsamples;
+	uint32_t reserved0;
+	/* struct wpp_sample samples[nsamples] follow */
+};
+
+/* The counter's change while the thread filled batch `seq` (read when the
+ * batch was published).  enabled/running: the counter was scheduled on the
+ * PMU for `running` of the `enabled` ns; the estimate is
+ * count * enabled / running (docs/counters.md). */
+struct wpp_count {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;
+	uint32_t counter;
+	uint64_t seq;
+	uint64_t count;
+	uint64_t enabled_ns;
+	uint64_t running_ns;
+};
+
+struct wpp_chunk_counts {
+	uint32_t ncounts;
+	uint32_t reserved0;
+	/* struct wpp_count counts[ncounts] follow */
 };
 
 #endif

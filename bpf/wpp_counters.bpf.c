@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * wpp_counters.bpf.c — hardware/software counters for traced threads
+ * (docs/counters.md).
+ *
+ *  usdt wpptrace:thread    a thread's position descriptor (wpp_position.h)
+ *  perf_event              a sampling event overflowed: where the
+ *                          interrupted thread stands in its record stream
+ *  usdt wpptrace:batch     counting mode: the counters' change since the
+ *                          thread's previous batch
+ *  tp_btf sched_switch     counting mode: per-thread totals from per-CPU
+ *                          counters (read at switch-out and switch-in)
+ *  tp_btf sched_process_exit  forget the thread
+ *
+ * The transport (wpp_transport.bpf.c) stays untouched: this object shares
+ * its traced-pid set (the loader reuses the map) and attaches a second
+ * program at the same batch probe.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
+
+#include "wpp_counter_records.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define POSITION_MAGIC 0x534f5057u /* WPP_POSITION_MAGIC */
+/* enum wpp_sample_pos / wpp_sample_flags (wpp/wpp_file.h) */
+#define POS_BUFFER 1
+#define POS_NEXT 2
+#define POS_NUMBERED 3
+#define POS_UNKNOWN 4
+#define POS_DISCARD 5
+#define SAMPLE_KERNEL 1
+
+const volatile __u32 filter_pids = 0;
+const volatile __u32 ncounted = 0; /* counting events 0..ncounted-1 */
+const volatile __u32 max_cpus = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 23); /* resized by the loader */
+} counter_ring SEC(".maps");
+
+/* Same definition as the transport's; the loader makes them one map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 14);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_position);
+} positions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_thread_counts);
+} thread_counts SEC(".maps");
+
+/* Counting events, index cpu * WPP_MAX_COUNTERS + counter. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1); /* set by the loader */
+	__type(key, __u32);
+	__type(value, __u32);
+} count_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_counter_stats);
+} counter_stats SEC(".maps");
+
+/* The descriptor as the runtime lays it out (wpp_position.h). */
+struct thread_position {
+	__u32 magic, version, tid, nlevels;
+	__u64 cursor_addr, thread_addr, global_scratch;
+	__u32 off_depth, off_next_seq, off_levels, level_size;
+	__u32 off_lv_words, off_lv_seq, off_lv_cap, off_lv_scratch;
+	__u32 off_discard, scratch_words, discard_words, slack_words;
+};
+
+/* Never written: the initial value of a thread's counting state (too big
+ * for the BPF stack). */
+struct wpp_bpf_thread_counts zero_counts;
+
+static __always_inline struct wpp_bpf_counter_stats *stats(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&counter_stats, &zero);
+}
+
+static __always_inline int is_traced(__u32 pid)
+{
+	if (!filter_pids)
+		return 1;
+	return bpf_map_lookup_elem(&traced_pids, &pid) != 0;
+}
+
+/* This CPU's reading of counted event e; 0 on success. */
+static __always_inline int read_now(__u32 e, struct wpp_bpf_reading *r)
+{
+	struct bpf_perf_event_value v;
+	__u64 index = (__u64)bpf_get_smp_processor_id() * WPP_MAX_COUNTERS + e;
+	if (bpf_perf_event_read_value(&count_events, index, &v, sizeof(v)))
+		return -1;
+	r->counter = v.counter;
+	r->enabled = v.enabled;
+	r->running = v.running;
+	return 0;
+}
+
+static __always_inline void reading_add_since(struct wpp_bpf_reading *acc,
+					      const struct wpp_bpf_reading *start,
+					      const struct wpp_bpf_reading *now)
+{
+	acc->counter += now->counter - start->counter;
+	acc->enabled += now->enabled - start->enabled;
+	acc->running += now->running - start->running;
+}
+
+/* Start the thread's stretch on this CPU. */
+static __always_inline void counts_switch_in(struct wpp_bpf_thread_counts *tc,
+					     struct wpp_bpf_counter_stats *st)
+{
+	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
+		if (e >= ncounted)
+			break;
+		if (read_now(e, &tc->start[e]) && st)
+			st->read_failures++;
+	}
+	tc->on_cpu = 1;
+}
+
+static __always_inline void counts_switch_out(struct wpp_bpf_thread_counts *tc,
+					      struct wpp_bpf_counter_stats *st)
+{
+	if (!tc->on_cpu)
+		return;
+	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
+		struct wpp_bpf_reading now;
+		if (e >= ncounted)
+			break;
+		if (read_now(e, &now)) {
+			if (st)
+				st->read_failures++;
+			continue;
+		}
+		reading_add_since(&tc->acc[e], &tc->start[e], &now);
+	}
+	tc->on_cpu = 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_thread, void *desc)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct wpp_bpf_counter_stats *st = stats();
+	struct thread_position d;
+	struct wpp_bpf_position p = {};
+
+	if (!st || !is_traced(pid))
+		return 0;
+	if (bpf_probe_read_user(&d, sizeof(d), desc) || d.magic != POSITION_MAGIC || d.nlevels == 0 ||
+	    d.nlevels > 16) {
+		st->bad_descriptors++;
+		return 0;
+	}
+	p.pid = pid;
+	p.nlevels = d.nlevels;
+	p.cursor_addr = d.cursor_addr;
+	p.thread_addr = d.thread_addr;
+	p.global_scratch = d.global_scratch;
+	p.off_depth = d.off_depth;
+	p.off_next_seq = d.off_next_seq;
+	p.off_levels = d.off_levels;
+	p.level_size = d.level_size;
+	p.off_lv_words = d.off_lv_words;
+	p.off_lv_seq = d.off_lv_seq;
+	p.off_lv_cap = d.off_lv_cap;
+	p.off_lv_scratch = d.off_lv_scratch;
+	p.off_discard = d.off_discard;
+	p.scratch_words = d.scratch_words;
+	p.discard_words = d.discard_words;
+	p.slack_words = d.slack_words;
+	bpf_map_update_elem(&positions, &tid, &p, BPF_ANY);
+	st->threads++;
+
+	if (ncounted) {
+		struct wpp_bpf_thread_counts *tc;
+		/* A fork child or a reused tid starts from zero. */
+		bpf_map_update_elem(&thread_counts, &tid, &zero_counts, BPF_ANY);
+		tc = bpf_map_lookup_elem(&thread_counts, &tid);
+		if (tc)
+			counts_switch_in(tc, st);
+	}
+	return 0;
+}
+
+static __always_inline int in_words(__u64 p, __u64 base, __u64 nwords)
+{
+	return p >= base && p <= base + nwords * 8;
+}
+
+/* Where thread tid stands; fills pos/depth/seq/word of r. */
+static __always_inline void read_position(const struct wpp_bpf_position *p, struct wpp_crec_sample *r)
+{
+	__u64 cursor = 0, words = 0, seq = 0, next = 0, lv, scratch;
+	__u32 cap = 0;
+	int depth = 0;
+
+	r->pos = POS_UNKNOWN;
+	if (bpf_probe_read_user(&cursor, 8, (void *)p->cursor_addr) ||
+	    bpf_probe_read_user(&depth, 4, (void *)(p->thread_addr + p->off_depth)))
+		return;
+	if (depth < 0 || (__u32)depth >= p->nlevels || depth > 15)
+		return;
+	r->depth = depth;
+	lv = p->thread_addr + p->off_levels + (__u64)depth * p->level_size;
+	if (bpf_probe_read_user(&words, 8, (void *)(lv + p->off_lv_words)) ||
+	    bpf_probe_read_user(&seq, 8, (void *)(lv + p->off_lv_seq)) ||
+	    bpf_probe_read_user(&cap, 4, (void *)(lv + p->off_lv_cap)) ||
+	    bpf_probe_read_user(&next, 8, (void *)(p->thread_addr + p->off_next_seq)))
+		return;
+	if (words && in_words(cursor, words, (__u64)cap + p->slack_words)) {
+		r->pos = POS_BUFFER;
+		r->seq = seq;
+		r->word = (cursor - words) / 8;
+		return;
+	}
+	scratch = lv + p->off_lv_scratch;
+	if (!words && in_words(cursor, scratch, p->scratch_words)) {
+		r->word = (cursor - scratch) / 8;
+	} else if (!words && depth == 0 && in_words(cursor, p->global_scratch, p->scratch_words)) {
+		r->word = (cursor - p->global_scratch) / 8;
+	} else if (in_words(cursor, p->thread_addr + p->off_discard, p->discard_words)) {
+		r->pos = POS_DISCARD;
+		return;
+	} else {
+		return; /* inside the buffer switch */
+	}
+	if (seq) {
+		r->pos = POS_NUMBERED;
+		r->seq = seq;
+	} else {
+		r->pos = POS_NEXT;
+		r->seq = next;
+	}
+}
+
+SEC("perf_event")
+int wpp_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct wpp_bpf_counter_stats *st = stats();
+	struct wpp_bpf_position *p;
+	struct wpp_crec_sample *r;
+
+	if (!st)
+		return 0;
+	p = bpf_map_lookup_elem(&positions, &tid);
+	if (!p) {
+		/* Only the traced processes' unregistered threads count as
+		 * unattributed; everything else is someone else's. */
+		if (!filter_pids || !pid || !is_traced(pid)) {
+			st->samples_foreign++;
+			return 0;
+		}
+		st->samples_unregistered++;
+	}
+	r = bpf_ringbuf_reserve(&counter_ring, sizeof(*r), 0);
+	if (!r) {
+		st->ring_lost++;
+		return 0;
+	}
+	r->kind = WPP_CREC_SAMPLE;
+	r->pid = pid;
+	r->tid = tid;
+	r->counter = (__u16)bpf_get_attach_cookie(ctx);
+	r->depth = 0;
+	r->seq = 0;
+	r->word = 0;
+	r->flags = 0;
+	r->value = ctx->sample_period;
+	r->time_ns = bpf_ktime_get_ns();
+	/* A whole-word read: the context allows no narrower access. */
+	if (*(volatile __u64 *)&ctx->regs.cs & 3) {
+		r->ip = ctx->regs.ip;
+	} else {
+		/* In the kernel (a fault, a syscall, a timer tick): the user ip
+		 * the thread returns to. */
+		struct pt_regs *u = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		r->ip = u ? BPF_CORE_READ(u, ip) : 0;
+		r->flags = SAMPLE_KERNEL;
+	}
+	if (p)
+		read_position(p, r);
+	else
+		r->pos = POS_UNKNOWN;
+	bpf_ringbuf_submit(r, 0);
+	st->samples++;
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct wpp_bpf_counter_stats *st = stats();
+	struct wpp_bpf_thread_counts *tc;
+
+	if (!ncounted || !st)
+		return 0;
+	tc = bpf_map_lookup_elem(&thread_counts, &tid);
+	if (!tc)
+		return 0;
+	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
+		struct wpp_bpf_reading now, cur;
+		struct wpp_crec_count *r;
+		if (e >= ncounted)
+			break;
+		if (read_now(e, &now)) {
+			st->read_failures++;
+			continue;
+		}
+		cur = tc->acc[e];
+		if (tc->on_cpu)
+			reading_add_since(&cur, &tc->start[e], &now);
+		r = bpf_ringbuf_reserve(&counter_ring, sizeof(*r), 0);
+		if (!r) {
+			st->ring_lost++;
+			continue; /* the change moves into the next batch */
+		}
+		r->kind = WPP_CREC_COUNT;
+		r->pid = pid;
+		r->tid = tid;
+		r->counter = e;
+		r->seq = seq;
+		r->count = cur.counter - tc->emitted[e].counter;
+		r->enabled = cur.enabled - tc->emitted[e].enabled;
+		r->running = cur.running - tc->emitted[e].running;
+		bpf_ringbuf_submit(r, 0);
+		tc->emitted[e] = cur;
+		st->counts++;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(wpp_counts_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 prev_tid = prev->pid, next_tid = next->pid;
+	struct wpp_bpf_thread_counts *tc;
+
+	if (!ncounted)
+		return 0;
+	tc = bpf_map_lookup_elem(&thread_counts, &prev_tid);
+	if (tc)
+		counts_switch_out(tc, stats());
+	tc = bpf_map_lookup_elem(&thread_counts, &next_tid);
+	if (tc)
+		counts_switch_in(tc, stats());
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(wpp_counters_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	bpf_map_delete_elem(&positions, &tid);
+	bpf_map_delete_elem(&thread_counts, &tid);
+	return 0;
+}

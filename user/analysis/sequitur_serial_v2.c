@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sequitur_serial_v2.c — grammar format version 2: the body symbols
+ * range-coded against adaptive models (docs/sequitur.md has the layout
+ * and the measurements behind each choice).
+ *
+ * What is predictable, and how it is used:
+ *
+ *  - First occurrences cost (almost) nothing.  Rules are numbered in the
+ *    post-order of a depth-first walk from the roots, so a rule's first
+ *    reference (a "new" symbol) always points to a rule that is fully
+ *    determined: within a rule body, its c new children are the c most
+ *    recent rules not referenced yet, in order; in a root, the oldest one.
+ *    A new terminal is the next entry of the terminal table, which lists
+ *    terminals in order of first occurrence.  So a new symbol costs one
+ *    flag and one kind bit.
+ *  - Control flow makes the next path predictable from the previous one:
+ *    a repeated symbol's first terminal is coded as its rank in a
+ *    move-to-front list of the first terminals that followed the previous
+ *    symbol's last terminal before.
+ *  - Given its first terminal, the symbol is coded as its rank in a
+ *    move-to-front list of the symbols seen so far that start with that
+ *    terminal.
+ *  - Anything the lists miss (they are capped, which bounds the work per
+ *    symbol on hostile input) is coded absolutely: a terminal number, or a
+ *    rule's distance below the current one as in version 1.
+ *
+ * The encoder and the decoder run the same model code (struct model); the
+ * encoder writes version 1 instead when the grammar is not in the
+ * canonical numbering (seq_export always produces it; a hand-made grammar
+ * may not).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "sequitur_rc.h"
+#include "sequitur_serial_internal.h"
+
+#define SUCC_CAP  256u	/* first terminals remembered after a terminal */
+#define CLASS_CAP 1024u /* symbols remembered per first terminal */
+#define NONE	  UINT32_MAX
+/* A decision costs at least ~0.022 bits (see sequitur_rc.h) and a symbol
+ * takes at least two, so a payload of N bytes cannot honestly hold more
+ * than ~180 N symbols; the bound keeps hostile headers from asking for
+ * huge allocations. */
+#define SYMS_PER_BYTE 256u
+
+/* A capped move-to-front list of uint32 values. */
+struct mtf {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+static uint32_t mtf_find(const struct mtf *l, uint32_t x)
+{
+	for (uint32_t r = 0; r < l->n; r++)
+		if (l->v[r] == x)
+			return r;
+	return NONE;
+}
+
+/* Move the entry at rank r (or a new entry x, r == NONE) to the front. */
+static int mtf_front(struct mtf *l, uint32_t r, uint32_t x, uint32_t limit)
+{
+	if (r == NONE) {
+		if (l->n < limit) {
+			if (l->n == l->cap) {
+				uint32_t cap = l->cap ? 2 * l->cap : 4;
+				uint32_t *bigger = realloc(l->v, cap * sizeof(*bigger));
+				if (!bigger)
+					return -1;
+				l->v = bigger;
+				l->cap = cap;
+			}
+			l->n++;
+		}
+		r = l->n - 1; /* the last entry falls off when full */
+	}
+	memmove(l->v + 1, l->v, r * sizeof(*l->v));
+	l->v[0] = x;
+	return 0;
+}
+
+static unsigned size_bucket(uint32_t n)
+{
+	unsigned b = 0;
+	while (n && b < 7) {
+		b++;
+		n >>= 1;
+	}
+	return b;
+}
+
+struct model {
+	uint16_t is_new[8];   /* [root][first in body][previous was new] */
+	uint16_t new_rule[2]; /* new symbol: rule (1) or terminal (0), [root] */
+	uint16_t abs_rule[2]; /* escaped symbol: rule or terminal, [root] */
+	struct rc_gamma_model len[2], succ_rank[8], class_rank[8], term[2], rule_dist;
+
+	uint32_t nterm, nrules;
+	struct mtf *succ; /* per terminal number: following first terminals */
+	struct mtf *cls;  /* per terminal number: symbols starting with it */
+	uint32_t *first, *last; /* per rule: terminal numbers at its ends */
+
+	/* Rules not referenced yet, oldest first; roots take from the
+	 * bottom, rule bodies from the top. */
+	uint32_t *unclaimed;
+	uint32_t nunclaimed, bottom;
+	uint32_t next_term; /* terminals seen so far */
+};
+
+static void model_free(struct model *m)
+{
+	for (uint32_t t = 0; m->succ && t < m->nterm; t++)
+		free(m->succ[t].v);
+	for (uint32_t t = 0; m->cls && t < m->nterm; t++)
+		free(m->cls[t].v);
+	free(m->succ);
+	free(m->cls);
+	free(m->first);
+	free(m->last);
+	free(m->unclaimed);
+}
+
+static int model_init(struct model *m, uint32_t nterm, uint32_t nrules)
+{
+	memset(m, 0, sizeof(*m));
+	rc_probs_init(m->is_new, 8);
+	rc_probs_init(m->new_rule, 2);
+	rc_probs_init(m->abs_rule, 2);
+	for (int i = 0; i < 2; i++) {
+		rc_gamma_init(&m->len[i]);
+		rc_gamma_init(&m->term[i]);
+	}
+	for (int i = 0; i < 8; i++) {
+		rc_gamma_init(&m->succ_rank[i]);
+		rc_gamma_init(&m->class_rank[i]);
+	}
+	rc_gamma_init(&m->rule_dist);
+	m->nterm = nterm;
+	m->nrules = nrules;
+	m->succ = calloc(nterm ? nterm : 1, sizeof(*m->succ));
+	m->cls = calloc(nterm ? nterm : 1, sizeof(*m->cls));
+	m->first = malloc((nrules ? nrules : 1) * sizeof(*m->first));
+	m->last = malloc((nrules ? nrules : 1) * sizeof(*m->last));
+	m->unclaimed = malloc((nrules ? nrules : 1) * sizeof(*m->unclaimed));
+	if (!m->succ || !m->cls || !m->first || !m->last || !m->unclaimed) {
+		model_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* Symbols inside the model: terminal number t, or SEQ_RULE_BIT | rule. */
+static uint32_t first_term(const struct model *m, uint32_t s)
+{
+	return seq_is_rule(s) ? m->first[s & ~SEQ_RULE_BIT] : s;
+}
+
+static uint32_t last_term(const struct model *m, uint32_t s)
+{
+	return seq_is_rule(s) ? m->last[s & ~SEQ_RULE_BIT] : s;
+}
+
+/* After symbol s (first terminal f) followed a symbol ending in terminal
+ * prev (NONE at the start of a body): update both lists. */
+static int model_update(struct model *m, uint32_t prev, uint32_t f, uint32_t s, uint32_t succ_rank,
+			uint32_t class_rank)
+{
+	if (prev != NONE && mtf_front(&m->succ[prev], succ_rank, f, SUCC_CAP) < 0)
+		return -1;
+	return mtf_front(&m->cls[f], class_rank, s, CLASS_CAP);
+}
+
+/* A rule's body is complete: remember its ends and that it awaits its
+ * first reference. */
+static void model_rule_done(struct model *m, uint32_t rule, const uint32_t *body, uint32_t len)
+{
+	m->first[rule] = first_term(m, body[0]);
+	m->last[rule] = last_term(m, body[len - 1]);
+	m->unclaimed[m->nunclaimed++] = rule;
+}
+
+/* ---- encoder ---- */
+
+struct term_map {
+	uint32_t value, number;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct term_map *x = a, *y = b;
+	return (x->value > y->value) - (x->value < y->value);
+}
+
+static uint32_t term_number(const struct term_map *map, uint32_t n, uint32_t value)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (map[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return map[lo].number;
+}
+
+static void put_zigzag(struct seq_out *o, int64_t v)
+{
+	seq_out_varint(o, v < 0 ? ((uint64_t)(-(v + 1)) << 1) | 1 : (uint64_t)v << 1);
+}
+
+/* Code one old (repeated) symbol s at body position j; prev is the last
+ * terminal of the symbol before it.  self: own number (nrules for roots). */
+static int encode_old(struct rc_enc *e, struct model *m, uint32_t s, uint32_t prev, int root,
+		      uint32_t self)
+{
+	uint32_t f = first_term(m, s), sr = NONE, cr;
+
+	if (prev != NONE) {
+		struct mtf *l = &m->succ[prev];
+		sr = mtf_find(l, f);
+		if (l->n)
+			rc_enc_gamma(e, &m->succ_rank[size_bucket(l->n)], sr == NONE ? 0 : sr + 1);
+	}
+	if (sr == NONE)
+		rc_enc_gamma(e, &m->term[prev == NONE], f);
+	struct mtf *c = &m->cls[f];
+	cr = mtf_find(c, s);
+	if (c->n)
+		rc_enc_gamma(e, &m->class_rank[size_bucket(c->n)], cr == NONE ? 0 : cr + 1);
+	if (cr == NONE) {
+		rc_enc_bit(e, &m->abs_rule[root], seq_is_rule(s));
+		if (seq_is_rule(s))
+			rc_enc_gamma(e, &m->rule_dist, self - 1 - (s & ~SEQ_RULE_BIT));
+	}
+	return model_update(m, prev, f, s, sr, cr);
+}
+
+/* For each rule, the position (index into g->sym) of the reference through
+ * which a depth-first walk from the roots first reaches it: its "new"
+ * reference, whose target the decoder can infer.  Rules the walk never
+ * reaches keep NONE.  0 or -1 (no memory). */
+static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
+{
+	struct frame {
+		uint32_t node, pos;
+	} *stack = malloc(((size_t)g->nrules + 1) * sizeof(*stack));
+
+	if (!stack)
+		return -1;
+	for (uint32_t r = 0; r < g->nrules; r++)
+		parent[r] = NONE;
+	for (uint32_t k = 0; k < g->nroots; k++) {
+		size_t depth = 0;
+		stack[depth++] = (struct frame){g->nrules + k, g->start[g->nrules + k]};
+		while (depth) {
+			struct frame *f = &stack[depth - 1];
+			if (f->pos == g->start[f->node + 1]) {
+				depth--;
+				continue;
+			}
+			uint32_t at = f->pos++, s = g->sym[at];
+			if (!seq_is_rule(s) || parent[s & ~SEQ_RULE_BIT] != NONE)
+				continue;
+			/* Each rule is pushed once, so depth <= nrules + 1. */
+			parent[s & ~SEQ_RULE_BIT] = at;
+			stack[depth++] = (struct frame){s & ~SEQ_RULE_BIT, g->start[s & ~SEQ_RULE_BIT]};
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o)
+{
+	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes], nterm = 0;
+	struct term_map *map = malloc((nsyms ? nsyms : 1) * sizeof(*map));
+	uint32_t *values = malloc((nsyms ? nsyms : 1) * sizeof(*values));
+	uint32_t *body = malloc((nsyms ? nsyms : 1) * sizeof(*body));
+	uint32_t *parent = malloc((g->nrules ? g->nrules : 1) * sizeof(*parent));
+	uint8_t *isnew = malloc(nsyms ? nsyms : 1);
+	struct model m;
+	struct rc_enc e;
+	int rc = -1, model_ok = 0;
+
+	rc_enc_init(&e);
+	if (!map || !values || !body || !parent || !isnew || dfs_parents(g, parent) < 0)
+		goto done;
+	/* Terminal numbers in order of first occurrence: a sorted table of
+	 * the distinct values, numbered by a scan in stream order. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < nsyms; i++)
+		if (!seq_is_rule(g->sym[i]))
+			map[n++] = (struct term_map){g->sym[i], NONE};
+	qsort(map, n, sizeof(*map), by_value);
+	for (uint32_t i = 0; i < n; i++)
+		if (!nterm || map[nterm - 1].value != map[i].value)
+			map[nterm++] = map[i];
+	for (uint32_t i = 0, k = 0; i < nsyms; i++) {
+		if (seq_is_rule(g->sym[i]))
+			continue;
+		struct term_map key = {g->sym[i], 0};
+		struct term_map *hit = bsearch(&key, map, nterm, sizeof(*map), by_value);
+		if (hit->number == NONE) {
+			hit->number = k;
+			values[k++] = hit->value;
+		}
+	}
+	if (model_init(&m, nterm, g->nrules) < 0)
+		goto done;
+	model_ok = 1;
+
+	/* The payload size is not known yet; the symbol bound is checked
+	 * after coding. */
+	seq_out_varint(o, g->flags);
+	seq_out_varint(o, nterm);
+	for (uint32_t k = 0; k < nterm; k++)
+		put_zigzag(o, (int64_t)values[k] - (k ? (int64_t)values[k - 1] + 1 : 0));
+	seq_out_varint(o, g->nrules);
+	seq_out_varint(o, g->nroots);
+	seq_out_varint(o, nsyms);
+
+	for (uint32_t i = 0; i < nodes; i++) {
+		int root = i >= g->nrules;
+		uint32_t len = seq_grammar_body_len(g, i), self = root ? g->nrules : i, prev = NONE;
+		const uint32_t *src = seq_grammar_body(g, i);
+
+		rc_enc_gamma(&e, &m.len[root], root ? len : len - 2);
+		/* Model symbols; which are first occurrences. */
+		uint32_t nnew_rules = 0;
+		for (uint32_t j = 0; j < len; j++) {
+			uint32_t s = src[j];
+			body[j] = seq_is_rule(s) ? s : term_number(map, nterm, s);
+		}
+		if (!root) {
+			/* Flags first: the decoder needs the number of new
+			 * children to know which unclaimed rules they are. */
+			int prev_new = 0;
+			for (uint32_t j = 0; j < len; j++) {
+				uint32_t s = body[j];
+				int is_new;
+				if (seq_is_rule(s)) {
+					is_new = parent[s & ~SEQ_RULE_BIT] == g->start[i] + j;
+				} else {
+					is_new = s == m.next_term;
+					m.next_term += is_new;
+				}
+				rc_enc_bit(&e, &m.is_new[(j == 0) * 2 + prev_new], is_new);
+				if (is_new)
+					rc_enc_bit(&e, &m.new_rule[0], seq_is_rule(s));
+				if (is_new && seq_is_rule(s))
+					nnew_rules++;
+				isnew[j] = (uint8_t)is_new;
+				prev_new = is_new;
+			}
+			/* Canonical numbering: the new children are the newest
+			 * unclaimed rules, in order. */
+			if (nnew_rules > m.nunclaimed - m.bottom) {
+				rc = 1;
+				goto done;
+			}
+			uint32_t at = m.nunclaimed - nnew_rules;
+			for (uint32_t j = 0; j < len; j++)
+				if (isnew[j] && seq_is_rule(body[j]) &&
+				    m.unclaimed[at++] != (body[j] & ~SEQ_RULE_BIT)) {
+					rc = 1;
+					goto done;
+				}
+			m.nunclaimed -= nnew_rules;
+			for (uint32_t j = 0; j < len; j++) {
+				uint32_t s = body[j], f = first_term(&m, s);
+				if (isnew[j]) {
+					if (model_update(&m, prev, f, s, prev == NONE ? NONE
+									: mtf_find(&m.succ[prev], f),
+							 mtf_find(&m.cls[f], s)) < 0)
+						goto done;
+				} else if (encode_old(&e, &m, s, prev, 0, self) < 0) {
+					goto done;
+				}
+				prev = last_term(&m, s);
+			}
+			model_rule_done(&m, i, body, len);
+			continue;
+		}
+		int prev_new = 0;
+		for (uint32_t j = 0; j < len; j++) {
+			uint32_t s = body[j], f;
+			int is_new;
+			if (seq_is_rule(s)) {
+				uint32_t r = s & ~SEQ_RULE_BIT;
+				is_new = parent[r] == g->start[i] + j;
+				if (is_new && (m.bottom == m.nunclaimed || m.unclaimed[m.bottom] != r)) {
+					rc = 1;
+					goto done;
+				}
+				m.bottom += is_new;
+			} else {
+				is_new = s == m.next_term;
+				m.next_term += is_new;
+			}
+			rc_enc_bit(&e, &m.is_new[4 + (j == 0) * 2 + prev_new], is_new);
+			f = first_term(&m, s);
+			if (is_new) {
+				rc_enc_bit(&e, &m.new_rule[1], seq_is_rule(s));
+				if (model_update(&m, prev, f, s,
+						 prev == NONE ? NONE : mtf_find(&m.succ[prev], f),
+						 mtf_find(&m.cls[f], s)) < 0)
+					goto done;
+			} else if (encode_old(&e, &m, s, prev, 1, self) < 0) {
+				goto done;
+			}
+			prev = last_term(&m, s);
+			prev_new = is_new;
+		}
+	}
+	/* Every rule must be referenced (it is, in an exported grammar). */
+	if (m.bottom != m.nunclaimed) {
+		rc = 1;
+		goto done;
+	}
+	if (rc_enc_finish(&e) < 0)
+		goto done;
+	if ((uint64_t)nsyms > (uint64_t)SYMS_PER_BYTE * e.n) {
+		rc = 1; /* would fail the decoder's sanity bound */
+		goto done;
+	}
+	seq_out_bytes(o, e.buf, e.n);
+	rc = o->failed ? -1 : 0;
+done:
+	if (model_ok)
+		model_free(&m);
+	free(e.buf);
+	free(map);
+	free(values);
+	free(body);
+	free(parent);
+	free(isnew);
+	return rc;
+}
+
+/* ---- decoder ---- */
+
+static int reject(struct seq_grammar *g, char *why, size_t whylen, const char *msg)
+{
+	seq_grammar_free(g);
+	if (why && whylen)
+		snprintf(why, whylen, "%s", msg);
+	return -1;
+}
+
+/* Decode one old symbol; NONE if the stream is inconsistent. */
+static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int root,
+			   uint32_t self, int *oom)
+{
+	uint32_t f = NONE, sr = NONE, cr = NONE, s;
+
+	if (prev != NONE && m->succ[prev].n) {
+		struct mtf *l = &m->succ[prev];
+		uint64_t r = rc_dec_gamma(d, &m->succ_rank[size_bucket(l->n)], l->n);
+		if (r > l->n)
+			return NONE;
+		if (r) {
+			sr = (uint32_t)r - 1;
+			f = l->v[sr];
+		}
+	}
+	if (f == NONE) {
+		uint64_t t = rc_dec_gamma(d, &m->term[prev == NONE], m->next_term);
+		if (t >= m->next_term) /* a repeated symbol starts with a seen terminal */
+			return NONE;
+		f = (uint32_t)t;
+	}
+	struct mtf *c = &m->cls[f];
+	if (c->n) {
+		uint64_t r = rc_dec_gamma(d, &m->class_rank[size_bucket(c->n)], c->n);
+		if (r > c->n)
+			return NONE;
+		if (r)
+			cr = (uint32_t)r - 1;
+	}
+	if (cr != NONE) {
+		s = c->v[cr];
+	} else if (rc_dec_bit(d, &m->abs_rule[root])) {
+		uint64_t dist = rc_dec_gamma(d, &m->rule_dist, self);
+		if (dist >= self)
+			return NONE;
+		s = SEQ_RULE_BIT | (self - 1 - (uint32_t)dist);
+		if (m->first[s & ~SEQ_RULE_BIT] != f)
+			return NONE;
+	} else {
+		s = f;
+	}
+	if (model_update(m, prev, f, s, sr, cr) < 0) {
+		*oom = 1;
+		return NONE;
+	}
+	return s;
+}
+
+int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why, size_t whylen)
+{
+	struct model m;
+	struct rc_dec d;
+	uint32_t *terms = NULL, *isnew = NULL;
+	int model_ok = 0, oom = 0;
+	const char *err = "bad grammar header";
+
+	memset(g, 0, sizeof(*g));
+	uint32_t flags = (uint32_t)seq_in_varint(in, SEQ_GRAMMAR_LOOKAHEAD);
+	uint32_t nterm = (uint32_t)seq_in_varint(in, (uint64_t)(in->end - in->p));
+	if (in->bad)
+		goto bad;
+	terms = malloc((nterm ? nterm : 1) * sizeof(*terms));
+	if (!terms) {
+		err = "out of memory";
+		goto bad;
+	}
+	int64_t v = -1;
+	for (uint32_t k = 0; k < nterm && !in->bad; k++) {
+		uint64_t z = seq_in_varint(in, UINT64_MAX >> 1);
+		int64_t delta = (z & 1) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+		v = v + 1 + delta;
+		if (v < 0 || v >= SEQ_TERMINAL_LIMIT) {
+			in->bad = 1;
+			break;
+		}
+		terms[k] = (uint32_t)v;
+	}
+	uint32_t nrules = (uint32_t)seq_in_varint(in, SEQ_RULE_BIT);
+	uint32_t nroots = (uint32_t)seq_in_varint(in, SEQ_RULE_BIT);
+	uint64_t nsyms = seq_in_varint(in, UINT32_MAX);
+	uint64_t payload = (uint64_t)(in->end - in->p);
+	if (in->bad || nroots == 0 || (uint64_t)nrules + nroots >= SEQ_RULE_BIT ||
+	    2 * (uint64_t)nrules > nsyms || nsyms > SYMS_PER_BYTE * payload)
+		goto bad;
+	err = "out of memory";
+	if (model_init(&m, nterm, nrules) < 0)
+		goto bad;
+	model_ok = 1;
+	if (seq_grammar_alloc(g, nrules, nroots, nsyms) < 0)
+		goto bad;
+	isnew = malloc((nsyms ? nsyms : 1) * sizeof(*isnew));
+	if (!isnew)
+		goto bad;
+	err = "malformed grammar body";
+	if (rc_dec_init(&d, in->p, payload) < 0)
+		goto bad;
+	g->flags = flags;
+
+	uint64_t pos = 0;
+	for (uint32_t i = 0; i < nrules + nroots; i++) {
+		int root = i >= nrules;
+		uint32_t self = root ? nrules : i, prev = NONE;
+		uint64_t len = rc_dec_gamma(&d, &m.len[root], nsyms - pos) + (root ? 0 : 2);
+		if (len > nsyms - pos || d.overrun)
+			goto bad;
+		uint32_t *body = g->sym + pos;
+		g->start[i] = (uint32_t)pos;
+		if (!root) {
+			uint32_t nnew_rules = 0;
+			int prev_new = 0;
+			for (uint32_t j = 0; j < len; j++) {
+				isnew[j] = rc_dec_bit(&d, &m.is_new[(j == 0) * 2 + prev_new]);
+				if (isnew[j] && rc_dec_bit(&d, &m.new_rule[0])) {
+					isnew[j] = 2;
+					nnew_rules++;
+				}
+				prev_new = isnew[j] != 0;
+			}
+			if (nnew_rules > m.nunclaimed - m.bottom)
+				goto bad;
+			uint32_t at = m.nunclaimed - nnew_rules;
+			m.nunclaimed -= nnew_rules;
+			for (uint32_t j = 0; j < len; j++) {
+				uint32_t s;
+				if (isnew[j]) {
+					if (isnew[j] == 2) {
+						s = SEQ_RULE_BIT | m.unclaimed[at++];
+					} else {
+						if (m.next_term == nterm)
+							goto bad;
+						s = m.next_term++;
+					}
+					uint32_t f = first_term(&m, s);
+					if (model_update(&m, prev, f, s,
+							 prev == NONE ? NONE
+								      : mtf_find(&m.succ[prev], f),
+							 mtf_find(&m.cls[f], s)) < 0) {
+						oom = 1;
+						goto bad;
+					}
+				} else if ((s = decode_old(&d, &m, prev, 0, self, &oom)) == NONE) {
+					goto bad;
+				}
+				body[j] = s;
+				prev = last_term(&m, s);
+			}
+			model_rule_done(&m, i, body, (uint32_t)len);
+		} else {
+			int prev_new = 0;
+			for (uint32_t j = 0; j < len; j++) {
+				uint32_t s;
+				int is_new = rc_dec_bit(&d, &m.is_new[4 + (j == 0) * 2 + prev_new]);
+				if (is_new) {
+					if (rc_dec_bit(&d, &m.new_rule[1])) {
+						if (m.bottom == m.nunclaimed)
+							goto bad;
+						s = SEQ_RULE_BIT | m.unclaimed[m.bottom++];
+					} else {
+						if (m.next_term == nterm)
+							goto bad;
+						s = m.next_term++;
+					}
+					uint32_t f = first_term(&m, s);
+					if (model_update(&m, prev, f, s,
+							 prev == NONE ? NONE
+								      : mtf_find(&m.succ[prev], f),
+							 mtf_find(&m.cls[f], s)) < 0) {
+						oom = 1;
+						goto bad;
+					}
+				} else if ((s = decode_old(&d, &m, prev, 1, self, &oom)) == NONE) {
+					goto bad;
+				}
+				body[j] = s;
+				prev = last_term(&m, s);
+				prev_new = is_new;
+			}
+		}
+		if (d.overrun)
+			goto bad;
+		pos += len;
+	}
+	if (pos != nsyms || m.next_term != nterm || m.bottom != m.nunclaimed || d.overrun)
+		goto bad;
+	g->start[nrules + nroots] = (uint32_t)pos;
+	/* Terminal numbers -> the caller's values. */
+	for (uint64_t k = 0; k < nsyms; k++)
+		if (!seq_is_rule(g->sym[k]))
+			g->sym[k] = terms[g->sym[k]];
+	free(terms);
+	free(isnew);
+	model_free(&m);
+	if (seq_grammar_finish(g, why, whylen) < 0) {
+		seq_grammar_free(g);
+		return -1;
+	}
+	return 0;
+bad:
+	if (oom)
+		err = "out of memory";
+	free(terms);
+	free(isnew);
+	if (model_ok)
+		model_free(&m);
+	return reject(g, why, whylen, err);
+}

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf_counters.c — the counter session (perf_counters.h): perf events per
+ * CPU, the BPF object bpf/wpp_counters.bpf.c, its ring, and the catch-up
+ * of threads that registered before we attached.
+ */
+#include "perf_counters.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bc_internal.h"
+#include "elfinfo.h"
+#include "log.h"
+#include "procinfo.h"
+#include "wpp_counters.skel.h"
+#include "wpp_position.h"
+
+#define COUNTER_RING_BYTES (16u << 20)
+
+struct pc_session {
+	struct bc_collector *c;
+	struct pc_options opt;
+	struct pc_callbacks cb;
+	struct wpp_counters *skel;
+	struct ring_buffer *rb;
+	int ncpus;
+	int *sample_fds; /* [cpu * nevents + e], -1 = none */
+	int *count_fds;
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	uint64_t delivered_samples, delivered_counts;
+	int finished;
+};
+
+static int keep_link(struct pc_session *s, struct bpf_link *l)
+{
+	if (s->nlinks == s->links_cap) {
+		size_t ncap = s->links_cap ? s->links_cap * 2 : 16;
+		struct bpf_link **g = realloc(s->links, ncap * sizeof(*g));
+		if (!g) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		s->links = g;
+		s->links_cap = ncap;
+	}
+	s->links[s->nlinks++] = l;
+	return 0;
+}
+
+static int perf_open(struct perf_event_attr *a, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void attr_for(const struct pc_event *ev, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = ev->type;
+	a->config = ev->config;
+	a->exclude_user = ev->exclude_user;
+	a->exclude_kernel = ev->exclude_kernel;
+	a->exclude_hv = 1;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+}
+
+/* One line for an event the kernel refused. */
+static void explain_open_failure(const struct pc_event *ev, int err)
+{
+	if (pc_event_needs_pmu(ev) && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV))
+		wpp_err("record: cannot count '%s': this machine has no hardware performance counters "
+			"(no PMU; hardware, cache and raw events are not supported); software events work: %s",
+			ev->name, pc_software_names());
+	else if (err == EACCES || err == EPERM)
+		wpp_err("record: cannot open event '%s': permission denied (needs root or CAP_PERFMON)",
+			ev->name);
+	else
+		wpp_err("record: cannot open event '%s': %s", ev->name, strerror(err));
+}
+
+/* Is cpu online?  Offline CPUs refuse events with ENODEV; they are skipped. */
+static int cpu_online(int cpu)
+{
+	char path[64], c = '1';
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1; /* cpu0 has no such file */
+	if (read(fd, &c, 1) != 1)
+		c = '1';
+	close(fd);
+	return c == '1';
+}
+
+static int open_events(struct pc_session *s)
+{
+	uint32_t n = s->opt.nevents;
+	size_t slots = (size_t)s->ncpus * n;
+	s->sample_fds = malloc(slots * sizeof(int));
+	s->count_fds = malloc(slots * sizeof(int));
+	if (!s->sample_fds || !s->count_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < slots; i++)
+		s->sample_fds[i] = s->count_fds[i] = -1;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		if (!cpu_online(cpu))
+			continue;
+		for (uint32_t e = 0; e < n; e++) {
+			const struct pc_event *ev = &s->opt.events[e];
+			struct perf_event_attr a;
+			if (!s->opt.no_count) {
+				attr_for(ev, &a);
+				int fd = perf_open(&a, cpu);
+				if (fd < 0) {
+					explain_open_failure(ev, errno);
+					return -errno;
+				}
+				s->count_fds[cpu * n + e] = fd;
+				uint32_t key = cpu * WPP_MAX_COUNTERS + e;
+				if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.count_events), &key, &fd,
+							BPF_ANY)) {
+					wpp_err("record: cannot install counter '%s': %s", ev->name, strerror(errno));
+					return -errno;
+				}
+			}
+			if (!s->opt.no_sample) {
+				attr_for(ev, &a);
+				a.disabled = 1; /* enabled once the program is attached */
+				if (s->opt.period) {
+					a.sample_period = s->opt.period;
+				} else {
+					a.freq = 1;
+					a.sample_freq = s->opt.freq;
+				}
+				int fd = perf_open(&a, cpu);
+				if (fd < 0) {
+					int err = errno;
+					if (err == EINVAL && !s->opt.period)
+						wpp_err("record: event '%s': the kernel refused -F %u "
+							"(see /proc/sys/kernel/perf_event_max_sample_rate)",
+							ev->name, s->opt.freq);
+					else
+						explain_open_failure(ev, err);
+					return -err;
+				}
+				s->sample_fds[cpu * n + e] = fd;
+				LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = e);
+				struct bpf_link *l =
+					bpf_program__attach_perf_event_opts(s->skel->progs.wpp_sample, fd, &po);
+				if (!l) {
+					wpp_err("record: cannot attach the sampler to '%s': %s", ev->name,
+						strerror(errno));
+					return -errno;
+				}
+				if (keep_link(s, l))
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct pc_session *s = ctx;
+	const uint32_t *kind = data;
+	if (size < sizeof(*kind))
+		return 0;
+	if (*kind == WPP_CREC_SAMPLE && size >= sizeof(struct wpp_crec_sample)) {
+		const struct wpp_crec_sample *r = data;
+		struct wpp_sample out = {
+			.pid = r->pid,
+			.tid = r->tid,
+			.generation = bc_generation_locked(s->c, r->pid),
+			.counter = r->counter,
+			.pos = r->pos,
+			.depth = r->depth,
+			.seq = r->seq,
+			.word = r->word,
+			.flags = r->flags,
+			.ip = r->ip,
+			.value = r->value,
+			.time_ns = r->time_ns,
+		};
+		s->delivered_samples++;
+		if (s->cb.sample)
+			s->cb.sample(s->cb.ctx, &out);
+	} else if (*kind == WPP_CREC_COUNT && size >= sizeof(struct wpp_crec_count)) {
+		const struct wpp_crec_count *r = data;
+		struct wpp_count out = {
+			.pid = r->pid,
+			.tid = r->tid,
+			.generation = bc_generation_locked(s->c, r->pid),
+			.counter = r->counter,
+			.seq = r->seq,
+			.count = r->count,
+			.enabled_ns = r->enabled,
+			.running_ns = r->running,
+		};
+		s->delivered_counts++;
+		if (s->cb.count)
+			s->cb.count(s->cb.ctx, &out);
+	}
+	return 0;
+}
+
+static void ext_drain(void *ctx)
+{
+	struct pc_session *s = ctx;
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+}
+
+static void ext_object_attached(void *ctx, const char *path)
+{
+	struct pc_session *s = ctx;
+	struct elf_facts f;
+	if (elf_facts_read(path, &f) != 0)
+		return;
+	if (f.has_thread_probe) {
+		struct bpf_link *l = bpf_program__attach_usdt(s->skel->progs.wpp_thread, -1, path,
+							      "wpptrace", "thread", NULL);
+		if (l)
+			keep_link(s, l);
+		else
+			wpp_warn("record: cannot attach to wpptrace:thread in %s: %s", path, strerror(errno));
+	} else {
+		wpp_warn("record: %s predates counter support (no wpptrace:thread probe): its samples "
+			 "cannot be attributed",
+			 path);
+	}
+	if (!s->opt.no_count) {
+		struct bpf_link *l = bpf_program__attach_usdt(s->skel->progs.wpp_batch_count, -1, path,
+							      "wpptrace", "batch", NULL);
+		if (l)
+			keep_link(s, l);
+	}
+}
+
+struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
+			   const struct pc_callbacks *cb)
+{
+	struct pc_session *s = calloc(1, sizeof(*s));
+	int err;
+	if (!s) {
+		wpp_err("out of memory");
+		return NULL;
+	}
+	s->c = c;
+	s->opt = *o;
+	s->cb = *cb;
+	if (!s->opt.freq)
+		s->opt.freq = PC_DEFAULT_FREQ;
+	s->ncpus = libbpf_num_possible_cpus();
+	s->skel = wpp_counters__open();
+	if (!s->skel || s->ncpus <= 0) {
+		wpp_err("record: cannot open the counter BPF programs: %s", strerror(errno));
+		goto fail;
+	}
+	s->skel->rodata->filter_pids = c->opt.filter_pids;
+	s->skel->rodata->ncounted = o->no_count ? 0 : o->nevents;
+	s->skel->rodata->max_cpus = s->ncpus;
+	err = bpf_map__set_max_entries(s->skel->maps.count_events, s->ncpus * WPP_MAX_COUNTERS);
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.counter_ring, COUNTER_RING_BYTES);
+	if (!err)
+		err = bpf_map__reuse_fd(s->skel->maps.traced_pids, bc_traced_pids_fd(c));
+	if (!err)
+		err = wpp_counters__load(s->skel);
+	if (err) {
+		wpp_err("record: cannot load the counter BPF programs: %s%s", strerror(-err),
+			err == -EPERM ? " (needs root or CAP_BPF and CAP_PERFMON)"
+				      : err == -EACCES ? " (rejected by the verifier; -vv shows its log)" : "");
+		goto fail;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.counter_ring), on_record, s, NULL);
+	if (!s->rb) {
+		wpp_err("record: cannot poll the counter ring: %s", strerror(errno));
+		goto fail;
+	}
+	struct bpf_link *l = bpf_program__attach(s->skel->progs.wpp_counters_exit);
+	if (!l || keep_link(s, l)) {
+		wpp_err("record: cannot attach the counters' exit tracepoint: %s", strerror(errno));
+		goto fail;
+	}
+	if (!o->no_count) {
+		l = bpf_program__attach(s->skel->progs.wpp_counts_switch);
+		if (!l || keep_link(s, l)) {
+			wpp_err("record: cannot attach to sched_switch: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	if (open_events(s))
+		goto fail;
+	struct bc_extension ext = {s, ext_object_attached, ext_drain};
+	bc_set_extension(c, &ext);
+	return s;
+fail:
+	pc_close(s);
+	return NULL;
+}
+
+uint32_t pc_describe(const struct pc_session *s, struct wpp_counter_desc *out)
+{
+	for (uint32_t e = 0; e < s->opt.nevents; e++) {
+		const struct pc_event *ev = &s->opt.events[e];
+		memset(&out[e], 0, sizeof(out[e]));
+		snprintf(out[e].name, sizeof(out[e].name), "%s", ev->name);
+		out[e].type = ev->type;
+		out[e].config = ev->config;
+		if (!s->opt.no_sample) {
+			out[e].flags |= WPP_COUNTER_SAMPLED;
+			if (s->opt.period) {
+				out[e].period = s->opt.period;
+			} else {
+				out[e].flags |= WPP_COUNTER_FREQ;
+				out[e].period = s->opt.freq;
+			}
+		}
+		if (!s->opt.no_count)
+			out[e].flags |= WPP_COUNTER_COUNTED;
+	}
+	return s->opt.nevents;
+}
+
+struct catch_up {
+	struct pc_session *s;
+	uint32_t pid;
+	int added;
+};
+
+static void catch_up_object(const char *path, uint64_t map_base, void *arg)
+{
+	struct catch_up *cu = arg;
+	struct elf_facts f;
+	if (elf_facts_read(path, &f) != 0 || !f.positions_vaddr)
+		return;
+	uint64_t addr = (f.is_dyn ? map_base - f.first_load_vaddr : 0) + f.positions_vaddr;
+	char mem[64];
+	snprintf(mem, sizeof(mem), "/proc/%u/mem", cu->pid);
+	int fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct wpp_positions *list = malloc(sizeof(*list));
+	if (list && pread(fd, list, sizeof(*list), (off_t)addr) == (ssize_t)sizeof(*list) &&
+	    memcmp(list->magic, WPP_POSITIONS_MAGIC, 8) == 0 && list->capacity <= WPP_POSITIONS_CAPACITY) {
+		for (uint32_t i = 0; i < list->capacity; i++) {
+			struct wpp_thread_position d;
+			char task[64];
+			if (!list->slots[i] ||
+			    pread(fd, &d, sizeof(d), (off_t)list->slots[i]) != (ssize_t)sizeof(d) ||
+			    d.magic != WPP_POSITION_MAGIC || d.nlevels == 0 || d.nlevels > 16)
+				continue;
+			/* Stale slots name threads that are gone (or a reused TLS
+			 * block whose new owner registered the same address). */
+			snprintf(task, sizeof(task), "/proc/%u/task/%u", cu->pid, d.tid);
+			if (access(task, F_OK) != 0)
+				continue;
+			struct wpp_bpf_position p = {
+				.pid = cu->pid, .nlevels = d.nlevels, .cursor_addr = d.cursor_addr,
+				.thread_addr = d.thread_addr, .global_scratch = d.global_scratch,
+				.off_depth = d.off_depth, .off_next_seq = d.off_next_seq,
+				.off_levels = d.off_levels, .level_size = d.level_size,
+				.off_lv_words = d.off_lv_words, .off_lv_seq = d.off_lv_seq,
+				.off_lv_cap = d.off_lv_cap, .off_lv_scratch = d.off_lv_scratch,
+				.off_discard = d.off_discard, .scratch_words = d.scratch_words,
+				.discard_words = d.discard_words, .slack_words = d.slack_words,
+			};
+			uint32_t tid = d.tid;
+			/* BPF_NOEXIST: a registration the probe made meanwhile wins. */
+			if (bpf_map_update_elem(bpf_map__fd(cu->s->skel->maps.positions), &tid, &p,
+						BPF_NOEXIST) == 0)
+				cu->added++;
+		}
+	}
+	free(list);
+	close(fd);
+}
+
+int pc_catch_up_pid(struct pc_session *s, uint32_t pid)
+{
+	struct catch_up cu = {s, pid, 0};
+	proc_each_object_base((pid_t)pid, catch_up_object, &cu);
+	return cu.added;
+}
+
+static void read_stats(struct pc_session *s, struct pc_stats *st)
+{
+	struct wpp_bpf_counter_stats *per = calloc(s->ncpus, sizeof(*per));
+	uint32_t zero = 0;
+	memset(st, 0, sizeof(*st));
+	if (per && bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counter_stats), &zero, per) == 0)
+		for (int i = 0; i < s->ncpus; i++) {
+			st->unregistered += per[i].samples_unregistered;
+			st->foreign += per[i].samples_foreign;
+			st->ring_lost += per[i].ring_lost;
+			st->read_failures += per[i].read_failures;
+			st->threads += per[i].threads;
+			st->bad_descriptors += per[i].bad_descriptors;
+		}
+	free(per);
+	st->samples = s->delivered_samples;
+	st->counts = s->delivered_counts;
+}
+
+static void close_events(struct pc_session *s)
+{
+	for (size_t i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	s->nlinks = 0;
+	size_t slots = (size_t)s->ncpus * s->opt.nevents;
+	for (size_t i = 0; s->sample_fds && i < slots; i++)
+		if (s->sample_fds[i] >= 0) {
+			close(s->sample_fds[i]);
+			s->sample_fds[i] = -1;
+		}
+	for (size_t i = 0; s->count_fds && i < slots; i++)
+		if (s->count_fds[i] >= 0) {
+			close(s->count_fds[i]);
+			s->count_fds[i] = -1;
+		}
+}
+
+void pc_finish(struct pc_session *s, struct pc_stats *st)
+{
+	if (!s->finished) {
+		s->finished = 1;
+		close_events(s);
+		/* The drain threads are gone (bc_finish): no lock needed. */
+		while (s->rb && ring_buffer__consume(s->rb) > 0)
+			;
+	}
+	if (st)
+		read_stats(s, st);
+}
+
+void pc_close(struct pc_session *s)
+{
+	if (!s)
+		return;
+	close_events(s);
+	ring_buffer__free(s->rb);
+	wpp_counters__destroy(s->skel);
+	free(s->sample_fds);
+	free(s->count_fds);
+	free(s->links);
+	free(s);
+}

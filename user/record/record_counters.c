@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+#include "record_counters.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static void flush_samples(struct record_counters *rc)
+{
+	struct record_sink *rs = rc->rs;
+	if (rc->nsamples && !rs->failed) {
+		struct wpp_chunk_samples h = {.nsamples = rc->nsamples};
+		if (wppw_chunk2(rs->w, WPP_CHUNK_SAMPLES, &h, sizeof(h), rc->samples,
+				rc->nsamples * (uint32_t)sizeof(rc->samples[0])) < 0)
+			rs->failed = 1;
+	}
+	rc->nsamples = 0;
+}
+
+static void flush_counts(struct record_counters *rc)
+{
+	struct record_sink *rs = rc->rs;
+	if (rc->ncounts && !rs->failed) {
+		struct wpp_chunk_counts h = {.ncounts = rc->ncounts};
+		if (wppw_chunk2(rs->w, WPP_CHUNK_COUNTS, &h, sizeof(h), rc->counts,
+				rc->ncounts * (uint32_t)sizeof(rc->counts[0])) < 0)
+			rs->failed = 1;
+	}
+	rc->ncounts = 0;
+}
+
+static void on_sample(void *ctx, const struct wpp_sample *s)
+{
+	struct record_counters *rc = ctx;
+	rc->by_pos[s->pos < 8 ? s->pos : 0]++;
+	rc->samples[rc->nsamples++] = *s;
+	if (rc->nsamples == RECORD_SAMPLES_PER_CHUNK)
+		flush_samples(rc);
+}
+
+static void on_count(void *ctx, const struct wpp_count *k)
+{
+	struct record_counters *rc = ctx;
+	rc->counts[rc->ncounts++] = *k;
+	if (rc->ncounts == RECORD_SAMPLES_PER_CHUNK)
+		flush_counts(rc);
+}
+
+int record_counters_start(struct record_counters *rc, struct bc_collector *c,
+			  const struct pc_options *o, struct record_sink *rs)
+{
+	struct pc_callbacks cb = {rc, on_sample, on_count};
+	struct wpp_counter_desc desc[WPP_MAX_COUNTERS];
+
+	rc->rs = rs;
+	rc->session = pc_open(c, o, &cb);
+	if (!rc->session)
+		return -1;
+	uint32_t n = pc_describe(rc->session, desc);
+	struct wpp_chunk_counters h = {.ncounters = n, .scope = 0};
+	if (wppw_chunk2(rs->w, WPP_CHUNK_COUNTERS, &h, sizeof(h), desc, n * (uint32_t)sizeof(desc[0])) < 0) {
+		wpp_err("record: cannot write the counter table: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void record_counters_finish(struct record_counters *rc, int quiet)
+{
+	struct pc_stats st;
+	if (!rc->session)
+		return;
+	pc_finish(rc->session, &st);
+	flush_samples(rc);
+	flush_counts(rc);
+	if (st.ring_lost)
+		wpp_warn("counters: %" PRIu64 " samples or counts lost (counter ring full)", st.ring_lost);
+	if (st.read_failures)
+		wpp_warn("counters: %" PRIu64 " counter reads failed in BPF (counts are low)",
+			 st.read_failures);
+	if (!quiet) {
+		uint64_t unknown = rc->by_pos[WPP_POS_UNKNOWN] + rc->by_pos[WPP_POS_DISCARD];
+		wpp_info("counters: %" PRIu64 " samples (%" PRIu64 " without a stream position), %" PRIu64
+			 " per-batch counts, %" PRIu64 " threads registered",
+			 st.samples, unknown, st.counts, st.threads);
+	}
+}
+
+void record_counters_close(struct record_counters *rc)
+{
+	if (rc->session)
+		pc_close(rc->session);
+	rc->session = NULL;
+}

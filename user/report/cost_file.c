@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cost_file.c — the counter chunks of a .wpp file (COUNTERS, SAMPLES,
+ * COUNTS), validated: hostile input, so every length is checked and every
+ * counter index must name a described counter.
+ */
+#include "costs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "wppfile.h"
+
+static int append(void **arr, size_t *n, size_t *cap, size_t elem, const void *src, size_t count)
+{
+	if (*n + count > *cap) {
+		size_t ncap = *cap ? *cap : 1024;
+		while (ncap < *n + count)
+			ncap *= 2;
+		void *g = realloc(*arr, ncap * elem);
+		if (!g)
+			return -1;
+		*arr = g;
+		*cap = ncap;
+	}
+	memcpy((char *)*arr + *n * elem, src, count * elem);
+	*n += count;
+	return 0;
+}
+
+int cost_load(struct wpp_trace *t, struct cost_data *out)
+{
+	struct wpp_chunk c;
+	size_t scap = 0, ccap = 0;
+
+	memset(out, 0, sizeof(*out));
+	wppr_rewind(t->reader);
+	while (wppr_next(t->reader, &c) == 1) {
+		if (c.type == WPP_CHUNK_COUNTERS) {
+			struct wpp_chunk_counters h;
+			if (c.length < sizeof(h) || out->counters) {
+				out->bad_chunks++;
+				continue;
+			}
+			memcpy(&h, c.payload, sizeof(h));
+			if (h.ncounters == 0 || h.ncounters > 64 ||
+			    c.length != sizeof(h) + (uint64_t)h.ncounters * sizeof(struct wpp_counter_desc)) {
+				out->bad_chunks++;
+				continue;
+			}
+			out->counters = malloc(h.ncounters * sizeof(*out->counters));
+			if (!out->counters)
+				goto oom;
+			memcpy(out->counters, (const char *)c.payload + sizeof(h),
+			       h.ncounters * sizeof(*out->counters));
+			/* Names go into text and JSON as they are: keep them plain. */
+			for (uint32_t i = 0; i < h.ncounters; i++) {
+				char *nm = out->counters[i].name;
+				nm[WPP_COUNTER_NAME_MAX - 1] = 0;
+				for (char *q = nm; *q; q++)
+					if (*q <= ' ' || *q > '~' || *q == '"' || *q == '\\')
+						*q = '?';
+			}
+			out->ncounters = h.ncounters;
+		} else if (c.type == WPP_CHUNK_SAMPLES) {
+			struct wpp_chunk_samples h;
+			if (c.length < sizeof(h)) {
+				out->bad_chunks++;
+				continue;
+			}
+			memcpy(&h, c.payload, sizeof(h));
+			if (c.length != sizeof(h) + (uint64_t)h.nsamples * sizeof(struct wpp_sample)) {
+				out->bad_chunks++;
+				continue;
+			}
+			if (append((void **)&out->samples, &out->nsamples, &scap, sizeof(struct wpp_sample),
+				   (const char *)c.payload + sizeof(h), h.nsamples))
+				goto oom;
+		} else if (c.type == WPP_CHUNK_COUNTS) {
+			struct wpp_chunk_counts h;
+			if (c.length < sizeof(h)) {
+				out->bad_chunks++;
+				continue;
+			}
+			memcpy(&h, c.payload, sizeof(h));
+			if (c.length != sizeof(h) + (uint64_t)h.ncounts * sizeof(struct wpp_count)) {
+				out->bad_chunks++;
+				continue;
+			}
+			if (append((void **)&out->counts, &out->ncounts, &ccap, sizeof(struct wpp_count),
+				   (const char *)c.payload + sizeof(h), h.ncounts))
+				goto oom;
+		}
+	}
+	/* Records naming a counter the table does not have are dropped. */
+	size_t k = 0, dropped = 0;
+	for (size_t i = 0; i < out->nsamples; i++)
+		if (out->samples[i].counter < out->ncounters)
+			out->samples[k++] = out->samples[i];
+	dropped += out->nsamples - k;
+	out->nsamples = k;
+	k = 0;
+	for (size_t i = 0; i < out->ncounts; i++)
+		if (out->counts[i].counter < out->ncounters)
+			out->counts[k++] = out->counts[i];
+	dropped += out->ncounts - k;
+	out->ncounts = k;
+	out->bad_chunks += dropped;
+	if (out->bad_chunks)
+		wpp_warn("%s: %llu malformed counter records skipped", t->path,
+			 (unsigned long long)out->bad_chunks);
+	return 0;
+oom:
+	wpp_err("out of memory");
+	cost_data_free(out);
+	return -1;
+}
+
+void cost_data_free(struct cost_data *cd)
+{
+	free(cd->counters);
+	free(cd->samples);
+	free(cd->counts);
+	memset(cd, 0, sizeof(*cd));
+}
+
+int cost_counter_find(const struct cost_data *cd, const char *name)
+{
+	char list[512] = "";
+	size_t used = 0;
+
+	for (uint32_t i = 0; i < cd->ncounters; i++)
+		if (strcmp(cd->counters[i].name, name) == 0)
+			return (int)i;
+	if (!cd->ncounters) {
+		wpp_err("--cost %s: this trace has no counters (record with -e %s)", name, name);
+		return -1;
+	}
+	for (uint32_t i = 0; i < cd->ncounters && used < sizeof(list) - 64; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+					 cd->counters[i].name);
+	wpp_err("--cost %s: not recorded in this trace (it has: %s)", name, list);
+	return -1;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * costs.h — counter samples of a trace attributed to path executions
+ * (docs/counters.md).
+ *
+ * A sample says where its thread stood in its own record stream (batch
+ * seq and word, or "the next batch of this signal depth") when the counter
+ * overflowed; the path executing then is the one whose record is written
+ * at that position.  cost_attribute() resolves each position to a batch
+ * and word, decodes the thread, and hands back one hit per sample that
+ * landed on a path (or block) record, with the record's place in the
+ * thread's event stream.  Everything else is counted as unattributed, by
+ * reason.
+ *
+ * Per-path costs from samples are estimates (each sample stands for its
+ * period's worth of events); per-batch counts (COUNTS chunks) give exact
+ * totals, scaled for multiplexing.
+ */
+#ifndef WPP_REPORT_COSTS_H
+#define WPP_REPORT_COSTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decoder.h"
+#include "module_map.h"
+#include "trace_file.h"
+#include "wpp/wpp_file.h"
+
+struct cost_data {
+	struct wpp_counter_desc *counters;
+	uint32_t ncounters;
+	struct wpp_sample *samples;
+	size_t nsamples;
+	struct wpp_count *counts;
+	size_t ncounts;
+	uint64_t bad_chunks; /* malformed counter chunks skipped */
+};
+
+/* Read COUNTERS/SAMPLES/COUNTS chunks.  0 (also when there are none), -1
+ * on allocation failure (message printed). */
+int cost_load(struct wpp_trace *t, struct cost_data *out);
+void cost_data_free(struct cost_data *cd);
+/* Index of the counter named name; -1 with one line listing the recorded
+ * counters (or saying there are none). */
+int cost_counter_find(const struct cost_data *cd, const char *name);
+
+struct cost_hit {
+	uint32_t pid, gen, tid;
+	const struct wpp_fn *fn; /* NULL for an unattributed record */
+	uint32_t fid;
+	uint64_t value;   /* path id (or block index) */
+	int is_block;
+	uint64_t event;   /* ordinal of the record among the thread's PATH/BLOCK events */
+	uint64_t weight;  /* events this sample stands for */
+	uint64_t ip;
+	uint32_t thread;  /* index into the trace's threads */
+};
+
+enum cost_miss {
+	COST_MISS_NO_POSITION, /* thread not registered / inside the buffer switch / discarded */
+	COST_MISS_NO_RECORD,   /* the position was never written (thread ended, lost batch) */
+	COST_MISS_NOT_A_PATH,  /* the record there is not an attributable path */
+	COST_MISS_NO_THREAD,   /* the trace has no such thread */
+	COST_MISS_N
+};
+
+struct cost_attribution {
+	uint32_t counter;
+	struct cost_hit *hits; /* by thread, then event */
+	size_t nhits;
+	uint64_t samples, weight;          /* of the selected threads' processes */
+	uint64_t missed[COST_MISS_N];      /* samples not attributed, by reason */
+	uint64_t missed_weight;
+	uint64_t counted;                  /* exact total from COUNTS (scaled); 0 if none */
+	int has_counts;
+};
+
+/* Attribute counter's samples of the threads selected by pid/tid
+ * (negative = any).  0, or -1 on allocation failure. */
+int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const struct cost_data *cd,
+		   uint32_t counter, long pid, long tid, struct cost_attribution *out);
+void cost_attribution_free(struct cost_attribution *a);
+
+/* "~1.23M cache-misses from 1234 samples (0.4% unattributed); counted 1.25M" */
+void cost_summary(char *buf, size_t len, const struct cost_data *cd, const struct cost_attribution *a);
+
+#endif

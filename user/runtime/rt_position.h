@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_position.h — per-thread position descriptors (wpp_position.h) for
+ * samplers: registered when a thread starts recording.
+ */
+#ifndef WPP_RT_POSITION_INTERNAL_H
+#define WPP_RT_POSITION_INTERNAL_H
+
+#include "rt_internal.h"
+
+/* Fill this thread's descriptor, list it in __wpp_positions and fire
+ * wpptrace:thread.  Called from rt_thread_start (also in fork children,
+ * where the tid changed).  Async-signal-safe, no allocation. */
+void rt_position_register(struct rt_thread *t) RT_HIDDEN;
+
+#endif
