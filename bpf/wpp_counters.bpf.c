@@ -33,6 +33,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define POS_NUMBERED 3
 #define POS_UNKNOWN 4
 #define POS_DISCARD 5
+#define POS_UNREGISTERED 6
 #define SAMPLE_KERNEL 1
 
 const volatile __u32 filter_pids = 0;
@@ -308,7 +309,7 @@ int wpp_sample(struct bpf_perf_event_data *ctx)
 	if (p)
 		read_position(p, r);
 	else
-		r->pos = POS_UNKNOWN;
+		r->pos = POS_UNREGISTERED;
 	bpf_ringbuf_submit(r, 0);
 	st->samples++;
 	return 0;

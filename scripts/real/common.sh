@@ -68,3 +68,16 @@ prepare_data() {
 	done < <(workload_data "$size")
 	echo "$dir"
 }
+
+# "WORDS BYTES" of a .wpp file.  WORDS comes from its last chunk, which in a
+# cleanly closed file is WPP_CHUNK_END (wpp_file.h: a 16-byte chunk header,
+# then batches, words, ... as u64); "?" if the file was not closed cleanly.
+trace_stats() {
+	local f=$1 magic type words="?"
+	magic=$(tail -c 56 "$f" | od -An -tu4 -N4 | tr -d ' ')
+	type=$(tail -c 56 "$f" | od -An -tu2 -j4 -N2 | tr -d ' ')
+	if [ "$magic" = 1262702679 ] && [ "$type" = 7 ]; then
+		words=$(tail -c 56 "$f" | od -An -tu8 -j24 -N8 | tr -d ' ')
+	fi
+	echo "$words $(stat -c %s "$f")"
+}

@@ -8,8 +8,6 @@
 # recorded with 16-word buffers; its decoded trace must equal the default one.
 # Every decoded path is also regenerated from the binary's metadata by an
 # independent reader (tests/oracle/wppmeta.py) and must match the decoder.
-# ORACLE_CALL_RULE=1 (diagnostic) compares with call blocks moved to the path
-# that ended before the call (see wppcmp.py --call-rule).
 . "$(dirname "$0")/../oracle/lib.sh"
 require_tools "$WPPCC" "$WPPTRACE"
 
@@ -17,52 +15,54 @@ for opt in ${ORACLE_OPTS:-O0 O2}; do
 	build_variant "paths-$opt"
 	build_variant "blocks-$opt"
 	for name in ${ORACLE_PROGRAMS:-$(corpus_names)}; do
-		check_done
 		what="blocks $opt $name"
 		[ -x "$WORK/build/paths-$opt/$name" ] && [ -x "$WORK/build/blocks-$opt/$name" ] ||
-			{ fail "$what: not built"; continue; }
+			{ check_done; fail "$what: not built"; continue; }
 		run_dir=$WORK/run/blocks-oracle
 		p=$run_dir/$name.paths-$opt
 		b=$run_dir/$name.blocks-$opt
+		t=$run_dir/$name.paths-$opt-tiny
 		run_prog record "paths-$opt" "$name" "$p"
 		run_prog record "blocks-$opt" "$name" "$b"
-		if ! cmp -s "$p.stdout" "$b.stdout" || ! cmp -s "$p.status" "$b.status"; then
-			fail "$what: paths and blocks builds behave differently (status $(cat "$p.status") vs $(cat "$b.status"))"
-			diff "$p.stdout" "$b.stdout" | head -n 10 | sed 's/^/    /'
-			show_file_head "$p.stderr" 5
-			continue
-		fi
-		if [ ! -s "$p.wpp" ] || [ ! -s "$b.wpp" ]; then
+		# Tiny buffers: hundreds of batches, records (and two-word wide
+		# records) crossing batch ends, signal batches spliced mid-batch.
+		# The decoded trace must not change.
+		RECORD_OPTS="--buffer-words 16 --ring-slots 2" run_prog record "paths-$opt" "$name" "$t"
+		bad=
+		for x in "$b" "$t"; do
+			if ! cmp -s "$p.stdout" "$x.stdout" || ! cmp -s "$p.status" "$x.status"; then
+				check_done
+				fail "$what: $(basename "$x") behaves differently (status $(cat "$p.status") vs $(cat "$x.status"))"
+				diff "$p.stdout" "$x.stdout" | head -n 10 | sed 's/^/    /'
+				show_file_head "$x.stderr" 5
+				bad=1
+			fi
+		done
+		[ -n "$bad" ] && continue
+		check_done
+		if [ ! -s "$p.wpp" ] || [ ! -s "$b.wpp" ] || [ ! -s "$t.wpp" ]; then
 			fail "$what: no trace file written"
 			show_file_head "$p.stderr" 5
 			continue
 		fi
-		decode "$p" && decode "$b" || { fail "$what: decode failed"; continue; }
+		decode "$p" && decode "$b" && decode "$t" || { fail "$what: decode failed"; continue; }
 		crashed=
 		corpus_flag "$name" crash && crashed=--crashed
-		if out=$($CMP blocks "$p.jsonl" "$b.jsonl" --meta "$(meta_objects "paths-$opt" "$name")" \
-			${ORACLE_CALL_RULE:+--call-rule} $crashed 2>&1); then
-			pass "$what: $(tail -n 1 <<<"$out")"
+		# One comparator run: paths vs 16-word-buffer paths (strict), then the
+		# independent regeneration, then paths vs blocks.
+		out=$($CMP blocks "$p.jsonl" "$b.jsonl" --same-as "$t.jsonl" \
+			--meta "$(meta_objects "paths-$opt" "$name")" $crashed 2>&1)
+		if grep -q '^blocks: identical' <<<"$out" && ! grep -q '^FAIL' <<<"$out"; then
+			pass "$what: $(grep '^blocks:' <<<"$out")"
 		else
 			fail "$what"
-			head -n 40 <<<"$out"
+			grep -v '^same-as:' <<<"$out" | head -n 40
 		fi
-		# Tiny buffers: hundreds of batches, records (and two-word wide
-		# records) crossing batch ends, signal batches spliced mid-batch.
-		# The decoded trace must not change.
 		check_done
-		t=$run_dir/$name.paths-$opt-tiny
-		RECORD_OPTS="--buffer-words 16 --ring-slots 2" run_prog record "paths-$opt" "$name" "$t"
-		if ! cmp -s "$p.stdout" "$t.stdout" || ! cmp -s "$p.status" "$t.status"; then
-			fail "$what (16-word buffers): output or status changed (status $(cat "$t.status"))"
-			show_file_head "$t.stderr" 5
-		elif ! decode "$t"; then
-			fail "$what (16-word buffers): decode failed"
-		elif out=$($CMP blocks "$p.jsonl" "$t.jsonl" 2>&1); then
-			pass "$what (16-word buffers vs default): $(tail -n 1 <<<"$out")"
+		if grep -q '^same-as: identical' <<<"$out"; then
+			pass "$what (16-word buffers vs default): $(grep '^same-as:' <<<"$out")"
 		else
-			fail "$what (16-word buffers vs default)"
-			head -n 40 <<<"$out"
+			fail "$what (16-word buffers vs default): $(grep '^same-as:' <<<"$out")"
 		fi
 		if [ "$name" = wide_paths ]; then
 			check_done

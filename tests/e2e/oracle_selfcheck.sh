@@ -65,14 +65,8 @@ for v in paths-O0 blocks-O0 cyg-O0; do
 	decode "$w/$v" || fail "decode $v"
 done
 # The baseline must compare equal for the perturbation checks to mean
-# anything.  While the decoder lists a resumed call block after the callee
-# (oracle_blocks.sh reports that strictly), compare in block-entry order
-# here (--call-rule); the strict comparison is not this script's subject.
+# anything.
 meta=(--meta "$WORK/build/paths-O0/$name")
-if ! $CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" "${meta[@]}" >/dev/null 2>&1; then
-	meta+=(--call-rule)
-	echo "note: strict comparison differs (reported by oracle_blocks.sh); using --call-rule"
-fi
 expect 0 "real: paths vs blocks of $name compare equal" $CMP blocks "$w/paths-O0.jsonl" "$w/blocks-O0.jsonl" "${meta[@]}"
 for p in drop-block swap-paths rename; do
 	expect 1 "real: perturbation $p is detected (blocks)" \

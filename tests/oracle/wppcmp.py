@@ -15,12 +15,17 @@
       must equal, per thread, the log written by cyg_recorder.c in the same run
       (files CYGPREFIX.<pid>.<generation>).  Same run: pids and tids match.
 
-  wppcmp.py blocks A B --meta OBJ[,OBJ...] [--call-rule]   (OBJ may be G:PATH
+  wppcmp.py blocks A B --meta OBJ[,OBJ...]   (OBJ may be G:PATH
       for an object of exec generation G)
       Also regenerate every decoded path id from the objects' wpp_meta with
       an independent reader (wppmeta.py) and require the decoder's blocks and
-      start/end kinds.  --call-rule (diagnostic) then moves each call block to
-      the path that ended before the call (block-entry order).
+      start/end kinds.  The decoder lists the blocks a path instance entered
+      (docs/cli.md): a call's block goes with the path that ended before the
+      call, so the regenerated DAG path is put in that order before comparing.
+
+  wppcmp.py blocks A B --same-as T
+      Also require trace T (A's build recorded differently, e.g. with tiny
+      buffers) to decode to exactly A's sequences, compared first and strictly.
 
   wppcmp.py blocks PATHS.jsonl BLOCKS.jsonl --crashed
       For a program that died of a signal: each paths-mode thread must be a
@@ -182,13 +187,13 @@ class Trace:
         return (os.path.basename(str(info.get("exe") or "?")), gen, depth)
 
 
-def check_regeneration(trace, objects, call_rule):
+def check_regeneration(trace, objects):
     """Regenerate every decoded path from its id with wppmeta.py (an
     independent reader of the metadata) and compare blocks and start/end
-    kinds with the decoder's.  With call_rule, also rewrite the trace the
-    way a decoder that keeps block-entry order would: a path that ends
-    before a call gains the call block (the final edge's cfg_dst), a path
-    that resumes at a call block loses it.  Returns #differences."""
+    kinds with the decoder's.  The decoder reports the blocks entered, in
+    block-entry order: a path that ends before a call gains the call block
+    (the final edge's cfg_dst), a path that resumes at a call block does not
+    enter it again.  Returns #differences."""
     import wppmeta
     # "N:path" names an object of exec generation N (default 0): after an
     # exec the same pid runs another program whose main is another main.
@@ -216,6 +221,10 @@ def check_regeneration(trace, objects, call_rule):
                 print(f"FAIL {trace.path}:{p['line']}: {e}")
                 bad += 1
                 continue
+            if start == "call-entry":
+                blocks = blocks[1:]
+            if end == "call-exit":
+                blocks = blocks + [last[5]]
             mine = (blocks, wppmeta.START_NAME.get(start, start), wppmeta.END_NAME.get(end, end))
             theirs = (p["blocks"], p["start"], p["end"])
             if mine != theirs:
@@ -224,11 +233,6 @@ def check_regeneration(trace, objects, call_rule):
                           f"{theirs}, independent regeneration says {mine}")
                 bad += 1
                 continue
-            if call_rule:
-                if start == "call-entry":
-                    p["blocks"] = p["blocks"][1:]
-                if end == "call-exit":
-                    p["blocks"] = p["blocks"] + [last[5]]
     if bad:
         print(f"regeneration: {bad} path(s) differ from the independent regeneration")
     return bad
@@ -399,13 +403,26 @@ def check_sane(trace):
     return bad
 
 
-def cmd_blocks(a_path, b_path, perturb, crashed=False, meta=None, call_rule=False):
+def cmd_same(a, t_path):
+    """Trace t (the same build recorded another way, e.g. tiny buffers) must
+    decode to exactly a's block sequences.  Returns #failures."""
+    t = Trace(t_path)
+    failures = check_sane(t) + match_multiset(thread_groups(a), thread_groups(t),
+                                              os.path.basename(a.path), os.path.basename(t_path))
+    nblocks = sum(len(p["blocks"]) for ps in t.threads.values() for p in ps)
+    print(f"same-as: {'identical' if not failures else 'DIFFERENT'} ({os.path.basename(t_path)}: "
+          f"{len(t.threads)} threads, {nblocks} blocks)")
+    return failures
+
+
+def cmd_blocks(a_path, b_path, perturb, crashed=False, meta=None, same_as=None):
     a, b = Trace(a_path), Trace(b_path)
+    same_failures = cmd_same(a, same_as) if same_as else 0
     if perturb:
         perturb_trace(b, perturb)
     regen_bad = 0
     if meta:
-        regen_bad = check_regeneration(a, meta, call_rule) + check_regeneration(b, meta, call_rule)
+        regen_bad = check_regeneration(a, meta) + check_regeneration(b, meta)
     failures = check_sane(a) + check_sane(b) + regen_bad
     match = match_crashed if crashed else match_multiset
     failures += match(thread_groups(a), thread_groups(b), os.path.basename(a_path),
@@ -416,7 +433,7 @@ def cmd_blocks(a_path, b_path, perturb, crashed=False, meta=None, call_rule=Fals
         print(f"blocks: {failures} difference(s) ({nthreads} threads, {nblocks} blocks in {a_path})")
         return 1
     print(f"blocks: identical ({nthreads} threads, {nblocks} blocks)")
-    return 0
+    return 1 if same_failures else 0
 
 
 # ------------------------------------------------------------ cyg oracle
@@ -587,8 +604,12 @@ def cmd_wide(trace_path):
 def main(argv):
     perturb = None
     crashed = "--crashed" in argv
-    call_rule = "--call-rule" in argv
-    argv = [a for a in argv if a not in ("--crashed", "--call-rule")]
+    argv = [a for a in argv if a != "--crashed"]
+    same_as = None
+    if "--same-as" in argv:
+        i = argv.index("--same-as")
+        same_as = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
     meta = None
     if "--meta" in argv:
         i = argv.index("--meta")
@@ -600,7 +621,7 @@ def main(argv):
         argv = argv[:i] + argv[i + 2:]
     try:
         if len(argv) == 3 and argv[0] == "blocks":
-            return cmd_blocks(argv[1], argv[2], perturb, crashed, meta, call_rule)
+            return cmd_blocks(argv[1], argv[2], perturb, crashed, meta, same_as)
         if len(argv) == 2 and argv[0] == "wide":
             return cmd_wide(argv[1])
         if len(argv) == 3 and argv[0] == "cyg":

@@ -4,7 +4,8 @@
  * built on it, for the version 2 grammar format (sequitur_serial_v2.c).
  *
  * Binary decisions are coded against 11-bit probabilities that adapt by
- * 1/32 of the error after every bit (the scheme LZMA popularised; written
+ * 1/16 of the error after every bit (the scheme LZMA popularised, there
+ * with 1/32; 1/16 measured slightly smaller on path grammars; written
  * here from the textbook description).  Integers use an adaptive
  * Elias-gamma code: the bit length of the value through a 6-level binary
  * tree of probabilities, the bit below the leading one through a
@@ -14,9 +15,9 @@
  *
  * The decoder never reads outside its buffer: past the end it feeds zero
  * bytes and counts them (rc_dec_overrun), so a caller rejects input that
- * ended too early after the fact.  The probability floor (31/2048 after
- * adaptation) bounds how little a decision can cost: about 0.022 bits, so
- * a hostile payload of N bytes decodes to at most ~360 N decisions.
+ * ended too early after the fact.  The probability floor (15/2048 after
+ * adaptation) bounds how little a decision can cost: about 0.011 bits, so
+ * a payload of N bytes decodes to at most ~760 N decisions.
  */
 #ifndef WPP_SEQUITUR_RC_H
 #define WPP_SEQUITUR_RC_H

@@ -40,10 +40,11 @@
 #define SUCC_CAP  256u	/* first terminals remembered after a terminal */
 #define CLASS_CAP 1024u /* symbols remembered per first terminal */
 #define NONE	  UINT32_MAX
-/* A decision costs at least ~0.022 bits (see sequitur_rc.h) and a symbol
- * takes at least two, so a payload of N bytes cannot honestly hold more
- * than ~180 N symbols; the bound keeps hostile headers from asking for
- * huge allocations. */
+/* A decision costs at least ~0.011 bits (see sequitur_rc.h) and a symbol
+ * takes at least two, so a payload of N bytes cannot hold more than ~380 N
+ * symbols; the decoder accepts at most 256 N, which keeps a hostile header
+ * from asking for a huge allocation, and the encoder writes version 1 for
+ * the (never yet seen) grammar that would compress better than that. */
 #define SYMS_PER_BYTE 256u
 
 /* A capped move-to-front list of uint32 values. */

@@ -108,9 +108,9 @@ static void describe(const struct wpp_image_map *im, uint32_t fid, uint64_t valu
 		single = (uint32_t)value;
 		p = (struct wpp_path){.nblocks = 1, .blocks = &single};
 	} else {
-		if (fn->nblocks > *cap) {
+		if (fn->nblocks + 1 > *cap) {
 			free(*scratch);
-			*cap = fn->nblocks;
+			*cap = fn->nblocks + 1;
 			*scratch = malloc((size_t)*cap * sizeof(**scratch));
 			if (!*scratch)
 				wpp_die("out of memory");

@@ -101,7 +101,7 @@ static int describe(struct path_row *r, uint32_t *scratch)
 	if (r->is_block) {
 		single = (uint32_t)r->id;
 		p = (struct wpp_path){.nblocks = 1, .blocks = &single};
-	} else if (wpp_path_expand(r->fn, r->id, scratch, r->fn->nblocks, &p) < 0) {
+	} else if (wpp_path_expand(r->fn, r->id, scratch, r->fn->nblocks + 1, &p) < 0) {
 		return -1;
 	}
 	r->start = p.start;
@@ -326,9 +326,9 @@ int cmd_paths(int argc, char **argv)
 		struct path_row r = tab.rows[i];
 		if (!r.fn)
 			continue;
-		if (r.fn->nblocks > scratch_cap) {
+		if (r.fn->nblocks + 1 > scratch_cap) {
 			free(scratch);
-			scratch_cap = r.fn->nblocks;
+			scratch_cap = r.fn->nblocks + 1;
 			scratch = malloc((size_t)scratch_cap * sizeof(*scratch));
 			if (!scratch)
 				wpp_die("out of memory");

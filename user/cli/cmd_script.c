@@ -65,7 +65,7 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 		fprintf(out, ",\"fid\":%" PRIu32 ",\"path\":%" PRIu64 ",\"start\":\"%s\",\"end\":\"%s\",",
 			ev->fid, ev->value, wpp_path_start_name(ev->path->start),
 			wpp_path_end_name(ev->path->end));
-		json_blocks(out, ev->fn, ev->path->blocks, ev->path->nblocks);
+		json_blocks(out, ev->fn, ev->path->entered, ev->path->nentered);
 		break;
 	case WPP_EV_BLOCK: {
 		uint32_t b = (uint32_t)ev->value;
@@ -107,10 +107,10 @@ static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *
 		fprintf(out, "%*s%6" PRIu64 "  %s  path %" PRIu64 "  %s -> %s%s\n", indent, "", seq,
 			ev->fn->name, ev->value, wpp_path_start_name(ev->path->start),
 			wpp_path_end_name(ev->path->end), ev->signal_depth ? "  [signal]" : "");
-		for (uint32_t i = 0; i < ev->path->nblocks; i++) {
-			block_position(ev->fn, ev->path->blocks[i], &file, &line);
+		for (uint32_t i = 0; i < ev->path->nentered; i++) {
+			block_position(ev->fn, ev->path->entered[i], &file, &line);
 			fprintf(out, "%*s          b%-4" PRIu32 " %s:%" PRIu32 "\n", indent, "",
-				ev->path->blocks[i], file[0] ? file : "?", line);
+				ev->path->entered[i], file[0] ? file : "?", line);
 		}
 		break;
 	case WPP_EV_BLOCK:

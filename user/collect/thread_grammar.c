@@ -175,9 +175,9 @@ int thread_grammar_describe(const struct wpp_thread_grammar *tg, struct wpp_modu
 				add_lines(fn, (uint32_t)term->path_id, ti);
 			}
 		} else {
-			if (fn->nblocks > cap) {
+			if (fn->nblocks + 1 > cap) {
 				free(blocks);
-				cap = fn->nblocks;
+				cap = fn->nblocks + 1;
 				if (!(blocks = malloc((size_t)cap * sizeof(*blocks))))
 					return -1;
 			}

@@ -119,9 +119,9 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 		return 1;
 	}
 	if (d->flags & WPP_DECODE_EXPAND) {
-		if (fn->nblocks > d->blocks_cap) {
+		if (fn->nblocks + 1 > d->blocks_cap) {
 			free(d->blocks);
-			d->blocks_cap = fn->nblocks;
+			d->blocks_cap = fn->nblocks + 1;
 			d->blocks = malloc((size_t)d->blocks_cap * sizeof(*d->blocks));
 			if (!d->blocks)
 				wpp_die("out of memory");

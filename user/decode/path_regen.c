@@ -60,6 +60,23 @@ static uint32_t last_le(const struct wpp_meta_edge *edges, uint32_t lo, uint32_t
 	return a == lo ? hi : a - 1;
 }
 
+/* See struct wpp_path: the blocks the instance entered, in execution order. */
+static int entered_view(const struct wpp_fn *fn, struct wpp_path *p, uint32_t cap)
+{
+	uint32_t skip = p->start == WPP_START_CALL && p->nblocks > 0;
+
+	p->entered = p->blocks + skip;
+	p->nentered = p->nblocks - skip;
+	if (p->end == WPP_END_CALL) {
+		uint32_t call_block = fn->edges[p->exit_edge].cfg_dst;
+		if (call_block >= fn->nblocks || p->nblocks >= cap)
+			return -1;
+		p->blocks[p->nblocks] = call_block;
+		p->nentered++;
+	}
+	return 0;
+}
+
 int wpp_path_expand(const struct wpp_fn *fn, uint64_t id, uint32_t *blocks, uint32_t cap,
 		    struct wpp_path *out)
 {
@@ -95,5 +112,7 @@ int wpp_path_expand(const struct wpp_fn *fn, uint64_t id, uint32_t *blocks, uint
 		}
 		node = e->dst;
 	}
-	return rem == 0 ? 0 : -1;
+	if (rem != 0)
+		return -1;
+	return entered_view(fn, out, cap);
 }

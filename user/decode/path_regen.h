@@ -41,12 +41,22 @@ struct wpp_path {
 	 * edges: their cfg_src/cfg_dst say which back/call/cut edge it
 	 * began or ended at (reports show which way the last branch went). */
 	uint32_t entry_edge, exit_edge;
+	/* The blocks this path instance *entered*, in execution order — the
+	 * view a trace of executed blocks needs.  A path is recorded when it
+	 * ends, and a path ends before a call: the call's block is entered
+	 * before the callee runs, so it belongs with the path that ended at the
+	 * call (END_CALL adds its edge's cfg_dst), and a path resuming at a call
+	 * block (START_CALL) does not enter it again.  Aliases the blocks
+	 * buffer, which needs one slot more than nblocks for the added block. */
+	const uint32_t *entered;
+	uint32_t nentered;
 };
 
 /*
- * Expand path id of fn into out->blocks (capacity cap; fn->nblocks always
- * suffices because a DAG path visits a block at most once).  0 on success,
- * -1 if the id is not a path of this DAG (corrupt trace or metadata).
+ * Expand path id of fn into out->blocks (capacity cap; fn->nblocks + 1
+ * always suffices: a DAG path visits a block at most once, and the entered
+ * view may add the call block).  0 on success, -1 if the id is not a path of
+ * this DAG (corrupt trace or metadata) or cap is too small.
  */
 int wpp_path_expand(const struct wpp_fn *fn, uint64_t id, uint32_t *blocks, uint32_t cap,
 		    struct wpp_path *out);

@@ -2,6 +2,7 @@
 /* ir_probes.c — runtime symbols and the record sequence (see ir_probes.h). */
 #include "ir_probes.h"
 
+#include <llvm-c/Comdat.h>
 #include <string.h>
 
 #include "wpp/trace_abi.h"
@@ -33,6 +34,41 @@ static LLVMValueRef tls_ptr(struct wpp_probes *p, const char *name)
 	LLVMSetThreadLocal(g, 1);
 	LLVMSetThreadLocalMode(g, LLVMInitialExecTLSModel);
 	return g;
+}
+
+/*
+ * The records call __wpp_flush with the preserve_most convention: the call
+ * clobbers no general register but r11, so the cold call costs the hot
+ * code no spills and no callee-saved pushes.  It must not go through a
+ * lazily bound PLT entry (the resolver does not preserve r10), and a call
+ * through the GOT makes the register allocator keep the GOT entry in a
+ * register across loops.  So each linked module gets one hidden stub,
+ * called directly, that jumps through the GOT entry bound at load time.
+ */
+static LLVMValueRef build_flush_stub(struct wpp_probes *p)
+{
+	static const char name[] = "__wpp_flush_stub";
+	static const char body[] = "jmp *" WPP_SYM_FLUSH "@GOTPCREL(%rip)";
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
+	if (f)
+		return f;
+	f = LLVMAddFunction(p->mod, name, p->void_fn);
+	LLVMSetFunctionCallConv(f, LLVMPreserveMostCallConv);
+	LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+	LLVMSetVisibility(f, LLVMHiddenVisibility);
+	LLVMSetComdat(f, LLVMGetOrInsertComdat(p->mod, name));
+	add_fn_attr(p->ctx, f, "naked");
+	add_fn_attr(p->ctx, f, "noinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	add_fn_attr(p->ctx, f, "cold");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, f, "entry"));
+	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"", 0,
+					    1, 0, LLVMInlineAsmDialectATT, 0);
+	LLVMBuildCall2(b, p->void_fn, jmp, NULL, 0, "");
+	LLVMBuildUnreachable(b);
+	LLVMDisposeBuilder(b);
+	return f;
 }
 
 /* Reads the thread's cursor into the function's cursor slot. */
@@ -114,14 +150,7 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->cursor = tls_ptr(p, WPP_SYM_CURSOR);
 	p->limit = tls_ptr(p, WPP_SYM_LIMIT);
 	p->flush = get_or_add_fn(m, WPP_SYM_FLUSH, p->void_fn);
-	/* preserve_most: the call clobbers no general register the caller
-	 * uses, so the cold call costs hot code no spills or callee-saved
-	 * pushes.  nonlazybind: called through the GOT, bound at load time;
-	 * the lazy-binding resolver would not preserve r10. */
-	LLVMSetFunctionCallConv(p->flush, LLVMPreserveMostCallConv);
-	add_fn_attr(p->ctx, p->flush, "cold");
-	add_fn_attr(p->ctx, p->flush, "nounwind");
-	add_fn_attr(p->ctx, p->flush, "nonlazybind");
+	p->flush = build_flush_stub(p);
 	p->flush_all = get_or_add_fn(m, WPP_SYM_FLUSH_ALL, p->void_fn);
 	add_fn_attr(p->ctx, p->flush_all, "nounwind");
 	p->register_tu = get_or_add_fn(m, WPP_SYM_REGISTER, p->reg_fn);

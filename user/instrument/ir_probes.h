@@ -27,7 +27,7 @@ struct wpp_probes {
 	LLVMContextRef ctx;
 	LLVMTypeRef i32, i64, ptr, voidty, void_fn, rec1_fn, rec2_fn, reg_fn;
 	LLVMValueRef cursor, limit;            /* initial-exec TLS */
-	LLVMValueRef flush, flush_all, register_tu;
+	LLVMValueRef flush, flush_all, register_tu; /* flush: the stub (ir_probes.c) */
 	LLVMValueRef rec1, rec2;
 	LLVMValueRef fid_base_slot;            /* i64, fid_base << 40 */
 	unsigned reg_md_kind;                  /* marks the path-register alloca */

@@ -171,7 +171,8 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 	for (size_t i = 0; i < ntg; i++) {
 		const struct wpp_sample *s = &cd->samples[tg[i].sample];
 		if (s->pos != WPP_POS_BUFFER && s->pos != WPP_POS_NEXT && s->pos != WPP_POS_NUMBERED) {
-			a->missed[COST_MISS_NO_POSITION]++;
+			a->missed[s->pos == WPP_POS_UNREGISTERED ? COST_MISS_NOT_RECORDING
+								 : COST_MISS_NO_POSITION]++;
 			a->missed_weight += s->value;
 			matched[i] = 1;
 			continue;
@@ -310,7 +311,9 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 		if (!thread_of(t, s->pid, s->generation, s->tid, &ti)) {
 			/* A thread that recorded nothing has no stream to land in. */
 			for (size_t k = i; k < j; k++) {
-				a->missed[COST_MISS_NO_THREAD]++;
+				a->missed[cd->samples[tg[k].sample].pos == WPP_POS_UNREGISTERED
+						  ? COST_MISS_NOT_RECORDING
+						  : COST_MISS_NO_THREAD]++;
 				a->missed_weight += cd->samples[tg[k].sample].value;
 			}
 			continue;
@@ -344,15 +347,32 @@ void cost_attribution_free(struct cost_attribution *a)
 void cost_summary(char *buf, size_t len, const struct cost_data *cd, const struct cost_attribution *a)
 {
 	const struct wpp_counter_desc *c = &cd->counters[a->counter];
-	uint64_t missed = 0;
+	uint64_t missed = 0, before = a->missed[COST_MISS_NOT_RECORDING];
 	for (int i = 0; i < COST_MISS_N; i++)
-		missed += a->missed[i];
-	int n = snprintf(buf, len, "%s: ~%" PRIu64 " estimated from %" PRIu64 " samples (period %s%" PRIu64
-				    "), %" PRIu64 " unattributed (%.2f%%)",
-			 c->name, a->weight - a->missed_weight, a->samples,
-			 (c->flags & WPP_COUNTER_FREQ) ? "adaptive, " : "",
-			 (c->flags & WPP_COUNTER_FREQ) ? (uint64_t)0 : c->period, missed,
-			 a->samples ? 100.0 * (double)missed / (double)a->samples : 0.0);
+		if (i != COST_MISS_NOT_RECORDING)
+			missed += a->missed[i];
+	/* The share that matters is of the samples taken while the thread was
+	 * recording: before its first record there is no path to charge. */
+	uint64_t recording = a->samples - before;
+	char period[48];
+	if (c->flags & WPP_COUNTER_FREQ)
+		snprintf(period, sizeof(period), "%" PRIu64 " Hz, adaptive period", c->period);
+	else
+		snprintf(period, sizeof(period), "period %" PRIu64, c->period);
+	int n = snprintf(buf, len,
+			 "%s: ~%" PRIu64 " on paths, estimated from %" PRIu64 " samples (%s); %" PRIu64
+			 " of the %" PRIu64 " samples taken while recording unattributed (%.2f%%)",
+			 c->name, a->weight - a->missed_weight, a->samples, period, missed, recording,
+			 recording ? 100.0 * (double)missed / (double)recording : 0.0);
+	if (n > 0 && (size_t)n < len && missed)
+		n += snprintf(buf + n, len - (size_t)n,
+			      " [%" PRIu64 " in the runtime's buffer switch or discarded, %" PRIu64
+			      " at an unwritten position (lost batch, thread end), %" PRIu64
+			      " on a non-path record, %" PRIu64 " in threads with no trace]",
+			      a->missed[COST_MISS_NO_POSITION], a->missed[COST_MISS_NO_RECORD],
+			      a->missed[COST_MISS_NOT_A_PATH], a->missed[COST_MISS_NO_THREAD]);
+	if (n > 0 && (size_t)n < len && before)
+		n += snprintf(buf + n, len - (size_t)n, "; %" PRIu64 " before recording began", before);
 	if (n > 0 && (size_t)n < len && a->has_counts)
 		snprintf(buf + n, len - (size_t)n, "; counted exactly per batch: %" PRIu64, a->counted);
 }

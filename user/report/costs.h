@@ -58,7 +58,8 @@ struct cost_hit {
 };
 
 enum cost_miss {
-	COST_MISS_NO_POSITION, /* thread not registered / inside the buffer switch / discarded */
+	COST_MISS_NOT_RECORDING, /* the thread had not started recording (start-up) */
+	COST_MISS_NO_POSITION, /* inside the runtime's buffer switch, or discarded */
 	COST_MISS_NO_RECORD,   /* the position was never written (thread ended, lost batch) */
 	COST_MISS_NOT_A_PATH,  /* the record there is not an attributable path */
 	COST_MISS_NO_THREAD,   /* the trace has no such thread */

@@ -94,7 +94,7 @@ static int describe(struct rpt_path *r)
 		}
 		blocks[0] = (uint32_t)r->id;
 		p = (struct wpp_path){.nblocks = 1, .blocks = blocks};
-	} else if (wpp_path_expand(r->fn, r->id, blocks, r->fn->nblocks, &p) < 0) {
+	} else if (wpp_path_expand(r->fn, r->id, blocks, r->fn->nblocks + 1, &p) < 0) {
 		free(blocks);
 		return -1;
 	}

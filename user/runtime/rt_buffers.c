@@ -2,10 +2,17 @@
 /*
  * rt_buffers.c — the per-thread record buffers and __wpp_flush().
  *
- * Instrumented code reserves words by bumping __wpp_cursor, stores them,
+ * Instrumented code stores its words at __wpp_cursor, advances the cursor,
  * and calls __wpp_flush() once the cursor reaches __wpp_limit.  Everything
  * slow (opening a buffer, publishing one, noticing a handler that longjmp'd
  * away) happens here, once per batch.
+ *
+ * Instrumented functions keep the cursor in a register between calls (they
+ * reload it after every call, this one included), so the runtime moves
+ * __wpp_cursor only from inside a call: here, in __wpp_flush_all, or in the
+ * signal trampoline for the handler's own level, which it restores before
+ * returning.  What it may change asynchronously is __wpp_limit: lowering it
+ * makes the next record call __wpp_flush (see level_arm_limit).
  */
 #include <errno.h>
 #include <string.h>
@@ -142,7 +149,7 @@ void rt_level_finish(struct rt_thread *t, int level, uint32_t extra_flags)
 }
 
 /* Is the handler of signal level lv still on the stack, seen from sp? */
-static int level_abandoned(const struct rt_level *lv, uintptr_t sp)
+int rt_level_abandoned(const struct rt_level *lv, uintptr_t sp)
 {
 	if (lv->alt_hi) {
 		if (sp < lv->alt_lo || sp >= lv->alt_hi)
@@ -154,7 +161,7 @@ static int level_abandoned(const struct rt_level *lv, uintptr_t sp)
 
 void rt_unwind(struct rt_thread *t, uintptr_t sp, int force)
 {
-	while (t->depth > 0 && (force || level_abandoned(&t->lv[t->depth], sp))) {
+	while (t->depth > 0 && (force || rt_level_abandoned(&t->lv[t->depth], sp))) {
 		struct rt_level *lv = &t->lv[t->depth];
 		/* The handler left by longjmp; whatever ran since went into its
 		 * buffer, which is exactly where it belongs in time.  Close it
@@ -176,6 +183,7 @@ void rt_thread_forget(struct rt_thread *t)
 		lv->seq = 0;
 		lv->pinned = 0;
 		lv->parent_off = 0;
+		lv->parent_abandoned = 0;
 		memset(lv->scratch, 0, sizeof(lv->scratch));
 		if (l > 0)
 			lv->saved_cursor = lv->saved_limit = t->lv[l - 1].scratch;
@@ -198,7 +206,32 @@ void rt_thread_start(struct rt_thread *t)
 	}
 }
 
-__attribute__((noinline, used, visibility("default"))) void __wpp_flush(void)
+/* A running handler whose interrupted level had been left by longjmp
+ * (rt_signal.c): that level can only be popped from a flush of the code
+ * that runs there, which keeps its cursor in a register meanwhile. */
+static int unwind_pending(const struct rt_thread *t)
+{
+	for (int l = 1; l <= t->depth && l < RT_LEVELS; l++)
+		if (t->lv[l].parent_abandoned)
+			return 1;
+	return 0;
+}
+
+/* The limit for the current level's open buffer: its end, or while a pop
+ * is pending the cursor itself, so that every record comes back here and
+ * the abandoned levels are popped as soon as the code after the longjmp
+ * records (a handler running meanwhile pays one call per record). */
+static void level_arm_limit(struct rt_thread *t)
+{
+	struct rt_level *lv = &t->lv[t->depth];
+	if (lv->words)
+		__wpp_limit = unwind_pending(t) ? __wpp_cursor : lv->words + lv->cap;
+}
+
+/* preserve_most: the record's cold call costs the hot code no spilled or
+ * callee-saved registers (trace_abi.h).  Callers built for the C
+ * convention are served as well: this one saves more, not less. */
+__attribute__((noinline, used, visibility("default"), preserve_most)) void __wpp_flush(void)
 {
 	struct rt_thread *t = &rt_self;
 	int saved_errno = errno;
@@ -228,10 +261,11 @@ __attribute__((noinline, used, visibility("default"))) void __wpp_flush(void)
 				to_discard(t);
 			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
 		}
-	} else if (cur >= __wpp_limit) {
+	} else if (cur >= lv->words + lv->cap) {
 		level_publish(t, t->depth, (uint64_t)(cur - lv->words), 0);
 		__wpp_cursor = __wpp_limit = lv->scratch;
 	}
+	level_arm_limit(t);
 	errno = saved_errno;
 }
 

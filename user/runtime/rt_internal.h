@@ -38,6 +38,9 @@ struct rt_level {
 	uint64_t seq;              /* 0 until the level's next buffer is numbered */
 	/* signal levels only */
 	uint64_t parent_off;
+	uint32_t parent_abandoned; /* the interrupted level's handler had left by
+	                            * longjmp: pop it at the next flush below */
+	uint32_t reserved;
 	uint64_t *saved_cursor, *saved_limit; /* of the interrupted level */
 	uintptr_t entry_sp;        /* trampoline frame: above it = handler left */
 	uintptr_t alt_lo, alt_hi;  /* alternate stack the handler ran on, if any */
@@ -116,6 +119,8 @@ void rt_level_finish(struct rt_thread *t, int level, uint32_t extra_flags) RT_HI
 /* Pop signal levels whose handler frame is gone (longjmp out of a handler).
  * force: pop every signal level (thread exit). */
 void rt_unwind(struct rt_thread *t, uintptr_t sp, int force) RT_HIDDEN;
+/* Has the handler of signal level lv left (longjmp), seen from sp? */
+int rt_level_abandoned(const struct rt_level *lv, uintptr_t sp) RT_HIDDEN;
 /* Words of `level` reserved so far (its cursor relative to its buffer). */
 uint64_t rt_level_offset(struct rt_thread *t, int level, uint64_t *cursor) RT_HIDDEN;
 /* Forget buffers owned by the parent process (fork child). */

@@ -7,16 +7,21 @@
  * cursor to the buffer of the next nesting level, then restores the mask the
  * program asked for and calls its handler.  On return it publishes the
  * handler's batch (flagged WPP_BATCH_SIGNAL, parent = the interrupted batch
- * and the words it had reserved) and switches back.  The interrupted code may
- * have been between reserving a slot and writing it; it finishes after we
- * return, into memory nobody else touched.
+ * and the words it had published) and switches back.  The interrupted code
+ * keeps its cursor in a register and may have been anywhere in a record; it
+ * continues after we return, at the cursor it had, in memory nobody else
+ * touched.
  *
  * A handler that leaves by longjmp never reaches the second half.  Its level
  * is popped later (rt_unwind) as soon as the stack pointer shows its frame is
- * gone: at the next flush, or at the next signal if the interrupted code is
- * not in the middle of a record.  Records made after the longjmp stay in the
- * handler's batch, which the decoder splices at the parent position, so the
- * order is preserved.  Nesting deeper than RT_LEVELS-1 is counted as lost.
+ * gone, and only inside a flush: the code running there holds the level's
+ * cursor in a register, so it must be the one to ask.  A signal that
+ * interrupts such code nests one level deeper and marks the new level
+ * (parent_abandoned); while it runs, and once it returns, the limit makes
+ * every record flush until the pop is done (rt_buffers.c).  Records made
+ * after the longjmp stay in the handler's batch, which the decoder splices
+ * at the parent position, so the order is preserved.  Nesting deeper than
+ * RT_LEVELS-1 is counted as lost.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -45,14 +50,6 @@ static sigaction_fn get_real(void)
 
 __attribute__((constructor(102))) static void resolve_early(void) { get_real(); }
 
-/* The interrupted code was between reserving and writing its record. */
-static int mid_record(struct rt_thread *t)
-{
-	uint64_t *cur = __wpp_cursor;
-	uint64_t off = rt_level_offset(t, t->depth, cur);
-	return off > 0 && cur[-1] == 0;
-}
-
 static int signal_enter(struct rt_thread *t, uintptr_t interrupted_sp, uintptr_t frame)
 {
 	struct rt_level *lv;
@@ -67,8 +64,6 @@ static int signal_enter(struct rt_thread *t, uintptr_t interrupted_sp, uintptr_t
 		t->overflow++;
 		return -1;
 	}
-	if (t->depth > 0 && !mid_record(t))
-		rt_unwind(t, interrupted_sp, 0);
 	level = t->depth + 1;
 	if (level >= RT_LEVELS) {
 		t->overflow = 1;
@@ -80,6 +75,7 @@ static int signal_enter(struct rt_thread *t, uintptr_t interrupted_sp, uintptr_t
 	lv->saved_cursor = __wpp_cursor;
 	lv->saved_limit = __wpp_limit;
 	lv->parent_off = rt_level_offset(t, level - 1, __wpp_cursor);
+	lv->parent_abandoned = level > 1 && rt_level_abandoned(&t->lv[level - 1], interrupted_sp);
 	lv->hdr = NULL;
 	lv->words = NULL;
 	lv->seq = 0;
@@ -124,7 +120,8 @@ static void signal_leave(struct rt_thread *t, int level, uint64_t *cursor, uint6
 	lv = &t->lv[level];
 	rt_level_finish(t, level, 0);
 	__wpp_cursor = lv->saved_cursor;
-	__wpp_limit = lv->saved_limit;
+	/* An abandoned interrupted level is popped by its next record. */
+	__wpp_limit = lv->parent_abandoned ? lv->saved_cursor : lv->saved_limit;
 	t->depth = level - 1;
 }
 

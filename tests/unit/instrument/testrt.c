@@ -42,7 +42,8 @@ static void write_words(const uint64_t *w, uint64_t n)
 	fwrite(w, 8, n, out);
 }
 
-void __wpp_flush(void)
+/* preserve_most, as instrumented code calls it (trace_abi.h). */
+__attribute__((preserve_most)) void __wpp_flush(void)
 {
 	if (!buf) {
 		buf = calloc(BUF_WORDS + 4, 8);

@@ -247,6 +247,9 @@ enum wpp_sample_pos {
 	WPP_POS_UNKNOWN = 4,   /* thread not registered, or inside the runtime's
 	                        * buffer switch: cannot be attributed */
 	WPP_POS_DISCARD = 5,   /* the thread was recording into the discard sink */
+	WPP_POS_UNREGISTERED = 6, /* the thread had not started recording (process
+	                        * start-up before its first record, a thread that
+	                        * never records) or had no position descriptor */
 };
 
 enum wpp_sample_flags {

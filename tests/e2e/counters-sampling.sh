@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# counters-sampling.sh — cpu-clock sampling: spin_long does three times the
+# work of spin_short, called alternately, so it must get about three times
+# the samples (2.4 .. 3.6); under 1% of the samples may stay unattributed.
+# Several software events at once, counted per batch: each total is exact
+# (software events are never multiplexed: running == enabled).
+. "$(dirname "$0")/counters-lib.sh"
+
+build spin "$PROGS/spin.c"
+out=$WORK/spin.wpp
+if ! "$WPPTRACE" record -q -e cpu-clock -c 500000 -o "$out" -- "$WORK/spin" 300 2>"$WORK/rec.err"; then
+	fail "record -e cpu-clock: $(head -1 "$WORK/rec.err")"
+	finish
+fi
+"$WPPTRACE" report "$out" --cost cpu-clock --by function --format json >"$WORK/fn.json"
+python3 - "$WORK/fn.json" >"$WORK/ratio.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = {f["function"]: f["cost"] for f in r["functions"]}
+print(c.get("spin_long", 0), c.get("spin_short", 0))
+PY
+read -r long short <"$WORK/ratio.txt"
+echo "spin_long ${long} ns, spin_short ${short} ns (estimated)"
+check "spin_long gets about three times spin_short's samples" \
+	"python3 -c 'import sys; l,s=$long,$short; sys.exit(0 if s > 0 and 2.4 <= l/s <= 3.6 else 1)'"
+line=$("$WPPTRACE" report "$out" --cost cpu-clock --top 0 | head -1)
+echo "$line"
+share=$(echo "$line" | sed -n 's/.*while recording unattributed (\([0-9.]*\)%).*/\1/p')
+check "unattributed share ${share}% < 1%" "python3 -c 'import sys; sys.exit(0 if float(\"${share:-100}\") < 1.0 else 1)'"
+check "the summary says the cost is an estimate with its sample count" \
+	'echo "$line" | grep -q "^cpu-clock: ~[0-9]* on paths, estimated from [0-9]* samples"'
+
+# Counting only, several events: exact per-batch totals, no samples.
+build faults "$PROGS/faults.c"
+out2=$WORK/multi.wpp
+"$WPPTRACE" record -q -e page-faults,minor-faults,task-clock,context-switches --count-only \
+	-o "$out2" -- "$WORK/faults" 500 500 2>"$WORK/rec2.err" || fail "record --count-only: $(head -1 "$WORK/rec2.err")"
+for ev in page-faults minor-faults; do
+	counted=$("$WPPTRACE" report "$out2" --cost $ev --top 0 | sed -n 's/.*counted exactly per batch: \([0-9]*\).*/\1/p')
+	check "$ev counted per batch ($counted) covers the 1000 touched pages, within 1000+40" \
+		'[ -n "$counted" ] && [ "$counted" -ge 1000 ] && [ "$counted" -le 1040 ]'
+done
+finish
