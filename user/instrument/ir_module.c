@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_attrs.h"
 #include "ir_cfg.h"
 #include "ir_function.h"
 #include "ir_meta.h"
@@ -83,6 +84,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 	for (size_t i = 0; i < nfn; i++)
 		wpp_instrument_function(&tu, fns[i]);
 	free(fns);
+	wpp_ir_drop_memory_claims(m);
 	if (tu.nfuncs && wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),
 					     tu.mode, tu.source, tu.source_len))
 		fprintf(stderr, "wppcc: could not emit path metadata for %.*s\n", (int)tu.source_len,
