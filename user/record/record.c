@@ -35,11 +35,12 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 	int main_reaped = 0, no_children = 0;
 
 	while (!no_children) {
-		long n = rs->failed ? 0 : wpp_shm_collector_drain(col, ops);
+		/* Output broken: keep draining into nothing so the program runs
+		 * to its end with its own output intact. */
+		long n = wpp_shm_collector_drain(col, rs->failed ? &record_sink_drop : ops);
 		if (n < 0) {
-			/* Output is broken: let producers run free, keep reaping. */
 			rs->failed = 1;
-			wpp_shm_collector_finish(col, &(struct wpp_shm_sink){0});
+			n = 1; /* drain again at once */
 		}
 		no_children = child_reap(main, status, &main_reaped);
 		if (n == 0 && !no_children)
@@ -90,6 +91,8 @@ static int record_shm(struct record_opts *o_)
 	record_loop(col, &rs, &ops, pid, &status);
 	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
 		rs.failed = 1;
+	if (rs.failed)
+		wpp_shm_collector_finish(col, &record_sink_drop);
 	wpp_shm_collector_totals(col, &tot);
 	rs.failed = record_sink_close(&rs, &o, NULL);
 	if (tot.table_full)

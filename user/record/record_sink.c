@@ -86,6 +86,40 @@ static int sink_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint6
 	return record_sink_gap(ctx, &c);
 }
 
+/* After the output failed the program still runs to its end: its batches
+ * are drained and dropped so that no producer waits forever. */
+static int drop_process(void *ctx, const struct wpp_shm_proc *p)
+{
+	(void)ctx, (void)p;
+	return 0;
+}
+static int drop_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp_shm_tu *t)
+{
+	(void)ctx, (void)p, (void)t;
+	return 0;
+}
+static int drop_thread(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, int event,
+		       uint64_t time_ns)
+{
+	(void)ctx, (void)p, (void)tid, (void)event, (void)time_ns;
+	return 0;
+}
+static int drop_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
+		      const struct wpp_batch_hdr *h, const uint64_t *words, uint32_t nwords)
+{
+	(void)ctx, (void)p, (void)tid, (void)h, (void)words, (void)nwords;
+	return 0;
+}
+static int drop_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_t after_seq,
+		    uint64_t lost_words)
+{
+	(void)ctx, (void)p, (void)tid, (void)after_seq, (void)lost_words;
+	return 0;
+}
+
+const struct wpp_shm_sink record_sink_drop = {NULL, drop_process, drop_module, drop_thread,
+					      drop_batch, drop_gap};
+
 struct wpp_shm_sink record_sink_ops(struct record_sink *rs)
 {
 	struct wpp_shm_sink s = {rs, sink_process, sink_module, sink_thread, sink_batch, sink_gap};

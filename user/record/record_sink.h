@@ -46,5 +46,7 @@ void record_sink_abort(struct record_sink *rs, const struct record_opts *o);
 
 /* The shm collector's callbacks bound to rs. */
 struct wpp_shm_sink record_sink_ops(struct record_sink *rs);
+/* Callbacks that accept and drop everything (after the output failed). */
+extern const struct wpp_shm_sink record_sink_drop;
 
 #endif
