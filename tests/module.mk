@@ -5,3 +5,6 @@ CMOCKA_LIBS := -lcmocka
 -include $(wildcard tests/unit/*/module.mk)
 -include tests/e2e/module.mk
 -include $(filter-out tests/e2e/module.mk,$(wildcard tests/e2e/*.mk))
+# Real third-party programs (Debian sources: lua, zlib, bzip2): output
+# identity and the paths-vs-blocks differential oracle on their workloads.
+TESTS += tests/real/run-oracles
