@@ -8,9 +8,7 @@
 . "$(dirname "$0")/kpaths-lib.sh"
 
 for prog in interp recursion threads; do
-	args=()
-	[ "$prog" = recursion ] && args=(12)
-	record "$prog" "${args[@]}" || continue
+	record_corpus "$prog" || continue
 	w=$WORK/$prog.wpp
 	"$WPPTRACE" script "$w" --format jsonl >"$WORK/$prog.jsonl" || { fail "$prog: script"; continue; }
 	ks="1 3 8"

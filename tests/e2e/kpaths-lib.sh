@@ -38,3 +38,11 @@ record() {
 		>/dev/null 2>"$WORK/$name.record.err" </dev/null ||
 		{ fail "$name: record failed: $(head -3 "$WORK/$name.record.err")"; return 1; }
 }
+
+# record_corpus NAME: record NAME with the arguments every kpaths test runs it
+# with (recursion 12: deep enough to repeat, small enough to stay fast).
+record_corpus() {
+	local name=$1 args=()
+	[ "$name" = recursion ] && args=(12)
+	record "$name" "${args[@]}"
+}

@@ -28,9 +28,7 @@ PY
 }
 
 for prog in interp threads recursion; do
-	args=()
-	[ "$prog" = recursion ] && args=(12)
-	record "$prog" "${args[@]}" || continue
+	record_corpus "$prog" || continue
 	w=$WORK/$prog.wpp
 	"$WPPTRACE" paths "$w" --format json >"$WORK/$prog.paths.json" || { fail "$prog: paths"; continue; }
 	"$WPPTRACE" kpaths "$w" -k 1 --all --top 0 --format json >"$WORK/$prog.k1.json" ||

@@ -120,19 +120,15 @@ expect_one_error "traced binary deleted" script "$w/good.wpp" --format jsonl
 # Damaged metadata: bytes of the blob flipped in place (header fields, the
 # function table, the middle, the end).  Must not crash.
 cp "$w/bin/prog.orig" "$w/bin/prog"
-read -r meta_off meta_size < <($PY - "$w/bin/prog" <<'PY'
-# Offset and size of the wpp_meta section, from the ELF section headers.
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-shoff, = struct.unpack_from("<Q", d, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
-def sh(i):
-    return struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
-stroff = sh(shstrndx)[4]
-for i in range(shnum):
-    name, _, _, _, off, size = sh(i)[:6]
-    if d[stroff + name:d.index(b"\0", stroff + name)] == b"wpp_meta":
-        print(off, size)
+# Offset and size of the wpp_meta section, from the ELF section headers
+# (the oracle's own ELF reader, wppmeta.py).
+read -r meta_off meta_size < <($PY - "$ORACLE" "$w/bin/prog" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import wppmeta
+r = wppmeta.elf_section_range(sys.argv[2], b"wpp_meta")
+if r:
+    print(*r)
 PY
 )
 if [ -z "${meta_off:-}" ]; then

@@ -20,7 +20,8 @@ class MetaError(Exception):
     pass
 
 
-def elf_section(path, wanted):
+def elf_section_range(path, wanted):
+    """(file offset, size) of the ELF section named wanted (bytes), or None."""
     d = open(path, "rb").read()
     if d[:4] != b"\x7fELF":
         raise MetaError(f"{path}: not ELF")
@@ -34,37 +35,18 @@ def elf_section(path, wanted):
         name, _, _, _, off, size = sh(i)[:6]
         end = d.index(b"\0", stroff + name)
         if d[stroff + name:end] == wanted:
-            return d[off:off + size]
+            return off, size
     return None
 
 
-class Func:
-    def __init__(self, name, stable_id, nblocks, edges):
-        self.name, self.stable_id, self.nblocks = name, stable_id, nblocks
-        self.out = {}
-        for e in edges:  # (src, dst, val, kind, cfg_src, cfg_dst), stored sorted
-            self.out.setdefault(e[0], []).append(e)
-
-    def regenerate(self, pid):
-        """Blocks, start edge kind, end edge kind and the final edge of path
-        id pid; MetaError if pid is not a path of this DAG."""
-        node, rem = self.nblocks, pid
-        blocks, first, last = [], None, None
-        for _ in range(2 * self.nblocks + 4):
-            cand = [e for e in self.out.get(node, []) if e[2] <= rem]
-            if not cand:
-                raise MetaError(f"{self.name}: path {pid} leaves the DAG at node {node}")
-            e = cand[-1]
-            rem -= e[2]
-            first = first or e
-            last = e
-            node = e[1]
-            if node == self.nblocks + 1:
-                if rem:
-                    raise MetaError(f"{self.name}: path {pid} reaches EXIT with remainder {rem}")
-                return blocks, EDGE_KINDS[first[3]], EDGE_KINDS[last[3]], last
-            blocks.append(node)
-        raise MetaError(f"{self.name}: path {pid} does not reach EXIT")
+def elf_section(path, wanted):
+    r = elf_section_range(path, wanted)
+    if r is None:
+        return None
+    off, size = r
+    with open(path, "rb") as f:
+        f.seek(off)
+        return f.read(size)
 
 
 def load_functions(paths):

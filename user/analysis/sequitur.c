@@ -14,6 +14,7 @@
  * guards of deleted rules recycled only between steps, and the look-ahead.
  */
 #include "sequitur_internal.h"
+#include "grow_u32.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -337,15 +338,8 @@ static int check(struct seq_builder *b, uint32_t x)
 
 static __attribute__((noinline)) void grow_utility(struct seq_builder *b)
 {
-	uint32_t cap = b->utility_cap ? 2 * b->utility_cap : 64;
-	uint32_t *bigger = realloc(b->utility, cap * sizeof(*bigger));
-
-	if (!bigger) {
+	if (grow_u32(&b->utility, &b->utility_cap, 64) < 0)
 		b->failed = 1;
-		return;
-	}
-	b->utility = bigger;
-	b->utility_cap = cap;
 }
 
 HOT void push_pending_utility(struct seq_builder *b, uint32_t g)
@@ -459,14 +453,8 @@ static void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l)
 
 static int add_root(struct seq_builder *b)
 {
-	if (b->nroots == b->roots_cap) {
-		uint32_t cap = b->roots_cap ? 2 * b->roots_cap : 4;
-		uint32_t *bigger = realloc(b->roots, cap * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		b->roots = bigger;
-		b->roots_cap = cap;
-	}
+	if (b->nroots == b->roots_cap && grow_u32(&b->roots, &b->roots_cap, 4) < 0)
+		return -1;
 	uint32_t g = new_rule(b);
 	if (b->failed)
 		return -1;

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "grow_u32.h"
 #include "sequitur_rc.h"
 #include "sequitur_serial_internal.h"
 
@@ -66,14 +67,8 @@ static int mtf_front(struct mtf *l, uint32_t r, uint32_t x, uint32_t limit)
 {
 	if (r == NONE) {
 		if (l->n < limit) {
-			if (l->n == l->cap) {
-				uint32_t cap = l->cap ? 2 * l->cap : 4;
-				uint32_t *bigger = realloc(l->v, cap * sizeof(*bigger));
-				if (!bigger)
-					return -1;
-				l->v = bigger;
-				l->cap = cap;
-			}
+			if (l->n == l->cap && grow_u32(&l->v, &l->cap, 4) < 0)
+				return -1;
 			l->n++;
 		}
 		r = l->n - 1; /* the last entry falls off when full */
@@ -172,6 +167,17 @@ static int model_update(struct model *m, uint32_t prev, uint32_t f, uint32_t s, 
 	if (prev != NONE && mtf_front(&m->succ[prev], succ_rank, f, SUCC_CAP) < 0)
 		return -1;
 	return mtf_front(&m->cls[f], class_rank, s, CLASS_CAP);
+}
+
+/* A symbol's first occurrence codes no ranks (encoder and decoder both know
+ * it is new); the lists move it to the front from wherever f and s stand now.
+ * Shared by the encoder and decoder so the two models cannot drift apart. */
+static int model_update_new(struct model *m, uint32_t prev, uint32_t s)
+{
+	uint32_t f = first_term(m, s);
+
+	return model_update(m, prev, f, s, prev == NONE ? NONE : mtf_find(&m->succ[prev], f),
+			    mtf_find(&m->cls[f], s));
 }
 
 /* A rule's body is complete: remember its ends and that it awaits its
@@ -372,11 +378,9 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o)
 				}
 			m.nunclaimed -= nnew_rules;
 			for (uint32_t j = 0; j < len; j++) {
-				uint32_t s = body[j], f = first_term(&m, s);
+				uint32_t s = body[j];
 				if (isnew[j]) {
-					if (model_update(&m, prev, f, s, prev == NONE ? NONE
-									: mtf_find(&m.succ[prev], f),
-							 mtf_find(&m.cls[f], s)) < 0)
+					if (model_update_new(&m, prev, s) < 0)
 						goto done;
 				} else if (encode_old(&e, &m, s, prev, 0, self) < 0) {
 					goto done;
@@ -388,7 +392,7 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o)
 		}
 		int prev_new = 0;
 		for (uint32_t j = 0; j < len; j++) {
-			uint32_t s = body[j], f;
+			uint32_t s = body[j];
 			int is_new;
 			if (seq_is_rule(s)) {
 				uint32_t r = s & ~SEQ_RULE_BIT;
@@ -403,12 +407,9 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o)
 				m.next_term += is_new;
 			}
 			rc_enc_bit(&e, &m.is_new[4 + (j == 0) * 2 + prev_new], is_new);
-			f = first_term(&m, s);
 			if (is_new) {
 				rc_enc_bit(&e, &m.new_rule[1], seq_is_rule(s));
-				if (model_update(&m, prev, f, s,
-						 prev == NONE ? NONE : mtf_find(&m.succ[prev], f),
-						 mtf_find(&m.cls[f], s)) < 0)
+				if (model_update_new(&m, prev, s) < 0)
 					goto done;
 			} else if (encode_old(&e, &m, s, prev, 1, self) < 0) {
 				goto done;
@@ -450,6 +451,27 @@ static int reject(struct seq_grammar *g, char *why, size_t whylen, const char *m
 	if (why && whylen)
 		snprintf(why, whylen, "%s", msg);
 	return -1;
+}
+
+/* A new symbol's first occurrence: the rule just claimed (rule != NONE) or
+ * the next terminal number; NONE if the stream asks for more terminals than
+ * its header declared, or (with *oom set) when out of memory. */
+static uint32_t decode_new(struct model *m, uint32_t prev, uint32_t rule, uint32_t nterm, int *oom)
+{
+	uint32_t s;
+
+	if (rule != NONE) {
+		s = SEQ_RULE_BIT | rule;
+	} else {
+		if (m->next_term == nterm)
+			return NONE;
+		s = m->next_term++;
+	}
+	if (model_update_new(m, prev, s) < 0) {
+		*oom = 1;
+		return NONE;
+	}
+	return s;
 }
 
 /* Decode one old symbol; NONE if the stream is inconsistent. */
@@ -577,25 +599,13 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 			m.nunclaimed -= nnew_rules;
 			for (uint32_t j = 0; j < len; j++) {
 				uint32_t s;
-				if (isnew[j]) {
-					if (isnew[j] == 2) {
-						s = SEQ_RULE_BIT | m.unclaimed[at++];
-					} else {
-						if (m.next_term == nterm)
-							goto bad;
-						s = m.next_term++;
-					}
-					uint32_t f = first_term(&m, s);
-					if (model_update(&m, prev, f, s,
-							 prev == NONE ? NONE
-								      : mtf_find(&m.succ[prev], f),
-							 mtf_find(&m.cls[f], s)) < 0) {
-						oom = 1;
-						goto bad;
-					}
-				} else if ((s = decode_old(&d, &m, prev, 0, self, &oom)) == NONE) {
+				if (isnew[j])
+					s = decode_new(&m, prev, isnew[j] == 2 ? m.unclaimed[at++] : NONE, nterm,
+						       &oom);
+				else
+					s = decode_old(&d, &m, prev, 0, self, &oom);
+				if (s == NONE)
 					goto bad;
-				}
 				body[j] = s;
 				prev = last_term(&m, s);
 			}
@@ -606,26 +616,18 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 				uint32_t s;
 				int is_new = rc_dec_bit(&d, &m.is_new[4 + (j == 0) * 2 + prev_new]);
 				if (is_new) {
+					uint32_t rule = NONE;
 					if (rc_dec_bit(&d, &m.new_rule[1])) {
 						if (m.bottom == m.nunclaimed)
 							goto bad;
-						s = SEQ_RULE_BIT | m.unclaimed[m.bottom++];
-					} else {
-						if (m.next_term == nterm)
-							goto bad;
-						s = m.next_term++;
+						rule = m.unclaimed[m.bottom++];
 					}
-					uint32_t f = first_term(&m, s);
-					if (model_update(&m, prev, f, s,
-							 prev == NONE ? NONE
-								      : mtf_find(&m.succ[prev], f),
-							 mtf_find(&m.cls[f], s)) < 0) {
-						oom = 1;
-						goto bad;
-					}
-				} else if ((s = decode_old(&d, &m, prev, 1, self, &oom)) == NONE) {
-					goto bad;
+					s = decode_new(&m, prev, rule, nterm, &oom);
+				} else {
+					s = decode_old(&d, &m, prev, 1, self, &oom);
 				}
+				if (s == NONE)
+					goto bad;
 				body[j] = s;
 				prev = last_term(&m, s);
 				prev_new = is_new;

@@ -44,17 +44,22 @@ const char *rpt_span(const struct rpt_path *r, char *buf, size_t len)
 	return buf;
 }
 
+void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object)
+{
+	fputs("\"function\":", out);
+	json_str(out, fn->name);
+	fputs(",\"object\":", out);
+	json_str(out, object);
+	fputs(",\"file\":", out);
+	json_str(out, fn->file);
+}
+
 void rpt_json_path_fields(FILE *out, const struct rpt_path *r)
 {
 	struct strbuf text = {0};
 	char kinds[16];
 
-	fputs("\"function\":", out);
-	json_str(out, r->fn->name);
-	fputs(",\"object\":", out);
-	json_str(out, r->object);
-	fputs(",\"file\":", out);
-	json_str(out, r->fn->file);
+	rpt_json_fn_fields(out, r->fn, r->object);
 	fprintf(out, ",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"blocks\":%" PRIu32
 		     ",\"insns\":%" PRIu64 ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32
 		     ",\"kind\":\"%s\",\"source\":",

@@ -31,12 +31,7 @@ static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by, co
 			fprintf(out, ",\"processes\":%" PRIu32, r->nimages);
 			break;
 		case RPT_BY_FUNCTION:
-			fputs("\"function\":", out);
-			json_str(out, r->fn->name);
-			fputs(",\"object\":", out);
-			json_str(out, r->object);
-			fputs(",\"file\":", out);
-			json_str(out, r->fn->file);
+			rpt_json_fn_fields(out, r->fn, r->object);
 			fprintf(out, ",\"line\":%" PRIu32 ",\"stable_id\":\"%016" PRIx64 "\",\"paths\":%" PRIu64,
 				r->fn->line, r->fn->stable_id, r->distinct);
 			break;

@@ -40,6 +40,9 @@ const char *rpt_sort_name(enum rpt_sort s);
 const char *rpt_kinds(const struct rpt_path *r, char *buf, size_t len);
 /* "t.c:4-14" (base name of the function's file, line span of the path). */
 const char *rpt_span(const struct rpt_path *r, char *buf, size_t len);
+/* "function","object","file" of a function, no braces: the identity both a
+ * path object and a function object start with. */
+void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object);
 /* JSON fields identifying a path: "function","object","file","path"|"block",... (no braces). */
 void rpt_json_path_fields(FILE *out, const struct rpt_path *r);
 

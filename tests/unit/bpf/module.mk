@@ -1,11 +1,13 @@
 # tests/unit/bpf: the BPF transport with real BPF (needs root).  The
-# producer fires the wpptrace USDT probes from its own notes
-# (usdt_emit.h), so these tests do not depend on libwpprt.
+# producer fires the wpptrace USDT probes from its own sites (usdt_emit.h,
+# on the shared note layout of wpp/usdt.h), so these tests do not depend on
+# libwpprt.
 BPFTEST_DIR := $(BUILD)/tests/unit/bpf
 BPFTEST_PRODUCER := $(BPFTEST_DIR)/usdt_producer
 BPFTEST_BIN := $(BPFTEST_DIR)/test_bpf_transport
 
-$(BPFTEST_PRODUCER): tests/unit/bpf/usdt_producer.c tests/unit/bpf/usdt_emit.h user/include/wpp/trace_abi.h
+$(BPFTEST_PRODUCER): tests/unit/bpf/usdt_producer.c tests/unit/bpf/usdt_emit.h user/include/wpp/usdt.h \
+		user/include/wpp/trace_abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
 
