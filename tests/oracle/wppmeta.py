@@ -49,6 +49,35 @@ def elf_section(path, wanted):
         return f.read(size)
 
 
+class Func:
+    def __init__(self, name, stable_id, nblocks, edges):
+        self.name, self.stable_id, self.nblocks = name, stable_id, nblocks
+        self.out = {}
+        for e in edges:  # (src, dst, val, kind, cfg_src, cfg_dst), stored sorted
+            self.out.setdefault(e[0], []).append(e)
+
+    def regenerate(self, pid):
+        """Blocks, start edge kind, end edge kind and the final edge of path
+        id pid; MetaError if pid is not a path of this DAG."""
+        node, rem = self.nblocks, pid
+        blocks, first, last = [], None, None
+        for _ in range(2 * self.nblocks + 4):
+            cand = [e for e in self.out.get(node, []) if e[2] <= rem]
+            if not cand:
+                raise MetaError(f"{self.name}: path {pid} leaves the DAG at node {node}")
+            e = cand[-1]
+            rem -= e[2]
+            first = first or e
+            last = e
+            node = e[1]
+            if node == self.nblocks + 1:
+                if rem:
+                    raise MetaError(f"{self.name}: path {pid} reaches EXIT with remainder {rem}")
+                return blocks, EDGE_KINDS[first[3]], EDGE_KINDS[last[3]], last
+            blocks.append(node)
+        raise MetaError(f"{self.name}: path {pid} does not reach EXIT")
+
+
 def load_functions(paths):
     """name -> Func over every blob of every object in paths."""
     funcs = {}

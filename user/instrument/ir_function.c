@@ -276,6 +276,18 @@ static LLVMValueRef after_call(struct fn_emit *x, LLVMValueRef call)
 	return wpp_ir_first_insertion_point(to);
 }
 
+/* asm goto: the cursor is not kept live across it but reloaded in every
+ * target.  Besides being cheap (asm goto is rare), this keeps the cursor
+ * out of the way of outputs on the indirect edges, which clang's -O0
+ * register allocator mishandles when one more value is live across. */
+static void reload_in_successors(struct fn_emit *x, LLVMValueRef callbr)
+{
+	for (unsigned k = 0; k < LLVMGetNumSuccessors(callbr); k++) {
+		position_before(x, wpp_ir_first_insertion_point(LLVMGetSuccessor(callbr, k)));
+		wpp_emit_cursor_reload(x->p, x->b, x->cur);
+	}
+}
+
 /* F: the cursor register is only valid until something else may record.
  * Runs after all other phases, and puts the reload first after the call,
  * before any record placed there.  Landing pads are entered from calls.
@@ -285,6 +297,10 @@ static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
 	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
 		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
 			LLVMValueRef at;
+			if (LLVMGetInstructionOpcode(i) == LLVMCallBr) {
+				reload_in_successors(x, i);
+				continue;
+			}
 			if (LLVMIsALandingPadInst(i))
 				at = wpp_ir_first_insertion_point(bb);
 			else if (wpp_ir_may_move_cursor(i) && !wpp_is_record_call(x->p, i) &&

@@ -83,12 +83,21 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  *
  * Per-thread state, initial-exec TLS.  The inline record sequence is
  *
- *     p = __wpp_cursor;  n = p + k;  __wpp_cursor = n;   // reserve first
- *     compiler-only fence (signal safety: a handler sees the slot reserved)
- *     p[0..k-1] = words;
- *     if (n >= __wpp_limit) __wpp_flush();               // cold, unlikely
+ *     cur[0..k-1] = words;  cur += k;
+ *     __wpp_cursor = cur;               // after the words (release, 1 thread)
+ *     if (cur >= __wpp_limit) {         // cold, unlikely
+ *             __wpp_flush();            // preserve_most calling convention
+ *             cur = __wpp_cursor;
+ *     }
  *
- * with k = 1 (narrow) or 2 (wide).  The runtime guarantees at least one
+ * with k = 1 (narrow) or 2 (wide), where cur is the function's copy of the
+ * cursor, loaded from __wpp_cursor at function entry and after every call
+ * that may record.  So __wpp_cursor is exact at every record and covers
+ * written words only; the runtime moves it only inside such a call (or for
+ * a signal handler's own level, restored before returning), and may lower
+ * __wpp_limit at any time to make the next record call __wpp_flush().
+ * __wpp_flush preserves every general register except r11; code built for
+ * the C convention may call it too.  The runtime guarantees at least one
  * word of slack past __wpp_limit, so a 2-word record that crosses the limit
  * still lands in owned memory.  Before the thread's first record both
  * pointers address a small per-thread scratch area, so the first record
@@ -96,7 +105,7 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  */
 #define WPP_SYM_CURSOR "__wpp_cursor"
 #define WPP_SYM_LIMIT "__wpp_limit"
-#define WPP_SYM_FLUSH "__wpp_flush"         /* void __wpp_flush(void) */
+#define WPP_SYM_FLUSH "__wpp_flush"         /* void __wpp_flush(void), preserve_most */
 #define WPP_SYM_FLUSH_ALL "__wpp_flush_all" /* void (void): before exec*, _exit, abort */
 #define WPP_SYM_REGISTER "__wpp_register_tu" /* void (struct wpp_tu_desc *) */
 
