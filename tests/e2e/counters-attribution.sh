@@ -4,7 +4,8 @@
 # pages in touch_a and NB in touch_b; recorded with page-faults sampled at
 # period 1, touch_a must carry exactly NA faults and touch_b exactly NB
 # (the trace buffers are pre-faulted, so recording adds none), spread over
-# their loop paths; the per-batch counts must cover them; a machine without
+# their loop paths (also in annotate, hot and the pprof export); the per-batch
+# counts must cover them; a machine without
 # a PMU refuses hardware events in one line naming the software ones.
 . "$(dirname "$0")/counters-lib.sh"
 
@@ -39,6 +40,42 @@ PY
 	# Counting mode: the exact per-batch total covers every attributed fault.
 	counted=$("$WPPTRACE" report "$out" --cost page-faults --top 0 | sed -n 's/.*counted exactly per batch: \([0-9]*\).*/\1/p')
 	check "counted total ($counted) >= $((na + nb))" '[ -n "$counted" ] && [ "$counted" -ge $((na + nb)) ]'
+	# annotate --cost: touch_a's paths together carry exactly its faults.
+	"$WPPTRACE" annotate "$out" touch_a --cost page-faults --format json >"$WORK/ann.json" 2>/dev/null
+	ann=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(h["cost"] for f in r["functions"] for h in f["hot_paths"]))' "$WORK/ann.json" 2>/dev/null)
+	check "annotate --cost: touch_a's hot paths carry $na faults (got $ann)" '[ "$ann" = "$na" ]'
+	"$WPPTRACE" annotate "$out" touch_a --cost page-faults >"$WORK/ann.txt" 2>/dev/null
+	check "annotate --cost text: the estimate summary and per-path faults" \
+		'head -1 "$WORK/ann.txt" | grep -q "^page-faults: ~" && grep -q "page-faults: loop" "$WORK/ann.txt"'
+	# hot --cost: single-path "subpaths" weigh each path by its faults per
+	# execution, so touch_a's add up to exactly its faults again.
+	"$WPPTRACE" hot "$out" --cost page-faults --min-len 1 --max-len 1 --min-cost 1 --top 1000 \
+		--format json >"$WORK/hot.json" 2>/dev/null
+	hot=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(h["cost"] for t in r["threads"] for h in t["subpaths"] if h["sequence"][0]["function"] == "touch_a"))' "$WORK/hot.json" 2>/dev/null)
+	check "hot --cost: touch_a's paths weigh $na faults (got $hot)" '[ "$hot" = "$na" ]'
+	# export --cost: pprof's second value is the counter, and its samples
+	# sum to the report's attributed total (protoc decodes independently).
+	total=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(p["cost"] for p in r["paths"]))' "$WORK/path.json")
+	if command -v protoc >/dev/null && "$WPPTRACE" export "$out" --format pprof --cost page-faults \
+		-o "$WORK/run.pb.gz" 2>/dev/null; then
+		zcat "$WORK/run.pb.gz" | protoc --decode=perftools.profiles.Profile -I"$ROOT/user/report" \
+			"$ROOT/user/report/profile.proto" >"$WORK/pb.txt" 2>/dev/null
+		pb=$(python3 - "$WORK/pb.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+strings = re.findall(r'^string_table: "(.*)"$', t, re.M)
+types = re.findall(r'^sample_type \{\s*type: (\d+)', t, re.M)
+cost = 0
+for body in re.findall(r'^sample \{(.*?)^\}', t, re.M | re.S):
+    vals = re.findall(r'^  value: (-?\d+)', body, re.M)
+    cost += int(vals[1]) if len(vals) > 1 else 0
+print(strings[int(types[1])] if len(types) > 1 else "?", cost)
+PY
+)
+		check "export --cost: pprof value 'page-faults' sums to $total (got $pb)" '[ "$pb" = "page-faults $total" ]'
+	else
+		fail "export --format pprof --cost page-faults (or protoc missing)"
+	fi
 done
 
 # A trace without counters, and a counter it does not have: one line each.

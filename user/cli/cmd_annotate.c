@@ -19,15 +19,18 @@ int cmd_annotate(int argc, char **argv)
 					     {"pid", required_argument, NULL, 'p'},
 					     {"tid", required_argument, NULL, 't'},
 					     {"sort", required_argument, NULL, 's'},
+					     {"cost", required_argument, NULL, 'c'},
 					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = {-1, -1};
 	enum rpt_sort sort = RPT_SORT_COUNT;
 	struct rpt_profile p;
 	struct session s;
+	const char *cost = NULL; /* --cost COUNTER (default: IR instructions) */
+	char cost_line[512];
 	int json = 0, c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:p:t:s:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -42,6 +45,9 @@ int cmd_annotate(int argc, char **argv)
 				return WPP_EXIT_USAGE;
 			}
 			sort = !strcmp(optarg, "cost") ? RPT_SORT_COST : RPT_SORT_COUNT;
+			break;
+		case 'c':
+			cost = optarg;
 			break;
 		case 'p':
 		case 't':
@@ -62,6 +68,13 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
 		return rc;
+	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {
+		rpt_close(&s, &p);
+		return rc;
+	}
+	/* Estimates say so, with their sample counts and what was not attributed. */
+	if (cost_line[0] && !json)
+		printf("%s\n", cost_line);
 	rc = rpt_annotate(stdout, &p, argv[optind + 1], json, sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("annotate: writing the output failed");

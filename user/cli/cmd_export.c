@@ -18,21 +18,27 @@ int cmd_export(int argc, char **argv)
 					     {"pid", required_argument, NULL, 'p'},
 					     {"tid", required_argument, NULL, 't'},
 					     {"output", required_argument, NULL, 'o'},
+					     {"cost", required_argument, NULL, 'c'},
 					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = {-1, -1};
 	const char *output = NULL, *format = NULL;
+	const char *cost = NULL; /* --cost COUNTER: the second sample value (default: IR instructions) */
+	char cost_line[512];
 	struct rpt_profile p;
 	struct session s;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:p:t:o:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'c':
+			cost = optarg;
 			break;
 		case 'p':
 		case 't':
@@ -57,6 +63,10 @@ int cmd_export(int argc, char **argv)
 	}
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
 		return rc;
+	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {
+		rpt_close(&s, &p);
+		return rc;
+	}
 	rc = rpt_export_pprof(output, &p, s.trace) < 0 ? WPP_EXIT_ERROR : s.exit_status;
 	rpt_close(&s, &p);
 	return rc;

@@ -7,7 +7,10 @@
  *
  * Cost of a path: its static instruction count (sum of its blocks'
  * ninsns, from the metadata; --cost insns, the default) or 1 (--cost
- * count).  Paths whose id does not expand cost 0 in insns mode.
+ * count).  Paths whose id does not expand cost 0 in insns mode.  --cost
+ * COUNTER (a counter recorded with the trace, docs/counters.md): the
+ * counter events the thread's executions of the path incurred, per
+ * execution (an estimate from samples, user/report/costs.h).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "costs.h"
 #include "hotsub.h"
 #include "json_out.h"
 #include "log.h"
@@ -27,7 +31,42 @@ struct hot_opts {
 	long min_len, max_len, top;
 	uint64_t min_cost;
 	int count_cost, json;
+	const char *counter;                /* --cost COUNTER, or NULL */
+	const struct cost_attribution *attr; /* its samples, attributed */
 };
+
+struct term_freq {
+	uint64_t *freq;
+	uint32_t nterm;
+};
+
+static int add_term_freq(void *ctx, const uint32_t *gram, uint32_t q, uint64_t weight)
+{
+	struct term_freq *f = ctx;
+	(void)q;
+	if (gram[0] < f->nterm)
+		f->freq[gram[0]] += weight;
+	return 0;
+}
+
+/* Each terminal's counter events per execution in this thread. */
+static void counter_costs(const struct hot_opts *o, const struct wpp_thread_grammar *tg,
+			  const struct terminal_info *info, const struct wppdag *d, uint64_t *cost)
+{
+	uint32_t nterm = tg->hdr.nterminals;
+	struct term_freq f = {calloc(nterm ? nterm : 1, sizeof(uint64_t)), nterm};
+	int *is_block = calloc(nterm ? nterm : 1, sizeof(int));
+
+	if (!f.freq || !is_block || wppdag_for_each_qgram(d, 1, 0, 0, add_term_freq, &f) < 0)
+		wpp_die("out of memory");
+	for (uint32_t t = 0; t < nterm; t++)
+		is_block[t] = info[t].is_block;
+	if (cost_per_terminal(o->attr, tg->hdr.pid, tg->hdr.generation, tg->hdr.tid, tg->terms, is_block,
+			      f.freq, nterm, cost) < 0)
+		wpp_die("out of memory");
+	free(is_block);
+	free(f.freq);
+}
 
 static int by_cost_desc(const void *a, const void *b)
 {
@@ -80,8 +119,11 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 
 	if (!cost || wppdag_init(&d, &tg->g) < 0)
 		wpp_die("out of memory");
-	for (uint32_t t = 0; t < nterm; t++)
-		cost[t] = o->count_cost ? 1 : info[t].insns;
+	if (o->attr)
+		counter_costs(o, tg, info, &d, cost);
+	else
+		for (uint32_t t = 0; t < nterm; t++)
+			cost[t] = o->count_cost ? 1 : info[t].insns;
 	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost, nterm};
 	if (hotsub_find(&d, &p, &r) < 0)
 		wpp_die("out of memory finding hot subpaths");
@@ -101,7 +143,7 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 			" %s)%s\n",
 			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, tg->hdr.nsymbols, r.n,
 			r.n == 1 ? "" : "s", o->min_len, o->max_len, o->min_cost,
-			o->count_cost ? "path executions" : "instructions",
+			o->counter ? o->counter : o->count_cost ? "path executions" : "instructions",
 			shown < r.n ? ", the costliest shown" : "");
 	}
 	for (size_t i = 0; i < shown; i++) {
@@ -161,12 +203,20 @@ int cmd_hot(int argc, char **argv)
 			o.json = !strcmp(optarg, "json");
 			break;
 		case 'C':
-			if (strcmp(optarg, "insns") && strcmp(optarg, "count")) {
-				wpp_err("hot: unknown cost '%s' (insns or count)", optarg);
+			/* insns, count, or the name of a recorded counter */
+			o.count_cost = !strcmp(optarg, "count");
+			o.counter = strcmp(optarg, "insns") && !o.count_cost ? optarg : NULL;
+			break;
+		case 'c': {
+			char *end;
+			double d = strtod(optarg, &end); /* 100000 or 1e6 */
+			if (end == optarg || *end || !(d >= 0 && d < 1.8e19)) {
+				wpp_err("hot: --min-cost needs a number, not '%s'", optarg);
 				return WPP_EXIT_USAGE;
 			}
-			o.count_cost = !strcmp(optarg, "count");
+			o.min_cost = (uint64_t)d;
 			break;
+		}
 		default:
 			if (c == '?' || c == ':' || !optarg || (v = parse_count(optarg)) < 0) {
 				wpp_err("hot: bad arguments (try wpptrace help hot)");
@@ -180,8 +230,6 @@ int cmd_hot(int argc, char **argv)
 				o.min_len = v;
 			else if (c == 'b')
 				o.max_len = v;
-			else if (c == 'c')
-				o.min_cost = (uint64_t)v;
 			else
 				o.top = v;
 		}
@@ -197,12 +245,29 @@ int cmd_hot(int argc, char **argv)
 	if ((rc = session_open(&s, argv[optind])))
 		return rc;
 	rc = s.exit_status;
+	struct cost_data cd = {0};
+	struct cost_attribution attr = {0};
+	char cost_line[512] = "";
+	if (o.counter) {
+		int idx = cost_load(s.trace, &cd) < 0 ? -2 : cost_counter_find(&cd, o.counter);
+		if (idx < 0 || cost_attribute(s.trace, s.mods, &cd, (uint32_t)idx, o.filter.pid, o.filter.tid,
+					      &attr) < 0) {
+			cost_data_free(&cd);
+			session_close(&s);
+			return idx == -1 ? WPP_EXIT_USAGE : WPP_EXIT_ERROR;
+		}
+		o.attr = &attr;
+		/* Estimates say so, with their sample counts and what was not attributed. */
+		cost_summary(cost_line, sizeof(cost_line), &cd, &attr);
+		if (!o.json)
+			printf("%s\n", cost_line);
+	}
 	if (o.json) {
 		printf("{\"file\": ");
 		json_str(stdout, argv[optind]);
 		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": %" PRIu64
 		       ", \"threads\": [\n  ",
-		       o.count_cost ? "count" : "insns", o.min_len, o.max_len, o.min_cost);
+		       o.counter ? o.counter : o.count_cost ? "count" : "insns", o.min_len, o.max_len, o.min_cost);
 	}
 	int first = 1;
 	for (size_t i = 0; i < s.trace->nthreads; i++) {
@@ -231,6 +296,10 @@ int cmd_hot(int argc, char **argv)
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("hot: writing the output failed");
 		rc = WPP_EXIT_ERROR;
+	}
+	if (o.counter) {
+		cost_attribution_free(&attr);
+		cost_data_free(&cd);
 	}
 	session_close(&s);
 	return rc;

@@ -61,12 +61,13 @@ static const struct command commands[] = {
 	 "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"},
 	{"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
 	 "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
-	 "                    [--cost insns|count] [--top N] [--pid P] [--tid T] [--format text|json]\n"
+	 "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--format text|json]\n"
 	 "\n"
 	 "Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
 	 "max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
 	 "shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
-	 "default) or 1 (count).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
+	 "default), 1 (count) or a recorded counter's events per execution (estimated;\n"
+	 "docs/counters.md).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
 	 "--top 20.\n"},
 	{"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
 	 "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
@@ -79,6 +80,7 @@ static const struct command commands[] = {
 	 "binary are merged.  Cost = IR instructions executed.  See docs/reports.md.\n"
 	 "  --by W      main table: path (default), function or process\n"
 	 "  --sort K    count (executions, default) or cost\n"
+	 "  --cost EV   cost = a counter recorded with record -e EV (docs/counters.md)\n"
 	 "  --top N     rows per table (default 20; HTML: all, paged)\n"
 	 "  --html      one self-contained page (needs -o FILE)\n"
 	 "  --diff B    what changed from this run to B: paths gone, new, hotter, colder\n"
@@ -88,7 +90,7 @@ static const struct command commands[] = {
 	 "\n"
 	 "The function's source, each line with how often it ran, each branch with\n"
 	 "how often each way was taken, and the lines of the three hottest paths\n"
-	 "marked A, B, C.\n"},
+	 "marked A, B, C.  --cost EV: hot paths with a recorded counter's events.\n"},
 	{"cfg", cmd_cfg, "a function's CFG with counts and hot paths (dot / SVG)",
 	 "usage: wpptrace cfg run.wpp FUNCTION [-o f.svg|f.dot] [--pid P] [--tid T]\n"
 	 "\n"
@@ -100,7 +102,8 @@ static const struct command commands[] = {
 	 "\n"
 	 "A pprof profile (profile.proto, gzip-compressed): one sample per path and\n"
 	 "process, its locations the path's blocks (function, file:line), its values\n"
-	 "the executions and the IR instructions executed.\n"},
+	 "the executions and the IR instructions executed (--cost EV: a recorded\n"
+	 "counter's events instead).\n"},
 	{"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
 	 "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
 	 "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

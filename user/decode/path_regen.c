@@ -69,7 +69,10 @@ static int entered_view(const struct wpp_fn *fn, struct wpp_path *p, uint32_t ca
 	p->nentered = p->nblocks - skip;
 	if (p->end == WPP_END_CALL) {
 		uint32_t call_block = fn->edges[p->exit_edge].cfg_dst;
-		if (call_block >= fn->nblocks || p->nblocks >= cap)
+		/* Metadata that names no call block: nothing to add. */
+		if (call_block >= fn->nblocks)
+			return 0;
+		if (p->nblocks >= cap)
 			return -1;
 		p->blocks[p->nblocks] = call_block;
 		p->nentered++;

@@ -173,7 +173,10 @@ static void print_branches(FILE *out, const struct fn_flow *f, uint32_t line)
 	}
 }
 
-static void annotate_text(FILE *out, const struct fn_flow *f, const struct source *src, int have_src)
+/* counter: the counter a sampled cost came from (hot paths then show the
+ * estimated events they incurred), NULL for the exact instruction cost. */
+static void annotate_text(FILE *out, const struct fn_flow *f, const struct source *src, int have_src,
+			  const char *counter)
 {
 	const struct wpp_fn *fn = f->fn;
 	char c[FMT_NUM_LEN], pc[FMT_NUM_LEN], span[64];
@@ -190,6 +193,8 @@ static void annotate_text(FILE *out, const struct fn_flow *f, const struct sourc
 		sb_printf(&s, "%c = path #%" PRIu64 " (%s, %s, %s): ", (char)('A' + h), r->id,
 			  fmt_count(c, f->paths[h].count), fmt_pct(pc, f->paths[h].count, f->total),
 			  rpt_kinds(r, span, sizeof(span)));
+		if (counter)
+			sb_printf(&s, "~%s %s: ", fmt_count(c, f->paths[h].cost), counter);
 		rpt_path_text(r, &s);
 		fmt_wrap(out, 2, WIDTH, s.s);
 		sb_free(&s);
@@ -297,7 +302,7 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 				fputc('\n', out);
 			if (n > 1)
 				fprintf(out, "[%s]\n", f.paths[0].object);
-			annotate_text(out, &f, &src, have_src);
+			annotate_text(out, &f, &src, have_src, p->cost_estimated ? p->cost_unit : NULL);
 		}
 		free(src.lines);
 		free(src.text);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "perf_scale.h"
+#include "cost_scale.h"
 
 struct target {
 	uint64_t seq;
@@ -328,7 +328,7 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 		    (tid >= 0 && k->tid != (uint32_t)tid))
 			continue;
 		a->has_counts = 1;
-		a->counted += pc_scale(k->count, k->enabled_ns, k->running_ns);
+		a->counted += cost_scale(k->count, k->enabled_ns, k->running_ns);
 	}
 	return 0;
 oom:

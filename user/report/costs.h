@@ -83,6 +83,15 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 		   uint32_t counter, long pid, long tid, struct cost_attribution *out);
 void cost_attribution_free(struct cost_attribution *a);
 
+/* A counter's estimated events per execution of each terminal of the
+ * grammar of thread (pid, gen, tid): the events attributed to the thread's
+ * executions of that path (or block: is_block[t]) divided by freq[t], its
+ * number of executions, rounded to the nearest integer (0 if it never
+ * ran).  0, or -1 on allocation failure. */
+int cost_per_terminal(const struct cost_attribution *a, uint32_t pid, uint32_t gen, uint32_t tid,
+		      const struct wpp_grammar_terminal *terms, const int *is_block, const uint64_t *freq,
+		      uint32_t nterm, uint64_t *cost);
+
 /* "~1.23M cache-misses from 1234 samples (0.4% unattributed); counted 1.25M" */
 void cost_summary(char *buf, size_t len, const struct cost_data *cd, const struct cost_attribution *a);
 

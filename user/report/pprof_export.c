@@ -307,7 +307,7 @@ int rpt_export_pprof(const char *path, const struct rpt_profile *p, const struct
 	b.prof.n_sample_type = 2;
 	b.prof.sample_type = xcalloc(2, sizeof(*b.prof.sample_type));
 	b.prof.sample_type[0] = value_type(&b, "executions", "count");
-	b.prof.sample_type[1] = value_type(&b, "ir_instructions", "count");
+	b.prof.sample_type[1] = value_type(&b, p->cost_unit, "count");
 	b.prof.period_type = value_type(&b, "executions", "count");
 	b.prof.period = 1;
 	b.prof.default_sample_type = 1; /* cost first in pprof's views */

@@ -33,8 +33,9 @@
  *   cursor in the discard area    -> not recorded
  *   anything else                 -> the thread is inside the runtime's buffer switch
  *
- * Every record reserves its slot (moves the cursor) before it is written,
- * so "the record at the cursor" is always the one of the path executing now.
+ * A path's record is written at the cursor when the path ends, and the
+ * cursor is exact at every record (trace_abi.h), so the record that lands
+ * at the position read is the one of the path executing when it was read.
  */
 #ifndef WPP_RT_POSITION_H
 #define WPP_RT_POSITION_H

@@ -16,21 +16,21 @@
 #include <linux/perf_event.h>
 
 #include "perf_events.h"
-#include "perf_scale.h"
+#include "cost_scale.h"
 
 static void scale_edges(void **state)
 {
 	(void)state;
-	assert_int_equal(pc_scale(1000, 10, 0), 0);          /* never ran: nothing measured */
-	assert_int_equal(pc_scale(1000, 10, 10), 1000);      /* never multiplexed */
-	assert_int_equal(pc_scale(1000, 10, 20), 1000);      /* running > enabled (rounding): as is */
-	assert_int_equal(pc_scale(1000, 20, 10), 2000);      /* ran half the time */
-	assert_int_equal(pc_scale(1000, 30, 10), 3000);
-	assert_int_equal(pc_scale(7, 3, 2), 10);             /* 10.5 rounds down */
-	assert_int_equal(pc_scale(UINT64_MAX, 4, 2), UINT64_MAX); /* saturates */
-	assert_int_equal(pc_scale(UINT64_MAX / 2, 2, 1), UINT64_MAX - 1);
+	assert_int_equal(cost_scale(1000, 10, 0), 0);          /* never ran: nothing measured */
+	assert_int_equal(cost_scale(1000, 10, 10), 1000);      /* never multiplexed */
+	assert_int_equal(cost_scale(1000, 10, 20), 1000);      /* running > enabled (rounding): as is */
+	assert_int_equal(cost_scale(1000, 20, 10), 2000);      /* ran half the time */
+	assert_int_equal(cost_scale(1000, 30, 10), 3000);
+	assert_int_equal(cost_scale(7, 3, 2), 10);             /* 10.5 rounds down */
+	assert_int_equal(cost_scale(UINT64_MAX, 4, 2), UINT64_MAX); /* saturates */
+	assert_int_equal(cost_scale(UINT64_MAX / 2, 2, 1), UINT64_MAX - 1);
 	/* 64-bit products that would overflow without 128-bit arithmetic */
-	assert_int_equal(pc_scale(UINT64_C(1) << 40, UINT64_C(1) << 40, UINT64_C(1) << 39), UINT64_C(1) << 41);
+	assert_int_equal(cost_scale(UINT64_C(1) << 40, UINT64_C(1) << 40, UINT64_C(1) << 39), UINT64_C(1) << 41);
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -51,9 +51,9 @@ static void scale_random(void **state)
 		uint64_t running = (rnd(&seed) % enabled) + 1;
 		unsigned __int128 want = (unsigned __int128)count * enabled / running;
 		uint64_t expect = want > UINT64_MAX ? UINT64_MAX : (uint64_t)want;
-		assert_true(pc_scale(count, enabled, running) == expect);
+		assert_true(cost_scale(count, enabled, running) == expect);
 		/* an estimate never undercounts what was counted */
-		assert_true(pc_scale(count, enabled, running) >= count);
+		assert_true(cost_scale(count, enabled, running) >= count);
 	}
 }
 

@@ -8,24 +8,28 @@ static volatile unsigned long sink;
 
 /* 64 dependent xorshift-multiplies (not affine, so the compiler cannot
  * fold them into one) without a branch: one path record per 64
- * steps keeps the trace small (a record per step would overrun the rings). */
-#define STEP(x) (((x) ^ ((x) >> 29)) * 0xbf58476d1ce4e5b9ul)
-#define STEP8(x) STEP(STEP(STEP(STEP(STEP(STEP(STEP(STEP(x))))))))
-#define STEP64(x) STEP8(STEP8(STEP8(STEP8(STEP8(STEP8(STEP8(STEP8(x))))))))
+ * steps keeps the trace small (a record per step would overrun the rings).
+ * The steps are statements, not nested expressions: STEP uses x twice, so
+ * nesting it would expand to 2^64 copies and exhaust the compiler. */
+#define STEP x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ul;
+#define STEP8 STEP STEP STEP STEP STEP STEP STEP STEP
+#define STEP64 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8
 
 __attribute__((noinline)) void spin_short(unsigned long n)
 {
 	unsigned long x = sink;
-	for (unsigned long i = 0; i < n; i++)
-		x = STEP64(x);
+	for (unsigned long i = 0; i < n; i++) {
+		STEP64
+	}
 	sink = x;
 }
 
 __attribute__((noinline)) void spin_long(unsigned long n)
 {
 	unsigned long x = sink;
-	for (unsigned long i = 0; i < 3 * n; i++)
-		x = STEP64(x);
+	for (unsigned long i = 0; i < 3 * n; i++) {
+		STEP64
+	}
 	sink = x;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "perf_scale.h"
+#include "cost_scale.h"
 
-uint64_t pc_scale(uint64_t count, uint64_t enabled, uint64_t running)
+uint64_t cost_scale(uint64_t count, uint64_t enabled, uint64_t running)
 {
 	if (running == 0)
 		return 0;
