@@ -34,7 +34,7 @@ for prog in interp signals threads recursion; do
 		fail "$prog: wppcc failed"; cat "$WORK/$prog.cc.err"; continue
 	fi
 	run=$WORK/$prog.wpp
-	"$WPPTRACE" -q record --transport=shm -o "$run" -- "$bin" $args >/dev/null 2>"$WORK/$prog.rec.err" </dev/null
+	"$WPPTRACE" -q record --transport=shm --grammar -o "$run" -- "$bin" $args >/dev/null 2>"$WORK/$prog.rec.err" </dev/null
 	"$WPPTRACE" script "$run" --format jsonl >"$WORK/$prog.jsonl" || { fail "$prog: script"; continue; }
 
 	# 1. the grammar wpp uses

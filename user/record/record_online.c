@@ -24,7 +24,7 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 		wpp_err("record: out of memory");
 		return -1;
 	}
-	if (!o->no_grammar) {
+	if (o->grammar) {
 		cfg->grammar.algo = SEQ_LOOKAHEAD;
 		cfg->consumers[cfg->n++] = wpp_grammar_consumer(&cfg->grammar);
 	}

@@ -19,7 +19,8 @@ static const char usage[] =
 	"  -a, --all               every instrumented process, including later ones\n"
 	"  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
 	"  -q, --quiet             no summary line\n"
-	"      --no-grammar        do not build whole-program-path grammars while recording\n"
+	"      --grammar           build whole-program-path grammars while recording (else\n"
+	"                          `wpptrace wpp` builds them from the recorded batches)\n"
 	"  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
 	"counters (bpf transport; docs/counters.md):\n"
 	"  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
@@ -133,7 +134,7 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
-	       O_RECWORDS, O_DRAIN, O_DRAINDELAY, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV };
+	       O_RECWORDS, O_DRAIN, O_DRAINDELAY, O_GRAMMAR, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"transport", required_argument, NULL, O_TRANSPORT},
@@ -150,6 +151,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		/* undocumented: a slow consumer for the overload tests */
 		{"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
 		{"quiet", no_argument, NULL, 'q'},
+		{"grammar", no_argument, NULL, O_GRAMMAR},
 		{"no-grammar", no_argument, NULL, O_NOGRAMMAR},
 		{"event", required_argument, NULL, 'e'},
 		{"count", required_argument, NULL, 'c'},
@@ -177,8 +179,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case O_GRAMMAR:
+			o->grammar = 1;
+			break;
 		case O_NOGRAMMAR:
-			o->no_grammar = 1;
+			o->grammar = 0;
 			break;
 		case 'k':
 			if (parse_u32("-k", optarg, &o->kpaths_k))

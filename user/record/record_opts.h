@@ -23,7 +23,7 @@ struct record_opts {
 	int all;                /* -a (bpf only) */
 	double duration_s;      /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
-	int no_grammar;         /* --no-grammar: skip the online SEQUITUR(1) grammars */
+	int grammar;            /* --grammar: build SEQUITUR(1) grammars while recording */
 	uint32_t kpaths_k;      /* -k K: build k-slab forests online (0 = off) */
 	struct pc_options counters; /* -e/-c/-F (bpf only); nevents 0 = none */
 	char **argv;            /* the program and its arguments, NULL with -p/-a */
