@@ -102,6 +102,9 @@ struct wpp_brec_exec {
 	struct wpp_brec_stream_end old_stream; /* the old image's stream of old_tid */
 	char filename[WPP_BREC_PATH_MAX];
 	char args[WPP_BREC_ARGS_MAX];
+	/* The name of the file actually executed (its dentry): filename may be
+	 * a /proc/self/exe alias that means nothing once the process is gone. */
+	char exe_name[64];
 };
 
 struct wpp_brec_exit {

@@ -369,6 +369,9 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	stream_end(old_pid, &r->old_stream);
 	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
 	r->filename_len = n > 0 ? n : 0;
+	if (bpf_probe_read_kernel_str(r->exe_name, sizeof(r->exe_name),
+				      BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name)) < 0)
+		r->exe_name[0] = 0;
 	{
 		__u64 start = BPF_CORE_READ(p, mm, arg_start);
 		__u64 end = BPF_CORE_READ(p, mm, arg_end);

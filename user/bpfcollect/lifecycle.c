@@ -355,7 +355,13 @@ static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
 	/* The exec'd name may be relative; /proc knows the absolute one while
 	 * the process lives. */
 	if (proc_exe(r->h.pid, exe, sizeof(exe)) != 0) {
-		memcpy(exe, r->filename, flen);
+		/* Gone already: the name it was exec'd by, unless that is a /proc
+		 * alias, which only the executed file's own name can replace. */
+		if (flen >= 6 && memcmp(r->filename, "/proc/", 6) == 0 && r->exe_name[0])
+			flen = strnlen(r->exe_name, sizeof(r->exe_name)),
+			memcpy(exe, r->exe_name, flen);
+		else
+			memcpy(exe, r->filename, flen);
 		exe[flen] = 0;
 	}
 	/* Late for the first instructions of the new image, but usually in

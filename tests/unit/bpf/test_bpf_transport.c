@@ -341,6 +341,8 @@ static void test_fork_exec_exit(void **state)
 	assert_int_equal(execed->pid, forked->pid);
 	assert_int_equal(execed->flags, WPP_PROC_EXECED);
 	assert_int_equal(execed->generation, 1);
+	if (!strstr(execed->exe, "usdt_producer"))
+		print_message("exec'd image reported as '%s'\n", execed->exe);
 	assert_non_null(strstr(execed->exe, "usdt_producer"));
 	assert_int_equal(root->exits, 1);
 	assert_int_equal(execed->exits, 1);
