@@ -51,11 +51,9 @@ int cmd_annotate(int argc, char **argv)
 			break;
 		case 'p':
 		case 't':
-			if (parse_count(optarg) < 0) {
-				wpp_err("annotate: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid", optarg);
+			if (parse_count_opt("annotate", c == 'p' ? "pid" : "tid", optarg,
+					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
-			}
-			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
 			break;
 		default:
 			wpp_err("annotate: bad arguments (try wpptrace help annotate)");

@@ -49,11 +49,9 @@ int cmd_cfg(int argc, char **argv)
 			break;
 		case 'p':
 		case 't':
-			if (parse_count(optarg) < 0) {
-				wpp_err("cfg: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid", optarg);
+			if (parse_count_opt("cfg", c == 'p' ? "pid" : "tid", optarg,
+					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
-			}
-			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
 			break;
 		default:
 			wpp_err("cfg: bad arguments (try wpptrace help cfg)");

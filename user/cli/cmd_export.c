@@ -42,11 +42,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'p':
 		case 't':
-			if (parse_count(optarg) < 0) {
-				wpp_err("export: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid", optarg);
+			if (parse_count_opt("export", c == 'p' ? "pid" : "tid", optarg,
+					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
-			}
-			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
 			break;
 		default:
 			wpp_err("export: bad arguments (try wpptrace help export)");

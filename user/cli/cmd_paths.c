@@ -159,12 +159,9 @@ int cmd_paths(int argc, char **argv)
 			return WPP_EXIT_USAGE;
 		case 'p':
 		case 'n':
-			if (parse_count(optarg) < 0) {
-				wpp_err("paths: --%s needs a number, not '%s'", c == 'p' ? "pid" : "top",
-					optarg);
+			if (parse_count_opt("paths", c == 'p' ? "pid" : "top", optarg,
+					    c == 'p' ? &filter.pid : &top))
 				return WPP_EXIT_USAGE;
-			}
-			*(c == 'p' ? &filter.pid : &top) = parse_count(optarg);
 			break;
 		default:
 			wpp_err("paths: bad arguments (try wpptrace help paths)");

@@ -85,16 +85,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			return -1;
 		case 'p':
 		case 't':
-		case 'n': {
-			long v = parse_count(optarg);
-			if (v < 0) {
-				wpp_err("report: --%s needs a number, not '%s'",
-					c == 'p' ? "pid" : c == 't' ? "tid" : "top", optarg);
+		case 'n':
+			if (parse_count_opt("report", c == 'p' ? "pid" : c == 't' ? "tid" : "top", optarg,
+					    c == 'p'   ? &a->filter.pid
+					    : c == 't' ? &a->filter.tid
+						       : &a->opt.top))
 				return -1;
-			}
-			*(c == 'p' ? &a->filter.pid : c == 't' ? &a->filter.tid : &a->opt.top) = v;
 			break;
-		}
 		case 'd':
 			a->diff = optarg;
 			break;

@@ -216,12 +216,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'p':
 		case 't':
-			if (parse_count(optarg) < 0) {
-				wpp_err("script: --%s needs a number, not '%s'", c == 'p' ? "pid" : "tid",
-					optarg);
+			if (parse_count_opt("script", c == 'p' ? "pid" : "tid", optarg,
+					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
-			}
-			*(c == 'p' ? &filter.pid : &filter.tid) = parse_count(optarg);
 			break;
 		default:
 			wpp_err("script: bad arguments (try wpptrace help script)");

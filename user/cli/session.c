@@ -121,6 +121,18 @@ long parse_count(const char *s)
 	return v;
 }
 
+int parse_count_opt(const char *cmd, const char *name, const char *arg, long *out)
+{
+	long v = parse_count(arg);
+
+	if (v < 0) {
+		wpp_err("%s: --%s needs a number, not '%s'", cmd, name, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line)
 {
 	const struct wpp_meta_line *l = wpp_fn_block_line(fn, block);

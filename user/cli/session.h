@@ -36,6 +36,9 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);
+/* The value of numeric option --NAME of command CMD into *out: 0, or -1
+ * after "CMD: --NAME needs a number, not 'ARG'" was printed. */
+int parse_count_opt(const char *cmd, const char *name, const char *arg, long *out);
 
 /* Source position of a block: the block's first line, else the function's file. */
 void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line);
