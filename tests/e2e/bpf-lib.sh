@@ -11,26 +11,8 @@ CORPUS=$ROOT/tests/corpus
 PROGS=$ROOT/tests/unit/bpf/progs
 CMP="python3 $ROOT/tests/unit/bpf/trace_cmp.py"
 WORK=$ROOT/tests/work/bpf/$(basename "$0" .sh)
-FAILURES=0
-CHECKS=0
-
-fail() { FAILURES=$((FAILURES + 1)); echo "FAIL: $*"; }
-pass() { CHECKS=$((CHECKS + 1)); echo "ok:   $*"; }
-finish() {
-	echo "$CHECKS checks, $FAILURES failures"
-	[ "$CHECKS" -gt 0 ] && [ "$FAILURES" -eq 0 ]
-	exit $?
-}
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: $(basename "$0") needs root (BPF)"
-	exit 0
-fi
-for t in "$WPPCC" "$WPPTRACE"; do
-	[ -x "$t" ] || { echo "FAIL: $t not built (run make)"; exit 1; }
-done
-rm -rf "$WORK"
-mkdir -p "$WORK"
+. "$ROOT/tests/e2e/root-checks-lib.sh"
+require_root_and_tools BPF
 
 # build NAME SOURCE... [-- EXTRA FLAGS]: wppcc -O2 into $WORK/NAME.
 build() {

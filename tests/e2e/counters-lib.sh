@@ -8,27 +8,9 @@ WPPCC=$ROOT/bin/wppcc
 WPPTRACE=$ROOT/bin/wpptrace
 PROGS=$ROOT/tests/unit/counters/progs
 WORK=$ROOT/tests/work/counters/$(basename "$0" .sh)
-FAILURES=0
-CHECKS=0
-
-fail() { FAILURES=$((FAILURES + 1)); echo "FAIL: $*"; }
-pass() { CHECKS=$((CHECKS + 1)); echo "ok:   $*"; }
+. "$ROOT/tests/e2e/root-checks-lib.sh"
 check() { if eval "$2"; then pass "$1"; else fail "$1"; fi; }
-finish() {
-	echo "$CHECKS checks, $FAILURES failures"
-	[ "$CHECKS" -gt 0 ] && [ "$FAILURES" -eq 0 ]
-	exit $?
-}
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: $(basename "$0") needs root (perf events, BPF)"
-	exit 0
-fi
-for t in "$WPPCC" "$WPPTRACE"; do
-	[ -x "$t" ] || { echo "FAIL: $t not built (run make)"; exit 1; }
-done
-rm -rf "$WORK"
-mkdir -p "$WORK"
+require_root_and_tools "perf events, BPF"
 
 # build NAME SOURCE: wppcc -O1 -g into $WORK/NAME.
 build() {
