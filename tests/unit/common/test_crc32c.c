@@ -44,12 +44,32 @@ static void continuation(void **state)
 				 whole);
 }
 
+/* Buffers long enough for the three-lane loop (several rounds plus a tail),
+ * at every alignment and around the round boundaries. */
+static void long_buffers_match_table(void **state)
+{
+	enum { N = 16 * 1024 + 77 };
+	unsigned char *buf = malloc(N);
+	(void)state;
+	assert_non_null(buf);
+	srand(11);
+	for (size_t i = 0; i < N; i++)
+		buf[i] = (unsigned char)rand();
+	static const size_t lens[] = {3071, 3072, 3073, 3080, 6143, 6144, 6151, 9216, 12000, 16384};
+	for (size_t off = 0; off < 9; off++)
+		for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+			assert_int_equal(wpp_crc32c(0x1234567u, buf + off, lens[k]),
+					 wpp_crc32c_table(0x1234567u, buf + off, lens[k]));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(check_value),
 		cmocka_unit_test(hw_matches_table),
 		cmocka_unit_test(continuation),
+		cmocka_unit_test(long_buffers_match_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
