@@ -243,6 +243,7 @@ int wpp_ir_meta_emit_tu(struct wpp_probes *p, struct wpp_meta_builder *mb, uint3
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
 	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, ctor, "entry"));
 	LLVMBuildCall2(b, p->reg_fn, p->register_tu, &desc, 1, "");
+	wpp_emit_fid_slots_fill(p, b);
 	LLVMBuildRetVoid(b);
 	LLVMDisposeBuilder(b);
 

@@ -90,6 +90,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 		fprintf(stderr, "wppcc: could not emit path metadata for %.*s\n", (int)tu.source_len,
 			tu.source);
 	wpp_mb_free(&tu.meta);
+	wpp_probes_free(&tu.probes);
 	if (new_dbg)
 		LLVMSetIsNewDbgInfoFormat(m, 1);
 }

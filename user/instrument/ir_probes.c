@@ -3,6 +3,7 @@
 #include "ir_probes.h"
 
 #include <llvm-c/Comdat.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wpp/trace_abi.h"
@@ -11,6 +12,11 @@
  * thousands of words, so the slow path is very rare. */
 #define COLD_WEIGHT 1
 #define HOT_WEIGHT 100000
+
+static uint64_t unregistered_word(void)
+{
+	return (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
+}
 
 static LLVMValueRef get_or_add_fn(LLVMModuleRef m, const char *name, LLVMTypeRef ty)
 {
@@ -148,7 +154,10 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->rec2_fn = LLVMFunctionType(p->voidty, params, 3, 0);
 	p->reg_fn = LLVMFunctionType(p->voidty, &p->ptr, 1, 0);
 	p->cursor = tls_ptr(p, WPP_SYM_CURSOR);
-	p->limit = tls_ptr(p, WPP_SYM_LIMIT);
+	/* One TLS symbol for both (trace_abi.h): x86 addresses the limit as
+	 * %fs:8(%reg) with the cursor's offset already in %reg. */
+	LLVMValueRef off = LLVMConstInt(p->i64, WPP_LIMIT_OFFSET, 0);
+	p->limit = LLVMConstInBoundsGEP2(LLVMInt8TypeInContext(p->ctx), p->cursor, &off, 1);
 	p->flush = get_or_add_fn(m, WPP_SYM_FLUSH, p->void_fn);
 	p->flush = build_flush_stub(p);
 	p->flush_all = get_or_add_fn(m, WPP_SYM_FLUSH_ALL, p->void_fn);
@@ -158,8 +167,7 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->rec2 = build_record_helper(p, "__wpp_rec2", p->rec2_fn, 2);
 	p->fid_base_slot = LLVMAddGlobal(m, p->i64, "__wpp_fid_base");
 	LLVMSetLinkage(p->fid_base_slot, LLVMPrivateLinkage);
-	LLVMSetInitializer(p->fid_base_slot,
-			   LLVMConstInt(p->i64, (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT, 0));
+	LLVMSetInitializer(p->fid_base_slot, LLVMConstInt(p->i64, unregistered_word(), 0));
 	LLVMSetAlignment(p->fid_base_slot, 8);
 	p->reg_md_kind = LLVMGetMDKindIDInContext(p->ctx, "wpp.reg", 7);
 }
@@ -205,12 +213,40 @@ void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b)
 
 LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t local_index)
 {
-	uint64_t unreg = (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
-	LLVMValueRef base = LLVMBuildLoad2(b, p->i64, p->fid_base_slot, "wpp.base");
-	if (local_index == 0)
-		return base; /* the unregistered base is already the right word */
-	LLVMValueRef sum = LLVMBuildAdd(
-		b, base, LLVMConstInt(p->i64, (uint64_t)local_index << WPP_FID_SHIFT, 0), "");
-	LLVMValueRef isunreg = LLVMBuildICmp(b, LLVMIntEQ, base, LLVMConstInt(p->i64, unreg, 0), "");
-	return LLVMBuildSelect(b, isunreg, LLVMConstInt(p->i64, unreg, 0), sum, "wpp.fidw");
+	LLVMValueRef slot = p->fid_base_slot; /* index 0: the base is the word */
+	if (local_index != 0 && p->nfid_slots == p->fid_slots_cap) {
+		uint32_t cap = p->fid_slots_cap ? 2 * p->fid_slots_cap : 64;
+		struct wpp_fid_slot *grown = realloc(p->fid_slots, cap * sizeof(*grown));
+		if (!grown)
+			abort(); /* the function is already being rewritten */
+		p->fid_slots = grown;
+		p->fid_slots_cap = cap;
+	}
+	if (local_index != 0) {
+		slot = LLVMAddGlobal(p->mod, p->i64, "__wpp_fidw");
+		LLVMSetLinkage(slot, LLVMPrivateLinkage);
+		LLVMSetInitializer(slot, LLVMConstInt(p->i64, unregistered_word(), 0));
+		LLVMSetAlignment(slot, 8);
+		p->fid_slots[p->nfid_slots++] = (struct wpp_fid_slot){local_index, slot};
+	}
+	return LLVMBuildLoad2(b, p->i64, slot, "wpp.fidw");
+}
+
+void wpp_emit_fid_slots_fill(struct wpp_probes *p, LLVMBuilderRef b)
+{
+	LLVMValueRef unreg = LLVMConstInt(p->i64, unregistered_word(), 0);
+	LLVMValueRef base = LLVMBuildLoad2(b, p->i64, p->fid_base_slot, "base");
+	LLVMValueRef isunreg = LLVMBuildICmp(b, LLVMIntEQ, base, unreg, "");
+	for (uint32_t i = 0; i < p->nfid_slots; i++) {
+		uint64_t off = (uint64_t)p->fid_slots[i].local_index << WPP_FID_SHIFT;
+		LLVMValueRef sum = LLVMBuildAdd(b, base, LLVMConstInt(p->i64, off, 0), "");
+		LLVMBuildStore(b, LLVMBuildSelect(b, isunreg, unreg, sum, ""), p->fid_slots[i].global);
+	}
+}
+
+void wpp_probes_free(struct wpp_probes *p)
+{
+	free(p->fid_slots);
+	p->fid_slots = NULL;
+	p->nfid_slots = p->fid_slots_cap = 0;
 }

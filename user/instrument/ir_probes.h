@@ -21,19 +21,30 @@
 #define WPP_INSTRUMENT_IR_PROBES_H
 
 #include <llvm-c/Core.h>
+#include <stdint.h>
 
 struct wpp_probes {
 	LLVMModuleRef mod;
 	LLVMContextRef ctx;
 	LLVMTypeRef i32, i64, ptr, voidty, void_fn, rec1_fn, rec2_fn, reg_fn;
-	LLVMValueRef cursor, limit;            /* initial-exec TLS */
+	LLVMValueRef cursor, limit;            /* initial-exec TLS; limit = cursor + 8 */
 	LLVMValueRef flush, flush_all, register_tu; /* flush: the stub (ir_probes.c) */
 	LLVMValueRef rec1, rec2;
 	LLVMValueRef fid_base_slot;            /* i64, fid_base << 40 */
+	struct wpp_fid_slot *fid_slots;        /* per-function fid words, see below */
+	uint32_t nfid_slots, fid_slots_cap;
 	unsigned reg_md_kind;                  /* marks the path-register alloca */
 };
 
+/* A function's own fid word (i64 global): the unregistered word until the
+ * TU's constructor has registered and filled it (wpp_emit_fid_slots_fill). */
+struct wpp_fid_slot {
+	uint32_t local_index;
+	LLVMValueRef global;
+};
+
 void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m);
+void wpp_probes_free(struct wpp_probes *p);
 
 /* A new cursor slot (alloca; emit it in the entry block). */
 LLVMValueRef wpp_emit_cursor_slot(struct wpp_probes *p, LLVMBuilderRef b);
@@ -48,9 +59,14 @@ void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot,
 int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst);
 void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b);
 
-/* fid_base << 40 + (local_index << 40), or the unregistered fid word when
- * the TU's constructor has not run yet (adding an index to the
- * unregistered base would wrap into other fids). */
+/* The function's fid word, (fid_base + local_index) << 40, or the
+ * unregistered fid word when the TU's constructor has not run yet: one load
+ * of a per-function slot (the TU's base slot for index 0), so an activation
+ * pays one instruction for its fid instead of an add and a select. */
 LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t local_index);
+/* In the TU constructor, after __wpp_register_tu: fill every slot created
+ * by wpp_emit_fid_word from the registered base (adding an index to the
+ * unregistered base would wrap into other fids, so that one is copied). */
+void wpp_emit_fid_slots_fill(struct wpp_probes *p, LLVMBuilderRef b);
 
 #endif

@@ -66,6 +66,39 @@ static int reverse_topo(const struct wpp_dag *d, const struct dag_adj *in, uint3
 	return tail == nn ? 0 : -1;
 }
 
+/* What both passes over the DAG need: out- and in-edge lists, a reverse
+ * topological order and a zeroed path count per node. */
+struct dag_walk {
+	uint32_t nn;
+	struct dag_adj out, in;
+	uint32_t *order;
+	uint64_t *np;
+};
+
+static void dag_walk_end(struct dag_walk *w)
+{
+	dag_adj_free(&w->out);
+	dag_adj_free(&w->in);
+	free(w->order);
+	free(w->np);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Returns -1 (with nothing left to free) on allocation failure or a cycle. */
+static int dag_walk_begin(struct dag_walk *w, const struct wpp_dag *d)
+{
+	memset(w, 0, sizeof(*w));
+	w->nn = d->nblocks + 2;
+	w->order = malloc((size_t)w->nn * sizeof(uint32_t));
+	w->np = calloc(w->nn, sizeof(uint64_t));
+	if (!w->order || !w->np || dag_adj_build(&w->out, d, 0) || dag_adj_build(&w->in, d, 1) ||
+	    reverse_topo(d, &w->in, w->order)) {
+		dag_walk_end(w);
+		return -1;
+	}
+	return 0;
+}
+
 /* Counts paths to EXIT for every node, saturating at cap + 1 (so "too many"
  * stays distinguishable without wrapping).  Also assigns vals when they are
  * exact (the caller only keeps them from the final pass). */
@@ -120,76 +153,59 @@ static int cut_node(struct wpp_dag *d, const struct dag_adj *in, uint32_t w)
  * conservative, and the final pass recounts exactly. */
 static int truncate_to_fit(struct wpp_dag *d, uint64_t wide_limit)
 {
-	uint32_t nn = d->nblocks + 2;
 	uint64_t node_cap = wide_limit / ((uint64_t)d->nblocks + 1);
 	if (node_cap < 2)
 		node_cap = 2;
-	struct dag_adj out = {0}, in = {0};
-	uint32_t *order = malloc((size_t)nn * sizeof(uint32_t));
-	uint64_t *np = calloc(nn, sizeof(uint64_t));
+	struct dag_walk w;
+	if (dag_walk_begin(&w, d))
+		return -1;
 	int rc = -1;
-	if (!order || !np || dag_adj_build(&out, d, 0) || dag_adj_build(&in, d, 1) ||
-	    reverse_topo(d, &in, order))
-		goto out;
-	for (uint32_t k = 0; k < nn; k++) {
-		uint32_t v = order[k];
+	for (uint32_t k = 0; k < w.nn; k++) {
+		uint32_t v = w.order[k];
 		if (v >= d->nblocks) {
-			np[v] = 1;
+			w.np[v] = 1;
 			continue;
 		}
 		for (;;) {
 			uint64_t sum = 0, best_np = 0;
 			uint32_t best = WPP_NONE;
-			for (uint32_t i = out.start[v]; i < out.start[v + 1]; i++) {
-				const struct wpp_dag_edge *e = &d->edges[out.adj[i]];
-				uint64_t c = e->dst >= d->nblocks ? 1 : np[e->dst];
+			for (uint32_t i = w.out.start[v]; i < w.out.start[v + 1]; i++) {
+				const struct wpp_dag_edge *e = &d->edges[w.out.adj[i]];
+				uint64_t c = e->dst >= d->nblocks ? 1 : w.np[e->dst];
 				if (wpp_add_overflows(sum, c, &sum))
 					sum = UINT64_MAX;
 				if (e->kind == WPP_EDGE_REAL && c > best_np)
 					best_np = c, best = e->dst;
 			}
 			if (sum <= node_cap || best == WPP_NONE || best_np <= 1) {
-				np[v] = sum;
+				w.np[v] = sum;
 				break;
 			}
-			if (cut_node(d, &in, best))
+			if (cut_node(d, &w.in, best))
 				goto out;
 		}
 	}
 	rc = 0;
 out:
-	dag_adj_free(&out);
-	dag_adj_free(&in);
-	free(order);
-	free(np);
+	dag_walk_end(&w);
 	return rc;
 }
 
 static int number_pass(struct wpp_dag *d, uint64_t cap, uint64_t *npaths_out)
 {
-	uint32_t nn = d->nblocks + 2;
-	struct dag_adj out = {0}, in = {0};
-	uint32_t *order = malloc((size_t)nn * sizeof(uint32_t));
-	uint64_t *np = calloc(nn, sizeof(uint64_t));
-	int rc = -1;
-	if (!order || !np || dag_adj_build(&out, d, 0) || dag_adj_build(&in, d, 1) ||
-	    reverse_topo(d, &in, order))
-		goto out;
-	count_paths(d, &out, order, np, cap);
+	struct dag_walk w;
+	if (dag_walk_begin(&w, d))
+		return -1;
+	count_paths(d, &w.out, w.order, w.np, cap);
 	/* Largest count over all nodes: unreachable blocks have vals too. */
-	uint64_t max = 0;
-	for (uint32_t v = 0; v < nn; v++)
-		if (np[v] > max)
-			max = np[v];
-	*npaths_out = max > np[WPP_DAG_ENTRY(d->nblocks)] ? max : np[WPP_DAG_ENTRY(d->nblocks)];
-	d->npaths = np[WPP_DAG_ENTRY(d->nblocks)];
-	rc = 0;
-out:
-	dag_adj_free(&out);
-	dag_adj_free(&in);
-	free(order);
-	free(np);
-	return rc;
+	uint64_t entry = w.np[WPP_DAG_ENTRY(d->nblocks)], max = entry;
+	for (uint32_t v = 0; v < w.nn; v++)
+		if (w.np[v] > max)
+			max = w.np[v];
+	*npaths_out = max;
+	d->npaths = entry;
+	dag_walk_end(&w);
+	return 0;
 }
 
 int wpp_dag_number(struct wpp_dag *d, uint64_t narrow_limit, uint64_t wide_limit)

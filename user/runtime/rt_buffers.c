@@ -29,8 +29,16 @@
  * pthread_create get their own scratch at once (rt_lifecycle.c). */
 uint64_t rt_global_scratch[RT_SCRATCH_WORDS];
 
-__attribute__((visibility("default"))) __thread uint64_t *__wpp_cursor RT_TLS = rt_global_scratch;
-__attribute__((visibility("default"))) __thread uint64_t *__wpp_limit RT_TLS = rt_global_scratch;
+/* __wpp_cursor and __wpp_limit, adjacent in that order (WPP_LIMIT_OFFSET):
+ * instrumented code reaches both through the one TLS offset of
+ * __wpp_cursor.  C cannot place two __thread variables next to each other,
+ * so they are laid out here; both start at the global scratch area. */
+#define RT_TLS_WORD(name)                                                      \
+	"\t.globl " name "\n\t.type " name ", @object\n\t.size " name ", 8\n" name \
+	":\n\t.quad rt_global_scratch\n"
+__asm__(".pushsection .tdata,\"awT\",@progbits\n\t.balign 16\n" RT_TLS_WORD(WPP_SYM_CURSOR)
+	RT_TLS_WORD(WPP_SYM_LIMIT) ".popsection\n");
+_Static_assert(WPP_LIMIT_OFFSET == 8, "RT_TLS_WORD lays out 8-byte words");
 __thread struct rt_thread rt_self RT_TLS;
 
 static int in_range(const uint64_t *p, const uint64_t *base, unsigned n)

@@ -16,8 +16,10 @@
 #define BUF_WORDS (1u << 16)
 
 static uint64_t scratch[4];
-__thread uint64_t *__wpp_cursor = scratch;
-__thread uint64_t *__wpp_limit = scratch;
+/* The ABI's TLS pair: the cursor, then the limit at WPP_LIMIT_OFFSET. */
+__thread uint64_t *__wpp_cursor[2] = {scratch, scratch};
+#define CURSOR (__wpp_cursor[0])
+#define LIMIT (__wpp_cursor[WPP_LIMIT_OFFSET / sizeof(uint64_t *)])
 static uint64_t *buf;
 static FILE *out;
 static uint32_t next_fid = 1;
@@ -47,21 +49,21 @@ __attribute__((preserve_most)) void __wpp_flush(void)
 {
 	if (!buf) {
 		buf = calloc(BUF_WORDS + 4, 8);
-		uint64_t n = (uint64_t)(__wpp_cursor - scratch);
+		uint64_t n = (uint64_t)(CURSOR - scratch);
 		memcpy(buf, scratch, n * 8);
-		__wpp_cursor = buf + n;
-		__wpp_limit = buf + BUF_WORDS;
+		CURSOR = buf + n;
+		LIMIT = buf + BUF_WORDS;
 		return;
 	}
-	write_words(buf, (uint64_t)(__wpp_cursor - buf));
-	__wpp_cursor = buf;
+	write_words(buf, (uint64_t)(CURSOR - buf));
+	CURSOR = buf;
 }
 
 void __wpp_flush_all(void)
 {
 	if (buf) {
-		write_words(buf, (uint64_t)(__wpp_cursor - buf));
-		__wpp_cursor = buf;
+		write_words(buf, (uint64_t)(CURSOR - buf));
+		CURSOR = buf;
 	}
 	fflush(out_file());
 }

@@ -25,10 +25,12 @@
  * buffers of crashed processes this way).
  *
  * fids are assigned by the runtime at module registration: each translation
- * unit (TU) gets a contiguous range [fid_base, fid_base + nfuncs).  The pass
- * loads the TU's pre-shifted base (`fid_base << 40`) once per function
- * activation and adds `local_index << 40`; the path register starts at that
- * value so the recorded word is register + final increment, no extra work.
+ * unit (TU) gets a contiguous range [fid_base, fid_base + nfuncs).  The
+ * runtime stores the pre-shifted base (`fid_base << 40`) in the TU's slot;
+ * the TU's constructor then derives each function's word
+ * `(fid_base + local_index) << 40` into a per-function slot, which an
+ * activation loads once; the path register starts at that value so the
+ * recorded word is register + final increment, no extra work.
  */
 #ifndef WPP_TRACE_ABI_H
 #define WPP_TRACE_ABI_H
@@ -105,6 +107,10 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  */
 #define WPP_SYM_CURSOR "__wpp_cursor"
 #define WPP_SYM_LIMIT "__wpp_limit"
+/* __wpp_limit is the TLS word right after __wpp_cursor: instrumented code
+ * addresses it as __wpp_cursor + WPP_LIMIT_OFFSET, so one TLS offset (one
+ * GOT entry, one register) serves both.  The runtime exports both names. */
+#define WPP_LIMIT_OFFSET 8
 #define WPP_SYM_FLUSH "__wpp_flush"         /* void __wpp_flush(void), preserve_most */
 #define WPP_SYM_FLUSH_ALL "__wpp_flush_all" /* void (void): before exec*, _exit, abort */
 #define WPP_SYM_REGISTER "__wpp_register_tu" /* void (struct wpp_tu_desc *) */
