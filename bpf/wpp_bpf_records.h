@@ -13,8 +13,9 @@
  *    overloaded batch ring never drops the events that open and close
  *    streams.
  *
- * A batch larger than a record is split into fixed-size chunk records
- * (bpf_ringbuf_reserve needs a size known at verification time).  Each
+ * A record is sized to what it carries (bpf_ringbuf_reserve_dynptr); a
+ * batch larger than the record limit (record_words) is split into chunk
+ * records, most batches are one record.  Each
  * thread's batches are numbered by BPF with a dense per-stream publish
  * number ("pubno"); a lost batch still consumes its pubno, and the next
  * completely delivered batch of the stream says how many batches/words
@@ -72,7 +73,7 @@ struct wpp_brec_batch {
 	__u32 chunk_off;   /* word index of this record's first word */
 	__u32 chunk_words; /* valid words in this record */
 	struct wpp_brec_loss lost_before; /* snapshot at probe entry */
-	/* __u64 words[record_words] follow (chunk_words of them valid) */
+	/* __u64 words[chunk_words] follow */
 };
 
 struct wpp_brec_fork {
@@ -93,12 +94,23 @@ struct wpp_brec_stream_end {
 	struct wpp_brec_loss lost_tail;
 };
 
+/* An executable the collector has looked at (attached to, or found
+ * without probes), as the kernel names its file: (s_dev in user space's
+ * encoding, inode number).  Key of the exec_seen map. */
+struct wpp_exe_key {
+	__u64 dev;
+	__u64 ino;
+};
+
 struct wpp_brec_exec {
 	struct wpp_brec_head h; /* pid after exec; tid == pid */
 	__u32 old_tid;          /* the tid that called exec */
 	__u32 filename_len;     /* bytes including NUL, 0 if unreadable */
 	__u32 args_len;         /* bytes of NUL-separated argv copied */
-	__u32 reserved0;
+	/* 1: the new image was stopped (SIGSTOP, before its first instruction)
+	 * because its executable is not in exec_seen; the collector attaches,
+	 * then sends SIGCONT. */
+	__u32 held;
 	struct wpp_brec_stream_end old_stream; /* the old image's stream of old_tid */
 	char filename[WPP_BREC_PATH_MAX];
 	char args[WPP_BREC_ARGS_MAX];

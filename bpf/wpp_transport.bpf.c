@@ -3,7 +3,7 @@
  * wpp_transport.bpf.c — the kernel side of the BPF transport.
  *
  *  usdt wpptrace:batch     copy a published batch into this CPU's batch ring
- *                          as fixed-size chunk records, or count it as lost
+ *                          as records sized to fit, or count it as lost
  *  usdt wpptrace:register  report a TU registration (fid range, metadata)
  *  tp_btf sched_process_fork/exec/exit
  *                          open and close processes, threads and streams
@@ -22,11 +22,13 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* Set by the loader before load; read-only afterwards, so the verifier
- * treats them as constants (the reserve size must be one). */
+/* Set by the loader before load; read-only afterwards. */
 const volatile __u32 record_words = 512;
 /* 1: only processes in traced_pids (and their descendants) are traced. */
 const volatile __u32 filter_pids = 0;
+/* 1: a traced process exec'ing an executable not in exec_seen is stopped
+ * until the collector has attached to it (see wpp_exec). */
+const volatile __u32 hold_unseen_exec = 0;
 
 struct batch_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -65,6 +67,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wpp_bpf_counters);
 } counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 14);
+	__type(key, struct wpp_exe_key);
+	__type(value, __u8);
+} exec_seen SEC(".maps");
 
 /* Stream ids are handed out once per thread image; contention only at
  * thread start, never per batch. */
@@ -111,6 +120,14 @@ struct chunk_ctx {
 	__u64 records;
 };
 
+/* Reading user memory straight into a ring record of a size known only at
+ * run time (kernel 6.16+). */
+extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
+				      const void *unsafe_ptr__ign) __ksym;
+
+/* One record: the header and `n` words from word `off` of the batch, sized
+ * to fit (a record holds at most record_words words; most batches are one
+ * record).  Variable-size reservation needs the dynptr interface. */
 static long copy_chunk(__u32 index, void *data)
 {
 	struct chunk_ctx *c = data;
@@ -119,32 +136,39 @@ static long copy_chunk(__u32 index, void *data)
 	__u32 n;
 	void *ring;
 	struct wpp_brec_batch *rec;
+	struct bpf_dynptr ptr;
 
 	ring = bpf_map_lookup_elem(&batch_rings, &c->cpu);
 	if (!ring) {
 		c->failed = 1;
 		return 1;
 	}
-	rec = bpf_ringbuf_reserve(ring, sizeof(*rec) + (__u64)record_words * 8, 0);
-	if (!rec) {
-		c->failed = 1;
-		return 1;
-	}
 	n = c->tmpl.nwords - off;
 	if (n > per)
 		n = per;
+	if (bpf_ringbuf_reserve_dynptr(ring, sizeof(*rec) + n * 8, 0, &ptr)) {
+		/* a failed reservation still has to be released */
+		bpf_ringbuf_discard_dynptr(&ptr, BPF_RB_NO_WAKEUP);
+		c->failed = 1;
+		return 1;
+	}
+	rec = bpf_dynptr_data(&ptr, 0, sizeof(*rec));
+	if (!rec) { /* cannot happen: the record is at least a header */
+		bpf_ringbuf_discard_dynptr(&ptr, BPF_RB_NO_WAKEUP);
+		c->failed = 1;
+		return 1;
+	}
 	*rec = c->tmpl;
 	rec->chunk_off = off;
 	rec->chunk_words = n;
-	if (n > record_words) /* restated so the verifier sees the bound */
-		n = record_words;
-	if (bpf_probe_read_user(rec + 1, (__u64)n * 8, (const void *)(c->words_addr + (__u64)off * 8))) {
-		bpf_ringbuf_discard(rec, BPF_RB_NO_WAKEUP);
+	if (n && bpf_probe_read_user_dynptr(&ptr, sizeof(*rec), n * 8,
+					    (const void *)(c->words_addr + (__u64)off * 8))) {
+		bpf_ringbuf_discard_dynptr(&ptr, BPF_RB_NO_WAKEUP);
 		c->failed = 1;
 		c->read_failed = 1;
 		return 1;
 	}
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit_dynptr(&ptr, 0);
 	c->records++;
 	return 0;
 }
@@ -365,7 +389,24 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	}
 	head_init(&r->h, WPP_BREC_EXEC, pid, p->pid);
 	r->old_tid = old_pid;
-	r->reserved0 = 0;
+	r->held = 0;
+	if (hold_unseen_exec) {
+		/* The collector attaches its uprobes to a new executable only
+		 * once it reads this record: a static-runtime program would
+		 * publish its first batches before that.  A stop sent now takes
+		 * effect on the way back to user space, before the new image's
+		 * first instruction; the collector continues it after attaching.
+		 * Executables it has already seen run on. */
+		struct wpp_exe_key k = {};
+		__u32 kdev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
+		__u64 major = kdev >> 20, minor = kdev & 0xfffff;
+		/* the kernel's dev_t as stat(2) reports it (glibc makedev) */
+		k.dev = ((major & 0xfff) << 8) | (minor & 0xff) | ((minor & ~0xffull) << 12) |
+			((major & ~0xfffull) << 32);
+		k.ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
+		if (!bpf_map_lookup_elem(&exec_seen, &k) && bpf_send_signal(19 /* SIGSTOP */) == 0)
+			r->held = 1;
+	}
 	stream_end(old_pid, &r->old_stream);
 	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
 	r->filename_len = n > 0 ? n : 0;

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bc_internal.h"
@@ -63,6 +64,19 @@ static int attach_probe(struct bc_collector *c, struct bpf_program *prog, const 
 	return keep_link(c, l);
 }
 
+/* Tell the exec program this file has been looked at, so a traced process
+ * exec'ing it is not held (wpp_brec_exec.held).  Best effort: a file
+ * missing from the map only costs a stop and a continue. */
+static void mark_exec_seen(struct bc_collector *c, const char *path)
+{
+	struct stat st;
+	uint8_t one = 1;
+	if (stat(path, &st) != 0)
+		return;
+	struct wpp_exe_key k = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
+	bpf_map__update_elem(c->skel->maps.exec_seen, &k, sizeof(k), &one, sizeof(one), BPF_ANY);
+}
+
 int attach_object_locked(struct bc_collector *c, const char *path)
 {
 	for (size_t i = 0; i < c->nattached; i++)
@@ -70,6 +84,9 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 			return c->instrumented[i] ? 0 : -ENOENT;
 	struct elf_facts f;
 	int err = elf_facts_read(path, &f);
+	/* Attached below, or without probes: either way nothing to wait for
+	 * (an attach that fails is not retried either). */
+	mark_exec_seen(c, path);
 	if (err == 0 && !f.has_batch_probe)
 		err = -ENOENT;
 	/* Remember failures too: system-wide mode meets the same

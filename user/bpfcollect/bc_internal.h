@@ -46,6 +46,7 @@ struct bc_stream {
 	enum bc_stream_end end;
 	uint64_t end_time_ns;
 	int blocked; /* its process's exec has not been delivered yet */
+	int had_loss; /* a gap was delivered: chunks of lost batches may trail */
 	struct bc_item *held;
 };
 
@@ -97,6 +98,10 @@ struct bc_collector {
 
 	pthread_mutex_t lock; /* serialises demux state and callbacks */
 	struct idmap streams; /* stream id -> bc_stream */
+	/* Closed streams that lost batches: a chunk record of a lost batch can
+	 * still sit in a ring after the stream closed, and must not open the
+	 * stream again (ids are never reused; value: the collector, as a mark). */
+	struct idmap closed_lossy;
 	struct idmap procs;   /* pid -> bc_proc */
 	struct idmap tids;    /* tid -> bc_thread (announced threads) */
 	int live_traced;      /* traced processes not yet exited */

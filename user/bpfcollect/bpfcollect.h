@@ -33,12 +33,20 @@
 #include "wpp/wpp_file.h"
 
 /* Defaults, chosen so real programs record losslessly (docs/bpf-transport.md). */
+/* Per-CPU ring: 64 MiB while the total over all possible CPUs stays within
+ * 256 MiB, halved down to 8 MiB per CPU on bigger machines. */
 #define BC_DEFAULT_RING_BYTES (64u << 20)
-#define BC_DEFAULT_RECORD_WORDS 1024u
+#define BC_MIN_DEFAULT_RING_BYTES (8u << 20)
+#define BC_DEFAULT_RING_TOTAL (256ull << 20)
+/* The runtime's default batch (8192 words) and twice that: a batch fits
+ * one record, which the collector hands on without copying.  Records are
+ * sized to their batch, so a large maximum wastes no ring space.  Lowered
+ * to fit twice in a small ring. */
+#define BC_DEFAULT_RECORD_WORDS 16384u
 
 struct bc_options {
 	uint32_t ring_bytes;    /* per-CPU batch ring; power of two; 0 = default */
-	uint32_t record_words;  /* words per ring record; 0 = default */
+	uint32_t record_words;  /* most words in one ring record; 0 = default */
 	uint32_t drain_threads; /* 0 = one per CPU; at most the number of CPUs */
 	uint32_t max_threads;   /* BPF thread table entries; 0 = 65536 */
 	/* Testing knob: pause this long after every drain round, to play a

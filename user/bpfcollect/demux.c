@@ -64,6 +64,7 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
 		.lost_batches = batches,
 	};
 	c->gaps++;
+	s->had_loss = 1;
 	if (c->cb.gap)
 		c->cb.gap(c->cb.ctx, &g);
 }
@@ -97,6 +98,8 @@ static void stream_close(struct bc_collector *c, struct bc_stream *s)
 {
 	free_items_before(s, NULL);
 	idmap_del(&c->streams, s->id);
+	if (s->had_loss && idmap_put(&c->closed_lossy, s->id, c))
+		wpp_warn("bpf: out of memory remembering a closed stream");
 	struct bc_proc *p = idmap_get(&c->procs, s->pid);
 	if (s->end == BC_END_EXIT || s->end == BC_END_EXEC)
 		thread_exited(c, s->pid, s->tid, s->end_time_ns);
@@ -195,6 +198,8 @@ void demux_batch_record(struct bc_collector *c, const void *data, size_t size)
 		return;
 	}
 	struct bc_stream *s = idmap_get(&c->streams, r->stream_id);
+	if (!s && idmap_get(&c->closed_lossy, r->stream_id))
+		return; /* a chunk of a batch its stream reported lost before closing */
 	if (!s) {
 		/* The fork or exec that started this thread is in the lifecycle
 		 * ring already (committed before this record): take it first. */

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,8 +33,21 @@ static void *drain_main(void *p)
 	struct bc_collector *c = a->c;
 	int index = a->index;
 	free(a);
+	/* Thread 0 also wakes for the lifecycle ring: a held exec waits for
+	 * it (wpp_brec_exec.held), and so does everything the process does. */
+	struct pollfd pf[2] = {
+		{ .fd = ring_buffer__epoll_fd(c->rbs[index]), .events = POLLIN },
+		{ .fd = bpf_map__fd(c->skel->maps.lifecycle_ring), .events = POLLIN },
+	};
 	while (!atomic_load(&c->stop)) {
-		int n = ring_buffer__poll(c->rbs[index], POLL_MS);
+		int n;
+		if (index == 0) {
+			n = poll(pf, 2, POLL_MS) < 0 && errno != EINTR ? -errno : 0;
+			if (n == 0)
+				n = ring_buffer__consume(c->rbs[index]);
+		} else {
+			n = ring_buffer__poll(c->rbs[index], POLL_MS);
+		}
 		if (n < 0 && n != -EINTR) {
 			wpp_err("bpf: polling the ring buffers failed: %s", strerror(-n));
 			break;

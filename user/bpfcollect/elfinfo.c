@@ -18,43 +18,45 @@
 #define STAPSDT_NOTE_TYPE 3
 
 /* A stapsdt note's descriptor: pc, base, semaphore (3 x 8 bytes), then
- * provider\0 name\0 args\0. */
-static void scan_stapsdt(Elf_Data *data, struct elf_facts *out)
+ * provider\0 name\0 args\0.  Sets the flag of a wpptrace probe it names. */
+static void stapsdt_note(const char *desc, size_t descsz, struct elf_facts *out)
 {
-	GElf_Nhdr nh;
-	size_t off = 0, name_off, desc_off;
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != STAPSDT_NOTE_TYPE || nh.n_descsz < 24 + 2)
-			continue;
-		const char *desc = (const char *)data->d_buf + desc_off;
-		const char *end = desc + nh.n_descsz;
-		const char *provider = desc + 24;
-		const char *pnul = memchr(provider, 0, end - provider);
-		if (!pnul || strcmp(provider, "wpptrace") != 0)
-			continue;
-		const char *name = pnul + 1;
-		if (name >= end || !memchr(name, 0, end - name))
-			continue;
-		if (strcmp(name, "batch") == 0)
-			out->has_batch_probe = 1;
-		else if (strcmp(name, "register") == 0)
-			out->has_register_probe = 1;
-		else if (strcmp(name, "thread") == 0)
-			out->has_thread_probe = 1;
-	}
+	if (descsz < 24 + 2)
+		return;
+	const char *end = desc + descsz;
+	const char *provider = desc + 24;
+	const char *pnul = memchr(provider, 0, end - provider);
+	if (!pnul || strcmp(provider, "wpptrace") != 0)
+		return;
+	const char *name = pnul + 1;
+	if (name >= end || !memchr(name, 0, end - name))
+		return;
+	if (strcmp(name, "batch") == 0)
+		out->has_batch_probe = 1;
+	else if (strcmp(name, "register") == 0)
+		out->has_register_probe = 1;
+	else if (strcmp(name, "thread") == 0)
+		out->has_thread_probe = 1;
 }
 
-static void scan_build_id(Elf_Data *data, struct elf_facts *out)
+/* One walk over a note section for both kinds of note we read; they share
+ * the type number 3, so the owner name tells them apart. */
+static void scan_notes(Elf_Data *data, struct elf_facts *out)
 {
 	GElf_Nhdr nh;
 	size_t off = 0, name_off, desc_off;
 	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
-			continue;
-		uint32_t len = nh.n_descsz < sizeof(out->build_id) ? nh.n_descsz : sizeof(out->build_id);
-		memcpy(out->build_id, (const char *)data->d_buf + desc_off, len);
-		out->build_id_len = len;
+		const char *owner = (const char *)data->d_buf + name_off;
+		const char *desc = (const char *)data->d_buf + desc_off;
+		if (nh.n_type == STAPSDT_NOTE_TYPE && nh.n_namesz == sizeof("stapsdt") &&
+		    memcmp(owner, "stapsdt", sizeof("stapsdt")) == 0) {
+			stapsdt_note(desc, nh.n_descsz, out);
+		} else if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof("GNU") &&
+			   memcmp(owner, "GNU", sizeof("GNU")) == 0) {
+			uint32_t len = nh.n_descsz < sizeof(out->build_id) ? nh.n_descsz : sizeof(out->build_id);
+			memcpy(out->build_id, desc, len);
+			out->build_id_len = len;
+		}
 	}
 }
 
@@ -103,9 +105,6 @@ int elf_facts_read(const char *path, struct elf_facts *out)
 			}
 		}
 	}
-	size_t shstrndx;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		goto out;
 	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(s, &sh))
@@ -114,14 +113,9 @@ int elf_facts_read(const char *path, struct elf_facts *out)
 			scan_symbols(e, s, &sh, out);
 		if (sh.sh_type != SHT_NOTE)
 			continue;
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
 		Elf_Data *data = elf_getdata(s, NULL);
-		if (!name || !data || !data->d_buf)
-			continue;
-		if (strcmp(name, ".note.stapsdt") == 0)
-			scan_stapsdt(data, out);
-		else
-			scan_build_id(data, out);
+		if (data && data->d_buf)
+			scan_notes(data, out);
 	}
 out:
 	if (e)

@@ -14,6 +14,7 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,7 +341,7 @@ static void exec_complete(struct bc_collector *c, struct bc_proc *p)
 		proc_settle(c, p);
 }
 
-static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
+static void exec_record(struct bc_collector *c, const struct wpp_brec_exec *r)
 {
 	struct bc_proc *p = proc_get(c, r->h.pid, 0);
 	if (!p && !(p = proc_new(c, r->h.pid)))
@@ -364,10 +365,11 @@ static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
 			memcpy(exe, r->filename, flen);
 		exe[flen] = 0;
 	}
-	/* Late for the first instructions of the new image, but usually in
-	 * time for the loader to map libwpprt (the recorder attaches its
-	 * own program's objects before releasing it, so this is for what
-	 * that program execs). */
+	/* When the exec program held the new image (r->held), it has not run
+	 * an instruction yet and on_exec continues it after this; otherwise
+	 * (-a, or nothing held) this is late for its first instructions but
+	 * usually in time for the loader to map libwpprt.  (The recorder
+	 * attaches its own program's objects before releasing it.) */
 	if (exe[0] && (c->opt.attach_on_exec || !c->opt.filter_pids) && exe[0] == '/')
 		attach_program_locked(c, path);
 
@@ -381,6 +383,14 @@ static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
 	} else {
 		proc_settle(c, p);
 	}
+}
+
+static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
+{
+	exec_record(c, r);
+	/* Whatever became of the record, a held process goes on. */
+	if (r->held && kill((pid_t)r->h.pid, SIGCONT) != 0 && errno != ESRCH)
+		wpp_warn("bpf: cannot continue pid %u after its exec: %s", r->h.pid, strerror(errno));
 }
 
 /* ---- fork / exit ---- */

@@ -54,11 +54,23 @@ static void explain_failure(const char *what, int err)
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
-static int check_options(struct bc_options *o)
+/* Ring memory is allocated (and pinned) in the kernel when a ring is
+ * created, for every possible CPU: the default per-CPU size shrinks as
+ * CPUs grow, so the total stays near BC_DEFAULT_RING_TOTAL. */
+static uint32_t default_ring_bytes(int ncpus)
+{
+	uint32_t bytes = BC_DEFAULT_RING_BYTES;
+	while (bytes > BC_MIN_DEFAULT_RING_BYTES && (uint64_t)bytes * (uint64_t)ncpus > BC_DEFAULT_RING_TOTAL)
+		bytes /= 2;
+	return bytes;
+}
+
+static int check_options(struct bc_options *o, int ncpus)
 {
 	if (!o->ring_bytes)
-		o->ring_bytes = BC_DEFAULT_RING_BYTES;
-	if (!o->record_words)
+		o->ring_bytes = default_ring_bytes(ncpus);
+	int default_words = !o->record_words;
+	if (default_words)
 		o->record_words = BC_DEFAULT_RECORD_WORDS;
 	if (!o->max_threads)
 		o->max_threads = 65536;
@@ -67,6 +79,10 @@ static int check_options(struct bc_options *o)
 		wpp_err("BPF ring size %u must be a power of two of at least %ld bytes", o->ring_bytes, page);
 		return -EINVAL;
 	}
+	/* The default shrinks to fit a small ring (a record must fit twice). */
+	while (default_words && o->record_words > 64 &&
+	       (sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8) * 2 > o->ring_bytes)
+		o->record_words /= 2;
 	uint64_t rec = sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8;
 	if (o->record_words > (1u << 16) || rec * 2 > o->ring_bytes) {
 		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring", o->record_words,
@@ -168,17 +184,17 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	c->opt = *opt;
 	c->cb = *cb;
 	pthread_mutex_init(&c->lock, NULL);
-	if (check_options(&c->opt))
-		goto fail;
-	if (!c->opt.filter_pids)
-		c->opt.attach_on_exec = true;
-	libbpf_set_print(libbpf_print);
-
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		wpp_err("cannot count possible CPUs: %s", strerror(-c->ncpus));
 		goto fail;
 	}
+	if (check_options(&c->opt, c->ncpus))
+		goto fail;
+	if (!c->opt.filter_pids)
+		c->opt.attach_on_exec = true;
+	libbpf_set_print(libbpf_print);
+
 	/* A drain thread per CPU ring by default: each ring has a consumer
 	 * of its own, woken by its own epoll. */
 	if (!c->opt.drain_threads || c->opt.drain_threads > (uint32_t)c->ncpus)
@@ -191,6 +207,9 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	}
 	c->skel->rodata->record_words = c->opt.record_words;
 	c->skel->rodata->filter_pids = c->opt.filter_pids;
+	/* Holding execs is for the processes we were asked to trace; -a
+	 * would stop every new program on the machine. */
+	c->skel->rodata->hold_unseen_exec = c->opt.filter_pids && c->opt.attach_on_exec;
 	struct bpf_map *outer = c->skel->maps.batch_rings;
 	int err = bpf_map__set_max_entries(outer, c->ncpus);
 	/* The rings themselves serve as the inner-map template (libbpf 1.1
@@ -278,6 +297,7 @@ void bc_close(struct bc_collector *c)
 	idmap_each(&c->tids, free_plain, NULL);
 	idmap_free(&c->procs);
 	idmap_free(&c->streams);
+	idmap_free(&c->closed_lossy);
 	idmap_free(&c->tids);
 	for (size_t i = 0; i < c->nattached; i++)
 		free(c->attached[i]);

@@ -87,6 +87,12 @@ void record_counters_finish(struct record_counters *rc, int quiet)
 			 " per-batch counts, %" PRIu64 " threads registered",
 			 st.samples, unknown, st.counts, st.threads);
 	}
+	/* A runtime whose position descriptor this collector does not know
+	 * leaves every sample of its threads without a position: say so. */
+	if (st.bad_descriptors)
+		wpp_warn("counters: %" PRIu64 " threads announced a position descriptor this collector "
+			 "cannot read (libwpprt from another version?); their samples are unattributed",
+			 st.bad_descriptors);
 }
 
 void record_counters_close(struct record_counters *rc)
