@@ -4,12 +4,32 @@
 #include "sequitur_digram.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+
+/* Tables from this size up are placed on transparent huge pages: the
+ * lookups are random, and with 4 KiB pages nearly every probe of a table
+ * of several MiB also missed the TLB. */
+#define HUGE_TABLE_BYTES (UINT64_C(2) << 20)
+
+static struct seq_digram_slot *alloc_slots(uint32_t cap)
+{
+	size_t bytes = sizeof(struct seq_digram_slot) * (size_t)cap;
+	void *p;
+
+	if (bytes < HUGE_TABLE_BYTES)
+		return malloc(bytes);
+	if (posix_memalign(&p, HUGE_TABLE_BYTES, bytes))
+		return NULL;
+	/* Advice only: without huge pages the table still works. */
+	madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
 
 static int alloc_table(struct seq_digram_index *idx, unsigned log2_capacity)
 {
 	uint32_t cap = 1u << log2_capacity;
 
-	idx->slots = malloc(sizeof(*idx->slots) * cap);
+	idx->slots = alloc_slots(cap);
 	if (!idx->slots)
 		return -1;
 	for (uint32_t i = 0; i < cap; i++)

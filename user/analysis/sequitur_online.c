@@ -330,17 +330,20 @@ static int c_close(void *state, struct wpp_writer *w, const struct wpp_thread_ke
 		rc = -ENOMEM;
 	} else if (s->cfg->capture) {
 		s->cfg->capture(s->cfg->ctx, &tg); /* takes ownership */
-	} else if (w) {
+	} else if (w || s->cfg->emit_to) {
 		if (wpp_grammar_chunk_encode(&tg, &buf, &len) < 0) {
+			s->cfg->failed = 1;
 			rc = -ENOMEM;
 		} else if (len > WPP_CHUNK_MAX_PAYLOAD) {
-			/* Readers rebuild the grammar from the batches instead. */
-			rc = -EFBIG;
-		} else {
-			rc = wppw_chunk(w, WPP_CHUNK_GRAMMAR, buf, (uint32_t)len);
-		}
-		if (rc)
+			/* Not an error: readers rebuild the grammar from the
+			 * batches, which are all in the file. */
+			s->cfg->oversized++;
+		} else if (s->cfg->emit_to) {
+			wpp_online_emit(s->cfg->emit_to, WPP_CHUNK_GRAMMAR, buf, (uint32_t)len);
+			buf = NULL;
+		} else if ((rc = wppw_chunk(w, WPP_CHUNK_GRAMMAR, buf, (uint32_t)len)) < 0) {
 			s->cfg->failed = 1;
+		}
 		free(buf);
 		wpp_thread_grammar_free(&tg);
 	} else {

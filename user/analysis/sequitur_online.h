@@ -57,12 +57,18 @@ int wpp_grammar_chunk_decode(const void *payload, size_t len, struct wpp_thread_
 			     char *why, size_t whylen);
 
 /* The online consumer (online.h).  With capture set, a closed thread's
- * grammar is handed to it (ownership moves) instead of being written. */
+ * grammar is handed to it (ownership moves) instead of being written; with
+ * emit_to set (a consumer on o's worker thread), its chunk is passed to
+ * wpp_online_emit(emit_to) instead of being written to the file.  A chunk
+ * larger than WPP_CHUNK_MAX_PAYLOAD is not stored and not an error (readers
+ * rebuild the grammar from the batches). */
 struct wpp_grammar_cfg {
 	enum seq_algorithm algo;
 	void (*capture)(void *ctx, struct wpp_thread_grammar *tg);
 	void *ctx;
+	struct wpp_online *emit_to;
 	int failed; /* set when a thread's grammar could not be built/written */
+	uint64_t oversized; /* grammars too large for a chunk (not stored) */
 };
 struct wpp_online_consumer wpp_grammar_consumer(struct wpp_grammar_cfg *cfg);
 

@@ -18,6 +18,24 @@ void rc_gamma_init(struct rc_gamma_model *m)
 {
 	rc_probs_init(m->len, 64);
 	rc_probs_init(m->high, 33);
+	m->fine = 0;
+}
+
+void rc_gamma_init_fine(struct rc_gamma_model *m)
+{
+	rc_gamma_init(m);
+	rc_probs_init(m->tree, 1u << RC_GAMMA_FINE_BITS);
+	m->fine = 1;
+}
+
+static int fine_len(const struct rc_gamma_model *m, unsigned len)
+{
+	return m->fine && len <= RC_GAMMA_FINE_BITS;
+}
+
+static uint16_t *tree_node(struct rc_gamma_model *m, unsigned len, uint32_t prefix)
+{
+	return &m->tree[(1u << (len - 1)) - 1 + prefix];
 }
 
 void rc_enc_init(struct rc_enc *e)
@@ -106,6 +124,16 @@ void rc_enc_gamma(struct rc_enc *e, struct rc_gamma_model *m, uint64_t value)
 	}
 	if (len < 2)
 		return;
+	if (fine_len(m, len)) {
+		/* Small values (ranks, distances) are skewed in every bit. */
+		uint32_t prefix = 1;
+		for (int i = (int)len - 2; i >= 0; i--) {
+			unsigned bit = (unsigned)(value >> i) & 1;
+			rc_enc_bit(e, tree_node(m, len, prefix), bit);
+			prefix = prefix * 2 + bit;
+		}
+		return;
+	}
 	rc_enc_bit(e, &m->high[len < 33 ? len : 32], (unsigned)(value >> (len - 2)) & 1);
 	for (int i = (int)len - 3; i >= 0; i -= 32) {
 		unsigned n = i + 1 > 32 ? 32 : (unsigned)i + 1;
@@ -191,6 +219,12 @@ uint64_t rc_dec_gamma(struct rc_dec *d, struct rc_gamma_model *m, uint64_t max)
 	}
 	if (len < 2)
 		return len;
+	if (fine_len(m, len)) {
+		uint32_t prefix = 1;
+		for (unsigned i = 1; i < len; i++)
+			prefix = prefix * 2 + rc_dec_bit(d, tree_node(m, len, prefix));
+		return prefix > max ? max + 1 : prefix;
+	}
 	uint64_t v = 2 | rc_dec_bit(d, &m->high[len < 33 ? len : 32]);
 	for (int i = (int)len - 3; i >= 0; i -= 32) {
 		unsigned n = i + 1 > 32 ? 32 : (unsigned)i + 1;

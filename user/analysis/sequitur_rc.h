@@ -28,13 +28,23 @@
 #define RC_PROB_BITS 11
 #define RC_PROB_INIT (1u << (RC_PROB_BITS - 1))
 
+/* Values of up to this many bits have every bit below the leading one
+ * modelled (a "fine" gamma model); longer ones only the first. */
+#define RC_GAMMA_FINE_BITS 10
+
 /* Probabilities for one adaptive gamma-coded integer context. */
 struct rc_gamma_model {
 	uint16_t len[64];  /* bit-length tree */
 	uint16_t high[33]; /* the bit below the leading one, per length */
+	/* Fine models: a bit tree per length (2 .. RC_GAMMA_FINE_BITS), node
+	 * (length L, prefix p) at (1 << (L - 1)) - 1 + p. */
+	uint16_t tree[1u << RC_GAMMA_FINE_BITS];
+	int fine;
 };
 
+/* Plain (format version 2) or fine (version 3) gamma model. */
 void rc_gamma_init(struct rc_gamma_model *m);
+void rc_gamma_init_fine(struct rc_gamma_model *m);
 void rc_probs_init(uint16_t *p, size_t n);
 
 struct rc_enc {

@@ -41,13 +41,13 @@
 #include "sequitur_grammar.h"
 
 #define SEQ_SERIAL_MAGIC   "WPPG"
-#define SEQ_SERIAL_VERSION 2u /* what seq_serialize writes */
+#define SEQ_SERIAL_VERSION 3u /* what seq_serialize writes (2 is still read) */
 
 /* Encode g into a malloc'd buffer (*out, *outlen).  0 or -1 (no memory). */
 int seq_serialize(const struct seq_grammar *g, uint8_t **out, size_t *outlen);
 
-/* The same with a chosen version (1 or 2; 2 falls back to 1 for a grammar
- * that is not canonically numbered).  For tests and comparisons. */
+/* The same with a chosen version (1, 2 or 3; 2 and 3 fall back to 1 for a
+ * grammar that is not canonically numbered).  For tests and comparisons. */
 int seq_serialize_version(const struct seq_grammar *g, unsigned version, uint8_t **out,
 			  size_t *outlen);
 

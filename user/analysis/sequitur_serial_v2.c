@@ -62,9 +62,13 @@ static uint32_t mtf_find(const struct mtf *l, uint32_t x)
 	return NONE;
 }
 
-/* Move the entry at rank r (or a new entry x, r == NONE) to the front. */
-static int mtf_front(struct mtf *l, uint32_t r, uint32_t x, uint32_t limit)
+/* Move the entry at rank r (or a new entry x, r == NONE) towards the front:
+ * all the way, or (ahead) to a quarter of its rank.  A new entry always
+ * goes to the front. */
+static int mtf_move(struct mtf *l, uint32_t r, uint32_t x, uint32_t limit, int ahead)
 {
+	uint32_t to = 0;
+
 	if (r == NONE) {
 		if (l->n < limit) {
 			if (l->n == l->cap && grow_u32(&l->v, &l->cap, 4) < 0)
@@ -72,16 +76,22 @@ static int mtf_front(struct mtf *l, uint32_t r, uint32_t x, uint32_t limit)
 			l->n++;
 		}
 		r = l->n - 1; /* the last entry falls off when full */
+	} else if (ahead) {
+		to = r / 4;
 	}
-	memmove(l->v + 1, l->v, r * sizeof(*l->v));
-	l->v[0] = x;
+	memmove(l->v + to + 1, l->v + to, (r - to) * sizeof(*l->v));
+	l->v[to] = x;
 	return 0;
 }
 
-static unsigned size_bucket(uint32_t n)
+/* Rank contexts: the list's size by bit length (version 2 lumps every
+ * size from 64 up together; lists hold up to 1 024 entries). */
+#define RANK_CONTEXTS 12
+
+static unsigned size_bucket(uint32_t n, unsigned cap)
 {
 	unsigned b = 0;
-	while (n && b < 7) {
+	while (n && b < cap) {
 		b++;
 		n >>= 1;
 	}
@@ -89,10 +99,16 @@ static unsigned size_bucket(uint32_t n)
 }
 
 struct model {
+	/* Version 3 (tuned on the benchmark's synthetic trace and on the
+	 * random-loop trace of tests/e2e/wpp-raw.sh): every bit of small
+	 * ranks and distances modelled, a context per size of list up to
+	 * 1 024, successor lists move a hit only part of the way up, so
+	 * one unusual successor does not push the usual ones down. */
+	int v3;
 	uint16_t is_new[8];   /* [root][first in body][previous was new] */
 	uint16_t new_rule[2]; /* new symbol: rule (1) or terminal (0), [root] */
 	uint16_t abs_rule[2]; /* escaped symbol: rule or terminal, [root] */
-	struct rc_gamma_model len[2], succ_rank[8], class_rank[8], term[2], rule_dist;
+	struct rc_gamma_model len[2], succ_rank[RANK_CONTEXTS], class_rank[RANK_CONTEXTS], term[2], rule_dist;
 
 	uint32_t nterm, nrules;
 	struct mtf *succ; /* per terminal number: following first terminals */
@@ -119,21 +135,25 @@ static void model_free(struct model *m)
 	free(m->unclaimed);
 }
 
-static int model_init(struct model *m, uint32_t nterm, uint32_t nrules)
+static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned version)
 {
+	void (*gamma_init)(struct rc_gamma_model *) =
+	    version >= 3 ? rc_gamma_init_fine : rc_gamma_init;
+
 	memset(m, 0, sizeof(*m));
+	m->v3 = version >= 3;
 	rc_probs_init(m->is_new, 8);
 	rc_probs_init(m->new_rule, 2);
 	rc_probs_init(m->abs_rule, 2);
 	for (int i = 0; i < 2; i++) {
-		rc_gamma_init(&m->len[i]);
-		rc_gamma_init(&m->term[i]);
+		gamma_init(&m->len[i]);
+		gamma_init(&m->term[i]);
 	}
-	for (int i = 0; i < 8; i++) {
-		rc_gamma_init(&m->succ_rank[i]);
-		rc_gamma_init(&m->class_rank[i]);
+	for (int i = 0; i < RANK_CONTEXTS; i++) {
+		gamma_init(&m->succ_rank[i]);
+		gamma_init(&m->class_rank[i]);
 	}
-	rc_gamma_init(&m->rule_dist);
+	gamma_init(&m->rule_dist);
 	m->nterm = nterm;
 	m->nrules = nrules;
 	m->succ = calloc(nterm ? nterm : 1, sizeof(*m->succ));
@@ -146,6 +166,12 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules)
 		return -1;
 	}
 	return 0;
+}
+
+/* Context of a rank: the size of its list. */
+static unsigned rank_ctx(const struct model *m, uint32_t list_size)
+{
+	return size_bucket(list_size, m->v3 ? RANK_CONTEXTS - 1 : 7);
 }
 
 /* Symbols inside the model: terminal number t, or SEQ_RULE_BIT | rule. */
@@ -164,9 +190,9 @@ static uint32_t last_term(const struct model *m, uint32_t s)
 static int model_update(struct model *m, uint32_t prev, uint32_t f, uint32_t s, uint32_t succ_rank,
 			uint32_t class_rank)
 {
-	if (prev != NONE && mtf_front(&m->succ[prev], succ_rank, f, SUCC_CAP) < 0)
+	if (prev != NONE && mtf_move(&m->succ[prev], succ_rank, f, SUCC_CAP, m->v3) < 0)
 		return -1;
-	return mtf_front(&m->cls[f], class_rank, s, CLASS_CAP);
+	return mtf_move(&m->cls[f], class_rank, s, CLASS_CAP, 0);
 }
 
 /* A symbol's first occurrence codes no ranks (encoder and decoder both know
@@ -230,14 +256,14 @@ static int encode_old(struct rc_enc *e, struct model *m, uint32_t s, uint32_t pr
 		struct mtf *l = &m->succ[prev];
 		sr = mtf_find(l, f);
 		if (l->n)
-			rc_enc_gamma(e, &m->succ_rank[size_bucket(l->n)], sr == NONE ? 0 : sr + 1);
+			rc_enc_gamma(e, &m->succ_rank[rank_ctx(m, l->n)], sr == NONE ? 0 : sr + 1);
 	}
 	if (sr == NONE)
 		rc_enc_gamma(e, &m->term[prev == NONE], f);
 	struct mtf *c = &m->cls[f];
 	cr = mtf_find(c, s);
 	if (c->n)
-		rc_enc_gamma(e, &m->class_rank[size_bucket(c->n)], cr == NONE ? 0 : cr + 1);
+		rc_enc_gamma(e, &m->class_rank[rank_ctx(m, c->n)], cr == NONE ? 0 : cr + 1);
 	if (cr == NONE) {
 		rc_enc_bit(e, &m->abs_rule[root], seq_is_rule(s));
 		if (seq_is_rule(s))
@@ -281,7 +307,7 @@ static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
 	return 0;
 }
 
-int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o)
+int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsigned version)
 {
 	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes], nterm = 0;
 	struct term_map *map = malloc((nsyms ? nsyms : 1) * sizeof(*map));
@@ -316,7 +342,7 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o)
 			values[k++] = hit->value;
 		}
 	}
-	if (model_init(&m, nterm, g->nrules) < 0)
+	if (model_init(&m, nterm, g->nrules, version) < 0)
 		goto done;
 	model_ok = 1;
 
@@ -482,7 +508,7 @@ static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int
 
 	if (prev != NONE && m->succ[prev].n) {
 		struct mtf *l = &m->succ[prev];
-		uint64_t r = rc_dec_gamma(d, &m->succ_rank[size_bucket(l->n)], l->n);
+		uint64_t r = rc_dec_gamma(d, &m->succ_rank[rank_ctx(m, l->n)], l->n);
 		if (r > l->n)
 			return NONE;
 		if (r) {
@@ -498,7 +524,7 @@ static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int
 	}
 	struct mtf *c = &m->cls[f];
 	if (c->n) {
-		uint64_t r = rc_dec_gamma(d, &m->class_rank[size_bucket(c->n)], c->n);
+		uint64_t r = rc_dec_gamma(d, &m->class_rank[rank_ctx(m, c->n)], c->n);
 		if (r > c->n)
 			return NONE;
 		if (r)
@@ -523,7 +549,8 @@ static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int
 	return s;
 }
 
-int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why, size_t whylen)
+int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why, size_t whylen,
+			    unsigned version)
 {
 	struct model m;
 	struct rc_dec d;
@@ -560,7 +587,7 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 	    2 * (uint64_t)nrules > nsyms || nsyms > SYMS_PER_BYTE * payload)
 		goto bad;
 	err = "out of memory";
-	if (model_init(&m, nterm, nrules) < 0)
+	if (model_init(&m, nterm, nrules, version) < 0)
 		goto bad;
 	model_ok = 1;
 	if (seq_grammar_alloc(g, nrules, nroots, nsyms) < 0)

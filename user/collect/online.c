@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "online_worker.h"
 #include "stream.h"
 #include "wpp/trace_abi.h"
 
@@ -61,6 +62,7 @@ struct wpp_online {
 	uint64_t hold_limit;
 	struct wpp_online_stats stats;
 	int failed;
+	struct online_worker *worker; /* NULL: no consumers on a worker thread */
 };
 
 struct wpp_online *wpp_online_new(const struct wpp_online_consumer *consumers, size_t n)
@@ -83,6 +85,34 @@ void wpp_online_set_hold_limit(struct wpp_online *o, uint64_t words)
 const struct wpp_online_stats *wpp_online_stats(const struct wpp_online *o)
 {
 	return &o->stats;
+}
+
+int wpp_online_add_worker(struct wpp_online *o, const struct wpp_online_consumer *consumers,
+			  size_t n, uint64_t max_queued_bytes)
+{
+	if (o->worker)
+		return -1;
+	o->worker = online_worker_start(consumers, n, max_queued_bytes);
+	return o->worker ? 0 : -1;
+}
+
+void wpp_online_emit(struct wpp_online *o, enum wpp_chunk_type type, void *payload, uint32_t len)
+{
+	if (o->worker)
+		online_worker_emit(o->worker, type, payload, len);
+	else
+		free(payload);
+}
+
+int wpp_online_worker_status(const struct wpp_online *o, uint64_t *peak_bytes)
+{
+	const struct online_worker_stats *st;
+
+	if (!o->worker)
+		return 0;
+	st = online_worker_stats(o->worker);
+	*peak_bytes = st->queued_bytes_peak;
+	return st->gave_up ? 1 : st->failed ? -1 : 0;
 }
 
 static int key_cmp(const struct wpp_thread_key *a, const struct wpp_thread_key *b)
@@ -325,6 +355,10 @@ void wpp_online_batch(struct wpp_online *o, const struct wpp_chunk_batch *b, con
 	struct othread *t;
 	size_t lo = 0, hi;
 
+	if (o->worker)
+		online_worker_batch(o->worker, b, words);
+	if (!o->nconsumers)
+		return;
 	if (o->failed || !(t = get_thread(o, &key))) {
 		o->failed = 1;
 		return;
@@ -381,7 +415,9 @@ void wpp_online_gap(struct wpp_online *o, const struct wpp_chunk_gap *g)
 {
 	struct othread *t = NULL;
 
-	if (o->failed)
+	if (o->worker)
+		online_worker_gap(o->worker, g);
+	if (o->failed || !o->nconsumers)
 		return;
 	/* A GAP chunk names no generation: it belongs to the newest image of
 	 * the thread seen so far. */
@@ -445,10 +481,17 @@ static int close_thread(struct wpp_online *o, size_t idx, struct wpp_writer *w)
 int wpp_online_thread_exit(struct wpp_online *o, const struct wpp_thread_key *key, struct wpp_writer *w)
 {
 	size_t i = thread_pos(o, key);
+	int rc = 0, err;
 
+	if (o->worker) {
+		online_worker_thread_exit(o->worker, key);
+		/* Results of threads the worker has closed meanwhile. */
+		rc = online_worker_write(o->worker, w);
+	}
 	if (i >= o->nthreads || key_cmp(&o->threads[i]->key, key))
-		return 0; /* nothing was recorded for it */
-	return close_thread(o, i, w);
+		return rc; /* nothing was recorded for it */
+	err = close_thread(o, i, w);
+	return rc ? rc : err;
 }
 
 int wpp_online_finish(struct wpp_online *o, struct wpp_writer *w)
@@ -460,6 +503,8 @@ int wpp_online_finish(struct wpp_online *o, struct wpp_writer *w)
 		if (err && !rc)
 			rc = err;
 	}
+	if (o->worker && (err = online_worker_finish(o->worker, w)) < 0 && !rc)
+		rc = err;
 	return rc;
 }
 
@@ -470,6 +515,8 @@ void wpp_online_free(struct wpp_online *o)
 	/* Threads still open lose their results: free consumer state by
 	 * closing without a writer (consumers must accept w == NULL). */
 	o->failed = 1;
+	online_worker_free(o->worker);
+	o->worker = NULL;
 	wpp_online_finish(o, NULL);
 	free(o->threads);
 	free(o);

@@ -82,4 +82,25 @@ struct wpp_online_stats {
 };
 const struct wpp_online_stats *wpp_online_stats(const struct wpp_online *o);
 
+/*
+ * Consumers on a worker thread (user/collect/online_worker.h).  The
+ * collector thread only copies each event into a FIFO (at most
+ * max_queued_bytes of backlog; past that the worker gives up and its
+ * consumers' results for threads still open are dropped: readers rebuild
+ * them from the batches).  They see exactly the events the assembler's own
+ * consumers see, in the same order.  They are closed with w == NULL and
+ * pass their chunks to wpp_online_emit(); wpp_online_thread_exit() writes
+ * the chunks finished so far, wpp_online_finish() waits for the worker and
+ * writes the rest.  One worker per assembler; 0 or -1.
+ */
+int wpp_online_add_worker(struct wpp_online *o, const struct wpp_online_consumer *consumers,
+			  size_t n, uint64_t max_queued_bytes);
+/* From a worker consumer's thread_close: a finished chunk for the file
+ * (payload malloc'd; ownership moves). */
+void wpp_online_emit(struct wpp_online *o, enum wpp_chunk_type type, void *payload, uint32_t len);
+/* After wpp_online_finish: 0 if the worker (if any) delivered every
+ * result, 1 if it gave up on its backlog, -1 if it ran out of memory;
+ * *peak_bytes = its largest backlog (untouched without a worker). */
+int wpp_online_worker_status(const struct wpp_online *o, uint64_t *peak_bytes);
+
 #endif

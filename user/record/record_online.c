@@ -9,11 +9,18 @@
 #include "kslab_online.h"
 #include "sequitur_online.h"
 
+/* The grammar worker's backlog limit: a burst the worker cannot absorb in
+ * this much memory makes it give up (the batches are in the file and
+ * `wpptrace wpp` builds the grammars from them); the collector never waits. */
+#define GRAMMAR_BACKLOG_BYTES (UINT64_C(256) << 20)
+
 struct record_online_cfg {
 	struct wpp_grammar_cfg grammar;
 	struct kslab_online_cfg kpaths;
-	struct wpp_online_consumer consumers[2];
+	struct wpp_online_consumer grammar_consumer;
+	struct wpp_online_consumer consumers[1];
 	size_t n;
+	int grammar_on;
 };
 
 int record_online_start(struct record_sink *rs, const struct record_opts *o)
@@ -24,31 +31,56 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 		wpp_err("record: out of memory");
 		return -1;
 	}
-	if (o->grammar) {
-		cfg->grammar.algo = SEQ_LOOKAHEAD;
-		cfg->consumers[cfg->n++] = wpp_grammar_consumer(&cfg->grammar);
-	}
+	rs->online_cfg = cfg;
+	/* k-slab forests stay on the collector thread: they are cheap and
+	 * nothing rebuilds them if they are missing. */
 	if (o->kpaths_k) {
 		cfg->kpaths.k = o->kpaths_k;
 		cfg->consumers[cfg->n++] = kslab_online_consumer(&cfg->kpaths);
 	}
-	rs->online_cfg = cfg;
-	if (cfg->n == 0)
+	if (cfg->n == 0 && !o->grammar)
 		return 0;
 	rs->online = wpp_online_new(cfg->consumers, cfg->n);
 	if (!rs->online) {
 		wpp_err("record: out of memory");
 		return -1;
 	}
+	if (o->grammar) {
+		/* SEQUITUR(1) runs on a worker thread fed by a bounded queue,
+		 * so its cost never delays the drain of the transport. */
+		cfg->grammar.algo = SEQ_LOOKAHEAD;
+		cfg->grammar.emit_to = rs->online;
+		cfg->grammar_consumer = wpp_grammar_consumer(&cfg->grammar);
+		if (wpp_online_add_worker(rs->online, &cfg->grammar_consumer, 1,
+					  GRAMMAR_BACKLOG_BYTES) < 0) {
+			/* The recording matters more than its grammars. */
+			wpp_warn("record: cannot start the grammar worker thread; `wpptrace wpp` "
+				 "builds the grammars from the batches");
+			return 0;
+		}
+		cfg->grammar_on = 1;
+	}
 	return 0;
 }
 
 int record_online_check(struct record_sink *rs)
 {
-	if (rs->online_cfg && rs->online_cfg->grammar.failed) {
-		wpp_err("record: a whole-program-path grammar could not be stored");
-		return -1;
-	}
+	struct record_online_cfg *cfg = rs->online_cfg;
+	uint64_t peak = 0;
+	int status;
+
+	if (!cfg || !cfg->grammar_on)
+		return 0;
+	/* A missing grammar loses nothing (the batches are all in the file):
+	 * say so, but the recording itself is fine. */
+	status = wpp_online_worker_status(rs->online, &peak);
+	if (status > 0)
+		wpp_warn("record: the grammar worker fell %llu MiB behind and stopped; "
+			 "`wpptrace wpp` builds the grammars from the batches",
+			 (unsigned long long)(peak >> 20));
+	else if (status < 0 || cfg->grammar.failed)
+		wpp_warn("record: some whole-program-path grammars could not be built (out of "
+			 "memory); `wpptrace wpp` builds them from the batches");
 	return 0;
 }
 

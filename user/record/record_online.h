@@ -2,11 +2,11 @@
 /*
  * record_online.h — which analyses run inside the collector while recording
  * (decided by the options), and their setup and teardown around the sink.
- * The grammar (SEQUITUR(1) per thread) runs with --grammar: online it costs
- * the collector ~75 ns a word today, which a fast producer turns into BPF
- * ring overruns, so it is not the default until construction keeps up
- * (docs/sequitur.md); `wpptrace wpp` builds the same grammar from the
- * recorded batches.
+ * The grammar (SEQUITUR(1) per thread) is built by default on a worker
+ * thread fed by a bounded queue, so the drain thread never waits on it
+ * (user/collect/online_worker.h); --no-grammar turns it off, and
+ * `wpptrace wpp` builds the same grammar from the recorded batches for
+ * threads whose grammar was not stored.
  */
 #ifndef WPP_RECORD_ONLINE_H
 #define WPP_RECORD_ONLINE_H

@@ -19,8 +19,8 @@ static const char usage[] =
 	"  -a, --all               every instrumented process, including later ones\n"
 	"  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
 	"  -q, --quiet             no summary line\n"
-	"      --grammar           build whole-program-path grammars while recording (else\n"
-	"                          `wpptrace wpp` builds them from the recorded batches)\n"
+	"      --no-grammar        do not build whole-program-path grammars while recording\n"
+	"                          (`wpptrace wpp` then builds them from the recorded batches)\n"
 	"  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
 	"counters (bpf transport; docs/counters.md):\n"
 	"  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
@@ -31,8 +31,9 @@ static const char usage[] =
 	"      --count-only        count per batch only (no samples)\n"
 	"      --list-events       the event names wpptrace knows\n"
 	"bpf transport:\n"
-	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix (default 64M)\n"
-	"      --record-words N    words per ring record (default 1024)\n"
+	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix\n"
+	"                          (default 64M, less when there are more than 4 CPUs)\n"
+	"      --record-words N    most words in one ring record (default 16384)\n"
 	"      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
 	"      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
 	"shm transport (these options select it):\n"
@@ -166,6 +167,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	uint32_t max_threads = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->grammar = 1; /* grammars are built while recording, on a worker thread */
 	o->output = "run.wpp";
 	o->transport = RECORD_BPF;
 	optind = 1;

@@ -3,9 +3,9 @@
  * replay_sink.c — `replay_sink in.wpp out.wpp`: copy a recorded file chunk
  * by chunk while feeding its BATCH, GAP and THREAD-exit chunks, in file
  * (= arrival) order, to the online assembler with the grammar consumer,
- * exactly as `wpptrace record`'s sink does once hooked (the same calls at
- * the same points); the grammars land in out.wpp as GRAMMAR chunks before
- * END.  Lets tests/e2e/wpp-*.sh check online grammars end to end on any
+ * exactly as `wpptrace record`'s sink does (the same calls at the same
+ * points, the grammar consumer on the assembler's worker thread); the
+ * grammars land in out.wpp as GRAMMAR chunks before END.  Lets tests/e2e/wpp-*.sh check online grammars end to end on any
  * recording, whatever the recorder.
  */
 #include <stdio.h>
@@ -19,7 +19,7 @@
 int main(int argc, char **argv)
 {
 	struct wpp_grammar_cfg gcfg = {.algo = SEQ_LOOKAHEAD};
-	struct wpp_online_consumer gc = wpp_grammar_consumer(&gcfg);
+	struct wpp_online_consumer gc;
 	struct wpp_chunk c;
 	struct wpp_chunk_end end = {0};
 	uint64_t *words = NULL;
@@ -31,8 +31,13 @@ int main(int argc, char **argv)
 	}
 	struct wpp_reader *r = wppr_open(argv[1]);
 	struct wpp_writer *w = r ? wppw_open(argv[2]) : NULL;
-	struct wpp_online *o = wpp_online_new(&gc, 1);
+	/* As record_online.c sets it up: the grammar on the worker thread. */
+	struct wpp_online *o = wpp_online_new(NULL, 0);
 	if (!r || !w || !o)
+		return 1;
+	gcfg.emit_to = o;
+	gc = wpp_grammar_consumer(&gcfg);
+	if (wpp_online_add_worker(o, &gc, 1, UINT64_C(256) << 20) < 0)
 		return 1;
 	while (rc == 0 && wppr_next(r, &c)) {
 		if (c.type == WPP_CHUNK_END) {
@@ -62,6 +67,9 @@ int main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = wpp_online_finish(o, w);
+	uint64_t peak = 0;
+	if (wpp_online_worker_status(o, &peak) != 0)
+		rc = -1; /* the test wants every grammar */
 	const struct wpp_online_stats *st = wpp_online_stats(o);
 	fprintf(stderr,
 		"replay_sink: %llu batches, %llu words delivered, %llu late, %llu duplicate, %llu "

@@ -3,14 +3,16 @@
  * bench_sequitur — the numbers behind docs/sequitur.md (run it through
  * scripts/bench-sequitur).
  *
- *   bench_sequitur WORKDIR [NSYMBOLS]
+ *   bench_sequitur WORKDIR [NSYMBOLS [STREAM.u32...]]
  *
  * Generates the synthetic trace (fixed seed) into WORKDIR/trace.u32, then
  * for plain SEQUITUR and SEQUITUR(1) builds the grammar in a child process
  * that streams the file in 64 KiB reads (so the peak RSS is the builder's,
  * not the input's), and prints speed, peak RSS, grammar and serialized
- * sizes next to xz -9e and zstd -19 of the same raw file, and the
- * hot-subpath time against E x L.
+ * sizes next to xz -9e and zstd -19 of the same raw file, the same
+ * comparison for a nearly memoryless random-loop trace and for any raw
+ * path streams given (e.g. real programs'), and the hot-subpath time
+ * against E x L.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +35,8 @@ struct build_result {
 	double seconds, cpu_seconds;
 	long peak_rss_kb;
 	struct seq_stats stats;
-	size_t serialized;    /* current format (version 2) */
+	size_t serialized;    /* current format (version 3) */
+	size_t serialized_v2; /* version 2 (the previous range-coded model) */
 	size_t serialized_v1; /* version 1, for comparison */
 };
 
@@ -79,6 +82,9 @@ static int build_from_file(const char *path, enum seq_algorithm algo, struct bui
 		return -1;
 	free(bytes);
 	if (seq_serialize_version(&g, 1, &bytes, &r->serialized_v1) < 0)
+		return -1;
+	free(bytes);
+	if (seq_serialize_version(&g, 2, &bytes, &r->serialized_v2) < 0)
 		return -1;
 	free(bytes);
 	struct rusage ru;
@@ -127,6 +133,73 @@ static long compressed_size(const char *cmd)
 	return size;
 }
 
+static long xz_size(const char *path)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "xz -9e -T1 -c '%s' | wc -c", path);
+	return compressed_size(cmd);
+}
+
+static long zstd_size(const char *path)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "zstd -19 -q -c '%s' | wc -c", path);
+	return compressed_size(cmd);
+}
+
+/* One line of the "other inputs" table: SEQUITUR(1) grammar sizes against
+ * xz -9e and zstd -19 of the same raw file, measured now. */
+static int compare_input(const char *label, const char *path)
+{
+	struct build_result r;
+	long xz = xz_size(path), zstd = zstd_size(path);
+
+	if (build_from_file(path, SEQ_LOOKAHEAD, &r, NULL) < 0 || xz <= 0 || zstd <= 0) {
+		fprintf(stderr, "bench_sequitur: cannot measure %s\n", path);
+		return -1;
+	}
+	printf("%-26s %10llu %10zu %10zu %10ld %10ld %8.3f %8.3f\n", label,
+	       (unsigned long long)r.stats.input_symbols, r.serialized, r.serialized_v2, xz, zstd,
+	       (double)r.serialized / xz, (double)r.serialized / zstd);
+	return 0;
+}
+
+static int write_trace(const char *path, const uint32_t *t, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(t, sizeof(*t), n, f) != n || fclose(f)) {
+		fprintf(stderr, "bench_sequitur: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The random-loop trace and any raw path streams named on the command
+ * line (little-endian u32 symbols below 2^31 - 1). */
+static int compare_other_inputs(const char *workdir, char **files, int nfiles)
+{
+	char path[4096];
+	size_t n = 300000;
+	uint32_t *t = malloc(n * sizeof(*t));
+
+	snprintf(path, sizeof(path), "%s/random-loops.u32", workdir);
+	if (!t || tracegen_random_loops(SEED, t, n) < 0 || write_trace(path, t, n) < 0)
+		return -1;
+	free(t);
+	printf("other inputs (SEQUITUR(1), serialized; ratio = grammar / compressor):\n");
+	printf("%-26s %10s %10s %10s %10s %10s %8s %8s\n", "input", "symbols", "grammar",
+	       "format v2", "xz -9e", "zstd -19", "/ xz", "/ zstd");
+	if (compare_input("random loops (wpp-raw.sh)", path) < 0)
+		return -1;
+	for (int i = 0; i < nfiles; i++) {
+		const char *base = strrchr(files[i], '/');
+		if (compare_input(base ? base + 1 : files[i], files[i]) < 0)
+			return -1;
+	}
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -134,7 +207,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000;
-	char path[4096], cmd[8192];
+	char path[4096];
 	snprintf(path, sizeof(path), "%s/trace.u32", argv[1]);
 
 	uint32_t *trace = malloc(n * sizeof(*trace));
@@ -167,10 +240,7 @@ int main(int argc, char **argv)
 	printf("SEQUITUR(1) / SEQUITUR grammar symbols: %.4f\n\n",
 	       (double)res[1].stats.grammar_symbols / res[0].stats.grammar_symbols);
 
-	snprintf(cmd, sizeof(cmd), "xz -9e -T1 -c '%s' | wc -c", path);
-	long xz = compressed_size(cmd);
-	snprintf(cmd, sizeof(cmd), "zstd -19 -q -c '%s' | wc -c", path);
-	long zstd = compressed_size(cmd);
+	long xz = xz_size(path), zstd = zstd_size(path);
 	printf("%-28s %12s %10s\n", "representation", "bytes", "vs raw");
 	printf("%-28s %12zu %10.1fx\n", "raw u32 trace", n * 4, 1.0);
 	printf("%-28s %12ld %10.1fx\n", "xz -9e", xz, (double)n * 4 / xz);
@@ -179,10 +249,14 @@ int main(int argc, char **argv)
 	       (double)n * 4 / res[1].serialized);
 	printf("%-28s %12zu %10.1fx\n", "WPP grammar, SEQUITUR", res[0].serialized,
 	       (double)n * 4 / res[0].serialized);
+	printf("%-28s %12zu %10.1fx\n", "  same, format version 2", res[1].serialized_v2,
+	       (double)n * 4 / res[1].serialized_v2);
 	printf("%-28s %12zu %10.1fx\n", "  same, format version 1", res[1].serialized_v1,
 	       (double)n * 4 / res[1].serialized_v1);
 	printf("serialized SEQUITUR(1) / xz -9e: %.3f   / zstd -19: %.3f\n\n",
 	       (double)res[1].serialized / xz, (double)res[1].serialized / zstd);
+	if (compare_other_inputs(argv[1], argv + 3, argc > 3 ? argc - 3 : 0) < 0)
+		return 1;
 
 	/* Hot subpaths on the SEQUITUR(1) grammar. */
 	struct build_result again;

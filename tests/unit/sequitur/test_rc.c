@@ -21,6 +21,14 @@ struct op {
 	uint64_t value;
 };
 
+/* Contexts 0 and 2 plain (format version 2), context 1 fine (version 3). */
+static void init_gammas(struct rc_gamma_model gm[3])
+{
+	rc_gamma_init(&gm[0]);
+	rc_gamma_init_fine(&gm[1]);
+	rc_gamma_init(&gm[2]);
+}
+
 static void test_rc_roundtrip(void **state)
 {
 	uint64_t rng = 2024;
@@ -45,13 +53,15 @@ static void test_rc_roundtrip(void **state)
 				o->nbits = 1 + (unsigned)(tu_rand(&rng) % 32);
 				o->value = tu_rand(&rng) & ((1ull << o->nbits) - 1);
 			} else {
-				unsigned mag = (unsigned)(tu_rand(&rng) % 63);
+				/* Half of them small: the fine models' trees. */
+				unsigned mag = (unsigned)(tu_rand(&rng) % 2
+								? tu_rand(&rng) % 63
+								: tu_rand(&rng) % (RC_GAMMA_FINE_BITS + 1));
 				o->value = mag ? tu_rand(&rng) >> (64 - mag) : 0;
 			}
 		}
 		rc_probs_init(bits, 4);
-		for (int k = 0; k < 3; k++)
-			rc_gamma_init(&gm[k]);
+		init_gammas(gm);
 		rc_enc_init(&e);
 		for (size_t i = 0; i < n; i++) {
 			struct op *o = &ops[i];
@@ -66,8 +76,7 @@ static void test_rc_roundtrip(void **state)
 
 		struct rc_dec d;
 		rc_probs_init(bits, 4);
-		for (int k = 0; k < 3; k++)
-			rc_gamma_init(&gm[k]);
+		init_gammas(gm);
 		/* An exact-size copy so ASan sees any read past the end. */
 		uint8_t *copy = malloc(e.n);
 		memcpy(copy, e.buf, e.n);
@@ -90,22 +99,35 @@ static void test_rc_roundtrip(void **state)
 	}
 }
 
-/* A gamma value above the caller's bound is reported as bound + 1. */
-static void test_rc_gamma_bound(void **state)
+/* Code value with a fresh model from init, decode it with bound max. */
+static uint64_t gamma_through(void (*init)(struct rc_gamma_model *), uint64_t value, uint64_t max)
 {
 	struct rc_gamma_model m;
 	struct rc_enc e;
 	struct rc_dec d;
+	uint64_t got;
+
+	init(&m);
+	rc_enc_init(&e);
+	rc_enc_gamma(&e, &m, value);
+	assert_int_equal(rc_enc_finish(&e), 0);
+	init(&m);
+	assert_int_equal(rc_dec_init(&d, e.buf, e.n), 0);
+	got = rc_dec_gamma(&d, &m, max);
+	free(e.buf);
+	return got;
+}
+
+/* A gamma value above the caller's bound is reported as bound + 1. */
+static void test_rc_gamma_bound(void **state)
+{
+	struct rc_dec d;
 	(void)state;
 
-	rc_gamma_init(&m);
-	rc_enc_init(&e);
-	rc_enc_gamma(&e, &m, 1000000);
-	assert_int_equal(rc_enc_finish(&e), 0);
-	rc_gamma_init(&m);
-	assert_int_equal(rc_dec_init(&d, e.buf, e.n), 0);
-	assert_true(rc_dec_gamma(&d, &m, 999) == 1000);
-	free(e.buf);
+	assert_true(gamma_through(rc_gamma_init, 1000000, 999) == 1000);
+	/* The same for a value a fine model codes bit by bit. */
+	assert_true(gamma_through(rc_gamma_init_fine, 600, 599) == 600);
+	assert_true(gamma_through(rc_gamma_init_fine, 600, 600) == 600);
 	/* A stream that does not start with the zero byte is refused. */
 	uint8_t junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 	assert_int_equal(rc_dec_init(&d, junk, sizeof(junk)), -1);

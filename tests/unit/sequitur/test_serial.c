@@ -45,18 +45,19 @@ static void roundtrip(const struct seq_grammar *g)
 	seq_grammar_free(&back);
 }
 
-/* Version 1 stays readable: what it writes parses back to the same grammar. */
-static void roundtrip_v1(const struct seq_grammar *g)
+/* Older versions stay readable: what each writes parses back to the same
+ * grammar (version 2 only for canonical grammars; else it writes 1). */
+static void roundtrip_version(const struct seq_grammar *g, unsigned version)
 {
 	uint8_t *buf;
 	size_t len;
 	struct seq_grammar back;
 	char why[200];
 
-	assert_int_equal(seq_serialize_version(g, 1, &buf, &len), 0);
-	assert_int_equal(buf[4], 1);
+	assert_int_equal(seq_serialize_version(g, version, &buf, &len), 0);
+	assert_int_equal(buf[4], version);
 	if (seq_deserialize(buf, len, &back, why, sizeof(why)) != 0)
-		fail_msg("v1 round trip rejected: %s", why);
+		fail_msg("v%u round trip rejected: %s", version, why);
 	assert_same_grammar(g, &back);
 	free(buf);
 	seq_grammar_free(&back);
@@ -78,12 +79,13 @@ static void test_roundtrip_random(void **state)
 					in[i] = SEQ_TERMINAL_LIMIT - 1 - in[i] * 1000003u;
 		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
 		roundtrip(&g);
-		roundtrip_v1(&g);
-		/* An exported grammar is canonical: version 2 is used. */
+		roundtrip_version(&g, 1);
+		roundtrip_version(&g, 2);
+		/* An exported grammar is canonical: the current version is used. */
 		uint8_t *buf;
 		size_t len;
 		assert_int_equal(seq_serialize(&g, &buf, &len), 0);
-		assert_int_equal(buf[4], 2);
+		assert_int_equal(buf[4], SEQ_SERIAL_VERSION);
 		free(buf);
 		seq_grammar_free(&g);
 	}
@@ -99,15 +101,20 @@ static void test_roundtrip_trace(void **state)
 	assert_true(tracegen_make(5, in, n) > 0);
 	assert_int_equal(tu_build(SEQ_LOOKAHEAD, in, n, &g), 0);
 	roundtrip(&g);
-	roundtrip_v1(&g);
-	/* The point of version 2: it must be clearly smaller. */
-	uint8_t *b1, *b2;
-	size_t l1, l2;
+	roundtrip_version(&g, 1);
+	roundtrip_version(&g, 2);
+	/* The point of version 2: it must be clearly smaller; version 3's
+	 * tuning must not lose on the trace it was tuned for. */
+	uint8_t *b1, *b2, *b3;
+	size_t l1, l2, l3;
 	assert_int_equal(seq_serialize_version(&g, 1, &b1, &l1), 0);
 	assert_int_equal(seq_serialize_version(&g, 2, &b2, &l2), 0);
+	assert_int_equal(seq_serialize_version(&g, 3, &b3, &l3), 0);
 	assert_true(l2 * 3 < l1 * 2);
+	assert_true(l3 < l2);
 	free(b1);
 	free(b2);
+	free(b3);
 	seq_grammar_free(&g);
 	free(in);
 }
@@ -139,7 +146,7 @@ static void test_noncanonical_falls_back(void **state)
 		g.start[nrules + nroots] = pos;
 		assert_int_equal(seq_grammar_finish(&g, NULL, 0), 0);
 		roundtrip(&g);
-		roundtrip_v1(&g);
+		roundtrip_version(&g, 1);
 		seq_grammar_free(&g);
 	}
 }
@@ -246,24 +253,24 @@ static void test_hostile_valid_checksum(void **state)
 	free(sample);
 }
 
-/* The same attacks on a larger version 2 grammar (a trace with gaps), so
- * the edits land in the range-coded payload as well as the header. */
-static void test_hostile_v2(void **state)
+/* The same attacks on a larger range-coded grammar (version 2 or 3, a
+ * trace with gaps), so the edits land in the payload as well as the
+ * header. */
+static void hostile_range_coded(unsigned version)
 {
 	size_t n = 3000, len;
 	uint32_t *in = malloc(n * sizeof(*in));
 	uint8_t *sample;
 	struct seq_grammar g;
-	uint64_t rng = 11;
+	uint64_t rng = 11 + version;
 	char why[200];
-	(void)state;
 
 	assert_true(tracegen_make(9, in, n) > 0);
 	for (size_t i = 500; i < n; i += 700)
 		in[i] = TU_GAP;
 	assert_int_equal(tu_build(SEQ_LOOKAHEAD, in, n, &g), 0);
-	assert_int_equal(seq_serialize(&g, &sample, &len), 0);
-	assert_int_equal(sample[4], 2);
+	assert_int_equal(seq_serialize_version(&g, version, &sample, &len), 0);
+	assert_int_equal(sample[4], version);
 	seq_grammar_free(&g);
 	for (size_t cut = 0; cut < len; cut++)
 		assert_int_equal(seq_deserialize(sample, cut, &g, why, sizeof(why)), -1);
@@ -305,6 +312,18 @@ static void test_hostile_v2(void **state)
 	free(in);
 }
 
+static void test_hostile_v2(void **state)
+{
+	(void)state;
+	hostile_range_coded(2);
+}
+
+static void test_hostile_v3(void **state)
+{
+	(void)state;
+	hostile_range_coded(3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +333,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_valid_checksum),
 	    cmocka_unit_test(test_noncanonical_falls_back),
 	    cmocka_unit_test(test_hostile_v2),
+	    cmocka_unit_test(test_hostile_v3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

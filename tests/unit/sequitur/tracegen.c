@@ -169,3 +169,32 @@ long tracegen_make(uint64_t seed, uint32_t *out, size_t n)
 	free(g.dense);
 	return (long)g.ndense;
 }
+
+/* Nearly memoryless: the trace of tests/e2e/wpp-raw.sh's shape, where a
+ * grammar finds little beyond the alphabet and an entropy coder's
+ * modelling decides the size. */
+long tracegen_random_loops(uint64_t seed, uint32_t *out, size_t n)
+{
+	struct gen g = {.rng = seed};
+	static const uint32_t loops[5] = {0, 0, 1, 2, 3};
+	size_t pos = 0;
+
+#define EMIT(v)                                                                                    \
+	do {                                                                                       \
+		if (pos < n)                                                                       \
+			out[pos++] = (v);                                                          \
+	} while (0)
+	while (pos < n) {
+		uint32_t f = loops[next_rand(&g) % 5];
+		uint32_t trips = 1 + (uint32_t)(next_rand(&g) % 40);
+		for (uint32_t t = 0; t < trips; t++) {
+			EMIT(10 * f + 1);
+			EMIT(10 * f + (next_rand(&g) % 4 ? 2 : 3));
+			if (next_rand(&g) % 10 == 0)
+				EMIT(100 + (uint32_t)(next_rand(&g) % 31));
+		}
+		EMIT(10 * f + 9);
+	}
+#undef EMIT
+	return 4 * 4 + 31; /* at most: 4 loops x 4 paths, 31 extras */
+}

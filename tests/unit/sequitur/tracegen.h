@@ -23,4 +23,10 @@
  * -1 on allocation failure. */
 long tracegen_make(uint64_t seed, uint32_t *out, size_t n);
 
+/* A nearly memoryless trace (loops with random trip counts, random path
+ * variants and random extra paths), shaped like tests/e2e/wpp-raw.sh's:
+ * the hard case for a grammar against an LZ coder.  Returns an upper bound
+ * on the distinct symbols. */
+long tracegen_random_loops(uint64_t seed, uint32_t *out, size_t n);
+
 #endif

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/* online_worker.c — see online_worker.h for the contract. */
+#include "online_worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "wppfile.h"
+
+enum item_kind { ITEM_BATCH, ITEM_GAP, ITEM_EXIT, ITEM_GIVE_UP, ITEM_FINISH };
+
+/*
+ * The backlog lives in one ring of max_queued_bytes, mapped lazily on huge
+ * pages: items are carved from it in FIFO order and the worker releases
+ * them in the same order.  A malloc'd buffer per batch cost the collector
+ * thread a page fault for every 4 KiB it copied whenever the worker fell
+ * behind (every buffer then being fresh memory), more than the copy.
+ */
+#define ITEM_ALIGN 64u
+/* First touches of memory are slow on some VMs (the kernel zeroes and maps
+ * each page): the worker maps the ring this far ahead of the collector's
+ * writes, so that cost lands on the worker, not on the drain. */
+#define PREFAULT_AHEAD (UINT64_C(32) << 20)
+#define PREFAULT_EVERY 64 /* items between checks */
+
+struct item {
+	struct item *next;
+	enum item_kind kind;
+	uint64_t ring_end; /* ring offset after this item; 0: a malloc'd marker */
+	int drop_open;  /* FINISH: events were refused, open threads are incomplete */
+	union {
+		struct wpp_chunk_batch batch; /* words follow the item */
+		struct wpp_chunk_gap gap;
+		struct wpp_thread_key key;
+	} u;
+	uint64_t words[];
+};
+
+struct result {
+	struct result *next;
+	enum wpp_chunk_type type;
+	uint32_t len;
+	void *payload;
+};
+
+struct online_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct item *head, **tail; /* FIFO, under lock */
+	struct result *results, **results_tail; /* under lock */
+	uint8_t *ring;
+	uint64_t ring_size;
+	uint64_t ring_head, ring_tail; /* absolute offsets, under lock */
+	int running;
+
+	/* Collector side only. */
+	int stopped_queuing; /* gave up or finishing: queue nothing more */
+
+	/* Worker side only (read by the collector after the join). */
+	struct wpp_online *assembler;
+	uint64_t prefaulted; /* ring bytes [0, prefaulted) are mapped */
+	int dropping; /* past the give-up marker: results are incomplete */
+
+	struct online_worker_stats stats;
+};
+
+static void take_all(struct online_worker *q, struct item **list)
+{
+	pthread_mutex_lock(&q->lock);
+	while (!q->head)
+		pthread_cond_wait(&q->wake, &q->lock);
+	*list = q->head;
+	q->head = NULL;
+	q->tail = &q->head;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* The worker is done with it (items come back in FIFO order). */
+static void recycle(struct online_worker *q, struct item *it)
+{
+	if (!it->ring_end) {
+		free(it);
+		return;
+	}
+	pthread_mutex_lock(&q->lock);
+	q->ring_tail = it->ring_end;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Returns 1 when the FIFO's last event (FINISH) has been handled. */
+static int replay(struct online_worker *q, struct item *it)
+{
+	switch (it->kind) {
+	case ITEM_BATCH:
+		wpp_online_batch(q->assembler, &it->u.batch, it->words);
+		break;
+	case ITEM_GAP:
+		wpp_online_gap(q->assembler, &it->u.gap);
+		break;
+	case ITEM_EXIT:
+		wpp_online_thread_exit(q->assembler, &it->u.key, NULL);
+		break;
+	case ITEM_GIVE_UP:
+		/* Threads still open lost events after this point. */
+		q->dropping = 1;
+		break;
+	case ITEM_FINISH:
+		if (it->drop_open)
+			q->dropping = 1;
+		if (wpp_online_finish(q->assembler, NULL) < 0)
+			q->stats.failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Map the ring ahead of the collector's writes (MADV_POPULATE_WRITE maps
+ * pages without touching their content, so racing with the collector's
+ * writes is harmless).  Once the whole ring is mapped there is nothing
+ * left to do. */
+static void prefault_ahead(struct online_worker *q)
+{
+	uint64_t head, want;
+
+	if (q->prefaulted >= q->ring_size)
+		return;
+	pthread_mutex_lock(&q->lock);
+	head = q->ring_head;
+	pthread_mutex_unlock(&q->lock);
+	want = head + PREFAULT_AHEAD < q->ring_size ? head + PREFAULT_AHEAD : q->ring_size;
+	want &= ~(uint64_t)4095;
+	if (want <= q->prefaulted)
+		return;
+	/* Advice: if the kernel refuses, the collector faults the pages in. */
+	madvise(q->ring + q->prefaulted, want - q->prefaulted, MADV_POPULATE_WRITE);
+	q->prefaulted = want;
+}
+
+static void *worker_main(void *arg)
+{
+	struct online_worker *q = arg;
+	struct item *list;
+	int done = 0;
+
+	/* Normal priority on purpose: a niced worker, starved on a busy
+	 * machine, stopped mapping the ring ahead and the drain thread took
+	 * the page faults (measured); the end of the recording waits for the
+	 * worker anyway. */
+	prefault_ahead(q);
+	while (!done) {
+		take_all(q, &list);
+		for (unsigned k = 0; list; k++) {
+			struct item *it = list;
+			list = it->next;
+			if (k % PREFAULT_EVERY == 0)
+				prefault_ahead(q);
+			if (!done)
+				done = replay(q, it);
+			recycle(q, it);
+		}
+	}
+	return NULL;
+}
+
+struct online_worker *online_worker_start(const struct wpp_online_consumer *consumers, size_t n,
+					  uint64_t max_queued_bytes)
+{
+	struct online_worker *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->tail = &q->head;
+	q->results_tail = &q->results;
+	q->ring_size = max_queued_bytes & ~(uint64_t)(ITEM_ALIGN - 1);
+	q->ring = q->ring_size ? mmap(NULL, q->ring_size, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+			       : MAP_FAILED;
+	if (q->ring == MAP_FAILED) {
+		/* No backlog possible: every event is refused (gives up). */
+		q->ring = NULL;
+		q->ring_size = 0;
+	} else {
+		/* Advice only: one fault per 2 MiB instead of per 4 KiB. */
+		madvise(q->ring, q->ring_size, MADV_HUGEPAGE);
+	}
+	q->assembler = wpp_online_new(consumers, n);
+	if (!q->assembler || pthread_mutex_init(&q->lock, NULL)) {
+		wpp_online_free(q->assembler);
+		if (q->ring)
+			munmap(q->ring, q->ring_size);
+		free(q);
+		return NULL;
+	}
+	if (pthread_cond_init(&q->wake, NULL)) {
+		pthread_mutex_destroy(&q->lock);
+		wpp_online_free(q->assembler);
+		if (q->ring)
+			munmap(q->ring, q->ring_size);
+		free(q);
+		return NULL;
+	}
+	if (pthread_create(&q->thread, NULL, worker_main, q)) {
+		pthread_cond_destroy(&q->wake);
+		pthread_mutex_destroy(&q->lock);
+		wpp_online_free(q->assembler);
+		if (q->ring)
+			munmap(q->ring, q->ring_size);
+		free(q);
+		return NULL;
+	}
+	q->running = 1;
+	return q;
+}
+
+static void push(struct online_worker *q, struct item *it)
+{
+	pthread_mutex_lock(&q->lock);
+	*q->tail = it;
+	q->tail = &it->next;
+	pthread_cond_signal(&q->wake);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* The backlog limit was hit (or memory ran out): tell the worker, queue
+ * nothing more. */
+static void give_up(struct online_worker *q)
+{
+	/* If this allocation fails, the FINISH marker (drop_open) is the
+	 * first thing the worker hears of it: still before any open thread
+	 * is closed. */
+	struct item *it = calloc(1, sizeof(*it));
+
+	q->stats.gave_up = 1;
+	q->stopped_queuing = 1;
+	if (it) {
+		it->kind = ITEM_GIVE_UP;
+		push(q, it);
+	}
+}
+
+/* A new item of kind with room for nwords words, carved from the ring, or
+ * NULL (then the worker has been told to give up). */
+static struct item *new_item(struct online_worker *q, enum item_kind kind, uint64_t nwords)
+{
+	uint64_t bytes = (sizeof(struct item) + nwords * sizeof(uint64_t) + ITEM_ALIGN - 1) &
+			 ~(uint64_t)(ITEM_ALIGN - 1);
+	struct item *it = NULL;
+	uint64_t end = 0;
+
+	if (q->stopped_queuing)
+		return NULL;
+	if (bytes <= q->ring_size) {
+		pthread_mutex_lock(&q->lock);
+		uint64_t start = q->ring_head, pos = start % q->ring_size;
+		if (pos + bytes > q->ring_size) /* no item wraps: skip to the start */
+			start += q->ring_size - pos;
+		if (start + bytes - q->ring_tail <= q->ring_size) {
+			it = (struct item *)(q->ring + start % q->ring_size);
+			end = q->ring_head = start + bytes;
+			if (q->ring_head - q->ring_tail > q->stats.queued_bytes_peak)
+				q->stats.queued_bytes_peak = q->ring_head - q->ring_tail;
+		}
+		pthread_mutex_unlock(&q->lock);
+	}
+	if (!it) {
+		give_up(q);
+		return NULL;
+	}
+	memset(it, 0, sizeof(*it));
+	it->kind = kind;
+	it->ring_end = end;
+	return it;
+}
+
+void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *b,
+			 const uint64_t *words)
+{
+	struct item *it = new_item(q, ITEM_BATCH, b->nwords);
+
+	if (!it)
+		return;
+	it->u.batch = *b;
+	memcpy(it->words, words, (size_t)b->nwords * sizeof(uint64_t));
+	push(q, it);
+}
+
+void online_worker_gap(struct online_worker *q, const struct wpp_chunk_gap *g)
+{
+	struct item *it = new_item(q, ITEM_GAP, 0);
+
+	if (!it)
+		return;
+	it->u.gap = *g;
+	push(q, it);
+}
+
+void online_worker_thread_exit(struct online_worker *q, const struct wpp_thread_key *key)
+{
+	struct item *it = new_item(q, ITEM_EXIT, 0);
+
+	if (!it)
+		return;
+	it->u.key = *key;
+	push(q, it);
+}
+
+void online_worker_emit(struct online_worker *q, enum wpp_chunk_type type, void *payload,
+			uint32_t len)
+{
+	struct result *r = q->dropping ? NULL : malloc(sizeof(*r));
+
+	if (!r) {
+		free(payload);
+		return;
+	}
+	*r = (struct result){NULL, type, len, payload};
+	pthread_mutex_lock(&q->lock);
+	*q->results_tail = r;
+	q->results_tail = &r->next;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Write (w) or drop (NULL) the results emitted so far. */
+static int take_results(struct online_worker *q, struct wpp_writer *w)
+{
+	struct result *list;
+	int rc = 0, err;
+
+	pthread_mutex_lock(&q->lock);
+	list = q->results;
+	q->results = NULL;
+	q->results_tail = &q->results;
+	pthread_mutex_unlock(&q->lock);
+	while (list) {
+		struct result *r = list;
+		list = r->next;
+		if (w && !rc && (err = wppw_chunk(w, r->type, r->payload, r->len)) < 0)
+			rc = err;
+		free(r->payload);
+		free(r);
+	}
+	return rc;
+}
+
+int online_worker_write(struct online_worker *q, struct wpp_writer *w)
+{
+	return w ? take_results(q, w) : 0;
+}
+
+/* Queue FINISH (never refused: it carries no words) and wait. */
+static void stop_worker(struct online_worker *q)
+{
+	struct item *it;
+
+	if (!q->running)
+		return;
+	q->stopped_queuing = 1;
+	/* If even this allocation fails, the worker cannot be told to stop
+	 * in order; retrying is all that is left (it frees memory as it
+	 * drains the backlog). */
+	while (!(it = calloc(1, sizeof(*it))))
+		usleep(1000);
+	it->kind = ITEM_FINISH;
+	it->drop_open = q->stats.gave_up;
+	push(q, it);
+	pthread_join(q->thread, NULL);
+	q->running = 0;
+	wpp_online_free(q->assembler); /* every thread was closed by FINISH */
+	q->assembler = NULL;
+}
+
+int online_worker_finish(struct online_worker *q, struct wpp_writer *w)
+{
+	stop_worker(q);
+	return take_results(q, w);
+}
+
+const struct online_worker_stats *online_worker_stats(const struct online_worker *q)
+{
+	return &q->stats;
+}
+
+void online_worker_free(struct online_worker *q)
+{
+	if (!q)
+		return;
+	if (q->running) {
+		/* Aborted recording: whatever the worker still produces is not
+		 * wanted. */
+		if (!q->stopped_queuing)
+			give_up(q);
+		stop_worker(q);
+	}
+	take_results(q, NULL);
+	if (q->ring)
+		munmap(q->ring, q->ring_size);
+	pthread_cond_destroy(&q->wake);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}

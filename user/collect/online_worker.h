@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * online_worker.h — online analyses run on a worker thread of the collector,
+ * so that their cost never delays the thread that drains the transport.
+ * Internal to user/collect: users reach it through wpp_online_add_worker()
+ * and wpp_online_emit() (online.h).
+ *
+ * The collector thread copies each event (batch, gap, thread exit) into a
+ * FIFO and returns; the only thing it ever waits for is the queue's mutex,
+ * held for a pointer update.  The worker owns a complete assembler with its
+ * own consumers and replays the FIFO through it in arrival order, so its
+ * results are exactly those of the same consumers run synchronously.
+ *
+ * Memory is bounded: events are copied into one ring of max_queued_bytes
+ * (mapped lazily, on huge pages, and mapped ahead of the collector by the
+ * worker, so that first touches of memory do not land on the collector).
+ * When an event does not fit, the worker "gives up" — a marker goes into
+ * the FIFO, nothing more is queued, and results emitted after the marker
+ * are dropped (threads still open at that point would have incomplete
+ * input).  The trace itself is never affected: every batch is in the file,
+ * and readers rebuild a missing grammar from the batches.
+ *
+ * Consumers on the worker are closed with w == NULL and hand their chunks
+ * to online_worker_emit(); the collector thread writes them to the file in
+ * online_worker_write() (at thread exits) and online_worker_finish(), which
+ * waits for the worker to empty the FIFO — the file is complete before it
+ * is closed even if the worker fell behind.
+ */
+#ifndef WPP_COLLECT_ONLINE_WORKER_H
+#define WPP_COLLECT_ONLINE_WORKER_H
+
+#include "online.h"
+
+struct online_worker;
+
+/* Starts the thread; NULL on failure (nothing left running). */
+struct online_worker *online_worker_start(const struct wpp_online_consumer *consumers, size_t n,
+					  uint64_t max_queued_bytes);
+/* Collector side: queue an event (copied), never blocking on the worker. */
+void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *b,
+			 const uint64_t *words);
+void online_worker_gap(struct online_worker *q, const struct wpp_chunk_gap *g);
+void online_worker_thread_exit(struct online_worker *q, const struct wpp_thread_key *key);
+/* Collector side: write the chunks emitted so far (w == NULL: keep them
+ * for later).  0 or -errno. */
+int online_worker_write(struct online_worker *q, struct wpp_writer *w);
+/* Collector side: let the worker finish every queued event and close every
+ * thread, then write all emitted chunks (w may be NULL: drop them).
+ * 0 or -errno.  The thread is gone afterwards. */
+int online_worker_finish(struct online_worker *q, struct wpp_writer *w);
+/* Stops the thread if still running (results dropped) and frees. */
+void online_worker_free(struct online_worker *q);
+
+/* Worker side (from a consumer's thread_close): store a result chunk.
+ * Takes ownership of payload (malloc'd). */
+void online_worker_emit(struct online_worker *q, enum wpp_chunk_type type, void *payload,
+			uint32_t len);
+
+struct online_worker_stats {
+	uint64_t queued_bytes_peak; /* largest backlog the collector handed over */
+	int gave_up;                /* the backlog limit was hit */
+	int failed;                 /* the worker's assembler ran out of memory */
+};
+/* Valid after online_worker_finish. */
+const struct online_worker_stats *online_worker_stats(const struct online_worker *q);
+
+#endif
