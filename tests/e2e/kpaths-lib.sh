@@ -3,8 +3,8 @@
 # bin/wppcc and record them with --transport=shm into tests/work/kpaths/.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-WPPCC=$ROOT/bin/wppcc
-WPPTRACE=$ROOT/bin/wpptrace
+WPPCC=${WPPCC:-$ROOT/bin/wppcc}
+WPPTRACE=${WPPTRACE:-$ROOT/bin/wpptrace}
 WORK=$ROOT/tests/work/kpaths
 FAILURES=0
 CHECKS=0

@@ -2,11 +2,18 @@
 # SPDX-License-Identifier: MIT
 """Brute-force k-path reference for the kpaths e2e tests (stdlib only).
 
-    kpaths-ref.py K SCRIPT.jsonl KPATHS.json     exit 0 iff equal
+    kpaths-ref.py [--flat] K SCRIPT.jsonl KPATHS.json     exit 0 iff equal
 
 Reads `wpptrace script --format jsonl`, rebuilds each thread's stream of path
 labels with the marks of docs/kpaths.md (gap, corrupt, and unattributed
-records of unregistered modules cut a k-path), counts every n-gram n <= K
+records of unregistered modules cut a k-path), splits it into one sequence
+per routine activation (the default view, docs/kpaths.md: a path starting
+at "entry" opens an activation, one ending at "return" closes it, any other
+path continues the innermost open activation of its function, closing those
+above it, or, if none is open, closes all and opens one -- on top of the
+open ones, closing none, for records without kinds; a mark closes all) or,
+with --flat,
+keeps one sequence per thread, counts every n-gram n <= K of every sequence
 per process image by listing windows, and compares with every node of
 `wpptrace kpaths -k K --all --top 0 --format json`: same k-paths, same counts.
 """
@@ -33,6 +40,43 @@ def streams(jsonl):
         else:
             s.append(None)  # a mark
     return threads
+
+
+def activations(jsonl):
+    """Per thread, the list of activation sequences (marks end all)."""
+    out = collections.OrderedDict()
+    open_acts = {}  # thread -> stack of (fid, sequence)
+    for line in open(jsonl):
+        ev = json.loads(line)
+        key = (ev["pid"], ev["gen"], ev["tid"])
+        seqs = out.setdefault(key, [])
+        stack = open_acts.setdefault(key, [])
+        t = ev["type"]
+        if t == "path":
+            label, start, end = (ev["fid"], ev["path"]), ev["start"], ev["end"]
+        elif t == "block":
+            label, start, end = (ev["fid"], ev["blocks"][0]["block"]), None, None
+        elif t == "unattributed" and ev["fid"] not in (0, UNREGISTERED):
+            label, start, end = (ev["fid"], ev["payload"]), None, None
+        else:
+            stack.clear()
+            continue
+        fid = label[0]
+        depth = 0
+        if start != "entry":
+            depth = max((i + 1 for i, (f, _) in enumerate(stack) if f == fid), default=0)
+            if depth:
+                del stack[depth:]  # unwound: closed without a return
+            elif start is not None:
+                stack.clear()  # its entry came before all open ones
+        if not depth:
+            seq = []
+            seqs.append(seq)
+            stack.append((fid, seq))
+        stack[-1][1].append(label)
+        if end == "return":
+            stack.pop()
+    return out
 
 
 def count(threads, k):
@@ -65,8 +109,19 @@ def reported(path):
 
 
 def main():
-    k, jsonl, got_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    want = count(streams(jsonl), k)
+    args = sys.argv[1:]
+    flat = args[0] == "--flat"
+    if flat:
+        args = args[1:]
+    k, jsonl, got_path = int(args[0]), args[1], args[2]
+    if flat:
+        want = count(streams(jsonl), k)
+    else:
+        # Each activation's sequence, joined to the next with a mark.
+        joined = collections.OrderedDict()
+        for key, seqs in activations(jsonl).items():
+            joined[key] = [x for seq in seqs for x in seq + [None]]
+        want = count(joined, k)
     got = reported(got_path)
     want = {key: c for key, c in want.items() if c}
     got = {key: c for key, c in got.items() if c}

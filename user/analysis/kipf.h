@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kipf.h — the k-iterations path forest (k-IPF): the prefix forest of every
- * k-path (run of up to k consecutive path labels with no segment mark
+ * k-path (run of up to k consecutive path labels of one stream — a routine
+ * activation, or a whole thread in the flat view — with no segment mark
  * inside, docs/kpaths.md) with its number of occurrences.  The node reached
  * from a root by labels l1..ln counts the occurrences of the k-path
  * <l1..ln>; the roots are exactly the plain path profile.

@@ -6,54 +6,90 @@
 
 #include <inttypes.h>
 
+#include "kipf_kinds.h"
+#include "kslab_act.h"
 #include "log.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
 
-int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct wpp_modules *mods,
-		      uint64_t max_nodes)
+/* Where the decoder's events go: one stream, or one per activation. */
+struct sink {
+	struct kslab *s;
+	struct kact act;
+	struct kipf_kinds kinds;
+	enum kipf_view view;
+};
+
+static int sink_item(struct sink *k, const struct wpp_event *ev)
 {
-	struct kslab *s = kslab_new(f->k, max_nodes);
+	int flags = KACT_UNKNOWN;
+
+	if (k->view == KIPF_VIEW_FLAT)
+		return kslab_item(k->s, ev->fid, ev->value);
+	/* Blocks-mode records and functions without metadata: kinds unknown. */
+	if (ev->kind == WPP_EV_PATH && ev->fn) {
+		flags = kipf_kinds_of(&k->kinds, ev->fn, ev->fid, ev->value);
+		if (flags < 0)
+			return -1;
+	}
+	return kact_item(&k->act, ev->fid, ev->value, (unsigned)flags);
+}
+
+static void sink_mark(struct sink *k)
+{
+	if (k->view == KIPF_VIEW_FLAT)
+		kslab_mark(k->s);
+	else
+		kact_mark(&k->act);
+}
+
+int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct wpp_modules *mods,
+		      uint64_t max_nodes, enum kipf_view view)
+{
+	struct sink k = {.s = kslab_new(f->k, max_nodes), .view = view};
 	struct wpp_decoder *d;
 	struct wpp_event ev;
 	int rc = 0;
 
-	if (!s) {
+	if (!k.s) {
 		wpp_err("k-paths: cannot build a k-slab forest (k %u, %" PRIu64 " nodes)", f->k,
 			max_nodes);
 		return -1;
 	}
+	kact_init(&k.act, k.s);
 	d = wpp_decoder_open(th, mods, 0);
 	if (!d) {
-		kslab_free(s);
+		kslab_free(k.s);
 		return -1;
 	}
 	while (rc == 0 && wpp_decoder_next(d, &ev)) {
 		switch (ev.kind) {
 		case WPP_EV_PATH:
 		case WPP_EV_BLOCK:
-			rc = kslab_item(s, ev.fid, ev.value);
+			rc = sink_item(&k, &ev);
 			break;
 		case WPP_EV_UNATTRIBUTED:
 			/* A known fid without metadata is still one function's
 			 * path; an unregistered one is anybody's. */
 			if (ev.fid != 0 && ev.fid != WPP_FID_UNREGISTERED)
-				rc = kslab_item(s, ev.fid, ev.value);
+				rc = sink_item(&k, &ev);
 			else
-				kslab_mark(s);
+				sink_mark(&k);
 			break;
 		case WPP_EV_GAP:
 		case WPP_EV_CORRUPT:
-			kslab_mark(s);
+			sink_mark(&k);
 			break;
 		}
 	}
 	wpp_decoder_close(d);
 	if (rc == 0)
-		rc = kipf_add_kslab(f, s);
+		rc = kipf_add_kslab(f, k.s);
 	if (rc < 0)
 		wpp_err("k-paths: out of memory building the forest of thread %u", th->tid);
-	kslab_free(s);
+	kact_fini(&k.act);
+	kipf_kinds_free(&k.kinds);
+	kslab_free(k.s);
 	return rc;
 }
 

@@ -8,6 +8,12 @@
  * UNATTRIBUTED events with a real fid are items (fid, value); GAP, CORRUPT
  * and records of unregistered modules are marks — the same rules
  * kslab_words.h applies to raw words online.
+ *
+ * Two views (docs/kpaths.md): KIPF_VIEW_ACTIVATION (the default, the
+ * paper's) splits the thread's records into routine activations with
+ * kslab_act.h, reading each path's start/end kinds from the metadata;
+ * KIPF_VIEW_FLAT takes the thread's records as one stream, across calls
+ * and returns (what `record -k` builds online, without metadata).
  */
 #ifndef WPP_KIPF_BUILD_H
 #define WPP_KIPF_BUILD_H
@@ -18,11 +24,13 @@
 #include "kipf.h"
 #include "kipf_serial.h"
 
+enum kipf_view { KIPF_VIEW_ACTIVATION, KIPF_VIEW_FLAT };
+
 /* Add the k-IPF of thread th into f (depth f->k <= KSLAB_MAX_K).
  * max_nodes: k-SF pruning cap (0 = exact).  0, or -1 on no memory
  * (message printed). */
 int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct wpp_modules *mods,
-		      uint64_t max_nodes);
+		      uint64_t max_nodes, enum kipf_view view);
 
 /* Read every WPP_CHUNK_KIPF chunk of the file behind t into st.  Rejected
  * chunks are reported (one warning each, with the offset) and make their

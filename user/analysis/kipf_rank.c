@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 struct cand {
+	double cost; /* 0 when ranking by count */
 	uint64_t count;
 	uint32_t idx;
 	uint32_t depth;
@@ -17,6 +18,8 @@ static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	if (x->depth != y->depth)
@@ -57,8 +60,11 @@ long kipf_rank(const struct kipf *f, const struct kipf_rank_opts *o, uint32_t **
 					c = nc;
 					cap = ncap;
 				}
-				c[n++] = (struct cand){
-				    .count = nd->count, .idx = idx, .depth = depth, .order = order};
+				c[n++] = (struct cand){.cost = o->cost ? o->cost[idx] : 0,
+						       .count = nd->count,
+						       .idx = idx,
+						       .depth = depth,
+						       .order = order};
 			}
 			order++;
 			/* Counts never grow down a path of an exact forest, so a

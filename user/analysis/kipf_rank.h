@@ -3,8 +3,9 @@
  * kipf_rank.h — the hottest k-paths of a k-IPF (the report's selection).
  *
  * A k-path is listed when it is maximal — k paths long, or a prefix no
- * longer k-path extends — or, with all, for every node.  Ordered by count,
- * longer first on ties, then by label order, so output is deterministic.
+ * longer k-path extends — or, with all, for every node.  Ordered by count
+ * (or by cost, when costs are given: kipf_cost.h), longer first on ties,
+ * then by label order, so output is deterministic.
  */
 #ifndef WPP_KIPF_RANK_H
 #define WPP_KIPF_RANK_H
@@ -24,6 +25,7 @@ struct kipf_rank_opts {
 	size_t top; /* 0 = no limit */
 	kipf_root_filter keep;
 	void *keep_ctx;
+	const double *cost; /* per node (kipf_node_costs); NULL: rank by count */
 };
 
 /* Node indices of the selected k-paths' last nodes, best first, in

@@ -36,6 +36,7 @@ void kslab_free(struct kslab *s)
 	if (!s)
 		return;
 	kslab_map_free(&s->roots);
+	free(s->saved);
 	free(s->nodes);
 	free(s);
 }
@@ -127,36 +128,70 @@ static uint32_t root(struct kslab *s, uint32_t fid, uint64_t value)
 
 void kslab_mark(struct kslab *s)
 {
-	s->n = 0;
-	s->top = 0;
-	s->bottom = 0;
+	s->cur = (struct kslab_cursor){0};
 	s->st.marks++;
+}
+
+int kslab_push(struct kslab *s)
+{
+	if (s->nsaved == s->saved_cap) {
+		uint32_t ncap = s->saved_cap ? s->saved_cap * 2 : 64;
+		struct kslab_cursor *ns;
+		if (ncap <= s->saved_cap || !(ns = realloc(s->saved, ncap * sizeof(*ns)))) {
+			s->failed = 1;
+			return -1;
+		}
+		s->saved = ns;
+		s->saved_cap = ncap;
+	}
+	s->saved[s->nsaved++] = s->cur;
+	kslab_mark(s);
+	return 0;
+}
+
+void kslab_pop(struct kslab *s)
+{
+	if (s->nsaved)
+		s->cur = s->saved[--s->nsaved];
+	else
+		kslab_mark(s);
+}
+
+void kslab_drop_all(struct kslab *s)
+{
+	s->nsaved = 0;
+	kslab_mark(s);
+}
+
+uint32_t kslab_depth(const struct kslab *s)
+{
+	return s->nsaved;
 }
 
 int kslab_item(struct kslab *s, uint32_t fid, uint64_t value)
 {
 	if (s->failed)
 		return -1;
-	if (s->n == 0) {
+	if (s->cur.n == 0) {
 		/* A new slab: the bottom pointer continues below the slab just
 		 * finished (Figure 6 lines 6-11); the top pointer restarts at a root. */
-		s->bottom = s->top;
-		s->top = root(s, fid, value);
+		s->cur.bottom = s->cur.top;
+		s->cur.top = root(s, fid, value);
 	} else {
-		s->top = child(s, s->top, fid, value);
+		s->cur.top = child(s, s->cur.top, fid, value);
 	}
-	if (!s->top)
+	if (!s->cur.top)
 		return -1;
-	if (s->bottom) {
-		s->bottom = child(s, s->bottom, fid, value);
-		if (!s->bottom)
+	if (s->cur.bottom) {
+		s->cur.bottom = child(s, s->cur.bottom, fid, value);
+		if (!s->cur.bottom)
 			return -1;
-		s->nodes[s->bottom].count++;
+		s->nodes[s->cur.bottom].count++;
 	} else {
-		s->nodes[s->top].count++;
+		s->nodes[s->cur.top].count++;
 	}
-	if (++s->n == s->slab)
-		s->n = 0;
+	if (++s->cur.n == s->slab)
+		s->cur.n = 0;
 	s->st.items++;
 	if (s->max_nodes && s->st.nodes > s->max_nodes)
 		kslab_prune(s);

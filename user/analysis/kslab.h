@@ -17,8 +17,8 @@
  *
  * Pruning (optional, the paper's open problem): with max_nodes > 0, whenever
  * the forest grows past max_nodes the coldest leaves are deleted until at
- * most max_nodes/2 nodes remain (never the nodes on the current top/bottom
- * paths).  The counts deleted are summed in lost_items; every k-IPF count
+ * most max_nodes/2 nodes remain (never the nodes any stream's top/bottom
+ * pointers stand on).  The counts deleted are summed in lost_items; every k-IPF count
  * built from a pruned forest is then at most lost_items below the truth and
  * never above it (docs/kpaths.md proves it).  With max_nodes = 0 the forest
  * is exact.
@@ -32,7 +32,7 @@
 
 struct kslab_stats {
 	uint64_t items;	       /* labels processed */
-	uint64_t marks;	       /* segment marks */
+	uint64_t marks;	       /* segment marks (and outermost streams ended, kslab_act.h) */
 	uint64_t nodes;	       /* live k-SF nodes */
 	uint64_t peak_nodes;   /* most live nodes at any time */
 	uint64_t root_lookups; /* hash-table lookups (one per k-1 items) */
@@ -54,6 +54,21 @@ void kslab_free(struct kslab *s);
 int kslab_item(struct kslab *s, uint32_t fid, uint64_t value);
 /* A segment mark: the next item starts a new k-path. */
 void kslab_mark(struct kslab *s);
+
+/*
+ * Several interleaved streams (routine activations, docs/kpaths.md): the
+ * items fed go to the current stream; kslab_push() suspends it and starts
+ * a new one (as after a mark), kslab_pop() ends the current stream and
+ * resumes the one suspended last (or starts a new one if none is).  All
+ * streams count into the one forest, as the paper's per-activation k-SF
+ * does.  Pruning keeps every suspended stream's nodes.  kslab_drop_all()
+ * forgets every stream (a mark for all of them).  push: 0, or -1 on no
+ * memory (kslab_failed() then says so).
+ */
+int kslab_push(struct kslab *s);
+void kslab_pop(struct kslab *s);
+void kslab_drop_all(struct kslab *s);
+uint32_t kslab_depth(const struct kslab *s); /* suspended streams */
 
 unsigned kslab_k(const struct kslab *s);
 int kslab_failed(const struct kslab *s);

@@ -3,9 +3,10 @@
 
 KSLAB_SRCS := user/analysis/kslab_map.c user/analysis/kslab.c user/analysis/kslab_prune.c \
 	user/analysis/kslab_words.c user/analysis/kipf.c user/analysis/kipf_serial.c \
-	user/analysis/kipf_rank.c
+	user/analysis/kipf_rank.c user/analysis/kslab_act.c user/analysis/kipf_cost.c
 # These need the decoder and the collector's headers.
-KSLAB_SIDE_SRCS := user/analysis/kipf_build.c user/analysis/kslab_online.c
+KSLAB_SIDE_SRCS := user/analysis/kipf_build.c user/analysis/kslab_online.c \
+	user/analysis/kipf_kinds.c
 KSLAB_CPPFLAGS := $(DECODE_SIDE_CPPFLAGS) -Iuser/analysis -Iuser/collect
 
 KSLAB_OBJS := $(call objs,,$(KSLAB_SRCS) $(KSLAB_SIDE_SRCS))

@@ -21,7 +21,15 @@ struct kslab_node {
 	uint32_t fid;
 	uint32_t child;
 	uint32_t sibling;
-	uint32_t pad;
+	uint32_t pinned; /* set only while kslab_prune() runs: a cursor is here */
+};
+
+/* Figure 6's streaming state for one stream: n (items since the stream's
+ * last mark, mod slab), top, bottom.  kslab_push() saves one per suspended
+ * routine activation (kslab.h). */
+struct kslab_cursor {
+	unsigned n;
+	uint32_t top, bottom;
 };
 
 struct kslab {
@@ -33,9 +41,9 @@ struct kslab {
 	uint32_t cap;
 	uint32_t free_list; /* pruned nodes for reuse */
 	struct kslab_map roots;
-	/* Figure 6's state: n (items since the last mark, mod slab), top, bottom. */
-	unsigned n;
-	uint32_t top, bottom;
+	struct kslab_cursor cur; /* the stream being fed */
+	struct kslab_cursor *saved; /* suspended streams, innermost last */
+	uint32_t nsaved, saved_cap;
 	int failed;
 	struct kslab_stats st;
 };

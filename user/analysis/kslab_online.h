@@ -4,6 +4,9 @@
  * (user/collect/online.h): `wpptrace record -k K` builds one k-slab forest
  * per thread from its words as they arrive, converts it to the thread's
  * k-IPF when the thread ends and writes it as WPP_CHUNK_KIPF chunks.
+ * These forests are the flat view (k-paths across calls and returns,
+ * docs/kpaths.md): raw words do not say which path starts at a routine
+ * entry or ends at a return, so the per-activation view is built offline.
  *
  *   static struct kslab_online_cfg kcfg = {.k = 8};
  *   struct wpp_online_consumer c = kslab_online_consumer(&kcfg);

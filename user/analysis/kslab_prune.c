@@ -6,8 +6,9 @@
  * surviving node still stands for the same label path from its root and
  * keeps counting correctly; only the counts of deleted nodes are lost, and
  * their sum is kept in lost_items — the error bound of docs/kpaths.md.  The
- * current top and bottom nodes are never deleted, and their ancestors are
- * never leaves, so the streaming state stays valid.
+ * top and bottom nodes of every cursor (the current one and those of
+ * suspended activations) are pinned and never deleted, and their ancestors
+ * are never leaves, so every streaming state stays valid.
  *
  * The threshold is picked from a count histogram so one sweep usually
  * reaches the target (max_nodes / 2); cold internal nodes above hot leaves
@@ -69,8 +70,19 @@ static int sweep(struct kslab *s, uint32_t idx, uint64_t threshold)
 			link = &s->nodes[c].sibling;
 		}
 	}
-	return !s->nodes[idx].child && s->nodes[idx].count <= threshold && idx != s->top &&
-	       idx != s->bottom;
+	return !s->nodes[idx].child && s->nodes[idx].count <= threshold && !s->nodes[idx].pinned;
+}
+
+/* Pin (1) or unpin (0) the nodes every cursor stands on, the suspended ones
+ * included: a resumed activation continues from them. */
+static void pin_cursors(struct kslab *s, uint32_t on)
+{
+	s->nodes[s->cur.top].pinned = on;
+	s->nodes[s->cur.bottom].pinned = on;
+	for (uint32_t i = 0; i < s->nsaved; i++) {
+		s->nodes[s->saved[i].top].pinned = on;
+		s->nodes[s->saved[i].bottom].pinned = on;
+	}
 }
 
 void kslab_prune(struct kslab *s)
@@ -91,6 +103,7 @@ void kslab_prune(struct kslab *s)
 	roots = malloc(s->roots.n * sizeof(*roots));
 	if (!roots)
 		return; /* no room to prune now; the next item tries again */
+	pin_cursors(s, 1);
 	for (size_t i = 0; i < s->roots.cap; i++)
 		if (s->roots.slots[i])
 			roots[nroots++] = s->roots.slots[i];
@@ -110,5 +123,6 @@ void kslab_prune(struct kslab *s)
 		if (s->st.nodes <= target || b >= NBUCKETS - 1)
 			break;
 	}
+	pin_cursors(s, 0);
 	free(roots);
 }

@@ -6,9 +6,12 @@
  * every extension the fraction of its prefix's count it takes (the view of
  * Figure 4 in D'Elia et al.).
  *
- * Each thread's k-IPF comes from the forest `record -k` stored when one
- * deep enough is there, else it is built from the decoded trace; threads of
- * one process image are merged.
+ * The default view is per routine activation (the paper's; kslab_act.h):
+ * each thread's k-IPF is built from the decoded trace.  --flat takes each
+ * thread's records as one stream across calls and returns; its k-IPF comes
+ * from the forest `record -k` stored when one deep enough is there (the
+ * online forests are flat: the collector has no metadata).  Threads of one
+ * process image are merged.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,9 +20,11 @@
 #include <string.h>
 
 #include "commands.h"
+#include "costs.h"
 #include "json_out.h"
 #include "kipf.h"
 #include "kipf_build.h"
+#include "kipf_cost.h"
 #include "kipf_rank.h"
 #include "log.h"
 #include "session.h"
@@ -34,10 +39,12 @@ struct opts {
 	const char *function;
 	uint64_t min_count;
 	long top;
-	int json, all;
+	int json, all, flat;
 	enum source source;
 	uint64_t prune_nodes;
 	struct thread_filter filter;
+	const char *cost;		     /* --cost: insns, count, a counter; NULL: none */
+	const struct cost_attribution *attr; /* the counter's samples, attributed */
 };
 
 struct proc {
@@ -83,6 +90,7 @@ struct label_info {
 	const struct wpp_fn *fn; /* NULL: unattributed */
 	int is_block;
 	uint32_t line_min, line_max;
+	uint64_t insns;		 /* IR instructions per execution */
 	const char *start, *end; /* kind names; NULL for blocks / unknown */
 	const char *start_short, *end_short;
 };
@@ -125,6 +133,7 @@ static void describe(const struct wpp_image_map *im, uint32_t fid, uint64_t valu
 	li->line_min = UINT32_MAX;
 	for (uint32_t i = 0; i < p.nblocks; i++) {
 		const struct wpp_meta_block *b = &fn->blocks[p.blocks[i]];
+		li->insns += b->ninsns;
 		for (uint32_t k = 0; k < b->nlines; k++) {
 			uint32_t line = fn->tu->lines[b->first_line + k].line;
 			if (line && line < li->line_min)
@@ -230,6 +239,45 @@ static const char *source_name(const struct proc *p)
 	return p->from_stored ? "stored" : "trace";
 }
 
+/* --cost: what one execution of each root's path cost (kipf_cost.h):
+ * its IR instructions, 1, or the counter events attributed to the path's
+ * executions in the selected threads divided by their number. */
+static double *root_unit_costs(const struct wpp_image_map *im, const struct proc *p,
+			       const struct opts *o)
+{
+	const struct kipf *f = p->ipf;
+	double *unit = calloc((size_t)f->nnodes + 1, sizeof(*unit));
+	uint32_t *scratch = NULL, cap = 0;
+	struct label_info li;
+
+	if (!unit)
+		wpp_die("out of memory");
+	if (o->attr) {
+		for (size_t i = 0; i < o->attr->nhits; i++) {
+			const struct cost_hit *h = &o->attr->hits[i];
+			uint32_t r;
+			if (h->pid != p->pid || h->gen != p->gen)
+				continue;
+			r = kipf_find(p->ipf, 0, h->fid, h->value);
+			if (r)
+				unit[r] += (double)h->weight;
+		}
+	}
+	for (uint32_t i = 0; i < f->nroots; i++) {
+		uint32_t r = f->roots[i];
+		if (o->attr) {
+			unit[r] /= (double)f->nodes[r].count;
+		} else if (!strcmp(o->cost, "count")) {
+			unit[r] = 1;
+		} else {
+			describe(im, f->nodes[r].fid, f->nodes[r].value, &li, &scratch, &cap);
+			unit[r] = (double)li.insns;
+		}
+	}
+	free(scratch);
+	return unit;
+}
+
 static int report_proc(FILE *out, struct session *s, const struct proc *p, const struct opts *o,
 		       unsigned k, int first)
 {
@@ -244,25 +292,37 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 	uint32_t *sel, nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
 	struct label_info li;
 	size_t total;
-	long n = kipf_rank(p->ipf, &ro, &sel, &total);
+	double *cost = NULL;
+	long n;
+
+	if (o->cost) {
+		double *unit = root_unit_costs(im, p, o);
+		cost = kipf_node_costs(p->ipf, unit);
+		free(unit);
+		if (!cost)
+			wpp_die("out of memory");
+		ro.cost = cost;
+	}
+	n = kipf_rank(p->ipf, &ro, &sel, &total);
 
 	if (n < 0)
 		wpp_die("out of memory");
 	if (o->json) {
 		fprintf(out,
 			"%s{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32
-			",\"threads\":%zu,\"source\":\"%s\""
+			",\"threads\":%zu,\"source\":\"%s\",\"view\":\"%s\""
 			",\"items\":%" PRIu64 ",\"lost_items\":%" PRIu64 ",\"pruned\":%s"
 			",\"nodes\":%" PRIu32 ",\"matching\":%zu,\"kpaths\":[",
 			first ? "" : ",\n", p->pid, p->gen, p->nthreads, source_name(p),
-			p->ipf->items, p->ipf->lost_items, p->ipf->lost_items ? "true" : "false",
+			o->flat ? "flat" : "activation", p->ipf->items, p->ipf->lost_items, p->ipf->lost_items ? "true" : "false",
 			p->ipf->nnodes, total);
 	} else {
 		fprintf(out,
 			"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
-			" path records, k-IPF from %s\n",
+			" path records, k-IPF from %s, %s\n",
 			first ? "" : "\n", p->pid, p->gen, p->nthreads, p->nthreads == 1 ? "" : "s",
-			p->ipf->items, source_name(p));
+			p->ipf->items, source_name(p),
+			o->flat ? "flat (across calls)" : "per activation");
 		if (p->ipf->lost_items)
 			fprintf(out,
 				"pruned: each count below is at most %" PRIu64 " under the truth\n",
@@ -272,14 +332,18 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 	}
 	for (long i = 0; i < n; i++) {
 		unsigned len = path_nodes(p->ipf, sel[i], nodes);
+		char cost_text[64] = "";
+		if (cost)
+			snprintf(cost_text, sizeof(cost_text), o->json ? ",\"cost\":%.0f" : "  cost %.0f",
+				 cost[sel[i]]);
 		if (o->json)
-			fprintf(out, "%s\n{\"count\":%" PRIu64 ",\"length\":%u,\"paths\":[",
-				i ? "," : "", p->ipf->nodes[sel[i]].count, len);
+			fprintf(out, "%s\n{\"count\":%" PRIu64 "%s,\"length\":%u,\"paths\":[",
+				i ? "," : "", p->ipf->nodes[sel[i]].count, cost_text, len);
 		else
 			fprintf(out,
 				"\n#%ld  count %" PRIu64
-				"  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
-				i + 1, p->ipf->nodes[sel[i]].count, len, len == 1 ? "" : "s",
+				"%s  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
+				i + 1, p->ipf->nodes[sel[i]].count, cost_text, len, len == 1 ? "" : "s",
 				"count", "of prev", "function:path", "lines", "start>end");
 		for (unsigned j = 0; j < len; j++) {
 			const struct kipf_node *nd = &p->ipf->nodes[nodes[j]];
@@ -296,6 +360,7 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 		fputs("]}", out);
 	free(scratch);
 	free(sel);
+	free(cost);
 	return 0;
 }
 
@@ -310,6 +375,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 						 {"all", no_argument, NULL, 'a'},
 						 {"source", required_argument, NULL, 's'},
 						 {"prune-nodes", required_argument, NULL, 'P'},
+						 {"flat", no_argument, NULL, 'L'},
+						 {"cost", required_argument, NULL, 'C'},
 						 {NULL, 0, NULL, 0}};
 	int c;
 
@@ -330,6 +397,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			continue;
 		case 'a':
 			o->all = 1;
+			continue;
+		case 'L':
+			o->flat = 1;
+			continue;
+		case 'C':
+			o->cost = optarg; /* insns, count, or a recorded counter */
 			continue;
 		case 's':
 			if (!strcmp(optarg, "auto"))
@@ -390,6 +463,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		wpp_err("kpaths: expected one .wpp file (try wpptrace help kpaths)");
 		return -1;
 	}
+	if (o->source == SRC_STORED && !o->flat) {
+		wpp_err("kpaths: stored k-IPFs are the flat view: --source stored needs --flat");
+		return -1;
+	}
+	if (!o->flat)
+		o->source = SRC_TRACE; /* the activation view needs the metadata */
 	return 0; /* --top 0: every k-path */
 }
 
@@ -439,7 +518,9 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 				s->trace->path, th->tid, th->pid, k);
 			return WPP_EXIT_ERROR;
 		}
-		if (k > KSLAB_MAX_K || kipf_build_thread(p->ipf, th, s->mods, o->prune_nodes) < 0)
+		if (k > KSLAB_MAX_K ||
+		    kipf_build_thread(p->ipf, th, s->mods, o->prune_nodes,
+				      o->flat ? KIPF_VIEW_FLAT : KIPF_VIEW_ACTIVATION) < 0)
 			return WPP_EXIT_ERROR;
 		p->from_trace++;
 	}
@@ -465,8 +546,30 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 	return 0;
 }
 
+/* --cost COUNTER: load and attribute its samples (as `hot --cost` does);
+ * the one-line summary (an estimate, from how many samples) goes to line.
+ * 0, or an exit status after one error line. */
+static int attribute_counter(struct session *s, struct opts *o, struct cost_data *cd,
+			     struct cost_attribution *attr, char *line, size_t len)
+{
+	int idx;
+
+	if (!o->cost || !strcmp(o->cost, "insns") || !strcmp(o->cost, "count"))
+		return 0;
+	idx = cost_load(s->trace, cd) < 0 ? -2 : cost_counter_find(cd, o->cost);
+	if (idx < 0 || cost_attribute(s->trace, s->mods, cd, (uint32_t)idx, o->filter.pid,
+				      o->filter.tid, attr) < 0)
+		return WPP_EXIT_ERROR;
+	o->attr = attr;
+	cost_summary(line, len, cd, attr);
+	return 0;
+}
+
 int cmd_kpaths(int argc, char **argv)
 {
+	struct cost_data cd = {0};
+	struct cost_attribution attr = {0};
+	char cost_line[512] = "";
 	struct kipf_store store = {0};
 	struct procs ps = {0};
 	struct session s;
@@ -482,14 +585,28 @@ int cmd_kpaths(int argc, char **argv)
 	if (o.source != SRC_TRACE && kipf_store_load(&store, s.trace))
 		s.exit_status = WPP_EXIT_ERROR;
 	k = pick_k(&store, &o);
-	rc = collect(&s, &store, &o, k, &ps);
+	rc = attribute_counter(&s, &o, &cd, &attr, cost_line, sizeof(cost_line));
+	if (rc == 0)
+		rc = collect(&s, &store, &o, k, &ps);
 	if (rc == 0) {
 		if (ps.n)
 			qsort(ps.v, ps.n, sizeof(*ps.v), proc_cmp);
 		if (o.json) {
 			fputs("{\"file\":", stdout);
 			json_str(stdout, argv[optind]);
-			printf(",\"k\":%u,\"processes\":[", k);
+			printf(",\"k\":%u", k);
+			if (o.cost) {
+				fputs(",\"cost\":", stdout);
+				json_str(stdout, o.cost);
+				fputs(",\"cost_summary\":", stdout);
+				json_str(stdout, cost_line);
+			}
+			fputs(",\"processes\":[", stdout);
+		} else if (o.cost) {
+			/* A counter's line names it and says it is an estimate. */
+			printf("cost: %s\n", o.attr		       ? cost_line
+					      : !strcmp(o.cost, "count") ? "path executions"
+									 : "IR instructions (exact)");
 		}
 		for (size_t i = 0; i < ps.n; i++) {
 			if (kipf_sort(ps.v[i].ipf) < 0)
@@ -510,6 +627,8 @@ int cmd_kpaths(int argc, char **argv)
 		kipf_free(ps.v[i].ipf);
 	free(ps.v);
 	kipf_store_free(&store);
+	cost_attribution_free(&attr);
+	cost_data_free(&cd);
 	session_close(&s);
 	return rc;
 }

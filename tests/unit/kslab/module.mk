@@ -3,9 +3,10 @@
 # benchmark driver of scripts/bench-kpaths.
 
 KSLAB_TEST_DIR := $(BUILD)/tests/kslab
-KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online
+KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online test_kslab_act
 KSLAB_TESTS := $(addprefix $(KSLAB_TEST_DIR)/,$(KSLAB_TEST_NAMES))
-KSLAB_TEST_HELPERS := tests/unit/kslab/ngram_ref.c tests/unit/kslab/streams.c
+KSLAB_TEST_HELPERS := tests/unit/kslab/ngram_ref.c tests/unit/kslab/streams.c \
+	tests/unit/kslab/forest_check.c tests/unit/kslab/act_streams.c
 KSLAB_CORE_SRCS := $(KSLAB_SRCS) user/common/log.c
 # The online consumer writes through the .wpp writer; its test reads back.
 KSLAB_ONLINE_SRCS := user/analysis/kslab_online.c user/common/wppfile_write.c \

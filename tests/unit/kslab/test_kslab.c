@@ -15,6 +15,7 @@
 
 #include "kipf.h"
 #include "kslab.h"
+#include "forest_check.h"
 #include "kslab_words.h"
 #include "ngram_ref.h"
 #include "streams.h"
@@ -47,80 +48,6 @@ static struct kipf *forest_of(const struct ev *e, size_t n, unsigned k, uint64_t
 	return f;
 }
 
-struct walk {
-	const struct kipf *f;
-	const struct ngram_ref *ref;
-	size_t nodes;
-	uint64_t lost; /* 0: exact comparison */
-	uint64_t deficit[WPP_KIPF_MAX_K];
-};
-
-/* Every node of the forest is an n-gram the reference knows, with its count
- * (exact) or not above it (pruned). */
-static void walk_node(struct walk *w, uint32_t idx, uint32_t *fids, uint64_t *values,
-		      unsigned depth)
-{
-	const struct kipf_node *nd = &w->f->nodes[idx];
-	uint64_t truth;
-
-	fids[depth] = nd->fid;
-	values[depth] = nd->value;
-	truth = ngram_ref_count(w->ref, fids, values, depth + 1);
-	assert_true(depth < w->f->k);
-	assert_true(nd->count > 0);
-	if (w->lost == 0)
-		assert_int_equal(nd->count, truth);
-	else
-		assert_true(nd->count <= truth);
-	w->nodes++;
-	for (uint32_t c = nd->child; c; c = w->f->nodes[c].sibling)
-		walk_node(w, c, fids, values, depth + 1);
-}
-
-static void walk_forest(struct walk *w)
-{
-	uint32_t fids[WPP_KIPF_MAX_K];
-	uint64_t values[WPP_KIPF_MAX_K];
-
-	for (uint32_t r = 0; r < w->f->nroots; r++)
-		walk_node(w, w->f->roots[r], fids, values, 0);
-}
-
-/* Every reference n-gram is in the forest: count equal (exact) or within
- * [truth - lost, truth] (pruned); deficits per level summed. */
-static void ref_gram(void *ctx, const struct ev *gram, unsigned n, uint64_t count)
-{
-	struct walk *w = ctx;
-	uint32_t idx = 0;
-	uint64_t have;
-
-	for (unsigned i = 0; i < n; i++) {
-		idx = kipf_find((struct kipf *)w->f, idx, gram[i].fid, gram[i].value);
-		if (!idx)
-			break;
-	}
-	have = idx ? w->f->nodes[idx].count : 0;
-	if (w->lost == 0) {
-		assert_int_equal(have, count);
-	} else {
-		assert_true(have <= count);
-		assert_true(count - have <= w->lost);
-		w->deficit[n - 1] += count - have;
-	}
-}
-
-static void check(const struct kipf *f, const struct ngram_ref *ref, uint64_t lost)
-{
-	struct walk w = {.f = f, .ref = ref, .lost = lost};
-
-	walk_forest(&w);
-	ngram_ref_each(ref, ref_gram, &w);
-	if (lost == 0)
-		assert_int_equal(w.nodes, ngram_ref_distinct(ref));
-	for (unsigned n = 0; n < f->k; n++)
-		assert_true(w.deficit[n] <= lost);
-}
-
 static void check_stream(const struct ev *e, size_t n, unsigned k)
 {
 	struct ngram_ref *ref = ngram_ref_build(&e, &n, 1, k);
@@ -132,7 +59,7 @@ static void check_stream(const struct ev *e, size_t n, unsigned k)
 		items += !e[i].mark;
 	assert_int_equal(f->items, items);
 	assert_int_equal(st.lost_items, 0);
-	check(f, ref, 0);
+	forest_check(f, ref, 0);
 	kipf_free(f);
 	ngram_ref_free(ref);
 }
@@ -201,14 +128,14 @@ static void test_merge_threads(void **state)
 		assert_int_equal(kipf_merge(m, fa), 0);
 		assert_int_equal(kipf_merge(m, fb), 0);
 		assert_int_equal(kipf_sort(m), 0);
-		check(m, ref, 0);
+		forest_check(m, ref, 0);
 		/* Cutting a deeper forest gives the shallower one (Property 2). */
 		if (k > 1) {
 			struct kipf *cut = kipf_new(k - 1);
 			struct ngram_ref *ref2 = ngram_ref_build(streams, lens, 2, k - 1);
 			assert_int_equal(kipf_merge(cut, m), 0);
 			assert_int_equal(kipf_sort(cut), 0);
-			check(cut, ref2, 0);
+			forest_check(cut, ref2, 0);
 			kipf_free(cut);
 			ngram_ref_free(ref2);
 		}
@@ -275,7 +202,7 @@ static void test_raw_word_rules(void **state)
 		assert_int_equal(kslab_feed_words(s, words, sizeof(words) / sizeof(words[0])), 0);
 		assert_int_equal(kipf_add_kslab(f, s), 0);
 		assert_int_equal(kipf_sort(f), 0);
-		check(f, ref, 0);
+		forest_check(f, ref, 0);
 		kipf_free(f);
 		kslab_free(s);
 		ngram_ref_free(ref);
@@ -316,13 +243,13 @@ static void test_pruning_bound(void **state)
 				    cap + 2); /* one item adds a top and a bottom node */
 			assert_true(st.lost_items > 0);
 			assert_int_equal(f->lost_items, st.lost_items);
-			check(f, ref, st.lost_items);
+			forest_check(f, ref, st.lost_items);
 			kipf_free(f);
 
 			/* A cap never reached changes nothing: exact. */
 			f = forest_of(e, n, k, UINT32_MAX / 2, &st);
 			assert_int_equal(st.prunes, 0);
-			check(f, ref, 0);
+			forest_check(f, ref, 0);
 			kipf_free(f);
 			ngram_ref_free(ref);
 		}

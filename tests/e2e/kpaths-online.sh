@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# kpaths-online.sh — `record -k 8` builds each thread's k-slab forest online
+# in the collector and stores it as KIPF chunks; `kpaths --flat` reading
+# those chunks (--source stored) must give exactly the k-IPF built offline
+# from the batches of the same file (--source trace): every k-path, every
+# count, at k = 8 and cut to k = 3 and 1.  The default per-activation view
+# cannot use the (flat) stored forests and must say it built from the trace.
+. "$(dirname "$0")/kpaths-lib.sh"
+
+same_kpaths() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+def load(p, want_source):
+    d = json.load(open(p)); out = {}
+    for pr in d["processes"]:
+        if pr["source"] != want_source:
+            sys.exit("%s: source %s, expected %s" % (p, pr["source"], want_source))
+        for k in pr["kpaths"]:
+            key = (pr["pid"], pr["gen"], tuple((s["fid"], s.get("path", s.get("block"))) for s in k["paths"]))
+            out[key] = k["count"]
+    return out
+stored = load(sys.argv[1], "stored"); trace = load(sys.argv[2], "trace")
+if stored != trace or not stored:
+    diff = [k for k in set(stored) | set(trace) if stored.get(k) != trace.get(k)]
+    sys.exit("%d of %d k-paths differ, e.g. %r: stored %s trace %s" % (
+        len(diff), len(trace), diff[0][2] if diff else None,
+        stored.get(diff[0]) if diff else None, trace.get(diff[0]) if diff else None))
+print("k = %s: %d k-paths, %d records identical" % (sys.argv[3], len(trace),
+      sum(c for (p, g, ks), c in trace.items() if len(ks) == 1)))
+PY
+}
+
+for t in "$WPPCC" "$WPPTRACE"; do
+	[ -x "$t" ] || { echo "FAIL: $t missing (run make)"; exit 1; }
+done
+for prog in interp threads recursion; do
+	args=()
+	[ "$prog" = recursion ] && args=(12)
+	"$WPPCC" -O1 -pthread -o "$WORK/$prog.online" "$ROOT/tests/corpus/$prog.c" ||
+		{ fail "$prog: wppcc failed"; continue; }
+	w=$WORK/$prog.online.wpp
+	"$WPPTRACE" -q record --transport=shm -k 8 -o "$w" -- "$WORK/$prog.online" "${args[@]}" \
+		>/dev/null 2>"$WORK/$prog.online.err" </dev/null ||
+		{ fail "$prog: record -k 8: $(head -3 "$WORK/$prog.online.err")"; continue; }
+	for k in 8 3 1; do
+		for src in stored trace; do
+			"$WPPTRACE" kpaths "$w" --flat --source $src -k $k --all --top 0 --format json \
+				>"$WORK/$prog.online.$src.k$k.json" ||
+				{ fail "$prog: kpaths --flat --source $src -k $k"; continue 2; }
+		done
+		if out=$(same_kpaths "$WORK/$prog.online.stored.k$k.json" "$WORK/$prog.online.trace.k$k.json" $k); then
+			ok "$prog: stored == offline, $out"
+		else
+			fail "$prog: stored != offline: $out"
+		fi
+	done
+	# Without -k, --flat picks the stored depth.
+	if "$WPPTRACE" kpaths "$w" --flat --format json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+sys.exit(d["k"] != 8 or any(p["source"] != "stored" or p["view"] != "flat" for p in d["processes"]))'; then
+		ok "$prog: --flat uses the stored forests at their depth"
+	else
+		fail "$prog: --flat did not use the stored depth-8 forests"
+	fi
+	if "$WPPTRACE" kpaths "$w" -k 8 --format json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+sys.exit(any(p["source"] != "trace" or p["view"] != "activation" for p in d["processes"]))'; then
+		ok "$prog: the per-activation view is built from the trace"
+	else
+		fail "$prog: the per-activation view did not come from the trace"
+	fi
+	rm -f "$w"
+done
+finish

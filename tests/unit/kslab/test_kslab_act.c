@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_kslab_act.c — the per-activation view (kslab_act.h) against the
+ * brute-force n-gram count of each activation's own path sequence, which
+ * the run generator knows from its simulated call stack (act_streams.h):
+ * every node, every count, k = 1..32, runs with recursion, uninstrumented
+ * calls, signal handlers, longjmps and marks; pruning with many suspended
+ * activations keeps the error bound; the documented rules for unknown
+ * kinds and for an ambiguous longjmp; k-path costs (kipf_cost.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "act_streams.h"
+#include "forest_check.h"
+#include "kipf.h"
+#include "kipf_cost.h"
+#include "kslab.h"
+#include "kslab_act.h"
+#include "ngram_ref.h"
+
+static struct kipf *forest_of_run(const struct act_ev *e, size_t n, unsigned k, uint64_t max_nodes,
+				  struct kslab_stats *st)
+{
+	struct kslab *s = kslab_new(k, max_nodes);
+	struct kipf *f = kipf_new(k);
+	struct kact a;
+
+	assert_non_null(s);
+	assert_non_null(f);
+	kact_init(&a, s);
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].mark)
+			kact_mark(&a);
+		else
+			assert_int_equal(kact_item(&a, e[i].fid, e[i].value, e[i].flags), 0);
+	}
+	if (st)
+		*st = *kslab_stats(s);
+	assert_int_equal(kipf_add_kslab(f, s), 0);
+	assert_int_equal(kipf_sort(f), 0);
+	kact_fini(&a);
+	kslab_free(s);
+	return f;
+}
+
+static struct ngram_ref *truth_of(const struct act_run *r, unsigned k)
+{
+	return ngram_ref_build((const struct ev *const *)r->segs, r->seg_len, r->nsegs, k);
+}
+
+static void test_random_runs_all_k(void **state)
+{
+	uint64_t longjmps = 0, signals = 0, marks = 0, depth = 0;
+	(void)state;
+
+	for (unsigned k = 1; k <= KSLAB_MAX_K; k++)
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			struct act_run r;
+			act_run_generate(&r, seed * 7919 + k, 300 + 150 * seed,
+					 1 + (unsigned)(seed % 4), 1 + (unsigned)((seed + k) % 4));
+			struct ngram_ref *ref = truth_of(&r, k);
+			struct kipf *f = forest_of_run(r.ev, r.n, k, 0, NULL);
+			forest_check(f, ref, 0);
+			longjmps += r.longjmps;
+			signals += r.signals;
+			marks += r.marks;
+			depth = r.max_depth > depth ? r.max_depth : depth;
+			kipf_free(f);
+			ngram_ref_free(ref);
+			act_run_free(&r);
+		}
+	/* The runs did exercise what they are meant to. */
+	assert_true(longjmps > 50);
+	assert_true(signals > 50);
+	assert_true(marks > 50);
+	assert_true(depth > 8);
+}
+
+/* Deep recursion: many suspended streams, and pruning must keep every one
+ * of their nodes (kslab_prune.c pins them) while keeping the bound. */
+static void test_pruning_with_suspended_activations(void **state)
+{
+	static const unsigned ks[] = {2, 5, 16};
+	(void)state;
+
+	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++) {
+		unsigned k = ks[ki];
+		struct act_run r;
+		act_run_generate(&r, 99 + k, 6000, 3, 5);
+		struct ngram_ref *ref = truth_of(&r, k);
+		struct kslab_stats st;
+		struct kipf *f = forest_of_run(r.ev, r.n, k, 40u * k, &st);
+
+		assert_true(st.prunes > 0);
+		assert_true(st.lost_items > 0);
+		forest_check(f, ref, st.lost_items);
+		kipf_free(f);
+		ngram_ref_free(ref);
+		act_run_free(&r);
+	}
+}
+
+/* Records without kinds: a function not live is a callee (pushed on top),
+ * a live one continues and unwinds what is above it. */
+static void test_unknown_kinds(void **state)
+{
+	const unsigned U = KACT_UNKNOWN;
+	const struct act_ev run[] = {
+	    {.fid = 1, .value = 0, .flags = U}, {.fid = 2, .value = 0, .flags = U},
+	    {.fid = 3, .value = 0, .flags = U}, {.fid = 1, .value = 1, .flags = U},
+	    {.fid = 2, .value = 5, .flags = U},
+	};
+	/* fid 1: 0 1 then fid 2 starts anew; 2: 0 alone; 3: 0 alone. */
+	const struct ev a1[] = {{.fid = 1, .value = 0}, {.fid = 1, .value = 1}},
+			a2[] = {{.fid = 2, .value = 0}}, a3[] = {{.fid = 3, .value = 0}},
+			a4[] = {{.fid = 2, .value = 5}};
+	const struct ev *segs[] = {a1, a2, a3, a4};
+	const size_t lens[] = {2, 1, 1, 1};
+	(void)state;
+
+	for (unsigned k = 1; k <= 4; k++) {
+		struct ngram_ref *ref = ngram_ref_build(segs, lens, 4, k);
+		struct kipf *f = forest_of_run(run, 5, k, 0, NULL);
+		forest_check(f, ref, 0);
+		kipf_free(f);
+		ngram_ref_free(ref);
+	}
+}
+
+/* f enters, calls g, g calls f (recursion), the inner f longjmps out to a
+ * point in the OUTER f: the records cannot tell, and the innermost live f
+ * (the inner one) continues, as documented.  Then a resumed g that is not
+ * live, with known kinds, drops everything and starts alone. */
+static void test_ambiguous_longjmp_and_outer_resume(void **state)
+{
+	const unsigned E = KACT_ENTRY, R = KACT_RETURN;
+	const struct act_ev run[] = {
+	    {.fid = 1, .value = 0, .flags = E}, /* outer f, ends at a call */
+	    {.fid = 2, .value = 0, .flags = E}, /* g, ends at a call */
+	    {.fid = 1, .value = 1, .flags = E}, /* inner f, calls longjmp */
+	    {.fid = 1, .value = 2, .flags = 0}, /* resumes: taken as the inner f */
+	    {.fid = 1, .value = 3, .flags = R}, /* inner f returns */
+	    {.fid = 2, .value = 1, .flags = 0}, /* g continues */
+	    {.fid = 3, .value = 0, .flags = 0}, /* h, not live: outer to all */
+	    {.fid = 1, .value = 4, .flags = 0}, /* f, no longer live: alone */
+	};
+	const struct ev o[] = {{.fid = 1, .value = 0}}, g[] = {{.fid = 2, .value = 0}, {.fid = 2, .value = 1}},
+			in[] = {{.fid = 1, .value = 1}, {.fid = 1, .value = 2}, {.fid = 1, .value = 3}},
+			h[] = {{.fid = 3, .value = 0}}, f2[] = {{.fid = 1, .value = 4}};
+	const struct ev *segs[] = {o, g, in, h, f2};
+	const size_t lens[] = {1, 2, 3, 1, 1};
+	(void)state;
+
+	for (unsigned k = 1; k <= 4; k++) {
+		struct ngram_ref *ref = ngram_ref_build(segs, lens, 5, k);
+		struct kipf *f = forest_of_run(run, sizeof(run) / sizeof(run[0]), k, 0, NULL);
+		forest_check(f, ref, 0);
+		kipf_free(f);
+		ngram_ref_free(ref);
+	}
+}
+
+/* kipf_cost.h: each node costs count x the sum of its labels' unit costs,
+ * recomputed here by walking up from the node. */
+static void test_costs(void **state)
+{
+	struct act_run r;
+	(void)state;
+
+	act_run_generate(&r, 4242, 2000, 3, 4);
+	struct kipf *f = forest_of_run(r.ev, r.n, 6, 0, NULL);
+	double *unit = calloc((size_t)f->nnodes + 1, sizeof(*unit));
+	assert_non_null(unit);
+	for (uint32_t i = 0; i < f->nroots; i++) {
+		const struct kipf_node *nd = &f->nodes[f->roots[i]];
+		unit[f->roots[i]] = (double)(nd->fid * 10 + nd->value);
+	}
+	double *cost = kipf_node_costs(f, unit);
+	assert_non_null(cost);
+	for (uint32_t i = 1; i <= f->nnodes; i++) {
+		uint64_t sum = 0;
+		for (uint32_t a = i; a; a = f->nodes[a].parent)
+			sum += f->nodes[a].fid * 10u + f->nodes[a].value;
+		assert_true(cost[i] == (double)(f->nodes[i].count * sum));
+	}
+	free(cost);
+	free(unit);
+	kipf_free(f);
+	act_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_random_runs_all_k),
+	    cmocka_unit_test(test_pruning_with_suspended_activations),
+	    cmocka_unit_test(test_unknown_kinds),
+	    cmocka_unit_test(test_ambiguous_longjmp_and_outer_resume),
+	    cmocka_unit_test(test_costs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
