@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_private.h"
 #include "elf_object.h"
 
 struct dw_object {
@@ -25,8 +26,14 @@ struct dw_object {
 	char err[256];
 };
 
+struct dw_string {
+	struct dw_string *next;
+	char s[];
+};
+
 struct wpp_dwarf {
 	struct dw_object *objects;
+	struct dw_string *strings; /* wpp_dwarf_keep: labels built from DIE names */
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -61,6 +68,11 @@ void wpp_dwarf_free(struct wpp_dwarf *d)
 			dwfl_end(o->dwfl);
 		free(o->path);
 		free(o);
+	}
+	while (d->strings) {
+		struct dw_string *x = d->strings;
+		d->strings = x->next;
+		free(x);
 	}
 	free(d);
 }
@@ -109,14 +121,15 @@ static struct dw_object *object_get(struct wpp_dwarf *d, const char *path, const
 	if (len > WPP_BUILD_ID_MAX)
 		len = WPP_BUILD_ID_MAX;
 	for (o = d->objects; o; o = o->next)
-		if (!strcmp(o->path, path) && o->build_id_len == len && !memcmp(o->build_id, id, len))
+		if (!strcmp(o->path, path) && o->build_id_len == len && (!len || !memcmp(o->build_id, id, len)))
 			return o;
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path))) {
 		free(o);
 		return NULL;
 	}
-	memcpy(o->build_id, id, len);
+	if (len) /* id may be NULL when nothing is recorded */
+		memcpy(o->build_id, id, len);
 	o->build_id_len = len;
 	open_object(o);
 	o->next = d->objects;
@@ -124,8 +137,35 @@ static struct dw_object *object_get(struct wpp_dwarf *d, const char *path, const
 	return o;
 }
 
+const char *wpp_dwarf_keep(struct wpp_dwarf *d, const char *s)
+{
+	size_t n = strlen(s);
+	struct dw_string *x = malloc(sizeof(*x) + n + 1);
+
+	if (!x)
+		return NULL;
+	memcpy(x->s, s, n + 1);
+	x->next = d->strings;
+	d->strings = x;
+	return x->s;
+}
+
+Dwfl_Module *wpp_dwarf_module(struct wpp_dwarf *d, const char *path, const uint8_t *build_id,
+			      uint32_t build_id_len, char *err, size_t errlen)
+{
+	struct dw_object *o = object_get(d, path, build_id, build_id_len);
+
+	if (!o) {
+		set_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!o->dwfl)
+		set_err(err, errlen, "%s", o->err);
+	return o->mod;
+}
+
 /* Name of a subprogram or inlined subroutine DIE (following abstract_origin). */
-static const char *scope_name(Dwarf_Die *die)
+const char *wpp_dwarf_scope_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *name = NULL;
@@ -194,7 +234,7 @@ int wpp_dwarf_frames(struct wpp_dwarf *d, const char *path, const uint8_t *build
 		Dwarf_Die inl, *outer = NULL;
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		frames[n++] = (struct wpp_src_frame){scope_name(&scopes[i]), file, (uint32_t)lineno, (uint32_t)col};
+		frames[n++] = (struct wpp_src_frame){wpp_dwarf_scope_name(&scopes[i]), file, (uint32_t)lineno, (uint32_t)col};
 		if (tag == DW_TAG_subprogram)
 			break;
 		/* The next (outer) frame is at this inlined call's call site. */

@@ -42,4 +42,29 @@ int wpp_dwarf_frames(struct wpp_dwarf *d, const char *path, const uint8_t *build
 		     uint32_t build_id_len, uint64_t load_bias, uint64_t addr, struct wpp_src_frame *frames,
 		     int max, char *err, size_t errlen);
 
+/*
+ * The inline context of every source position inside one function, for
+ * renderings that know positions (the path metadata's file:line:column) but
+ * no addresses.  The function is found by name among the subprograms with
+ * code in the CUs whose name ends like cu_source (any CU when cu_source is
+ * empty or matches none); each row of its CU's line table inside the
+ * function is placed in the innermost inlined instance whose ranges hold
+ * its address.  label is NULL for the function's own code, else
+ * "inner, inlined into outer, inlined into function"; brief skips the
+ * middle ("inner, inlined into function"), for when the same position sits
+ * in several chains (hash_word inlined into add_word directly and through
+ * grow) and only its innermost function is certain.
+ * Returns the number of positions in *out (caller frees the array; strings
+ * live as long as d): 0 when the function has no DWARF, -1 with a one-line
+ * reason in err.
+ */
+struct wpp_inline_pos {
+	const char *file; /* as the line table names it (often an absolute path) */
+	uint32_t line, column;
+	const char *label, *brief;
+};
+long wpp_dwarf_fn_inlines(struct wpp_dwarf *d, const char *path, const uint8_t *build_id,
+			  uint32_t build_id_len, const char *cu_source, const char *function,
+			  struct wpp_inline_pos **out, char *err, size_t errlen);
+
 #endif

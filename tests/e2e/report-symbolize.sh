@@ -22,6 +22,23 @@ b2=$(grep -o 'bias 0x[0-9a-f]*' "$WORK/c2.txt" | tr '\n' ' ')
 if [ "$(cat /proc/sys/kernel/randomize_va_space)" != 0 ]; then
 	[ "$b1" != "$b2" ] && pass "load biases differ between runs ($b1/ $b2)" || fail "same biases: $b1"
 fi
+# Inline context by position (what reports name inlined code with), run
+# under ASan/UBSan: the lines the program names as inlined (ADDR lines:
+# inner function and line) must carry "inner, inlined into outer", and the
+# outer function's call line (which may have no instruction of its own at
+# -O2) must never be taken for the inlined function.
+while read -r _ kind _ inner iline outer oline; do
+	obj=$WORK/aslr; [ "$kind" = lib ] && obj=$WORK/libaslr.so
+	"$CHECK" --inlines "$obj" "$outer" >"$WORK/inl-$kind.txt" 2>"$WORK/inl-$kind.err" ||
+		{ fail "--inlines $kind: $(cat "$WORK/inl-$kind.err")"; continue; }
+	if grep -q ":$iline:[0-9]*	$inner, inlined into $outer\$" "$WORK/inl-$kind.txt" &&
+		! grep ":$iline:" "$WORK/inl-$kind.txt" | grep -vq "	$inner, inlined into $outer\$" &&
+		! grep -q ":$oline:[0-9]*	$inner" "$WORK/inl-$kind.txt"; then
+		pass "$kind: line $iline is $inner inlined into $outer, line $oline is not"
+	else
+		fail "$kind: inline positions"; grep -E ":($iline|$oline):" "$WORK/inl-$kind.txt"
+	fi
+done < <(grep '^ADDR' "$WORK/r1.out")
 # The object is gone: a clear message naming the build-id.
 rm "$WORK/libaslr.so"
 "$WPPTRACE" report "$WORK/r1.wpp" >"$WORK/gone.out" 2>"$WORK/gone.err"

@@ -407,3 +407,19 @@ void hotsub_result_free(struct hotsub_result *r)
 	free(r->paths);
 	memset(r, 0, sizeof(*r));
 }
+
+static int by_cost_desc(const void *a, const void *b)
+{
+	const struct hotsub_path *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->syms, y->syms, x->len * sizeof(*x->syms));
+}
+
+void hotsub_sort_by_cost(struct hotsub_result *r)
+{
+	if (r->n)
+		qsort(r->paths, r->n, sizeof(*r->paths), by_cost_desc);
+}

@@ -51,5 +51,8 @@ struct hotsub_result {
 
 int hotsub_find(const struct wppdag *d, const struct hotsub_params *p, struct hotsub_result *r);
 void hotsub_result_free(struct hotsub_result *r);
+/* Reorder r->paths costliest first (ties: shorter first, then by symbols),
+ * the order every report lists them in. */
+void hotsub_sort_by_cost(struct hotsub_result *r);
 
 #endif

@@ -399,3 +399,23 @@ void wppdag_contexts_free(struct wppdag_context *c, size_t n)
 		free(c[i].syms);
 	free(c);
 }
+
+struct terminal_freq_ctx {
+	uint64_t *freq;
+	uint32_t nterm;
+};
+
+static int add_terminal_freq(void *ctx, const uint32_t *gram, uint32_t q, uint64_t weight)
+{
+	struct terminal_freq_ctx *f = ctx;
+	(void)q;
+	if (gram[0] < f->nterm)
+		f->freq[gram[0]] += weight;
+	return 0;
+}
+
+int wppdag_terminal_frequencies(const struct wppdag *d, uint64_t *freq, uint32_t nterm)
+{
+	struct terminal_freq_ctx f = {freq, nterm};
+	return wppdag_for_each_qgram(d, 1, 0, 0, add_terminal_freq, &f) < 0 ? -1 : 0;
+}

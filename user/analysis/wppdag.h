@@ -60,6 +60,10 @@ typedef int (*wppdag_gram_fn)(void *ctx, const uint32_t *gram, uint32_t q, uint6
 int wppdag_for_each_qgram(const struct wppdag *d, uint32_t q, uint32_t pad_start, uint32_t pad_end,
 			  wppdag_gram_fn fn, void *ctx);
 
+/* freq[t] += occurrences of terminal t in the stream, for t < nterm
+ * (terminals >= nterm are skipped).  0, or -1 if out of memory. */
+int wppdag_terminal_frequencies(const struct wppdag *d, uint64_t *freq, uint32_t nterm);
+
 /* Number of (possibly overlapping) occurrences of seq[0..m) in the
  * stream; m >= 1.  Returns 0 for m == 0 or on failure (and sets *failed). */
 uint64_t wppdag_sequence_frequency(const struct wppdag *d, const uint32_t *seq, uint32_t m,

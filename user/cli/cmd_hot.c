@@ -35,47 +35,23 @@ struct hot_opts {
 	const struct cost_attribution *attr; /* its samples, attributed */
 };
 
-struct term_freq {
-	uint64_t *freq;
-	uint32_t nterm;
-};
-
-static int add_term_freq(void *ctx, const uint32_t *gram, uint32_t q, uint64_t weight)
-{
-	struct term_freq *f = ctx;
-	(void)q;
-	if (gram[0] < f->nterm)
-		f->freq[gram[0]] += weight;
-	return 0;
-}
-
 /* Each terminal's counter events per execution in this thread. */
 static void counter_costs(const struct hot_opts *o, const struct wpp_thread_grammar *tg,
 			  const struct terminal_info *info, const struct wppdag *d, uint64_t *cost)
 {
 	uint32_t nterm = tg->hdr.nterminals;
-	struct term_freq f = {calloc(nterm ? nterm : 1, sizeof(uint64_t)), nterm};
+	uint64_t *freq = calloc(nterm ? nterm : 1, sizeof(uint64_t));
 	int *is_block = calloc(nterm ? nterm : 1, sizeof(int));
 
-	if (!f.freq || !is_block || wppdag_for_each_qgram(d, 1, 0, 0, add_term_freq, &f) < 0)
+	if (!freq || !is_block || wppdag_terminal_frequencies(d, freq, nterm) < 0)
 		wpp_die("out of memory");
 	for (uint32_t t = 0; t < nterm; t++)
 		is_block[t] = info[t].is_block;
 	if (cost_per_terminal(o->attr, tg->hdr.pid, tg->hdr.generation, tg->hdr.tid, tg->terms, is_block,
-			      f.freq, nterm, cost) < 0)
+			      freq, nterm, cost) < 0)
 		wpp_die("out of memory");
 	free(is_block);
-	free(f.freq);
-}
-
-static int by_cost_desc(const void *a, const void *b)
-{
-	const struct hotsub_path *x = a, *y = b;
-	if (x->cost != y->cost)
-		return x->cost > y->cost ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return memcmp(x->syms, y->syms, x->len * sizeof(*x->syms));
+	free(freq);
 }
 
 static void print_path(FILE *out, const struct wpp_thread_grammar *tg, const struct terminal_info *info,
@@ -127,8 +103,7 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost, nterm};
 	if (hotsub_find(&d, &p, &r) < 0)
 		wpp_die("out of memory finding hot subpaths");
-	if (r.n)
-		qsort(r.paths, r.n, sizeof(*r.paths), by_cost_desc);
+	hotsub_sort_by_cost(&r);
 	size_t shown = o->top >= 0 && (size_t)o->top < r.n ? (size_t)o->top : r.n;
 	if (o->json) {
 		fprintf(out,

@@ -60,7 +60,7 @@ static void print_text(FILE *out, const struct paths_view *v)
 	for (size_t i = 0; i < v->shown; i++) {
 		const struct rpt_row *row = &v->paths[i];
 		const struct rpt_path *r = row->path;
-		fmt_fit(name, 22, r->fn->name);
+		fmt_fit_mid(name, 22, r->fn->name);
 		if (r->line_min)
 			snprintf(lines, sizeof(lines), "%" PRIu32 "-%" PRIu32, r->line_min, r->line_max);
 		else

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "log.h"
 #include "profile.h"
+#include "report_html.h"
 #include "report_out.h"
 #include "report_session.h"
 
@@ -110,10 +111,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		wpp_err("report: expected one .wpp file (try wpptrace help report)");
 		return -1;
 	}
-	if (a->diff && a->fmt == OUT_HTML) {
-		wpp_err("report: --diff and --html do not go together yet; use --format json");
-		return -1;
-	}
 	if (a->fmt == OUT_HTML && !a->output) {
 		wpp_err("report: --html needs -o FILE");
 		return -1;
@@ -161,6 +158,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(out, "%s\n", cost_line);
 	if (a.diff && a.fmt == OUT_JSON)
 		rpt_print_diff_json(out, &p, &pb, &a.opt);
+	else if (a.diff && a.fmt == OUT_HTML)
+		rpt_print_diff_html(out, &p, &pb, &a.opt);
 	else if (a.diff)
 		rpt_print_diff_text(out, &p, &pb, &a.opt);
 	else if (a.fmt == OUT_HTML)

@@ -19,6 +19,7 @@ struct script {
 	enum format fmt;
 	FILE *out;
 	int first_event; /* json: no comma before the first event of a thread */
+	int processes;   /* jsonl: process records first (--processes) */
 };
 
 static void json_blocks(FILE *out, const struct wpp_fn *fn, const uint32_t *blocks, uint32_t n)
@@ -36,6 +37,62 @@ static void json_blocks(FILE *out, const struct wpp_fn *fn, const uint32_t *bloc
 			fputs(",\"line\":null}", out);
 	}
 	fputc(']', out);
+}
+
+/* "function" and its "stable_id": the metadata's identity of the function
+ * (same source built the same way), which joins runs and binaries. */
+static void json_function(FILE *out, const struct wpp_fn *fn)
+{
+	fputs(",\"function\":", out);
+	json_str(out, fn->name);
+	fprintf(out, ",\"stable_id\":\"%016" PRIx64 "\"", fn->stable_id);
+}
+
+static void json_flags(FILE *out, uint32_t flags)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {{WPP_PROC_FORKED, "forked"}, {WPP_PROC_EXECED, "execed"}, {WPP_PROC_ATTACHED, "attached"}};
+	int n = 0;
+
+	fputs(",\"flags\":[", out);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].bit)
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", names[i].name);
+	fputc(']', out);
+}
+
+/* Processes that own a selected thread: pid, exec generation, parent, the
+ * executable and how tracing found it. */
+static void json_processes(struct script *sc, const struct wpp_trace *t, const struct thread_filter *f)
+{
+	int n = 0;
+
+	if (sc->fmt == FMT_JSON)
+		fputs("\"processes\":[", sc->out);
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct wpp_process_rec *pr = &t->procs[i];
+		int selected = 0;
+		for (size_t k = 0; k < t->nthreads && !selected; k++)
+			selected = t->threads[k].pid == pr->pid && t->threads[k].generation == pr->generation &&
+				   thread_selected(f, &t->threads[k]);
+		if (!selected)
+			continue;
+		if (sc->fmt == FMT_JSON)
+			fputs(n ? ",\n" : "\n", sc->out);
+		n++;
+		fprintf(sc->out, "{\"type\":\"process\",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"ppid\":%" PRIu32
+				 ",\"parent_tid\":%" PRIu32 ",\"parent_gen\":%" PRIu32 ",\"exe\":",
+			pr->pid, pr->generation, pr->ppid, pr->parent_tid, pr->parent_generation);
+		json_str(sc->out, pr->exe ? pr->exe : "");
+		json_flags(sc->out, pr->flags);
+		fprintf(sc->out, ",\"time_ns\":%" PRIu64 "}", pr->time_ns);
+		if (sc->fmt == FMT_JSONL)
+			fputc('\n', sc->out);
+	}
+	if (sc->fmt == FMT_JSON)
+		fputs("\n],", sc->out);
 }
 
 static void json_event(struct script *sc, const struct wpp_thread_trace *th, uint64_t seq,
@@ -60,8 +117,7 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 		fprintf(out, ",\"signal_depth\":%" PRIu32, ev->signal_depth);
 	switch (ev->kind) {
 	case WPP_EV_PATH:
-		fputs(",\"function\":", out);
-		json_str(out, ev->fn->name);
+		json_function(out, ev->fn);
 		fprintf(out, ",\"fid\":%" PRIu32 ",\"path\":%" PRIu64 ",\"start\":\"%s\",\"end\":\"%s\",",
 			ev->fid, ev->value, wpp_path_start_name(ev->path->start),
 			wpp_path_end_name(ev->path->end));
@@ -69,8 +125,7 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 		break;
 	case WPP_EV_BLOCK: {
 		uint32_t b = (uint32_t)ev->value;
-		fputs(",\"function\":", out);
-		json_str(out, ev->fn->name);
+		json_function(out, ev->fn);
 		fprintf(out, ",\"fid\":%" PRIu32 ",", ev->fid);
 		json_blocks(out, ev->fn, &b, 1);
 		break;
@@ -86,10 +141,8 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 	case WPP_EV_CORRUPT:
 		fprintf(out, ",\"fid\":%" PRIu32 ",\"payload\":%" PRIu64 ",\"reason\":", ev->fid, ev->value);
 		json_str(out, ev->reason);
-		if (ev->fn) {
-			fputs(",\"function\":", out);
-			json_str(out, ev->fn->name);
-		}
+		if (ev->fn)
+			json_function(out, ev->fn);
 		break;
 	}
 	fputs(sc->fmt == FMT_JSONL ? "}\n" : "}", out);
@@ -191,6 +244,7 @@ int cmd_script(int argc, char **argv)
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
 					     {"pid", required_argument, NULL, 'p'},
 					     {"tid", required_argument, NULL, 't'},
+					     {"processes", no_argument, NULL, 'P'},
 					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = {-1, -1};
 	struct script sc = {.fmt = FMT_TEXT, .out = stdout};
@@ -214,6 +268,9 @@ int cmd_script(int argc, char **argv)
 				return WPP_EXIT_USAGE;
 			}
 			break;
+		case 'P':
+			sc.processes = 1;
+			break;
 		case 'p':
 		case 't':
 			if (parse_count_opt("script", c == 'p' ? "pid" : "tid", optarg,
@@ -235,8 +292,14 @@ int cmd_script(int argc, char **argv)
 	if (sc.fmt == FMT_JSON) {
 		fputs("{\"file\":", sc.out);
 		json_str(sc.out, argv[optind]);
-		fputs(",\"threads\":[", sc.out);
+		fputc(',', sc.out);
 	}
+	/* jsonl readers take every line for a thread's event: process lines
+	 * only when asked for; the json document always has them. */
+	if (sc.fmt == FMT_JSON || (sc.fmt == FMT_JSONL && sc.processes))
+		json_processes(&sc, s.trace, &filter);
+	if (sc.fmt == FMT_JSON)
+		fputs("\"threads\":[", sc.out);
 	for (size_t i = 0; i < s.trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s.trace->threads[i];
 		if (!thread_selected(&filter, th))

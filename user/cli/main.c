@@ -26,12 +26,13 @@ static const struct command commands[] = {
 	 "Runs prog with tracing.  The program's stdin, stdout, stderr and exit status\n"
 	 "pass through unchanged; wpptrace exits with the program's status.\n"},
 	{"script", cmd_script, "print every executed path, in order, per thread",
-	 "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T]\n"
+	 "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T] [--processes]\n"
 	 "\n"
 	 "For each thread, every executed path instance expanded to its basic blocks\n"
 	 "with function and file:line, plus gaps (lost data) and unattributed words.\n"
 	 "  --format text   readable listing (default)\n"
 	 "  --format jsonl  one JSON object per event (see docs/cli.md)\n"
+	 "  --processes     jsonl: first one \"process\" object per process (pid, ppid, exe, flags)\n"
 	 "  --format json   one JSON document\n"
 	 "  --pid P, --tid T  only that process / thread\n"},
 	{"info", cmd_info, "what a recording holds: processes, threads, time span, events, lost, transport",
@@ -73,7 +74,7 @@ static const struct command commands[] = {
 	 "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
 	 "                        [--sort count|cost] [--top N] [--format text|json]\n"
 	 "       wpptrace report run.wpp --html -o report.html\n"
-	 "       wpptrace report a.wpp --diff b.wpp [--format text|json]\n"
+	 "       wpptrace report a.wpp --diff b.wpp [--format text|json|html] [-o FILE]\n"
 	 "\n"
 	 "Hot paths as the source lines they cover (branch decisions in [ ]), top\n"
 	 "functions and, for system-wide traces, processes; processes of the same\n"
@@ -108,10 +109,13 @@ static const struct command commands[] = {
 	 "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
 	 "                        [--format text|json] [--pid P] [--tid T] [--all]\n"
 	 "                        [--source auto|stored|trace] [--prune-nodes M]\n"
+	 "                        [--flat] [--cost insns|count|COUNTER]\n"
 	 "\n"
 	 "Per process, the hottest concatenations of up to K consecutive acyclic paths\n"
-	 "of a thread, each expanded to function, path, source lines and start/end\n"
-	 "kinds, with the share of its prefix's count each extension takes.  Uses the\n"
+	 "of one routine activation (the caller's paths around a call join; the\n"
+	 "callee's form their own), each expanded to function, path, source lines and\n"
+	 "start/end kinds, with the share of its prefix's count each extension takes.\n"
+	 "--flat: consecutive paths of a thread across calls and returns; it uses the\n"
 	 "forest `record -k` stored when it is deep enough, else the trace.\n"
 	 "See docs/kpaths.md.\n"
 	 "  -k K            longest k-path (1..32; default: the stored depth, else 8)\n"
@@ -120,7 +124,10 @@ static const struct command commands[] = {
 	 "  --top N         how many (default 10; 0 = all)\n"
 	 "  --all           every k-path, not only maximal ones\n"
 	 "  --source S      stored forest only, trace only, or auto (default)\n"
-	 "  --prune-nodes M build from the trace with at most M k-slab nodes\n"},
+	 "  --prune-nodes M build from the trace with at most M k-slab nodes\n"
+	 "  --flat          the thread-wide view across calls (stored forests)\n"
+	 "  --cost C        each k-path's cost (sum over its path instances) in IR\n"
+	 "                  instructions, executions, or a recorded counter; ranks by it\n"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

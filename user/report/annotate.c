@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost_lines.h"
 #include "fn_flow.h"
 #include "json_out.h"
 #include "log.h"
@@ -173,10 +174,18 @@ static void print_branches(FILE *out, const struct fn_flow *f, uint32_t line)
 	}
 }
 
+/* "~page-fa": a counter's column heading, at most 9 wide. */
+static const char *cost_heading(const char *counter)
+{
+	static char h[10];
+	snprintf(h, sizeof(h), "~%.8s", counter);
+	return h;
+}
+
 /* counter: the counter a sampled cost came from (hot paths then show the
  * estimated events they incurred), NULL for the exact instruction cost. */
 static void annotate_text(FILE *out, const struct fn_flow *f, const struct source *src, int have_src,
-			  const char *counter)
+			  const char *counter, const struct line_costs *lc)
 {
 	const struct wpp_fn *fn = f->fn;
 	char c[FMT_NUM_LEN], pc[FMT_NUM_LEN], span[64];
@@ -196,27 +205,65 @@ static void annotate_text(FILE *out, const struct fn_flow *f, const struct sourc
 		if (counter)
 			sb_printf(&s, "~%s %s: ", fmt_count(c, f->paths[h].cost), counter);
 		rpt_path_text(r, &s);
+		if (counter) {
+			/* where in the function the samples' ips were, by line */
+			struct strbuf t = {0};
+			rpt_path_line_costs(&t, lc, f->paths[h].path);
+			if (t.len)
+				sb_printf(&s, "; by line %s", t.s);
+			sb_free(&t);
+		}
 		fmt_wrap(out, 2, WIDTH, s.s);
 		sb_free(&s);
 	}
-	fprintf(out, "\n%6s %9s %6s %-3s  %s\n", "line", "count", "%", "hot", "source");
+	if (lc) {
+		uint64_t ns, w = line_cost_of(lc, fn, -1, 0, 0, &ns);
+		fprintf(out, "~%s %s from %" PRIu64 " samples whose ip was outside %s's own code (callees)\n",
+			fmt_count(c, w), counter, ns, fn->name);
+	}
+	if (lc)
+		fprintf(out, "\n%6s %9s %6s %9s %-3s  %s\n", "line", "count", "%", cost_heading(counter), "hot",
+			"source");
+	else
+		fprintf(out, "\n%6s %9s %6s %-3s  %s\n", "line", "count", "%", "hot", "source");
 	li = line_infos(f, lo, hi);
 	for (uint32_t line = lo; line && line <= hi; line++) {
 		const struct line_info *x = &li[line - lo];
 		const char *text = source_line(src, line);
 		if (x->covered)
-			fprintf(out, "%6" PRIu32 " %9s %6s %-3s  ", line, fmt_count(c, x->count),
-				fmt_pct(pc, x->count, f->total), x->hot);
+			fprintf(out, "%6" PRIu32 " %9s %6s ", line, fmt_count(c, x->count),
+				fmt_pct(pc, x->count, f->total));
 		else
-			fprintf(out, "%6" PRIu32 " %9s %6s %-3s  ", line, "", "", "");
-		print_source(out, text ? text : (have_src ? "" : "?"), WIDTH - 29);
+			fprintf(out, "%6" PRIu32 " %9s %6s ", line, "", "");
+		if (lc) {
+			uint64_t w = line_cost_of(lc, fn, -1, 0, line, NULL);
+			fprintf(out, "%9s ", w ? fmt_count(c, w) : "");
+		}
+		fprintf(out, "%-3s  ", x->covered ? x->hot : "");
+		print_source(out, text ? text : (have_src ? "" : "?"), WIDTH - (lc ? 39 : 29));
 		if (x->nbranches)
 			print_branches(out, f, line);
 	}
 	free(li);
 }
 
-static void annotate_json(FILE *out, const struct fn_flow *f, const struct source *src)
+static void json_path_line_costs(FILE *out, const struct line_costs *lc, const struct rpt_path *r)
+{
+	int n = 0;
+
+	fputs(",\"cost_by_line\":[", out);
+	for (size_t i = 0; i < lc->n; i++) {
+		const struct line_cost *x = &lc->v[i];
+		if (x->fn != r->fn || x->path != r->id || x->is_block != r->is_block)
+			continue;
+		fprintf(out, "%s{\"line\":%" PRIu32 ",\"cost\":%" PRIu64 ",\"samples\":%" PRIu64 "}", n++ ? "," : "",
+			x->line, x->weight, x->samples);
+	}
+	fputc(']', out);
+}
+
+static void annotate_json(FILE *out, const struct fn_flow *f, const struct source *src,
+			  const struct line_costs *lc)
 {
 	const struct wpp_fn *fn = f->fn;
 	uint32_t lo, hi;
@@ -231,13 +278,21 @@ static void annotate_json(FILE *out, const struct fn_flow *f, const struct sourc
 	json_str(out, f->paths[0].object);
 	fputs(",\"file\":", out);
 	json_str(out, fn->file);
-	fprintf(out, ",\"line\":%" PRIu32 ",\"count\":%" PRIu64 ",\"hot_paths\":[", fn->line, f->total);
+	fprintf(out, ",\"line\":%" PRIu32 ",\"count\":%" PRIu64, fn->line, f->total);
+	if (lc) {
+		uint64_t ns, w = line_cost_of(lc, fn, -1, 0, 0, &ns);
+		fprintf(out, ",\"cost_elsewhere\":%" PRIu64 ",\"samples_elsewhere\":%" PRIu64, w, ns);
+	}
+	fputs(",\"hot_paths\":[", out);
 	for (size_t h = 0; h < f->npaths && h < ANNOTATE_HOT_PATHS; h++) {
 		fprintf(out, "%s{\"mark\":\"%c\",", h ? "," : "", (char)('A' + h));
 		rpt_json_path_fields(out, f->paths[h].path);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64 "}", f->paths[h].count,
-			f->paths[h].cost);
+		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64, f->paths[h].count, f->paths[h].cost);
+		if (lc)
+			json_path_line_costs(out, lc, f->paths[h].path);
+		fputc('}', out);
 	}
+
 	fputs("],\"lines\":[", out);
 	for (uint32_t line = lo; line && line <= hi; line++) {
 		const struct line_info *x = &li[line - lo];
@@ -248,6 +303,10 @@ static void annotate_json(FILE *out, const struct fn_flow *f, const struct sourc
 			fprintf(out, "%" PRIu64, x->count);
 		else
 			fputs("null", out);
+		if (lc) {
+			uint64_t ns, w = line_cost_of(lc, fn, -1, 0, line, &ns);
+			fprintf(out, ",\"cost\":%" PRIu64 ",\"samples\":%" PRIu64, w, ns);
+		}
 		fprintf(out, ",\"hot\":\"%s\",\"source\":", x->hot);
 		if (text)
 			json_str(out, text);
@@ -296,13 +355,14 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 		}
 		if (json) {
 			fputs(i ? ",\n" : "\n", out);
-			annotate_json(out, &f, &src);
+			annotate_json(out, &f, &src, p->line_costs);
 		} else {
 			if (i)
 				fputc('\n', out);
 			if (n > 1)
 				fprintf(out, "[%s]\n", f.paths[0].object);
-			annotate_text(out, &f, &src, have_src, p->cost_estimated ? p->cost_unit : NULL);
+			annotate_text(out, &f, &src, have_src, p->cost_estimated ? p->cost_unit : NULL,
+				      p->cost_estimated ? p->line_costs : NULL);
 		}
 		free(src.lines);
 		free(src.text);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inline_names.h"
 #include "log.h"
 
 void sb_printf(struct strbuf *b, const char *fmt, ...)
@@ -95,6 +96,7 @@ struct line_run {
 	const struct wpp_fn *fn;
 	const struct wpp_meta_line *first, *last; /* open run, or NULL */
 	int tokens;                               /* anything written yet */
+	const char *inlined;                      /* inline label of the open group, or NULL */
 };
 
 static void run_flush(struct line_run *lr)
@@ -127,6 +129,28 @@ static void run_text(struct line_run *lr, const char *fmt, const char *s)
 	run_flush(lr);
 	sb_printf(lr->b, lr->tokens++ ? " " : "");
 	sb_printf(lr->b, fmt, s);
+}
+
+/* Lines of one inlined function form a group, "(in f, inlined into g: 23 24)". */
+static void group_close(struct line_run *lr)
+{
+	if (!lr->inlined)
+		return;
+	run_flush(lr);
+	sb_printf(lr->b, ")");
+	lr->inlined = NULL;
+}
+
+static void group_enter(struct line_run *lr, const char *label)
+{
+	if (lr->inlined == label || (lr->inlined && label && !strcmp(lr->inlined, label)))
+		return;
+	group_close(lr);
+	run_flush(lr);
+	if (label) {
+		sb_printf(lr->b, "%s(in %s:", lr->tokens++ ? " " : "", label);
+		lr->inlined = label;
+	}
 }
 
 /* "[->7, not 8 9]" after a block with several successors. */
@@ -166,6 +190,7 @@ void rpt_path_text(const struct rpt_path *r, struct strbuf *b)
 		for (uint32_t k = 0; k < bl->nlines; k++) {
 			const struct wpp_meta_line *l = &fn->tu->lines[bl->first_line + k];
 			if (l->line) {
+				group_enter(&lr, rpt_inline_label(r->inlines, fn, r->object, l));
 				run_add(&lr, l);
 				any = 1;
 			}
@@ -180,6 +205,7 @@ void rpt_path_text(const struct rpt_path *r, struct strbuf *b)
 		else if (!r->is_block)
 			decision(&lr, r->blocks[i], target);
 	}
+	group_close(&lr);
 	if (r->is_block) {
 		run_flush(&lr);
 		return;

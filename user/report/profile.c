@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost_lines.h"
 #include "costs.h"
+#include "inline_names.h"
 #include "log.h"
 
 struct key_table {
@@ -111,7 +113,10 @@ static int describe(struct rpt_path *r)
 		const struct wpp_meta_block *b = &r->fn->blocks[p.blocks[i]];
 		r->insns += b->ninsns;
 		for (uint32_t k = 0; k < b->nlines; k++) {
-			uint32_t line = r->fn->tu->lines[b->first_line + k].line;
+			const struct wpp_meta_line *l = &r->fn->tu->lines[b->first_line + k];
+			uint32_t line = l->line;
+			if (!rpt_in_own_file(r->fn, l))
+				continue;
 			if (line && line < r->line_min)
 				r->line_min = line;
 			if (line > r->line_max)
@@ -121,6 +126,12 @@ static int describe(struct rpt_path *r)
 	if (r->line_min == UINT32_MAX)
 		r->line_min = 0;
 	return 0;
+}
+
+int rpt_in_own_file(const struct wpp_fn *fn, const struct wpp_meta_line *l)
+{
+	const char *file = wpp_tu_str(fn->tu, l->file_str);
+	return !file[0] || !strcmp(file, fn->file);
 }
 
 int rpt_fn_cmp(const struct wpp_fn *a, const struct wpp_fn *b)
@@ -241,7 +252,7 @@ int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_
 	struct tu_object *map = NULL;
 	size_t nmap = 0;
 
-	*p = (struct rpt_profile){.file = file};
+	*p = (struct rpt_profile){.file = file, .inlines = rpt_inlines_new()};
 	if (count_threads(p, t, mods, pid, tid, &tab, &map, &nmap) < 0)
 		goto fail;
 	p->paths = tab.slots; /* compacted in place */
@@ -251,6 +262,7 @@ int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_
 		if (!r.fn)
 			continue;
 		r.object = object_of(map, nmap, r.fn->tu);
+		r.inlines = p->inlines;
 		rc = describe(&r);
 		if (rc == -2)
 			goto fail;
@@ -328,6 +340,10 @@ void rpt_profile_free(struct rpt_profile *p)
 		free(p->paths[i].blocks);
 	free(p->paths);
 	free(p->images);
+	rpt_inlines_free(p->inlines);
+	if (p->line_costs)
+		line_costs_free(p->line_costs);
+	free(p->line_costs);
 	*p = (struct rpt_profile){0};
 }
 

@@ -43,7 +43,10 @@ struct rpt_path {
 	enum wpp_path_start start;
 	enum wpp_path_end end;
 	uint32_t entry_edge, exit_edge; /* see struct wpp_path; unused for blocks */
-	uint32_t line_min, line_max;    /* 0 when no block has a line */
+	/* Line span in the function's own file (lines of inlined header code
+	 * are left out: rpt_spans names them per file); 0 when none. */
+	uint32_t line_min, line_max;
+	struct rpt_inlines *inlines; /* the profile's inline names (inline_names.h) */
 };
 
 struct rpt_image {
@@ -68,8 +71,14 @@ struct rpt_profile {
 	const char *cost_unit;
 	int cost_estimated;
 	uint64_t total_samples;
+	struct rpt_inlines *inlines; /* owned; NULL if it could not be created */
+	/* With a counter cost: its samples per source line by sampled ip
+	 * (cost_lines.h; owned), else NULL. */
+	struct line_costs *line_costs;
 };
 
+struct rpt_inlines;
+struct line_costs;
 struct cost_attribution;
 /* Replace every path's cost by the counter events its samples stand for
  * (costs.h) and recompute the totals; unit names the counter.  Samples of
@@ -97,6 +106,10 @@ struct rpt_row {
 
 /* Rows of a view, sorted (descending, ties by name then id); caller frees. */
 size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort, struct rpt_row **out);
+
+/* Is position l in fn's own file (not inlined header code)?  A position
+ * without a file counts as the function's. */
+int rpt_in_own_file(const struct wpp_fn *fn, const struct wpp_meta_line *l);
 
 /* Compare two functions by identity across files: name, file, stable id. */
 int rpt_fn_cmp(const struct wpp_fn *a, const struct wpp_fn *b);

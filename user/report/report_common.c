@@ -44,6 +44,84 @@ const char *rpt_span(const struct rpt_path *r, char *buf, size_t len)
 	return buf;
 }
 
+/* Per-file line spans of a path: the function's own file first, then the
+ * other files in order of first appearance, at most max of them. */
+struct file_span {
+	uint32_t file_str, min, max;
+};
+
+static size_t file_spans(const struct rpt_path *r, struct file_span *v, size_t max)
+{
+	const struct wpp_fn *fn = r->fn;
+	size_t n = 1, k;
+
+	v[0] = (struct file_span){UINT32_MAX, r->line_min, r->line_max};
+	for (uint32_t i = 0; i < r->nblocks; i++) {
+		const struct wpp_meta_block *b = &fn->blocks[r->blocks[i]];
+		for (uint32_t j = 0; j < b->nlines; j++) {
+			const struct wpp_meta_line *l = &fn->tu->lines[b->first_line + j];
+			if (!l->line || rpt_in_own_file(fn, l))
+				continue;
+			for (k = 1; k < n && k < max && v[k].file_str != l->file_str; k++)
+				;
+			if (k == max)
+				continue; /* more files than a row names */
+			if (k == n) {
+				v[n++] = (struct file_span){l->file_str, l->line, l->line};
+			} else {
+				v[k].min = l->line < v[k].min ? l->line : v[k].min;
+				v[k].max = l->line > v[k].max ? l->line : v[k].max;
+			}
+		}
+	}
+	return n;
+}
+
+static void span_text(struct strbuf *b, const char *file, uint32_t min, uint32_t max)
+{
+	if (!min)
+		sb_printf(b, "%s", file);
+	else if (min == max)
+		sb_printf(b, "%s:%" PRIu32, file, min);
+	else
+		sb_printf(b, "%s:%" PRIu32 "-%" PRIu32, file, min, max);
+}
+
+#define SPAN_FILES_MAX 16
+
+void rpt_spans(const struct rpt_path *r, size_t width, struct strbuf *b)
+{
+	struct file_span v[SPAN_FILES_MAX];
+	size_t n = file_spans(r, v, SPAN_FILES_MAX), start = b->len;
+	char span[256];
+
+	sb_printf(b, "%s", rpt_span(r, span, sizeof(span)));
+	for (size_t k = 1; k < n; k++) {
+		sb_printf(b, " + ");
+		span_text(b, fmt_basename(wpp_tu_str(r->fn->tu, v[k].file_str)), v[k].min, v[k].max);
+	}
+	if (width && b->len - start > width && n > 1) {
+		/* Too wide: the own file's span and how many other files. */
+		b->len = start;
+		b->s[start] = 0;
+		sb_printf(b, "%s +%zu file%s", span, n - 1, n > 2 ? "s" : "");
+	}
+}
+
+void rpt_json_spans(FILE *out, const struct rpt_path *r)
+{
+	struct file_span v[SPAN_FILES_MAX];
+	size_t n = file_spans(r, v, SPAN_FILES_MAX);
+
+	fputs(",\"spans\":[", out);
+	for (size_t k = 0; k < n; k++) {
+		fputs(k ? ",{\"file\":" : "{\"file\":", out);
+		json_str(out, k ? wpp_tu_str(r->fn->tu, v[k].file_str) : r->fn->file);
+		fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32 "}", v[k].min, v[k].max);
+	}
+	fputs("]", out);
+}
+
 void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object)
 {
 	fputs("\"function\":", out);
@@ -68,6 +146,7 @@ void rpt_json_path_fields(FILE *out, const struct rpt_path *r)
 	rpt_path_text(r, &text);
 	json_str(out, text.s ? text.s : "");
 	sb_free(&text);
+	rpt_json_spans(out, r);
 }
 
 const char *rpt_cost_label(const struct rpt_profile *p)

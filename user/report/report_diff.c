@@ -10,7 +10,9 @@
 #include <stdlib.h>
 
 #include "json_out.h"
+#include "log.h"
 #include "path_text.h"
+#include "report_html.h"
 #include "report_out.h"
 #include "table_fmt.h"
 
@@ -201,4 +203,49 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 	}
 	fputs("\n]}\n", out);
 	free(d);
+}
+
+/* The page's diff rows: [change, count_a, count_b, cost_a, cost_b, function,
+ * spans, line_min, line_max, id, kind, text, is_block] (report_page.html). */
+void rpt_print_diff_html(FILE *out, const struct rpt_profile *a, const struct rpt_profile *b,
+			 const struct rpt_options *o)
+{
+	struct diff_row *d;
+	size_t n = diff_rows(a, b, o->sort, &d), shown[5] = {0}, written = 0, blen = 0;
+	struct html_strtab st = {0};
+	char *body = NULL, kinds[16];
+	FILE *mem = open_memstream(&body, &blen);
+
+	if (!mem)
+		wpp_die("out of memory");
+	fputs("\"a\":", mem);
+	json_str(mem, a->file);
+	fputs(",\"b\":", mem);
+	json_str(mem, b->file);
+	fprintf(mem, ",\"sort\":\"%s\",\"cost_unit\":", rpt_sort_name(o->sort));
+	json_str(mem, b->cost_unit);
+	fprintf(mem, ",\"cost_estimated\":%s,\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
+		     ",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
+		b->cost_estimated ? "true" : "false", a->total_count, b->total_count, a->total_cost, b->total_cost);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *r = &d[i];
+		const struct rpt_path *q = r->path;
+		if (r->change == CH_SAME || (o->top >= 0 && shown[r->change] >= (size_t)o->top))
+			continue;
+		shown[r->change]++;
+		fprintf(mem, "%s[%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32
+			     ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%d]",
+			written++ ? ",\n" : "\n", (int)r->change, r->count_a, r->count_b, r->cost_a, r->cost_b,
+			html_str(&st, q->fn->name), html_path_text(&st, q, 1), q->line_min, q->line_max, q->id,
+			html_str(&st, rpt_kinds(q, kinds, sizeof(kinds))), html_path_text(&st, q, 0), q->is_block);
+	}
+	for (size_t i = 0; i < n; i++)
+		shown[CH_SAME] += d[i].change == CH_SAME;
+	fprintf(mem, "\n],\"unchanged\":%zu", shown[CH_SAME]);
+	if (fclose(mem) != 0)
+		wpp_die("out of memory");
+	html_emit_page(out, "diff", b->file, &st, body, blen);
+	free(body);
+	free(d);
+	html_strtab_free(&st);
 }

@@ -1,16 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report_html.c — `wpptrace report --html`: report_page.html (style and
- * script, embedded in the binary at build time) with the JSON report put in
- * place of its data marker.  Inside a <script> element the only dangerous
- * sequence is "</", so every '<' of the JSON becomes \u003c (it can only
- * occur inside JSON strings, where that escape means the same).
+ * script, embedded in the binary at build time) with the page's data put in
+ * place of its data marker.
+ *
+ * The data is compact JSON made for the page, not the `--format json`
+ * report: every string (function and file names, objects, path texts,
+ * kinds, programs) is stored once in the table "S" and rows are arrays that
+ * refer to it by index.  A report of 100k paths of one function repeats the
+ * same few names and path texts 100k times; stored once, a row is ~40
+ * bytes instead of ~550, and the page parses in a fraction of the time.
+ * The row layouts are listed where they are written and at the top of the
+ * page's script, which must read them the same way.
+ *
+ * Hot subpaths and the counter columns need the trace itself, which the
+ * profile does not keep, so the page opens the trace file again (see
+ * page_extras below) and matches what it finds to the profile's rows by
+ * identity (object, TU, function, path id), never by pointer.
+ *
+ * Inside a <script> element the only dangerous sequence is "</", so every
+ * '<' of the data becomes \u003c (it can only occur inside JSON strings,
+ * where that escape means the same).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "costs.h"
+#include "hotsub.h"
+#include "json_out.h"
 #include "log.h"
-#include "report_out.h"
+#include "path_text.h"
+#include "report_html.h"
+#include "session.h"
+#include "thread_grammar.h"
 
 /* The page, with a NUL after it (see the .incbin below). */
 extern const char rpt_page_html[];
@@ -25,25 +48,550 @@ __asm__(".section .rodata\n"
 
 #define DATA_MARKER "/*WPP_DATA*/"
 
-void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
+/* Hot subpaths on the page: minimal hot subpaths (hotsub.h) of length
+ * 2..SUB_MAX_LEN costing at least SUB_MIN_COST_PCT % of their thread's IR
+ * instructions, the costliest SUB_PER_THREAD of each thread; threads are
+ * analysed until SUB_WORD_BUDGET trace words (grammar construction is
+ * linear in them, ~5-10M words/s: a few seconds at most), the rest is
+ * named as skipped. */
+#define SUB_MIN_LEN 2
+#define SUB_MAX_LEN 8
+#define SUB_MIN_COST_PCT 1
+#define SUB_PER_THREAD 200
+#define SUB_WORD_BUDGET (16u << 20)
+
+/* ---- string table ---- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void strtab_grow(struct html_strtab *t)
+{
+	size_t nslot = t->nslot ? t->nslot * 2 : 1024;
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+	if (!slot)
+		wpp_die("out of memory");
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = str_hash(t->s[i]) & (nslot - 1);
+		while (slot[k])
+			k = (k + 1) & (nslot - 1);
+		slot[k] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = nslot;
+}
+
+uint32_t html_str(struct html_strtab *t, const char *s)
+{
+	if (!s)
+		s = "";
+	if (2 * (t->n + 1) > t->nslot)
+		strtab_grow(t);
+	size_t k = str_hash(s) & (t->nslot - 1);
+	for (; t->slot[k]; k = (k + 1) & (t->nslot - 1))
+		if (strcmp(t->s[t->slot[k] - 1], s) == 0)
+			return t->slot[k] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		if (!(t->s = realloc(t->s, t->cap * sizeof(*t->s))))
+			wpp_die("out of memory");
+	}
+	if (!(t->s[t->n] = strdup(s)))
+		wpp_die("out of memory");
+	t->slot[k] = (uint32_t)t->n + 1;
+	return (uint32_t)t->n++;
+}
+
+void html_strtab_write(FILE *out, const struct html_strtab *t)
+{
+	fputs("\"S\":[", out);
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			fputs(i % 16 ? "," : ",\n", out);
+		json_str(out, t->s[i]);
+	}
+	fputc(']', out);
+}
+
+void html_strtab_free(struct html_strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->slot);
+	*t = (struct html_strtab){0};
+}
+
+uint32_t html_path_text(struct html_strtab *t, const struct rpt_path *r, int spans)
+{
+	struct strbuf text = {0};
+	if (spans)
+		rpt_spans(r, 0, &text);
+	else
+		rpt_path_text(r, &text);
+	uint32_t i = html_str(t, text.s);
+	sb_free(&text);
+	return i;
+}
+
+/* ---- the page ---- */
+
+static void emit_escaped(FILE *out, const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (data[i] == '<')
+			fputs("\\u003c", out);
+		else
+			fputc(data[i], out);
+	}
+}
+
+void html_emit_page(FILE *out, const char *kind, const char *file, const struct html_strtab *st, const char *body,
+		    size_t len)
 {
 	const char *mark = strstr(rpt_page_html, DATA_MARKER);
-	char *json = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&json, &len);
+	char *head = NULL;
+	size_t hlen = 0;
+	FILE *mem = open_memstream(&head, &hlen);
 
 	if (!mark || !mem)
 		wpp_die("report: HTML template broken or out of memory");
-	rpt_print_json(mem, p, o);
+	/* The string table goes first so the page can resolve rows as it reads them. */
+	fprintf(mem, "{\"kind\":\"%s\",\"file\":", kind);
+	json_str(mem, file);
+	fputc(',', mem);
+	html_strtab_write(mem, st);
+	fputc(',', mem);
 	if (fclose(mem) != 0)
 		wpp_die("out of memory");
 	fwrite(rpt_page_html, 1, (size_t)(mark - rpt_page_html), out);
-	for (size_t i = 0; i < len; i++) {
-		if (json[i] == '<')
-			fputs("\\u003c", out);
-		else
-			fputc(json[i], out);
-	}
+	emit_escaped(out, head, hlen);
+	emit_escaped(out, body, len);
+	fputs("}\n", out);
 	fputs(mark + strlen(DATA_MARKER), out);
-	free(json);
+	free(head);
+}
+
+/* ---- counters: per-row sums of the attributed samples ---- */
+
+/* One attributed sample, keyed the way rows are identified across sessions. */
+struct hit_key {
+	const char *object;
+	uint64_t tu_hash;
+	uint32_t local, pid, gen;
+	int is_block;
+	uint64_t id, weight;
+};
+
+struct page_counter {
+	char name[WPP_COUNTER_NAME_MAX];
+	char note[512];
+	struct cost_attribution attr;
+	struct hit_key *keys; /* sorted by hit_order */
+	size_t nkeys;
+};
+
+struct page_extras {
+	struct session s;
+	int open;
+	int thread_filtered; /* the profile covers only some threads of a process */
+	struct cost_data cd;
+	struct page_counter *counters;
+	uint32_t ncounters;
+};
+
+static int fn_key_cmp(const struct hit_key *a, const char *object, uint64_t tu_hash, uint32_t local)
+{
+	int c = strcmp(a->object, object);
+	if (c)
+		return c;
+	if (a->tu_hash != tu_hash)
+		return a->tu_hash < tu_hash ? -1 : 1;
+	return a->local < local ? -1 : a->local > local;
+}
+
+static int hit_order(const void *x, const void *y)
+{
+	const struct hit_key *a = x, *b = y;
+	int c = fn_key_cmp(a, b->object, b->tu_hash, b->local);
+	if (c)
+		return c;
+	if (a->is_block != b->is_block)
+		return a->is_block - b->is_block;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int image_selected(const struct rpt_profile *p, uint32_t pid, uint32_t gen)
+{
+	size_t lo = 0, hi = p->nimages;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct rpt_image *im = &p->images[mid];
+		if (im->pid == pid && im->gen == gen)
+			return 1;
+		if (im->pid < pid || (im->pid == pid && im->gen < gen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static void counter_keys(struct page_extras *x, const struct rpt_profile *p, struct page_counter *c)
+{
+	c->keys = calloc(c->attr.nhits + 1, sizeof(*c->keys));
+	if (!c->keys)
+		wpp_die("out of memory");
+	for (size_t i = 0; i < c->attr.nhits; i++) {
+		const struct cost_hit *h = &c->attr.hits[i];
+		const struct wpp_image_map *im;
+		const struct wpp_fid_range *range;
+		const struct wpp_fn *fn;
+		if (!h->fn || !image_selected(p, h->pid, h->gen))
+			continue;
+		im = wpp_modules_image(x->s.mods, h->pid, h->gen);
+		if (wpp_image_resolve(im, h->fid, &fn, &range) != WPP_RESOLVED)
+			continue;
+		c->keys[c->nkeys++] = (struct hit_key){range->module->path, fn->tu->tu_hash, fn->local_index,
+						       h->pid, h->gen, h->is_block, h->value, h->weight};
+	}
+	if (c->nkeys)
+		qsort(c->keys, c->nkeys, sizeof(*c->keys), hit_order);
+}
+
+/* Events and samples of the keys matching (object, function[, path]). */
+static void counter_sum(const struct page_counter *c, const char *object, const struct wpp_fn *fn,
+			const struct rpt_path *path, uint64_t *events, uint64_t *samples)
+{
+	size_t lo = 0, hi = c->nkeys;
+	struct hit_key want = {object, fn->tu->tu_hash, fn->local_index, 0, 0, path ? path->is_block : 0,
+			       path ? path->id : 0, 0};
+
+	*events = *samples = 0;
+	while (lo < hi) { /* first key >= the function (and path) */
+		size_t mid = (lo + hi) / 2;
+		int cmp = path ? hit_order(&c->keys[mid], &want) : fn_key_cmp(&c->keys[mid], object, want.tu_hash,
+									    want.local);
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nkeys; lo++) {
+		const struct hit_key *k = &c->keys[lo];
+		if (path ? hit_order(k, &want) != 0 : fn_key_cmp(k, object, want.tu_hash, want.local) != 0)
+			break;
+		*events += k->weight;
+		++*samples;
+	}
+}
+
+static void write_counter_cols(FILE *out, const struct page_extras *x, const char *object,
+			       const struct wpp_fn *fn, const struct rpt_path *path)
+{
+	for (uint32_t i = 0; i < x->ncounters; i++) {
+		uint64_t e, s;
+		counter_sum(&x->counters[i], object, fn, path, &e, &s);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64, e, s);
+	}
+}
+
+/* The trace again, for what the profile does not keep.  Without it the
+ * page still has its main tables; the reason is on the page. */
+static void extras_open(struct page_extras *x, const struct rpt_profile *p, char *why, size_t len)
+{
+	*x = (struct page_extras){0};
+	if (session_open(&x->s, p->file) != 0) {
+		snprintf(why, len, "the trace could not be read again");
+		return;
+	}
+	x->open = 1;
+	/* A --tid selection leaves a process with fewer threads than the file
+	 * has; subpaths and counters of the other threads must not count. */
+	for (size_t i = 0; i < p->nimages; i++) {
+		uint32_t n = 0;
+		for (size_t k = 0; k < x->s.trace->nthreads; k++)
+			n += x->s.trace->threads[k].pid == p->images[i].pid &&
+			     x->s.trace->threads[k].generation == p->images[i].gen;
+		if (n != p->images[i].nthreads)
+			x->thread_filtered = 1;
+	}
+	if (x->thread_filtered) {
+		snprintf(why, len, "not computed for a --tid selection (whole processes only)");
+		return;
+	}
+	if (cost_load(x->s.trace, &x->cd) < 0)
+		wpp_die("out of memory");
+	if (!x->cd.ncounters)
+		return;
+	x->counters = calloc(x->cd.ncounters, sizeof(*x->counters));
+	if (!x->counters)
+		wpp_die("out of memory");
+	for (uint32_t i = 0; i < x->cd.ncounters; i++) {
+		struct page_counter *c = &x->counters[x->ncounters];
+		if (cost_attribute(x->s.trace, x->s.mods, &x->cd, i, -1, -1, &c->attr) < 0)
+			wpp_die("out of memory");
+		if (!c->attr.samples) { /* counting-mode only: nothing per path */
+			cost_attribution_free(&c->attr);
+			continue;
+		}
+		snprintf(c->name, sizeof(c->name), "%s", x->cd.counters[i].name);
+		cost_summary(c->note, sizeof(c->note), &x->cd, &c->attr);
+		counter_keys(x, p, c);
+		x->ncounters++;
+	}
+}
+
+static void extras_close(struct page_extras *x)
+{
+	for (uint32_t i = 0; i < x->ncounters; i++) {
+		cost_attribution_free(&x->counters[i].attr);
+		free(x->counters[i].keys);
+	}
+	free(x->counters);
+	if (x->open) {
+		cost_data_free(&x->cd);
+		session_close(&x->s);
+	}
+}
+
+/* ---- hot subpaths ---- */
+
+/* "pick #5 (many_paths.c:9-13)": how a subpath names each path it runs through. */
+static uint32_t terminal_name(struct html_strtab *t, const struct wpp_grammar_terminal *term,
+			      const struct terminal_info *ti)
+{
+	char buf[512];
+	const char *file = ti->file && ti->file[0] ? strrchr(ti->file, '/') : NULL;
+
+	file = file ? file + 1 : ti->file && ti->file[0] ? ti->file : "?";
+	if (!ti->fn)
+		snprintf(buf, sizeof(buf), "fid %" PRIu32 " #%" PRIu64, term->fid, term->path_id);
+	else if (ti->line_min && ti->line_min != ti->line_max)
+		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 " (%s:%" PRIu32 "-%" PRIu32 ")", ti->fn->name,
+			 ti->is_block ? "b" : "#", term->path_id, file, ti->line_min, ti->line_max);
+	else
+		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 " (%s:%" PRIu32 ")", ti->fn->name,
+			 ti->is_block ? "b" : "#", term->path_id, file, ti->line_min);
+	return html_str(t, buf);
+}
+
+/* Rows [pid, tid, occurrences, IR insns, length, [terminal names], counter
+ * events...] of one thread; returns how many. */
+static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct page_extras *x,
+			      const struct wpp_thread_grammar *tg, const struct terminal_info *info, int *first)
+{
+	uint32_t nterm = tg->hdr.nterminals;
+	uint64_t *cost = calloc(nterm + 1, sizeof(*cost)), total = 0;
+	uint64_t **ccost = calloc(x->ncounters + 1, sizeof(*ccost));
+	uint64_t *freq = calloc(nterm + 1, sizeof(uint64_t));
+	int *is_block = calloc(nterm + 1, sizeof(int));
+	struct hotsub_result r = {0};
+	struct wppdag d;
+
+	if (!cost || !ccost || !freq || !is_block || wppdag_init(&d, &tg->g) < 0)
+		wpp_die("out of memory");
+	if (wppdag_terminal_frequencies(&d, freq, nterm) < 0)
+		wpp_die("out of memory");
+	for (uint32_t t = 0; t < nterm; t++) {
+		cost[t] = info[t].insns;
+		is_block[t] = info[t].is_block;
+		total += freq[t] * cost[t];
+	}
+	/* Counter events per execution of each path in this thread (costs.h). */
+	for (uint32_t c = 0; c < x->ncounters; c++)
+		if (!(ccost[c] = calloc(nterm + 1, sizeof(uint64_t))) ||
+		    cost_per_terminal(&x->counters[c].attr, tg->hdr.pid, tg->hdr.generation, tg->hdr.tid, tg->terms,
+				      is_block, freq, nterm, ccost[c]) < 0)
+			wpp_die("out of memory");
+	uint64_t min_cost = total / (100 / SUB_MIN_COST_PCT);
+	struct hotsub_params hp = {SUB_MIN_LEN, SUB_MAX_LEN, min_cost ? min_cost : 1, cost, nterm};
+	if (hotsub_find(&d, &hp, &r) < 0)
+		wpp_die("out of memory finding hot subpaths");
+	hotsub_sort_by_cost(&r);
+	size_t shown = r.n < SUB_PER_THREAD ? r.n : SUB_PER_THREAD;
+	for (size_t i = 0; i < shown; i++) {
+		const struct hotsub_path *h = &r.paths[i];
+		fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",[", *first ? "\n" : ",\n",
+			tg->hdr.pid, tg->hdr.tid, h->occurrences, h->cost, h->len);
+		*first = 0;
+		for (uint32_t k = 0; k < h->len; k++)
+			fprintf(out, "%s%" PRIu32, k ? "," : "", terminal_name(st, &tg->terms[h->syms[k]], &info[h->syms[k]]));
+		fputc(']', out);
+		for (uint32_t c = 0; c < x->ncounters; c++) {
+			uint64_t per = 0;
+			for (uint32_t k = 0; k < h->len; k++)
+				per += ccost[c][h->syms[k]];
+			fprintf(out, ",%" PRIu64, per * h->occurrences);
+		}
+		fputc(']', out);
+	}
+	for (uint32_t c = 0; c < x->ncounters; c++)
+		free(ccost[c]);
+	free(ccost);
+	hotsub_result_free(&r);
+	wppdag_free(&d);
+	free(is_block);
+	free(freq);
+	free(cost);
+	return shown;
+}
+
+static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_profile *p,
+			   const struct page_extras *x, const char *why)
+{
+	uint64_t budget = SUB_WORD_BUDGET, words = 0, skipped_words = 0;
+	size_t threads = 0, skipped = 0, rows = 0;
+	int first = 1;
+	char note[512];
+
+	fputs(",\"subpaths\":[", out);
+	for (size_t i = 0; x->open && !x->thread_filtered && i < x->s.trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &x->s.trace->threads[i];
+		struct wpp_thread_grammar tg;
+		enum grammar_origin origin;
+
+		if (!image_selected(p, th->pid, th->generation) || !th->nwords)
+			continue;
+		if (th->nwords > budget) {
+			skipped++;
+			skipped_words += th->nwords;
+			continue;
+		}
+		if (thread_grammar_load(x->s.trace, th, &tg, &origin) < 0) {
+			skipped++;
+			continue;
+		}
+		struct terminal_info *info = calloc(tg.hdr.nterminals + 1, sizeof(*info));
+		if (!info || thread_grammar_describe(&tg, x->s.mods, info) < 0)
+			wpp_die("out of memory");
+		rows += thread_subpaths(out, st, x, &tg, info, &first);
+		free(info);
+		wpp_thread_grammar_free(&tg);
+		budget -= th->nwords;
+		words += th->nwords;
+		threads++;
+	}
+	fputs("\n]", out);
+	if (why)
+		snprintf(note, sizeof(note), "Hot subpaths: %s.", why);
+	else
+		snprintf(note, sizeof(note),
+			 "Minimal hot subpaths of %zu thread%s (%" PRIu64 " trace words): sequences of %d..%d paths "
+			 "costing at least %d%% of their thread's IR instructions, the costliest %d per thread "
+			 "(%zu shown)%s",
+			 threads, threads == 1 ? "" : "s", words, SUB_MIN_LEN, SUB_MAX_LEN, SUB_MIN_COST_PCT,
+			 SUB_PER_THREAD, rows, skipped ? "; " : ".");
+	if (!why && skipped)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%zu thread%s (%" PRIu64 " words) not analysed: over the page's %u-word budget or "
+			 "unreadable (wpptrace hot analyses them).",
+			 skipped, skipped == 1 ? "" : "s", skipped_words, SUB_WORD_BUDGET);
+	fputs(",\"subpaths_note\":", out);
+	json_str(out, note);
+}
+
+/* ---- the main tables ---- */
+
+static void write_totals(FILE *out, const struct rpt_profile *p)
+{
+	const struct wpp_decode_stats *st = &p->stats;
+	fprintf(out, "\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
+		     ",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
+		     ",\"lost_words\":%" PRIu64 "}",
+		p->total_count, p->total_cost, p->npaths, st->unattributed, st->corrupt + p->corrupt_paths,
+		st->gaps, st->lost_words);
+}
+
+/* One table of the page, rows in the layouts below (report_page.html reads them):
+ *   functions  [count, cost, paths, name, file, line, object, counter events, samples...]
+ *   paths      [count, cost, function, spans ("t.c:4-9 + u.h:3"), line_min, line_max, id,
+ *               kind, text, processes, is_block, counter events, samples...]
+ *   processes  [count, cost, paths, pid, gen, threads, program, hottest function or -1] */
+static void write_rows(FILE *out, struct html_strtab *st, const struct rpt_profile *p, const struct rpt_options *o,
+		       const struct page_extras *x, enum rpt_by by)
+{
+	static const char *const names[] = {"paths", "functions", "processes"};
+	struct rpt_row *rows;
+	size_t n = rpt_rows(p, by, o->sort, &rows);
+	char kinds[16];
+
+	fprintf(out, ",\"%s\":[", names[by]);
+	for (size_t i = 0; i < n; i++) {
+		const struct rpt_row *r = &rows[i];
+		const struct rpt_path *q = r->path;
+		fprintf(out, "%s[%" PRIu64 ",%" PRIu64, i ? ",\n" : "\n", r->count, r->cost);
+		switch (by) {
+		case RPT_BY_FUNCTION:
+			fprintf(out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, r->distinct,
+				html_str(st, r->fn->name), html_str(st, r->fn->file), r->fn->line, html_str(st, r->object));
+			write_counter_cols(out, x, r->object, r->fn, NULL);
+			break;
+		case RPT_BY_PATH:
+			fprintf(out, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32
+				     ",%" PRIu32 ",%d",
+				html_str(st, q->fn->name), html_path_text(st, q, 1), q->line_min, q->line_max, q->id,
+				html_str(st, rpt_kinds(q, kinds, sizeof(kinds))), html_path_text(st, q, 0), r->nimages,
+				q->is_block);
+			write_counter_cols(out, x, r->object, r->fn, q);
+			break;
+		case RPT_BY_PROCESS:
+			fprintf(out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%ld", r->distinct,
+				r->image->pid, r->image->gen, r->image->nthreads, html_str(st, r->image->exe),
+				r->image->hottest ? (long)html_str(st, r->image->hottest->name) : -1L);
+			break;
+		}
+		fputc(']', out);
+	}
+	fputs("\n]", out);
+	free(rows);
+}
+
+static void write_counters(FILE *out, const struct page_extras *x)
+{
+	fputs(",\"counters\":[", out);
+	for (uint32_t i = 0; i < x->ncounters; i++) {
+		const struct page_counter *c = &x->counters[i];
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		json_str(out, c->name);
+		fprintf(out, ",\"samples\":%" PRIu64 ",\"events\":%" PRIu64 ",\"note\":", c->attr.samples,
+			c->attr.weight);
+		json_str(out, c->note);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
+{
+	struct html_strtab st = {0};
+	struct page_extras x;
+	char why[160] = "";
+	char *body = NULL;
+	size_t blen = 0;
+	FILE *mem = open_memstream(&body, &blen);
+
+	if (!mem)
+		wpp_die("out of memory");
+	extras_open(&x, p, why, sizeof(why));
+	fputs("\"cost_unit\":", mem);
+	json_str(mem, p->cost_unit);
+	fprintf(mem, ",\"cost_estimated\":%s,", p->cost_estimated ? "true" : "false");
+	write_totals(mem, p);
+	write_counters(mem, &x);
+	for (enum rpt_by by = RPT_BY_PATH; by <= RPT_BY_PROCESS; by++)
+		write_rows(mem, &st, p, o, &x, by);
+	write_subpaths(mem, &st, p, &x, why[0] ? why : NULL);
+	if (fclose(mem) != 0)
+		wpp_die("out of memory");
+	extras_close(&x);
+	html_emit_page(out, "report", p->file, &st, body, blen);
+	free(body);
+	html_strtab_free(&st);
 }

@@ -38,8 +38,15 @@ const char *rpt_by_name(enum rpt_by by);
 const char *rpt_sort_name(enum rpt_sort s);
 /* "loop>ret"-style short kinds of a path ("block" for blocks mode). */
 const char *rpt_kinds(const struct rpt_path *r, char *buf, size_t len);
-/* "t.c:4-14" (base name of the function's file, line span of the path). */
+/* "t.c:4-14" (base name of the function's file, line span of the path in
+ * that file; lines of inlined header code are not in it). */
 const char *rpt_span(const struct rpt_path *r, char *buf, size_t len);
+/* Append every file's span: "wordfreq.c:84-86 + ctype.h:209" (own file
+ * first).  Wider than width (0 = no limit): "wordfreq.c:84-86 +1 file". */
+struct strbuf;
+void rpt_spans(const struct rpt_path *r, size_t width, struct strbuf *b);
+/* ,"spans":[{"file","line_min","line_max"}...] (own file first). */
+void rpt_json_spans(FILE *out, const struct rpt_path *r);
 /* "function","object","file" of a function, no braces: the identity both a
  * path object and a function object start with. */
 void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object);

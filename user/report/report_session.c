@@ -2,9 +2,11 @@
 #include "report_session.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "cost_lines.h"
 #include "costs.h"
 #include "log.h"
 
@@ -54,6 +56,10 @@ int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *coun
 	snprintf(unit, sizeof(unit), "%s", cd.counters[idx].name);
 	cost_summary(summary, len, &cd, &a);
 	int rc = rpt_profile_apply_costs(p, &a, unit) < 0 ? WPP_EXIT_ERROR : 0;
+	/* Per line by the sampled ip (annotate and the per-path line costs). */
+	if (rc == 0 && (!(p->line_costs = calloc(1, sizeof(*p->line_costs))) ||
+			line_costs_build(s->mods, &a, p->line_costs) < 0))
+		rc = WPP_EXIT_ERROR;
 	cost_attribution_free(&a);
 	cost_data_free(&cd);
 	return rc;

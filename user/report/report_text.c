@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "cost_lines.h"
 #include "path_text.h"
 #include "report_out.h"
 #include "table_fmt.h"
@@ -33,24 +34,34 @@ static void numbers(FILE *out, const struct rpt_profile *p, uint64_t count, uint
 		fmt_count(c, cost), fmt_pct(d, cost, p->total_cost));
 }
 
+/* The file:lines column takes what the row leaves of the 100 columns. */
+#define PATH_ROW_FIXED 74
 static void path_table(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
 {
 	struct rpt_row *rows;
 	size_t n = rpt_rows(p, RPT_BY_PATH, o->sort, &rows), shown = shown_rows(o, n);
-	char name[32], span[64], fspan[32], kinds[16], id[24];
+	char name[32], fspan[WIDTH], kinds[16], id[24];
 
 	fprintf(out, "Hot paths (by %s)\n", rpt_sort_name(o->sort));
-	/* 31 + 2+24 + 1+20 + 1+8 + 1+10 = 98 */
-	fprintf(out, "%8s %6s %8s %6s  %-24s %-20s %8s %s\n", "execs", "%", rpt_cost_label(p), "%", "function",
-		"file:lines", "path", "start>end");
+	/* 31 + 2+20 + 1+7 + 1+11 + 1 = 74, then file:lines */
+	fprintf(out, "%8s %6s %8s %6s  %-20s %7s %-11s %s\n", "execs", "%", rpt_cost_label(p), "%", "function",
+		"path", "start>end", "file:lines");
 	for (size_t i = 0; i < shown; i++) {
 		const struct rpt_path *r = rows[i].path;
-		struct strbuf text = {0};
+		struct strbuf text = {0}, spans = {0};
 		numbers(out, p, rows[i].count, rows[i].cost);
 		snprintf(id, sizeof(id), "%s%" PRIu64, r->is_block ? "b" : "#", r->id);
-		fprintf(out, "  %-24s %-20s %8s %s\n", fmt_fit(name, 24, r->fn->name),
-			fmt_fit_left(fspan, 20, rpt_span(r, span, sizeof(span))), id,
-			rpt_kinds(r, kinds, sizeof(kinds)));
+		rpt_spans(r, WIDTH - PATH_ROW_FIXED, &spans);
+		fprintf(out, "  %-20s %7s %-11s %s\n", fmt_fit_mid(name, 20, r->fn->name), id,
+			rpt_kinds(r, kinds, sizeof(kinds)),
+			fmt_fit_left(fspan, WIDTH - PATH_ROW_FIXED, spans.s ? spans.s : ""));
+		sb_free(&spans);
+		if (p->line_costs && p->line_costs->n) {
+			/* the row's counter events by line of the sampled ip */
+			rpt_path_line_costs(&text, p->line_costs, r);
+			if (text.len)
+				sb_printf(&text, " ");
+		}
 		rpt_path_text(r, &text);
 		fmt_wrap(out, 10, WIDTH, text.s ? text.s : "");
 		sb_free(&text);
@@ -74,7 +85,7 @@ static void function_table(FILE *out, const struct rpt_profile *p, const struct 
 		numbers(out, p, rows[i].count, rows[i].cost);
 		snprintf(where, sizeof(where), "%s:%" PRIu32, fn->file[0] ? fmt_basename(fn->file) : "?",
 			 fn->line);
-		fprintf(out, " %6s  %-36s %s\n", fmt_count(d, rows[i].distinct), fmt_fit(name, 36, fn->name),
+		fprintf(out, " %6s  %-36s %s\n", fmt_count(d, rows[i].distinct), fmt_fit_mid(name, 36, fn->name),
 			fmt_fit_left(fwhere, 22, where));
 	}
 	more_line(out, shown, n, "functions");
@@ -101,7 +112,7 @@ static void process_table(FILE *out, const struct rpt_profile *p, const struct r
 		numbers(out, p, rows[i].count, rows[i].cost);
 		fprintf(out, " %6s %3" PRIu32 "  %-24s %s\n", fmt_count(d, rows[i].distinct), im->nthreads,
 			fmt_fit_left(exe, 24, im->exe[0] ? fmt_basename(im->exe) : "?"),
-			im->hottest ? fmt_fit(hot, 20, im->hottest->name) : "-");
+			im->hottest ? fmt_fit_mid(hot, 20, im->hottest->name) : "-");
 	}
 	more_line(out, shown, n, "processes");
 	free(rows);

@@ -32,6 +32,20 @@ char *fmt_fit_left(char *buf, size_t width, const char *s)
 	return buf;
 }
 
+char *fmt_fit_mid(char *buf, size_t width, const char *s)
+{
+	size_t n = strlen(s), head = (width - 1) / 2, tail = width - 1 - head;
+
+	if (n <= width) {
+		memcpy(buf, s, n + 1);
+		return buf;
+	}
+	memcpy(buf, s, head);
+	buf[head] = '~';
+	memcpy(buf + head + 1, s + n - tail, tail + 1);
+	return buf;
+}
+
 char *fmt_count(char *buf, uint64_t v)
 {
 	static const char units[] = "kMGTPE";

@@ -5,7 +5,7 @@
  *   - counts: exact below 100000, then scaled with k/M/G/T and 3 significant
  *     digits ("1.23M"), so a column of 7 characters holds any uint64;
  *   - shares: "69.2%", "<0.1%" for a non-zero part that rounds to nothing;
- *   - names: cut to a column width with a trailing '~'.
+ *   - names: cut to a column width, '~' marking where text was left out.
  * Every function writes into a caller buffer and returns it.
  */
 #ifndef WPP_REPORT_TABLE_FMT_H
@@ -23,6 +23,10 @@ char *fmt_fit(char *buf, size_t width, const char *s);
 
 /* Cut from the left ("~ng/path.c") — for file names, whose end matters. */
 char *fmt_fit_left(char *buf, size_t width, const char *s);
+
+/* Cut in the middle ("std::vec~::push_back") — for function names, whose
+ * start and end both matter (namespaces, suffixes like .cold, _impl). */
+char *fmt_fit_mid(char *buf, size_t width, const char *s);
 
 /* v as above: "99999", "123k", "1.23M". */
 char *fmt_count(char *buf, uint64_t v);

@@ -8,6 +8,11 @@
  * (inlined function at its line, then its caller at the call site).
  * Prints one line per address and the biases used; exits non-zero on any
  * mismatch.
+ *
+ * symbolize_check --inlines OBJECT FUNCTION prints the inline context of
+ * every position of FUNCTION (wpp_dwarf_fn_inlines), one
+ * "file:line:column<TAB>label" line each ("-" for the function's own code),
+ * for the e2e test to compare with the lines the program names itself.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +33,26 @@ static const struct wpp_module_rec *module_for(const struct wpp_trace *t, const 
 	return NULL;
 }
 
+static int print_inlines(const char *object, const char *function)
+{
+	struct wpp_dwarf *d = wpp_dwarf_new();
+	struct wpp_inline_pos *pos;
+	char err[256];
+	long n = d ? wpp_dwarf_fn_inlines(d, object, NULL, 0, "", function, &pos, err, sizeof(err)) : -1;
+
+	if (n < 0)
+		fprintf(stderr, "symbolize_check: %s\n", d ? err : "out of memory");
+	for (long i = 0; i < n; i++) {
+		const char *base = strrchr(pos[i].file, '/');
+		printf("%s:%" PRIu32 ":%" PRIu32 "\t%s\n", base ? base + 1 : pos[i].file, pos[i].line, pos[i].column,
+		       pos[i].label ? pos[i].label : "-");
+	}
+	if (n > 0)
+		free(pos);
+	wpp_dwarf_free(d);
+	return n > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct wpp_trace *t;
@@ -36,6 +61,8 @@ int main(int argc, char **argv)
 	FILE *in;
 	int failures = 0, checked = 0;
 
+	if (argc == 4 && strcmp(argv[1], "--inlines") == 0)
+		return print_inlines(argv[2], argv[3]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: symbolize_check run.wpp program-stdout\n");
 		return 2;

@@ -62,6 +62,18 @@ static void test_fit(void **state)
 	assert_string_equal(fmt_fit(b, 6, "main"), "main");
 	assert_string_equal(fmt_fit(b, 6, "function_name"), "funct~");
 	assert_string_equal(fmt_fit_left(b, 8, "/very/long/path.c"), "~/path.c");
+	assert_string_equal(fmt_fit_mid(b, 6, "main"), "main");
+	assert_string_equal(fmt_fit_mid(b, 7, "abcdefgh"), "abc~fgh");
+	assert_string_equal(fmt_fit_mid(b, 8, "abcdefghijk"), "abc~hijk"); /* the end gets the odd column */
+	/* Every cut keeps the width, the start and the end. */
+	for (size_t w = 2; w < 20; w++) {
+		const char *s = "a_function_with_a_rather_long_name";
+		size_t n = strlen(s);
+		fmt_fit_mid(b, w, s);
+		assert_int_equal(strlen(b), w);
+		assert_memory_equal(b, s, (w - 1) / 2);
+		assert_string_equal(b + (w - 1) / 2 + 1, s + n - (w - 1 - (w - 1) / 2));
+	}
 	assert_string_equal(fmt_basename("/a/b/c.c"), "c.c");
 	assert_string_equal(fmt_basename("c.c"), "c.c");
 }
