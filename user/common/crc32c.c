@@ -119,9 +119,11 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const 
 		c = shift_state(shift_tables[1], (uint32_t)c) ^
 		    shift_state(shift_tables[0], (uint32_t)c1) ^ (uint32_t)c2;
 	}
-	c = crc32c_raw_words(c, p, len / 8);
-	p += len / 8 * 8;
-	len %= 8;
+	if (len >= 8) { /* (p may be NULL when len is 0: no pointer arithmetic then) */
+		c = crc32c_raw_words(c, p, len / 8);
+		p += len / 8 * 8;
+		len %= 8;
+	}
 	uint32_t c32 = (uint32_t)c;
 	while (len--)
 		c32 = __builtin_ia32_crc32qi(c32, *p++);

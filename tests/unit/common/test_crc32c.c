@@ -17,6 +17,9 @@ static void check_value(void **state)
 	assert_int_equal(wpp_crc32c(0, "123456789", 9), 0xe3069283u);
 	assert_int_equal(wpp_crc32c_table(0, "123456789", 9), 0xe3069283u);
 	assert_int_equal(wpp_crc32c(0, "", 0), 0);
+	/* Writers checksum empty payloads by (NULL, 0). */
+	assert_int_equal(wpp_crc32c(0x1234u, NULL, 0), 0x1234u);
+	assert_int_equal(wpp_crc32c_table(0x1234u, NULL, 0), 0x1234u);
 }
 
 static void hw_matches_table(void **state)
