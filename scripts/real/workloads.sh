@@ -161,6 +161,8 @@ workload_steps() {
 		echo "run cb data:binary.small xz -c -T2 --block-size=4KiB -e --check=crc32"
 		echo "run db @cb xz -dc -T2"
 		echo "same db data:binary.small"
+		echo "threads cb 2 lzma_block_header_encode @cb"
+		echo "threads db 2 lzma_block_header_decode @cb"
 		# the package's own test files (its `make check` runs them the same
 		# way): valid ones decode, corrupt ones are rejected with status 1
 		local good="good-1-check-crc32 good-1-check-sha256 good-1-lzma2-3 good-1-delta-lzma2.tiff good-1-x86-lzma2 good-2-lzma2 good-1-block_header-2"
