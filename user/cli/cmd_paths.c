@@ -81,9 +81,13 @@ static void print_text(FILE *out, const struct paths_view *v)
 	fprintf(out, "\n%10s %8s %13s  %s\n", "count", "distinct", "dyn insns", "function (definition)");
 	for (size_t i = 0; i < v->nfns; i++) {
 		const struct wpp_fn *fn = v->fns[i].fn;
-		fprintf(out, "%10" PRIu64 " %8" PRIu64 " %13" PRIu64 "  %.40s (%.30s:%" PRIu32 ")\n",
-			v->fns[i].count, v->fns[i].distinct, v->fns[i].cost, fn->name,
-			fn->file[0] ? fn->file : "?", fn->line);
+		char fname[41], file[31];
+		/* Cut names in the middle and files from the left: a file's end
+		 * (its base name) is what identifies it. */
+		fmt_fit_mid(fname, 40, fn->name);
+		fmt_fit_left(file, 30, fn->file[0] ? fn->file : "?");
+		fprintf(out, "%10" PRIu64 " %8" PRIu64 " %13" PRIu64 "  %s (%s:%" PRIu32 ")\n",
+			v->fns[i].count, v->fns[i].distinct, v->fns[i].cost, fname, file, fn->line);
 	}
 	fprintf(out, "\ntotal: %" PRIu64 " executions, %zu distinct paths, %" PRIu64
 		     " dynamic IR instructions\n",
