@@ -115,6 +115,8 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 		th->pid, th->generation, th->tid, seq);
 	if (ev->signal_depth)
 		fprintf(out, ",\"signal_depth\":%" PRIu32, ev->signal_depth);
+	if (ev->repeat)
+		fprintf(out, ",\"repeat\":%" PRIu64, ev->repeat);
 	switch (ev->kind) {
 	case WPP_EV_PATH:
 		json_function(out, ev->fn);
@@ -141,6 +143,8 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 	case WPP_EV_CORRUPT:
 		fprintf(out, ",\"fid\":%" PRIu32 ",\"payload\":%" PRIu64 ",\"reason\":", ev->fid, ev->value);
 		json_str(out, ev->reason);
+		if (ev->kind == WPP_EV_UNATTRIBUTED && ev->lost_words)
+			fprintf(out, ",\"records\":%" PRIu64, ev->lost_words);
 		if (ev->fn)
 			json_function(out, ev->fn);
 		break;
@@ -157,9 +161,10 @@ static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *
 
 	switch (ev->kind) {
 	case WPP_EV_PATH:
-		fprintf(out, "%*s%6" PRIu64 "  %s  path %" PRIu64 "  %s -> %s%s\n", indent, "", seq,
+		fprintf(out, "%*s%6" PRIu64 "  %s  path %" PRIu64 "  %s -> %s%s%s\n", indent, "", seq,
 			ev->fn->name, ev->value, wpp_path_start_name(ev->path->start),
-			wpp_path_end_name(ev->path->end), ev->signal_depth ? "  [signal]" : "");
+			wpp_path_end_name(ev->path->end), ev->signal_depth ? "  [signal]" : "",
+			ev->repeat ? "  [again]" : "");
 		for (uint32_t i = 0; i < ev->path->nentered; i++) {
 			block_position(ev->fn, ev->path->entered[i], &file, &line);
 			fprintf(out, "%*s          b%-4" PRIu32 " %s:%" PRIu32 "\n", indent, "",

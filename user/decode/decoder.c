@@ -9,6 +9,14 @@
 #include "log.h"
 #include "wpp/trace_abi.h"
 
+/* The last record read at one signal depth: what a REPEAT word repeats. */
+struct last_record {
+	int valid;
+	uint32_t fid;
+	uint64_t value;
+	uint64_t repeats; /* repetitions emitted since it was read */
+};
+
 struct wpp_decoder {
 	const struct wpp_image_map *image;
 	unsigned flags;
@@ -19,6 +27,19 @@ struct wpp_decoder {
 	struct wpp_path path;
 	uint32_t *blocks;
 	uint32_t blocks_cap;
+	/* d->path holds the expansion of (expanded_fn, expanded_value) while
+	 * expanded_fn is set: a run repeats one path, expand it once. */
+	const struct wpp_fn *expanded_fn;
+	uint64_t expanded_value;
+	/* Per signal depth (a handler's records interleave with, but never
+	 * continue, the interrupted level's run). */
+	struct last_record *last;
+	uint32_t nlast;
+	uint32_t depth; /* signal depth of the last word taken */
+	/* Repetitions still to emit, and where their REPEAT word sat. */
+	uint64_t pending;
+	uint64_t pending_seq;
+	uint32_t pending_word, pending_depth;
 };
 
 struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct wpp_modules *mods,
@@ -44,6 +65,7 @@ void wpp_decoder_close(struct wpp_decoder *d)
 		return;
 	wpp_stream_free(&d->stream);
 	free(d->blocks);
+	free(d->last);
 	free(d);
 }
 
@@ -73,16 +95,49 @@ static void next_segment(struct wpp_decoder *d)
 		d->pos = d->stream.segs[d->seg].from;
 }
 
+static struct last_record *last_at(struct wpp_decoder *d, uint32_t depth)
+{
+	if (depth >= d->nlast) {
+		uint32_t n = depth + 4;
+		struct last_record *grown = realloc(d->last, n * sizeof(*grown));
+		if (!grown)
+			wpp_die("out of memory");
+		for (uint32_t i = d->nlast; i < n; i++)
+			grown[i] = (struct last_record){0};
+		d->last = grown;
+		d->nlast = n;
+	}
+	return &d->last[depth];
+}
+
+/* A handler entered anew starts with nothing to repeat at its depth (and
+ * deeper): runs never cross a handler's return. */
+static void enter_depth(struct wpp_decoder *d, uint32_t depth)
+{
+	for (uint32_t k = d->depth + 1; k <= depth && k < d->nlast; k++)
+		d->last[k].valid = 0;
+	d->depth = depth;
+}
+
+static void forget_all_records(struct wpp_decoder *d)
+{
+	for (uint32_t k = 0; k < d->nlast; k++)
+		d->last[k].valid = 0;
+}
+
 /* Only after peek() == PEEK_WORD. */
 static uint64_t take_word(struct wpp_decoder *d)
 {
 	const struct wpp_segment *s = &d->stream.segs[d->seg];
+	if (s->signal_depth != d->depth)
+		enter_depth(d, s->signal_depth);
 	d->stats.words++;
 	return wpp_batch_word(s->batch, d->pos++);
 }
 
 static int corrupt(struct wpp_decoder *d, struct wpp_event *ev, const char *why)
 {
+	last_at(d, ev->signal_depth)->valid = 0;
 	ev->kind = WPP_EV_CORRUPT;
 	ev->reason = why;
 	d->stats.corrupt++;
@@ -118,7 +173,10 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 		d->stats.blocks++;
 		return 1;
 	}
-	if (d->flags & WPP_DECODE_EXPAND) {
+	if ((d->flags & WPP_DECODE_EXPAND) && d->expanded_fn == fn && d->expanded_value == value) {
+		ev->path = &d->path;
+	} else if (d->flags & WPP_DECODE_EXPAND) {
+		d->expanded_fn = NULL;
 		if (fn->nblocks + 1 > d->blocks_cap) {
 			free(d->blocks);
 			d->blocks_cap = fn->nblocks + 1;
@@ -128,6 +186,8 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 		}
 		if (wpp_path_expand(fn, value, d->blocks, d->blocks_cap, &d->path) < 0)
 			return corrupt(d, ev, "path id is not a path of the function's DAG");
+		d->expanded_fn = fn;
+		d->expanded_value = value;
 		ev->path = &d->path;
 	}
 	ev->kind = WPP_EV_PATH;
@@ -135,8 +195,53 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 	return 1;
 }
 
+/* The k-th repetition of the record last read at the REPEAT word's depth. */
+static int emit_repeat(struct wpp_decoder *d, struct wpp_event *ev)
+{
+	struct last_record *last = &d->last[d->pending_depth];
+
+	d->pending--;
+	*ev = (struct wpp_event){.signal_depth = d->pending_depth,
+				 .batch_seq = d->pending_seq,
+				 .word_index = d->pending_word,
+				 .repeat = ++last->repeats};
+	d->stats.repeats++;
+	return record(d, ev, last->fid, last->value);
+}
+
+static int read_repeat(struct wpp_decoder *d, struct wpp_event *ev, uint32_t n)
+{
+	struct last_record *last = last_at(d, ev->signal_depth);
+
+	d->stats.repeat_words++;
+	if (n == 0)
+		return corrupt(d, ev, "repeat count of zero");
+	if (!last->valid) {
+		/* Whose repetitions these are was lost with what came before. */
+		ev->kind = WPP_EV_UNATTRIBUTED;
+		ev->reason = "repeat count with no record before it";
+		ev->lost_words = n;
+		d->stats.unattributed += n;
+		return 1;
+	}
+	d->pending = n;
+	d->pending_seq = ev->batch_seq;
+	d->pending_word = ev->word_index;
+	d->pending_depth = ev->signal_depth;
+	return emit_repeat(d, ev);
+}
+
+/* A record as written: remembered so that REPEAT words can repeat it. */
+static int read_record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uint64_t value)
+{
+	*last_at(d, ev->signal_depth) = (struct last_record){.valid = 1, .fid = fid, .value = value};
+	return record(d, ev, fid, value);
+}
+
 int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 {
+	if (d->pending)
+		return emit_repeat(d, ev);
 	for (;;) {
 		enum peek p = peek(d);
 		const struct wpp_segment *s;
@@ -148,6 +253,7 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 		s = &d->stream.segs[d->seg];
 		*ev = (struct wpp_event){.signal_depth = s->signal_depth};
 		if (p == PEEK_GAP) {
+			forget_all_records(d);
 			ev->kind = WPP_EV_GAP;
 			ev->lost_words = s->lost_words;
 			ev->lost_batches = s->lost_batches;
@@ -168,7 +274,7 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 			continue;
 		}
 		if (fid != WPP_FID_CONTROL)
-			return record(d, ev, fid, wpp_word_payload(w));
+			return read_record(d, ev, fid, wpp_word_payload(w));
 		ev->value = wpp_word_payload(w);
 		switch (wpp_ctrl_op(w)) {
 		case WPP_CTRL_PAD:
@@ -180,9 +286,12 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 			uint64_t id = take_word(d);
 			if (!(id & WPP_WIDE_ID_MARK))
 				return corrupt(d, ev, "wide path id without its mark bit");
-			return record(d, ev, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
+			return read_record(d, ev, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
 		}
+		case WPP_CTRL_REPEAT:
+			return read_repeat(d, ev, wpp_ctrl_operand(w));
 		case WPP_CTRL_GAP:
+			forget_all_records(d);
 			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
 				return corrupt(d, ev, "gap marker without its count");
 			ev->kind = WPP_EV_GAP;
@@ -209,4 +318,6 @@ void wpp_decode_stats_add(struct wpp_decode_stats *a, const struct wpp_decode_st
 	a->corrupt += b->corrupt;
 	a->zero_words += b->zero_words;
 	a->pad_words += b->pad_words;
+	a->repeat_words += b->repeat_words;
+	a->repeats += b->repeats;
 }

@@ -16,6 +16,13 @@
  * that are not paths of their DAG, block indices out of range) as CORRUPT
  * events.  Neither stops decoding.  Zero words (unwritten slots of salvaged
  * buffers) and PAD words are skipped and only counted.
+ *
+ * REPEAT words (trace_abi.h) are expanded: the record before them comes out
+ * again once per repeat, with ev.repeat = 1, 2, ... and the position
+ * (batch_seq, word_index) of the REPEAT word that produced it.  A REPEAT
+ * with no record before it at its signal depth (stream start, after a gap
+ * or a malformed record) is one UNATTRIBUTED event whose lost_words says
+ * how many records it stood for (all counted in stats.unattributed).
  */
 #ifndef WPP_DECODE_DECODER_H
 #define WPP_DECODE_DECODER_H
@@ -53,6 +60,8 @@ struct wpp_event {
 	uint32_t signal_depth;        /* 0 = main stream */
 	uint64_t batch_seq;           /* where the record starts (not for GAP) */
 	uint32_t word_index;
+	uint64_t repeat;              /* 0: a record as written; k >= 1: its k-th
+	                               * repetition, from a REPEAT word */
 };
 
 struct wpp_decode_stats {
@@ -66,6 +75,8 @@ struct wpp_decode_stats {
 	uint64_t corrupt;
 	uint64_t zero_words;
 	uint64_t pad_words;
+	uint64_t repeat_words; /* REPEAT control words read */
+	uint64_t repeats;      /* records they stood for (PATH/BLOCK/... events) */
 };
 
 struct wpp_decoder;

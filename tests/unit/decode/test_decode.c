@@ -257,6 +257,118 @@ static void test_decode_events(void **state)
 	wpp_trace_free(t);
 }
 
+/* A repeat of record (fn, id) number k, at (seq, word). */
+static void expect_repeat(struct wpp_decoder *d, enum wpp_event_kind kind, const char *fn, uint64_t id,
+			  uint64_t k, uint64_t seq, uint32_t word)
+{
+	struct wpp_event ev;
+
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	if (ev.kind != kind)
+		fail_msg("expected kind %d, got %d (%s)", kind, ev.kind, ev.reason ? ev.reason : "");
+	assert_string_equal(ev.fn->name, fn);
+	assert_int_equal(ev.value, id);
+	assert_int_equal(ev.repeat, k);
+	assert_int_equal(ev.batch_seq, seq);
+	assert_int_equal(ev.word_index, word);
+	if (kind == WPP_EV_PATH)
+		assert_non_null(ev.path);
+}
+
+/*
+ * REPEAT words: expanded after narrow, wide and blocks-mode records, across a
+ * batch boundary, around a spliced signal handler (which has its own record to
+ * repeat), and unattributable at the stream's start and after a gap or a
+ * malformed record.
+ */
+static void test_decode_repeats(void **state)
+{
+	char path[320], err[200];
+	struct tl_writer w;
+	struct wpp_elf_object *obj = wpp_elf_open(elf_path, err, sizeof(err));
+	uint64_t b0[] = {
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 2), /* nothing to repeat yet */
+	    wpp_make_word(10, 1),
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 2), /* after the handler: diamond 1 again */
+	};
+	uint64_t sig[] = {wpp_make_word(11, 0), wpp_make_ctrl(WPP_CTRL_REPEAT, 1)};
+	uint64_t b1[] = {
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 1), /* continues the run across batches */
+	    wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 10),
+	    WPP_WIDE_ID_MARK | 7,
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 2),
+	    wpp_make_ctrl(WPP_CTRL_GAP, 0),
+	    5,
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 1), /* the gap took its record */
+	    wpp_make_word(20, 2),
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 2),
+	    wpp_make_ctrl((enum wpp_ctrl_op)9, 0),
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 3), /* after a malformed word */
+	    wpp_make_word(10, 0),
+	    wpp_make_ctrl(WPP_CTRL_REPEAT, 0),
+	};
+	struct wpp_event ev;
+
+	(void)state;
+	assert_non_null(obj);
+	snprintf(path, sizeof(path), "%s/repeat.wpp", dir);
+	assert_int_equal(tl_wopen(&w, path), 0);
+	tl_process(&w, 200, 1, 0, 0);
+	tl_module(&w, 200, 0, 10, 2, 0xA, obj->build_id, obj->build_id_len, elf_path);
+	tl_module(&w, 200, 0, 20, 1, 0xB, obj->build_id, obj->build_id_len, elf_path);
+	wpp_elf_close(obj);
+	tl_batch(&w, 200, 0, 200, 0, 0, 0, 0, b0, 3);
+	tl_batch(&w, 200, 0, 200, 1, WPP_BATCH_SIGNAL, 0, 2, sig, 2);
+	tl_batch(&w, 200, 0, 200, 2, 0, 0, 0, b1, sizeof(b1) / sizeof(b1[0]));
+	tl_wclose(&w, 1);
+
+	struct wpp_trace *t = wpp_trace_load(path);
+	struct wpp_symbolizer *sym = wpp_sym_new();
+	assert_non_null(t);
+	struct wpp_modules *mods = wpp_modules_new(t, sym);
+	struct wpp_decoder *d = wpp_decoder_open(&t->threads[0], mods, WPP_DECODE_EXPAND);
+
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	assert_int_equal(ev.kind, WPP_EV_UNATTRIBUTED);
+	assert_int_equal(ev.lost_words, 2);
+	assert_non_null(strstr(ev.reason, "repeat"));
+	expect_repeat(d, WPP_EV_PATH, "diamond", 1, 0, 0, 1);
+	expect_repeat(d, WPP_EV_PATH, "helper", 0, 0, 1, 0); /* the handler */
+	expect_repeat(d, WPP_EV_PATH, "helper", 0, 1, 1, 1);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 1, 1, 0, 2);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 1, 2, 0, 2);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 1, 3, 2, 0);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 7, 0, 2, 1);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 7, 1, 2, 3);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 7, 2, 2, 3);
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	assert_int_equal(ev.kind, WPP_EV_GAP);
+	assert_int_equal(wpp_decoder_next(d, &ev), 1);
+	assert_int_equal(ev.kind, WPP_EV_UNATTRIBUTED);
+	assert_int_equal(ev.lost_words, 1);
+	expect_repeat(d, WPP_EV_BLOCK, "oracle_fn", 2, 0, 2, 7);
+	expect_repeat(d, WPP_EV_BLOCK, "oracle_fn", 2, 1, 2, 8);
+	expect_repeat(d, WPP_EV_BLOCK, "oracle_fn", 2, 2, 2, 8);
+	expect_kind(d, WPP_EV_CORRUPT, "unknown control");
+	expect_kind(d, WPP_EV_UNATTRIBUTED, "repeat");
+	expect_repeat(d, WPP_EV_PATH, "diamond", 0, 0, 2, 11);
+	expect_kind(d, WPP_EV_CORRUPT, "zero");
+	assert_int_equal(wpp_decoder_next(d, &ev), 0);
+
+	const struct wpp_decode_stats *st = wpp_decoder_stats(d);
+	assert_int_equal(st->paths, 10);
+	assert_int_equal(st->blocks, 3);
+	assert_int_equal(st->repeat_words, 9);
+	assert_int_equal(st->repeats, 8);
+	assert_int_equal(st->unattributed, 2 + 1 + 3);
+	assert_int_equal(st->corrupt, 2);
+	wpp_decoder_close(d);
+	wpp_modules_free(mods);
+	wpp_sym_free(sym);
+	wpp_trace_free(t);
+	unlink(path);
+}
+
 static void test_missing_object(void **state)
 {
 	struct wpp_symbolizer *sym = wpp_sym_new();
@@ -275,6 +387,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_events),
+		cmocka_unit_test(test_decode_repeats),
 		cmocka_unit_test(test_missing_object),
 	};
 	if (argc == 3 && !strcmp(argv[1], "--write-fixture"))

@@ -71,7 +71,20 @@ enum wpp_ctrl_op {
 	WPP_CTRL_GAP = 2,       /* operand = 0; the next word is the number of lost
 	                         * words. Inserted by transports/collector only. */
 	WPP_CTRL_PAD = 3,       /* filler, ignored by decoders */
+	WPP_CTRL_REPEAT = 4,    /* operand = n >= 1: the path record just before
+	                         * this word in the same stream (a narrow word or
+	                         * a wide pair, possibly at the end of the
+	                         * previous batch of the same thread and signal
+	                         * depth) ran n more times in a row.  Emitted by
+	                         * loops whose iterations repeat one path
+	                         * (docs/instrumentation.md); several in a row
+	                         * add up.  With no such record before it (stream
+	                         * start, after a gap or a control word) the n
+	                         * instances are unattributable. */
 };
+
+/* Largest count one REPEAT word carries (longer runs use several words). */
+#define WPP_REPEAT_MAX UINT32_MAX
 
 static inline uint64_t wpp_make_ctrl(enum wpp_ctrl_op op, uint32_t operand)
 {
@@ -104,6 +117,15 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  * still lands in owned memory.  Before the thread's first record both
  * pointers address a small per-thread scratch area, so the first record
  * always reaches __wpp_flush(), which sets up the real buffer.
+ *
+ * Runs (WPP_CTRL_REPEAT): a loop may keep "same path as last iteration"
+ * in a register count instead of appending a word per iteration; it writes
+ * the first instance as a normal record and the count as a REPEAT word when
+ * the path changes or the loop is left, always before any later record of
+ * the thread.  While a run is being counted the cursor stays where the
+ * REPEAT word will go, so a sample taken then has the REPEAT word's position
+ * and belongs to the run's repeated instances (readers attribute it to the
+ * first of them).
  */
 #define WPP_SYM_CURSOR "__wpp_cursor"
 #define WPP_SYM_LIMIT "__wpp_limit"
