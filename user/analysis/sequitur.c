@@ -98,7 +98,7 @@ static void put_digram(struct seq_builder *b, uint32_t i)
 {
 	uint32_t old;
 
-	if (seq_digram_put(&b->digrams, digram_key_at(b, i), i, &old) < 0) {
+	if (seq_digram_put(&b->digrams, b->n, digram_key_at(b, i), i, &old) < 0) {
 		b->failed = 1;
 		return;
 	}
@@ -287,7 +287,7 @@ static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
 
 	if (!b->have_lookahead || b->n[y].next != b->cur_root)
 		return 0;
-	m = seq_digram_find(&b->digrams, seq_digram_key(b->n[y].sym, b->lookahead));
+	m = seq_digram_find(&b->digrams, b->n, seq_digram_key(b->n[y].sym, b->lookahead));
 	if (m == SEQ_DIGRAM_NONE || !whole_rule_at(b, m))
 		return 0;
 	b->deferred = 1;
@@ -299,7 +299,7 @@ static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
 HOT uint32_t lookup_or_index(struct seq_builder *b, uint32_t x)
 {
 	int failed = 0;
-	uint32_t m = seq_digram_find_or_add(&b->digrams, digram_key_at(b, x), x, &failed);
+	uint32_t m = seq_digram_find_or_add(&b->digrams, b->n, digram_key_at(b, x), x, &failed);
 
 	if (m == SEQ_DIGRAM_NONE) {
 		if (failed)
@@ -515,10 +515,36 @@ int seq_append(struct seq_builder *b, uint32_t terminal)
 	return b->failed ? -1 : 0;
 }
 
+/* How many symbols ahead seq_append_many prefetches digram slots. */
+#define PREFETCH_AHEAD 8
+
+/*
+ * With the input at hand, the slot of the digram (t[i], t[i+1]) can be
+ * loaded long before the step that looks it up, which happens whenever
+ * t[i] is still the segment's last symbol then — always, unless t[i] was
+ * folded into a rule.  On poorly compressible streams (a real program's
+ * data-dependent paths: grammars of millions of rules, tables of tens of
+ * MiB) nearly every step starts with a miss on that slot; step()'s own
+ * prefetch, one symbol ahead, hides only part of it.  Prefetching never
+ * changes the grammar.
+ */
 int seq_append_many(struct seq_builder *b, const uint32_t *terminals, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (i + PREFETCH_AHEAD + 1 < n)
+			seq_digram_prefetch(&b->digrams,
+					    seq_digram_key(terminals[i + PREFETCH_AHEAD],
+							   terminals[i + PREFETCH_AHEAD + 1]));
 		if (seq_append(b, terminals[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int seq_append_run(struct seq_builder *b, uint32_t terminal, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i++)
+		if (seq_append(b, terminal) < 0)
 			return -1;
 	return 0;
 }

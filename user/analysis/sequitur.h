@@ -55,6 +55,9 @@ void seq_builder_free(struct seq_builder *b);
 int seq_append(struct seq_builder *b, uint32_t terminal);
 /* Convenience for a buffer of terminals (stops at the first error). */
 int seq_append_many(struct seq_builder *b, const uint32_t *terminals, size_t n);
+/* terminal appended count times in a row (a run, e.g. a loop repeating one
+ * path): the grammar is exactly the one count seq_append calls give. */
+int seq_append_run(struct seq_builder *b, uint32_t terminal, uint64_t count);
 /* End the current segment (lost events follow); a new segment begins. */
 int seq_append_gap(struct seq_builder *b);
 /* Process the held-back look-ahead symbol; call at the end of the stream.

@@ -120,7 +120,7 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 				 (unsigned long long)occ[i].key, (unsigned long long)(j - i));
 			goto out;
 		}
-		uint32_t held = seq_digram_find(&b->digrams, occ[i].key);
+		uint32_t held = seq_digram_find(&b->digrams, b->n, occ[i].key);
 		int found = 0;
 		for (uint64_t k = i; k < j; k++) {
 			found |= occ[k].node == held;

@@ -33,9 +33,9 @@ static int alloc_table(struct seq_digram_index *idx, unsigned log2_capacity)
 	if (!idx->slots)
 		return -1;
 	for (uint32_t i = 0; i < cap; i++)
-		idx->slots[i] = (struct seq_digram_slot){SEQ_DIGRAM_EMPTY, 0, 0};
+		idx->slots[i] = (struct seq_digram_slot){0, 0};
 	idx->mask = cap - 1;
-	idx->shift = 64 - log2_capacity;
+	idx->shift = 32 - log2_capacity;
 	idx->count = 0;
 	return 0;
 }
@@ -56,16 +56,19 @@ void seq_digram_free(struct seq_digram_index *idx)
 int seq_digram_grow(struct seq_digram_index *idx)
 {
 	struct seq_digram_index bigger;
-	unsigned log2 = 64 - idx->shift + 1;
+	unsigned log2 = 32 - idx->shift + 1;
 
 	if (log2 > 31 || alloc_table(&bigger, log2) < 0)
 		return -1;
 	/* Old slots in index order: the new layout depends only on the old
-	 * one, so determinism is kept. */
+	 * one, so determinism is kept.  Keys are distinct, so each entry just
+	 * goes to the first free slot from its home (no key comparison). */
 	for (uint32_t i = 0; i <= idx->mask; i++) {
-		if (idx->slots[i].key == SEQ_DIGRAM_EMPTY)
+		if (!idx->slots[i].node)
 			continue;
-		uint32_t j = seq_digram_slot_for(&bigger, idx->slots[i].key);
+		uint32_t j = seq_digram_home(&bigger, idx->slots[i].fp);
+		while (bigger.slots[j].node)
+			j = (j + 1) & bigger.mask;
 		bigger.slots[j] = idx->slots[i];
 		bigger.count++;
 	}
@@ -79,15 +82,14 @@ void seq_digram_remove_slot(struct seq_digram_index *idx, uint32_t i)
 	/* Backward shift: pull later members of the probe run into the hole
 	 * when their home slot does not lie strictly after it. */
 	uint32_t hole = i;
-	for (uint32_t j = (i + 1) & idx->mask; idx->slots[j].key != SEQ_DIGRAM_EMPTY;
-	     j = (j + 1) & idx->mask) {
-		uint32_t home = seq_digram_home(idx, idx->slots[j].key);
+	for (uint32_t j = (i + 1) & idx->mask; idx->slots[j].node; j = (j + 1) & idx->mask) {
+		uint32_t home = seq_digram_home(idx, idx->slots[j].fp);
 		if (((j - home) & idx->mask) >= ((j - hole) & idx->mask)) {
 			idx->slots[hole] = idx->slots[j];
 			hole = j;
 		}
 	}
-	idx->slots[hole].key = SEQ_DIGRAM_EMPTY;
+	idx->slots[hole].node = 0;
 	idx->count--;
 }
 

@@ -5,38 +5,54 @@
  * A map from a digram (two 32-bit symbol codes, packed into one 64-bit key)
  * to the node index of one occurrence of it.  Open addressing with linear
  * probing and backward-shift deletion (no tombstones), so the table never
- * degrades however many digrams come and go.  Keys are symbol values, never
- * pointers, and the hash is a fixed multiplicative one: the table's content
- * is a pure function of the operations applied to it (determinism).
+ * degrades however many digrams come and go.  The hash is a fixed
+ * multiplicative one of the symbol values, never of pointers: the table's
+ * content is a pure function of the operations applied to it (determinism).
+ *
+ * Compact slots.  A slot is 8 bytes: the node and a 32-bit fingerprint,
+ * the top bits of the key's hash (so the home slot, and the table's growth,
+ * need no key).  The key itself is not stored: an entry for node i stands
+ * for the digram that starts at i, (n[i].sym, n[n[i].next].sym), which the
+ * builder keeps true for every indexed node (it unindexes a node before
+ * relinking it or changing its symbol).  A lookup compares fingerprints
+ * and, only on a match, reads the two nodes — which a hit reads anyway
+ * right after.  Why: the table was 16 MiB on the benchmark and its first
+ * probe, a random access, was the builder's top cost; halving the slot
+ * halves the memory those probes sweep.
  *
  * The lookups are inline: the builder does two or three per input symbol
  * and the call overhead showed up in profiles; growing the table is rare
  * and stays out of line.
  *
- * Contract: SEQ_DIGRAM_EMPTY is never a valid key (the builder never forms
- * a digram of two copies of the largest rule code) and SEQ_DIGRAM_NONE is
- * never a valid node index.  Functions that can grow the table report
- * allocation failure (-1 or *failed) and leave the table unchanged.
+ * Contract: node 0 is never indexed (it marks a free slot) and
+ * SEQ_DIGRAM_NONE is never a valid node index.  Functions that can grow the
+ * table report allocation failure (-1 or *failed) and leave it unchanged.
  */
 #ifndef WPP_SEQUITUR_DIGRAM_H
 #define WPP_SEQUITUR_DIGRAM_H
 
 #include <stdint.h>
 
-#define SEQ_DIGRAM_EMPTY UINT64_MAX
-#define SEQ_DIGRAM_NONE	 UINT32_MAX
+#define SEQ_DIGRAM_NONE UINT32_MAX
 
-/* Key and node side by side: a probe touches one cache line, not two. */
+/* One symbol occurrence (or a rule's guard): see sequitur_internal.h. */
+struct seq_node {
+	uint32_t sym;  /* terminal, SEQ_RULE_BIT|guard, or SEQ_DEAD_SYM */
+	uint32_t prev; /* neighbours in the rule's circular list */
+	uint32_t next;
+	uint32_t aux; /* guards: reference count | ROOT_FLAG; body nodes:
+			 DIGRAM_OWNER when the index points at this node */
+};
+
 struct seq_digram_slot {
-	uint64_t key;  /* SEQ_DIGRAM_EMPTY marks a free slot */
-	uint32_t node; /* node index of the occurrence the key maps to */
-	uint32_t pad;
+	uint32_t fp;   /* top 32 bits of the key's hash */
+	uint32_t node; /* 0 = free slot */
 };
 
 struct seq_digram_index {
 	struct seq_digram_slot *slots;
 	uint32_t mask;	/* capacity - 1; capacity is a power of two */
-	unsigned shift; /* 64 - log2(capacity), for the hash */
+	unsigned shift; /* 32 - log2(capacity): home slot = fp >> shift */
 	uint32_t count;
 };
 
@@ -47,15 +63,20 @@ static inline uint64_t seq_digram_key(uint32_t first, uint32_t second)
 
 /* Fibonacci hashing: the top bits of key * 2^64/phi spread consecutive
  * symbol values over the whole table. */
-static inline uint32_t seq_digram_home(const struct seq_digram_index *idx, uint64_t key)
+static inline uint32_t seq_digram_fp(uint64_t key)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> idx->shift);
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static inline uint32_t seq_digram_home(const struct seq_digram_index *idx, uint32_t fp)
+{
+	return fp >> idx->shift;
 }
 
 /* Start loading the slot where key's probe begins (no effect on content). */
 static inline void seq_digram_prefetch(const struct seq_digram_index *idx, uint64_t key)
 {
-	__builtin_prefetch(&idx->slots[seq_digram_home(idx, key)]);
+	__builtin_prefetch(&idx->slots[seq_digram_home(idx, seq_digram_fp(key))]);
 }
 
 int seq_digram_init(struct seq_digram_index *idx, unsigned log2_capacity);
@@ -64,14 +85,23 @@ void seq_digram_free(struct seq_digram_index *idx);
 /* Out of line: double the table (load factor kept at or below 1/2). */
 int seq_digram_grow(struct seq_digram_index *idx);
 
-/* Slot holding key, or the empty slot where its probe run ends. */
-static inline uint32_t seq_digram_slot_for(const struct seq_digram_index *idx, uint64_t key)
+/* Does the entry for node stand for key?  (Reads the two nodes.) */
+static inline int seq_digram_is(const struct seq_node *n, uint32_t node, uint64_t key)
 {
-	uint32_t i = seq_digram_home(idx, key);
+	return seq_digram_key(n[node].sym, n[n[node].next].sym) == key;
+}
 
-	while (idx->slots[i].key != key && idx->slots[i].key != SEQ_DIGRAM_EMPTY)
-		i = (i + 1) & idx->mask;
-	return i;
+/* Slot holding key, or the free slot where its probe run ends. */
+static inline uint32_t seq_digram_slot_for(const struct seq_digram_index *idx,
+					   const struct seq_node *n, uint64_t key, uint32_t fp)
+{
+	uint32_t i = seq_digram_home(idx, fp);
+
+	for (;; i = (i + 1) & idx->mask) {
+		const struct seq_digram_slot *s = &idx->slots[i];
+		if (!s->node || (s->fp == fp && seq_digram_is(n, s->node, key)))
+			return i;
+	}
 }
 
 static inline int seq_digram_full(const struct seq_digram_index *idx)
@@ -80,71 +110,78 @@ static inline int seq_digram_full(const struct seq_digram_index *idx)
 }
 
 /* The node stored for key, or SEQ_DIGRAM_NONE. */
-static inline uint32_t seq_digram_find(const struct seq_digram_index *idx, uint64_t key)
+static inline uint32_t seq_digram_find(const struct seq_digram_index *idx,
+				       const struct seq_node *n, uint64_t key)
 {
-	const struct seq_digram_slot *s = &idx->slots[seq_digram_slot_for(idx, key)];
+	uint32_t node = idx->slots[seq_digram_slot_for(idx, n, key, seq_digram_fp(key))].node;
 
-	return s->key == key ? s->node : SEQ_DIGRAM_NONE;
+	return node ? node : SEQ_DIGRAM_NONE;
+}
+
+/* Store node in free slot i for fingerprint fp (growing first if needed). */
+static inline int seq_digram_store(struct seq_digram_index *idx, const struct seq_node *n,
+				   uint64_t key, uint32_t fp, uint32_t i, uint32_t node)
+{
+	if (seq_digram_full(idx)) {
+		if (seq_digram_grow(idx) < 0)
+			return -1;
+		i = seq_digram_slot_for(idx, n, key, fp);
+	}
+	idx->slots[i] = (struct seq_digram_slot){fp, node};
+	idx->count++;
+	return 0;
 }
 
 /* If key is present, return its node and change nothing; otherwise store
  * (key, node) and return SEQ_DIGRAM_NONE (then *failed = 1 if the table
- * could not grow and nothing was stored). */
-static inline uint32_t seq_digram_find_or_add(struct seq_digram_index *idx, uint64_t key,
+ * could not grow and nothing was stored).  node's digram must be key. */
+static inline uint32_t seq_digram_find_or_add(struct seq_digram_index *idx,
+					      const struct seq_node *n, uint64_t key,
 					      uint32_t node, int *failed)
 {
-	uint32_t i = seq_digram_slot_for(idx, key);
+	uint32_t fp = seq_digram_fp(key), i = seq_digram_slot_for(idx, n, key, fp);
 
-	if (idx->slots[i].key == key)
+	if (idx->slots[i].node)
 		return idx->slots[i].node;
-	if (seq_digram_full(idx)) {
-		if (seq_digram_grow(idx) < 0) {
-			*failed = 1;
-			return SEQ_DIGRAM_NONE;
-		}
-		i = seq_digram_slot_for(idx, key);
-	}
-	idx->slots[i] = (struct seq_digram_slot){key, node, 0};
-	idx->count++;
+	if (seq_digram_store(idx, n, key, fp, i, node) < 0)
+		*failed = 1;
 	return SEQ_DIGRAM_NONE;
 }
 
 /* Store (key, node), replacing any node stored for key; *replaced gets
  * the node it displaced or SEQ_DIGRAM_NONE.  0 or -1. */
-static inline int seq_digram_put(struct seq_digram_index *idx, uint64_t key, uint32_t node,
-				 uint32_t *replaced)
+static inline int seq_digram_put(struct seq_digram_index *idx, const struct seq_node *n,
+				 uint64_t key, uint32_t node, uint32_t *replaced)
 {
-	uint32_t i = seq_digram_slot_for(idx, key);
+	uint32_t fp = seq_digram_fp(key), i = seq_digram_slot_for(idx, n, key, fp);
 
 	*replaced = SEQ_DIGRAM_NONE;
-	if (idx->slots[i].key == key) {
+	if (idx->slots[i].node) {
 		*replaced = idx->slots[i].node;
 		idx->slots[i].node = node;
 		return 0;
 	}
-	if (seq_digram_full(idx)) {
-		if (seq_digram_grow(idx) < 0)
-			return -1;
-		i = seq_digram_slot_for(idx, key);
-	}
-	idx->slots[i] = (struct seq_digram_slot){key, node, 0};
-	idx->count++;
-	return 0;
+	return seq_digram_store(idx, n, key, fp, i, node);
 }
 
 /* Remove the entry in slot i (backward-shift deletion). */
 void seq_digram_remove_slot(struct seq_digram_index *idx, uint32_t i);
 
-/* Remove key only if it currently maps to node (another occurrence of the
- * same digram may own the entry; it must survive).  1 if removed. */
+/* Remove key's entry only if it is node's (another occurrence of the same
+ * digram may own the entry; it must survive).  A node is stored at most
+ * once, so the node alone identifies the entry: no node is read.  1 if
+ * removed. */
 static inline int seq_digram_remove_if(struct seq_digram_index *idx, uint64_t key, uint32_t node)
 {
-	uint32_t i = seq_digram_slot_for(idx, key);
+	uint32_t i = seq_digram_home(idx, seq_digram_fp(key));
 
-	if (idx->slots[i].key != key || idx->slots[i].node != node)
-		return 0;
-	seq_digram_remove_slot(idx, i);
-	return 1;
+	for (; idx->slots[i].node; i = (i + 1) & idx->mask) {
+		if (idx->slots[i].node == node) {
+			seq_digram_remove_slot(idx, i);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Bytes held by the table. */

@@ -26,13 +26,7 @@
 /* aux of a body node: the digram index maps this node's digram to it. */
 #define DIGRAM_OWNER 1u
 
-struct seq_node {
-	uint32_t sym;  /* terminal, SEQ_RULE_BIT|guard, or SEQ_DEAD_SYM */
-	uint32_t prev; /* neighbours in the rule's circular list */
-	uint32_t next;
-	uint32_t aux; /* guards: reference count | ROOT_FLAG; body nodes:
-			 DIGRAM_OWNER when the index points at this node */
-};
+/* struct seq_node is defined in sequitur_digram.h (the index reads nodes). */
 
 struct seq_builder {
 	struct seq_node *n;

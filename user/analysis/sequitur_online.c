@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../common/wppfile.h"
+#include "grow_u32.h"
 #include "sequitur_serial.h"
 #include "wpp/trace_abi.h"
 
@@ -28,7 +29,26 @@ struct path_grammar {
 	uint64_t nsymbols, skipped;
 	uint32_t segments;
 	int failed;
+	/* WPP_CTRL_REPEAT repeats the record just before it at the same
+	 * signal depth, which may have arrived in an earlier call: per depth,
+	 * that record's terminal, or NO_RECORD after a gap / another control
+	 * word / at the stream's start. */
+	uint32_t *last_term;
+	uint32_t depths;
+	uint32_t cur_depth; /* depth of the previous call */
+	/* Terminals not yet handed to the builder: it gets them in batches
+	 * (seq_append_many prefetches the digram slots of symbols ahead).
+	 * Flushed before anything else touches the builder and at the end of
+	 * every call. */
+	uint32_t pending[1024];
+	uint32_t npending;
 };
+
+#define NO_RECORD UINT32_MAX
+/* Signal handlers nest a few levels at most; a deeper depth (only a
+ * hostile file can say so) keeps no state: its REPEATs are unattributable,
+ * never attached to a wrong record. */
+#define MAX_TRACKED_DEPTH 256u
 
 static uint32_t hash_key(uint32_t fid, uint64_t id, uint32_t mask)
 {
@@ -86,6 +106,7 @@ void path_grammar_free(struct path_grammar *pg)
 	if (!pg)
 		return;
 	seq_builder_free(pg->b);
+	free(pg->last_term);
 	free(pg->slots);
 	free(pg->terms);
 	free(pg);
@@ -96,41 +117,100 @@ const struct seq_builder *path_grammar_builder(const struct path_grammar *pg)
 	return pg->b;
 }
 
-static void symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
+static void flush_pending(struct path_grammar *pg)
 {
-	uint32_t k = hash_key(fid, id, pg->mask);
+	if (pg->npending && seq_append_many(pg->b, pg->pending, pg->npending) < 0)
+		pg->failed = 1;
+	pg->npending = 0;
+}
+
+static void append_terminal(struct path_grammar *pg, uint32_t t)
+{
+	if (pg->npending == sizeof(pg->pending) / sizeof(pg->pending[0]))
+		flush_pending(pg);
+	pg->pending[pg->npending++] = t;
+	pg->nsymbols++;
+}
+
+/* Append the record (fid, id); its terminal, or NO_RECORD on failure. */
+static uint32_t symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
+{
+	uint32_t k = hash_key(fid, id, pg->mask), t;
 
 	for (; pg->slots[k].fid; k = (k + 1) & pg->mask) {
 		if (pg->slots[k].fid == fid && pg->slots[k].id == id) {
-			pg->nsymbols++;
-			if (seq_append(pg->b, pg->slots[k].dense) < 0)
-				pg->failed = 1;
-			return;
+			t = pg->slots[k].dense;
+			append_terminal(pg, t);
+			return t;
 		}
 	}
 	if (pg->nterms >= SEQ_TERMINAL_LIMIT - 1) {
 		pg->failed = 1;
-		return;
+		return NO_RECORD;
 	}
 	/* Keep the load at or below 1/2. */
 	if (pg->nterms + 1 > pg->terms_cap) {
 		if (grow_terms(pg) < 0) {
 			pg->failed = 1;
-			return;
+			return NO_RECORD;
 		}
 		k = hash_key(fid, id, pg->mask);
 		while (pg->slots[k].fid)
 			k = (k + 1) & pg->mask;
 	}
-	pg->slots[k] = (struct term_slot){id, fid, pg->nterms};
-	pg->terms[pg->nterms] = (struct wpp_grammar_terminal){fid, 0, id};
-	pg->nsymbols++;
-	if (seq_append(pg->b, pg->nterms++) < 0)
+	t = pg->nterms++;
+	pg->slots[k] = (struct term_slot){id, fid, t};
+	pg->terms[t] = (struct wpp_grammar_terminal){fid, 0, id};
+	append_terminal(pg, t);
+	return t;
+}
+
+/* The per-depth state slot, or NULL for an untracked depth. */
+static uint32_t *last_record_at(struct path_grammar *pg, uint32_t depth)
+{
+	if (depth >= MAX_TRACKED_DEPTH)
+		return NULL;
+	while (depth >= pg->depths) {
+		uint32_t old = pg->depths;
+		if (grow_u32(&pg->last_term, &pg->depths, 4) < 0) {
+			pg->failed = 1;
+			return NULL;
+		}
+		for (uint32_t d = old; d < pg->depths; d++)
+			pg->last_term[d] = NO_RECORD;
+	}
+	return &pg->last_term[depth];
+}
+
+static void forget_all_records(struct path_grammar *pg)
+{
+	for (uint32_t d = 0; d < pg->depths; d++)
+		pg->last_term[d] = NO_RECORD;
+}
+
+/* REPEAT n: n more instances of the previous record, or n unattributable
+ * records (counted, never guessed) when there is none. */
+static void repeat(struct path_grammar *pg, uint32_t *last, uint32_t n)
+{
+	if (n == 0) { /* malformed: a REPEAT always stands for >= 1 */
+		pg->skipped++;
+		*last = NO_RECORD;
+		return;
+	}
+	if (*last == NO_RECORD) {
+		pg->skipped += n;
+		return;
+	}
+	flush_pending(pg);
+	pg->nsymbols += n;
+	if (seq_append_run(pg->b, *last, n) < 0)
 		pg->failed = 1;
 }
 
 int path_grammar_gap(struct path_grammar *pg)
 {
+	forget_all_records(pg);
+	flush_pending(pg);
 	if (seq_append_gap(pg->b) < 0)
 		pg->failed = 1;
 	pg->segments++;
@@ -139,19 +219,41 @@ int path_grammar_gap(struct path_grammar *pg)
 
 int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
 {
+	return path_grammar_words_at(pg, words, n, 0);
+}
+
+int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n,
+			  uint32_t depth)
+{
+	uint32_t untracked = NO_RECORD, *last;
+
+	/* Going deeper means a new signal handler run: what earlier handlers
+	 * at those depths recorded is not "just before" anything in it. */
+	for (uint32_t d = pg->cur_depth + 1; d <= depth && d < pg->depths; d++)
+		pg->last_term[d] = NO_RECORD;
+	pg->cur_depth = depth;
+	last = last_record_at(pg, depth);
+	if (!last)
+		last = &untracked;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w = words[i], id;
 		uint32_t fid = wpp_word_fid(w);
 
-		if (w == 0)
-			continue; /* unwritten slot of a salvaged buffer */
 		if (fid != WPP_FID_CONTROL) {
-			symbol(pg, fid, wpp_word_payload(w));
+			*last = symbol(pg, fid, wpp_word_payload(w));
 			continue;
 		}
+		if (w != 0 && wpp_ctrl_op(w) == WPP_CTRL_REPEAT) {
+			repeat(pg, last, wpp_ctrl_operand(w));
+			continue;
+		}
+		/* Zero and PAD words carry nothing (the decoder skips them);
+		 * every other word ends the record a REPEAT could refer to,
+		 * unless it is a valid wide record, which becomes it. */
+		if (w == 0 || wpp_ctrl_op(w) == WPP_CTRL_PAD)
+			continue;
+		*last = NO_RECORD;
 		switch (wpp_ctrl_op(w)) {
-		case WPP_CTRL_PAD:
-			break;
 		case WPP_CTRL_WIDE_PATH:
 			if (i + 1 == n) {
 				pg->skipped++; /* cut short */
@@ -159,7 +261,7 @@ int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
 			}
 			id = words[++i];
 			if (id & WPP_WIDE_ID_MARK)
-				symbol(pg, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
+				*last = symbol(pg, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
 			else
 				pg->skipped += 2;
 			break;
@@ -176,6 +278,7 @@ int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
 			break;
 		}
 	}
+	flush_pending(pg);
 	return pg->failed ? -1 : 0;
 }
 
@@ -183,6 +286,7 @@ int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *ke
 			struct wpp_thread_grammar *out)
 {
 	memset(out, 0, sizeof(*out));
+	flush_pending(pg);
 	if (pg->failed || seq_finish(pg->b) < 0 || seq_export(pg->b, &out->g) < 0)
 		return -1;
 	out->terms = malloc((pg->nterms ? pg->nterms : 1) * sizeof(*out->terms));
@@ -304,10 +408,15 @@ static void *c_open(void *cfg_, const struct wpp_thread_key *key)
 	return s;
 }
 
-static void c_words(void *state, const uint64_t *words, size_t n)
+static void c_words(void *state, const uint64_t *words, size_t n, uint32_t depth)
 {
 	struct consumer_state *s = state;
-	path_grammar_words(s->pg, words, n);
+	path_grammar_words_at(s->pg, words, n, depth);
+}
+
+static void c_words_depth0(void *state, const uint64_t *words, size_t n)
+{
+	c_words(state, words, n, 0);
 }
 
 static void c_gap(void *state, uint64_t lost)
@@ -356,5 +465,11 @@ static int c_close(void *state, struct wpp_writer *w, const struct wpp_thread_ke
 
 struct wpp_online_consumer wpp_grammar_consumer(struct wpp_grammar_cfg *cfg)
 {
-	return (struct wpp_online_consumer){"grammar", c_open, c_words, c_gap, c_close, cfg};
+	return (struct wpp_online_consumer){.name = "grammar",
+					    .thread_open = c_open,
+					    .thread_words = c_words_depth0,
+					    .thread_gap = c_gap,
+					    .thread_close = c_close,
+					    .cfg = cfg,
+					    .thread_words_at = c_words};
 }

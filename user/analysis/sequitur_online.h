@@ -11,9 +11,17 @@
  * its mark bit, an unknown control word, a gap marker without its count)
  * are skipped and counted, exactly as the decoder reports them as CORRUPT;
  * a gap (a GAP control word, or thread_gap from the assembler) ends the
- * grammar's current segment and starts a new one.  Because the decoder
- * emits a PATH/BLOCK/UNATTRIBUTED event for every other record, the
- * grammar expands to exactly the (fid, value) sequence of those events.
+ * grammar's current segment and starts a new one.
+ *
+ * WPP_CTRL_REPEAT n appends the terminal of the record just before it at
+ * the same signal depth n more times (several in a row add up); that record
+ * may have come in an earlier call.  "Just before" skips zero and PAD words
+ * (they carry nothing) and REPEAT words; there is none at the stream's
+ * start, after any other control word (malformed or unknown words, a
+ * REPEAT of 0 — itself one skipped word), after a gap of either kind
+ * (which forgets every depth), and at a depth just entered from a lower
+ * one (a new signal handler run).  Then the n instances are counted in
+ * skipped_words.  These are the k-path reader's rules too (kslab_words.h).
  *
  * At close the grammar is stored as a WPP_CHUNK_GRAMMAR chunk
  * (wpp/wpp_file.h): fixed header, the terminal table, the serialized
@@ -40,8 +48,12 @@ void wpp_thread_grammar_free(struct wpp_thread_grammar *tg);
 struct path_grammar;
 
 struct path_grammar *path_grammar_new(enum seq_algorithm algo);
-/* Words in execution order; a two-word record is never split across calls. */
+/* Words in execution order; a two-word record is never split across calls.
+ * _at gives the words' signal depth (0 = main stream; what REPEAT refers
+ * to is kept per depth); path_grammar_words is depth 0. */
 int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n);
+int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n,
+			  uint32_t depth);
 int path_grammar_gap(struct path_grammar *pg);
 /* Finish and export (pg stays owned by the caller).  0 or -1 (no memory). */
 int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *key,

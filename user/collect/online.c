@@ -183,9 +183,15 @@ static void flush_run(struct wpp_online *o, struct othread *t, size_t keep)
 	size_t n = t->nrun - keep;
 
 	if (n) {
-		for (size_t c = 0; c < o->nconsumers; c++)
-			if (t->states[c])
-				o->consumers[c].thread_words(t->states[c], t->run, n);
+		for (size_t c = 0; c < o->nconsumers; c++) {
+			const struct wpp_online_consumer *oc = &o->consumers[c];
+			if (!t->states[c])
+				continue;
+			if (oc->thread_words_at)
+				oc->thread_words_at(t->states[c], t->run, n, t->run_depth);
+			else
+				oc->thread_words(t->states[c], t->run, n);
+		}
 		o->stats.words_delivered += n;
 	}
 	if (keep)

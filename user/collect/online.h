@@ -47,6 +47,11 @@ struct wpp_online_consumer {
 	 * Returns 0 or -errno. */
 	int (*thread_close)(void *state, struct wpp_writer *w, const struct wpp_thread_key *key);
 	void *cfg;
+	/* Optional: if set, called instead of thread_words with the words'
+	 * signal depth (0 = main stream; each call holds words of one depth),
+	 * for consumers that keep state per depth — WPP_CTRL_REPEAT repeats
+	 * the previous record of the same depth (wpp/trace_abi.h). */
+	void (*thread_words_at)(void *state, const uint64_t *words, size_t nwords, uint32_t depth);
 };
 
 struct wpp_online;

@@ -1,18 +1,16 @@
 # tests/unit/collect: the online stream assembler and the grammar consumer
 # against the offline decoder (randomized batch orders, nested signals, gaps).
 COLLECT_TEST_DIR := $(BUILD)/tests/unit/collect
-COLLECT_TESTS := $(COLLECT_TEST_DIR)/test_online $(COLLECT_TEST_DIR)/test_worker
-$(call objs,san,tests/unit/collect/test_online.c tests/unit/collect/test_worker.c): \
-	CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Iuser/collect -Iuser/analysis
+# test_online: the assembler and grammar consumer vs the offline decoder;
+# test_worker: grammars on the collector's worker thread vs the same
+# consumer run inline; test_repeat: WPP_CTRL_REPEAT in the grammar's word
+# reader vs the expanded stream.
+COLLECT_TEST_NAMES := test_online test_worker test_repeat
+COLLECT_TESTS := $(addprefix $(COLLECT_TEST_DIR)/,$(COLLECT_TEST_NAMES))
+COLLECT_TEST_SAN_OBJS := $(call objs,san,$(addprefix tests/unit/collect/,$(addsuffix .c,$(COLLECT_TEST_NAMES))))
+$(COLLECT_TEST_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Iuser/collect -Iuser/analysis
 
-$(COLLECT_TEST_DIR)/test_online: $(call objs,san,tests/unit/collect/test_online.c) \
-		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
-		$(WPPREAD_SAN_OBJS) $(call objs,san,user/common/wppfile_write.c)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
-
-# Grammars on the collector's worker thread vs the same consumer run inline.
-$(COLLECT_TEST_DIR)/test_worker: $(call objs,san,tests/unit/collect/test_worker.c) \
+$(COLLECT_TESTS): $(COLLECT_TEST_DIR)/%: $(call objs,san,tests/unit/collect/%.c) \
 		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
 		$(WPPREAD_SAN_OBJS) $(call objs,san,user/common/wppfile_write.c)
 	@mkdir -p $(dir $@)
@@ -20,8 +18,7 @@ $(COLLECT_TEST_DIR)/test_worker: $(call objs,san,tests/unit/collect/test_worker.
 
 TEST_TARGETS += $(COLLECT_TESTS)
 TESTS += $(COLLECT_TESTS)
-.SECONDARY: $(COLLECT_SAN_OBJS) $(call objs,san,tests/unit/collect/test_online.c) \
-	$(call objs,san,tests/unit/collect/test_worker.c)
+.SECONDARY: $(COLLECT_SAN_OBJS) $(COLLECT_TEST_SAN_OBJS)
 
 # The record sink's online hook, replayed over a recorded file (e2e tests).
 COLLECT_REPLAY := $(COLLECT_TEST_DIR)/replay_sink

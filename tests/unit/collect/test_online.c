@@ -354,7 +354,9 @@ static void run_case(unsigned seed, int weird, int losses, int in_order, uint64_
 	struct captured cap = {0};
 	struct wpp_grammar_cfg gcfg = {.algo = SEQ_LOOKAHEAD, .capture = capture, .ctx = &cap};
 	struct wpp_online_consumer cons[2] = {
-	    {"rec", r_open, r_words, r_gap, r_close, &r}, wpp_grammar_consumer(&gcfg)};
+	    {.name = "rec", .thread_open = r_open, .thread_words = r_words, .thread_gap = r_gap,
+	     .thread_close = r_close, .cfg = &r},
+	    wpp_grammar_consumer(&gcfg)};
 	struct wpp_online *o = wpp_online_new(cons, 2);
 	assert_non_null(o);
 	if (hold_limit)
@@ -467,7 +469,8 @@ static void test_threads_and_exit(void **state)
 	struct rec r = {0};
 	struct evlist ev = {0};
 	r.out = &ev;
-	struct wpp_online_consumer c = {"rec", r_open, r_words, r_gap, r_close, &r};
+	struct wpp_online_consumer c = {.name = "rec", .thread_open = r_open, .thread_words = r_words,
+					.thread_gap = r_gap, .thread_close = r_close, .cfg = &r};
 	struct wpp_online *o = wpp_online_new(&c, 1);
 	uint64_t w[3] = {wpp_make_word(1, 1), wpp_make_word(1, 2), wpp_make_word(2, 3)};
 	struct wpp_chunk_batch b = {.pid = 7, .tid = 8, .seq = 2, .nwords = 3};

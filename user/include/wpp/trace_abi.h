@@ -78,9 +78,12 @@ enum wpp_ctrl_op {
 	                         * depth) ran n more times in a row.  Emitted by
 	                         * loops whose iterations repeat one path
 	                         * (docs/instrumentation.md); several in a row
-	                         * add up.  With no such record before it (stream
-	                         * start, after a gap or a control word) the n
-	                         * instances are unattributable. */
+	                         * add up; PAD and zero words in between are
+	                         * transparent.  With no such record before it
+	                         * (stream start, a signal handler's level just
+	                         * entered, after a gap or a malformed word,
+	                         * including REPEAT 0) the n instances are
+	                         * unattributable. */
 };
 
 /* Largest count one REPEAT word carries (longer runs use several words). */
