@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # kpaths-online.sh — `record -k 8` builds each thread's k-slab forest online
-# in the collector and stores it as KIPF chunks; `kpaths --flat` reading
-# those chunks (--source stored) must give exactly the k-IPF built offline
-# from the batches of the same file (--source trace): every k-path, every
-# count, at k = 8 and cut to k = 3 and 1.  The default per-activation view
-# cannot use the (flat) stored forests and must say it built from the trace.
+# in the collector and stores it as KIPF chunks; `kpaths` reading those
+# chunks (--source stored) must give exactly the k-IPF built offline from
+# the batches of the same file (--source trace): every k-path, every count,
+# at k = 8 and cut to k = 3 and 1.  The stored forests are per activation
+# when the collector has the modules' metadata (kslab_online.h), else flat;
+# the test finds which, checks that view, and checks that the other view is
+# built from the trace.
 . "$(dirname "$0")/kpaths-lib.sh"
 
 same_kpaths() {
@@ -43,32 +45,38 @@ for prog in interp threads recursion; do
 	"$WPPTRACE" -q record --transport=shm -k 8 -o "$w" -- "$WORK/$prog.online" "${args[@]}" \
 		>/dev/null 2>"$WORK/$prog.online.err" </dev/null ||
 		{ fail "$prog: record -k 8: $(head -3 "$WORK/$prog.online.err")"; continue; }
+	# Which view did the collector store?  (--source stored fails for the other.)
+	if "$WPPTRACE" kpaths "$w" --source stored -k 1 >/dev/null 2>&1; then
+		view=(); vname=activation; other=(--flat); oname=flat
+	else
+		view=(--flat); vname=flat; other=(); oname=activation
+	fi
 	for k in 8 3 1; do
 		for src in stored trace; do
-			"$WPPTRACE" kpaths "$w" --flat --source $src -k $k --all --top 0 --format json \
+			"$WPPTRACE" kpaths "$w" "${view[@]}" --source $src -k $k --all --top 0 --format json \
 				>"$WORK/$prog.online.$src.k$k.json" ||
-				{ fail "$prog: kpaths --flat --source $src -k $k"; continue 2; }
+				{ fail "$prog: kpaths ${view[*]} --source $src -k $k"; continue 2; }
 		done
 		if out=$(same_kpaths "$WORK/$prog.online.stored.k$k.json" "$WORK/$prog.online.trace.k$k.json" $k); then
-			ok "$prog: stored == offline, $out"
+			ok "$prog: stored ($vname view) == offline, $out"
 		else
-			fail "$prog: stored != offline: $out"
+			fail "$prog: stored ($vname view) != offline: $out"
 		fi
 	done
-	# Without -k, --flat picks the stored depth.
-	if "$WPPTRACE" kpaths "$w" --flat --format json | python3 -c '
+	# Without -k, kpaths picks the stored depth.
+	if "$WPPTRACE" kpaths "$w" "${view[@]}" --format json | python3 -c '
 import json, sys; d = json.load(sys.stdin)
-sys.exit(d["k"] != 8 or any(p["source"] != "stored" or p["view"] != "flat" for p in d["processes"]))'; then
-		ok "$prog: --flat uses the stored forests at their depth"
+sys.exit(d["k"] != 8 or any(p["source"] != "stored" or p["view"] != sys.argv[1] for p in d["processes"]))' "$vname"; then
+		ok "$prog: the $vname view uses the stored forests at their depth"
 	else
-		fail "$prog: --flat did not use the stored depth-8 forests"
+		fail "$prog: the $vname view did not use the stored depth-8 forests"
 	fi
-	if "$WPPTRACE" kpaths "$w" -k 8 --format json | python3 -c '
+	if "$WPPTRACE" kpaths "$w" "${other[@]}" -k 8 --format json | python3 -c '
 import json, sys; d = json.load(sys.stdin)
-sys.exit(any(p["source"] != "trace" or p["view"] != "activation" for p in d["processes"]))'; then
-		ok "$prog: the per-activation view is built from the trace"
+sys.exit(any(p["source"] != "trace" or p["view"] != sys.argv[1] for p in d["processes"]))' "$oname"; then
+		ok "$prog: the $oname view is built from the trace"
 	else
-		fail "$prog: the per-activation view did not come from the trace"
+		fail "$prog: the $oname view did not come from the trace"
 	fi
 	rm -f "$w"
 done

@@ -64,7 +64,7 @@ expect_error "-k 33" "$w" -k 33
 expect_error "bad --top" "$w" --top x
 expect_error "no file" 
 expect_error "missing file" "$WORK/nonexistent.wpp"
-expect_error "--source stored without --flat (stored forests are flat)" "$w" --source stored
+expect_error "--source stored without a stored per-activation forest" "$w" --source stored
 expect_error "--source stored without a stored forest" "$w" --source stored --flat
 printf 'garbage' >"$WORK/garbage.wpp"
 expect_error "garbage file" "$WORK/garbage.wpp"

@@ -2,4 +2,4 @@
 # python brute force over `script --format jsonl` in both views, pruning
 # bound, stored (record -k) == offline forests, k-path costs.
 TESTS += tests/e2e/kpaths-profile.sh tests/e2e/kpaths-bruteforce.sh tests/e2e/kpaths-online.sh \
-	tests/e2e/kpaths-cost.sh
+	tests/e2e/kpaths-cost.sh tests/e2e/kpaths-online-act.sh

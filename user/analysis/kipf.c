@@ -300,3 +300,29 @@ int kipf_sort(struct kipf *f)
 	free(tmp);
 	return 0;
 }
+
+/* Sibling lists walked together: sorted forests list children in the same
+ * (fid, value) order when they are equal. */
+static int equal_siblings(const struct kipf *a, uint32_t x, const struct kipf *b, uint32_t y)
+{
+	for (; x && y; x = a->nodes[x].sibling, y = b->nodes[y].sibling)
+		if (a->nodes[x].fid != b->nodes[y].fid || a->nodes[x].value != b->nodes[y].value ||
+		    a->nodes[x].count != b->nodes[y].count ||
+		    !equal_siblings(a, a->nodes[x].child, b, b->nodes[y].child))
+			return 0;
+	return !x && !y;
+}
+
+int kipf_equal(const struct kipf *a, const struct kipf *b)
+{
+	if (a->k != b->k || a->items != b->items || a->lost_items != b->lost_items ||
+	    a->nroots != b->nroots)
+		return 0;
+	for (uint32_t r = 0; r < a->nroots; r++) {
+		const struct kipf_node *x = &a->nodes[a->roots[r]], *y = &b->nodes[b->roots[r]];
+		if (x->fid != y->fid || x->value != y->value || x->count != y->count ||
+		    !equal_siblings(a, x->child, b, y->child))
+			return 0;
+	}
+	return 1;
+}

@@ -41,6 +41,8 @@ struct kipf {
 	uint64_t lost_items;	  /* pruning error bound (0 = exact) */
 	uint64_t peak_slab_nodes; /* largest k-SF seen (sum over merged forests) */
 	int failed;		  /* an allocation failed: the forest is incomplete */
+	int activation;		  /* k-paths of routine activations (kslab_act.h);
+				   * 0: the flat view (docs/kpaths.md) */
 };
 
 /* k in 1..WPP_KIPF_MAX_K.  NULL on no memory. */
@@ -66,6 +68,9 @@ int kipf_add_kslab(struct kipf *f, const struct kslab *s);
 int kipf_merge(struct kipf *dst, const struct kipf *src);
 /* Order every child list and the root list by (fid, value). 0 / -1. */
 int kipf_sort(struct kipf *f);
+/* Two sorted forests count the same k-paths the same number of times
+ * (items and every node's label and count; lost_items too).  1 or 0. */
+int kipf_equal(const struct kipf *a, const struct kipf *b);
 /* Depth of node idx (0 = root). */
 unsigned kipf_depth(const struct kipf *f, uint32_t idx);
 

@@ -57,6 +57,7 @@ int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct 
 		return -1;
 	}
 	kact_init(&k.act, k.s);
+	f->activation = view == KIPF_VIEW_ACTIVATION;
 	d = wpp_decoder_open(th, mods, 0);
 	if (!d) {
 		kslab_free(k.s);

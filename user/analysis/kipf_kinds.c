@@ -55,17 +55,23 @@ static int compute(struct kipf_kinds *c, const struct wpp_fn *fn, uint64_t id)
 	return (int)flags;
 }
 
-int kipf_kinds_of(struct kipf_kinds *c, const struct wpp_fn *fn, uint32_t fid, uint64_t id)
+int kipf_kinds_find(const struct kipf_kinds *c, uint32_t fid, uint64_t id)
 {
-	size_t i;
-	int flags;
-
-	if (c->cap) {
-		for (i = kslab_label_hash(fid, id) & (c->cap - 1); c->slots[i].fid;
+	if (c->cap)
+		for (size_t i = kslab_label_hash(fid, id) & (c->cap - 1); c->slots[i].fid;
 		     i = (i + 1) & (c->cap - 1))
 			if (c->slots[i].fid == fid && c->slots[i].value == id)
 				return (int)c->slots[i].flags;
-	}
+	return -1;
+}
+
+int kipf_kinds_of(struct kipf_kinds *c, const struct wpp_fn *fn, uint32_t fid, uint64_t id)
+{
+	size_t i;
+	int flags = kipf_kinds_find(c, fid, id);
+
+	if (flags >= 0)
+		return flags;
 	flags = compute(c, fn, id);
 	if (flags < 0)
 		return -1;

@@ -29,6 +29,8 @@ struct kipf_kinds {
 /* KACT_ENTRY / KACT_RETURN for path id of fn (fid != 0); KACT_UNKNOWN when
  * the id is not a path of fn's DAG.  -1 on no memory. */
 int kipf_kinds_of(struct kipf_kinds *c, const struct wpp_fn *fn, uint32_t fid, uint64_t id);
+/* The cached flags of (fid, id), or -1 if they were never computed. */
+int kipf_kinds_find(const struct kipf_kinds *c, uint32_t fid, uint64_t id);
 void kipf_kinds_free(struct kipf_kinds *c);
 
 #endif

@@ -69,7 +69,8 @@ int kipf_write_chunks(const struct kipf *f, uint32_t pid, uint32_t tid, uint32_t
 					.tid = tid,
 					.generation = generation,
 					.k = f->k,
-					.flags = f->lost_items ? WPP_KIPF_PRUNED : 0,
+					.flags = (f->lost_items ? WPP_KIPF_PRUNED : 0) |
+						 (f->activation ? WPP_KIPF_ACTIVATION : 0),
 					.items = f->items,
 					.lost_items = f->lost_items,
 					.peak_slab_nodes = f->peak_slab_nodes};
@@ -196,6 +197,7 @@ static struct kipf_stored *thread_entry(struct kipf_store *st, const struct wpp_
 	t->ipf->lost_items = h->lost_items;
 	t->ipf->peak_slab_nodes = h->peak_slab_nodes;
 	t->pruned = !!(h->flags & WPP_KIPF_PRUNED);
+	t->ipf->activation = !!(h->flags & WPP_KIPF_ACTIVATION);
 	st->n++;
 	return t;
 }
@@ -216,7 +218,7 @@ int kipf_store_add(struct kipf_store *st, const void *payload, uint32_t len, cha
 	if (h.context_len >= h.k)
 		return fail(err, errlen, "k-IPF chunk context %u not below k = %u", h.context_len,
 			    h.k);
-	if (h.flags & ~(uint32_t)(WPP_KIPF_LAST | WPP_KIPF_PRUNED))
+	if (h.flags & ~(uint32_t)(WPP_KIPF_LAST | WPP_KIPF_PRUNED | WPP_KIPF_ACTIVATION))
 		return fail(err, errlen, "k-IPF chunk with unknown flags 0x%x", h.flags);
 	if (!!(h.flags & WPP_KIPF_PRUNED) != (h.lost_items != 0))
 		return fail(err, errlen, "k-IPF chunk: pruned flag disagrees with lost items");
@@ -235,7 +237,8 @@ int kipf_store_add(struct kipf_store *st, const void *payload, uint32_t len, cha
 	if (t->complete || h.part != t->next_part)
 		return fail(err, errlen, "k-IPF part %u of thread %u out of sequence", h.part,
 			    h.tid);
-	if (h.k != t->ipf->k || h.items != t->ipf->items || h.lost_items != t->ipf->lost_items)
+	if (h.k != t->ipf->k || h.items != t->ipf->items || h.lost_items != t->ipf->lost_items ||
+	    !!(h.flags & WPP_KIPF_ACTIVATION) != t->ipf->activation)
 		return fail(err, errlen, "k-IPF part %u of thread %u disagrees with part 0", h.part,
 			    h.tid);
 	if (h.context_len > t->path_len ||

@@ -22,6 +22,10 @@
 #include "kipf.h"
 #include "wpp/wpp_file.h"
 
+/* The per-activation view (kipf.h `activation`) is flagged WPP_KIPF_ACTIVATION
+ * (wpp/wpp_file.h); readers before it reject such chunks (unknown flag) and
+ * rebuild the forest from the trace. */
+
 /* Receives one chunk payload; returns 0 or -errno. */
 typedef int (*kipf_emit_fn)(void *ctx, const void *payload, uint32_t len);
 

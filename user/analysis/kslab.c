@@ -197,3 +197,50 @@ int kslab_item(struct kslab *s, uint32_t fid, uint64_t value)
 		kslab_prune(s);
 	return 0;
 }
+
+/*
+ * Why whole slabs of one label x can be skipped: at a slab boundary (n == 0)
+ * whose previous slab was all x, the top pointer restarts at root(x) and
+ * walks the same x-chain as before, so it ends on the node it starts the
+ * slab below; the bottom pointer starts below that node and walks its
+ * x-chain B1..B(k-1), incrementing each once.  The cursor after the slab is
+ * the cursor before it, so every further whole slab increments B1..B(k-1)
+ * again and changes nothing else (no node is created, so no pruning either,
+ * unless the forest already sits above its cap, when each item may prune:
+ * then go item by item).
+ */
+int kslab_item_run(struct kslab *s, uint32_t fid, uint64_t value, uint64_t times)
+{
+	uint32_t chain[KSLAB_MAX_K];
+	uint64_t done = 0, slabs;
+
+	/* Item by item to a boundary that follows a whole slab of x. */
+	while (done < times && !(done >= s->slab && s->cur.n == 0)) {
+		if (kslab_item(s, fid, value) < 0)
+			return -1;
+		done++;
+	}
+	if (times - done < 2 * (uint64_t)s->slab || (s->max_nodes && s->st.nodes > s->max_nodes)) {
+		for (; done < times; done++)
+			if (kslab_item(s, fid, value) < 0)
+				return -1;
+		return 0;
+	}
+	/* One slab item by item, noting B1..B(k-1) (never pruned: the last one
+	 * is the bottom pointer and the others are its ancestors). */
+	for (unsigned i = 0; i < s->slab; i++, done++) {
+		if (kslab_item(s, fid, value) < 0)
+			return -1;
+		chain[i] = s->cur.bottom;
+	}
+	slabs = (times - done) / s->slab;
+	for (unsigned i = 0; i < s->slab; i++)
+		s->nodes[chain[i]].count += slabs;
+	s->st.items += slabs * s->slab;
+	s->st.root_lookups += slabs;
+	done += slabs * s->slab;
+	for (; done < times; done++)
+		if (kslab_item(s, fid, value) < 0)
+			return -1;
+	return 0;
+}

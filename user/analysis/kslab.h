@@ -52,6 +52,13 @@ void kslab_free(struct kslab *s);
  * 0, or -1 once an allocation failed (the forest is then incomplete and
  * stays so; kslab_failed() says it). */
 int kslab_item(struct kslab *s, uint32_t fid, uint64_t value);
+/* The same label `times` times in a row (a REPEAT run, trace_abi.h): the
+ * forest and stats are exactly those of `times` kslab_item() calls, but
+ * once the run fills a whole slab the cursor's walk repeats with period
+ * k-1, so each further whole slab only adds 1 to the same k-1 nodes: the
+ * cost is O(k) per call (plus the item-by-item steps up to the first slab
+ * boundary after a full slab of the label), not O(times).  0 or -1. */
+int kslab_item_run(struct kslab *s, uint32_t fid, uint64_t value, uint64_t times);
 /* A segment mark: the next item starts a new k-path. */
 void kslab_mark(struct kslab *s);
 

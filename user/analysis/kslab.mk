@@ -6,7 +6,7 @@ KSLAB_SRCS := user/analysis/kslab_map.c user/analysis/kslab.c user/analysis/ksla
 	user/analysis/kipf_rank.c user/analysis/kslab_act.c user/analysis/kipf_cost.c
 # These need the decoder and the collector's headers.
 KSLAB_SIDE_SRCS := user/analysis/kipf_build.c user/analysis/kslab_online.c \
-	user/analysis/kipf_kinds.c
+	user/analysis/kipf_kinds.c user/analysis/kipf_kinds_live.c
 KSLAB_CPPFLAGS := $(DECODE_SIDE_CPPFLAGS) -Iuser/analysis -Iuser/collect
 
 KSLAB_OBJS := $(call objs,,$(KSLAB_SRCS) $(KSLAB_SIDE_SRCS))

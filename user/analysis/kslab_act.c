@@ -92,6 +92,21 @@ int kact_item(struct kact *a, uint32_t fid, uint64_t value, unsigned flags)
 	return 0;
 }
 
+int kact_item_run(struct kact *a, uint32_t fid, uint64_t value, unsigned flags, uint64_t times)
+{
+	if (times == 0)
+		return 0;
+	if (flags & (KACT_ENTRY | KACT_RETURN)) {
+		for (uint64_t i = 0; i < times; i++)
+			if (kact_item(a, fid, value, flags) < 0)
+				return -1;
+		return 0;
+	}
+	if (kact_item(a, fid, value, flags) < 0)
+		return -1;
+	return kslab_item_run(a->s, fid, value, times - 1);
+}
+
 void kact_mark(struct kact *a)
 {
 	a->depth = 0;

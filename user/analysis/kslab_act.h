@@ -61,6 +61,12 @@ void kact_init(struct kact *a, struct kslab *s);
 void kact_fini(struct kact *a);
 /* One path record (fid != 0).  0, or -1 on no memory. */
 int kact_item(struct kact *a, uint32_t fid, uint64_t value, unsigned flags);
+/* The same record `times` times in a row (a REPEAT run): exactly `times`
+ * kact_item() calls.  A path that neither starts at entry nor ends at a
+ * return continues its activation, so after the first one the rest is one
+ * kslab_item_run() (O(k)); entry or return paths start or end an
+ * activation each time and go one by one. */
+int kact_item_run(struct kact *a, uint32_t fid, uint64_t value, unsigned flags, uint64_t times);
 void kact_mark(struct kact *a);
 
 #endif

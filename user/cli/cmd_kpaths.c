@@ -6,12 +6,12 @@
  * every extension the fraction of its prefix's count it takes (the view of
  * Figure 4 in D'Elia et al.).
  *
- * The default view is per routine activation (the paper's; kslab_act.h):
- * each thread's k-IPF is built from the decoded trace.  --flat takes each
- * thread's records as one stream across calls and returns; its k-IPF comes
- * from the forest `record -k` stored when one deep enough is there (the
- * online forests are flat: the collector has no metadata).  Threads of one
- * process image are merged.
+ * The default view is per routine activation (the paper's; kslab_act.h);
+ * --flat takes each thread's records as one stream across calls and
+ * returns.  Each thread's k-IPF comes from the forest `record -k` stored
+ * when one of the same view and deep enough is there (per activation when
+ * the collector had the modules' metadata, else flat), else it is built
+ * from the decoded trace.  Threads of one process image are merged.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -463,18 +463,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		wpp_err("kpaths: expected one .wpp file (try wpptrace help kpaths)");
 		return -1;
 	}
-	if (o->source == SRC_STORED && !o->flat) {
-		wpp_err("kpaths: stored k-IPFs are the flat view: --source stored needs --flat");
-		return -1;
-	}
-	if (!o->flat)
-		o->source = SRC_TRACE; /* the activation view needs the metadata */
 	return 0; /* --top 0: every k-path */
 }
 
-static int usable(const struct kipf_stored *st, unsigned k)
+/* A stored forest serves when it is whole, of the view asked for and deep
+ * enough (a deeper one is cut: a k-IPF holds the k'-IPF for k' <= k). */
+static int usable(const struct kipf_stored *st, unsigned k, const struct opts *o)
 {
-	return st && st->complete && !st->bad && st->ipf->k >= k;
+	return st && st->complete && !st->bad && st->ipf->k >= k &&
+	       st->ipf->activation == !o->flat;
 }
 
 /* k when -k is not given: the stored forests' depth, else DEFAULT_K. */
@@ -486,8 +483,7 @@ static unsigned pick_k(const struct kipf_store *store, const struct opts *o)
 		return o->k;
 	if (o->source != SRC_TRACE)
 		for (size_t i = 0; i < store->n; i++)
-			if (store->threads[i].complete && !store->threads[i].bad &&
-			    (!k || store->threads[i].ipf->k < k))
+			if (usable(&store->threads[i], 1, o) && (!k || store->threads[i].ipf->k < k))
 				k = store->threads[i].ipf->k;
 	return k ? k : DEFAULT_K;
 }
@@ -505,7 +501,7 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 			continue;
 		p = proc_get(ps, th->pid, th->generation, k);
 		p->nthreads++;
-		if (o->source != SRC_TRACE && usable(st, k)) {
+		if (o->source != SRC_TRACE && usable(st, k, o)) {
 			if (kipf_merge(p->ipf, st->ipf) < 0)
 				wpp_die("out of memory");
 			p->from_stored++;
@@ -513,9 +509,9 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 		}
 		if (o->source == SRC_STORED) {
 			wpp_err("%s: thread %" PRIu32 " of process %" PRIu32
-				" has no usable stored k-IPF "
+				" has no usable stored %s k-IPF "
 				"of depth %u or more (record with -k)",
-				s->trace->path, th->tid, th->pid, k);
+				s->trace->path, th->tid, th->pid, o->flat ? "flat" : "per-activation", k);
 			return WPP_EXIT_ERROR;
 		}
 		if (k > KSLAB_MAX_K ||
@@ -535,7 +531,7 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 				   s->trace->threads[t].generation == st->generation &&
 				   s->trace->threads[t].tid == st->tid;
 		if (in_trace || !thread_selected(&o->filter, &fake) || o->source == SRC_TRACE ||
-		    !usable(st, k))
+		    !usable(st, k, o))
 			continue;
 		struct proc *p = proc_get(ps, st->pid, st->generation, k);
 		p->nthreads++;

@@ -115,8 +115,8 @@ static const struct command commands[] = {
 	 "of one routine activation (the caller's paths around a call join; the\n"
 	 "callee's form their own), each expanded to function, path, source lines and\n"
 	 "start/end kinds, with the share of its prefix's count each extension takes.\n"
-	 "--flat: consecutive paths of a thread across calls and returns; it uses the\n"
-	 "forest `record -k` stored when it is deep enough, else the trace.\n"
+	 "--flat: consecutive paths of a thread across calls and returns.  Either view\n"
+	 "uses the forest `record -k` stored in that view when deep enough, else the trace.\n"
 	 "See docs/kpaths.md.\n"
 	 "  -k K            longest k-path (1..32; default: the stored depth, else 8)\n"
 	 "  --function F    only k-paths that start in function F\n"
@@ -125,7 +125,7 @@ static const struct command commands[] = {
 	 "  --all           every k-path, not only maximal ones\n"
 	 "  --source S      stored forest only, trace only, or auto (default)\n"
 	 "  --prune-nodes M build from the trace with at most M k-slab nodes\n"
-	 "  --flat          the thread-wide view across calls (stored forests)\n"
+	 "  --flat          the thread-wide view, across calls and returns\n"
 	 "  --cost C        each k-path's cost (sum over its path instances) in IR\n"
 	 "                  instructions, executions, or a recorded counter; ranks by it\n"},
 };

@@ -3,15 +3,17 @@
  * bench_kpaths.c — k-BLPP against a hash-table path counter on the same
  * recorded streams (driven by scripts/bench-kpaths).
  *
- *   bench_kpaths [-r REPEAT] FILE.wpp K...
+ *   bench_kpaths [-r REPEAT] [-R] FILE.wpp K...
  *
  * Every thread's words are assembled (as the collector's online assembler
  * hands them to consumers) before timing.  Timed, in process CPU time, best
  * of REPEAT: (1) a Ball-Larus profiler's hash table of (fid, path id) ->
  * count over the words, (2) for each K, the streaming k-SF over the same
- * words, and (3) its conversion to the k-IPF.  Both parse the raw words the
- * same way (kslab_words.h rules), so the difference is the data structure.
- * One line per measurement: "name k items cpu_s items_per_s nodes extra".
+ * words, and (3) its conversion to the k-IPF.  Both read the raw words with
+ * the same reader (kslab_words.h), so the difference is the data structure.
+ * With -R, runs of one record are first rewritten as REPEAT words (see
+ * write_runs).  One line per measurement: "name k items cpu_s items_per_s
+ * nodes extra" (extra: the words read, for the hash line).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -64,7 +66,7 @@ struct table {
 
 static void grow(struct table *t);
 
-static inline void count_path(struct table *t, uint32_t fid, uint64_t value)
+static inline void count_path(struct table *t, uint32_t fid, uint64_t value, uint64_t times)
 {
 	size_t i;
 
@@ -74,10 +76,10 @@ static inline void count_path(struct table *t, uint32_t fid, uint64_t value)
 		 (t->cap - 1);
 	     t->s[i].fid; i = (i + 1) & (t->cap - 1))
 		if (t->s[i].value == value && t->s[i].fid == fid) {
-			t->s[i].count++;
+			t->s[i].count += times;
 			return;
 		}
-	t->s[i] = (struct slot){.value = value, .count = 1, .fid = fid};
+	t->s[i] = (struct slot){.value = value, .count = times, .fid = fid};
 	t->n++;
 }
 
@@ -104,47 +106,90 @@ static void grow(struct table *t)
 	*t = n;
 }
 
-/* Same item rules as kslab_words.c, counting instead of building. */
+/* The hash profiler behind the same word reader as the k-SF (kslab_words.h):
+ * a REPEAT run adds its length to one counter, as a BLPP profiler would. */
+struct hash_sink {
+	struct table *t;
+	uint64_t items;
+};
+
+static int hash_items(void *ctx, uint32_t fid, uint64_t value, uint64_t times)
+{
+	struct hash_sink *h = ctx;
+
+	count_path(h->t, fid, value, times);
+	h->items += times;
+	return 0;
+}
+
+static void hash_mark(void *ctx)
+{
+	(void)ctx;
+}
+
 static uint64_t hash_profile(struct table *t, const uint64_t *w, size_t n)
 {
-	uint64_t items = 0;
+	struct hash_sink h = {.t = t};
+	struct kslab_words r;
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t fid = wpp_word_fid(w[i]);
-		if (w[i] == 0)
+	kslab_words_init(&r, (struct kslab_words_sink){.items = hash_items, .mark = hash_mark,
+						       .ctx = &h});
+	kslab_words_feed(&r, w, n, 0);
+	return h.items;
+}
+
+/* -R: rewrite each run of one narrow record as the record and a REPEAT
+ * word, as a runtime that counts repeated loop paths writes it
+ * (trace_abi.h), to time the readers on such streams. */
+static void write_runs(struct words *v)
+{
+	size_t out = 0;
+	uint64_t last = 0; /* the record a REPEAT at out would repeat, 0: none */
+
+	for (size_t i = 0; i < v->n; i++) {
+		uint64_t w = v->w[i];
+		int narrow = w != 0 && wpp_word_fid(w) != WPP_FID_CONTROL;
+		if (narrow && w == last) {
+			if (out && wpp_word_fid(v->w[out - 1]) == WPP_FID_CONTROL &&
+			    wpp_ctrl_op(v->w[out - 1]) == WPP_CTRL_REPEAT &&
+			    wpp_ctrl_operand(v->w[out - 1]) < WPP_REPEAT_MAX)
+				v->w[out - 1]++;
+			else
+				v->w[out++] = wpp_make_ctrl(WPP_CTRL_REPEAT, 1);
 			continue;
-		if (fid != WPP_FID_CONTROL) {
-			if (fid != WPP_FID_UNREGISTERED) {
-				count_path(t, fid, wpp_word_payload(w[i]));
-				items++;
-			}
-		} else if (wpp_ctrl_op(w[i]) == WPP_CTRL_WIDE_PATH && i + 1 < n) {
-			i++;
-			if ((w[i] & WPP_WIDE_ID_MARK) && wpp_ctrl_operand(w[i - 1]) &&
-			    wpp_ctrl_operand(w[i - 1]) != WPP_FID_UNREGISTERED) {
-				count_path(t, wpp_ctrl_operand(w[i - 1]), w[i] & ~WPP_WIDE_ID_MARK);
-				items++;
-			}
-		} else if (wpp_ctrl_op(w[i]) == WPP_CTRL_GAP && i + 1 < n) {
-			i++;
 		}
+		/* Copy a wide or gap record whole; it ends any run. */
+		if (!narrow && w != 0 && (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH ||
+					  wpp_ctrl_op(w) == WPP_CTRL_GAP) && i + 1 < v->n) {
+			v->w[out++] = w;
+			w = v->w[++i];
+		}
+		v->w[out++] = w;
+		last = narrow ? w : 0;
 	}
-	return items;
+	v->n = out;
 }
 
 int main(int argc, char **argv)
 {
 	struct wpp_trace *t;
 	struct words *th;
-	int repeat = 3, a = 1;
+	int repeat = 3, a = 1, runs = 0;
 	size_t nth;
 
-	if (argc > 2 && !strcmp(argv[1], "-r")) {
-		repeat = atoi(argv[2]);
-		a = 3;
+	for (;;) {
+		if (argc > a + 1 && !strcmp(argv[a], "-r")) {
+			repeat = atoi(argv[a + 1]);
+			a += 2;
+		} else if (argc > a && !strcmp(argv[a], "-R")) {
+			runs = 1;
+			a++;
+		} else {
+			break;
+		}
 	}
 	if (argc - a < 2) {
-		fprintf(stderr, "usage: bench_kpaths [-r REPEAT] FILE.wpp K...\n");
+		fprintf(stderr, "usage: bench_kpaths [-r REPEAT] [-R] FILE.wpp K...\n");
 		return 2;
 	}
 	t = wpp_trace_load(argv[a]);
@@ -167,6 +212,8 @@ int main(int argc, char **argv)
 				push(&th[i], wpp_batch_word(seg->batch, j));
 		}
 		wpp_stream_free(&s);
+		if (runs)
+			write_runs(&th[i]);
 	}
 
 	/* Baseline. */
@@ -188,8 +235,11 @@ int main(int argc, char **argv)
 			if (dt < best)
 				best = dt;
 		}
-		printf("hash 1 %" PRIu64 " %.6f %.0f %zu -\n", items, best, (double)items / best,
-		       entries);
+		size_t nwords = 0;
+		for (size_t i = 0; i < nth; i++)
+			nwords += th[i].n;
+		printf("hash 1 %" PRIu64 " %.6f %.0f %zu words=%zu\n", items, best,
+		       (double)items / best, entries, nwords);
 	}
 	for (int ai = a + 1; ai < argc; ai++) {
 		unsigned k = (unsigned)atoi(argv[ai]);
@@ -202,11 +252,13 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < nth; i++) {
 				struct kslab *s = kslab_new(k, 0);
 				struct kipf *f = kipf_new(k);
+				struct kslab_words rd;
 				double c0;
 				if (!s || !f)
 					return 1;
+				kslab_words_init(&rd, kslab_flat_sink(s));
 				t0 = cpu_now();
-				if (kslab_feed_words(s, th[i].w, th[i].n) < 0) {
+				if (kslab_words_feed(&rd, th[i].w, th[i].n, 0) < 0) {
 					fprintf(stderr, "bench_kpaths: out of memory at k %u\n", k);
 					return 1;
 				}

@@ -86,3 +86,12 @@ void forest_check(const struct kipf *f, const struct ngram_ref *ref, uint64_t lo
 		assert_true(w.deficit[n] <= lost);
 }
 
+void forest_same(const struct kipf *a, const struct kipf *b)
+{
+	/* The totals first, for a readable failure; then every node. */
+	assert_int_equal(a->k, b->k);
+	assert_int_equal(a->items, b->items);
+	assert_int_equal(a->lost_items, b->lost_items);
+	assert_int_equal(a->nroots, b->nroots);
+	assert_true(kipf_equal(a, b));
+}

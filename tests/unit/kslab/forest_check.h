@@ -15,5 +15,8 @@
 #include "ngram_ref.h"
 
 void forest_check(const struct kipf *f, const struct ngram_ref *ref, uint64_t lost);
+/* Two sorted forests are the same: k, items, lost_items, every node's
+ * label and count. */
+void forest_same(const struct kipf *a, const struct kipf *b);
 
 #endif

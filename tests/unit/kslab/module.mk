@@ -3,7 +3,8 @@
 # benchmark driver of scripts/bench-kpaths.
 
 KSLAB_TEST_DIR := $(BUILD)/tests/kslab
-KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online test_kslab_act
+KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online test_kslab_act \
+	test_kslab_repeat
 KSLAB_TESTS := $(addprefix $(KSLAB_TEST_DIR)/,$(KSLAB_TEST_NAMES))
 KSLAB_TEST_HELPERS := tests/unit/kslab/ngram_ref.c tests/unit/kslab/streams.c \
 	tests/unit/kslab/forest_check.c tests/unit/kslab/act_streams.c
@@ -36,3 +37,14 @@ TESTS += $(KSLAB_TESTS)
 
 .SECONDARY: $(call objs,san,$(KSLAB_CORE_SRCS) $(KSLAB_TEST_HELPERS) $(KSLAB_ONLINE_SRCS)) \
 	$(call objs,san,$(addprefix tests/unit/kslab/,$(addsuffix .c,$(KSLAB_TEST_NAMES))))
+
+# The per-activation online consumer replayed on a real .wpp against the
+# offline forests (tests/e2e/kpaths-online-act.sh): built optimized, linked
+# with the decoder and the symbolizer as bin/wpptrace is.
+KSLAB_REPLAY := $(KSLAB_TEST_DIR)/replay_online_act
+$(KSLAB_REPLAY): $(sort $(call objs,,tests/unit/kslab/replay_online_act.c) $(KSLAB_OBJS) \
+		$(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(COMMON_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)
+
+TEST_TARGETS += $(KSLAB_REPLAY)

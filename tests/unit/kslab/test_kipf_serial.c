@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "forest_check.h"
 #include "kipf.h"
 #include "kipf_serial.h"
 #include "kslab.h"
@@ -61,34 +62,6 @@ static struct kipf *forest(uint64_t seed, unsigned k, uint64_t max_nodes)
 	return f;
 }
 
-/* Same shape, labels and counts, walking both sorted forests together. */
-static void same_subtree(const struct kipf *a, uint32_t x, const struct kipf *b, uint32_t y)
-{
-	for (; x && y; x = a->nodes[x].sibling, y = b->nodes[y].sibling) {
-		assert_int_equal(a->nodes[x].fid, b->nodes[y].fid);
-		assert_int_equal(a->nodes[x].value, b->nodes[y].value);
-		assert_int_equal(a->nodes[x].count, b->nodes[y].count);
-		same_subtree(a, a->nodes[x].child, b, b->nodes[y].child);
-	}
-	assert_int_equal(x, 0);
-	assert_int_equal(y, 0);
-}
-
-static void same_forest(const struct kipf *a, const struct kipf *b)
-{
-	assert_int_equal(a->k, b->k);
-	assert_int_equal(a->items, b->items);
-	assert_int_equal(a->lost_items, b->lost_items);
-	assert_int_equal(a->nroots, b->nroots);
-	for (uint32_t r = 0; r < a->nroots; r++) {
-		const struct kipf_node *x = &a->nodes[a->roots[r]], *y = &b->nodes[b->roots[r]];
-		assert_int_equal(x->fid, y->fid);
-		assert_int_equal(x->value, y->value);
-		assert_int_equal(x->count, y->count);
-		same_subtree(a, x->child, b, y->child);
-	}
-}
-
 static int load_all(struct kipf_store *st, const struct chunks *c)
 {
 	char err[160];
@@ -114,7 +87,7 @@ static void round_trip(unsigned k, uint64_t max_nodes, uint32_t max_payload, int
 	assert_non_null(t);
 	assert_true(t->complete);
 	assert_false(t->bad);
-	same_forest(f, t->ipf);
+	forest_same(f, t->ipf);
 	kipf_store_free(&st);
 	chunks_free(&c);
 	kipf_free(f);

@@ -199,7 +199,10 @@ static void test_raw_word_rules(void **state)
 		struct kslab *s = kslab_new(k, 0);
 		struct kipf *f = kipf_new(k);
 		struct ngram_ref *ref = ngram_ref_build(&ep, &nev, 1, k);
-		assert_int_equal(kslab_feed_words(s, words, sizeof(words) / sizeof(words[0])), 0);
+		struct kslab_words r;
+
+		kslab_words_init(&r, kslab_flat_sink(s));
+		assert_int_equal(kslab_words_feed(&r, words, sizeof(words) / sizeof(words[0]), 0), 0);
 		assert_int_equal(kipf_add_kslab(f, s), 0);
 		assert_int_equal(kipf_sort(f), 0);
 		forest_check(f, ref, 0);

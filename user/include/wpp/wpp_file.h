@@ -139,6 +139,8 @@ enum wpp_kipf_flags {
 	WPP_KIPF_LAST = 1u << 0,   /* last part of this thread's forest */
 	WPP_KIPF_PRUNED = 1u << 1, /* cold nodes were pruned: counts are lower
 	                            * bounds, each at most lost_items too low */
+	WPP_KIPF_ACTIVATION = 1u << 2, /* k-paths of one function activation
+	                                * (docs/kpaths.md), not thread-wide */
 };
 
 struct wpp_chunk_kipf {
