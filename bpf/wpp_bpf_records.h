@@ -163,6 +163,21 @@ struct wpp_bpf_counters {
 	__u64 no_thread_slot;   /* thread table full: batch counted as lost */
 	__u64 lifecycle_lost;   /* lifecycle ring full */
 	__u64 register_read_failures;
+	__u64 pauses;           /* back-pressure: publishing process stopped */
+	__u64 pause_failures;   /* ring over pause_fill but the stop failed
+	                         * (pause table full, signal refused) */
+};
+
+/* Back-pressure state of a process the batch probe has stopped, hash keyed
+ * by pid (deleted when the process exits).  The probe bumps `stops` after
+ * each SIGSTOP it sends, then the global pause_epoch; the collector
+ * continues a process whose (incarnation, stops) differs from the pair it
+ * last continued.  incarnation is unique per entry, so a reused pid is
+ * never mistaken for the process it replaces. */
+struct wpp_bpf_pause {
+	__u64 incarnation;
+	__u64 stops;
+	__u64 stop_ns; /* bpf_ktime_get_ns() of the latest stop */
 };
 
 /* Per-thread state, hash keyed by tid. */

@@ -3,7 +3,9 @@
  * wpp_transport.bpf.c — the kernel side of the BPF transport.
  *
  *  usdt wpptrace:batch     copy a published batch into this CPU's batch ring
- *                          as records sized to fit, or count it as lost
+ *                          as records sized to fit, or count it as lost;
+ *                          stop the publishing process while that ring is
+ *                          too full (back-pressure, pause_fill)
  *  usdt wpptrace:register  report a TU registration (fid range, metadata)
  *  tp_btf sched_process_fork/exec/exit
  *                          open and close processes, threads and streams
@@ -29,6 +31,13 @@ const volatile __u32 filter_pids = 0;
 /* 1: a traced process exec'ing an executable not in exec_seen is stopped
  * until the collector has attached to it (see wpp_exec). */
 const volatile __u32 hold_unseen_exec = 0;
+/* Back-pressure.  0: a full ring drops batches (counted, gapped).  Else the
+ * number of unconsumed bytes in this CPU's batch ring at which the process
+ * that just published is stopped (SIGSTOP); the collector continues it once
+ * it has drained the rings.  The batch that crossed the mark is delivered:
+ * the rest of the ring absorbs what other threads publish before the stop
+ * reaches them (at most about a batch each). */
+const volatile __u64 pause_fill = 0;
 
 struct batch_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -75,9 +84,21 @@ struct {
 	__type(value, __u8);
 } exec_seen SEC(".maps");
 
+/* Processes the batch probe has stopped (struct wpp_bpf_pause). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 14);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_pause);
+} paused SEC(".maps");
+
 /* Stream ids are handed out once per thread image; contention only at
  * thread start, never per batch. */
 __u64 next_stream_id = 1;
+__u64 next_pause_incarnation = 1;
+/* Bumped after every stop, read by the collector from the mmap'ed .bss
+ * with no syscall: unchanged means nothing to continue. */
+__u64 pause_epoch = 0;
 
 static __always_inline struct wpp_bpf_counters *my_counters(void)
 {
@@ -187,6 +208,39 @@ static __always_inline struct wpp_bpf_thread *thread_state(__u32 pid, __u32 tid)
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
+/* Back-pressure (pause_fill): stop the current process when this CPU's ring
+ * holds pause_fill unconsumed bytes.  The stop is sent first and the entry's
+ * counters bumped after it, so a collector that sees the new epoch sees the
+ * new count too and its SIGCONT comes after the SIGSTOP (a SIGCONT cancels a
+ * pending stop, so neither order of delivery can leave the process stopped). */
+static __always_inline void pause_if_full(__u32 pid, __u32 cpu, struct wpp_bpf_counters *cnt)
+{
+	struct wpp_bpf_pause *p;
+	void *ring;
+
+	if (!pause_fill)
+		return;
+	ring = bpf_map_lookup_elem(&batch_rings, &cpu);
+	if (!ring || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) < pause_fill)
+		return;
+	p = bpf_map_lookup_elem(&paused, &pid);
+	if (!p) {
+		struct wpp_bpf_pause fresh = {};
+		fresh.incarnation = __sync_fetch_and_add(&next_pause_incarnation, 1);
+		bpf_map_update_elem(&paused, &pid, &fresh, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&paused, &pid);
+	}
+	/* No entry, no stop: the collector could not know to continue it. */
+	if (!p || bpf_send_signal(19 /* SIGSTOP */)) {
+		cnt->pause_failures++;
+		return;
+	}
+	p->stop_ns = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&p->stops, 1);
+	__sync_fetch_and_add(&pause_epoch, 1);
+	cnt->pauses++;
+}
+
 SEC("usdt")
 int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
 	     __u32 parent_off, __u32 generation)
@@ -229,6 +283,7 @@ int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64
 	bpf_loop(nchunks, copy_chunk, &c, 0);
 
 	cnt->records += c.records;
+	pause_if_full(pid, c.cpu, cnt);
 	if (c.failed) {
 		/* Chunks already submitted stay in the ring; the collector drops
 		 * them when a later record (or the stream end) reports this
@@ -452,6 +507,8 @@ int BPF_PROG(wpp_exit, struct task_struct *p)
 		stream_end(tid, &r->stream);
 		bpf_ringbuf_submit(r, 0);
 	}
+	if (group_dead)
+		bpf_map_delete_elem(&paused, &pid);
 	if (filter_pids && group_dead)
 		bpf_map_delete_elem(&traced_pids, &pid);
 	return 0;

@@ -4,7 +4,9 @@
 # `wpptrace info` and `wpptrace script` read up to its last complete chunk.
 . "$(dirname "$0")/bpf-lib.sh"
 
-build mtwork "$PROGS/mtwork.c" || finish
+# Without runs (WPP_CTRL_REPEAT): info counts trace words, script counts
+# paths, and the check below wants one path per word.
+build mtwork "$PROGS/mtwork.c" -fwpp-no-runs || finish
 (cd "$WORK" && exec "$WPPTRACE" record -q -o killed.wpp -- ./mtwork 2 400000000 >/dev/null 2>&1) &
 rec=$!
 for _ in $(seq 100); do

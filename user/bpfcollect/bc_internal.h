@@ -8,6 +8,7 @@
  *   drain.c    drain threads, bc_start/bc_finish, counters
  *   demux.c    records -> ordered events (streams, loss -> gaps)
  *   lifecycle.c fork/exec/exit/register records -> process/thread events
+ *   pause.c    back-pressure: continue the processes the probe stopped
  */
 #ifndef WPP_BC_INTERNAL_H
 #define WPP_BC_INTERNAL_H
@@ -83,6 +84,19 @@ struct bc_thread {
 	uint32_t tid, pid;
 };
 
+/* Back-pressure (pause.c). */
+struct bc_pause {
+	int enabled;            /* pause_fill set in the BPF program */
+	uint64_t resume_fill;   /* continue when every ring holds at most this */
+	void **pos;             /* per CPU ring: its two position pages, read-only */
+	size_t page;
+	pthread_mutex_t lock;   /* serialises continuing; guards `continued` */
+	uint64_t epoch_seen;    /* pause_epoch of the last pass */
+	struct idmap continued; /* pid -> what was last continued */
+	uint64_t continues;     /* SIGCONTs sent */
+	uint64_t paused_ns;     /* summed from each process's latest stop to its continue */
+};
+
 struct bc_collector {
 	struct bc_options opt;
 	struct bc_callbacks cb;
@@ -114,6 +128,7 @@ struct bc_collector {
 	size_t nattached, attached_cap;
 
 	struct bc_extension ext; /* zero when nothing rides along */
+	struct bc_pause pause;
 
 	/* delivered by the library (BPF counts the rest) */
 	atomic_ullong batches, words, gaps, records, unattributed_batches;
@@ -158,6 +173,17 @@ int attach_program_locked(struct bc_collector *c, const char *real);
 /* Attach to every instrumented object pid maps; how many there are. */
 int attach_pid_mappings(struct bc_collector *c, pid_t pid);
 void detach_all(struct bc_collector *c);
+
+/* pause.c */
+/* Map the ring positions (after the rings exist); 0 or -errno. */
+int pause_setup(struct bc_collector *c);
+void pause_teardown(struct bc_collector *c);
+/* Unconsumed bytes in CPU cpu's batch ring (pause enabled only). */
+uint64_t pause_ring_fill(const struct bc_collector *c, int cpu);
+/* After a drain round: continue the stopped processes if every ring is
+ * down to resume_fill; force: continue them whatever the rings hold (end
+ * of collection).  Any thread, no lock held. */
+void pause_resume(struct bc_collector *c, bool force);
 
 uint64_t bc_now_ns(void);
 

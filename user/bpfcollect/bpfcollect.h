@@ -32,11 +32,13 @@
 
 #include "wpp/wpp_file.h"
 
-/* Defaults, chosen so real programs record losslessly (docs/bpf-transport.md). */
-/* Per-CPU ring: 64 MiB while the total over all possible CPUs stays within
- * 256 MiB, halved down to 8 MiB per CPU on bigger machines. */
-#define BC_DEFAULT_RING_BYTES (64u << 20)
-#define BC_MIN_DEFAULT_RING_BYTES (8u << 20)
+/* Defaults (docs/bpf-transport.md, "Why these defaults").  Back-pressure
+ * makes recording lossless whatever the ring size, so a ring only has to
+ * absorb bursts between two drain rounds: 16 MiB per CPU while the total
+ * over all possible CPUs stays within 256 MiB, halved down to 4 MiB per CPU
+ * on bigger machines.  (With drop_when_full, bigger rings lose less.) */
+#define BC_DEFAULT_RING_BYTES (16u << 20)
+#define BC_MIN_DEFAULT_RING_BYTES (4u << 20)
 #define BC_DEFAULT_RING_TOTAL (256ull << 20)
 /* The runtime's default batch (8192 words) and twice that: a batch fits
  * one record, which the collector hands on without copying.  Records are
@@ -59,6 +61,11 @@ struct bc_options {
 	 * if it carries wpptrace probes (static runtime).  Always true with
 	 * filter_pids == false. */
 	bool attach_on_exec;
+	/* false (default): back-pressure — a process publishing into a ring
+	 * that is half full is stopped until the collector has drained the
+	 * rings, so nothing is lost (docs/bpf-transport.md).  true: a full
+	 * ring drops batches instead (counted, gaps in the stream). */
+	bool drop_when_full;
 };
 
 enum bc_process_event {
@@ -87,6 +94,12 @@ struct bc_counters {
 	uint64_t probe_hits;
 	uint64_t records;      /* ring records consumed */
 	uint64_t gaps;         /* gap events delivered */
+	uint64_t pauses;       /* back-pressure stops sent by the probe */
+	uint64_t pause_failures; /* stops that could not be sent (then a full
+	                          * ring drops, as with drop_when_full) */
+	uint64_t continues;    /* SIGCONTs the collector sent */
+	uint64_t paused_ns;    /* time stopped, from each continued process's
+	                        * latest stop (a lower bound) */
 };
 
 struct bc_callbacks {

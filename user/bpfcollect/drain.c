@@ -52,6 +52,9 @@ static void *drain_main(void *p)
 			wpp_err("bpf: polling the ring buffers failed: %s", strerror(-n));
 			break;
 		}
+		/* This thread's rings are drained: maybe continue what the
+		 * probe stopped. */
+		pause_resume(c, false);
 		if (index == 0) {
 			pthread_mutex_lock(&c->lock);
 			lifecycle_drain(c);
@@ -154,6 +157,9 @@ int bc_finish(struct bc_collector *c, struct bc_counters *final)
 		pthread_join(c->threads[i], NULL);
 	while (drain_everything(c) > 0)
 		;
+	/* Nothing publishes through the probes any more: whatever they
+	 * stopped runs on. */
+	pause_resume(c, true);
 	pthread_mutex_lock(&c->lock);
 	lifecycle_drain(c);
 	if (c->ext.drain)
@@ -181,6 +187,8 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 			out->lost_read += per[i].read_failures;
 			out->lost_untracked += per[i].no_thread_slot;
 			out->lifecycle_lost += per[i].lifecycle_lost;
+			out->pauses += per[i].pauses;
+			out->pause_failures += per[i].pause_failures;
 		}
 	}
 	free(per);
@@ -188,6 +196,10 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 	out->words = atomic_load(&c->words);
 	out->gaps = atomic_load(&c->gaps);
 	out->records = atomic_load(&c->records);
+	pthread_mutex_lock(&c->pause.lock);
+	out->continues = c->pause.continues;
+	out->paused_ns = c->pause.paused_ns;
+	pthread_mutex_unlock(&c->pause.lock);
 }
 
 void bc_report_loss(const struct bc_counters *k)

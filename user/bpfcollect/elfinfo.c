@@ -158,7 +158,7 @@ int elf_needed_path(const char *path, const char *prefix, char *out, size_t size
 		return -errno;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	char needed[256] = "", *runpath = NULL;
-	int err = -ENOENT;
+	int err = -ENOENT, is_rpath = 0;
 	for (Elf_Scn *s = e ? elf_nextscn(e, NULL) : NULL; s; s = elf_nextscn(e, s)) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -178,16 +178,23 @@ int elf_needed_path(const char *path, const char *prefix, char *out, size_t size
 			if (d.d_tag == DT_NEEDED && !needed[0] && strncmp(str, prefix, strlen(prefix)) == 0 &&
 			    strlen(str) < sizeof(needed) && !strchr(str, '/'))
 				strcpy(needed, str);
-			else if (d.d_tag != DT_NEEDED && !runpath)
+			else if (d.d_tag == DT_RUNPATH || (d.d_tag == DT_RPATH && !runpath)) {
+				/* DT_RUNPATH wins over DT_RPATH, as in the loader */
+				free(runpath);
 				runpath = strdup(str);
+				is_rpath = d.d_tag == DT_RPATH;
+			}
 		}
 	}
 	if (needed[0]) {
 		char *copy = strdup(path);
 		const char *origin = copy ? dirname(copy) : ".";
-		err = search_dirs(runpath, origin, needed, out, size);
+		/* The loader's order: DT_RPATH before LD_LIBRARY_PATH, DT_RUNPATH
+		 * after it (ld.so(8)). */
+		const char *env = getenv("LD_LIBRARY_PATH");
+		err = search_dirs(is_rpath ? runpath : env, origin, needed, out, size);
 		if (err)
-			err = search_dirs(getenv("LD_LIBRARY_PATH"), origin, needed, out, size);
+			err = search_dirs(is_rpath ? env : runpath, origin, needed, out, size);
 		if (err)
 			err = search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:"
 					  "/usr/lib:/usr/local/lib",

@@ -184,6 +184,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	c->opt = *opt;
 	c->cb = *cb;
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->pause.lock, NULL);
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		wpp_err("cannot count possible CPUs: %s", strerror(-c->ncpus));
@@ -210,6 +211,13 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	/* Holding execs is for the processes we were asked to trace; -a
 	 * would stop every new program on the machine. */
 	c->skel->rodata->hold_unseen_exec = c->opt.filter_pids && c->opt.attach_on_exec;
+	/* Back-pressure marks: stop producers at half a ring (the other half
+	 * takes what is published before the stops land), continue them at an
+	 * eighth (what is left keeps the drain busy while they wake up). */
+	if (!c->opt.drop_when_full) {
+		c->skel->rodata->pause_fill = c->opt.ring_bytes / 2;
+		c->pause.resume_fill = c->opt.ring_bytes / 8;
+	}
 	struct bpf_map *outer = c->skel->maps.batch_rings;
 	int err = bpf_map__set_max_entries(outer, c->ncpus);
 	/* The rings themselves serve as the inner-map template (libbpf 1.1
@@ -233,6 +241,11 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	c->links = calloc(c->links_cap, sizeof(*c->links));
 	if (!c->links || create_rings(c) || attach_tracepoints(c))
 		goto fail;
+	err = pause_setup(c);
+	if (err) {
+		explain_failure("mapping the ring positions", err);
+		goto fail;
+	}
 	return c;
 fail:
 	bc_close(c);
@@ -283,6 +296,11 @@ void bc_close(struct bc_collector *c)
 		bc_finish(c, NULL);
 	detach_all(c);
 	free(c->links);
+	/* Closed without bc_finish (a start that failed after attaching):
+	 * nothing stopped may stay stopped. */
+	if (c->skel && c->skel->bss)
+		pause_resume(c, true);
+	pause_teardown(c);
 	for (uint32_t i = 0; c->rbs && i < c->opt.drain_threads; i++)
 		ring_buffer__free(c->rbs[i]);
 	ring_buffer__free(c->lc_rb);
@@ -305,5 +323,6 @@ void bc_close(struct bc_collector *c)
 	free(c->instrumented);
 	free(c->threads);
 	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->pause.lock);
 	free(c);
 }

@@ -92,8 +92,10 @@ static void attach_own_runtime(struct bc_collector *c)
 static int transport_lines(const struct record_opts *o, char *buf, size_t size)
 {
 	return snprintf(buf, size,
-			"transport=bpf\nring_bytes=%u\nrecord_words=%u\ndrain_threads=%u\nmax_threads=%u\n",
-			o->bpf.ring_bytes, o->bpf.record_words, o->bpf.drain_threads, o->bpf.max_threads);
+			"transport=bpf\nring_bytes=%u\nrecord_words=%u\ndrain_threads=%u\nmax_threads=%u\n"
+			"ring_full=%s\n",
+			o->bpf.ring_bytes, o->bpf.record_words, o->bpf.drain_threads, o->bpf.max_threads,
+			o->bpf.drop_when_full ? "drop" : "pause");
 }
 
 /* Start the program held, attach, release.  0 or an exit status. */
@@ -233,12 +235,16 @@ int record_bpf(const struct record_opts *o_)
 	if (counters)
 		record_counters_finish(counters, o.quiet);
 	struct rusage ru;
-	char extra[96];
+	char extra[160], paused[64] = "";
 	getrusage(RUSAGE_SELF, &ru);
-	snprintf(extra, sizeof(extra), " (collector CPU %.3f s, max RSS %ld MB)",
+	/* How often back-pressure stopped the traced processes. */
+	if (k.pauses)
+		snprintf(paused, sizeof(paused), ", producers paused %llu times, %.2f s",
+			 (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
+	snprintf(extra, sizeof(extra), " (collector CPU %.3f s, max RSS %ld MB%s)",
 		 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
-		 ru.ru_maxrss / 1024);
+		 ru.ru_maxrss / 1024, paused);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);
 	if (counters)

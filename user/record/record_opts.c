@@ -32,9 +32,12 @@ static const char usage[] =
 	"      --list-events       the event names wpptrace knows\n"
 	"bpf transport:\n"
 	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix\n"
-	"                          (default 64M, less when there are more than 4 CPUs)\n"
+	"                          (default 16M, less when there are more than 16 CPUs)\n"
 	"      --record-words N    most words in one ring record (default 16384)\n"
 	"      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
+	"      --ring-full pause|drop  when the collector falls behind: stop the traced\n"
+	"                          processes until it catches up (default, lossless), or\n"
+	"                          drop batches (counted; the file marks each gap)\n"
 	"      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
 	"shm transport (these options select it):\n"
 	"      --buffer-words N    words per batch buffer (default 8192)\n"
@@ -135,7 +138,7 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
-	       O_RECWORDS, O_DRAIN, O_DRAINDELAY, O_GRAMMAR, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV };
+	       O_RECWORDS, O_DRAIN, O_RINGFULL, O_DRAINDELAY, O_GRAMMAR, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"transport", required_argument, NULL, O_TRANSPORT},
@@ -149,6 +152,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{"ring-size", required_argument, NULL, O_RINGSIZE},
 		{"record-words", required_argument, NULL, O_RECWORDS},
 		{"drain-threads", required_argument, NULL, O_DRAIN},
+		{"ring-full", required_argument, NULL, O_RINGFULL},
 		/* undocumented: a slow consumer for the overload tests */
 		{"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
 		{"quiet", no_argument, NULL, 'q'},
@@ -285,6 +289,17 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			bpf_only = 1;
 			if (parse_u32("--drain-threads", optarg, &o->bpf.drain_threads))
 				return -1;
+			break;
+		case O_RINGFULL:
+			bpf_only = 1;
+			if (strcmp(optarg, "pause") == 0) {
+				o->bpf.drop_when_full = false;
+			} else if (strcmp(optarg, "drop") == 0) {
+				o->bpf.drop_when_full = true;
+			} else {
+				wpp_err("record: --ring-full takes pause or drop, not '%s'", optarg);
+				return -1;
+			}
 			break;
 		case O_DRAINDELAY:
 			bpf_only = 1;

@@ -311,7 +311,7 @@ static void test_overload_exact_gaps(void **state)
 {
 	(void)state;
 	static struct checker k = { .nwords = 100 };
-	struct bc_options opt = { .ring_bytes = 16384, .record_words = 64 };
+	struct bc_options opt = { .ring_bytes = 16384, .record_words = 64, .drop_when_full = true };
 	char *argv[] = { "usdt_producer", "flood", "4", "200", "100", NULL };
 	struct bc_counters n;
 	assert_int_equal(run(&k, &opt, argv, 1, &n), 0);
@@ -319,6 +319,27 @@ static void test_overload_exact_gaps(void **state)
 	assert_true(n.lost_batches > 0);
 	assert_true(k.batches > 0);
 	assert_int_equal(n.lost_reserve, n.lost_batches);
+	assert_int_equal(n.pauses, 0);
+}
+
+/* The same tiny ring under back-pressure, with a consumer slowed down so
+ * the producers outrun it: they are paused instead, nothing is lost, every
+ * word arrives in order, and every stop was answered by a continue. */
+static void test_pause_lossless(void **state)
+{
+	(void)state;
+	static struct checker k = { .nwords = 100 };
+	struct bc_options opt = { .ring_bytes = 16384, .record_words = 64, .drain_delay_us = 2000 };
+	char *argv[] = { "usdt_producer", "flood", "4", "200", "100", NULL };
+	struct bc_counters n;
+	assert_int_equal(run(&k, &opt, argv, 0, &n), 0);
+	check_accounting(&k, &n, 4 * 200);
+	assert_int_equal(n.lost_batches, 0);
+	assert_int_equal(k.gap_batches, 0);
+	assert_true(n.pauses > 0);
+	assert_int_equal(n.pause_failures, 0);
+	assert_true(n.continues > 0);
+	assert_true(n.continues <= n.pauses);
 }
 
 /* fork, exec and exit open and close processes and streams. */
@@ -365,6 +386,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_threads_lossless),
 		cmocka_unit_test(test_overload_exact_gaps),
+		cmocka_unit_test(test_pause_lossless),
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_bad_ring_size),
 	};
