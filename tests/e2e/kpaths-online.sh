@@ -5,8 +5,8 @@
 # chunks (--source stored) must give exactly the k-IPF built offline from
 # the batches of the same file (--source trace): every k-path, every count,
 # at k = 8 and cut to k = 3 and 1.  The stored forests are per activation
-# when the collector has the modules' metadata (kslab_online.h), else flat;
-# the test finds which, checks that view, and checks that the other view is
+# (the collector has the modules' metadata, kslab_online.h);
+# the test checks that view, and that the other view is
 # built from the trace.
 . "$(dirname "$0")/kpaths-lib.sh"
 
@@ -45,10 +45,12 @@ for prog in interp threads recursion; do
 	"$WPPTRACE" -q record --transport=shm -k 8 -o "$w" -- "$WORK/$prog.online" "${args[@]}" \
 		>/dev/null 2>"$WORK/$prog.online.err" </dev/null ||
 		{ fail "$prog: record -k 8: $(head -3 "$WORK/$prog.online.err")"; continue; }
-	# Which view did the collector store?  (--source stored fails for the other.)
+	# The collector has the modules' metadata, so it stores the
+	# per-activation view (--source stored fails for the other).
 	if "$WPPTRACE" kpaths "$w" --source stored -k 1 >/dev/null 2>&1; then
 		view=(); vname=activation; other=(--flat); oname=flat
 	else
+		fail "$prog: record -k stored no per-activation forest"
 		view=(--flat); vname=flat; other=(); oname=activation
 	fi
 	for k in 8 3 1; do

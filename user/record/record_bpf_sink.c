@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "record_online.h"
 #include "wpp/wpp_file.h"
 
 static void keep(struct record_sink *rs, int err)
@@ -35,6 +36,7 @@ static void sink_process(void *ctx, const struct bc_process *p)
 	c.exe_len = exe_len;
 	c.cmdline_len = cmd_len;
 	keep(rs, wppw_chunk2(w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len));
+	record_online_process(rs, &c);
 }
 
 static void sink_thread(void *ctx, const struct wpp_chunk_thread *t)
@@ -51,6 +53,7 @@ static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char 
 	c.path_len = (uint32_t)strlen(path) + 1;
 	rs->modules++;
 	keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, c.path_len));
+	record_online_module(rs, &c, path);
 }
 
 static void sink_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words)

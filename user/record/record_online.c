@@ -6,6 +6,7 @@
 #include "log.h"
 #include "online.h"
 #include "record_sink.h"
+#include "kipf_kinds_live.h"
 #include "kslab_online.h"
 #include "sequitur_online.h"
 
@@ -18,6 +19,8 @@ struct record_online_cfg {
 	struct wpp_grammar_cfg grammar;
 	struct kslab_online_cfg kpaths;
 	struct wpp_online_consumer grammar_consumer;
+	struct kinds_live *kinds; /* path kinds for per-activation k-paths */
+	struct kslab_kinds_source kinds_src;
 	struct wpp_online_consumer consumers[1];
 	size_t n;
 	int grammar_on;
@@ -36,6 +39,13 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 	 * nothing rebuilds them if they are missing. */
 	if (o->kpaths_k) {
 		cfg->kpaths.k = o->kpaths_k;
+		/* Without kinds (no memory) the forests are the flat view,
+		 * which the chunks say; `kpaths` then rebuilds the other. */
+		cfg->kinds = kinds_live_new();
+		if (cfg->kinds) {
+			cfg->kinds_src = kinds_live_source(cfg->kinds);
+			cfg->kpaths.kinds = &cfg->kinds_src;
+		}
 		cfg->consumers[cfg->n++] = kslab_online_consumer(&cfg->kpaths);
 	}
 	if (cfg->n == 0 && !o->grammar)
@@ -88,6 +98,27 @@ void record_online_stop(struct record_sink *rs)
 {
 	wpp_online_free(rs->online);
 	rs->online = NULL;
+	if (rs->online_cfg)
+		kinds_live_free(rs->online_cfg->kinds);
 	free(rs->online_cfg);
 	rs->online_cfg = NULL;
+}
+
+void record_online_process(struct record_sink *rs, const struct wpp_chunk_process *p)
+{
+	struct record_online_cfg *cfg = rs->online_cfg;
+
+	/* On no memory the image's records get unknown kinds (still exact
+	 * counts, split as kslab_act.h says), nothing worse. */
+	if (cfg && cfg->kinds)
+		(void)kinds_live_process(cfg->kinds, p);
+}
+
+void record_online_module(struct record_sink *rs, const struct wpp_chunk_module *m,
+			  const char *path)
+{
+	struct record_online_cfg *cfg = rs->online_cfg;
+
+	if (cfg && cfg->kinds)
+		(void)kinds_live_module(cfg->kinds, m, path);
 }

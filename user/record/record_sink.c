@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "record_online.h"
 #include "wpp/wpp_file.h"
 
 static int sink_process(void *ctx, const struct wpp_shm_proc *p)
@@ -27,7 +28,10 @@ static int sink_process(void *ctx, const struct wpp_shm_proc *p)
 	tail[exe_len - 1] = 0;
 	memcpy(tail + exe_len, p->cmdline, cmd_len);
 	rs->processes++;
-	return wppw_chunk2(rs->w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len);
+	if (wppw_chunk2(rs->w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len) < 0)
+		return -1;
+	record_online_process(rs, &c);
+	return 0;
 }
 
 static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp_shm_tu *t)
@@ -51,7 +55,10 @@ static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp
 	memcpy(path, t->path, path_len - 1);
 	path[path_len - 1] = 0;
 	rs->modules++;
-	return wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, path_len);
+	if (wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, path_len) < 0)
+		return -1;
+	record_online_module(rs, &c, path);
+	return 0;
 }
 
 static int sink_thread(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, int event,
