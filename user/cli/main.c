@@ -16,15 +16,12 @@ struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
-	const char *usage;
+	const char *usage; /* NULL: the command prints its own on --help */
 };
 
 static const struct command commands[] = {
-	{"record", cmd_record, "run a program built with wppcc and record its paths",
-	 "usage: wpptrace record --transport=shm -o run.wpp -- ./prog [args...]\n"
-	 "\n"
-	 "Runs prog with tracing.  The program's stdin, stdout, stderr and exit status\n"
-	 "pass through unchanged; wpptrace exits with the program's status.\n"},
+	/* record's options belong to the recorder: it prints its own usage. */
+	{"record", cmd_record, "run a program built with wppcc and record its paths", NULL},
 	{"script", cmd_script, "print every executed path, in order, per thread",
 	 "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T] [--processes]\n"
 	 "\n"
@@ -184,6 +181,10 @@ int main(int argc, char **argv)
 			wpp_err("no such command '%s' (try wpptrace --help)", argv[i + 1]);
 			return WPP_EXIT_USAGE;
 		}
+		if (!c->usage) {
+			char *own_help[] = {argv[i + 1], "--help", NULL};
+			return c->run(2, own_help);
+		}
 		fputs(c->usage, stdout);
 		return WPP_EXIT_OK;
 	}
@@ -195,7 +196,7 @@ int main(int argc, char **argv)
 	for (int k = i + 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--"))
 			break;
-		if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+		if (c->usage && (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))) {
 			fputs(c->usage, stdout);
 			return WPP_EXIT_OK;
 		}
