@@ -9,7 +9,8 @@
  * digrams that are checked in turn; a rule whose use count falls to one is
  * inlined (expand).  Differences from the reference implementation, each
  * for a reason given where it happens: index-based nodes, the value-keyed
- * digram index, utility checked on both ends of a rule, a duplicate whose
+ * digram index (the segment's last digram indexed lazily, outside the
+ * table), utility checked on both ends of a rule, a duplicate whose
  * other occurrence is a whole rule body reusing that rule from either side,
  * guards of deleted rules recycled only between steps, and the look-ahead.
  */
@@ -96,9 +97,14 @@ HOT void link_nodes(struct seq_builder *b, uint32_t l, uint32_t r)
 
 static void put_digram(struct seq_builder *b, uint32_t i)
 {
+	uint64_t key = digram_key_at(b, i);
 	uint32_t old;
 
-	if (seq_digram_put(&b->digrams, b->n, digram_key_at(b, i), i, &old) < 0) {
+	if (seq_lazy_holds(b, key)) { /* i displaces the lazy entry */
+		b->n[b->lazy].aux &= ~DIGRAM_OWNER;
+		b->lazy = 0;
+	}
+	if (seq_digram_put(&b->digrams, b->n, key, i, &old) < 0) {
 		b->failed = 1;
 		return;
 	}
@@ -115,6 +121,10 @@ HOT void delete_digram(struct seq_builder *b, uint32_t i)
 	if (seq_node_is_guard(b, i) || !(b->n[i].aux & DIGRAM_OWNER))
 		return;
 	b->n[i].aux &= ~DIGRAM_OWNER;
+	if (i == b->lazy) {
+		b->lazy = 0;
+		return;
+	}
 	seq_digram_remove_if(&b->digrams, digram_key_at(b, i), i);
 }
 
@@ -287,7 +297,7 @@ static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
 
 	if (!b->have_lookahead || b->n[y].next != b->cur_root)
 		return 0;
-	m = seq_digram_find(&b->digrams, b->n, seq_digram_key(b->n[y].sym, b->lookahead));
+	m = seq_index_find(b, seq_digram_key(b->n[y].sym, b->lookahead));
 	if (m == SEQ_DIGRAM_NONE || !whole_rule_at(b, m))
 		return 0;
 	b->deferred = 1;
@@ -299,8 +309,12 @@ static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
 HOT uint32_t lookup_or_index(struct seq_builder *b, uint32_t x)
 {
 	int failed = 0;
-	uint32_t m = seq_digram_find_or_add(&b->digrams, b->n, digram_key_at(b, x), x, &failed);
+	uint64_t key = digram_key_at(b, x);
+	uint32_t m;
 
+	if (seq_lazy_holds(b, key))
+		return b->lazy;
+	m = seq_digram_find_or_add(&b->digrams, b->n, key, x, &failed);
 	if (m == SEQ_DIGRAM_NONE) {
 		if (failed)
 			b->failed = 1;
@@ -308,6 +322,44 @@ HOT uint32_t lookup_or_index(struct seq_builder *b, uint32_t x)
 			b->n[x].aux |= DIGRAM_OWNER;
 	}
 	return m;
+}
+
+/* Move the lazy entry into the table. */
+static __attribute__((noinline)) void store_lazy(struct seq_builder *b)
+{
+	int failed = 0;
+
+	seq_digram_find_or_add(&b->digrams, b->n, b->lazy_key, b->lazy, &failed);
+	if (failed)
+		b->failed = 1;
+	b->lazy = 0;
+}
+
+/*
+ * lookup_or_index() for the last digram of the current segment (x, then
+ * its successor, then the guard).  A new one is indexed lazily, outside
+ * the table: on repetitive input the next step usually substitutes a rule
+ * for the symbol after x at once, which removes this digram again, and
+ * then neither the store nor the removal (a probe and a backward shift)
+ * is ever made.  Only one entry can be lazy: the previous one, if still
+ * indexed, goes into the table now.
+ */
+HOT uint32_t lookup_or_index_last(struct seq_builder *b, uint32_t x)
+{
+	uint64_t key = digram_key_at(b, x);
+	uint32_t m;
+
+	if (seq_lazy_holds(b, key))
+		return b->lazy;
+	m = seq_digram_find(&b->digrams, b->n, key);
+	if (m != SEQ_DIGRAM_NONE)
+		return m;
+	if (b->lazy)
+		store_lazy(b);
+	b->lazy = x;
+	b->lazy_key = key;
+	b->n[x].aux |= DIGRAM_OWNER;
+	return SEQ_DIGRAM_NONE;
 }
 
 /* The digram at x equals the one indexed at m: restore uniqueness.
@@ -376,7 +428,7 @@ static void check_tail(struct seq_builder *b, uint32_t x)
 
 		if (seq_node_is_guard(b, x))
 			break;
-		m = lookup_or_index(b, x);
+		m = lookup_or_index_last(b, x);
 		if (m == SEQ_DIGRAM_NONE)
 			break;
 		g = whole_rule_at(b, m);

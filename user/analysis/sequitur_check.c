@@ -120,7 +120,7 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 				 (unsigned long long)occ[i].key, (unsigned long long)(j - i));
 			goto out;
 		}
-		uint32_t held = seq_digram_find(&b->digrams, b->n, occ[i].key);
+		uint32_t held = seq_index_find(b, occ[i].key);
 		int found = 0;
 		for (uint64_t k = i; k < j; k++) {
 			found |= occ[k].node == held;
@@ -138,8 +138,8 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 		}
 		i = j;
 	}
-	if (groups != b->digrams.count) {
-		rc = bad(why, whylen, "index holds %u digrams, grammar has %u", b->digrams.count,
+	if (groups != seq_index_count(b)) {
+		rc = bad(why, whylen, "index holds %u digrams, grammar has %u", seq_index_count(b),
 			 groups);
 		goto out;
 	}

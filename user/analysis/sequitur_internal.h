@@ -34,6 +34,13 @@ struct seq_builder {
 	uint32_t free_head;   /* free nodes, linked through next */
 	uint32_t dead_guards; /* guards of rules deleted during this step */
 	struct seq_digram_index digrams;
+	/* One indexed digram may live outside the table: the last digram of
+	 * a segment, which the next step usually folds into a rule at once
+	 * (see check_tail).  lazy is its node (0: none), lazy_key its key; it
+	 * carries DIGRAM_OWNER like any indexed node.  Every lookup consults
+	 * it first (seq_index_find), so the index means the same either way. */
+	uint32_t lazy;
+	uint64_t lazy_key;
 
 	uint32_t *roots; /* guard of each segment's start rule, in order */
 	uint32_t nroots, roots_cap;
@@ -59,6 +66,27 @@ struct seq_builder {
 static inline int seq_node_is_guard(const struct seq_builder *b, uint32_t i)
 {
 	return b->n[i].sym == (SEQ_RULE_BIT | i);
+}
+
+/* Is key's index entry the lazy one? */
+static inline int seq_lazy_holds(const struct seq_builder *b, uint64_t key)
+{
+	return b->lazy && key == b->lazy_key;
+}
+
+/* The node indexed for key (the lazy entry or the table's), or
+ * SEQ_DIGRAM_NONE. */
+static inline uint32_t seq_index_find(const struct seq_builder *b, uint64_t key)
+{
+	if (seq_lazy_holds(b, key))
+		return b->lazy;
+	return seq_digram_find(&b->digrams, b->n, key);
+}
+
+/* How many digrams the index holds. */
+static inline uint32_t seq_index_count(const struct seq_builder *b)
+{
+	return b->digrams.count + (b->lazy != 0);
 }
 
 #endif
