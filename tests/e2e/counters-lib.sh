@@ -12,10 +12,12 @@ WORK=$ROOT/tests/work/counters/$(basename "$0" .sh)
 check() { if eval "$2"; then pass "$1"; else fail "$1"; fi; }
 require_root_and_tools "perf events, BPF"
 
-# build NAME SOURCE: wppcc -O1 -g into $WORK/NAME.
+# build NAME SOURCE [WPPCC FLAGS...]: wppcc -O1 -g into $WORK/NAME.
 build() {
-	"$WPPCC" -O1 -g -o "$WORK/$1" "$2" >"$WORK/$1.buildlog" 2>&1 ||
-		{ fail "cannot build $1"; sed 's/^/    /' "$WORK/$1.buildlog" | head -20; finish; }
+	local name=$1 src=$2
+	shift 2
+	"$WPPCC" -O1 -g "$@" -o "$WORK/$name" "$src" >"$WORK/$name.buildlog" 2>&1 ||
+		{ fail "cannot build $name"; sed 's/^/    /' "$WORK/$name.buildlog" | head -20; finish; }
 }
 
 # fn_cost FILE.json FUNCTION: the function row's cost in a --by function JSON report.

@@ -10,7 +10,9 @@
  * and word, decodes the thread, and hands back one hit per sample that
  * landed on a path (or block) record, with the record's place in the
  * thread's event stream.  Everything else is counted as unattributed, by
- * reason.
+ * reason (enum cost_miss).  A run (WPP_CTRL_REPEAT) expands to several
+ * events at the REPEAT word's position; a sample there lands on the first
+ * of them only, once.
  *
  * Per-path costs from samples are estimates (each sample stands for its
  * period's worth of events); per-batch counts (COUNTS chunks) give exact
@@ -57,14 +59,23 @@ struct cost_hit {
 	uint32_t thread;  /* index into the trace's threads */
 };
 
+/* Why a sample landed on no path (docs/counters.md, "Unattributed
+ * samples").  The first three are outside the thread's recording: no path
+ * ran there to be charged.  The others are misses while it recorded. */
 enum cost_miss {
-	COST_MISS_NOT_RECORDING, /* the thread had not started recording (start-up) */
-	COST_MISS_NO_POSITION, /* inside the runtime's buffer switch, or discarded */
-	COST_MISS_NO_RECORD,   /* the position was never written (thread ended, lost batch) */
-	COST_MISS_NOT_A_PATH,  /* the record there is not an attributable path */
-	COST_MISS_NO_THREAD,   /* the trace has no such thread */
+	COST_MISS_BEFORE_IMAGE,  /* before the program's image began (the recorder's
+	                          * child before its exec, or a previous image) */
+	COST_MISS_NOT_RECORDING, /* start-up: the thread had not recorded yet */
+	COST_MISS_AFTER_END,     /* after the thread's last record (exit, teardown) */
+	COST_MISS_LOST,          /* in a batch the transport lost */
+	COST_MISS_NO_POSITION,   /* inside the runtime's buffer switch, or unreadable */
+	COST_MISS_DISCARD,       /* the runtime was discarding the thread's records */
+	COST_MISS_NO_RECORD,     /* in a present batch, but no record starts there */
+	COST_MISS_NOT_A_PATH,    /* the record there is not an attributable path */
+	COST_MISS_NO_THREAD,     /* the trace has no such thread */
 	COST_MISS_N
 };
+#define COST_MISS_OUTSIDE_RECORDING(m) ((m) <= COST_MISS_AFTER_END)
 
 struct cost_attribution {
 	uint32_t counter;
@@ -92,7 +103,12 @@ int cost_per_terminal(const struct cost_attribution *a, uint32_t pid, uint32_t g
 		      const struct wpp_grammar_terminal *terms, const int *is_block, const uint64_t *freq,
 		      uint32_t nterm, uint64_t *cost);
 
-/* "~1.23M cache-misses from 1234 samples (0.4% unattributed); counted 1.25M" */
+/* What a miss class means, in words ("in lost batches"). */
+const char *cost_miss_text(enum cost_miss m);
+
+/* One line: "cache-misses: ~N on paths, estimated from S samples (...);
+ * M of the R samples taken while recording unattributed (P%) [per class];
+ * O outside recording [per class]; counted exactly per batch: C" */
 void cost_summary(char *buf, size_t len, const struct cost_data *cd, const struct cost_attribution *a);
 
 #endif

@@ -11,3 +11,17 @@ $(COUNTERSTEST_BIN): tests/unit/counters/test_counters.c $(COUNTERSTEST_DEPS)
 
 TEST_TARGETS += $(COUNTERSTEST_BIN)
 TESTS += $(COUNTERSTEST_BIN)
+
+# Attribution of samples to path executions on a hand-made stream (runs,
+# lost batches, thread ends, images), linked against the decoder.
+COSTATTR_TEST_BIN := $(BUILD)/tests/unit/counters/test_cost_attr
+COSTATTR_UNDER_TEST := $(call objs,san,user/report/cost_attr.c user/report/cost_position.c \
+	user/report/cost_summary.c user/report/cost_scale.c)
+$(call objs,san,tests/unit/counters/test_cost_attr.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Itests/unit/decode
+$(COSTATTR_TEST_BIN): $(call objs,san,tests/unit/counters/test_cost_attr.c) $(call objs,san,tests/unit/decode/testlib.c) \
+	$(COSTATTR_UNDER_TEST) $(call objs,san,$(SYMBOLIZER_SRCS) $(DECODE_SRCS) $(WPPREAD_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
+
+TEST_TARGETS += $(COSTATTR_TEST_BIN)
+TESTS += $(COSTATTR_TEST_BIN)
