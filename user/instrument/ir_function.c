@@ -13,6 +13,11 @@
  *   E  __wpp_flush_all() right before process-ending calls
  *   F  cursor reloads after every call that may move the thread's cursor,
  *      ahead of any code the phases above put after that call
+ *
+ * Runs (runs.h): the back-edge path ends of qualifying loops count repeats
+ * instead of recording (wpp_emit_run_record), and each exit edge of such a
+ * loop gets wpp_emit_run_end as the first code on the edge, before the
+ * edge's own increments or path end.
  */
 #include "ir_function.h"
 
@@ -28,6 +33,7 @@
 #include "ir_split.h"
 #include "numbering.h"
 #include "placement.h"
+#include "runs.h"
 #include "stable_hash.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
@@ -43,6 +49,8 @@ struct fn_emit {
 	LLVMValueRef fidw;  /* fid << 40 of this activation */
 	LLVMValueRef ctrlw; /* wide: control word naming the fid */
 	int wide;
+	uint8_t *run_role;  /* per CFG edge, enum wpp_run_role; NULL: no runs */
+	LLVMValueRef last, count; /* run slots (ir_probes.h), when run_role */
 	LLVMValueRef *start_at; /* per block: first original non-phi instruction */
 	LLVMValueRef *term;     /* per block: original terminator */
 };
@@ -76,10 +84,12 @@ static void emit_restart(struct fn_emit *x, uint64_t inc)
 	LLVMBuildStore(x->b, v, x->reg);
 }
 
-static void emit_path_end(struct fn_emit *x, uint64_t inc)
+static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
 {
 	LLVMValueRef w = reg_plus(x, inc);
-	if (x->wide)
+	if (counts_runs)
+		wpp_emit_run_record(x->p, x->b, x->cur, x->last, x->count, w);
+	else if (x->wide)
 		wpp_emit_record2(x->p, x->b, x->cur, x->ctrlw, w);
 	else
 		wpp_emit_record1(x->p, x->b, x->cur, w);
@@ -89,6 +99,8 @@ static void emit_path_end(struct fn_emit *x, uint64_t inc)
  * an add (real chord) or a path end + optional restart (cut). */
 struct edge_code {
 	int needed;
+	int run_end;        /* leaves a run-counting loop: write its count first */
+	int run_back;       /* back edge whose path end counts runs */
 	uint64_t undo;      /* subtract first (invoke pre-adjust) */
 	int is_cut;
 	uint64_t inc;       /* add (real) or final increment of the ended path (cut) */
@@ -102,9 +114,11 @@ static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const uint6
 	uint32_t u = x->c->edge_src[e], v = x->c->edge_dst[e];
 	const struct wpp_dag_edge *de = &x->d->edges[x->d->cfg_edge_dag[e]];
 	ec.undo = preadj[u];
+	ec.run_end = x->run_role && x->run_role[e] == WPP_RUN_EXIT;
+	ec.run_back = x->run_role && x->run_role[e] == WPP_RUN_BACK;
 	if (de->kind == WPP_EDGE_REAL) {
 		ec.inc = de->inc;
-		ec.needed = ec.inc != 0 || ec.undo != 0;
+		ec.needed = ec.inc != 0 || ec.undo != 0 || ec.run_end;
 		return ec;
 	}
 	ec.is_cut = 1;
@@ -118,13 +132,15 @@ static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const uint6
 
 static void emit_edge_code(struct fn_emit *x, const struct edge_code *ec)
 {
+	if (ec->run_end)
+		wpp_emit_run_end(x->p, x->b, x->cur, x->last, x->count);
 	if (ec->undo)
 		emit_add(x, (uint64_t)0 - ec->undo);
 	if (!ec->is_cut) {
 		emit_add(x, ec->inc);
 		return;
 	}
-	emit_path_end(x, ec->inc);
+	emit_path_end(x, ec->inc, ec->run_back);
 	if (ec->restart)
 		emit_restart(x, ec->restart_inc);
 }
@@ -202,7 +218,7 @@ static void instrument_paths(struct fn_emit *x)
 	for (uint32_t v = 0; v < n; v++) {
 		position_before(x, x->start_at[v]);
 		if (is_landing_pad(c->blocks[v]))
-			emit_path_end(x, 0); /* pre-adjusted by the invoke */
+			emit_path_end(x, 0, 0); /* pre-adjusted by the invoke */
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
 			emit_restart(x, d->edges[d->entry_edge[v]].inc);
 	}
@@ -231,7 +247,7 @@ static void instrument_paths(struct fn_emit *x)
 		    LLVMGetTailCallKind(prev) == LLVMTailCallKindMustTail)
 			at = prev;
 		position_before(x, at);
-		emit_path_end(x, de->inc);
+		emit_path_end(x, de->inc, 0);
 	}
 	/* D */
 	for (uint32_t e = 0; e < ne; e++)
@@ -315,6 +331,44 @@ static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
 	}
 }
 
+/* Blocks that runs must not pass through (runs.h): something in them may
+ * record behind the function's back (a memory intrinsic that becomes a
+ * call of an instrumented memcpy), or their terminator is not a plain
+ * branch or switch, so its edges may not carry the run's exit code. */
+static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
+{
+	uint8_t *veto = calloc(c->cfg.nblocks + 1, 1);
+	if (!veto)
+		return NULL;
+	for (uint32_t v = 0; v < c->cfg.nblocks; v++) {
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(c->blocks[v]);
+		LLVMOpcode op = t ? LLVMGetInstructionOpcode(t) : LLVMUnreachable;
+		veto[v] = op != LLVMBr && op != LLVMSwitch;
+		for (LLVMValueRef i = LLVMGetFirstInstruction(c->blocks[v]); i && !veto[v];
+		     i = LLVMGetNextInstruction(i))
+			veto[v] = wpp_ir_may_move_cursor(i);
+	}
+	return veto;
+}
+
+/* Per CFG edge run roles, or NULL when the function has no qualifying loop
+ * (or runs are off, or the function is wide: runs of two-word records are
+ * left for later). */
+static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c, const struct wpp_dag *d)
+{
+	if (!tu->runs || tu->mode != WPP_MODE_PATHS || d->wide)
+		return NULL;
+	uint8_t *veto = run_vetoes(c);
+	uint8_t *role = malloc(c->cfg.nedges + 1);
+	int nloops = veto && role ? wpp_runs_find(&c->cfg, d, veto, tu->run_max_paths, role) : -1;
+	free(veto);
+	if (nloops <= 0) {
+		free(role);
+		return NULL;
+	}
+	return role;
+}
+
 static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c)
 {
 	size_t len;
@@ -367,6 +421,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	x.loc = sp ? LLVMDIBuilderCreateDebugLocation(tu->probes.ctx, 0, 0, sp, NULL) : NULL;
+	x.run_role = find_runs(tu, &c, &d);
 	x.start_at = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
 	x.term = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
 	if (!x.start_at || !x.term)
@@ -380,6 +435,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	x.reg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.reg");
 	LLVMSetMetadata(x.reg, tu->probes.reg_md_kind, LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
 	x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
+	if (x.run_role)
+		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);
 	position_before(&x, x.start_at[0]);
 	wpp_emit_cursor_reload(&tu->probes, x.b, x.cur);
 	x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);
@@ -400,6 +457,7 @@ out:
 		LLVMDisposeBuilder(x.b);
 	free(x.start_at);
 	free(x.term);
+	free(x.run_role);
 	free(w);
 	wpp_dag_free(&d);
 	wpp_ir_cfg_free(&c);

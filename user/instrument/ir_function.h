@@ -21,6 +21,8 @@ struct wpp_tu_ctx {
 	const char *source;       /* module source file name */
 	size_t source_len;
 	wpp_weight_fn weigh;      /* placement weighting (weights.h) */
+	int runs;                 /* count repeated loop paths (runs.h); paths mode only */
+	uint32_t run_max_paths;   /* runs.h max_paths */
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;
 };

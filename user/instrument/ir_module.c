@@ -30,6 +30,24 @@ static uint32_t mode_from_env(void)
 	return WPP_MODE_PATHS;
 }
 
+/* Runs (WPP_CTRL_REPEAT) are on unless the driver says WPP_RUNS=0
+ * (wppcc -fwpp-no-runs). */
+static int runs_from_env(void)
+{
+	const char *r = getenv("WPP_RUNS");
+	return !(r && strcmp(r, "0") == 0);
+}
+
+/* Loops with more different iterations than this record each one
+ * (runs.h); WPP_RUN_MAX_PATHS overrides it for measurements. */
+#define RUN_MAX_PATHS_DEFAULT 1
+
+static uint32_t run_max_paths_from_env(void)
+{
+	const char *v = getenv("WPP_RUN_MAX_PATHS");
+	return v && *v ? (uint32_t)strtoul(v, NULL, 10) : RUN_MAX_PATHS_DEFAULT;
+}
+
 static int has_fn_attr(LLVMValueRef fn, const char *attr)
 {
 	unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
@@ -77,6 +95,8 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.mode = mode_from_env();
 	tu.source = LLVMGetSourceFileName(m, &tu.source_len);
 	tu.weigh = wpp_weights_static;
+	tu.runs = runs_from_env();
+	tu.run_max_paths = run_max_paths_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
 	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);
 	wpp_probes_init(&tu.probes, m);

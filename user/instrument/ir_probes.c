@@ -77,10 +77,41 @@ static LLVMValueRef build_flush_stub(struct wpp_probes *p)
 	return f;
 }
 
+/* !prof branch_weights on a conditional branch: taken, not taken. */
+static void set_branch_weights(struct wpp_probes *p, LLVMValueRef br, uint32_t taken, uint32_t not_taken)
+{
+	LLVMMetadataRef ops[3] = {
+		LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
+		LLVMValueAsMetadata(LLVMConstInt(p->i32, taken, 0)),
+		LLVMValueAsMetadata(LLVMConstInt(p->i32, not_taken, 0)),
+	};
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
+			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
+}
+
 /* Reads the thread's cursor into the function's cursor slot. */
 static void build_cursor_load(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot)
 {
 	LLVMBuildStore(b, LLVMBuildLoad2(b, p->ptr, p->cursor, "wpp.cur"), slot);
+}
+
+/* A new module-internal always_inline helper (the plugin inlines them all
+ * right after the pass). */
+static LLVMValueRef new_inline_helper(struct wpp_probes *p, const char *name, LLVMTypeRef fnty)
+{
+	LLVMValueRef f = LLVMAddFunction(p->mod, name, fnty);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	add_fn_attr(p->ctx, f, "alwaysinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	return f;
+}
+
+static LLVMValueRef k64(struct wpp_probes *p, uint64_t v) { return LLVMConstInt(p->i64, v, 0); }
+
+static void call_rec1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef w)
+{
+	LLVMValueRef args[2] = {cur, w};
+	LLVMBuildCall2(b, p->rec1_fn, p->rec1, args, 2, "");
 }
 
 /* Body of __wpp_rec{1,2}(slot, words...): the sequence from trace_abi.h,
@@ -95,10 +126,7 @@ static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, 
 	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
 	if (f)
 		return f;
-	f = LLVMAddFunction(p->mod, name, fnty);
-	LLVMSetLinkage(f, LLVMInternalLinkage);
-	add_fn_attr(p->ctx, f, "alwaysinline");
-	add_fn_attr(p->ctx, f, "nounwind");
+	f = new_inline_helper(p, name, fnty);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "flush");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
@@ -120,20 +148,122 @@ static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, 
 	LLVMSetAlignment(pub, 8);
 	LLVMValueRef lim = LLVMBuildLoad2(b, p->ptr, p->limit, "lim");
 	LLVMValueRef full = LLVMBuildICmp(b, LLVMIntUGE, next, lim, "full");
-	LLVMValueRef br = LLVMBuildCondBr(b, full, cold, done);
-	LLVMMetadataRef ops[3] = {
-		LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
-		LLVMValueAsMetadata(LLVMConstInt(p->i32, COLD_WEIGHT, 0)),
-		LLVMValueAsMetadata(LLVMConstInt(p->i32, HOT_WEIGHT, 0)),
-	};
-	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
-			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
+	set_branch_weights(p, LLVMBuildCondBr(b, full, cold, done), COLD_WEIGHT, HOT_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, cold);
 	LLVMValueRef call = LLVMBuildCall2(b, p->void_fn, p->flush, NULL, 0, "");
 	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
 	build_cursor_load(p, b, slot); /* the flush moved it */
 	LLVMBuildBr(b, done);
 	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+/* __wpp_run_flush(cur, count): writes count (>= 1) pending repeats as
+ * REPEAT words, WPP_REPEAT_MAX at a time (count is 64-bit, an operand 32). */
+static LLVMValueRef build_run_flush(struct wpp_probes *p)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, "__wpp_run_flush");
+	if (f)
+		return f; /* the module was instrumented before */
+	f = new_inline_helper(p, "__wpp_run_flush", p->run_flush_fn);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(p->ctx, f, "loop");
+	LLVMBasicBlockRef chunk = LLVMAppendBasicBlockInContext(p->ctx, f, "chunk");
+	LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(p->ctx, f, "tail");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef cur = LLVMGetParam(f, 0), count = LLVMGetParam(f, 1);
+	uint64_t repeat0 = wpp_make_ctrl(WPP_CTRL_REPEAT, 0);
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef c0 = LLVMBuildLoad2(b, p->i64, count, "c0");
+	LLVMBuildBr(b, loop);
+	LLVMPositionBuilderAtEnd(b, loop);
+	LLVMValueRef c = LLVMBuildPhi(b, p->i64, "c");
+	LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, c, k64(p, WPP_REPEAT_MAX), "big");
+	set_branch_weights(p, LLVMBuildCondBr(b, big, chunk, tail), COLD_WEIGHT, HOT_WEIGHT);
+	LLVMPositionBuilderAtEnd(b, chunk);
+	call_rec1(p, b, cur, k64(p, repeat0 | WPP_REPEAT_MAX));
+	LLVMValueRef rest = LLVMBuildSub(b, c, k64(p, WPP_REPEAT_MAX), "rest");
+	LLVMBuildBr(b, loop);
+	LLVMValueRef in_v[2] = {c0, rest};
+	LLVMBasicBlockRef in_b[2] = {entry, chunk};
+	LLVMAddIncoming(c, in_v, in_b, 2);
+	LLVMPositionBuilderAtEnd(b, tail);
+	call_rec1(p, b, cur, LLVMBuildOr(b, c, k64(p, repeat0), "rep"));
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+/* `if (count) __wpp_run_flush(cur, count);` then continues at `done`. */
+static void build_flush_if_pending(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef f,
+				   LLVMValueRef cur, LLVMValueRef count, LLVMBasicBlockRef done)
+{
+	LLVMBasicBlockRef flush = LLVMAppendBasicBlockInContext(p->ctx, f, "flush");
+	LLVMValueRef c = LLVMBuildLoad2(b, p->i64, count, "c");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, c, k64(p, 0), "pending"), flush, done);
+	LLVMPositionBuilderAtEnd(b, flush);
+	LLVMValueRef args[2] = {cur, count};
+	LLVMBuildCall2(b, p->run_flush_fn, p->run_flush, args, 2, "");
+	LLVMBuildBr(b, done);
+}
+
+/* Likelihood that a qualifying loop repeats its last path, as branch
+ * weights: the repeat branch becomes the fall-through. */
+#define SAME_WEIGHT 64
+#define CHANGE_WEIGHT 1
+
+/* __wpp_run_rec(cur, last, count, w): see ir_probes.h. */
+static LLVMValueRef build_run_rec(struct wpp_probes *p)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, "__wpp_run_rec");
+	if (f)
+		return f; /* the module was instrumented before */
+	f = new_inline_helper(p, "__wpp_run_rec", p->run_rec_fn);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(p->ctx, f, "again");
+	LLVMBasicBlockRef change = LLVMAppendBasicBlockInContext(p->ctx, f, "change");
+	LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(p->ctx, f, "write");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef cur = LLVMGetParam(f, 0), last = LLVMGetParam(f, 1);
+	LLVMValueRef count = LLVMGetParam(f, 2), w = LLVMGetParam(f, 3);
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, w, LLVMBuildLoad2(b, p->i64, last, "last"), "same");
+	set_branch_weights(p, LLVMBuildCondBr(b, same, again, change), SAME_WEIGHT, CHANGE_WEIGHT);
+	LLVMPositionBuilderAtEnd(b, again);
+	LLVMValueRef c = LLVMBuildLoad2(b, p->i64, count, "c");
+	/* 64-bit: no overflow test on the hot path (2^64 iterations do not
+	 * happen); the flush splits counts above WPP_REPEAT_MAX. */
+	LLVMBuildStore(b, LLVMBuildAdd(b, c, k64(p, 1), "c1"), count);
+	LLVMBuildRetVoid(b);
+	LLVMPositionBuilderAtEnd(b, change);
+	build_flush_if_pending(p, b, f, cur, count, write);
+	LLVMPositionBuilderAtEnd(b, write);
+	call_rec1(p, b, cur, w);
+	LLVMBuildStore(b, w, last);
+	LLVMBuildStore(b, k64(p, 0), count);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+/* __wpp_run_end(cur, last, count): see ir_probes.h. */
+static LLVMValueRef build_run_end(struct wpp_probes *p)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, "__wpp_run_end");
+	if (f)
+		return f; /* the module was instrumented before */
+	f = new_inline_helper(p, "__wpp_run_end", p->run_end_fn);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef cur = LLVMGetParam(f, 0), last = LLVMGetParam(f, 1), count = LLVMGetParam(f, 2);
+	LLVMPositionBuilderAtEnd(b, entry);
+	build_flush_if_pending(p, b, f, cur, count, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildStore(b, k64(p, 0), last);
+	LLVMBuildStore(b, k64(p, 0), count);
 	LLVMBuildRetVoid(b);
 	LLVMDisposeBuilder(b);
 	return f;
@@ -153,6 +283,10 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->rec1_fn = LLVMFunctionType(p->voidty, params, 2, 0);
 	p->rec2_fn = LLVMFunctionType(p->voidty, params, 3, 0);
 	p->reg_fn = LLVMFunctionType(p->voidty, &p->ptr, 1, 0);
+	LLVMTypeRef run_params[4] = {p->ptr, p->ptr, p->ptr, p->i64};
+	p->run_rec_fn = LLVMFunctionType(p->voidty, run_params, 4, 0);
+	p->run_end_fn = LLVMFunctionType(p->voidty, run_params, 3, 0);
+	p->run_flush_fn = LLVMFunctionType(p->voidty, run_params, 2, 0);
 	p->cursor = tls_ptr(p, WPP_SYM_CURSOR);
 	/* One TLS symbol for both (trace_abi.h): x86 addresses the limit as
 	 * %fs:8(%reg) with the cursor's offset already in %reg. */
@@ -165,6 +299,11 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->register_tu = get_or_add_fn(m, WPP_SYM_REGISTER, p->reg_fn);
 	p->rec1 = build_record_helper(p, "__wpp_rec1", p->rec1_fn, 1);
 	p->rec2 = build_record_helper(p, "__wpp_rec2", p->rec2_fn, 2);
+	/* After rec1 in the module: the always-inliner visits helpers in
+	 * module order, so each is flattened before it is inlined. */
+	p->run_flush = build_run_flush(p);
+	p->run_rec = build_run_rec(p);
+	p->run_end = build_run_end(p);
 	p->fid_base_slot = LLVMAddGlobal(m, p->i64, "__wpp_fid_base");
 	LLVMSetLinkage(p->fid_base_slot, LLVMPrivateLinkage);
 	LLVMSetInitializer(p->fid_base_slot, LLVMConstInt(p->i64, unregistered_word(), 0));
@@ -187,8 +326,7 @@ void wpp_emit_cursor_reload(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef
 
 void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w)
 {
-	LLVMValueRef args[2] = {slot, w};
-	LLVMBuildCall2(b, p->rec1_fn, p->rec1, args, 2, "");
+	call_rec1(p, b, slot, w);
 }
 
 void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w0,
@@ -203,7 +341,36 @@ int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst)
 	if (LLVMGetInstructionOpcode(inst) != LLVMCall)
 		return 0;
 	LLVMValueRef callee = LLVMGetCalledValue(inst);
-	return callee == p->rec1 || callee == p->rec2;
+	return callee == p->rec1 || callee == p->rec2 || callee == p->run_rec || callee == p->run_end;
+}
+
+static LLVMValueRef run_slot(struct wpp_probes *p, LLVMBuilderRef b, const char *name)
+{
+	LLVMValueRef slot = LLVMBuildAlloca(b, p->i64, name);
+	LLVMSetMetadata(slot, p->reg_md_kind,
+			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, NULL, 0)));
+	LLVMBuildStore(b, k64(p, 0), slot);
+	return slot;
+}
+
+void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *last, LLVMValueRef *count)
+{
+	*last = run_slot(p, b, "wpp.last");
+	*count = run_slot(p, b, "wpp.count");
+}
+
+void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
+			 LLVMValueRef count, LLVMValueRef w)
+{
+	LLVMValueRef args[4] = {cur, last, count, w};
+	LLVMBuildCall2(b, p->run_rec_fn, p->run_rec, args, 4, "");
+}
+
+void wpp_emit_run_end(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
+		      LLVMValueRef count)
+{
+	LLVMValueRef args[3] = {cur, last, count};
+	LLVMBuildCall2(b, p->run_end_fn, p->run_end, args, 3, "");
 }
 
 void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b)

@@ -27,9 +27,11 @@ struct wpp_probes {
 	LLVMModuleRef mod;
 	LLVMContextRef ctx;
 	LLVMTypeRef i32, i64, ptr, voidty, void_fn, rec1_fn, rec2_fn, reg_fn;
+	LLVMTypeRef run_rec_fn, run_end_fn, run_flush_fn;
 	LLVMValueRef cursor, limit;            /* initial-exec TLS; limit = cursor + 8 */
 	LLVMValueRef flush, flush_all, register_tu; /* flush: the stub (ir_probes.c) */
 	LLVMValueRef rec1, rec2;
+	LLVMValueRef run_rec, run_end, run_flush; /* runs (below) */
 	LLVMValueRef fid_base_slot;            /* i64, fid_base << 40 */
 	struct wpp_fid_slot *fid_slots;        /* per-function fid words, see below */
 	uint32_t nfid_slots, fid_slots_cap;
@@ -55,6 +57,26 @@ void wpp_emit_cursor_reload(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef
 void wpp_emit_record1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w);
 void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot, LLVMValueRef w0,
 		      LLVMValueRef w1);
+
+/*
+ * Runs (trace_abi.h WPP_CTRL_REPEAT, docs/instrumentation.md "Runs").  A
+ * function with qualifying loops (runs.h) has two more promoted slots:
+ * `last`, the word its last run-counting path end wrote (0 = none, never a
+ * valid word), and `count`, i64 repeats of it not yet written.  A back-edge
+ * path end in such a loop emits wpp_emit_run_record: the same word as last
+ * time only increments count; another word first writes the pending count
+ * as REPEAT words, then records itself normally.  Every exit edge of the
+ * loop emits wpp_emit_run_end: write the pending count, then last = count
+ * = 0.  Both write through the record helpers, so the cursor, the limit
+ * check and __wpp_flush behave exactly as for any record.
+ */
+/* Two new slots (allocas, in the entry block), both set to 0 there. */
+void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *last, LLVMValueRef *count);
+void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
+			 LLVMValueRef count, LLVMValueRef w);
+void wpp_emit_run_end(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
+		      LLVMValueRef count);
+
 /* Is inst one of the record calls emitted above? */
 int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst);
 void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b);

@@ -6,69 +6,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loops.h"
 #include "wpp/meta_format.h"
 
 #define LOOP_WORK_CAP (4u * 1000 * 1000)
 #define LOOP_FREQ_BASE 8.0
 #define LOOP_DEPTH_CAP 12
 
-static int is_descendant(const struct wpp_dag *d, uint32_t x, uint32_t anc)
-{
-	return d->dfs_pre[anc] <= d->dfs_pre[x] && d->dfs_post[x] <= d->dfs_post[anc];
-}
-
 int wpp_loop_depth(const struct wpp_cfg *cfg, const struct wpp_dag *d, uint32_t *depth)
 {
 	uint32_t n = cfg->nblocks;
-	uint32_t *pstart = calloc((size_t)n + 1, sizeof(uint32_t));
-	uint32_t *padj = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
-	uint32_t *mark = calloc(n, sizeof(uint32_t)); /* loop id + 1 that visited */
-	uint32_t *stack = malloc((size_t)n * sizeof(uint32_t));
+	struct wpp_preds preds = {0};
+	struct wpp_loop_walk w = {.d = d, .preds = &preds, .work_cap = LOOP_WORK_CAP};
+	uint32_t *body = malloc((size_t)n * sizeof(uint32_t));
 	int rc = -1;
 	memset(depth, 0, (size_t)n * sizeof(uint32_t));
-	if (!pstart || !padj || !mark || !stack)
+	w.mark = calloc(n, sizeof(uint32_t)); /* loop id + 1 that visited */
+	w.stack = malloc((size_t)n * sizeof(uint32_t));
+	if (!body || !w.mark || !w.stack || wpp_preds_build(&preds, cfg))
 		goto out;
-	for (uint32_t e = 0; e < cfg->nedges; e++)
-		pstart[cfg->edge_dst[e] + 1]++;
-	for (uint32_t b = 0; b < n; b++)
-		pstart[b + 1] += pstart[b];
-	{
-		uint32_t *fill = malloc((size_t)n * sizeof(uint32_t));
-		if (!fill)
-			goto out;
-		memcpy(fill, pstart, (size_t)n * sizeof(uint32_t));
-		for (uint32_t e = 0; e < cfg->nedges; e++)
-			padj[fill[cfg->edge_dst[e]]++] = cfg->edge_src[e];
-		free(fill);
-	}
-	uint64_t work = 0;
-	for (uint32_t e = 0; e < cfg->nedges && work < LOOP_WORK_CAP; e++) {
+	/* One walk per retreating edge: a header with two latches counts
+	 * twice, as two nested loops would. */
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
 		if (!d->cfg_edge_retreating[e])
 			continue;
-		uint32_t latch = cfg->edge_src[e], header = cfg->edge_dst[e], id = e + 1;
-		uint32_t sp = 0;
-		mark[header] = id;
-		depth[header]++;
-		if (mark[latch] != id && is_descendant(d, latch, header)) {
-			mark[latch] = id;
-			depth[latch]++;
-			stack[sp++] = latch;
-		}
-		while (sp && work < LOOP_WORK_CAP) {
-			uint32_t x = stack[--sp];
-			for (uint32_t i = pstart[x]; i < pstart[x + 1]; i++, work++) {
-				uint32_t p = padj[i];
-				if (mark[p] == id || !is_descendant(d, p, header))
-					continue;
-				mark[p] = id;
-				depth[p]++;
-				stack[sp++] = p;
-			}
-		}
+		uint32_t nbody = 0;
+		int capped = wpp_loop_walk(&w, cfg->edge_dst[e], cfg->edge_src[e], e + 1, body, &nbody);
+		for (uint32_t i = 0; i < nbody; i++)
+			depth[body[i]]++;
+		if (capped)
+			break;
 	}
 	rc = 0;
 out:
-	free(pstart), free(padj), free(mark), free(stack);
+	wpp_preds_free(&preds);
+	free(body), free(w.mark), free(w.stack);
 	return rc;
 }
 

@@ -14,4 +14,6 @@ $(INSTR_TEST_E2E): $(call objs,san,tests/unit/instrument/test_e2e.c) | $(BIN)/wp
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 
 TEST_TARGETS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E)
-TESTS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E)
+# Runs (REPEAT words) through the real runtime and shm transport, against
+# blocks mode, including a counting loop interrupted by a looping handler.
+TESTS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E) tests/unit/instrument/runs_signal.sh

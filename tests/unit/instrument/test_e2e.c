@@ -9,7 +9,12 @@
  *     sequence (blocks whose path ends in `unreachable` cannot be recorded
  *     in paths mode, so those are compared by counts where longjmp is used);
  *   - independent facts: fib(8) makes 67 calls at -O0; the 48/72-branch
- *     functions are wide / truncated and still decode.
+ *     functions are wide / truncated and still decode;
+ *   - runs (WPP_CTRL_REPEAT): REPEAT words expand to that many more
+ *     instances of the record before them; the loops of progs/runs.c must
+ *     produce REPEAT words with runs on and none with -fwpp-no-runs, both
+ *     decoding to the blocks-mode sequence; a run longer than 2^32 is
+ *     split into REPEAT words that add up to the iteration count.
  * Run from the repository root (make test does).
  */
 #include <setjmp.h>
@@ -50,6 +55,8 @@ struct run {
 	int ntu;
 	uint64_t *words;
 	size_t nwords;
+	size_t repeat_words; /* REPEAT control words read */
+	uint64_t repeats;    /* instances they stood for */
 	struct step *steps;
 	size_t nsteps, cap;
 };
@@ -172,12 +179,31 @@ static void decode_path(struct run *r, const struct tu *t, const struct wpp_meta
 	assert_int_equal(rem, 0);
 }
 
+/* The record a REPEAT word repeats: the last narrow word or wide pair. */
+struct last_record {
+	const struct tu *t;
+	const struct wpp_meta_func *fn;
+	uint64_t id;
+};
+
 static void decode(struct run *r)
 {
 	uint32_t mode = r->ntu ? r->tus[0].h->mode : WPP_MODE_PATHS;
+	struct last_record last = {0};
 	for (size_t i = 0; i < r->nwords; i++) {
 		uint64_t w = r->words[i];
 		const struct wpp_meta_func *fn;
+		if (wpp_word_fid(w) == WPP_FID_CONTROL && wpp_ctrl_op(w) == WPP_CTRL_REPEAT) {
+			/* runs come from paths-mode loops, always after a record */
+			assert_int_equal(mode, WPP_MODE_PATHS);
+			assert_non_null(last.fn);
+			assert_true(wpp_ctrl_operand(w) >= 1);
+			r->repeat_words++;
+			r->repeats += wpp_ctrl_operand(w);
+			for (uint32_t k = 0; k < wpp_ctrl_operand(w); k++)
+				decode_path(r, last.t, last.fn, last.id);
+			continue;
+		}
 		if (wpp_word_fid(w) == WPP_FID_CONTROL) {
 			assert_int_equal(wpp_ctrl_op(w), WPP_CTRL_WIDE_PATH);
 			assert_true(i + 1 < r->nwords);
@@ -186,6 +212,7 @@ static void decode(struct run *r)
 			uint64_t id = r->words[++i];
 			assert_true(id & WPP_WIDE_ID_MARK);
 			decode_path(r, t, fn, id & ~WPP_WIDE_ID_MARK);
+			last = (struct last_record){t, fn, id & ~WPP_WIDE_ID_MARK};
 			continue;
 		}
 		const struct tu *t = find_fid(r, wpp_word_fid(w), &fn);
@@ -195,27 +222,44 @@ static void decode(struct run *r)
 		} else {
 			assert_false(fn->flags & WPP_FUNC_WIDE);
 			decode_path(r, t, fn, wpp_word_payload(w));
+			last = (struct last_record){t, fn, wpp_word_payload(w)};
 		}
 	}
 }
 
 static const char *fname(const struct step *s) { return s->tu->strtab + s->fn->name_str; }
 
-static void trace_program(struct run *r, const char *prog, const char *mode, const char *opt)
+/* Builds prog in mode with opt (one option, no spaces) and extra wppcc
+ * options (tag names that variant's files), runs it with args, reads the
+ * dump without decoding it. */
+static void run_program(struct run *r, const char *prog, const char *mode, const char *opt,
+			const char *extra, const char *tag, const char *args)
 {
 	char exe[512], out[512];
 	mkdir("tests/work", 0755);
 	mkdir(WORKDIR, 0755);
-	snprintf(exe, sizeof(exe), WORKDIR "/%s.%s%s", prog, mode, opt);
+	snprintf(exe, sizeof(exe), WORKDIR "/%s.%s%s%s", prog, mode, opt, tag);
 	snprintf(out, sizeof(out), "%s.dump", exe);
-	sh("bin/wppcc -fwpp-mode=%s %s -c tests/unit/instrument/progs/%s.c -o %s.o", mode, opt, prog, exe);
+	sh("bin/wppcc -fwpp-mode=%s %s %s -c tests/unit/instrument/progs/%s.c -o %s.o", mode, opt, extra,
+	   prog, exe);
 	sh("clang-19 -Iuser/include %s.o tests/unit/instrument/testrt.c -o %s", exe, exe);
-	sh("WPP_TEST_OUT=%s %s >/dev/null", out, exe);
+	sh("WPP_TEST_OUT=%s %s %s >/dev/null", out, exe, args);
 	read_dump(r, out);
+}
+
+static void trace_variant(struct run *r, const char *prog, const char *mode, const char *opt,
+			  const char *extra, const char *tag)
+{
+	run_program(r, prog, mode, opt, extra, tag, "");
 	assert_true(r->ntu >= 1);
 	assert_int_equal(r->tus[0].h->mode, strcmp(mode, "blocks") == 0 ? WPP_MODE_BLOCKS : WPP_MODE_PATHS);
 	decode(r);
 	assert_true(r->nsteps > 0);
+}
+
+static void trace_program(struct run *r, const char *prog, const char *mode, const char *opt)
+{
+	trace_variant(r, prog, mode, opt, "", "");
 }
 
 static int same_step(const struct step *a, const struct step *b)
@@ -364,6 +408,76 @@ static void check_program(const char *prog, const char *opt, int exact)
 	run_free(&b);
 }
 
+/* Runs on and off must both decode to the blocks-mode sequence; only runs
+ * on may (and for progs/runs.c must) write REPEAT words, and then fewer
+ * words in all. */
+static void check_runs(const char *opt)
+{
+	struct run on = {0}, off = {0}, b = {0};
+	trace_program(&on, "runs", "paths", opt);
+	trace_variant(&off, "runs", "paths", opt, "-fwpp-no-runs", ".noruns");
+	trace_program(&b, "runs", "blocks", opt);
+	reorder_call_heads(&b);
+	compare_sequences(&on, &b);
+	compare_sequences(&off, &b);
+	assert_int_equal(on.nsteps, off.nsteps);
+	assert_true(on.repeat_words > 0);
+	assert_int_equal(off.repeat_words, 0);
+	assert_true(on.nwords + on.repeats == off.nwords + on.repeat_words);
+	fprintf(stderr, "runs %s: %zu words with runs (%zu REPEAT for %llu records), %zu without\n", opt,
+		on.nwords, on.repeat_words, (unsigned long long)on.repeats, off.nwords);
+	run_free(&on);
+	run_free(&off);
+	run_free(&b);
+}
+
+/* Records of spin() in a run, REPEAT words expanded, without decoding
+ * paths (expanding 2^32 of them would take long). */
+static uint64_t spin_records(struct run *r, size_t *nrep)
+{
+	uint64_t records = 0;
+	*nrep = 0;
+	for (size_t i = 0; i < r->nwords; i++) {
+		uint64_t w = r->words[i];
+		if (wpp_word_fid(w) == WPP_FID_CONTROL && wpp_ctrl_op(w) == WPP_CTRL_REPEAT) {
+			/* after the record, or after a REPEAT word adding to it */
+			assert_true(i > 0);
+			uint64_t prev = r->words[i - 1];
+			assert_true(wpp_word_fid(prev) != WPP_FID_CONTROL ||
+				    wpp_ctrl_op(prev) == WPP_CTRL_REPEAT);
+			records += wpp_ctrl_operand(w);
+			(*nrep)++;
+			continue;
+		}
+		const struct wpp_meta_func *fn;
+		const struct tu *t = find_fid(r, wpp_word_fid(w), &fn);
+		records += strcmp(t->strtab + fn->name_str, "spin") == 0;
+	}
+	return records;
+}
+
+/* spin(n) repeats one path about n times; past 2^32 - 1 repeats the count
+ * needs several REPEAT words.  The reference is the same program without
+ * runs at a small n: spin() records n + c words, for a constant c. */
+static void test_long_run(void **s)
+{
+	(void)s;
+	const uint64_t small = 1000, n = (UINT64_C(1) << 32) + 7;
+	struct run ref = {0}, r = {0};
+	size_t nrep;
+	run_program(&ref, "longrun", "paths", "-O2", "-fwpp-no-runs", ".noruns", "1000");
+	uint64_t c = spin_records(&ref, &nrep) - small;
+	assert_int_equal(nrep, 0);
+	run_program(&r, "longrun", "paths", "-O2", "", "", "4294967303");
+	assert_int_equal(spin_records(&r, &nrep), n + c);
+	assert_int_equal(nrep, 2); /* WPP_REPEAT_MAX, then the rest */
+	run_free(&ref);
+	run_free(&r);
+}
+
+static void test_runs_O0(void **s) { (void)s; check_runs("-O0"); }
+static void test_runs_O2(void **s) { (void)s; check_runs("-O2"); }
+
 static void test_loops_switch_O0(void **s) { (void)s; check_program("loops_switch", "-O0", 1); }
 static void test_loops_switch_O2(void **s) { (void)s; check_program("loops_switch", "-O2", 1); }
 static void test_manypaths_O0(void **s) { (void)s; check_program("manypaths", "-O0", 1); }
@@ -377,6 +491,8 @@ int main(void)
 		cmocka_unit_test(test_loops_switch_O0), cmocka_unit_test(test_loops_switch_O2),
 		cmocka_unit_test(test_manypaths_O0),    cmocka_unit_test(test_manypaths_O2),
 		cmocka_unit_test(test_jumps_O0),        cmocka_unit_test(test_jumps_O2),
+		cmocka_unit_test(test_runs_O0),         cmocka_unit_test(test_runs_O2),
+		cmocka_unit_test(test_long_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,12 @@
  *   - simulated executions of the CFG (random walks with the same register
  *     semantics the pass emits) decode back to the block sequence walked;
  *   - overflow: wide and truncated numbering with small limits and with the
- *     real limits on long chains of diamonds.
+ *     real limits on long chains of diamonds;
+ *   - runs (runs.h): the same walks recorded the way qualifying loops
+ *     record (count repeats of the last back-edge word, write the count
+ *     when the word changes or the loop is left) expand to exactly the
+ *     plain records, and no other record ever happens while a count is
+ *     pending; loop eligibility on hand-made shapes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +28,7 @@
 #include "../../../user/instrument/dag.h"
 #include "../../../user/instrument/numbering.h"
 #include "../../../user/instrument/placement.h"
+#include "../../../user/instrument/runs.h"
 #include "../../../user/instrument/weights.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
@@ -197,15 +203,92 @@ static void check_structure(const struct test_cfg *t, const struct wpp_dag *d)
 /* Simulates executions: random walks over the CFG with exactly the register
  * semantics the pass emits, then decodes the recorded ids and compares the
  * block sequences. */
+/* Run-length recording as the pass emits it (ir_probes.h), into out[]:
+ * a record is {word, 0}, a REPEAT word {0, n}.  last holds word + 1 (0 =
+ * none), since an id of 0 is a valid word here (no fid bits). */
+struct run_rec {
+	uint64_t word, repeat;
+};
+struct run_sim {
+	const uint8_t *role;
+	struct run_rec out[800];
+	uint32_t nout;
+	uint64_t last, count;
+};
+
+static uint64_t run_loops_seen, repeats_seen; /* the run checks ran at all */
+
+static void run_flush(struct run_sim *s)
+{
+	if (s->count)
+		s->out[s->nout++] = (struct run_rec){0, s->count};
+}
+
+static void run_edge(struct run_sim *s, uint32_t e)
+{
+	if (s->role[e] == WPP_RUN_EXIT) {
+		run_flush(s);
+		s->last = s->count = 0;
+	}
+}
+
+static void run_record(struct run_sim *s, uint32_t e, uint64_t word)
+{
+	if (e != WPP_NONE && s->role[e] == WPP_RUN_BACK) {
+		if (word + 1 == s->last) {
+			s->count++;
+			repeats_seen++;
+			return;
+		}
+		run_flush(s);
+		s->last = word + 1;
+		s->count = 0;
+	} else {
+		/* any other record: no run may be pending */
+		assert_int_equal(s->count, 0);
+		assert_int_equal(s->last, 0);
+	}
+	s->out[s->nout++] = (struct run_rec){word, 0};
+}
+
+/* The run records expanded, plus the count still pending, must be the
+ * plain records. */
+static void check_runs_expand(struct run_sim *s, const uint64_t *rec, uint32_t nrec)
+{
+	uint32_t k = 0;
+	uint64_t prev = 0;
+	int have = 0;
+	run_flush(s);
+	for (uint32_t i = 0; i < s->nout; i++) {
+		if (s->out[i].repeat) {
+			assert_true(have);
+			for (uint64_t j = 0; j < s->out[i].repeat; j++) {
+				assert_true(k < nrec);
+				assert_int_equal(rec[k++], prev);
+			}
+			continue;
+		}
+		assert_true(k < nrec);
+		assert_int_equal(rec[k++], s->out[i].word);
+		prev = s->out[i].word, have = 1;
+	}
+	assert_int_equal(k, nrec);
+}
+
 static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const uint32_t *ord)
 {
 	uint32_t n = t->cfg.nblocks;
+	uint8_t *role = malloc(t->cfg.nedges + 1);
+	int nloops = wpp_runs_find(&t->cfg, d, NULL, rnd_below(3), role);
+	assert_true(nloops >= 0);
+	run_loops_seen += (uint64_t)nloops;
 	for (int run = 0; run < 20; run++) {
 		uint32_t walked[400], nw = 0, decoded[800], nd = 0;
 		uint64_t rec[400];
 		uint32_t nrec = 0;
 		uint32_t b = 0;
 		uint64_t r = d->edges[d->entry_edge[0]].inc;
+		struct run_sim rs = {.role = role};
 		for (;;) {
 			walked[nw++] = b;
 			uint32_t outs[MAXE], no = 0;
@@ -215,19 +298,22 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			int leave = t->exits[b] != WPP_CFG_EXIT_NONE || no == 0;
 			if (leave || nw >= 300) {
 				uint32_t x = d->exit_edge[b];
-				if (x != WPP_NONE && d->edges[x].kind == WPP_EDGE_RETURN)
+				if (x != WPP_NONE && d->edges[x].kind == WPP_EDGE_RETURN) {
 					rec[nrec++] = r + d->edges[x].inc;
-				else
+					run_record(&rs, WPP_NONE, r + d->edges[x].inc);
+				} else
 					nw--, walked[nw] = 0; /* path not recorded: drop its blocks below */
 				break;
 			}
 			uint32_t e = outs[rnd_below(no)];
 			uint32_t v = t->dst[e];
 			const struct wpp_dag_edge *de = &d->edges[d->cfg_edge_dag[e]];
+			run_edge(&rs, e);
 			if (de->kind == WPP_EDGE_REAL) {
 				r += de->inc;
 			} else {
 				rec[nrec++] = r + de->inc;
+				run_record(&rs, e, r + de->inc);
 				r = d->edges[d->entry_edge[v]].inc;
 			}
 			b = v;
@@ -256,7 +342,9 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			assert_int_equal(decoded[k], walked[k]);
 		if (nrec && t->exits[walked[nw ? nw - 1 : 0]] == WPP_CFG_EXIT_RETURN)
 			assert_int_equal(nd, nw);
+		check_runs_expand(&rs, rec, nrec);
 	}
+	free(role);
 }
 
 static void run_one(struct test_cfg *t, uint64_t narrow, uint64_t wide, int expect_small)
@@ -422,10 +510,113 @@ static void test_simple_shapes(void **state)
 	wpp_dag_free(&d);
 }
 
+/* CFGs with few calls and indirect branches and many back edges, so that
+ * many loops qualify for runs and the walks repeat their paths. */
+static void test_random_run_cfgs(void **state)
+{
+	(void)state;
+	struct test_cfg *t = malloc(sizeof(*t));
+	run_loops_seen = repeats_seen = 0;
+	for (int iter = 0; iter < 3000; iter++) {
+		random_cfg_p(t, 2 + rnd_below(9), 8, 40, 3, 1);
+		for (uint32_t b = 0; b < t->cfg.nblocks; b++)
+			t->flags[b] &= (uint8_t)~(WPP_CFGB_INDIRECT_SRC | WPP_CFGB_PINNED);
+		run_one(t, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT, 1);
+	}
+	free(t);
+	fprintf(stderr, "runs: %llu qualifying loops, %llu repeated records\n",
+		(unsigned long long)run_loops_seen, (unsigned long long)repeats_seen);
+	assert_true(run_loops_seen >= 300);
+	assert_true(repeats_seen >= 1000);
+}
+
+/* Eligibility of hand-made loops: roles per edge, in add_edge order. */
+static void expect_runs_max(struct test_cfg *t, uint32_t n, const uint8_t *veto, uint32_t max_paths,
+			    int nloops, const char *roles)
+{
+	struct wpp_dag d;
+	uint8_t role[MAXE];
+	finish_cfg(t, n);
+	assert_int_equal(wpp_dag_build(&d, &t->cfg), 0);
+	assert_int_equal(wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT), 0);
+	assert_int_equal(wpp_runs_find(&t->cfg, &d, veto, max_paths, role), nloops);
+	assert_int_equal(strlen(roles), t->cfg.nedges);
+	for (uint32_t e = 0; e < t->cfg.nedges; e++)
+		assert_int_equal(role[e], roles[e] == 'B' ? WPP_RUN_BACK : roles[e] == 'X' ? WPP_RUN_EXIT : WPP_RUN_NONE);
+	wpp_dag_free(&d);
+}
+
+static void expect_runs(struct test_cfg *t, uint32_t n, const uint8_t *veto, int nloops, const char *roles)
+{
+	expect_runs_max(t, n, veto, 0, nloops, roles);
+}
+
+static void test_run_loops(void **state)
+{
+	(void)state;
+	struct test_cfg t;
+	/* do-while: 0 -> 1 ; 1 -> 2 ; 2 -> 1 (back), 3 ; 3 ret */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 2, 1), add_edge(&t, 2, 3);
+	t.exits[3] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 4, NULL, 1, "..BX");
+	/* the same with a call in the body: every iteration is recorded */
+	t.flags[2] = WPP_CFGB_CALL_HEAD;
+	expect_runs(&t, 4, NULL, 0, "....");
+	/* vetoed by the IR side (a memory intrinsic, an invoke) */
+	t.flags[2] = 0;
+	uint8_t veto[4] = {0, 0, 1, 0};
+	expect_runs(&t, 4, veto, 0, "....");
+	/* self loop, left to a return block and to a second exit */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3);
+	t.exits[2] = t.exits[3] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 4, NULL, 1, ".BXX");
+	/* exit into a pinned block (landing pad, indirect target): no code
+	 * can go on that edge */
+	t.flags[3] = WPP_CFGB_PINNED;
+	expect_runs(&t, 4, NULL, 0, "....");
+	/* nested: only the inner loop {2,3} counts; the outer back edge 4 -> 1
+	 * records, and the inner exit 3 -> 4 writes the count */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 2, 3), add_edge(&t, 3, 2);
+	add_edge(&t, 3, 4), add_edge(&t, 4, 1), add_edge(&t, 4, 5);
+	t.exits[5] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 6, NULL, 1, "...BX..");
+	/* entered in the middle (0 -> 2): not a natural loop entry */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 0, 2), add_edge(&t, 1, 2), add_edge(&t, 2, 1), add_edge(&t, 2, 3);
+	t.exits[3] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 4, NULL, 0, ".....");
+	/* a loop whose body ends in unreachable on one side still counts:
+	 * the dead end is outside the loop, reached by an exit edge */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 2, 1), add_edge(&t, 2, 4);
+	t.exits[3] = WPP_CFG_EXIT_NORETURN;
+	t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 5, NULL, 1, "..XBX");
+	/* iterations: 1 -> 2 -> 4 -> 1 and 1 -> 3 -> 4 -> 1, two paths; a
+	 * limit of one path leaves the loop alone, two admit it */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 2, 4), add_edge(&t, 3, 4);
+	add_edge(&t, 4, 1), add_edge(&t, 4, 5);
+	t.exits[5] = WPP_CFG_EXIT_RETURN;
+	expect_runs_max(&t, 6, NULL, 1, 0, ".......");
+	expect_runs_max(&t, 6, NULL, 2, 1, ".....BX");
+	/* one path per iteration (the diamond is only on the way out) */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3);
+	add_edge(&t, 2, 4), add_edge(&t, 3, 4);
+	t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs_max(&t, 5, NULL, 1, 1, ".BXX..");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simple_shapes),
+		cmocka_unit_test(test_run_loops),
+		cmocka_unit_test(test_random_run_cfgs),
 		cmocka_unit_test(test_random_cfgs),
 		cmocka_unit_test(test_random_cfgs_tiny_limits),
 		cmocka_unit_test(test_overflow_real_limits),

@@ -8,6 +8,7 @@
  * wppcc's own options (removed before clang sees the line):
  *   -fwpp-mode=paths|blocks   instrumentation mode (default paths)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
+ *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
  *   -fno-wpp                  behave exactly like plain clang
  */
 #ifndef WPPCC_ARGS_H
@@ -16,6 +17,7 @@
 struct wppcc_plan {
 	int no_wpp;
 	int static_rt;
+	int no_runs;          /* -fwpp-no-runs */
 	const char *mode;     /* "paths" or "blocks" */
 	int compiles_source;  /* some input is compiled from source */
 	int has_input;        /* any input file (or @response file) */

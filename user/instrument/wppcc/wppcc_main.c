@@ -8,7 +8,8 @@
  * Finds clang via $WPP_CLANG, else clang-19 on PATH, else
  * /usr/lib/llvm-19/bin/clang; the plugin and runtime relative to its own
  * executable, in ../lib/wpptrace/.  The mode reaches the plugin through the
- * environment variable WPP_MODE.
+ * environment variable WPP_MODE, -fwpp-no-runs through WPP_RUNS=0 (always
+ * set, so an inherited value never decides).
  */
 #include <errno.h>
 #include <limits.h>
@@ -118,8 +119,8 @@ int main(int argc, char **argv)
 		}
 	}
 	out[k] = NULL;
-	if (setenv("WPP_MODE", plan.mode, 1))
-		die("cannot set WPP_MODE: %s", strerror(errno));
+	if (setenv("WPP_MODE", plan.mode, 1) || setenv("WPP_RUNS", plan.no_runs ? "0" : "1", 1))
+		die("cannot set the plugin's environment: %s", strerror(errno));
 	execv(clang, out);
 	die("cannot run clang: %s", strerror(errno));
 	return 1;

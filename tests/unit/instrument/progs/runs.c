@@ -1,0 +1,115 @@
+/* Loops for runs (WPP_CTRL_REPEAT): one path repeated, paths alternating
+ * with periods 2 and 3, runs of changing length, a loop left in the middle
+ * (break, goto, return), nested loops (only the inner one counts), loops
+ * run zero to three times, and a loop with a call (it records every
+ * iteration).  Deterministic. */
+#include <stdio.h>
+#include <stdlib.h>
+
+static volatile unsigned sink;
+static unsigned data[4096];
+
+__attribute__((noinline)) static unsigned same_path(unsigned n)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++)
+		s += data[i & 4095] * 3u;
+	return s;
+}
+
+__attribute__((noinline)) static unsigned alternate(unsigned n, unsigned period)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (i % period == 0)
+			s += data[i & 4095];
+		else
+			s ^= i;
+		sink = s;
+	}
+	return s;
+}
+
+/* Runs of length 1, 2, 3 ... of two paths in turn. */
+__attribute__((noinline)) static unsigned changing_runs(unsigned n)
+{
+	unsigned s = 0, run = 1, left = 1, side = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (side)
+			s += i;
+		else
+			s ^= i * 7u;
+		sink = s;
+		if (--left == 0) {
+			side ^= 1;
+			left = ++run;
+		}
+	}
+	return s;
+}
+
+__attribute__((noinline)) static int find_first(const unsigned *a, unsigned n, unsigned key)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a[i] == key)
+			return (int)i; /* leaves the loop: the exit edge writes the count */
+	return -1;
+}
+
+__attribute__((noinline)) static unsigned exit_middle(unsigned n, unsigned stop)
+{
+	unsigned s = 0, i = 0;
+	for (;;) {
+		if (i >= n)
+			break;
+		if (data[i] == stop)
+			goto found;
+		s += data[i];
+		sink = s;
+		i++;
+	}
+	return s;
+found:
+	return s + 1000000u;
+}
+
+__attribute__((noinline)) static unsigned nested(unsigned rows, unsigned cols)
+{
+	unsigned s = 0;
+	for (unsigned r = 0; r < rows; r++) {
+		for (unsigned c = 0; c < cols; c++) {
+			s += data[(r * cols + c) & 4095];
+			sink = s;
+		}
+		if (r & 1)
+			s ^= r;
+	}
+	return s;
+}
+
+__attribute__((noinline)) static unsigned with_call(unsigned n)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++)
+		s += (unsigned)abs((int)data[i & 4095] - 3);
+	return s;
+}
+
+int main(void)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < 4096; i++)
+		data[i] = (i * 2654435761u) >> 27;
+	data[700] = 99;
+	for (unsigned n = 0; n < 4; n++) /* zero, one, two, three iterations */
+		s += same_path(n) + alternate(n, 2) + nested(n, n);
+	s += same_path(20000);
+	s += alternate(3000, 2) + alternate(3000, 3);
+	s += changing_runs(2000);
+	s += (unsigned)find_first(data, 4096, 99) + (unsigned)find_first(data, 16, 1000);
+	s += exit_middle(4096, 99) + exit_middle(500, 99);
+	s += nested(40, 50);
+	s += with_call(300);
+	printf("%u\n", s);
+	return 0;
+}
