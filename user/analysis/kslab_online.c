@@ -80,6 +80,12 @@ static void k_words_at(void *state, const uint64_t *words, size_t n, uint32_t de
 	}
 }
 
+/* For callers without depths (tools replaying one level's words). */
+static void k_words(void *state, const uint64_t *words, size_t n)
+{
+	k_words_at(state, words, n, 0);
+}
+
 static void k_gap(void *state, uint64_t lost_words)
 {
 	struct thread_state *t = state;
@@ -124,6 +130,7 @@ struct wpp_online_consumer kslab_online_consumer(struct kslab_online_cfg *cfg)
 {
 	return (struct wpp_online_consumer){.name = "kpaths",
 					    .thread_open = k_open,
+					    .thread_words = k_words,
 					    .thread_words_at = k_words_at,
 					    .thread_gap = k_gap,
 					    .thread_close = k_close,
