@@ -11,7 +11,7 @@
 
 #include "wppfile.h"
 
-enum item_kind { ITEM_BATCH, ITEM_GAP, ITEM_EXIT, ITEM_GIVE_UP, ITEM_FINISH };
+enum item_kind { ITEM_BATCH, ITEM_GAP, ITEM_EXIT, ITEM_DROP, ITEM_GIVE_UP, ITEM_FINISH };
 
 /*
  * The backlog lives in one ring of max_queued_bytes, mapped lazily on huge
@@ -31,13 +31,22 @@ struct item {
 	struct item *next;
 	enum item_kind kind;
 	uint64_t ring_end; /* ring offset after this item; 0: a malloc'd marker */
-	int drop_open;  /* FINISH: events were refused, open threads are incomplete */
+	int drop_open;	   /* FINISH: events were refused, open threads are incomplete */
 	union {
 		struct wpp_chunk_batch batch; /* words follow the item */
 		struct wpp_chunk_gap gap;
 		struct wpp_thread_key key;
 	} u;
 	uint64_t words[];
+};
+
+/* Collector side: what one open thread has queued so far, and whether its
+ * results are being dropped (an event of it was refused, or it was the
+ * biggest producer when the backlog overflowed). */
+struct thread_load {
+	struct wpp_thread_key key;
+	uint64_t queued_bytes;
+	int dropped;
 };
 
 struct result {
@@ -51,7 +60,7 @@ struct online_worker {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	struct item *head, **tail; /* FIFO, under lock */
+	struct item *head, **tail;		/* FIFO, under lock */
 	struct result *results, **results_tail; /* under lock */
 	uint8_t *ring;
 	uint64_t ring_size;
@@ -59,12 +68,14 @@ struct online_worker {
 	int running;
 
 	/* Collector side only. */
-	int stopped_queuing; /* gave up or finishing: queue nothing more */
+	int stopped_queuing;	   /* gave up or finishing: queue nothing more */
+	struct thread_load *loads; /* open threads, in order of first event */
+	size_t nloads, loads_cap;
 
 	/* Worker side only (read by the collector after the join). */
 	struct wpp_online *assembler;
 	uint64_t prefaulted; /* ring bytes [0, prefaulted) are mapped */
-	int dropping; /* past the give-up marker: results are incomplete */
+	int dropping;	     /* past the give-up marker: results are incomplete */
 
 	struct online_worker_stats stats;
 };
@@ -105,6 +116,15 @@ static int replay(struct online_worker *q, struct item *it)
 	case ITEM_EXIT:
 		wpp_online_thread_exit(q->assembler, &it->u.key, NULL);
 		break;
+	case ITEM_DROP: {
+		/* The collector queues nothing more of this thread: close it
+		 * now, its results unwanted (the reader rebuilds them). */
+		int was_dropping = q->dropping;
+		q->dropping = 1;
+		wpp_online_thread_exit(q->assembler, &it->u.key, NULL);
+		q->dropping = was_dropping;
+		break;
+	}
 	case ITEM_GIVE_UP:
 		/* Threads still open lost events after this point. */
 		q->dropping = 1;
@@ -244,7 +264,7 @@ static void give_up(struct online_worker *q)
 }
 
 /* A new item of kind with room for nwords words, carved from the ring, or
- * NULL (then the worker has been told to give up). */
+ * NULL when the ring is full (the caller decides what is dropped). */
 static struct item *new_item(struct online_worker *q, enum item_kind kind, uint64_t nwords)
 {
 	uint64_t bytes = (sizeof(struct item) + nwords * sizeof(uint64_t) + ITEM_ALIGN - 1) &
@@ -267,20 +287,101 @@ static struct item *new_item(struct online_worker *q, enum item_kind kind, uint6
 		}
 		pthread_mutex_unlock(&q->lock);
 	}
-	if (!it) {
-		give_up(q);
+	if (!it)
 		return NULL;
-	}
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;
 	it->ring_end = end;
 	return it;
 }
 
+/* The load entry of key (added if new), or NULL without memory. */
+static struct thread_load *load_of(struct online_worker *q, const struct wpp_thread_key *key)
+{
+	for (size_t i = 0; i < q->nloads; i++)
+		if (q->loads[i].key.pid == key->pid && q->loads[i].key.tid == key->tid &&
+		    q->loads[i].key.generation == key->generation)
+			return &q->loads[i];
+	if (q->nloads == q->loads_cap) {
+		size_t cap = q->loads_cap ? 2 * q->loads_cap : 16;
+		struct thread_load *more = realloc(q->loads, cap * sizeof(*more));
+		if (!more)
+			return NULL;
+		q->loads = more;
+		q->loads_cap = cap;
+	}
+	q->loads[q->nloads] = (struct thread_load){.key = *key};
+	return &q->loads[q->nloads++];
+}
+
+/* Queue nothing more of this thread and have the worker close it with its
+ * results dropped (in FIFO order: after everything queued for it). */
+static void drop_thread(struct online_worker *q, struct thread_load *t)
+{
+	struct item *it = calloc(1, sizeof(*it));
+
+	if (!it) { /* cannot even say so: fall back to dropping every thread */
+		give_up(q);
+		return;
+	}
+	t->dropped = 1;
+	q->stats.gave_up = 1;
+	q->stats.threads_dropped++;
+	it->kind = ITEM_DROP;
+	it->u.key = t->key;
+	push(q, it);
+}
+
+/*
+ * The backlog is full and an event of t must be refused: t's results
+ * would be incomplete, so t is dropped; so is the open thread that has
+ * queued the most (usually the one the worker is slowest on, whose next
+ * events would not fit either).  The other threads keep their results —
+ * the backlog drains as the worker catches up.
+ */
+static void overflow(struct online_worker *q, struct thread_load *t)
+{
+	struct thread_load *biggest = NULL;
+
+	if (!t->dropped)
+		drop_thread(q, t);
+	for (size_t i = 0; i < q->nloads; i++)
+		if (!q->loads[i].dropped &&
+		    (!biggest || q->loads[i].queued_bytes > biggest->queued_bytes))
+			biggest = &q->loads[i];
+	if (biggest && biggest->queued_bytes > t->queued_bytes && !q->stopped_queuing)
+		drop_thread(q, biggest);
+}
+
+/* An item for an event of thread key, or NULL when the event is not to be
+ * queued (the thread is dropped, or is dropped now). */
+static struct item *thread_item(struct online_worker *q, const struct wpp_thread_key *key,
+				enum item_kind kind, uint64_t nwords)
+{
+	struct thread_load *t;
+	struct item *it;
+
+	if (q->stopped_queuing)
+		return NULL;
+	if (!(t = load_of(q, key))) {
+		give_up(q);
+		return NULL;
+	}
+	if (t->dropped)
+		return NULL;
+	if (!(it = new_item(q, kind, nwords))) {
+		overflow(q, t);
+		return NULL;
+	}
+	t->queued_bytes += sizeof(*it) + nwords * sizeof(uint64_t);
+	return it;
+}
+
 void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *b,
 			 const uint64_t *words)
 {
-	struct item *it = new_item(q, ITEM_BATCH, b->nwords);
+	struct wpp_thread_key key = {b->pid, b->tid, b->generation};
+	struct item *it = thread_item(q, &key, ITEM_BATCH, b->nwords);
 
 	if (!it)
 		return;
@@ -291,22 +392,54 @@ void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *
 
 void online_worker_gap(struct online_worker *q, const struct wpp_chunk_gap *g)
 {
-	struct item *it = new_item(q, ITEM_GAP, 0);
+	struct thread_load *t = NULL;
+	struct item *it;
 
-	if (!it)
+	if (q->stopped_queuing)
 		return;
+	/* A gap names no generation: it belongs to the thread's open one
+	 * (the latest with this pid and tid). */
+	for (size_t i = 0; i < q->nloads; i++)
+		if (q->loads[i].key.pid == g->pid && q->loads[i].key.tid == g->tid)
+			t = &q->loads[i];
+	if (t && t->dropped)
+		return;
+	if (!(it = new_item(q, ITEM_GAP, 0))) {
+		if (t)
+			overflow(q, t);
+		else
+			give_up(q); /* a gap of a thread with no batch yet */
+		return;
+	}
 	it->u.gap = *g;
 	push(q, it);
 }
 
 void online_worker_thread_exit(struct online_worker *q, const struct wpp_thread_key *key)
 {
-	struct item *it = new_item(q, ITEM_EXIT, 0);
+	struct item *it = NULL;
+	size_t i = 0;
 
-	if (!it)
-		return;
-	it->u.key = *key;
-	push(q, it);
+	while (i < q->nloads &&
+	       (q->loads[i].key.pid != key->pid || q->loads[i].key.tid != key->tid ||
+		q->loads[i].key.generation != key->generation))
+		i++;
+	/* A dropped thread was closed at its drop marker already. */
+	if (!q->stopped_queuing && !(i < q->nloads && q->loads[i].dropped)) {
+		/* An exit carries no words: when the ring is full it is
+		 * allocated apart, so a thread whose events all went in is
+		 * never lost for want of its exit. */
+		if (!(it = new_item(q, ITEM_EXIT, 0)) && (it = calloc(1, sizeof(*it))))
+			it->kind = ITEM_EXIT;
+		if (!it) {
+			give_up(q);
+		} else {
+			it->u.key = *key;
+			push(q, it);
+		}
+	}
+	if (i < q->nloads) /* the thread is over: a later one may reuse its key */
+		q->loads[i] = q->loads[--q->nloads];
 }
 
 void online_worker_emit(struct online_worker *q, enum wpp_chunk_type type, void *payload,
@@ -397,6 +530,7 @@ void online_worker_free(struct online_worker *q)
 		stop_worker(q);
 	}
 	take_results(q, NULL);
+	free(q->loads);
 	if (q->ring)
 		munmap(q->ring, q->ring_size);
 	pthread_cond_destroy(&q->wake);

@@ -14,11 +14,14 @@
  * Memory is bounded: events are copied into one ring of max_queued_bytes
  * (mapped lazily, on huge pages, and mapped ahead of the collector by the
  * worker, so that first touches of memory do not land on the collector).
- * When an event does not fit, the worker "gives up" — a marker goes into
- * the FIFO, nothing more is queued, and results emitted after the marker
- * are dropped (threads still open at that point would have incomplete
- * input).  The trace itself is never affected: every batch is in the file,
- * and readers rebuild a missing grammar from the batches.
+ * When an event does not fit, its thread's results are dropped, and so are
+ * those of the open thread that has queued the most (the one the worker is
+ * slowest on): nothing more of them is queued, and a marker in the FIFO
+ * has the worker close them without emitting.  Every other thread keeps
+ * its results while the backlog drains.  Only when memory runs out does
+ * the worker "give up" on every open thread (a marker; results emitted
+ * after it are dropped).  The trace itself is never affected: every batch
+ * is in the file, and readers rebuild a missing grammar from the batches.
  *
  * Consumers on the worker are closed with w == NULL and hand their chunks
  * to online_worker_emit(); the collector thread writes them to the file in
@@ -58,8 +61,9 @@ void online_worker_emit(struct online_worker *q, enum wpp_chunk_type type, void 
 
 struct online_worker_stats {
 	uint64_t queued_bytes_peak; /* largest backlog the collector handed over */
-	int gave_up;                /* the backlog limit was hit */
-	int failed;                 /* the worker's assembler ran out of memory */
+	int gave_up;		    /* some thread's results were dropped */
+	uint64_t threads_dropped;   /* threads dropped one by one (backlog full) */
+	int failed;		    /* the worker's assembler ran out of memory */
 };
 /* Valid after online_worker_finish. */
 const struct online_worker_stats *online_worker_stats(const struct online_worker *q);

@@ -9,7 +9,9 @@
  * the synchronous ones (same events, same order, deterministic builder).
  * With a small backlog limit the worker gives up at a timing-dependent
  * point; whatever it still stores must then be a complete thread's chunk,
- * byte-identical to the synchronous one, never a partial grammar.
+ * byte-identical to the synchronous one, never a partial grammar.  With the
+ * worker held still while one thread overflows the backlog, only that
+ * thread is given up: another thread's grammar is still stored, complete.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "online.h"
@@ -119,9 +122,10 @@ static int record(const struct workload *wl, const char *path, uint64_t max_back
 		wpp_online_batch(o, &b->h, b->words);
 		for (uint32_t t = 0; t < NTHREADS; t++)
 			if (wl->exit_after[t] == i)
-				assert_int_equal(wpp_online_thread_exit(
-						     o, &(struct wpp_thread_key){100, 200 + t, 0}, w),
-						 0);
+				assert_int_equal(
+				    wpp_online_thread_exit(
+					o, &(struct wpp_thread_key){100, 200 + t, 0}, w),
+				    0);
 	}
 	assert_int_equal(wpp_online_finish(o, w), 0);
 	status = wpp_online_worker_status(o, &peak);
@@ -253,11 +257,181 @@ static void test_worker_gives_up_cleanly(void **state)
 	free(wl);
 }
 
+/* ---- one thread overflows the backlog while the worker is held still ---- */
+
+static const struct wpp_online_consumer *gated_inner;
+static int gate_open; /* the worker may consume words */
+static uint32_t closed_tid[8];
+static int nclosed;
+
+static void wait_for_gate(void)
+{
+	while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static void *gated_open(void *cfg, const struct wpp_thread_key *key)
+{
+	(void)cfg;
+	return gated_inner->thread_open(gated_inner->cfg, key);
+}
+
+static void gated_words_at(void *st, const uint64_t *w, size_t n, uint32_t depth)
+{
+	wait_for_gate();
+	gated_inner->thread_words_at(st, w, n, depth);
+}
+
+static void gated_words(void *st, const uint64_t *w, size_t n)
+{
+	wait_for_gate();
+	gated_inner->thread_words(st, w, n);
+}
+
+static void gated_gap(void *st, uint64_t lost)
+{
+	gated_inner->thread_gap(st, lost);
+}
+
+static int gated_close(void *st, struct wpp_writer *w, const struct wpp_thread_key *key)
+{
+	int n = __atomic_load_n(&nclosed, __ATOMIC_ACQUIRE);
+	closed_tid[n] = key->tid;
+	__atomic_store_n(&nclosed, n + 1, __ATOMIC_RELEASE);
+	return gated_inner->thread_close(st, w, key);
+}
+
+static int closed(uint32_t tid)
+{
+	for (int i = 0; i < __atomic_load_n(&nclosed, __ATOMIC_ACQUIRE); i++)
+		if (closed_tid[i] == tid)
+			return 1;
+	return 0;
+}
+
+#define BIG_TID	  200
+#define SMALL_TID 201
+
+static struct wpp_chunk_batch make_batch(uint32_t tid, uint64_t seq, uint64_t *words, uint32_t n,
+					 unsigned *s)
+{
+	for (uint32_t i = 0; i < n; i++)
+		words[i] = wpp_make_word(1 + rnd(s) % 3, rnd(s) % 4);
+	return (struct wpp_chunk_batch){.pid = 100, .tid = tid, .seq = seq, .nwords = n};
+}
+
+/*
+ * The small thread sends two batches, then the big one sends four times
+ * the backlog while the worker consumes nothing: the big thread's events
+ * overflow and it is dropped.  Once the worker has drained up to the drop
+ * (it closes the big thread there), the small thread's remaining batches
+ * fit again: its grammar must be stored, equal to the synchronous one, and
+ * the big thread's must not be.  gated != 0: through the gate, on a
+ * worker with a backlog of 64 KiB; else synchronously.  Returns the
+ * worker status.
+ */
+static int record_overflow(const char *path, int gated)
+{
+	struct wpp_grammar_cfg gcfg = {.algo = SEQ_LOOKAHEAD};
+	struct wpp_online_consumer inner, gate;
+	struct wpp_writer *w = wppw_open(path);
+	struct wpp_online *o;
+	static uint64_t words[256];
+	unsigned s_small = 5, s_big = 9;
+	uint64_t seq_small = 1, peak = 0;
+	int status;
+
+	assert_non_null(w);
+	if (gated) {
+		o = wpp_online_new(NULL, 0);
+		assert_non_null(o);
+		gcfg.emit_to = o;
+		inner = wpp_grammar_consumer(&gcfg);
+		gated_inner = &inner;
+		gate = (struct wpp_online_consumer){
+		    .name = "gated",
+		    .thread_open = gated_open,
+		    .thread_words = gated_words,
+		    .thread_gap = gated_gap,
+		    .thread_close = gated_close,
+		    .thread_words_at = inner.thread_words_at ? gated_words_at : NULL};
+		__atomic_store_n(&gate_open, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&nclosed, 0, __ATOMIC_RELEASE);
+		assert_int_equal(wpp_online_add_worker(o, &gate, 1, UINT64_C(64) << 10), 0);
+	} else {
+		inner = wpp_grammar_consumer(&gcfg);
+		o = wpp_online_new(&inner, 1);
+		assert_non_null(o);
+	}
+	for (; seq_small <= 2; seq_small++) {
+		struct wpp_chunk_batch b = make_batch(SMALL_TID, seq_small, words, 64, &s_small);
+		wpp_online_batch(o, &b, words);
+	}
+	for (uint64_t seq = 1; seq <= 128; seq++) { /* 256 KiB of words */
+		struct wpp_chunk_batch b = make_batch(BIG_TID, seq, words, 256, &s_big);
+		wpp_online_batch(o, &b, words);
+	}
+	if (gated) {
+		__atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (!closed(BIG_TID)) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec > 60)
+				fail_msg("the worker never closed the dropped thread");
+			usleep(1000);
+		}
+		assert_false(closed(SMALL_TID));
+	}
+	for (; seq_small <= 6; seq_small++) {
+		struct wpp_chunk_batch b = make_batch(SMALL_TID, seq_small, words, 64, &s_small);
+		wpp_online_batch(o, &b, words);
+	}
+	assert_int_equal(wpp_online_thread_exit(o, &(struct wpp_thread_key){100, SMALL_TID, 0}, w),
+			 0);
+	assert_int_equal(wpp_online_thread_exit(o, &(struct wpp_thread_key){100, BIG_TID, 0}, w),
+			 0);
+	assert_int_equal(wpp_online_finish(o, w), 0);
+	status = wpp_online_worker_status(o, &peak);
+	wpp_online_free(o);
+	assert_int_equal(gcfg.failed, 0);
+	assert_int_equal(wppw_close(w, &(struct wpp_chunk_end){0}), 0);
+	return status;
+}
+
+static void test_worker_drops_only_the_overflowing_thread(void **state)
+{
+	(void)state;
+	char a[128], b[128];
+	struct chunks want, got;
+	size_t wlen, glen;
+
+	tmp_name(a, sizeof(a), "sync");
+	tmp_name(b, sizeof(b), "worker");
+	assert_int_equal(record_overflow(a, 0), 0);
+	assert_int_equal(record_overflow(b, 1), 1);
+	read_grammars(a, &want);
+	read_grammars(b, &got);
+	assert_int_equal(want.n, 2);
+	assert_int_equal(got.n, 1);
+	assert_null(find(&got, BIG_TID, &glen));
+	const uint8_t *gb = find(&got, SMALL_TID, &glen), *wb = find(&want, SMALL_TID, &wlen);
+	assert_non_null(gb);
+	assert_non_null(wb);
+	assert_int_equal(glen, wlen);
+	assert_memory_equal(gb, wb, wlen);
+	free_chunks(&want);
+	free_chunks(&got);
+	unlink(a);
+	unlink(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_worker_equals_sync),
 	    cmocka_unit_test(test_worker_gives_up_cleanly),
+	    cmocka_unit_test(test_worker_drops_only_the_overflowing_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
