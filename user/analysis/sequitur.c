@@ -480,8 +480,9 @@ static __attribute__((noinline)) void expand(struct seq_builder *b, uint32_t x)
 }
 
 /* One step: append y to the current segment and restore the invariants;
- * with look-ahead, l is the next input symbol (if known). */
-static void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l)
+ * with look-ahead, l is the next input symbol (if known).  prefetched: the
+ * caller has already prefetched the slot of (y, l). */
+HOT void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l, int prefetched)
 {
 	uint32_t x;
 
@@ -490,7 +491,7 @@ static void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l)
 	b->deferred = 0;
 	/* The next step forms the digram (y, l): its slot is known now, so
 	 * its cache miss overlaps this step's work. */
-	if (have_l)
+	if (have_l && !prefetched)
 		seq_digram_prefetch(&b->digrams, seq_digram_key(y, l));
 	x = new_symbol(b, y);
 	/* Appending at the end: (tail, guard) was no digram, so there is
@@ -551,20 +552,27 @@ void seq_builder_free(struct seq_builder *b)
 	free(b);
 }
 
-int seq_append(struct seq_builder *b, uint32_t terminal)
+/* seq_append(); prefetched as for step().  Inlined into both callers, so
+ * each gets its own copy of the step with the test folded away. */
+HOT int append_one(struct seq_builder *b, uint32_t terminal, int prefetched)
 {
 	if (b->failed || terminal >= SEQ_TERMINAL_LIMIT)
 		return -1;
 	b->input_symbols++;
 	if (b->algo == SEQ_PLAIN) {
-		step(b, terminal, 0, 0);
+		step(b, terminal, 0, 0, prefetched);
 	} else {
 		if (b->have_pending)
-			step(b, b->pending, 1, terminal);
+			step(b, b->pending, 1, terminal, prefetched);
 		b->pending = terminal;
 		b->have_pending = 1;
 	}
 	return b->failed ? -1 : 0;
+}
+
+int seq_append(struct seq_builder *b, uint32_t terminal)
+{
+	return append_one(b, terminal, 0);
 }
 
 /* How many symbols ahead seq_append_many prefetches digram slots. */
@@ -587,7 +595,7 @@ int seq_append_many(struct seq_builder *b, const uint32_t *terminals, size_t n)
 			seq_digram_prefetch(&b->digrams,
 					    seq_digram_key(terminals[i + PREFETCH_AHEAD],
 							   terminals[i + PREFETCH_AHEAD + 1]));
-		if (seq_append(b, terminals[i]) < 0)
+		if (append_one(b, terminals[i], i > PREFETCH_AHEAD) < 0)
 			return -1;
 	}
 	return 0;
@@ -607,7 +615,7 @@ int seq_finish(struct seq_builder *b)
 		return -1;
 	if (b->have_pending) {
 		b->have_pending = 0;
-		step(b, b->pending, 0, 0);
+		step(b, b->pending, 0, 0, 0);
 	}
 	return b->failed ? -1 : 0;
 }
