@@ -324,13 +324,12 @@ HOT uint32_t lookup_or_index(struct seq_builder *b, uint32_t x)
 	return m;
 }
 
-/* Move the lazy entry into the table. */
+/* Move the lazy entry into the table.  Its key is not there: the lazy
+ * entry is made only for a key the table lacks, and put_digram() retires
+ * it before the table gets the key another way. */
 static __attribute__((noinline)) void store_lazy(struct seq_builder *b)
 {
-	int failed = 0;
-
-	seq_digram_find_or_add(&b->digrams, b->n, b->lazy_key, b->lazy, &failed);
-	if (failed)
+	if (seq_digram_insert_absent(&b->digrams, seq_digram_fp(b->lazy_key), b->lazy) < 0)
 		b->failed = 1;
 	b->lazy = 0;
 }

@@ -110,8 +110,8 @@ static inline int seq_digram_full(const struct seq_digram_index *idx)
 }
 
 /* The node stored for key, or SEQ_DIGRAM_NONE. */
-static inline uint32_t seq_digram_find(const struct seq_digram_index *idx,
-				       const struct seq_node *n, uint64_t key)
+static inline uint32_t seq_digram_find(const struct seq_digram_index *idx, const struct seq_node *n,
+				       uint64_t key)
 {
 	uint32_t node = idx->slots[seq_digram_slot_for(idx, n, key, seq_digram_fp(key))].node;
 
@@ -132,12 +132,28 @@ static inline int seq_digram_store(struct seq_digram_index *idx, const struct se
 	return 0;
 }
 
+/* Store (key, node) for a key known to be absent (fingerprint fp): the
+ * first free slot from its home is its place, so no key is compared and
+ * no node is read.  0 or -1 (the table could not grow; nothing stored). */
+static inline int seq_digram_insert_absent(struct seq_digram_index *idx, uint32_t fp, uint32_t node)
+{
+	uint32_t i;
+
+	if (seq_digram_full(idx) && seq_digram_grow(idx) < 0)
+		return -1;
+	for (i = seq_digram_home(idx, fp); idx->slots[i].node; i = (i + 1) & idx->mask)
+		;
+	idx->slots[i] = (struct seq_digram_slot){fp, node};
+	idx->count++;
+	return 0;
+}
+
 /* If key is present, return its node and change nothing; otherwise store
  * (key, node) and return SEQ_DIGRAM_NONE (then *failed = 1 if the table
  * could not grow and nothing was stored).  node's digram must be key. */
 static inline uint32_t seq_digram_find_or_add(struct seq_digram_index *idx,
-					      const struct seq_node *n, uint64_t key,
-					      uint32_t node, int *failed)
+					      const struct seq_node *n, uint64_t key, uint32_t node,
+					      int *failed)
 {
 	uint32_t fp = seq_digram_fp(key), i = seq_digram_slot_for(idx, n, key, fp);
 
