@@ -308,6 +308,112 @@ static void test_lookahead_not_larger(void **state)
 	free(in);
 }
 
+/* How feed() hands the input to the builder. */
+enum feed_mode { FEED_MANY, FEED_RUNS };
+
+/* Feed in[] (TU_GAP = gap) through seq_append_many in chunks of random
+ * length, or through seq_append_run for every run of equal symbols; then
+ * finish, check every invariant and export. */
+static void feed(enum seq_algorithm algo, enum feed_mode mode, const uint32_t *in, size_t n,
+		 uint64_t *rng, struct seq_grammar *g)
+{
+	struct seq_builder *b = seq_builder_new(algo);
+	char why[200];
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		if (in[i] == TU_GAP) {
+			assert_int_equal(seq_append_gap(b), 0);
+			i++;
+			continue;
+		}
+		if (mode == FEED_RUNS) {
+			while (j < n && in[j] == in[i])
+				j++;
+			assert_int_equal(seq_append_run(b, in[i], j - i), 0);
+		} else {
+			/* Chunks short and long, across the prefetch distance. */
+			size_t len = 1 + tu_rand(rng) % (tu_rand(rng) % 2 ? 12 : 400);
+			while (j < n && j - i < len && in[j] != TU_GAP)
+				j++;
+			assert_int_equal(seq_append_many(b, in + i, j - i), 0);
+		}
+		i = j;
+	}
+	assert_int_equal(seq_finish(b), 0);
+	if (seq_builder_check(b, why, sizeof(why)) != 0)
+		fail_msg("%s", why);
+	assert_int_equal(seq_export(b, g), 0);
+	seq_builder_free(b);
+}
+
+/* Runs of random length (up to 2 000) over a small alphabet, mixed with
+ * stretches of the shapes of tu_random_input. */
+static void runs_input(uint64_t *rng, uint32_t *in, size_t n, unsigned shape)
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = 1 + tu_rand(rng) % (tu_rand(rng) % 4 ? 2000 : 20);
+		if (len > n - i)
+			len = n - i;
+		if (tu_rand(rng) % 3) {
+			uint32_t sym = (uint32_t)(tu_rand(rng) % 4);
+			for (size_t k = 0; k < len; k++)
+				in[i + k] = sym;
+		} else {
+			tu_random_input(rng, in + i, len, shape, shape % 2);
+		}
+		i += len;
+	}
+}
+
+/*
+ * The entry points are one algorithm: seq_append_many (which skips the
+ * per-step prefetch it already made, and is the path the benchmark and
+ * the grammar consumer take) and seq_append_run must give the grammar of
+ * one seq_append per symbol, byte for byte, on random inputs with long
+ * runs, gaps and the other shapes.
+ */
+static void test_entry_points_agree(void **state)
+{
+	uint64_t rng = 0xfeed;
+	size_t cap = 20000;
+	uint32_t *in = malloc(cap * sizeof(*in));
+	(void)state;
+
+	for (int it = 0; it < 120; it++) {
+		size_t n = 1 + tu_rand(&rng) % cap;
+		if (it % 2)
+			runs_input(&rng, in, n, (unsigned)it % TU_SHAPES);
+		else
+			tu_random_input(&rng, in, n, (unsigned)it % TU_SHAPES, it % 3 == 0);
+		for (int algo = 0; algo < 2; algo++) {
+			struct seq_grammar ref, g;
+			uint8_t *a, *b;
+			size_t alen, blen;
+			assert_int_equal(tu_build(algo, in, n, &ref), 0);
+			serialize(&ref, &a, &alen);
+			for (int mode = FEED_MANY; mode <= FEED_RUNS; mode++) {
+				feed(algo, mode, in, n, &rng, &g);
+				serialize(&g, &b, &blen);
+				if (alen != blen || memcmp(a, b, alen))
+					fail_msg(
+					    "iteration %d, algorithm %d, mode %d: grammar differs",
+					    it, algo, mode);
+				free(b);
+				seq_grammar_free(&g);
+			}
+			size_t m;
+			uint32_t *out = tu_expand_all(&ref, &m);
+			assert_int_equal(m, n);
+			assert_memory_equal(out, in, n * sizeof(*in));
+			free(out);
+			free(a);
+			seq_grammar_free(&ref);
+		}
+	}
+	free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +428,7 @@ int main(void)
 	    cmocka_unit_test(test_gaps),
 	    cmocka_unit_test(test_bad_terminal),
 	    cmocka_unit_test(test_lookahead_not_larger),
+	    cmocka_unit_test(test_entry_points_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
