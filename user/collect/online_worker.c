@@ -69,6 +69,7 @@ struct online_worker {
 
 	/* Collector side only. */
 	int stopped_queuing;	   /* gave up or finishing: queue nothing more */
+	int gave_up_all;	   /* every open thread's results are dropped */
 	struct thread_load *loads; /* open threads, in order of first event */
 	size_t nloads, loads_cap;
 
@@ -256,6 +257,7 @@ static void give_up(struct online_worker *q)
 	struct item *it = calloc(1, sizeof(*it));
 
 	q->stats.gave_up = 1;
+	q->gave_up_all = 1;
 	q->stopped_queuing = 1;
 	if (it) {
 		it->kind = ITEM_GIVE_UP;
@@ -499,7 +501,7 @@ static void stop_worker(struct online_worker *q)
 	while (!(it = calloc(1, sizeof(*it))))
 		usleep(1000);
 	it->kind = ITEM_FINISH;
-	it->drop_open = q->stats.gave_up;
+	it->drop_open = q->gave_up_all;
 	push(q, it);
 	pthread_join(q->thread, NULL);
 	q->running = 0;
