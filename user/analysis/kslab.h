@@ -18,7 +18,10 @@
  * Pruning (optional, the paper's open problem): with max_nodes > 0, whenever
  * the forest grows past max_nodes the coldest leaves are deleted until at
  * most max_nodes/2 nodes remain (never the nodes any stream's top/bottom
- * pointers stand on).  The counts deleted are summed in lost_items; every k-IPF count
+ * pointers stand on; when those alone keep it above max_nodes/2, the next
+ * sweep waits until the forest has doubled, so memory stays within
+ * max(max_nodes, 2 * pinned) + 2 nodes and sweeps O(1) per item).  The
+ * counts deleted are summed in lost_items; every k-IPF count
  * built from a pruned forest is then at most lost_items below the truth and
  * never above it (docs/kpaths.md proves it).  With max_nodes = 0 the forest
  * is exact.

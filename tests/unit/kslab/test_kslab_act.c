@@ -83,26 +83,82 @@ static void test_random_runs_all_k(void **state)
 }
 
 /* Deep recursion: many suspended streams, and pruning must keep every one
- * of their nodes (kslab_prune.c pins them) while keeping the bound. */
+ * of their nodes (kslab_prune.c pins them) while keeping the bounds: the
+ * error bound, memory within max(M, 2 * pinned) + 2 where each cursor pins
+ * at most 3(k-1) nodes (its top path, its bottom path with the slab above
+ * it), and sweeps O(1) amortized (each sweep follows >= M/2 new nodes, an
+ * item makes at most 2), even when the pinned nodes alone exceed M/2 (the
+ * smallest cap, 8k). */
 static void test_pruning_with_suspended_activations(void **state)
 {
 	static const unsigned ks[] = {2, 5, 16};
 	(void)state;
 
-	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++) {
-		unsigned k = ks[ki];
-		struct act_run r;
-		act_run_generate(&r, 99 + k, 6000, 3, 5);
-		struct ngram_ref *ref = truth_of(&r, k);
-		struct kslab_stats st;
-		struct kipf *f = forest_of_run(r.ev, r.n, k, 40u * k, &st);
+	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+		for (unsigned tight = 0; tight < 2; tight++) {
+			unsigned k = ks[ki];
+			uint64_t cap = tight ? 8u * k : 40u * k, pinned;
+			struct act_run r;
+			act_run_generate(&r, 99 + k, 6000, 3, 5);
+			struct ngram_ref *ref = truth_of(&r, k);
+			struct kslab_stats st;
+			struct kipf *f = forest_of_run(r.ev, r.n, k, cap, &st);
 
-		assert_true(st.prunes > 0);
-		assert_true(st.lost_items > 0);
+			pinned = 3 * (uint64_t)(k < 2 ? 1 : k - 1) * (r.max_depth + 1);
+			assert_true(st.prunes > 0);
+			assert_true(st.lost_items > 0);
+			assert_true(st.peak_nodes <= (cap > 2 * pinned ? cap : 2 * pinned) + 2);
+			assert_true(st.prunes <= 1 + 4 * st.items / cap);
+			/* Each k-SF node roots <= its k-level subtree in the k-IPF:
+			 * the conversion is bounded too. */
+			assert_true(f->nnodes <= (uint64_t)k * st.nodes);
+			forest_check(f, ref, st.lost_items);
+			kipf_free(f);
+			ngram_ref_free(ref);
+			act_run_free(&r);
+		}
+}
+
+/* 200 nested activations, each with its own labels: the nodes their
+ * suspended cursors pin (up to 3(k-1) each) dwarf the smallest cap, so a
+ * sweep cannot reach M/2.  Sweeps must stay O(1) amortized (not one per
+ * item) and memory within max(M, 2 * pinned) + 2; counts keep the bound. */
+static void test_pruning_deep_recursion(void **state)
+{
+	enum { LEVELS = 200, ITERS = 20 };
+	static struct act_ev run[LEVELS * (ITERS + 2)];
+	static struct ev seq[LEVELS][ITERS + 2];
+	const struct ev *segs[LEVELS];
+	size_t lens[LEVELS], n = 0;
+	(void)state;
+
+	for (uint32_t l = 0; l < LEVELS; l++) {
+		seq[l][0] = (struct ev){.fid = l + 1, .value = 100};
+		run[n++] = (struct act_ev){.fid = l + 1, .value = 100, .flags = KACT_ENTRY};
+		for (uint32_t i = 1; i <= ITERS; i++) {
+			seq[l][i] = (struct ev){.fid = l + 1, .value = i % 7};
+			run[n++] = (struct act_ev){.fid = l + 1, .value = i % 7};
+		}
+		segs[l] = seq[l];
+		lens[l] = ITERS + 2;
+	}
+	for (uint32_t l = LEVELS; l-- > 0;) {
+		seq[l][ITERS + 1] = (struct ev){.fid = l + 1, .value = 200};
+		run[n++] = (struct act_ev){.fid = l + 1, .value = 200, .flags = KACT_RETURN};
+	}
+	for (unsigned k = 4; k <= 16; k += 12) {
+		struct ngram_ref *ref = ngram_ref_build(segs, lens, LEVELS, k);
+		uint64_t cap = 8u * k, pinned = 3u * (k - 1) * LEVELS;
+		struct kslab_stats st;
+		struct kipf *f = forest_of_run(run, n, k, cap, &st);
+
+		assert_true(st.peak_nodes > cap); /* the pinned nodes did not fit */
+		assert_true(st.peak_nodes <= 2 * pinned + 2);
+		assert_true(st.prunes <= 1 + 4 * st.items / cap);
+		assert_true(f->nnodes <= (uint64_t)k * st.nodes);
 		forest_check(f, ref, st.lost_items);
 		kipf_free(f);
 		ngram_ref_free(ref);
-		act_run_free(&r);
 	}
 }
 
@@ -150,8 +206,11 @@ static void test_ambiguous_longjmp_and_outer_resume(void **state)
 	    {.fid = 3, .value = 0, .flags = 0}, /* h, not live: outer to all */
 	    {.fid = 1, .value = 4, .flags = 0}, /* f, no longer live: alone */
 	};
-	const struct ev o[] = {{.fid = 1, .value = 0}}, g[] = {{.fid = 2, .value = 0}, {.fid = 2, .value = 1}},
-			in[] = {{.fid = 1, .value = 1}, {.fid = 1, .value = 2}, {.fid = 1, .value = 3}},
+	const struct ev o[] = {{.fid = 1, .value = 0}},
+			g[] = {{.fid = 2, .value = 0}, {.fid = 2, .value = 1}},
+			in[] = {{.fid = 1, .value = 1},
+				{.fid = 1, .value = 2},
+				{.fid = 1, .value = 3}},
 			h[] = {{.fid = 3, .value = 0}}, f2[] = {{.fid = 1, .value = 4}};
 	const struct ev *segs[] = {o, g, in, h, f2};
 	const size_t lens[] = {1, 2, 3, 1, 1};
@@ -200,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_runs_all_k),
 	    cmocka_unit_test(test_pruning_with_suspended_activations),
+	    cmocka_unit_test(test_pruning_deep_recursion),
 	    cmocka_unit_test(test_unknown_kinds),
 	    cmocka_unit_test(test_ambiguous_longjmp_and_outer_resume),
 	    cmocka_unit_test(test_costs),
