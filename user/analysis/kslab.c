@@ -129,7 +129,7 @@ static uint32_t root(struct kslab *s, uint32_t fid, uint64_t value)
 
 void kslab_mark(struct kslab *s)
 {
-	s->cur = (struct kslab_cursor){0};
+	s->cur = (struct kslab_cursor){.stream = ++s->streams};
 	s->st.marks++;
 }
 
@@ -169,10 +169,21 @@ uint32_t kslab_depth(const struct kslab *s)
 	return s->nsaved;
 }
 
+uint64_t kslab_item_stream(const struct kslab *s)
+{
+	return s->item_stream;
+}
+
+uint64_t kslab_suspended_stream(const struct kslab *s, uint32_t i)
+{
+	return s->saved[i].stream;
+}
+
 int kslab_item(struct kslab *s, uint32_t fid, uint64_t value)
 {
 	if (s->failed)
 		return -1;
+	s->item_stream = s->cur.stream;
 	if (s->cur.n == 0) {
 		/* A new slab: the bottom pointer continues below the slab just
 		 * finished (Figure 6 lines 6-11); the top pointer restarts at a root. */

@@ -79,6 +79,13 @@ int kslab_push(struct kslab *s);
 void kslab_pop(struct kslab *s);
 void kslab_drop_all(struct kslab *s);
 uint32_t kslab_depth(const struct kslab *s); /* suspended streams */
+/* Streams are numbered as they begin (after a mark or a push), so on the
+ * stack of live streams the numbers increase from the outermost up.
+ * kslab_item_stream: the stream the last item went to (read it right after
+ * the item: a return pops that stream).  kslab_suspended_stream(s, i): the
+ * i-th suspended stream, i < kslab_depth(s), outermost first. */
+uint64_t kslab_item_stream(const struct kslab *s);
+uint64_t kslab_suspended_stream(const struct kslab *s, uint32_t i);
 
 unsigned kslab_k(const struct kslab *s);
 int kslab_failed(const struct kslab *s);

@@ -30,6 +30,7 @@ struct kslab_node {
 struct kslab_cursor {
 	unsigned n;
 	uint32_t top, bottom;
+	uint64_t stream; /* kslab_item_stream() */
 };
 
 struct kslab {
@@ -46,6 +47,8 @@ struct kslab {
 	uint32_t free_list; /* pruned nodes for reuse */
 	struct kslab_map roots;
 	struct kslab_cursor cur;    /* the stream being fed */
+	uint64_t streams;	    /* streams begun so far */
+	uint64_t item_stream;	    /* the stream of the last item */
 	struct kslab_cursor *saved; /* suspended streams, innermost last */
 	uint32_t nsaved, saved_cap;
 	int failed;

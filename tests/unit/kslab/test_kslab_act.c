@@ -20,6 +20,7 @@
 #include "forest_check.h"
 #include "kipf.h"
 #include "kipf_cost.h"
+#include "kipf_inst_cost.h"
 #include "kslab.h"
 #include "kslab_act.h"
 #include "ngram_ref.h"
@@ -225,6 +226,123 @@ static void test_ambiguous_longjmp_and_outer_resume(void **state)
 	}
 }
 
+/* A cost for record i of a run: most records unsampled, the others 1..5. */
+static double inst_weight(uint64_t i)
+{
+	return ((i * 2654435761u) >> 7) % 6 == 0 ? (double)(1 + i % 5) : 0;
+}
+
+/* The brute force: every window of <= k items of every sequence, its cost
+ * the sum of its instances' weights, added to the k-IPF node of its
+ * labels (which must exist). */
+static void windows_cost(struct kipf *f, const struct ev *seq, size_t n, unsigned k, double *want)
+{
+	for (size_t s = 0; s < n; s++) {
+		uint32_t node = 0;
+		double sum = 0;
+		for (size_t e = s; e < n && e - s < k; e++) {
+			node = kipf_find(f, node, seq[e].fid, seq[e].value);
+			assert_true(node != 0);
+			sum += inst_weight(seq[e].at);
+			want[node] += sum;
+		}
+	}
+}
+
+/* kipf_inst_cost.h: per-instance costs in both views equal the brute force
+ * over the truth's sequences (per activation: the generator's own; flat:
+ * the records between marks), node by node; and they differ from count x
+ * per-path average costs, which only an estimate would give. */
+static void test_instance_costs(void **state)
+{
+	static const unsigned ks[] = {1, 2, 3, 5, 16};
+	(void)state;
+
+	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+		for (int flat = 0; flat < 2; flat++) {
+			unsigned k = ks[ki];
+			struct act_run r;
+			struct kslab *s = kslab_new(k, 0);
+			struct kipf *f = kipf_new(k);
+			struct kipf_inst_cost *c = kipf_inst_cost_new(k);
+			struct kact a;
+			double *got, *want, *avg, *unit;
+			int differs = 0;
+
+			assert_non_null(s);
+			assert_non_null(f);
+			assert_non_null(c);
+			act_run_generate(&r, 500 + k, 3000, 3, 4);
+			kact_init(&a, s);
+			for (size_t i = 0; i < r.n; i++) {
+				const struct act_ev *e = &r.ev[i];
+				if (e->mark) {
+					if (flat)
+						kslab_mark(s);
+					else
+						kact_mark(&a);
+					kipf_inst_cost_end(c);
+					continue;
+				}
+				if (flat)
+					assert_int_equal(kslab_item(s, e->fid, e->value), 0);
+				else
+					assert_int_equal(kact_item(&a, e->fid, e->value, e->flags),
+							 0);
+				assert_int_equal(
+				    kipf_inst_cost_item(c, s, e->fid, e->value, inst_weight(i)), 0);
+			}
+			kipf_inst_cost_end(c);
+			assert_int_equal(kipf_add_kslab(f, s), 0);
+			assert_int_equal(kipf_sort(f), 0);
+			got = calloc(f->nnodes + 1, sizeof(*got));
+			want = calloc(f->nnodes + 1, sizeof(*want));
+			unit = calloc(f->nnodes + 1, sizeof(*unit));
+			assert_non_null(got);
+			assert_non_null(want);
+			assert_non_null(unit);
+			kipf_inst_cost_apply(c, f, got);
+			if (flat) {
+				struct ev *seq = calloc(r.n, sizeof(*seq));
+				size_t n = 0;
+				assert_non_null(seq);
+				for (size_t i = 0; i <= r.n; i++) {
+					if (i == r.n || r.ev[i].mark) {
+						windows_cost(f, seq, n, k, want);
+						n = 0;
+						continue;
+					}
+					seq[n++] = (struct ev){
+					    .fid = r.ev[i].fid, .value = r.ev[i].value, .at = i};
+				}
+				free(seq);
+			} else {
+				for (size_t j = 0; j < r.nsegs; j++)
+					windows_cost(f, r.segs[j], r.seg_len[j], k, want);
+			}
+			/* The per-path average each 1-path's cost gives. */
+			for (uint32_t i = 0; i < f->nroots; i++)
+				unit[f->roots[i]] =
+				    want[f->roots[i]] / (double)f->nodes[f->roots[i]].count;
+			avg = kipf_node_costs(f, unit);
+			assert_non_null(avg);
+			for (uint32_t i = 1; i <= f->nnodes; i++) {
+				assert_true(got[i] == want[i]);
+				differs += avg[i] > want[i] + 0.5 || avg[i] < want[i] - 0.5;
+			}
+			assert_true(k == 1 || differs > 0);
+			free(avg);
+			free(unit);
+			free(got);
+			free(want);
+			kipf_inst_cost_free(c);
+			kact_fini(&a);
+			kipf_free(f);
+			kslab_free(s);
+			act_run_free(&r);
+		}
+}
+
 /* kipf_cost.h: each node costs count x the sum of its labels' unit costs,
  * recomputed here by walking up from the node. */
 static void test_costs(void **state)
@@ -263,6 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_kinds),
 	    cmocka_unit_test(test_ambiguous_longjmp_and_outer_resume),
 	    cmocka_unit_test(test_costs),
+	    cmocka_unit_test(test_instance_costs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
