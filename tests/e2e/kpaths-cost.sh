@@ -7,7 +7,10 @@
 # every node) costs count x the sum of its paths' per-execution costs; with
 # --cost count, count x length.  With root: page faults sampled at period 1
 # on tests/unit/counters/progs/faults.c, touch_a's 1-paths carry exactly its
-# NA faults and k-paths compose the same way.
+# NA faults, and every k-path (k = 4, both views) costs exactly what its own
+# instances did: kpaths-ref.py sums, over every window of `script --format
+# jsonl`, the weights of the samples attributed to each instance
+# (build/tests/kslab/dump_hits, the report's attribution).
 . "$(dirname "$0")/kpaths-lib.sh"
 
 # check_costs REPORT.json K1.json K4.json [count]
@@ -81,11 +84,29 @@ fi
 	"$WPPTRACE" kpaths "$w" -k 1 --all --top 0 --cost page-faults --format json >"$WORK/faults.c1.json" &&
 	"$WPPTRACE" kpaths "$w" -k 4 --all --top 0 --cost page-faults --format json >"$WORK/faults.c4.json" ||
 	{ fail "report/kpaths --cost page-faults"; finish; }
-if out=$(check_costs "$WORK/faults.report.json" "$WORK/faults.c1.json" "$WORK/faults.c4.json"); then
+# 1-paths: what the report says each path cost (a 1-path's windows are its
+# instances, so exact and average agree).
+if out=$(check_costs "$WORK/faults.report.json" "$WORK/faults.c1.json" "$WORK/faults.c1.json"); then
 	ok "faults --cost page-faults: $out"
 else
 	fail "faults --cost page-faults: $out"
 fi
+# k-paths: the sum of their own instances' costs, against the brute force.
+"$WPPTRACE" script "$w" --format jsonl >"$WORK/faults.jsonl" &&
+	"$ROOT/build/tests/kslab/dump_hits" "$w" page-faults >"$WORK/faults.hits.jsonl" ||
+	fail "script / dump_hits faults"
+[ -s "$WORK/faults.hits.jsonl" ] || fail "no attributed page-fault samples"
+for view in activation flat; do
+	flag=; [ $view = flat ] && flag=--flat
+	"$WPPTRACE" kpaths "$w" -k 4 --all --top 0 --cost page-faults --format json $flag \
+		>"$WORK/faults.c4.$view.json" || { fail "kpaths --cost page-faults $flag"; continue; }
+	if out=$(python3 "$ROOT/tests/e2e/kpaths-ref.py" $flag --costs "$WORK/faults.hits.jsonl" 4 \
+		"$WORK/faults.jsonl" "$WORK/faults.c4.$view.json"); then
+		ok "faults $view per-instance costs: $out"
+	else
+		fail "faults $view per-instance costs: $out"
+	fi
+done
 a=$(python3 -c '
 import json, sys
 print(sum(k["cost"] for p in json.load(open(sys.argv[1]))["processes"] for k in p["kpaths"]

@@ -40,6 +40,14 @@ int kipf_inst_cost_item(struct kipf_inst_cost *c, const struct kslab *s, uint32_
 			uint64_t value, double w);
 /* Every stream ended (a mark, the thread's end). */
 void kipf_inst_cost_end(struct kipf_inst_cost *c);
+/* One instance's cost: the `event`-th PATH/BLOCK event of a thread's
+ * decoded stream (0-based, repetitions of a run counted), as costs.h
+ * numbers sample hits. */
+struct kipf_inst_weight {
+	uint64_t event;
+	double cost;
+};
+
 /* Add every context's windows into cost[idx] for the nodes of f (cost has
  * f->nnodes + 1 entries).  f may be merged over threads and cut at any
  * depth: windows longer than f->k, or absent from f, add nothing. */

@@ -62,3 +62,16 @@ $(KSLAB_AGREE): $(sort $(call objs,san,tests/unit/kslab/test_words_agree.c \
 TEST_TARGETS += $(KSLAB_AGREE)
 TESTS += $(KSLAB_AGREE)
 .SECONDARY: $(call objs,san,tests/unit/kslab/test_words_agree.c)
+
+# Attributed samples of a counter as JSON lines, for the per-instance cost
+# brute force of tests/e2e/kpaths-cost.sh (built with the report's
+# attribution, as bin/wpptrace is).
+KSLAB_DUMP_HITS := $(KSLAB_TEST_DIR)/dump_hits
+$(call objs,,tests/unit/kslab/dump_hits.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+$(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kslab/dump_hits.c user/report/cost_attr.c \
+		user/report/cost_file.c user/report/cost_position.c user/report/cost_scale.c) \
+		$(DECODE_OBJS) \
+		$(SYMBOLIZER_OBJS) $(WPPREAD_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)
+TEST_TARGETS += $(KSLAB_DUMP_HITS)
