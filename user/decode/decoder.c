@@ -24,18 +24,13 @@ struct wpp_decoder {
 	 * expanded_fn is set: a run repeats one path, expand it once. */
 	const struct wpp_fn *expanded_fn;
 	uint64_t expanded_value;
-	/* The word reader (trace_words.h): REPEAT state per signal depth.
-	 * Its sink fills *ev and sets got. */
+	/* The word reader (trace_words.h): REPEAT state per signal depth. */
 	struct wpp_words words;
-	struct wpp_event *ev;
-	int got;
 	/* Repetitions still to emit: of (pending_fid, pending_value), the next
 	 * being repetition number pending_k, and where their REPEAT word sat. */
 	uint64_t pending, pending_k, pending_value, pending_seq;
 	uint32_t pending_fid, pending_word, pending_depth;
 };
-
-static struct wpp_words_sink decoder_word_sink(struct wpp_decoder *d);
 
 struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct wpp_modules *mods,
 				     unsigned flags)
@@ -49,7 +44,7 @@ struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct w
 	}
 	d->image = wpp_modules_image(mods, th->pid, th->generation);
 	d->flags = flags;
-	wpp_words_init(&d->words, decoder_word_sink(d));
+	wpp_words_init(&d->words, (struct wpp_words_sink){0}); /* read, not fed */
 	if (d->stream.nsegs)
 		d->pos = d->stream.segs[0].from;
 	return d;
@@ -175,89 +170,69 @@ static int emit_repeat(struct wpp_decoder *d, struct wpp_event *ev)
 	return record(d, ev, d->pending_fid, d->pending_value);
 }
 
-/* ---- the word reader's sink: one event per item ---- */
-
-static int on_records(void *ctx, uint32_t fid, uint64_t value, uint64_t times,
-		      uint64_t first_repeat)
+static int gap(struct wpp_decoder *d, struct wpp_event *ev, uint64_t lost_words)
 {
-	struct wpp_decoder *d = ctx;
-
-	d->got = 1;
-	if (!first_repeat)
-		return record(d, d->ev, fid, value) > 0 ? 0 : -1;
-	d->pending = times;
-	d->pending_k = first_repeat;
-	d->pending_fid = fid;
-	d->pending_value = value;
-	d->pending_seq = d->ev->batch_seq;
-	d->pending_word = d->ev->word_index;
-	d->pending_depth = d->ev->signal_depth;
-	emit_repeat(d, d->ev);
-	return 0;
-}
-
-static void on_gap(void *ctx, uint64_t lost_words)
-{
-	struct wpp_decoder *d = ctx;
-
-	d->got = 1;
-	d->ev->kind = WPP_EV_GAP;
-	d->ev->lost_words = lost_words;
+	ev->kind = WPP_EV_GAP;
+	ev->lost_words = lost_words;
 	d->stats.gaps++;
 	if (lost_words == WPP_LOST_UNKNOWN)
 		d->stats.unknown_gaps++;
 	else
 		d->stats.lost_words += lost_words;
+	return 1;
 }
 
-static void on_malformed(void *ctx, const char *why, uint32_t nwords)
-{
-	struct wpp_decoder *d = ctx;
-
-	(void)nwords;
-	d->got = corrupt(d, d->ev, why);
-}
-
-static void on_unattributable(void *ctx, uint64_t n)
-{
-	struct wpp_decoder *d = ctx;
-
-	/* Whose repetitions these are was lost with what came before. */
-	d->got = 1;
-	d->ev->kind = WPP_EV_UNATTRIBUTED;
-	d->ev->reason = "repeat count with no record before it";
-	d->ev->lost_words = n;
-	d->stats.unattributed += n;
-}
-
-static struct wpp_words_sink decoder_word_sink(struct wpp_decoder *d)
-{
-	return (struct wpp_words_sink){.records = on_records,
-				       .gap = on_gap,
-				       .malformed = on_malformed,
-				       .unattributable = on_unattributable,
-				       .ctx = d};
-}
-
-/* Word-kind statistics the reader has no reason to keep. */
-static void count_word(struct wpp_decoder *d, uint64_t w)
+/* Control-word statistics the reader has no reason to keep. */
+static void count_control(struct wpp_decoder *d, uint64_t w)
 {
 	if (w == 0)
 		d->stats.zero_words++;
-	else if (wpp_word_fid(w) == WPP_FID_CONTROL && wpp_ctrl_op(w) == WPP_CTRL_PAD)
+	else if (wpp_ctrl_op(w) == WPP_CTRL_PAD)
 		d->stats.pad_words++;
-	else if (wpp_word_fid(w) == WPP_FID_CONTROL && wpp_ctrl_op(w) == WPP_CTRL_REPEAT)
+	else if (wpp_ctrl_op(w) == WPP_CTRL_REPEAT)
 		d->stats.repeat_words++;
+}
+
+/* The event of one item the reader found; 0 if it was none (zero, PAD). */
+static int item_event(struct wpp_decoder *d, struct wpp_event *ev, const struct wpp_word_item *it)
+{
+	switch (it->kind) {
+	case WPP_WORD_NOTHING:
+		return 0;
+	case WPP_WORD_RECORDS:
+		if (!it->first_repeat)
+			return record(d, ev, it->fid, it->value);
+		d->pending = it->times;
+		d->pending_k = it->first_repeat;
+		d->pending_fid = it->fid;
+		d->pending_value = it->value;
+		d->pending_seq = ev->batch_seq;
+		d->pending_word = ev->word_index;
+		d->pending_depth = ev->signal_depth;
+		return emit_repeat(d, ev);
+	case WPP_WORD_GAP:
+		return gap(d, ev, it->times);
+	case WPP_WORD_MALFORMED:
+		return corrupt(d, ev, it->why);
+	case WPP_WORD_UNATTRIBUTABLE:
+		/* Whose repetitions these are was lost with what came before. */
+		ev->kind = WPP_EV_UNATTRIBUTED;
+		ev->reason = "repeat count with no record before it";
+		ev->lost_words = it->times;
+		d->stats.unattributed += it->times;
+		return 1;
+	}
+	return 0;
 }
 
 int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 {
 	if (d->pending)
 		return emit_repeat(d, ev);
-	d->ev = ev;
 	for (;;) {
 		enum peek p = peek(d);
 		const struct wpp_segment *s;
+		struct wpp_word_item it;
 		uint64_t w[2];
 		size_t n = 1;
 
@@ -265,24 +240,25 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 			return 0;
 		s = &d->stream.segs[d->seg];
 		*ev = (struct wpp_event){.signal_depth = s->signal_depth};
-		d->got = 0;
 		if (p == PEEK_GAP) {
 			ev->lost_batches = s->lost_batches;
 			next_segment(d);
-			wpp_words_gap(&d->words, s->lost_words);
-			return 1;
+			wpp_words_lost(&d->words);
+			return gap(d, ev, s->lost_words);
 		}
 		ev->batch_seq = s->batch->seq;
 		ev->word_index = d->pos;
 		w[0] = take_word(d);
-		/* A pair may straddle two batches of one depth; anything else
-		 * after its first word cuts it short. */
-		if (wpp_word_opens_pair(w[0]) && peek(d) == PEEK_WORD &&
-		    d->stream.segs[d->seg].signal_depth == ev->signal_depth)
-			w[n++] = take_word(d);
-		count_word(d, w[0]);
-		wpp_words_step(&d->words, w, n, ev->signal_depth);
-		if (d->got)
+		if (wpp_word_fid(w[0]) == WPP_FID_CONTROL) {
+			count_control(d, w[0]);
+			/* A pair may straddle two batches of one depth; anything
+			 * else after its first word cuts it short. */
+			if (wpp_word_opens_pair(w[0]) && peek(d) == PEEK_WORD &&
+			    d->stream.segs[d->seg].signal_depth == ev->signal_depth)
+				w[n++] = take_word(d);
+		}
+		wpp_words_read(&d->words, w, n, ev->signal_depth, &it);
+		if (item_event(d, ev, &it))
 			return 1;
 	}
 }

@@ -77,6 +77,7 @@ struct wpp_words {
 	uint32_t depth; /* signal depth of the previous call */
 };
 
+/* sink may be left empty by callers that only use wpp_words_read(). */
 void wpp_words_init(struct wpp_words *r, struct wpp_words_sink sink);
 
 /* Does w open a two-word item (WIDE_PATH or GAP)? */
@@ -86,13 +87,57 @@ static inline int wpp_word_opens_pair(uint64_t w)
 	       (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP);
 }
 
+/* One item, as the sink would be told it (pull form, for the decoder). */
+enum wpp_word_kind {
+	WPP_WORD_NOTHING,	 /* zero or PAD word */
+	WPP_WORD_RECORDS,	 /* fid, value, times, first_repeat */
+	WPP_WORD_GAP,		 /* times = lost words */
+	WPP_WORD_MALFORMED,	 /* why, nwords */
+	WPP_WORD_UNATTRIBUTABLE, /* times = the REPEAT's n */
+};
+struct wpp_word_item {
+	enum wpp_word_kind kind;
+	uint32_t fid, nwords;
+	uint64_t value, times, first_repeat;
+	const char *why;
+};
+
+/* A record as written at a depth being tracked: what a REPEAT repeats. */
+static inline void wpp_words_remember(struct wpp_words_last *last, uint32_t fid, uint64_t value)
+{
+	*last = (struct wpp_words_last){.value = value, .fid = fid, .valid = 1};
+}
+
+int wpp_words_read_slow(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth,
+			struct wpp_word_item *it);
+
 /* Read one item at w[0] (n >= 1 words of signal depth `depth` available; a
- * pair opened at w[n-1] is cut short).  Returns the words taken (1 or 2),
- * or -1 if the sink stopped. */
-int wpp_words_step(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth);
-/* All of w[0..n): 0, or -1 if the sink stopped. */
+ * pair opened at w[n-1] is cut short) into *it.  Returns the words taken
+ * (1 or 2).  A one-word record at the previous word's depth, by far the
+ * most common item, is read here inline. */
+static inline int wpp_words_read(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth,
+				 struct wpp_word_item *it)
+{
+	uint32_t fid = wpp_word_fid(w[0]);
+
+	if (fid != WPP_FID_CONTROL && depth == r->depth && depth < WPP_WORDS_DEPTHS) {
+		wpp_words_remember(&r->last[depth], fid, wpp_word_payload(w[0]));
+		*it = (struct wpp_word_item){.kind = WPP_WORD_RECORDS,
+					     .fid = fid,
+					     .value = wpp_word_payload(w[0]),
+					     .times = 1};
+		return 1;
+	}
+	return wpp_words_read_slow(r, w, n, depth, it);
+}
+
+/* Words were lost: forget the last record of every depth. */
+void wpp_words_lost(struct wpp_words *r);
+
+/* Push form: every item of w[0..n) to the sink.  0, or -1 if the sink
+ * stopped. */
 int wpp_words_feed(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth);
-/* Words were lost between two calls. */
+/* Words were lost between two calls: forget, and tell the sink. */
 void wpp_words_gap(struct wpp_words *r, uint64_t lost_words);
 
 #endif
