@@ -10,7 +10,8 @@
 # NA faults, and every k-path (k = 4, both views) costs exactly what its own
 # instances did: kpaths-ref.py sums, over every window of `script --format
 # jsonl`, the weights of the samples attributed to each instance
-# (build/tests/kslab/dump_hits, the report's attribution).
+# (build/tests/kslab/dump_hits, the report's attribution); the same for
+# task-clock sampled on the interp corpus program.
 . "$(dirname "$0")/kpaths-lib.sh"
 
 # check_costs REPORT.json K1.json K4.json [count]
@@ -91,22 +92,35 @@ if out=$(check_costs "$WORK/faults.report.json" "$WORK/faults.c1.json" "$WORK/fa
 else
 	fail "faults --cost page-faults: $out"
 fi
-# k-paths: the sum of their own instances' costs, against the brute force.
-"$WPPTRACE" script "$w" --format jsonl >"$WORK/faults.jsonl" &&
-	"$ROOT/build/tests/kslab/dump_hits" "$w" page-faults >"$WORK/faults.hits.jsonl" ||
-	fail "script / dump_hits faults"
-[ -s "$WORK/faults.hits.jsonl" ] || fail "no attributed page-fault samples"
-for view in activation flat; do
-	flag=; [ $view = flat ] && flag=--flat
-	"$WPPTRACE" kpaths "$w" -k 4 --all --top 0 --cost page-faults --format json $flag \
-		>"$WORK/faults.c4.$view.json" || { fail "kpaths --cost page-faults $flag"; continue; }
-	if out=$(python3 "$ROOT/tests/e2e/kpaths-ref.py" $flag --costs "$WORK/faults.hits.jsonl" 4 \
-		"$WORK/faults.jsonl" "$WORK/faults.c4.$view.json"); then
-		ok "faults $view per-instance costs: $out"
-	else
-		fail "faults $view per-instance costs: $out"
-	fi
-done
+# check_instance_costs NAME WPP COUNTER: every 4-path, both views, costs the
+# sum of its own instances' attributed samples (the brute force).
+check_instance_costs() {
+	local name=$1 w=$2 counter=$3 view flag out
+	"$WPPTRACE" script "$w" --format jsonl >"$WORK/$name.jsonl" &&
+		"$ROOT/build/tests/kslab/dump_hits" "$w" "$counter" >"$WORK/$name.hits.jsonl" ||
+		{ fail "$name: script / dump_hits"; return; }
+	[ -s "$WORK/$name.hits.jsonl" ] || { fail "$name: no attributed $counter samples"; return; }
+	for view in activation flat; do
+		flag=; [ $view = flat ] && flag=--flat
+		"$WPPTRACE" kpaths "$w" -k 4 --all --top 0 --cost "$counter" --format json $flag \
+			>"$WORK/$name.c4.$view.json" || { fail "$name: kpaths --cost $counter $flag"; continue; }
+		if out=$(python3 "$ROOT/tests/e2e/kpaths-ref.py" $flag --costs "$WORK/$name.hits.jsonl" 4 \
+			"$WORK/$name.jsonl" "$WORK/$name.c4.$view.json"); then
+			ok "$name $view per-instance $counter costs: $out"
+		else
+			fail "$name $view per-instance $counter costs: $out"
+		fi
+	done
+}
+check_instance_costs faults "$w" page-faults
+# CPU time sampled on the interpreter: costs that vary from one instance of
+# a path to the next.
+if "$WPPTRACE" record -q -e task-clock -c 20000 -o "$WORK/interp.tc.wpp" -- "$WORK/interp" \
+	>/dev/null 2>"$WORK/interp.tc.err"; then
+	check_instance_costs interp.tc "$WORK/interp.tc.wpp" task-clock
+else
+	fail "record -e task-clock: $(head -1 "$WORK/interp.tc.err")"
+fi
 a=$(python3 -c '
 import json, sys
 print(sum(k["cost"] for p in json.load(open(sys.argv[1]))["processes"] for k in p["kpaths"]
