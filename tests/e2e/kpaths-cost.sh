@@ -7,7 +7,11 @@
 # every node) costs count x the sum of its paths' per-execution costs; with
 # --cost count, count x length.  With root: page faults sampled at period 1
 # on tests/unit/counters/progs/faults.c, touch_a's 1-paths carry exactly its
-# NA faults and k-paths compose the same way.
+# NA faults, and every k-path (k = 4, both views) costs exactly what its own
+# instances did: kpaths-ref.py sums, over every window of `script --format
+# jsonl`, the weights of the samples attributed to each instance
+# (build/tests/kslab/dump_hits, the report's attribution); the same for
+# task-clock sampled on the interp corpus program.
 . "$(dirname "$0")/kpaths-lib.sh"
 
 # check_costs REPORT.json K1.json K4.json [count]
@@ -81,10 +85,41 @@ fi
 	"$WPPTRACE" kpaths "$w" -k 1 --all --top 0 --cost page-faults --format json >"$WORK/faults.c1.json" &&
 	"$WPPTRACE" kpaths "$w" -k 4 --all --top 0 --cost page-faults --format json >"$WORK/faults.c4.json" ||
 	{ fail "report/kpaths --cost page-faults"; finish; }
-if out=$(check_costs "$WORK/faults.report.json" "$WORK/faults.c1.json" "$WORK/faults.c4.json"); then
+# 1-paths: what the report says each path cost (a 1-path's windows are its
+# instances, so exact and average agree).
+if out=$(check_costs "$WORK/faults.report.json" "$WORK/faults.c1.json" "$WORK/faults.c1.json"); then
 	ok "faults --cost page-faults: $out"
 else
 	fail "faults --cost page-faults: $out"
+fi
+# check_instance_costs NAME WPP COUNTER: every 4-path, both views, costs the
+# sum of its own instances' attributed samples (the brute force).
+check_instance_costs() {
+	local name=$1 w=$2 counter=$3 view flag out
+	"$WPPTRACE" script "$w" --format jsonl >"$WORK/$name.jsonl" &&
+		"$ROOT/build/tests/kslab/dump_hits" "$w" "$counter" >"$WORK/$name.hits.jsonl" ||
+		{ fail "$name: script / dump_hits"; return; }
+	[ -s "$WORK/$name.hits.jsonl" ] || { fail "$name: no attributed $counter samples"; return; }
+	for view in activation flat; do
+		flag=; [ $view = flat ] && flag=--flat
+		"$WPPTRACE" kpaths "$w" -k 4 --all --top 0 --cost "$counter" --format json $flag \
+			>"$WORK/$name.c4.$view.json" || { fail "$name: kpaths --cost $counter $flag"; continue; }
+		if out=$(python3 "$ROOT/tests/e2e/kpaths-ref.py" $flag --costs "$WORK/$name.hits.jsonl" 4 \
+			"$WORK/$name.jsonl" "$WORK/$name.c4.$view.json"); then
+			ok "$name $view per-instance $counter costs: $out"
+		else
+			fail "$name $view per-instance $counter costs: $out"
+		fi
+	done
+}
+check_instance_costs faults "$w" page-faults
+# CPU time sampled on the interpreter: costs that vary from one instance of
+# a path to the next.
+if "$WPPTRACE" record -q -e task-clock -c 20000 -o "$WORK/interp.tc.wpp" -- "$WORK/interp" \
+	>/dev/null 2>"$WORK/interp.tc.err"; then
+	check_instance_costs interp.tc "$WORK/interp.tc.wpp" task-clock
+else
+	fail "record -e task-clock: $(head -1 "$WORK/interp.tc.err")"
 fi
 a=$(python3 -c '
 import json, sys

@@ -7,7 +7,8 @@
 # at k = 8 and cut to k = 3 and 1.  The stored forests are per activation
 # (the collector has the modules' metadata, kslab_online.h);
 # the test checks that view, and that the other view is
-# built from the trace.
+# built from the trace.  With --prune-nodes the stored forests keep the
+# error bound against the exact offline forest.
 . "$(dirname "$0")/kpaths-lib.sh"
 
 same_kpaths() {
@@ -82,4 +83,44 @@ sys.exit(any(p["source"] != "trace" or p["view"] != sys.argv[1] for p in d["proc
 	fi
 	rm -f "$w"
 done
+
+# record -k 8 --prune-nodes: the stored forests were pruned on the fly and
+# keep the error bound against the exact offline forest: every count c of
+# the stored forest satisfies c <= true <= c + lost_items.
+prog=interp
+"$WPPCC" -O1 -pthread -o "$WORK/$prog" "$ROOT/tests/corpus/$prog.c" || fail "$prog: wppcc failed"
+w=$WORK/$prog.pruned.wpp
+if "$WPPTRACE" -q record --transport=shm -k 8 --prune-nodes 128 -o "$w" -- "$WORK/$prog" \
+	>/dev/null 2>"$WORK/$prog.pruned.err" </dev/null &&
+	"$WPPTRACE" kpaths "$w" --source stored -k 8 --all --top 0 --format json >"$WORK/$prog.ps.json" &&
+	"$WPPTRACE" kpaths "$w" --source trace -k 8 --all --top 0 --format json >"$WORK/$prog.pt.json"; then
+	if out=$(python3 - "$WORK/$prog.ps.json" "$WORK/$prog.pt.json" <<'PY'
+import json, sys
+def load(p):
+    d = json.load(open(p)); out = {}; lost = 0
+    for pr in d["processes"]:
+        lost = max(lost, pr["lost_items"])
+        for k in pr["kpaths"]:
+            out[(pr["pid"], tuple((s["fid"], s.get("path", s.get("block"))) for s in k["paths"]))] = k["count"]
+    return out, lost
+pruned, lost = load(sys.argv[1]); exact, _ = load(sys.argv[2])
+if not lost:
+    sys.exit("the stored forests were not pruned")
+for key, c in exact.items():
+    p = pruned.get(key, 0)
+    if not (p <= c <= p + lost):
+        sys.exit("%r: stored %d, exact %d, lost %d" % (key[1], p, c, lost))
+if set(pruned) - set(exact):
+    sys.exit("stored k-paths the trace does not have")
+print("lost %d; %d of %d k-paths kept, every count within the bound" % (lost, len(pruned), len(exact)))
+PY
+); then
+		ok "$prog: record --prune-nodes: $out"
+	else
+		fail "$prog: record --prune-nodes: $out"
+	fi
+else
+	fail "$prog: record -k 8 --prune-nodes 128 / kpaths: $(head -1 "$WORK/$prog.pruned.err")"
+fi
+rm -f "$w"
 finish

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Brute-force k-path reference for the kpaths e2e tests (stdlib only).
 
-    kpaths-ref.py [--flat] K SCRIPT.jsonl KPATHS.json     exit 0 iff equal
+    kpaths-ref.py [--flat] [--costs HITS.jsonl] K SCRIPT.jsonl KPATHS.json
+                                                          exit 0 iff equal
 
 Reads `wpptrace script --format jsonl`, rebuilds each thread's stream of path
 labels with the marks of docs/kpaths.md (gap, corrupt, and unattributed
@@ -16,6 +17,12 @@ with --flat,
 keeps one sequence per thread, counts every n-gram n <= K of every sequence
 per process image by listing windows, and compares with every node of
 `wpptrace kpaths -k K --all --top 0 --format json`: same k-paths, same counts.
+
+With --costs, HITS.jsonl holds a counter's samples attributed to path
+instances (build/tests/kslab/dump_hits: pid, gen, tid, event = ordinal of
+the instance among its thread's path/block events, weight); each window's
+cost is the sum of its own instances' weights, and every k-path's "cost"
+(`kpaths --cost COUNTER`) must be the sum over its windows.
 """
 import collections
 import json
@@ -24,25 +31,45 @@ import sys
 UNREGISTERED = (1 << 24) - 1
 
 
-def streams(jsonl):
+class Weights:
+    """Each path/block event's weight (0 without --costs): the events are
+    numbered per thread in stream order, as the attribution numbers them."""
+
+    def __init__(self, hits):
+        self.w = collections.defaultdict(collections.Counter)
+        self.ordinal = collections.Counter()
+        for line in open(hits) if hits else ():
+            h = json.loads(line)
+            self.w[(h["pid"], h["gen"], h["tid"])][h["event"]] += h["weight"]
+
+    def of(self, key, ev):
+        if ev["type"] not in ("path", "block"):
+            return 0
+        n = self.ordinal[key]
+        self.ordinal[key] += 1
+        return self.w[key][n]
+
+
+def streams(jsonl, wt):
     threads = collections.OrderedDict()
     for line in open(jsonl):
         ev = json.loads(line)
         key = (ev["pid"], ev["gen"], ev["tid"])
         s = threads.setdefault(key, [])
         t = ev["type"]
+        w = wt.of(key, ev)
         if t == "path":
-            s.append((ev["fid"], ev["path"]))
+            s.append(((ev["fid"], ev["path"]), w))
         elif t == "block":
-            s.append((ev["fid"], ev["blocks"][0]["block"]))
+            s.append(((ev["fid"], ev["blocks"][0]["block"]), w))
         elif t == "unattributed" and ev["fid"] not in (0, UNREGISTERED):
-            s.append((ev["fid"], ev["payload"]))
+            s.append(((ev["fid"], ev["payload"]), w))
         else:
             s.append(None)  # a mark
     return threads
 
 
-def activations(jsonl):
+def activations(jsonl, wt):
     """Per thread, the list of activation sequences (marks end all)."""
     out = collections.OrderedDict()
     open_acts = {}  # thread -> stack of (fid, sequence)
@@ -52,6 +79,7 @@ def activations(jsonl):
         seqs = out.setdefault(key, [])
         stack = open_acts.setdefault(key, [])
         t = ev["type"]
+        w = wt.of(key, ev)
         if t == "path":
             label, start, end = (ev["fid"], ev["path"]), ev["start"], ev["end"]
         elif t == "block":
@@ -73,21 +101,26 @@ def activations(jsonl):
             seq = []
             seqs.append(seq)
             stack.append((fid, seq))
-        stack[-1][1].append(label)
+        stack[-1][1].append((label, w))
         if end == "return":
             stack.pop()
     return out
 
 
 def count(threads, k):
-    per_proc = collections.defaultdict(collections.Counter)
+    """Per process: each window's labels -> [occurrences, summed weights]."""
+    per_proc = collections.defaultdict(lambda: collections.defaultdict(lambda: [0, 0]))
     for (pid, gen, _tid), s in threads.items():
         c = per_proc[(pid, gen)]
         for i in range(len(s)):
+            cost = 0
             for n in range(1, k + 1):
                 if i + n > len(s) or s[i + n - 1] is None:
                     break
-                c[tuple(s[i:i + n])] += 1
+                cost += s[i + n - 1][1]
+                entry = c[tuple(x[0] for x in s[i:i + n])]
+                entry[0] += 1
+                entry[1] += cost
     return per_proc
 
 
@@ -95,13 +128,13 @@ def reported(path):
     doc = json.load(open(path))
     out = {}
     for p in doc["processes"]:
-        c = collections.Counter()
+        c = {}
         for kp in p["kpaths"]:
             labels = tuple((st["fid"], st["path"] if "path" in st else st["block"])
                            for st in kp["paths"])
             if labels in c:
                 raise SystemExit("k-path listed twice: %r" % (labels,))
-            c[labels] = kp["count"]
+            c[labels] = [kp["count"], kp.get("cost")]
             if kp["paths"][-1]["count"] != kp["count"]:
                 raise SystemExit("k-path count differs from its last step")
         out[(p["pid"], p["gen"])] = c
@@ -113,13 +146,17 @@ def main():
     flat = args[0] == "--flat"
     if flat:
         args = args[1:]
+    hits = None
+    if args[0] == "--costs":
+        hits, args = args[1], args[2:]
     k, jsonl, got_path = int(args[0]), args[1], args[2]
+    wt = Weights(hits)
     if flat:
-        want = count(streams(jsonl), k)
+        want = count(streams(jsonl, wt), k)
     else:
         # Each activation's sequence, joined to the next with a mark.
         joined = collections.OrderedDict()
-        for key, seqs in activations(jsonl).items():
+        for key, seqs in activations(jsonl, wt).items():
             joined[key] = [x for seq in seqs for x in seq + [None]]
         want = count(joined, k)
     got = reported(got_path)
@@ -132,16 +169,19 @@ def main():
     for key in want:
         w, g = want[key], got[key]
         for gram in set(w) | set(g):
-            if w.get(gram, 0) != g.get(gram, 0):
+            ref = w.get(gram, [0, 0])
+            out = g.get(gram, [0, None])
+            if ref[0] != out[0] or (hits and out[1] != ref[1]):
                 if bad < 5:
-                    print("process %s: %r reference %d kpaths %d" % (key, gram, w.get(gram, 0),
-                                                                    g.get(gram, 0)))
+                    print("process %s: %r reference count %d cost %s, kpaths count %d cost %s"
+                          % (key, gram, ref[0], ref[1], out[0], out[1]))
                 bad += 1
     total = sum(len(c) for c in want.values())
     if bad:
         print("%d of %d k-paths differ (k = %d)" % (bad, total, k))
         return 1
-    print("k = %d: %d k-paths in %d process(es) identical" % (k, total, len(want)))
+    print("k = %d: %d k-paths in %d process(es) identical%s" %
+          (k, total, len(want), ", costs too" if hits else ""))
     return 0
 
 

@@ -18,9 +18,32 @@ struct sink {
 	struct kact act;
 	struct kipf_kinds kinds;
 	enum kipf_view view;
+	/* Per-instance costs, when asked for: the weights in event order and
+	 * the ordinal of the next PATH/BLOCK event. */
+	struct kipf_inst_cost *ic;
+	const struct kipf_inst_weight *w;
+	size_t nw, wi;
+	uint64_t ordinal;
 };
 
-static int sink_item(struct sink *k, const struct wpp_event *ev)
+/* The weight of this event (PATH/BLOCK events are numbered as costs.h
+ * numbers sample hits; other items weigh nothing). */
+static double weight_of(struct sink *k, const struct wpp_event *ev)
+{
+	double cost = 0;
+
+	if (ev->kind != WPP_EV_PATH && ev->kind != WPP_EV_BLOCK)
+		return 0;
+	while (k->wi < k->nw && k->w[k->wi].event <= k->ordinal) {
+		if (k->w[k->wi].event == k->ordinal)
+			cost += k->w[k->wi].cost;
+		k->wi++;
+	}
+	k->ordinal++;
+	return cost;
+}
+
+static int sink_place(struct sink *k, const struct wpp_event *ev)
 {
 	int flags = KACT_UNKNOWN;
 
@@ -35,21 +58,62 @@ static int sink_item(struct sink *k, const struct wpp_event *ev)
 	return kact_item(&k->act, ev->fid, ev->value, (unsigned)flags);
 }
 
+static int sink_item(struct sink *k, const struct wpp_event *ev)
+{
+	if (sink_place(k, ev) < 0)
+		return -1;
+	/* Right after the item: kslab_item_stream() names its stream. */
+	return k->ic ? kipf_inst_cost_item(k->ic, k->s, ev->fid, ev->value, weight_of(k, ev)) : 0;
+}
+
 static void sink_mark(struct sink *k)
 {
 	if (k->view == KIPF_VIEW_FLAT)
 		kslab_mark(k->s);
 	else
 		kact_mark(&k->act);
+	if (k->ic)
+		kipf_inst_cost_end(k->ic);
+}
+
+/* Decode thread th into k's forest. */
+static int feed_thread(struct sink *k, const struct wpp_thread_trace *th, struct wpp_modules *mods)
+{
+	struct wpp_decoder *d = wpp_decoder_open(th, mods, 0);
+	struct wpp_event ev;
+	int rc = 0;
+
+	if (!d)
+		return -1;
+	while (rc == 0 && wpp_decoder_next(d, &ev)) {
+		switch (ev.kind) {
+		case WPP_EV_PATH:
+		case WPP_EV_BLOCK:
+			rc = sink_item(k, &ev);
+			break;
+		case WPP_EV_UNATTRIBUTED:
+			/* A known fid without metadata is still one function's
+			 * path; an unregistered one is anybody's. */
+			if (ev.fid != 0 && ev.fid != WPP_FID_UNREGISTERED)
+				rc = sink_item(k, &ev);
+			else
+				sink_mark(k);
+			break;
+		case WPP_EV_GAP:
+		case WPP_EV_CORRUPT:
+			sink_mark(k);
+			break;
+		}
+	}
+	wpp_decoder_close(d);
+	return rc;
 }
 
 int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct wpp_modules *mods,
 		      uint64_t max_nodes, enum kipf_view view)
 {
 	struct sink k = {.s = kslab_new(f->k, max_nodes), .view = view};
-	struct wpp_decoder *d;
-	struct wpp_event ev;
-	int rc = 0;
+	int rc;
 
 	if (!k.s) {
 		wpp_err("k-paths: cannot build a k-slab forest (k %u, %" PRIu64 " nodes)", f->k,
@@ -58,32 +122,7 @@ int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct 
 	}
 	kact_init(&k.act, k.s);
 	f->activation = view == KIPF_VIEW_ACTIVATION;
-	d = wpp_decoder_open(th, mods, 0);
-	if (!d) {
-		kslab_free(k.s);
-		return -1;
-	}
-	while (rc == 0 && wpp_decoder_next(d, &ev)) {
-		switch (ev.kind) {
-		case WPP_EV_PATH:
-		case WPP_EV_BLOCK:
-			rc = sink_item(&k, &ev);
-			break;
-		case WPP_EV_UNATTRIBUTED:
-			/* A known fid without metadata is still one function's
-			 * path; an unregistered one is anybody's. */
-			if (ev.fid != 0 && ev.fid != WPP_FID_UNREGISTERED)
-				rc = sink_item(&k, &ev);
-			else
-				sink_mark(&k);
-			break;
-		case WPP_EV_GAP:
-		case WPP_EV_CORRUPT:
-			sink_mark(&k);
-			break;
-		}
-	}
-	wpp_decoder_close(d);
+	rc = feed_thread(&k, th, mods);
 	if (rc == 0)
 		rc = kipf_add_kslab(f, k.s);
 	if (rc < 0)
@@ -91,6 +130,26 @@ int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct 
 	kact_fini(&k.act);
 	kipf_kinds_free(&k.kinds);
 	kslab_free(k.s);
+	return rc;
+}
+
+int kipf_inst_costs_thread(struct kipf_inst_cost *c, unsigned k, const struct wpp_thread_trace *th,
+			   struct wpp_modules *mods, enum kipf_view view,
+			   const struct kipf_inst_weight *w, size_t nw)
+{
+	struct sink sk = {.s = kslab_new(k, 0), .view = view, .ic = c, .w = w, .nw = nw};
+	int rc = -1;
+
+	if (sk.s) {
+		kact_init(&sk.act, sk.s);
+		rc = feed_thread(&sk, th, mods);
+		kipf_inst_cost_end(c);
+		kact_fini(&sk.act);
+		kipf_kinds_free(&sk.kinds);
+		kslab_free(sk.s);
+	}
+	if (rc < 0)
+		wpp_err("k-paths: out of memory costing the k-paths of thread %u", th->tid);
 	return rc;
 }
 

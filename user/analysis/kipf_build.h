@@ -22,6 +22,7 @@
 
 #include "decoder.h"
 #include "kipf.h"
+#include "kipf_inst_cost.h"
 #include "kipf_serial.h"
 
 enum kipf_view { KIPF_VIEW_ACTIVATION, KIPF_VIEW_FLAT };
@@ -31,6 +32,15 @@ enum kipf_view { KIPF_VIEW_ACTIVATION, KIPF_VIEW_FLAT };
  * (message printed). */
 int kipf_build_thread(struct kipf *f, const struct wpp_thread_trace *th, struct wpp_modules *mods,
 		      uint64_t max_nodes, enum kipf_view view);
+
+/* Per-instance costs (kipf_inst_cost.h) of thread th's k-paths of the
+ * view, depth kipf_inst_cost's k: decodes the thread and splits it as
+ * kipf_build_thread does (with an exact k-SF of its own), handing every
+ * item its weight; w[0..nw) sorted by event (several per event add up).
+ * 0, or -1 on no memory (message printed). */
+int kipf_inst_costs_thread(struct kipf_inst_cost *c, unsigned k, const struct wpp_thread_trace *th,
+			   struct wpp_modules *mods, enum kipf_view view,
+			   const struct kipf_inst_weight *w, size_t nw);
 
 /* Read every WPP_CHUNK_KIPF chunk of the file behind t into st.  Rejected
  * chunks are reported (one warning each, with the offset) and make their

@@ -5,8 +5,9 @@
  * instances over all its occurrences: with unit(l) the cost of one
  * execution of path l, the k-path <l1..ln> counted c times costs
  * c * (unit(l1) + ... + unit(ln)).  That is exact when a path's cost is the
- * same on every execution (IR instructions, executions) and the per-path
- * average otherwise (sampled counter events, docs/kpaths.md).
+ * same on every execution (IR instructions, executions); sampled counter
+ * events vary per execution and are costed per instance instead
+ * (kipf_inst_cost.h).
  *
  * Every label of a k-IPF is also a root (each 1-path is a k-path), so the
  * caller gives unit costs per root node only.

@@ -26,6 +26,7 @@ struct kslab *kslab_new(unsigned k, uint64_t max_nodes)
 	s->k = k;
 	s->slab = (k < 2 ? 2 : k) - 1;
 	s->max_nodes = max_nodes;
+	s->prune_at = max_nodes;
 	s->roots.label = kslab_node_label;
 	s->used = 1; /* index 0 is "none" */
 	return s;
@@ -128,7 +129,7 @@ static uint32_t root(struct kslab *s, uint32_t fid, uint64_t value)
 
 void kslab_mark(struct kslab *s)
 {
-	s->cur = (struct kslab_cursor){0};
+	s->cur = (struct kslab_cursor){.stream = ++s->streams};
 	s->st.marks++;
 }
 
@@ -168,10 +169,21 @@ uint32_t kslab_depth(const struct kslab *s)
 	return s->nsaved;
 }
 
+uint64_t kslab_item_stream(const struct kslab *s)
+{
+	return s->item_stream;
+}
+
+uint64_t kslab_suspended_stream(const struct kslab *s, uint32_t i)
+{
+	return s->saved[i].stream;
+}
+
 int kslab_item(struct kslab *s, uint32_t fid, uint64_t value)
 {
 	if (s->failed)
 		return -1;
+	s->item_stream = s->cur.stream;
 	if (s->cur.n == 0) {
 		/* A new slab: the bottom pointer continues below the slab just
 		 * finished (Figure 6 lines 6-11); the top pointer restarts at a root. */
@@ -193,7 +205,7 @@ int kslab_item(struct kslab *s, uint32_t fid, uint64_t value)
 	if (++s->cur.n == s->slab)
 		s->cur.n = 0;
 	s->st.items++;
-	if (s->max_nodes && s->st.nodes > s->max_nodes)
+	if (s->max_nodes && s->st.nodes > s->prune_at)
 		kslab_prune(s);
 	return 0;
 }
@@ -220,7 +232,7 @@ int kslab_item_run(struct kslab *s, uint32_t fid, uint64_t value, uint64_t times
 			return -1;
 		done++;
 	}
-	if (times - done < 2 * (uint64_t)s->slab || (s->max_nodes && s->st.nodes > s->max_nodes)) {
+	if (times - done < 2 * (uint64_t)s->slab || (s->max_nodes && s->st.nodes > s->prune_at)) {
 		for (; done < times; done++)
 			if (kslab_item(s, fid, value) < 0)
 				return -1;

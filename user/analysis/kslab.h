@@ -18,7 +18,10 @@
  * Pruning (optional, the paper's open problem): with max_nodes > 0, whenever
  * the forest grows past max_nodes the coldest leaves are deleted until at
  * most max_nodes/2 nodes remain (never the nodes any stream's top/bottom
- * pointers stand on).  The counts deleted are summed in lost_items; every k-IPF count
+ * pointers stand on; when those alone keep it above max_nodes/2, the next
+ * sweep waits until the forest has doubled, so memory stays within
+ * max(max_nodes, 2 * pinned) + 2 nodes and sweeps O(1) per item).  The
+ * counts deleted are summed in lost_items; every k-IPF count
  * built from a pruned forest is then at most lost_items below the truth and
  * never above it (docs/kpaths.md proves it).  With max_nodes = 0 the forest
  * is exact.
@@ -76,6 +79,13 @@ int kslab_push(struct kslab *s);
 void kslab_pop(struct kslab *s);
 void kslab_drop_all(struct kslab *s);
 uint32_t kslab_depth(const struct kslab *s); /* suspended streams */
+/* Streams are numbered as they begin (after a mark or a push), so on the
+ * stack of live streams the numbers increase from the outermost up.
+ * kslab_item_stream: the stream the last item went to (read it right after
+ * the item: a return pops that stream).  kslab_suspended_stream(s, i): the
+ * i-th suspended stream, i < kslab_depth(s), outermost first. */
+uint64_t kslab_item_stream(const struct kslab *s);
+uint64_t kslab_suspended_stream(const struct kslab *s, uint32_t i);
 
 unsigned kslab_k(const struct kslab *s);
 int kslab_failed(const struct kslab *s);

@@ -3,7 +3,9 @@
 
 KSLAB_SRCS := user/analysis/kslab_map.c user/analysis/kslab.c user/analysis/kslab_prune.c \
 	user/analysis/kslab_words.c user/analysis/kipf.c user/analysis/kipf_serial.c \
-	user/analysis/kipf_rank.c user/analysis/kslab_act.c user/analysis/kipf_cost.c
+	user/analysis/kipf_rank.c user/analysis/kslab_act.c user/analysis/kipf_cost.c \
+	user/analysis/kipf_inst_cost.c \
+	user/decode/trace_words.c
 # These need the decoder and the collector's headers.
 KSLAB_SIDE_SRCS := user/analysis/kipf_build.c user/analysis/kslab_online.c \
 	user/analysis/kipf_kinds.c user/analysis/kipf_kinds_live.c

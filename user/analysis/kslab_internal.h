@@ -30,18 +30,25 @@ struct kslab_node {
 struct kslab_cursor {
 	unsigned n;
 	uint32_t top, bottom;
+	uint64_t stream; /* kslab_item_stream() */
 };
 
 struct kslab {
 	unsigned k;    /* requested k */
 	unsigned slab; /* items per slab: max(k, 2) - 1 */
 	uint64_t max_nodes;
+	/* Prune when the forest grows past this: max_nodes, or twice what a
+	 * sweep had to keep when the nodes pinned by cursors (deep recursion)
+	 * kept it above max_nodes / 2, so that sweeps stay O(1) per item. */
+	uint64_t prune_at;
 	struct kslab_node *nodes;
 	uint32_t used; /* nodes[1 .. used) have been handed out */
 	uint32_t cap;
 	uint32_t free_list; /* pruned nodes for reuse */
 	struct kslab_map roots;
-	struct kslab_cursor cur; /* the stream being fed */
+	struct kslab_cursor cur;    /* the stream being fed */
+	uint64_t streams;	    /* streams begun so far */
+	uint64_t item_stream;	    /* the stream of the last item */
 	struct kslab_cursor *saved; /* suspended streams, innermost last */
 	uint32_t nsaved, saved_cap;
 	int failed;

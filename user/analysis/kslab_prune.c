@@ -14,7 +14,11 @@
  * reaches the target (max_nodes / 2); cold internal nodes above hot leaves
  * cannot go, so the sweep repeats with the next threshold if needed.  A
  * sweep costs O(nodes) and frees at least half of max_nodes' worth of room,
- * so pruning costs O(1) amortized per item.
+ * so pruning costs O(1) amortized per item.  When the pinned nodes alone
+ * exceed that (a cursor pins its top and bottom paths, <= 2k-2 nodes, and
+ * every suspended activation has one), the next sweep waits until the
+ * forest has doubled: memory stays within max(max_nodes, 2 * pinned) + 2
+ * and sweeps stay O(1) amortized.
  */
 #include <stdlib.h>
 
@@ -125,4 +129,9 @@ void kslab_prune(struct kslab *s)
 	}
 	pin_cursors(s, 0);
 	free(roots);
+	/* Only pinned nodes and their ancestors can be left above the target:
+	 * let the forest double before the next sweep, which keeps sweeps
+	 * O(1) amortized per item and memory within max(M, 2 * pinned) + 2. */
+	s->prune_at =
+	    s->st.nodes > target && 2 * s->st.nodes > s->max_nodes ? 2 * s->st.nodes : s->max_nodes;
 }

@@ -5,119 +5,65 @@
  */
 #include "kslab_words.h"
 
-#include "wpp/trace_abi.h"
-
-void kslab_words_init(struct kslab_words *r, struct kslab_words_sink sink)
+static void mark(struct kslab_words *r)
 {
-	*r = (struct kslab_words){.sink = sink};
-}
-
-static void forget_all(struct kslab_words *r)
-{
-	for (unsigned d = 0; d < KSLAB_WORDS_DEPTHS; d++)
-		r->last[d].valid = 0;
-}
-
-void kslab_words_gap(struct kslab_words *r)
-{
-	forget_all(r);
 	r->sink.mark(r->sink.ctx);
 }
 
-/* `times` records of (fid, value). */
-static int emit(struct kslab_words *r, uint32_t fid, uint64_t value, uint64_t times)
+static int on_records(void *ctx, uint32_t fid, uint64_t value, uint64_t times,
+		      uint64_t first_repeat)
 {
-	if (fid == 0 || fid == WPP_FID_UNREGISTERED) {
+	struct kslab_words *r = ctx;
+
+	if (first_repeat)
+		r->repeats += times;
+	if (fid == WPP_FID_UNREGISTERED) {
 		/* Whose path this is is unknown: it cannot be part of a k-path. */
-		r->sink.mark(r->sink.ctx);
+		mark(r);
 		return 0;
 	}
 	return r->sink.items(r->sink.ctx, fid, value, times);
 }
 
-/* A record as written: what a following REPEAT repeats. */
-static int record(struct kslab_words *r, struct kslab_words_last *last, uint32_t fid,
-		  uint64_t value)
+static void on_gap(void *ctx, uint64_t lost_words)
 {
-	if (last)
-		*last = (struct kslab_words_last){.value = value, .fid = fid, .valid = 1};
-	return emit(r, fid, value, 1);
+	(void)lost_words;
+	mark(ctx);
 }
 
-/* Malformed input: a mark, and nothing before it can be repeated. */
-static void corrupt(struct kslab_words *r, struct kslab_words_last *last)
+static void on_malformed(void *ctx, const char *why, uint32_t nwords)
 {
-	if (last)
-		last->valid = 0;
-	r->sink.mark(r->sink.ctx);
+	(void)why;
+	(void)nwords;
+	mark(ctx);
 }
 
-static int repeat(struct kslab_words *r, struct kslab_words_last *last, uint32_t n)
+static void on_unattributable(void *ctx, uint64_t n)
 {
-	if (n == 0) {
-		corrupt(r, last);
-		return 0;
-	}
-	if (!last || !last->valid) {
-		/* Whose repetitions these are was lost with what came before. */
-		r->unattributed += n;
-		r->sink.mark(r->sink.ctx);
-		return 0;
-	}
-	r->repeats += n;
-	return emit(r, last->fid, last->value, n);
+	struct kslab_words *r = ctx;
+
+	r->unattributed += n;
+	mark(r);
+}
+
+void kslab_words_init(struct kslab_words *r, struct kslab_words_sink sink)
+{
+	*r = (struct kslab_words){.sink = sink};
+	wpp_words_init(&r->words, (struct wpp_words_sink){.records = on_records,
+							  .gap = on_gap,
+							  .malformed = on_malformed,
+							  .unattributable = on_unattributable,
+							  .ctx = r});
 }
 
 int kslab_words_feed(struct kslab_words *r, const uint64_t *w, size_t n, uint32_t depth)
 {
-	struct kslab_words_last *last = depth < KSLAB_WORDS_DEPTHS ? &r->last[depth] : NULL;
+	return wpp_words_feed(&r->words, w, n, depth);
+}
 
-	/* A handler entered anew has nothing to repeat at its depth or deeper
-	 * (the decoder's rule); coming back out keeps the outer level's. */
-	for (uint32_t d = r->depth + 1; d <= depth && d < KSLAB_WORDS_DEPTHS; d++)
-		r->last[d].valid = 0;
-	r->depth = depth;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t word = w[i];
-		int rc = 0;
-
-		if (word == 0)
-			continue;
-		if (wpp_word_fid(word) != WPP_FID_CONTROL) {
-			rc = record(r, last, wpp_word_fid(word), wpp_word_payload(word));
-		} else {
-			switch (wpp_ctrl_op(word)) {
-			case WPP_CTRL_PAD:
-				break;
-			case WPP_CTRL_WIDE_PATH:
-				if (i + 1 == n) {
-					corrupt(r, last);
-					break;
-				}
-				i++;
-				if (w[i] & WPP_WIDE_ID_MARK)
-					rc = record(r, last, wpp_ctrl_operand(word),
-						    w[i] & ~WPP_WIDE_ID_MARK);
-				else
-					corrupt(r, last);
-				break;
-			case WPP_CTRL_REPEAT:
-				rc = repeat(r, last, wpp_ctrl_operand(word));
-				break;
-			case WPP_CTRL_GAP:
-				if (i + 1 < n)
-					i++;
-				kslab_words_gap(r);
-				break;
-			default:
-				corrupt(r, last);
-				break;
-			}
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
+void kslab_words_gap(struct kslab_words *r)
+{
+	wpp_words_gap(&r->words, UINT64_MAX); /* count unknown here */
 }
 
 static int flat_items(void *ctx, uint32_t fid, uint64_t value, uint64_t times)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../common/wppfile.h"
-#include "grow_u32.h"
+#include "trace_words.h"
 #include "sequitur_serial.h"
 #include "wpp/trace_abi.h"
 
@@ -29,13 +29,8 @@ struct path_grammar {
 	uint64_t nsymbols, skipped;
 	uint32_t segments;
 	int failed;
-	/* WPP_CTRL_REPEAT repeats the record just before it at the same
-	 * signal depth, which may have arrived in an earlier call: per depth,
-	 * that record's terminal, or NO_RECORD after a gap / another control
-	 * word / at the stream's start. */
-	uint32_t *last_term;
-	uint32_t depths;
-	uint32_t cur_depth; /* depth of the previous call */
+	/* The word reader (trace_words.h): REPEAT state per signal depth. */
+	struct wpp_words words;
 	/* Terminals not yet handed to the builder: it gets them in batches
 	 * (seq_append_many prefetches the digram slots of symbols ahead).
 	 * Flushed before anything else touches the builder and at the end of
@@ -45,10 +40,8 @@ struct path_grammar {
 };
 
 #define NO_RECORD UINT32_MAX
-/* Signal handlers nest a few levels at most; a deeper depth (only a
- * hostile file can say so) keeps no state: its REPEATs are unattributable,
- * never attached to a wrong record. */
-#define MAX_TRACKED_DEPTH 256u
+
+static struct wpp_words_sink grammar_word_sink(struct path_grammar *pg);
 
 static uint32_t hash_key(uint32_t fid, uint64_t id, uint32_t mask)
 {
@@ -94,6 +87,7 @@ struct path_grammar *path_grammar_new(enum seq_algorithm algo)
 	pg->terms = malloc(pg->terms_cap * sizeof(*pg->terms));
 	pg->b = seq_builder_new(algo);
 	pg->segments = 1;
+	wpp_words_init(&pg->words, grammar_word_sink(pg));
 	if (!pg->slots || !pg->terms || !pg->b) {
 		path_grammar_free(pg);
 		return NULL;
@@ -106,7 +100,6 @@ void path_grammar_free(struct path_grammar *pg)
 	if (!pg)
 		return;
 	seq_builder_free(pg->b);
-	free(pg->last_term);
 	free(pg->slots);
 	free(pg->terms);
 	free(pg);
@@ -165,55 +158,62 @@ static uint32_t symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
 	return t;
 }
 
-/* The per-depth state slot, or NULL for an untracked depth. */
-static uint32_t *last_record_at(struct path_grammar *pg, uint32_t depth)
+/* ---- the word reader's sink (trace_words.h) ---- */
+
+static int g_records(void *ctx, uint32_t fid, uint64_t id, uint64_t times, uint64_t first_repeat)
 {
-	if (depth >= MAX_TRACKED_DEPTH)
-		return NULL;
-	while (depth >= pg->depths) {
-		uint32_t old = pg->depths;
-		if (grow_u32(&pg->last_term, &pg->depths, 4) < 0) {
+	struct path_grammar *pg = ctx;
+	uint32_t t = symbol(pg, fid, id);
+
+	(void)first_repeat;
+	if (times > 1 && t != NO_RECORD) {
+		flush_pending(pg);
+		pg->nsymbols += times - 1;
+		if (seq_append_run(pg->b, t, times - 1) < 0)
 			pg->failed = 1;
-			return NULL;
-		}
-		for (uint32_t d = old; d < pg->depths; d++)
-			pg->last_term[d] = NO_RECORD;
 	}
-	return &pg->last_term[depth];
+	return pg->failed ? -1 : 0;
 }
 
-static void forget_all_records(struct path_grammar *pg)
+static void g_gap(void *ctx, uint64_t lost_words)
 {
-	for (uint32_t d = 0; d < pg->depths; d++)
-		pg->last_term[d] = NO_RECORD;
-}
+	struct path_grammar *pg = ctx;
 
-/* REPEAT n: n more instances of the previous record, or n unattributable
- * records (counted, never guessed) when there is none. */
-static void repeat(struct path_grammar *pg, uint32_t *last, uint32_t n)
-{
-	if (n == 0) { /* malformed: a REPEAT always stands for >= 1 */
-		pg->skipped++;
-		*last = NO_RECORD;
-		return;
-	}
-	if (*last == NO_RECORD) {
-		pg->skipped += n;
-		return;
-	}
-	flush_pending(pg);
-	pg->nsymbols += n;
-	if (seq_append_run(pg->b, *last, n) < 0)
-		pg->failed = 1;
-}
-
-int path_grammar_gap(struct path_grammar *pg)
-{
-	forget_all_records(pg);
+	(void)lost_words;
 	flush_pending(pg);
 	if (seq_append_gap(pg->b) < 0)
 		pg->failed = 1;
 	pg->segments++;
+}
+
+/* Malformed words and unattributable repetitions are skipped and counted
+ * (the decoder reports them as CORRUPT and UNATTRIBUTED events). */
+static void g_malformed(void *ctx, const char *why, uint32_t nwords)
+{
+	struct path_grammar *pg = ctx;
+
+	(void)why;
+	pg->skipped += nwords;
+}
+
+static void g_unattributable(void *ctx, uint64_t n)
+{
+	struct path_grammar *pg = ctx;
+	pg->skipped += n;
+}
+
+static struct wpp_words_sink grammar_word_sink(struct path_grammar *pg)
+{
+	return (struct wpp_words_sink){.records = g_records,
+				       .gap = g_gap,
+				       .malformed = g_malformed,
+				       .unattributable = g_unattributable,
+				       .ctx = pg};
+}
+
+int path_grammar_gap(struct path_grammar *pg)
+{
+	wpp_words_gap(&pg->words, UINT64_MAX); /* count unknown here */
 	return pg->failed ? -1 : 0;
 }
 
@@ -222,62 +222,9 @@ int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
 	return path_grammar_words_at(pg, words, n, 0);
 }
 
-int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n,
-			  uint32_t depth)
+int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n, uint32_t depth)
 {
-	uint32_t untracked = NO_RECORD, *last;
-
-	/* Going deeper means a new signal handler run: what earlier handlers
-	 * at those depths recorded is not "just before" anything in it. */
-	for (uint32_t d = pg->cur_depth + 1; d <= depth && d < pg->depths; d++)
-		pg->last_term[d] = NO_RECORD;
-	pg->cur_depth = depth;
-	last = last_record_at(pg, depth);
-	if (!last)
-		last = &untracked;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t w = words[i], id;
-		uint32_t fid = wpp_word_fid(w);
-
-		if (fid != WPP_FID_CONTROL) {
-			*last = symbol(pg, fid, wpp_word_payload(w));
-			continue;
-		}
-		if (w != 0 && wpp_ctrl_op(w) == WPP_CTRL_REPEAT) {
-			repeat(pg, last, wpp_ctrl_operand(w));
-			continue;
-		}
-		/* Zero and PAD words carry nothing (the decoder skips them);
-		 * every other word ends the record a REPEAT could refer to,
-		 * unless it is a valid wide record, which becomes it. */
-		if (w == 0 || wpp_ctrl_op(w) == WPP_CTRL_PAD)
-			continue;
-		*last = NO_RECORD;
-		switch (wpp_ctrl_op(w)) {
-		case WPP_CTRL_WIDE_PATH:
-			if (i + 1 == n) {
-				pg->skipped++; /* cut short */
-				break;
-			}
-			id = words[++i];
-			if (id & WPP_WIDE_ID_MARK)
-				*last = symbol(pg, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
-			else
-				pg->skipped += 2;
-			break;
-		case WPP_CTRL_GAP:
-			if (i + 1 == n) {
-				pg->skipped++;
-				break;
-			}
-			i++;
-			path_grammar_gap(pg);
-			break;
-		default:
-			pg->skipped++;
-			break;
-		}
-	}
+	wpp_words_feed(&pg->words, words, n, depth);
 	flush_pending(pg);
 	return pg->failed ? -1 : 0;
 }

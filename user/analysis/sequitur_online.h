@@ -21,7 +21,8 @@
  * REPEAT of 0 — itself one skipped word), after a gap of either kind
  * (which forgets every depth), and at a depth just entered from a lower
  * one (a new signal handler run).  Then the n instances are counted in
- * skipped_words.  These are the k-path reader's rules too (kslab_words.h).
+ * skipped_words.  The words are read by the one raw-word reader shared with
+ * the decoder and the k-path consumer (user/decode/trace_words.h).
  *
  * At close the grammar is stored as a WPP_CHUNK_GRAMMAR chunk
  * (wpp/wpp_file.h): fixed header, the terminal table, the serialized

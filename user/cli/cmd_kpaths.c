@@ -25,6 +25,7 @@
 #include "kipf.h"
 #include "kipf_build.h"
 #include "kipf_cost.h"
+#include "kipf_inst_cost.h"
 #include "kipf_rank.h"
 #include "log.h"
 #include "session.h"
@@ -50,6 +51,7 @@ struct opts {
 struct proc {
 	uint32_t pid, gen;
 	struct kipf *ipf;
+	struct kipf_inst_cost *icost; /* --cost COUNTER: per-instance costs */
 	size_t nthreads;
 	unsigned from_stored, from_trace;
 };
@@ -239,9 +241,9 @@ static const char *source_name(const struct proc *p)
 	return p->from_stored ? "stored" : "trace";
 }
 
-/* --cost: what one execution of each root's path cost (kipf_cost.h):
- * its IR instructions, 1, or the counter events attributed to the path's
- * executions in the selected threads divided by their number. */
+/* --cost insns|count: what one execution of each root's path costs
+ * (kipf_cost.h): its IR instructions, or 1 — the same on every execution,
+ * so count x the sum along a k-path is exact. */
 static double *root_unit_costs(const struct wpp_image_map *im, const struct proc *p,
 			       const struct opts *o)
 {
@@ -252,22 +254,9 @@ static double *root_unit_costs(const struct wpp_image_map *im, const struct proc
 
 	if (!unit)
 		wpp_die("out of memory");
-	if (o->attr) {
-		for (size_t i = 0; i < o->attr->nhits; i++) {
-			const struct cost_hit *h = &o->attr->hits[i];
-			uint32_t r;
-			if (h->pid != p->pid || h->gen != p->gen)
-				continue;
-			r = kipf_find(p->ipf, 0, h->fid, h->value);
-			if (r)
-				unit[r] += (double)h->weight;
-		}
-	}
 	for (uint32_t i = 0; i < f->nroots; i++) {
 		uint32_t r = f->roots[i];
-		if (o->attr) {
-			unit[r] /= (double)f->nodes[r].count;
-		} else if (!strcmp(o->cost, "count")) {
+		if (!strcmp(o->cost, "count")) {
 			unit[r] = 1;
 		} else {
 			describe(im, f->nodes[r].fid, f->nodes[r].value, &li, &scratch, &cap);
@@ -295,7 +284,14 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 	double *cost = NULL;
 	long n;
 
-	if (o->cost) {
+	if (o->attr) {
+		/* A counter: each k-path costs what its own instances did. */
+		cost = calloc((size_t)p->ipf->nnodes + 1, sizeof(*cost));
+		if (!cost)
+			wpp_die("out of memory");
+		kipf_inst_cost_apply(p->icost, p->ipf, cost);
+		ro.cost = cost;
+	} else if (o->cost) {
 		double *unit = root_unit_costs(im, p, o);
 		cost = kipf_node_costs(p->ipf, unit);
 		free(unit);
@@ -314,8 +310,8 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 			",\"items\":%" PRIu64 ",\"lost_items\":%" PRIu64 ",\"pruned\":%s"
 			",\"nodes\":%" PRIu32 ",\"matching\":%zu,\"kpaths\":[",
 			first ? "" : ",\n", p->pid, p->gen, p->nthreads, source_name(p),
-			o->flat ? "flat" : "activation", p->ipf->items, p->ipf->lost_items, p->ipf->lost_items ? "true" : "false",
-			p->ipf->nnodes, total);
+			o->flat ? "flat" : "activation", p->ipf->items, p->ipf->lost_items,
+			p->ipf->lost_items ? "true" : "false", p->ipf->nnodes, total);
 	} else {
 		fprintf(out,
 			"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
@@ -334,8 +330,8 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 		unsigned len = path_nodes(p->ipf, sel[i], nodes);
 		char cost_text[64] = "";
 		if (cost)
-			snprintf(cost_text, sizeof(cost_text), o->json ? ",\"cost\":%.0f" : "  cost %.0f",
-				 cost[sel[i]]);
+			snprintf(cost_text, sizeof(cost_text),
+				 o->json ? ",\"cost\":%.0f" : "  cost %.0f", cost[sel[i]]);
 		if (o->json)
 			fprintf(out, "%s\n{\"count\":%" PRIu64 "%s,\"length\":%u,\"paths\":[",
 				i ? "," : "", p->ipf->nodes[sel[i]].count, cost_text, len);
@@ -343,8 +339,9 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 			fprintf(out,
 				"\n#%ld  count %" PRIu64
 				"%s  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
-				i + 1, p->ipf->nodes[sel[i]].count, cost_text, len, len == 1 ? "" : "s",
-				"count", "of prev", "function:path", "lines", "start>end");
+				i + 1, p->ipf->nodes[sel[i]].count, cost_text, len,
+				len == 1 ? "" : "s", "count", "of prev", "function:path", "lines",
+				"start>end");
 		for (unsigned j = 0; j < len; j++) {
 			const struct kipf_node *nd = &p->ipf->nodes[nodes[j]];
 			describe(im, nd->fid, nd->value, &li, &scratch, &cap);
@@ -470,8 +467,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
  * enough (a deeper one is cut: a k-IPF holds the k'-IPF for k' <= k). */
 static int usable(const struct kipf_stored *st, unsigned k, const struct opts *o)
 {
-	return st && st->complete && !st->bad && st->ipf->k >= k &&
-	       st->ipf->activation == !o->flat;
+	return st && st->complete && !st->bad && st->ipf->k >= k && st->ipf->activation == !o->flat;
 }
 
 /* k when -k is not given: the stored forests' depth, else DEFAULT_K. */
@@ -483,9 +479,31 @@ static unsigned pick_k(const struct kipf_store *store, const struct opts *o)
 		return o->k;
 	if (o->source != SRC_TRACE)
 		for (size_t i = 0; i < store->n; i++)
-			if (usable(&store->threads[i], 1, o) && (!k || store->threads[i].ipf->k < k))
+			if (usable(&store->threads[i], 1, o) &&
+			    (!k || store->threads[i].ipf->k < k))
 				k = store->threads[i].ipf->k;
 	return k ? k : DEFAULT_K;
+}
+
+/* --cost COUNTER: the costs of thread ti's instances (its attributed
+ * samples, costs.h) into p's per-instance k-path costs. */
+static int instance_costs(struct session *s, const struct opts *o, struct proc *p, unsigned k,
+			  size_t ti)
+{
+	struct kipf_inst_weight *w = malloc((o->attr->nhits + 1) * sizeof(*w));
+	size_t nw = 0;
+	int rc;
+
+	if (!w || (!p->icost && !(p->icost = kipf_inst_cost_new(k))))
+		wpp_die("out of memory");
+	for (size_t i = 0; i < o->attr->nhits; i++)
+		if (o->attr->hits[i].thread == ti) /* in event order */
+			w[nw++] = (struct kipf_inst_weight){o->attr->hits[i].event,
+							    (double)o->attr->hits[i].weight};
+	rc = kipf_inst_costs_thread(p->icost, k, &s->trace->threads[ti], s->mods,
+				    o->flat ? KIPF_VIEW_FLAT : KIPF_VIEW_ACTIVATION, w, nw);
+	free(w);
+	return rc;
 }
 
 static int collect(struct session *s, struct kipf_store *store, const struct opts *o, unsigned k,
@@ -501,6 +519,8 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 			continue;
 		p = proc_get(ps, th->pid, th->generation, k);
 		p->nthreads++;
+		if (o->attr && instance_costs(s, o, p, k, i) < 0)
+			return WPP_EXIT_ERROR;
 		if (o->source != SRC_TRACE && usable(st, k, o)) {
 			if (kipf_merge(p->ipf, st->ipf) < 0)
 				wpp_die("out of memory");
@@ -511,7 +531,8 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 			wpp_err("%s: thread %" PRIu32 " of process %" PRIu32
 				" has no usable stored %s k-IPF "
 				"of depth %u or more (record with -k)",
-				s->trace->path, th->tid, th->pid, o->flat ? "flat" : "per-activation", k);
+				s->trace->path, th->tid, th->pid,
+				o->flat ? "flat" : "per-activation", k);
 			return WPP_EXIT_ERROR;
 		}
 		if (k > KSLAB_MAX_K ||
@@ -600,9 +621,10 @@ int cmd_kpaths(int argc, char **argv)
 			fputs(",\"processes\":[", stdout);
 		} else if (o.cost) {
 			/* A counter's line names it and says it is an estimate. */
-			printf("cost: %s\n", o.attr		       ? cost_line
-					      : !strcmp(o.cost, "count") ? "path executions"
-									 : "IR instructions (exact)");
+			printf("cost: %s\n", o.attr ? cost_line
+					     : !strcmp(o.cost, "count")
+						 ? "path executions"
+						 : "IR instructions (exact)");
 		}
 		for (size_t i = 0; i < ps.n; i++) {
 			if (kipf_sort(ps.v[i].ipf) < 0)
@@ -619,8 +641,10 @@ int cmd_kpaths(int argc, char **argv)
 			rc = WPP_EXIT_ERROR;
 		}
 	}
-	for (size_t i = 0; i < ps.n; i++)
+	for (size_t i = 0; i < ps.n; i++) {
 		kipf_free(ps.v[i].ipf);
+		kipf_inst_cost_free(ps.v[i].icost);
+	}
 	free(ps.v);
 	kipf_store_free(&store);
 	cost_attribution_free(&attr);

@@ -7,15 +7,8 @@
 #include <stdlib.h>
 
 #include "log.h"
+#include "trace_words.h"
 #include "wpp/trace_abi.h"
-
-/* The last record read at one signal depth: what a REPEAT word repeats. */
-struct last_record {
-	int valid;
-	uint32_t fid;
-	uint64_t value;
-	uint64_t repeats; /* repetitions emitted since it was read */
-};
 
 struct wpp_decoder {
 	const struct wpp_image_map *image;
@@ -31,15 +24,12 @@ struct wpp_decoder {
 	 * expanded_fn is set: a run repeats one path, expand it once. */
 	const struct wpp_fn *expanded_fn;
 	uint64_t expanded_value;
-	/* Per signal depth (a handler's records interleave with, but never
-	 * continue, the interrupted level's run). */
-	struct last_record *last;
-	uint32_t nlast;
-	uint32_t depth; /* signal depth of the last word taken */
-	/* Repetitions still to emit, and where their REPEAT word sat. */
-	uint64_t pending;
-	uint64_t pending_seq;
-	uint32_t pending_word, pending_depth;
+	/* The word reader (trace_words.h): REPEAT state per signal depth. */
+	struct wpp_words words;
+	/* Repetitions still to emit: of (pending_fid, pending_value), the next
+	 * being repetition number pending_k, and where their REPEAT word sat. */
+	uint64_t pending, pending_k, pending_value, pending_seq;
+	uint32_t pending_fid, pending_word, pending_depth;
 };
 
 struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct wpp_modules *mods,
@@ -54,6 +44,7 @@ struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct w
 	}
 	d->image = wpp_modules_image(mods, th->pid, th->generation);
 	d->flags = flags;
+	wpp_words_init(&d->words, (struct wpp_words_sink){0}); /* read, not fed */
 	if (d->stream.nsegs)
 		d->pos = d->stream.segs[0].from;
 	return d;
@@ -65,12 +56,17 @@ void wpp_decoder_close(struct wpp_decoder *d)
 		return;
 	wpp_stream_free(&d->stream);
 	free(d->blocks);
-	free(d->last);
 	free(d);
 }
 
-const struct wpp_decode_stats *wpp_decoder_stats(const struct wpp_decoder *d) { return &d->stats; }
-const struct wpp_stream *wpp_decoder_stream(const struct wpp_decoder *d) { return &d->stream; }
+const struct wpp_decode_stats *wpp_decoder_stats(const struct wpp_decoder *d)
+{
+	return &d->stats;
+}
+const struct wpp_stream *wpp_decoder_stream(const struct wpp_decoder *d)
+{
+	return &d->stream;
+}
 
 enum peek { PEEK_END, PEEK_GAP, PEEK_WORD };
 
@@ -95,49 +91,16 @@ static void next_segment(struct wpp_decoder *d)
 		d->pos = d->stream.segs[d->seg].from;
 }
 
-static struct last_record *last_at(struct wpp_decoder *d, uint32_t depth)
-{
-	if (depth >= d->nlast) {
-		uint32_t n = depth + 4;
-		struct last_record *grown = realloc(d->last, n * sizeof(*grown));
-		if (!grown)
-			wpp_die("out of memory");
-		for (uint32_t i = d->nlast; i < n; i++)
-			grown[i] = (struct last_record){0};
-		d->last = grown;
-		d->nlast = n;
-	}
-	return &d->last[depth];
-}
-
-/* A handler entered anew starts with nothing to repeat at its depth (and
- * deeper): runs never cross a handler's return. */
-static void enter_depth(struct wpp_decoder *d, uint32_t depth)
-{
-	for (uint32_t k = d->depth + 1; k <= depth && k < d->nlast; k++)
-		d->last[k].valid = 0;
-	d->depth = depth;
-}
-
-static void forget_all_records(struct wpp_decoder *d)
-{
-	for (uint32_t k = 0; k < d->nlast; k++)
-		d->last[k].valid = 0;
-}
-
 /* Only after peek() == PEEK_WORD. */
 static uint64_t take_word(struct wpp_decoder *d)
 {
 	const struct wpp_segment *s = &d->stream.segs[d->seg];
-	if (s->signal_depth != d->depth)
-		enter_depth(d, s->signal_depth);
 	d->stats.words++;
 	return wpp_batch_word(s->batch, d->pos++);
 }
 
 static int corrupt(struct wpp_decoder *d, struct wpp_event *ev, const char *why)
 {
-	last_at(d, ev->signal_depth)->valid = 0;
 	ev->kind = WPP_EV_CORRUPT;
 	ev->reason = why;
 	d->stats.corrupt++;
@@ -195,47 +158,71 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 	return 1;
 }
 
-/* The k-th repetition of the record last read at the REPEAT word's depth. */
+/* The next repetition of a run being emitted. */
 static int emit_repeat(struct wpp_decoder *d, struct wpp_event *ev)
 {
-	struct last_record *last = &d->last[d->pending_depth];
-
 	d->pending--;
 	*ev = (struct wpp_event){.signal_depth = d->pending_depth,
 				 .batch_seq = d->pending_seq,
 				 .word_index = d->pending_word,
-				 .repeat = ++last->repeats};
+				 .repeat = d->pending_k++};
 	d->stats.repeats++;
-	return record(d, ev, last->fid, last->value);
+	return record(d, ev, d->pending_fid, d->pending_value);
 }
 
-static int read_repeat(struct wpp_decoder *d, struct wpp_event *ev, uint32_t n)
+static int gap(struct wpp_decoder *d, struct wpp_event *ev, uint64_t lost_words)
 {
-	struct last_record *last = last_at(d, ev->signal_depth);
+	ev->kind = WPP_EV_GAP;
+	ev->lost_words = lost_words;
+	d->stats.gaps++;
+	if (lost_words == WPP_LOST_UNKNOWN)
+		d->stats.unknown_gaps++;
+	else
+		d->stats.lost_words += lost_words;
+	return 1;
+}
 
-	d->stats.repeat_words++;
-	if (n == 0)
-		return corrupt(d, ev, "repeat count of zero");
-	if (!last->valid) {
+/* Control-word statistics the reader has no reason to keep. */
+static void count_control(struct wpp_decoder *d, uint64_t w)
+{
+	if (w == 0)
+		d->stats.zero_words++;
+	else if (wpp_ctrl_op(w) == WPP_CTRL_PAD)
+		d->stats.pad_words++;
+	else if (wpp_ctrl_op(w) == WPP_CTRL_REPEAT)
+		d->stats.repeat_words++;
+}
+
+/* The event of one item the reader found; 0 if it was none (zero, PAD). */
+static int item_event(struct wpp_decoder *d, struct wpp_event *ev, const struct wpp_word_item *it)
+{
+	switch (it->kind) {
+	case WPP_WORD_NOTHING:
+		return 0;
+	case WPP_WORD_RECORDS:
+		if (!it->first_repeat)
+			return record(d, ev, it->fid, it->value);
+		d->pending = it->times;
+		d->pending_k = it->first_repeat;
+		d->pending_fid = it->fid;
+		d->pending_value = it->value;
+		d->pending_seq = ev->batch_seq;
+		d->pending_word = ev->word_index;
+		d->pending_depth = ev->signal_depth;
+		return emit_repeat(d, ev);
+	case WPP_WORD_GAP:
+		return gap(d, ev, it->times);
+	case WPP_WORD_MALFORMED:
+		return corrupt(d, ev, it->why);
+	case WPP_WORD_UNATTRIBUTABLE:
 		/* Whose repetitions these are was lost with what came before. */
 		ev->kind = WPP_EV_UNATTRIBUTED;
 		ev->reason = "repeat count with no record before it";
-		ev->lost_words = n;
-		d->stats.unattributed += n;
+		ev->lost_words = it->times;
+		d->stats.unattributed += it->times;
 		return 1;
 	}
-	d->pending = n;
-	d->pending_seq = ev->batch_seq;
-	d->pending_word = ev->word_index;
-	d->pending_depth = ev->signal_depth;
-	return emit_repeat(d, ev);
-}
-
-/* A record as written: remembered so that REPEAT words can repeat it. */
-static int read_record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uint64_t value)
-{
-	*last_at(d, ev->signal_depth) = (struct last_record){.valid = 1, .fid = fid, .value = value};
-	return record(d, ev, fid, value);
+	return 0;
 }
 
 int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
@@ -245,64 +232,34 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 	for (;;) {
 		enum peek p = peek(d);
 		const struct wpp_segment *s;
-		uint64_t w;
-		uint32_t fid;
+		struct wpp_word_item it;
+		uint64_t w[2];
+		size_t n = 1;
 
 		if (p == PEEK_END)
 			return 0;
 		s = &d->stream.segs[d->seg];
 		*ev = (struct wpp_event){.signal_depth = s->signal_depth};
 		if (p == PEEK_GAP) {
-			forget_all_records(d);
-			ev->kind = WPP_EV_GAP;
-			ev->lost_words = s->lost_words;
 			ev->lost_batches = s->lost_batches;
-			d->stats.gaps++;
-			if (s->lost_words == WPP_LOST_UNKNOWN)
-				d->stats.unknown_gaps++;
-			else
-				d->stats.lost_words += s->lost_words;
 			next_segment(d);
-			return 1;
+			wpp_words_lost(&d->words);
+			return gap(d, ev, s->lost_words);
 		}
 		ev->batch_seq = s->batch->seq;
 		ev->word_index = d->pos;
-		w = take_word(d);
-		fid = wpp_word_fid(w);
-		if (w == 0) {
-			d->stats.zero_words++;
-			continue;
+		w[0] = take_word(d);
+		if (wpp_word_fid(w[0]) == WPP_FID_CONTROL) {
+			count_control(d, w[0]);
+			/* A pair may straddle two batches of one depth; anything
+			 * else after its first word cuts it short. */
+			if (wpp_word_opens_pair(w[0]) && peek(d) == PEEK_WORD &&
+			    d->stream.segs[d->seg].signal_depth == ev->signal_depth)
+				w[n++] = take_word(d);
 		}
-		if (fid != WPP_FID_CONTROL)
-			return read_record(d, ev, fid, wpp_word_payload(w));
-		ev->value = wpp_word_payload(w);
-		switch (wpp_ctrl_op(w)) {
-		case WPP_CTRL_PAD:
-			d->stats.pad_words++;
-			continue;
-		case WPP_CTRL_WIDE_PATH: {
-			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
-				return corrupt(d, ev, "wide path record cut short");
-			uint64_t id = take_word(d);
-			if (!(id & WPP_WIDE_ID_MARK))
-				return corrupt(d, ev, "wide path id without its mark bit");
-			return read_record(d, ev, wpp_ctrl_operand(w), id & ~WPP_WIDE_ID_MARK);
-		}
-		case WPP_CTRL_REPEAT:
-			return read_repeat(d, ev, wpp_ctrl_operand(w));
-		case WPP_CTRL_GAP:
-			forget_all_records(d);
-			if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != ev->signal_depth)
-				return corrupt(d, ev, "gap marker without its count");
-			ev->kind = WPP_EV_GAP;
-			ev->lost_words = take_word(d);
-			ev->lost_batches = 0;
-			d->stats.gaps++;
-			d->stats.lost_words += ev->lost_words;
+		wpp_words_read(&d->words, w, n, ev->signal_depth, &it);
+		if (item_event(d, ev, &it))
 			return 1;
-		default:
-			return corrupt(d, ev, "unknown control word");
-		}
 	}
 }
 

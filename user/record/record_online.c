@@ -39,6 +39,7 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 	 * nothing rebuilds them if they are missing. */
 	if (o->kpaths_k) {
 		cfg->kpaths.k = o->kpaths_k;
+		cfg->kpaths.max_nodes = o->kpaths_prune_nodes;
 		/* Without kinds (no memory) the forests are the flat view,
 		 * which the chunks say; `kpaths` then rebuilds the other. */
 		cfg->kinds = kinds_live_new();

@@ -22,6 +22,8 @@ static const char usage[] =
 	"      --no-grammar        do not build whole-program-path grammars while recording\n"
 	"                          (`wpptrace wpp` then builds them from the recorded batches)\n"
 	"  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
+	"      --prune-nodes M     with -k: keep each forest within about M nodes by pruning\n"
+	"                          cold ones (counts then lower bounds; docs/kpaths.md)\n"
 	"counters (bpf transport; docs/counters.md):\n"
 	"  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
 	"                          (perf names: cpu-clock, page-faults, cache-misses, rNNNN, ...)\n"
@@ -138,7 +140,8 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
-	       O_RECWORDS, O_DRAIN, O_RINGFULL, O_DRAINDELAY, O_GRAMMAR, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV };
+	       O_RECWORDS, O_DRAIN, O_RINGFULL, O_DRAINDELAY, O_GRAMMAR, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV,
+	       O_PRUNE };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"transport", required_argument, NULL, O_TRANSPORT},
@@ -164,6 +167,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{"no-count", no_argument, NULL, O_NOCOUNT},
 		{"count-only", no_argument, NULL, O_COUNTONLY},
 		{"list-events", no_argument, NULL, O_LISTEV},
+		{"prune-nodes", required_argument, NULL, O_PRUNE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -205,6 +209,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case O_LISTEV:
 			pc_events_list(stdout);
 			return 1;
+		case O_PRUNE:
+			if (parse_u32("--prune-nodes", optarg, &o->kpaths_prune_nodes))
+				return -1;
+			break;
 		case 'e':
 			bpf_only = 1;
 			if (parse_events(optarg, &o->counters))
@@ -311,6 +319,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 				argv[optind - 1]);
 			return -1;
 		}
+	}
+	if (o->kpaths_prune_nodes && (!o->kpaths_k || o->kpaths_prune_nodes < 8 * o->kpaths_k ||
+				      o->kpaths_prune_nodes > UINT32_MAX / 2)) {
+		wpp_err("record: --prune-nodes needs -k and at least 8 x k nodes");
+		return -1;
 	}
 	/* shm settings without --transport mean the shm transport. */
 	if (shm_only && !bpf_only && !transport_given)

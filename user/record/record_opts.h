@@ -25,6 +25,7 @@ struct record_opts {
 	int quiet;
 	int grammar;            /* --grammar: build SEQUITUR(1) grammars while recording */
 	uint32_t kpaths_k;      /* -k K: build k-slab forests online (0 = off) */
+	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters; /* -e/-c/-F (bpf only); nevents 0 = none */
 	char **argv;            /* the program and its arguments, NULL with -p/-a */
 };

@@ -10,8 +10,8 @@
 
 struct frame {
 	uint32_t fid;
-	size_t seg;	 /* truth segment this activation appends to */
-	int entered;	 /* its first (entry) path was recorded */
+	size_t seg;  /* truth segment this activation appends to */
+	int entered; /* its first (entry) path was recorded */
 };
 
 struct gen {
@@ -69,9 +69,10 @@ static void path(struct gen *g, unsigned ret)
 
 	f->entered = 1;
 	record(r, (struct act_ev){.fid = f->fid, .value = v, .flags = flags});
-	r->segs[f->seg] = grow(r->segs[f->seg], &r->seg_cap[f->seg], r->seg_len[f->seg] + 1,
-			       sizeof(struct ev));
-	r->segs[f->seg][r->seg_len[f->seg]++] = (struct ev){.fid = f->fid, .value = v};
+	r->segs[f->seg] =
+	    grow(r->segs[f->seg], &r->seg_cap[f->seg], r->seg_len[f->seg] + 1, sizeof(struct ev));
+	r->segs[f->seg][r->seg_len[f->seg]++] =
+	    (struct ev){.fid = f->fid, .value = v, .at = r->n - 1};
 	if (ret)
 		g->depth--;
 }

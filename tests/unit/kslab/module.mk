@@ -48,3 +48,30 @@ $(KSLAB_REPLAY): $(sort $(call objs,,tests/unit/kslab/replay_online_act.c) $(KSL
 	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)
 
 TEST_TARGETS += $(KSLAB_REPLAY)
+
+# The decoder, the grammar consumer and the k-path reader against one
+# independent expansion of hostile word streams (one raw-word reader).
+KSLAB_AGREE := $(KSLAB_TEST_DIR)/test_words_agree
+$(call objs,san,tests/unit/kslab/test_words_agree.c): CPPFLAGS += -Itests/unit/decode
+$(KSLAB_AGREE): $(sort $(call objs,san,tests/unit/kslab/test_words_agree.c \
+		tests/unit/decode/testlib.c $(KSLAB_TEST_HELPERS) $(KSLAB_SRCS)) \
+		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
+		$(WPPREAD_SAN_OBJS) $(call objs,san,user/common/wppfile_write.c))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
+TEST_TARGETS += $(KSLAB_AGREE)
+TESTS += $(KSLAB_AGREE)
+.SECONDARY: $(call objs,san,tests/unit/kslab/test_words_agree.c)
+
+# Attributed samples of a counter as JSON lines, for the per-instance cost
+# brute force of tests/e2e/kpaths-cost.sh (built with the report's
+# attribution, as bin/wpptrace is).
+KSLAB_DUMP_HITS := $(KSLAB_TEST_DIR)/dump_hits
+$(call objs,,tests/unit/kslab/dump_hits.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+$(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kslab/dump_hits.c user/report/cost_attr.c \
+		user/report/cost_file.c user/report/cost_position.c user/report/cost_scale.c) \
+		$(DECODE_OBJS) \
+		$(SYMBOLIZER_OBJS) $(WPPREAD_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)
+TEST_TARGETS += $(KSLAB_DUMP_HITS)

@@ -12,6 +12,7 @@ struct ev {
 	int mark;     /* 1: a segment mark, fid/value unused */
 	uint32_t fid; /* >= 1 */
 	uint64_t value;
+	uint64_t at; /* act_streams: index of the record in act_run.ev */
 };
 
 /* Uniform labels from nfids x nvalues, a mark with probability mark_pct %. */

@@ -20,6 +20,7 @@
 #include "forest_check.h"
 #include "kipf.h"
 #include "kipf_cost.h"
+#include "kipf_inst_cost.h"
 #include "kslab.h"
 #include "kslab_act.h"
 #include "ngram_ref.h"
@@ -83,26 +84,82 @@ static void test_random_runs_all_k(void **state)
 }
 
 /* Deep recursion: many suspended streams, and pruning must keep every one
- * of their nodes (kslab_prune.c pins them) while keeping the bound. */
+ * of their nodes (kslab_prune.c pins them) while keeping the bounds: the
+ * error bound, memory within max(M, 2 * pinned) + 2 where each cursor pins
+ * at most 3(k-1) nodes (its top path, its bottom path with the slab above
+ * it), and sweeps O(1) amortized (each sweep follows >= M/2 new nodes, an
+ * item makes at most 2), even when the pinned nodes alone exceed M/2 (the
+ * smallest cap, 8k). */
 static void test_pruning_with_suspended_activations(void **state)
 {
 	static const unsigned ks[] = {2, 5, 16};
 	(void)state;
 
-	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++) {
-		unsigned k = ks[ki];
-		struct act_run r;
-		act_run_generate(&r, 99 + k, 6000, 3, 5);
-		struct ngram_ref *ref = truth_of(&r, k);
-		struct kslab_stats st;
-		struct kipf *f = forest_of_run(r.ev, r.n, k, 40u * k, &st);
+	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+		for (unsigned tight = 0; tight < 2; tight++) {
+			unsigned k = ks[ki];
+			uint64_t cap = tight ? 8u * k : 40u * k, pinned;
+			struct act_run r;
+			act_run_generate(&r, 99 + k, 6000, 3, 5);
+			struct ngram_ref *ref = truth_of(&r, k);
+			struct kslab_stats st;
+			struct kipf *f = forest_of_run(r.ev, r.n, k, cap, &st);
 
-		assert_true(st.prunes > 0);
-		assert_true(st.lost_items > 0);
+			pinned = 3 * (uint64_t)(k < 2 ? 1 : k - 1) * (r.max_depth + 1);
+			assert_true(st.prunes > 0);
+			assert_true(st.lost_items > 0);
+			assert_true(st.peak_nodes <= (cap > 2 * pinned ? cap : 2 * pinned) + 2);
+			assert_true(st.prunes <= 1 + 4 * st.items / cap);
+			/* Each k-SF node roots <= its k-level subtree in the k-IPF:
+			 * the conversion is bounded too. */
+			assert_true(f->nnodes <= (uint64_t)k * st.nodes);
+			forest_check(f, ref, st.lost_items);
+			kipf_free(f);
+			ngram_ref_free(ref);
+			act_run_free(&r);
+		}
+}
+
+/* 200 nested activations, each with its own labels: the nodes their
+ * suspended cursors pin (up to 3(k-1) each) dwarf the smallest cap, so a
+ * sweep cannot reach M/2.  Sweeps must stay O(1) amortized (not one per
+ * item) and memory within max(M, 2 * pinned) + 2; counts keep the bound. */
+static void test_pruning_deep_recursion(void **state)
+{
+	enum { LEVELS = 200, ITERS = 20 };
+	static struct act_ev run[LEVELS * (ITERS + 2)];
+	static struct ev seq[LEVELS][ITERS + 2];
+	const struct ev *segs[LEVELS];
+	size_t lens[LEVELS], n = 0;
+	(void)state;
+
+	for (uint32_t l = 0; l < LEVELS; l++) {
+		seq[l][0] = (struct ev){.fid = l + 1, .value = 100};
+		run[n++] = (struct act_ev){.fid = l + 1, .value = 100, .flags = KACT_ENTRY};
+		for (uint32_t i = 1; i <= ITERS; i++) {
+			seq[l][i] = (struct ev){.fid = l + 1, .value = i % 7};
+			run[n++] = (struct act_ev){.fid = l + 1, .value = i % 7};
+		}
+		segs[l] = seq[l];
+		lens[l] = ITERS + 2;
+	}
+	for (uint32_t l = LEVELS; l-- > 0;) {
+		seq[l][ITERS + 1] = (struct ev){.fid = l + 1, .value = 200};
+		run[n++] = (struct act_ev){.fid = l + 1, .value = 200, .flags = KACT_RETURN};
+	}
+	for (unsigned k = 4; k <= 16; k += 12) {
+		struct ngram_ref *ref = ngram_ref_build(segs, lens, LEVELS, k);
+		uint64_t cap = 8u * k, pinned = 3u * (k - 1) * LEVELS;
+		struct kslab_stats st;
+		struct kipf *f = forest_of_run(run, n, k, cap, &st);
+
+		assert_true(st.peak_nodes > cap); /* the pinned nodes did not fit */
+		assert_true(st.peak_nodes <= 2 * pinned + 2);
+		assert_true(st.prunes <= 1 + 4 * st.items / cap);
+		assert_true(f->nnodes <= (uint64_t)k * st.nodes);
 		forest_check(f, ref, st.lost_items);
 		kipf_free(f);
 		ngram_ref_free(ref);
-		act_run_free(&r);
 	}
 }
 
@@ -150,8 +207,11 @@ static void test_ambiguous_longjmp_and_outer_resume(void **state)
 	    {.fid = 3, .value = 0, .flags = 0}, /* h, not live: outer to all */
 	    {.fid = 1, .value = 4, .flags = 0}, /* f, no longer live: alone */
 	};
-	const struct ev o[] = {{.fid = 1, .value = 0}}, g[] = {{.fid = 2, .value = 0}, {.fid = 2, .value = 1}},
-			in[] = {{.fid = 1, .value = 1}, {.fid = 1, .value = 2}, {.fid = 1, .value = 3}},
+	const struct ev o[] = {{.fid = 1, .value = 0}},
+			g[] = {{.fid = 2, .value = 0}, {.fid = 2, .value = 1}},
+			in[] = {{.fid = 1, .value = 1},
+				{.fid = 1, .value = 2},
+				{.fid = 1, .value = 3}},
 			h[] = {{.fid = 3, .value = 0}}, f2[] = {{.fid = 1, .value = 4}};
 	const struct ev *segs[] = {o, g, in, h, f2};
 	const size_t lens[] = {1, 2, 3, 1, 1};
@@ -164,6 +224,123 @@ static void test_ambiguous_longjmp_and_outer_resume(void **state)
 		kipf_free(f);
 		ngram_ref_free(ref);
 	}
+}
+
+/* A cost for record i of a run: most records unsampled, the others 1..5. */
+static double inst_weight(uint64_t i)
+{
+	return ((i * 2654435761u) >> 7) % 6 == 0 ? (double)(1 + i % 5) : 0;
+}
+
+/* The brute force: every window of <= k items of every sequence, its cost
+ * the sum of its instances' weights, added to the k-IPF node of its
+ * labels (which must exist). */
+static void windows_cost(struct kipf *f, const struct ev *seq, size_t n, unsigned k, double *want)
+{
+	for (size_t s = 0; s < n; s++) {
+		uint32_t node = 0;
+		double sum = 0;
+		for (size_t e = s; e < n && e - s < k; e++) {
+			node = kipf_find(f, node, seq[e].fid, seq[e].value);
+			assert_true(node != 0);
+			sum += inst_weight(seq[e].at);
+			want[node] += sum;
+		}
+	}
+}
+
+/* kipf_inst_cost.h: per-instance costs in both views equal the brute force
+ * over the truth's sequences (per activation: the generator's own; flat:
+ * the records between marks), node by node; and they differ from count x
+ * per-path average costs, which only an estimate would give. */
+static void test_instance_costs(void **state)
+{
+	static const unsigned ks[] = {1, 2, 3, 5, 16};
+	(void)state;
+
+	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+		for (int flat = 0; flat < 2; flat++) {
+			unsigned k = ks[ki];
+			struct act_run r;
+			struct kslab *s = kslab_new(k, 0);
+			struct kipf *f = kipf_new(k);
+			struct kipf_inst_cost *c = kipf_inst_cost_new(k);
+			struct kact a;
+			double *got, *want, *avg, *unit;
+			int differs = 0;
+
+			assert_non_null(s);
+			assert_non_null(f);
+			assert_non_null(c);
+			act_run_generate(&r, 500 + k, 3000, 3, 4);
+			kact_init(&a, s);
+			for (size_t i = 0; i < r.n; i++) {
+				const struct act_ev *e = &r.ev[i];
+				if (e->mark) {
+					if (flat)
+						kslab_mark(s);
+					else
+						kact_mark(&a);
+					kipf_inst_cost_end(c);
+					continue;
+				}
+				if (flat)
+					assert_int_equal(kslab_item(s, e->fid, e->value), 0);
+				else
+					assert_int_equal(kact_item(&a, e->fid, e->value, e->flags),
+							 0);
+				assert_int_equal(
+				    kipf_inst_cost_item(c, s, e->fid, e->value, inst_weight(i)), 0);
+			}
+			kipf_inst_cost_end(c);
+			assert_int_equal(kipf_add_kslab(f, s), 0);
+			assert_int_equal(kipf_sort(f), 0);
+			got = calloc(f->nnodes + 1, sizeof(*got));
+			want = calloc(f->nnodes + 1, sizeof(*want));
+			unit = calloc(f->nnodes + 1, sizeof(*unit));
+			assert_non_null(got);
+			assert_non_null(want);
+			assert_non_null(unit);
+			kipf_inst_cost_apply(c, f, got);
+			if (flat) {
+				struct ev *seq = calloc(r.n, sizeof(*seq));
+				size_t n = 0;
+				assert_non_null(seq);
+				for (size_t i = 0; i <= r.n; i++) {
+					if (i == r.n || r.ev[i].mark) {
+						windows_cost(f, seq, n, k, want);
+						n = 0;
+						continue;
+					}
+					seq[n++] = (struct ev){
+					    .fid = r.ev[i].fid, .value = r.ev[i].value, .at = i};
+				}
+				free(seq);
+			} else {
+				for (size_t j = 0; j < r.nsegs; j++)
+					windows_cost(f, r.segs[j], r.seg_len[j], k, want);
+			}
+			/* The per-path average each 1-path's cost gives. */
+			for (uint32_t i = 0; i < f->nroots; i++)
+				unit[f->roots[i]] =
+				    want[f->roots[i]] / (double)f->nodes[f->roots[i]].count;
+			avg = kipf_node_costs(f, unit);
+			assert_non_null(avg);
+			for (uint32_t i = 1; i <= f->nnodes; i++) {
+				assert_true(got[i] == want[i]);
+				differs += avg[i] > want[i] + 0.5 || avg[i] < want[i] - 0.5;
+			}
+			assert_true(k == 1 || differs > 0);
+			free(avg);
+			free(unit);
+			free(got);
+			free(want);
+			kipf_inst_cost_free(c);
+			kact_fini(&a);
+			kipf_free(f);
+			kslab_free(s);
+			act_run_free(&r);
+		}
 }
 
 /* kipf_cost.h: each node costs count x the sum of its labels' unit costs,
@@ -200,9 +377,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_runs_all_k),
 	    cmocka_unit_test(test_pruning_with_suspended_activations),
+	    cmocka_unit_test(test_pruning_deep_recursion),
 	    cmocka_unit_test(test_unknown_kinds),
 	    cmocka_unit_test(test_ambiguous_longjmp_and_outer_resume),
 	    cmocka_unit_test(test_costs),
+	    cmocka_unit_test(test_instance_costs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
