@@ -82,10 +82,10 @@ struct {
 	__type(value, struct wpp_bpf_counter_stats);
 } counter_stats SEC(".maps");
 
-/* Who the last context switch on this CPU put on it, and when (readings).
- * Kept for every task, not only traced ones, so a traced thread's stretch
- * never depends on having seen its own switch-in by tid: the stretch is
- * the CPU's, and it is the thread's when the tid matches. */
+/* Who the last context switch on this CPU put on it, and (for a traced
+ * thread) the readings then.  The owner is kept for every task, so a
+ * traced thread found running while the CPU's stretch is another task's
+ * was put there by a switch no program run saw: that is detected. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -355,6 +355,13 @@ int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
 	tc = bpf_map_lookup_elem(&thread_counts, &tid);
 	if (!tc)
 		return 0;
+	/* Running here with the CPU's stretch not ours: the switch that put
+	 * us on this CPU was not seen.  What ran before now is lost (counted
+	 * once); from now on the stretch is ours again. */
+	if (cs && cs->tid != tid) {
+		st->unseen_stretches++;
+		stretch_begin(cs, tid);
+	}
 	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
 		struct wpp_bpf_reading cur;
 		struct wpp_crec_count *r;
@@ -400,8 +407,14 @@ int BPF_PROG(wpp_counts_switch, bool preempt, struct task_struct *prev, struct t
 			stretch_total(tc, cs, prev_tid, e, &total, st);
 			tc->acc[e] = total;
 		}
-	/* Every switch, traced or not: the next stretch on this CPU is next's. */
-	stretch_begin(cs, next_tid);
+	/* Every switch, traced or not, says whose the CPU's stretch is now;
+	 * the counters are read only when it is a traced thread's. */
+	if (bpf_map_lookup_elem(&thread_counts, &next_tid)) {
+		stretch_begin(cs, next_tid);
+	} else {
+		cs->tid = next_tid;
+		cs->valid = 0;
+	}
 	return 0;
 }
 
