@@ -137,6 +137,14 @@ rc=$?
 check "--cost of an unrecorded counter names the recorded ones" \
 	'[ $rc = 2 ] && grep -q "it has: page-faults" "$WORK/other.err"'
 
+# A program that cannot be started (a directory) with counters on: one
+# line and exit 127, no crash (the counter ring was freed under a running
+# drain thread).
+"$WPPTRACE" record -q -e page-faults -c 1 -o "$WORK/dir.wpp" -- "$WORK/" 2>"$WORK/dir.err"
+rc=$?
+check "counters with a program that cannot run: one line, exit 127 (rc $rc)" \
+	'[ $rc = 127 ] && [ $(wc -l <"$WORK/dir.err") = 1 ] && grep -q "cannot run" "$WORK/dir.err"'
+
 # No PMU: one line, the software events offered, no file, no crash.
 if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
 	echo "note: this machine has a PMU; the no-PMU message is not exercised"

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -468,6 +469,12 @@ void pc_close(struct pc_session *s)
 {
 	if (!s)
 		return;
+	/* The drain threads may still run (a program that could not be
+	 * started): they call ext.drain under the lock, so unhook first. */
+	struct bc_extension none = {0};
+	pthread_mutex_lock(&s->c->lock);
+	bc_set_extension(s->c, &none);
+	pthread_mutex_unlock(&s->c->lock);
 	close_events(s);
 	ring_buffer__free(s->rb);
 	wpp_counters__destroy(s->skel);
