@@ -71,25 +71,34 @@ struct wpp_bpf_reading {
 	__u64 counter, enabled, running;
 };
 
-/* Per-thread counting state: totals while the thread was on a CPU. */
+/* Per-thread counting state: totals over the thread's finished on-CPU
+ * stretches, and what the last batch's record said. */
 struct wpp_bpf_thread_counts {
-	struct wpp_bpf_reading acc[WPP_MAX_COUNTERS];     /* summed over on-CPU stretches */
-	struct wpp_bpf_reading start[WPP_MAX_COUNTERS];   /* CPU reading at switch-in */
-	struct wpp_bpf_reading emitted[WPP_MAX_COUNTERS]; /* acc at the last batch */
-	__u32 on_cpu;
-	__u32 reserved0;
+	struct wpp_bpf_reading acc[WPP_MAX_COUNTERS];	  /* summed over finished stretches */
+	struct wpp_bpf_reading emitted[WPP_MAX_COUNTERS]; /* the total at the last batch */
+};
+
+/* Per CPU: the task that the last context switch seen on this CPU put on
+ * it, and the counters' readings at that switch (the stretch's start). */
+struct wpp_bpf_cpu_stretch {
+	struct wpp_bpf_reading start[WPP_MAX_COUNTERS];
+	__u32 tid;
+	__u32 valid; /* start was read (every counter) */
 };
 
 /* Per-CPU statistics, summed by user space. */
 struct wpp_bpf_counter_stats {
-	__u64 samples;          /* sample records emitted (all positions) */
+	__u64 samples;		    /* sample records emitted (all positions) */
 	__u64 samples_unregistered; /* traced process, thread without a descriptor */
-	__u64 samples_foreign;  /* other processes (ignored) */
-	__u64 ring_lost;        /* sample/count records that found the ring full */
-	__u64 read_failures;    /* bpf_perf_event_read_value failed */
-	__u64 counts;           /* count records emitted */
-	__u64 threads;          /* descriptors registered */
-	__u64 bad_descriptors;  /* unreadable or wrong magic */
+	__u64 samples_foreign;	    /* other processes (ignored) */
+	__u64 ring_lost;	    /* sample/count records that found the ring full */
+	__u64 read_failures;	    /* bpf_perf_event_read_value failed */
+	__u64 counts;		    /* count records emitted */
+	__u64 threads;		    /* descriptors registered */
+	__u64 bad_descriptors;	    /* unreadable or wrong magic */
+	__u64 unseen_stretches;	    /* a traced thread ran with no context switch
+				     * seen that put it on the CPU: its events
+				     * since then are missing from the counts */
 };
 
 #endif

@@ -9,7 +9,7 @@
  *  usdt wpptrace:batch     counting mode: the counters' change since the
  *                          thread's previous batch
  *  tp_btf sched_switch     counting mode: per-thread totals from per-CPU
- *                          counters (read at switch-out and switch-in)
+ *                          counters (read at every context switch)
  *  tp_btf sched_process_exit  forget the thread
  *
  * The transport (wpp_transport.bpf.c) stays untouched: this object shares
@@ -28,13 +28,13 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 #define POSITION_MAGIC 0x534f5057u /* WPP_POSITION_MAGIC */
 /* enum wpp_sample_pos / wpp_sample_flags (wpp/wpp_file.h) */
-#define POS_BUFFER 1
-#define POS_NEXT 2
-#define POS_NUMBERED 3
-#define POS_UNKNOWN 4
-#define POS_DISCARD 5
+#define POS_BUFFER	 1
+#define POS_NEXT	 2
+#define POS_NUMBERED	 3
+#define POS_UNKNOWN	 4
+#define POS_DISCARD	 5
 #define POS_UNREGISTERED 6
-#define SAMPLE_KERNEL 1
+#define SAMPLE_KERNEL	 1
 
 const volatile __u32 filter_pids = 0;
 const volatile __u32 ncounted = 0; /* counting events 0..ncounted-1 */
@@ -81,6 +81,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wpp_bpf_counter_stats);
 } counter_stats SEC(".maps");
+
+/* Who the last context switch on this CPU put on it, and (for a traced
+ * thread) the readings then.  The owner is kept for every task, so a
+ * traced thread found running while the CPU's stretch is another task's
+ * was put there by a switch no program run saw: that is detected. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_cpu_stretch);
+} cpu_stretch SEC(".maps");
 
 /* The descriptor as the runtime lays it out (wpp_position.h). */
 struct thread_position {
@@ -130,36 +141,50 @@ static __always_inline void reading_add_since(struct wpp_bpf_reading *acc,
 	acc->running += now->running - start->running;
 }
 
-/* Start the thread's stretch on this CPU. */
-static __always_inline void counts_switch_in(struct wpp_bpf_thread_counts *tc,
-					     struct wpp_bpf_counter_stats *st)
+static __always_inline struct wpp_bpf_cpu_stretch *this_cpu_stretch(void)
 {
-	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
-		if (e >= ncounted)
-			break;
-		if (read_now(e, &tc->start[e]) && st)
-			st->read_failures++;
-	}
-	tc->on_cpu = 1;
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&cpu_stretch, &zero);
 }
 
-static __always_inline void counts_switch_out(struct wpp_bpf_thread_counts *tc,
-					      struct wpp_bpf_counter_stats *st)
+/* A stretch of tid begins on this CPU now.  A failed read makes the
+ * stretch invalid; it counts as a failure only if a traced thread's total
+ * needs it (stretch_total), not for the other tasks of the machine. */
+static __always_inline void stretch_begin(struct wpp_bpf_cpu_stretch *cs, __u32 tid)
 {
-	if (!tc->on_cpu)
-		return;
+	cs->tid = tid;
+	cs->valid = 1;
 	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
-		struct wpp_bpf_reading now;
 		if (e >= ncounted)
 			break;
-		if (read_now(e, &now)) {
-			if (st)
-				st->read_failures++;
-			continue;
-		}
-		reading_add_since(&tc->acc[e], &tc->start[e], &now);
+		if (read_now(e, &cs->start[e]))
+			cs->valid = 0;
 	}
-	tc->on_cpu = 0;
+}
+
+/* tid's total so far: its finished stretches, plus the one running on
+ * this CPU (it is running: the caller is tid, or switching it out).  A
+ * stretch whose start this CPU did not see (no sched_switch program run
+ * put tid on it), or whose reading failed, leaves its events out: that is
+ * counted, and the recorder says the per-batch counts are low. */
+static __always_inline void stretch_total(const struct wpp_bpf_thread_counts *tc,
+					  const struct wpp_bpf_cpu_stretch *cs, __u32 tid, __u32 e,
+					  struct wpp_bpf_reading *out,
+					  struct wpp_bpf_counter_stats *st)
+{
+	struct wpp_bpf_reading now;
+	*out = tc->acc[e];
+	if (!cs || cs->tid != tid) {
+		if (st && e == 0)
+			st->unseen_stretches++;
+		return;
+	}
+	if (!cs->valid || read_now(e, &now)) {
+		if (st)
+			st->read_failures++;
+		return;
+	}
+	reading_add_since(out, &cs->start[e], &now);
 }
 
 SEC("usdt")
@@ -173,8 +198,8 @@ int BPF_USDT(wpp_thread, void *desc)
 
 	if (!st || !is_traced(pid))
 		return 0;
-	if (bpf_probe_read_user(&d, sizeof(d), desc) || d.magic != POSITION_MAGIC || d.nlevels == 0 ||
-	    d.nlevels > 16) {
+	if (bpf_probe_read_user(&d, sizeof(d), desc) || d.magic != POSITION_MAGIC ||
+	    d.nlevels == 0 || d.nlevels > 16) {
 		st->bad_descriptors++;
 		return 0;
 	}
@@ -199,12 +224,12 @@ int BPF_USDT(wpp_thread, void *desc)
 	st->threads++;
 
 	if (ncounted) {
-		struct wpp_bpf_thread_counts *tc;
 		/* A fork child or a reused tid starts from zero. */
 		bpf_map_update_elem(&thread_counts, &tid, &zero_counts, BPF_ANY);
-		tc = bpf_map_lookup_elem(&thread_counts, &tid);
-		if (tc)
-			counts_switch_in(tc, st);
+		/* Counting starts here: the stretch on this CPU restarts now. */
+		struct wpp_bpf_cpu_stretch *cs = this_cpu_stretch();
+		if (cs)
+			stretch_begin(cs, tid);
 	}
 	return 0;
 }
@@ -215,7 +240,8 @@ static __always_inline int in_words(__u64 p, __u64 base, __u64 nwords)
 }
 
 /* Where thread tid stands; fills pos/depth/seq/word of r. */
-static __always_inline void read_position(const struct wpp_bpf_position *p, struct wpp_crec_sample *r)
+static __always_inline void read_position(const struct wpp_bpf_position *p,
+					  struct wpp_crec_sample *r)
 {
 	__u64 cursor = 0, words = 0, seq = 0, next = 0, lv, scratch;
 	__u32 cap = 0;
@@ -321,6 +347,7 @@ int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct wpp_bpf_counter_stats *st = stats();
+	struct wpp_bpf_cpu_stretch *cs = this_cpu_stretch();
 	struct wpp_bpf_thread_counts *tc;
 
 	if (!ncounted || !st)
@@ -328,18 +355,19 @@ int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
 	tc = bpf_map_lookup_elem(&thread_counts, &tid);
 	if (!tc)
 		return 0;
+	/* Running here with the CPU's stretch not ours: the switch that put
+	 * us on this CPU was not seen.  What ran before now is lost (counted
+	 * once); from now on the stretch is ours again. */
+	if (cs && cs->tid != tid) {
+		st->unseen_stretches++;
+		stretch_begin(cs, tid);
+	}
 	for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
-		struct wpp_bpf_reading now, cur;
+		struct wpp_bpf_reading cur;
 		struct wpp_crec_count *r;
 		if (e >= ncounted)
 			break;
-		if (read_now(e, &now)) {
-			st->read_failures++;
-			continue;
-		}
-		cur = tc->acc[e];
-		if (tc->on_cpu)
-			reading_add_since(&cur, &tc->start[e], &now);
+		stretch_total(tc, cs, tid, e, &cur, st);
 		r = bpf_ringbuf_reserve(&counter_ring, sizeof(*r), 0);
 		if (!r) {
 			st->ring_lost++;
@@ -364,16 +392,29 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(wpp_counts_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 prev_tid = prev->pid, next_tid = next->pid;
+	struct wpp_bpf_counter_stats *st = stats();
+	struct wpp_bpf_cpu_stretch *cs = this_cpu_stretch();
 	struct wpp_bpf_thread_counts *tc;
 
-	if (!ncounted)
+	if (!ncounted || !cs)
 		return 0;
 	tc = bpf_map_lookup_elem(&thread_counts, &prev_tid);
 	if (tc)
-		counts_switch_out(tc, stats());
-	tc = bpf_map_lookup_elem(&thread_counts, &next_tid);
-	if (tc)
-		counts_switch_in(tc, stats());
+		for (__u32 e = 0; e < WPP_MAX_COUNTERS; e++) {
+			struct wpp_bpf_reading total;
+			if (e >= ncounted)
+				break;
+			stretch_total(tc, cs, prev_tid, e, &total, st);
+			tc->acc[e] = total;
+		}
+	/* Every switch, traced or not, says whose the CPU's stretch is now;
+	 * the counters are read only when it is a traced thread's. */
+	if (bpf_map_lookup_elem(&thread_counts, &next_tid)) {
+		stretch_begin(cs, next_tid);
+	} else {
+		cs->tid = next_tid;
+		cs->valid = 0;
+	}
 	return 0;
 }
 

@@ -25,8 +25,8 @@ if [ $rc = 0 ] && grep -q "^status      incomplete" "$WORK/killed.info"; then
 else
 	fail "info on the killed file: rc $rc: $(head -3 "$WORK/killed.info")"
 fi
-ev=$(awk '$1 == "events" { print $2 }' "$WORK/killed.info")
-[ "${ev:-0}" -gt 0 ] && pass "info: $ev events before the kill" || fail "info: no events"
+ev=$(awk '$1 == "words" { print $2 }' "$WORK/killed.info")
+[ "${ev:-0}" -gt 0 ] && pass "info: $ev words before the kill" || fail "info: no words"
 "$WPPTRACE" script "$WORK/killed.wpp" --format jsonl >"$WORK/killed.jsonl" 2>"$WORK/killed.script.err"
 rc=$?
 n=$(grep -c '"type":"path"' "$WORK/killed.jsonl")

@@ -38,7 +38,14 @@ out2=$WORK/multi.wpp
 	-o "$out2" -- "$WORK/faults" 500 500 2>"$WORK/rec2.err" || fail "record --count-only: $(head -1 "$WORK/rec2.err")"
 for ev in page-faults minor-faults; do
 	counted=$("$WPPTRACE" report "$out2" --cost $ev --top 0 | sed -n 's/.*counted exactly per batch: \([0-9]*\).*/\1/p')
-	check "$ev counted per batch ($counted) covers the 1000 touched pages, within 1000+40" \
-		'[ -n "$counted" ] && [ "$counted" -ge 1000 ] && [ "$counted" -le 1040 ]'
+	# Low only with the recorder's line saying so (docs/counters.md).
+	if grep -q "per-batch counts are low" "$WORK/rec2.err"; then
+		echo "note: $(grep "per-batch counts are low" "$WORK/rec2.err")"
+		check "$ev counted per batch ($counted): low, and the recorder said so" \
+			'[ -n "$counted" ] && [ "$counted" -le 1040 ]'
+	else
+		check "$ev counted per batch ($counted) covers the 1000 touched pages, within 1000+40" \
+			'[ -n "$counted" ] && [ "$counted" -ge 1000 ] && [ "$counted" -le 1040 ]'
+	fi
 done
 finish

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -78,12 +79,15 @@ static void attr_for(const struct pc_event *ev, struct perf_event_attr *a)
 static void explain_open_failure(const struct pc_event *ev, int err)
 {
 	if (pc_event_needs_pmu(ev) && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV))
-		wpp_err("record: cannot count '%s': this machine has no hardware performance counters "
-			"(no PMU; hardware, cache and raw events are not supported); software events work: %s",
-			ev->name, pc_software_names());
+		wpp_err(
+		    "record: cannot count '%s': this machine has no hardware performance counters "
+		    "(no PMU; hardware, cache and raw events are not supported); software events "
+		    "work: %s",
+		    ev->name, pc_software_names());
 	else if (err == EACCES || err == EPERM)
-		wpp_err("record: cannot open event '%s': permission denied (needs root or CAP_PERFMON)",
-			ev->name);
+		wpp_err(
+		    "record: cannot open event '%s': permission denied (needs root or CAP_PERFMON)",
+		    ev->name);
 	else
 		wpp_err("record: cannot open event '%s': %s", ev->name, strerror(err));
 }
@@ -127,9 +131,10 @@ static int open_events(struct pc_session *s)
 				}
 				s->count_fds[cpu * n + e] = fd;
 				uint32_t key = cpu * WPP_MAX_COUNTERS + e;
-				if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.count_events), &key, &fd,
-							BPF_ANY)) {
-					wpp_err("record: cannot install counter '%s': %s", ev->name, strerror(errno));
+				if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.count_events),
+							&key, &fd, BPF_ANY)) {
+					wpp_err("record: cannot install counter '%s': %s", ev->name,
+						strerror(errno));
 					return -errno;
 				}
 			}
@@ -146,20 +151,22 @@ static int open_events(struct pc_session *s)
 				if (fd < 0) {
 					int err = errno;
 					if (err == EINVAL && !s->opt.period)
-						wpp_err("record: event '%s': the kernel refused -F %u "
-							"(see /proc/sys/kernel/perf_event_max_sample_rate)",
-							ev->name, s->opt.freq);
+						wpp_err(
+						    "record: event '%s': the kernel refused -F %u "
+						    "(see "
+						    "/proc/sys/kernel/perf_event_max_sample_rate)",
+						    ev->name, s->opt.freq);
 					else
 						explain_open_failure(ev, err);
 					return -err;
 				}
 				s->sample_fds[cpu * n + e] = fd;
 				LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = e);
-				struct bpf_link *l =
-					bpf_program__attach_perf_event_opts(s->skel->progs.wpp_sample, fd, &po);
+				struct bpf_link *l = bpf_program__attach_perf_event_opts(
+				    s->skel->progs.wpp_sample, fd, &po);
 				if (!l) {
-					wpp_err("record: cannot attach the sampler to '%s': %s", ev->name,
-						strerror(errno));
+					wpp_err("record: cannot attach the sampler to '%s': %s",
+						ev->name, strerror(errno));
 					return -errno;
 				}
 				if (keep_link(s, l))
@@ -179,18 +186,18 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (*kind == WPP_CREC_SAMPLE && size >= sizeof(struct wpp_crec_sample)) {
 		const struct wpp_crec_sample *r = data;
 		struct wpp_sample out = {
-			.pid = r->pid,
-			.tid = r->tid,
-			.generation = bc_generation_locked(s->c, r->pid),
-			.counter = r->counter,
-			.pos = r->pos,
-			.depth = r->depth,
-			.seq = r->seq,
-			.word = r->word,
-			.flags = r->flags,
-			.ip = r->ip,
-			.value = r->value,
-			.time_ns = r->time_ns,
+		    .pid = r->pid,
+		    .tid = r->tid,
+		    .generation = bc_generation_locked(s->c, r->pid),
+		    .counter = r->counter,
+		    .pos = r->pos,
+		    .depth = r->depth,
+		    .seq = r->seq,
+		    .word = r->word,
+		    .flags = r->flags,
+		    .ip = r->ip,
+		    .value = r->value,
+		    .time_ns = r->time_ns,
 		};
 		s->delivered_samples++;
 		if (s->cb.sample)
@@ -198,14 +205,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	} else if (*kind == WPP_CREC_COUNT && size >= sizeof(struct wpp_crec_count)) {
 		const struct wpp_crec_count *r = data;
 		struct wpp_count out = {
-			.pid = r->pid,
-			.tid = r->tid,
-			.generation = bc_generation_locked(s->c, r->pid),
-			.counter = r->counter,
-			.seq = r->seq,
-			.count = r->count,
-			.enabled_ns = r->enabled,
-			.running_ns = r->running,
+		    .pid = r->pid,
+		    .tid = r->tid,
+		    .generation = bc_generation_locked(s->c, r->pid),
+		    .counter = r->counter,
+		    .seq = r->seq,
+		    .count = r->count,
+		    .enabled_ns = r->enabled,
+		    .running_ns = r->running,
 		};
 		s->delivered_counts++;
 		if (s->cb.count)
@@ -233,15 +240,17 @@ static void ext_object_attached(void *ctx, const char *path)
 		if (l)
 			keep_link(s, l);
 		else
-			wpp_warn("record: cannot attach to wpptrace:thread in %s: %s", path, strerror(errno));
+			wpp_warn("record: cannot attach to wpptrace:thread in %s: %s", path,
+				 strerror(errno));
 	} else {
-		wpp_warn("record: %s predates counter support (no wpptrace:thread probe): its samples "
-			 "cannot be attributed",
-			 path);
+		wpp_warn(
+		    "record: %s predates counter support (no wpptrace:thread probe): its samples "
+		    "cannot be attributed",
+		    path);
 	}
 	if (!s->opt.no_count) {
-		struct bpf_link *l = bpf_program__attach_usdt(s->skel->progs.wpp_batch_count, -1, path,
-							      "wpptrace", "batch", NULL);
+		struct bpf_link *l = bpf_program__attach_usdt(s->skel->progs.wpp_batch_count, -1,
+							      path, "wpptrace", "batch", NULL);
 		if (l)
 			keep_link(s, l);
 	}
@@ -279,8 +288,9 @@ struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
 		err = wpp_counters__load(s->skel);
 	if (err) {
 		wpp_err("record: cannot load the counter BPF programs: %s%s", strerror(-err),
-			err == -EPERM ? " (needs root or CAP_BPF and CAP_PERFMON)"
-				      : err == -EACCES ? " (rejected by the verifier; -vv shows its log)" : "");
+			err == -EPERM	 ? " (needs root or CAP_BPF and CAP_PERFMON)"
+			: err == -EACCES ? " (rejected by the verifier; -vv shows its log)"
+					 : "");
 		goto fail;
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.counter_ring), on_record, s, NULL);
@@ -353,7 +363,8 @@ static void catch_up_object(const char *path, uint64_t map_base, void *arg)
 		return;
 	struct wpp_positions *list = malloc(sizeof(*list));
 	if (list && pread(fd, list, sizeof(*list), (off_t)addr) == (ssize_t)sizeof(*list) &&
-	    memcmp(list->magic, WPP_POSITIONS_MAGIC, 8) == 0 && list->capacity <= WPP_POSITIONS_CAPACITY) {
+	    memcmp(list->magic, WPP_POSITIONS_MAGIC, 8) == 0 &&
+	    list->capacity <= WPP_POSITIONS_CAPACITY) {
 		for (uint32_t i = 0; i < list->capacity; i++) {
 			struct wpp_thread_position d;
 			char task[64];
@@ -367,14 +378,23 @@ static void catch_up_object(const char *path, uint64_t map_base, void *arg)
 			if (access(task, F_OK) != 0)
 				continue;
 			struct wpp_bpf_position p = {
-				.pid = cu->pid, .nlevels = d.nlevels, .cursor_addr = d.cursor_addr,
-				.thread_addr = d.thread_addr, .global_scratch = d.global_scratch,
-				.off_depth = d.off_depth, .off_next_seq = d.off_next_seq,
-				.off_levels = d.off_levels, .level_size = d.level_size,
-				.off_lv_words = d.off_lv_words, .off_lv_seq = d.off_lv_seq,
-				.off_lv_cap = d.off_lv_cap, .off_lv_scratch = d.off_lv_scratch,
-				.off_discard = d.off_discard, .scratch_words = d.scratch_words,
-				.discard_words = d.discard_words, .slack_words = d.slack_words,
+			    .pid = cu->pid,
+			    .nlevels = d.nlevels,
+			    .cursor_addr = d.cursor_addr,
+			    .thread_addr = d.thread_addr,
+			    .global_scratch = d.global_scratch,
+			    .off_depth = d.off_depth,
+			    .off_next_seq = d.off_next_seq,
+			    .off_levels = d.off_levels,
+			    .level_size = d.level_size,
+			    .off_lv_words = d.off_lv_words,
+			    .off_lv_seq = d.off_lv_seq,
+			    .off_lv_cap = d.off_lv_cap,
+			    .off_lv_scratch = d.off_lv_scratch,
+			    .off_discard = d.off_discard,
+			    .scratch_words = d.scratch_words,
+			    .discard_words = d.discard_words,
+			    .slack_words = d.slack_words,
 			};
 			uint32_t tid = d.tid;
 			/* BPF_NOEXIST: a registration the probe made meanwhile wins. */
@@ -407,6 +427,7 @@ static void read_stats(struct pc_session *s, struct pc_stats *st)
 			st->read_failures += per[i].read_failures;
 			st->threads += per[i].threads;
 			st->bad_descriptors += per[i].bad_descriptors;
+			st->unseen_stretches += per[i].unseen_stretches;
 		}
 	free(per);
 	st->samples = s->delivered_samples;
@@ -448,6 +469,12 @@ void pc_close(struct pc_session *s)
 {
 	if (!s)
 		return;
+	/* The drain threads may still run (a program that could not be
+	 * started): they call ext.drain under the lock, so unhook first. */
+	struct bc_extension none = {0};
+	pthread_mutex_lock(&s->c->lock);
+	bc_set_extension(s->c, &none);
+	pthread_mutex_unlock(&s->c->lock);
 	close_events(s);
 	ring_buffer__free(s->rb);
 	wpp_counters__destroy(s->skel);

@@ -31,9 +31,9 @@ struct pc_options {
 	struct pc_event events[WPP_MAX_COUNTERS];
 	uint32_t nevents;
 	uint64_t period; /* -c: sample every N events (0: use freq) */
-	uint32_t freq;   /* -F: samples per second per CPU (0: PC_DEFAULT_FREQ) */
-	bool no_sample;  /* counting only */
-	bool no_count;   /* sampling only */
+	uint32_t freq;	 /* -F: samples per second per CPU (0: PC_DEFAULT_FREQ) */
+	bool no_sample;	 /* counting only */
+	bool no_count;	 /* sampling only */
 };
 
 struct pc_callbacks {
@@ -43,14 +43,15 @@ struct pc_callbacks {
 };
 
 struct pc_stats {
-	uint64_t samples;       /* delivered (any position) */
-	uint64_t unregistered;  /* of samples: thread without a position descriptor */
-	uint64_t foreign;       /* samples of other processes (ignored) */
-	uint64_t ring_lost;     /* records the ring had no room for */
+	uint64_t samples;	/* delivered (any position) */
+	uint64_t unregistered;	/* of samples: thread without a position descriptor */
+	uint64_t foreign;	/* samples of other processes (ignored) */
+	uint64_t ring_lost;	/* records the ring had no room for */
 	uint64_t read_failures; /* counter reads that failed in BPF */
-	uint64_t counts;        /* count records delivered */
-	uint64_t threads;       /* descriptors registered */
+	uint64_t counts;	/* count records delivered */
+	uint64_t threads;	/* descriptors registered */
 	uint64_t bad_descriptors;
+	uint64_t unseen_stretches; /* traced threads ran with no switch-in seen */
 };
 
 struct pc_session;

@@ -240,9 +240,15 @@ int cmd_hot(int argc, char **argv)
 	if (o.json) {
 		printf("{\"file\": ");
 		json_str(stdout, argv[optind]);
-		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": %" PRIu64
-		       ", \"threads\": [\n  ",
+		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": %" PRIu64,
 		       o.counter ? o.counter : o.count_cost ? "count" : "insns", o.min_len, o.max_len, o.min_cost);
+		if (o.counter) {
+			struct cost_tally tally;
+			cost_tally_of(&cd, &attr, &tally);
+			printf(", \"cost_samples\": ");
+			cost_tally_json(stdout, &tally);
+		}
+		printf(", \"threads\": [\n  ");
 	}
 	int first = 1;
 	for (size_t i = 0; i < s.trace->nthreads; i++) {

@@ -32,8 +32,8 @@ static const struct command commands[] = {
 	 "  --processes     jsonl: first one \"process\" object per process (pid, ppid, exe, flags)\n"
 	 "  --format json   one JSON document\n"
 	 "  --pid P, --tid T  only that process / thread\n"},
-	{"info", cmd_info, "what a recording holds: processes, threads, time span, events, lost, transport",
-	 "usage: wpptrace info FILE.wpp\n"},
+	{"info", cmd_info, "what a recording holds: processes, threads, time span, words and records, lost, counters, transport",
+	 "usage: wpptrace info [--format text|json] FILE.wpp\n"},
 	{"paths", cmd_paths, "acyclic path profile: counts per function and path",
 	 "usage: wpptrace paths run.wpp [--format text|json] [--pid P] [--top N]\n"
 	 "\n"

@@ -3,23 +3,42 @@
  * cmd_info.c — `wpptrace info FILE.wpp`: what a recording holds, read
  * straight from its chunks (no metadata, no decoding): how it was made
  * (command, transport and settings), the processes (attached mid-run,
- * forked, exec'd), their threads, the time span, the events and what was
- * lost.  A file whose writer died (kill -9) is read up to its last complete
- * chunk and says so.  Lives with the recorder because it reports what the
- * recorder wrote.
+ * forked, exec'd), their threads, the time span, the trace words by kind
+ * (path or block records, REPEAT words and the executions they add, other
+ * control words) and what was lost.  A file whose writer died (kill -9) is
+ * read up to its last complete chunk and says so.  With counters, their
+ * samples per miss class come from the report side's attribution
+ * (cost_info.h), which needs the program's metadata.  `--format json`
+ * prints the same as one object with "info_version" (INFO_JSON_VERSION:
+ * bumped when a key changes meaning or goes away; new keys may appear).
+ * Lives with the recorder because it reports what the recorder wrote.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost_info.h"
+#include "json_out.h"
 #include "log.h"
+#include "wpp/trace_abi.h"
 #include "wppfile.h"
+
+#define INFO_JSON_VERSION 1
+
+/* A batch's words by kind (trace_abi.h); no metadata needed. */
+struct word_kinds {
+	uint64_t records;     /* path or block records (a wide record is one) */
+	uint64_t repeats;     /* REPEAT words */
+	uint64_t repetitions; /* executions the REPEAT words add */
+	uint64_t control;     /* other control words: GAP marks, PAD, empty */
+};
 
 struct info_thread {
 	uint32_t pid, tid, generation;
 	int exited;
 	uint64_t batches, words, lost_words, lost_batches;
+	struct word_kinds kinds;
 };
 
 struct info_proc {
@@ -37,6 +56,8 @@ struct info {
 	size_t nthreads, cap_threads;
 	uint64_t first_ns, last_ns;
 	uint64_t batches, words, lost_words, lost_batches, gaps, modules, chunks;
+	struct word_kinds kinds;
+	uint32_t counters;
 	int have_end;
 	struct wpp_chunk_end end;
 };
@@ -110,6 +131,43 @@ static void on_process(struct info *in, const struct wpp_chunk *ch)
 	see_time(in, p.time_ns);
 }
 
+static void count_words(struct word_kinds *k, const unsigned char *p, uint64_t nwords)
+{
+	for (uint64_t i = 0; i < nwords; i++) {
+		uint64_t w;
+		memcpy(&w, p + i * 8, 8);
+		if (wpp_word_fid(w) != WPP_FID_CONTROL) {
+			k->records++;
+			continue;
+		}
+		switch (wpp_ctrl_op(w)) {
+		case WPP_CTRL_WIDE_PATH:
+			k->records++;
+			i++; /* the id word */
+			break;
+		case WPP_CTRL_REPEAT:
+			k->repeats++;
+			k->repetitions += wpp_ctrl_operand(w);
+			break;
+		case WPP_CTRL_GAP:
+			k->control++;
+			i++; /* the count word */
+			break;
+		default:
+			k->control++;
+			break;
+		}
+	}
+}
+
+static void add_kinds(struct word_kinds *to, const struct word_kinds *k)
+{
+	to->records += k->records;
+	to->repeats += k->repeats;
+	to->repetitions += k->repetitions;
+	to->control += k->control;
+}
+
 static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 {
 	in->chunks++;
@@ -130,7 +188,8 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 		memcpy(&m, ch->payload, sizeof(m));
 		in->modules++;
 		for (size_t i = in->nprocs; i-- > 0;)
-			if (in->procs[i].p.pid == m.pid && in->procs[i].p.generation == m.generation) {
+			if (in->procs[i].p.pid == m.pid &&
+			    in->procs[i].p.generation == m.generation) {
 				in->procs[i].modules++;
 				break;
 			}
@@ -153,6 +212,12 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 			break;
 		memcpy(&b, ch->payload, sizeof(b));
 		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
+		struct word_kinds k = {0};
+		uint64_t present = (ch->length - sizeof(b)) / 8;
+		count_words(&k, (const unsigned char *)ch->payload + sizeof(b),
+			    b.nwords < present ? b.nwords : present);
+		add_kinds(&it->kinds, &k);
+		add_kinds(&in->kinds, &k);
 		it->batches++;
 		it->words += b.nwords;
 		in->batches++;
@@ -171,6 +236,14 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 		in->lost_words += g.lost_words;
 		in->lost_batches += g.lost_batches;
 		in->gaps++;
+		break;
+	}
+	case WPP_CHUNK_COUNTERS: {
+		struct wpp_chunk_counters c;
+		if (ch->length >= sizeof(c)) {
+			memcpy(&c, ch->payload, sizeof(c));
+			in->counters += c.ncounters;
+		}
 		break;
 	}
 	case WPP_CHUNK_END:
@@ -199,29 +272,42 @@ static const char *setting(const struct info *in, const char *key, char *buf, si
 	return NULL;
 }
 
-static void print_proc(const struct info *in, const struct info_proc *ip)
+/* The per-image sums of the threads of p. */
+static struct info_thread proc_sums(const struct info *in, const struct wpp_chunk_process *p,
+				    uint64_t *threads)
 {
-	const struct wpp_chunk_process *p = &ip->p;
-	uint64_t threads = 0, batches = 0, words = 0, lost = 0;
+	struct info_thread sum = {0};
+	*threads = 0;
 	for (size_t i = 0; i < in->nthreads; i++) {
 		const struct info_thread *t = &in->threads[i];
 		if (t->pid != p->pid || t->generation != p->generation)
 			continue;
-		threads++;
-		batches += t->batches;
-		words += t->words;
-		lost += t->lost_words;
+		++*threads;
+		sum.batches += t->batches;
+		sum.words += t->words;
+		sum.lost_words += t->lost_words;
+		add_kinds(&sum.kinds, &t->kinds);
 	}
+	return sum;
+}
+
+static void print_proc(const struct info *in, const struct info_proc *ip)
+{
+	const struct wpp_chunk_process *p = &ip->p;
+	uint64_t threads;
+	struct info_thread sum = proc_sums(in, p, &threads);
 	printf("  pid %u", p->pid);
 	if (p->generation)
 		printf(" (image %u)", p->generation);
 	printf("  ppid %u  %s\n", p->ppid, ip->exe[0] ? ip->exe : "?");
 	if (ip->cmd[0])
 		printf("    command   %s\n", ip->cmd);
-	printf("    threads %" PRIu64 ", modules %u, batches %" PRIu64 ", events %" PRIu64, threads, ip->modules,
-	       batches, words);
-	if (lost)
-		printf(", lost %" PRIu64, lost);
+	printf("    threads %" PRIu64 ", modules %u, batches %" PRIu64 ", words %" PRIu64
+	       ", records %" PRIu64 " (+%" PRIu64 " repeated)",
+	       threads, ip->modules, sum.batches, sum.words, sum.kinds.records,
+	       sum.kinds.repetitions);
+	if (sum.lost_words)
+		printf(", lost %" PRIu64 " words", sum.lost_words);
 	printf("\n");
 	if (p->flags & WPP_PROC_ATTACHED)
 		printf("    tracing began mid-run (attached)\n");
@@ -229,6 +315,19 @@ static void print_proc(const struct info *in, const struct info_proc *ip)
 		printf("    forked by pid %u (thread %u)\n", p->ppid, p->parent_tid);
 	if (p->flags & WPP_PROC_EXECED)
 		printf("    exec'd a new image\n");
+}
+
+static double span_s(const struct info *in)
+{
+	return in->last_ns > in->first_ns ? (double)(in->last_ns - in->first_ns) / 1e9 : 0.0;
+}
+
+static size_t threads_running(const struct info *in)
+{
+	size_t running = 0;
+	for (size_t i = 0; i < in->nthreads; i++)
+		running += !in->threads[i].exited;
+	return running;
 }
 
 static void print_info(const char *path, const struct info *in, const char *status)
@@ -247,35 +346,119 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		p += len + (p[len] == '\n');
 	}
 	printf("command     %s\n", setting(in, "command", buf, sizeof(buf)) ?: "unknown");
-	if (in->last_ns > in->first_ns)
-		printf("time span   %.6f s\n", (double)(in->last_ns - in->first_ns) / 1e9);
+	if (span_s(in) > 0)
+		printf("time span   %.6f s\n", span_s(in));
 	else
 		printf("time span   0 s\n");
 	printf("processes   %zu\n", in->nprocs);
 	for (size_t i = 0; i < in->nprocs; i++)
 		print_proc(in, &in->procs[i]);
-	size_t running = 0;
-	for (size_t i = 0; i < in->nthreads; i++)
-		running += !in->threads[i].exited;
-	printf("threads     %zu (%zu without an exit record)\n", in->nthreads, running);
+	printf("threads     %zu (%zu without an exit record)\n", in->nthreads, threads_running(in));
 	printf("modules     %" PRIu64 "\n", in->modules);
 	printf("batches     %" PRIu64 "\n", in->batches);
-	printf("events      %" PRIu64 "\n", in->words);
-	printf("lost        %" PRIu64 " events in %" PRIu64 " batches (%" PRIu64 " gaps)\n", in->lost_words,
-	       in->lost_batches, in->gaps);
+	printf("words       %" PRIu64 " trace words (64-bit)\n", in->words);
+	printf("records     %" PRIu64 " path or block records; %" PRIu64
+	       " REPEAT words add %" PRIu64 " executions; %" PRIu64 " other control words\n",
+	       in->kinds.records, in->kinds.repeats, in->kinds.repetitions, in->kinds.control);
+	printf("lost        %" PRIu64 " words in %" PRIu64 " batches (%" PRIu64 " gaps)\n",
+	       in->lost_words, in->lost_batches, in->gaps);
 }
+
+static void json_kinds(const struct word_kinds *k)
+{
+	printf(",\"records\":%" PRIu64 ",\"repeat_words\":%" PRIu64
+	       ",\"repeated_executions\":%" PRIu64 ",\"other_control_words\":%" PRIu64,
+	       k->records, k->repeats, k->repetitions, k->control);
+}
+
+static void print_info_json(const char *path, const struct info *in, const char *status)
+{
+	char buf[1024];
+	printf("{\"info_version\":%d,\"file\":", INFO_JSON_VERSION);
+	json_str(stdout, path);
+	printf(",\"complete\":%s,\"incomplete_reason\":", status ? "false" : "true");
+	if (status)
+		json_str(stdout, status);
+	else
+		fputs("null", stdout);
+	fputs(",\"settings\":{", stdout);
+	int n = 0;
+	for (const char *p = in->settings; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *eq = memchr(p, '=', len);
+		if (eq) {
+			snprintf(buf, sizeof(buf), "%.*s", (int)(eq - p), p);
+			fputs(n++ ? "," : "", stdout);
+			json_str(stdout, buf);
+			snprintf(buf, sizeof(buf), "%.*s", (int)(len - (size_t)(eq - p) - 1),
+				 eq + 1);
+			fputc(':', stdout);
+			json_str(stdout, buf);
+		}
+		p += len + (p[len] == '\n');
+	}
+	printf("},\"time_span_s\":%.6f,\"processes\":[", span_s(in));
+	for (size_t i = 0; i < in->nprocs; i++) {
+		const struct info_proc *ip = &in->procs[i];
+		const struct wpp_chunk_process *p = &ip->p;
+		uint64_t threads;
+		struct info_thread sum = proc_sums(in, p, &threads);
+		printf("%s{\"pid\":%u,\"image\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid,
+		       p->generation, p->ppid);
+		json_str(stdout, ip->exe);
+		fputs(",\"command\":", stdout);
+		json_str(stdout, ip->cmd);
+		printf(",\"threads\":%" PRIu64 ",\"modules\":%u,\"batches\":%" PRIu64
+		       ",\"words\":%" PRIu64,
+		       threads, ip->modules, sum.batches, sum.words);
+		json_kinds(&sum.kinds);
+		printf(",\"lost_words\":%" PRIu64 ",\"attached\":%s,\"forked\":%s,\"execed\":%s}",
+		       sum.lost_words, p->flags & WPP_PROC_ATTACHED ? "true" : "false",
+		       p->flags & WPP_PROC_FORKED ? "true" : "false",
+		       p->flags & WPP_PROC_EXECED ? "true" : "false");
+	}
+	printf("],\"threads\":%zu,\"threads_without_exit\":%zu,\"modules\":%" PRIu64
+	       ",\"batches\":%" PRIu64 ",\"words\":%" PRIu64,
+	       in->nthreads, threads_running(in), in->modules, in->batches, in->words);
+	json_kinds(&in->kinds);
+	printf(",\"lost_words\":%" PRIu64 ",\"lost_batches\":%" PRIu64 ",\"gaps\":%" PRIu64
+	       ",\"counters\":",
+	       in->lost_words, in->lost_batches, in->gaps);
+}
+
+#define INFO_USAGE "usage: wpptrace info [--format text|json] FILE.wpp"
 
 int cmd_info(int argc, char **argv)
 {
-	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			puts("usage: wpptrace info FILE.wpp");
+	const char *file = NULL;
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *fmt = NULL;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			puts(INFO_USAGE);
 			return 0;
+		} else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+			fmt = argv[++i];
+		} else if (!strncmp(argv[i], "--format=", 9)) {
+			fmt = argv[i] + 9;
+		} else if (argv[i][0] != '-' && !file) {
+			file = argv[i];
+			continue;
+		} else {
+			wpp_err("info: " INFO_USAGE);
+			return 2;
 		}
-		wpp_err("info: usage: wpptrace info FILE.wpp");
+		if (strcmp(fmt, "text") && strcmp(fmt, "json")) {
+			wpp_err("info: --format is text or json, not '%s'", fmt);
+			return 2;
+		}
+		json = !strcmp(fmt, "json");
+	}
+	if (!file) {
+		wpp_err("info: " INFO_USAGE);
 		return 2;
 	}
-	struct wpp_reader *r = wppr_open(argv[1]);
+	struct wpp_reader *r = wppr_open(file);
 	if (!r)
 		return 1;
 	struct info in;
@@ -284,9 +467,22 @@ int cmd_info(int argc, char **argv)
 	while (wppr_next(r, &ch) == 1)
 		on_chunk(&in, &ch);
 	const char *status = wppr_status(r);
-	print_info(argv[1], &in, status);
+	if (json)
+		print_info_json(file, &in, status);
+	else
+		print_info(file, &in, status);
 	wppr_close(r);
 	free(in.procs);
 	free(in.threads);
-	return 0;
+	int rc = 0;
+	/* Counters: attributed by the report side (needs the metadata). */
+	if (in.counters) {
+		fflush(stdout);
+		rc = cost_info_print(stdout, file, json) < 0 ? 1 : 0;
+	} else if (json) {
+		fputs("[]", stdout);
+	}
+	if (json)
+		puts("}");
+	return rc;
 }

@@ -12,3 +12,6 @@ RECORD_SAN_OBJS := $(call objs,san,$(RECORD_OWN_SRCS)) $(BPFCOLLECT_SAN_OBJS)
 RECORD_LIBS := $(BPFCOLLECT_LDLIBS)
 $(RECORD_OWN_OBJS) $(call objs,san,$(RECORD_OWN_SRCS)): CPPFLAGS += -Iuser/common -Ikmod-free \
 	$(BPFCOLLECT_CPPFLAGS) -Iuser/collect -Iuser/analysis -Iuser/decode
+# info's counters section is attributed by the report side (cost_info.h).
+$(call objs,,user/record/cmd_info.c) $(call objs,san,user/record/cmd_info.c): CPPFLAGS += \
+	-Iuser/report -Iuser/cli -Isymbolizer

@@ -61,7 +61,8 @@ int record_counters_start(struct record_counters *rc, struct bc_collector *c,
 		return -1;
 	uint32_t n = pc_describe(rc->session, desc);
 	struct wpp_chunk_counters h = {.ncounters = n, .scope = 0};
-	if (wppw_chunk2(rs->w, WPP_CHUNK_COUNTERS, &h, sizeof(h), desc, n * (uint32_t)sizeof(desc[0])) < 0) {
+	if (wppw_chunk2(rs->w, WPP_CHUNK_COUNTERS, &h, sizeof(h), desc,
+			n * (uint32_t)sizeof(desc[0])) < 0) {
 		wpp_err("record: cannot write the counter table: %s", strerror(errno));
 		return -1;
 	}
@@ -77,22 +78,32 @@ void record_counters_finish(struct record_counters *rc, int quiet)
 	flush_samples(rc);
 	flush_counts(rc);
 	if (st.ring_lost)
-		wpp_warn("counters: %" PRIu64 " samples or counts lost (counter ring full)", st.ring_lost);
+		wpp_warn("counters: %" PRIu64 " samples or counts lost (counter ring full)",
+			 st.ring_lost);
+	/* Per-batch counts that may be low are never silent. */
 	if (st.read_failures)
-		wpp_warn("counters: %" PRIu64 " counter reads failed in BPF (counts are low)",
+		wpp_warn("counters: %" PRIu64
+			 " counter reads failed in BPF (per-batch counts are low)",
 			 st.read_failures);
+	if (st.unseen_stretches)
+		wpp_warn("counters: %" PRIu64
+			 " times a traced thread was found running with no context "
+			 "switch seen that put it on its CPU (per-batch counts are low)",
+			 st.unseen_stretches);
 	if (!quiet) {
 		uint64_t unknown = rc->by_pos[WPP_POS_UNKNOWN] + rc->by_pos[WPP_POS_DISCARD];
-		wpp_info("counters: %" PRIu64 " samples (%" PRIu64 " without a stream position), %" PRIu64
-			 " per-batch counts, %" PRIu64 " threads registered",
+		wpp_info("counters: %" PRIu64 " samples (%" PRIu64
+			 " without a stream position), %" PRIu64 " per-batch counts, %" PRIu64
+			 " threads registered",
 			 st.samples, unknown, st.counts, st.threads);
 	}
 	/* A runtime whose position descriptor this collector does not know
 	 * leaves every sample of its threads without a position: say so. */
 	if (st.bad_descriptors)
-		wpp_warn("counters: %" PRIu64 " threads announced a position descriptor this collector "
-			 "cannot read (libwpprt from another version?); their samples are unattributed",
-			 st.bad_descriptors);
+		wpp_warn(
+		    "counters: %" PRIu64 " threads announced a position descriptor this collector "
+		    "cannot read (libwpprt from another version?); their samples are unattributed",
+		    st.bad_descriptors);
 }
 
 void record_counters_close(struct record_counters *rc)

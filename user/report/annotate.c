@@ -340,8 +340,13 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 		free(fns);
 		return -1;
 	}
-	if (json)
+	if (json && p->has_cost_tally) {
+		fputs("{\"cost_samples\":", out);
+		cost_tally_json(out, &p->cost_tally);
+		fputs(",\"functions\":[", out);
+	} else if (json) {
 		fputs("{\"functions\":[", out);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct fn_flow f;
 		struct source src;

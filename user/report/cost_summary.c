@@ -12,22 +12,82 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const miss_text[COST_MISS_N] = {
-	[COST_MISS_BEFORE_IMAGE] = "before the program's exec",
-	[COST_MISS_NOT_RECORDING] = "in start-up before the thread's first record",
-	[COST_MISS_AFTER_END] = "after the thread's last record",
-	[COST_MISS_LOST] = "in lost batches",
-	[COST_MISS_NO_POSITION] = "in the runtime's buffer switch",
-	[COST_MISS_DISCARD] = "while the runtime discarded records",
-	[COST_MISS_NO_RECORD] = "where no record starts",
-	[COST_MISS_NOT_A_PATH] = "on records with no known path",
-	[COST_MISS_NO_THREAD] = "in threads with no trace",
+    [COST_MISS_BEFORE_IMAGE] = "before the program's exec",
+    [COST_MISS_NOT_RECORDING] = "in start-up before the thread's first record",
+    [COST_MISS_AFTER_END] = "after the thread's last record",
+    [COST_MISS_LOST] = "in lost batches",
+    [COST_MISS_NO_POSITION] = "in the runtime's buffer switch",
+    [COST_MISS_DISCARD] = "while the runtime discarded records",
+    [COST_MISS_NO_RECORD] = "where no record starts",
+    [COST_MISS_NOT_A_PATH] = "on records with no known path",
+    [COST_MISS_NO_THREAD] = "in threads with no trace",
+};
+
+static const char *const miss_key[COST_MISS_N] = {
+    [COST_MISS_BEFORE_IMAGE] = "before_exec",	 [COST_MISS_NOT_RECORDING] = "start_up",
+    [COST_MISS_AFTER_END] = "after_last_record", [COST_MISS_LOST] = "lost_batches",
+    [COST_MISS_NO_POSITION] = "buffer_switch",	 [COST_MISS_DISCARD] = "discarded",
+    [COST_MISS_NO_RECORD] = "no_record",	 [COST_MISS_NOT_A_PATH] = "no_known_path",
+    [COST_MISS_NO_THREAD] = "untraced_thread",
 };
 
 const char *cost_miss_text(enum cost_miss m)
 {
 	return m < COST_MISS_N ? miss_text[m] : "?";
+}
+
+const char *cost_miss_key(enum cost_miss m)
+{
+	return m < COST_MISS_N ? miss_key[m] : "?";
+}
+
+void cost_tally_of(const struct cost_data *cd, const struct cost_attribution *a,
+		   struct cost_tally *t)
+{
+	const struct wpp_counter_desc *c = &cd->counters[a->counter];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->counter, sizeof(t->counter), "%s", c->name);
+	t->period = c->period;
+	t->freq = !!(c->flags & WPP_COUNTER_FREQ);
+	t->samples = a->samples;
+	t->on_paths = a->nhits;
+	t->events_on_paths = a->weight - a->missed_weight;
+	for (int m = 0; m < COST_MISS_N; m++) {
+		t->missed[m] = a->missed[m];
+		*(COST_MISS_OUTSIDE_RECORDING(m) ? &t->outside : &t->unattributed) += a->missed[m];
+	}
+	/* The share that says how well attribution works is of the samples
+	 * taken while the thread recorded: outside that no path ran. */
+	t->recording = a->samples - t->outside;
+	t->has_counts = a->has_counts;
+	t->counted = a->counted;
+}
+
+static double share_percent(const struct cost_tally *t)
+{
+	return t->recording ? 100.0 * (double)t->unattributed / (double)t->recording : 0.0;
+}
+
+void cost_tally_json(FILE *out, const struct cost_tally *t)
+{
+	fprintf(out, "{\"counter\":\"%s\",\"estimated\":true,\"%s\":%" PRIu64, t->counter,
+		t->freq ? "frequency_hz" : "period", t->period);
+	fprintf(out,
+		",\"samples\":%" PRIu64 ",\"samples_on_paths\":%" PRIu64
+		",\"events_on_paths\":%" PRIu64 ",\"samples_while_recording\":%" PRIu64
+		",\"unattributed_while_recording\":%" PRIu64
+		",\"unattributed_percent\":%.4f,\"outside_recording\":%" PRIu64 ",\"by_class\":{",
+		t->samples, t->on_paths, t->events_on_paths, t->recording, t->unattributed,
+		share_percent(t), t->outside);
+	for (int m = 0; m < COST_MISS_N; m++)
+		fprintf(out, "%s\"%s\":%" PRIu64, m ? "," : "", miss_key[m], t->missed[m]);
+	if (t->has_counts)
+		fprintf(out, "},\"counted\":%" PRIu64 "}", t->counted);
+	else
+		fputs("},\"counted\":null}", out);
 }
 
 struct line {
@@ -48,7 +108,7 @@ static void add(struct line *l, const char *fmt, ...)
 }
 
 /* ", N reason" for each class of the group with samples. */
-static void add_classes(struct line *l, const struct cost_attribution *a, int outside)
+static void add_classes(struct line *l, const struct cost_tally *a, int outside)
 {
 	const char *sep = "";
 	for (int m = 0; m < COST_MISS_N; m++) {
@@ -59,37 +119,38 @@ static void add_classes(struct line *l, const struct cost_attribution *a, int ou
 	}
 }
 
-void cost_summary(char *buf, size_t len, const struct cost_data *cd, const struct cost_attribution *a)
+void cost_summary(char *buf, size_t len, const struct cost_data *cd,
+		  const struct cost_attribution *a)
 {
-	const struct wpp_counter_desc *c = &cd->counters[a->counter];
+	struct cost_tally t;
 	struct line l = {buf, len, 0};
-	uint64_t missed = 0, outside = 0;
 
 	if (len)
 		buf[0] = 0;
-	for (int m = 0; m < COST_MISS_N; m++)
-		*(COST_MISS_OUTSIDE_RECORDING(m) ? &outside : &missed) += a->missed[m];
-	/* The share that says how well attribution works is of the samples
-	 * taken while the thread recorded: outside that no path ran. */
-	uint64_t recording = a->samples - outside;
-	if (c->flags & WPP_COUNTER_FREQ)
-		add(&l, "%s: ~%" PRIu64 " on paths, estimated from %" PRIu64 " samples (%" PRIu64 " Hz, adaptive period)",
-		    c->name, a->weight - a->missed_weight, a->samples, c->period);
+	cost_tally_of(cd, a, &t);
+	if (t.freq)
+		add(&l,
+		    "%s: ~%" PRIu64 " on paths, estimated from %" PRIu64 " samples (%" PRIu64
+		    " Hz, adaptive period)",
+		    t.counter, t.events_on_paths, t.samples, t.period);
 	else
-		add(&l, "%s: ~%" PRIu64 " on paths, estimated from %" PRIu64 " samples (period %" PRIu64 ")", c->name,
-		    a->weight - a->missed_weight, a->samples, c->period);
-	add(&l, "; %" PRIu64 " of the %" PRIu64 " samples taken while recording unattributed (%.2f%%)", missed,
-	    recording, recording ? 100.0 * (double)missed / (double)recording : 0.0);
-	if (missed) {
+		add(&l,
+		    "%s: ~%" PRIu64 " on paths, estimated from %" PRIu64 " samples (period %" PRIu64
+		    ")",
+		    t.counter, t.events_on_paths, t.samples, t.period);
+	add(&l,
+	    "; %" PRIu64 " of the %" PRIu64 " samples taken while recording unattributed (%.2f%%)",
+	    t.unattributed, t.recording, share_percent(&t));
+	if (t.unattributed) {
 		add(&l, " [");
-		add_classes(&l, a, 0);
+		add_classes(&l, &t, 0);
 		add(&l, "]");
 	}
-	if (outside) {
-		add(&l, "; %" PRIu64 " outside recording [", outside);
-		add_classes(&l, a, 1);
+	if (t.outside) {
+		add(&l, "; %" PRIu64 " outside recording [", t.outside);
+		add_classes(&l, &t, 1);
 		add(&l, "]");
 	}
-	if (a->has_counts)
-		add(&l, "; counted exactly per batch: %" PRIu64, a->counted);
+	if (t.has_counts)
+		add(&l, "; counted exactly per batch: %" PRIu64, t.counted);
 }

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "decoder.h"
 #include "module_map.h"
@@ -51,28 +52,28 @@ struct cost_hit {
 	uint32_t pid, gen, tid;
 	const struct wpp_fn *fn; /* NULL for an unattributed record */
 	uint32_t fid;
-	uint64_t value;   /* path id (or block index) */
+	uint64_t value; /* path id (or block index) */
 	int is_block;
-	uint64_t event;   /* ordinal of the record among the thread's PATH/BLOCK events */
-	uint64_t weight;  /* events this sample stands for */
+	uint64_t event;	 /* ordinal of the record among the thread's PATH/BLOCK events */
+	uint64_t weight; /* events this sample stands for */
 	uint64_t ip;
-	uint32_t thread;  /* index into the trace's threads */
+	uint32_t thread; /* index into the trace's threads */
 };
 
 /* Why a sample landed on no path (docs/counters.md, "Unattributed
  * samples").  The first three are outside the thread's recording: no path
  * ran there to be charged.  The others are misses while it recorded. */
 enum cost_miss {
-	COST_MISS_BEFORE_IMAGE,  /* before the program's image began (the recorder's
-	                          * child before its exec, or a previous image) */
+	COST_MISS_BEFORE_IMAGE,	 /* before the program's image began (the recorder's
+				  * child before its exec, or a previous image) */
 	COST_MISS_NOT_RECORDING, /* start-up: the thread had not recorded yet */
-	COST_MISS_AFTER_END,     /* after the thread's last record (exit, teardown) */
-	COST_MISS_LOST,          /* in a batch the transport lost */
-	COST_MISS_NO_POSITION,   /* inside the runtime's buffer switch, or unreadable */
-	COST_MISS_DISCARD,       /* the runtime was discarding the thread's records */
-	COST_MISS_NO_RECORD,     /* in a present batch, but no record starts there */
-	COST_MISS_NOT_A_PATH,    /* the record there is not an attributable path */
-	COST_MISS_NO_THREAD,     /* the trace has no such thread */
+	COST_MISS_AFTER_END,	 /* after the thread's last record (exit, teardown) */
+	COST_MISS_LOST,		 /* in a batch the transport lost */
+	COST_MISS_NO_POSITION,	 /* inside the runtime's buffer switch, or unreadable */
+	COST_MISS_DISCARD,	 /* the runtime was discarding the thread's records */
+	COST_MISS_NO_RECORD,	 /* in a present batch, but no record starts there */
+	COST_MISS_NOT_A_PATH,	 /* the record there is not an attributable path */
+	COST_MISS_NO_THREAD,	 /* the trace has no such thread */
 	COST_MISS_N
 };
 #define COST_MISS_OUTSIDE_RECORDING(m) ((m) <= COST_MISS_AFTER_END)
@@ -81,10 +82,10 @@ struct cost_attribution {
 	uint32_t counter;
 	struct cost_hit *hits; /* by thread, then event */
 	size_t nhits;
-	uint64_t samples, weight;          /* of the selected threads' processes */
-	uint64_t missed[COST_MISS_N];      /* samples not attributed, by reason */
+	uint64_t samples, weight;     /* of the selected threads' processes */
+	uint64_t missed[COST_MISS_N]; /* samples not attributed, by reason */
 	uint64_t missed_weight;
-	uint64_t counted;                  /* exact total from COUNTS (scaled); 0 if none */
+	uint64_t counted; /* exact total from COUNTS (scaled); 0 if none */
 	int has_counts;
 };
 
@@ -100,15 +101,43 @@ void cost_attribution_free(struct cost_attribution *a);
  * number of executions, rounded to the nearest integer (0 if it never
  * ran).  0, or -1 on allocation failure. */
 int cost_per_terminal(const struct cost_attribution *a, uint32_t pid, uint32_t gen, uint32_t tid,
-		      const struct wpp_grammar_terminal *terms, const int *is_block, const uint64_t *freq,
-		      uint32_t nterm, uint64_t *cost);
+		      const struct wpp_grammar_terminal *terms, const int *is_block,
+		      const uint64_t *freq, uint32_t nterm, uint64_t *cost);
 
 /* What a miss class means, in words ("in lost batches"). */
 const char *cost_miss_text(enum cost_miss m);
+/* The class's stable JSON key ("lost_batches"). */
+const char *cost_miss_key(enum cost_miss m);
+
+/* The figures of the summary line, for the JSON outputs and `wpptrace
+ * info`: every sample is on a path or in exactly one class. */
+struct cost_tally {
+	char counter[WPP_COUNTER_NAME_MAX];
+	uint64_t period; /* sample period, or the frequency when freq */
+	int freq;
+	uint64_t samples;	  /* all samples of the selected threads' processes */
+	uint64_t on_paths;	  /* samples that landed on a path or block record */
+	uint64_t events_on_paths; /* the events they stand for (the estimate) */
+	uint64_t recording;	  /* samples taken while a thread recorded */
+	uint64_t unattributed;	  /* of those, on no path */
+	uint64_t outside;	  /* samples outside recording */
+	uint64_t missed[COST_MISS_N];
+	int has_counts;
+	uint64_t counted; /* exact total from the per-batch counts (scaled) */
+};
+void cost_tally_of(const struct cost_data *cd, const struct cost_attribution *a,
+		   struct cost_tally *out);
+/* One JSON object, keys stable (docs/counters.md, "JSON"): counter,
+ * estimated, period or frequency_hz, samples, samples_on_paths,
+ * events_on_paths, samples_while_recording, unattributed_while_recording,
+ * unattributed_percent, outside_recording, by_class {key: n for every
+ * class, zeros included}, counted (null without per-batch counts). */
+void cost_tally_json(FILE *out, const struct cost_tally *t);
 
 /* One line: "cache-misses: ~N on paths, estimated from S samples (...);
  * M of the R samples taken while recording unattributed (P%) [per class];
  * O outside recording [per class]; counted exactly per batch: C" */
-void cost_summary(char *buf, size_t len, const struct cost_data *cd, const struct cost_attribution *a);
+void cost_summary(char *buf, size_t len, const struct cost_data *cd,
+		  const struct cost_attribution *a);
 
 #endif

@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "costs.h"
 #include "decoder.h"
 #include "module_map.h"
 #include "trace_file.h"
@@ -75,6 +76,9 @@ struct rpt_profile {
 	/* With a counter cost: its samples per source line by sampled ip
 	 * (cost_lines.h; owned), else NULL. */
 	struct line_costs *line_costs;
+	/* With a counter cost: its samples on paths and in each miss class. */
+	struct cost_tally cost_tally;
+	int has_cost_tally;
 };
 
 struct rpt_inlines;

@@ -187,6 +187,12 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 	json_str(out, a->file);
 	fputs(",\"b\":", out);
 	json_str(out, b->file);
+	if (a->has_cost_tally && b->has_cost_tally) {
+		fputs(",\"cost_samples_a\":", out);
+		cost_tally_json(out, &a->cost_tally);
+		fputs(",\"cost_samples_b\":", out);
+		cost_tally_json(out, &b->cost_tally);
+	}
 	fprintf(out, ",\"sort\":\"%s\",\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
 		     ",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
 		rpt_sort_name(o->sort), a->total_count, b->total_count, a->total_cost, b->total_cost);

@@ -193,6 +193,7 @@ struct page_counter {
 	char name[WPP_COUNTER_NAME_MAX];
 	char note[512];
 	struct cost_attribution attr;
+	struct cost_tally tally;
 	struct hit_key *keys; /* sorted by hit_order */
 	size_t nkeys;
 };
@@ -343,6 +344,7 @@ static void extras_open(struct page_extras *x, const struct rpt_profile *p, char
 		}
 		snprintf(c->name, sizeof(c->name), "%s", x->cd.counters[i].name);
 		cost_summary(c->note, sizeof(c->note), &x->cd, &c->attr);
+		cost_tally_of(&x->cd, &c->attr, &c->tally);
 		counter_keys(x, p, c);
 		x->ncounters++;
 	}
@@ -563,6 +565,8 @@ static void write_counters(FILE *out, const struct page_extras *x)
 		fprintf(out, ",\"samples\":%" PRIu64 ",\"events\":%" PRIu64 ",\"note\":", c->attr.samples,
 			c->attr.weight);
 		json_str(out, c->note);
+		fputs(",\"cost_samples\":", out);
+		cost_tally_json(out, &c->tally);
 		fputc('}', out);
 	}
 	fputc(']', out);

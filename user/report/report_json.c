@@ -61,6 +61,11 @@ void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 	json_str(out, p->file);
 	fprintf(out, ",\"by\":\"%s\",\"sort\":\"%s\",\"cost_unit\":\"%s\",\"cost_estimated\":%s,", rpt_by_name(o->by),
 		rpt_sort_name(o->sort), p->cost_unit, p->cost_estimated ? "true" : "false");
+	if (p->has_cost_tally) {
+		fputs("\"cost_samples\":", out);
+		cost_tally_json(out, &p->cost_tally);
+		fputc(',', out);
+	}
 	if (o->by == RPT_BY_PATH) {
 		json_rows(out, p, RPT_BY_PATH, o);
 		fputc(',', out);

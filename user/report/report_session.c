@@ -55,6 +55,8 @@ int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *coun
 	}
 	snprintf(unit, sizeof(unit), "%s", cd.counters[idx].name);
 	cost_summary(summary, len, &cd, &a);
+	cost_tally_of(&cd, &a, &p->cost_tally);
+	p->has_cost_tally = 1;
 	int rc = rpt_profile_apply_costs(p, &a, unit) < 0 ? WPP_EXIT_ERROR : 0;
 	/* Per line by the sampled ip (annotate and the per-path line costs). */
 	if (rc == 0 && (!(p->line_costs = calloc(1, sizeof(*p->line_costs))) ||

@@ -34,13 +34,19 @@
 static char dir[256], elf_path[300], wpp_path[300];
 
 #define P(id) wpp_make_word(10, (id))
-#define R(n) wpp_make_ctrl(WPP_CTRL_REPEAT, (n))
+#define R(n)  wpp_make_ctrl(WPP_CTRL_REPEAT, (n))
 
-static void process_at(struct tl_writer *w, uint32_t pid, uint32_t gen, uint32_t flags, uint64_t time_ns)
+static void process_at(struct tl_writer *w, uint32_t pid, uint32_t gen, uint32_t flags,
+		       uint64_t time_ns)
 {
 	static const char tail[] = "/bin/prog\0prog\0";
-	struct wpp_chunk_process p = {.pid = pid, .ppid = 1, .flags = flags, .generation = gen,
-				      .exe_len = 10, .time_ns = time_ns, .cmdline_len = 5};
+	struct wpp_chunk_process p = {.pid = pid,
+				      .ppid = 1,
+				      .flags = flags,
+				      .generation = gen,
+				      .exe_len = 10,
+				      .time_ns = time_ns,
+				      .cmdline_len = 5};
 	tl_chunk(w, WPP_CHUNK_PROCESS, &p, sizeof(p), tail, 15);
 }
 
@@ -62,7 +68,8 @@ static int write_fixture(void)
 	tl_spit(blob_path, blob, size);
 	free(blob);
 	snprintf(cmd, sizeof(cmd),
-		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly /proc/%d/exe %s",
+		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly "
+		 "/proc/%d/exe %s",
 		 blob_path, (int)getpid(), elf_path);
 	if (system(cmd) != 0)
 		return -1;
@@ -93,7 +100,8 @@ static int write_fixture(void)
 	{
 		/* thread 101: one batch, then its end was lost. */
 		uint64_t b1[] = {P(1), P(2)};
-		struct wpp_chunk_gap g = {.pid = 100, .tid = 101, .after_seq = 1, .lost_words = 9, .lost_batches = 1};
+		struct wpp_chunk_gap g = {
+		    .pid = 100, .tid = 101, .after_seq = 1, .lost_words = 9, .lost_batches = 1};
 		tl_batch(&w, 100, 0, 101, 1, 0, 0, 0, b1, 2);
 		tl_chunk(&w, WPP_CHUNK_GAP, &g, sizeof(g), NULL, 0);
 	}
@@ -143,51 +151,66 @@ struct case_ {
 	uint64_t ordinal, path;
 };
 
-#define S(tid_, pos_, seq_, word_, time_) \
-	{.pid = 100, .tid = (tid_), .generation = 0, .pos = (pos_), .seq = (seq_), .word = (word_), \
-	 .value = 10, .time_ns = (time_), .ip = 0x1000}
+#define S(tid_, pos_, seq_, word_, time_)                                                          \
+	{.pid = 100,                                                                               \
+	 .tid = (tid_),                                                                            \
+	 .generation = 0,                                                                          \
+	 .pos = (pos_),                                                                            \
+	 .seq = (seq_),                                                                            \
+	 .word = (word_),                                                                          \
+	 .value = 10,                                                                              \
+	 .time_ns = (time_),                                                                       \
+	 .ip = 0x1000}
 #define HIT(smp, ord, id) {smp, -1, (ord), (id)}
-#define MISS(smp, why) {smp, (why), 0, 0}
+#define MISS(smp, why)	  {smp, (why), 0, 0}
 
 static const struct case_ cases[] = {
-	HIT(S(100, WPP_POS_BUFFER, 1, 0, 2000), 0, 0),
-	HIT(S(100, WPP_POS_BUFFER, 1, 1, 2000), 1, 1),
-	/* a REPEAT word's position: the first instance of its run, once */
-	HIT(S(100, WPP_POS_BUFFER, 1, 2, 2000), 2, 1),
-	/* the second REPEAT word in a row: the first instance it adds */
-	HIT(S(100, WPP_POS_BUFFER, 1, 3, 2000), 5, 1),
-	/* past the end of batch 1: word 0 of batch 2, a REPEAT of batch 1's last record */
-	HIT(S(100, WPP_POS_BUFFER, 1, 5, 2000), 8, 0),
-	/* not open yet: word 1 of the first batch numbered after 1 */
-	HIT(S(100, WPP_POS_NEXT, 1, 1, 2000), 12, 2),
-	HIT(S(100, WPP_POS_NUMBERED, 3, 0, 2000), 13, 3),
-	MISS(S(100, WPP_POS_BUFFER, 3, 1, 2000), COST_MISS_NOT_A_PATH),
-	MISS(S(100, WPP_POS_BUFFER, 4, 0, 2000), COST_MISS_LOST),
-	/* the next batch after 3 would have been 4, which was lost */
-	MISS(S(100, WPP_POS_NEXT, 3, 0, 2000), COST_MISS_LOST),
-	MISS(S(100, WPP_POS_BUFFER, 3, 2, 2000), COST_MISS_LOST),
-	/* a run whose record was lost with the batch before it */
-	MISS(S(100, WPP_POS_BUFFER, 5, 0, 2000), COST_MISS_NOT_A_PATH),
-	HIT(S(100, WPP_POS_BUFFER, 5, 1, 2000), 14, 0),
-	MISS(S(100, WPP_POS_BUFFER, 5, 2, 2000), COST_MISS_AFTER_END),
-	MISS(S(100, WPP_POS_NEXT, 5, 0, 2000), COST_MISS_AFTER_END),
-	/* no position: before the image began (time 1000), in start-up after */
-	MISS(S(100, WPP_POS_UNREGISTERED, 0, 0, 500), COST_MISS_BEFORE_IMAGE),
-	MISS(S(100, WPP_POS_UNREGISTERED, 0, 0, 2000), COST_MISS_NOT_RECORDING),
-	MISS(S(100, WPP_POS_UNKNOWN, 0, 0, 2000), COST_MISS_NO_POSITION),
-	MISS(S(100, WPP_POS_DISCARD, 0, 0, 2000), COST_MISS_DISCARD),
-	MISS(S(999, WPP_POS_BUFFER, 1, 0, 2000), COST_MISS_NO_THREAD),
-	/* thread 101's end was lost: past its last batch is not "after the end" */
-	MISS(S(101, WPP_POS_NEXT, 1, 0, 2000), COST_MISS_LOST),
-	MISS(S(101, WPP_POS_BUFFER, 1, 2, 2000), COST_MISS_LOST),
-	HIT(S(101, WPP_POS_BUFFER, 1, 1, 2000), 1, 2),
-	/* the next main-level batch after 1 is 3: 2 is the handler's */
-	HIT(S(102, WPP_POS_NEXT, 1, 0, 2000), 3, 3),
-	HIT(S(102, WPP_POS_NEXT, 1, 0, 2000), 3, 3),
-	/* ... and the next batch at depth 1 is 2 */
-	{{.pid = 100, .tid = 102, .pos = WPP_POS_NEXT, .depth = 1, .seq = 1, .value = 10, .time_ns = 2000},
-	 -1, 1, 2},
-	HIT(S(102, WPP_POS_BUFFER, 1, 1, 2000), 2, 1),
+    HIT(S(100, WPP_POS_BUFFER, 1, 0, 2000), 0, 0),
+    HIT(S(100, WPP_POS_BUFFER, 1, 1, 2000), 1, 1),
+    /* a REPEAT word's position: the first instance of its run, once */
+    HIT(S(100, WPP_POS_BUFFER, 1, 2, 2000), 2, 1),
+    /* the second REPEAT word in a row: the first instance it adds */
+    HIT(S(100, WPP_POS_BUFFER, 1, 3, 2000), 5, 1),
+    /* past the end of batch 1: word 0 of batch 2, a REPEAT of batch 1's last record */
+    HIT(S(100, WPP_POS_BUFFER, 1, 5, 2000), 8, 0),
+    /* not open yet: word 1 of the first batch numbered after 1 */
+    HIT(S(100, WPP_POS_NEXT, 1, 1, 2000), 12, 2),
+    HIT(S(100, WPP_POS_NUMBERED, 3, 0, 2000), 13, 3),
+    MISS(S(100, WPP_POS_BUFFER, 3, 1, 2000), COST_MISS_NOT_A_PATH),
+    MISS(S(100, WPP_POS_BUFFER, 4, 0, 2000), COST_MISS_LOST),
+    /* the next batch after 3 would have been 4, which was lost */
+    MISS(S(100, WPP_POS_NEXT, 3, 0, 2000), COST_MISS_LOST),
+    MISS(S(100, WPP_POS_BUFFER, 3, 2, 2000), COST_MISS_LOST),
+    /* a run whose record was lost with the batch before it */
+    MISS(S(100, WPP_POS_BUFFER, 5, 0, 2000), COST_MISS_NOT_A_PATH),
+    HIT(S(100, WPP_POS_BUFFER, 5, 1, 2000), 14, 0),
+    MISS(S(100, WPP_POS_BUFFER, 5, 2, 2000), COST_MISS_AFTER_END),
+    MISS(S(100, WPP_POS_NEXT, 5, 0, 2000), COST_MISS_AFTER_END),
+    /* no position: before the image began (time 1000), in start-up after */
+    MISS(S(100, WPP_POS_UNREGISTERED, 0, 0, 500), COST_MISS_BEFORE_IMAGE),
+    MISS(S(100, WPP_POS_UNREGISTERED, 0, 0, 2000), COST_MISS_NOT_RECORDING),
+    MISS(S(100, WPP_POS_UNKNOWN, 0, 0, 2000), COST_MISS_NO_POSITION),
+    MISS(S(100, WPP_POS_DISCARD, 0, 0, 2000), COST_MISS_DISCARD),
+    MISS(S(999, WPP_POS_BUFFER, 1, 0, 2000), COST_MISS_NO_THREAD),
+    /* thread 101's end was lost: past its last batch is not "after the end" */
+    MISS(S(101, WPP_POS_NEXT, 1, 0, 2000), COST_MISS_LOST),
+    MISS(S(101, WPP_POS_BUFFER, 1, 2, 2000), COST_MISS_LOST),
+    HIT(S(101, WPP_POS_BUFFER, 1, 1, 2000), 1, 2),
+    /* the next main-level batch after 1 is 3: 2 is the handler's */
+    HIT(S(102, WPP_POS_NEXT, 1, 0, 2000), 3, 3),
+    HIT(S(102, WPP_POS_NEXT, 1, 0, 2000), 3, 3),
+    /* ... and the next batch at depth 1 is 2 */
+    {{.pid = 100,
+      .tid = 102,
+      .pos = WPP_POS_NEXT,
+      .depth = 1,
+      .seq = 1,
+      .value = 10,
+      .time_ns = 2000},
+     -1,
+     1,
+     2},
+    HIT(S(102, WPP_POS_BUFFER, 1, 1, 2000), 2, 1),
 };
 
 static void check_attribution(void **state)
@@ -206,7 +229,46 @@ static void check_attribution(void **state)
 	smp[n].counter = 1;
 	smp[n + 1] = (struct wpp_sample)S(100, WPP_POS_BUFFER, 1, 0, 3000);
 	smp[n + 1].generation = 1;
-	struct cost_data cd = {.counters = desc, .ncounters = 2, .samples = smp, .nsamples = n + 2};
+	/* Per-batch counts of a multiplexed counter: each is scaled by
+	 * enabled / running on its own (rounded down), then summed:
+	 * 1000 * 20/10 + 500 * 30/10 + 7 * 3/2 = 2000 + 1500 + 10.  The other
+	 * counter's count is not this counter's. */
+	struct wpp_count counts[4] = {
+	    {.pid = 100,
+	     .tid = 100,
+	     .counter = 0,
+	     .seq = 1,
+	     .count = 1000,
+	     .enabled_ns = 20,
+	     .running_ns = 10},
+	    {.pid = 100,
+	     .tid = 101,
+	     .counter = 0,
+	     .seq = 1,
+	     .count = 500,
+	     .enabled_ns = 30,
+	     .running_ns = 10},
+	    {.pid = 100,
+	     .tid = 100,
+	     .counter = 0,
+	     .seq = 2,
+	     .count = 7,
+	     .enabled_ns = 3,
+	     .running_ns = 2},
+	    {.pid = 100,
+	     .tid = 100,
+	     .counter = 1,
+	     .seq = 2,
+	     .count = 999,
+	     .enabled_ns = 1,
+	     .running_ns = 1},
+	};
+	struct cost_data cd = {.counters = desc,
+			       .ncounters = 2,
+			       .samples = smp,
+			       .nsamples = n + 2,
+			       .counts = counts,
+			       .ncounts = 4};
 
 	struct wpp_trace *t = wpp_trace_load(wpp_path);
 	assert_non_null(t);
@@ -246,8 +308,9 @@ static void check_attribution(void **state)
 	assert_int_equal(a.nhits, want_hits);
 	for (int m = 0; m < COST_MISS_N; m++)
 		if (a.missed[m] != want_missed[m])
-			fail_msg("class '%s': %llu samples, expected %llu", cost_miss_text((enum cost_miss)m),
-				 (unsigned long long)a.missed[m], (unsigned long long)want_missed[m]);
+			fail_msg("class '%s': %llu samples, expected %llu",
+				 cost_miss_text((enum cost_miss)m), (unsigned long long)a.missed[m],
+				 (unsigned long long)want_missed[m]);
 	/* nothing lost and nothing counted twice */
 	uint64_t missed = 0;
 	for (int m = 0; m < COST_MISS_N; m++)
@@ -260,18 +323,49 @@ static void check_attribution(void **state)
 	 * outside recording, each class named. */
 	char line[512];
 	cost_summary(line, sizeof(line), &cd, &a);
-	uint64_t outside = want_missed[COST_MISS_BEFORE_IMAGE] + want_missed[COST_MISS_NOT_RECORDING] +
-			   want_missed[COST_MISS_AFTER_END];
+	uint64_t outside = want_missed[COST_MISS_BEFORE_IMAGE] +
+			   want_missed[COST_MISS_NOT_RECORDING] + want_missed[COST_MISS_AFTER_END];
 	char want[160];
-	snprintf(want, sizeof(want), "; %llu of the %llu samples taken while recording unattributed (%.2f%%)",
+	snprintf(want, sizeof(want),
+		 "; %llu of the %llu samples taken while recording unattributed (%.2f%%)",
 		 (unsigned long long)(missed - outside), (unsigned long long)(a.samples - outside),
 		 100.0 * (double)(missed - outside) / (double)(a.samples - outside));
 	if (!strstr(line, want))
 		fail_msg("summary '%s' lacks '%s'", line, want);
-	assert_non_null(strstr(line, "page-faults: ~140 on paths, estimated from 28 samples (period 10)"));
+	assert_non_null(
+	    strstr(line, "page-faults: ~140 on paths, estimated from 28 samples (period 10)"));
 	assert_non_null(strstr(line, "5 in lost batches"));
-	assert_non_null(strstr(line, "; 4 outside recording [1 before the program's exec, 1 in start-up"));
+	assert_non_null(
+	    strstr(line, "; 4 outside recording [1 before the program's exec, 1 in start-up"));
 	assert_non_null(strstr(line, "2 after the thread's last record]"));
+	assert_int_equal(a.has_counts, 1);
+	assert_int_equal(a.counted, 3510);
+	assert_non_null(strstr(line, "; counted exactly per batch: 3510"));
+
+	/* The same figures as JSON (report, annotate, hot, info): every class
+	 * by its key, samples = on paths + classes. */
+	char *json = NULL;
+	size_t jlen = 0;
+	FILE *mem = open_memstream(&json, &jlen);
+	struct cost_tally tally;
+	cost_tally_of(&cd, &a, &tally);
+	cost_tally_json(mem, &tally);
+	fclose(mem);
+	snprintf(want, sizeof(want),
+		 "\"samples\":%llu,\"samples_on_paths\":%llu,\"events_on_paths\":%llu",
+		 (unsigned long long)a.samples, (unsigned long long)a.nhits,
+		 (unsigned long long)(a.nhits * 10));
+	if (!strstr(json, want))
+		fail_msg("JSON '%s' lacks '%s'", json, want);
+	for (int m = 0; m < COST_MISS_N; m++) {
+		snprintf(want, sizeof(want), "\"%s\":%llu", cost_miss_key((enum cost_miss)m),
+			 (unsigned long long)want_missed[m]);
+		if (!strstr(json, want))
+			fail_msg("JSON '%s' lacks '%s'", json, want);
+	}
+	assert_non_null(strstr(json, "\"outside_recording\":4,"));
+	assert_non_null(strstr(json, "\"counted\":3510}"));
+	free(json);
 
 	/* One thread alone: the filter selects its samples only. */
 	struct cost_attribution b;
@@ -279,6 +373,7 @@ static void check_attribution(void **state)
 	assert_int_equal(b.samples, 3);
 	assert_int_equal(b.nhits, 1);
 	assert_int_equal(b.missed[COST_MISS_LOST], 2);
+	assert_int_equal(b.counted, 1500); /* thread 101's count only */
 	cost_attribution_free(&b);
 
 	cost_attribution_free(&a);
@@ -293,7 +388,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(check_attribution),
+	    cmocka_unit_test(check_attribution),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

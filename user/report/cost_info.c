@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cost_info.c — the counters section of `wpptrace info` (costs.h): for
+ * each recorded counter, every sample on a path or in exactly one miss
+ * class, and the exact per-batch total.  Attribution decodes the threads,
+ * so it needs the program's metadata (session.h); when that cannot be
+ * loaded the section says so and info still describes the rest.
+ */
+#include "cost_info.h"
+
+#include <inttypes.h>
+
+#include "costs.h"
+#include "session.h"
+
+static void tally_text(FILE *out, const struct cost_data *cd, const struct cost_attribution *a)
+{
+	char line[1024];
+	struct cost_tally t;
+	cost_tally_of(cd, a, &t);
+	cost_summary(line, sizeof(line), cd, a);
+	fprintf(out, "  %s\n", line);
+	if (!t.samples)
+		return;
+	fputs("    on no path:", out);
+	for (int m = 0; m < COST_MISS_N; m++)
+		fprintf(out, "%s %s %" PRIu64, m ? "," : "", cost_miss_key(m), t.missed[m]);
+	fputc('\n', out);
+}
+
+int cost_info_print(FILE *out, const char *file, int json)
+{
+	struct session s;
+	struct cost_data cd;
+	int rc = 0;
+
+	if (session_open(&s, file) != 0) {
+		if (json)
+			fputs("null", out);
+		else
+			fputs("counters    not attributed: the trace's metadata could not be "
+			      "loaded (above)\n",
+			      out);
+		return 0;
+	}
+	if (cost_load(s.trace, &cd) < 0) {
+		session_close(&s);
+		return -1;
+	}
+	if (json)
+		fputc('[', out);
+	else
+		fprintf(out, "counters    %" PRIu32 "\n", cd.ncounters);
+	for (uint32_t i = 0; i < cd.ncounters && rc == 0; i++) {
+		struct cost_attribution a;
+		if (cost_attribute(s.trace, s.mods, &cd, i, -1, -1, &a) < 0) {
+			rc = -1;
+			break;
+		}
+		if (json) {
+			struct cost_tally t;
+			cost_tally_of(&cd, &a, &t);
+			fputs(i ? "," : "", out);
+			cost_tally_json(out, &t);
+		} else {
+			tally_text(out, &cd, &a);
+		}
+		cost_attribution_free(&a);
+	}
+	if (json)
+		fputc(']', out);
+	cost_data_free(&cd);
+	session_close(&s);
+	return rc;
+}
