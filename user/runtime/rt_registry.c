@@ -19,10 +19,10 @@
 #include "wpp_registry.h"
 
 __attribute__((visibility("default"))) struct wpp_registry __wpp_registry = {
-	.magic = WPP_REGISTRY_MAGIC,
-	.version = WPP_REGISTRY_VERSION,
-	.entry_size = sizeof(struct wpp_registry_entry),
-	.next_fid = 1, /* fid 0 is the control fid */
+    .magic = WPP_REGISTRY_MAGIC,
+    .version = WPP_REGISTRY_VERSION,
+    .entry_size = sizeof(struct wpp_registry_entry),
+    .next_fid = 1, /* fid 0 is the control fid */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -174,6 +174,24 @@ void rt_registry_replay(void)
 
 /* fork() while another thread registers: hold the lock across the fork so
  * the child never inherits it locked. */
-void rt_registry_fork_prepare(void) { pthread_mutex_lock(&registry_lock); }
-void rt_registry_fork_parent(void) { pthread_mutex_unlock(&registry_lock); }
-void rt_registry_fork_child(void) { pthread_mutex_init(&registry_lock, NULL); }
+void rt_registry_fork_prepare(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+void rt_registry_fork_parent(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+void rt_registry_fork_child(void)
+{
+	pthread_mutex_init(&registry_lock, NULL);
+}
+
+uint32_t rt_registry_pid(void)
+{
+	return __wpp_registry.pid;
+}
+void rt_registry_set_pid(uint32_t pid)
+{
+	__wpp_registry.pid = pid;
+}

@@ -15,14 +15,14 @@ static struct wpp_shm_client client;
 static int register_process(void)
 {
 	struct wpp_shm_proc_info pi = {
-		.pid = rt_proc.pid,
-		.ppid = rt_proc.ppid,
-		.parent_tid = rt_proc.parent_tid,
-		.flags = rt_proc.flags,
-		.start_ticks = rt_proc.start_ticks,
-		.exe = rt_proc.exe,
-		.cmdline = rt_proc.cmdline,
-		.cmdline_len = rt_proc.cmdline_len,
+	    .pid = rt_proc.pid,
+	    .ppid = rt_proc.ppid,
+	    .parent_tid = rt_proc.parent_tid,
+	    .flags = rt_proc.flags,
+	    .start_ticks = rt_proc.start_ticks,
+	    .exe = rt_proc.exe,
+	    .cmdline = rt_proc.cmdline,
+	    .cmdline_len = rt_proc.cmdline_len,
 	};
 	int err = wpp_shm_register_process(&client, &pi);
 
@@ -81,7 +81,7 @@ static void shm_module(uint32_t fid_base, uint32_t nfuncs, uint64_t tu_hash, uin
 		       uint64_t load_bias, const uint8_t *build_id, uint32_t build_id_len,
 		       const char *path)
 {
-	struct wpp_shm_tu_info ti = {fid_base,	 nfuncs,   tu_hash,	 meta_addr,
+	struct wpp_shm_tu_info ti = {fid_base,	nfuncs,	  tu_hash,	meta_addr,
 				     load_bias, build_id, build_id_len, path};
 	wpp_shm_register_tu(&client, &ti);
 }
@@ -95,7 +95,18 @@ static void shm_fork_child(void)
 	rt_registry_replay();
 }
 
+/* A vfork child registers its own process through the parent's memory;
+ * the parent puts its client state back afterwards (rt_vfork.c). */
+void rt_shm_client_save(struct wpp_shm_client *out)
+{
+	*out = client;
+}
+
+void rt_shm_client_restore(const struct wpp_shm_client *in)
+{
+	client = *in;
+}
+
 const struct rt_transport_ops rt_transport_shm = {
-	"shm",	   shm_thread_open, shm_begin,	    shm_publish, shm_close,
-	shm_lost, shm_module,	    shm_fork_child,
+    "shm", shm_thread_open, shm_begin, shm_publish, shm_close, shm_lost, shm_module, shm_fork_child,
 };

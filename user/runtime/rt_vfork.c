@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_vfork.c — a vfork child records into streams of its own, and its parent
+ * resumes exactly where it was.
+ *
+ * A vfork child runs on its parent's memory: the same TLS block (cursor,
+ * limit, rt_self), the same globals (process identity, the shm client, the
+ * registry's pid), the same stack below the caller's frame.  libwpprt
+ * therefore defines `vfork` itself (it interposes libc's, as pthread_create
+ * is interposed):
+ *
+ *   parent, before the syscall   block every signal; save the thread's and
+ *                                the process's runtime state (a small stack
+ *                                per thread, nested vforks included);
+ *   child, after the syscall     become a new process exactly as a fork child
+ *                                does (pid, ppid, parent tid, FORKED; the
+ *                                transport's process entry and modules; fresh
+ *                                streams at seq 1 with buffers of its own),
+ *                                then restore the signal mask;
+ *   parent, once the child has   release the child's private buffers, put
+ *   exec'd or exited             every saved byte back, restore the mask.
+ *
+ * The child publishes its batches itself (instrumented code calls
+ * __wpp_flush_all before exec*, _exit and abort), attributed to its own pid
+ * and tid; the parent's open buffer, cursor and sequence numbers are never
+ * touched.  Signals stay blocked around both switches so that no handler
+ * ever runs on a half-switched state (the parent's pending signals are
+ * delivered once its state is back).
+ *
+ * The syscall wrapper is assembly because a vfork child returns from it and
+ * goes on to overwrite the stack the wrapper's caller left below its frame:
+ * the parent must not need anything from that stack after the syscall, so
+ * the return address travels in a register (as in libc).  posix_spawn and
+ * other clone(CLONE_VM|CLONE_VFORK) users do not come here; their children
+ * run only libc code until exec, and record nothing.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../kmod-free/shm_producer.h"
+#include "rt_internal.h"
+#include "rt_position.h"
+#include "wpp/wpp_file.h"
+
+#if defined(__x86_64__)
+
+/* vforks nested inside a vfork child (undefined behaviour in POSIX, but
+ * cheap to allow) up to this depth; deeper children record nothing. */
+#define RT_VFORK_DEPTH 3
+#define RT_STR2(x)     #x
+#define RT_STR(x)      RT_STR2(x)
+
+struct rt_vfork_save {
+	struct rt_thread self;
+	uint64_t *cursor, *limit;
+	struct rt_process proc;
+	struct wpp_thread_position position;
+	struct wpp_shm_client shm;
+	uint32_t registry_pid;
+	sigset_t mask;
+};
+
+static __thread struct rt_vfork_save rt_vfork_saves[RT_VFORK_DEPTH] RT_TLS;
+static __thread int rt_vfork_depth RT_TLS;
+
+/* Parent, before the syscall.  Returns nothing: the state is in TLS. */
+RT_HIDDEN void rt_vfork_prepare(void)
+{
+	struct rt_vfork_save *s;
+	sigset_t all;
+	int d = rt_vfork_depth;
+
+	sigfillset(&all);
+	if (d >= RT_VFORK_DEPTH) {
+		rt_vfork_depth = d + 1;
+		return;
+	}
+	s = &rt_vfork_saves[d];
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &s->mask, _NSIG / 8);
+	memcpy(&s->self, &rt_self, sizeof(rt_self));
+	s->cursor = __wpp_cursor;
+	s->limit = __wpp_limit;
+	s->proc = rt_proc;
+	rt_position_save(&s->position);
+	rt_shm_client_save(&s->shm);
+	s->registry_pid = rt_registry_pid();
+	rt_vfork_depth = d + 1;
+}
+
+/* Child, after the syscall: a new process with fresh streams. */
+RT_HIDDEN void rt_vfork_child(void)
+{
+	struct rt_thread *t = &rt_self;
+	int d = rt_vfork_depth - 1;
+	uint32_t parent_tid = t->tid ? t->tid : rt_proc.pid;
+
+	if (d >= RT_VFORK_DEPTH) {
+		/* Too deep to restore the parent later: record nothing. */
+		t->state = RT_T_DISCARD;
+		__wpp_cursor = t->discard;
+		__wpp_limit = t->discard + RT_DISCARD_WORDS;
+		return;
+	}
+	rt_process_identify(parent_tid, WPP_PROC_FORKED);
+	if (rt_init_done())
+		rt_transport->fork_child();
+	if (t->state == RT_T_LIVE || t->state == RT_T_DONE) {
+		rt_thread_forget(t);
+		/* The parent's private buffers stay the parent's. */
+		memset(t->private_buf, 0, sizeof(t->private_buf));
+		t->state = RT_T_NEW;
+		t->transport = NULL;
+		t->exit_rounds = 0;
+		t->overflow = 0;
+		t->depth = 0;
+		__wpp_cursor = __wpp_limit = t->lv[0].scratch;
+		rt_thread_start(t);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &rt_vfork_saves[d].mask, NULL, _NSIG / 8);
+}
+
+/* Parent, once the child is gone (exec or exit) or the syscall failed. */
+RT_HIDDEN void rt_vfork_parent(void)
+{
+	struct rt_vfork_save *s;
+	int d = --rt_vfork_depth;
+
+	if (d >= RT_VFORK_DEPTH)
+		return;
+	s = &rt_vfork_saves[d];
+	/* Buffers the child mapped live in our address space now. */
+	for (int l = 0; l < RT_LEVELS; l++)
+		if (rt_self.private_buf[l] && rt_self.private_buf[l] != s->self.private_buf[l])
+			munmap(rt_self.private_buf[l], wpp_shm_slot_bytes(rt_buffer_words));
+	memcpy(&rt_self, &s->self, sizeof(rt_self));
+	__wpp_cursor = s->cursor;
+	__wpp_limit = s->limit;
+	rt_proc = s->proc;
+	rt_position_restore(&s->position);
+	rt_shm_client_restore(&s->shm);
+	rt_registry_set_pid(s->registry_pid);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, _NSIG / 8);
+}
+
+/* pid_t vfork(void).  The return address is popped into %rdi (vfork takes
+ * no argument) before the syscall and pushed back after it, in the parent
+ * and in the child alike; the helpers are called with the stack aligned. */
+__asm__(".text\n"
+	"\t.globl vfork\n"
+	"\t.type vfork, @function\n"
+	"vfork:\n"
+	"\tsub $8, %rsp\n"
+	"\tcall rt_vfork_prepare\n"
+	"\tadd $8, %rsp\n"
+	"\tpop %rdi\n"
+	"\tmov $" RT_STR(SYS_vfork) ", %eax\n"
+				    "\tsyscall\n"
+				    "\tpush %rdi\n"
+				    "\ttest %rax, %rax\n"
+				    "\tjz 1f\n"
+				    "\tpush %rax\n"
+				    "\tcall rt_vfork_parent\n"
+				    "\tpop %rax\n"
+				    "\tcmp $-4095, %rax\n"
+				    "\tjae 2f\n"
+				    "\tret\n"
+				    "1:\n"
+				    "\tsub $8, %rsp\n"
+				    "\tcall rt_vfork_child\n"
+				    "\tadd $8, %rsp\n"
+				    "\txor %eax, %eax\n"
+				    "\tret\n"
+				    "2:\n"
+				    "\tneg %eax\n"
+				    "\tmov %eax, %edi\n"
+				    "\tjmp rt_vfork_failed\n"
+				    "\t.size vfork, .-vfork\n");
+
+/* The syscall failed: errno, -1 (a tail call from the wrapper). */
+RT_HIDDEN long rt_vfork_failed(int err)
+{
+	errno = err;
+	return -1;
+}
+
+#endif
