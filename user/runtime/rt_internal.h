@@ -74,7 +74,14 @@ struct rt_process {
 	uint32_t cmdline_len;
 };
 extern struct rt_process rt_proc RT_HIDDEN;
-void rt_process_identify(uint32_t parent_tid, uint32_t flags) RT_HIDDEN;
+/* Set only in a vfork child: the identity it records under, so that the
+ * parent's other threads, which share rt_proc, never see the child's. */
+extern __thread struct rt_process *rt_proc_override RT_TLS RT_HIDDEN;
+static inline struct rt_process *rt_process_self(void)
+{
+	return rt_proc_override ? rt_proc_override : &rt_proc;
+}
+void rt_process_identify(struct rt_process *p, uint32_t parent_tid, uint32_t flags) RT_HIDDEN;
 uint32_t rt_gettid(void) RT_HIDDEN;
 uint64_t rt_now_ns(void) RT_HIDDEN;
 
@@ -111,9 +118,12 @@ extern uint32_t rt_buffer_words RT_HIDDEN;
 void rt_init(void) RT_HIDDEN;
 int rt_init_done(void) RT_HIDDEN;
 int rt_shm_attach(const char *path) RT_HIDDEN;
+/* A vfork child's own shm client (the process's one is shared with the
+ * parent's threads): copy the calling thread's client into own, and make
+ * the calling thread use `own` (NULL: the process's); returns the previous. */
 struct wpp_shm_client;
-void rt_shm_client_save(struct wpp_shm_client *out) RT_HIDDEN;
-void rt_shm_client_restore(const struct wpp_shm_client *in) RT_HIDDEN;
+void rt_shm_client_copy(struct wpp_shm_client *own) RT_HIDDEN;
+struct wpp_shm_client *rt_shm_client_use(struct wpp_shm_client *own) RT_HIDDEN;
 
 /* --- buffers (rt_buffers.c) --- */
 void rt_thread_start(struct rt_thread *t) RT_HIDDEN;
@@ -130,13 +140,11 @@ uint64_t rt_level_offset(struct rt_thread *t, int level, uint64_t *cursor) RT_HI
 void rt_thread_forget(struct rt_thread *t) RT_HIDDEN;
 
 /* --- registry (rt_registry.c) --- */
-void rt_registry_replay(void) RT_HIDDEN; /* re-announce modules (fork child) */
+void rt_registry_replay(void) RT_HIDDEN; /* re-announce modules (fork/vfork child) */
 void rt_registry_fork_prepare(void) RT_HIDDEN;
 void rt_registry_fork_parent(void) RT_HIDDEN;
 void rt_registry_fork_child(void) RT_HIDDEN;
-/* The pid the registry names (a vfork child renames it; rt_vfork.c). */
-uint32_t rt_registry_pid(void) RT_HIDDEN;
-void rt_registry_set_pid(uint32_t pid) RT_HIDDEN;
+void rt_registry_set_pid(uint32_t pid) RT_HIDDEN; /* fork child */
 
 /* --- lifecycle (rt_lifecycle.c) --- */
 void rt_lifecycle_init(void) RT_HIDDEN;

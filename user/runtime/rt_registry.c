@@ -162,11 +162,14 @@ __attribute__((visibility("default"))) void __wpp_register_tu(struct wpp_tu_desc
 
 void rt_registry_replay(void)
 {
-	/* Fork child: single-threaded, the lock state is inherited; do not take it. */
+	/* Fork child: single-threaded, the lock state is inherited; do not take
+	 * it.  vfork child: the parent's threads may be registering; count is
+	 * published after its entry is complete. */
 	struct wpp_registry_entry *e = (void *)(uintptr_t)__wpp_registry.entries;
 
-	__wpp_registry.pid = rt_proc.pid;
-	for (uint32_t i = 0; i < __wpp_registry.count; i++)
+	uint32_t n = __atomic_load_n(&__wpp_registry.count, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++)
 		rt_transport->module(e[i].fid_base, e[i].nfuncs, e[i].tu_hash, e[i].meta_addr,
 				     e[i].load_bias, e[i].build_id, e[i].build_id_len,
 				     (const char *)(uintptr_t)e[i].path);
@@ -187,10 +190,6 @@ void rt_registry_fork_child(void)
 	pthread_mutex_init(&registry_lock, NULL);
 }
 
-uint32_t rt_registry_pid(void)
-{
-	return __wpp_registry.pid;
-}
 void rt_registry_set_pid(uint32_t pid)
 {
 	__wpp_registry.pid = pid;

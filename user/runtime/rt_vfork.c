@@ -4,19 +4,22 @@
  * resumes exactly where it was.
  *
  * A vfork child runs on its parent's memory: the same TLS block (cursor,
- * limit, rt_self), the same globals (process identity, the shm client, the
- * registry's pid), the same stack below the caller's frame.  libwpprt
+ * limit, rt_self), the same globals, the same stack below the caller's
+ * frame, while the parent's other threads keep running.  libwpprt
  * therefore defines `vfork` itself (it interposes libc's, as pthread_create
  * is interposed):
  *
- *   parent, before the syscall   block every signal; save the thread's and
- *                                the process's runtime state (a small stack
- *                                per thread, nested vforks included);
- *   child, after the syscall     become a new process exactly as a fork child
- *                                does (pid, ppid, parent tid, FORKED; the
+ *   parent, before the syscall   block every signal; save the thread's
+ *                                runtime state (a small stack per thread,
+ *                                nested vforks included);
+ *   child, after the syscall     become a new process as a fork child does
+ *                                (pid, ppid, parent tid, FORKED; the
  *                                transport's process entry and modules; fresh
  *                                streams at seq 1 with buffers of its own),
- *                                then restore the signal mask;
+ *                                through a process identity and shm client of
+ *                                its own (TLS overrides: rt_proc and the
+ *                                process's client stay the parent's, for its
+ *                                other threads), then restore the mask;
  *   parent, once the child has   release the child's private buffers, put
  *   exec'd or exited             every saved byte back, restore the mask.
  *
@@ -54,14 +57,18 @@
 #define RT_STR2(x)     #x
 #define RT_STR(x)      RT_STR2(x)
 
+/* What the parent gets back, and the child's own identity: the child must
+ * not write rt_proc or the process's shm client, which the parent's other
+ * threads keep using meanwhile. */
 struct rt_vfork_save {
 	struct rt_thread self;
 	uint64_t *cursor, *limit;
-	struct rt_process proc;
 	struct wpp_thread_position position;
-	struct wpp_shm_client shm;
-	uint32_t registry_pid;
+	struct rt_process *proc_override;
+	struct wpp_shm_client *shm_override;
 	sigset_t mask;
+	struct rt_process child_proc;
+	struct wpp_shm_client child_shm;
 };
 
 static __thread struct rt_vfork_save rt_vfork_saves[RT_VFORK_DEPTH] RT_TLS;
@@ -84,10 +91,10 @@ RT_HIDDEN void rt_vfork_prepare(void)
 	memcpy(&s->self, &rt_self, sizeof(rt_self));
 	s->cursor = __wpp_cursor;
 	s->limit = __wpp_limit;
-	s->proc = rt_proc;
 	rt_position_save(&s->position);
-	rt_shm_client_save(&s->shm);
-	s->registry_pid = rt_registry_pid();
+	s->proc_override = rt_proc_override;
+	s->shm_override = rt_shm_client_use(NULL);
+	rt_shm_client_use(s->shm_override);
 	rt_vfork_depth = d + 1;
 }
 
@@ -96,7 +103,8 @@ RT_HIDDEN void rt_vfork_child(void)
 {
 	struct rt_thread *t = &rt_self;
 	int d = rt_vfork_depth - 1;
-	uint32_t parent_tid = t->tid ? t->tid : rt_proc.pid;
+	uint32_t parent_tid = t->tid ? t->tid : rt_process_self()->pid;
+	struct rt_vfork_save *s = &rt_vfork_saves[d];
 
 	if (d >= RT_VFORK_DEPTH) {
 		/* Too deep to restore the parent later: record nothing. */
@@ -105,7 +113,10 @@ RT_HIDDEN void rt_vfork_child(void)
 		__wpp_limit = t->discard + RT_DISCARD_WORDS;
 		return;
 	}
-	rt_process_identify(parent_tid, WPP_PROC_FORKED);
+	rt_process_identify(&s->child_proc, parent_tid, WPP_PROC_FORKED);
+	rt_proc_override = &s->child_proc;
+	rt_shm_client_copy(&s->child_shm);
+	rt_shm_client_use(&s->child_shm);
 	if (rt_init_done())
 		rt_transport->fork_child();
 	if (t->state == RT_T_LIVE || t->state == RT_T_DONE) {
@@ -120,7 +131,7 @@ RT_HIDDEN void rt_vfork_child(void)
 		__wpp_cursor = __wpp_limit = t->lv[0].scratch;
 		rt_thread_start(t);
 	}
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &rt_vfork_saves[d].mask, NULL, _NSIG / 8);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, _NSIG / 8);
 }
 
 /* Parent, once the child is gone (exec or exit) or the syscall failed. */
@@ -139,10 +150,9 @@ RT_HIDDEN void rt_vfork_parent(void)
 	memcpy(&rt_self, &s->self, sizeof(rt_self));
 	__wpp_cursor = s->cursor;
 	__wpp_limit = s->limit;
-	rt_proc = s->proc;
 	rt_position_restore(&s->position);
-	rt_shm_client_restore(&s->shm);
-	rt_registry_set_pid(s->registry_pid);
+	rt_proc_override = s->proc_override;
+	rt_shm_client_use(s->shm_override);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, _NSIG / 8);
 }
 
