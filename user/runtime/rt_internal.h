@@ -149,5 +149,6 @@ void rt_registry_set_pid(uint32_t pid) RT_HIDDEN; /* fork child */
 /* --- lifecycle (rt_lifecycle.c) --- */
 void rt_lifecycle_init(void) RT_HIDDEN;
 void rt_thread_arm_exit(struct rt_thread *t) RT_HIDDEN;
+void rt_vfork_thread_exit(void) RT_HIDDEN; /* release the vfork save area */
 
 #endif

@@ -36,9 +36,10 @@ static void on_thread_exit(void *arg)
 	rt_level_finish(t, 0, WPP_BATCH_FINAL);
 	last = ++t->exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS;
 	rt_transport->thread_close(t, last);
-	if (last)
+	if (last) {
 		t->state = RT_T_DONE;
-	else
+		rt_vfork_thread_exit();
+	} else
 		pthread_setspecific(exit_key, t);
 }
 

@@ -52,8 +52,11 @@
 #if defined(__x86_64__)
 
 /* vforks nested inside a vfork child (undefined behaviour in POSIX, but
- * cheap to allow) up to this depth; deeper children record nothing. */
-#define RT_VFORK_DEPTH 3
+ * cheap to allow) up to this depth.  A deeper child, or one whose parent
+ * could not map a save area, is left alone: its records go on in the
+ * parent's stream, as if the parent had made them (nothing is lost or
+ * corrupted, only misattributed). */
+#define RT_VFORK_DEPTH 4
 #define RT_STR2(x)     #x
 #define RT_STR(x)      RT_STR2(x)
 
@@ -71,22 +74,51 @@ struct rt_vfork_save {
 	struct wpp_shm_client child_shm;
 };
 
-static __thread struct rt_vfork_save rt_vfork_saves[RT_VFORK_DEPTH] RT_TLS;
+/* Mapped at the thread's first vfork (kept out of TLS: a libwpprt loaded by
+ * dlopen gets its TLS from the small static surplus), unmapped when the
+ * thread exits. */
+static __thread struct rt_vfork_save *rt_vfork_saves RT_TLS;
 static __thread int rt_vfork_depth RT_TLS;
+#define RT_VFORK_SAVES_BYTES (sizeof(struct rt_vfork_save) * RT_VFORK_DEPTH)
+
+void rt_vfork_thread_exit(void)
+{
+	if (rt_vfork_saves && !rt_vfork_depth)
+		munmap(rt_vfork_saves, RT_VFORK_SAVES_BYTES);
+	rt_vfork_saves = NULL;
+}
+
+/* The save slot of depth d, or NULL: the child is left alone. */
+static struct rt_vfork_save *slot_at(int d)
+{
+	return d < RT_VFORK_DEPTH && rt_vfork_saves ? &rt_vfork_saves[d] : NULL;
+}
+
+/* Same, mapping the slots first if need be (the parent, before vfork). */
+static struct rt_vfork_save *save_slot(int d)
+{
+	if (d >= RT_VFORK_DEPTH)
+		return NULL;
+	if (!rt_vfork_saves) {
+		void *m = mmap(NULL, RT_VFORK_SAVES_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		rt_vfork_saves = m;
+	}
+	return &rt_vfork_saves[d];
+}
 
 /* Parent, before the syscall.  Returns nothing: the state is in TLS. */
 RT_HIDDEN void rt_vfork_prepare(void)
 {
-	struct rt_vfork_save *s;
+	struct rt_vfork_save *s = save_slot(rt_vfork_depth);
 	sigset_t all;
-	int d = rt_vfork_depth;
 
-	sigfillset(&all);
-	if (d >= RT_VFORK_DEPTH) {
-		rt_vfork_depth = d + 1;
+	rt_vfork_depth++;
+	if (!s)
 		return;
-	}
-	s = &rt_vfork_saves[d];
+	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &s->mask, _NSIG / 8);
 	memcpy(&s->self, &rt_self, sizeof(rt_self));
 	s->cursor = __wpp_cursor;
@@ -95,24 +127,17 @@ RT_HIDDEN void rt_vfork_prepare(void)
 	s->proc_override = rt_proc_override;
 	s->shm_override = rt_shm_client_use(NULL);
 	rt_shm_client_use(s->shm_override);
-	rt_vfork_depth = d + 1;
 }
 
 /* Child, after the syscall: a new process with fresh streams. */
 RT_HIDDEN void rt_vfork_child(void)
 {
 	struct rt_thread *t = &rt_self;
-	int d = rt_vfork_depth - 1;
 	uint32_t parent_tid = t->tid ? t->tid : rt_process_self()->pid;
-	struct rt_vfork_save *s = &rt_vfork_saves[d];
+	struct rt_vfork_save *s = slot_at(rt_vfork_depth - 1);
 
-	if (d >= RT_VFORK_DEPTH) {
-		/* Too deep to restore the parent later: record nothing. */
-		t->state = RT_T_DISCARD;
-		__wpp_cursor = t->discard;
-		__wpp_limit = t->discard + RT_DISCARD_WORDS;
+	if (!s)
 		return;
-	}
 	rt_process_identify(&s->child_proc, parent_tid, WPP_PROC_FORKED);
 	rt_proc_override = &s->child_proc;
 	rt_shm_client_copy(&s->child_shm);
@@ -137,12 +162,10 @@ RT_HIDDEN void rt_vfork_child(void)
 /* Parent, once the child is gone (exec or exit) or the syscall failed. */
 RT_HIDDEN void rt_vfork_parent(void)
 {
-	struct rt_vfork_save *s;
-	int d = --rt_vfork_depth;
+	struct rt_vfork_save *s = slot_at(--rt_vfork_depth);
 
-	if (d >= RT_VFORK_DEPTH)
+	if (!s)
 		return;
-	s = &rt_vfork_saves[d];
 	/* Buffers the child mapped live in our address space now. */
 	for (int l = 0; l < RT_LEVELS; l++)
 		if (rt_self.private_buf[l] && rt_self.private_buf[l] != s->self.private_buf[l])
@@ -197,4 +220,9 @@ RT_HIDDEN long rt_vfork_failed(int err)
 	return -1;
 }
 
+#else
+/* No vfork interposition: nothing is ever mapped. */
+void rt_vfork_thread_exit(void)
+{
+}
 #endif
