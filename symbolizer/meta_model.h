@@ -50,8 +50,8 @@ struct wpp_tu {
 	const char *source;
 	const char *producer;
 	uint32_t nfuncs;
-	struct wpp_fn *fns;         /* in blob order */
-	struct wpp_fn **by_local;   /* [local_index] -> function */
+	struct wpp_fn *fns;	  /* in blob order */
+	struct wpp_fn **by_local; /* [local_index] -> function */
 	uint32_t nlines;
 	struct wpp_meta_line *lines;
 	/* storage */
@@ -63,7 +63,7 @@ struct wpp_tu {
 };
 
 #define WPP_DAG_ENTRY(fn) ((fn)->nblocks)
-#define WPP_DAG_EXIT(fn) ((fn)->nblocks + 1)
+#define WPP_DAG_EXIT(fn)  ((fn)->nblocks + 1)
 
 /* First source position of block b of fn, or NULL if the block has none. */
 static inline const struct wpp_meta_line *wpp_fn_block_line(const struct wpp_fn *fn, uint32_t b)
@@ -82,6 +82,15 @@ void wpp_tu_free(struct wpp_tu *tu);
 
 /* String by index; valid indices were checked by the parser. */
 const char *wpp_tu_str(const struct wpp_tu *tu, uint32_t idx);
+
+/* The innermost function the code at a position was inlined from, or NULL
+ * for the function's own code (and in blobs from before the field was
+ * filled). */
+static inline const char *wpp_line_inlined_from(const struct wpp_tu *tu,
+						const struct wpp_meta_line *ln)
+{
+	return ln->inlined_from_str ? wpp_tu_str(tu, ln->inlined_from_str) : NULL;
+}
 
 /*
  * Walk the blobs of a wpp_meta section (each 8-aligned, sized by its

@@ -3,7 +3,9 @@
 # bpf-attach — `record -p` on a running instrumented server: the trace
 # decodes fully (the TUs come from the runtime's registry, read through
 # /proc/PID/mem), the process is marked as attached mid-run, -d ends the
-# recording and the server keeps running; bad -p targets fail in one line.
+# recording and the server keeps running; several -p record every target;
+# bad -p targets fail in one line, and so does a tracer without privilege,
+# which is told to use --transport=shm.
 . "$(dirname "$0")/bpf-lib.sh"
 
 build server "$PROGS/server.c" || finish
@@ -62,4 +64,40 @@ sleep 30 &
 plain=$!
 bad_target "uninstrumented" "$plain" "not instrumented"
 kill $plain
+
+# Several -p: two servers, one recording; each is attached and traced.
+for i in 1 2; do
+	rm -f "$WORK/server$i.pid"
+	"$WORK/server" "$WORK/server$i.pid" >"$WORK/server$i.out" &
+	eval "srv$i=\$!"
+done
+for _ in $(seq 50); do [ -s "$WORK/server1.pid" ] && [ -s "$WORK/server2.pid" ] && break; sleep 0.1; done
+"$WPPTRACE" record -q -p "$srv1" -p "$srv2" -d 1 -o "$WORK/two.wpp" 2>"$WORK/two.err" ||
+	fail "-p -p: record failed: $(cat "$WORK/two.err")"
+kill -TERM "$srv1" "$srv2"
+wait "$srv1" "$srv2"
+jsonl "$WORK/two.wpp"
+for s in "$srv1" "$srv2"; do
+	n=$(grep -c "\"pid\":$s,.*\"function\":\"handle\"" "$WORK/two.jsonl")
+	m=$(info "$WORK/two.wpp" | awk -v p="$s" '$1 == "pid" && $2 == p { on = 1; next } /^  pid / { on = 0 } on && /tracing began mid-run/ { print "yes" }')
+	if [ "$n" -gt 0 ] && [ "$m" = yes ]; then
+		pass "-p -p: server $s attached, $n handle() paths"
+	else
+		fail "-p -p: server $s: $n handle() paths, attached mark '${m:-none}'"
+	fi
+done
+
+# Without privilege: one line naming what is missing and the way out.
+if command -v setpriv >/dev/null; then
+	(cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$WPPTRACE" record -q -o /tmp/wpp-attach-noroot.$$.wpp -- true >/dev/null 2>"$WORK/noroot.err")
+	rc=$?
+	rm -f /tmp/wpp-attach-noroot.$$.wpp
+	if [ $rc != 0 ] && [ "$(wc -l <"$WORK/noroot.err")" = 1 ] &&
+		grep -q "needs root.*--transport=shm" "$WORK/noroot.err"; then
+		pass "unprivileged: $(cat "$WORK/noroot.err")"
+	else
+		fail "unprivileged: rc $rc: $(cat "$WORK/noroot.err")"
+	fi
+fi
 finish

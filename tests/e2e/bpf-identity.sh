@@ -2,19 +2,27 @@
 # SPDX-License-Identifier: MIT
 # bpf-identity — the same deterministic multi-threaded programs recorded
 # through BPF (default settings) and through shm decode to identical block
-# sequences per thread (threads matched by content), with no loss.
+# sequences per thread (threads matched by content), with no loss; so do
+# BPF recordings with a small batch size (--buffer-words, passed to the
+# program's runtime), which must show in the batch count.
 . "$(dirname "$0")/bpf-lib.sh"
 
 build mtwork "$PROGS/mtwork.c" || finish
 build threads "$CORPUS/threads.c" || finish
 build signals "$CORPUS/signals.c" || finish
 
+# check NAME [BPF-OPTIONS --] PROGRAM ARGS...
 check() {
-	local name=$1
+	local name=$1 bpf_opts=()
 	shift
+	if [ "${1:-}" != "${1#--}" ]; then
+		while [ "$1" != -- ]; do bpf_opts+=("$1") && shift; done
+		shift
+	fi
 	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o "$name-shm.wpp" -- "$@" >"$name-shm.out") ||
 		{ fail "$name: shm record failed"; return; }
-	(cd "$WORK" && "$WPPTRACE" record -q -o "$name-bpf.wpp" -- "$@" >"$name-bpf.out" 2>"$name-bpf.err") ||
+	(cd "$WORK" && "$WPPTRACE" record -q ${bpf_opts[@]+"${bpf_opts[@]}"} -o "$name-bpf.wpp" -- "$@" \
+		>"$name-bpf.out" 2>"$name-bpf.err") ||
 		{ fail "$name: bpf record failed: $(head -3 "$WORK/$name-bpf.err")"; return; }
 	cmp -s "$WORK/$name-shm.out" "$WORK/$name-bpf.out" || fail "$name: program output differs"
 	if grep -q "lost" "$WORK/$name-bpf.err"; then
@@ -32,6 +40,14 @@ check() {
 check mtwork ./mtwork 8 200000
 check threads ./threads
 check signals ./signals
+check threads-b64 --transport=bpf --buffer-words 64 -- ./threads
+batches() { info "$1" | awk '$1 == "batches" { print $2 }'; }
+b64=$(batches "$WORK/threads-b64-bpf.wpp") b8k=$(batches "$WORK/threads-bpf.wpp")
+if [ -n "$b64" ] && [ -n "$b8k" ] && [ "$b64" -gt $((4 * b8k)) ]; then
+	pass "--buffer-words 64 reaches the program: $b64 batches (default: $b8k)"
+else
+	fail "--buffer-words 64 did not change the batch size: $b64 batches (default: $b8k)"
+fi
 
 # The comparison must be able to fail: a different workload is not "same".
 (cd "$WORK" && "$WPPTRACE" record -q -o other.wpp -- ./mtwork 8 200001 >/dev/null) && jsonl "$WORK/other.wpp"

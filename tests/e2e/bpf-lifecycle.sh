@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bpf-lifecycle — fork and exec are followed: the corpus fork and exec
-# programs decode through BPF exactly as through shm (every process image,
-# every thread), and the process structure (forked, exec'd) is the same.
+# bpf-lifecycle — fork, exec and vfork are followed: the corpus fork, exec
+# and vfork programs decode through BPF exactly as through shm (every process
+# image, every thread), and the process structure (forked, exec'd) is the
+# same.  A vfork child's paths (child_steps) sit in streams of its own, one
+# per child, never in the parent's.
 . "$(dirname "$0")/bpf-lib.sh"
 
 build fork "$CORPUS/fork.c" || finish
 build exec "$CORPUS/exec.c" || finish
 build recursion "$CORPUS/recursion.c" || finish
+build vfork "$CORPUS/vfork.c" || finish
 
-for prog in fork exec; do
+# vfork_children FILE.jsonl: "N children" (distinct pids with child_steps
+# paths), or "parent" if the first process's stream has one.
+vfork_children() {
+	python3 -c '
+import json, sys
+root, kids = None, set()
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("type") != "path":
+        continue
+    root = r["pid"] if root is None else root
+    if r["function"] == "child_steps":
+        kids.add(r["pid"])
+print("parent" if root in kids else f"{len(kids)} children")' "$1"
+}
+
+for prog in fork exec vfork; do
 	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o $prog-shm.wpp -- ./$prog >$prog-shm.out) ||
 		fail "$prog: shm record failed"
 	(cd "$WORK" && "$WPPTRACE" record -q -o $prog-bpf.wpp -- ./$prog >$prog-bpf.out 2>$prog-bpf.err) ||
@@ -24,10 +43,31 @@ for prog in fork exec; do
 	shape() { info "$1" | awk '/^  pid /{n++} /forked by/{f++} /image [0-9]/{e++} END{printf "%d processes, %d forked, %d exec images\n", n, f, e}'; }
 	s=$(shape "$WORK/$prog-shm.wpp")
 	b=$(shape "$WORK/$prog-bpf.wpp")
-	case $b in
-	"0 processes"*) fail "$prog: wpptrace info lists no processes" ;;
-	"$s") pass "$prog: same process structure ($b)" ;;
-	*) fail "$prog: shm $s, bpf $b" ;;
-	esac
+	if [ $prog = vfork ]; then
+		# The program's own structure: three vforks (one execs), one
+		# posix_spawn of itself.  BPF also sees the spawn's clone (an
+		# image without events, then the exec'd one); shm knows only the
+		# image that registered.
+		want_s="6 processes, 3 forked, 1 exec images"
+		want_b="7 processes, 4 forked, 2 exec images"
+		[ "$s" = "$want_s" ] && [ "$b" = "$want_b" ] &&
+			pass "vfork: process structure (shm $s; bpf $b)" ||
+			fail "vfork: shm $s (want $want_s), bpf $b (want $want_b)"
+	else
+		case $b in
+		"0 processes"*) fail "$prog: wpptrace info lists no processes" ;;
+		"$s") pass "$prog: same process structure ($b)" ;;
+		*) fail "$prog: shm $s, bpf $b" ;;
+		esac
+	fi
+	[ $prog = vfork ] || continue
+	for t in shm bpf; do
+		k=$(vfork_children "$WORK/$prog-$t.jsonl")
+		if [ "$k" = "3 children" ]; then
+			pass "vfork $t: the three vfork children's paths are in their own streams"
+		else
+			fail "vfork $t: child_steps paths: $k (want 3 children, none in the parent)"
+		fi
+	done
 done
 finish

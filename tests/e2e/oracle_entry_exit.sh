@@ -13,6 +13,7 @@ require_tools "$WPPCC" "$WPPTRACE"
 for opt in ${ORACLE_OPTS:-O0 O2}; do
 	build_variant "cyg-$opt"
 	for name in ${ORACLE_PROGRAMS:-$(corpus_names)}; do
+		corpus_flag "$name" no-cyg && { echo "skip: entry/exit $opt $name (no-cyg in the manifest)"; continue; }
 		check_done
 		what="entry/exit $opt $name"
 		[ -x "$WORK/build/cyg-$opt/$name" ] || { fail "$what: not built"; continue; }

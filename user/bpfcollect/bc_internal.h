@@ -48,6 +48,8 @@ struct bc_stream {
 	uint64_t end_time_ns;
 	int blocked; /* its process's exec has not been delivered yet */
 	int had_loss; /* a gap was delivered: chunks of lost batches may trail */
+	int delivered;		 /* a batch was delivered */
+	uint64_t first_lost_seq; /* before that: lowest seq a gap covered, or 0 */
 	struct bc_item *held;
 };
 
@@ -131,7 +133,7 @@ struct bc_collector {
 	struct bc_pause pause;
 
 	/* delivered by the library (BPF counts the rest) */
-	atomic_ullong batches, words, gaps, records, unattributed_batches;
+	atomic_ullong batches, words, gaps, records, unattributed_batches, unseen_batches;
 };
 
 /* demux.c — called with c->lock held */

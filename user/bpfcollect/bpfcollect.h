@@ -94,6 +94,9 @@ struct bc_counters {
 	uint64_t probe_hits;
 	uint64_t records;      /* ring records consumed */
 	uint64_t gaps;         /* gap events delivered */
+	uint64_t unseen_batches; /* published before the probe was attached, in
+				  * a process not attached mid-run (a gap of
+				  * unknown size at its thread's start) */
 	uint64_t pauses;       /* back-pressure stops sent by the probe */
 	uint64_t pause_failures; /* stops that could not be sent (then a full
 	                          * ring drops, as with drop_when_full) */

@@ -65,8 +65,33 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
 	};
 	c->gaps++;
 	s->had_loss = 1;
+	if (!s->delivered && min_seq && (!s->first_lost_seq || min_seq < s->first_lost_seq))
+		s->first_lost_seq = min_seq;
 	if (c->cb.gap)
 		c->cb.gap(c->cb.ctx, &g);
+}
+
+/* A thread's first batch with a seq above 1 in a process that was not
+ * attached mid-run: its runtime published batches before the probe was
+ * attached here (an executable attached only once its exec record was read:
+ * -a with a static runtime, or a libwpprt other than ours).  BPF never saw
+ * them, so nothing else counts them: a gap of unknown size before the first
+ * batch, up to the first seq a counted loss covers.  A signal batch may be
+ * published before the batch it interrupted, which is then the lowest seq. */
+static void stream_unseen_start(struct bc_collector *c, struct bc_stream *s,
+				const struct bc_proc *p, const struct wpp_chunk_batch *b)
+{
+	uint64_t first = (b->flags & WPP_BATCH_SIGNAL) ? b->parent_seq : b->seq;
+
+	if (s->delivered)
+		return;
+	if (s->first_lost_seq && s->first_lost_seq < first)
+		first = s->first_lost_seq; /* BPF counted those: they have their gap */
+	s->delivered = 1;
+	if (first <= 1 || (p && (p->flags & WPP_PROC_ATTACHED)))
+		return;
+	c->unseen_batches += first - 1;
+	emit_gap(c, s, first - 1, 0, 1);
 }
 
 static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_chunk_batch *b,
@@ -79,6 +104,7 @@ static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_c
 		thread_announce(c, p, s->tid, b->time_ns);
 		b->generation = p->generation;
 	}
+	stream_unseen_start(c, s, p, b);
 	c->batches++;
 	c->words += b->nwords;
 	if (c->cb.batch)

@@ -195,6 +195,7 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 	out->batches = atomic_load(&c->batches);
 	out->words = atomic_load(&c->words);
 	out->gaps = atomic_load(&c->gaps);
+	out->unseen_batches = atomic_load(&c->unseen_batches);
 	out->records = atomic_load(&c->records);
 	pthread_mutex_lock(&c->pause.lock);
 	out->continues = c->pause.continues;
@@ -204,6 +205,11 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 
 void bc_report_loss(const struct bc_counters *k)
 {
+	if (k->unseen_batches)
+		wpp_warn("%" PRIu64
+			 " batches were published before the probe was attached to their "
+			 "program (marked as gaps at the start of their threads)",
+			 k->unseen_batches);
 	if (!k->lost_batches && !k->lifecycle_lost)
 		return;
 	wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches (ring full: %" PRIu64 ", unreadable: %" PRIu64

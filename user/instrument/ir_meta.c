@@ -36,6 +36,49 @@ static uint32_t file_string(struct wpp_meta_builder *mb, LLVMMetadataRef file)
 	return s;
 }
 
+/* The name of the subprogram a debug scope belongs to.  LLVM-C has no
+ * accessor for a scope's parent or a subprogram's name, but both are plain
+ * MDNode operands: a lexical block (DILexicalBlockBase) names its parent
+ * scope as operand 1, a DISubprogram its name (DW_AT_name, not the linkage
+ * name) as operand 2.  The kind is checked at every step, so a node of any
+ * other shape ends the walk with no name. */
+#define SCOPE_MAX_OPERANDS 32
+static uint32_t subprogram_name(struct wpp_meta_builder *mb, LLVMContextRef ctx,
+				LLVMMetadataRef scope)
+{
+	for (int depth = 0; scope && depth < 256; depth++) {
+		LLVMMetadataKind kind = LLVMGetMetadataKind(scope);
+		LLVMValueRef node = LLVMMetadataAsValue(ctx, scope), ops[SCOPE_MAX_OPERANDS];
+		unsigned n = LLVMGetMDNodeNumOperands(node), len = 0;
+		int block = kind == LLVMDILexicalBlockMetadataKind ||
+			    kind == LLVMDILexicalBlockFileMetadataKind;
+
+		if ((kind != LLVMDISubprogramMetadataKind && !block) || n < 2 + !block ||
+		    n > SCOPE_MAX_OPERANDS)
+			return 0;
+		LLVMGetMDNodeOperands(node, ops);
+		if (block) {
+			scope = ops[1] ? LLVMValueAsMetadata(ops[1]) : NULL;
+			continue;
+		}
+		const char *name = ops[2] ? LLVMGetMDString(ops[2], &len) : NULL;
+		return name && len ? wpp_mb_str(mb, name, len) : 0;
+	}
+	return 0;
+}
+
+/* For a position of inlined code (its location has an inlinedAt), the
+ * function the code was inlined from: the innermost one, as DWARF's deepest
+ * DW_TAG_inlined_subroutine names it.  0 for the function's own code. */
+static uint32_t inlined_from_string(struct wpp_meta_builder *mb, LLVMValueRef insn,
+				    LLVMMetadataRef loc)
+{
+	if (!LLVMDILocationGetInlinedAt(loc))
+		return 0;
+	return subprogram_name(mb, LLVMGetTypeContext(LLVMTypeOf(insn)),
+			       LLVMDILocationGetScope(loc));
+}
+
 /* Small set of source positions already listed for the current block. */
 struct pos_set {
 	uint64_t *keys;
@@ -51,7 +94,8 @@ static int pos_set_add(struct pos_set *s, uint64_t key)
 			return 0;
 		for (uint32_t i = 0; i < s->cap; i++)
 			if (s->keys[i]) {
-				uint32_t h = (uint32_t)(s->keys[i] * 0x9e3779b97f4a7c15u >> 40) & (ncap - 1);
+				uint32_t h =
+				    (uint32_t)(s->keys[i] * 0x9e3779b97f4a7c15u >> 40) & (ncap - 1);
 				while (nk[h])
 					h = (h + 1) & (ncap - 1);
 				nk[h] = s->keys[i];
@@ -76,12 +120,13 @@ static void pos_set_clear(struct pos_set *s)
 	s->used = 0;
 }
 
-static void add_block(struct wpp_meta_builder *mb, const struct wpp_ir_cfg *c, const struct wpp_dag *d,
-		      uint32_t v, struct pos_set *seen)
+static void add_block(struct wpp_meta_builder *mb, const struct wpp_ir_cfg *c,
+		      const struct wpp_dag *d, uint32_t v, struct pos_set *seen)
 {
 	struct wpp_meta_block blk = {.first_line = mb->nlines};
 	pos_set_clear(seen);
-	for (LLVMValueRef i = LLVMGetFirstInstruction(c->blocks[v]); i; i = LLVMGetNextInstruction(i)) {
+	for (LLVMValueRef i = LLVMGetFirstInstruction(c->blocks[v]); i;
+	     i = LLVMGetNextInstruction(i)) {
 		if (LLVMIsADbgInfoIntrinsic(i))
 			continue;
 		blk.ninsns++;
@@ -93,7 +138,9 @@ static void add_block(struct wpp_meta_builder *mb, const struct wpp_ir_cfg *c, c
 			continue;
 		LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
 		uint32_t file = scope ? file_string(mb, LLVMDIScopeGetFile(scope)) : 0;
-		uint64_t key = ((uint64_t)file << 40) ^ ((uint64_t)line << 12) ^ col ^ 1;
+		uint32_t inlined_from = inlined_from_string(mb, i, loc);
+		uint64_t key = ((uint64_t)file << 40) ^ ((uint64_t)line << 12) ^ col ^ 1 ^
+			       ((uint64_t)inlined_from * 0x9e3779b97f4a7c15u);
 		if (!pos_set_add(seen, key))
 			continue;
 		struct wpp_meta_line *ln = wpp_mb_add_line(mb);
@@ -102,7 +149,7 @@ static void add_block(struct wpp_meta_builder *mb, const struct wpp_ir_cfg *c, c
 		ln->file_str = file;
 		ln->line = line;
 		ln->column = col;
-		ln->inlined_from_str = 0; /* LLVM-C cannot name the inlined subprogram */
+		ln->inlined_from_str = inlined_from;
 	}
 	blk.nlines = mb->nlines - blk.first_line;
 	uint8_t f = c->flags[v];
@@ -119,8 +166,9 @@ static void add_block(struct wpp_meta_builder *mb, const struct wpp_ir_cfg *c, c
 		*out = blk;
 }
 
-int wpp_ir_meta_add_function(struct wpp_meta_builder *mb, LLVMValueRef fn, const struct wpp_ir_cfg *c,
-			     const struct wpp_dag *d, uint32_t local_index, uint64_t stable_id)
+int wpp_ir_meta_add_function(struct wpp_meta_builder *mb, LLVMValueRef fn,
+			     const struct wpp_ir_cfg *c, const struct wpp_dag *d,
+			     uint32_t local_index, uint64_t stable_id)
 {
 	struct wpp_meta_func f = {0};
 	size_t nlen;
@@ -209,7 +257,8 @@ int wpp_ir_meta_emit_tu(struct wpp_probes *p, struct wpp_meta_builder *mb, uint3
 	unsigned maj, min, pat;
 	char producer[96];
 	LLVMGetVersion(&maj, &min, &pat);
-	snprintf(producer, sizeof(producer), "wppcc %s (clang %u.%u.%u)", WPPCC_VERSION, maj, min, pat);
+	snprintf(producer, sizeof(producer), "wppcc %s (clang %u.%u.%u)", WPPCC_VERSION, maj, min,
+		 pat);
 	uint32_t src = wpp_mb_str(mb, source, source_len);
 	uint32_t prod = wpp_mb_str(mb, producer, strlen(producer));
 	size_t size;
@@ -229,9 +278,12 @@ int wpp_ir_meta_emit_tu(struct wpp_probes *p, struct wpp_meta_builder *mb, uint3
 	LLVMTypeRef fields[6] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->i64};
 	LLVMTypeRef desc_ty = LLVMStructTypeInContext(p->ctx, fields, 6, 0);
 	LLVMValueRef vals[6] = {
-		LLVMConstInt(p->i32, WPP_ABI_VERSION, 0), LLVMConstInt(p->i32, nfuncs, 0),
-		LLVMConstInt(p->i64, tu_hash, 0),        p->fid_base_slot,
-		meta,                                    LLVMConstInt(p->i64, size, 0),
+	    LLVMConstInt(p->i32, WPP_ABI_VERSION, 0),
+	    LLVMConstInt(p->i32, nfuncs, 0),
+	    LLVMConstInt(p->i64, tu_hash, 0),
+	    p->fid_base_slot,
+	    meta,
+	    LLVMConstInt(p->i64, size, 0),
 	};
 	LLVMValueRef desc = LLVMAddGlobal(p->mod, desc_ty, "__wpp_desc");
 	LLVMSetLinkage(desc, LLVMPrivateLinkage);

@@ -91,11 +91,16 @@ static void attach_own_runtime(struct bc_collector *c)
 
 static int transport_lines(const struct record_opts *o, char *buf, size_t size)
 {
-	return snprintf(buf, size,
-			"transport=bpf\nring_bytes=%u\nrecord_words=%u\ndrain_threads=%u\nmax_threads=%u\n"
-			"ring_full=%s\n",
-			o->bpf.ring_bytes, o->bpf.record_words, o->bpf.drain_threads, o->bpf.max_threads,
-			o->bpf.drop_when_full ? "drop" : "pause");
+	int n = snprintf(
+	    buf, size,
+	    "transport=bpf\nring_bytes=%u\nrecord_words=%u\ndrain_threads=%u\nmax_threads=%u\n"
+	    "ring_full=%s\n",
+	    o->bpf.ring_bytes, o->bpf.record_words, o->bpf.drain_threads, o->bpf.max_threads,
+	    o->bpf.drop_when_full ? "drop" : "pause");
+	/* --buffer-words: the batch size of the program started here. */
+	if (o->shm.buffer_words && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, "buffer_words=%u\n", o->shm.buffer_words);
+	return n;
 }
 
 /* Start the program held, attach, release.  0 or an exit status. */
@@ -116,6 +121,12 @@ static int start_program(struct bc_collector *c, const struct record_opts *o, pi
 			 "(built without wppcc?); tracing whatever it runs",
 			 exe);
 	child_prepare();
+	/* --buffer-words: the program's runtime batch size (rt_transport.c). */
+	if (o->shm.buffer_words) {
+		char words[16];
+		snprintf(words, sizeof(words), "%u", o->shm.buffer_words);
+		setenv("WPP_BUFFER_WORDS", words, 1);
+	}
 	err = child_spawn_held(o->argv, pid, &h);
 	if (!err && (err = bc_trace_pid(c, *pid, false)) != 0) {
 		kill(*pid, SIGKILL);

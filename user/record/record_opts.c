@@ -41,7 +41,8 @@ static const char usage[] =
 	"                          processes until it catches up (default, lossless), or\n"
 	"                          drop batches (counted; the file marks each gap)\n"
 	"      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
-	"shm transport (these options select it):\n"
+	"shm transport (these options select it; --buffer-words also works with\n"
+	"--transport=bpf when running a program: it sets the program's batch size):\n"
 	"      --buffer-words N    words per batch buffer (default 8192)\n"
 	"      --ring-slots N      buffers per thread ring (default 4)\n"
 	"      --max-procs N       processes traced at the same time (default 128)\n";
@@ -171,7 +172,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c, bpf_only = 0, shm_only = 0, transport_given = 0, counter_opts = 0;
+	int c, bpf_only = 0, shm_only = 0, batch_words = 0, transport_given = 0, counter_opts = 0;
 	uint32_t max_threads = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -265,7 +266,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case O_BUFWORDS:
-			shm_only = 1;
+			batch_words = 1;
 			if (parse_u32("--buffer-words", optarg, &o->shm.buffer_words))
 				return -1;
 			break;
@@ -325,9 +326,25 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		wpp_err("record: --prune-nodes needs -k and at least 8 x k nodes");
 		return -1;
 	}
-	/* shm settings without --transport mean the shm transport. */
-	if (shm_only && !bpf_only && !transport_given)
+	/* shm settings without --transport mean the shm transport.  The batch
+	 * size is the runtime's: with BPF it goes to the program started here
+	 * (WPP_BUFFER_WORDS); running processes chose theirs at start. */
+	if ((shm_only || batch_words) && !bpf_only && !transport_given)
 		o->transport = RECORD_SHM;
+	if (batch_words && o->transport == RECORD_BPF) {
+		if (o->npids || o->all) {
+			wpp_err(
+			    "record: --buffer-words applies to a program started by record, not to "
+			    "-p or -a (set WPP_BUFFER_WORDS when starting the program)");
+			return -1;
+		}
+		if (o->shm.buffer_words < WPP_SHM_MIN_BUFFER_WORDS ||
+		    o->shm.buffer_words > WPP_SHM_MAX_BUFFER_WORDS) {
+			wpp_err("record: --buffer-words must be %u..%u", WPP_SHM_MIN_BUFFER_WORDS,
+				WPP_SHM_MAX_BUFFER_WORDS);
+			return -1;
+		}
+	}
 	o->shm.max_threads = o->transport == RECORD_SHM ? max_threads : 0;
 	o->bpf.max_threads = o->transport == RECORD_BPF ? max_threads : 0;
 	if (check_transport(o, bpf_only, shm_only))

@@ -33,11 +33,11 @@ uint64_t rt_global_scratch[RT_SCRATCH_WORDS];
  * instrumented code reaches both through the one TLS offset of
  * __wpp_cursor.  C cannot place two __thread variables next to each other,
  * so they are laid out here; both start at the global scratch area. */
-#define RT_TLS_WORD(name)                                                      \
-	"\t.globl " name "\n\t.type " name ", @object\n\t.size " name ", 8\n" name \
+#define RT_TLS_WORD(name)                                                                          \
+	"\t.globl " name "\n\t.type " name ", @object\n\t.size " name ", 8\n" name                 \
 	":\n\t.quad rt_global_scratch\n"
 __asm__(".pushsection .tdata,\"awT\",@progbits\n\t.balign 16\n" RT_TLS_WORD(WPP_SYM_CURSOR)
-	RT_TLS_WORD(WPP_SYM_LIMIT) ".popsection\n");
+	    RT_TLS_WORD(WPP_SYM_LIMIT) ".popsection\n");
 _Static_assert(WPP_LIMIT_OFFSET == 8, "RT_TLS_WORD lays out 8-byte words");
 __thread struct rt_thread rt_self RT_TLS;
 
@@ -89,9 +89,9 @@ static int level_open(struct rt_thread *t, int level, const uint64_t *scratch, u
 	h = b.hdr;
 	h->seq = level_seq(t, lv);
 	h->level = (uint32_t)level;
-	h->pid = rt_proc.pid;
+	h->pid = rt_process_self()->pid;
 	h->tid = t->tid;
-	h->generation = rt_proc.generation;
+	h->generation = rt_process_self()->generation;
 	if (level > 0) {
 		/* The interrupted level may still be in its scratch: give it
 		 * its number now so this batch can name it as parent. */
@@ -111,8 +111,8 @@ static int level_open(struct rt_thread *t, int level, const uint64_t *scratch, u
 }
 
 /* Not inlined: one probe site per library keeps the BPF attach simple. */
-__attribute__((noinline)) static void level_publish(struct rt_thread *t, int level,
-						  uint64_t nwords, uint32_t extra_flags)
+__attribute__((noinline)) static void level_publish(struct rt_thread *t, int level, uint64_t nwords,
+						    uint32_t extra_flags)
 {
 	struct rt_level *lv = &t->lv[level];
 	struct wpp_batch_hdr *h = lv->hdr;

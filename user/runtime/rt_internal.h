@@ -19,9 +19,9 @@
 
 #include "../../kmod-free/shm_proto.h"
 
-#define RT_TLS __attribute__((tls_model("initial-exec")))
-#define RT_HIDDEN __attribute__((visibility("hidden")))
-#define RT_LEVELS WPP_SHM_LEVELS
+#define RT_TLS		 __attribute__((tls_model("initial-exec")))
+#define RT_HIDDEN	 __attribute__((visibility("hidden")))
+#define RT_LEVELS	 WPP_SHM_LEVELS
 #define RT_SCRATCH_WORDS 4 /* one 2-word record + slack */
 #define RT_DISCARD_WORDS 64
 
@@ -32,18 +32,18 @@ extern uint64_t rt_global_scratch[RT_SCRATCH_WORDS] RT_HIDDEN;
 struct rt_level {
 	struct wpp_batch_hdr *hdr; /* open buffer, or NULL while in scratch */
 	uint64_t *words;
-	uint32_t cap;              /* words before the limit */
-	uint32_t pinned;           /* seq was handed to a signal batch as parent:
-	                            * publish it even if it stays empty */
-	uint64_t seq;              /* 0 until the level's next buffer is numbered */
+	uint32_t cap;	 /* words before the limit */
+	uint32_t pinned; /* seq was handed to a signal batch as parent:
+			  * publish it even if it stays empty */
+	uint64_t seq;	 /* 0 until the level's next buffer is numbered */
 	/* signal levels only */
 	uint64_t parent_off;
 	uint32_t parent_abandoned; /* the interrupted level's handler had left by
-	                            * longjmp: pop it at the next flush below */
+				    * longjmp: pop it at the next flush below */
 	uint32_t reserved;
 	uint64_t *saved_cursor, *saved_limit; /* of the interrupted level */
-	uintptr_t entry_sp;        /* trampoline frame: above it = handler left */
-	uintptr_t alt_lo, alt_hi;  /* alternate stack the handler ran on, if any */
+	uintptr_t entry_sp;		      /* trampoline frame: above it = handler left */
+	uintptr_t alt_lo, alt_hi;	      /* alternate stack the handler ran on, if any */
 	uint64_t scratch[RT_SCRATCH_WORDS];
 };
 
@@ -51,13 +51,13 @@ enum rt_thread_state { RT_T_NEW = 0, RT_T_LIVE, RT_T_DISCARD, RT_T_DONE };
 
 struct rt_thread {
 	int state;
-	int depth;      /* current signal nesting level */
-	int overflow;   /* handlers nested deeper than RT_LEVELS-1 */
+	int depth;    /* current signal nesting level */
+	int overflow; /* handlers nested deeper than RT_LEVELS-1 */
 	int exit_rounds;
 	uint32_t tid;
 	uint64_t next_seq;
 	uint64_t lost_words;
-	void *transport; /* the transport's per-thread handle */
+	void *transport;	      /* the transport's per-thread handle */
 	void *private_buf[RT_LEVELS]; /* probe transport: one buffer per level */
 	struct rt_level lv[RT_LEVELS];
 	uint64_t discard[RT_DISCARD_WORDS + WPP_SLACK_WORDS];
@@ -74,7 +74,14 @@ struct rt_process {
 	uint32_t cmdline_len;
 };
 extern struct rt_process rt_proc RT_HIDDEN;
-void rt_process_identify(uint32_t parent_tid, uint32_t flags) RT_HIDDEN;
+/* Set only in a vfork child: the identity it records under, so that the
+ * parent's other threads, which share rt_proc, never see the child's. */
+extern __thread struct rt_process *rt_proc_override RT_TLS RT_HIDDEN;
+static inline struct rt_process *rt_process_self(void)
+{
+	return rt_proc_override ? rt_proc_override : &rt_proc;
+}
+void rt_process_identify(struct rt_process *p, uint32_t parent_tid, uint32_t flags) RT_HIDDEN;
 uint32_t rt_gettid(void) RT_HIDDEN;
 uint64_t rt_now_ns(void) RT_HIDDEN;
 
@@ -111,6 +118,12 @@ extern uint32_t rt_buffer_words RT_HIDDEN;
 void rt_init(void) RT_HIDDEN;
 int rt_init_done(void) RT_HIDDEN;
 int rt_shm_attach(const char *path) RT_HIDDEN;
+/* A vfork child's own shm client (the process's one is shared with the
+ * parent's threads): copy the calling thread's client into own, and make
+ * the calling thread use `own` (NULL: the process's); returns the previous. */
+struct wpp_shm_client;
+void rt_shm_client_copy(struct wpp_shm_client *own) RT_HIDDEN;
+struct wpp_shm_client *rt_shm_client_use(struct wpp_shm_client *own) RT_HIDDEN;
 
 /* --- buffers (rt_buffers.c) --- */
 void rt_thread_start(struct rt_thread *t) RT_HIDDEN;
@@ -127,13 +140,15 @@ uint64_t rt_level_offset(struct rt_thread *t, int level, uint64_t *cursor) RT_HI
 void rt_thread_forget(struct rt_thread *t) RT_HIDDEN;
 
 /* --- registry (rt_registry.c) --- */
-void rt_registry_replay(void) RT_HIDDEN; /* re-announce modules (fork child) */
+void rt_registry_replay(void) RT_HIDDEN; /* re-announce modules (fork/vfork child) */
 void rt_registry_fork_prepare(void) RT_HIDDEN;
 void rt_registry_fork_parent(void) RT_HIDDEN;
 void rt_registry_fork_child(void) RT_HIDDEN;
+void rt_registry_set_pid(uint32_t pid) RT_HIDDEN; /* fork child */
 
 /* --- lifecycle (rt_lifecycle.c) --- */
 void rt_lifecycle_init(void) RT_HIDDEN;
 void rt_thread_arm_exit(struct rt_thread *t) RT_HIDDEN;
+void rt_vfork_thread_exit(void) RT_HIDDEN; /* release the vfork save area */
 
 #endif

@@ -36,9 +36,10 @@ static void on_thread_exit(void *arg)
 	rt_level_finish(t, 0, WPP_BATCH_FINAL);
 	last = ++t->exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS;
 	rt_transport->thread_close(t, last);
-	if (last)
+	if (last) {
 		t->state = RT_T_DONE;
-	else
+		rt_vfork_thread_exit();
+	} else
 		pthread_setspecific(exit_key, t);
 }
 
@@ -48,8 +49,14 @@ void rt_thread_arm_exit(struct rt_thread *t)
 		pthread_setspecific(exit_key, t);
 }
 
-static void on_fork_prepare(void) { rt_registry_fork_prepare(); }
-static void on_fork_parent(void) { rt_registry_fork_parent(); }
+static void on_fork_prepare(void)
+{
+	rt_registry_fork_prepare();
+}
+static void on_fork_parent(void)
+{
+	rt_registry_fork_parent();
+}
 
 static void on_fork_child(void)
 {
@@ -58,7 +65,8 @@ static void on_fork_child(void)
 	int state = t->state;
 
 	rt_registry_fork_child();
-	rt_process_identify(parent_tid, WPP_PROC_FORKED);
+	rt_process_identify(&rt_proc, parent_tid, WPP_PROC_FORKED);
+	rt_registry_set_pid(rt_proc.pid);
 	rt_transport->fork_child();
 	if (state == RT_T_NEW || state == RT_T_DISCARD)
 		return;
@@ -118,7 +126,10 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *th, const p
 
 /* ---- process start and exit ---- */
 
-__attribute__((constructor(101))) static void rt_start(void) { rt_init(); }
+__attribute__((constructor(101))) static void rt_start(void)
+{
+	rt_init();
+}
 
 __attribute__((destructor(101))) static void rt_stop(void)
 {

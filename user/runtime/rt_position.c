@@ -17,9 +17,9 @@
 static __thread struct wpp_thread_position rt_position RT_TLS;
 
 __attribute__((visibility("default"), used)) struct wpp_positions __wpp_positions = {
-	.magic = WPP_POSITIONS_MAGIC,
-	.version = WPP_POSITION_VERSION,
-	.capacity = WPP_POSITIONS_CAPACITY,
+    .magic = WPP_POSITIONS_MAGIC,
+    .version = WPP_POSITION_VERSION,
+    .capacity = WPP_POSITIONS_CAPACITY,
 };
 
 /* wpptrace:thread desc (struct wpp_thread_position *) */
@@ -81,4 +81,14 @@ void rt_position_register(struct rt_thread *t)
 	__atomic_store_n(&p->magic, WPP_POSITION_MAGIC, __ATOMIC_RELEASE);
 	position_list((uint64_t)(uintptr_t)p);
 	position_announce(p);
+}
+
+void rt_position_save(struct wpp_thread_position *out)
+{
+	*out = rt_position;
+}
+
+void rt_position_restore(const struct wpp_thread_position *in)
+{
+	rt_position = *in;
 }

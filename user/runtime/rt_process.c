@@ -14,8 +14,12 @@
 #include "rt_internal.h"
 
 struct rt_process rt_proc;
+__thread struct rt_process *rt_proc_override;
 
-uint32_t rt_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
+uint32_t rt_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
 
 uint64_t rt_now_ns(void)
 {
@@ -58,18 +62,18 @@ static uint64_t start_ticks(void)
 	return v;
 }
 
-void rt_process_identify(uint32_t parent_tid, uint32_t flags)
+void rt_process_identify(struct rt_process *p, uint32_t parent_tid, uint32_t flags)
 {
 	ssize_t n;
 
-	rt_proc.pid = (uint32_t)getpid();
-	rt_proc.ppid = (uint32_t)getppid();
-	rt_proc.parent_tid = parent_tid;
-	rt_proc.flags = flags;
-	rt_proc.generation = 0;
-	rt_proc.start_ticks = start_ticks();
-	n = readlink("/proc/self/exe", rt_proc.exe, sizeof(rt_proc.exe) - 1);
-	rt_proc.exe[n > 0 ? n : 0] = 0;
-	n = read_file("/proc/self/cmdline", rt_proc.cmdline, sizeof(rt_proc.cmdline));
-	rt_proc.cmdline_len = n > 0 ? (uint32_t)n : 0;
+	p->pid = (uint32_t)getpid();
+	p->ppid = (uint32_t)getppid();
+	p->parent_tid = parent_tid;
+	p->flags = flags;
+	p->generation = 0;
+	p->start_ticks = start_ticks();
+	n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
+	p->exe[n > 0 ? n : 0] = 0;
+	n = read_file("/proc/self/cmdline", p->cmdline, sizeof(p->cmdline));
+	p->cmdline_len = n > 0 ? (uint32_t)n : 0;
 }

@@ -19,10 +19,10 @@
 #include "wpp_registry.h"
 
 __attribute__((visibility("default"))) struct wpp_registry __wpp_registry = {
-	.magic = WPP_REGISTRY_MAGIC,
-	.version = WPP_REGISTRY_VERSION,
-	.entry_size = sizeof(struct wpp_registry_entry),
-	.next_fid = 1, /* fid 0 is the control fid */
+    .magic = WPP_REGISTRY_MAGIC,
+    .version = WPP_REGISTRY_VERSION,
+    .entry_size = sizeof(struct wpp_registry_entry),
+    .next_fid = 1, /* fid 0 is the control fid */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -162,11 +162,14 @@ __attribute__((visibility("default"))) void __wpp_register_tu(struct wpp_tu_desc
 
 void rt_registry_replay(void)
 {
-	/* Fork child: single-threaded, the lock state is inherited; do not take it. */
+	/* Fork child: single-threaded, the lock state is inherited; do not take
+	 * it.  vfork child: the parent's threads may be registering; count is
+	 * published after its entry is complete. */
 	struct wpp_registry_entry *e = (void *)(uintptr_t)__wpp_registry.entries;
 
-	__wpp_registry.pid = rt_proc.pid;
-	for (uint32_t i = 0; i < __wpp_registry.count; i++)
+	uint32_t n = __atomic_load_n(&__wpp_registry.count, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++)
 		rt_transport->module(e[i].fid_base, e[i].nfuncs, e[i].tu_hash, e[i].meta_addr,
 				     e[i].load_bias, e[i].build_id, e[i].build_id_len,
 				     (const char *)(uintptr_t)e[i].path);
@@ -174,6 +177,20 @@ void rt_registry_replay(void)
 
 /* fork() while another thread registers: hold the lock across the fork so
  * the child never inherits it locked. */
-void rt_registry_fork_prepare(void) { pthread_mutex_lock(&registry_lock); }
-void rt_registry_fork_parent(void) { pthread_mutex_unlock(&registry_lock); }
-void rt_registry_fork_child(void) { pthread_mutex_init(&registry_lock, NULL); }
+void rt_registry_fork_prepare(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+void rt_registry_fork_parent(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+void rt_registry_fork_child(void)
+{
+	pthread_mutex_init(&registry_lock, NULL);
+}
+
+void rt_registry_set_pid(uint32_t pid)
+{
+	__wpp_registry.pid = pid;
+}

@@ -11,22 +11,30 @@
 #include "rt_internal.h"
 
 static struct wpp_shm_client client;
+static __thread struct wpp_shm_client *client_override RT_TLS;
+
+/* The calling thread's client: the process's, or a vfork child's own. */
+static struct wpp_shm_client *cl(void)
+{
+	return client_override ? client_override : &client;
+}
 
 static int register_process(void)
 {
+	struct rt_process *rp = rt_process_self();
 	struct wpp_shm_proc_info pi = {
-		.pid = rt_proc.pid,
-		.ppid = rt_proc.ppid,
-		.parent_tid = rt_proc.parent_tid,
-		.flags = rt_proc.flags,
-		.start_ticks = rt_proc.start_ticks,
-		.exe = rt_proc.exe,
-		.cmdline = rt_proc.cmdline,
-		.cmdline_len = rt_proc.cmdline_len,
+	    .pid = rp->pid,
+	    .ppid = rp->ppid,
+	    .parent_tid = rp->parent_tid,
+	    .flags = rp->flags,
+	    .start_ticks = rp->start_ticks,
+	    .exe = rp->exe,
+	    .cmdline = rp->cmdline,
+	    .cmdline_len = rp->cmdline_len,
 	};
-	int err = wpp_shm_register_process(&client, &pi);
+	int err = wpp_shm_register_process(cl(), &pi);
 
-	rt_proc.generation = client.generation;
+	rp->generation = cl()->generation;
 	return err;
 }
 
@@ -42,26 +50,26 @@ int rt_shm_attach(const char *path)
 
 static int shm_thread_open(struct rt_thread *t)
 {
-	t->transport = wpp_shm_thread_open(&client, rt_proc.pid, t->tid);
+	t->transport = wpp_shm_thread_open(cl(), rt_process_self()->pid, t->tid);
 	return t->transport ? 0 : -1;
 }
 
 static int shm_begin(struct rt_thread *t, int level, struct rt_buf *b)
 {
-	struct wpp_batch_hdr *slot = wpp_shm_ring_begin(&client, t->transport, level);
+	struct wpp_batch_hdr *slot = wpp_shm_ring_begin(cl(), t->transport, level);
 
 	if (!slot)
 		return -1;
 	b->hdr = slot;
 	b->words = (uint64_t *)(slot + 1);
-	b->cap = client.h->buffer_words;
+	b->cap = cl()->h->buffer_words;
 	return 0;
 }
 
 static void shm_publish(struct rt_thread *t, int level, struct rt_buf *b)
 {
 	(void)b;
-	wpp_shm_ring_publish(&client, t->transport, level);
+	wpp_shm_ring_publish(cl(), t->transport, level);
 }
 
 static void shm_close(struct rt_thread *t, int last)
@@ -81,9 +89,9 @@ static void shm_module(uint32_t fid_base, uint32_t nfuncs, uint64_t tu_hash, uin
 		       uint64_t load_bias, const uint8_t *build_id, uint32_t build_id_len,
 		       const char *path)
 {
-	struct wpp_shm_tu_info ti = {fid_base,	 nfuncs,   tu_hash,	 meta_addr,
+	struct wpp_shm_tu_info ti = {fid_base,	nfuncs,	  tu_hash,	meta_addr,
 				     load_bias, build_id, build_id_len, path};
-	wpp_shm_register_tu(&client, &ti);
+	wpp_shm_register_tu(cl(), &ti);
 }
 
 static void shm_fork_child(void)
@@ -95,7 +103,18 @@ static void shm_fork_child(void)
 	rt_registry_replay();
 }
 
+void rt_shm_client_copy(struct wpp_shm_client *own)
+{
+	*own = *cl();
+}
+
+struct wpp_shm_client *rt_shm_client_use(struct wpp_shm_client *own)
+{
+	struct wpp_shm_client *prev = client_override;
+	client_override = own;
+	return prev;
+}
+
 const struct rt_transport_ops rt_transport_shm = {
-	"shm",	   shm_thread_open, shm_begin,	    shm_publish, shm_close,
-	shm_lost, shm_module,	    shm_fork_child,
+    "shm", shm_thread_open, shm_begin, shm_publish, shm_close, shm_lost, shm_module, shm_fork_child,
 };

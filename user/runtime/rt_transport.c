@@ -82,7 +82,7 @@ void rt_init(void)
 					__ATOMIC_ACQUIRE)) {
 		const struct rt_transport_ops *sel;
 		init_tid = rt_gettid();
-		rt_process_identify(0, 0);
+		rt_process_identify(&rt_proc, 0, 0);
 		sel = select_transport();
 		rt_lifecycle_init();
 		__atomic_store_n(&rt_transport, sel, __ATOMIC_RELEASE);
