@@ -133,7 +133,8 @@ int main(void)
 		data[i] = (i * 2654435761u) >> 27;
 	data[700] = 99;
 	for (unsigned n = 0; n < 4; n++) /* zero, one, two, three iterations */
-		s += same_path(n) + alternate(n, 2) + nested(n, n) + (unsigned)find_in_cube(n, 1000);
+		s +=
+		    same_path(n) + alternate(n, 2) + nested(n, n) + (unsigned)find_in_cube(n, 1000);
 	s += same_path(20000);
 	s += alternate(3000, 2) + alternate(3000, 3);
 	s += changing_runs(2000);
