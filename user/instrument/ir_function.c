@@ -360,7 +360,7 @@ static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c, con
 		return NULL;
 	uint8_t *veto = run_vetoes(c);
 	uint8_t *role = malloc(c->cfg.nedges + 1);
-	int nloops = veto && role ? wpp_runs_find(&c->cfg, d, veto, tu->run_max_paths, role) : -1;
+	int nloops = veto && role ? wpp_runs_find(&c->cfg, d, veto, &tu->run_opts, role) : -1;
 	free(veto);
 	if (nloops <= 0) {
 		free(role);

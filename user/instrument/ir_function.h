@@ -12,6 +12,7 @@
 
 #include "ir_probes.h"
 #include "meta_blob.h"
+#include "runs.h"
 #include "weights.h"
 
 struct wpp_tu_ctx {
@@ -22,7 +23,7 @@ struct wpp_tu_ctx {
 	size_t source_len;
 	wpp_weight_fn weigh;      /* placement weighting (weights.h) */
 	int runs;                 /* count repeated loop paths (runs.h); paths mode only */
-	uint32_t run_max_paths;   /* runs.h max_paths */
+	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;
 };

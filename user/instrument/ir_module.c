@@ -38,14 +38,26 @@ static int runs_from_env(void)
 	return !(r && strcmp(r, "0") == 0);
 }
 
-/* Loops with more different iterations than this record each one
- * (runs.h); WPP_RUN_MAX_PATHS overrides it for measurements. */
-#define RUN_MAX_PATHS_DEFAULT 1
+/* Which loop nests count runs (runs.h).  The environment overrides the
+ * defaults for measurements: WPP_RUN_MAX_PATHS (0 = no limit),
+ * WPP_RUN_MIN_RECORDS (0 = no minimum), WPP_RUN_NESTS (enum
+ * wpp_runs_nests: 0 innermost loops, 1 nests, 2 levels). */
+#define RUN_MAX_PATHS_DEFAULT	0
+#define RUN_MIN_RECORDS_DEFAULT 8.0
+#define RUN_NESTS_DEFAULT	WPP_RUNS_NESTS
 
-static uint32_t run_max_paths_from_env(void)
+static struct wpp_runs_opts run_opts_from_env(void)
 {
+	struct wpp_runs_opts o = {RUN_MAX_PATHS_DEFAULT, RUN_MIN_RECORDS_DEFAULT,
+				  RUN_NESTS_DEFAULT};
 	const char *v = getenv("WPP_RUN_MAX_PATHS");
-	return v && *v ? (uint32_t)strtoul(v, NULL, 10) : RUN_MAX_PATHS_DEFAULT;
+	if (v && *v)
+		o.max_paths = (uint32_t)strtoul(v, NULL, 10);
+	if ((v = getenv("WPP_RUN_MIN_RECORDS")) && *v)
+		o.min_records = strtod(v, NULL);
+	if ((v = getenv("WPP_RUN_NESTS")) && *v)
+		o.nests = (enum wpp_runs_nests)strtoul(v, NULL, 10);
+	return o;
 }
 
 static int has_fn_attr(LLVMValueRef fn, const char *attr)
@@ -96,7 +108,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.source = LLVMGetSourceFileName(m, &tu.source_len);
 	tu.weigh = wpp_weights_static;
 	tu.runs = runs_from_env();
-	tu.run_max_paths = run_max_paths_from_env();
+	tu.run_opts = run_opts_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
 	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);
 	wpp_probes_init(&tu.probes, m);
@@ -105,10 +117,11 @@ void wpp_instrument_module(LLVMModuleRef m)
 		wpp_instrument_function(&tu, fns[i]);
 	free(fns);
 	wpp_ir_drop_memory_claims(m);
-	if (tu.nfuncs && wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),
-					     tu.mode, tu.source, tu.source_len))
-		fprintf(stderr, "wppcc: could not emit path metadata for %.*s\n", (int)tu.source_len,
-			tu.source);
+	if (tu.nfuncs &&
+	    wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),
+				tu.mode, tu.source, tu.source_len))
+		fprintf(stderr, "wppcc: could not emit path metadata for %.*s\n",
+			(int)tu.source_len, tu.source);
 	wpp_mb_free(&tu.meta);
 	wpp_probes_free(&tu.probes);
 	if (new_dbg)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* runs.c — loops whose iterations are counted as runs (see runs.h). */
+/* runs.c — loop nests whose path ends are counted as runs (see runs.h). */
 #include "runs.h"
 
 #include <stdlib.h>
@@ -12,39 +12,79 @@
  * always correct; runs are only an optimisation). */
 #define RUNS_WORK_CAP (4u * 1000 * 1000)
 
-static int block_allows_runs(const struct wpp_cfg *cfg, const uint8_t *veto, uint32_t b)
+/* LLVM's static likelihood of a loop-exit branch (4 : 124 in its branch
+ * probability heuristics): an exit edge weighs 1, an edge staying inside
+ * the region RUN_EXIT_ODDS - 1. */
+#define RUN_EXIT_ODDS 32.0
+
+struct post_block {
+	uint32_t post, block;
+};
+
+/* Scratch of one function's search. */
+struct run_finder {
+	const struct wpp_cfg *cfg;
+	const struct wpp_dag *d;
+	const uint8_t *veto;
+	const struct wpp_runs_opts *opts;
+	struct wpp_preds preds;
+	struct wpp_loop_walk w;
+	uint32_t *body, nbody;
+	uint8_t *claimed;	    /* per block: in a chosen region */
+	uint32_t *member;	    /* per block: id of the candidate region it is in */
+	uint32_t *owner;	    /* per block: header of its innermost loop + 1, 0 = none */
+	uint32_t *paths;	    /* per block: words from it, saturated */
+	double *stay;		    /* per block: probability its path ends on a back edge */
+	struct post_block *order;   /* the body in reverse topological order */
+	struct post_block *headers; /* loop headers, largest body first */
+};
+
+static int block_allows_runs(const struct run_finder *f, uint32_t b)
 {
-	if (veto && veto[b])
+	const struct wpp_cfg *cfg = f->cfg;
+	if (f->veto && f->veto[b])
 		return 0;
 	if (cfg->block_flags[b] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_INDIRECT_SRC | WPP_CFGB_PINNED))
 		return 0;
 	return cfg->block_exit[b] == WPP_CFG_EXIT_NONE;
 }
 
-/* in_loop: mark[b] == id.  Every edge touching the loop must be an
- * ordinary edge, a back edge to the header, an entry edge into the header
- * or an exit edge whose code can go on the edge. */
-static int loop_qualifies(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
-			  const uint32_t *mark, uint32_t id, uint32_t header, const uint32_t *body,
-			  uint32_t nbody)
+static int in_region(const struct run_finder *f, uint32_t b, uint32_t id)
 {
-	for (uint32_t i = 0; i < nbody; i++)
-		if (!block_allows_runs(cfg, veto, body[i]))
+	return f->member[b] == id;
+}
+
+/* In the loop whose region is being tried (its region, or a hole in it). */
+static int in_loop(const struct run_finder *f, uint32_t b, uint32_t id)
+{
+	return f->w.mark[b] == id;
+}
+
+/* The body of walk `id` is the candidate region.  Every edge touching it
+ * must be an ordinary edge, a back edge inside it (only to the header
+ * unless nests are on), an entry edge into the header or an exit edge
+ * whose code can go on the edge. */
+static int region_qualifies(const struct run_finder *f, uint32_t id, uint32_t header)
+{
+	const struct wpp_cfg *cfg = f->cfg;
+	for (uint32_t i = 0; i < f->nbody; i++)
+		if (!block_allows_runs(f, f->body[i]) || f->claimed[f->body[i]])
 			return 0;
 	for (uint32_t e = 0; e < cfg->nedges; e++) {
 		uint32_t u = cfg->edge_src[e], v = cfg->edge_dst[e];
-		int from = mark[u] == id, to = mark[v] == id;
-		uint32_t kind = d->edges[d->cfg_edge_dag[e]].kind;
-		if (!from && to && v != header)
-			return 0; /* entered in the middle */
+		int from = in_region(f, u, id), to = in_region(f, v, id);
+		uint32_t kind = f->d->edges[f->d->cfg_edge_dag[e]].kind;
+		if (!from && to && v != header && f->opts->nests != WPP_RUNS_LEVELS)
+			return 0; /* entered in the middle (a level is, from its holes) */
 		if (!from || !to) {
 			if (from && (cfg->block_flags[v] & WPP_CFGB_PINNED))
 				return 0; /* exit edge that cannot carry code */
 			continue;
 		}
-		if (d->cfg_edge_retreating[e]) {
-			if (v != header || kind != WPP_EDGE_BACK_EXIT)
-				return 0; /* inner loop, or a back edge that is also cut otherwise */
+		if (f->d->cfg_edge_retreating[e]) {
+			if (kind != WPP_EDGE_BACK_EXIT ||
+			    (v != header && f->opts->nests == WPP_RUNS_INNERMOST))
+				return 0; /* a back edge also cut otherwise, or an inner loop */
 		} else if (kind != WPP_EDGE_REAL) {
 			return 0; /* truncation or other cut inside */
 		}
@@ -52,88 +92,186 @@ static int loop_qualifies(const struct wpp_cfg *cfg, const struct wpp_dag *d, co
 	return 1;
 }
 
-struct post_block {
-	uint32_t post, block;
-};
-
 static int by_post(const void *a, const void *b)
 {
 	const struct post_block *x = a, *y = b;
 	return (x->post > y->post) - (x->post < y->post);
 }
 
-/* Number of different iterations of the loop (paths from the header to one
- * of its back edges), saturated at limit + 1.  Inside a qualifying body the
- * other edges are forward DAG edges, so a block's successors end their DFS
- * before it: increasing post order is a reverse topological order. */
-static uint32_t iteration_paths(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint32_t *mark,
-				uint32_t id, uint32_t header, const uint32_t *body, uint32_t nbody,
-				uint32_t limit, uint32_t *paths, struct post_block *order)
+/* Largest body first; ties in block order, so the choice is deterministic. */
+static int by_size_desc(const void *a, const void *b)
 {
-	for (uint32_t i = 0; i < nbody; i++)
-		order[i] = (struct post_block){d->dfs_post[body[i]], body[i]};
-	qsort(order, nbody, sizeof(*order), by_post);
-	for (uint32_t i = 0; i < nbody; i++)
-		paths[order[i].block] = 0;
-	for (uint32_t i = 0; i < nbody; i++) {
-		uint32_t u = order[i].block;
-		uint64_t sum = 0;
+	const struct post_block *x = a, *y = b;
+	if (x->post != y->post)
+		return (x->post < y->post) - (x->post > y->post);
+	return (x->block > y->block) - (x->block < y->block);
+}
+
+/* Whether the region is worth counting (runs.h): at most max_paths
+ * different words, and at least min_records records per entry by the
+ * static estimate.  Inside a qualifying region the edges other than back
+ * edges are forward DAG edges, so a block's successors end their DFS
+ * before it: increasing post order is a reverse topological order. */
+static int region_worth_it(struct run_finder *f, uint32_t id, uint32_t header)
+{
+	const struct wpp_cfg *cfg = f->cfg;
+	uint32_t limit = f->opts->max_paths;
+	for (uint32_t i = 0; i < f->nbody; i++)
+		f->order[i] = (struct post_block){f->d->dfs_post[f->body[i]], f->body[i]};
+	qsort(f->order, f->nbody, sizeof(*f->order), by_post);
+	for (uint32_t i = 0; i < f->nbody; i++) {
+		uint32_t u = f->order[i].block;
+		uint64_t npaths = 0;
+		double wsum = 0, stay = 0;
 		for (uint32_t e = 0; e < cfg->nedges; e++) {
-			if (cfg->edge_src[e] != u || mark[cfg->edge_dst[e]] != id)
+			if (cfg->edge_src[e] != u)
 				continue;
-			sum += d->cfg_edge_retreating[e] ? 1 : paths[cfg->edge_dst[e]];
+			uint32_t v = cfg->edge_dst[e];
+			if (!in_region(f, v, id)) {
+				/* a hole (an inner loop) counts as staying, a loop exit as leaving
+				 */
+				int hole = in_loop(f, v, id);
+				wsum += hole ? RUN_EXIT_ODDS - 1.0 : 1.0;
+				stay += hole ? RUN_EXIT_ODDS - 1.0 : 0.0;
+				continue;
+			}
+			int back = f->d->cfg_edge_retreating[e];
+			npaths += back ? 1 : f->paths[v];
+			wsum += RUN_EXIT_ODDS - 1.0;
+			stay += (RUN_EXIT_ODDS - 1.0) * (back ? 1.0 : f->stay[v]);
 		}
-		paths[u] = sum > limit ? limit + 1 : (uint32_t)sum;
+		f->paths[u] = limit && npaths > limit ? limit + 1 : (uint32_t)npaths;
+		f->stay[u] = wsum > 0 ? stay / wsum : 0.0;
 	}
-	return paths[header];
+	/* Path starts: the header and the targets of back edges inside. */
+	uint64_t words = f->paths[header];
+	double qmin = f->stay[header];
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
+		uint32_t u = cfg->edge_src[e], v = cfg->edge_dst[e];
+		if (!f->d->cfg_edge_retreating[e] || v == header || !in_region(f, u, id) ||
+		    !in_region(f, v, id))
+			continue;
+		words += f->paths[v];
+		if (f->stay[v] < qmin)
+			qmin = f->stay[v];
+		f->paths[v] = 0; /* count each start once */
+	}
+	if (limit && words > limit)
+		return 0;
+	return !(f->opts->min_records > 0 && qmin < 1.0 &&
+		 1.0 / (1.0 - qmin) < f->opts->min_records);
+}
+
+static void claim_region(struct run_finder *f, uint32_t id, uint8_t *role)
+{
+	const struct wpp_cfg *cfg = f->cfg;
+	for (uint32_t i = 0; i < f->nbody; i++)
+		f->claimed[f->body[i]] = 1;
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
+		int from = in_region(f, cfg->edge_src[e], id),
+		    to = in_region(f, cfg->edge_dst[e], id);
+		if (from && to && f->d->cfg_edge_retreating[e])
+			role[e] = WPP_RUN_BACK;
+		else if (from && !to)
+			role[e] = WPP_RUN_EXIT;
+	}
+}
+
+/* Walks the loop of `header` under walk id `id` into f->body.  Returns -1
+ * when the work cap was reached. */
+static int walk_loop(struct run_finder *f, uint32_t header, uint32_t id)
+{
+	const struct wpp_cfg *cfg = f->cfg;
+	f->nbody = 0;
+	f->w.work += (uint64_t)cfg->nedges;
+	for (uint32_t e = 0; e < cfg->nedges; e++)
+		if (f->d->cfg_edge_retreating[e] && cfg->edge_dst[e] == header &&
+		    wpp_loop_walk(&f->w, header, cfg->edge_src[e], id, f->body, &f->nbody))
+			return -1;
+	return f->w.work >= f->w.work_cap ? -1 : 0;
+}
+
+/* The candidate region of loop h (its body already walked into f->body
+ * under walk id `id`): the whole body, or in levels mode the blocks whose
+ * innermost loop is h.  Marks it in f->member and keeps only it in
+ * f->body. */
+static void take_region(struct run_finder *f, uint32_t h, uint32_t id)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < f->nbody; i++) {
+		uint32_t b = f->body[i];
+		if (f->opts->nests == WPP_RUNS_LEVELS && f->owner[b] != h + 1)
+			continue;
+		f->member[b] = id;
+		f->body[k++] = b;
+	}
+	f->nbody = k;
+}
+
+/* Regions, outermost loops first; returns the number chosen. */
+static int choose_regions(struct run_finder *f, uint8_t *role)
+{
+	uint32_t n = f->cfg->nblocks, nheaders = 0;
+	int nregions = 0;
+	for (uint32_t h = 0; h < n; h++) {
+		if (!f->d->loop_header[h])
+			continue;
+		if (walk_loop(f, h, h + 1))
+			break;
+		f->headers[nheaders++] = (struct post_block){f->nbody, h};
+	}
+	qsort(f->headers, nheaders, sizeof(*f->headers), by_size_desc);
+	/* Innermost loop of each block: smaller loops are walked later. */
+	for (uint32_t i = 0; i < nheaders && f->opts->nests == WPP_RUNS_LEVELS; i++) {
+		uint32_t h = f->headers[i].block;
+		if (walk_loop(f, h, n + 1 + h))
+			return nregions;
+		for (uint32_t k = 0; k < f->nbody; k++)
+			f->owner[f->body[k]] = h + 1;
+	}
+	for (uint32_t i = 0; i < nheaders; i++) {
+		uint32_t h = f->headers[i].block,
+			 id = 2 * n + 1 + h; /* ids unused by the walks above */
+		if (f->claimed[h])
+			continue; /* inside a region already */
+		if (walk_loop(f, h, id))
+			break;
+		take_region(f, h, id);
+		f->w.work += 2 * (uint64_t)f->nbody * f->cfg->nedges; /* the scans below */
+		if (!f->nbody || !region_qualifies(f, id, h) || !region_worth_it(f, id, h))
+			continue;
+		claim_region(f, id, role);
+		nregions++;
+	}
+	return nregions;
 }
 
 int wpp_runs_find(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
-		  uint32_t max_paths, uint8_t *role)
+		  const struct wpp_runs_opts *opts, uint8_t *role)
 {
 	uint32_t n = cfg->nblocks;
-	struct wpp_preds preds = {0};
-	struct wpp_loop_walk w = {.d = d, .preds = &preds, .work_cap = RUNS_WORK_CAP};
-	uint32_t *body = malloc((size_t)n * sizeof(uint32_t));
-	uint32_t *paths = malloc((size_t)n * sizeof(uint32_t));
-	struct post_block *order = malloc((size_t)n * sizeof(*order));
-	int nloops = -1;
+	struct run_finder f = {.cfg = cfg, .d = d, .veto = veto, .opts = opts};
+	int nregions = -1;
 	memset(role, WPP_RUN_NONE, cfg->nedges);
-	w.mark = calloc(n, sizeof(uint32_t));
-	w.stack = malloc((size_t)n * sizeof(uint32_t));
-	if (!body || !paths || !order || !w.mark || !w.stack || wpp_preds_build(&preds, cfg))
-		goto out;
-	nloops = 0;
-	for (uint32_t h = 0; h < n; h++) {
-		if (!d->loop_header[h])
-			continue;
-		if (w.work >= w.work_cap)
-			break;
-		w.work += 2 * (uint64_t)cfg->nedges; /* the edge scans below */
-		uint32_t id = h + 1, nbody = 0;
-		int capped = 0;
-		for (uint32_t e = 0; e < cfg->nedges && !capped; e++)
-			if (d->cfg_edge_retreating[e] && cfg->edge_dst[e] == h)
-				capped = wpp_loop_walk(&w, h, cfg->edge_src[e], id, body, &nbody) != 0;
-		if (capped)
-			break;
-		if (!loop_qualifies(cfg, d, veto, w.mark, id, h, body, nbody))
-			continue;
-		w.work += (uint64_t)nbody * cfg->nedges; /* iteration_paths */
-		if (max_paths && iteration_paths(cfg, d, w.mark, id, h, body, nbody, max_paths, paths,
-						 order) > max_paths)
-			continue;
-		for (uint32_t e = 0; e < cfg->nedges; e++) {
-			int from = w.mark[cfg->edge_src[e]] == id, to = w.mark[cfg->edge_dst[e]] == id;
-			if (from && to && d->cfg_edge_retreating[e])
-				role[e] = WPP_RUN_BACK;
-			else if (from && !to)
-				role[e] = WPP_RUN_EXIT;
-		}
-		nloops++;
-	}
-out:
-	wpp_preds_free(&preds);
-	free(body), free(paths), free(order), free(w.mark), free(w.stack);
-	return nloops;
+	f.w = (struct wpp_loop_walk){.d = d, .preds = &f.preds, .work_cap = RUNS_WORK_CAP};
+	f.w.mark = calloc(n, sizeof(uint32_t));
+	f.w.stack = malloc((size_t)n * sizeof(uint32_t));
+	f.body = malloc((size_t)n * sizeof(uint32_t));
+	f.claimed = calloc(n, 1);
+	f.member = calloc(n, sizeof(uint32_t));
+	f.owner = calloc(n, sizeof(uint32_t));
+	f.paths = malloc((size_t)n * sizeof(uint32_t));
+	f.stay = malloc((size_t)n * sizeof(double));
+	f.order = malloc((size_t)n * sizeof(*f.order));
+	f.headers = malloc((size_t)n * sizeof(*f.headers));
+	if (n && f.w.mark && f.w.stack && f.body && f.claimed && f.member && f.owner && f.paths &&
+	    f.stay && f.order && f.headers && !wpp_preds_build(&f.preds, cfg))
+		nregions = choose_regions(&f, role);
+	else if (!n)
+		nregions = 0;
+	wpp_preds_free(&f.preds);
+	free(f.w.mark), free(f.w.stack), free(f.body), free(f.claimed), free(f.member),
+	    free(f.owner);
+	free(f.paths), free(f.stay), free(f.order), free(f.headers);
+	return nregions;
 }

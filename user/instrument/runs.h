@@ -1,21 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runs.h — which loops count repeated paths instead of recording each
- * iteration (WPP_CTRL_REPEAT, trace_abi.h; docs/instrumentation.md "Runs").
+ * runs.h — loop nests whose path ends are counted as runs instead of
+ * recorded one by one (WPP_CTRL_REPEAT, trace_abi.h; docs/instrumentation.md
+ * "Runs").
  *
- * A loop qualifies when one iteration is exactly one Ball-Larus path that
- * ends on a back edge to its header and nothing else can record in
- * between: an innermost natural loop entered only at its header, whose only
- * cuts are its back edges (no call heads, no inner loops, no truncation
- * cuts, no returns, no unreachable, no indirect branches or landing pads),
- * and whose blocks the IR side did not veto (instructions that may move the
- * thread's cursor; terminators other than br/switch).  Its exit edges are
- * ordinary edges whose code can go on the edge (never into a pinned
- * target), where the pending count is written.
+ * A run region is a natural loop together with every loop nested in it, in
+ * which nothing can record but the region's own back edges: entered only at
+ * its header, every edge inside it an ordinary DAG edge or a back edge
+ * (retreating edge cut as BACK_EXIT) to a block of the region, no call
+ * heads, truncation cuts, returns, unreachable, indirect branches or
+ * landing pads, and no block the IR side vetoed (instructions that may
+ * move the thread's cursor; terminators other than br/switch).  Its exit
+ * edges are ordinary edges whose code can go on the edge (never into a
+ * pinned target); there the pending count is written.
  *
- * Loops are disjoint (innermost, one per header), so one (last, count)
- * pair per function serves all of them: outside every qualifying loop both
- * are 0.
+ * Every path end inside a region compares its word with the last word the
+ * region wrote, whichever back edge wrote it, so a REPEAT word still means
+ * exactly "the record just before ran n more times": an inner back edge
+ * breaks an outer run by itself.  The outermost qualifying loop is taken
+ * first; a loop that does not qualify or is not worth it (below) leaves its
+ * inner loops to be tried on their own.  Regions are disjoint, so one
+ * (last, count) pair per function serves all of them: outside every region
+ * both are 0.
+ *
+ * Worth it: counting costs a compare per record and a test on every exit,
+ * and the first record of each entry pays more than a plain one, so a
+ * region must be expected to record several times per entry.  The static
+ * estimate gives every loop-exit branch LLVM's loop-exit likelihood (1 in
+ * RUN_EXIT_ODDS) and takes, over the region's path starts (header and
+ * inner back-edge targets), the smallest probability q that the path ends
+ * on a back edge rather than leaving: a region then records at least
+ * 1 / (1 - q) times per entry on average.
  */
 #ifndef WPP_INSTRUMENT_RUNS_H
 #define WPP_INSTRUMENT_RUNS_H
@@ -26,17 +41,31 @@
 
 enum wpp_run_role {
 	WPP_RUN_NONE = 0,
-	WPP_RUN_BACK, /* back edge of a qualifying loop: its path end counts runs */
-	WPP_RUN_EXIT, /* edge leaving a qualifying loop: write the pending count */
+	WPP_RUN_BACK, /* back edge inside a region: its path end counts runs */
+	WPP_RUN_EXIT, /* edge leaving a region: write the pending count */
+};
+
+/* What a region is made of. */
+enum wpp_runs_nests {
+	WPP_RUNS_INNERMOST = 0, /* innermost loops only (the first design) */
+	WPP_RUNS_NESTS = 1,	/* the outermost qualifying loop with all its inner loops */
+	WPP_RUNS_LEVELS = 2,	/* each loop's own blocks, its inner loops left out as holes */
+};
+
+struct wpp_runs_opts {
+	/* Regions with more different words (paths from a path start of the
+	 * region to one of its back edges) are left alone; 0 = no limit. */
+	uint32_t max_paths;
+	/* Regions expected to record fewer times than this per entry are left
+	 * alone (see above); 0 = no minimum. */
+	double min_records;
+	enum wpp_runs_nests nests;
 };
 
 /* Fills role[e] for every CFG edge.  veto: per block, non-zero when the IR
- * side forbids runs through it (may be NULL).  max_paths: loops with more
- * different iterations (header-to-back-edge paths) than this record every
- * iteration, since their paths tend to alternate and then counting costs
- * more than it saves; 0 = no limit.  Returns the number of qualifying
- * loops, or -1 on allocation failure (role is then all NONE). */
+ * side forbids runs through it (may be NULL).  Returns the number of
+ * regions, or -1 on allocation failure (role is then all NONE). */
 int wpp_runs_find(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
-		  uint32_t max_paths, uint8_t *role);
+		  const struct wpp_runs_opts *opts, uint8_t *role);
 
 #endif

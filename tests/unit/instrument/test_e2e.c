@@ -410,23 +410,42 @@ static void check_program(const char *prog, const char *opt, int exact)
 
 /* Runs on and off must both decode to the blocks-mode sequence; only runs
  * on may (and for progs/runs.c must) write REPEAT words, and then fewer
- * words in all. */
+ * words in all.  Runs on: the default choice of regions, then every kind
+ * of region (runs.h: innermost loops, whole nests, levels) with no
+ * minimum trip estimate, so that short loops count too. */
+static void check_runs_on(const char *opt, const struct run *off, const struct run *b, const char *nests)
+{
+	struct run on = {0};
+	char tag[32] = "";
+	if (nests) {
+		setenv("WPP_RUN_NESTS", nests, 1);
+		setenv("WPP_RUN_MIN_RECORDS", "0", 1);
+		snprintf(tag, sizeof(tag), ".nests%s", nests);
+	}
+	trace_variant(&on, "runs", "paths", opt, "", tag);
+	unsetenv("WPP_RUN_NESTS");
+	unsetenv("WPP_RUN_MIN_RECORDS");
+	compare_sequences(&on, b);
+	assert_int_equal(on.nsteps, off->nsteps);
+	assert_true(on.repeat_words > 0);
+	assert_true(on.nwords + on.repeats == off->nwords + on.repeat_words);
+	fprintf(stderr, "runs %s%s: %zu words with runs (%zu REPEAT for %llu records), %zu without\n", opt,
+		tag, on.nwords, on.repeat_words, (unsigned long long)on.repeats, off->nwords);
+	run_free(&on);
+}
+
 static void check_runs(const char *opt)
 {
-	struct run on = {0}, off = {0}, b = {0};
-	trace_program(&on, "runs", "paths", opt);
+	struct run off = {0}, b = {0};
 	trace_variant(&off, "runs", "paths", opt, "-fwpp-no-runs", ".noruns");
 	trace_program(&b, "runs", "blocks", opt);
 	reorder_call_heads(&b);
-	compare_sequences(&on, &b);
 	compare_sequences(&off, &b);
-	assert_int_equal(on.nsteps, off.nsteps);
-	assert_true(on.repeat_words > 0);
 	assert_int_equal(off.repeat_words, 0);
-	assert_true(on.nwords + on.repeats == off.nwords + on.repeat_words);
-	fprintf(stderr, "runs %s: %zu words with runs (%zu REPEAT for %llu records), %zu without\n", opt,
-		on.nwords, on.repeat_words, (unsigned long long)on.repeats, off.nwords);
-	run_free(&on);
+	check_runs_on(opt, &off, &b, NULL);
+	check_runs_on(opt, &off, &b, "0");
+	check_runs_on(opt, &off, &b, "1");
+	check_runs_on(opt, &off, &b, "2");
 	run_free(&off);
 	run_free(&b);
 }

@@ -205,81 +205,110 @@ static void check_structure(const struct test_cfg *t, const struct wpp_dag *d)
  * block sequences. */
 /* Run-length recording as the pass emits it (ir_probes.h), into out[]:
  * a record is {word, 0}, a REPEAT word {0, n}.  last holds word + 1 (0 =
- * none), since an id of 0 is a valid word here (no fid bits). */
+ * none), since an id of 0 is a valid word here (no fid bits).
+ *
+ * mutant: a plausible wrong design for loop nests, one (last, count) pair
+ * per back-edge target (loop header) instead of one per region, each
+ * flushed only when its own word changes or the region is left.  Its
+ * REPEAT words land after other loops' records, so expanding them must
+ * fail somewhere: the check below is shown able to catch it. */
 struct run_rec {
 	uint64_t word, repeat;
 };
 struct run_sim {
+	const struct test_cfg *t;
 	const uint8_t *role;
+	int mutant;
 	struct run_rec out[800];
 	uint32_t nout;
-	uint64_t last, count;
+	uint64_t last[MAXB], count[MAXB]; /* [0] only, unless mutant */
 };
 
 static uint64_t run_loops_seen, repeats_seen; /* the run checks ran at all */
 
-static void run_flush(struct run_sim *s)
+static void run_flush(struct run_sim *s, uint32_t pair)
 {
-	if (s->count)
-		s->out[s->nout++] = (struct run_rec){0, s->count};
+	if (s->count[pair])
+		s->out[s->nout++] = (struct run_rec){0, s->count[pair]};
+	s->count[pair] = 0;
 }
 
 static void run_edge(struct run_sim *s, uint32_t e)
 {
-	if (s->role[e] == WPP_RUN_EXIT) {
-		run_flush(s);
-		s->last = s->count = 0;
+	if (s->role[e] != WPP_RUN_EXIT)
+		return;
+	for (uint32_t pair = 0; pair < (s->mutant ? MAXB : 1); pair++) {
+		run_flush(s, pair);
+		s->last[pair] = 0;
 	}
 }
 
 static void run_record(struct run_sim *s, uint32_t e, uint64_t word)
 {
 	if (e != WPP_NONE && s->role[e] == WPP_RUN_BACK) {
-		if (word + 1 == s->last) {
-			s->count++;
+		uint32_t pair = s->mutant ? s->t->dst[e] : 0;
+		if (word + 1 == s->last[pair]) {
+			s->count[pair]++;
 			repeats_seen++;
 			return;
 		}
-		run_flush(s);
-		s->last = word + 1;
-		s->count = 0;
+		run_flush(s, pair);
+		s->last[pair] = word + 1;
 	} else {
 		/* any other record: no run may be pending */
-		assert_int_equal(s->count, 0);
-		assert_int_equal(s->last, 0);
+		for (uint32_t pair = 0; pair < (s->mutant ? MAXB : 1); pair++) {
+			assert_int_equal(s->count[pair], 0);
+			assert_int_equal(s->last[pair], 0);
+		}
 	}
 	s->out[s->nout++] = (struct run_rec){word, 0};
 }
 
-/* The run records expanded, plus the count still pending, must be the
- * plain records. */
-static void check_runs_expand(struct run_sim *s, const uint64_t *rec, uint32_t nrec)
+/* Whether the run records expanded, plus the counts still pending, are
+ * exactly the plain records. */
+static int runs_expand_to(struct run_sim *s, const uint64_t *rec, uint32_t nrec)
 {
 	uint32_t k = 0;
 	uint64_t prev = 0;
 	int have = 0;
-	run_flush(s);
+	for (uint32_t pair = 0; pair < (s->mutant ? MAXB : 1); pair++)
+		run_flush(s, pair);
 	for (uint32_t i = 0; i < s->nout; i++) {
 		if (s->out[i].repeat) {
-			assert_true(have);
-			for (uint64_t j = 0; j < s->out[i].repeat; j++) {
-				assert_true(k < nrec);
-				assert_int_equal(rec[k++], prev);
-			}
+			if (!have)
+				return 0;
+			for (uint64_t j = 0; j < s->out[i].repeat; j++)
+				if (k >= nrec || rec[k++] != prev)
+					return 0;
 			continue;
 		}
-		assert_true(k < nrec);
-		assert_int_equal(rec[k++], s->out[i].word);
+		if (k >= nrec || rec[k++] != s->out[i].word)
+			return 0;
 		prev = s->out[i].word, have = 1;
 	}
-	assert_int_equal(k, nrec);
+	return k == nrec;
+}
+
+static uint64_t mutant_walks_caught; /* walks where the mutant's expansion failed */
+
+/* Run options for the random walks: every combination gets exercised,
+ * unless a test forces one. */
+static const struct wpp_runs_opts *forced_run_opts;
+
+static struct wpp_runs_opts random_run_opts(void)
+{
+	if (forced_run_opts)
+		return *forced_run_opts;
+	static const double min_records[] = {0, 2, 8, 30};
+	return (struct wpp_runs_opts){rnd_below(4), min_records[rnd_below(4)], (enum wpp_runs_nests)rnd_below(3)};
 }
 
 static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const uint32_t *ord)
 {
 	uint32_t n = t->cfg.nblocks;
 	uint8_t *role = malloc(t->cfg.nedges + 1);
-	int nloops = wpp_runs_find(&t->cfg, d, NULL, rnd_below(3), role);
+	struct wpp_runs_opts opts = random_run_opts();
+	int nloops = wpp_runs_find(&t->cfg, d, NULL, &opts, role);
 	assert_true(nloops >= 0);
 	run_loops_seen += (uint64_t)nloops;
 	for (int run = 0; run < 20; run++) {
@@ -288,7 +317,9 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 		uint32_t nrec = 0;
 		uint32_t b = 0;
 		uint64_t r = d->edges[d->entry_edge[0]].inc;
-		struct run_sim rs = {.role = role};
+		struct run_sim *rs = calloc(2, sizeof(*rs));
+		rs[0] = (struct run_sim){.t = t, .role = role};
+		rs[1] = (struct run_sim){.t = t, .role = role, .mutant = 1};
 		for (;;) {
 			walked[nw++] = b;
 			uint32_t outs[MAXE], no = 0;
@@ -300,7 +331,8 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 				uint32_t x = d->exit_edge[b];
 				if (x != WPP_NONE && d->edges[x].kind == WPP_EDGE_RETURN) {
 					rec[nrec++] = r + d->edges[x].inc;
-					run_record(&rs, WPP_NONE, r + d->edges[x].inc);
+					run_record(&rs[0], WPP_NONE, r + d->edges[x].inc);
+					run_record(&rs[1], WPP_NONE, r + d->edges[x].inc);
 				} else
 					nw--, walked[nw] = 0; /* path not recorded: drop its blocks below */
 				break;
@@ -308,12 +340,13 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			uint32_t e = outs[rnd_below(no)];
 			uint32_t v = t->dst[e];
 			const struct wpp_dag_edge *de = &d->edges[d->cfg_edge_dag[e]];
-			run_edge(&rs, e);
+			run_edge(&rs[0], e), run_edge(&rs[1], e);
 			if (de->kind == WPP_EDGE_REAL) {
 				r += de->inc;
 			} else {
 				rec[nrec++] = r + de->inc;
-				run_record(&rs, e, r + de->inc);
+				run_record(&rs[0], e, r + de->inc);
+				run_record(&rs[1], e, r + de->inc);
 				r = d->edges[d->entry_edge[v]].inc;
 			}
 			b = v;
@@ -342,7 +375,9 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			assert_int_equal(decoded[k], walked[k]);
 		if (nrec && t->exits[walked[nw ? nw - 1 : 0]] == WPP_CFG_EXIT_RETURN)
 			assert_int_equal(nd, nw);
-		check_runs_expand(&rs, rec, nrec);
+		assert_true(runs_expand_to(&rs[0], rec, nrec));
+		mutant_walks_caught += !runs_expand_to(&rs[1], rec, nrec);
+		free(rs);
 	}
 	free(role);
 }
@@ -516,34 +551,47 @@ static void test_random_run_cfgs(void **state)
 {
 	(void)state;
 	struct test_cfg *t = malloc(sizeof(*t));
-	run_loops_seen = repeats_seen = 0;
-	for (int iter = 0; iter < 3000; iter++) {
+	run_loops_seen = repeats_seen = mutant_walks_caught = 0;
+	for (int iter = 0; iter < 4000; iter++) {
+		/* the last 1000 with whole nests and no limits: the shape the
+		 * mutant gets wrong, so it must be caught there */
+		static const struct wpp_runs_opts nests = {0, 0, WPP_RUNS_NESTS};
+		forced_run_opts = iter >= 3000 ? &nests : NULL;
 		random_cfg_p(t, 2 + rnd_below(9), 8, 40, 3, 1);
 		for (uint32_t b = 0; b < t->cfg.nblocks; b++)
 			t->flags[b] &= (uint8_t)~(WPP_CFGB_INDIRECT_SRC | WPP_CFGB_PINNED);
 		run_one(t, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT, 1);
 	}
+	forced_run_opts = NULL;
 	free(t);
-	fprintf(stderr, "runs: %llu qualifying loops, %llu repeated records\n",
-		(unsigned long long)run_loops_seen, (unsigned long long)repeats_seen);
+	fprintf(stderr, "runs: %llu regions, %llu repeated records, %llu walks caught the mutant\n",
+		(unsigned long long)run_loops_seen, (unsigned long long)repeats_seen,
+		(unsigned long long)mutant_walks_caught);
 	assert_true(run_loops_seen >= 300);
 	assert_true(repeats_seen >= 1000);
+	assert_true(mutant_walks_caught >= 10); /* nests repeated, and the check sees a wrong design */
 }
 
 /* Eligibility of hand-made loops: roles per edge, in add_edge order. */
-static void expect_runs_max(struct test_cfg *t, uint32_t n, const uint8_t *veto, uint32_t max_paths,
-			    int nloops, const char *roles)
+static void expect_runs_opts(struct test_cfg *t, uint32_t n, const uint8_t *veto,
+			     struct wpp_runs_opts opts, int nloops, const char *roles)
 {
 	struct wpp_dag d;
 	uint8_t role[MAXE];
 	finish_cfg(t, n);
 	assert_int_equal(wpp_dag_build(&d, &t->cfg), 0);
 	assert_int_equal(wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT), 0);
-	assert_int_equal(wpp_runs_find(&t->cfg, &d, veto, max_paths, role), nloops);
+	assert_int_equal(wpp_runs_find(&t->cfg, &d, veto, &opts, role), nloops);
 	assert_int_equal(strlen(roles), t->cfg.nedges);
 	for (uint32_t e = 0; e < t->cfg.nedges; e++)
 		assert_int_equal(role[e], roles[e] == 'B' ? WPP_RUN_BACK : roles[e] == 'X' ? WPP_RUN_EXIT : WPP_RUN_NONE);
 	wpp_dag_free(&d);
+}
+
+static void expect_runs_max(struct test_cfg *t, uint32_t n, const uint8_t *veto, uint32_t max_paths,
+			    int nloops, const char *roles)
+{
+	expect_runs_opts(t, n, veto, (struct wpp_runs_opts){max_paths, 0, 1}, nloops, roles);
 }
 
 static void expect_runs(struct test_cfg *t, uint32_t n, const uint8_t *veto, int nloops, const char *roles)
@@ -576,13 +624,55 @@ static void test_run_loops(void **state)
 	 * can go on that edge */
 	t.flags[3] = WPP_CFGB_PINNED;
 	expect_runs(&t, 4, NULL, 0, "....");
-	/* nested: only the inner loop {2,3} counts; the outer back edge 4 -> 1
-	 * records, and the inner exit 3 -> 4 writes the count */
+	/* nested: the whole nest {1,2,3,4} is one region; both back edges
+	 * count runs against the same last word, and only 4 -> 5 leaves */
 	memset(&t, 0, sizeof(t));
 	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 2, 3), add_edge(&t, 3, 2);
 	add_edge(&t, 3, 4), add_edge(&t, 4, 1), add_edge(&t, 4, 5);
 	t.exits[5] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 6, NULL, 1, "...B.BX");
+	/* innermost loops only: the inner loop {2,3} counts, its exit 3 -> 4
+	 * writes the count and the outer back edge records */
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, 0}, 1, "...BX..");
+	/* levels: the outer loop's own blocks {1,4} and the inner loop {2,3}
+	 * are two regions; 1 -> 2 leaves the outer level into its hole and
+	 * 3 -> 4 comes back by leaving the inner one */
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, WPP_RUNS_LEVELS}, 2, ".X.BXBX");
+	/* words of the nest: 1 -> 2 -> 3 -> 2 from the header, 2 -> 3 -> 2
+	 * and 2 -> 3 -> 4 -> 1 from the inner header, 1 -> 2 -> 3 -> 4 -> 1
+	 * from the header: four; a limit of three leaves the nest alone and
+	 * takes the inner loop (one word) */
+	expect_runs_max(&t, 6, NULL, 4, 1, "...B.BX");
+	expect_runs_max(&t, 6, NULL, 3, 1, "...BX..");
+	/* a call in the outer loop only: the inner loop counts alone */
+	t.flags[4] = WPP_CFGB_CALL_HEAD;
 	expect_runs(&t, 6, NULL, 1, "...BX..");
+	/* a call in the inner loop only: as a nest nothing counts, as levels
+	 * the outer loop's own blocks still do */
+	t.flags[4] = 0, t.flags[3] = WPP_CFGB_CALL_HEAD;
+	expect_runs(&t, 6, NULL, 0, ".......");
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, WPP_RUNS_LEVELS}, 1, ".X...BX");
+	/* two nests side by side in one outer loop with a call: each inner
+	 * loop is its own region, and 2 -> 3 leaves the first into the second */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 2, 2), add_edge(&t, 2, 3);
+	add_edge(&t, 3, 3), add_edge(&t, 3, 4), add_edge(&t, 4, 1), add_edge(&t, 4, 5);
+	t.flags[4] = WPP_CFGB_CALL_HEAD;
+	t.exits[5] = WPP_CFG_EXIT_RETURN;
+	expect_runs(&t, 6, NULL, 2, "..BXBX..");
+	/* expected records per entry: a self loop with k exit branches stays
+	 * with probability 31 / (31 + k) (LLVM's loop-exit odds), so records
+	 * 1 + 31 / k times per entry: k = 3 gives 11.3, k = 5 gives 7.2 */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 1, 4);
+	t.exits[2] = t.exits[3] = t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs_opts(&t, 5, NULL, (struct wpp_runs_opts){0, 8, 1}, 1, ".BXXX");
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 1);
+	for (uint32_t k = 2; k <= 6; k++)
+		add_edge(&t, 1, k), t.exits[k] = WPP_CFG_EXIT_RETURN;
+	expect_runs_opts(&t, 7, NULL, (struct wpp_runs_opts){0, 8, 1}, 0, ".......");
+	expect_runs_opts(&t, 7, NULL, (struct wpp_runs_opts){0, 7, 1}, 1, ".BXXXXX");
 	/* entered in the middle (0 -> 2): not a natural loop entry */
 	memset(&t, 0, sizeof(t));
 	add_edge(&t, 0, 1), add_edge(&t, 0, 2), add_edge(&t, 1, 2), add_edge(&t, 2, 1), add_edge(&t, 2, 3);

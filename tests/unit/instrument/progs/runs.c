@@ -1,8 +1,11 @@
 /* Loops for runs (WPP_CTRL_REPEAT): one path repeated, paths alternating
  * with periods 2 and 3, runs of changing length, a loop left in the middle
- * (break, goto, return), nested loops (only the inner one counts), loops
- * run zero to three times, and a loop with a call (it records every
- * iteration).  Deterministic. */
+ * (break, goto, return), nested loops (the whole nest is one region: inner
+ * and outer back edges count against the same last word), a chain walk
+ * whose usual step repeats one path around a nested compare loop (zlib's
+ * longest_match in miniature), a triple nest left from its innermost loop
+ * by a return, loops run zero to three times, and a loop with a call (it
+ * records every iteration).  Deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -87,6 +90,34 @@ __attribute__((noinline)) static unsigned nested(unsigned rows, unsigned cols)
 	return s;
 }
 
+__attribute__((noinline)) static unsigned chain_walk(unsigned cur, unsigned steps)
+{
+	unsigned best = 0;
+	do {
+		if (data[cur & 4095] % 8 != 0)
+			continue; /* quick reject: the repeated path */
+		unsigned len = 0;
+		while (len < 20 && data[(cur + len) & 4095] <= data[(cur + len + 1) & 4095] + 16)
+			len++;
+		if (len > best) {
+			best = len;
+			if (len >= 19)
+				break;
+		}
+	} while ((cur = cur * 5 + 1) && --steps);
+	return best;
+}
+
+__attribute__((noinline)) static int find_in_cube(unsigned n, unsigned key)
+{
+	for (unsigned a = 0; a < n; a++)
+		for (unsigned b = 0; b < n; b++)
+			for (unsigned c = 0; c < n; c++)
+				if (data[(a * n * n + b * n + c) & 4095] == key)
+					return (int)(a * 10000 + b * 100 + c);
+	return -1;
+}
+
 __attribute__((noinline)) static unsigned with_call(unsigned n)
 {
 	unsigned s = 0;
@@ -102,13 +133,16 @@ int main(void)
 		data[i] = (i * 2654435761u) >> 27;
 	data[700] = 99;
 	for (unsigned n = 0; n < 4; n++) /* zero, one, two, three iterations */
-		s += same_path(n) + alternate(n, 2) + nested(n, n);
+		s +=
+		    same_path(n) + alternate(n, 2) + nested(n, n) + (unsigned)find_in_cube(n, 1000);
 	s += same_path(20000);
 	s += alternate(3000, 2) + alternate(3000, 3);
 	s += changing_runs(2000);
 	s += (unsigned)find_first(data, 4096, 99) + (unsigned)find_first(data, 16, 1000);
 	s += exit_middle(4096, 99) + exit_middle(500, 99);
 	s += nested(40, 50);
+	s += chain_walk(1, 5000) + chain_walk(7, 3);
+	s += (unsigned)find_in_cube(9, 99) + (unsigned)find_in_cube(5, 1000);
 	s += with_call(300);
 	printf("%u\n", s);
 	return 0;
