@@ -158,6 +158,14 @@ static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 
 	if (pt->announced)
 		return 0;
+	/* A slot retired in an earlier pass (FREE) or being claimed by a new
+	 * process (CLAIMED) no longer describes the process its late thread or
+	 * module belongs to; that process was announced while it was live, so
+	 * announcing the stale slot again would write a second PROCESS record
+	 * for the same image. */
+	uint32_t st = LOAD_ACQ(&p->state);
+	if (st != WPP_SHM_LIVE && st != WPP_SHM_EXITING)
+		return 0;
 	pt->announced = 1;
 	pt->dead = 0;
 	pt->nthreads = 0;

@@ -70,4 +70,18 @@ for prog in fork exec vfork; do
 		fi
 	done
 done
+
+# A vfork child that _exits at once raced the shm collector: its process
+# slot could be retired before its thread slot showed, and the late thread
+# then re-announced the stale slot as a second process record (5 of 40 runs
+# before the fix).  Twenty quick recordings must never list an image twice.
+dups=0
+for i in $(seq 1 20); do
+	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o vfork-again.wpp -- ./vfork >/dev/null) ||
+		{ fail "vfork: shm record $i failed"; break; }
+	n=$(info "$WORK/vfork-again.wpp" | awk '/^  pid /' | sort | uniq -d | wc -l)
+	[ "$n" -eq 0 ] || dups=$((dups + 1))
+done
+[ "$dups" -eq 0 ] && pass "vfork shm: 20 recordings, no process image listed twice" ||
+	fail "vfork shm: $dups of 20 recordings list a process image twice"
 finish
