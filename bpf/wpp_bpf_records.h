@@ -63,17 +63,17 @@ struct wpp_brec_loss {
 struct wpp_brec_batch {
 	struct wpp_brec_head h;
 	__u64 stream_id;
-	__u64 pubno;      /* dense per-stream publish number, from 0 */
-	__u64 seq;        /* the runtime's arguments, passed through */
+	__u64 pubno; /* dense per-stream publish number, from 0 */
+	__u64 seq;   /* the runtime's arguments, passed through */
 	__u64 parent_seq;
 	__u32 parent_off;
 	__u32 flags;
 	__u32 generation;
-	__u32 nwords;      /* words in the whole batch */
-	__u32 chunk_off;   /* word index of this record's first word */
-	__u32 chunk_words; /* valid words in this record */
+	__u32 nwords;			  /* words in the whole batch */
+	__u32 chunk_off;		  /* word index of this record's first word */
+	__u32 chunk_words;		  /* valid words in this record */
 	struct wpp_brec_loss lost_before; /* snapshot at probe entry */
-	/* __u64 words[chunk_words] follow */
+					  /* __u64 words[chunk_words] follow */
 };
 
 struct wpp_brec_fork {
@@ -89,8 +89,8 @@ struct wpp_brec_fork {
 
 /* Thread state at the end of a stream (exit or exec). */
 struct wpp_brec_stream_end {
-	__u64 stream_id;  /* 0 if the thread never published a batch */
-	__u64 end_pubno;  /* number of pubnos the stream used */
+	__u64 stream_id; /* 0 if the thread never published a batch */
+	__u64 end_pubno; /* number of pubnos the stream used */
 	struct wpp_brec_loss lost_tail;
 };
 
@@ -104,9 +104,9 @@ struct wpp_exe_key {
 
 struct wpp_brec_exec {
 	struct wpp_brec_head h; /* pid after exec; tid == pid */
-	__u32 old_tid;          /* the tid that called exec */
-	__u32 filename_len;     /* bytes including NUL, 0 if unreadable */
-	__u32 args_len;         /* bytes of NUL-separated argv copied */
+	__u32 old_tid;		/* the tid that called exec */
+	__u32 filename_len;	/* bytes including NUL, 0 if unreadable */
+	__u32 args_len;		/* bytes of NUL-separated argv copied */
 	/* 1: the new image was stopped (SIGSTOP, before its first instruction)
 	 * because its executable is not in exec_seen; the collector attaches,
 	 * then sends SIGCONT. */
@@ -151,21 +151,21 @@ struct wpp_brec_register {
  * sums over CPUs.  Every batch the probe saw ends in exactly one of
  * batches_delivered or lost_batches. */
 struct wpp_bpf_counters {
-	__u64 probe_hits;       /* batch probe firings that passed the filter */
+	__u64 probe_hits; /* batch probe firings that passed the filter */
 	__u64 batches_delivered;
 	__u64 words_delivered;
-	__u64 records;          /* chunk records submitted */
+	__u64 records; /* chunk records submitted */
 	__u64 lost_batches;
 	__u64 lost_words;
 	__u64 reserve_failures; /* batch ring full */
-	__u64 read_failures;    /* bpf_probe_read_user on the words failed */
-	__u64 no_ring;          /* no ring for this CPU (should not happen) */
-	__u64 no_thread_slot;   /* thread table full: batch counted as lost */
-	__u64 lifecycle_lost;   /* lifecycle ring full */
+	__u64 read_failures;	/* bpf_probe_read_user on the words failed */
+	__u64 no_ring;		/* no ring for this CPU (should not happen) */
+	__u64 no_thread_slot;	/* thread table full: batch counted as lost */
+	__u64 lifecycle_lost;	/* lifecycle ring full */
 	__u64 register_read_failures;
-	__u64 pauses;           /* back-pressure: publishing process stopped */
-	__u64 pause_failures;   /* ring over pause_fill but the stop failed
-	                         * (pause table full, signal refused) */
+	__u64 pauses;	      /* back-pressure: publishing process stopped */
+	__u64 pause_failures; /* ring over pause_fill but the stop failed
+			       * (pause table full, signal refused) */
 };
 
 /* Back-pressure state of a process the batch probe has stopped, hash keyed

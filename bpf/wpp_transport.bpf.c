@@ -463,7 +463,8 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 			r->held = 1;
 	}
 	stream_end(old_pid, &r->old_stream);
-	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
+	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
+				      BPF_CORE_READ(bprm, filename));
 	r->filename_len = n > 0 ? n : 0;
 	if (bpf_probe_read_kernel_str(r->exe_name, sizeof(r->exe_name),
 				      BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name)) < 0)

@@ -17,7 +17,7 @@
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
 
-#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 struct proc_track {
@@ -114,10 +114,19 @@ fail: {
 }
 }
 
-const char *wpp_shm_collector_env(const struct wpp_shm_collector *c) { return c->env; }
-struct wpp_shm_header *wpp_shm_collector_header(struct wpp_shm_collector *c) { return c->h; }
+const char *wpp_shm_collector_env(const struct wpp_shm_collector *c)
+{
+	return c->env;
+}
+struct wpp_shm_header *wpp_shm_collector_header(struct wpp_shm_collector *c)
+{
+	return c->h;
+}
 
-static int pid_gone(uint32_t pid) { return kill((pid_t)pid, 0) < 0 && errno == ESRCH; }
+static int pid_gone(uint32_t pid)
+{
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
 
 /* Reading /proc/PID/stat's starttime tells a pid we registered from a later
  * process that reused it. */

@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <string.h>
 
-static uint64_t align64(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
+static uint64_t align64(uint64_t x)
+{
+	return (x + 63) & ~(uint64_t)63;
+}
 
 int wpp_shm_options_check(struct wpp_shm_options *o, const char **msg)
 {
@@ -21,7 +24,8 @@ int wpp_shm_options_check(struct wpp_shm_options *o, const char **msg)
 	if (!o->max_tus)
 		o->max_tus = WPP_SHM_DEF_TUS;
 	*msg = NULL;
-	if (o->buffer_words < WPP_SHM_MIN_BUFFER_WORDS || o->buffer_words > WPP_SHM_MAX_BUFFER_WORDS)
+	if (o->buffer_words < WPP_SHM_MIN_BUFFER_WORDS ||
+	    o->buffer_words > WPP_SHM_MAX_BUFFER_WORDS)
 		*msg = "buffer words must be between 16 and 4194304";
 	else if (o->ring_slots < 2 || o->ring_slots > WPP_SHM_MAX_RING_SLOTS ||
 		 o->sig_ring_slots < 2 || o->sig_ring_slots > WPP_SHM_MAX_RING_SLOTS)
@@ -63,7 +67,7 @@ void wpp_shm_layout(const struct wpp_shm_options *o, struct wpp_shm_header *h)
 int wpp_shm_header_check(const struct wpp_shm_header *h, uint64_t mapped)
 {
 	struct wpp_shm_options o = {h->buffer_words, h->ring_slots, h->sig_ring_slots,
-				    h->max_threads, h->max_procs, h->max_tus};
+				    h->max_threads,  h->max_procs,  h->max_tus};
 	struct wpp_shm_header want;
 	const char *msg;
 

@@ -12,12 +12,12 @@
 #include "shm_proto.h"
 
 struct wpp_shm_options {
-	uint32_t buffer_words;   /* slot capacity (records) */
-	uint32_t ring_slots;     /* level-0 ring length per thread */
+	uint32_t buffer_words;	 /* slot capacity (records) */
+	uint32_t ring_slots;	 /* level-0 ring length per thread */
 	uint32_t sig_ring_slots; /* per signal level */
-	uint32_t max_threads;    /* concurrently live thread slots */
-	uint32_t max_procs;      /* concurrently live process images */
-	uint32_t max_tus;        /* concurrently registered TUs */
+	uint32_t max_threads;	 /* concurrently live thread slots */
+	uint32_t max_procs;	 /* concurrently live process images */
+	uint32_t max_tus;	 /* concurrently registered TUs */
 };
 
 /* Fill in defaults for zero fields.  -EINVAL (with msg set) if out of range. */

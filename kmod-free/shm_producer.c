@@ -13,12 +13,15 @@
 #include "shm_futex.h"
 #include "shm_layout.h"
 
-#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* A claim names its claimer in the state word, so the collector can free
  * an entry whose claimer died half-way (state = CLAIMED | pid << 4). */
-static uint32_t claim_word(uint32_t pid) { return WPP_SHM_CLAIMED | pid << 4; }
+static uint32_t claim_word(uint32_t pid)
+{
+	return WPP_SHM_CLAIMED | pid << 4;
+}
 
 static int claim(uint32_t *state, uint32_t pid)
 {
@@ -106,8 +109,8 @@ int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc
 	e->start_ticks = p->start_ticks;
 	e->time_ns = now_ns();
 	copy_str(e->exe, sizeof(e->exe), p->exe, &e->exe_len);
-	e->cmdline_len = (uint32_t)(p->cmdline_len < sizeof(e->cmdline) ? p->cmdline_len
-									  : sizeof(e->cmdline));
+	e->cmdline_len =
+	    (uint32_t)(p->cmdline_len < sizeof(e->cmdline) ? p->cmdline_len : sizeof(e->cmdline));
 	memcpy(e->cmdline, p->cmdline, e->cmdline_len);
 	if (e->cmdline_len && e->cmdline[e->cmdline_len - 1] != 0)
 		e->cmdline[e->cmdline_len - 1] = 0; /* truncated argv still ends in NUL */
@@ -167,7 +170,10 @@ struct wpp_shm_thread *wpp_shm_thread_open(struct wpp_shm_client *c, uint32_t pi
 	return NULL;
 }
 
-void wpp_shm_thread_close(struct wpp_shm_thread *t) { STORE_REL(&t->state, WPP_SHM_EXITING); }
+void wpp_shm_thread_close(struct wpp_shm_thread *t)
+{
+	STORE_REL(&t->state, WPP_SHM_EXITING);
+}
 
 void wpp_shm_thread_lost(struct wpp_shm_thread *t, uint64_t words)
 {

@@ -43,9 +43,9 @@
 
 #include <stdint.h>
 
-#define WPP_SHM_MAGIC "WPPSHM\0\0"
+#define WPP_SHM_MAGIC	"WPPSHM\0\0"
 #define WPP_SHM_VERSION 1u
-#define WPP_SHM_ENV "WPP_SHM"
+#define WPP_SHM_ENV	"WPP_SHM"
 
 /* Level 0 = the thread's own code; 1..LEVELS-1 = nested signal handlers. */
 #define WPP_SHM_LEVELS 5
@@ -53,15 +53,15 @@
 #define WPP_SLACK_WORDS 2
 
 /* Defaults and bounds (all overridable by the collector's options). */
-#define WPP_SHM_DEF_BUFFER_WORDS 8192u
-#define WPP_SHM_DEF_RING_SLOTS 4u
+#define WPP_SHM_DEF_BUFFER_WORDS   8192u
+#define WPP_SHM_DEF_RING_SLOTS	   4u
 #define WPP_SHM_DEF_SIG_RING_SLOTS 2u
-#define WPP_SHM_DEF_THREADS 128u
-#define WPP_SHM_DEF_PROCS 128u
-#define WPP_SHM_DEF_TUS 1024u
-#define WPP_SHM_MIN_BUFFER_WORDS 16u
-#define WPP_SHM_MAX_BUFFER_WORDS (1u << 22)
-#define WPP_SHM_MAX_RING_SLOTS 1024u
+#define WPP_SHM_DEF_THREADS	   128u
+#define WPP_SHM_DEF_PROCS	   128u
+#define WPP_SHM_DEF_TUS		   1024u
+#define WPP_SHM_MIN_BUFFER_WORDS   16u
+#define WPP_SHM_MAX_BUFFER_WORDS   (1u << 22)
+#define WPP_SHM_MAX_RING_SLOTS	   1024u
 
 /*
  * Header of every batch buffer, in shm slots and in the runtime's private
@@ -71,13 +71,13 @@
  * nwords/time_ns when it is published.
  */
 struct wpp_batch_hdr {
-	uint64_t seq;        /* per-thread, dense from 1; 0 = buffer not started */
+	uint64_t seq;	     /* per-thread, dense from 1; 0 = buffer not started */
 	uint64_t parent_seq; /* WPP_BATCH_SIGNAL: batch that was interrupted */
 	uint32_t parent_off; /* words of the parent reserved before the signal */
-	uint32_t flags;      /* enum wpp_batch_flags (wpp/wpp_file.h) */
+	uint32_t flags;	     /* enum wpp_batch_flags (wpp/wpp_file.h) */
 	uint64_t time_ns;    /* CLOCK_MONOTONIC at publish */
 	uint32_t nwords;     /* words that follow, valid once published */
-	uint32_t level;      /* signal nesting level that filled it */
+	uint32_t level;	     /* signal nesting level that filled it */
 	uint32_t pid, tid;
 	uint32_t generation;
 	uint32_t reserved0;
@@ -86,12 +86,12 @@ struct wpp_batch_hdr {
 _Static_assert(sizeof(struct wpp_batch_hdr) == 64, "batch header is one cache line");
 
 struct wpp_shm_header {
-	char magic[8];          /* WPP_SHM_MAGIC */
-	uint32_t version;       /* WPP_SHM_VERSION */
-	uint32_t header_size;   /* sizeof(struct wpp_shm_header) */
+	char magic[8];	      /* WPP_SHM_MAGIC */
+	uint32_t version;     /* WPP_SHM_VERSION */
+	uint32_t header_size; /* sizeof(struct wpp_shm_header) */
 	uint64_t region_size;
-	uint32_t buffer_words;  /* record capacity of a slot (slack comes on top) */
-	uint32_t ring_slots;    /* level-0 ring length */
+	uint32_t buffer_words;	 /* record capacity of a slot (slack comes on top) */
+	uint32_t ring_slots;	 /* level-0 ring length */
 	uint32_t sig_ring_slots; /* ring length of each signal level */
 	uint32_t slots_per_thread;
 	uint32_t max_procs, max_tus, max_threads;
@@ -108,7 +108,7 @@ struct wpp_shm_header {
 	/* Bumped (release) after every TU entry is published, so a collector
 	 * that sees a batch can tell whether a new module must be read first. */
 	uint32_t tu_epoch;
-	uint64_t table_full;    /* claims refused because a table was full */
+	uint64_t table_full; /* claims refused because a table was full */
 	uint64_t reserved[4];
 };
 
@@ -117,17 +117,17 @@ enum wpp_shm_entry_state {
 	WPP_SHM_CLAIMED = 1, /* producer is filling the entry */
 	WPP_SHM_LIVE = 2,    /* published; for threads: running */
 	WPP_SHM_EXITING = 3, /* thread: said goodbye (late records may follow);
-	                      * proc: replaced by a new image (exec) */
+			      * proc: replaced by a new image (exec) */
 };
 
-#define WPP_SHM_EXE_MAX 256
+#define WPP_SHM_EXE_MAX	    256
 #define WPP_SHM_CMDLINE_MAX 1024
-#define WPP_SHM_PATH_MAX 512
+#define WPP_SHM_PATH_MAX    512
 
 struct wpp_shm_proc {
-	uint32_t state;       /* enum wpp_shm_entry_state */
+	uint32_t state; /* enum wpp_shm_entry_state */
 	uint32_t pid, ppid, parent_tid;
-	uint32_t flags;       /* enum wpp_process_flags */
+	uint32_t flags; /* enum wpp_process_flags */
 	uint32_t generation;
 	uint64_t start_ticks; /* /proc/PID/stat starttime: exec keeps it, pid reuse changes it */
 	uint64_t time_ns;
@@ -139,23 +139,23 @@ struct wpp_shm_proc {
 
 struct wpp_shm_tu {
 	uint32_t state;
-	uint32_t proc_index;  /* owning wpp_shm_proc */
+	uint32_t proc_index; /* owning wpp_shm_proc */
 	uint32_t fid_base, nfuncs;
 	uint64_t tu_hash, meta_addr, load_bias;
 	uint8_t build_id[20];
 	uint32_t build_id_len;
-	uint32_t path_len;    /* incl. NUL */
+	uint32_t path_len; /* incl. NUL */
 	uint32_t reserved0;
 	char path[WPP_SHM_PATH_MAX];
 };
 
 struct wpp_shm_ring {
-	uint64_t head;        /* batches published (producer, release) */
-	uint64_t tail;        /* batches consumed and zeroed (collector, release) */
+	uint64_t head;	      /* batches published (producer, release) */
+	uint64_t tail;	      /* batches consumed and zeroed (collector, release) */
 	uint32_t space_futex; /* producer sleeps here while the ring is full */
 	uint32_t producer_waiting;
 	uint32_t nslots;
-	uint32_t first_slot;  /* index among the thread's slots */
+	uint32_t first_slot; /* index among the thread's slots */
 };
 
 struct wpp_shm_thread {
@@ -163,7 +163,7 @@ struct wpp_shm_thread {
 	uint32_t proc_index;
 	uint32_t pid, tid;
 	uint64_t start_ns;
-	uint64_t lost_words;  /* records the producer had to drop (nesting overflow) */
+	uint64_t lost_words; /* records the producer had to drop (nesting overflow) */
 	struct wpp_shm_ring rings[WPP_SHM_LEVELS];
 };
 

@@ -50,7 +50,8 @@ static int match_fn(Dwarf_Die *die, void *arg)
 
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr))
 		linkage = dwarf_formstring(&attr);
-	if (((name && !strcmp(name, s->name)) || (linkage && !strcmp(linkage, s->name))) && has_code(die)) {
+	if (((name && !strcmp(name, s->name)) || (linkage && !strcmp(linkage, s->name))) &&
+	    has_code(die)) {
 		s->found = *die;
 		s->ok = 1;
 		return DWARF_CB_ABORT;
@@ -76,7 +77,8 @@ static int find_fn(Dwfl_Module *mod, const char *cu_source, const char *function
 {
 	for (int pass = 0; pass < 2; pass++) {
 		Dwarf_Die *cu;
-		for (cu = dwfl_module_nextcu(mod, NULL, bias); cu; cu = dwfl_module_nextcu(mod, cu, bias)) {
+		for (cu = dwfl_module_nextcu(mod, NULL, bias); cu;
+		     cu = dwfl_module_nextcu(mod, cu, bias)) {
 			struct fn_search s = {.name = function};
 			if (pass == 0 && !cu_matches(cu, cu_source))
 				continue;
@@ -101,7 +103,8 @@ static int scope_add(struct scope_list *l, Dwarf_Die *die, int parent)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n] = (struct inl_scope){*die, parent, parent < 0 ? 0 : l->v[parent].depth + 1, NULL, NULL};
+	l->v[l->n] =
+	    (struct inl_scope){*die, parent, parent < 0 ? 0 : l->v[parent].depth + 1, NULL, NULL};
 	return l->n++;
 }
 
@@ -172,26 +175,30 @@ long wpp_dwarf_fn_inlines(struct wpp_dwarf *d, const char *path, const uint8_t *
 	*out = NULL;
 	if (!mod)
 		return -1;
-	if (!find_fn(mod, cu_source, function, &fn, &cu, &bias) || dwarf_getsrclines(&cu, &lines, &nlines) != 0)
+	if (!find_fn(mod, cu_source, function, &fn, &cu, &bias) ||
+	    dwarf_getsrclines(&cu, &lines, &nlines) != 0)
 		return 0;
-	if (scope_add(&l, &fn, -1) < 0 || collect(&l, &fn, 0) < 0 || !(v = calloc(nlines + 1, sizeof(*v))))
+	if (scope_add(&l, &fn, -1) < 0 || collect(&l, &fn, 0) < 0 ||
+	    !(v = calloc(nlines + 1, sizeof(*v))))
 		goto oom;
 	for (size_t i = 0; i < nlines; i++) {
 		Dwarf_Line *row = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		bool end = false;
 		int line = 0, col = 0, best = -1;
-		if (!row || dwarf_lineaddr(row, &a) != 0 || dwarf_lineendsequence(row, &end) != 0 || end ||
-		    !scope_holds(&fn, a))
+		if (!row || dwarf_lineaddr(row, &a) != 0 || dwarf_lineendsequence(row, &end) != 0 ||
+		    end || !scope_holds(&fn, a))
 			continue;
 		for (int k = 0; k < l.n; k++)
-			if ((best < 0 || l.v[k].depth > l.v[best].depth) && scope_holds(&l.v[k].die, a))
+			if ((best < 0 || l.v[k].depth > l.v[best].depth) &&
+			    scope_holds(&l.v[k].die, a))
 				best = k;
 		dwarf_lineno(row, &line);
 		dwarf_linecol(row, &col);
-		v[n] = (struct wpp_inline_pos){dwarf_linesrc(row, NULL, NULL), (uint32_t)line, (uint32_t)col, NULL,
-					       NULL};
-		if (best > 0 && (!(v[n].label = label_of(d, &l, best, 0)) || !(v[n].brief = label_of(d, &l, best, 1))))
+		v[n] = (struct wpp_inline_pos){dwarf_linesrc(row, NULL, NULL), (uint32_t)line,
+					       (uint32_t)col, NULL, NULL};
+		if (best > 0 && (!(v[n].label = label_of(d, &l, best, 0)) ||
+				 !(v[n].brief = label_of(d, &l, best, 1))))
 			goto oom;
 		if (v[n].file && line > 0)
 			n++;

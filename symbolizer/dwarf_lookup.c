@@ -21,7 +21,7 @@ struct dw_object {
 	char *path;
 	uint8_t build_id[WPP_BUILD_ID_MAX];
 	uint32_t build_id_len;
-	Dwfl *dwfl;        /* NULL: unusable, reason in err */
+	Dwfl *dwfl; /* NULL: unusable, reason in err */
 	Dwfl_Module *mod;
 	char err[256];
 };
@@ -37,12 +37,13 @@ struct wpp_dwarf {
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -103,7 +104,8 @@ static void open_object(struct dw_object *o)
 		if (n > 0)
 			wpp_build_id_hex(bits, (uint32_t)n, have, sizeof(have));
 		set_err(o->err, sizeof(o->err),
-			"%s: build-id %s does not match the recorded %s (object rebuilt since the run?)",
+			"%s: build-id %s does not match the recorded %s (object rebuilt since the "
+			"run?)",
 			o->path, n > 0 ? have : "(none)", want);
 		goto fail;
 	}
@@ -114,14 +116,16 @@ fail:
 	o->mod = NULL;
 }
 
-static struct dw_object *object_get(struct wpp_dwarf *d, const char *path, const uint8_t *id, uint32_t len)
+static struct dw_object *object_get(struct wpp_dwarf *d, const char *path, const uint8_t *id,
+				    uint32_t len)
 {
 	struct dw_object *o;
 
 	if (len > WPP_BUILD_ID_MAX)
 		len = WPP_BUILD_ID_MAX;
 	for (o = d->objects; o; o = o->next)
-		if (!strcmp(o->path, path) && o->build_id_len == len && (!len || !memcmp(o->build_id, id, len)))
+		if (!strcmp(o->path, path) && o->build_id_len == len &&
+		    (!len || !memcmp(o->build_id, id, len)))
 			return o;
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path))) {
@@ -197,8 +201,8 @@ static Dwarf_Die *cu_at(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *bias)
 }
 
 int wpp_dwarf_frames(struct wpp_dwarf *d, const char *path, const uint8_t *build_id,
-		     uint32_t build_id_len, uint64_t load_bias, uint64_t addr, struct wpp_src_frame *frames,
-		     int max, char *err, size_t errlen)
+		     uint32_t build_id_len, uint64_t load_bias, uint64_t addr,
+		     struct wpp_src_frame *frames, int max, char *err, size_t errlen)
 {
 	struct dw_object *o = object_get(d, path, build_id, build_id_len);
 	Dwarf_Addr a = addr - load_bias, bias = 0;
@@ -234,17 +238,21 @@ int wpp_dwarf_frames(struct wpp_dwarf *d, const char *path, const uint8_t *build
 		Dwarf_Die inl, *outer = NULL;
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		frames[n++] = (struct wpp_src_frame){wpp_dwarf_scope_name(&scopes[i]), file, (uint32_t)lineno, (uint32_t)col};
+		frames[n++] = (struct wpp_src_frame){wpp_dwarf_scope_name(&scopes[i]), file,
+						     (uint32_t)lineno, (uint32_t)col};
 		if (tag == DW_TAG_subprogram)
 			break;
 		/* The next (outer) frame is at this inlined call's call site. */
 		file = NULL;
 		lineno = col = 0;
-		if (dwarf_attr(&scopes[i], DW_AT_call_line, &attr) && dwarf_formudata(&attr, &v) == 0)
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &attr) &&
+		    dwarf_formudata(&attr, &v) == 0)
 			lineno = (int)v;
-		if (dwarf_attr(&scopes[i], DW_AT_call_column, &attr) && dwarf_formudata(&attr, &v) == 0)
+		if (dwarf_attr(&scopes[i], DW_AT_call_column, &attr) &&
+		    dwarf_formudata(&attr, &v) == 0)
 			col = (int)v;
-		if (dwarf_attr(&scopes[i], DW_AT_call_file, &attr) && dwarf_formudata(&attr, &v) == 0) {
+		if (dwarf_attr(&scopes[i], DW_AT_call_file, &attr) &&
+		    dwarf_formudata(&attr, &v) == 0) {
 			Dwarf_Files *files;
 			if (dwarf_getsrcfiles(cu, &files, NULL) == 0)
 				file = dwarf_filesrc(files, v, NULL, NULL);

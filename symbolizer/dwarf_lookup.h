@@ -39,8 +39,8 @@ void wpp_dwarf_free(struct wpp_dwarf *d);
  * build_id_len 0 skips the build-id check.
  */
 int wpp_dwarf_frames(struct wpp_dwarf *d, const char *path, const uint8_t *build_id,
-		     uint32_t build_id_len, uint64_t load_bias, uint64_t addr, struct wpp_src_frame *frames,
-		     int max, char *err, size_t errlen);
+		     uint32_t build_id_len, uint64_t load_bias, uint64_t addr,
+		     struct wpp_src_frame *frames, int max, char *err, size_t errlen);
 
 /*
  * The inline context of every source position inside one function, for

@@ -19,7 +19,7 @@
 #include "wpp/meta_format.h"
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -112,7 +112,8 @@ struct wpp_elf_object *wpp_elf_open(const char *path, char *err, size_t errlen)
 		if (sh.sh_type == SHT_NOTE && obj->build_id_len == 0)
 			read_build_id(obj, scn);
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, WPP_META_SECTION) == 0 && sh.sh_type != SHT_NOBITS && !obj->meta) {
+		if (name && strcmp(name, WPP_META_SECTION) == 0 && sh.sh_type != SHT_NOBITS &&
+		    !obj->meta) {
 			Elf_Data *data;
 			/* A linker run with --compress-debug-sections may compress
 			 * any non-alloc section; libelf inflates it in place. */

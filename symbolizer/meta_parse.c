@@ -17,7 +17,7 @@
 #include <string.h>
 
 static void *fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void *fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -79,8 +79,9 @@ static const char *check_edges(const struct wpp_fn *fn, uint32_t *out_first)
 			return "edge from ENTRY straight to EXIT";
 		if (e->src == e->dst)
 			return "self-loop edge in the DAG";
-		if (e->src == entry ? !entry_kind(e->kind)
-				    : e->dst == exit_node ? !exit_kind(e->kind) : e->kind != WPP_EDGE_REAL)
+		if (e->src == entry	  ? !entry_kind(e->kind)
+		    : e->dst == exit_node ? !exit_kind(e->kind)
+					  : e->kind != WPP_EDGE_REAL)
 			return "edge kind does not match its endpoints";
 		if (i > 0) {
 			const struct wpp_meta_edge *p = &fn->edges[i - 1];
@@ -137,8 +138,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 	const char *why;
 
 	if (avail < sizeof(h))
-		return fail(err, errlen, "metadata blob truncated (%zu bytes, header needs %zu)", avail,
-			    sizeof(h));
+		return fail(err, errlen, "metadata blob truncated (%zu bytes, header needs %zu)",
+			    avail, sizeof(h));
 	memcpy(&h, b, sizeof(h));
 	if (memcmp(h.magic, WPP_META_MAGIC, sizeof(h.magic)) != 0)
 		return fail(err, errlen, "bad metadata magic");
@@ -148,7 +149,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 	if (h.header_size != sizeof(h))
 		return fail(err, errlen, "bad metadata header size %" PRIu32, h.header_size);
 	if (h.total_size < sizeof(h) || h.total_size > avail)
-		return fail(err, errlen, "metadata total_size %" PRIu64 " out of range (%zu available)",
+		return fail(err, errlen,
+			    "metadata total_size %" PRIu64 " out of range (%zu available)",
 			    h.total_size, avail);
 	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS)
 		return fail(err, errlen, "unknown metadata mode %" PRIu32, h.mode);
@@ -162,7 +164,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen, "line table out of bounds");
 	if (!table_fits(h.strtab_off, h.strtab_size, 1, h.total_size))
 		return fail(err, errlen, "string table out of bounds");
-	if (h.strtab_size == 0 || b[h.strtab_off] != '\0' || b[h.strtab_off + h.strtab_size - 1] != '\0')
+	if (h.strtab_size == 0 || b[h.strtab_off] != '\0' ||
+	    b[h.strtab_off + h.strtab_size - 1] != '\0')
 		return fail(err, errlen, "string table must start and end with NUL");
 
 	tu = calloc(1, sizeof(*tu));
@@ -180,11 +183,13 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 	tu->block_store = calloc(h.nblocks_total ? h.nblocks_total : 1, sizeof(*tu->block_store));
 	tu->edge_store = calloc(h.nedges_total ? h.nedges_total : 1, sizeof(*tu->edge_store));
 	tu->lines = calloc(h.nlines_total ? h.nlines_total : 1, sizeof(*tu->lines));
-	if (!tu->strtab || !tu->fns || !tu->by_local || !tu->block_store || !tu->edge_store || !tu->lines)
+	if (!tu->strtab || !tu->fns || !tu->by_local || !tu->block_store || !tu->edge_store ||
+	    !tu->lines)
 		goto oom;
 	memcpy(tu->strtab, b + h.strtab_off, h.strtab_size);
 	memcpy(mf, b + h.funcs_off, (size_t)h.nfuncs * sizeof(*mf));
-	memcpy(tu->block_store, b + h.blocks_off, (size_t)h.nblocks_total * sizeof(*tu->block_store));
+	memcpy(tu->block_store, b + h.blocks_off,
+	       (size_t)h.nblocks_total * sizeof(*tu->block_store));
 	memcpy(tu->edge_store, b + h.edges_off, (size_t)h.nedges_total * sizeof(*tu->edge_store));
 	memcpy(tu->lines, b + h.lines_off, (size_t)h.nlines_total * sizeof(*tu->lines));
 
@@ -196,7 +201,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 	tu->producer = wpp_tu_str(tu, h.producer_str);
 
 	for (uint32_t i = 0; i < h.nlines_total; i++) {
-		if (!str_ok(tu, tu->lines[i].file_str) || !str_ok(tu, tu->lines[i].inlined_from_str)) {
+		if (!str_ok(tu, tu->lines[i].file_str) ||
+		    !str_ok(tu, tu->lines[i].inlined_from_str)) {
 			fail(err, errlen, "line %" PRIu32 ": string index out of range", i);
 			goto bad;
 		}
@@ -211,13 +217,15 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 	for (uint32_t i = 0; i < h.nfuncs; i++) {
 		const struct wpp_meta_func *m = &mf[i];
 		if (m->local_index >= h.nfuncs || tu->by_local[m->local_index]) {
-			fail(err, errlen, "function %" PRIu32 ": local index %" PRIu32 " invalid or repeated",
-			     i, m->local_index);
+			fail(err, errlen,
+			     "function %" PRIu32 ": local index %" PRIu32 " invalid or repeated", i,
+			     m->local_index);
 			goto bad;
 		}
 		if ((uint64_t)m->first_block + m->nblocks > h.nblocks_total ||
 		    (uint64_t)m->first_edge + m->nedges > h.nedges_total) {
-			fail(err, errlen, "function %" PRIu32 ": block or edge range out of bounds", i);
+			fail(err, errlen, "function %" PRIu32 ": block or edge range out of bounds",
+			     i);
 			goto bad;
 		}
 		if (!str_ok(tu, m->name_str) || !str_ok(tu, m->file_str)) {
@@ -259,7 +267,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		if (!why)
 			why = check_acyclic(fn, out_first);
 		if (why) {
-			fail(err, errlen, "function %s: %s", fn->name[0] ? fn->name : "(unnamed)", why);
+			fail(err, errlen, "function %s: %s", fn->name[0] ? fn->name : "(unnamed)",
+			     why);
 			goto bad;
 		}
 	}
@@ -298,7 +307,8 @@ int wpp_meta_find(const void *section, size_t size, uint64_t tu_hash, const void
 		uint64_t next;
 
 		if (size - off < sizeof(h)) {
-			fail(err, errlen, "truncated metadata blob at section offset %" PRIu64, off);
+			fail(err, errlen, "truncated metadata blob at section offset %" PRIu64,
+			     off);
 			return -1;
 		}
 		memcpy(&h, s + off, sizeof(h));
@@ -307,7 +317,8 @@ int wpp_meta_find(const void *section, size_t size, uint64_t tu_hash, const void
 			return -1;
 		}
 		if (h.total_size < sizeof(h) || h.total_size > size - off) {
-			fail(err, errlen, "metadata blob at section offset %" PRIu64 " has bad size %" PRIu64,
+			fail(err, errlen,
+			     "metadata blob at section offset %" PRIu64 " has bad size %" PRIu64,
 			     off, h.total_size);
 			return -1;
 		}

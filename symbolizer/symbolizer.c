@@ -37,7 +37,7 @@ struct wpp_symbolizer {
 };
 
 static void report(struct wpp_symbolizer *sym, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void report(struct wpp_symbolizer *sym, const char *fmt, ...)
 {
@@ -84,7 +84,8 @@ void wpp_sym_free(struct wpp_symbolizer *sym)
 	free(sym);
 }
 
-static struct sym_object *open_object(struct wpp_symbolizer *sym, const char *path, const uint8_t *build_id, uint32_t len)
+static struct sym_object *open_object(struct wpp_symbolizer *sym, const char *path,
+				      const uint8_t *build_id, uint32_t len)
 {
 	char want[2 * WPP_BUILD_ID_MAX + 1], have[2 * WPP_BUILD_ID_MAX + 1], err[256];
 	struct sym_object *o = calloc(1, sizeof(*o));
@@ -98,28 +99,31 @@ static struct sym_object *open_object(struct wpp_symbolizer *sym, const char *pa
 	wpp_build_id_hex(build_id, len, want, sizeof(want));
 	o->elf = wpp_elf_open(path, err, sizeof(err));
 	if (!o->elf) {
-		report(sym, "%s (build-id %s): %s; its functions are reported as unattributed", path,
-			 len ? want : "not recorded", err);
+		report(sym, "%s (build-id %s): %s; its functions are reported as unattributed",
+		       path, len ? want : "not recorded", err);
 		return o;
 	}
 	if (len && (o->elf->build_id_len != len || memcmp(o->elf->build_id, build_id, len) != 0)) {
 		wpp_build_id_hex(o->elf->build_id, o->elf->build_id_len, have, sizeof(have));
-		report(sym, "%s: build-id %s does not match the recorded %s (object rebuilt since the run?); "
-			 "its functions are reported as unattributed",
-			 path, o->elf->build_id_len ? have : "(none)", want);
+		report(sym,
+		       "%s: build-id %s does not match the recorded %s (object rebuilt since the "
+		       "run?); "
+		       "its functions are reported as unattributed",
+		       path, o->elf->build_id_len ? have : "(none)", want);
 		wpp_elf_close(o->elf);
 		o->elf = NULL;
 		return o;
 	}
 	if (!o->elf->meta)
-		report(sym, "%s: no %s section (not built with wppcc?); its functions are reported as "
-			 "unattributed",
-			 path, WPP_META_SECTION);
+		report(sym,
+		       "%s: no %s section (not built with wppcc?); its functions are reported as "
+		       "unattributed",
+		       path, WPP_META_SECTION);
 	return o;
 }
 
-const struct wpp_tu *wpp_sym_tu(struct wpp_symbolizer *sym, const char *path, const uint8_t *build_id,
-				uint32_t build_id_len, uint64_t tu_hash)
+const struct wpp_tu *wpp_sym_tu(struct wpp_symbolizer *sym, const char *path,
+				const uint8_t *build_id, uint32_t build_id_len, uint64_t tu_hash)
 {
 	struct sym_object *o;
 	struct sym_tu *t;
@@ -160,7 +164,8 @@ const struct wpp_tu *wpp_sym_tu(struct wpp_symbolizer *sym, const char *path, co
 		return NULL;
 	}
 	if (found == 0) {
-		report(sym, "%s: no metadata for TU %016" PRIx64 " in %s", path, tu_hash, WPP_META_SECTION);
+		report(sym, "%s: no metadata for TU %016" PRIx64 " in %s", path, tu_hash,
+		       WPP_META_SECTION);
 		return NULL;
 	}
 	t->tu = wpp_meta_parse(blob, blob_size, err, sizeof(err));

@@ -23,7 +23,7 @@ void wpp_sym_set_reporter(struct wpp_symbolizer *sym, wpp_sym_report_fn fn, void
 void wpp_sym_free(struct wpp_symbolizer *sym);
 
 /* build_id_len 0 = nothing recorded, accept the object without checking. */
-const struct wpp_tu *wpp_sym_tu(struct wpp_symbolizer *sym, const char *path, const uint8_t *build_id,
-				uint32_t build_id_len, uint64_t tu_hash);
+const struct wpp_tu *wpp_sym_tu(struct wpp_symbolizer *sym, const char *path,
+				const uint8_t *build_id, uint32_t build_id_len, uint64_t tu_hash);
 
 #endif

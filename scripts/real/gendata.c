@@ -31,16 +31,76 @@ static uint64_t rng_next(void)
 	return rng_state * UINT64_C(2685821657736338717);
 }
 
-static uint32_t rng_below(uint32_t n) { return (uint32_t)((rng_next() >> 32) % n); }
+static uint32_t rng_below(uint32_t n)
+{
+	return (uint32_t)((rng_next() >> 32) % n);
+}
 
 static const char *const vocabulary[] = {
-	"the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was",
-	"with", "be", "by", "on", "not", "he", "this", "are", "or", "his", "from",
-	"at", "which", "but", "have", "an", "had", "they", "you", "were", "their",
-	"one", "all", "we", "can", "her", "has", "there", "been", "if", "more",
-	"when", "will", "would", "who", "so", "no", "path", "trace", "buffer",
-	"compiler", "function", "thread", "register", "collector", "grammar",
-	"profile", "kernel", "instrumentation", "acyclic", "whole", "program",
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "a",
+    "is",
+    "that",
+    "for",
+    "it",
+    "as",
+    "was",
+    "with",
+    "be",
+    "by",
+    "on",
+    "not",
+    "he",
+    "this",
+    "are",
+    "or",
+    "his",
+    "from",
+    "at",
+    "which",
+    "but",
+    "have",
+    "an",
+    "had",
+    "they",
+    "you",
+    "were",
+    "their",
+    "one",
+    "all",
+    "we",
+    "can",
+    "her",
+    "has",
+    "there",
+    "been",
+    "if",
+    "more",
+    "when",
+    "will",
+    "would",
+    "who",
+    "so",
+    "no",
+    "path",
+    "trace",
+    "buffer",
+    "compiler",
+    "function",
+    "thread",
+    "register",
+    "collector",
+    "grammar",
+    "profile",
+    "kernel",
+    "instrumentation",
+    "acyclic",
+    "whole",
+    "program",
 };
 #define VOCAB_SIZE (sizeof(vocabulary) / sizeof(vocabulary[0]))
 
@@ -129,9 +189,17 @@ int main(int argc, char **argv)
 			if (chunk > size - done)
 				chunk = size - done;
 			switch (rng_below(3)) {
-			case 0: done += emit_text(stdout, chunk); break;
-			case 1: done += emit_binary(stdout, chunk / 4 + 1 > size - done ? size - done : chunk / 4 + 1); break;
-			default: done += emit_run(stdout, chunk); break;
+			case 0:
+				done += emit_text(stdout, chunk);
+				break;
+			case 1:
+				done += emit_binary(stdout, chunk / 4 + 1 > size - done
+								? size - done
+								: chunk / 4 + 1);
+				break;
+			default:
+				done += emit_run(stdout, chunk);
+				break;
 			}
 		}
 	} else {

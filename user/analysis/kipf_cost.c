@@ -23,7 +23,8 @@ double *kipf_node_costs(const struct kipf *f, const double *root_unit)
 	for (uint32_t i = 1; i <= f->nnodes; i++) {
 		const struct kipf_node *nd = &f->nodes[i];
 		uint32_t root = nd->parent ? kipf_find((struct kipf *)f, 0, nd->fid, nd->value) : i;
-		unit_sum[i] = (nd->parent ? unit_sum[nd->parent] : 0) + (root ? root_unit[root] : 0);
+		unit_sum[i] =
+		    (nd->parent ? unit_sum[nd->parent] : 0) + (root ? root_unit[root] : 0);
 		cost[i] = (double)nd->count * unit_sum[i];
 	}
 	free(unit_sum);

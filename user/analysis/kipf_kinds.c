@@ -77,7 +77,8 @@ int kipf_kinds_of(struct kipf_kinds *c, const struct wpp_fn *fn, uint32_t fid, u
 		return -1;
 	if ((c->n + 1) * 2 > c->cap && grow(c) < 0)
 		return -1;
-	for (i = kslab_label_hash(fid, id) & (c->cap - 1); c->slots[i].fid; i = (i + 1) & (c->cap - 1))
+	for (i = kslab_label_hash(fid, id) & (c->cap - 1); c->slots[i].fid;
+	     i = (i + 1) & (c->cap - 1))
 		;
 	c->slots[i] = (struct kipf_kinds_slot){.value = id, .fid = fid, .flags = (uint32_t)flags};
 	c->n++;

@@ -21,7 +21,7 @@ struct kipf_kinds_slot {
 
 struct kipf_kinds {
 	struct kipf_kinds_slot *slots;
-	size_t cap, n; /* cap: power of two */
+	size_t cap, n;	  /* cap: power of two */
 	uint32_t *blocks; /* regeneration buffer */
 	uint32_t blocks_cap;
 };

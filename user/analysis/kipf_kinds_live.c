@@ -124,7 +124,8 @@ int kinds_live_module(struct kinds_live *kl, const struct wpp_chunk_module *m, c
 	    .base = m->fid_base,
 	    .n = m->nfuncs,
 	    .tu = wpp_sym_tu(kl->sym, path, m->build_id,
-			     m->build_id_len > sizeof(m->build_id) ? 0 : m->build_id_len, m->tu_hash)};
+			     m->build_id_len > sizeof(m->build_id) ? 0 : m->build_id_len,
+			     m->tu_hash)};
 	return 0;
 }
 

@@ -44,8 +44,8 @@
 #include "kslab.h"
 
 enum kact_flags {
-	KACT_ENTRY = 1u << 0,  /* the path starts at function entry */
-	KACT_RETURN = 1u << 1, /* the path ends at a return */
+	KACT_ENTRY = 1u << 0,	/* the path starts at function entry */
+	KACT_RETURN = 1u << 1,	/* the path ends at a return */
 	KACT_UNKNOWN = 1u << 2, /* start and end kinds are not known */
 };
 

@@ -60,9 +60,8 @@ static void *k_open(void *cfg, const struct wpp_thread_key *key)
 	}
 	if (c->kinds) {
 		kact_init(&t->act, t->slab);
-		kslab_words_init(&t->reader, (struct kslab_words_sink){.items = act_items,
-									.mark = act_mark,
-									.ctx = t});
+		kslab_words_init(&t->reader, (struct kslab_words_sink){
+						 .items = act_items, .mark = act_mark, .ctx = t});
 	} else {
 		kslab_words_init(&t->reader, kslab_flat_sink(t->slab));
 	}

@@ -126,8 +126,7 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 			found |= occ[k].node == held;
 			/* The owner bit must say exactly which one is indexed. */
 			if (!(b->n[occ[k].node].aux & DIGRAM_OWNER) != (occ[k].node != held)) {
-				rc = bad(why, whylen, "owner bit of node %u is wrong",
-					 occ[k].node);
+				rc = bad(why, whylen, "owner bit of node %u is wrong", occ[k].node);
 				goto out;
 			}
 		}

@@ -40,7 +40,7 @@
 
 /* A finished thread grammar with its terminal table. */
 struct wpp_thread_grammar {
-	struct wpp_chunk_grammar hdr; /* pid, tid, generation, counts */
+	struct wpp_chunk_grammar hdr;	    /* pid, tid, generation, counts */
 	struct wpp_grammar_terminal *terms; /* terms[i] is terminal i */
 	struct seq_grammar g;
 };
@@ -53,8 +53,7 @@ struct path_grammar *path_grammar_new(enum seq_algorithm algo);
  * _at gives the words' signal depth (0 = main stream; what REPEAT refers
  * to is kept per depth); path_grammar_words is depth 0. */
 int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n);
-int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n,
-			  uint32_t depth);
+int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n, uint32_t depth);
 int path_grammar_gap(struct path_grammar *pg);
 /* Finish and export (pg stays owned by the caller).  0 or -1 (no memory). */
 int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *key,
@@ -80,7 +79,7 @@ struct wpp_grammar_cfg {
 	void (*capture)(void *ctx, struct wpp_thread_grammar *tg);
 	void *ctx;
 	struct wpp_online *emit_to;
-	int failed; /* set when a thread's grammar could not be built/written */
+	int failed;	    /* set when a thread's grammar could not be built/written */
 	uint64_t oversized; /* grammars too large for a chunk (not stored) */
 };
 struct wpp_online_consumer wpp_grammar_consumer(struct wpp_grammar_cfg *cfg);

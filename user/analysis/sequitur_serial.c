@@ -124,7 +124,8 @@ static int serialize_v1_body(const struct seq_grammar *g, struct seq_out *o)
 		for (uint32_t j = 0; j < len; j++) {
 			uint32_t s = body[j];
 			if (seq_is_rule(s))
-				seq_out_varint(o, (uint64_t)nterm + (self - 1 - (s & ~SEQ_RULE_BIT)));
+				seq_out_varint(o,
+					       (uint64_t)nterm + (self - 1 - (s & ~SEQ_RULE_BIT)));
 			else
 				seq_out_varint(o, code[find_term(sorted, nterm, s)]);
 		}

@@ -108,11 +108,12 @@ struct model {
 	uint16_t is_new[8];   /* [root][first in body][previous was new] */
 	uint16_t new_rule[2]; /* new symbol: rule (1) or terminal (0), [root] */
 	uint16_t abs_rule[2]; /* escaped symbol: rule or terminal, [root] */
-	struct rc_gamma_model len[2], succ_rank[RANK_CONTEXTS], class_rank[RANK_CONTEXTS], term[2], rule_dist;
+	struct rc_gamma_model len[2], succ_rank[RANK_CONTEXTS], class_rank[RANK_CONTEXTS], term[2],
+	    rule_dist;
 
 	uint32_t nterm, nrules;
-	struct mtf *succ; /* per terminal number: following first terminals */
-	struct mtf *cls;  /* per terminal number: symbols starting with it */
+	struct mtf *succ;	/* per terminal number: following first terminals */
+	struct mtf *cls;	/* per terminal number: symbols starting with it */
 	uint32_t *first, *last; /* per rule: terminal numbers at its ends */
 
 	/* Rules not referenced yet, oldest first; roots take from the
@@ -300,7 +301,8 @@ static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
 				continue;
 			/* Each rule is pushed once, so depth <= nrules + 1. */
 			parent[s & ~SEQ_RULE_BIT] = at;
-			stack[depth++] = (struct frame){s & ~SEQ_RULE_BIT, g->start[s & ~SEQ_RULE_BIT]};
+			stack[depth++] =
+			    (struct frame){s & ~SEQ_RULE_BIT, g->start[s & ~SEQ_RULE_BIT]};
 		}
 	}
 	free(stack);
@@ -423,7 +425,8 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 			if (seq_is_rule(s)) {
 				uint32_t r = s & ~SEQ_RULE_BIT;
 				is_new = parent[r] == g->start[i] + j;
-				if (is_new && (m.bottom == m.nunclaimed || m.unclaimed[m.bottom] != r)) {
+				if (is_new &&
+				    (m.bottom == m.nunclaimed || m.unclaimed[m.bottom] != r)) {
 					rc = 1;
 					goto done;
 				}
@@ -627,8 +630,9 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 			for (uint32_t j = 0; j < len; j++) {
 				uint32_t s;
 				if (isnew[j])
-					s = decode_new(&m, prev, isnew[j] == 2 ? m.unclaimed[at++] : NONE, nterm,
-						       &oom);
+					s = decode_new(&m, prev,
+						       isnew[j] == 2 ? m.unclaimed[at++] : NONE,
+						       nterm, &oom);
 				else
 					s = decode_old(&d, &m, prev, 0, self, &oom);
 				if (s == NONE)

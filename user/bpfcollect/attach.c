@@ -53,7 +53,8 @@ static int keep_link(struct bc_collector *c, struct bpf_link *l)
 	return 0;
 }
 
-static int attach_probe(struct bc_collector *c, struct bpf_program *prog, const char *path, const char *name)
+static int attach_probe(struct bc_collector *c, struct bpf_program *prog, const char *path,
+			const char *name)
 {
 	struct bpf_link *l = bpf_program__attach_usdt(prog, -1, path, "wpptrace", name, NULL);
 	if (!l) {
@@ -73,7 +74,7 @@ static void mark_exec_seen(struct bc_collector *c, const char *path)
 	uint8_t one = 1;
 	if (stat(path, &st) != 0)
 		return;
-	struct wpp_exe_key k = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
+	struct wpp_exe_key k = {(uint64_t)st.st_dev, (uint64_t)st.st_ino};
 	bpf_map__update_elem(c->skel->maps.exec_seen, &k, sizeof(k), &one, sizeof(one), BPF_ANY);
 }
 
@@ -92,7 +93,8 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 	/* Remember failures too: system-wide mode meets the same
 	 * uninstrumented objects over and over. */
 	if (c->nattached == c->attached_cap) {
-		uint8_t *grown = realloc(c->instrumented, c->attached_cap ? c->attached_cap * 2 : 16);
+		uint8_t *grown =
+		    realloc(c->instrumented, c->attached_cap ? c->attached_cap * 2 : 16);
 		if (!grown)
 			return -ENOMEM;
 		c->instrumented = grown;
@@ -170,7 +172,7 @@ static void attach_mapping(const char *path, void *arg)
 
 int attach_pid_mappings(struct bc_collector *c, pid_t pid)
 {
-	struct mapping_ctx m = { c, 0 };
+	struct mapping_ctx m = {c, 0};
 	proc_each_exec_mapping(pid, attach_mapping, &m);
 	return m.instrumented;
 }
@@ -190,7 +192,8 @@ static int add_traced_pid(struct bc_collector *c, pid_t pid)
 {
 	uint32_t key = (uint32_t)pid;
 	uint8_t one = 1;
-	if (bpf_map__update_elem(c->skel->maps.traced_pids, &key, sizeof(key), &one, sizeof(one), BPF_ANY)) {
+	if (bpf_map__update_elem(c->skel->maps.traced_pids, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY)) {
 		int err = -errno;
 		wpp_err("cannot trace pid %d: %s", (int)pid, strerror(errno));
 		return err;
@@ -232,14 +235,16 @@ static int trace_running(struct bc_collector *c, pid_t pid)
 		return -ESRCH;
 	}
 	if (err) {
-		wpp_err("-p %d: not traceable: cannot read /proc/%d/exe: %s", (int)pid, (int)pid, strerror(-err));
+		wpp_err("-p %d: not traceable: cannot read /proc/%d/exe: %s", (int)pid, (int)pid,
+			strerror(-err));
 		return err;
 	}
 	pthread_mutex_lock(&c->lock);
 	int objects = attach_pid_mappings(c, pid);
 	pthread_mutex_unlock(&c->lock);
 	if (objects == 0) {
-		wpp_err("-p %d: %s is not instrumented (no wpptrace probes in it or its libraries; build it with wppcc)",
+		wpp_err("-p %d: %s is not instrumented (no wpptrace probes in it or its libraries; "
+			"build it with wppcc)",
 			(int)pid, exe);
 		return -ENOENT;
 	}
@@ -252,7 +257,7 @@ static int trace_running(struct bc_collector *c, pid_t pid)
 		return -ENOMEM;
 	}
 	mark_traced(c, p);
-	struct announce_ctx a = { c, p };
+	struct announce_ctx a = {c, p};
 	proc_each_thread(pid, announce_thread, &a);
 	/* After the probes are attached and the pid is traced: a TU that
 	 * registers meanwhile shows up in both places and is announced once. */
@@ -260,14 +265,17 @@ static int trace_running(struct bc_collector *c, pid_t pid)
 	err = lifecycle_registry_catch_up(c, p);
 	pthread_mutex_unlock(&c->lock);
 	if (err == -EACCES || err == -EPERM)
-		wpp_err("-p %d: not traceable: its memory cannot be read (%s; needs root or ptrace rights)",
+		wpp_err("-p %d: not traceable: its memory cannot be read (%s; needs root or ptrace "
+			"rights)",
 			(int)pid, strerror(-err));
 	else if (err == -EBUSY)
-		wpp_err("-p %d: already recorded by another wpptrace through shared memory", (int)pid);
+		wpp_err("-p %d: already recorded by another wpptrace through shared memory",
+			(int)pid);
 	else if (err == -ECANCELED)
 		wpp_err("-p %d: tracing is disabled in it (WPP_DISABLE is set)", (int)pid);
 	else if (err && err != -ESRCH)
-		wpp_warn("-p %d: cannot read its TU registry (%s): code registered before now will not decode",
+		wpp_warn("-p %d: cannot read its TU registry (%s): code registered before now will "
+			 "not decode",
 			 (int)pid, strerror(-err));
 	return err == -ESRCH ? 0 : err == -EPROTO || err == -EAGAIN || err == -EIO ? 0 : err;
 }

@@ -46,8 +46,8 @@ struct bc_stream {
 	struct wpp_brec_loss lost_tail;
 	enum bc_stream_end end;
 	uint64_t end_time_ns;
-	int blocked; /* its process's exec has not been delivered yet */
-	int had_loss; /* a gap was delivered: chunks of lost batches may trail */
+	int blocked;		 /* its process's exec has not been delivered yet */
+	int had_loss;		 /* a gap was delivered: chunks of lost batches may trail */
 	int delivered;		 /* a batch was delivered */
 	uint64_t first_lost_seq; /* before that: lowest seq a gap covered, or 0 */
 	struct bc_item *held;
@@ -60,26 +60,26 @@ struct bc_module_pending {
 
 struct bc_proc {
 	uint32_t pid, ppid, parent_tid;
-	uint32_t flags;      /* wpp_process_flags for the next announcement */
+	uint32_t flags; /* wpp_process_flags for the next announcement */
 	uint32_t generation;
 	uint64_t time_ns;
-	int announced;       /* PROCESS delivered for the current image */
-	int interesting;     /* deliver events for it (traced or instrumented) */
-	int traced;          /* counts towards bc_all_exited() */
+	int announced;	       /* PROCESS delivered for the current image */
+	int interesting;       /* deliver events for it (traced or instrumented) */
+	int traced;	       /* counts towards bc_all_exited() */
 	uint32_t open_streams; /* unblocked streams not yet closed */
 	uint32_t blocked_streams;
-	int exec_pending;    /* exec seen, old image's streams still open */
+	int exec_pending; /* exec seen, old image's streams still open */
 	uint32_t exec_old_tid;
-	int exit_pending;    /* last thread exited, streams still open */
+	int exit_pending; /* last thread exited, streams still open */
 	int exit_status;
 	char *exe;
 	char *cmdline;
 	uint32_t cmdline_len;
 	struct bc_module_pending *modules; /* registered in the pending image */
-	uint32_t *fid_bases;   /* TUs announced for the current image (no duplicates
-	                        * between the register probe and the registry) */
+	uint32_t *fid_bases;		   /* TUs announced for the current image (no duplicates
+					    * between the register probe and the registry) */
 	uint32_t nfid_bases, fid_bases_cap;
-	int registry_tried;    /* the registry was read for the current image */
+	int registry_tried; /* the registry was read for the current image */
 };
 
 struct bc_thread {
@@ -88,15 +88,15 @@ struct bc_thread {
 
 /* Back-pressure (pause.c). */
 struct bc_pause {
-	int enabled;            /* pause_fill set in the BPF program */
-	uint64_t resume_fill;   /* continue when every ring holds at most this */
-	void **pos;             /* per CPU ring: its two position pages, read-only */
+	int enabled;	      /* pause_fill set in the BPF program */
+	uint64_t resume_fill; /* continue when every ring holds at most this */
+	void **pos;	      /* per CPU ring: its two position pages, read-only */
 	size_t page;
-	pthread_mutex_t lock;   /* serialises continuing; guards `continued` */
-	uint64_t epoch_seen;    /* pause_epoch of the last pass */
+	pthread_mutex_t lock;	/* serialises continuing; guards `continued` */
+	uint64_t epoch_seen;	/* pause_epoch of the last pass */
 	struct idmap continued; /* pid -> what was last continued */
-	uint64_t continues;     /* SIGCONTs sent */
-	uint64_t paused_ns;     /* summed from each process's latest stop to its continue */
+	uint64_t continues;	/* SIGCONTs sent */
+	uint64_t paused_ns;	/* summed from each process's latest stop to its continue */
 };
 
 struct bc_collector {
@@ -104,8 +104,8 @@ struct bc_collector {
 	struct bc_callbacks cb;
 	struct wpp_transport *skel;
 	int ncpus;
-	int *ring_fds;            /* per-CPU batch rings */
-	struct ring_buffer **rbs; /* one per drain thread */
+	int *ring_fds;		   /* per-CPU batch rings */
+	struct ring_buffer **rbs;  /* one per drain thread */
 	struct ring_buffer *lc_rb; /* lifecycle ring; consumed under lock only */
 	pthread_t *threads;
 	int nthreads;
@@ -118,14 +118,14 @@ struct bc_collector {
 	 * still sit in a ring after the stream closed, and must not open the
 	 * stream again (ids are never reused; value: the collector, as a mark). */
 	struct idmap closed_lossy;
-	struct idmap procs;   /* pid -> bc_proc */
-	struct idmap tids;    /* tid -> bc_thread (announced threads) */
-	int live_traced;      /* traced processes not yet exited */
+	struct idmap procs; /* pid -> bc_proc */
+	struct idmap tids;  /* tid -> bc_thread (announced threads) */
+	int live_traced;    /* traced processes not yet exited */
 	int ever_traced;
 
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
-	char **attached; /* object paths already attached (or probed and skipped) */
+	char **attached;       /* object paths already attached (or probed and skipped) */
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;
 

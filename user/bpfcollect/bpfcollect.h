@@ -37,9 +37,9 @@
  * absorb bursts between two drain rounds: 16 MiB per CPU while the total
  * over all possible CPUs stays within 256 MiB, halved down to 4 MiB per CPU
  * on bigger machines.  (With drop_when_full, bigger rings lose less.) */
-#define BC_DEFAULT_RING_BYTES (16u << 20)
+#define BC_DEFAULT_RING_BYTES	  (16u << 20)
 #define BC_MIN_DEFAULT_RING_BYTES (4u << 20)
-#define BC_DEFAULT_RING_TOTAL (256ull << 20)
+#define BC_DEFAULT_RING_TOTAL	  (256ull << 20)
 /* The runtime's default batch (8192 words) and twice that: a batch fits
  * one record, which the collector hands on without copying.  Records are
  * sized to their batch, so a large maximum wastes no ring space.  Lowered
@@ -47,10 +47,10 @@
 #define BC_DEFAULT_RECORD_WORDS 16384u
 
 struct bc_options {
-	uint32_t ring_bytes;    /* per-CPU batch ring; power of two; 0 = default */
-	uint32_t record_words;  /* most words in one ring record; 0 = default */
+	uint32_t ring_bytes;	/* per-CPU batch ring; power of two; 0 = default */
+	uint32_t record_words;	/* most words in one ring record; 0 = default */
 	uint32_t drain_threads; /* 0 = one per CPU; at most the number of CPUs */
-	uint32_t max_threads;   /* BPF thread table entries; 0 = 65536 */
+	uint32_t max_threads;	/* BPF thread table entries; 0 = 65536 */
 	/* Testing knob: pause this long after every drain round, to play a
 	 * slow consumer (overload tests).  0 in normal use. */
 	uint32_t drain_delay_us;
@@ -76,33 +76,33 @@ enum bc_process_event {
 struct bc_process {
 	enum bc_process_event event;
 	struct wpp_chunk_process proc; /* exe_len/cmdline_len describe the tails */
-	const char *exe;               /* NUL-terminated, proc.exe_len bytes with NUL */
-	const char *cmdline;           /* proc.cmdline_len bytes, NUL-separated */
-	int exit_status;               /* BC_PROCESS_EXIT: wait(2) status */
+	const char *exe;	       /* NUL-terminated, proc.exe_len bytes with NUL */
+	const char *cmdline;	       /* proc.cmdline_len bytes, NUL-separated */
+	int exit_status;	       /* BC_PROCESS_EXIT: wait(2) status */
 };
 
 struct bc_counters {
-	uint64_t batches;      /* delivered to the batch callback */
+	uint64_t batches; /* delivered to the batch callback */
 	uint64_t words;
 	uint64_t lost_batches; /* counted by BPF (ring full, unreadable words,
-	                        * thread table full) */
+				* thread table full) */
 	uint64_t lost_words;
-	uint64_t lost_reserve; /* of lost_batches: ring full */
-	uint64_t lost_read;    /* of lost_batches: bpf_probe_read_user failed */
+	uint64_t lost_reserve;	 /* of lost_batches: ring full */
+	uint64_t lost_read;	 /* of lost_batches: bpf_probe_read_user failed */
 	uint64_t lost_untracked; /* of lost_batches: no thread slot, no gap event */
 	uint64_t lifecycle_lost; /* fork/exec/exit/register records dropped */
 	uint64_t probe_hits;
-	uint64_t records;      /* ring records consumed */
-	uint64_t gaps;         /* gap events delivered */
+	uint64_t records;	 /* ring records consumed */
+	uint64_t gaps;		 /* gap events delivered */
 	uint64_t unseen_batches; /* published before the probe was attached, in
 				  * a process not attached mid-run (a gap of
 				  * unknown size at its thread's start) */
-	uint64_t pauses;       /* back-pressure stops sent by the probe */
+	uint64_t pauses;	 /* back-pressure stops sent by the probe */
 	uint64_t pause_failures; /* stops that could not be sent (then a full
-	                          * ring drops, as with drop_when_full) */
-	uint64_t continues;    /* SIGCONTs the collector sent */
-	uint64_t paused_ns;    /* time stopped, from each continued process's
-	                        * latest stop (a lower bound) */
+				  * ring drops, as with drop_when_full) */
+	uint64_t continues;	 /* SIGCONTs the collector sent */
+	uint64_t paused_ns;	 /* time stopped, from each continued process's
+				  * latest stop (a lower bound) */
 };
 
 struct bc_callbacks {

@@ -57,11 +57,11 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
 	if (!batches)
 		return;
 	struct wpp_chunk_gap g = {
-		.pid = s->pid,
-		.tid = s->tid,
-		.after_seq = min_seq - 1, /* UINT64_MAX: before the first batch */
-		.lost_words = words,
-		.lost_batches = batches,
+	    .pid = s->pid,
+	    .tid = s->tid,
+	    .after_seq = min_seq - 1, /* UINT64_MAX: before the first batch */
+	    .lost_words = words,
+	    .lost_batches = batches,
 	};
 	c->gaps++;
 	s->had_loss = 1;
@@ -144,15 +144,18 @@ void demux_resolve(struct bc_collector *c, struct bc_stream *s)
 			it = it->next;
 		if (it && it->pubno - it->lost_before.batches == s->next_pubno) {
 			free_items_before(s, it); /* partial batches it reports lost */
-			emit_gap(c, s, it->lost_before.batches, it->lost_before.words, it->lost_before.min_seq);
+			emit_gap(c, s, it->lost_before.batches, it->lost_before.words,
+				 it->lost_before.min_seq);
 			emit_batch(c, s, &it->b, it->words);
 			s->next_pubno = it->pubno + 1;
 			s->held = it->next;
 			free(it);
 			continue;
 		}
-		if (!it && s->end != BC_END_OPEN && s->next_pubno + s->lost_tail.batches == s->end_pubno) {
-			emit_gap(c, s, s->lost_tail.batches, s->lost_tail.words, s->lost_tail.min_seq);
+		if (!it && s->end != BC_END_OPEN &&
+		    s->next_pubno + s->lost_tail.batches == s->end_pubno) {
+			emit_gap(c, s, s->lost_tail.batches, s->lost_tail.words,
+				 s->lost_tail.min_seq);
 			s->next_pubno = s->end_pubno;
 			stream_close(c, s);
 		}
@@ -245,7 +248,8 @@ void demux_batch_record(struct bc_collector *c, const void *data, size_t size)
 	    r->pubno - r->lost_before.batches == s->next_pubno) {
 		struct wpp_chunk_batch b;
 		fill_batch_header(&b, r);
-		emit_gap(c, s, r->lost_before.batches, r->lost_before.words, r->lost_before.min_seq);
+		emit_gap(c, s, r->lost_before.batches, r->lost_before.words,
+			 r->lost_before.min_seq);
 		emit_batch(c, s, &b, words);
 		s->next_pubno = r->pubno + 1;
 		if (s->end != BC_END_OPEN)
@@ -293,10 +297,12 @@ static void stream_force_close(struct bc_collector *c, struct bc_stream *s)
 		s->held = it->next;
 		if (it->got_words == it->b.nwords) {
 			uint64_t hole = it->pubno - s->next_pubno;
-			uint64_t words = hole == it->lost_before.batches ? it->lost_before.words : 0;
+			uint64_t words =
+			    hole == it->lost_before.batches ? it->lost_before.words : 0;
 			if (hole != it->lost_before.batches)
 				c->unattributed_batches += hole;
-			emit_gap(c, s, hole, words, it->lost_before.batches ? it->lost_before.min_seq : it->b.seq);
+			emit_gap(c, s, hole, words,
+				 it->lost_before.batches ? it->lost_before.min_seq : it->b.seq);
 			emit_batch(c, s, &it->b, it->words);
 			s->next_pubno = it->pubno + 1;
 		}

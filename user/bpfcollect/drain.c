@@ -36,8 +36,8 @@ static void *drain_main(void *p)
 	/* Thread 0 also wakes for the lifecycle ring: a held exec waits for
 	 * it (wpp_brec_exec.held), and so does everything the process does. */
 	struct pollfd pf[2] = {
-		{ .fd = ring_buffer__epoll_fd(c->rbs[index]), .events = POLLIN },
-		{ .fd = bpf_map__fd(c->skel->maps.lifecycle_ring), .events = POLLIN },
+	    {.fd = ring_buffer__epoll_fd(c->rbs[index]), .events = POLLIN},
+	    {.fd = bpf_map__fd(c->skel->maps.lifecycle_ring), .events = POLLIN},
 	};
 	while (!atomic_load(&c->stop)) {
 		int n;
@@ -77,7 +77,7 @@ int bc_start(struct bc_collector *c)
 		struct drain_arg *a = malloc(sizeof(*a));
 		int err = a ? 0 : ENOMEM;
 		if (a) {
-			*a = (struct drain_arg){ c, (int)i };
+			*a = (struct drain_arg){c, (int)i};
 			err = pthread_create(&c->threads[i], NULL, drain_main, a);
 		}
 		if (err) {
@@ -123,7 +123,7 @@ static void end_live_streams(struct bc_collector *c)
 			continue;
 		if (s->end != BC_END_OPEN)
 			continue;
-		struct wpp_brec_stream_end e = { t.stream_id, t.next_pubno, t.pending };
+		struct wpp_brec_stream_end e = {t.stream_id, t.next_pubno, t.pending};
 		demux_stream_end(c, s, BC_END_DETACH, &e, bc_now_ns());
 	}
 }
@@ -212,8 +212,9 @@ void bc_report_loss(const struct bc_counters *k)
 			 k->unseen_batches);
 	if (!k->lost_batches && !k->lifecycle_lost)
 		return;
-	wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches (ring full: %" PRIu64 ", unreadable: %" PRIu64
-		 ", no thread slot: %" PRIu64 "; lifecycle records lost: %" PRIu64 ")",
+	wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches (ring full: %" PRIu64
+		 ", unreadable: %" PRIu64 ", no thread slot: %" PRIu64
+		 "; lifecycle records lost: %" PRIu64 ")",
 		 k->lost_words, k->lost_batches, k->lost_reserve, k->lost_read, k->lost_untracked,
 		 k->lifecycle_lost);
 }

@@ -53,7 +53,8 @@ static void scan_notes(Elf_Data *data, struct elf_facts *out)
 			stapsdt_note(desc, nh.n_descsz, out);
 		} else if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof("GNU") &&
 			   memcmp(owner, "GNU", sizeof("GNU")) == 0) {
-			uint32_t len = nh.n_descsz < sizeof(out->build_id) ? nh.n_descsz : sizeof(out->build_id);
+			uint32_t len = nh.n_descsz < sizeof(out->build_id) ? nh.n_descsz
+									   : sizeof(out->build_id);
 			memcpy(out->build_id, desc, len);
 			out->build_id_len = len;
 		}
@@ -125,7 +126,8 @@ out:
 }
 
 /* Try dir/name for each ':'-separated dir of list ($ORIGIN = origin). */
-static int search_dirs(const char *list, const char *origin, const char *name, char *out, size_t size)
+static int search_dirs(const char *list, const char *origin, const char *name, char *out,
+		       size_t size)
 {
 	while (list && *list) {
 		size_t len = strcspn(list, ":");
@@ -136,7 +138,8 @@ static int search_dirs(const char *list, const char *origin, const char *name, c
 			char *o = strstr(dir, "$ORIGIN");
 			char path[PATH_MAX * 2];
 			if (o)
-				snprintf(path, sizeof(path), "%.*s%s%s/%s", (int)(o - dir), dir, origin, o + 7, name);
+				snprintf(path, sizeof(path), "%.*s%s%s/%s", (int)(o - dir), dir,
+					 origin, o + 7, name);
 			else
 				snprintf(path, sizeof(path), "%s/%s", dir, name);
 			if (len && access(path, R_OK) == 0 && strlen(path) < size) {
@@ -175,7 +178,8 @@ int elf_needed_path(const char *path, const char *prefix, char *out, size_t size
 			str = elf_strptr(e, sh.sh_link, d.d_un.d_val);
 			if (!str)
 				continue;
-			if (d.d_tag == DT_NEEDED && !needed[0] && strncmp(str, prefix, strlen(prefix)) == 0 &&
+			if (d.d_tag == DT_NEEDED && !needed[0] &&
+			    strncmp(str, prefix, strlen(prefix)) == 0 &&
 			    strlen(str) < sizeof(needed) && !strchr(str, '/'))
 				strcpy(needed, str);
 			else if (d.d_tag == DT_RUNPATH || (d.d_tag == DT_RPATH && !runpath)) {
@@ -196,7 +200,8 @@ int elf_needed_path(const char *path, const char *prefix, char *out, size_t size
 		if (err)
 			err = search_dirs(is_rpath ? env : runpath, origin, needed, out, size);
 		if (err)
-			err = search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:"
+			err = search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/"
+					  "usr/lib64:/lib:"
 					  "/usr/lib:/usr/local/lib",
 					  origin, needed, out, size);
 		free(copy);

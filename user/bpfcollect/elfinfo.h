@@ -14,13 +14,13 @@
 #include <stdint.h>
 
 struct elf_facts {
-	int has_batch_probe;    /* wpptrace:batch note present */
+	int has_batch_probe;	/* wpptrace:batch note present */
 	int has_register_probe; /* wpptrace:register note present */
-	int has_thread_probe;   /* wpptrace:thread note present (position descriptors) */
+	int has_thread_probe;	/* wpptrace:thread note present (position descriptors) */
 	uint8_t build_id[20];
 	uint32_t build_id_len;
 	uint64_t first_load_vaddr; /* page-aligned p_vaddr of the first PT_LOAD */
-	int is_dyn;                /* ET_DYN (PIE or shared object) */
+	int is_dyn;		   /* ET_DYN (PIE or shared object) */
 	uint64_t registry_vaddr;   /* link-time address of __wpp_registry, 0 if absent */
 	uint64_t positions_vaddr;  /* link-time address of __wpp_positions, 0 if absent */
 };

@@ -26,7 +26,7 @@ void *idmap_get(const struct idmap *m, uint64_t key)
 
 static int grow(struct idmap *m)
 {
-	struct idmap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
+	struct idmap bigger = {.cap = m->cap ? m->cap * 2 : 64};
 	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
 	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
 	if (!bigger.keys || !bigger.vals) {

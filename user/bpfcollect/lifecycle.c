@@ -114,29 +114,34 @@ void proc_announce(struct bc_collector *c, struct bc_proc *p)
 	p->announced = 1;
 	const char *exe = p->exe ? p->exe : "";
 	struct bc_process ev = {
-		.event = BC_PROCESS_NEW,
-		.proc = {
-			.pid = p->pid,
-			.ppid = p->ppid,
-			.parent_tid = p->parent_tid,
-			.flags = p->flags,
-			.generation = p->generation,
-			.exe_len = (uint32_t)strlen(exe) + 1,
-			.time_ns = p->time_ns,
-			.cmdline_len = p->cmdline_len,
+	    .event = BC_PROCESS_NEW,
+	    .proc =
+		{
+		    .pid = p->pid,
+		    .ppid = p->ppid,
+		    .parent_tid = p->parent_tid,
+		    .flags = p->flags,
+		    .generation = p->generation,
+		    .exe_len = (uint32_t)strlen(exe) + 1,
+		    .time_ns = p->time_ns,
+		    .cmdline_len = p->cmdline_len,
 		},
-		.exe = exe,
-		.cmdline = p->cmdline ? p->cmdline : "",
+	    .exe = exe,
+	    .cmdline = p->cmdline ? p->cmdline : "",
 	};
 	if (c->cb.process)
 		c->cb.process(c->cb.ctx, &ev);
 }
 
-static void emit_thread(struct bc_collector *c, uint32_t pid, uint32_t tid, uint32_t event, uint32_t gen,
-			uint64_t time_ns)
+static void emit_thread(struct bc_collector *c, uint32_t pid, uint32_t tid, uint32_t event,
+			uint32_t gen, uint64_t time_ns)
 {
 	struct wpp_chunk_thread t = {
-		.pid = pid, .tid = tid, .event = event, .generation = gen, .time_ns = time_ns,
+	    .pid = pid,
+	    .tid = tid,
+	    .event = event,
+	    .generation = gen,
+	    .time_ns = time_ns,
 	};
 	if (c->cb.thread)
 		c->cb.thread(c->cb.ctx, &t);
@@ -191,17 +196,18 @@ static int module_seen(struct bc_proc *p, uint32_t fid_base)
 	return 0;
 }
 
-static void emit_module(struct bc_collector *c, struct bc_proc *p, const struct wpp_brec_register *r)
+static void emit_module(struct bc_collector *c, struct bc_proc *p,
+			const struct wpp_brec_register *r)
 {
 	if (module_seen(p, r->fid_base))
 		return;
 	struct wpp_chunk_module m = {
-		.pid = p->pid,
-		.generation = p->generation,
-		.fid_base = r->fid_base,
-		.nfuncs = r->nfuncs,
-		.tu_hash = r->tu_hash,
-		.meta_addr = r->meta_addr,
+	    .pid = p->pid,
+	    .generation = p->generation,
+	    .fid_base = r->fid_base,
+	    .nfuncs = r->nfuncs,
+	    .tu_hash = r->tu_hash,
+	    .meta_addr = r->meta_addr,
 	};
 	char path[4096] = "";
 	uint64_t map_base = 0;
@@ -235,7 +241,8 @@ void lifecycle_register(struct bc_collector *c, const struct wpp_brec_register *
 	if (!p)
 		return;
 	if (!r->read_ok)
-		wpp_warn("bpf: pid %u registered a TU whose descriptor could not be read", r->h.pid);
+		wpp_warn("bpf: pid %u registered a TU whose descriptor could not be read",
+			 r->h.pid);
 	if (p->exec_pending) {
 		/* Belongs to the image whose exec is not delivered yet. */
 		struct bc_module_pending *m = malloc(sizeof(*m)), **tail = &p->modules;
@@ -269,7 +276,8 @@ int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p)
 	if (!err && info.transport == WPP_REG_TRANSPORT_DISCARD)
 		return -ECANCELED;
 	if (!err && info.count && wpp_verbosity >= 2)
-		wpp_info("bpf: pid %u: %u TUs from the registry in %s", p->pid, info.count, info.object);
+		wpp_info("bpf: pid %u: %u TUs from the registry in %s", p->pid, info.count,
+			 info.object);
 	return err;
 }
 
@@ -315,7 +323,8 @@ static void exec_complete(struct bc_collector *c, struct bc_proc *p)
 		emit_module(c, p, &m->r);
 		free(m);
 	}
-	struct unblock_ctx u = { .pid = p->pid, .ids = calloc(p->blocked_streams + 1, sizeof(uint64_t)) };
+	struct unblock_ctx u = {.pid = p->pid,
+				.ids = calloc(p->blocked_streams + 1, sizeof(uint64_t))};
 	if (!u.ids)
 		return;
 	idmap_each(&c->streams, collect_blocked, &u);
@@ -390,7 +399,8 @@ static void on_exec(struct bc_collector *c, const struct wpp_brec_exec *r)
 	exec_record(c, r);
 	/* Whatever became of the record, a held process goes on. */
 	if (r->held && kill((pid_t)r->h.pid, SIGCONT) != 0 && errno != ESRCH)
-		wpp_warn("bpf: cannot continue pid %u after its exec: %s", r->h.pid, strerror(errno));
+		wpp_warn("bpf: cannot continue pid %u after its exec: %s", r->h.pid,
+			 strerror(errno));
 }
 
 /* ---- fork / exit ---- */
@@ -468,12 +478,14 @@ void proc_settle(struct bc_collector *c, struct bc_proc *p)
 	idmap_del(&c->procs, p->pid);
 	if (p->announced && c->cb.process) {
 		struct bc_process ev = {
-			.event = BC_PROCESS_EXIT,
-			.proc = { .pid = p->pid, .ppid = p->ppid, .generation = p->generation,
-				  .time_ns = bc_now_ns() },
-			.exe = p->exe ? p->exe : "",
-			.cmdline = "",
-			.exit_status = p->exit_status,
+		    .event = BC_PROCESS_EXIT,
+		    .proc = {.pid = p->pid,
+			     .ppid = p->ppid,
+			     .generation = p->generation,
+			     .time_ns = bc_now_ns()},
+		    .exe = p->exe ? p->exe : "",
+		    .cmdline = "",
+		    .exit_status = p->exit_status,
 		};
 		c->cb.process(c->cb.ctx, &ev);
 	}

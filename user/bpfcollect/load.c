@@ -40,19 +40,26 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 static void explain_failure(const char *what, int err)
 {
 	if (err == -EPERM || err == -EACCES)
-		wpp_err("BPF transport: %s: permission denied (needs root or CAP_BPF and CAP_PERFMON)" SHM_HINT,
+		wpp_err("BPF transport: %s: permission denied (needs root or CAP_BPF and "
+			"CAP_PERFMON)" SHM_HINT,
 			what);
 	else if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-		wpp_err("BPF transport: %s: the kernel has no BTF (/sys/kernel/btf/vmlinux)" SHM_HINT, what);
+		wpp_err(
+		    "BPF transport: %s: the kernel has no BTF (/sys/kernel/btf/vmlinux)" SHM_HINT,
+		    what);
 	else if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOENT)
-		wpp_err("BPF transport: %s: the kernel lacks a needed BPF feature (ring buffers in map-in-map, "
+		wpp_err("BPF transport: %s: the kernel lacks a needed BPF feature (ring buffers in "
+			"map-in-map, "
 			"bpf_loop, BTF tracepoints or USDT/uprobes): %s" SHM_HINT,
 			what, strerror(-err));
 	else
 		wpp_err("BPF transport: %s: %s" SHM_HINT, what, strerror(-err));
 }
 
-static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+static int is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 /* Ring memory is allocated (and pinned) in the kernel when a ring is
  * created, for every possible CPU: the default per-CPU size shrinks as
@@ -60,7 +67,8 @@ static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 static uint32_t default_ring_bytes(int ncpus)
 {
 	uint32_t bytes = BC_DEFAULT_RING_BYTES;
-	while (bytes > BC_MIN_DEFAULT_RING_BYTES && (uint64_t)bytes * (uint64_t)ncpus > BC_DEFAULT_RING_TOTAL)
+	while (bytes > BC_MIN_DEFAULT_RING_BYTES &&
+	       (uint64_t)bytes * (uint64_t)ncpus > BC_DEFAULT_RING_TOTAL)
 		bytes /= 2;
 	return bytes;
 }
@@ -76,7 +84,8 @@ static int check_options(struct bc_options *o, int ncpus)
 		o->max_threads = 65536;
 	long page = sysconf(_SC_PAGESIZE);
 	if (!is_pow2(o->ring_bytes) || o->ring_bytes < (uint32_t)page) {
-		wpp_err("BPF ring size %u must be a power of two of at least %ld bytes", o->ring_bytes, page);
+		wpp_err("BPF ring size %u must be a power of two of at least %ld bytes",
+			o->ring_bytes, page);
 		return -EINVAL;
 	}
 	/* The default shrinks to fit a small ring (a record must fit twice). */
@@ -85,8 +94,8 @@ static int check_options(struct bc_options *o, int ncpus)
 		o->record_words /= 2;
 	uint64_t rec = sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8;
 	if (o->record_words > (1u << 16) || rec * 2 > o->ring_bytes) {
-		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring", o->record_words,
-			o->ring_bytes);
+		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring",
+			o->record_words, o->ring_bytes);
 		return -EINVAL;
 	}
 	return 0;
@@ -151,7 +160,8 @@ static int create_rings(struct bc_collector *c)
 			return -errno;
 		}
 	}
-	c->lc_rb = ring_buffer__new(bpf_map__fd(c->skel->maps.lifecycle_ring), lifecycle_record_cb, c, NULL);
+	c->lc_rb = ring_buffer__new(bpf_map__fd(c->skel->maps.lifecycle_ring), lifecycle_record_cb,
+				    c, NULL);
 	if (!c->lc_rb) {
 		explain_failure("setting up the lifecycle ring", -errno);
 		return -errno;
@@ -161,8 +171,8 @@ static int create_rings(struct bc_collector *c)
 
 static int attach_tracepoints(struct bc_collector *c)
 {
-	struct bpf_program *progs[] = { c->skel->progs.wpp_fork, c->skel->progs.wpp_exec,
-					c->skel->progs.wpp_exit };
+	struct bpf_program *progs[] = {c->skel->progs.wpp_fork, c->skel->progs.wpp_exec,
+				       c->skel->progs.wpp_exit};
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_link *l = bpf_program__attach(progs[i]);
 		if (!l) {
@@ -276,11 +286,20 @@ static void free_plain(uint64_t key, void *val, void *arg)
 	free(val);
 }
 
-void bc_effective_options(const struct bc_collector *c, struct bc_options *out) { *out = c->opt; }
+void bc_effective_options(const struct bc_collector *c, struct bc_options *out)
+{
+	*out = c->opt;
+}
 
-void bc_set_extension(struct bc_collector *c, const struct bc_extension *ext) { c->ext = *ext; }
+void bc_set_extension(struct bc_collector *c, const struct bc_extension *ext)
+{
+	c->ext = *ext;
+}
 
-int bc_traced_pids_fd(struct bc_collector *c) { return bpf_map__fd(c->skel->maps.traced_pids); }
+int bc_traced_pids_fd(struct bc_collector *c)
+{
+	return bpf_map__fd(c->skel->maps.traced_pids);
+}
 
 uint32_t bc_generation_locked(struct bc_collector *c, uint32_t pid)
 {

@@ -20,34 +20,34 @@ struct named {
 };
 
 static const struct named generic[] = {
-	{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
-	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
-	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
-	{"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
-	{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
-	{"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-	{"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-	{"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-	{"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
-	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
-	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-	{"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
-	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
-	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-	{"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-	{"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-	{"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
-	{"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
-	{"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
-	{"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
+    {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
+    {"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
 };
 
 /* Hardware cache events: <cache>-<op><result>, e.g. L1-dcache-load-misses. */
@@ -55,19 +55,19 @@ static const struct {
 	const char *name;
 	uint32_t id;
 } caches[] = {
-	{"L1-dcache", PERF_COUNT_HW_CACHE_L1D}, {"L1-icache", PERF_COUNT_HW_CACHE_L1I},
-	{"LLC", PERF_COUNT_HW_CACHE_LL},        {"dTLB", PERF_COUNT_HW_CACHE_DTLB},
-	{"iTLB", PERF_COUNT_HW_CACHE_ITLB},     {"branch", PERF_COUNT_HW_CACHE_BPU},
-	{"node", PERF_COUNT_HW_CACHE_NODE},
+    {"L1-dcache", PERF_COUNT_HW_CACHE_L1D}, {"L1-icache", PERF_COUNT_HW_CACHE_L1I},
+    {"LLC", PERF_COUNT_HW_CACHE_LL},	    {"dTLB", PERF_COUNT_HW_CACHE_DTLB},
+    {"iTLB", PERF_COUNT_HW_CACHE_ITLB},	    {"branch", PERF_COUNT_HW_CACHE_BPU},
+    {"node", PERF_COUNT_HW_CACHE_NODE},
 };
 
 static const struct {
 	const char *access, *miss; /* result ACCESS / MISS spellings */
 	uint32_t op;
 } cache_ops[] = {
-	{"loads", "load-misses", PERF_COUNT_HW_CACHE_OP_READ},
-	{"stores", "store-misses", PERF_COUNT_HW_CACHE_OP_WRITE},
-	{"prefetches", "prefetch-misses", PERF_COUNT_HW_CACHE_OP_PREFETCH},
+    {"loads", "load-misses", PERF_COUNT_HW_CACHE_OP_READ},
+    {"stores", "store-misses", PERF_COUNT_HW_CACHE_OP_WRITE},
+    {"prefetches", "prefetch-misses", PERF_COUNT_HW_CACHE_OP_PREFETCH},
 };
 
 static int parse_cache(const char *s, struct pc_event *ev)
@@ -128,7 +128,8 @@ int pc_event_parse(const char *name, struct pc_event *ev)
 			else if (*m == 'k')
 				ev->exclude_user = 1;
 			else {
-				wpp_err("record: event '%s': unknown modifier '%c' (u or k)", name, *m);
+				wpp_err("record: event '%s': unknown modifier '%c' (u or k)", name,
+					*m);
 				return -EINVAL;
 			}
 		}
@@ -147,7 +148,10 @@ int pc_event_parse(const char *name, struct pc_event *ev)
 	return -EINVAL;
 }
 
-int pc_event_needs_pmu(const struct pc_event *ev) { return ev->type != PERF_TYPE_SOFTWARE; }
+int pc_event_needs_pmu(const struct pc_event *ev)
+{
+	return ev->type != PERF_TYPE_SOFTWARE;
+}
 
 const char *pc_software_names(void)
 {
@@ -164,8 +168,8 @@ void pc_events_list(FILE *out)
 	fprintf(out, "hardware cache events (need a PMU):\n");
 	for (size_t c = 0; c < sizeof(caches) / sizeof(caches[0]); c++)
 		for (size_t o = 0; o < sizeof(cache_ops) / sizeof(cache_ops[0]); o++)
-			fprintf(out, "  %s-%s\n  %s-%s\n", caches[c].name, cache_ops[o].access, caches[c].name,
-				cache_ops[o].miss);
+			fprintf(out, "  %s-%s\n  %s-%s\n", caches[c].name, cache_ops[o].access,
+				caches[c].name, cache_ops[o].miss);
 	fprintf(out, "software events:\n");
 	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
 		if (generic[i].type == PERF_TYPE_SOFTWARE)

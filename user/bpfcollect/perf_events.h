@@ -16,7 +16,7 @@
 
 struct pc_event {
 	char name[WPP_COUNTER_NAME_MAX]; /* as given, modifiers included */
-	uint32_t type;                   /* PERF_TYPE_* */
+	uint32_t type;			 /* PERF_TYPE_* */
 	uint64_t config;
 	int exclude_user, exclude_kernel;
 };

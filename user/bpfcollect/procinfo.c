@@ -86,8 +86,9 @@ static int parse_map_line(const char *line, struct map_line *m)
 {
 	int path_at = 0;
 	m->path[0] = 0;
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n", &m->start, &m->end, m->perms,
-		   &m->offset, &path_at) < 4 || !path_at)
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n", &m->start, &m->end,
+		   m->perms, &m->offset, &path_at) < 4 ||
+	    !path_at)
 		return 0;
 	const char *p = line + path_at;
 	if (*p != '/')
@@ -170,7 +171,8 @@ int proc_addr_object(pid_t pid, uint64_t addr, char *path, size_t size, uint64_t
 	return found;
 }
 
-int proc_each_object_base(pid_t pid, void (*fn)(const char *path, uint64_t map_base, void *arg), void *arg)
+int proc_each_object_base(pid_t pid, void (*fn)(const char *path, uint64_t map_base, void *arg),
+			  void *arg)
 {
 	FILE *f = open_maps(pid);
 	if (!f)

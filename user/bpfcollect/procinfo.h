@@ -28,6 +28,7 @@ int proc_addr_object(pid_t pid, uint64_t addr, char *path, size_t size, uint64_t
 
 /* Calls fn for every file mapping at file offset 0 (an object's first
  * mapping): its path and start address.  0 or -errno. */
-int proc_each_object_base(pid_t pid, void (*fn)(const char *path, uint64_t map_base, void *arg), void *arg);
+int proc_each_object_base(pid_t pid, void (*fn)(const char *path, uint64_t map_base, void *arg),
+			  void *arg);
 
 #endif

@@ -16,7 +16,7 @@
 #include "wpp_registry.h"
 
 #define MAX_ENTRIES (1u << 20)
-#define MAX_TRIES 200
+#define MAX_TRIES   200
 
 struct find_ctx {
 	uint64_t addr;
@@ -44,12 +44,13 @@ static int read_exact(int fd, void *buf, size_t n, uint64_t addr)
 
 static void pause_briefly(void)
 {
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = {0, 200000};
 	nanosleep(&ts, NULL);
 }
 
 /* A consistent copy of the header and its entries (seqlock). */
-static int snapshot(int fd, uint64_t addr, struct wpp_registry *h, struct wpp_registry_entry **entries)
+static int snapshot(int fd, uint64_t addr, struct wpp_registry *h,
+		    struct wpp_registry_entry **entries)
 {
 	for (int tries = 0; tries < MAX_TRIES; tries++) {
 		int err = read_exact(fd, h, sizeof(*h), addr);
@@ -67,10 +68,12 @@ static int snapshot(int fd, uint64_t addr, struct wpp_registry *h, struct wpp_re
 		*entries = calloc(h->count ? h->count : 1, sizeof(**entries));
 		if (!*entries)
 			return -ENOMEM;
-		if (h->count && (err = read_exact(fd, *entries, h->count * sizeof(**entries), h->entries)))
+		if (h->count &&
+		    (err = read_exact(fd, *entries, h->count * sizeof(**entries), h->entries)))
 			return err;
 		uint64_t seq_after;
-		if ((err = read_exact(fd, &seq_after, sizeof(seq_after), addr + offsetof(struct wpp_registry, update_seq))))
+		if ((err = read_exact(fd, &seq_after, sizeof(seq_after),
+				      addr + offsetof(struct wpp_registry, update_seq))))
 			return err;
 		if (seq_after == h->update_seq)
 			return 0;
@@ -78,7 +81,8 @@ static int snapshot(int fd, uint64_t addr, struct wpp_registry *h, struct wpp_re
 	return -EAGAIN;
 }
 
-static void to_record(pid_t pid, int fd, const struct wpp_registry_entry *e, struct wpp_brec_register *r)
+static void to_record(pid_t pid, int fd, const struct wpp_registry_entry *e,
+		      struct wpp_brec_register *r)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -109,7 +113,7 @@ static void to_record(pid_t pid, int fd, const struct wpp_registry_entry *e, str
 int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void *arg), void *arg,
 		  struct registry_info *info)
 {
-	struct find_ctx f = { 0, info->object, sizeof(info->object) };
+	struct find_ctx f = {0, info->object, sizeof(info->object)};
 	info->object[0] = 0;
 	info->count = 0;
 	info->transport = 0;

@@ -17,9 +17,9 @@
 #include "wpp_bpf_records.h"
 
 struct registry_info {
-	uint32_t transport;    /* enum wpp_registry_transport */
-	uint32_t count;        /* entries delivered */
-	char object[4096];     /* object holding the registry */
+	uint32_t transport; /* enum wpp_registry_transport */
+	uint32_t count;	    /* entries delivered */
+	char object[4096];  /* object holding the registry */
 };
 
 /* Calls fn once per registered TU, as the register record the probe would

@@ -15,12 +15,10 @@
 
 int cmd_annotate(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"sort", required_argument, NULL, 's'},
-					     {"cost", required_argument, NULL, 'c'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},    {"sort", required_argument, NULL, 's'},
+	    {"cost", required_argument, NULL, 'c'},   {NULL, 0, NULL, 0}};
 	struct thread_filter filter = {-1, -1};
 	enum rpt_sort sort = RPT_SORT_COUNT;
 	struct rpt_profile p;
@@ -61,7 +59,8 @@ int cmd_annotate(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 2) {
-		wpp_err("annotate: expected a .wpp file and a function name (try wpptrace help annotate)");
+		wpp_err("annotate: expected a .wpp file and a function name (try wpptrace help "
+			"annotate)");
 		return WPP_EXIT_USAGE;
 	}
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
@@ -73,7 +72,8 @@ int cmd_annotate(int argc, char **argv)
 	/* Estimates say so, with their sample counts and what was not attributed. */
 	if (cost_line[0] && !json)
 		printf("%s\n", cost_line);
-	rc = rpt_annotate(stdout, &p, argv[optind + 1], json, sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+	rc = rpt_annotate(stdout, &p, argv[optind + 1], json, sort) < 0 ? WPP_EXIT_ERROR
+									: s.exit_status;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("annotate: writing the output failed");
 		rc = WPP_EXIT_ERROR;

@@ -65,12 +65,14 @@ int cmd_cfg(int argc, char **argv)
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
 		return rc;
 	if (output && ends_with(output, ".svg")) {
-		rc = rpt_cfg_svg(output, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+		rc = rpt_cfg_svg(output, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR
+									 : s.exit_status;
 	} else if (output && !(out = fopen(output, "w"))) {
 		wpp_err("cfg: cannot write %s: %m", output);
 		rc = WPP_EXIT_ERROR;
 	} else {
-		rc = rpt_cfg_dot(out, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR : s.exit_status;
+		rc = rpt_cfg_dot(out, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR
+								      : s.exit_status;
 		if (fflush(out) != 0 || ferror(out)) {
 			wpp_err("cfg: writing the output failed");
 			rc = WPP_EXIT_ERROR;

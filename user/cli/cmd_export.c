@@ -14,15 +14,14 @@
 
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"cost", required_argument, NULL, 'c'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},    {"output", required_argument, NULL, 'o'},
+	    {"cost", required_argument, NULL, 'c'},   {NULL, 0, NULL, 0}};
 	struct thread_filter filter = {-1, -1};
 	const char *output = NULL, *format = NULL;
-	const char *cost = NULL; /* --cost COUNTER: the second sample value (default: IR instructions) */
+	const char *cost =
+	    NULL; /* --cost COUNTER: the second sample value (default: IR instructions) */
 	char cost_line[512];
 	struct rpt_profile p;
 	struct session s;

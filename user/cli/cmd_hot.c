@@ -31,7 +31,7 @@ struct hot_opts {
 	long min_len, max_len, top;
 	uint64_t min_cost;
 	int count_cost, json;
-	const char *counter;                /* --cost COUNTER, or NULL */
+	const char *counter;		     /* --cost COUNTER, or NULL */
 	const struct cost_attribution *attr; /* its samples, attributed */
 };
 
@@ -47,15 +47,15 @@ static void counter_costs(const struct hot_opts *o, const struct wpp_thread_gram
 		wpp_die("out of memory");
 	for (uint32_t t = 0; t < nterm; t++)
 		is_block[t] = info[t].is_block;
-	if (cost_per_terminal(o->attr, tg->hdr.pid, tg->hdr.generation, tg->hdr.tid, tg->terms, is_block,
-			      freq, nterm, cost) < 0)
+	if (cost_per_terminal(o->attr, tg->hdr.pid, tg->hdr.generation, tg->hdr.tid, tg->terms,
+			      is_block, freq, nterm, cost) < 0)
 		wpp_die("out of memory");
 	free(is_block);
 	free(freq);
 }
 
-static void print_path(FILE *out, const struct wpp_thread_grammar *tg, const struct terminal_info *info,
-		       uint32_t t, int json, int first)
+static void print_path(FILE *out, const struct wpp_thread_grammar *tg,
+		       const struct terminal_info *info, uint32_t t, int json, int first)
 {
 	const struct terminal_info *ti = &info[t];
 	const struct wpp_grammar_terminal *term = &tg->terms[t];
@@ -67,8 +67,9 @@ static void print_path(FILE *out, const struct wpp_thread_grammar *tg, const str
 			json_str(out, ti->fn->name);
 			fputs(", \"file\": ", out);
 			json_str(out, ti->file ? ti->file : "");
-			fprintf(out, ", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
-				     ", \"insns\": %" PRIu64 "}",
+			fprintf(out,
+				", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
+				", \"insns\": %" PRIu64 "}",
 				ti->line_min, ti->line_max, ti->insns);
 		} else {
 			fputs("null}", out);
@@ -76,13 +77,14 @@ static void print_path(FILE *out, const struct wpp_thread_grammar *tg, const str
 		return;
 	}
 	if (ti->fn)
-		fprintf(out, "      %-24s %s %-6" PRIu64 " %s:%" PRIu32 "-%" PRIu32 "  (%" PRIu64
-			     " insns)\n",
+		fprintf(out,
+			"      %-24s %s %-6" PRIu64 " %s:%" PRIu32 "-%" PRIu32 "  (%" PRIu64
+			" insns)\n",
 			ti->fn->name, ti->is_block ? "block" : "path ", term->path_id,
 			ti->file ? ti->file : "?", ti->line_min, ti->line_max, ti->insns);
 	else
-		fprintf(out, "      fid %" PRIu32 " path %" PRIu64 " (unknown function)\n", term->fid,
-			term->path_id);
+		fprintf(out, "      fid %" PRIu32 " path %" PRIu64 " (unknown function)\n",
+			term->fid, term->path_id);
 }
 
 static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thread_grammar *tg,
@@ -100,7 +102,8 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 	else
 		for (uint32_t t = 0; t < nterm; t++)
 			cost[t] = o->count_cost ? 1 : info[t].insns;
-	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost, nterm};
+	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost,
+				  nterm};
 	if (hotsub_find(&d, &p, &r) < 0)
 		wpp_die("out of memory finding hot subpaths");
 	hotsub_sort_by_cost(&r);
@@ -118,14 +121,17 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 			" %s)%s\n",
 			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, tg->hdr.nsymbols, r.n,
 			r.n == 1 ? "" : "s", o->min_len, o->max_len, o->min_cost,
-			o->counter ? o->counter : o->count_cost ? "path executions" : "instructions",
+			o->counter	? o->counter
+			: o->count_cost ? "path executions"
+					: "instructions",
 			shown < r.n ? ", the costliest shown" : "");
 	}
 	for (size_t i = 0; i < shown; i++) {
 		const struct hotsub_path *h = &r.paths[i];
 		if (o->json) {
-			fprintf(out, "%s\n   {\"cost\": %" PRIu64 ", \"frequency\": %" PRIu64
-				     ", \"length\": %" PRIu32 ", \"terminals\": [",
+			fprintf(out,
+				"%s\n   {\"cost\": %" PRIu64 ", \"frequency\": %" PRIu64
+				", \"length\": %" PRIu32 ", \"terminals\": [",
 				i ? "," : "", h->cost, h->occurrences, h->len);
 			for (uint32_t k = 0; k < h->len; k++)
 				fprintf(out, "%s\"p%" PRIu32 "\"", k ? ", " : "", h->syms[k]);
@@ -134,7 +140,9 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 				print_path(out, tg, info, h->syms[k], 1, k == 0);
 			fputs("]}", out);
 		} else {
-			fprintf(out, "  #%zu  cost %" PRIu64 "  frequency %" PRIu64 "  length %" PRIu32 "\n",
+			fprintf(out,
+				"  #%zu  cost %" PRIu64 "  frequency %" PRIu64 "  length %" PRIu32
+				"\n",
 				i + 1, h->cost, h->occurrences, h->len);
 			for (uint32_t k = 0; k < h->len; k++)
 				print_path(out, tg, info, h->syms[k], 0, 0);
@@ -161,8 +169,8 @@ int cmd_hot(int argc, char **argv)
 					     {"cost", required_argument, NULL, 'C'},
 					     {"top", required_argument, NULL, 'n'},
 					     {NULL, 0, NULL, 0}};
-	struct hot_opts o = {.filter = {-1, -1}, .min_len = 2, .max_len = 20, .top = 20,
-			     .min_cost = 100000};
+	struct hot_opts o = {
+	    .filter = {-1, -1}, .min_len = 2, .max_len = 20, .top = 20, .min_cost = 100000};
 	struct session s;
 	int c, rc;
 	long v;
@@ -225,8 +233,8 @@ int cmd_hot(int argc, char **argv)
 	char cost_line[512] = "";
 	if (o.counter) {
 		int idx = cost_load(s.trace, &cd) < 0 ? -2 : cost_counter_find(&cd, o.counter);
-		if (idx < 0 || cost_attribute(s.trace, s.mods, &cd, (uint32_t)idx, o.filter.pid, o.filter.tid,
-					      &attr) < 0) {
+		if (idx < 0 || cost_attribute(s.trace, s.mods, &cd, (uint32_t)idx, o.filter.pid,
+					      o.filter.tid, &attr) < 0) {
 			cost_data_free(&cd);
 			session_close(&s);
 			return idx == -1 ? WPP_EXIT_USAGE : WPP_EXIT_ERROR;
@@ -240,8 +248,12 @@ int cmd_hot(int argc, char **argv)
 	if (o.json) {
 		printf("{\"file\": ");
 		json_str(stdout, argv[optind]);
-		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": %" PRIu64,
-		       o.counter ? o.counter : o.count_cost ? "count" : "insns", o.min_len, o.max_len, o.min_cost);
+		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": "
+		       "%" PRIu64,
+		       o.counter      ? o.counter
+		       : o.count_cost ? "count"
+				      : "insns",
+		       o.min_len, o.max_len, o.min_cost);
 		if (o.counter) {
 			struct cost_tally tally;
 			cost_tally_of(&cd, &attr, &tally);
@@ -262,7 +274,8 @@ int cmd_hot(int argc, char **argv)
 			rc = WPP_EXIT_ERROR;
 			break;
 		}
-		struct terminal_info *info = calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
+		struct terminal_info *info =
+		    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
 		if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
 			wpp_die("out of memory");
 		hot_thread(stdout, &o, &tg, info, first);

@@ -51,8 +51,9 @@ static void print_text(FILE *out, const struct paths_view *v)
 	char name[64], lines[32], kinds[16];
 
 	fprintf(out, "Acyclic path profile of %s\n", v->file);
-	fprintf(out, "%" PRIu64 " path executions, %zu distinct paths in %zu functions, %" PRIu64
-		     " dynamic IR instructions\n\n",
+	fprintf(out,
+		"%" PRIu64 " path executions, %zu distinct paths in %zu functions, %" PRIu64
+		" dynamic IR instructions\n\n",
 		p->total_count, v->npaths, v->nfns, p->total_cost);
 	/* 9+1+5+1+22+1+11+1+4+1+6+1+12+1+11+1+11 = 99 columns at most */
 	fprintf(out, "%9s %5s %-22s %11s %4s %6s %12s %-11s %s\n", "count", "%", "function", "path",
@@ -62,23 +63,27 @@ static void print_text(FILE *out, const struct paths_view *v)
 		const struct rpt_path *r = row->path;
 		fmt_fit_mid(name, 22, r->fn->name);
 		if (r->line_min)
-			snprintf(lines, sizeof(lines), "%" PRIu32 "-%" PRIu32, r->line_min, r->line_max);
+			snprintf(lines, sizeof(lines), "%" PRIu32 "-%" PRIu32, r->line_min,
+				 r->line_max);
 		else
 			snprintf(lines, sizeof(lines), "?");
 		if (r->is_block)
 			snprintf(kinds, sizeof(kinds), "(block)");
 		else
 			snprintf(kinds, sizeof(kinds), "%s>%s", short_start(r), short_end(r));
-		fprintf(out, "%9" PRIu64 " %5.1f %-22s %s%10" PRIu64 " %4" PRIu32 " %6" PRIu64
-			     " %12" PRIu64 " %-11s %s\n",
+		fprintf(out,
+			"%9" PRIu64 " %5.1f %-22s %s%10" PRIu64 " %4" PRIu32 " %6" PRIu64
+			" %12" PRIu64 " %-11s %s\n",
 			row->count,
-			p->total_count ? 100.0 * (double)row->count / (double)p->total_count : 0.0, name,
-			r->is_block ? "b" : " ", r->id, r->nblocks, r->insns, row->cost, lines, kinds);
+			p->total_count ? 100.0 * (double)row->count / (double)p->total_count : 0.0,
+			name, r->is_block ? "b" : " ", r->id, r->nblocks, r->insns, row->cost,
+			lines, kinds);
 	}
 	if (v->shown < v->npaths)
 		fprintf(out, "... %zu more paths (use --top)\n", v->npaths - v->shown);
 
-	fprintf(out, "\n%10s %8s %13s  %s\n", "count", "distinct", "dyn insns", "function (definition)");
+	fprintf(out, "\n%10s %8s %13s  %s\n", "count", "distinct", "dyn insns",
+		"function (definition)");
 	for (size_t i = 0; i < v->nfns; i++) {
 		const struct wpp_fn *fn = v->fns[i].fn;
 		char fname[41], file[31];
@@ -89,12 +94,14 @@ static void print_text(FILE *out, const struct paths_view *v)
 		fprintf(out, "%10" PRIu64 " %8" PRIu64 " %13" PRIu64 "  %s (%s:%" PRIu32 ")\n",
 			v->fns[i].count, v->fns[i].distinct, v->fns[i].cost, fname, file, fn->line);
 	}
-	fprintf(out, "\ntotal: %" PRIu64 " executions, %zu distinct paths, %" PRIu64
-		     " dynamic IR instructions\n",
+	fprintf(out,
+		"\ntotal: %" PRIu64 " executions, %zu distinct paths, %" PRIu64
+		" dynamic IR instructions\n",
 		p->total_count, v->npaths, p->total_cost);
 	if (st->unattributed || st->corrupt || p->corrupt_paths || st->gaps)
-		fprintf(out, "not counted: %" PRIu64 " unattributed, %" PRIu64
-			     " corrupt records; %" PRIu64 " gaps (%" PRIu64 " words lost)\n",
+		fprintf(out,
+			"not counted: %" PRIu64 " unattributed, %" PRIu64
+			" corrupt records; %" PRIu64 " gaps (%" PRIu64 " words lost)\n",
 			st->unattributed, st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
@@ -111,14 +118,15 @@ static void print_json(FILE *out, const struct paths_view *v)
 		const struct rpt_path *r = row->path;
 		fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
 		json_str(out, r->fn->name);
-		fprintf(out, ",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"count\":%" PRIu64
-			     ",\"blocks\":%" PRIu32 ",\"insns\":%" PRIu64 ",\"count_insns\":%" PRIu64
-			     ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32,
-			r->fn->stable_id, r->is_block ? "block" : "path", r->id, row->count, r->nblocks,
-			r->insns, row->cost, r->line_min, r->line_max);
+		fprintf(out,
+			",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"count\":%" PRIu64
+			",\"blocks\":%" PRIu32 ",\"insns\":%" PRIu64 ",\"count_insns\":%" PRIu64
+			",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32,
+			r->fn->stable_id, r->is_block ? "block" : "path", r->id, row->count,
+			r->nblocks, r->insns, row->cost, r->line_min, r->line_max);
 		if (!r->is_block)
-			fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"", wpp_path_start_name(r->start),
-				wpp_path_end_name(r->end));
+			fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"",
+				wpp_path_start_name(r->start), wpp_path_end_name(r->end));
 		fputc('}', out);
 	}
 	fputs("\n],\"functions\":[", out);
@@ -127,15 +135,17 @@ static void print_json(FILE *out, const struct paths_view *v)
 		json_str(out, v->fns[i].fn->name);
 		fputs(",\"file\":", out);
 		json_str(out, v->fns[i].fn->file);
-		fprintf(out, ",\"line\":%" PRIu32 ",\"count\":%" PRIu64 ",\"distinct\":%" PRIu64
-			     ",\"dyn_insns\":%" PRIu64 "}",
+		fprintf(out,
+			",\"line\":%" PRIu32 ",\"count\":%" PRIu64 ",\"distinct\":%" PRIu64
+			",\"dyn_insns\":%" PRIu64 "}",
 			v->fns[i].fn->line, v->fns[i].count, v->fns[i].distinct, v->fns[i].cost);
 	}
-	fprintf(out, "\n],\"totals\":{\"executions\":%" PRIu64 ",\"distinct\":%zu,\"dyn_insns\":%" PRIu64
-		     ",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		     ",\"lost_words\":%" PRIu64 "}}\n",
-		p->total_count, v->npaths, p->total_cost, st->unattributed, st->corrupt + p->corrupt_paths,
-		st->gaps, st->lost_words);
+	fprintf(out,
+		"\n],\"totals\":{\"executions\":%" PRIu64 ",\"distinct\":%zu,\"dyn_insns\":%" PRIu64
+		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
+		",\"lost_words\":%" PRIu64 "}}\n",
+		p->total_count, v->npaths, p->total_cost, st->unattributed,
+		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
 int cmd_paths(int argc, char **argv)

@@ -18,7 +18,7 @@
 enum report_format { OUT_TEXT, OUT_JSON, OUT_HTML };
 
 /* Tables show 20 rows unless --top says otherwise; the HTML page pages through all. */
-#define TOP_UNSET (-2)
+#define TOP_UNSET   (-2)
 #define TOP_DEFAULT 20
 
 struct report_args {
@@ -46,7 +46,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 					     {NULL, 0, NULL, 0}};
 	int c;
 
-	*a = (struct report_args){.opt = {RPT_BY_PATH, RPT_SORT_COUNT, TOP_UNSET}, .filter = {-1, -1}};
+	*a = (struct report_args){.opt = {RPT_BY_PATH, RPT_SORT_COUNT, TOP_UNSET},
+				  .filter = {-1, -1}};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:p:t:b:s:n:Hd:o:c:", opts, NULL)) != -1) {
 		switch (c) {
@@ -73,13 +74,15 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			else if (!strcmp(optarg, "process"))
 				a->opt.by = RPT_BY_PROCESS;
 			else {
-				wpp_err("report: --by takes function, path or process, not '%s'", optarg);
+				wpp_err("report: --by takes function, path or process, not '%s'",
+					optarg);
 				return -1;
 			}
 			break;
 		case 's':
 			if (!strcmp(optarg, "count") || !strcmp(optarg, "cost")) {
-				a->opt.sort = !strcmp(optarg, "cost") ? RPT_SORT_COST : RPT_SORT_COUNT;
+				a->opt.sort =
+				    !strcmp(optarg, "cost") ? RPT_SORT_COST : RPT_SORT_COUNT;
 				break;
 			}
 			wpp_err("report: --sort takes count or cost, not '%s'", optarg);
@@ -87,7 +90,11 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'p':
 		case 't':
 		case 'n':
-			if (parse_count_opt("report", c == 'p' ? "pid" : c == 't' ? "tid" : "top", optarg,
+			if (parse_count_opt("report",
+					    c == 'p'   ? "pid"
+					    : c == 't' ? "tid"
+						       : "top",
+					    optarg,
 					    c == 'p'   ? &a->filter.pid
 					    : c == 't' ? &a->filter.tid
 						       : &a->opt.top))
@@ -134,7 +141,8 @@ int cmd_report(int argc, char **argv)
 	char cost_line[512];
 	if ((rc = rpt_open(&s, &p, a.file, &a.filter)) != 0)
 		return rc;
-	if ((rc = rpt_apply_counter(&s, &p, a.cost, &a.filter, cost_line, sizeof(cost_line))) != 0) {
+	if ((rc = rpt_apply_counter(&s, &p, a.cost, &a.filter, cost_line, sizeof(cost_line))) !=
+	    0) {
 		rpt_close(&s, &p);
 		return rc;
 	}
@@ -143,7 +151,8 @@ int cmd_report(int argc, char **argv)
 		rpt_close(&s, &p);
 		return rc;
 	}
-	if (a.diff && (rc = rpt_apply_counter(&sb, &pb, a.cost, &a.filter, cost_line, sizeof(cost_line))) != 0) {
+	if (a.diff && (rc = rpt_apply_counter(&sb, &pb, a.cost, &a.filter, cost_line,
+					      sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);
 		rpt_close(&sb, &pb);
 		return rc;

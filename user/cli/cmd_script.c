@@ -19,7 +19,7 @@ struct script {
 	enum format fmt;
 	FILE *out;
 	int first_event; /* json: no comma before the first event of a thread */
-	int processes;   /* jsonl: process records first (--processes) */
+	int processes;	 /* jsonl: process records first (--processes) */
 };
 
 static void json_blocks(FILE *out, const struct wpp_fn *fn, const uint32_t *blocks, uint32_t n)
@@ -53,7 +53,9 @@ static void json_flags(FILE *out, uint32_t flags)
 	static const struct {
 		uint32_t bit;
 		const char *name;
-	} names[] = {{WPP_PROC_FORKED, "forked"}, {WPP_PROC_EXECED, "execed"}, {WPP_PROC_ATTACHED, "attached"}};
+	} names[] = {{WPP_PROC_FORKED, "forked"},
+		     {WPP_PROC_EXECED, "execed"},
+		     {WPP_PROC_ATTACHED, "attached"}};
 	int n = 0;
 
 	fputs(",\"flags\":[", out);
@@ -65,7 +67,8 @@ static void json_flags(FILE *out, uint32_t flags)
 
 /* Processes that own a selected thread: pid, exec generation, parent, the
  * executable and how tracing found it. */
-static void json_processes(struct script *sc, const struct wpp_trace *t, const struct thread_filter *f)
+static void json_processes(struct script *sc, const struct wpp_trace *t,
+			   const struct thread_filter *f)
 {
 	int n = 0;
 
@@ -75,15 +78,18 @@ static void json_processes(struct script *sc, const struct wpp_trace *t, const s
 		const struct wpp_process_rec *pr = &t->procs[i];
 		int selected = 0;
 		for (size_t k = 0; k < t->nthreads && !selected; k++)
-			selected = t->threads[k].pid == pr->pid && t->threads[k].generation == pr->generation &&
+			selected = t->threads[k].pid == pr->pid &&
+				   t->threads[k].generation == pr->generation &&
 				   thread_selected(f, &t->threads[k]);
 		if (!selected)
 			continue;
 		if (sc->fmt == FMT_JSON)
 			fputs(n ? ",\n" : "\n", sc->out);
 		n++;
-		fprintf(sc->out, "{\"type\":\"process\",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"ppid\":%" PRIu32
-				 ",\"parent_tid\":%" PRIu32 ",\"parent_gen\":%" PRIu32 ",\"exe\":",
+		fprintf(sc->out,
+			"{\"type\":\"process\",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32
+			",\"ppid\":%" PRIu32 ",\"parent_tid\":%" PRIu32 ",\"parent_gen\":%" PRIu32
+			",\"exe\":",
 			pr->pid, pr->generation, pr->ppid, pr->parent_tid, pr->parent_generation);
 		json_str(sc->out, pr->exe ? pr->exe : "");
 		json_flags(sc->out, pr->flags);
@@ -105,13 +111,24 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 	sc->first_event = 0;
 	fputs("{\"type\":", out);
 	switch (ev->kind) {
-	case WPP_EV_PATH: fputs("\"path\"", out); break;
-	case WPP_EV_BLOCK: fputs("\"block\"", out); break;
-	case WPP_EV_GAP: fputs("\"gap\"", out); break;
-	case WPP_EV_UNATTRIBUTED: fputs("\"unattributed\"", out); break;
-	case WPP_EV_CORRUPT: fputs("\"corrupt\"", out); break;
+	case WPP_EV_PATH:
+		fputs("\"path\"", out);
+		break;
+	case WPP_EV_BLOCK:
+		fputs("\"block\"", out);
+		break;
+	case WPP_EV_GAP:
+		fputs("\"gap\"", out);
+		break;
+	case WPP_EV_UNATTRIBUTED:
+		fputs("\"unattributed\"", out);
+		break;
+	case WPP_EV_CORRUPT:
+		fputs("\"corrupt\"", out);
+		break;
 	}
-	fprintf(out, ",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"seq\":%" PRIu64,
+	fprintf(out,
+		",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"seq\":%" PRIu64,
 		th->pid, th->generation, th->tid, seq);
 	if (ev->signal_depth)
 		fprintf(out, ",\"signal_depth\":%" PRIu32, ev->signal_depth);
@@ -120,7 +137,9 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 	switch (ev->kind) {
 	case WPP_EV_PATH:
 		json_function(out, ev->fn);
-		fprintf(out, ",\"fid\":%" PRIu32 ",\"path\":%" PRIu64 ",\"start\":\"%s\",\"end\":\"%s\",",
+		fprintf(out,
+			",\"fid\":%" PRIu32 ",\"path\":%" PRIu64
+			",\"start\":\"%s\",\"end\":\"%s\",",
 			ev->fid, ev->value, wpp_path_start_name(ev->path->start),
 			wpp_path_end_name(ev->path->end));
 		json_blocks(out, ev->fn, ev->path->entered, ev->path->nentered);
@@ -141,7 +160,8 @@ static void json_event(struct script *sc, const struct wpp_thread_trace *th, uin
 		break;
 	case WPP_EV_UNATTRIBUTED:
 	case WPP_EV_CORRUPT:
-		fprintf(out, ",\"fid\":%" PRIu32 ",\"payload\":%" PRIu64 ",\"reason\":", ev->fid, ev->value);
+		fprintf(out, ",\"fid\":%" PRIu32 ",\"payload\":%" PRIu64 ",\"reason\":", ev->fid,
+			ev->value);
 		json_str(out, ev->reason);
 		if (ev->kind == WPP_EV_UNATTRIBUTED && ev->lost_words)
 			fprintf(out, ",\"records\":%" PRIu64, ev->lost_words);
@@ -161,8 +181,8 @@ static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *
 
 	switch (ev->kind) {
 	case WPP_EV_PATH:
-		fprintf(out, "%*s%6" PRIu64 "  %s  path %" PRIu64 "  %s -> %s%s%s\n", indent, "", seq,
-			ev->fn->name, ev->value, wpp_path_start_name(ev->path->start),
+		fprintf(out, "%*s%6" PRIu64 "  %s  path %" PRIu64 "  %s -> %s%s%s\n", indent, "",
+			seq, ev->fn->name, ev->value, wpp_path_start_name(ev->path->start),
 			wpp_path_end_name(ev->path->end), ev->signal_depth ? "  [signal]" : "",
 			ev->repeat ? "  [again]" : "");
 		for (uint32_t i = 0; i < ev->path->nentered; i++) {
@@ -173,23 +193,25 @@ static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *
 		break;
 	case WPP_EV_BLOCK:
 		block_position(ev->fn, (uint32_t)ev->value, &file, &line);
-		fprintf(out, "%*s%6" PRIu64 "  %s  b%" PRIu64 "  %s:%" PRIu32 "%s\n", indent, "", seq,
-			ev->fn->name, ev->value, file[0] ? file : "?", line,
+		fprintf(out, "%*s%6" PRIu64 "  %s  b%" PRIu64 "  %s:%" PRIu32 "%s\n", indent, "",
+			seq, ev->fn->name, ev->value, file[0] ? file : "?", line,
 			ev->signal_depth ? "  [signal]" : "");
 		break;
 	case WPP_EV_GAP:
 		if (ev->lost_words == WPP_LOST_UNKNOWN)
-			fprintf(out, "%*s%6" PRIu64 "  -- gap: %" PRIu64 " batches lost (size unknown) --\n",
+			fprintf(out,
+				"%*s%6" PRIu64 "  -- gap: %" PRIu64
+				" batches lost (size unknown) --\n",
 				indent, "", seq, ev->lost_batches);
 		else
-			fprintf(out, "%*s%6" PRIu64 "  -- gap: %" PRIu64 " words lost --\n", indent, "",
-				seq, ev->lost_words);
+			fprintf(out, "%*s%6" PRIu64 "  -- gap: %" PRIu64 " words lost --\n", indent,
+				"", seq, ev->lost_words);
 		break;
 	case WPP_EV_UNATTRIBUTED:
 	case WPP_EV_CORRUPT:
-		fprintf(out, "%*s%6" PRIu64 "  ?? %s fid %" PRIu32 " payload 0x%" PRIx64 ": %s\n", indent, "",
-			seq, ev->kind == WPP_EV_CORRUPT ? "corrupt" : "unattributed", ev->fid, ev->value,
-			ev->reason);
+		fprintf(out, "%*s%6" PRIu64 "  ?? %s fid %" PRIu32 " payload 0x%" PRIx64 ": %s\n",
+			indent, "", seq, ev->kind == WPP_EV_CORRUPT ? "corrupt" : "unattributed",
+			ev->fid, ev->value, ev->reason);
 		break;
 	}
 }
@@ -207,7 +229,8 @@ static int script_thread(struct script *sc, struct session *s, const struct wpp_
 		fprintf(sc->out, "== pid %" PRIu32 " tid %" PRIu32 "%s ==\n", th->pid, th->tid,
 			th->generation ? " (after exec)" : "");
 	else if (sc->fmt == FMT_JSON)
-		fprintf(sc->out, "{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"events\":[",
+		fprintf(sc->out,
+			"{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"events\":[",
 			th->pid, th->generation, th->tid);
 	sc->first_event = 1;
 	while (wpp_decoder_next(d, &ev)) {
@@ -269,7 +292,8 @@ int cmd_script(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				sc.fmt = FMT_JSON;
 			else {
-				wpp_err("script: unknown format '%s' (text, jsonl or json)", optarg);
+				wpp_err("script: unknown format '%s' (text, jsonl or json)",
+					optarg);
 				return WPP_EXIT_USAGE;
 			}
 			break;

@@ -118,15 +118,18 @@ static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int
 	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
 
 	if (json) {
-		fprintf(out, "\"fid\": %" PRIu32 ", \"path\": %" PRIu64 ", \"function\": ", term->fid,
+		fprintf(out,
+			"\"fid\": %" PRIu32 ", \"path\": %" PRIu64 ", \"function\": ", term->fid,
 			term->path_id);
 		if (ti && ti->fn) {
 			json_str(out, ti->fn->name);
 			fprintf(out, ", \"file\": ");
 			json_str(out, ti->file ? ti->file : "");
-			fprintf(out, ", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
-				     ", \"insns\": %" PRIu64 ", \"valid\": %s",
-				ti->line_min, ti->line_max, ti->insns, ti->valid ? "true" : "false");
+			fprintf(out,
+				", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
+				", \"insns\": %" PRIu64 ", \"valid\": %s",
+				ti->line_min, ti->line_max, ti->insns,
+				ti->valid ? "true" : "false");
 		} else {
 			fputs("null", out);
 		}
@@ -157,7 +160,8 @@ static int by_key_desc(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-static void print_body(FILE *out, const struct seq_grammar *g, uint32_t node, uint32_t max, int json)
+static void print_body(FILE *out, const struct seq_grammar *g, uint32_t node, uint32_t max,
+		       int json)
 {
 	uint32_t n = seq_grammar_body_len(g, node);
 	const uint32_t *body = seq_grammar_body(g, node);
@@ -201,8 +205,8 @@ static int print_contexts(FILE *out, const struct wppdag *d, const uint32_t *seq
 			fprintf(out, "    %s:\n", side ? "after" : "before");
 		for (size_t i = 0; i < n && i < 20; i++) {
 			if (json) {
-				fprintf(out, "%s{\"count\": %" PRIu64 ", \"paths\": [", i ? ", " : "",
-					c[i].count);
+				fprintf(out, "%s{\"count\": %" PRIu64 ", \"paths\": [",
+					i ? ", " : "", c[i].count);
 				print_seq(out, c[i].syms, k, 1);
 				fputs("]}", out);
 			} else {
@@ -269,19 +273,25 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32
 			", \"grammar\": \"%s\", \"paths\": %" PRIu64 ", \"segments\": %" PRIu32
 			", \"distinct_paths\": %" PRIu32 ", \"rules\": %" PRIu32
-			", \"grammar_symbols\": %" PRIu32 ", \"ratio\": %.3f, \"serialized_bytes\": %zu"
+			", \"grammar_symbols\": %" PRIu32
+			", \"ratio\": %.3f, \"serialized_bytes\": %zu"
 			", \"skipped_words\": %" PRIu64 ",\n   \"rules_shown\": [",
 			first ? "" : ",\n  ", tg->hdr.pid, tg->hdr.tid, tg->hdr.generation, origin,
 			tg->hdr.nsymbols, tg->hdr.segments, nterm, g->nrules, nsyms, ratio, serlen,
 			tg->hdr.skipped_words);
 	} else {
-		fprintf(out, "thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 "), grammar %s\n",
+		fprintf(out,
+			"thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32
+			"), grammar %s\n",
 			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, origin);
-		fprintf(out, "  path stream    %" PRIu64 " paths, %" PRIu32 " distinct, %" PRIu32
-			     " segment%s\n",
-			tg->hdr.nsymbols, nterm, tg->hdr.segments, tg->hdr.segments == 1 ? "" : "s");
-		fprintf(out, "  grammar        %" PRIu32 " rules, %" PRIu32
-			     " symbols on right-hand sides (%.1fx fewer than paths)\n",
+		fprintf(out,
+			"  path stream    %" PRIu64 " paths, %" PRIu32 " distinct, %" PRIu32
+			" segment%s\n",
+			tg->hdr.nsymbols, nterm, tg->hdr.segments,
+			tg->hdr.segments == 1 ? "" : "s");
+		fprintf(out,
+			"  grammar        %" PRIu32 " rules, %" PRIu32
+			" symbols on right-hand sides (%.1fx fewer than paths)\n",
 			g->nrules, nsyms, ratio);
 		fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", serlen,
 			tg->hdr.nsymbols ? serlen * 8.0 / tg->hdr.nsymbols : 0.0);
@@ -301,20 +311,22 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	qsort(rk, g->nrules, sizeof(*rk), by_key_desc);
 	uint32_t shown = (uint64_t)o->max_rules < g->nrules ? (uint32_t)o->max_rules : g->nrules;
 	if (!json && shown)
-		fprintf(out, "  rules (%" PRIu32 " of %" PRIu32
-			     ", by frequency x length)\n    %8s %12s %10s  body\n",
+		fprintf(out,
+			"  rules (%" PRIu32 " of %" PRIu32
+			", by frequency x length)\n    %8s %12s %10s  body\n",
 			shown, g->nrules, "rule", "frequency", "length");
 	for (uint32_t i = 0; i < shown; i++) {
 		uint32_t r = rk[i].node;
 		if (json) {
-			fprintf(out, "%s{\"rule\": \"R%" PRIu32 "\", \"frequency\": %" PRIu64
-				     ", \"length\": %" PRIu64 ", \"body\": [",
+			fprintf(out,
+				"%s{\"rule\": \"R%" PRIu32 "\", \"frequency\": %" PRIu64
+				", \"length\": %" PRIu64 ", \"body\": [",
 				i ? ", " : "", r, d.freq[r], g->exp_len[r]);
 			print_body(out, g, r, UINT32_MAX, 1);
 			fputs("]}", out);
 		} else {
-			fprintf(out, "    R%-7" PRIu32 " %12" PRIu64 " %10" PRIu64 " ", r, d.freq[r],
-				g->exp_len[r]);
+			fprintf(out, "    R%-7" PRIu32 " %12" PRIu64 " %10" PRIu64 " ", r,
+				d.freq[r], g->exp_len[r]);
 			print_body(out, g, r, 12, 0);
 			fputc('\n', out);
 		}
@@ -341,7 +353,8 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	for (uint32_t i = 0; i < shown; i++) {
 		uint32_t t = tr[i].node;
 		if (json) {
-			fprintf(out, "%s{\"terminal\": \"p%" PRIu32 "\", \"frequency\": %" PRIu64 ", ",
+			fprintf(out,
+				"%s{\"terminal\": \"p%" PRIu32 "\", \"frequency\": %" PRIu64 ", ",
 				i ? ", " : "", t, tcount[t]);
 			describe_terminal(out, &nm, t, 1);
 			fputc('}', out);
@@ -457,8 +470,8 @@ static int from_raw(const struct wpp_opts *o)
 		return WPP_EXIT_ERROR;
 	}
 	if (ftell(in) % 4)
-		wpp_warn("wpp: %s: %ld trailing bytes ignored (not a whole 32-bit symbol)", o->from_raw,
-			 ftell(in) % 4);
+		wpp_warn("wpp: %s: %ld trailing bytes ignored (not a whole 32-bit symbol)",
+			 o->from_raw, ftell(in) % 4);
 	rewind(in);
 	/* Dense remap: open addressing over values, sized as it grows. */
 	uint32_t *slot_val = NULL, *slot_id = NULL, mask = 0;
@@ -468,15 +481,16 @@ static int from_raw(const struct wpp_opts *o)
 			uint32_t v = buf[i], k;
 			if ((map_n + 1) * 2 > mask) {
 				uint32_t cap = mask ? (mask + 1) * 2 : 1024;
-				uint32_t *nv = malloc(cap * sizeof(*nv)), *ni = malloc(cap * sizeof(*ni));
+				uint32_t *nv = malloc(cap * sizeof(*nv)),
+					 *ni = malloc(cap * sizeof(*ni));
 				if (!nv || !ni)
 					wpp_die("out of memory");
 				memset(ni, 0xff, cap * sizeof(*ni));
 				for (uint32_t s = 0; mask && s <= mask; s++) {
 					if (slot_id[s] == UINT32_MAX)
 						continue;
-					for (k = (slot_val[s] * 0x9e3779b1u) & (cap - 1); ni[k] != UINT32_MAX;
-					     k = (k + 1) & (cap - 1))
+					for (k = (slot_val[s] * 0x9e3779b1u) & (cap - 1);
+					     ni[k] != UINT32_MAX; k = (k + 1) & (cap - 1))
 						;
 					nv[k] = slot_val[s];
 					ni[k] = slot_id[s];
@@ -487,13 +501,14 @@ static int from_raw(const struct wpp_opts *o)
 				slot_id = ni;
 				mask = cap - 1;
 			}
-			for (k = (v * 0x9e3779b1u) & mask; slot_id[k] != UINT32_MAX && slot_val[k] != v;
-			     k = (k + 1) & mask)
+			for (k = (v * 0x9e3779b1u) & mask;
+			     slot_id[k] != UINT32_MAX && slot_val[k] != v; k = (k + 1) & mask)
 				;
 			if (slot_id[k] == UINT32_MAX) {
 				if (map_n == map_cap &&
-				    !(map_val = realloc(map_val, (map_cap = map_cap ? 2 * map_cap : 1024) *
-								    sizeof(*map_val))))
+				    !(map_val = realloc(map_val,
+							(map_cap = map_cap ? 2 * map_cap : 1024) *
+							    sizeof(*map_val))))
 					wpp_die("out of memory");
 				slot_val[k] = v;
 				slot_id[k] = map_n;
@@ -515,8 +530,11 @@ static int from_raw(const struct wpp_opts *o)
 	struct seq_stats st;
 	seq_builder_stats(b, &st);
 	seq_builder_free(b);
-	double cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-		     ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) / 1e6;
+	double cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+		     (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+		     ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+		      (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) /
+			 1e6;
 
 	tg.hdr = (struct wpp_chunk_grammar){.flags = WPP_GRAMMAR_RAW,
 					    .nsymbols = n,
@@ -548,12 +566,15 @@ static int from_raw(const struct wpp_opts *o)
 		}
 	}
 	if (rc == WPP_EXIT_OK) {
-		uint64_t glen = len - sizeof(tg.hdr) - (size_t)tg.hdr.nterminals * sizeof(*tg.terms);
+		uint64_t glen =
+		    len - sizeof(tg.hdr) - (size_t)tg.hdr.nterminals * sizeof(*tg.terms);
 		printf("input           %" PRIu64 " symbols (%" PRIu64 " bytes), %s\n", n, n * 4,
-		       remap ? "renumbered densely (values >= 2^31-1 present)" : "used as they are");
+		       remap ? "renumbered densely (values >= 2^31-1 present)"
+			     : "used as they are");
 		printf("grammar         %" PRIu32 " rules, %" PRIu64 " symbols\n", st.rules,
 		       st.grammar_symbols);
-		printf("serialized      %" PRIu64 " bytes grammar + %zu bytes symbol table = %zu bytes "
+		printf("serialized      %" PRIu64
+		       " bytes grammar + %zu bytes symbol table = %zu bytes "
 		       "chunk payload\n",
 		       glen, (size_t)tg.hdr.nterminals * sizeof(*tg.terms), len);
 		printf("construction    %.3f s CPU, %.2f million symbols/s\n", cpu,
@@ -637,8 +658,10 @@ int cmd_wpp(int argc, char **argv)
 					c == 'k' ? " (--context-len is 1..64)" : "");
 				return WPP_EXIT_USAGE;
 			}
-			*(c == 'p' ? &o.filter.pid : c == 't' ? &o.filter.tid : c == 'n' ? &o.max_rules
-											  : &o.context_len) = v;
+			*(c == 'p'   ? &o.filter.pid
+			  : c == 't' ? &o.filter.tid
+			  : c == 'n' ? &o.max_rules
+				     : &o.context_len) = v;
 			break;
 		case 'F':
 			o.freq = optarg;

@@ -20,111 +20,114 @@ struct command {
 };
 
 static const struct command commands[] = {
-	/* record's options belong to the recorder: it prints its own usage. */
-	{"record", cmd_record, "run a program built with wppcc and record its paths", NULL},
-	{"script", cmd_script, "print every executed path, in order, per thread",
-	 "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T] [--processes]\n"
-	 "\n"
-	 "For each thread, every executed path instance expanded to its basic blocks\n"
-	 "with function and file:line, plus gaps (lost data) and unattributed words.\n"
-	 "  --format text   readable listing (default)\n"
-	 "  --format jsonl  one JSON object per event (see docs/cli.md)\n"
-	 "  --processes     jsonl: first one \"process\" object per process (pid, ppid, exe, flags)\n"
-	 "  --format json   one JSON document\n"
-	 "  --pid P, --tid T  only that process / thread\n"},
-	{"info", cmd_info, "what a recording holds: processes, threads, time span, words and records, lost, counters, transport",
-	 "usage: wpptrace info [--format text|json] FILE.wpp\n"},
-	{"paths", cmd_paths, "acyclic path profile: counts per function and path",
-	 "usage: wpptrace paths run.wpp [--format text|json] [--pid P] [--top N]\n"
-	 "\n"
-	 "Per function and path id: executions, blocks, static instructions of the\n"
-	 "path and executions x instructions, source line span, start/end kinds;\n"
-	 "sorted by executions, with per-function summaries and totals.\n"
-	 "  --top N  only the N most executed paths\n"},
-	{"wpp", cmd_wpp, "whole program path: each thread's grammar, rules, DAG queries",
-	 "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--format text|json] [--max-rules N]\n"
-	 "                    [--freq SEQ] [--context SEQ [--context-len K]] [--expand] [--rebuild]\n"
-	 "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
-	 "\n"
-	 "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
-	 "record, or rebuilt from the batches): input length, rules, grammar size and\n"
-	 "ratio, serialized size, the rules covering most of the stream, path\n"
-	 "frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
-	 "or FUNCTION:PATHID.\n"
-	 "  --max-rules N    rules and paths listed (default 20)\n"
-	 "  --freq SEQ       how often SEQ ran (consecutively)\n"
-	 "  --context SEQ    what ran K paths before and after SEQ, with counts\n"
-	 "  --expand         print the expanded stream (\"fid path\" lines, \"gap\")\n"
-	 "  --rebuild        ignore a recorded grammar, rebuild from the batches\n"
-	 "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"},
-	{"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
-	 "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
-	 "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--format text|json]\n"
-	 "\n"
-	 "Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
-	 "max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
-	 "shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
-	 "default), 1 (count) or a recorded counter's events per execution (estimated;\n"
-	 "docs/counters.md).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
-	 "--top 20.\n"},
-	{"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
-	 "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
-	 "                        [--sort count|cost] [--top N] [--format text|json]\n"
-	 "       wpptrace report run.wpp --html -o report.html\n"
-	 "       wpptrace report a.wpp --diff b.wpp [--format text|json|html] [-o FILE]\n"
-	 "\n"
-	 "Hot paths as the source lines they cover (branch decisions in [ ]), top\n"
-	 "functions and, for system-wide traces, processes; processes of the same\n"
-	 "binary are merged.  Cost = IR instructions executed.  See docs/reports.md.\n"
-	 "  --by W      main table: path (default), function or process\n"
-	 "  --sort K    count (executions, default) or cost\n"
-	 "  --cost EV   cost = a counter recorded with record -e EV (docs/counters.md)\n"
-	 "  --top N     rows per table (default 20; HTML: all, paged)\n"
-	 "  --html      one self-contained page (needs -o FILE)\n"
-	 "  --diff B    what changed from this run to B: paths gone, new, hotter, colder\n"
-	 "  -o FILE     write there instead of stdout\n"},
-	{"annotate", cmd_annotate, "a function's source with per-line and per-branch counts",
-	 "usage: wpptrace annotate run.wpp FUNCTION [--pid P] [--tid T] [--format text|json]\n"
-	 "\n"
-	 "The function's source, each line with how often it ran, each branch with\n"
-	 "how often each way was taken, and the lines of the three hottest paths\n"
-	 "marked A, B, C.  --cost EV: hot paths with a recorded counter's events.\n"},
-	{"cfg", cmd_cfg, "a function's CFG with counts and hot paths (dot / SVG)",
-	 "usage: wpptrace cfg run.wpp FUNCTION [-o f.svg|f.dot] [--pid P] [--tid T]\n"
-	 "\n"
-	 "Blocks with source lines and counts, edges with how often they were taken,\n"
-	 "the three hottest paths in red, orange and gold.  -o NAME.svg runs\n"
-	 "Graphviz's dot; otherwise the dot text is written.\n"},
-	{"export", cmd_export, "export paths for other profilers (pprof)",
-	 "usage: wpptrace export run.wpp --format pprof -o run.pb.gz [--pid P] [--tid T]\n"
-	 "\n"
-	 "A pprof profile (profile.proto, gzip-compressed): one sample per path and\n"
-	 "process, its locations the path's blocks (function, file:line), its values\n"
-	 "the executions and the IR instructions executed (--cost EV: a recorded\n"
-	 "counter's events instead).\n"},
-	{"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
-	 "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
-	 "                        [--format text|json] [--pid P] [--tid T] [--all]\n"
-	 "                        [--source auto|stored|trace] [--prune-nodes M]\n"
-	 "                        [--flat] [--cost insns|count|COUNTER]\n"
-	 "\n"
-	 "Per process, the hottest concatenations of up to K consecutive acyclic paths\n"
-	 "of one routine activation (the caller's paths around a call join; the\n"
-	 "callee's form their own), each expanded to function, path, source lines and\n"
-	 "start/end kinds, with the share of its prefix's count each extension takes.\n"
-	 "--flat: consecutive paths of a thread across calls and returns.  Either view\n"
-	 "uses the forest `record -k` stored in that view when deep enough, else the trace.\n"
-	 "See docs/kpaths.md.\n"
-	 "  -k K            longest k-path (1..32; default: the stored depth, else 8)\n"
-	 "  --function F    only k-paths that start in function F\n"
-	 "  --min-count N   only k-paths that occurred at least N times\n"
-	 "  --top N         how many (default 10; 0 = all)\n"
-	 "  --all           every k-path, not only maximal ones\n"
-	 "  --source S      stored forest only, trace only, or auto (default)\n"
-	 "  --prune-nodes M build from the trace with at most M k-slab nodes\n"
-	 "  --flat          the thread-wide view, across calls and returns\n"
-	 "  --cost C        each k-path's cost (sum over its path instances) in IR\n"
-	 "                  instructions, executions, or a recorded counter; ranks by it\n"},
+    /* record's options belong to the recorder: it prints its own usage. */
+    {"record", cmd_record, "run a program built with wppcc and record its paths", NULL},
+    {"script", cmd_script, "print every executed path, in order, per thread",
+     "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T] [--processes]\n"
+     "\n"
+     "For each thread, every executed path instance expanded to its basic blocks\n"
+     "with function and file:line, plus gaps (lost data) and unattributed words.\n"
+     "  --format text   readable listing (default)\n"
+     "  --format jsonl  one JSON object per event (see docs/cli.md)\n"
+     "  --processes     jsonl: first one \"process\" object per process (pid, ppid, exe, flags)\n"
+     "  --format json   one JSON document\n"
+     "  --pid P, --tid T  only that process / thread\n"},
+    {"info", cmd_info,
+     "what a recording holds: processes, threads, time span, words and records, lost, counters, "
+     "transport",
+     "usage: wpptrace info [--format text|json] FILE.wpp\n"},
+    {"paths", cmd_paths, "acyclic path profile: counts per function and path",
+     "usage: wpptrace paths run.wpp [--format text|json] [--pid P] [--top N]\n"
+     "\n"
+     "Per function and path id: executions, blocks, static instructions of the\n"
+     "path and executions x instructions, source line span, start/end kinds;\n"
+     "sorted by executions, with per-function summaries and totals.\n"
+     "  --top N  only the N most executed paths\n"},
+    {"wpp", cmd_wpp, "whole program path: each thread's grammar, rules, DAG queries",
+     "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--format text|json] [--max-rules N]\n"
+     "                    [--freq SEQ] [--context SEQ [--context-len K]] [--expand] [--rebuild]\n"
+     "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
+     "\n"
+     "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
+     "record, or rebuilt from the batches): input length, rules, grammar size and\n"
+     "ratio, serialized size, the rules covering most of the stream, path\n"
+     "frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
+     "or FUNCTION:PATHID.\n"
+     "  --max-rules N    rules and paths listed (default 20)\n"
+     "  --freq SEQ       how often SEQ ran (consecutively)\n"
+     "  --context SEQ    what ran K paths before and after SEQ, with counts\n"
+     "  --expand         print the expanded stream (\"fid path\" lines, \"gap\")\n"
+     "  --rebuild        ignore a recorded grammar, rebuild from the batches\n"
+     "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"},
+    {"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
+     "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
+     "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--format "
+     "text|json]\n"
+     "\n"
+     "Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
+     "max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
+     "shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
+     "default), 1 (count) or a recorded counter's events per execution (estimated;\n"
+     "docs/counters.md).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
+     "--top 20.\n"},
+    {"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
+     "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
+     "                        [--sort count|cost] [--top N] [--format text|json]\n"
+     "       wpptrace report run.wpp --html -o report.html\n"
+     "       wpptrace report a.wpp --diff b.wpp [--format text|json|html] [-o FILE]\n"
+     "\n"
+     "Hot paths as the source lines they cover (branch decisions in [ ]), top\n"
+     "functions and, for system-wide traces, processes; processes of the same\n"
+     "binary are merged.  Cost = IR instructions executed.  See docs/reports.md.\n"
+     "  --by W      main table: path (default), function or process\n"
+     "  --sort K    count (executions, default) or cost\n"
+     "  --cost EV   cost = a counter recorded with record -e EV (docs/counters.md)\n"
+     "  --top N     rows per table (default 20; HTML: all, paged)\n"
+     "  --html      one self-contained page (needs -o FILE)\n"
+     "  --diff B    what changed from this run to B: paths gone, new, hotter, colder\n"
+     "  -o FILE     write there instead of stdout\n"},
+    {"annotate", cmd_annotate, "a function's source with per-line and per-branch counts",
+     "usage: wpptrace annotate run.wpp FUNCTION [--pid P] [--tid T] [--format text|json]\n"
+     "\n"
+     "The function's source, each line with how often it ran, each branch with\n"
+     "how often each way was taken, and the lines of the three hottest paths\n"
+     "marked A, B, C.  --cost EV: hot paths with a recorded counter's events.\n"},
+    {"cfg", cmd_cfg, "a function's CFG with counts and hot paths (dot / SVG)",
+     "usage: wpptrace cfg run.wpp FUNCTION [-o f.svg|f.dot] [--pid P] [--tid T]\n"
+     "\n"
+     "Blocks with source lines and counts, edges with how often they were taken,\n"
+     "the three hottest paths in red, orange and gold.  -o NAME.svg runs\n"
+     "Graphviz's dot; otherwise the dot text is written.\n"},
+    {"export", cmd_export, "export paths for other profilers (pprof)",
+     "usage: wpptrace export run.wpp --format pprof -o run.pb.gz [--pid P] [--tid T]\n"
+     "\n"
+     "A pprof profile (profile.proto, gzip-compressed): one sample per path and\n"
+     "process, its locations the path's blocks (function, file:line), its values\n"
+     "the executions and the IR instructions executed (--cost EV: a recorded\n"
+     "counter's events instead).\n"},
+    {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
+     "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
+     "                        [--format text|json] [--pid P] [--tid T] [--all]\n"
+     "                        [--source auto|stored|trace] [--prune-nodes M]\n"
+     "                        [--flat] [--cost insns|count|COUNTER]\n"
+     "\n"
+     "Per process, the hottest concatenations of up to K consecutive acyclic paths\n"
+     "of one routine activation (the caller's paths around a call join; the\n"
+     "callee's form their own), each expanded to function, path, source lines and\n"
+     "start/end kinds, with the share of its prefix's count each extension takes.\n"
+     "--flat: consecutive paths of a thread across calls and returns.  Either view\n"
+     "uses the forest `record -k` stored in that view when deep enough, else the trace.\n"
+     "See docs/kpaths.md.\n"
+     "  -k K            longest k-path (1..32; default: the stored depth, else 8)\n"
+     "  --function F    only k-paths that start in function F\n"
+     "  --min-count N   only k-paths that occurred at least N times\n"
+     "  --top N         how many (default 10; 0 = all)\n"
+     "  --all           every k-path, not only maximal ones\n"
+     "  --source S      stored forest only, trace only, or auto (default)\n"
+     "  --prune-nodes M build from the trace with at most M k-slab nodes\n"
+     "  --flat          the thread-wide view, across calls and returns\n"
+     "  --cost C        each k-path's cost (sum over its path instances) in IR\n"
+     "                  instructions, executions, or a recorded counter; ranks by it\n"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -32,17 +32,18 @@ static void check_integrity(struct session *s)
 	if (!t->stop_reason[0])
 		return;
 	if (!strncmp(t->stop_reason, "no END chunk", 12)) {
-		wpp_warn("%s: no END chunk (the recording did not finish cleanly); decoding all %" PRIu64
-			 " chunks",
-			 t->path, t->nchunks);
+		wpp_warn(
+		    "%s: no END chunk (the recording did not finish cleanly); decoding all %" PRIu64
+		    " chunks",
+		    t->path, t->nchunks);
 		s->exit_status = WPP_EXIT_INCOMPLETE;
 	} else if (!strncmp(t->stop_reason, "truncated", 9)) {
 		wpp_warn("%s: %s; decoding the %" PRIu64 " intact chunks before it", t->path,
 			 t->stop_reason, t->nchunks);
 		s->exit_status = WPP_EXIT_INCOMPLETE;
 	} else {
-		wpp_err("%s: corrupt: %s; only the %" PRIu64 " chunks before it are decoded", t->path,
-			t->stop_reason, t->nchunks);
+		wpp_err("%s: corrupt: %s; only the %" PRIu64 " chunks before it are decoded",
+			t->path, t->stop_reason, t->nchunks);
 		s->exit_status = WPP_EXIT_ERROR;
 	}
 }
@@ -69,7 +70,8 @@ int session_open(struct session *s, const char *path)
 	wpp_sym_set_reporter(s->sym, collect_report, &rep);
 	for (size_t i = 0; i < s->trace->nmodules; i++) {
 		const struct wpp_module_rec *m = &s->trace->modules[i];
-		usable += wpp_sym_tu(s->sym, m->path, m->build_id, m->build_id_len, m->tu_hash) != NULL;
+		usable +=
+		    wpp_sym_tu(s->sym, m->path, m->build_id, m->build_id_len, m->tu_hash) != NULL;
 	}
 	wpp_sym_set_reporter(s->sym, NULL, NULL);
 	for (size_t i = 0; i < s->trace->nthreads; i++)
@@ -78,7 +80,8 @@ int session_open(struct session *s, const char *path)
 		if (rep.n)
 			wpp_err("%s: no usable path metadata: %s", path, rep.msgs[0]);
 		else
-			wpp_err("%s: %" PRIu64 " trace words but no MODULE records (was the program "
+			wpp_err("%s: %" PRIu64
+				" trace words but no MODULE records (was the program "
 				"built with wppcc?)",
 				path, words);
 		rc = WPP_EXIT_ERROR;
@@ -106,7 +109,8 @@ void session_close(struct session *s)
 
 int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace *th)
 {
-	return (f->pid < 0 || (uint32_t)f->pid == th->pid) && (f->tid < 0 || (uint32_t)f->tid == th->tid);
+	return (f->pid < 0 || (uint32_t)f->pid == th->pid) &&
+	       (f->tid < 0 || (uint32_t)f->tid == th->tid);
 }
 
 long parse_count(const char *s)

@@ -39,7 +39,7 @@ struct held_batch {
 
 struct othread {
 	struct wpp_thread_key key;
-	void **states; /* per consumer; NULL = consumer ignores the thread */
+	void **states;		 /* per consumer; NULL = consumer ignores the thread */
 	struct held_batch *held; /* sorted by seq, all >= next_seq */
 	size_t nheld, held_cap;
 	struct wpp_gap_ref *gaps; /* not yet delivered, arrival order */
@@ -279,7 +279,8 @@ static size_t complete_prefix(const struct othread *t)
 
 /* Deliver held[0..n) and the gaps that sit before seq `limit` (all gaps if
  * limit is UINT64_MAX and n is everything). */
-static int deliver_piece(struct wpp_online *o, struct othread *t, size_t n, uint64_t limit, int all_gaps)
+static int deliver_piece(struct wpp_online *o, struct othread *t, size_t n, uint64_t limit,
+			 int all_gaps)
 {
 	struct wpp_batch_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
 	struct wpp_gap_ref *gaps = malloc((t->ngaps ? t->ngaps : 1) * sizeof(*gaps));
@@ -476,7 +477,8 @@ static int close_thread(struct wpp_online *o, size_t idx, struct wpp_writer *w)
 		if (err && !rc)
 			rc = err;
 	}
-	memmove(o->threads + idx, o->threads + idx + 1, (o->nthreads - idx - 1) * sizeof(*o->threads));
+	memmove(o->threads + idx, o->threads + idx + 1,
+		(o->nthreads - idx - 1) * sizeof(*o->threads));
 	o->nthreads--;
 	free_thread(t);
 	if (o->failed && !rc)
@@ -484,7 +486,8 @@ static int close_thread(struct wpp_online *o, size_t idx, struct wpp_writer *w)
 	return rc;
 }
 
-int wpp_online_thread_exit(struct wpp_online *o, const struct wpp_thread_key *key, struct wpp_writer *w)
+int wpp_online_thread_exit(struct wpp_online *o, const struct wpp_thread_key *key,
+			   struct wpp_writer *w)
 {
 	size_t i = thread_pos(o, key);
 	int rc = 0, err;

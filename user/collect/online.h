@@ -76,14 +76,14 @@ void wpp_online_free(struct wpp_online *o);
 void wpp_online_set_hold_limit(struct wpp_online *o, uint64_t words);
 
 struct wpp_online_stats {
-	uint64_t batches;               /* batches received */
-	uint64_t words_delivered;       /* words handed to consumers */
-	uint64_t gaps_delivered;        /* gap() calls per thread (explicit or holes) */
-	uint64_t duplicate_batches;     /* a seq seen twice: the first one wins */
-	uint64_t late_batches;          /* arrived after their place was delivered */
-	uint64_t missing_seqs;          /* holes delivered as gaps of unknown size */
+	uint64_t batches;		/* batches received */
+	uint64_t words_delivered;	/* words handed to consumers */
+	uint64_t gaps_delivered;	/* gap() calls per thread (explicit or holes) */
+	uint64_t duplicate_batches;	/* a seq seen twice: the first one wins */
+	uint64_t late_batches;		/* arrived after their place was delivered */
+	uint64_t missing_seqs;		/* holes delivered as gaps of unknown size */
 	uint64_t orphan_signal_batches; /* signal batches placed by their own seq */
-	uint64_t forced_pieces;         /* deliveries made because of the hold limit */
+	uint64_t forced_pieces;		/* deliveries made because of the hold limit */
 };
 const struct wpp_online_stats *wpp_online_stats(const struct wpp_online *o);
 

@@ -117,13 +117,15 @@ int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 			found = c;
 	}
 	if (found.payload) {
-		if (wpp_grammar_chunk_decode(found.payload, found.length, out, why, sizeof(why)) == 0) {
+		if (wpp_grammar_chunk_decode(found.payload, found.length, out, why, sizeof(why)) ==
+		    0) {
 			*origin = GRAMMAR_RECORDED;
 			return 0;
 		}
-		wpp_warn("%s: grammar chunk of thread %u at offset %llu is unusable (%s); rebuilding "
-			 "it from the batches",
-			 t->path, th->tid, (unsigned long long)found.file_offset, why);
+		wpp_warn(
+		    "%s: grammar chunk of thread %u at offset %llu is unusable (%s); rebuilding "
+		    "it from the batches",
+		    t->path, th->tid, (unsigned long long)found.file_offset, why);
 	}
 	*origin = GRAMMAR_REBUILT;
 	return thread_grammar_rebuild(th, out);

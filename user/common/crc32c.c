@@ -62,9 +62,8 @@ enum { CRC_LANE = 1024 };
  * shift_tables[1] over 2 * CRC_LANE. */
 static uint32_t shift_tables[2][4][256];
 
-__attribute__((target("sse4.2"))) static uint64_t crc32c_raw_words(uint64_t c,
-								   const unsigned char *p,
-								   size_t nwords)
+__attribute__((target("sse4.2"))) static uint64_t
+crc32c_raw_words(uint64_t c, const unsigned char *p, size_t nwords)
 {
 	for (size_t i = 0; i < nwords; i++, p += 8) {
 		uint64_t v;
@@ -99,7 +98,7 @@ static void build_shift_tables(void)
 }
 
 __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const void *buf,
-							     size_t len)
+							    size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t c = ~crc;

@@ -27,9 +27,9 @@
 struct wpp_reader {
 	const unsigned char *map;
 	size_t size;
-	uint64_t pos;     /* offset of the next chunk header */
-	int saw_end;      /* an END chunk was returned */
-	int stopped;      /* iteration ended (status below is final) */
+	uint64_t pos;	  /* offset of the next chunk header */
+	int saw_end;	  /* an END chunk was returned */
+	int stopped;	  /* iteration ended (status below is final) */
 	char status[160]; /* why it ended; empty when it ended cleanly */
 };
 
@@ -68,7 +68,8 @@ struct wpp_reader *wppr_open(const char *path)
 		goto fail;
 	}
 	if (hdr.version != WPP_FILE_VERSION) {
-		wpp_err("%s: .wpp version %" PRIu32 " is not supported (this wpptrace reads version %u)",
+		wpp_err("%s: .wpp version %" PRIu32
+			" is not supported (this wpptrace reads version %u)",
 			path, hdr.version, WPP_FILE_VERSION);
 		goto fail;
 	}
@@ -110,8 +111,8 @@ int wppr_next(struct wpp_reader *r, struct wpp_chunk *out)
 	if (left == 0) {
 		r->stopped = 1;
 		if (!r->saw_end)
-			snprintf(r->status, sizeof(r->status), "no END chunk (file ends at offset %" PRIu64 ")",
-				 r->pos);
+			snprintf(r->status, sizeof(r->status),
+				 "no END chunk (file ends at offset %" PRIu64 ")", r->pos);
 		return 0;
 	}
 	if (r->saw_end)

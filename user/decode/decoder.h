@@ -35,11 +35,11 @@
 #include "trace_file.h"
 
 enum wpp_event_kind {
-	WPP_EV_PATH,         /* paths-mode record: fn + path id (+ blocks with EXPAND) */
-	WPP_EV_BLOCK,        /* blocks-mode record: fn + block index entered */
-	WPP_EV_GAP,          /* words were lost here */
+	WPP_EV_PATH,	     /* paths-mode record: fn + path id (+ blocks with EXPAND) */
+	WPP_EV_BLOCK,	     /* blocks-mode record: fn + block index entered */
+	WPP_EV_GAP,	     /* words were lost here */
 	WPP_EV_UNATTRIBUTED, /* a record whose function is unknown */
-	WPP_EV_CORRUPT,      /* a malformed record */
+	WPP_EV_CORRUPT,	     /* a malformed record */
 };
 
 enum wpp_decode_flags {
@@ -51,24 +51,24 @@ enum wpp_decode_flags {
 struct wpp_event {
 	enum wpp_event_kind kind;
 	uint32_t fid;
-	const struct wpp_fn *fn;      /* PATH, BLOCK */
-	uint64_t value;               /* path id, block index, or the raw payload */
-	const struct wpp_path *path;  /* PATH with EXPAND; valid until the next call */
-	uint64_t lost_words;          /* GAP; WPP_LOST_UNKNOWN if unknown */
-	uint64_t lost_batches;        /* GAP */
-	const char *reason;           /* UNATTRIBUTED, CORRUPT */
-	uint32_t signal_depth;        /* 0 = main stream */
-	uint64_t batch_seq;           /* where the record starts (not for GAP) */
+	const struct wpp_fn *fn;     /* PATH, BLOCK */
+	uint64_t value;		     /* path id, block index, or the raw payload */
+	const struct wpp_path *path; /* PATH with EXPAND; valid until the next call */
+	uint64_t lost_words;	     /* GAP; WPP_LOST_UNKNOWN if unknown */
+	uint64_t lost_batches;	     /* GAP */
+	const char *reason;	     /* UNATTRIBUTED, CORRUPT */
+	uint32_t signal_depth;	     /* 0 = main stream */
+	uint64_t batch_seq;	     /* where the record starts (not for GAP) */
 	uint32_t word_index;
-	uint64_t repeat;              /* 0: a record as written; k >= 1: its k-th
-	                               * repetition, from a REPEAT word */
+	uint64_t repeat; /* 0: a record as written; k >= 1: its k-th
+			  * repetition, from a REPEAT word */
 };
 
 struct wpp_decode_stats {
-	uint64_t words;        /* trace words read */
-	uint64_t paths;        /* PATH events */
+	uint64_t words;	       /* trace words read */
+	uint64_t paths;	       /* PATH events */
 	uint64_t blocks;       /* BLOCK events */
-	uint64_t gaps;         /* GAP events */
+	uint64_t gaps;	       /* GAP events */
 	uint64_t lost_words;   /* sum of known losses */
 	uint64_t unknown_gaps; /* gaps whose size is unknown */
 	uint64_t unattributed;

@@ -44,7 +44,8 @@ void wpp_modules_free(struct wpp_modules *m)
 
 static int overlaps(const struct wpp_fid_range *a, const struct wpp_fid_range *b)
 {
-	return (uint64_t)a->base < (uint64_t)b->base + b->n && (uint64_t)b->base < (uint64_t)a->base + a->n;
+	return (uint64_t)a->base < (uint64_t)b->base + b->n &&
+	       (uint64_t)b->base < (uint64_t)a->base + a->n;
 }
 
 /* Add the ranges of image (pid, gen) that do not collide with ones already kept. */
@@ -66,7 +67,8 @@ static void collect(struct wpp_modules *m, struct wpp_image_map *im, size_t *cap
 			clash = overlaps(&r, &im->ranges[k]);
 		if (clash)
 			continue;
-		r.tu = wpp_sym_tu(m->sym, mod->path, mod->build_id, mod->build_id_len, mod->tu_hash);
+		r.tu =
+		    wpp_sym_tu(m->sym, mod->path, mod->build_id, mod->build_id_len, mod->tu_hash);
 		if (r.tu && r.tu->nfuncs != mod->nfuncs)
 			wpp_warn("%s: module registered %u functions but its metadata has %u",
 				 mod->path, mod->nfuncs, r.tu->nfuncs);
@@ -89,7 +91,8 @@ static int range_cmp(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-const struct wpp_image_map *wpp_modules_image(struct wpp_modules *m, uint32_t pid, uint32_t generation)
+const struct wpp_image_map *wpp_modules_image(struct wpp_modules *m, uint32_t pid,
+					      uint32_t generation)
 {
 	struct wpp_image_map *im;
 	size_t cap = 0;
@@ -115,8 +118,8 @@ const struct wpp_image_map *wpp_modules_image(struct wpp_modules *m, uint32_t pi
 	return im;
 }
 
-enum wpp_resolve wpp_image_resolve(const struct wpp_image_map *im, uint32_t fid, const struct wpp_fn **fn,
-				   const struct wpp_fid_range **range)
+enum wpp_resolve wpp_image_resolve(const struct wpp_image_map *im, uint32_t fid,
+				   const struct wpp_fn **fn, const struct wpp_fid_range **range)
 {
 	size_t lo = 0, hi = im->nranges;
 	const struct wpp_fid_range *r;

@@ -31,7 +31,7 @@ struct wpp_image_map {
 
 enum wpp_resolve {
 	WPP_RESOLVED,
-	WPP_NO_MODULE,   /* no MODULE chunk covers the fid */
+	WPP_NO_MODULE,	 /* no MODULE chunk covers the fid */
 	WPP_NO_METADATA, /* the module's object or metadata is unusable */
 	WPP_NO_FUNCTION, /* the TU has no function with that local index */
 };
@@ -42,10 +42,11 @@ struct wpp_modules *wpp_modules_new(const struct wpp_trace *t, struct wpp_symbol
 void wpp_modules_free(struct wpp_modules *m);
 
 /* The map of one image (built on first use); never NULL (may be empty). */
-const struct wpp_image_map *wpp_modules_image(struct wpp_modules *m, uint32_t pid, uint32_t generation);
+const struct wpp_image_map *wpp_modules_image(struct wpp_modules *m, uint32_t pid,
+					      uint32_t generation);
 
-enum wpp_resolve wpp_image_resolve(const struct wpp_image_map *im, uint32_t fid, const struct wpp_fn **fn,
-				   const struct wpp_fid_range **range);
+enum wpp_resolve wpp_image_resolve(const struct wpp_image_map *im, uint32_t fid,
+				   const struct wpp_fn **fn, const struct wpp_fid_range **range);
 
 const char *wpp_resolve_reason(enum wpp_resolve r);
 

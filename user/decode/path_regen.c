@@ -4,10 +4,14 @@
 const char *wpp_path_start_name(enum wpp_path_start s)
 {
 	switch (s) {
-	case WPP_START_ENTRY: return "entry";
-	case WPP_START_BACK_EDGE: return "back-edge";
-	case WPP_START_CALL: return "call";
-	case WPP_START_CUT: return "cut";
+	case WPP_START_ENTRY:
+		return "entry";
+	case WPP_START_BACK_EDGE:
+		return "back-edge";
+	case WPP_START_CALL:
+		return "call";
+	case WPP_START_CUT:
+		return "cut";
 	}
 	return "?";
 }
@@ -15,11 +19,16 @@ const char *wpp_path_start_name(enum wpp_path_start s)
 const char *wpp_path_end_name(enum wpp_path_end e)
 {
 	switch (e) {
-	case WPP_END_RETURN: return "return";
-	case WPP_END_BACK_EDGE: return "back-edge";
-	case WPP_END_CALL: return "call";
-	case WPP_END_CUT: return "cut";
-	case WPP_END_NORETURN: return "noreturn";
+	case WPP_END_RETURN:
+		return "return";
+	case WPP_END_BACK_EDGE:
+		return "back-edge";
+	case WPP_END_CALL:
+		return "call";
+	case WPP_END_CUT:
+		return "cut";
+	case WPP_END_NORETURN:
+		return "noreturn";
 	}
 	return "?";
 }
@@ -27,28 +36,38 @@ const char *wpp_path_end_name(enum wpp_path_end e)
 static enum wpp_path_start start_of(uint32_t kind)
 {
 	switch (kind) {
-	case WPP_EDGE_BACK_ENTRY: return WPP_START_BACK_EDGE;
-	case WPP_EDGE_CALL_ENTRY: return WPP_START_CALL;
-	case WPP_EDGE_CUT_ENTRY: return WPP_START_CUT;
-	default: return WPP_START_ENTRY;
+	case WPP_EDGE_BACK_ENTRY:
+		return WPP_START_BACK_EDGE;
+	case WPP_EDGE_CALL_ENTRY:
+		return WPP_START_CALL;
+	case WPP_EDGE_CUT_ENTRY:
+		return WPP_START_CUT;
+	default:
+		return WPP_START_ENTRY;
 	}
 }
 
 static enum wpp_path_end end_of(uint32_t kind)
 {
 	switch (kind) {
-	case WPP_EDGE_BACK_EXIT: return WPP_END_BACK_EDGE;
-	case WPP_EDGE_CALL_EXIT: return WPP_END_CALL;
-	case WPP_EDGE_CUT_EXIT: return WPP_END_CUT;
-	case WPP_EDGE_NORETURN: return WPP_END_NORETURN;
-	default: return WPP_END_RETURN;
+	case WPP_EDGE_BACK_EXIT:
+		return WPP_END_BACK_EDGE;
+	case WPP_EDGE_CALL_EXIT:
+		return WPP_END_CALL;
+	case WPP_EDGE_CUT_EXIT:
+		return WPP_END_CUT;
+	case WPP_EDGE_NORETURN:
+		return WPP_END_NORETURN;
+	default:
+		return WPP_END_RETURN;
 	}
 }
 
 /* Index of the last edge in [lo, hi) with val <= rem, or hi if there is none. */
 static uint32_t last_le(const struct wpp_meta_edge *edges, uint32_t lo, uint32_t hi, uint64_t rem)
 {
-	uint32_t a = lo, b = hi; /* answer is in [a-1, b-1]: first index with val > rem, minus one */
+	uint32_t a = lo,
+		 b = hi; /* answer is in [a-1, b-1]: first index with val > rem, minus one */
 
 	while (a < b) {
 		uint32_t mid = a + (b - a) / 2;

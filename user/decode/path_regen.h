@@ -19,8 +19,8 @@
 enum wpp_path_start {
 	WPP_START_ENTRY,     /* function entry */
 	WPP_START_BACK_EDGE, /* after a loop back edge */
-	WPP_START_CALL,      /* resuming at a call block */
-	WPP_START_CUT,       /* after a truncation / indirect-branch cut */
+	WPP_START_CALL,	     /* resuming at a call block */
+	WPP_START_CUT,	     /* after a truncation / indirect-branch cut */
 };
 
 /* Where a path ends: the kind of its u -> EXIT edge. */

@@ -122,7 +122,8 @@ static int build_children(struct assembler *as)
 		const struct batch_node *n = &as->nodes[i];
 		qsort_r(as->children + n->first_child, n->nchildren, sizeof(size_t), child_cmp, as);
 		for (size_t k = 0; k < n->nchildren; k++)
-			if (as->nodes[as->children[n->first_child + k]].b->parent_off > n->b->nwords)
+			if (as->nodes[as->children[n->first_child + k]].b->parent_off >
+			    n->b->nwords)
 				as->out->clamped_offsets++;
 	}
 	free(fill);
@@ -254,9 +255,10 @@ int wpp_stream_assemble_piece(const struct wpp_batch_ref *batches, size_t nbatch
 			if (span > present) {
 				out->missing_seqs += span - present;
 				if (!carry->gap_since_prev &&
-				    push_seg(out, (struct wpp_segment){.kind = WPP_SEG_GAP,
-								       .lost_words = WPP_LOST_UNKNOWN,
-								       .lost_batches = span - present}) < 0)
+				    push_seg(out, (struct wpp_segment){
+						      .kind = WPP_SEG_GAP,
+						      .lost_words = WPP_LOST_UNKNOWN,
+						      .lost_batches = span - present}) < 0)
 					goto out;
 			}
 		}

@@ -44,8 +44,8 @@ struct wpp_stream {
 	size_t nsegs, cap;
 	uint64_t duplicate_batches;
 	uint64_t orphan_signal_batches; /* parent missing or in a parent cycle */
-	uint64_t clamped_offsets;       /* parent_off beyond the parent's words */
-	uint64_t missing_seqs;          /* holes in the seq numbering */
+	uint64_t clamped_offsets;	/* parent_off beyond the parent's words */
+	uint64_t missing_seqs;		/* holes in the seq numbering */
 };
 
 /* 0, or -1 on allocation failure. */
@@ -62,9 +62,9 @@ int wpp_stream_assemble(const struct wpp_thread_trace *th, struct wpp_stream *ou
  * batch's parent lies in an earlier piece.
  */
 struct wpp_stream_carry {
-	int have_prev;               /* a top-level batch was emitted before */
-	int gap_since_prev;          /* an explicit gap followed it */
-	uint64_t prev_seq;           /* that batch's seq */
+	int have_prev;		     /* a top-level batch was emitted before */
+	int gap_since_prev;	     /* an explicit gap followed it */
+	uint64_t prev_seq;	     /* that batch's seq */
 	uint64_t present_since_prev; /* batches emitted since with a higher seq */
 };
 int wpp_stream_assemble_piece(const struct wpp_batch_ref *batches, size_t nbatches,

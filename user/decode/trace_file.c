@@ -15,7 +15,7 @@
 
 /* Open-addressing map (pid, generation, tid) -> thread index, used while loading. */
 struct thread_map {
-	size_t cap; /* power of two */
+	size_t cap;   /* power of two */
 	size_t *slot; /* thread index + 1; 0 = empty */
 };
 
@@ -54,7 +54,8 @@ struct loader {
 
 static void map_rehash(struct loader *ld);
 
-static struct wpp_thread_trace *thread_get(struct loader *ld, uint32_t pid, uint32_t gen, uint32_t tid)
+static struct wpp_thread_trace *thread_get(struct loader *ld, uint32_t pid, uint32_t gen,
+					   uint32_t tid)
 {
 	struct wpp_trace *t = ld->t;
 	size_t i, mask;
@@ -97,7 +98,8 @@ static void map_rehash(struct loader *ld)
 
 static const char *chunk_name(unsigned type)
 {
-	static const char *const names[] = {"?", "INFO", "PROCESS", "MODULE", "THREAD", "BATCH", "GAP", "END"};
+	static const char *const names[] = {"?",      "INFO",  "PROCESS", "MODULE",
+					    "THREAD", "BATCH", "GAP",	  "END"};
 	return type <= WPP_CHUNK_END ? names[type] : "?";
 }
 
@@ -122,7 +124,8 @@ static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
 		if (c->length < sizeof(cp))
 			return "short payload";
 		memcpy(&cp, p, sizeof(cp));
-		if (cp.exe_len == 0 || (uint64_t)cp.exe_len + cp.cmdline_len > c->length - sizeof(cp) ||
+		if (cp.exe_len == 0 ||
+		    (uint64_t)cp.exe_len + cp.cmdline_len > c->length - sizeof(cp) ||
 		    p[sizeof(cp) + cp.exe_len - 1] != '\0')
 			return "bad exe/cmdline lengths";
 		t->procs = grow(t->procs, &ld->procs_cap, t->nprocs + 1, sizeof(*t->procs));
@@ -153,16 +156,18 @@ static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
 			return "bad build-id length";
 		if ((uint64_t)cm.fid_base + cm.nfuncs > WPP_FID_UNREGISTERED || cm.fid_base == 0)
 			return "fid range out of bounds";
-		t->modules = grow(t->modules, &ld->modules_cap, t->nmodules + 1, sizeof(*t->modules));
-		t->modules[t->nmodules] = (struct wpp_module_rec){.pid = cm.pid,
-								  .generation = cm.generation,
-								  .fid_base = cm.fid_base,
-								  .nfuncs = cm.nfuncs,
-								  .tu_hash = cm.tu_hash,
-								  .build_id_len = cm.build_id_len,
-								  .path = (const char *)p + sizeof(cm),
-								  .load_bias = cm.load_bias,
-								  .meta_addr = cm.meta_addr};
+		t->modules =
+		    grow(t->modules, &ld->modules_cap, t->nmodules + 1, sizeof(*t->modules));
+		t->modules[t->nmodules] =
+		    (struct wpp_module_rec){.pid = cm.pid,
+					    .generation = cm.generation,
+					    .fid_base = cm.fid_base,
+					    .nfuncs = cm.nfuncs,
+					    .tu_hash = cm.tu_hash,
+					    .build_id_len = cm.build_id_len,
+					    .path = (const char *)p + sizeof(cm),
+					    .load_bias = cm.load_bias,
+					    .meta_addr = cm.meta_addr};
 		memcpy(t->modules[t->nmodules].build_id, cm.build_id, sizeof(cm.build_id));
 		t->nmodules++;
 		return NULL;
@@ -189,7 +194,8 @@ static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
 		if ((uint64_t)cb.nwords * 8 != c->length - sizeof(cb))
 			return "word count does not match the chunk length";
 		th = thread_get(ld, cb.pid, cb.generation, cb.tid);
-		th->batches = grow(th->batches, &th->batches_cap, th->nbatches + 1, sizeof(*th->batches));
+		th->batches =
+		    grow(th->batches, &th->batches_cap, th->nbatches + 1, sizeof(*th->batches));
 		th->batches[th->nbatches++] = (struct wpp_batch_ref){.seq = cb.seq,
 								     .parent_seq = cb.parent_seq,
 								     .parent_off = cb.parent_off,

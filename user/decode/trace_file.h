@@ -26,7 +26,7 @@ struct wpp_batch_ref {
 	uint64_t time_ns;
 	uint32_t nwords;
 	const unsigned char *words; /* nwords little-endian words, maybe unaligned */
-	uint64_t file_offset;       /* of the chunk, for messages */
+	uint64_t file_offset;	    /* of the chunk, for messages */
 };
 
 static inline uint64_t wpp_batch_word(const struct wpp_batch_ref *b, uint32_t i)
@@ -84,10 +84,10 @@ struct wpp_trace {
 	int has_end;
 	struct wpp_chunk_end end;
 	uint64_t nchunks;
-	uint64_t bad_chunks;      /* payloads rejected */
-	uint64_t unknown_chunks;  /* types this reader does not know (skipped) */
-	char stop_reason[192];    /* empty if the file ended with END */
-	uint64_t stop_offset;     /* bytes of the file that were usable */
+	uint64_t bad_chunks;	 /* payloads rejected */
+	uint64_t unknown_chunks; /* types this reader does not know (skipped) */
+	char stop_reason[192];	 /* empty if the file ended with END */
+	uint64_t stop_offset;	 /* bytes of the file that were usable */
 };
 
 /* Load; NULL after printing one error line if the file is unusable. */

@@ -121,8 +121,8 @@ static int mark_retreating(struct wpp_dag *d, const struct wpp_cfg *cfg, const s
 static uint32_t entry_edge_for(struct wpp_dag *d, uint32_t v, uint32_t kind)
 {
 	if (d->entry_edge[v] == WPP_NONE)
-		d->entry_edge[v] = wpp_dag_add_edge(d, WPP_DAG_ENTRY(d->nblocks), v, kind,
-						    WPP_NONE, v);
+		d->entry_edge[v] =
+		    wpp_dag_add_edge(d, WPP_DAG_ENTRY(d->nblocks), v, kind, WPP_NONE, v);
 	return d->entry_edge[v];
 }
 
@@ -147,7 +147,8 @@ static int add_cfg_edge(struct wpp_dag *d, const struct wpp_cfg *cfg, uint32_t e
 	if (uf & WPP_CFGB_INDIRECT_SRC) {
 		/* One path end before the terminator, whatever target is taken. */
 		if (d->exit_edge[u] == WPP_NONE)
-			d->exit_edge[u] = wpp_dag_add_edge(d, u, exit, WPP_EDGE_CUT_EXIT, u, WPP_NONE);
+			d->exit_edge[u] =
+			    wpp_dag_add_edge(d, u, exit, WPP_EDGE_CUT_EXIT, u, WPP_NONE);
 		d->cfg_edge_dag[e] = d->exit_edge[u];
 	} else {
 		d->cfg_edge_dag[e] = wpp_dag_add_edge(d, u, exit, ex_kind, u, v);
@@ -185,7 +186,8 @@ int wpp_dag_build(struct wpp_dag *d, const struct wpp_cfg *cfg)
 	if (cfg_adj_build(&a, cfg) || mark_retreating(d, cfg, &a))
 		goto out;
 
-	d->entry_edge[0] = wpp_dag_add_edge(d, WPP_DAG_ENTRY(n), 0, WPP_EDGE_FUNC_ENTRY, WPP_NONE, 0);
+	d->entry_edge[0] =
+	    wpp_dag_add_edge(d, WPP_DAG_ENTRY(n), 0, WPP_EDGE_FUNC_ENTRY, WPP_NONE, 0);
 	if (d->entry_edge[0] == WPP_NONE)
 		goto out;
 	/* Build edges block by block so each node's out-edges are contiguous
@@ -207,15 +209,17 @@ int wpp_dag_build(struct wpp_dag *d, const struct wpp_cfg *cfg)
 			break;
 		}
 		if (kind != WPP_NONE) {
-			d->exit_edge[u] = wpp_dag_add_edge(d, u, WPP_DAG_EXIT(n), kind, u, WPP_NONE);
+			d->exit_edge[u] =
+			    wpp_dag_add_edge(d, u, WPP_DAG_EXIT(n), kind, u, WPP_NONE);
 			if (d->exit_edge[u] == WPP_NONE)
 				goto out;
 		}
 		/* A block with no way out at all (e.g. indirectbr without
 		 * destinations) still needs one, or it would have no paths. */
-		if (a.start[u] == a.start[u + 1] && kind == WPP_NONE && d->exit_edge[u] == WPP_NONE) {
-			d->exit_edge[u] = wpp_dag_add_edge(d, u, WPP_DAG_EXIT(n), WPP_EDGE_NORETURN, u,
-							   WPP_NONE);
+		if (a.start[u] == a.start[u + 1] && kind == WPP_NONE &&
+		    d->exit_edge[u] == WPP_NONE) {
+			d->exit_edge[u] =
+			    wpp_dag_add_edge(d, u, WPP_DAG_EXIT(n), WPP_EDGE_NORETURN, u, WPP_NONE);
 			if (d->exit_edge[u] == WPP_NONE)
 				goto out;
 		}

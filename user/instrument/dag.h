@@ -27,8 +27,8 @@
 #include <stdint.h>
 
 #define WPP_DAG_ENTRY(n) ((uint32_t)(n))
-#define WPP_DAG_EXIT(n) ((uint32_t)(n) + 1u)
-#define WPP_NONE UINT32_MAX
+#define WPP_DAG_EXIT(n)	 ((uint32_t)(n) + 1u)
+#define WPP_NONE	 UINT32_MAX
 
 /* What a block's terminator does about leaving the function. */
 enum wpp_cfg_exit {
@@ -40,11 +40,11 @@ enum wpp_cfg_exit {
 
 /* Per-block facts found by the IR side. */
 enum wpp_cfg_block_flags {
-	WPP_CFGB_CALL_HEAD = 1u << 0,    /* first real instruction is a path-ending call */
+	WPP_CFGB_CALL_HEAD = 1u << 0,	 /* first real instruction is a path-ending call */
 	WPP_CFGB_INDIRECT_SRC = 1u << 1, /* terminator is indirectbr/callbr: its out-edges
-	                                  * cannot carry code */
-	WPP_CFGB_PINNED = 1u << 2,       /* in-edges cannot carry code (indirect target,
-	                                  * landing pad) */
+					  * cannot carry code */
+	WPP_CFGB_PINNED = 1u << 2,	 /* in-edges cannot carry code (indirect target,
+					  * landing pad) */
 };
 
 struct wpp_cfg {
@@ -60,8 +60,8 @@ struct wpp_dag_edge {
 	uint32_t src, dst;
 	uint32_t kind; /* enum wpp_edge_kind (meta_format.h) */
 	uint32_t cfg_src, cfg_dst;
-	uint64_t val; /* Ball-Larus value (numbering.h) */
-	uint64_t inc; /* increment placed on the edge (placement.h), mod 2^64 */
+	uint64_t val;	 /* Ball-Larus value (numbering.h) */
+	uint64_t inc;	 /* increment placed on the edge (placement.h), mod 2^64 */
 	uint8_t in_tree; /* on the spanning tree: no code for it (placement.h) */
 };
 

@@ -41,8 +41,8 @@ int wpp_ir_may_move_cursor(LLVMValueRef inst)
 int wpp_ir_is_process_ending_call(LLVMValueRef inst)
 {
 	static const char *const names[] = {
-		"execve", "execv", "execvp", "execvpe", "execl", "execle", "execlp",
-		"fexecve", "execveat", "_exit", "_Exit", "abort", "quick_exit",
+	    "execve",  "execv",	   "execvp", "execvpe", "execl", "execle",     "execlp",
+	    "fexecve", "execveat", "_exit",  "_Exit",	"abort", "quick_exit",
 	};
 	LLVMValueRef fn = wpp_ir_direct_callee(inst);
 	if (!fn)

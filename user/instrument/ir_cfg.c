@@ -16,7 +16,8 @@ int wpp_ir_is_debug_intrinsic(LLVMValueRef inst)
 int wpp_ir_function_supported(LLVMValueRef fn)
 {
 	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+		     i = LLVMGetNextInstruction(i)) {
 			switch (LLVMGetInstructionOpcode(i)) {
 			case LLVMCatchSwitch:
 			case LLVMCatchPad:
@@ -34,12 +35,15 @@ int wpp_ir_function_supported(LLVMValueRef fn)
 void wpp_ir_prepare_cfg(LLVMValueRef fn)
 {
 	LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+	     bb = LLVMGetNextBasicBlock(bb)) {
 		/* In the entry block a leading call is split off too: the path
 		 * starting at function entry must exist and be recorded. */
 		int seen_code = bb == entry;
-		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-			if (LLVMIsAPHINode(i) || LLVMIsALandingPadInst(i) || wpp_ir_is_debug_intrinsic(i))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+		     i = LLVMGetNextInstruction(i)) {
+			if (LLVMIsAPHINode(i) || LLVMIsALandingPadInst(i) ||
+			    wpp_ir_is_debug_intrinsic(i))
 				continue;
 			if (wpp_ir_is_path_ending_call(i) && seen_code) {
 				/* The rest of bb moves to the new block, which the
@@ -121,7 +125,8 @@ int wpp_ir_cfg_describe(LLVMValueRef fn, struct wpp_ir_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	uint32_t n = LLVMCountBasicBlocks(fn), ecap = 0;
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+	     bb = LLVMGetNextBasicBlock(bb)) {
 		LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
 		if (!t)
 			return -1; /* malformed IR */
@@ -144,7 +149,8 @@ int wpp_ir_cfg_describe(LLVMValueRef fn, struct wpp_ir_cfg *c)
 		return -1;
 	}
 	uint32_t idx = 0;
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+	     bb = LLVMGetNextBasicBlock(bb)) {
 		c->blocks[idx] = bb;
 		map_put(c, bb, idx++);
 	}

@@ -49,10 +49,10 @@ struct fn_emit {
 	LLVMValueRef fidw;  /* fid << 40 of this activation */
 	LLVMValueRef ctrlw; /* wide: control word naming the fid */
 	int wide;
-	uint8_t *run_role;  /* per CFG edge, enum wpp_run_role; NULL: no runs */
+	uint8_t *run_role;	  /* per CFG edge, enum wpp_run_role; NULL: no runs */
 	LLVMValueRef last, count; /* run slots (ir_probes.h), when run_role */
-	LLVMValueRef *start_at; /* per block: first original non-phi instruction */
-	LLVMValueRef *term;     /* per block: original terminator */
+	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
+	LLVMValueRef *term;	  /* per block: original terminator */
 };
 
 static void position_before(struct fn_emit *x, LLVMValueRef inst)
@@ -61,7 +61,10 @@ static void position_before(struct fn_emit *x, LLVMValueRef inst)
 	LLVMSetCurrentDebugLocation2(x->b, x->loc);
 }
 
-static LLVMValueRef k64(struct fn_emit *x, uint64_t v) { return LLVMConstInt(x->p->i64, v, 0); }
+static LLVMValueRef k64(struct fn_emit *x, uint64_t v)
+{
+	return LLVMConstInt(x->p->i64, v, 0);
+}
 
 static LLVMValueRef reg_plus(struct fn_emit *x, uint64_t inc)
 {
@@ -79,8 +82,8 @@ static void emit_add(struct fn_emit *x, uint64_t inc)
  * the mark bit that keeps their record's second word non-zero. */
 static void emit_restart(struct fn_emit *x, uint64_t inc)
 {
-	LLVMValueRef v = x->wide ? k64(x, WPP_WIDE_ID_MARK + inc)
-				 : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
+	LLVMValueRef v =
+	    x->wide ? k64(x, WPP_WIDE_ID_MARK + inc) : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
 	LLVMBuildStore(x->b, v, x->reg);
 }
 
@@ -99,12 +102,12 @@ static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
  * an add (real chord) or a path end + optional restart (cut). */
 struct edge_code {
 	int needed;
-	int run_end;        /* leaves a run-counting loop: write its count first */
-	int run_back;       /* back edge whose path end counts runs */
-	uint64_t undo;      /* subtract first (invoke pre-adjust) */
+	int run_end;   /* leaves a run-counting loop: write its count first */
+	int run_back;  /* back edge whose path end counts runs */
+	uint64_t undo; /* subtract first (invoke pre-adjust) */
 	int is_cut;
-	uint64_t inc;       /* add (real) or final increment of the ended path (cut) */
-	int restart;        /* cut whose target restarts on the edge */
+	uint64_t inc; /* add (real) or final increment of the ended path (cut) */
+	int restart;  /* cut whose target restarts on the edge */
 	uint64_t restart_inc;
 };
 
@@ -157,7 +160,7 @@ static int is_landing_pad(LLVMBasicBlockRef bb)
 enum edge_site { SITE_SRC_END, SITE_DST_START, SITE_SPLIT, SITE_NONE };
 
 static enum edge_site edge_site(struct fn_emit *x, uint32_t e, const uint32_t *npreds,
-			        const uint32_t *nsuccs)
+				const uint32_t *nsuccs)
 {
 	uint32_t u = x->c->edge_src[e], v = x->c->edge_dst[e];
 	LLVMOpcode op = LLVMGetInstructionOpcode(x->term[u]);
@@ -194,7 +197,8 @@ static void instrument_paths(struct fn_emit *x)
 	 * as it finds it, and the normal edge takes the adjustment back. */
 	for (uint32_t e = 0; e < ne; e++) {
 		uint32_t u = c->edge_src[e], v = c->edge_dst[e];
-		if (is_landing_pad(c->blocks[v]) && LLVMGetInstructionOpcode(x->term[u]) == LLVMInvoke)
+		if (is_landing_pad(c->blocks[v]) &&
+		    LLVMGetInstructionOpcode(x->term[u]) == LLVMInvoke)
 			preadj[u] = d->edges[d->cfg_edge_dag[e]].inc;
 	}
 	for (uint32_t e = 0; e < ne; e++) {
@@ -202,11 +206,13 @@ static void instrument_paths(struct fn_emit *x)
 		site[e] = edge_site(x, e, npreds, nsuccs);
 		if (site[e] != SITE_NONE && (c->flags[u] & WPP_CFGB_INDIRECT_SRC))
 			site[e] = SITE_NONE; /* path end before the terminator, restart in target */
-		code[e] = site[e] == SITE_NONE ? (struct edge_code){0} : edge_code_for(x, e, preadj);
+		code[e] =
+		    site[e] == SITE_NONE ? (struct edge_code){0} : edge_code_for(x, e, preadj);
 		if (!code[e].needed)
 			site[e] = SITE_NONE;
 		if (site[e] == SITE_SPLIT)
-			split[e] = wpp_ir_split_edge(c->blocks[u], c->blocks[c->edge_dst[e]], "wpp.edge");
+			split[e] =
+			    wpp_ir_split_edge(c->blocks[u], c->blocks[c->edge_dst[e]], "wpp.edge");
 	}
 	/* A */
 	for (uint32_t e = 0; e < ne; e++)
@@ -238,7 +244,8 @@ static void instrument_paths(struct fn_emit *x)
 			continue;
 		const struct wpp_dag_edge *de = &d->edges[xe];
 		int indirect = (c->flags[u] & WPP_CFGB_INDIRECT_SRC) != 0;
-		if (!(c->exits[u] == WPP_CFG_EXIT_RETURN || c->exits[u] == WPP_CFG_EXIT_RESUME || indirect))
+		if (!(c->exits[u] == WPP_CFG_EXIT_RETURN || c->exits[u] == WPP_CFG_EXIT_RESUME ||
+		      indirect))
 			continue; /* unreachable: nothing can be recorded */
 		LLVMValueRef at = x->term[u];
 		/* nothing may sit between a musttail call and its ret */
@@ -310,8 +317,10 @@ static void reload_in_successors(struct fn_emit *x, LLVMValueRef callbr)
  * Instructions inserted while walking are loads and stores, skipped. */
 static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
 {
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+	     bb = LLVMGetNextBasicBlock(bb)) {
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+		     i = LLVMGetNextInstruction(i)) {
 			LLVMValueRef at;
 			if (LLVMGetInstructionOpcode(i) == LLVMCallBr) {
 				reload_in_successors(x, i);
@@ -354,7 +363,8 @@ static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
 /* Per CFG edge run roles, or NULL when the function has no qualifying loop
  * (or runs are off, or the function is wide: runs of two-word records are
  * left for later). */
-static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c, const struct wpp_dag *d)
+static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c,
+			  const struct wpp_dag *d)
 {
 	if (!tu->runs || tu->mode != WPP_MODE_PATHS || d->wide)
 		return NULL;
@@ -369,7 +379,8 @@ static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c, con
 	return role;
 }
 
-static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c)
+static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn,
+				   const struct wpp_ir_cfg *c)
 {
 	size_t len;
 	const char *name = LLVMGetValueName2(fn, &len);
@@ -433,7 +444,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	/* From here on the function is modified; no failure exits. */
 	position_before(&x, LLVMGetFirstInstruction(c.blocks[0]));
 	x.reg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.reg");
-	LLVMSetMetadata(x.reg, tu->probes.reg_md_kind, LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
+	LLVMSetMetadata(
+	    x.reg, tu->probes.reg_md_kind,
+	    LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
 	x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.run_role)
 		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);

@@ -18,11 +18,11 @@
 struct wpp_tu_ctx {
 	struct wpp_probes probes;
 	struct wpp_meta_builder meta;
-	uint32_t mode;            /* enum wpp_meta_mode */
-	const char *source;       /* module source file name */
+	uint32_t mode;	    /* enum wpp_meta_mode */
+	const char *source; /* module source file name */
 	size_t source_len;
-	wpp_weight_fn weigh;      /* placement weighting (weights.h) */
-	int runs;                 /* count repeated loop paths (runs.h); paths mode only */
+	wpp_weight_fn weigh;	       /* placement weighting (weights.h) */
+	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;

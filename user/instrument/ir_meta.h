@@ -16,8 +16,9 @@
 #include "ir_probes.h"
 #include "meta_blob.h"
 
-int wpp_ir_meta_add_function(struct wpp_meta_builder *mb, LLVMValueRef fn, const struct wpp_ir_cfg *c,
-			     const struct wpp_dag *d, uint32_t local_index, uint64_t stable_id);
+int wpp_ir_meta_add_function(struct wpp_meta_builder *mb, LLVMValueRef fn,
+			     const struct wpp_ir_cfg *c, const struct wpp_dag *d,
+			     uint32_t local_index, uint64_t stable_id);
 
 /* Emits blob, descriptor and constructor.  Returns 0 or -1. */
 int wpp_ir_meta_emit_tu(struct wpp_probes *p, struct wpp_meta_builder *mb, uint32_t nfuncs,

@@ -11,7 +11,7 @@
 /* Probability the flush branch is taken, as branch weights: a buffer holds
  * thousands of words, so the slow path is very rare. */
 #define COLD_WEIGHT 1
-#define HOT_WEIGHT 100000
+#define HOT_WEIGHT  100000
 
 static uint64_t unregistered_word(void)
 {
@@ -27,7 +27,8 @@ static LLVMValueRef get_or_add_fn(LLVMModuleRef m, const char *name, LLVMTypeRef
 static void add_fn_attr(LLVMContextRef ctx, LLVMValueRef f, const char *attr)
 {
 	unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
-	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(ctx, kind, 0));
 }
 
 static LLVMValueRef tls_ptr(struct wpp_probes *p, const char *name)
@@ -69,8 +70,8 @@ static LLVMValueRef build_flush_stub(struct wpp_probes *p)
 	add_fn_attr(p->ctx, f, "cold");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
 	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, f, "entry"));
-	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"", 0,
-					    1, 0, LLVMInlineAsmDialectATT, 0);
+	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"",
+					    0, 1, 0, LLVMInlineAsmDialectATT, 0);
 	LLVMBuildCall2(b, p->void_fn, jmp, NULL, 0, "");
 	LLVMBuildUnreachable(b);
 	LLVMDisposeBuilder(b);
@@ -78,12 +79,13 @@ static LLVMValueRef build_flush_stub(struct wpp_probes *p)
 }
 
 /* !prof branch_weights on a conditional branch: taken, not taken. */
-static void set_branch_weights(struct wpp_probes *p, LLVMValueRef br, uint32_t taken, uint32_t not_taken)
+static void set_branch_weights(struct wpp_probes *p, LLVMValueRef br, uint32_t taken,
+			       uint32_t not_taken)
 {
 	LLVMMetadataRef ops[3] = {
-		LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
-		LLVMValueAsMetadata(LLVMConstInt(p->i32, taken, 0)),
-		LLVMValueAsMetadata(LLVMConstInt(p->i32, not_taken, 0)),
+	    LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
+	    LLVMValueAsMetadata(LLVMConstInt(p->i32, taken, 0)),
+	    LLVMValueAsMetadata(LLVMConstInt(p->i32, not_taken, 0)),
 	};
 	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
 			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
@@ -106,7 +108,10 @@ static LLVMValueRef new_inline_helper(struct wpp_probes *p, const char *name, LL
 	return f;
 }
 
-static LLVMValueRef k64(struct wpp_probes *p, uint64_t v) { return LLVMConstInt(p->i64, v, 0); }
+static LLVMValueRef k64(struct wpp_probes *p, uint64_t v)
+{
+	return LLVMConstInt(p->i64, v, 0);
+}
 
 static void call_rec1(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef w)
 {
@@ -211,7 +216,7 @@ static void build_flush_if_pending(struct wpp_probes *p, LLVMBuilderRef b, LLVMV
 
 /* Likelihood that a qualifying loop repeats its last path, as branch
  * weights: the repeat branch becomes the fall-through. */
-#define SAME_WEIGHT 64
+#define SAME_WEIGHT   64
 #define CHANGE_WEIGHT 1
 
 /* __wpp_run_rec(cur, last, count, w): see ir_probes.h. */
@@ -229,7 +234,8 @@ static LLVMValueRef build_run_rec(struct wpp_probes *p)
 	LLVMValueRef cur = LLVMGetParam(f, 0), last = LLVMGetParam(f, 1);
 	LLVMValueRef count = LLVMGetParam(f, 2), w = LLVMGetParam(f, 3);
 	LLVMPositionBuilderAtEnd(b, entry);
-	LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, w, LLVMBuildLoad2(b, p->i64, last, "last"), "same");
+	LLVMValueRef same =
+	    LLVMBuildICmp(b, LLVMIntEQ, w, LLVMBuildLoad2(b, p->i64, last, "last"), "same");
 	set_branch_weights(p, LLVMBuildCondBr(b, same, again, change), SAME_WEIGHT, CHANGE_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, again);
 	LLVMValueRef c = LLVMBuildLoad2(b, p->i64, count, "c");
@@ -258,7 +264,8 @@ static LLVMValueRef build_run_end(struct wpp_probes *p)
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
-	LLVMValueRef cur = LLVMGetParam(f, 0), last = LLVMGetParam(f, 1), count = LLVMGetParam(f, 2);
+	LLVMValueRef cur = LLVMGetParam(f, 0), last = LLVMGetParam(f, 1),
+		     count = LLVMGetParam(f, 2);
 	LLVMPositionBuilderAtEnd(b, entry);
 	build_flush_if_pending(p, b, f, cur, count, done);
 	LLVMPositionBuilderAtEnd(b, done);
@@ -341,7 +348,8 @@ int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst)
 	if (LLVMGetInstructionOpcode(inst) != LLVMCall)
 		return 0;
 	LLVMValueRef callee = LLVMGetCalledValue(inst);
-	return callee == p->rec1 || callee == p->rec2 || callee == p->run_rec || callee == p->run_end;
+	return callee == p->rec1 || callee == p->rec2 || callee == p->run_rec ||
+	       callee == p->run_end;
 }
 
 static LLVMValueRef run_slot(struct wpp_probes *p, LLVMBuilderRef b, const char *name)
@@ -353,14 +361,15 @@ static LLVMValueRef run_slot(struct wpp_probes *p, LLVMBuilderRef b, const char 
 	return slot;
 }
 
-void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *last, LLVMValueRef *count)
+void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *last,
+			LLVMValueRef *count)
 {
 	*last = run_slot(p, b, "wpp.last");
 	*count = run_slot(p, b, "wpp.count");
 }
 
-void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
-			 LLVMValueRef count, LLVMValueRef w)
+void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur,
+			 LLVMValueRef last, LLVMValueRef count, LLVMValueRef w)
 {
 	LLVMValueRef args[4] = {cur, last, count, w};
 	LLVMBuildCall2(b, p->run_rec_fn, p->run_rec, args, 4, "");
@@ -407,7 +416,8 @@ void wpp_emit_fid_slots_fill(struct wpp_probes *p, LLVMBuilderRef b)
 	for (uint32_t i = 0; i < p->nfid_slots; i++) {
 		uint64_t off = (uint64_t)p->fid_slots[i].local_index << WPP_FID_SHIFT;
 		LLVMValueRef sum = LLVMBuildAdd(b, base, LLVMConstInt(p->i64, off, 0), "");
-		LLVMBuildStore(b, LLVMBuildSelect(b, isunreg, unreg, sum, ""), p->fid_slots[i].global);
+		LLVMBuildStore(b, LLVMBuildSelect(b, isunreg, unreg, sum, ""),
+			       p->fid_slots[i].global);
 	}
 }
 

@@ -28,14 +28,14 @@ struct wpp_probes {
 	LLVMContextRef ctx;
 	LLVMTypeRef i32, i64, ptr, voidty, void_fn, rec1_fn, rec2_fn, reg_fn;
 	LLVMTypeRef run_rec_fn, run_end_fn, run_flush_fn;
-	LLVMValueRef cursor, limit;            /* initial-exec TLS; limit = cursor + 8 */
+	LLVMValueRef cursor, limit;		    /* initial-exec TLS; limit = cursor + 8 */
 	LLVMValueRef flush, flush_all, register_tu; /* flush: the stub (ir_probes.c) */
 	LLVMValueRef rec1, rec2;
 	LLVMValueRef run_rec, run_end, run_flush; /* runs (below) */
-	LLVMValueRef fid_base_slot;            /* i64, fid_base << 40 */
-	struct wpp_fid_slot *fid_slots;        /* per-function fid words, see below */
+	LLVMValueRef fid_base_slot;		  /* i64, fid_base << 40 */
+	struct wpp_fid_slot *fid_slots;		  /* per-function fid words, see below */
 	uint32_t nfid_slots, fid_slots_cap;
-	unsigned reg_md_kind;                  /* marks the path-register alloca */
+	unsigned reg_md_kind; /* marks the path-register alloca */
 };
 
 /* A function's own fid word (i64 global): the unregistered word until the
@@ -71,9 +71,10 @@ void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot,
  * check and __wpp_flush behave exactly as for any record.
  */
 /* Two new slots (allocas, in the entry block), both set to 0 there. */
-void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *last, LLVMValueRef *count);
-void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
-			 LLVMValueRef count, LLVMValueRef w);
+void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *last,
+			LLVMValueRef *count);
+void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur,
+			 LLVMValueRef last, LLVMValueRef count, LLVMValueRef w);
 void wpp_emit_run_end(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
 		      LLVMValueRef count);
 

@@ -33,7 +33,8 @@ LLVMValueRef wpp_ir_first_insertion_point(LLVMBasicBlockRef bb)
 static void phis_rename_pred(LLVMBasicBlockRef succ, LLVMBasicBlockRef old_pred,
 			     LLVMBasicBlockRef new_pred, unsigned new_edges)
 {
-	LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(succ))));
+	LLVMBuilderRef b =
+	    LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(succ))));
 	LLVMValueRef phi = LLVMGetFirstInstruction(succ);
 	while (phi && LLVMIsAPHINode(phi)) {
 		LLVMValueRef next = LLVMGetNextInstruction(phi);

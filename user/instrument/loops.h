@@ -30,8 +30,8 @@ void wpp_preds_free(struct wpp_preds *p);
 struct wpp_loop_walk {
 	const struct wpp_dag *d;
 	const struct wpp_preds *preds;
-	uint32_t *mark;  /* per block: id of the last walk that added it */
-	uint32_t *stack; /* nblocks entries */
+	uint32_t *mark;		 /* per block: id of the last walk that added it */
+	uint32_t *stack;	 /* nblocks entries */
 	uint64_t work, work_cap; /* predecessor visits so far, and the cap */
 };
 

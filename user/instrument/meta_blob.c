@@ -98,21 +98,33 @@ uint32_t wpp_mb_str(struct wpp_meta_builder *b, const char *s, size_t len)
 	return off;
 }
 
-#define ADD_ELEM(b, arr, n, cap)                                                      \
-	do {                                                                          \
-		if ((b)->failed || grow((void **)&(b)->arr, &(b)->cap, (b)->n + 1,   \
-					sizeof(*(b)->arr))) {                        \
-			(b)->failed = 1;                                              \
-			return NULL;                                                  \
-		}                                                                     \
-		memset(&(b)->arr[(b)->n], 0, sizeof(*(b)->arr));                      \
-		return &(b)->arr[(b)->n++];                                           \
+#define ADD_ELEM(b, arr, n, cap)                                                                   \
+	do {                                                                                       \
+		if ((b)->failed ||                                                                 \
+		    grow((void **)&(b)->arr, &(b)->cap, (b)->n + 1, sizeof(*(b)->arr))) {          \
+			(b)->failed = 1;                                                           \
+			return NULL;                                                               \
+		}                                                                                  \
+		memset(&(b)->arr[(b)->n], 0, sizeof(*(b)->arr));                                   \
+		return &(b)->arr[(b)->n++];                                                        \
 	} while (0)
 
-struct wpp_meta_func *wpp_mb_add_func(struct wpp_meta_builder *b) { ADD_ELEM(b, funcs, nfuncs, cap_funcs); }
-struct wpp_meta_block *wpp_mb_add_block(struct wpp_meta_builder *b) { ADD_ELEM(b, blocks, nblocks, cap_blocks); }
-struct wpp_meta_edge *wpp_mb_add_edge(struct wpp_meta_builder *b) { ADD_ELEM(b, edges, nedges, cap_edges); }
-struct wpp_meta_line *wpp_mb_add_line(struct wpp_meta_builder *b) { ADD_ELEM(b, lines, nlines, cap_lines); }
+struct wpp_meta_func *wpp_mb_add_func(struct wpp_meta_builder *b)
+{
+	ADD_ELEM(b, funcs, nfuncs, cap_funcs);
+}
+struct wpp_meta_block *wpp_mb_add_block(struct wpp_meta_builder *b)
+{
+	ADD_ELEM(b, blocks, nblocks, cap_blocks);
+}
+struct wpp_meta_edge *wpp_mb_add_edge(struct wpp_meta_builder *b)
+{
+	ADD_ELEM(b, edges, nedges, cap_edges);
+}
+struct wpp_meta_line *wpp_mb_add_line(struct wpp_meta_builder *b)
+{
+	ADD_ELEM(b, lines, nlines, cap_lines);
+}
 
 /* Empty arrays may be NULL, which memcpy does not accept even for 0 bytes. */
 static void copy_array(unsigned char *dst, const void *src, size_t n)
@@ -121,7 +133,10 @@ static void copy_array(unsigned char *dst, const void *src, size_t n)
 		memcpy(dst, src, n);
 }
 
-static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+static size_t align8(size_t x)
+{
+	return (x + 7) & ~(size_t)7;
+}
 
 void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 		    uint32_t source_str, uint32_t producer_str, size_t *size)
@@ -160,7 +175,8 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 		return NULL;
 	memcpy(blob, &h, sizeof(h));
 	copy_array(blob + h.funcs_off, b->funcs, (size_t)b->nfuncs * sizeof(struct wpp_meta_func));
-	copy_array(blob + h.blocks_off, b->blocks, (size_t)b->nblocks * sizeof(struct wpp_meta_block));
+	copy_array(blob + h.blocks_off, b->blocks,
+		   (size_t)b->nblocks * sizeof(struct wpp_meta_block));
 	copy_array(blob + h.edges_off, b->edges, (size_t)b->nedges * sizeof(struct wpp_meta_edge));
 	copy_array(blob + h.lines_off, b->lines, (size_t)b->nlines * sizeof(struct wpp_meta_line));
 	copy_array(blob + h.strtab_off, b->strtab, b->strtab_size);

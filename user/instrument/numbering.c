@@ -136,8 +136,8 @@ static int cut_node(struct wpp_dag *d, const struct dag_adj *in, uint32_t w)
 		e->kind = WPP_EDGE_CUT_EXIT;
 	}
 	if (d->entry_edge[w] == WPP_NONE) {
-		d->entry_edge[w] =
-			wpp_dag_add_edge(d, WPP_DAG_ENTRY(d->nblocks), w, WPP_EDGE_CUT_ENTRY, WPP_NONE, w);
+		d->entry_edge[w] = wpp_dag_add_edge(d, WPP_DAG_ENTRY(d->nblocks), w,
+						    WPP_EDGE_CUT_ENTRY, WPP_NONE, w);
 		if (d->entry_edge[w] == WPP_NONE)
 			return -1;
 	}

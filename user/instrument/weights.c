@@ -9,7 +9,7 @@
 #include "loops.h"
 #include "wpp/meta_format.h"
 
-#define LOOP_WORK_CAP (4u * 1000 * 1000)
+#define LOOP_WORK_CAP  (4u * 1000 * 1000)
 #define LOOP_FREQ_BASE 8.0
 #define LOOP_DEPTH_CAP 12
 
@@ -31,7 +31,8 @@ int wpp_loop_depth(const struct wpp_cfg *cfg, const struct wpp_dag *d, uint32_t 
 		if (!d->cfg_edge_retreating[e])
 			continue;
 		uint32_t nbody = 0;
-		int capped = wpp_loop_walk(&w, cfg->edge_dst[e], cfg->edge_src[e], e + 1, body, &nbody);
+		int capped =
+		    wpp_loop_walk(&w, cfg->edge_dst[e], cfg->edge_src[e], e + 1, body, &nbody);
 		for (uint32_t i = 0; i < nbody; i++)
 			depth[body[i]]++;
 		if (capped)
@@ -57,7 +58,8 @@ int wpp_weights_static(const struct wpp_weight_input *in, double *w)
 		return -1;
 	}
 	for (uint32_t b = 0; b < n; b++)
-		freq[b] = pow(LOOP_FREQ_BASE, depth[b] > LOOP_DEPTH_CAP ? LOOP_DEPTH_CAP : depth[b]);
+		freq[b] =
+		    pow(LOOP_FREQ_BASE, depth[b] > LOOP_DEPTH_CAP ? LOOP_DEPTH_CAP : depth[b]);
 	for (uint32_t e = 0; e < cfg->nedges; e++)
 		outdeg[cfg->edge_src[e]]++;
 	for (uint32_t k = 0; k < d->nedges; k++)
@@ -75,7 +77,8 @@ int wpp_weights_static(const struct wpp_weight_input *in, double *w)
 	}
 	for (uint32_t b = 0; b < n; b++) {
 		uint32_t x = d->exit_edge[b];
-		if (x != WPP_NONE && (d->edges[x].kind == WPP_EDGE_RETURN || d->edges[x].kind == WPP_EDGE_NORETURN))
+		if (x != WPP_NONE &&
+		    (d->edges[x].kind == WPP_EDGE_RETURN || d->edges[x].kind == WPP_EDGE_NORETURN))
 			w[x] += freq[b];
 	}
 	if (d->entry_edge[0] != WPP_NONE)

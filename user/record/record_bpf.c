@@ -28,7 +28,7 @@
 #include "record_counters.h"
 #include "record_info.h"
 
-#define TICK_MS 50
+#define TICK_MS	    50
 #define PROGRESS_NS 1000000000ull
 
 static volatile sig_atomic_t stop_requested;
@@ -42,7 +42,7 @@ static void on_stop(int sig)
 /* -p / -a: Ctrl-C, kill and hangup end the recording cleanly. */
 static void catch_stop_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -53,7 +53,7 @@ static void catch_stop_signals(void)
 
 static void sleep_ms(unsigned ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
 }
 
@@ -63,8 +63,8 @@ static void report_progress(struct bc_collector *c, uint64_t *reported)
 	struct bc_counters k;
 	bc_counters(c, &k);
 	if (k.lost_batches > *reported) {
-		wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches so far (ring full: %" PRIu64
-			 "; see --ring-size)",
+		wpp_warn("lost %" PRIu64 " events in %" PRIu64
+			 " batches so far (ring full: %" PRIu64 "; see --ring-size)",
 			 k.lost_words, k.lost_batches, k.lost_reserve);
 		*reported = k.lost_batches;
 	}
@@ -166,7 +166,8 @@ static int attach_targets(struct bc_collector *c, const struct record_opts *o,
 }
 
 /* Until the traced processes are gone, -d runs out or a stop signal. */
-static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child, int *status)
+static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
+			 int *status)
 {
 	uint64_t start = record_now_ns(), last_progress = start, reported = 0;
 	uint64_t limit = o->duration_s > 0 ? (uint64_t)(o->duration_s * 1e9) : 0;
@@ -254,7 +255,7 @@ int record_bpf(const struct record_opts *o_)
 			 (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
 	snprintf(extra, sizeof(extra), " (collector CPU %.3f s, max RSS %ld MB%s)",
 		 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
 		 ru.ru_maxrss / 1024, paused);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);

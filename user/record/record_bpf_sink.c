@@ -69,12 +69,12 @@ static void sink_gap(void *ctx, const struct wpp_chunk_gap *g)
 struct bc_callbacks record_bpf_sink(struct record_sink *rs)
 {
 	struct bc_callbacks cb = {
-		.ctx = rs,
-		.process = sink_process,
-		.thread = sink_thread,
-		.module = sink_module,
-		.batch = sink_batch,
-		.gap = sink_gap,
+	    .ctx = rs,
+	    .process = sink_process,
+	    .thread = sink_thread,
+	    .module = sink_module,
+	    .batch = sink_batch,
+	    .gap = sink_gap,
 	};
 	return cb;
 }

@@ -19,7 +19,8 @@ uint64_t record_now_ns(void)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, __VA_ARGS__);              \
 	} while (0)
 
-int record_write_info(struct wpp_writer *w, const struct record_opts *o, const char *transport_lines)
+int record_write_info(struct wpp_writer *w, const struct record_opts *o,
+		      const char *transport_lines)
 {
 	char buf[8192];
 	size_t n = 0;

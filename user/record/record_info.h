@@ -13,7 +13,8 @@
 #include "wppfile.h"
 
 /* transport_lines: "key=value\n" lines describing the transport. */
-int record_write_info(struct wpp_writer *w, const struct record_opts *o, const char *transport_lines);
+int record_write_info(struct wpp_writer *w, const struct record_opts *o,
+		      const char *transport_lines);
 
 uint64_t record_now_ns(void);
 

@@ -9,43 +9,43 @@
 #include "log.h"
 
 static const char usage[] =
-	"usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
-	"       wpptrace record [options] -p PID [-p PID...] [-d SECONDS]\n"
-	"       wpptrace record [options] -a [-d SECONDS]\n"
-	"  -o, --output FILE       trace file to write (default run.wpp)\n"
-	"      --transport bpf|shm how batches reach the collector (default bpf: needs root;\n"
-	"                          shm needs no privilege but only runs PROGRAM)\n"
-	"  -p, --pid PID           attach to a running instrumented process (repeatable)\n"
-	"  -a, --all               every instrumented process, including later ones\n"
-	"  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
-	"  -q, --quiet             no summary line\n"
-	"      --no-grammar        do not build whole-program-path grammars while recording\n"
-	"                          (`wpptrace wpp` then builds them from the recorded batches)\n"
-	"  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
-	"      --prune-nodes M     with -k: keep each forest within about M nodes by pruning\n"
-	"                          cold ones (counts then lower bounds; docs/kpaths.md)\n"
-	"counters (bpf transport; docs/counters.md):\n"
-	"  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
-	"                          (perf names: cpu-clock, page-faults, cache-misses, rNNNN, ...)\n"
-	"  -c, --count N           sample every N events\n"
-	"  -F, --freq HZ           sample about HZ times a second per CPU (default 4000)\n"
-	"      --no-count          sample only (no per-batch counter deltas)\n"
-	"      --count-only        count per batch only (no samples)\n"
-	"      --list-events       the event names wpptrace knows\n"
-	"bpf transport:\n"
-	"      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix\n"
-	"                          (default 16M, less when there are more than 16 CPUs)\n"
-	"      --record-words N    most words in one ring record (default 16384)\n"
-	"      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
-	"      --ring-full pause|drop  when the collector falls behind: stop the traced\n"
-	"                          processes until it catches up (default, lossless), or\n"
-	"                          drop batches (counted; the file marks each gap)\n"
-	"      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
-	"shm transport (these options select it; --buffer-words also works with\n"
-	"--transport=bpf when running a program: it sets the program's batch size):\n"
-	"      --buffer-words N    words per batch buffer (default 8192)\n"
-	"      --ring-slots N      buffers per thread ring (default 4)\n"
-	"      --max-procs N       processes traced at the same time (default 128)\n";
+    "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
+    "       wpptrace record [options] -p PID [-p PID...] [-d SECONDS]\n"
+    "       wpptrace record [options] -a [-d SECONDS]\n"
+    "  -o, --output FILE       trace file to write (default run.wpp)\n"
+    "      --transport bpf|shm how batches reach the collector (default bpf: needs root;\n"
+    "                          shm needs no privilege but only runs PROGRAM)\n"
+    "  -p, --pid PID           attach to a running instrumented process (repeatable)\n"
+    "  -a, --all               every instrumented process, including later ones\n"
+    "  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
+    "  -q, --quiet             no summary line\n"
+    "      --no-grammar        do not build whole-program-path grammars while recording\n"
+    "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
+    "  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
+    "      --prune-nodes M     with -k: keep each forest within about M nodes by pruning\n"
+    "                          cold ones (counts then lower bounds; docs/kpaths.md)\n"
+    "counters (bpf transport; docs/counters.md):\n"
+    "  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
+    "                          (perf names: cpu-clock, page-faults, cache-misses, rNNNN, ...)\n"
+    "  -c, --count N           sample every N events\n"
+    "  -F, --freq HZ           sample about HZ times a second per CPU (default 4000)\n"
+    "      --no-count          sample only (no per-batch counter deltas)\n"
+    "      --count-only        count per batch only (no samples)\n"
+    "      --list-events       the event names wpptrace knows\n"
+    "bpf transport:\n"
+    "      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix\n"
+    "                          (default 16M, less when there are more than 16 CPUs)\n"
+    "      --record-words N    most words in one ring record (default 16384)\n"
+    "      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
+    "      --ring-full pause|drop  when the collector falls behind: stop the traced\n"
+    "                          processes until it catches up (default, lossless), or\n"
+    "                          drop batches (counted; the file marks each gap)\n"
+    "      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
+    "shm transport (these options select it; --buffer-words also works with\n"
+    "--transport=bpf when running a program: it sets the program's batch size):\n"
+    "      --buffer-words N    words per batch buffer (default 8192)\n"
+    "      --ring-slots N      buffers per thread ring (default 4)\n"
+    "      --max-procs N       processes traced at the same time (default 128)\n";
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out)
 {
@@ -120,12 +120,14 @@ static int parse_duration(const char *s, double *out)
 static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 {
 	if (o->transport == RECORD_SHM && bpf_only) {
-		wpp_err("record: -p, -a, -d, -e, --ring-size, --record-words and --drain-threads need "
-			"--transport=bpf");
+		wpp_err(
+		    "record: -p, -a, -d, -e, --ring-size, --record-words and --drain-threads need "
+		    "--transport=bpf");
 		return -1;
 	}
 	if (o->transport == RECORD_BPF && shm_only) {
-		wpp_err("record: --buffer-words, --ring-slots and --max-procs are --transport=shm options");
+		wpp_err("record: --buffer-words, --ring-slots and --max-procs are --transport=shm "
+			"options");
 		return -1;
 	}
 	if (o->transport == RECORD_SHM) {
@@ -140,37 +142,52 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
-	enum { O_TRANSPORT = 256, O_BUFWORDS, O_RINGSLOTS, O_THREADS, O_PROCS, O_RINGSIZE,
-	       O_RECWORDS, O_DRAIN, O_RINGFULL, O_DRAINDELAY, O_GRAMMAR, O_NOGRAMMAR, O_NOCOUNT, O_COUNTONLY, O_LISTEV,
-	       O_PRUNE };
+	enum {
+		O_TRANSPORT = 256,
+		O_BUFWORDS,
+		O_RINGSLOTS,
+		O_THREADS,
+		O_PROCS,
+		O_RINGSIZE,
+		O_RECWORDS,
+		O_DRAIN,
+		O_RINGFULL,
+		O_DRAINDELAY,
+		O_GRAMMAR,
+		O_NOGRAMMAR,
+		O_NOCOUNT,
+		O_COUNTONLY,
+		O_LISTEV,
+		O_PRUNE
+	};
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"transport", required_argument, NULL, O_TRANSPORT},
-		{"pid", required_argument, NULL, 'p'},
-		{"all", no_argument, NULL, 'a'},
-		{"duration", required_argument, NULL, 'd'},
-		{"buffer-words", required_argument, NULL, O_BUFWORDS},
-		{"ring-slots", required_argument, NULL, O_RINGSLOTS},
-		{"max-threads", required_argument, NULL, O_THREADS},
-		{"max-procs", required_argument, NULL, O_PROCS},
-		{"ring-size", required_argument, NULL, O_RINGSIZE},
-		{"record-words", required_argument, NULL, O_RECWORDS},
-		{"drain-threads", required_argument, NULL, O_DRAIN},
-		{"ring-full", required_argument, NULL, O_RINGFULL},
-		/* undocumented: a slow consumer for the overload tests */
-		{"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
-		{"quiet", no_argument, NULL, 'q'},
-		{"grammar", no_argument, NULL, O_GRAMMAR},
-		{"no-grammar", no_argument, NULL, O_NOGRAMMAR},
-		{"event", required_argument, NULL, 'e'},
-		{"count", required_argument, NULL, 'c'},
-		{"freq", required_argument, NULL, 'F'},
-		{"no-count", no_argument, NULL, O_NOCOUNT},
-		{"count-only", no_argument, NULL, O_COUNTONLY},
-		{"list-events", no_argument, NULL, O_LISTEV},
-		{"prune-nodes", required_argument, NULL, O_PRUNE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"transport", required_argument, NULL, O_TRANSPORT},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"buffer-words", required_argument, NULL, O_BUFWORDS},
+	    {"ring-slots", required_argument, NULL, O_RINGSLOTS},
+	    {"max-threads", required_argument, NULL, O_THREADS},
+	    {"max-procs", required_argument, NULL, O_PROCS},
+	    {"ring-size", required_argument, NULL, O_RINGSIZE},
+	    {"record-words", required_argument, NULL, O_RECWORDS},
+	    {"drain-threads", required_argument, NULL, O_DRAIN},
+	    {"ring-full", required_argument, NULL, O_RINGFULL},
+	    /* undocumented: a slow consumer for the overload tests */
+	    {"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"grammar", no_argument, NULL, O_GRAMMAR},
+	    {"no-grammar", no_argument, NULL, O_NOGRAMMAR},
+	    {"event", required_argument, NULL, 'e'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"no-count", no_argument, NULL, O_NOCOUNT},
+	    {"count-only", no_argument, NULL, O_COUNTONLY},
+	    {"list-events", no_argument, NULL, O_LISTEV},
+	    {"prune-nodes", required_argument, NULL, O_PRUNE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, bpf_only = 0, shm_only = 0, batch_words = 0, transport_given = 0, counter_opts = 0;
 	uint32_t max_threads = 0;
@@ -261,7 +278,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			} else if (strcmp(optarg, "shm") == 0) {
 				o->transport = RECORD_SHM;
 			} else {
-				wpp_err("record: unknown transport '%s' (use --transport=bpf or shm)", optarg);
+				wpp_err(
+				    "record: unknown transport '%s' (use --transport=bpf or shm)",
+				    optarg);
 				return -1;
 			}
 			break;
@@ -306,7 +325,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			} else if (strcmp(optarg, "drop") == 0) {
 				o->bpf.drop_when_full = true;
 			} else {
-				wpp_err("record: --ring-full takes pause or drop, not '%s'", optarg);
+				wpp_err("record: --ring-full takes pause or drop, not '%s'",
+					optarg);
 				return -1;
 			}
 			break;
@@ -316,7 +336,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			break;
 		default:
-			wpp_err("record: unknown option or missing value '%s' (see wpptrace record --help)",
+			wpp_err("record: unknown option or missing value '%s' (see wpptrace record "
+				"--help)",
 				argv[optind - 1]);
 			return -1;
 		}

@@ -14,20 +14,20 @@
 enum record_transport { RECORD_BPF = 0, RECORD_SHM = 1 };
 
 struct record_opts {
-	const char *output;     /* -o, default "run.wpp" */
+	const char *output;		 /* -o, default "run.wpp" */
 	enum record_transport transport; /* --transport, default bpf */
 	struct wpp_shm_options shm;
 	struct bc_options bpf;
 	pid_t pids[RECORD_MAX_PIDS]; /* -p (bpf only) */
 	int npids;
-	int all;                /* -a (bpf only) */
-	double duration_s;      /* -d, 0 = until the processes end or Ctrl-C */
+	int all;	   /* -a (bpf only) */
+	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
-	int grammar;            /* --grammar: build SEQUITUR(1) grammars while recording */
-	uint32_t kpaths_k;      /* -k K: build k-slab forests online (0 = off) */
+	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
+	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
-	struct pc_options counters; /* -e/-c/-F (bpf only); nevents 0 = none */
-	char **argv;            /* the program and its arguments, NULL with -p/-a */
+	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */
+	char **argv;		     /* the program and its arguments, NULL with -p/-a */
 };
 
 /* 0 = run, 1 = help was printed (exit 0), -1 = usage error (message printed). */

@@ -12,8 +12,8 @@ static int sink_process(void *ctx, const struct wpp_shm_proc *p)
 	struct wpp_chunk_process c;
 	char tail[WPP_SHM_EXE_MAX + WPP_SHM_CMDLINE_MAX];
 	uint32_t exe_len = (uint32_t)strnlen(p->exe, WPP_SHM_EXE_MAX - 1) + 1;
-	uint32_t cmd_len = p->cmdline_len > WPP_SHM_CMDLINE_MAX ? WPP_SHM_CMDLINE_MAX
-								  : p->cmdline_len;
+	uint32_t cmd_len =
+	    p->cmdline_len > WPP_SHM_CMDLINE_MAX ? WPP_SHM_CMDLINE_MAX : p->cmdline_len;
 
 	memset(&c, 0, sizeof(c));
 	c.pid = p->pid;
@@ -124,8 +124,8 @@ static int drop_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint6
 	return 0;
 }
 
-const struct wpp_shm_sink record_sink_drop = {NULL, drop_process, drop_module, drop_thread,
-					      drop_batch, drop_gap};
+const struct wpp_shm_sink record_sink_drop = {NULL,	   drop_process, drop_module,
+					      drop_thread, drop_batch,	 drop_gap};
 
 struct wpp_shm_sink record_sink_ops(struct record_sink *rs)
 {

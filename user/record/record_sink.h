@@ -23,7 +23,7 @@ struct record_sink {
 	struct wpp_writer *w;
 	struct wpp_chunk_end totals;
 	uint64_t processes, threads, modules;
-	int failed; /* a write failed: stop recording, keep the program running */
+	int failed;		   /* a write failed: stop recording, keep the program running */
 	struct wpp_online *online; /* NULL: no online analyses */
 	struct record_online_cfg *online_cfg;
 };

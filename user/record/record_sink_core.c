@@ -30,8 +30,7 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 	rs->w = wppw_open(o->output);
 	if (!rs->w)
 		return -1;
-	if (record_write_info(rs->w, o, transport_lines) < 0 ||
-	    record_online_start(rs, o) < 0) {
+	if (record_write_info(rs->w, o, transport_lines) < 0 || record_online_start(rs, o) < 0) {
 		record_sink_abort(rs, o);
 		return -1;
 	}
@@ -96,12 +95,12 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	if (wppw_close(rs->w, &rs->totals) < 0)
 		return 1;
 	if (!o->quiet)
-		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s%s",
-			 (unsigned long long)rs->totals.batches,
-			 (unsigned long long)rs->totals.words, (unsigned long long)rs->processes,
-			 (unsigned long long)rs->threads,
-			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
-			 extra ? extra : "");
+		wpp_info(
+		    "recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s%s",
+		    (unsigned long long)rs->totals.batches, (unsigned long long)rs->totals.words,
+		    (unsigned long long)rs->processes, (unsigned long long)rs->threads,
+		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
+		    extra ? extra : "");
 	return 0;
 }
 

@@ -103,7 +103,8 @@ static void line_range(const struct wpp_fn *fn, uint32_t *lo, uint32_t *hi)
 	*hi = fn->line;
 	for (uint32_t b = 0; b < fn->nblocks; b++)
 		for (uint32_t k = 0; k < fn->blocks[b].nlines; k++) {
-			const struct wpp_meta_line *l = &fn->tu->lines[fn->blocks[b].first_line + k];
+			const struct wpp_meta_line *l =
+			    &fn->tu->lines[fn->blocks[b].first_line + k];
 			if (!in_fn_file(fn, l))
 				continue;
 			if (l->line < *lo)
@@ -125,7 +126,8 @@ static struct line_info *line_infos(const struct fn_flow *f, uint32_t lo, uint32
 	for (uint32_t b = 0; b < fn->nblocks; b++) {
 		uint32_t bl;
 		for (uint32_t k = 0; k < fn->blocks[b].nlines; k++) {
-			const struct wpp_meta_line *l = &fn->tu->lines[fn->blocks[b].first_line + k];
+			const struct wpp_meta_line *l =
+			    &fn->tu->lines[fn->blocks[b].first_line + k];
 			if (!in_fn_file(fn, l) || l->line < lo || l->line > hi)
 				continue;
 			li[l->line - lo].covered = 1;
@@ -167,7 +169,8 @@ static void print_branches(FILE *out, const struct fn_flow *f, uint32_t line)
 			uint64_t n = f->edge_count[(size_t)b * FN_FLOW_MAX_SUCC + k];
 			sb_printf(&s, "  ->");
 			rpt_block_label(fn, f->succ[(size_t)b * FN_FLOW_MAX_SUCC + k], &s);
-			sb_printf(&s, " %s (%s)", fmt_count(c, n), fmt_pct(pc, n, f->block_count[b]));
+			sb_printf(&s, " %s (%s)", fmt_count(c, n),
+				  fmt_pct(pc, n, f->block_count[b]));
 		}
 		fmt_wrap(out, 29, WIDTH, s.s);
 		sb_free(&s);
@@ -184,8 +187,8 @@ static const char *cost_heading(const char *counter)
 
 /* counter: the counter a sampled cost came from (hot paths then show the
  * estimated events they incurred), NULL for the exact instruction cost. */
-static void annotate_text(FILE *out, const struct fn_flow *f, const struct source *src, int have_src,
-			  const char *counter, const struct line_costs *lc)
+static void annotate_text(FILE *out, const struct fn_flow *f, const struct source *src,
+			  int have_src, const char *counter, const struct line_costs *lc)
 {
 	const struct wpp_fn *fn = f->fn;
 	char c[FMT_NUM_LEN], pc[FMT_NUM_LEN], span[64];
@@ -193,9 +196,10 @@ static void annotate_text(FILE *out, const struct fn_flow *f, const struct sourc
 	struct line_info *li;
 
 	line_range(fn, &lo, &hi);
-	fprintf(out, "Annotated source of %s (%s:%" PRIu32 "): %s path executions, %zu distinct paths\n",
-		fn->name, fn->file[0] ? fmt_basename(fn->file) : "?", fn->line, fmt_count(c, f->total),
-		f->npaths);
+	fprintf(out,
+		"Annotated source of %s (%s:%" PRIu32 "): %s path executions, %zu distinct paths\n",
+		fn->name, fn->file[0] ? fmt_basename(fn->file) : "?", fn->line,
+		fmt_count(c, f->total), f->npaths);
 	for (size_t h = 0; h < f->npaths && h < ANNOTATE_HOT_PATHS; h++) {
 		const struct rpt_path *r = f->paths[h].path;
 		struct strbuf s = {0};
@@ -218,12 +222,14 @@ static void annotate_text(FILE *out, const struct fn_flow *f, const struct sourc
 	}
 	if (lc) {
 		uint64_t ns, w = line_cost_of(lc, fn, -1, 0, 0, &ns);
-		fprintf(out, "~%s %s from %" PRIu64 " samples whose ip was outside %s's own code (callees)\n",
+		fprintf(out,
+			"~%s %s from %" PRIu64
+			" samples whose ip was outside %s's own code (callees)\n",
 			fmt_count(c, w), counter, ns, fn->name);
 	}
 	if (lc)
-		fprintf(out, "\n%6s %9s %6s %9s %-3s  %s\n", "line", "count", "%", cost_heading(counter), "hot",
-			"source");
+		fprintf(out, "\n%6s %9s %6s %9s %-3s  %s\n", "line", "count", "%",
+			cost_heading(counter), "hot", "source");
 	else
 		fprintf(out, "\n%6s %9s %6s %-3s  %s\n", "line", "count", "%", "hot", "source");
 	li = line_infos(f, lo, hi);
@@ -256,8 +262,9 @@ static void json_path_line_costs(FILE *out, const struct line_costs *lc, const s
 		const struct line_cost *x = &lc->v[i];
 		if (x->fn != r->fn || x->path != r->id || x->is_block != r->is_block)
 			continue;
-		fprintf(out, "%s{\"line\":%" PRIu32 ",\"cost\":%" PRIu64 ",\"samples\":%" PRIu64 "}", n++ ? "," : "",
-			x->line, x->weight, x->samples);
+		fprintf(out,
+			"%s{\"line\":%" PRIu32 ",\"cost\":%" PRIu64 ",\"samples\":%" PRIu64 "}",
+			n++ ? "," : "", x->line, x->weight, x->samples);
 	}
 	fputc(']', out);
 }
@@ -281,13 +288,15 @@ static void annotate_json(FILE *out, const struct fn_flow *f, const struct sourc
 	fprintf(out, ",\"line\":%" PRIu32 ",\"count\":%" PRIu64, fn->line, f->total);
 	if (lc) {
 		uint64_t ns, w = line_cost_of(lc, fn, -1, 0, 0, &ns);
-		fprintf(out, ",\"cost_elsewhere\":%" PRIu64 ",\"samples_elsewhere\":%" PRIu64, w, ns);
+		fprintf(out, ",\"cost_elsewhere\":%" PRIu64 ",\"samples_elsewhere\":%" PRIu64, w,
+			ns);
 	}
 	fputs(",\"hot_paths\":[", out);
 	for (size_t h = 0; h < f->npaths && h < ANNOTATE_HOT_PATHS; h++) {
 		fprintf(out, "%s{\"mark\":\"%c\",", h ? "," : "", (char)('A' + h));
 		rpt_json_path_fields(out, f->paths[h].path);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64, f->paths[h].count, f->paths[h].cost);
+		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64, f->paths[h].count,
+			f->paths[h].cost);
 		if (lc)
 			json_path_line_costs(out, lc, f->paths[h].path);
 		fputc('}', out);
@@ -319,18 +328,23 @@ static void annotate_json(FILE *out, const struct fn_flow *f, const struct sourc
 	for (uint32_t b = 0; b < fn->nblocks; b++)
 		for (uint32_t k = 0; k < f->nsucc[b]; k++) {
 			uint32_t v = f->succ[(size_t)b * FN_FLOW_MAX_SUCC + k];
-			const struct wpp_meta_line *lu = wpp_fn_block_line(fn, b), *lv = wpp_fn_block_line(fn, v);
-			fprintf(out, "%s\n{\"from_block\":%" PRIu32 ",\"to_block\":%" PRIu32
-				     ",\"from_line\":%" PRIu32 ",\"to_line\":%" PRIu32 ",\"branch\":%s,\"count\":%" PRIu64 "}",
+			const struct wpp_meta_line *lu = wpp_fn_block_line(fn, b),
+						   *lv = wpp_fn_block_line(fn, v);
+			fprintf(out,
+				"%s\n{\"from_block\":%" PRIu32 ",\"to_block\":%" PRIu32
+				",\"from_line\":%" PRIu32 ",\"to_line\":%" PRIu32
+				",\"branch\":%s,\"count\":%" PRIu64 "}",
 				first ? "" : ",", b, v, lu ? lu->line : 0, lv ? lv->line : 0,
-				f->nsucc[b] > 1 ? "true" : "false", f->edge_count[(size_t)b * FN_FLOW_MAX_SUCC + k]);
+				f->nsucc[b] > 1 ? "true" : "false",
+				f->edge_count[(size_t)b * FN_FLOW_MAX_SUCC + k]);
 			first = 0;
 		}
 	fputs("\n]}", out);
 	free(li);
 }
 
-int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int json, enum rpt_sort sort)
+int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int json,
+		 enum rpt_sort sort)
 {
 	const struct wpp_fn **fns;
 	size_t n = fn_flow_find(p, name, &fns);
@@ -366,7 +380,8 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 				fputc('\n', out);
 			if (n > 1)
 				fprintf(out, "[%s]\n", f.paths[0].object);
-			annotate_text(out, &f, &src, have_src, p->cost_estimated ? p->cost_unit : NULL,
+			annotate_text(out, &f, &src, have_src,
+				      p->cost_estimated ? p->cost_unit : NULL,
 				      p->cost_estimated ? p->line_costs : NULL);
 		}
 		free(src.lines);

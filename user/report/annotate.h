@@ -18,6 +18,7 @@
 #define ANNOTATE_HOT_PATHS 3
 
 /* 0, or -1 (message printed) when no function of that name ran. */
-int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int json, enum rpt_sort sort);
+int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int json,
+		 enum rpt_sort sort);
 
 #endif

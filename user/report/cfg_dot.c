@@ -69,7 +69,8 @@ static void block_node(FILE *out, const struct fn_flow *f, uint32_t b, uint64_t 
 	} else {
 		sb_printf(&s, "no line");
 	}
-	sb_printf(&s, "\n%s (%s)", fmt_count(c, f->block_count[b]), fmt_pct(pc, f->block_count[b], f->total));
+	sb_printf(&s, "\n%s (%s)", fmt_count(c, f->block_count[b]),
+		  fmt_pct(pc, f->block_count[b], f->total));
 	fprintf(out, "  b%" PRIu32 " [label=", b);
 	dot_str(out, s.s);
 	/* white -> red by count */
@@ -94,15 +95,20 @@ static void write_dot(FILE *out, const struct fn_flow *f)
 		struct strbuf t = {0};
 		char pc[FMT_NUM_LEN];
 		sb_printf(&t, "%s (%s:%" PRIu32 "): %s path executions", fn->name,
-			  fn->file[0] ? fmt_basename(fn->file) : "?", fn->line, fmt_count(c, f->total));
+			  fn->file[0] ? fmt_basename(fn->file) : "?", fn->line,
+			  fmt_count(c, f->total));
 		for (size_t h = 0; h < f->npaths && h < CFG_HOT_PATHS; h++)
-			sb_printf(&t, "\n%s: path #%" PRIu64 " (%s)", h == 0 ? "red" : h == 1 ? "orange" : "gold",
+			sb_printf(&t, "\n%s: path #%" PRIu64 " (%s)",
+				  h == 0   ? "red"
+				  : h == 1 ? "orange"
+					   : "gold",
 				  f->paths[h].path->id, fmt_pct(pc, f->paths[h].count, f->total));
 		dot_str(out, t.s);
 		sb_free(&t);
 	}
 	fputs(", labelloc=t];\n  node [shape=box, style=filled, fontname=\"monospace\"];\n", out);
-	fputs("  entry [shape=oval, fillcolor=\"#eeeeee\"];\n  exit [shape=oval, fillcolor=\"#eeeeee\", "
+	fputs("  entry [shape=oval, fillcolor=\"#eeeeee\"];\n  exit [shape=oval, "
+	      "fillcolor=\"#eeeeee\", "
 	      "label=\"return\"];\n",
 	      out);
 	for (uint32_t b = 0; b < fn->nblocks; b++)
@@ -120,7 +126,8 @@ static void write_dot(FILE *out, const struct fn_flow *f)
 		if (r->end == WPP_END_RETURN)
 			returns[r->blocks[r->nblocks - 1]] += f->paths[i].count;
 	}
-	for (uint32_t e = fn->out_first[WPP_DAG_ENTRY(fn)]; e < fn->out_first[WPP_DAG_ENTRY(fn) + 1]; e++)
+	for (uint32_t e = fn->out_first[WPP_DAG_ENTRY(fn)];
+	     e < fn->out_first[WPP_DAG_ENTRY(fn) + 1]; e++)
 		if (fn->edges[e].kind == WPP_EDGE_FUNC_ENTRY)
 			fprintf(out, "  entry -> b%" PRIu32 " [label=\"%s\"];\n", fn->edges[e].dst,
 				fmt_count(c, entries[fn->edges[e].dst]));
@@ -130,13 +137,16 @@ static void write_dot(FILE *out, const struct fn_flow *f)
 			uint64_t n = f->edge_count[(size_t)b * FN_FLOW_MAX_SUCC + k];
 			int rank = hot_rank(f, b, v);
 			double w = max ? 1.0 + 5.0 * (double)n / (double)max : 1.0;
-			fprintf(out, "  b%" PRIu32 " -> b%" PRIu32 " [label=\"%s\", penwidth=%.2f%s%s%s%s];\n", b, v,
-				fmt_count(c, n), w, rank >= 0 ? ", color=\"" : "",
+			fprintf(out,
+				"  b%" PRIu32 " -> b%" PRIu32
+				" [label=\"%s\", penwidth=%.2f%s%s%s%s];\n",
+				b, v, fmt_count(c, n), w, rank >= 0 ? ", color=\"" : "",
 				rank >= 0 ? hot_colors[rank] : "", rank >= 0 ? "\"" : "",
 				n ? "" : ", style=dashed, color=\"#999999\"");
 		}
 		if (fn->blocks[b].flags & WPP_BLOCK_RETURN)
-			fprintf(out, "  b%" PRIu32 " -> exit [label=\"%s\"];\n", b, fmt_count(c, returns[b]));
+			fprintf(out, "  b%" PRIu32 " -> exit [label=\"%s\"];\n", b,
+				fmt_count(c, returns[b]));
 	}
 	fputs("}\n", out);
 	free(entries);
@@ -165,7 +175,8 @@ int rpt_cfg_dot(FILE *out, const struct rpt_profile *p, const char *name, enum r
 	return 0;
 }
 
-int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *name, enum rpt_sort sort)
+int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *name,
+		enum rpt_sort sort)
 {
 	char *argv[] = {"dot", "-Tsvg", "-o", (char *)svg_path, NULL};
 	posix_spawn_file_actions_t fa;

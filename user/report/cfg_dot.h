@@ -19,6 +19,7 @@
 int rpt_cfg_dot(FILE *out, const struct rpt_profile *p, const char *name, enum rpt_sort sort);
 
 /* Write the dot text of rpt_cfg_dot through `dot -Tsvg -o svg_path`. 0 or -1 (message printed). */
-int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *name, enum rpt_sort sort);
+int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *name,
+		enum rpt_sort sort);
 
 #endif

@@ -100,9 +100,9 @@ static size_t locate_targets(const struct wpp_thread_trace *th, const struct cos
 	return live;
 }
 
-static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods, const struct cost_data *cd,
-			    size_t ti, struct target *tg, size_t ntg, struct cost_attribution *a,
-			    size_t *cap)
+static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
+			    const struct cost_data *cd, size_t ti, struct target *tg, size_t ntg,
+			    struct cost_attribution *a, size_t *cap)
 {
 	const struct wpp_thread_trace *th = &t->threads[ti];
 	int oom;
@@ -132,7 +132,8 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		 * record as written always has a position of its own, so
 		 * "same position as the event before" is exactly "a later
 		 * instance of the same run". */
-		int same_place = ev.repeat && have_prev && ev.batch_seq == prev_seq && ev.word_index == prev_word;
+		int same_place = ev.repeat && have_prev && ev.batch_seq == prev_seq &&
+				 ev.word_index == prev_word;
 		have_prev = 1;
 		prev_seq = ev.batch_seq;
 		prev_word = ev.word_index;
@@ -147,7 +148,8 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 				else
 					hi = mid;
 			}
-			for (size_t k = lo; k < live && tg[k].seq == ev.batch_seq && tg[k].word == ev.word_index;
+			for (size_t k = lo;
+			     k < live && tg[k].seq == ev.batch_seq && tg[k].word == ev.word_index;
 			     k++) {
 				const struct wpp_sample *s = &cd->samples[tg[k].sample];
 				matched[k] = 1;
@@ -156,8 +158,10 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 					miss(a, COST_MISS_NOT_A_PATH, s);
 					continue;
 				}
-				struct cost_hit h = {th->pid, th->generation, th->tid, ev.fn, ev.fid, ev.value,
-						     ev.kind == WPP_EV_BLOCK, ordinal, s->value, s->ip, (uint32_t)ti};
+				struct cost_hit h = {
+				    th->pid,	 th->generation,	  th->tid, ev.fn,    ev.fid,
+				    ev.value,	 ev.kind == WPP_EV_BLOCK, ordinal, s->value, s->ip,
+				    (uint32_t)ti};
 				if (push_hit(a, cap, &h) < 0) {
 					wpp_decoder_close(d);
 					free(matched);
@@ -190,14 +194,16 @@ static int sample_order(const void *x, const void *y, void *arg)
 	return a->sample < b->sample ? -1 : a->sample > b->sample;
 }
 
-static const struct wpp_thread_trace *thread_of(const struct wpp_trace *t, uint32_t pid, uint32_t gen,
-						uint32_t tid, size_t *index)
+static const struct wpp_thread_trace *thread_of(const struct wpp_trace *t, uint32_t pid,
+						uint32_t gen, uint32_t tid, size_t *index)
 {
 	size_t lo = 0, hi = t->nthreads;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct wpp_thread_trace *m = &t->threads[mid];
-		int less = m->pid != pid ? m->pid < pid : m->generation != gen ? m->generation < gen : m->tid < tid;
+		int less = m->pid != pid	  ? m->pid < pid
+			   : m->generation != gen ? m->generation < gen
+						  : m->tid < tid;
 		if (less)
 			lo = mid + 1;
 		else
@@ -241,7 +247,8 @@ static int image_at(const struct image *im, size_t nim, const struct wpp_sample 
 	*gen = s->generation;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (im[mid].pid < s->pid || (im[mid].pid == s->pid && im[mid].time_ns <= s->time_ns))
+		if (im[mid].pid < s->pid ||
+		    (im[mid].pid == s->pid && im[mid].time_ns <= s->time_ns))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -269,7 +276,8 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 	if (!tg || !im)
 		goto oom;
 	for (size_t i = 0; i < t->nprocs; i++)
-		im[i] = (struct image){t->procs[i].pid, t->procs[i].generation, t->procs[i].time_ns};
+		im[i] =
+		    (struct image){t->procs[i].pid, t->procs[i].generation, t->procs[i].time_ns};
 	qsort(im, t->nprocs, sizeof(*im), image_order);
 	for (size_t i = 0; i < cd->nsamples; i++) {
 		const struct wpp_sample *s = &cd->samples[i];
@@ -290,8 +298,8 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 	qsort_r(tg, n, sizeof(*tg), sample_order, cd->samples);
 	for (size_t i = 0, j; i < n; i = j) {
 		const struct wpp_sample *s = &cd->samples[tg[i].sample];
-		for (j = i; j < n && cd->samples[tg[j].sample].pid == s->pid && tg[j].gen == tg[i].gen &&
-			    cd->samples[tg[j].sample].tid == s->tid;
+		for (j = i; j < n && cd->samples[tg[j].sample].pid == s->pid &&
+			    tg[j].gen == tg[i].gen && cd->samples[tg[j].sample].tid == s->tid;
 		     j++)
 			;
 		size_t ti;
@@ -299,7 +307,9 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 			/* A thread that recorded nothing has no stream to land in. */
 			for (size_t k = i; k < j; k++) {
 				const struct wpp_sample *q = &cd->samples[tg[k].sample];
-				miss(a, q->pos == WPP_POS_UNREGISTERED ? COST_MISS_NOT_RECORDING : COST_MISS_NO_THREAD,
+				miss(a,
+				     q->pos == WPP_POS_UNREGISTERED ? COST_MISS_NOT_RECORDING
+								    : COST_MISS_NO_THREAD,
 				     q);
 			}
 			continue;

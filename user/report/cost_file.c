@@ -46,7 +46,8 @@ int cost_load(struct wpp_trace *t, struct cost_data *out)
 			}
 			memcpy(&h, c.payload, sizeof(h));
 			if (h.ncounters == 0 || h.ncounters > 64 ||
-			    c.length != sizeof(h) + (uint64_t)h.ncounters * sizeof(struct wpp_counter_desc)) {
+			    c.length != sizeof(h) + (uint64_t)h.ncounters *
+							sizeof(struct wpp_counter_desc)) {
 				out->bad_chunks++;
 				continue;
 			}
@@ -71,12 +72,14 @@ int cost_load(struct wpp_trace *t, struct cost_data *out)
 				continue;
 			}
 			memcpy(&h, c.payload, sizeof(h));
-			if (c.length != sizeof(h) + (uint64_t)h.nsamples * sizeof(struct wpp_sample)) {
+			if (c.length !=
+			    sizeof(h) + (uint64_t)h.nsamples * sizeof(struct wpp_sample)) {
 				out->bad_chunks++;
 				continue;
 			}
-			if (append((void **)&out->samples, &out->nsamples, &scap, sizeof(struct wpp_sample),
-				   (const char *)c.payload + sizeof(h), h.nsamples))
+			if (append((void **)&out->samples, &out->nsamples, &scap,
+				   sizeof(struct wpp_sample), (const char *)c.payload + sizeof(h),
+				   h.nsamples))
 				goto oom;
 		} else if (c.type == WPP_CHUNK_COUNTS) {
 			struct wpp_chunk_counts h;
@@ -85,12 +88,14 @@ int cost_load(struct wpp_trace *t, struct cost_data *out)
 				continue;
 			}
 			memcpy(&h, c.payload, sizeof(h));
-			if (c.length != sizeof(h) + (uint64_t)h.ncounts * sizeof(struct wpp_count)) {
+			if (c.length !=
+			    sizeof(h) + (uint64_t)h.ncounts * sizeof(struct wpp_count)) {
 				out->bad_chunks++;
 				continue;
 			}
-			if (append((void **)&out->counts, &out->ncounts, &ccap, sizeof(struct wpp_count),
-				   (const char *)c.payload + sizeof(h), h.ncounts))
+			if (append((void **)&out->counts, &out->ncounts, &ccap,
+				   sizeof(struct wpp_count), (const char *)c.payload + sizeof(h),
+				   h.ncounts))
 				goto oom;
 		}
 	}

@@ -31,15 +31,17 @@ struct ip_cache {
 	size_t cap, n;
 };
 
-static size_t ip_hash(const struct wpp_fn *fn, const struct wpp_module_rec *mod, uint64_t ip, size_t cap)
+static size_t ip_hash(const struct wpp_fn *fn, const struct wpp_module_rec *mod, uint64_t ip,
+		      size_t cap)
 {
-	uint64_t h = ip * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)fn ^ ((uint64_t)(uintptr_t)mod << 17);
+	uint64_t h =
+	    ip * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)fn ^ ((uint64_t)(uintptr_t)mod << 17);
 	h ^= h >> 29;
 	return (size_t)(h * 0xbf58476d1ce4e5b9u >> 7) & (cap - 1);
 }
 
-static struct ip_slot *ip_find(struct ip_cache *c, const struct wpp_fn *fn, const struct wpp_module_rec *mod,
-			       uint64_t ip)
+static struct ip_slot *ip_find(struct ip_cache *c, const struct wpp_fn *fn,
+			       const struct wpp_module_rec *mod, uint64_t ip)
 {
 	size_t i;
 
@@ -51,7 +53,8 @@ static struct ip_slot *ip_find(struct ip_cache *c, const struct wpp_fn *fn, cons
 			struct ip_slot *s = &c->slots[k];
 			if (!s->fn)
 				continue;
-			for (i = ip_hash(s->fn, s->mod, s->ip, g.cap); g.slots[i].fn; i = (i + 1) & (g.cap - 1))
+			for (i = ip_hash(s->fn, s->mod, s->ip, g.cap); g.slots[i].fn;
+			     i = (i + 1) & (g.cap - 1))
 				;
 			g.slots[i] = *s;
 			g.n++;
@@ -69,12 +72,13 @@ static struct ip_slot *ip_find(struct ip_cache *c, const struct wpp_fn *fn, cons
 
 /* The line of ip in fn's own file, 0 when the ip is in another function,
  * LINE_UNKNOWN when it cannot be symbolized. */
-static uint32_t ip_line(struct wpp_dwarf *d, const struct wpp_fn *fn, const struct wpp_module_rec *m, uint64_t ip)
+static uint32_t ip_line(struct wpp_dwarf *d, const struct wpp_fn *fn,
+			const struct wpp_module_rec *m, uint64_t ip)
 {
 	struct wpp_src_frame fr[16];
 	char err[256];
-	int n = wpp_dwarf_frames(d, m->path, m->build_id, m->build_id_len, m->load_bias, ip, fr, 16, err,
-				 sizeof(err));
+	int n = wpp_dwarf_frames(d, m->path, m->build_id, m->build_id_len, m->load_bias, ip, fr, 16,
+				 err, sizeof(err));
 	const struct wpp_src_frame *outer;
 
 	if (n <= 0)
@@ -82,7 +86,8 @@ static uint32_t ip_line(struct wpp_dwarf *d, const struct wpp_fn *fn, const stru
 	outer = &fr[n - 1];
 	if (!outer->function || strcmp(outer->function, fn->name) != 0)
 		return 0;
-	if (!outer->file || !outer->line || strcmp(fmt_basename(outer->file), fmt_basename(fn->file)) != 0)
+	if (!outer->file || !outer->line ||
+	    strcmp(fmt_basename(outer->file), fmt_basename(fn->file)) != 0)
 		return LINE_UNKNOWN;
 	return outer->line;
 }
@@ -100,7 +105,8 @@ static int cost_order(const void *x, const void *y)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-int line_costs_build(struct wpp_modules *mods, const struct cost_attribution *a, struct line_costs *out)
+int line_costs_build(struct wpp_modules *mods, const struct cost_attribution *a,
+		     struct line_costs *out)
 {
 	struct wpp_dwarf *d = wpp_dwarf_new();
 	struct ip_cache cache = {0};
@@ -132,7 +138,8 @@ int line_costs_build(struct wpp_modules *mods, const struct cost_attribution *a,
 			out->unknown_weight += h->weight;
 			continue;
 		}
-		out->v[n++] = (struct line_cost){fn, h->is_block, h->value, slot->line, h->weight, 1};
+		out->v[n++] =
+		    (struct line_cost){fn, h->is_block, h->value, slot->line, h->weight, 1};
 	}
 	qsort(out->v, n, sizeof(*out->v), cost_order);
 	for (size_t i = 0; i < n; i++) {
@@ -161,8 +168,8 @@ void line_costs_free(struct line_costs *lc)
 	*lc = (struct line_costs){0};
 }
 
-uint64_t line_cost_of(const struct line_costs *lc, const struct wpp_fn *fn, long long path, int is_block,
-		      uint32_t line, uint64_t *samples)
+uint64_t line_cost_of(const struct line_costs *lc, const struct wpp_fn *fn, long long path,
+		      int is_block, uint32_t line, uint64_t *samples)
 {
 	uint64_t w = 0, s = 0;
 
@@ -189,11 +196,11 @@ void rpt_path_line_costs(struct strbuf *s, const struct line_costs *lc, const st
 		if (x->fn != r->fn || x->path != r->id || x->is_block != r->is_block)
 			continue;
 		if (x->line)
-			sb_printf(s, "%s%" PRIu32 ": %s", n++ ? ", " : "[", x->line, fmt_count(c, x->weight));
+			sb_printf(s, "%s%" PRIu32 ": %s", n++ ? ", " : "[", x->line,
+				  fmt_count(c, x->weight));
 		else
 			sb_printf(s, "%selsewhere: %s", n++ ? ", " : "[", fmt_count(c, x->weight));
 	}
 	if (n)
 		sb_printf(s, "]");
 }
-

@@ -25,8 +25,8 @@
 struct line_cost {
 	const struct wpp_fn *fn;
 	int is_block;
-	uint64_t path;  /* path id (block index when is_block) */
-	uint32_t line;  /* in fn's own file; 0 = elsewhere */
+	uint64_t path; /* path id (block index when is_block) */
+	uint32_t line; /* in fn's own file; 0 = elsewhere */
 	uint64_t weight, samples;
 };
 
@@ -37,13 +37,14 @@ struct line_costs {
 };
 
 /* 0, or -1 on allocation failure (message printed). */
-int line_costs_build(struct wpp_modules *mods, const struct cost_attribution *a, struct line_costs *out);
+int line_costs_build(struct wpp_modules *mods, const struct cost_attribution *a,
+		     struct line_costs *out);
 void line_costs_free(struct line_costs *lc);
 
 /* Weight and samples on line of fn (0 = elsewhere) over all its paths; path
  * >= 0 narrows to one path (is_block says which kind). */
-uint64_t line_cost_of(const struct line_costs *lc, const struct wpp_fn *fn, long long path, int is_block,
-		      uint32_t line, uint64_t *samples);
+uint64_t line_cost_of(const struct line_costs *lc, const struct wpp_fn *fn, long long path,
+		      int is_block, uint32_t line, uint64_t *samples);
 
 /* Append "[16: 692, 15: 3, elsewhere: 2]": path r's sampled cost per line
  * of its function (nothing when no sample has a line). */

@@ -181,7 +181,8 @@ static enum cost_locate_result next_at_depth(const struct cost_batch_index *ix, 
 	else {
 		uint64_t lacking_before_first = ix->b[first].seq - after - 1;
 		size_t upto = have ? j : ix->n - 1;
-		missing = lacking_before_first + (upto > first ? missing_between_index(ix, first, upto) : 0);
+		missing = lacking_before_first +
+			  (upto > first ? missing_between_index(ix, first, upto) : 0);
 	}
 	if (missing)
 		return COST_IN_LOST;

@@ -25,9 +25,9 @@
 struct cost_batch_index;
 
 enum cost_locate_result {
-	COST_AT_RECORD,  /* (seq, word) is a word of a present batch */
-	COST_IN_LOST,    /* the position is in a batch the transport lost */
-	COST_AFTER_END,  /* past the thread's last batch: recording had ended */
+	COST_AT_RECORD, /* (seq, word) is a word of a present batch */
+	COST_IN_LOST,	/* the position is in a batch the transport lost */
+	COST_AFTER_END, /* past the thread's last batch: recording had ended */
 };
 
 /* NULL on allocation failure. */

@@ -35,8 +35,8 @@ static int term_order(const void *x, const void *y)
 }
 
 int cost_per_terminal(const struct cost_attribution *a, uint32_t pid, uint32_t gen, uint32_t tid,
-		      const struct wpp_grammar_terminal *terms, const int *is_block, const uint64_t *freq,
-		      uint32_t nterm, uint64_t *cost)
+		      const struct wpp_grammar_terminal *terms, const int *is_block,
+		      const uint64_t *freq, uint32_t nterm, uint64_t *cost)
 {
 	struct term_key *keys = malloc((nterm ? nterm : 1) * sizeof(*keys));
 	uint64_t *events = calloc(nterm ? nterm : 1, sizeof(*events));

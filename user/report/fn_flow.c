@@ -42,7 +42,8 @@ int fn_flow_build(struct fn_flow *f, const struct rpt_profile *p, const struct w
 	if (!f->block_count || !f->nsucc || !f->succ || !f->edge_count)
 		wpp_die("out of memory");
 	for (uint32_t u = 0; u < nb; u++)
-		f->nsucc[u] = rpt_cfg_succ(fn, u, &f->succ[(size_t)u * FN_FLOW_MAX_SUCC], FN_FLOW_MAX_SUCC);
+		f->nsucc[u] =
+		    rpt_cfg_succ(fn, u, &f->succ[(size_t)u * FN_FLOW_MAX_SUCC], FN_FLOW_MAX_SUCC);
 	for (size_t i = 0; i < k; i++) {
 		const struct rpt_path *r = rows[i].path;
 		uint64_t c = rows[i].count;

@@ -21,12 +21,12 @@
 
 struct fn_flow {
 	const struct wpp_fn *fn;
-	uint64_t total;          /* path executions of the function */
-	uint64_t *block_count;   /* [nblocks] */
-	uint32_t *nsucc;         /* [nblocks] */
-	uint32_t *succ;          /* [nblocks * FN_FLOW_MAX_SUCC] CFG successors */
-	uint64_t *edge_count;    /* parallel to succ */
-	struct rpt_row *paths;   /* the function's paths, hottest first (by the sort given) */
+	uint64_t total;	       /* path executions of the function */
+	uint64_t *block_count; /* [nblocks] */
+	uint32_t *nsucc;       /* [nblocks] */
+	uint32_t *succ;	       /* [nblocks * FN_FLOW_MAX_SUCC] CFG successors */
+	uint64_t *edge_count;  /* parallel to succ */
+	struct rpt_row *paths; /* the function's paths, hottest first (by the sort given) */
 	size_t npaths;
 };
 

@@ -89,7 +89,8 @@ static int pos_order(const void *x, const void *y)
 	return pos_cmp(a->line, a->column, fmt_basename(a->file), b);
 }
 
-static const struct fn_inlines *fn_entry(struct rpt_inlines *in, const struct wpp_fn *fn, const char *object)
+static const struct fn_inlines *fn_entry(struct rpt_inlines *in, const struct wpp_fn *fn,
+					 const char *object)
 {
 	struct fn_inlines *e;
 	char err[256];
@@ -104,8 +105,8 @@ static const struct fn_inlines *fn_entry(struct rpt_inlines *in, const struct wp
 	*e = (struct fn_inlines){.fn = fn};
 	in->n++;
 	if (object && object[0])
-		e->npos = wpp_dwarf_fn_inlines(in->dwarf, object, NULL, 0, fn->tu->source, fn->name, &e->pos, err,
-					       sizeof(err));
+		e->npos = wpp_dwarf_fn_inlines(in->dwarf, object, NULL, 0, fn->tu->source, fn->name,
+					       &e->pos, err, sizeof(err));
 	if (e->npos <= 0) {
 		free(e->pos);
 		e->pos = NULL;

@@ -95,8 +95,8 @@ struct line_run {
 	struct strbuf *b;
 	const struct wpp_fn *fn;
 	const struct wpp_meta_line *first, *last; /* open run, or NULL */
-	int tokens;                               /* anything written yet */
-	const char *inlined;                      /* inline label of the open group, or NULL */
+	int tokens;				  /* anything written yet */
+	const char *inlined;			  /* inline label of the open group, or NULL */
 };
 
 static void run_flush(struct line_run *lr)
@@ -211,10 +211,18 @@ void rpt_path_text(const struct rpt_path *r, struct strbuf *b)
 		return;
 	}
 	switch (r->end) {
-	case WPP_END_RETURN: run_text(&lr, "%s", "ret"); break;
-	case WPP_END_NORETURN: run_text(&lr, "%s", "noret"); break;
-	case WPP_END_CALL: run_text(&lr, "%s", "call"); break;
-	case WPP_END_CUT: run_text(&lr, "%s", "cut"); break;
+	case WPP_END_RETURN:
+		run_text(&lr, "%s", "ret");
+		break;
+	case WPP_END_NORETURN:
+		run_text(&lr, "%s", "noret");
+		break;
+	case WPP_END_CALL:
+		run_text(&lr, "%s", "call");
+		break;
+	case WPP_END_CUT:
+		run_text(&lr, "%s", "cut");
+		break;
 	case WPP_END_BACK_EDGE: {
 		struct strbuf t = {0};
 		sb_printf(&t, "loop->");

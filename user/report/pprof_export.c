@@ -53,7 +53,8 @@ static int64_t intern(struct strings *st, const char *s)
 		size_t ns = st->nslots ? st->nslots * 2 : 256;
 		size_t *slots = xcalloc(ns, sizeof(*slots));
 		for (size_t k = 0; k < st->n; k++) {
-			for (i = str_hash(st->table[k]) & (ns - 1); slots[i]; i = (i + 1) & (ns - 1))
+			for (i = str_hash(st->table[k]) & (ns - 1); slots[i];
+			     i = (i + 1) & (ns - 1))
 				;
 			slots[i] = k + 1;
 		}
@@ -95,7 +96,9 @@ static uint64_t id_get(struct id_map *m, const void *key, uint32_t sub, int *cre
 		for (size_t k = 0; k < m->cap; k++) {
 			if (!m->keys[k])
 				continue;
-			for (i = ((uintptr_t)m->keys[k] * 31 + m->sub[k]) * 0x9e3779b97f4a7c15u >> 20 & (g.cap - 1);
+			for (i = ((uintptr_t)m->keys[k] * 31 + m->sub[k]) * 0x9e3779b97f4a7c15u >>
+				     20 &
+				 (g.cap - 1);
 			     g.keys[i]; i = (i + 1) & (g.cap - 1))
 				;
 			g.keys[i] = m->keys[k];
@@ -155,8 +158,8 @@ static uint64_t mapping_of(struct builder *b, const char *object)
 			return pr->mapping[i]->id;
 	for (size_t i = 0; i < b->trace->nmodules; i++)
 		if (strcmp(b->trace->modules[i].path, object) == 0) {
-			wpp_build_id_hex(b->trace->modules[i].build_id, b->trace->modules[i].build_id_len, hex,
-					 sizeof(hex));
+			wpp_build_id_hex(b->trace->modules[i].build_id,
+					 b->trace->modules[i].build_id_len, hex, sizeof(hex));
 			break;
 		}
 	m = xcalloc(1, sizeof(*m));

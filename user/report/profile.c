@@ -25,7 +25,8 @@ static uint64_t mix(uint64_t h)
 	return h ^ (h >> 29);
 }
 
-static uint64_t key_hash(uint32_t pid, uint32_t gen, const struct wpp_fn *fn, uint64_t id, int is_block)
+static uint64_t key_hash(uint32_t pid, uint32_t gen, const struct wpp_fn *fn, uint64_t id,
+			 int is_block)
 {
 	uint64_t h = (uint64_t)(uintptr_t)fn * 0x9e3779b97f4a7c15u;
 	h = mix(h ^ id ^ ((uint64_t)is_block << 63));
@@ -35,7 +36,8 @@ static uint64_t key_hash(uint32_t pid, uint32_t gen, const struct wpp_fn *fn, ui
 static int same_key(const struct rpt_path *r, uint32_t pid, uint32_t gen, const struct wpp_fn *fn,
 		    uint64_t id, int is_block)
 {
-	return r->fn == fn && r->id == id && r->is_block == is_block && r->pid == pid && r->gen == gen;
+	return r->fn == fn && r->id == id && r->is_block == is_block && r->pid == pid &&
+	       r->gen == gen;
 }
 
 static int table_grow(struct key_table *t)
@@ -50,8 +52,8 @@ static int table_grow(struct key_table *t)
 		size_t k;
 		if (!r->fn)
 			continue;
-		for (k = key_hash(r->pid, r->gen, r->fn, r->id, r->is_block) & (n.cap - 1); n.slots[k].fn;
-		     k = (k + 1) & (n.cap - 1))
+		for (k = key_hash(r->pid, r->gen, r->fn, r->id, r->is_block) & (n.cap - 1);
+		     n.slots[k].fn; k = (k + 1) & (n.cap - 1))
 			;
 		n.slots[k] = *r;
 		n.n++;
@@ -76,7 +78,7 @@ static int table_add(struct key_table *t, uint32_t pid, uint32_t gen, const stru
 		}
 	}
 	t->slots[i] = (struct rpt_path){
-		.pid = pid, .gen = gen, .fn = fn, .id = id, .is_block = is_block, .count = 1};
+	    .pid = pid, .gen = gen, .fn = fn, .id = id, .is_block = is_block, .count = 1};
 	t->n++;
 	return 0;
 }
@@ -204,7 +206,8 @@ static int image_order(const void *x, const void *y)
 }
 
 static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struct wpp_modules *mods,
-			 long pid, long tid, struct key_table *tab, struct tu_object **map, size_t *nmap)
+			 long pid, long tid, struct key_table *tab, struct tu_object **map,
+			 size_t *nmap)
 {
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct wpp_thread_trace *th = &t->threads[i];
@@ -213,7 +216,8 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 		struct wpp_event ev;
 		struct rpt_image *img;
 
-		if ((pid >= 0 && (uint32_t)pid != th->pid) || (tid >= 0 && (uint32_t)tid != th->tid))
+		if ((pid >= 0 && (uint32_t)pid != th->pid) ||
+		    (tid >= 0 && (uint32_t)tid != th->tid))
 			continue;
 		if (!(img = image_get(p, t, th->pid, th->generation)))
 			return -1;
@@ -226,7 +230,8 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 			if (!(m = realloc(*map, (*nmap + 1) * sizeof(**map))))
 				return -1;
 			*map = m;
-			m[(*nmap)++] = (struct tu_object){im->ranges[r].tu, im->ranges[r].module->path};
+			m[(*nmap)++] =
+			    (struct tu_object){im->ranges[r].tu, im->ranges[r].module->path};
 		}
 		if (!(d = wpp_decoder_open(th, mods, 0)))
 			return -1;
@@ -348,8 +353,8 @@ void rpt_profile_free(struct rpt_profile *p)
 }
 
 /* Paths and hits both ordered by (pid, gen, fn pointer, is_block, id), then merged. */
-static int key_cmp(uint32_t pa, uint32_t ga, const void *fa, int ba, uint64_t ia, uint32_t pb, uint32_t gb,
-		   const void *fb, int bb, uint64_t ib)
+static int key_cmp(uint32_t pa, uint32_t ga, const void *fa, int ba, uint64_t ia, uint32_t pb,
+		   uint32_t gb, const void *fb, int bb, uint64_t ib)
 {
 	if (pa != pb)
 		return pa < pb ? -1 : 1;
@@ -364,18 +369,22 @@ static int key_cmp(uint32_t pa, uint32_t ga, const void *fa, int ba, uint64_t ia
 
 static int path_key_order(const void *x, const void *y)
 {
-	const struct rpt_path *a = *(const struct rpt_path *const *)x, *b = *(const struct rpt_path *const *)y;
-	return key_cmp(a->pid, a->gen, a->fn, a->is_block, a->id, b->pid, b->gen, b->fn, b->is_block, b->id);
+	const struct rpt_path *a = *(const struct rpt_path *const *)x,
+			      *b = *(const struct rpt_path *const *)y;
+	return key_cmp(a->pid, a->gen, a->fn, a->is_block, a->id, b->pid, b->gen, b->fn,
+		       b->is_block, b->id);
 }
 
 static int hit_key_order(const void *x, const void *y)
 {
-	const struct cost_hit *a = *(const struct cost_hit *const *)x, *b = *(const struct cost_hit *const *)y;
-	return key_cmp(a->pid, a->gen, a->fn, a->is_block, a->value, b->pid, b->gen, b->fn, b->is_block,
-		       b->value);
+	const struct cost_hit *a = *(const struct cost_hit *const *)x,
+			      *b = *(const struct cost_hit *const *)y;
+	return key_cmp(a->pid, a->gen, a->fn, a->is_block, a->value, b->pid, b->gen, b->fn,
+		       b->is_block, b->value);
 }
 
-int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a, const char *unit)
+int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a,
+			    const char *unit)
 {
 	struct rpt_path **paths = malloc((p->npaths + 1) * sizeof(*paths));
 	const struct cost_hit **hits = malloc((a->nhits + 1) * sizeof(*hits));
@@ -397,9 +406,9 @@ int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution
 	for (size_t i = 0, k = 0; i < a->nhits; i++) {
 		const struct cost_hit *h = hits[i];
 		int c = -1;
-		while (k < p->npaths &&
-		       (c = key_cmp(paths[k]->pid, paths[k]->gen, paths[k]->fn, paths[k]->is_block, paths[k]->id,
-				    h->pid, h->gen, h->fn, h->is_block, h->value)) < 0)
+		while (k < p->npaths && (c = key_cmp(paths[k]->pid, paths[k]->gen, paths[k]->fn,
+						     paths[k]->is_block, paths[k]->id, h->pid,
+						     h->gen, h->fn, h->is_block, h->value)) < 0)
 			k++;
 		if (k < p->npaths && c == 0) {
 			paths[k]->cost += h->weight;

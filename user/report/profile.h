@@ -32,10 +32,10 @@ struct rpt_path {
 	uint32_t pid, gen;
 	const struct wpp_fn *fn;
 	const char *object; /* file of the ELF object holding fn */
-	uint64_t id;        /* path id, or block index when is_block */
+	uint64_t id;	    /* path id, or block index when is_block */
 	int is_block;
 	uint64_t count;
-	uint64_t cost;    /* count x insns, or the counter events attributed to it */
+	uint64_t cost;	  /* count x insns, or the counter events attributed to it */
 	uint64_t samples; /* counter samples attributed (rpt_profile_apply_costs) */
 	/* static facts (expanded once) */
 	uint64_t insns; /* per execution */
@@ -88,7 +88,8 @@ struct cost_attribution;
  * (costs.h) and recompute the totals; unit names the counter.  Samples of
  * paths the profile does not have (other threads, corrupt ids) are left
  * out.  0, or -1 on allocation failure. */
-int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a, const char *unit);
+int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a,
+			    const char *unit);
 
 /* Threads selected by pid / tid (negative = any).  0, or -1 on allocation failure. */
 int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_trace *t,
@@ -101,15 +102,16 @@ enum rpt_sort { RPT_SORT_COUNT, RPT_SORT_COST };
 struct rpt_row {
 	const struct rpt_path *path;   /* BY_PATH: the first merged entry (static facts) */
 	const struct wpp_fn *fn;       /* BY_PATH, BY_FUNCTION */
-	const char *object;            /* BY_PATH, BY_FUNCTION */
+	const char *object;	       /* BY_PATH, BY_FUNCTION */
 	const struct rpt_image *image; /* BY_PROCESS */
 	uint64_t count, cost;
-	uint64_t distinct;  /* paths (BY_FUNCTION, BY_PROCESS) */
-	uint32_t nimages;   /* BY_PATH: processes it occurred in */
+	uint64_t distinct; /* paths (BY_FUNCTION, BY_PROCESS) */
+	uint32_t nimages;  /* BY_PATH: processes it occurred in */
 };
 
 /* Rows of a view, sorted (descending, ties by name then id); caller frees. */
-size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort, struct rpt_row **out);
+size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort,
+		struct rpt_row **out);
 
 /* Is position l in fn's own file (not inlined header code)?  A position
  * without a file counts as the function's. */

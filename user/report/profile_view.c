@@ -27,7 +27,8 @@ static int merge_order(const struct rpt_path *a, const struct rpt_path *b, int b
 
 static int by_path_order(const void *x, const void *y)
 {
-	return merge_order(*(const struct rpt_path *const *)x, *(const struct rpt_path *const *)y, 0);
+	return merge_order(*(const struct rpt_path *const *)x, *(const struct rpt_path *const *)y,
+			   0);
 }
 
 static enum rpt_sort sort_key;
@@ -49,7 +50,8 @@ static int row_order(const void *x, const void *y)
 	return c;
 }
 
-size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort, struct rpt_row **out)
+size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort,
+		struct rpt_row **out)
 {
 	const struct rpt_path **order = NULL;
 	struct rpt_row *rows = calloc(p->npaths + p->nimages + 1, sizeof(*rows));
@@ -78,7 +80,8 @@ size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort,
 			int same = row && merge_order(row->path, r, by == RPT_BY_FUNCTION) == 0;
 			if (!same) {
 				row = &rows[n++];
-				*row = (struct rpt_row){.path = r, .fn = r->fn, .object = r->object};
+				*row =
+				    (struct rpt_row){.path = r, .fn = r->fn, .object = r->object};
 			}
 			row->count += r->count;
 			row->cost += r->cost;
@@ -92,7 +95,8 @@ size_t rpt_rows(const struct rpt_profile *p, enum rpt_by by, enum rpt_sort sort,
 			for (size_t i = 0, k = 0; k < n; k++) {
 				size_t j = i;
 				uint64_t distinct = 0;
-				while (j < p->npaths && merge_order(order[j], rows[k].path, 1) == 0) {
+				while (j < p->npaths &&
+				       merge_order(order[j], rows[k].path, 1) == 0) {
 					if (j == i || merge_order(order[j], order[j - 1], 0) != 0)
 						distinct++;
 					j++;

@@ -98,7 +98,8 @@ void rpt_spans(const struct rpt_path *r, size_t width, struct strbuf *b)
 	sb_printf(b, "%s", rpt_span(r, span, sizeof(span)));
 	for (size_t k = 1; k < n; k++) {
 		sb_printf(b, " + ");
-		span_text(b, fmt_basename(wpp_tu_str(r->fn->tu, v[k].file_str)), v[k].min, v[k].max);
+		span_text(b, fmt_basename(wpp_tu_str(r->fn->tu, v[k].file_str)), v[k].min,
+			  v[k].max);
 	}
 	if (width && b->len - start > width && n > 1) {
 		/* Too wide: the own file's span and how many other files. */
@@ -117,7 +118,8 @@ void rpt_json_spans(FILE *out, const struct rpt_path *r)
 	for (size_t k = 0; k < n; k++) {
 		fputs(k ? ",{\"file\":" : "{\"file\":", out);
 		json_str(out, k ? wpp_tu_str(r->fn->tu, v[k].file_str) : r->fn->file);
-		fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32 "}", v[k].min, v[k].max);
+		fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32 "}", v[k].min,
+			v[k].max);
 	}
 	fputs("]", out);
 }
@@ -138,11 +140,12 @@ void rpt_json_path_fields(FILE *out, const struct rpt_path *r)
 	char kinds[16];
 
 	rpt_json_fn_fields(out, r->fn, r->object);
-	fprintf(out, ",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"blocks\":%" PRIu32
-		     ",\"insns\":%" PRIu64 ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32
-		     ",\"kind\":\"%s\",\"source\":",
-		r->fn->stable_id, r->is_block ? "block" : "path", r->id, r->nblocks, r->insns, r->line_min,
-		r->line_max, rpt_kinds(r, kinds, sizeof(kinds)));
+	fprintf(out,
+		",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"blocks\":%" PRIu32
+		",\"insns\":%" PRIu64 ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32
+		",\"kind\":\"%s\",\"source\":",
+		r->fn->stable_id, r->is_block ? "block" : "path", r->id, r->nblocks, r->insns,
+		r->line_min, r->line_max, rpt_kinds(r, kinds, sizeof(kinds)));
 	rpt_path_text(r, &text);
 	json_str(out, text.s ? text.s : "");
 	sb_free(&text);

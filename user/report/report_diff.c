@@ -87,8 +87,8 @@ static int diff_order(const void *x, const void *y)
 	return identity_cmp(a->path, b->path);
 }
 
-static size_t diff_rows(const struct rpt_profile *pa, const struct rpt_profile *pb, enum rpt_sort sort,
-			struct diff_row **out)
+static size_t diff_rows(const struct rpt_profile *pa, const struct rpt_profile *pb,
+			enum rpt_sort sort, struct diff_row **out)
 {
 	struct rpt_row *ra, *rb;
 	size_t na = identity_rows(pa, &ra), nb = identity_rows(pb, &rb), i = 0, j = 0, n = 0;
@@ -108,8 +108,10 @@ static size_t diff_rows(const struct rpt_profile *pa, const struct rpt_profile *
 		} else {
 			uint64_t a = sort == RPT_SORT_COST ? ra[i].cost : ra[i].count;
 			uint64_t b = sort == RPT_SORT_COST ? rb[j].cost : rb[j].count;
-			*r = (struct diff_row){rb[j].path, ra[i].count, rb[j].count, ra[i].cost, rb[j].cost,
-					       b > a ? CH_HOTTER : b < a ? CH_COLDER : CH_SAME};
+			*r = (struct diff_row){
+			    rb[j].path,	 ra[i].count,
+			    rb[j].count, ra[i].cost,
+			    rb[j].cost,	 b > a ? CH_HOTTER : b < a ? CH_COLDER : CH_SAME};
 			i++;
 			j++;
 		}
@@ -148,8 +150,8 @@ void rpt_print_diff_text(FILE *out, const struct rpt_profile *a, const struct rp
 		any = 1;
 		fprintf(out, "\n%s\n", change_titles[c]);
 		/* 9+1+9+1+8 + 2+24 + 1+22 + 1+8 + 1+10 = 97 */
-		fprintf(out, "%9s %9s %8s  %-24s %-22s %8s %s\n", "before", "after", "change", "function",
-			"file:lines", "path", "start>end");
+		fprintf(out, "%9s %9s %8s  %-24s %-22s %8s %s\n", "before", "after", "change",
+			"function", "file:lines", "path", "start>end");
 		for (size_t i = 0; i < n; i++) {
 			const struct diff_row *r = &d[i];
 			struct strbuf text = {0};
@@ -162,9 +164,11 @@ void rpt_print_diff_text(FILE *out, const struct rpt_profile *a, const struct rp
 				break;
 			}
 			shown++;
-			snprintf(id, sizeof(id), "%s%" PRIu64, r->path->is_block ? "b" : "#", r->path->id);
-			fprintf(out, "%9s %9s %8s  %-24s %-22s %8s %s\n", fmt_count(x, va), fmt_count(y, vb),
-				fmt_change(z, va, vb), fmt_fit(name, 24, r->path->fn->name),
+			snprintf(id, sizeof(id), "%s%" PRIu64, r->path->is_block ? "b" : "#",
+				 r->path->id);
+			fprintf(out, "%9s %9s %8s  %-24s %-22s %8s %s\n", fmt_count(x, va),
+				fmt_count(y, vb), fmt_change(z, va, vb),
+				fmt_fit(name, 24, r->path->fn->name),
 				fmt_fit_left(fspan, 22, rpt_span(r->path, span, sizeof(span))), id,
 				rpt_kinds(r->path, span, sizeof(span)));
 			rpt_path_text(r->path, &text);
@@ -193,9 +197,11 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 		fputs(",\"cost_samples_b\":", out);
 		cost_tally_json(out, &b->cost_tally);
 	}
-	fprintf(out, ",\"sort\":\"%s\",\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
-		     ",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
-		rpt_sort_name(o->sort), a->total_count, b->total_count, a->total_cost, b->total_cost);
+	fprintf(out,
+		",\"sort\":\"%s\",\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
+		",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
+		rpt_sort_name(o->sort), a->total_count, b->total_count, a->total_cost,
+		b->total_cost);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &d[i];
 		if (r->change == CH_SAME || (o->top >= 0 && shown[r->change] >= (size_t)o->top))
@@ -203,8 +209,9 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 		shown[r->change]++;
 		fputs(written++ ? ",\n{" : "\n{", out);
 		rpt_json_path_fields(out, r->path);
-		fprintf(out, ",\"change\":\"%s\",\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
-			     ",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "}",
+		fprintf(out,
+			",\"change\":\"%s\",\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
+			",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "}",
 			change_names[r->change], r->count_a, r->count_b, r->cost_a, r->cost_b);
 	}
 	fputs("\n]}\n", out);
@@ -230,20 +237,25 @@ void rpt_print_diff_html(FILE *out, const struct rpt_profile *a, const struct rp
 	json_str(mem, b->file);
 	fprintf(mem, ",\"sort\":\"%s\",\"cost_unit\":", rpt_sort_name(o->sort));
 	json_str(mem, b->cost_unit);
-	fprintf(mem, ",\"cost_estimated\":%s,\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
-		     ",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
-		b->cost_estimated ? "true" : "false", a->total_count, b->total_count, a->total_cost, b->total_cost);
+	fprintf(mem,
+		",\"cost_estimated\":%s,\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
+		",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
+		b->cost_estimated ? "true" : "false", a->total_count, b->total_count, a->total_cost,
+		b->total_cost);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &d[i];
 		const struct rpt_path *q = r->path;
 		if (r->change == CH_SAME || (o->top >= 0 && shown[r->change] >= (size_t)o->top))
 			continue;
 		shown[r->change]++;
-		fprintf(mem, "%s[%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32
-			     ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%d]",
-			written++ ? ",\n" : "\n", (int)r->change, r->count_a, r->count_b, r->cost_a, r->cost_b,
-			html_str(&st, q->fn->name), html_path_text(&st, q, 1), q->line_min, q->line_max, q->id,
-			html_str(&st, rpt_kinds(q, kinds, sizeof(kinds))), html_path_text(&st, q, 0), q->is_block);
+		fprintf(mem,
+			"%s[%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32
+			",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%d]",
+			written++ ? ",\n" : "\n", (int)r->change, r->count_a, r->count_b, r->cost_a,
+			r->cost_b, html_str(&st, q->fn->name), html_path_text(&st, q, 1),
+			q->line_min, q->line_max, q->id,
+			html_str(&st, rpt_kinds(q, kinds, sizeof(kinds))),
+			html_path_text(&st, q, 0), q->is_block);
 	}
 	for (size_t i = 0; i < n; i++)
 		shown[CH_SAME] += d[i].change == CH_SAME;

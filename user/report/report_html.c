@@ -54,11 +54,11 @@ __asm__(".section .rodata\n"
  * analysed until SUB_WORD_BUDGET trace words (grammar construction is
  * linear in them, ~5-10M words/s: a few seconds at most), the rest is
  * named as skipped. */
-#define SUB_MIN_LEN 2
-#define SUB_MAX_LEN 8
+#define SUB_MIN_LEN	 2
+#define SUB_MAX_LEN	 8
 #define SUB_MIN_COST_PCT 1
-#define SUB_PER_THREAD 200
-#define SUB_WORD_BUDGET (16u << 20)
+#define SUB_PER_THREAD	 200
+#define SUB_WORD_BUDGET	 (16u << 20)
 
 /* ---- string table ---- */
 
@@ -152,8 +152,8 @@ static void emit_escaped(FILE *out, const char *data, size_t len)
 	}
 }
 
-void html_emit_page(FILE *out, const char *kind, const char *file, const struct html_strtab *st, const char *body,
-		    size_t len)
+void html_emit_page(FILE *out, const char *kind, const char *file, const struct html_strtab *st,
+		    const char *body, size_t len)
 {
 	const char *mark = strstr(rpt_page_html, DATA_MARKER);
 	char *head = NULL;
@@ -259,8 +259,9 @@ static void counter_keys(struct page_extras *x, const struct rpt_profile *p, str
 		im = wpp_modules_image(x->s.mods, h->pid, h->gen);
 		if (wpp_image_resolve(im, h->fid, &fn, &range) != WPP_RESOLVED)
 			continue;
-		c->keys[c->nkeys++] = (struct hit_key){range->module->path, fn->tu->tu_hash, fn->local_index,
-						       h->pid, h->gen, h->is_block, h->value, h->weight};
+		c->keys[c->nkeys++] = (struct hit_key){
+		    range->module->path, fn->tu->tu_hash, fn->local_index, h->pid, h->gen,
+		    h->is_block,	 h->value,	  h->weight};
 	}
 	if (c->nkeys)
 		qsort(c->keys, c->nkeys, sizeof(*c->keys), hit_order);
@@ -271,14 +272,14 @@ static void counter_sum(const struct page_counter *c, const char *object, const 
 			const struct rpt_path *path, uint64_t *events, uint64_t *samples)
 {
 	size_t lo = 0, hi = c->nkeys;
-	struct hit_key want = {object, fn->tu->tu_hash, fn->local_index, 0, 0, path ? path->is_block : 0,
-			       path ? path->id : 0, 0};
+	struct hit_key want = {object, fn->tu->tu_hash,		  fn->local_index,     0,
+			       0,      path ? path->is_block : 0, path ? path->id : 0, 0};
 
 	*events = *samples = 0;
 	while (lo < hi) { /* first key >= the function (and path) */
 		size_t mid = (lo + hi) / 2;
-		int cmp = path ? hit_order(&c->keys[mid], &want) : fn_key_cmp(&c->keys[mid], object, want.tu_hash,
-									    want.local);
+		int cmp = path ? hit_order(&c->keys[mid], &want)
+			       : fn_key_cmp(&c->keys[mid], object, want.tu_hash, want.local);
 		if (cmp < 0)
 			lo = mid + 1;
 		else
@@ -286,7 +287,8 @@ static void counter_sum(const struct page_counter *c, const char *object, const 
 	}
 	for (; lo < c->nkeys; lo++) {
 		const struct hit_key *k = &c->keys[lo];
-		if (path ? hit_order(k, &want) != 0 : fn_key_cmp(k, object, want.tu_hash, want.local) != 0)
+		if (path ? hit_order(k, &want) != 0
+			 : fn_key_cmp(k, object, want.tu_hash, want.local) != 0)
 			break;
 		*events += k->weight;
 		++*samples;
@@ -376,8 +378,9 @@ static uint32_t terminal_name(struct html_strtab *t, const struct wpp_grammar_te
 	if (!ti->fn)
 		snprintf(buf, sizeof(buf), "fid %" PRIu32 " #%" PRIu64, term->fid, term->path_id);
 	else if (ti->line_min && ti->line_min != ti->line_max)
-		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 " (%s:%" PRIu32 "-%" PRIu32 ")", ti->fn->name,
-			 ti->is_block ? "b" : "#", term->path_id, file, ti->line_min, ti->line_max);
+		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 " (%s:%" PRIu32 "-%" PRIu32 ")",
+			 ti->fn->name, ti->is_block ? "b" : "#", term->path_id, file, ti->line_min,
+			 ti->line_max);
 	else
 		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 " (%s:%" PRIu32 ")", ti->fn->name,
 			 ti->is_block ? "b" : "#", term->path_id, file, ti->line_min);
@@ -387,7 +390,8 @@ static uint32_t terminal_name(struct html_strtab *t, const struct wpp_grammar_te
 /* Rows [pid, tid, occurrences, IR insns, length, [terminal names], counter
  * events...] of one thread; returns how many. */
 static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct page_extras *x,
-			      const struct wpp_thread_grammar *tg, const struct terminal_info *info, int *first)
+			      const struct wpp_thread_grammar *tg, const struct terminal_info *info,
+			      int *first)
 {
 	uint32_t nterm = tg->hdr.nterminals;
 	uint64_t *cost = calloc(nterm + 1, sizeof(*cost)), total = 0;
@@ -409,8 +413,8 @@ static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct pa
 	/* Counter events per execution of each path in this thread (costs.h). */
 	for (uint32_t c = 0; c < x->ncounters; c++)
 		if (!(ccost[c] = calloc(nterm + 1, sizeof(uint64_t))) ||
-		    cost_per_terminal(&x->counters[c].attr, tg->hdr.pid, tg->hdr.generation, tg->hdr.tid, tg->terms,
-				      is_block, freq, nterm, ccost[c]) < 0)
+		    cost_per_terminal(&x->counters[c].attr, tg->hdr.pid, tg->hdr.generation,
+				      tg->hdr.tid, tg->terms, is_block, freq, nterm, ccost[c]) < 0)
 			wpp_die("out of memory");
 	uint64_t min_cost = total / (100 / SUB_MIN_COST_PCT);
 	struct hotsub_params hp = {SUB_MIN_LEN, SUB_MAX_LEN, min_cost ? min_cost : 1, cost, nterm};
@@ -420,11 +424,13 @@ static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct pa
 	size_t shown = r.n < SUB_PER_THREAD ? r.n : SUB_PER_THREAD;
 	for (size_t i = 0; i < shown; i++) {
 		const struct hotsub_path *h = &r.paths[i];
-		fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",[", *first ? "\n" : ",\n",
-			tg->hdr.pid, tg->hdr.tid, h->occurrences, h->cost, h->len);
+		fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",[",
+			*first ? "\n" : ",\n", tg->hdr.pid, tg->hdr.tid, h->occurrences, h->cost,
+			h->len);
 		*first = 0;
 		for (uint32_t k = 0; k < h->len; k++)
-			fprintf(out, "%s%" PRIu32, k ? "," : "", terminal_name(st, &tg->terms[h->syms[k]], &info[h->syms[k]]));
+			fprintf(out, "%s%" PRIu32, k ? "," : "",
+				terminal_name(st, &tg->terms[h->syms[k]], &info[h->syms[k]]));
 		fputc(']', out);
 		for (uint32_t c = 0; c < x->ncounters; c++) {
 			uint64_t per = 0;
@@ -485,14 +491,17 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
 		snprintf(note, sizeof(note), "Hot subpaths: %s.", why);
 	else
 		snprintf(note, sizeof(note),
-			 "Minimal hot subpaths of %zu thread%s (%" PRIu64 " trace words): sequences of %d..%d paths "
-			 "costing at least %d%% of their thread's IR instructions, the costliest %d per thread "
+			 "Minimal hot subpaths of %zu thread%s (%" PRIu64
+			 " trace words): sequences of %d..%d paths "
+			 "costing at least %d%% of their thread's IR instructions, the costliest "
+			 "%d per thread "
 			 "(%zu shown)%s",
-			 threads, threads == 1 ? "" : "s", words, SUB_MIN_LEN, SUB_MAX_LEN, SUB_MIN_COST_PCT,
-			 SUB_PER_THREAD, rows, skipped ? "; " : ".");
+			 threads, threads == 1 ? "" : "s", words, SUB_MIN_LEN, SUB_MAX_LEN,
+			 SUB_MIN_COST_PCT, SUB_PER_THREAD, rows, skipped ? "; " : ".");
 	if (!why && skipped)
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
-			 "%zu thread%s (%" PRIu64 " words) not analysed: over the page's %u-word budget or "
+			 "%zu thread%s (%" PRIu64
+			 " words) not analysed: over the page's %u-word budget or "
 			 "unreadable (wpptrace hot analyses them).",
 			 skipped, skipped == 1 ? "" : "s", skipped_words, SUB_WORD_BUDGET);
 	fputs(",\"subpaths_note\":", out);
@@ -504,11 +513,12 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
 static void write_totals(FILE *out, const struct rpt_profile *p)
 {
 	const struct wpp_decode_stats *st = &p->stats;
-	fprintf(out, "\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
-		     ",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		     ",\"lost_words\":%" PRIu64 "}",
-		p->total_count, p->total_cost, p->npaths, st->unattributed, st->corrupt + p->corrupt_paths,
-		st->gaps, st->lost_words);
+	fprintf(out,
+		"\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
+		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
+		",\"lost_words\":%" PRIu64 "}",
+		p->total_count, p->total_cost, p->npaths, st->unattributed,
+		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
 /* One table of the page, rows in the layouts below (report_page.html reads them):
@@ -516,8 +526,8 @@ static void write_totals(FILE *out, const struct rpt_profile *p)
  *   paths      [count, cost, function, spans ("t.c:4-9 + u.h:3"), line_min, line_max, id,
  *               kind, text, processes, is_block, counter events, samples...]
  *   processes  [count, cost, paths, pid, gen, threads, program, hottest function or -1] */
-static void write_rows(FILE *out, struct html_strtab *st, const struct rpt_profile *p, const struct rpt_options *o,
-		       const struct page_extras *x, enum rpt_by by)
+static void write_rows(FILE *out, struct html_strtab *st, const struct rpt_profile *p,
+		       const struct rpt_options *o, const struct page_extras *x, enum rpt_by by)
 {
 	static const char *const names[] = {"paths", "functions", "processes"};
 	struct rpt_row *rows;
@@ -531,22 +541,27 @@ static void write_rows(FILE *out, struct html_strtab *st, const struct rpt_profi
 		fprintf(out, "%s[%" PRIu64 ",%" PRIu64, i ? ",\n" : "\n", r->count, r->cost);
 		switch (by) {
 		case RPT_BY_FUNCTION:
-			fprintf(out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, r->distinct,
-				html_str(st, r->fn->name), html_str(st, r->fn->file), r->fn->line, html_str(st, r->object));
+			fprintf(out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32,
+				r->distinct, html_str(st, r->fn->name), html_str(st, r->fn->file),
+				r->fn->line, html_str(st, r->object));
 			write_counter_cols(out, x, r->object, r->fn, NULL);
 			break;
 		case RPT_BY_PATH:
-			fprintf(out, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32
-				     ",%" PRIu32 ",%d",
-				html_str(st, q->fn->name), html_path_text(st, q, 1), q->line_min, q->line_max, q->id,
-				html_str(st, rpt_kinds(q, kinds, sizeof(kinds))), html_path_text(st, q, 0), r->nimages,
-				q->is_block);
+			fprintf(out,
+				",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64
+				",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%d",
+				html_str(st, q->fn->name), html_path_text(st, q, 1), q->line_min,
+				q->line_max, q->id,
+				html_str(st, rpt_kinds(q, kinds, sizeof(kinds))),
+				html_path_text(st, q, 0), r->nimages, q->is_block);
 			write_counter_cols(out, x, r->object, r->fn, q);
 			break;
 		case RPT_BY_PROCESS:
-			fprintf(out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%ld", r->distinct,
-				r->image->pid, r->image->gen, r->image->nthreads, html_str(st, r->image->exe),
-				r->image->hottest ? (long)html_str(st, r->image->hottest->name) : -1L);
+			fprintf(
+			    out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%ld",
+			    r->distinct, r->image->pid, r->image->gen, r->image->nthreads,
+			    html_str(st, r->image->exe),
+			    r->image->hottest ? (long)html_str(st, r->image->hottest->name) : -1L);
 			break;
 		}
 		fputc(']', out);
@@ -562,8 +577,8 @@ static void write_counters(FILE *out, const struct page_extras *x)
 		const struct page_counter *c = &x->counters[i];
 		fputs(i ? ",{\"name\":" : "{\"name\":", out);
 		json_str(out, c->name);
-		fprintf(out, ",\"samples\":%" PRIu64 ",\"events\":%" PRIu64 ",\"note\":", c->attr.samples,
-			c->attr.weight);
+		fprintf(out, ",\"samples\":%" PRIu64 ",\"events\":%" PRIu64 ",\"note\":",
+			c->attr.samples, c->attr.weight);
 		json_str(out, c->note);
 		fputs(",\"cost_samples\":", out);
 		cost_tally_json(out, &c->tally);

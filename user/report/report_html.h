@@ -38,8 +38,8 @@ void html_strtab_free(struct html_strtab *t);
 /* The page; its data is {"kind":KIND,"file":FILE,"S":[strings],BODY}
  * where body[0..len) holds the remaining members, made safe inside the
  * page's <script> element. */
-void html_emit_page(FILE *out, const char *kind, const char *file, const struct html_strtab *st, const char *body,
-		    size_t len);
+void html_emit_page(FILE *out, const char *kind, const char *file, const struct html_strtab *st,
+		    const char *body, size_t len);
 
 /* `report A --diff B --html`: the diff as a page (report_diff.c). */
 void rpt_print_diff_html(FILE *out, const struct rpt_profile *a, const struct rpt_profile *b,

@@ -14,7 +14,8 @@ static size_t shown_rows(const struct rpt_options *o, size_t n)
 	return o->top >= 0 && (size_t)o->top < n ? (size_t)o->top : n;
 }
 
-static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by, const struct rpt_options *o)
+static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by,
+		      const struct rpt_options *o)
 {
 	struct rpt_row *rows;
 	size_t n = rpt_rows(p, by, o->sort, &rows), shown = shown_rows(o, n);
@@ -32,14 +33,19 @@ static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by, co
 			break;
 		case RPT_BY_FUNCTION:
 			rpt_json_fn_fields(out, r->fn, r->object);
-			fprintf(out, ",\"line\":%" PRIu32 ",\"stable_id\":\"%016" PRIx64 "\",\"paths\":%" PRIu64,
+			fprintf(out,
+				",\"line\":%" PRIu32 ",\"stable_id\":\"%016" PRIx64
+				"\",\"paths\":%" PRIu64,
 				r->fn->line, r->fn->stable_id, r->distinct);
 			break;
 		case RPT_BY_PROCESS:
-			fprintf(out, "\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"exe\":", r->image->pid,
+			fprintf(out,
+				"\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"exe\":", r->image->pid,
 				r->image->gen);
 			json_str(out, r->image->exe);
-			fprintf(out, ",\"threads\":%" PRIu32 ",\"paths\":%" PRIu64 ",\"hottest_function\":",
+			fprintf(out,
+				",\"threads\":%" PRIu32 ",\"paths\":%" PRIu64
+				",\"hottest_function\":",
 				r->image->nthreads, r->distinct);
 			if (r->image->hottest)
 				json_str(out, r->image->hottest->name);
@@ -59,8 +65,9 @@ void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 
 	fputs("{\"file\":", out);
 	json_str(out, p->file);
-	fprintf(out, ",\"by\":\"%s\",\"sort\":\"%s\",\"cost_unit\":\"%s\",\"cost_estimated\":%s,", rpt_by_name(o->by),
-		rpt_sort_name(o->sort), p->cost_unit, p->cost_estimated ? "true" : "false");
+	fprintf(out, ",\"by\":\"%s\",\"sort\":\"%s\",\"cost_unit\":\"%s\",\"cost_estimated\":%s,",
+		rpt_by_name(o->by), rpt_sort_name(o->sort), p->cost_unit,
+		p->cost_estimated ? "true" : "false");
 	if (p->has_cost_tally) {
 		fputs("\"cost_samples\":", out);
 		cost_tally_json(out, &p->cost_tally);
@@ -75,9 +82,10 @@ void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 		fputc(',', out);
 	}
 	json_rows(out, p, RPT_BY_PROCESS, o);
-	fprintf(out, ",\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
-		     ",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		     ",\"lost_words\":%" PRIu64 "}}\n",
-		p->total_count, p->total_cost, p->npaths, st->unattributed, st->corrupt + p->corrupt_paths,
-		st->gaps, st->lost_words);
+	fprintf(out,
+		",\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
+		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
+		",\"lost_words\":%" PRIu64 "}}\n",
+		p->total_count, p->total_cost, p->npaths, st->unattributed,
+		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }

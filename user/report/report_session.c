@@ -10,7 +10,8 @@
 #include "costs.h"
 #include "log.h"
 
-int rpt_open(struct session *s, struct rpt_profile *p, const char *file, const struct thread_filter *f)
+int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
+	     const struct thread_filter *f)
 {
 	int rc = session_open(s, file);
 

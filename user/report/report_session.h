@@ -11,7 +11,8 @@
 #include "session.h"
 
 /* 0, or an exit status after one error line. */
-int rpt_open(struct session *s, struct rpt_profile *p, const char *file, const struct thread_filter *f);
+int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
+	     const struct thread_filter *f);
 void rpt_close(struct session *s, struct rpt_profile *p);
 
 /* --cost COUNTER: make the profile's cost the counter events attributed

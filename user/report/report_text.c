@@ -44,8 +44,8 @@ static void path_table(FILE *out, const struct rpt_profile *p, const struct rpt_
 
 	fprintf(out, "Hot paths (by %s)\n", rpt_sort_name(o->sort));
 	/* 31 + 2+20 + 1+7 + 1+11 + 1 = 74, then file:lines */
-	fprintf(out, "%8s %6s %8s %6s  %-20s %7s %-11s %s\n", "execs", "%", rpt_cost_label(p), "%", "function",
-		"path", "start>end", "file:lines");
+	fprintf(out, "%8s %6s %8s %6s  %-20s %7s %-11s %s\n", "execs", "%", rpt_cost_label(p), "%",
+		"function", "path", "start>end", "file:lines");
 	for (size_t i = 0; i < shown; i++) {
 		const struct rpt_path *r = rows[i].path;
 		struct strbuf text = {0}, spans = {0};
@@ -78,15 +78,15 @@ static void function_table(FILE *out, const struct rpt_profile *p, const struct 
 
 	fprintf(out, "Functions (by %s)\n", rpt_sort_name(o->sort));
 	/* 31 + 1+6 + 2+36 + 1+22 = 99 */
-	fprintf(out, "%8s %6s %8s %6s %6s  %-36s %s\n", "execs", "%", rpt_cost_label(p), "%", "paths", "function",
-		"defined at");
+	fprintf(out, "%8s %6s %8s %6s %6s  %-36s %s\n", "execs", "%", rpt_cost_label(p), "%",
+		"paths", "function", "defined at");
 	for (size_t i = 0; i < shown; i++) {
 		const struct wpp_fn *fn = rows[i].fn;
 		numbers(out, p, rows[i].count, rows[i].cost);
-		snprintf(where, sizeof(where), "%s:%" PRIu32, fn->file[0] ? fmt_basename(fn->file) : "?",
-			 fn->line);
-		fprintf(out, " %6s  %-36s %s\n", fmt_count(d, rows[i].distinct), fmt_fit_mid(name, 36, fn->name),
-			fmt_fit_left(fwhere, 22, where));
+		snprintf(where, sizeof(where), "%s:%" PRIu32,
+			 fn->file[0] ? fmt_basename(fn->file) : "?", fn->line);
+		fprintf(out, " %6s  %-36s %s\n", fmt_count(d, rows[i].distinct),
+			fmt_fit_mid(name, 36, fn->name), fmt_fit_left(fwhere, 22, where));
 	}
 	more_line(out, shown, n, "functions");
 	free(rows);
@@ -100,8 +100,8 @@ static void process_table(FILE *out, const struct rpt_profile *p, const struct r
 
 	fprintf(out, "Processes (by %s)\n", rpt_sort_name(o->sort));
 	/* 9 + 1+31 + 1+6 + 1+3 + 2+24 + 1+20 = 99 */
-	fprintf(out, "%-9s %8s %6s %8s %6s %6s %3s  %-24s %s\n", "pid", "execs", "%", rpt_cost_label(p), "%",
-		"paths", "thr", "program", "hottest function");
+	fprintf(out, "%-9s %8s %6s %8s %6s %6s %3s  %-24s %s\n", "pid", "execs", "%",
+		rpt_cost_label(p), "%", "paths", "thr", "program", "hottest function");
 	for (size_t i = 0; i < shown; i++) {
 		const struct rpt_image *im = rows[i].image;
 		if (im->gen)
@@ -110,7 +110,8 @@ static void process_table(FILE *out, const struct rpt_profile *p, const struct r
 			snprintf(pid, sizeof(pid), "%" PRIu32, im->pid);
 		fprintf(out, "%-9s ", pid);
 		numbers(out, p, rows[i].count, rows[i].cost);
-		fprintf(out, " %6s %3" PRIu32 "  %-24s %s\n", fmt_count(d, rows[i].distinct), im->nthreads,
+		fprintf(out, " %6s %3" PRIu32 "  %-24s %s\n", fmt_count(d, rows[i].distinct),
+			im->nthreads,
 			fmt_fit_left(exe, 24, im->exe[0] ? fmt_basename(im->exe) : "?"),
 			im->hottest ? fmt_fit_mid(hot, 20, im->hottest->name) : "-");
 	}
@@ -126,14 +127,18 @@ void rpt_print_text(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 
 	for (size_t i = 0; i < p->nimages; i++)
 		nthreads += p->images[i].nthreads;
-	fprintf(out, "Report of %s: %zu process%s, %zu thread%s\n", fmt_basename(p->file), p->nimages,
-		p->nimages == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s");
+	fprintf(out, "Report of %s: %zu process%s, %zu thread%s\n", fmt_basename(p->file),
+		p->nimages, p->nimages == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s");
 	if (p->cost_estimated)
-		fprintf(out, "%s path executions, ~%s %s (estimated from %" PRIu64 " samples on paths)%s\n\n",
+		fprintf(out,
+			"%s path executions, ~%s %s (estimated from %" PRIu64
+			" samples on paths)%s\n\n",
 			fmt_count(a, p->total_count), fmt_count(b, p->total_cost), p->cost_unit,
 			p->total_samples, p->nimages > 1 ? "; merged across processes" : "");
 	else
-		fprintf(out, "%s path executions, %s IR instructions executed (insns = execs x path length)%s\n\n",
+		fprintf(out,
+			"%s path executions, %s IR instructions executed (insns = execs x path "
+			"length)%s\n\n",
 			fmt_count(a, p->total_count), fmt_count(b, p->total_cost),
 			p->nimages > 1 ? "; merged across processes" : "");
 	switch (o->by) {
@@ -154,7 +159,8 @@ void rpt_print_text(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 		process_table(out, p, o);
 	}
 	if (st->unattributed || st->corrupt || p->corrupt_paths || st->gaps)
-		fprintf(out, "\nnot counted: %" PRIu64 " unattributed, %" PRIu64 " corrupt records; %" PRIu64
-			     " gaps (%" PRIu64 " words lost)\n",
+		fprintf(out,
+			"\nnot counted: %" PRIu64 " unattributed, %" PRIu64
+			" corrupt records; %" PRIu64 " gaps (%" PRIu64 " words lost)\n",
 			st->unattributed, st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }

@@ -86,9 +86,11 @@ char *fmt_change(char *buf, uint64_t before, uint64_t after)
 	if (before == 0)
 		snprintf(buf, FMT_NUM_LEN, after ? "new" : "0.0%%");
 	else if (after >= before)
-		snprintf(buf, FMT_NUM_LEN, "+%.1f%%", 100.0 * (double)(after - before) / (double)before);
+		snprintf(buf, FMT_NUM_LEN, "+%.1f%%",
+			 100.0 * (double)(after - before) / (double)before);
 	else
-		snprintf(buf, FMT_NUM_LEN, "-%.1f%%", 100.0 * (double)(before - after) / (double)before);
+		snprintf(buf, FMT_NUM_LEN, "-%.1f%%",
+			 100.0 * (double)(before - after) / (double)before);
 	return buf;
 }
 

@@ -35,7 +35,7 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 struct user_handler {
 	struct sigaction act; /* what the program installed */
-	int ours;             /* the kernel has our trampoline for it */
+	int ours;	      /* the kernel has our trampoline for it */
 };
 
 static struct user_handler handlers[_NSIG];
@@ -48,7 +48,10 @@ static sigaction_fn get_real(void)
 	return real_sigaction;
 }
 
-__attribute__((constructor(102))) static void resolve_early(void) { get_real(); }
+__attribute__((constructor(102))) static void resolve_early(void)
+{
+	get_real();
+}
 
 static int signal_enter(struct rt_thread *t, uintptr_t interrupted_sp, uintptr_t frame)
 {

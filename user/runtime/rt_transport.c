@@ -70,7 +70,10 @@ static const struct rt_transport_ops *select_transport(void)
 	return &rt_transport_probe;
 }
 
-int rt_init_done(void) { return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == 2; }
+int rt_init_done(void)
+{
+	return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == 2;
+}
 
 void rt_init(void)
 {
@@ -113,25 +116,36 @@ static void discard_publish(struct rt_thread *t, int level, struct rt_buf *b)
 {
 	(void)t, (void)level, (void)b;
 }
-static void discard_close(struct rt_thread *t, int last) { (void)t, (void)last; }
-static void discard_lost(struct rt_thread *t, uint64_t words) { (void)t, (void)words; }
-static void discard_module(uint32_t fid_base, uint32_t nfuncs, uint64_t tu_hash,
-			   uint64_t meta_addr, uint64_t load_bias, const uint8_t *build_id,
-			   uint32_t build_id_len, const char *path)
+static void discard_close(struct rt_thread *t, int last)
+{
+	(void)t, (void)last;
+}
+static void discard_lost(struct rt_thread *t, uint64_t words)
+{
+	(void)t, (void)words;
+}
+static void discard_module(uint32_t fid_base, uint32_t nfuncs, uint64_t tu_hash, uint64_t meta_addr,
+			   uint64_t load_bias, const uint8_t *build_id, uint32_t build_id_len,
+			   const char *path)
 {
 	(void)fid_base, (void)nfuncs, (void)tu_hash, (void)meta_addr, (void)load_bias;
 	(void)build_id, (void)build_id_len, (void)path;
 }
-static void discard_fork_child(void) {}
+static void discard_fork_child(void)
+{
+}
 
 const struct rt_transport_ops rt_transport_discard = {
-	"discard",	 discard_thread_open, discard_begin, discard_publish, discard_close,
-	discard_lost,	 discard_module,      discard_fork_child,
+    "discard",	   discard_thread_open, discard_begin,	discard_publish,
+    discard_close, discard_lost,	discard_module, discard_fork_child,
 };
 
 /* ---- probe ---- */
 
-static size_t probe_buf_bytes(void) { return wpp_shm_slot_bytes(rt_buffer_words); }
+static size_t probe_buf_bytes(void)
+{
+	return wpp_shm_slot_bytes(rt_buffer_words);
+}
 
 static int probe_thread_open(struct rt_thread *t)
 {
@@ -182,9 +196,11 @@ static void probe_close(struct rt_thread *t, int last)
 	}
 }
 
-static void probe_fork_child(void) {}
+static void probe_fork_child(void)
+{
+}
 
 const struct rt_transport_ops rt_transport_probe = {
-	"probe",       probe_thread_open, probe_begin,	   probe_publish, probe_close,
-	discard_lost,  discard_module,	  probe_fork_child,
+    "probe",	 probe_thread_open, probe_begin,    probe_publish,
+    probe_close, discard_lost,	    discard_module, probe_fork_child,
 };

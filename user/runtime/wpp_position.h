@@ -42,27 +42,27 @@
 
 #include <stdint.h>
 
-#define WPP_POSITION_MAGIC 0x534f5057u /* "WPOS" */
-#define WPP_POSITION_VERSION 1u
-#define WPP_POSITIONS_SYMBOL "__wpp_positions"
-#define WPP_POSITIONS_MAGIC "WPPPOS\0\0"
+#define WPP_POSITION_MAGIC     0x534f5057u /* "WPOS" */
+#define WPP_POSITION_VERSION   1u
+#define WPP_POSITIONS_SYMBOL   "__wpp_positions"
+#define WPP_POSITIONS_MAGIC    "WPPPOS\0\0"
 #define WPP_POSITIONS_CAPACITY 4096u
 
 struct wpp_thread_position {
-	uint32_t magic;          /* WPP_POSITION_MAGIC */
-	uint32_t version;        /* WPP_POSITION_VERSION */
-	uint32_t tid;            /* the thread this describes (updated in fork children) */
-	uint32_t nlevels;        /* levels in the state: depth is < nlevels */
-	uint64_t cursor_addr;    /* &__wpp_cursor of this thread */
-	uint64_t thread_addr;    /* the thread's runtime state */
+	uint32_t magic;		 /* WPP_POSITION_MAGIC */
+	uint32_t version;	 /* WPP_POSITION_VERSION */
+	uint32_t tid;		 /* the thread this describes (updated in fork children) */
+	uint32_t nlevels;	 /* levels in the state: depth is < nlevels */
+	uint64_t cursor_addr;	 /* &__wpp_cursor of this thread */
+	uint64_t thread_addr;	 /* the thread's runtime state */
 	uint64_t global_scratch; /* shared scratch of threads not yet started */
 	uint32_t off_depth, off_next_seq;
 	uint32_t off_levels, level_size;
 	uint32_t off_lv_words, off_lv_seq;
 	uint32_t off_lv_cap, off_lv_scratch;
 	uint32_t off_discard, scratch_words;
-	uint32_t discard_words;  /* including slack */
-	uint32_t slack_words;    /* owned words past a buffer's cap */
+	uint32_t discard_words; /* including slack */
+	uint32_t slack_words;	/* owned words past a buffer's cap */
 };
 
 /* At symbol __wpp_positions.  slots[i] is the address of a thread's
@@ -70,9 +70,9 @@ struct wpp_thread_position {
  * whose TLS block is reused by a later thread keeps its slot), so stale
  * entries exist: a reader checks magic and that the tid is alive. */
 struct wpp_positions {
-	char magic[8];           /* WPP_POSITIONS_MAGIC */
-	uint32_t version;        /* WPP_POSITION_VERSION */
-	uint32_t capacity;       /* WPP_POSITIONS_CAPACITY */
+	char magic[8];	   /* WPP_POSITIONS_MAGIC */
+	uint32_t version;  /* WPP_POSITION_VERSION */
+	uint32_t capacity; /* WPP_POSITIONS_CAPACITY */
 	uint64_t slots[WPP_POSITIONS_CAPACITY];
 };
 

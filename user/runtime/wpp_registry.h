@@ -22,9 +22,9 @@
 
 #include <stdint.h>
 
-#define WPP_REGISTRY_MAGIC "WPPREG\0\0"
+#define WPP_REGISTRY_MAGIC   "WPPREG\0\0"
 #define WPP_REGISTRY_VERSION 1u
-#define WPP_REGISTRY_SYMBOL "__wpp_registry"
+#define WPP_REGISTRY_SYMBOL  "__wpp_registry"
 
 enum wpp_registry_transport {
 	WPP_REG_TRANSPORT_NONE = 0,
@@ -37,10 +37,10 @@ struct wpp_registry_entry {
 	uint64_t tu_hash;
 	uint32_t fid_base;
 	uint32_t nfuncs;
-	uint64_t meta_addr;  /* run-time address of the TU's metadata blob */
+	uint64_t meta_addr; /* run-time address of the TU's metadata blob */
 	uint64_t meta_size;
-	uint64_t load_bias;  /* of the ELF object containing the blob */
-	uint64_t path;       /* address of the object's path */
+	uint64_t load_bias; /* of the ELF object containing the blob */
+	uint64_t path;	    /* address of the object's path */
 	uint32_t path_len;
 	uint32_t build_id_len;
 	uint8_t build_id[20];
@@ -48,16 +48,16 @@ struct wpp_registry_entry {
 };
 
 struct wpp_registry {
-	char magic[8];          /* WPP_REGISTRY_MAGIC */
-	uint32_t version;       /* WPP_REGISTRY_VERSION */
-	uint32_t entry_size;    /* sizeof(struct wpp_registry_entry) */
-	uint64_t update_seq;    /* seqlock, see above */
-	uint32_t pid;           /* process the data describes (updated in fork children) */
-	uint32_t next_fid;      /* first unassigned fid */
+	char magic[8];	     /* WPP_REGISTRY_MAGIC */
+	uint32_t version;    /* WPP_REGISTRY_VERSION */
+	uint32_t entry_size; /* sizeof(struct wpp_registry_entry) */
+	uint64_t update_seq; /* seqlock, see above */
+	uint32_t pid;	     /* process the data describes (updated in fork children) */
+	uint32_t next_fid;   /* first unassigned fid */
 	uint32_t count;
 	uint32_t capacity;
-	uint64_t entries;       /* address of struct wpp_registry_entry[capacity] */
-	uint32_t transport;     /* enum wpp_registry_transport */
+	uint64_t entries;   /* address of struct wpp_registry_entry[capacity] */
+	uint32_t transport; /* enum wpp_registry_transport */
 	uint32_t buffer_words;
 };
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define WPP_META_SECTION "wpp_meta"
-#define WPP_META_MAGIC "WPPMETA\0"
+#define WPP_META_MAGIC	 "WPPMETA\0"
 #define WPP_META_VERSION 1u
 
 enum wpp_meta_mode {
@@ -34,12 +34,12 @@ enum wpp_meta_mode {
 };
 
 struct wpp_meta_header {
-	char magic[8];         /* WPP_META_MAGIC */
-	uint32_t version;      /* WPP_META_VERSION */
-	uint32_t header_size;  /* sizeof(struct wpp_meta_header) */
-	uint64_t total_size;   /* whole blob, bytes */
-	uint64_t tu_hash;      /* stable id of the TU (source path + function ids) */
-	uint32_t mode;         /* enum wpp_meta_mode */
+	char magic[8];	      /* WPP_META_MAGIC */
+	uint32_t version;     /* WPP_META_VERSION */
+	uint32_t header_size; /* sizeof(struct wpp_meta_header) */
+	uint64_t total_size;  /* whole blob, bytes */
+	uint64_t tu_hash;     /* stable id of the TU (source path + function ids) */
+	uint32_t mode;	      /* enum wpp_meta_mode */
 	uint32_t nfuncs;
 	uint32_t nblocks_total;
 	uint32_t nedges_total;
@@ -47,12 +47,12 @@ struct wpp_meta_header {
 	uint32_t source_str;   /* main source file, as given to the compiler */
 	uint32_t producer_str; /* "wppcc <version> (clang <version>)" */
 	uint32_t reserved0;
-	uint64_t funcs_off;    /* struct wpp_meta_func[nfuncs] */
-	uint64_t blocks_off;   /* struct wpp_meta_block[nblocks_total] */
-	uint64_t edges_off;    /* struct wpp_meta_edge[nedges_total] */
-	uint64_t lines_off;    /* struct wpp_meta_line[nlines_total] */
-	uint64_t strtab_off;   /* NUL-terminated strings; string index = offset into it */
-	uint64_t strtab_size;  /* offset 0 is the empty string */
+	uint64_t funcs_off;   /* struct wpp_meta_func[nfuncs] */
+	uint64_t blocks_off;  /* struct wpp_meta_block[nblocks_total] */
+	uint64_t edges_off;   /* struct wpp_meta_edge[nedges_total] */
+	uint64_t lines_off;   /* struct wpp_meta_line[nlines_total] */
+	uint64_t strtab_off;  /* NUL-terminated strings; string index = offset into it */
+	uint64_t strtab_size; /* offset 0 is the empty string */
 };
 
 enum wpp_func_flags {
@@ -69,12 +69,12 @@ struct wpp_meta_func {
 	uint32_t local_index; /* fid = fid_base + local_index */
 	uint32_t name_str;    /* linkage name */
 	uint32_t file_str;    /* file of the definition ("" if no debug info) */
-	uint32_t line;        /* line of the definition (0 if unknown) */
-	uint32_t flags;       /* enum wpp_func_flags */
+	uint32_t line;	      /* line of the definition (0 if unknown) */
+	uint32_t flags;	      /* enum wpp_func_flags */
 	uint32_t nblocks;
 	uint32_t first_block; /* index into the blob's block array */
 	uint32_t nedges;
-	uint32_t first_edge;  /* index into the blob's edge array */
+	uint32_t first_edge; /* index into the blob's edge array */
 	uint32_t reserved0;
 };
 
@@ -86,40 +86,40 @@ enum wpp_block_flags {
 };
 
 struct wpp_meta_block {
-	uint32_t first_line;  /* index into the blob's line array */
-	uint32_t nlines;      /* distinct source positions the block covers, in order */
-	uint32_t ninsns;      /* static IR instruction count, excluding instrumentation */
-	uint32_t flags;       /* enum wpp_block_flags */
+	uint32_t first_line; /* index into the blob's line array */
+	uint32_t nlines;     /* distinct source positions the block covers, in order */
+	uint32_t ninsns;     /* static IR instruction count, excluding instrumentation */
+	uint32_t flags;	     /* enum wpp_block_flags */
 };
 
 struct wpp_meta_line {
-	uint32_t file_str;    /* may differ from the function's file (inlined code) */
+	uint32_t file_str; /* may differ from the function's file (inlined code) */
 	uint32_t line;
 	uint32_t column;
 	uint32_t inlined_from_str; /* function name the code was inlined from, or 0 */
 };
 
 enum wpp_edge_kind {
-	WPP_EDGE_REAL = 0,        /* block -> block */
-	WPP_EDGE_FUNC_ENTRY = 1,  /* ENTRY -> entry block: path starts at function entry */
-	WPP_EDGE_RETURN = 2,      /* block -> EXIT at a ret */
-	WPP_EDGE_NORETURN = 3,    /* block -> EXIT at unreachable / noreturn call */
-	WPP_EDGE_BACK_EXIT = 4,   /* u -> EXIT for loop back edge (cfg_src -> cfg_dst) */
-	WPP_EDGE_BACK_ENTRY = 5,  /* ENTRY -> v for the same back edge */
-	WPP_EDGE_CALL_EXIT = 6,   /* u -> EXIT: path ends before a call in cfg_dst */
-	WPP_EDGE_CALL_ENTRY = 7,  /* ENTRY -> v: path resumes at the call block */
-	WPP_EDGE_CUT_EXIT = 8,    /* u -> EXIT: truncation (path count overflow) or
-	                           * an edge into an indirectbr/callbr target */
-	WPP_EDGE_CUT_ENTRY = 9,   /* ENTRY -> v for the same cut */
+	WPP_EDGE_REAL = 0,	 /* block -> block */
+	WPP_EDGE_FUNC_ENTRY = 1, /* ENTRY -> entry block: path starts at function entry */
+	WPP_EDGE_RETURN = 2,	 /* block -> EXIT at a ret */
+	WPP_EDGE_NORETURN = 3,	 /* block -> EXIT at unreachable / noreturn call */
+	WPP_EDGE_BACK_EXIT = 4,	 /* u -> EXIT for loop back edge (cfg_src -> cfg_dst) */
+	WPP_EDGE_BACK_ENTRY = 5, /* ENTRY -> v for the same back edge */
+	WPP_EDGE_CALL_EXIT = 6,	 /* u -> EXIT: path ends before a call in cfg_dst */
+	WPP_EDGE_CALL_ENTRY = 7, /* ENTRY -> v: path resumes at the call block */
+	WPP_EDGE_CUT_EXIT = 8,	 /* u -> EXIT: truncation (path count overflow) or
+				  * an edge into an indirectbr/callbr target */
+	WPP_EDGE_CUT_ENTRY = 9,	 /* ENTRY -> v for the same cut */
 };
 
 struct wpp_meta_edge {
-	uint32_t src;     /* DAG node: block index, nblocks = ENTRY, nblocks+1 = EXIT */
+	uint32_t src; /* DAG node: block index, nblocks = ENTRY, nblocks+1 = EXIT */
 	uint32_t dst;
-	uint64_t val;     /* Ball-Larus value: sum of vals along a path = path id */
-	uint64_t inc;     /* increment actually placed on this edge (0 on the
-	                   * spanning tree); informational, mod 2^64 */
-	uint32_t kind;    /* enum wpp_edge_kind */
+	uint64_t val;	  /* Ball-Larus value: sum of vals along a path = path id */
+	uint64_t inc;	  /* increment actually placed on this edge (0 on the
+			   * spanning tree); informational, mod 2^64 */
+	uint32_t kind;	  /* enum wpp_edge_kind */
 	uint32_t cfg_src; /* CFG edge this DAG edge stands for (== src/dst for REAL) */
 	uint32_t cfg_dst; /* UINT32_MAX when there is none (RETURN, NORETURN) */
 	uint32_t reserved0;

@@ -39,12 +39,12 @@
 
 #define WPP_ABI_VERSION 1u
 
-#define WPP_FID_SHIFT 40
-#define WPP_FID_BITS 24
-#define WPP_PAYLOAD_MASK ((UINT64_C(1) << WPP_FID_SHIFT) - 1)
-#define WPP_FID_CONTROL 0u
+#define WPP_FID_SHIFT	     40
+#define WPP_FID_BITS	     24
+#define WPP_PAYLOAD_MASK     ((UINT64_C(1) << WPP_FID_SHIFT) - 1)
+#define WPP_FID_CONTROL	     0u
 #define WPP_FID_UNREGISTERED ((1u << WPP_FID_BITS) - 1)
-#define WPP_FID_MAX (WPP_FID_UNREGISTERED - 1)
+#define WPP_FID_MAX	     (WPP_FID_UNREGISTERED - 1)
 
 /* Functions with at most this many Ball-Larus paths use one-word records. */
 #define WPP_NARROW_PATH_LIMIT (UINT64_C(1) << WPP_FID_SHIFT)
@@ -55,8 +55,14 @@
  * as a narrow register starts with its fid, so it costs no instruction. */
 #define WPP_WIDE_ID_MARK (UINT64_C(1) << 63)
 
-static inline uint32_t wpp_word_fid(uint64_t w) { return (uint32_t)(w >> WPP_FID_SHIFT); }
-static inline uint64_t wpp_word_payload(uint64_t w) { return w & WPP_PAYLOAD_MASK; }
+static inline uint32_t wpp_word_fid(uint64_t w)
+{
+	return (uint32_t)(w >> WPP_FID_SHIFT);
+}
+static inline uint64_t wpp_word_payload(uint64_t w)
+{
+	return w & WPP_PAYLOAD_MASK;
+}
 static inline uint64_t wpp_make_word(uint32_t fid, uint64_t payload)
 {
 	return ((uint64_t)fid << WPP_FID_SHIFT) | (payload & WPP_PAYLOAD_MASK);
@@ -64,26 +70,26 @@ static inline uint64_t wpp_make_word(uint32_t fid, uint64_t payload)
 
 /* Control words: fid 0, payload = op << 32 | operand (32 bits). */
 enum wpp_ctrl_op {
-	WPP_CTRL_INVALID = 0,   /* never emitted: the zero word means "empty" */
+	WPP_CTRL_INVALID = 0,	/* never emitted: the zero word means "empty" */
 	WPP_CTRL_WIDE_PATH = 1, /* operand = fid; the next word is the path id with
-	                         * WPP_WIDE_ID_MARK set (ids are < 2^63), so it is
-	                         * never the all-zero "unwritten" word */
-	WPP_CTRL_GAP = 2,       /* operand = 0; the next word is the number of lost
-	                         * words. Inserted by transports/collector only. */
-	WPP_CTRL_PAD = 3,       /* filler, ignored by decoders */
-	WPP_CTRL_REPEAT = 4,    /* operand = n >= 1: the path record just before
-	                         * this word in the same stream (a narrow word or
-	                         * a wide pair, possibly at the end of the
-	                         * previous batch of the same thread and signal
-	                         * depth) ran n more times in a row.  Emitted by
-	                         * loops whose iterations repeat one path
-	                         * (docs/instrumentation.md); several in a row
-	                         * add up; PAD and zero words in between are
-	                         * transparent.  With no such record before it
-	                         * (stream start, a signal handler's level just
-	                         * entered, after a gap or a malformed word,
-	                         * including REPEAT 0) the n instances are
-	                         * unattributable. */
+				 * WPP_WIDE_ID_MARK set (ids are < 2^63), so it is
+				 * never the all-zero "unwritten" word */
+	WPP_CTRL_GAP = 2,	/* operand = 0; the next word is the number of lost
+				 * words. Inserted by transports/collector only. */
+	WPP_CTRL_PAD = 3,	/* filler, ignored by decoders */
+	WPP_CTRL_REPEAT = 4,	/* operand = n >= 1: the path record just before
+				 * this word in the same stream (a narrow word or
+				 * a wide pair, possibly at the end of the
+				 * previous batch of the same thread and signal
+				 * depth) ran n more times in a row.  Emitted by
+				 * loops whose iterations repeat one path
+				 * (docs/instrumentation.md); several in a row
+				 * add up; PAD and zero words in between are
+				 * transparent.  With no such record before it
+				 * (stream start, a signal handler's level just
+				 * entered, after a gap or a malformed word,
+				 * including REPEAT 0) the n instances are
+				 * unattributable. */
 };
 
 /* Largest count one REPEAT word carries (longer runs use several words). */
@@ -93,8 +99,14 @@ static inline uint64_t wpp_make_ctrl(enum wpp_ctrl_op op, uint32_t operand)
 {
 	return wpp_make_word(WPP_FID_CONTROL, ((uint64_t)op << 32) | operand);
 }
-static inline enum wpp_ctrl_op wpp_ctrl_op(uint64_t w) { return (enum wpp_ctrl_op)((w >> 32) & 0xff); }
-static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
+static inline enum wpp_ctrl_op wpp_ctrl_op(uint64_t w)
+{
+	return (enum wpp_ctrl_op)((w >> 32) & 0xff);
+}
+static inline uint32_t wpp_ctrl_operand(uint64_t w)
+{
+	return (uint32_t)w;
+}
 
 /*
  * Symbols the pass emits references to (all provided by libwpprt).
@@ -131,14 +143,14 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  * first of them).
  */
 #define WPP_SYM_CURSOR "__wpp_cursor"
-#define WPP_SYM_LIMIT "__wpp_limit"
+#define WPP_SYM_LIMIT  "__wpp_limit"
 /* __wpp_limit is the TLS word right after __wpp_cursor: instrumented code
  * addresses it as __wpp_cursor + WPP_LIMIT_OFFSET, so one TLS offset (one
  * GOT entry, one register) serves both.  The runtime exports both names. */
-#define WPP_LIMIT_OFFSET 8
-#define WPP_SYM_FLUSH "__wpp_flush"         /* void __wpp_flush(void), preserve_most */
-#define WPP_SYM_FLUSH_ALL "__wpp_flush_all" /* void (void): before exec*, _exit, abort */
-#define WPP_SYM_REGISTER "__wpp_register_tu" /* void (struct wpp_tu_desc *) */
+#define WPP_LIMIT_OFFSET  8
+#define WPP_SYM_FLUSH	  "__wpp_flush"	      /* void __wpp_flush(void), preserve_most */
+#define WPP_SYM_FLUSH_ALL "__wpp_flush_all"   /* void (void): before exec*, _exit, abort */
+#define WPP_SYM_REGISTER  "__wpp_register_tu" /* void (struct wpp_tu_desc *) */
 
 /*
  * USDT probes in libwpprt (provider "wpptrace"), for the BPF transport:
@@ -161,11 +173,11 @@ static inline uint32_t wpp_ctrl_operand(uint64_t w) { return (uint32_t)w; }
  * Layout is fixed (ABI); all fields naturally aligned.
  */
 struct wpp_tu_desc {
-	uint32_t abi_version;   /* WPP_ABI_VERSION */
-	uint32_t nfuncs;        /* number of fids this TU needs */
-	uint64_t tu_hash;       /* equals the metadata blob's tu_hash */
+	uint32_t abi_version;	 /* WPP_ABI_VERSION */
+	uint32_t nfuncs;	 /* number of fids this TU needs */
+	uint64_t tu_hash;	 /* equals the metadata blob's tu_hash */
 	uint64_t *fid_base_slot; /* runtime stores fid_base << WPP_FID_SHIFT here */
-	const void *meta;        /* this TU's metadata blob (meta_format.h) */
+	const void *meta;	 /* this TU's metadata blob (meta_format.h) */
 	uint64_t meta_size;
 };
 

@@ -36,7 +36,7 @@
 	"994:\n\t.balign 4\n"                                                                      \
 	".popsection\n"                                                                            \
 	".ifndef _.stapsdt.base\n"                                                                 \
-	".pushsection .stapsdt.base,\"aG\",\"progbits\",.stapsdt.base,comdat\n"                   \
+	".pushsection .stapsdt.base,\"aG\",\"progbits\",.stapsdt.base,comdat\n"                    \
 	".weak _.stapsdt.base\n"                                                                   \
 	".hidden _.stapsdt.base\n"                                                                 \
 	"_.stapsdt.base: .space 1\n"                                                               \

@@ -18,43 +18,44 @@
 
 #include <stdint.h>
 
-#define WPP_FILE_MAGIC "WPPTRACE"
-#define WPP_FILE_VERSION 1u
-#define WPP_CHUNK_MAGIC 0x4b435057u /* "WPCK" */
+#define WPP_FILE_MAGIC	      "WPPTRACE"
+#define WPP_FILE_VERSION      1u
+#define WPP_CHUNK_MAGIC	      0x4b435057u /* "WPCK" */
 #define WPP_CHUNK_MAX_PAYLOAD (64u << 20)
 
 struct wpp_file_header {
-	char magic[8];        /* WPP_FILE_MAGIC */
+	char magic[8];	      /* WPP_FILE_MAGIC */
 	uint32_t version;     /* WPP_FILE_VERSION */
 	uint32_t header_size; /* sizeof(struct wpp_file_header) */
 	uint64_t created_ns;  /* CLOCK_REALTIME at creation */
-	uint64_t flags;       /* reserved, 0 */
+	uint64_t flags;	      /* reserved, 0 */
 };
 
 struct wpp_chunk_header {
-	uint32_t magic;       /* WPP_CHUNK_MAGIC */
-	uint16_t type;        /* enum wpp_chunk_type */
-	uint16_t flags;       /* reserved, 0 */
-	uint32_t length;      /* payload bytes that follow this header */
-	uint32_t crc32c;      /* CRC32C of {type, flags, length} bytes then payload */
+	uint32_t magic;	 /* WPP_CHUNK_MAGIC */
+	uint16_t type;	 /* enum wpp_chunk_type */
+	uint16_t flags;	 /* reserved, 0 */
+	uint32_t length; /* payload bytes that follow this header */
+	uint32_t crc32c; /* CRC32C of {type, flags, length} bytes then payload */
 };
 
 enum wpp_chunk_type {
-	WPP_CHUNK_INFO = 1,    /* text "key=value\n" lines: command, transport, ... */
-	WPP_CHUNK_PROCESS = 2, /* struct wpp_chunk_process + exe path + NUL + cmdline (NUL-separated) */
+	WPP_CHUNK_INFO = 1, /* text "key=value\n" lines: command, transport, ... */
+	WPP_CHUNK_PROCESS =
+	    2, /* struct wpp_chunk_process + exe path + NUL + cmdline (NUL-separated) */
 	WPP_CHUNK_MODULE = 3,  /* struct wpp_chunk_module + object path (NUL-terminated) */
 	WPP_CHUNK_THREAD = 4,  /* struct wpp_chunk_thread */
 	WPP_CHUNK_BATCH = 5,   /* struct wpp_chunk_batch + nwords trace words */
 	WPP_CHUNK_GAP = 6,     /* struct wpp_chunk_gap */
 	WPP_CHUNK_END = 7,     /* struct wpp_chunk_end: clean close */
 	WPP_CHUNK_GRAMMAR = 8, /* struct wpp_chunk_grammar + nterminals struct
-	                        * wpp_grammar_terminal + grammar_len bytes of a
-	                        * serialized SEQUITUR grammar (docs/sequitur.md) */
+				* wpp_grammar_terminal + grammar_len bytes of a
+				* serialized SEQUITUR grammar (docs/sequitur.md) */
 	WPP_CHUNK_KIPF = 9,    /* struct wpp_chunk_kipf + context labels + nodes (docs/kpaths.md) */
 	WPP_CHUNK_COUNTERS = 10, /* struct wpp_chunk_counters + ncounters struct wpp_counter_desc
-	                          * (docs/counters.md) */
-	WPP_CHUNK_SAMPLES = 11,  /* struct wpp_chunk_samples + nsamples struct wpp_sample */
-	WPP_CHUNK_COUNTS = 12,   /* struct wpp_chunk_counts + ncounts struct wpp_count */
+				  * (docs/counters.md) */
+	WPP_CHUNK_SAMPLES = 11,	 /* struct wpp_chunk_samples + nsamples struct wpp_sample */
+	WPP_CHUNK_COUNTS = 12,	 /* struct wpp_chunk_counts + ncounts struct wpp_count */
 };
 
 enum wpp_process_flags {
@@ -66,26 +67,26 @@ enum wpp_process_flags {
 struct wpp_chunk_process {
 	uint32_t pid;
 	uint32_t ppid;
-	uint32_t parent_tid;   /* thread that forked it, when FORKED */
-	uint32_t flags;        /* enum wpp_process_flags */
-	uint32_t generation;   /* 0 for the first image of this pid, +1 per exec */
-	uint32_t exe_len;      /* bytes of exe path including NUL */
-	uint64_t time_ns;      /* CLOCK_MONOTONIC when seen */
-	uint32_t cmdline_len;  /* bytes of the NUL-separated argv that follow */
+	uint32_t parent_tid;  /* thread that forked it, when FORKED */
+	uint32_t flags;	      /* enum wpp_process_flags */
+	uint32_t generation;  /* 0 for the first image of this pid, +1 per exec */
+	uint32_t exe_len;     /* bytes of exe path including NUL */
+	uint64_t time_ns;     /* CLOCK_MONOTONIC when seen */
+	uint32_t cmdline_len; /* bytes of the NUL-separated argv that follow */
 	uint32_t reserved0;
 };
 
 struct wpp_chunk_module {
 	uint32_t pid;
 	uint32_t generation;
-	uint32_t fid_base;     /* first fid of this TU in this process image */
+	uint32_t fid_base; /* first fid of this TU in this process image */
 	uint32_t nfuncs;
-	uint64_t tu_hash;      /* selects the metadata blob inside the object */
-	uint64_t meta_addr;    /* run-time address of the blob */
-	uint64_t load_bias;    /* object's load bias in the process */
-	uint8_t build_id[20];  /* GNU build-id of the object, zero-padded */
+	uint64_t tu_hash;     /* selects the metadata blob inside the object */
+	uint64_t meta_addr;   /* run-time address of the blob */
+	uint64_t load_bias;   /* object's load bias in the process */
+	uint8_t build_id[20]; /* GNU build-id of the object, zero-padded */
 	uint32_t build_id_len;
-	uint32_t path_len;     /* bytes of object path including NUL */
+	uint32_t path_len; /* bytes of object path including NUL */
 	uint32_t reserved0;
 };
 
@@ -94,26 +95,26 @@ enum wpp_thread_event { WPP_THREAD_START = 1, WPP_THREAD_EXIT = 2 };
 struct wpp_chunk_thread {
 	uint32_t pid;
 	uint32_t tid;
-	uint32_t event;        /* enum wpp_thread_event */
+	uint32_t event; /* enum wpp_thread_event */
 	uint32_t generation;
 	uint64_t time_ns;
 };
 
 enum wpp_batch_flags {
-	WPP_BATCH_SIGNAL = 1u << 0,  /* recorded inside a signal handler: splice
-	                              * after word parent_off of batch parent_seq */
+	WPP_BATCH_SIGNAL = 1u << 0,   /* recorded inside a signal handler: splice
+				       * after word parent_off of batch parent_seq */
 	WPP_BATCH_SALVAGED = 1u << 1, /* recovered from a dead producer's buffer */
-	WPP_BATCH_FINAL = 1u << 2,   /* last batch of the thread */
+	WPP_BATCH_FINAL = 1u << 2,    /* last batch of the thread */
 };
 
 struct wpp_chunk_batch {
 	uint32_t pid;
 	uint32_t tid;
-	uint64_t seq;          /* per-thread, assigned when the buffer starts filling */
-	uint64_t parent_seq;   /* SIGNAL only */
-	uint32_t parent_off;   /* SIGNAL only: words of the parent written before */
-	uint32_t flags;        /* enum wpp_batch_flags */
-	uint64_t time_ns;      /* CLOCK_MONOTONIC at publish */
+	uint64_t seq;	     /* per-thread, assigned when the buffer starts filling */
+	uint64_t parent_seq; /* SIGNAL only */
+	uint32_t parent_off; /* SIGNAL only: words of the parent written before */
+	uint32_t flags;	     /* enum wpp_batch_flags */
+	uint64_t time_ns;    /* CLOCK_MONOTONIC at publish */
 	uint32_t generation;
 	uint32_t nwords;
 	/* uint64_t words[nwords] follow */
@@ -122,7 +123,7 @@ struct wpp_chunk_batch {
 struct wpp_chunk_gap {
 	uint32_t pid;
 	uint32_t tid;
-	uint64_t after_seq;    /* the gap sits after this batch */
+	uint64_t after_seq; /* the gap sits after this batch */
 	uint64_t lost_words;
 	uint64_t lost_batches;
 };
@@ -136,24 +137,24 @@ struct wpp_chunk_gap {
  * its first node.  Node depths count from 0 at the roots.
  */
 enum wpp_kipf_flags {
-	WPP_KIPF_LAST = 1u << 0,   /* last part of this thread's forest */
-	WPP_KIPF_PRUNED = 1u << 1, /* cold nodes were pruned: counts are lower
-	                            * bounds, each at most lost_items too low */
+	WPP_KIPF_LAST = 1u << 0,       /* last part of this thread's forest */
+	WPP_KIPF_PRUNED = 1u << 1,     /* cold nodes were pruned: counts are lower
+					* bounds, each at most lost_items too low */
 	WPP_KIPF_ACTIVATION = 1u << 2, /* k-paths of one function activation
-	                                * (docs/kpaths.md), not thread-wide */
+					* (docs/kpaths.md), not thread-wide */
 };
 
 struct wpp_chunk_kipf {
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t generation;
-	uint32_t k;            /* longest k-path kept (forest depth), 1..WPP_KIPF_MAX_K */
-	uint32_t part;         /* 0, 1, ... within the thread */
-	uint32_t flags;        /* enum wpp_kipf_flags */
-	uint32_t context_len;  /* struct wpp_kipf_label entries after this struct */
-	uint32_t nnodes;       /* struct wpp_kipf_node entries after the context */
-	uint64_t items;        /* path records the forest was built from */
-	uint64_t lost_items;   /* records whose counts pruning dropped (0 = exact) */
+	uint32_t k;		  /* longest k-path kept (forest depth), 1..WPP_KIPF_MAX_K */
+	uint32_t part;		  /* 0, 1, ... within the thread */
+	uint32_t flags;		  /* enum wpp_kipf_flags */
+	uint32_t context_len;	  /* struct wpp_kipf_label entries after this struct */
+	uint32_t nnodes;	  /* struct wpp_kipf_node entries after the context */
+	uint64_t items;		  /* path records the forest was built from */
+	uint64_t lost_items;	  /* records whose counts pruning dropped (0 = exact) */
 	uint64_t peak_slab_nodes; /* largest k-slab forest size while recording */
 	uint64_t reserved0;
 	/* struct wpp_kipf_label context[context_len];
@@ -165,14 +166,14 @@ struct wpp_chunk_kipf {
 struct wpp_kipf_label {
 	uint32_t fid;
 	uint32_t reserved0;
-	uint64_t value;        /* path id (block index in blocks mode) */
+	uint64_t value; /* path id (block index in blocks mode) */
 };
 
 struct wpp_kipf_node {
-	uint32_t depth;        /* 0 = root; at most one more than the previous node's */
+	uint32_t depth; /* 0 = root; at most one more than the previous node's */
 	uint32_t fid;
 	uint64_t value;
-	uint64_t count;        /* occurrences of the k-path from the root to here */
+	uint64_t count; /* occurrences of the k-path from the root to here */
 };
 
 struct wpp_chunk_end {
@@ -195,11 +196,11 @@ struct wpp_chunk_grammar {
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t generation;
-	uint32_t flags;         /* enum wpp_grammar_flags */
-	uint64_t nsymbols;      /* length of the thread's path stream (all segments) */
-	uint32_t nterminals;    /* entries of the terminal table that follows */
-	uint32_t segments;      /* stretches between gaps (gaps + 1) */
-	uint64_t grammar_len;   /* bytes of serialized grammar after the table */
+	uint32_t flags;		/* enum wpp_grammar_flags */
+	uint64_t nsymbols;	/* length of the thread's path stream (all segments) */
+	uint32_t nterminals;	/* entries of the terminal table that follows */
+	uint32_t segments;	/* stretches between gaps (gaps + 1) */
+	uint64_t grammar_len;	/* bytes of serialized grammar after the table */
 	uint64_t skipped_words; /* malformed records left out of the stream */
 };
 
@@ -221,56 +222,56 @@ enum wpp_counter_flags {
 	WPP_COUNTER_SAMPLED = 1u << 0, /* samples were taken (period or freq) */
 	WPP_COUNTER_COUNTED = 1u << 1, /* per-batch counts were read */
 	WPP_COUNTER_FREQ = 1u << 2,    /* period is a frequency (Hz), the kernel adapts
-	                                * the period; each sample carries its own */
+					* the period; each sample carries its own */
 };
 
 struct wpp_counter_desc {
 	char name[WPP_COUNTER_NAME_MAX]; /* as given, NUL-terminated ("cache-misses", "r01c2") */
-	uint32_t type;         /* perf_event_attr.type */
-	uint32_t flags;        /* enum wpp_counter_flags */
-	uint64_t config;       /* perf_event_attr.config */
-	uint64_t period;       /* sample period, or frequency with WPP_COUNTER_FREQ */
+	uint32_t type;			 /* perf_event_attr.type */
+	uint32_t flags;			 /* enum wpp_counter_flags */
+	uint64_t config;		 /* perf_event_attr.config */
+	uint64_t period;		 /* sample period, or frequency with WPP_COUNTER_FREQ */
 };
 
 struct wpp_chunk_counters {
 	uint32_t ncounters;
-	uint32_t scope;        /* 0 = per CPU, filtered to the traced threads */
-	/* struct wpp_counter_desc counters[ncounters] follow */
+	uint32_t scope; /* 0 = per CPU, filtered to the traced threads */
+			/* struct wpp_counter_desc counters[ncounters] follow */
 };
 
 /* Where the sampled thread stood in its own record stream. */
 enum wpp_sample_pos {
-	WPP_POS_BUFFER = 1,    /* record `word` of batch `seq` (word may be >= the
-	                        * batch's nwords: then the next batch of the same
-	                        * signal depth, at word - nwords) */
-	WPP_POS_NEXT = 2,      /* record `word` of the first batch of this depth
-	                        * whose seq is > `seq` (the buffer was not open yet) */
-	WPP_POS_NUMBERED = 3,  /* record `word` of batch `seq`, not open yet */
-	WPP_POS_UNKNOWN = 4,   /* thread not registered, or inside the runtime's
-	                        * buffer switch: cannot be attributed */
-	WPP_POS_DISCARD = 5,   /* the thread was recording into the discard sink */
+	WPP_POS_BUFFER = 1,	  /* record `word` of batch `seq` (word may be >= the
+				   * batch's nwords: then the next batch of the same
+				   * signal depth, at word - nwords) */
+	WPP_POS_NEXT = 2,	  /* record `word` of the first batch of this depth
+				   * whose seq is > `seq` (the buffer was not open yet) */
+	WPP_POS_NUMBERED = 3,	  /* record `word` of batch `seq`, not open yet */
+	WPP_POS_UNKNOWN = 4,	  /* thread not registered, or inside the runtime's
+				   * buffer switch: cannot be attributed */
+	WPP_POS_DISCARD = 5,	  /* the thread was recording into the discard sink */
 	WPP_POS_UNREGISTERED = 6, /* the thread had not started recording (process
-	                        * start-up before its first record, a thread that
-	                        * never records) or had no position descriptor */
+				   * start-up before its first record, a thread that
+				   * never records) or had no position descriptor */
 };
 
 enum wpp_sample_flags {
 	WPP_SAMPLE_KERNEL = 1u << 0, /* interrupted in the kernel; ip is the user ip
-	                              * the thread will return to */
+				      * the thread will return to */
 };
 
 struct wpp_sample {
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t generation;
-	uint16_t counter;      /* index into the COUNTERS table */
-	uint8_t pos;           /* enum wpp_sample_pos */
-	uint8_t depth;         /* signal nesting level the thread was at */
+	uint16_t counter; /* index into the COUNTERS table */
+	uint8_t pos;	  /* enum wpp_sample_pos */
+	uint8_t depth;	  /* signal nesting level the thread was at */
 	uint64_t seq;
 	uint32_t word;
-	uint32_t flags;        /* enum wpp_sample_flags */
-	uint64_t ip;           /* user-space instruction pointer */
-	uint64_t value;        /* events this sample stands for (its period) */
+	uint32_t flags; /* enum wpp_sample_flags */
+	uint64_t ip;	/* user-space instruction pointer */
+	uint64_t value; /* events this sample stands for (its period) */
 	uint64_t time_ns;
 };
 

@@ -7,23 +7,68 @@
 
 /* Options whose value is the next argument (clang/gcc spelling). */
 static const char *const takes_value[] = {
-	"-o", "-x", "-I", "-D", "-U", "-L", "-l", "-include", "-imacros", "-isystem", "-idirafter",
-	"-iquote", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-MF", "-MT",
-	"-MQ", "-MJ", "-Xlinker", "-Xclang", "-Xassembler", "-Xpreprocessor", "-Xarch_device",
-	"-Xarch_host", "-mllvm", "-arch", "-target", "-z", "-T", "-u", "-e", "-aux-info",
-	"-dependency-file", "-serialize-diagnostics", "-gcc-toolchain", "-F", "-framework",
-	"--param", "-ivfsoverlay", "-resource-dir", "-B", "-Xopenmp-target",
-	"-cxx-isystem", "-include-pch", "-index-header-map", "-isystem-after", "-Xcuda-fatbinary",
-	"-Xcuda-ptxas", "-working-directory", "--sysroot", "--include-directory",
+    "-o",
+    "-x",
+    "-I",
+    "-D",
+    "-U",
+    "-L",
+    "-l",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-idirafter",
+    "-iquote",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-isysroot",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-MJ",
+    "-Xlinker",
+    "-Xclang",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xarch_device",
+    "-Xarch_host",
+    "-mllvm",
+    "-arch",
+    "-target",
+    "-z",
+    "-T",
+    "-u",
+    "-e",
+    "-aux-info",
+    "-dependency-file",
+    "-serialize-diagnostics",
+    "-gcc-toolchain",
+    "-F",
+    "-framework",
+    "--param",
+    "-ivfsoverlay",
+    "-resource-dir",
+    "-B",
+    "-Xopenmp-target",
+    "-cxx-isystem",
+    "-include-pch",
+    "-index-header-map",
+    "-isystem-after",
+    "-Xcuda-fatbinary",
+    "-Xcuda-ptxas",
+    "-working-directory",
+    "--sysroot",
+    "--include-directory",
 };
 
 static const char *const stop_flags[] = {
-	"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-ast", "--precompile",
+    "-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-emit-ast", "--precompile",
 };
 
 static const char *const source_exts[] = {
-	".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", ".ii", ".m", ".mi",
-	".mm", ".M", ".mii",
+    ".c", ".i",	 ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++",
+    ".C", ".ii", ".m",	".mi", ".mm",  ".M",   ".mii",
 };
 
 static int in_list(const char *s, const char *const *list, size_t n)
@@ -105,7 +150,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->has_g = 1;
 		if (strncmp(a, "-x", 2) == 0) {
 			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[i + 1] : "");
-			lang = (strcmp(v, "none") == 0 || strncmp(v, "assembler", 9) == 0) ? NULL : v;
+			lang =
+			    (strcmp(v, "none") == 0 || strncmp(v, "assembler", 9) == 0) ? NULL : v;
 		}
 		if (IN(a, takes_value) && i + 1 < argc)
 			p->args[p->nargs++] = argv[++i];
