@@ -160,3 +160,14 @@ const char *rpt_cost_label(const struct rpt_profile *p)
 	snprintf(label, sizeof(label), "~%.7s", p->cost_unit);
 	return label;
 }
+
+void rpt_json_totals(FILE *out, const struct rpt_profile *p)
+{
+	const struct wpp_decode_stats *st = &p->stats;
+	fprintf(out,
+		"\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
+		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
+		",\"lost_words\":%" PRIu64 "}",
+		p->total_count, p->total_cost, p->npaths, st->unattributed,
+		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
+}

@@ -510,17 +510,6 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
 
 /* ---- the main tables ---- */
 
-static void write_totals(FILE *out, const struct rpt_profile *p)
-{
-	const struct wpp_decode_stats *st = &p->stats;
-	fprintf(out,
-		"\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
-		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		",\"lost_words\":%" PRIu64 "}",
-		p->total_count, p->total_cost, p->npaths, st->unattributed,
-		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
-}
-
 /* One table of the page, rows in the layouts below (report_page.html reads them):
  *   functions  [count, cost, paths, name, file, line, object, counter events, samples...]
  *   paths      [count, cost, function, spans ("t.c:4-9 + u.h:3"), line_min, line_max, id,
@@ -602,7 +591,7 @@ void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 	fputs("\"cost_unit\":", mem);
 	json_str(mem, p->cost_unit);
 	fprintf(mem, ",\"cost_estimated\":%s,", p->cost_estimated ? "true" : "false");
-	write_totals(mem, p);
+	rpt_json_totals(mem, p);
 	write_counters(mem, &x);
 	for (enum rpt_by by = RPT_BY_PATH; by <= RPT_BY_PROCESS; by++)
 		write_rows(mem, &st, p, o, &x, by);

@@ -61,8 +61,6 @@ static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by,
 
 void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
 {
-	const struct wpp_decode_stats *st = &p->stats;
-
 	fputs("{\"file\":", out);
 	json_str(out, p->file);
 	fprintf(out, ",\"by\":\"%s\",\"sort\":\"%s\",\"cost_unit\":\"%s\",\"cost_estimated\":%s,",
@@ -82,10 +80,7 @@ void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 		fputc(',', out);
 	}
 	json_rows(out, p, RPT_BY_PROCESS, o);
-	fprintf(out,
-		",\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
-		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		",\"lost_words\":%" PRIu64 "}}\n",
-		p->total_count, p->total_cost, p->npaths, st->unattributed,
-		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
+	fputc(',', out);
+	rpt_json_totals(out, p);
+	fputs("}\n", out);
 }

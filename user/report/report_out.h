@@ -52,5 +52,8 @@ void rpt_json_spans(FILE *out, const struct rpt_path *r);
 void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object);
 /* JSON fields identifying a path: "function","object","file","path"|"block",... (no braces). */
 void rpt_json_path_fields(FILE *out, const struct rpt_path *r);
+/* "totals":{count, cost, process_paths, unattributed, corrupt, gaps,
+ * lost_words} (no leading comma): the JSON report's and the HTML page's. */
+void rpt_json_totals(FILE *out, const struct rpt_profile *p);
 
 #endif
