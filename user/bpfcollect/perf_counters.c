@@ -5,6 +5,7 @@
  * of threads that registered before we attached.
  */
 #include "perf_counters.h"
+#include "perf_throttle.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,6 +37,7 @@ struct pc_session {
 	int ncpus;
 	int *sample_fds; /* [cpu * nevents + e], -1 = none */
 	int *count_fds;
+	struct perf_throttle_watch *watches; /* per sample fd */
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
 	uint64_t delivered_samples, delivered_counts;
@@ -112,7 +114,8 @@ static int open_events(struct pc_session *s)
 	size_t slots = (size_t)s->ncpus * n;
 	s->sample_fds = malloc(slots * sizeof(int));
 	s->count_fds = malloc(slots * sizeof(int));
-	if (!s->sample_fds || !s->count_fds)
+	s->watches = calloc(slots, sizeof(*s->watches));
+	if (!s->sample_fds || !s->count_fds || !s->watches)
 		return -ENOMEM;
 	for (size_t i = 0; i < slots; i++)
 		s->sample_fds[i] = s->count_fds[i] = -1;
@@ -141,6 +144,13 @@ static int open_events(struct pc_session *s)
 			if (!s->opt.no_sample) {
 				attr_for(ev, &a);
 				a.disabled = 1; /* enabled once the program is attached */
+				/* An idle CPU's samples are nobody's, and a software
+				 * clock sampling an idle CPU whose tick is stopped
+				 * piles up overflows until the kernel throttles it
+				 * (perf_throttle.h): whatever runs there next would go
+				 * unsampled for a tick. */
+				if (ev->type == PERF_TYPE_SOFTWARE)
+					a.exclude_idle = 1;
 				if (s->opt.period) {
 					a.sample_period = s->opt.period;
 				} else {
@@ -161,6 +171,8 @@ static int open_events(struct pc_session *s)
 					return -err;
 				}
 				s->sample_fds[cpu * n + e] = fd;
+				/* Best effort: without it throttling goes uncounted. */
+				perf_throttle_watch_open(&s->watches[cpu * n + e], fd);
 				LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = e);
 				struct bpf_link *l = bpf_program__attach_perf_event_opts(
 				    s->skel->progs.wpp_sample, fd, &po);
@@ -221,11 +233,19 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void read_throttles(struct pc_session *s)
+{
+	size_t slots = (size_t)s->ncpus * s->opt.nevents;
+	for (size_t i = 0; s->watches && i < slots; i++)
+		perf_throttle_watch_read(&s->watches[i]);
+}
+
 static void ext_drain(void *ctx)
 {
 	struct pc_session *s = ctx;
 	if (s->rb)
 		ring_buffer__consume(s->rb);
+	read_throttles(s);
 }
 
 static void ext_object_attached(void *ctx, const char *path)
@@ -432,6 +452,21 @@ static void read_stats(struct pc_session *s, struct pc_stats *st)
 	free(per);
 	st->samples = s->delivered_samples;
 	st->counts = s->delivered_counts;
+	size_t slots = (size_t)s->ncpus * s->opt.nevents;
+	for (size_t i = 0; s->watches && i < slots; i++) {
+		uint32_t e = (uint32_t)(i % s->opt.nevents);
+		st->throttled[e] += s->watches[i].throttled;
+		st->throttle_records_lost += s->watches[i].lost;
+	}
+}
+
+void pc_rearm(struct pc_session *s)
+{
+	size_t slots = (size_t)s->ncpus * s->opt.nevents;
+	for (size_t i = 0; s->sample_fds && i < slots; i++)
+		if (s->sample_fds[i] >= 0)
+			perf_throttle_rearm(s->sample_fds[i],
+					    s->opt.period ? s->opt.period : s->opt.freq);
 }
 
 static void close_events(struct pc_session *s)
@@ -440,6 +475,9 @@ static void close_events(struct pc_session *s)
 		bpf_link__destroy(s->links[i]);
 	s->nlinks = 0;
 	size_t slots = (size_t)s->ncpus * s->opt.nevents;
+	read_throttles(s);
+	for (size_t i = 0; s->watches && i < slots; i++)
+		perf_throttle_watch_close(&s->watches[i]);
 	for (size_t i = 0; s->sample_fds && i < slots; i++)
 		if (s->sample_fds[i] >= 0) {
 			close(s->sample_fds[i]);
@@ -480,6 +518,7 @@ void pc_close(struct pc_session *s)
 	wpp_counters__destroy(s->skel);
 	free(s->sample_fds);
 	free(s->count_fds);
+	free(s->watches);
 	free(s->links);
 	free(s);
 }

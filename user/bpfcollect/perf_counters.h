@@ -52,6 +52,10 @@ struct pc_stats {
 	uint64_t threads;	/* descriptors registered */
 	uint64_t bad_descriptors;
 	uint64_t unseen_stretches; /* traced threads ran with no switch-in seen */
+	/* Times the kernel throttled each event's sampling (perf_throttle.h):
+	 * samples are missing from those stretches. */
+	uint64_t throttled[WPP_MAX_COUNTERS];
+	uint64_t throttle_records_lost; /* throttles that went uncounted */
 };
 
 struct pc_session;
@@ -67,6 +71,10 @@ uint32_t pc_describe(const struct pc_session *s, struct wpp_counter_desc *out);
 /* Threads of pid that registered before we were attached (-p): read from
  * the runtime's __wpp_positions list.  How many were added. */
 int pc_catch_up_pid(struct pc_session *s, uint32_t pid);
+/* Restart any sampling event the kernel has throttled (perf_throttle.h):
+ * called right before the recorder lets its program run, so a CPU that
+ * idled with its tick stopped does not miss the program's first ticks. */
+void pc_rearm(struct pc_session *s);
 /* Stop the events and deliver what is left (after bc_finish). */
 void pc_finish(struct pc_session *s, struct pc_stats *st);
 void pc_close(struct pc_session *s);

@@ -104,7 +104,8 @@ static int transport_lines(const struct record_opts *o, char *buf, size_t size)
 }
 
 /* Start the program held, attach, release.  0 or an exit status. */
-static int start_program(struct bc_collector *c, const struct record_opts *o, pid_t *pid)
+static int start_program(struct bc_collector *c, const struct record_opts *o,
+			 struct record_counters *counters, pid_t *pid)
 {
 	char exe[PATH_MAX];
 	struct child_hold h;
@@ -138,8 +139,10 @@ static int start_program(struct bc_collector *c, const struct record_opts *o, pi
 		child_release(*pid, &h);
 		return 1;
 	}
-	if (!err)
+	if (!err) {
+		record_counters_rearm(counters);
 		err = child_release(*pid, &h);
+	}
 	if (err) {
 		wpp_err("record: cannot run '%s': %s", o->argv[0], strerror(-err));
 		return 127;
@@ -229,7 +232,7 @@ int record_bpf(const struct record_opts *o_)
 		}
 	}
 	if (o.argv) {
-		rc = start_program(c, &o, &child);
+		rc = start_program(c, &o, counters, &child);
 	} else {
 		catch_stop_signals();
 		rc = attach_targets(c, &o, counters);

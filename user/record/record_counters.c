@@ -69,6 +69,37 @@ int record_counters_start(struct record_counters *rc, struct bc_collector *c,
 	return 0;
 }
 
+void record_counters_rearm(struct record_counters *rc)
+{
+	if (rc && rc->session)
+		pc_rearm(rc->session);
+}
+
+/* Throttled sampling is said on stderr and kept in the file (an INFO line
+ * per event, shown by `wpptrace info`): its samples are missing. */
+static void report_throttling(struct record_counters *rc, const struct pc_stats *st)
+{
+	struct wpp_counter_desc desc[WPP_MAX_COUNTERS];
+	uint32_t n = pc_describe(rc->session, desc);
+	char line[256];
+	for (uint32_t e = 0; e < n; e++) {
+		if (!st->throttled[e])
+			continue;
+		wpp_warn("counters: the kernel throttled '%s' sampling %" PRIu64
+			 " times (more overflows per tick than kernel.perf_event_max_sample_rate "
+			 "allows): samples are missing there; a longer period avoids it",
+			 desc[e].name, st->throttled[e]);
+		int len = snprintf(line, sizeof(line), "throttled.%s=%" PRIu64 "\n", desc[e].name,
+				   st->throttled[e]);
+		if (!rc->rs->failed &&
+		    wppw_chunk(rc->rs->w, WPP_CHUNK_INFO, line, (uint32_t)len) < 0)
+			rc->rs->failed = 1;
+	}
+	if (st->throttle_records_lost)
+		wpp_warn("counters: %" PRIu64 " throttling notices were lost (more than counted)",
+			 st->throttle_records_lost);
+}
+
 void record_counters_finish(struct record_counters *rc, int quiet)
 {
 	struct pc_stats st;
@@ -85,6 +116,7 @@ void record_counters_finish(struct record_counters *rc, int quiet)
 		wpp_warn("counters: %" PRIu64
 			 " counter reads failed in BPF (per-batch counts are low)",
 			 st.read_failures);
+	report_throttling(rc, &st);
 	if (st.unseen_stretches)
 		wpp_warn("counters: %" PRIu64
 			 " times a traced thread was found running with no context "

@@ -27,6 +27,8 @@ struct record_counters {
  * after one line (no PMU, no permission, ...). */
 int record_counters_start(struct record_counters *rc, struct bc_collector *c,
 			  const struct pc_options *o, struct record_sink *rs);
+/* Right before the traced program is let run (pc_rearm). */
+void record_counters_rearm(struct record_counters *rc);
 /* After bc_finish: the last samples and counts, one summary line unless quiet. */
 void record_counters_finish(struct record_counters *rc, int quiet);
 void record_counters_close(struct record_counters *rc);

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# counters-throttle.sh — samples the kernel withheld are never silent.  With
+# kernel.perf_event_max_sample_rate lowered to 1000 (4 samples per tick at
+# HZ 250) cpu-clock sampling every 100 us must be throttled: record warns,
+# `info` shows throttled.cpu-clock=N, and the samples really are missing
+# (samples x period well under the exact per-batch count, the independent
+# measure).  With the rate restored and a 1 ms period: no throttling, and
+# the sampled estimate is within 25% of the count.
+. "$(dirname "$0")/counters-lib.sh"
+
+RATE=/proc/sys/kernel/perf_event_max_sample_rate
+saved=$(cat "$RATE")
+trap 'echo "$saved" >"$RATE"' EXIT
+build spin "$PROGS/spin.c"
+
+# record_spin NAME PERIOD: samples and the exact count, from info's JSON.
+record_spin() {
+	"$WPPTRACE" record -e cpu-clock -c "$2" -o "$WORK/$1.wpp" -- "$WORK/spin" 300 \
+		>/dev/null 2>"$WORK/$1.err" || { fail "record $1: $(head -1 "$WORK/$1.err")"; return 1; }
+	"$WPPTRACE" info "$WORK/$1.wpp" --format json >"$WORK/$1.json" || { fail "info $1"; return 1; }
+}
+# field NAME EXPR: a value from the info JSON (j = the document, c = its first counter).
+field() {
+	python3 - "$WORK/$1.json" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["counters"][0] if j.get("counters") else {}
+print(eval(sys.argv[2]))
+PY
+}
+
+if echo 1000 >"$RATE" 2>/dev/null && record_spin low 100000; then
+	check "record warns that cpu-clock sampling was throttled" \
+		"grep -q \"throttled 'cpu-clock' sampling [1-9][0-9]* times\" '$WORK/low.err'"
+	n=$(field low 'j["settings"].get("throttled.cpu-clock", 0)')
+	check "info keeps throttled.cpu-clock=$n" "[ '$n' -gt 0 ]"
+	share=$(field low 'c["samples_on_paths"] * 100000 / max(c["counted"], 1)')
+	echo "throttled: samples x period = ${share} of the exact count"
+	check "the throttled samples are missing (${share} < 0.5)" \
+		"python3 -c 'import sys; sys.exit(0 if $share < 0.5 else 1)'"
+else
+	fail "cannot lower $RATE"
+fi
+echo "$saved" >"$RATE"
+if record_spin normal 1000000; then
+	check "no throttling warning at a 1 ms period" "! grep -q throttled '$WORK/normal.err'"
+	n=$(field normal 'j["settings"].get("throttled.cpu-clock", 0)')
+	check "info has no throttled line" "[ '$n' = 0 ]"
+	share=$(field normal 'c["samples_on_paths"] * 1000000 / max(c["counted"], 1)')
+	echo "normal: samples x period = ${share} of the exact count"
+	check "the estimate is within 25% of the count (${share})" \
+		"python3 -c 'import sys; sys.exit(0 if 0.75 <= $share <= 1.25 else 1)'"
+fi
+finish
