@@ -230,8 +230,14 @@ static __always_inline void pause_if_full(__u32 pid, __u32 cpu, struct wpp_bpf_c
 		bpf_map_update_elem(&paused, &pid, &fresh, BPF_NOEXIST);
 		p = bpf_map_lookup_elem(&paused, &pid);
 	}
-	/* No entry, no stop: the collector could not know to continue it. */
-	if (!p || bpf_send_signal(19 /* SIGSTOP */)) {
+	/* No entry, no stop: the collector could not know to continue it.
+	 * The stop goes to this thread, not the process: a process-wide
+	 * SIGSTOP is handled by one thread the kernel picks, and while that
+	 * thread waits for a CPU a sibling on another CPU went on publishing
+	 * into a full ring (each further stop found one pending and was
+	 * dropped).  A thread-directed stop is acted on as this thread leaves
+	 * the probe, and still stops the whole group. */
+	if (!p || bpf_send_signal_thread(19 /* SIGSTOP */)) {
 		cnt->pause_failures++;
 		return;
 	}
