@@ -5,6 +5,8 @@
  */
 #include "trace_words.h"
 
+#include <string.h>
+
 void wpp_words_init(struct wpp_words *r, struct wpp_words_sink sink)
 {
 	*r = (struct wpp_words){.sink = sink};
@@ -132,4 +134,53 @@ int wpp_words_feed(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t de
 		}
 	}
 	return 0;
+}
+
+static void count_item(const struct wpp_word_item *it, struct wpp_word_counts *c)
+{
+	switch (it->kind) {
+	case WPP_WORD_RECORDS:
+		if (it->first_repeat) {
+			c->repeats++;
+			c->repetitions += it->times;
+		} else {
+			c->records++;
+		}
+		break;
+	case WPP_WORD_UNATTRIBUTABLE:
+		c->repeats++;
+		c->repetitions += it->times;
+		break;
+	case WPP_WORD_MALFORMED:
+		c->malformed++;
+		break;
+	case WPP_WORD_NOTHING:
+	case WPP_WORD_GAP:
+		c->control++;
+		break;
+	}
+}
+
+void wpp_words_count(const unsigned char *p, uint64_t nwords, struct wpp_word_counts *c)
+{
+	enum { WINDOW = 1024 };
+	uint64_t buf[WINDOW];
+	struct wpp_words r;
+	struct wpp_word_item it;
+
+	wpp_words_init(&r, (struct wpp_words_sink){0});
+	/* Words are copied a window at a time (the payload may be unaligned);
+	 * a pair opened on a window's last word is read with the next window,
+	 * so only the stream's own end cuts a pair short. */
+	for (uint64_t i = 0; i < nwords;) {
+		size_t n = nwords - i < WINDOW ? (size_t)(nwords - i) : WINDOW, j = 0;
+		memcpy(buf, p + i * 8, n * 8);
+		while (j < n) {
+			if (j == n - 1 && i + n < nwords && wpp_word_opens_pair(buf[j]))
+				break;
+			j += (size_t)wpp_words_read(&r, buf + j, n - j, 0, &it);
+			count_item(&it, c);
+		}
+		i += j;
+	}
 }

@@ -140,4 +140,18 @@ int wpp_words_feed(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t de
 /* Words were lost between two calls: forget, and tell the sink. */
 void wpp_words_gap(struct wpp_words *r, uint64_t lost_words);
 
+/* What a run of raw words holds, item by item as the reader sees them (for
+ * `wpptrace info`, which counts without decoding). */
+struct wpp_word_counts {
+	uint64_t records;     /* path or block records as written (a wide pair is one) */
+	uint64_t repeats;     /* REPEAT words, attributable or not */
+	uint64_t repetitions; /* executions those REPEAT words add */
+	uint64_t control;     /* zero and PAD words, GAP markers */
+	uint64_t malformed;   /* malformed items (one or two words each) */
+};
+
+/* Add the items of nwords raw little-endian words at p (any alignment),
+ * read as one stream at signal depth 0, to *c. */
+void wpp_words_count(const unsigned char *p, uint64_t nwords, struct wpp_word_counts *c);
+
 #endif

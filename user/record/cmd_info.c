@@ -21,24 +21,17 @@
 #include "cost_info.h"
 #include "json_out.h"
 #include "log.h"
+#include "trace_words.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
 
 #define INFO_JSON_VERSION 1
 
-/* A batch's words by kind (trace_abi.h); no metadata needed. */
-struct word_kinds {
-	uint64_t records;     /* path or block records (a wide record is one) */
-	uint64_t repeats;     /* REPEAT words */
-	uint64_t repetitions; /* executions the REPEAT words add */
-	uint64_t control;     /* other control words: GAP marks, PAD, empty */
-};
-
 struct info_thread {
 	uint32_t pid, tid, generation;
 	int exited;
 	uint64_t batches, words, lost_words, lost_batches;
-	struct word_kinds kinds;
+	struct wpp_word_counts kinds;
 };
 
 struct info_proc {
@@ -56,7 +49,7 @@ struct info {
 	size_t nthreads, cap_threads;
 	uint64_t first_ns, last_ns;
 	uint64_t batches, words, lost_words, lost_batches, gaps, modules, chunks;
-	struct word_kinds kinds;
+	struct wpp_word_counts kinds;
 	uint32_t counters;
 	int have_end;
 	struct wpp_chunk_end end;
@@ -131,41 +124,13 @@ static void on_process(struct info *in, const struct wpp_chunk *ch)
 	see_time(in, p.time_ns);
 }
 
-static void count_words(struct word_kinds *k, const unsigned char *p, uint64_t nwords)
-{
-	for (uint64_t i = 0; i < nwords; i++) {
-		uint64_t w;
-		memcpy(&w, p + i * 8, 8);
-		if (wpp_word_fid(w) != WPP_FID_CONTROL) {
-			k->records++;
-			continue;
-		}
-		switch (wpp_ctrl_op(w)) {
-		case WPP_CTRL_WIDE_PATH:
-			k->records++;
-			i++; /* the id word */
-			break;
-		case WPP_CTRL_REPEAT:
-			k->repeats++;
-			k->repetitions += wpp_ctrl_operand(w);
-			break;
-		case WPP_CTRL_GAP:
-			k->control++;
-			i++; /* the count word */
-			break;
-		default:
-			k->control++;
-			break;
-		}
-	}
-}
-
-static void add_kinds(struct word_kinds *to, const struct word_kinds *k)
+static void add_kinds(struct wpp_word_counts *to, const struct wpp_word_counts *k)
 {
 	to->records += k->records;
 	to->repeats += k->repeats;
 	to->repetitions += k->repetitions;
 	to->control += k->control;
+	to->malformed += k->malformed;
 }
 
 static void on_chunk(struct info *in, const struct wpp_chunk *ch)
@@ -212,10 +177,10 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 			break;
 		memcpy(&b, ch->payload, sizeof(b));
 		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
-		struct word_kinds k = {0};
+		struct wpp_word_counts k = {0};
 		uint64_t present = (ch->length - sizeof(b)) / 8;
-		count_words(&k, (const unsigned char *)ch->payload + sizeof(b),
-			    b.nwords < present ? b.nwords : present);
+		wpp_words_count((const unsigned char *)ch->payload + sizeof(b),
+				b.nwords < present ? b.nwords : present, &k);
 		add_kinds(&it->kinds, &k);
 		add_kinds(&in->kinds, &k);
 		it->batches++;
@@ -360,15 +325,19 @@ static void print_info(const char *path, const struct info *in, const char *stat
 	printf("records     %" PRIu64 " path or block records; %" PRIu64
 	       " REPEAT words add %" PRIu64 " executions; %" PRIu64 " other control words\n",
 	       in->kinds.records, in->kinds.repeats, in->kinds.repetitions, in->kinds.control);
+	if (in->kinds.malformed)
+		printf("            %" PRIu64 " malformed items (the decoder skips them)\n",
+		       in->kinds.malformed);
 	printf("lost        %" PRIu64 " words in %" PRIu64 " batches (%" PRIu64 " gaps)\n",
 	       in->lost_words, in->lost_batches, in->gaps);
 }
 
-static void json_kinds(const struct word_kinds *k)
+static void json_kinds(const struct wpp_word_counts *k)
 {
 	printf(",\"records\":%" PRIu64 ",\"repeat_words\":%" PRIu64
-	       ",\"repeated_executions\":%" PRIu64 ",\"other_control_words\":%" PRIu64,
-	       k->records, k->repeats, k->repetitions, k->control);
+	       ",\"repeated_executions\":%" PRIu64 ",\"other_control_words\":%" PRIu64
+	       ",\"malformed_items\":%" PRIu64,
+	       k->records, k->repeats, k->repetitions, k->control, k->malformed);
 }
 
 static void print_info_json(const char *path, const struct info *in, const char *status)
