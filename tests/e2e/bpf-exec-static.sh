@@ -34,6 +34,11 @@ elif [ "$b" = "$s" ]; then
 else
 	fail "exec'd static-runtime image: $b of $s batches recorded"
 fi
+# Each image under its own executable's name, however late the collector
+# read the exec records (it once named the first image after the second).
+names=$(info "$WORK/bpf.wpp" | sed -n 's|^  pid [0-9]*\( (image [0-9]*)\)\{0,1\}  ppid [0-9]*  .*/||p' | tr '\n' ' ')
+[ "$names" = "exec recursion " ] && pass "images named exec, recursion" ||
+	fail "images named '$names', not 'exec recursion '"
 [ "$(lost_words "$WORK/bpf.wpp")" = 0 ] && pass "nothing lost" || fail "lost $(lost_words "$WORK/bpf.wpp") events"
 jsonl "$WORK/shm.wpp"
 jsonl "$WORK/bpf.wpp"

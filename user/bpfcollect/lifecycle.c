@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bc_internal.h"
 #include "elfinfo.h"
@@ -350,6 +352,53 @@ static void exec_complete(struct bc_collector *c, struct bc_proc *p)
 		proc_settle(c, p);
 }
 
+/* Does /proc's exe link (maybe " (deleted)") still name the file exec
+ * record r executed?  Its basename is that file's own name (r->exe_name,
+ * the dentry, which symlinks do not change); after a later exec it is not. */
+static int exe_names_image(const char *exe, const struct wpp_brec_exec *r)
+{
+	static const char deleted[] = " (deleted)";
+	const char *base = strrchr(exe, '/');
+	size_t len, dl = sizeof(deleted) - 1;
+	base = base ? base + 1 : exe;
+	len = strlen(base);
+	if (len > dl && strcmp(base + len - dl, deleted) == 0)
+		len -= dl;
+	return !r->exe_name[0] || (strnlen(r->exe_name, sizeof(r->exe_name)) == len &&
+				   memcmp(base, r->exe_name, len) == 0);
+}
+
+/* Where the image of exec record r lives.  /proc knows the absolute path
+ * while the process runs that image; once it is gone, or has exec'd again
+ * (a record read late under load named the first image of an exec chain
+ * after the second), the name it was exec'd by, relative ones made absolute
+ * with its working directory, and for a /proc/self/exe alias, which means
+ * nothing once the process is gone, the executed file's own name. */
+static void exec_path(const struct wpp_brec_exec *r, char *exe, size_t size)
+{
+	size_t flen = r->filename_len ? strnlen(r->filename, sizeof(r->filename)) : 0;
+	char cwd[4096], link[64];
+	ssize_t n;
+
+	if (proc_exe(r->h.pid, exe, size) == 0 && exe_names_image(exe, r))
+		return;
+	if (flen >= 6 && memcmp(r->filename, "/proc/", 6) == 0 && r->exe_name[0]) {
+		snprintf(exe, size, "%.*s", (int)sizeof(r->exe_name), r->exe_name);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/%u/cwd", r->h.pid);
+	if (flen && r->filename[0] != '/' && (n = readlink(link, cwd, sizeof(cwd) - 1)) > 0) {
+		cwd[n] = 0;
+		snprintf(exe, size, "%s/%.*s", cwd, (int)flen, r->filename);
+		char *real = realpath(exe, NULL);
+		if (real)
+			snprintf(exe, size, "%s", real);
+		free(real);
+		return;
+	}
+	snprintf(exe, size, "%.*s", (int)flen, r->filename);
+}
+
 static void exec_record(struct bc_collector *c, const struct wpp_brec_exec *r)
 {
 	struct bc_proc *p = proc_get(c, r->h.pid, 0);
@@ -361,19 +410,7 @@ static void exec_record(struct bc_collector *c, const struct wpp_brec_exec *r)
 
 	char exe[4096];
 	const char *path = exe;
-	size_t flen = r->filename_len ? strnlen(r->filename, sizeof(r->filename)) : 0;
-	/* The exec'd name may be relative; /proc knows the absolute one while
-	 * the process lives. */
-	if (proc_exe(r->h.pid, exe, sizeof(exe)) != 0) {
-		/* Gone already: the name it was exec'd by, unless that is a /proc
-		 * alias, which only the executed file's own name can replace. */
-		if (flen >= 6 && memcmp(r->filename, "/proc/", 6) == 0 && r->exe_name[0])
-			flen = strnlen(r->exe_name, sizeof(r->exe_name)),
-			memcpy(exe, r->exe_name, flen);
-		else
-			memcpy(exe, r->filename, flen);
-		exe[flen] = 0;
-	}
+	exec_path(r, exe, sizeof(exe));
 	/* When the exec program held the new image (r->held), it has not run
 	 * an instruction yet and on_exec continues it after this; otherwise
 	 * (-a, or nothing held) this is late for its first instructions but
