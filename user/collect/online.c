@@ -115,6 +115,14 @@ int wpp_online_worker_status(const struct wpp_online *o, uint64_t *peak_bytes)
 	return st->gave_up ? 1 : st->failed ? -1 : 0;
 }
 
+void wpp_online_worker_progress(const struct wpp_online *o, uint64_t *events_skipped,
+				uint64_t *drops_replayed)
+{
+	*events_skipped = *drops_replayed = 0;
+	if (o->worker)
+		online_worker_progress(o->worker, events_skipped, drops_replayed);
+}
+
 static int key_cmp(const struct wpp_thread_key *a, const struct wpp_thread_key *b)
 {
 	if (a->pid != b->pid)

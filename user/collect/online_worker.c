@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "thread_loads.h"
 #include "wppfile.h"
 
 enum item_kind { ITEM_BATCH, ITEM_GAP, ITEM_EXIT, ITEM_DROP, ITEM_GIVE_UP, ITEM_FINISH };
@@ -27,26 +28,34 @@ enum item_kind { ITEM_BATCH, ITEM_GAP, ITEM_EXIT, ITEM_DROP, ITEM_GIVE_UP, ITEM_
 #define PREFAULT_AHEAD (UINT64_C(32) << 20)
 #define PREFAULT_EVERY 64 /* items between checks */
 
+/*
+ * What the collector and the worker share about one thread instance (one
+ * thread_load): whether its results are being dropped.  Every item of the
+ * thread points at it, so the worker skips the thread's events that were
+ * already queued when it was dropped, instead of replaying them for
+ * nothing (a tid may be reused after an exit, so the key alone could not
+ * tell instances apart).  Owned by the collector until the thread's EXIT
+ * or DROP item hands it to the worker, which frees it when it replays that
+ * item; instances never handed over (the collector stopped queuing) are
+ * kept on an orphan list and freed after the worker has stopped.
+ */
+struct worker_instance {
+	int dropped; /* atomic: set by the collector, read by the worker */
+	struct worker_instance *next_orphan;
+};
+
 struct item {
 	struct item *next;
 	enum item_kind kind;
-	uint64_t ring_end; /* ring offset after this item; 0: a malloc'd marker */
-	int drop_open;	   /* FINISH: events were refused, open threads are incomplete */
+	struct worker_instance *inst; /* the thread's, or NULL */
+	uint64_t ring_end;	      /* ring offset after this item; 0: a malloc'd marker */
+	int drop_open;		      /* FINISH: events were refused, open threads are incomplete */
 	union {
 		struct wpp_chunk_batch batch; /* words follow the item */
 		struct wpp_chunk_gap gap;
 		struct wpp_thread_key key;
 	} u;
 	uint64_t words[];
-};
-
-/* Collector side: what one open thread has queued so far, and whether its
- * results are being dropped (an event of it was refused, or it was the
- * biggest producer when the backlog overflowed). */
-struct thread_load {
-	struct wpp_thread_key key;
-	uint64_t queued_bytes;
-	int dropped;
 };
 
 struct result {
@@ -68,10 +77,12 @@ struct online_worker {
 	int running;
 
 	/* Collector side only. */
-	int stopped_queuing;	   /* gave up or finishing: queue nothing more */
-	int gave_up_all;	   /* every open thread's results are dropped */
-	struct thread_load *loads; /* open threads, in order of first event */
-	size_t nloads, loads_cap;
+	int stopped_queuing;		 /* gave up or finishing: queue nothing more */
+	int gave_up_all;		 /* every open thread's results are dropped */
+	struct thread_loads loads;	 /* open threads (a thread is dropped when an
+					    event of it was refused, or it was the
+					    biggest producer when the backlog overflowed) */
+	struct worker_instance *orphans; /* never handed to the worker */
 
 	/* Worker side only (read by the collector after the join). */
 	struct wpp_online *assembler;
@@ -104,18 +115,31 @@ static void recycle(struct online_worker *q, struct item *it)
 	pthread_mutex_unlock(&q->lock);
 }
 
+/* Was the item's thread dropped after the item was queued?  Then its
+ * results are unwanted and replaying it would only cost time. */
+static int skipped(struct online_worker *q, const struct item *it)
+{
+	if (!it->inst || !__atomic_load_n(&it->inst->dropped, __ATOMIC_ACQUIRE))
+		return 0;
+	__atomic_add_fetch(&q->stats.events_skipped, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
 /* Returns 1 when the FIFO's last event (FINISH) has been handled. */
 static int replay(struct online_worker *q, struct item *it)
 {
 	switch (it->kind) {
 	case ITEM_BATCH:
-		wpp_online_batch(q->assembler, &it->u.batch, it->words);
+		if (!skipped(q, it))
+			wpp_online_batch(q->assembler, &it->u.batch, it->words);
 		break;
 	case ITEM_GAP:
-		wpp_online_gap(q->assembler, &it->u.gap);
+		if (!skipped(q, it))
+			wpp_online_gap(q->assembler, &it->u.gap);
 		break;
 	case ITEM_EXIT:
 		wpp_online_thread_exit(q->assembler, &it->u.key, NULL);
+		free(it->inst); /* the thread's last item */
 		break;
 	case ITEM_DROP: {
 		/* The collector queues nothing more of this thread: close it
@@ -124,6 +148,8 @@ static int replay(struct online_worker *q, struct item *it)
 		q->dropping = 1;
 		wpp_online_thread_exit(q->assembler, &it->u.key, NULL);
 		q->dropping = was_dropping;
+		free(it->inst); /* the thread's last item */
+		__atomic_add_fetch(&q->stats.drops_replayed, 1, __ATOMIC_RELEASE);
 		break;
 	}
 	case ITEM_GIVE_UP:
@@ -297,23 +323,35 @@ static struct item *new_item(struct online_worker *q, enum item_kind kind, uint6
 	return it;
 }
 
-/* The load entry of key (added if new), or NULL without memory. */
+/* The load entry of key (added if new, with its shared instance), or NULL
+ * without memory. */
 static struct thread_load *load_of(struct online_worker *q, const struct wpp_thread_key *key)
 {
-	for (size_t i = 0; i < q->nloads; i++)
-		if (q->loads[i].key.pid == key->pid && q->loads[i].key.tid == key->tid &&
-		    q->loads[i].key.generation == key->generation)
-			return &q->loads[i];
-	if (q->nloads == q->loads_cap) {
-		size_t cap = q->loads_cap ? 2 * q->loads_cap : 16;
-		struct thread_load *more = realloc(q->loads, cap * sizeof(*more));
-		if (!more)
-			return NULL;
-		q->loads = more;
-		q->loads_cap = cap;
+	struct thread_load *t = thread_loads_find(&q->loads, key);
+	struct worker_instance *inst;
+
+	if (t)
+		return t;
+	if (!(inst = calloc(1, sizeof(*inst))))
+		return NULL;
+	if (!(t = thread_loads_add(&q->loads, key))) {
+		free(inst);
+		return NULL;
 	}
-	q->loads[q->nloads] = (struct thread_load){.key = *key};
-	return &q->loads[q->nloads++];
+	t->inst = inst;
+	return t;
+}
+
+/* The thread is over for the collector: forget its entry.  Its instance,
+ * unless an EXIT or DROP item handed it to the worker, may still be read
+ * by queued items: it is freed once the worker has stopped. */
+static void forget_thread(struct online_worker *q, struct thread_load *t)
+{
+	if (t->inst) {
+		t->inst->next_orphan = q->orphans;
+		q->orphans = t->inst;
+	}
+	thread_loads_remove(&q->loads, t);
 }
 
 /* Queue nothing more of this thread and have the worker close it with its
@@ -329,8 +367,12 @@ static void drop_thread(struct online_worker *q, struct thread_load *t)
 	t->dropped = 1;
 	q->stats.gave_up = 1;
 	q->stats.threads_dropped++;
+	/* From here the worker skips the thread's queued events. */
+	__atomic_store_n(&t->inst->dropped, 1, __ATOMIC_RELEASE);
 	it->kind = ITEM_DROP;
 	it->u.key = t->key;
+	it->inst = t->inst; /* handed over: the DROP item is the thread's last */
+	t->inst = NULL;
 	push(q, it);
 }
 
@@ -341,16 +383,21 @@ static void drop_thread(struct online_worker *q, struct thread_load *t)
  * events would not fit either).  The other threads keep their results —
  * the backlog drains as the worker catches up.
  */
+static void keep_biggest(struct thread_load *t, void *arg)
+{
+	struct thread_load **biggest = arg;
+
+	if (!t->dropped && (!*biggest || t->queued_bytes > (*biggest)->queued_bytes))
+		*biggest = t;
+}
+
 static void overflow(struct online_worker *q, struct thread_load *t)
 {
 	struct thread_load *biggest = NULL;
 
 	if (!t->dropped)
 		drop_thread(q, t);
-	for (size_t i = 0; i < q->nloads; i++)
-		if (!q->loads[i].dropped &&
-		    (!biggest || q->loads[i].queued_bytes > biggest->queued_bytes))
-			biggest = &q->loads[i];
+	thread_loads_each(&q->loads, keep_biggest, &biggest);
 	if (biggest && biggest->queued_bytes > t->queued_bytes && !q->stopped_queuing)
 		drop_thread(q, biggest);
 }
@@ -376,6 +423,7 @@ static struct item *thread_item(struct online_worker *q, const struct wpp_thread
 		return NULL;
 	}
 	t->queued_bytes += sizeof(*it) + nwords * sizeof(uint64_t);
+	it->inst = t->inst;
 	return it;
 }
 
@@ -394,40 +442,37 @@ void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *
 
 void online_worker_gap(struct online_worker *q, const struct wpp_chunk_gap *g)
 {
-	struct thread_load *t = NULL;
+	struct thread_load *t;
 	struct item *it;
 
 	if (q->stopped_queuing)
 		return;
-	/* A gap names no generation: it belongs to the thread's open one
-	 * (the latest with this pid and tid). */
-	for (size_t i = 0; i < q->nloads; i++)
-		if (q->loads[i].key.pid == g->pid && q->loads[i].key.tid == g->tid)
-			t = &q->loads[i];
-	if (t && t->dropped)
+	/* A gap names no generation: it belongs to the thread's newest open
+	 * one, and opens (pid, tid, 0) if there is none — the assembler's
+	 * rule (online.c), so that refusing it drops only that thread. */
+	t = thread_loads_newest(&q->loads, g->pid, g->tid);
+	if (!t && !(t = load_of(q, &(struct wpp_thread_key){g->pid, g->tid, 0}))) {
+		give_up(q);
+		return;
+	}
+	if (t->dropped)
 		return;
 	if (!(it = new_item(q, ITEM_GAP, 0))) {
-		if (t)
-			overflow(q, t);
-		else
-			give_up(q); /* a gap of a thread with no batch yet */
+		overflow(q, t);
 		return;
 	}
 	it->u.gap = *g;
+	it->inst = t->inst;
 	push(q, it);
 }
 
 void online_worker_thread_exit(struct online_worker *q, const struct wpp_thread_key *key)
 {
+	struct thread_load *t = thread_loads_find(&q->loads, key);
 	struct item *it = NULL;
-	size_t i = 0;
 
-	while (i < q->nloads &&
-	       (q->loads[i].key.pid != key->pid || q->loads[i].key.tid != key->tid ||
-		q->loads[i].key.generation != key->generation))
-		i++;
 	/* A dropped thread was closed at its drop marker already. */
-	if (!q->stopped_queuing && !(i < q->nloads && q->loads[i].dropped)) {
+	if (!q->stopped_queuing && !(t && t->dropped)) {
 		/* An exit carries no words: when the ring is full it is
 		 * allocated apart, so a thread whose events all went in is
 		 * never lost for want of its exit. */
@@ -437,11 +482,15 @@ void online_worker_thread_exit(struct online_worker *q, const struct wpp_thread_
 			give_up(q);
 		} else {
 			it->u.key = *key;
+			if (t) { /* handed over: the EXIT item is the thread's last */
+				it->inst = t->inst;
+				t->inst = NULL;
+			}
 			push(q, it);
 		}
 	}
-	if (i < q->nloads) /* the thread is over: a later one may reuse its key */
-		q->loads[i] = q->loads[--q->nloads];
+	if (t) /* the thread is over: a later one may reuse its key */
+		forget_thread(q, t);
 }
 
 void online_worker_emit(struct online_worker *q, enum wpp_chunk_type type, void *payload,
@@ -520,6 +569,20 @@ const struct online_worker_stats *online_worker_stats(const struct online_worker
 	return &q->stats;
 }
 
+void online_worker_progress(const struct online_worker *q, uint64_t *events_skipped,
+			    uint64_t *drops_replayed)
+{
+	*events_skipped = __atomic_load_n(&q->stats.events_skipped, __ATOMIC_RELAXED);
+	*drops_replayed = __atomic_load_n(&q->stats.drops_replayed, __ATOMIC_ACQUIRE);
+}
+
+static void free_instance(struct thread_load *t, void *arg)
+{
+	(void)arg;
+	free(t->inst);
+	t->inst = NULL;
+}
+
 void online_worker_free(struct online_worker *q)
 {
 	if (!q)
@@ -532,7 +595,14 @@ void online_worker_free(struct online_worker *q)
 		stop_worker(q);
 	}
 	take_results(q, NULL);
-	free(q->loads);
+	/* The worker has stopped: nothing reads the instances any more. */
+	thread_loads_each(&q->loads, free_instance, NULL);
+	thread_loads_free(&q->loads);
+	while (q->orphans) {
+		struct worker_instance *inst = q->orphans;
+		q->orphans = inst->next_orphan;
+		free(inst);
+	}
 	if (q->ring)
 		munmap(q->ring, q->ring_size);
 	pthread_cond_destroy(&q->wake);

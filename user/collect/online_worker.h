@@ -16,8 +16,9 @@
  * worker, so that first touches of memory do not land on the collector).
  * When an event does not fit, its thread's results are dropped, and so are
  * those of the open thread that has queued the most (the one the worker is
- * slowest on): nothing more of them is queued, and a marker in the FIFO
- * has the worker close them without emitting.  Every other thread keeps
+ * slowest on): nothing more of them is queued, their events still in the
+ * FIFO are skipped by the worker, and a marker in the FIFO has the worker
+ * close them without emitting.  Every other thread keeps
  * its results while the backlog drains.  Only when memory runs out does
  * the worker "give up" on every open thread (a marker; results emitted
  * after it are dropped).  The trace itself is never affected: every batch
@@ -63,9 +64,14 @@ struct online_worker_stats {
 	uint64_t queued_bytes_peak; /* largest backlog the collector handed over */
 	int gave_up;		    /* some thread's results were dropped */
 	uint64_t threads_dropped;   /* threads dropped one by one (backlog full) */
+	uint64_t events_skipped;    /* worker: queued events of dropped threads not replayed */
+	uint64_t drops_replayed;    /* worker: drop markers handled (threads closed unwanted) */
 	int failed;		    /* the worker's assembler ran out of memory */
 };
 /* Valid after online_worker_finish. */
 const struct online_worker_stats *online_worker_stats(const struct online_worker *q);
+/* Any time, from the collector side: the worker's two counters so far. */
+void online_worker_progress(const struct online_worker *q, uint64_t *events_skipped,
+			    uint64_t *drops_replayed);
 
 #endif
