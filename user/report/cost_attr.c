@@ -69,7 +69,11 @@ static size_t locate_targets(const struct wpp_thread_trace *th, const struct cos
 		return 0;
 	for (size_t i = 0; i < ntg; i++) {
 		const struct wpp_sample *s = &cd->samples[tg[i].sample];
-		switch (s->pos) {
+		/* Batch numbers start at 1: "in batch 0" was read while the
+		 * runtime published a buffer (number cleared, pointer not yet;
+		 * collectors before 2026-11-26 reported that), the buffer switch. */
+		int in_switch = (s->pos == WPP_POS_BUFFER || s->pos == WPP_POS_NUMBERED) && !s->seq;
+		switch (in_switch ? WPP_POS_UNKNOWN : s->pos) {
 		case WPP_POS_BUFFER:
 		case WPP_POS_NEXT:
 		case WPP_POS_NUMBERED:
