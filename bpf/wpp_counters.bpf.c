@@ -260,6 +260,13 @@ static __always_inline void read_position(const struct wpp_bpf_position *p,
 	    bpf_probe_read_user(&cap, 4, (void *)(lv + p->off_lv_cap)) ||
 	    bpf_probe_read_user(&next, 8, (void *)(p->thread_addr + p->off_next_seq)))
 		return;
+	/* An open buffer's level always has its number (batch numbers start
+	 * at 1).  Publishing clears the number before the buffer pointer
+	 * (the compiler may order the runtime's stores either way): a level
+	 * with words but no number is in the buffer switch, not in a batch 0
+	 * the trace would lack. */
+	if (words && !seq)
+		return;
 	if (words && in_words(cursor, words, (__u64)cap + p->slack_words)) {
 		r->pos = POS_BUFFER;
 		r->seq = seq;

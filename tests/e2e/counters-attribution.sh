@@ -10,20 +10,26 @@
 # record, so every path's faults are exact.  Built with runs
 # (WPP_CTRL_REPEAT), a loop's repeated iterations share the REPEAT word's
 # position, and so does the iteration that ends the run (its record comes
-# after the REPEAT word): a sample there goes to the run's first repeated
-# instance, once.  Function totals stay exact (a sample counted once per
-# repetition would multiply them); a repeated path may carry the faults of
-# at most one run-ending iteration per run.
+# after the REPEAT word): a sample there is the run's unless the sampled
+# instruction lies on a block of the next record and on none of the run's
+# (cost_run_end.h).  touch_c's last iteration stores from a block of its
+# own, so with runs too every touch_c path carries exactly one fault per
+# execution (counted independently from `script --format jsonl`), and the
+# last one sits on that store's line.  touch_b's last iteration faults in
+# the block its run repeats, which nothing recorded can tell apart: with
+# runs, its loop path may carry one extra fault per run (docs/counters.md).
 . "$(dirname "$0")/counters-lib.sh"
 
 build faults "$PROGS/faults.c" -fwpp-no-runs
 build faults-runs "$PROGS/faults.c"
-for spec in "faults 300 700" "faults 1234 17" "faults-runs 300 700" "faults-runs 1234 17"; do
+# The line of touch_c's last-iteration store.
+cline=$(grep -n "volatile short" "$PROGS/faults.c" | cut -d: -f1)
+for spec in "faults 300 700 50" "faults 1234 17 2" "faults-runs 300 700 50" "faults-runs 1234 17 2"; do
 	set -- $spec
-	prog=$1 na=$2 nb=$3
+	prog=$1 na=$2 nb=$3 nc=$4
 	out=$WORK/$prog-$na-$nb.wpp
 	echo "== $prog $na $nb"
-	if ! "$WPPTRACE" record -q -e page-faults -c 1 -o "$out" -- "$WORK/$prog" "$na" "$nb" \
+	if ! "$WPPTRACE" record -q -e page-faults -c 1 -o "$out" -- "$WORK/$prog" "$na" "$nb" "$nc" \
 		2>"$WORK/rec.err"; then
 		fail "record -e page-faults -c 1 ($na $nb): $(head -1 "$WORK/rec.err")"
 		continue
@@ -34,6 +40,8 @@ for spec in "faults 300 700" "faults 1234 17" "faults-runs 300 700" "faults-runs
 	b=$(fn_cost "$WORK/fn.json" touch_b)
 	check "touch_a has exactly $na faults (got $a)" '[ "$a" = "$na" ]'
 	check "touch_b has exactly $nb faults (got $b)" '[ "$b" = "$nb" ]'
+	c=$(fn_cost "$WORK/fn.json" touch_c)
+	check "touch_c has exactly $nc faults (got $c)" '[ "$c" = "$nc" ]'
 	# Per path: the faults sit on paths of the two loops only, and every
 	# execution of touch_b's steady loop path touched exactly one page.
 	"$WPPTRACE" report "$out" --cost page-faults --format json --top 1000 >"$WORK/path.json"
@@ -54,6 +62,25 @@ PY
 		check "the trace has runs (REPEAT words)" \
 			'"$WPPTRACE" script "$out" --format jsonl | grep -q "\"repeat\":1,"'
 	fi
+	# touch_c, with runs or without: each path's faults = its executions,
+	# counted by brute force over the script's events (a run's repetitions
+	# are events of their own there).
+	"$WPPTRACE" script "$out" --format jsonl >"$WORK/events.jsonl"
+	check "touch_c: every path has exactly one fault per execution (script's events)" \
+		'python3 - "$WORK/path.json" "$WORK/events.jsonl" "$nc" <<'"'PY'"'
+import collections, json, sys
+runs = collections.Counter()
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e.get("type") == "path" and e.get("function") == "touch_c":
+        runs[e["path"]] += 1
+assert sum(runs.values()) == int(sys.argv[3]), runs
+cost = {p["path"]: p["cost"] for p in json.load(open(sys.argv[1]))["paths"] if p["function"] == "touch_c"}
+assert cost == dict(runs), (cost, dict(runs))
+PY'
+	check "touch_c: the last iteration's fault is on its own line ($cline)" \
+		'"$WPPTRACE" report "$out" --cost page-faults --top 1000 | grep -A1 "touch_c .*loop>ret" | grep -q "\[$cline: 1\]"'
+
 	# Counting mode: the exact per-batch total covers every attributed
 	# fault, or the recorder said why it is low (never silently low).
 	counted=$("$WPPTRACE" report "$out" --cost page-faults --top 0 | sed -n 's/.*counted exactly per batch: \([0-9]*\).*/\1/p')
@@ -61,7 +88,7 @@ PY
 		echo "note: $(grep "per-batch counts are low" "$WORK/rec.err")"
 		check "counted total ($counted) is low, and the recorder said so" '[ -n "$counted" ]'
 	else
-		check "counted total ($counted) >= $((na + nb))" '[ -n "$counted" ] && [ "$counted" -ge $((na + nb)) ]'
+		check "counted total ($counted) >= $((na + nb + nc))" '[ -n "$counted" ] && [ "$counted" -ge $((na + nb + nc)) ]'
 	fi
 	# Every sample is on a path or in one class, the same in the report's
 	# JSON, in info's JSON and in info's text.

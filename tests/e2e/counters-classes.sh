@@ -57,7 +57,7 @@ for s in samples:
     if pos == 6:                 # no position yet
         count["exec" if t < exec_ns else "startup"] += 1
         continue
-    if pos in (4, 5):            # buffer switch, discard
+    if pos in (4, 5) or (pos in (1, 3) and seq == 0):  # buffer switch (no batch 0), discard
         count["nopos"] += 1
         continue
     if pos == 2:                 # buffer not open yet: the next number

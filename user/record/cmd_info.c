@@ -21,6 +21,7 @@
 #include "cost_info.h"
 #include "json_out.h"
 #include "log.h"
+#include "session.h"
 #include "trace_words.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
@@ -446,8 +447,14 @@ int cmd_info(int argc, char **argv)
 	int rc = 0;
 	/* Counters: attributed by the report side (needs the metadata). */
 	if (in.counters) {
+		struct session s;
+		int loaded;
 		fflush(stdout);
-		rc = cost_info_print(stdout, file, json) < 0 ? 1 : 0;
+		loaded = session_open(&s, file) == 0;
+		rc = cost_info_print(stdout, loaded ? s.trace : NULL, loaded ? s.mods : NULL,
+				     json) < 0;
+		if (loaded)
+			session_close(&s);
 	} else if (json) {
 		fputs("[]", stdout);
 	}

@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "cost_position.h"
+#include "cost_run_end.h"
 #include "cost_scale.h"
 
 struct target {
@@ -68,7 +69,11 @@ static size_t locate_targets(const struct wpp_thread_trace *th, const struct cos
 		return 0;
 	for (size_t i = 0; i < ntg; i++) {
 		const struct wpp_sample *s = &cd->samples[tg[i].sample];
-		switch (s->pos) {
+		/* Batch numbers start at 1: "in batch 0" was read while the
+		 * runtime published a buffer (number cleared, pointer not yet;
+		 * collectors before 2026-11-26 reported that), the buffer switch. */
+		int in_switch = (s->pos == WPP_POS_BUFFER || s->pos == WPP_POS_NUMBERED) && !s->seq;
+		switch (in_switch ? WPP_POS_UNKNOWN : s->pos) {
 		case WPP_POS_BUFFER:
 		case WPP_POS_NEXT:
 		case WPP_POS_NUMBERED:
@@ -100,9 +105,55 @@ static size_t locate_targets(const struct wpp_thread_trace *th, const struct cos
 	return live;
 }
 
+/* The hits of samples at a run's REPEAT slot, waiting for the record
+ * after the run (cost_run_end.h): hits[first..] of the current thread,
+ * all on the run's first repeated instance. */
+struct run_pending {
+	int active;
+	size_t first;
+	uint32_t depth;
+	struct run_end_rec run;
+};
+
+/* The record after the pending run is known (next, at event ordinal
+ * next_event), or there is none (next NULL: a gap, another REPEAT word
+ * continuing the run, a record that is not a path): move the hits that
+ * cannot be the run's, keeping the thread's hits in event order (the run's
+ * first, then the moved ones). */
+static int run_resolve(struct run_pending *rp, struct cost_attribution *a,
+		       struct run_end_judge *judge, const struct run_end_rec *next,
+		       uint64_t next_event)
+{
+	size_t n = a->nhits - rp->first, nmoved = 0;
+	struct cost_hit *moved;
+
+	rp->active = 0;
+	if (!next || !n)
+		return 0;
+	if (!(moved = malloc(n * sizeof(*moved))))
+		return -1;
+	size_t kept = rp->first;
+	for (size_t i = rp->first; i < a->nhits; i++) {
+		struct cost_hit h = a->hits[i];
+		if (run_end_is_next(judge, h.pid, h.gen, h.ip, &rp->run, next)) {
+			h.fn = next->fn;
+			h.fid = next->fid;
+			h.value = next->value;
+			h.is_block = next->is_block;
+			h.event = next_event;
+			moved[nmoved++] = h;
+		} else {
+			a->hits[kept++] = h;
+		}
+	}
+	memcpy(a->hits + kept, moved, nmoved * sizeof(*moved));
+	free(moved);
+	return 0;
+}
+
 static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 			    const struct cost_data *cd, size_t ti, struct target *tg, size_t ntg,
-			    struct cost_attribution *a, size_t *cap)
+			    struct cost_attribution *a, size_t *cap, struct run_end_judge *judge)
 {
 	const struct wpp_thread_trace *th = &t->threads[ti];
 	int oom;
@@ -116,13 +167,16 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		return -1;
 	}
 	struct wpp_event ev;
+	struct run_pending rp = {0};
 	uint64_t ordinal = 0, prev_seq = 0;
 	uint32_t prev_word = 0;
-	int have_prev = 0;
+	int have_prev = 0, rc = 0;
 	size_t unmatched = live;
-	while (unmatched && wpp_decoder_next(d, &ev)) {
+	while ((unmatched || rp.active) && wpp_decoder_next(d, &ev)) {
 		if (ev.kind == WPP_EV_GAP) {
 			have_prev = 0;
+			if (rp.active && (rc = run_resolve(&rp, a, judge, NULL, 0)) < 0)
+				break;
 			continue;
 		}
 		int is_path = ev.kind == WPP_EV_PATH || ev.kind == WPP_EV_BLOCK;
@@ -137,9 +191,19 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		have_prev = 1;
 		prev_seq = ev.batch_seq;
 		prev_word = ev.word_index;
+		struct run_end_rec here = {ev.fn, ev.fid, ev.value, ev.kind == WPP_EV_BLOCK};
+		/* The first record after a run's REPEAT word(s) is the iteration
+		 * that ended it; another REPEAT word means the run went on.  An
+		 * event of another signal level first leaves the samples with
+		 * the run (the hits stay in event order). */
+		if (!same_place && rp.active) {
+			int ends_run = ev.signal_depth == rp.depth && is_path && !ev.repeat;
+			if ((rc = run_resolve(&rp, a, judge, ends_run ? &here : NULL, ordinal)) < 0)
+				break;
+		}
 		if (!same_place) {
 			/* Binary search the first target at (seq, word). */
-			size_t lo = 0, hi = live;
+			size_t lo = 0, hi = live, first_hit = a->nhits;
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
 				if (tg[mid].seq < ev.batch_seq ||
@@ -162,22 +226,25 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 				    th->pid,	 th->generation,	  th->tid, ev.fn,    ev.fid,
 				    ev.value,	 ev.kind == WPP_EV_BLOCK, ordinal, s->value, s->ip,
 				    (uint32_t)ti};
-				if (push_hit(a, cap, &h) < 0) {
-					wpp_decoder_close(d);
-					free(matched);
-					return -1;
-				}
+				if ((rc = push_hit(a, cap, &h)) < 0)
+					break;
 			}
+			if (rc < 0)
+				break;
+			if (ev.repeat && is_path && a->nhits > first_hit)
+				rp = (struct run_pending){1, first_hit, ev.signal_depth, here};
 		}
 		if (is_path)
 			ordinal++;
 	}
+	/* The thread ended (or was cut off) right after a run: nothing
+	 * follows it, the samples stay with the run. */
 	wpp_decoder_close(d);
 	for (size_t i = 0; i < live; i++)
 		if (!matched[i])
 			miss(a, COST_MISS_NO_RECORD, &cd->samples[tg[i].sample]);
 	free(matched);
-	return 0;
+	return rc;
 }
 
 static int sample_order(const void *x, const void *y, void *arg)
@@ -269,11 +336,12 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 {
 	struct target *tg = malloc((cd->nsamples + 1) * sizeof(*tg));
 	struct image *im = malloc((t->nprocs + 1) * sizeof(*im));
+	struct run_end_judge *judge = run_end_judge_new(mods);
 	size_t n = 0, cap = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->counter = counter;
-	if (!tg || !im)
+	if (!tg || !im || !judge)
 		goto oom;
 	for (size_t i = 0; i < t->nprocs; i++)
 		im[i] =
@@ -314,10 +382,11 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 			}
 			continue;
 		}
-		if (attribute_thread(t, mods, cd, ti, tg + i, j - i, a, &cap) < 0)
+		if (attribute_thread(t, mods, cd, ti, tg + i, j - i, a, &cap, judge) < 0)
 			goto oom;
 	}
 	free(tg);
+	run_end_judge_free(judge);
 	for (size_t i = 0; i < cd->ncounts; i++) {
 		const struct wpp_count *k = &cd->counts[i];
 		if (k->counter != counter || (pid >= 0 && k->pid != (uint32_t)pid) ||
@@ -330,6 +399,7 @@ int cost_attribute(const struct wpp_trace *t, struct wpp_modules *mods, const st
 oom:
 	free(tg);
 	free(im);
+	run_end_judge_free(judge);
 	cost_attribution_free(a);
 	wpp_err("out of memory");
 	return -1;

@@ -3,15 +3,15 @@
  * cost_info.c — the counters section of `wpptrace info` (costs.h): for
  * each recorded counter, every sample on a path or in exactly one miss
  * class, and the exact per-batch total.  Attribution decodes the threads,
- * so it needs the program's metadata (session.h); when that cannot be
- * loaded the section says so and info still describes the rest.
+ * so it needs the program's metadata, loaded by the caller; when that
+ * could not be loaded the section says so and info still describes the
+ * rest.
  */
 #include "cost_info.h"
 
 #include <inttypes.h>
 
 #include "costs.h"
-#include "session.h"
 
 static void tally_text(FILE *out, const struct cost_data *cd, const struct cost_attribution *a)
 {
@@ -28,13 +28,12 @@ static void tally_text(FILE *out, const struct cost_data *cd, const struct cost_
 	fputc('\n', out);
 }
 
-int cost_info_print(FILE *out, const char *file, int json)
+int cost_info_print(FILE *out, struct wpp_trace *t, struct wpp_modules *mods, int json)
 {
-	struct session s;
 	struct cost_data cd;
 	int rc = 0;
 
-	if (session_open(&s, file) != 0) {
+	if (!t) {
 		if (json)
 			fputs("null", out);
 		else
@@ -43,17 +42,15 @@ int cost_info_print(FILE *out, const char *file, int json)
 			      out);
 		return 0;
 	}
-	if (cost_load(s.trace, &cd) < 0) {
-		session_close(&s);
+	if (cost_load(t, &cd) < 0)
 		return -1;
-	}
 	if (json)
 		fputc('[', out);
 	else
 		fprintf(out, "counters    %" PRIu32 "\n", cd.ncounters);
 	for (uint32_t i = 0; i < cd.ncounters && rc == 0; i++) {
 		struct cost_attribution a;
-		if (cost_attribute(s.trace, s.mods, &cd, i, -1, -1, &a) < 0) {
+		if (cost_attribute(t, mods, &cd, i, -1, -1, &a) < 0) {
 			rc = -1;
 			break;
 		}
@@ -70,6 +67,5 @@ int cost_info_print(FILE *out, const char *file, int json)
 	if (json)
 		fputc(']', out);
 	cost_data_free(&cd);
-	session_close(&s);
 	return rc;
 }

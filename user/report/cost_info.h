@@ -9,9 +9,13 @@
 
 #include <stdio.h>
 
-/* Attribute every counter of file and print the section.  Metadata that
- * cannot be loaded is said in the section (JSON: null), not an error.
- * 0, or -1 on allocation failure (message printed). */
-int cost_info_print(FILE *out, const char *file, int json);
+#include "module_map.h"
+#include "trace_file.h"
+
+/* Attribute every counter of trace t (its program's metadata in mods) and
+ * print the section.  t NULL: the caller could not load the metadata; the
+ * section says so (JSON: null), which is not an error.  0, or -1 on
+ * allocation failure (message printed). */
+int cost_info_print(FILE *out, struct wpp_trace *t, struct wpp_modules *mods, int json);
 
 #endif

@@ -12,7 +12,8 @@
  * thread's event stream.  Everything else is counted as unattributed, by
  * reason (enum cost_miss).  A run (WPP_CTRL_REPEAT) expands to several
  * events at the REPEAT word's position; a sample there lands on the first
- * of them only, once.
+ * of them only, once, unless its ip shows it was taken in the iteration
+ * that ended the run (cost_run_end.h): then on the record after the run.
  *
  * Per-path costs from samples are estimates (each sample stands for its
  * period's worth of events); per-batch counts (COUNTS chunks) give exact

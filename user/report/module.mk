@@ -6,7 +6,7 @@ REPORT_SRCS := user/report/table_fmt.c user/report/profile.c user/report/profile
 	user/report/fn_flow.c user/report/annotate.c user/report/cfg_dot.c \
 	user/report/report_session.c user/report/pprof_export.c user/report/cost_file.c \
 	user/report/cost_attr.c user/report/cost_position.c user/report/cost_summary.c \
-	user/report/cost_terms.c user/report/cost_scale.c \
+	user/report/cost_terms.c user/report/cost_scale.c user/report/cost_run_end.c \
 	user/report/inline_names.c user/report/cost_lines.c user/report/cost_info.c
 REPORT_OBJS := $(call objs,,$(REPORT_SRCS))
 REPORT_SAN_OBJS := $(call objs,san,$(REPORT_SRCS))

@@ -16,7 +16,7 @@ TESTS += $(COUNTERSTEST_BIN)
 # lost batches, thread ends, images), linked against the decoder.
 COSTATTR_TEST_BIN := $(BUILD)/tests/unit/counters/test_cost_attr
 COSTATTR_UNDER_TEST := $(call objs,san,user/report/cost_attr.c user/report/cost_position.c \
-	user/report/cost_summary.c user/report/cost_scale.c)
+	user/report/cost_run_end.c user/report/cost_summary.c user/report/cost_scale.c)
 $(call objs,san,tests/unit/counters/test_cost_attr.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Itests/unit/decode
 $(COSTATTR_TEST_BIN): $(call objs,san,tests/unit/counters/test_cost_attr.c) $(call objs,san,tests/unit/decode/testlib.c) \
 	$(COSTATTR_UNDER_TEST) $(call objs,san,$(SYMBOLIZER_SRCS) $(DECODE_SRCS) $(WPPREAD_SRCS))

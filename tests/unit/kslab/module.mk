@@ -69,7 +69,8 @@ TESTS += $(KSLAB_AGREE)
 KSLAB_DUMP_HITS := $(KSLAB_TEST_DIR)/dump_hits
 $(call objs,,tests/unit/kslab/dump_hits.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 $(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kslab/dump_hits.c user/report/cost_attr.c \
-		user/report/cost_file.c user/report/cost_position.c user/report/cost_scale.c) \
+		user/report/cost_file.c user/report/cost_position.c user/report/cost_scale.c \
+		user/report/cost_run_end.c) \
 		$(DECODE_OBJS) \
 		$(SYMBOLIZER_OBJS) $(WPPREAD_OBJS))
 	@mkdir -p $(dir $@)

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cost_run_end.c — a sample at a run's REPEAT slot: the run's, or the
+ * run-ending iteration's (cost_run_end.h).  The sampled ip is symbolized
+ * (innermost source position) and compared with the source positions the
+ * metadata gives each block of the two records.
+ */
+#include "cost_run_end.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_lookup.h"
+#include "path_regen.h"
+
+/* Decisions repeat (a loop's few ips, run after run): a direct-mapped
+ * memo keyed by everything the decision depends on. */
+#define MEMO_SIZE 4096
+struct memo {
+	const struct wpp_fn *fn; /* NULL = empty */
+	const struct wpp_image_map *image;
+	uint64_t ip, run_value, next_value;
+	uint8_t run_is_block, next_is_block, is_next;
+};
+
+struct run_end_judge {
+	struct wpp_modules *mods;
+	struct wpp_dwarf *dwarf;
+	uint32_t *blocks; /* wpp_path_expand buffer */
+	uint32_t cap;
+	struct memo memo[MEMO_SIZE];
+};
+
+struct run_end_judge *run_end_judge_new(struct wpp_modules *mods)
+{
+	struct run_end_judge *j = calloc(1, sizeof(*j));
+	if (!j || !(j->dwarf = wpp_dwarf_new())) {
+		free(j);
+		return NULL;
+	}
+	j->mods = mods;
+	return j;
+}
+
+void run_end_judge_free(struct run_end_judge *j)
+{
+	if (!j)
+		return;
+	wpp_dwarf_free(j->dwarf);
+	free(j->blocks);
+	free(j);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Does block b of fn cover the source position of frame f? */
+static int block_has(const struct wpp_fn *fn, uint32_t b, const struct wpp_src_frame *f)
+{
+	const struct wpp_meta_block *bl = &fn->blocks[b];
+	for (uint32_t i = 0; i < bl->nlines; i++) {
+		const struct wpp_meta_line *l = &fn->tu->lines[bl->first_line + i];
+		if (l->line == f->line && l->column == f->column &&
+		    !strcmp(base_name(wpp_tu_str(fn->tu, l->file_str)), base_name(f->file)))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 if some block of record r covers f, 0 if none, -1 if r's blocks are
+ * unknown (not a path of the DAG, or out of memory). */
+static int rec_has(struct run_end_judge *j, const struct run_end_rec *r,
+		   const struct wpp_src_frame *f)
+{
+	struct wpp_path p;
+	if (r->is_block)
+		return r->value < r->fn->nblocks ? block_has(r->fn, (uint32_t)r->value, f) : -1;
+	if (j->cap < r->fn->nblocks + 1) {
+		uint32_t *g = realloc(j->blocks, (r->fn->nblocks + 1) * sizeof(*g));
+		if (!g)
+			return -1;
+		j->blocks = g;
+		j->cap = r->fn->nblocks + 1;
+	}
+	if (wpp_path_expand(r->fn, r->value, j->blocks, j->cap, &p) < 0)
+		return -1;
+	for (uint32_t i = 0; i < p.nblocks; i++)
+		if (block_has(r->fn, p.blocks[i], f))
+			return 1;
+	return 0;
+}
+
+static int decide(struct run_end_judge *j, const struct wpp_image_map *im, uint64_t ip,
+		  const struct run_end_rec *run, const struct run_end_rec *next)
+{
+	const struct wpp_fid_range *range = NULL;
+	const struct wpp_fn *fn = NULL;
+	const struct wpp_module_rec *m;
+	struct wpp_src_frame fr[16];
+	char err[256];
+	int n;
+
+	if (wpp_image_resolve(im, run->fid, &fn, &range) != WPP_RESOLVED || fn != run->fn)
+		return 0;
+	m = range->module;
+	n = wpp_dwarf_frames(j->dwarf, m->path, m->build_id, m->build_id_len, m->load_bias, ip, fr,
+			     16, err, sizeof(err));
+	if (n <= 0 || !fr[n - 1].function || strcmp(fr[n - 1].function, fn->name) || !fr[0].file ||
+	    !fr[0].line)
+		return 0;
+	return rec_has(j, run, &fr[0]) == 0 && rec_has(j, next, &fr[0]) == 1;
+}
+
+int run_end_is_next(struct run_end_judge *j, uint32_t pid, uint32_t gen, uint64_t ip,
+		    const struct run_end_rec *run, const struct run_end_rec *next)
+{
+	const struct wpp_image_map *im;
+	struct memo *e;
+	uint64_t h;
+
+	/* Only the run's own function can tell: a run region is call-free,
+	 * and so is the iteration that ends it, up to its record. */
+	if (!run->fn || next->fn != run->fn)
+		return 0;
+	im = wpp_modules_image(j->mods, pid, gen);
+	h = (ip ^ run->value * 0x9e3779b97f4a7c15u ^ next->value * 0xbf58476d1ce4e5b9u ^
+	     (uint64_t)(uintptr_t)run->fn) *
+	    0x94d049bb133111ebu;
+	e = &j->memo[(h >> 40) % MEMO_SIZE];
+	if (e->fn == run->fn && e->image == im && e->ip == ip && e->run_value == run->value &&
+	    e->next_value == next->value && e->run_is_block == run->is_block &&
+	    e->next_is_block == next->is_block)
+		return e->is_next;
+	*e = (struct memo){run->fn,
+			   im,
+			   ip,
+			   run->value,
+			   next->value,
+			   (uint8_t)run->is_block,
+			   (uint8_t)next->is_block,
+			   (uint8_t)decide(j, im, ip, run, next)};
+	return e->is_next;
+}
