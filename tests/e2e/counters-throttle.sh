@@ -30,26 +30,31 @@ print(eval(sys.argv[2]))
 PY
 }
 
-if echo 1000 >"$RATE" 2>/dev/null && record_spin low 100000; then
-	check "record warns that cpu-clock sampling was throttled" \
-		"grep -q \"throttled 'cpu-clock' sampling [1-9][0-9]* times\" '$WORK/low.err'"
-	n=$(field low 'j["settings"].get("throttled.cpu-clock", 0)')
-	check "info keeps throttled.cpu-clock=$n" "[ '$n' -gt 0 ]"
-	share=$(field low 'c["samples_on_paths"] * 100000 / max(c["counted"], 1)')
-	echo "throttled: samples x period = ${share} of the exact count"
-	check "the throttled samples are missing (${share} < 0.5)" \
-		"python3 -c 'import sys; sys.exit(0 if $share < 0.5 else 1)'"
+# check_recording NAME PERIOD THROTTLED(yes|no) LO HI: the warning,
+# the INFO line, and samples x period against the exact count.
+check_recording() {
+	local name=$1 period=$2 throttled=$3 lo=$4 hi=$5 n share
+	record_spin "$name" "$period" || return
+	n=$(field "$name" 'j["settings"].get("throttled.cpu-clock", 0)')
+	if [ "$throttled" = yes ]; then
+		check "$name: record warns that cpu-clock sampling was throttled" \
+			"grep -q \"throttled 'cpu-clock' sampling [1-9][0-9]* times\" '$WORK/$name.err'"
+		check "$name: info keeps throttled.cpu-clock=$n" "[ '$n' -gt 0 ]"
+	else
+		check "$name: no throttling warning" "! grep -q throttled '$WORK/$name.err'"
+		check "$name: info has no throttled line" "[ '$n' = 0 ]"
+	fi
+	share=$(field "$name" "c['samples_on_paths'] * $period / max(c['counted'], 1)")
+	check "$name: samples x period = $share of the exact count, in [$lo, $hi]" \
+		"python3 -c 'import sys; sys.exit(0 if $lo <= $share <= $hi else 1)'"
+}
+
+# Throttled: the missing samples show (under half the count).
+if echo 1000 >"$RATE" 2>/dev/null; then
+	check_recording low 100000 yes 0 0.5
 else
 	fail "cannot lower $RATE"
 fi
 echo "$saved" >"$RATE"
-if record_spin normal 1000000; then
-	check "no throttling warning at a 1 ms period" "! grep -q throttled '$WORK/normal.err'"
-	n=$(field normal 'j["settings"].get("throttled.cpu-clock", 0)')
-	check "info has no throttled line" "[ '$n' = 0 ]"
-	share=$(field normal 'c["samples_on_paths"] * 1000000 / max(c["counted"], 1)')
-	echo "normal: samples x period = ${share} of the exact count"
-	check "the estimate is within 25% of the count (${share})" \
-		"python3 -c 'import sys; sys.exit(0 if 0.75 <= $share <= 1.25 else 1)'"
-fi
+check_recording normal 1000000 no 0.75 1.25
 finish
