@@ -90,7 +90,9 @@ static void emit_restart(struct fn_emit *x, uint64_t inc)
 static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
 {
 	LLVMValueRef w = reg_plus(x, inc);
-	if (counts_runs)
+	if (counts_runs && x->wide)
+		wpp_emit_run_record2(x->p, x->b, x->cur, x->last, x->count, x->ctrlw, w);
+	else if (counts_runs)
 		wpp_emit_run_record(x->p, x->b, x->cur, x->last, x->count, w);
 	else if (x->wide)
 		wpp_emit_record2(x->p, x->b, x->cur, x->ctrlw, w);
@@ -361,12 +363,11 @@ static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
 }
 
 /* Per CFG edge run roles, or NULL when the function has no qualifying loop
- * (or runs are off, or the function is wide: runs of two-word records are
- * left for later). */
+ * (or runs are off).  Wide functions count runs of their [ctrl, id] pairs. */
 static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c,
 			  const struct wpp_dag *d)
 {
-	if (!tu->runs || tu->mode != WPP_MODE_PATHS || d->wide)
+	if (!tu->runs || tu->mode != WPP_MODE_PATHS)
 		return NULL;
 	uint8_t *veto = run_vetoes(c);
 	uint8_t *role = malloc(c->cfg.nedges + 1);

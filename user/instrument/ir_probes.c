@@ -219,20 +219,23 @@ static void build_flush_if_pending(struct wpp_probes *p, LLVMBuilderRef b, LLVMV
 #define SAME_WEIGHT   64
 #define CHANGE_WEIGHT 1
 
-/* __wpp_run_rec(cur, last, count, w): see ir_probes.h. */
-static LLVMValueRef build_run_rec(struct wpp_probes *p)
+/* __wpp_run_rec(cur, last, count, w) and __wpp_run_rec2(cur, last, count,
+ * ctrl, id): see ir_probes.h.  The last word of the record (the narrow
+ * word, or the wide id) is what `last` holds: never 0. */
+static LLVMValueRef build_run_rec(struct wpp_probes *p, const char *name, LLVMTypeRef fnty,
+				  unsigned nwords)
 {
-	LLVMValueRef f = LLVMGetNamedFunction(p->mod, "__wpp_run_rec");
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
 	if (f)
 		return f; /* the module was instrumented before */
-	f = new_inline_helper(p, "__wpp_run_rec", p->run_rec_fn);
+	f = new_inline_helper(p, name, fnty);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(p->ctx, f, "again");
 	LLVMBasicBlockRef change = LLVMAppendBasicBlockInContext(p->ctx, f, "change");
 	LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(p->ctx, f, "write");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
 	LLVMValueRef cur = LLVMGetParam(f, 0), last = LLVMGetParam(f, 1);
-	LLVMValueRef count = LLVMGetParam(f, 2), w = LLVMGetParam(f, 3);
+	LLVMValueRef count = LLVMGetParam(f, 2), w = LLVMGetParam(f, 2 + nwords);
 	LLVMPositionBuilderAtEnd(b, entry);
 	LLVMValueRef same =
 	    LLVMBuildICmp(b, LLVMIntEQ, w, LLVMBuildLoad2(b, p->i64, last, "last"), "same");
@@ -246,7 +249,12 @@ static LLVMValueRef build_run_rec(struct wpp_probes *p)
 	LLVMPositionBuilderAtEnd(b, change);
 	build_flush_if_pending(p, b, f, cur, count, write);
 	LLVMPositionBuilderAtEnd(b, write);
-	call_rec1(p, b, cur, w);
+	if (nwords == 1) {
+		call_rec1(p, b, cur, w);
+	} else {
+		LLVMValueRef args[3] = {cur, LLVMGetParam(f, 3), w};
+		LLVMBuildCall2(b, p->rec2_fn, p->rec2, args, 3, "");
+	}
 	LLVMBuildStore(b, w, last);
 	LLVMBuildStore(b, k64(p, 0), count);
 	LLVMBuildRetVoid(b);
@@ -290,8 +298,9 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	p->rec1_fn = LLVMFunctionType(p->voidty, params, 2, 0);
 	p->rec2_fn = LLVMFunctionType(p->voidty, params, 3, 0);
 	p->reg_fn = LLVMFunctionType(p->voidty, &p->ptr, 1, 0);
-	LLVMTypeRef run_params[4] = {p->ptr, p->ptr, p->ptr, p->i64};
+	LLVMTypeRef run_params[5] = {p->ptr, p->ptr, p->ptr, p->i64, p->i64};
 	p->run_rec_fn = LLVMFunctionType(p->voidty, run_params, 4, 0);
+	p->run_rec2_fn = LLVMFunctionType(p->voidty, run_params, 5, 0);
 	p->run_end_fn = LLVMFunctionType(p->voidty, run_params, 3, 0);
 	p->run_flush_fn = LLVMFunctionType(p->voidty, run_params, 2, 0);
 	p->cursor = tls_ptr(p, WPP_SYM_CURSOR);
@@ -309,7 +318,8 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	/* After rec1 in the module: the always-inliner visits helpers in
 	 * module order, so each is flattened before it is inlined. */
 	p->run_flush = build_run_flush(p);
-	p->run_rec = build_run_rec(p);
+	p->run_rec = build_run_rec(p, "__wpp_run_rec", p->run_rec_fn, 1);
+	p->run_rec2 = build_run_rec(p, "__wpp_run_rec2", p->run_rec2_fn, 2);
 	p->run_end = build_run_end(p);
 	p->fid_base_slot = LLVMAddGlobal(m, p->i64, "__wpp_fid_base");
 	LLVMSetLinkage(p->fid_base_slot, LLVMPrivateLinkage);
@@ -349,7 +359,7 @@ int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst)
 		return 0;
 	LLVMValueRef callee = LLVMGetCalledValue(inst);
 	return callee == p->rec1 || callee == p->rec2 || callee == p->run_rec ||
-	       callee == p->run_end;
+	       callee == p->run_rec2 || callee == p->run_end;
 }
 
 static LLVMValueRef run_slot(struct wpp_probes *p, LLVMBuilderRef b, const char *name)
@@ -373,6 +383,13 @@ void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cu
 {
 	LLVMValueRef args[4] = {cur, last, count, w};
 	LLVMBuildCall2(b, p->run_rec_fn, p->run_rec, args, 4, "");
+}
+
+void wpp_emit_run_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur,
+			  LLVMValueRef last, LLVMValueRef count, LLVMValueRef ctrl, LLVMValueRef id)
+{
+	LLVMValueRef args[5] = {cur, last, count, ctrl, id};
+	LLVMBuildCall2(b, p->run_rec2_fn, p->run_rec2, args, 5, "");
 }
 
 void wpp_emit_run_end(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,

@@ -27,13 +27,13 @@ struct wpp_probes {
 	LLVMModuleRef mod;
 	LLVMContextRef ctx;
 	LLVMTypeRef i32, i64, ptr, voidty, void_fn, rec1_fn, rec2_fn, reg_fn;
-	LLVMTypeRef run_rec_fn, run_end_fn, run_flush_fn;
+	LLVMTypeRef run_rec_fn, run_rec2_fn, run_end_fn, run_flush_fn;
 	LLVMValueRef cursor, limit;		    /* initial-exec TLS; limit = cursor + 8 */
 	LLVMValueRef flush, flush_all, register_tu; /* flush: the stub (ir_probes.c) */
 	LLVMValueRef rec1, rec2;
-	LLVMValueRef run_rec, run_end, run_flush; /* runs (below) */
-	LLVMValueRef fid_base_slot;		  /* i64, fid_base << 40 */
-	struct wpp_fid_slot *fid_slots;		  /* per-function fid words, see below */
+	LLVMValueRef run_rec, run_rec2, run_end, run_flush; /* runs (below) */
+	LLVMValueRef fid_base_slot;			    /* i64, fid_base << 40 */
+	struct wpp_fid_slot *fid_slots;			    /* per-function fid words, see below */
 	uint32_t nfid_slots, fid_slots_cap;
 	unsigned reg_md_kind; /* marks the path-register alloca */
 };
@@ -62,10 +62,12 @@ void wpp_emit_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef slot,
  * Runs (trace_abi.h WPP_CTRL_REPEAT, docs/instrumentation.md "Runs").  A
  * function with qualifying loops (runs.h) has two more promoted slots:
  * `last`, the word its last run-counting path end wrote (0 = none, never a
- * valid word), and `count`, i64 repeats of it not yet written.  A back-edge
- * path end in such a loop emits wpp_emit_run_record: the same word as last
- * time only increments count; another word first writes the pending count
- * as REPEAT words, then records itself normally.  Every exit edge of the
+ * valid word; a wide function's: the id word, never 0 either thanks to
+ * WPP_WIDE_ID_MARK), and `count`, i64 repeats of it not yet written.  A
+ * back-edge path end in such a loop emits wpp_emit_run_record (wide:
+ * wpp_emit_run_record2, the [ctrl, id] pair): the same word as last time
+ * only increments count; another word first writes the pending count as
+ * REPEAT words, then records itself normally.  Every exit edge of the
  * loop emits wpp_emit_run_end: write the pending count, then last = count
  * = 0.  Both write through the record helpers, so the cursor, the limit
  * check and __wpp_flush behave exactly as for any record.
@@ -75,6 +77,9 @@ void wpp_emit_run_slots(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef *la
 			LLVMValueRef *count);
 void wpp_emit_run_record(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur,
 			 LLVMValueRef last, LLVMValueRef count, LLVMValueRef w);
+void wpp_emit_run_record2(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur,
+			  LLVMValueRef last, LLVMValueRef count, LLVMValueRef ctrl,
+			  LLVMValueRef id);
 void wpp_emit_run_end(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef cur, LLVMValueRef last,
 		      LLVMValueRef count);
 

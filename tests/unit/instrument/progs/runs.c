@@ -4,8 +4,10 @@
  * and outer back edges count against the same last word), a chain walk
  * whose usual step repeats one path around a nested compare loop (zlib's
  * longest_match in miniature), a triple nest left from its innermost loop
- * by a return, loops run zero to three times, and a loop with a call (it
- * records every iteration).  Deterministic. */
+ * by a return, loops run zero to three times, a loop with a call (it
+ * records every iteration), and loops of a wide function (their runs
+ * repeat two-word records).  Deterministic. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -126,6 +128,31 @@ __attribute__((noinline)) static unsigned with_call(unsigned n)
 	return s;
 }
 
+/* 48 independent branches ahead of the loops: more than 2^40 paths, so
+ * the function is wide and each record is a [ctrl, id] pair. */
+#define WB(k)                                                                                      \
+	if (v & ((uint64_t)1 << (k))) {                                                            \
+		__asm__ volatile("" ::: "memory");                                                 \
+		s++;                                                                               \
+	}
+#define WB8(k) WB(k) WB(k + 1) WB(k + 2) WB(k + 3) WB(k + 4) WB(k + 5) WB(k + 6) WB(k + 7)
+
+__attribute__((noinline)) static unsigned wide_loops(uint64_t v, unsigned n)
+{
+	unsigned s = 0;
+	WB8(0) WB8(8) WB8(16) WB8(24) WB8(32) WB8(40)
+	for (unsigned i = 0; i < n; i++) /* one path */
+		s += data[i & 4095] * 5u;
+	for (unsigned i = 0; i < n; i++) { /* period 3 */
+		if (i % 3 == 0)
+			s += data[i & 4095];
+		else
+			s ^= i;
+		sink = s;
+	}
+	return s;
+}
+
 int main(void)
 {
 	unsigned s = 0;
@@ -144,6 +171,7 @@ int main(void)
 	s += chain_walk(1, 5000) + chain_walk(7, 3);
 	s += (unsigned)find_in_cube(9, 99) + (unsigned)find_in_cube(5, 1000);
 	s += with_call(300);
+	s += wide_loops(0x123456789abcull, 3000) + wide_loops(~(uint64_t)0, 2);
 	printf("%u\n", s);
 	return 0;
 }
