@@ -287,6 +287,10 @@ int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce)
 
 int bc_trace_all(struct bc_collector *c)
 {
+	/* First, so that no program starting during the scan falls between
+	 * the two (one that cannot be answered is attached at its exec). */
+	if (c->hello_fd < 0)
+		hello_listen(c);
 	DIR *d = opendir("/proc");
 	if (!d) {
 		int err = -errno;

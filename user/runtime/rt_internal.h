@@ -148,6 +148,9 @@ void rt_registry_set_pid(uint32_t pid) RT_HIDDEN; /* fork child */
 
 /* --- lifecycle (rt_lifecycle.c) --- */
 void rt_lifecycle_init(void) RT_HIDDEN;
+/* Probe mode, once per image: wait for system-wide collectors to attach
+ * (rt_hello.c). */
+void rt_hello_collectors(void) RT_HIDDEN;
 void rt_thread_arm_exit(struct rt_thread *t) RT_HIDDEN;
 void rt_vfork_thread_exit(void) RT_HIDDEN; /* release the vfork save area */
 

@@ -8,7 +8,8 @@
  *   WPP_SHM=path    shm: the collector's region (rt_shm_client.c).
  *   otherwise       probe: private per-level buffers; a full buffer is passed
  *                   to the USDT probe (where a BPF collector may be attached)
- *                   and then reused.
+ *                   and then reused.  System-wide collectors are given the
+ *                   chance to attach first (rt_hello.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -67,6 +68,7 @@ static const struct rt_transport_ops *select_transport(void)
 			return &rt_transport_shm;
 		say("cannot use the collector's shared memory, using probe mode: ", strerror(-err));
 	}
+	rt_hello_collectors();
 	return &rt_transport_probe;
 }
 
