@@ -284,7 +284,8 @@ int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p)
 void lifecycle_registry_late(struct bc_collector *c, struct bc_proc *p)
 {
 	int err = lifecycle_registry_catch_up(c, p);
-	if (p->nfid_bases || err == -EBUSY || err == -ECANCELED)
+	/* A fork child needs none: the decoder gives it its parent's modules. */
+	if (p->nfid_bases || (p->flags & WPP_PROC_FORKED) || err == -EBUSY || err == -ECANCELED)
 		return;
 	/* Seen (rarely) under -a when a program was attached only at its exec
 	 * record: by the time its first batch is delivered it has exited, and
