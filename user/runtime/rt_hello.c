@@ -24,8 +24,12 @@
 #include "rt_internal.h"
 #include "wpp_hello.h"
 
-/* One slot: returns once its collector (if any) answered or gave up. */
-static void hello_slot(unsigned slot)
+/* Slot `slot` through *fd (a fresh unix stream socket, or -1 to make
+ * one): returns once its collector, if any, answered or gave up.  A refused
+ * connect leaves the socket usable for the next slot (one socket for all
+ * when nothing listens: half the cost of one each); a connected one is
+ * spent, and closed. */
+static void hello_slot(unsigned slot, int *fd)
 {
 	struct sockaddr_un a;
 	socklen_t len = wpp_hello_addr(&a, slot);
@@ -33,26 +37,26 @@ static void hello_slot(unsigned slot)
 	socklen_t plen = sizeof(peer);
 	struct timeval tv = {WPP_HELLO_TIMEOUT_MS / 1000, (WPP_HELLO_TIMEOUT_MS % 1000) * 1000};
 	char byte;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	if (fd < 0)
+	if (*fd < 0 && (*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return;
-	if (connect(fd, (struct sockaddr *)&a, len) != 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0 || peer.uid != 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
-		close(fd);
+	if (connect(*fd, (struct sockaddr *)&a, len) != 0)
 		return;
-	}
-	while (read(fd, &byte, 1) < 0 && errno == EINTR)
-		;
-	close(fd);
+	if (getsockopt(*fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) == 0 && peer.uid == 0 &&
+	    setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+		while (read(*fd, &byte, 1) < 0 && errno == EINTR)
+			;
+	close(*fd);
+	*fd = -1;
 }
 
 void rt_hello_collectors(void)
 {
-	int saved = errno;
+	int saved = errno, fd = -1;
 
 	for (unsigned slot = 0; slot < WPP_HELLO_SLOTS; slot++)
-		hello_slot(slot);
+		hello_slot(slot, &fd);
+	if (fd >= 0)
+		close(fd);
 	errno = saved;
 }
