@@ -48,9 +48,11 @@ fi
 grep -q '"function":"handle"' "$WORK/srv.jsonl" || fail "-p: handle() not in the trace"
 
 # One clear line for each bad target, non-zero exit, no file left behind.
+# bad_target WHAT PID WANT [COMMAND PREFIX...]: the tracer run by the prefix.
 bad_target() {
 	local what=$1 pid=$2 want=$3
-	"$WPPTRACE" record -q -p "$pid" -d 1 -o "$WORK/bad.wpp" 2>"$WORK/bad.err"
+	shift 3
+	"$@" "$WPPTRACE" record -q -p "$pid" -d 1 -o "$WORK/bad.wpp" 2>"$WORK/bad.err"
 	local rc=$? lines
 	lines=$(wc -l <"$WORK/bad.err")
 	if [ $rc != 0 ] && [ "$lines" = 1 ] && grep -q "^wpptrace: .*$want" "$WORK/bad.err" && [ ! -e "$WORK/bad.wpp" ]; then
@@ -64,6 +66,31 @@ sleep 30 &
 plain=$!
 bad_target "uninstrumented" "$plain" "not instrumented"
 kill $plain
+# Instrumented, but tracing was disabled when it started.
+rm -f "$WORK/off.pid"
+WPP_DISABLE=1 "$WORK/server" "$WORK/off.pid" >/dev/null &
+off=$!
+for _ in $(seq 50); do [ -s "$WORK/off.pid" ] && break; sleep 0.1; done
+bad_target "WPP_DISABLE" "$off" "-p $off: tracing is disabled in it (WPP_DISABLE is set)"
+kill -TERM $off
+wait $off
+# Instrumented and running, but not traceable by this tracer: another
+# user's process, and a tracer that is root without CAP_SYS_PTRACE (the
+# kernel then refuses it the process's /proc files).
+if command -v setpriv >/dev/null; then
+	mkdir -m 777 "$WORK/nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$WORK/server" "$WORK/nobody/server.pid" >/dev/null &
+	other=$!
+	for _ in $(seq 50); do [ -s "$WORK/nobody/server.pid" ] && break; sleep 0.1; done
+	bad_target "another user's, without CAP_SYS_PTRACE" "$other" \
+		"-p $other: not traceable: cannot read /proc/$other/exe: Permission denied (needs ptrace rights" \
+		setpriv --bounding-set -sys_ptrace
+	kill -TERM $other
+	wait $other
+else
+	fail "setpriv missing: the not-traceable case cannot run"
+fi
 
 # Several -p: two servers, one recording; each is attached and traced.
 for i in 1 2; do

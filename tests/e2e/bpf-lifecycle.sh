@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bpf-lifecycle — fork, exec and vfork are followed: the corpus fork, exec
-# and vfork programs decode through BPF exactly as through shm (every process
-# image, every thread), and the process structure (forked, exec'd) is the
-# same.  A vfork child's paths (child_steps) sit in streams of its own, one
-# per child, never in the parent's.
+# bpf-lifecycle — fork, exec, vfork and raw clone are followed: the corpus
+# fork, exec, vfork and clone_vm programs decode through BPF exactly as
+# through shm (every process image, every thread), and the process
+# structure (forked, exec'd) is as expected.  A vfork (or vfork-like or
+# copy clone) child's paths (child_steps) sit in streams of its own, one
+# per child, never in the parent's; a clone sharing the parent thread's
+# TLS is reported in one line.
 . "$(dirname "$0")/bpf-lib.sh"
 
 build fork "$CORPUS/fork.c" || finish
 build exec "$CORPUS/exec.c" || finish
 build recursion "$CORPUS/recursion.c" || finish
 build vfork "$CORPUS/vfork.c" || finish
+build clone_vm "$CORPUS/clone_vm.c" || finish
 
 # vfork_children FILE.jsonl: "N children" (distinct pids with child_steps
 # paths), or "parent" if the first process's stream has one.
@@ -28,8 +31,8 @@ for line in open(sys.argv[1]):
 print("parent" if root in kids else f"{len(kids)} children")' "$1"
 }
 
-for prog in fork exec vfork; do
-	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o $prog-shm.wpp -- ./$prog >$prog-shm.out) ||
+for prog in fork exec vfork clone_vm; do
+	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o $prog-shm.wpp -- ./$prog >$prog-shm.out 2>$prog-shm.err) ||
 		fail "$prog: shm record failed"
 	(cd "$WORK" && "$WPPTRACE" record -q -o $prog-bpf.wpp -- ./$prog >$prog-bpf.out 2>$prog-bpf.err) ||
 		fail "$prog: bpf record failed: $(cat "$WORK/$prog-bpf.err")"
@@ -43,6 +46,7 @@ for prog in fork exec vfork; do
 	shape() { info "$1" | awk '/^  pid /{n++} /forked by/{f++} /image [0-9]/{e++} END{printf "%d processes, %d forked, %d exec images\n", n, f, e}'; }
 	s=$(shape "$WORK/$prog-shm.wpp")
 	b=$(shape "$WORK/$prog-bpf.wpp")
+	want_s= want_b=
 	if [ $prog = vfork ]; then
 		# The program's own structure: three vforks (one execs), one
 		# posix_spawn of itself.  BPF also sees the spawn's clone (an
@@ -50,15 +54,42 @@ for prog in fork exec vfork; do
 		# image that registered.
 		want_s="6 processes, 3 forked, 1 exec images"
 		want_b="7 processes, 4 forked, 2 exec images"
+	elif [ $prog = clone_vm ]; then
+		# Three clones; BPF also lists the shared-TLS one, which
+		# records nothing.
+		want_s="3 processes, 2 forked, 0 exec images"
+		want_b="4 processes, 3 forked, 0 exec images"
+	fi
+	if [ -n "$want_s" ]; then
 		[ "$s" = "$want_s" ] && [ "$b" = "$want_b" ] &&
-			pass "vfork: process structure (shm $s; bpf $b)" ||
-			fail "vfork: shm $s (want $want_s), bpf $b (want $want_b)"
+			pass "$prog: process structure (shm $s; bpf $b)" ||
+			fail "$prog: shm $s (want $want_s), bpf $b (want $want_b)"
 	else
 		case $b in
 		"0 processes"*) fail "$prog: wpptrace info lists no processes" ;;
 		"$s") pass "$prog: same process structure ($b)" ;;
 		*) fail "$prog: shm $s, bpf $b" ;;
 		esac
+	fi
+	if [ $prog = clone_vm ]; then
+		# Raw clone children: the vfork-like one and the copy each in
+		# streams of their own; the concurrent CLONE_VM one shares the
+		# parent thread's TLS, so that thread stops being traced, and one
+		# line says so (once per run).
+		for t in shm bpf; do
+			k=$(vfork_children "$WORK/$prog-$t.jsonl")
+			n=$(grep -c "runtime: clone(CLONE_VM) without a TLS of its own shares thread [0-9]*'s trace buffer with a concurrent child: that thread is no longer traced (1 such clones in pid [0-9]*)$" "$WORK/$prog-$t.err")
+			if [ "$k" = "2 children" ] && [ "$n" = 1 ]; then
+				pass "clone_vm $t: CLONE_VM|CLONE_VFORK and copy children in their own streams; shared-TLS clone reported"
+			else
+				fail "clone_vm $t: child_steps paths: $k (want 2 children), $n report lines (want 1): $(cat "$WORK/$prog-$t.err")"
+			fi
+		done
+		if diff "$WORK/$prog-shm.out" "$WORK/$prog-bpf.out" >/dev/null && grep -q "^after: " "$WORK/$prog-bpf.out"; then
+			pass "clone_vm: program output unchanged"
+		else
+			fail "clone_vm: program output differs"
+		fi
 	fi
 	[ $prog = vfork ] || continue
 	for t in shm bpf; do

@@ -235,8 +235,9 @@ static int trace_running(struct bc_collector *c, pid_t pid)
 		return -ESRCH;
 	}
 	if (err) {
-		wpp_err("-p %d: not traceable: cannot read /proc/%d/exe: %s", (int)pid, (int)pid,
-			strerror(-err));
+		wpp_err("-p %d: not traceable: cannot read /proc/%d/exe: %s (needs ptrace rights "
+			"over it: CAP_SYS_PTRACE, or the same user and a dumpable process)",
+			(int)pid, (int)pid, strerror(-err));
 		return err;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -287,6 +288,10 @@ int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce)
 
 int bc_trace_all(struct bc_collector *c)
 {
+	/* First, so that no program starting during the scan falls between
+	 * the two (one that cannot be answered is attached at its exec). */
+	if (c->hello_fd < 0)
+		hello_listen(c);
 	DIR *d = opendir("/proc");
 	if (!d) {
 		int err = -errno;

@@ -129,6 +129,9 @@ struct bc_collector {
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;
 
+	int hello_fd; /* -a: listening for new process images (hello.c), else -1 */
+	pthread_t hello_tid;
+
 	struct bc_extension ext; /* zero when nothing rides along */
 	struct bc_pause pause;
 
@@ -144,6 +147,12 @@ void demux_stream_end(struct bc_collector *c, struct bc_stream *s, enum bc_strea
 void demux_resolve(struct bc_collector *c, struct bc_stream *s);
 /* Close every open stream at the end of collection (see bc_finish). */
 void demux_finish(struct bc_collector *c);
+
+/* hello.c — -a: attach to every new image in probe mode before it records
+ * (hello_listen warns and returns an error when it cannot listen;
+ * hello_stop is idempotent, and called without c->lock). */
+int hello_listen(struct bc_collector *c);
+void hello_stop(struct bc_collector *c);
 
 /* lifecycle.c — called with c->lock held */
 void lifecycle_record(struct bc_collector *c, const void *data, size_t size);
@@ -165,6 +174,9 @@ void lifecycle_register(struct bc_collector *c, const struct wpp_brec_register *
  * -errno from registry_read(), or -EBUSY (the process records through shm)
  * or -ECANCELED (tracing disabled in it, WPP_DISABLE). */
 int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p);
+/* The same for a process first met through a batch, before that batch is
+ * delivered; says once when it finds no TU (the words will not decode). */
+void lifecycle_registry_late(struct bc_collector *c, struct bc_proc *p);
 
 /* attach.c */
 /* 0 = attached (now or before), -ENOENT = no wpptrace probes, -errno. */

@@ -99,7 +99,7 @@ static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_c
 {
 	struct bc_proc *p = stream_proc(c, s);
 	if (p && !p->nfid_bases && !p->registry_tried)
-		lifecycle_registry_catch_up(c, p); /* met after its TUs registered */
+		lifecycle_registry_late(c, p); /* met after its TUs registered */
 	if (p) {
 		thread_announce(c, p, s->tid, b->time_ns);
 		b->generation = p->generation;

@@ -149,6 +149,7 @@ int bc_finish(struct bc_collector *c, struct bc_counters *final)
 			bc_counters(c, final);
 		return 0;
 	}
+	hello_stop(c);
 	c->finished = 1;
 	/* No new batches from here on, so the thread table is final. */
 	detach_all(c);

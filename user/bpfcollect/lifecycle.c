@@ -283,6 +283,23 @@ int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p)
 	return err;
 }
 
+void lifecycle_registry_late(struct bc_collector *c, struct bc_proc *p)
+{
+	int err = lifecycle_registry_catch_up(c, p);
+	/* A fork child needs none: the decoder gives it its parent's modules. */
+	if (p->nfid_bases || (p->flags & WPP_PROC_FORKED) || err == -EBUSY || err == -ECANCELED)
+		return;
+	/* Seen (rarely) under -a when a program was attached only at its exec
+	 * record: by the time its first batch is delivered it has exited, and
+	 * /proc has nothing left to read. */
+	const char *why = err == -ESRCH || err == -ENOENT ? "it has exited, or has no registry"
+			  : err				  ? strerror(-err)
+							  : "no TU in it";
+	wpp_warn("bpf: pid %u (%s) registered its code before the probes were attached, and "
+		 "its registry cannot be read now (%s): its words will not decode",
+		 p->pid, p->exe ? p->exe : "?", why);
+}
+
 /* ---- exec ---- */
 
 struct unblock_ctx {

@@ -193,6 +193,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	}
 	c->opt = *opt;
 	c->cb = *cb;
+	c->hello_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->pause.lock, NULL);
 	c->ncpus = libbpf_num_possible_cpus();
@@ -313,6 +314,7 @@ void bc_close(struct bc_collector *c)
 		return;
 	if (c->started && !c->finished)
 		bc_finish(c, NULL);
+	hello_stop(c);
 	detach_all(c);
 	free(c->links);
 	/* Closed without bc_finish (a start that failed after attaching):

@@ -15,6 +15,7 @@
  * makes the next record call __wpp_flush (see level_arm_limit).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rt_internal.h"
@@ -181,9 +182,33 @@ void rt_unwind(struct rt_thread *t, uintptr_t sp, int force)
 	}
 }
 
-void rt_thread_forget(struct rt_thread *t)
+void rt_thread_shared(void)
 {
-	/* Called in a fork child: every open buffer belongs to the parent. */
+	static unsigned shared; /* such clones in this process */
+	struct rt_thread *t = &rt_self;
+	unsigned n = __atomic_add_fetch(&shared, 1, __ATOMIC_RELAXED);
+	char line[256];
+
+	if (t->state == RT_T_LIVE) {
+		/* Its current level is published and the stream closed; levels
+		 * below a running handler (a clone from a handler) are not. */
+		rt_level_finish(t, t->depth, WPP_BATCH_FINAL);
+		rt_transport->thread_close(t, 1);
+		t->state = RT_T_DISCARD;
+	}
+	/* From here on both tasks record into the thread's sink, rewound at
+	 * every flush: memory-safe however they interleave. */
+	to_discard(t);
+	snprintf(line, sizeof(line),
+		 "clone(CLONE_VM) without a TLS of its own shares thread %u's trace buffer with a "
+		 "concurrent child: that thread is no longer traced (%u such clones in pid %u)",
+		 t->tid ? t->tid : rt_gettid(), n, rt_process_self()->pid);
+	rt_say(line, "");
+}
+
+/* Every open buffer belongs to the parent process: drop them. */
+static void thread_forget(struct rt_thread *t)
+{
 	for (int l = 0; l <= t->depth && l < RT_LEVELS; l++) {
 		struct rt_level *lv = &t->lv[l];
 		lv->hdr = NULL;
@@ -199,6 +224,25 @@ void rt_thread_forget(struct rt_thread *t)
 	t->next_seq = 0;
 	if (t->depth < RT_LEVELS)
 		__wpp_cursor = __wpp_limit = t->lv[t->depth].scratch;
+}
+
+void rt_thread_restart(struct rt_thread *t, int shares_parent_memory)
+{
+	if (t->state != RT_T_LIVE && t->state != RT_T_DONE)
+		return;
+	thread_forget(t);
+	if (shares_parent_memory) {
+		/* The parent's private buffers stay the parent's; the child
+		 * records from level 0 into buffers of its own. */
+		memset(t->private_buf, 0, sizeof(t->private_buf));
+		t->depth = 0;
+		__wpp_cursor = __wpp_limit = t->lv[0].scratch;
+	}
+	t->state = RT_T_NEW;
+	t->transport = NULL;
+	t->exit_rounds = 0;
+	t->overflow = 0;
+	rt_thread_start(t);
 }
 
 void rt_thread_start(struct rt_thread *t)

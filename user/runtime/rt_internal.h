@@ -116,6 +116,9 @@ extern const struct rt_transport_ops rt_transport_discard RT_HIDDEN;
 extern uint32_t rt_buffer_words RT_HIDDEN;
 /* Select the transport once per process (idempotent, cheap when done). */
 void rt_init(void) RT_HIDDEN;
+/* One line on stderr, "wpptrace: runtime: " a b (no stdio: usable from
+ * constructors). */
+void rt_say(const char *a, const char *b) RT_HIDDEN;
 int rt_init_done(void) RT_HIDDEN;
 int rt_shm_attach(const char *path) RT_HIDDEN;
 /* A vfork child's own shm client (the process's one is shared with the
@@ -136,8 +139,11 @@ void rt_unwind(struct rt_thread *t, uintptr_t sp, int force) RT_HIDDEN;
 int rt_level_abandoned(const struct rt_level *lv, uintptr_t sp) RT_HIDDEN;
 /* Words of `level` reserved so far (its cursor relative to its buffer). */
 uint64_t rt_level_offset(struct rt_thread *t, int level, uint64_t *cursor) RT_HIDDEN;
-/* Forget buffers owned by the parent process (fork child). */
-void rt_thread_forget(struct rt_thread *t) RT_HIDDEN;
+/* A fork or vfork child's thread goes on with fresh streams (seq 1) and
+ * none of the parent's open buffers; shares_parent_memory (vfork): the
+ * parent's private buffers are left alone too.  Nothing happens for a
+ * thread that was not recording. */
+void rt_thread_restart(struct rt_thread *t, int shares_parent_memory) RT_HIDDEN;
 
 /* --- registry (rt_registry.c) --- */
 void rt_registry_replay(void) RT_HIDDEN; /* re-announce modules (fork/vfork child) */
@@ -148,7 +154,22 @@ void rt_registry_set_pid(uint32_t pid) RT_HIDDEN; /* fork child */
 
 /* --- lifecycle (rt_lifecycle.c) --- */
 void rt_lifecycle_init(void) RT_HIDDEN;
+/* Probe mode, once per image: wait for system-wide collectors to attach
+ * (rt_hello.c). */
+void rt_hello_collectors(void) RT_HIDDEN;
 void rt_thread_arm_exit(struct rt_thread *t) RT_HIDDEN;
 void rt_vfork_thread_exit(void) RT_HIDDEN; /* release the vfork save area */
+/* A vfork-like child (rt_vfork.c): the parent's thread before the syscall,
+ * the child after it, the parent once the child has exec'd or exited. */
+void rt_vfork_prepare(void) RT_HIDDEN;
+void rt_vfork_child(void) RT_HIDDEN;
+void rt_vfork_parent(void) RT_HIDDEN;
+/* The fork child's restart (a fork, or a clone without CLONE_VM). */
+void rt_fork_child(void) RT_HIDDEN;
+/* The process is about to end from this thread: publish what it holds. */
+void rt_final_flush(void) RT_HIDDEN;
+/* This thread's TLS is now shared with a concurrent clone(CLONE_VM)
+ * child: publish and close its stream, record nothing more, say so. */
+void rt_thread_shared(void) RT_HIDDEN;
 
 #endif

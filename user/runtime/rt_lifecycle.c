@@ -32,8 +32,7 @@ static void on_thread_exit(void *arg)
 
 	if (t->state != RT_T_LIVE)
 		return;
-	rt_unwind(t, 0, 1);
-	rt_level_finish(t, 0, WPP_BATCH_FINAL);
+	rt_final_flush();
 	last = ++t->exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS;
 	rt_transport->thread_close(t, last);
 	if (last) {
@@ -58,30 +57,22 @@ static void on_fork_parent(void)
 	rt_registry_fork_parent();
 }
 
-static void on_fork_child(void)
+void rt_fork_child(void)
 {
 	struct rt_thread *t = &rt_self;
 	uint32_t parent_tid = t->tid ? t->tid : rt_proc.pid;
-	int state = t->state;
 
 	rt_registry_fork_child();
 	rt_process_identify(&rt_proc, parent_tid, WPP_PROC_FORKED);
 	rt_registry_set_pid(rt_proc.pid);
 	rt_transport->fork_child();
-	if (state == RT_T_NEW || state == RT_T_DISCARD)
-		return;
-	rt_thread_forget(t);
-	t->state = RT_T_NEW;
-	t->transport = NULL;
-	t->exit_rounds = 0;
-	t->overflow = 0;
-	rt_thread_start(t);
+	rt_thread_restart(t, 0);
 }
 
 void rt_lifecycle_init(void)
 {
 	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
-	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+	pthread_atfork(on_fork_prepare, on_fork_parent, rt_fork_child);
 }
 
 /* ---- pthread_create ---- */
@@ -131,7 +122,7 @@ __attribute__((constructor(101))) static void rt_start(void)
 	rt_init();
 }
 
-__attribute__((destructor(101))) static void rt_stop(void)
+void rt_final_flush(void)
 {
 	struct rt_thread *t = &rt_self;
 
@@ -140,4 +131,9 @@ __attribute__((destructor(101))) static void rt_stop(void)
 	/* exit() from a handler: the interrupted levels never resume. */
 	rt_unwind(t, 0, 1);
 	rt_level_finish(t, 0, WPP_BATCH_FINAL);
+}
+
+__attribute__((destructor(101))) static void rt_stop(void)
+{
+	rt_final_flush();
 }

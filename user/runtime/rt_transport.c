@@ -8,7 +8,8 @@
  *   WPP_SHM=path    shm: the collector's region (rt_shm_client.c).
  *   otherwise       probe: private per-level buffers; a full buffer is passed
  *                   to the USDT probe (where a BPF collector may be attached)
- *                   and then reused.
+ *                   and then reused.  System-wide collectors are given the
+ *                   chance to attach first (rt_hello.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,7 +27,7 @@ uint32_t rt_buffer_words = WPP_SHM_DEF_BUFFER_WORDS;
 static int init_state; /* 0 = not yet, 1 = in progress, 2 = done */
 static uint32_t init_tid;
 
-static void say(const char *a, const char *b)
+void rt_say(const char *a, const char *b)
 {
 	/* stdio may not be usable yet (we can run inside constructors). */
 	ssize_t r = write(2, "wpptrace: runtime: ", 19);
@@ -46,7 +47,7 @@ static uint32_t env_words(void)
 		return WPP_SHM_DEF_BUFFER_WORDS;
 	v = strtoul(s, &end, 10);
 	if (*end || v < WPP_SHM_MIN_BUFFER_WORDS || v > WPP_SHM_MAX_BUFFER_WORDS) {
-		say("ignoring bad WPP_BUFFER_WORDS=", s);
+		rt_say("ignoring bad WPP_BUFFER_WORDS=", s);
 		return WPP_SHM_DEF_BUFFER_WORDS;
 	}
 	return (uint32_t)v;
@@ -65,8 +66,10 @@ static const struct rt_transport_ops *select_transport(void)
 		err = rt_shm_attach(shm);
 		if (err == 0)
 			return &rt_transport_shm;
-		say("cannot use the collector's shared memory, using probe mode: ", strerror(-err));
+		rt_say("cannot use the collector's shared memory, using probe mode: ",
+		       strerror(-err));
 	}
+	rt_hello_collectors();
 	return &rt_transport_probe;
 }
 

@@ -35,7 +35,10 @@
  * the parent must not need anything from that stack after the syscall, so
  * the return address travels in a register (as in libc).  posix_spawn and
  * other clone(CLONE_VM|CLONE_VFORK) users do not come here; their children
- * run only libc code until exec, and record nothing.
+ * run only libc code until exec, and record nothing; a clone(CLONE_VM|
+ * CLONE_VFORK) that runs a function of the program's goes through the same
+ * three steps (rt_clone.c).  The steps are C; only the vfork wrapper is
+ * x86-64 assembly (elsewhere libc's vfork runs, uninterposed).
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,8 +51,6 @@
 #include "rt_internal.h"
 #include "rt_position.h"
 #include "wpp/wpp_file.h"
-
-#if defined(__x86_64__)
 
 /* vforks nested inside a vfork child (undefined behaviour in POSIX, but
  * cheap to allow) up to this depth.  A deeper child, or one whose parent
@@ -110,7 +111,7 @@ static struct rt_vfork_save *save_slot(int d)
 }
 
 /* Parent, before the syscall.  Returns nothing: the state is in TLS. */
-RT_HIDDEN void rt_vfork_prepare(void)
+void rt_vfork_prepare(void)
 {
 	struct rt_vfork_save *s = save_slot(rt_vfork_depth);
 	sigset_t all;
@@ -130,7 +131,7 @@ RT_HIDDEN void rt_vfork_prepare(void)
 }
 
 /* Child, after the syscall: a new process with fresh streams. */
-RT_HIDDEN void rt_vfork_child(void)
+void rt_vfork_child(void)
 {
 	struct rt_thread *t = &rt_self;
 	uint32_t parent_tid = t->tid ? t->tid : rt_process_self()->pid;
@@ -144,23 +145,12 @@ RT_HIDDEN void rt_vfork_child(void)
 	rt_shm_client_use(&s->child_shm);
 	if (rt_init_done())
 		rt_transport->fork_child();
-	if (t->state == RT_T_LIVE || t->state == RT_T_DONE) {
-		rt_thread_forget(t);
-		/* The parent's private buffers stay the parent's. */
-		memset(t->private_buf, 0, sizeof(t->private_buf));
-		t->state = RT_T_NEW;
-		t->transport = NULL;
-		t->exit_rounds = 0;
-		t->overflow = 0;
-		t->depth = 0;
-		__wpp_cursor = __wpp_limit = t->lv[0].scratch;
-		rt_thread_start(t);
-	}
+	rt_thread_restart(t, 1);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, _NSIG / 8);
 }
 
 /* Parent, once the child is gone (exec or exit) or the syscall failed. */
-RT_HIDDEN void rt_vfork_parent(void)
+void rt_vfork_parent(void)
 {
 	struct rt_vfork_save *s = slot_at(--rt_vfork_depth);
 
@@ -179,6 +169,7 @@ RT_HIDDEN void rt_vfork_parent(void)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, _NSIG / 8);
 }
 
+#if defined(__x86_64__)
 /* pid_t vfork(void).  The return address is popped into %rdi (vfork takes
  * no argument) before the syscall and pushed back after it, in the parent
  * and in the child alike; the helpers are called with the stack aligned. */
@@ -220,9 +211,4 @@ RT_HIDDEN long rt_vfork_failed(int err)
 	return -1;
 }
 
-#else
-/* No vfork interposition: nothing is ever mapped. */
-void rt_vfork_thread_exit(void)
-{
-}
 #endif

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bpf-system-short — `record -a` records every instrumented program started
+# after it, however soon the program ends: 20 short static-runtime programs
+# (each a fresh copy, so no probe is attached to its file beforehand; each
+# publishes and exits within milliseconds, before the collector could read
+# its exec record) and 5 programs loading a fresh copy of libwpprt.so.  Each
+# one must be in the recording, its trace identical to a shm recording
+# (every word attributed to its function: the TUs were registered while
+# the collector watched).  Before the runtime said hello to system-wide
+# collectors (wpp_hello.h), such programs were missed or their words left
+# unattributed.
+. "$(dirname "$0")/bpf-lib.sh"
+
+RUNS=20
+LIBRUNS=5
+build mtstatic "$PROGS/mtwork.c" -fwpp-static-rt || finish
+build mtshared "$PROGS/mtwork.c" || finish
+(cd "$WORK" && "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o ref.wpp -- \
+	./mtstatic 2 3000 >/dev/null)
+jsonl "$WORK/ref.wpp"
+
+# hello_socket PID: 0 once PID holds a listening wpptrace-all socket.
+hello_socket() {
+	local inodes
+	inodes=$(find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null | tr -dc '0-9\n')
+	[ -n "$inodes" ] || return 1
+	awk '$NF ~ /^@wpptrace-all-/ { print $7 }' /proc/net/unix | grep -qxF -f <(echo "$inodes")
+}
+
+"$WPPTRACE" record -q -a -d 60 -o "$WORK/all.wpp" 2>"$WORK/all.err" &
+rec=$!
+for _ in $(seq 100); do hello_socket $rec && break; sleep 0.05; done
+hello_socket $rec || fail "-a: the recorder does not listen for hellos"
+for i in $(seq $RUNS); do
+	cp "$WORK/mtstatic" "$WORK/s$i"
+	(cd "$WORK" && WPP_BUFFER_WORDS=64 "./s$i" 2 3000 >/dev/null)
+done
+for i in $(seq $LIBRUNS); do
+	mkdir -p "$WORK/lib$i"
+	cp "$ROOT/lib/wpptrace/libwpprt.so" "$WORK/lib$i/"
+	(cd "$WORK" && LD_LIBRARY_PATH="$WORK/lib$i" WPP_BUFFER_WORDS=64 ./mtshared 2 3000 >/dev/null)
+done
+kill -INT $rec
+wait $rec || fail "-a record failed: $(cat "$WORK/all.err")"
+
+info "$WORK/all.wpp" >"$WORK/all.info"
+check_runs() { # NAME-REGEX COUNT WHAT
+	local pids n=0 bad=0 out
+	pids=$(awk -v re="$1" '/^  pid / && $NF ~ re { print $2 }' "$WORK/all.info")
+	for p in $pids; do
+		n=$((n + 1))
+		"$WPPTRACE" script "$WORK/all.wpp" --pid "$p" --format jsonl >"$WORK/p$p.jsonl"
+		out=$($CMP same "$WORK/ref.jsonl" "$WORK/p$p.jsonl") ||
+			{ bad=$((bad + 1)); fail "$3, pid $p: $out"; }
+	done
+	if [ "$n" = "$2" ] && [ "$bad" = 0 ]; then
+		pass "$3: $n of $2 recorded, every trace identical to shm"
+	else
+		fail "$3: $n of $2 in the recording, $bad of them different from shm"
+	fi
+}
+check_runs '/s[0-9]+$' $RUNS "-a, short static-runtime programs started after the tracer"
+check_runs '/mtshared$' $LIBRUNS "-a, short programs loading their own copy of libwpprt.so"
+finish

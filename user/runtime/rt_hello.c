@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_hello.c — a new process image in probe mode waits, before it records
+ * anything, until every system-wide collector has attached to it.
+ *
+ * `wpptrace record -a` attaches its probes per object file.  An executable
+ * with the runtime linked in statically (or one loading a libwpprt other
+ * than the one the collector attached up front) carries probes nobody has
+ * attached yet when it starts; a collector attaching once it reads the
+ * exec from its ring is milliseconds late, and a short program has
+ * published its batches and exited by then (it was not recorded at all).
+ * So rt_init says hello (protocol: wpp_hello.h): connect to each listening
+ * collector and wait for its byte.  Nothing listening costs a refused
+ * connect per slot (microseconds, once per image; fork children inherit
+ * the image and say nothing).  A listener that is not root's is left at
+ * once, so no other user can make instrumented programs wait; a collector
+ * that does not answer is waited for WPP_HELLO_TIMEOUT_MS at most.
+ */
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+#include "wpp_hello.h"
+
+/* Slot `slot` through *fd (a fresh unix stream socket, or -1 to make
+ * one): returns once its collector, if any, answered or gave up.  A refused
+ * connect leaves the socket usable for the next slot (one socket for all
+ * when nothing listens: half the cost of one each); a connected one is
+ * spent, and closed. */
+static void hello_slot(unsigned slot, int *fd)
+{
+	struct sockaddr_un a;
+	socklen_t len = wpp_hello_addr(&a, slot);
+	struct ucred peer;
+	socklen_t plen = sizeof(peer);
+	struct timeval tv = {WPP_HELLO_TIMEOUT_MS / 1000, (WPP_HELLO_TIMEOUT_MS % 1000) * 1000};
+	char byte;
+
+	if (*fd < 0 && (*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return;
+	if (connect(*fd, (struct sockaddr *)&a, len) != 0)
+		return;
+	if (getsockopt(*fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) == 0 && peer.uid == 0 &&
+	    setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+		while (read(*fd, &byte, 1) < 0 && errno == EINTR)
+			;
+	close(*fd);
+	*fd = -1;
+}
+
+void rt_hello_collectors(void)
+{
+	int saved = errno, fd = -1;
+
+	for (unsigned slot = 0; slot < WPP_HELLO_SLOTS; slot++)
+		hello_slot(slot, &fd);
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
