@@ -49,7 +49,7 @@ struct bc_stream {
 	int blocked;		 /* its process's exec has not been delivered yet */
 	int had_loss;		 /* a gap was delivered: chunks of lost batches may trail */
 	int delivered;		 /* a batch was delivered */
-	uint64_t first_lost_seq; /* before that: lowest seq a gap covered, or 0 */
+	uint64_t first_lost_seq; /* before that: 1 + lowest seq a gap covered, or 0 */
 	struct bc_item *held;
 };
 

@@ -65,8 +65,10 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
 	};
 	c->gaps++;
 	s->had_loss = 1;
-	if (!s->delivered && min_seq && (!s->first_lost_seq || min_seq < s->first_lost_seq))
-		s->first_lost_seq = min_seq;
+	/* Kept as seq + 1 so that 0 means none: a lost seq 0 counts too (a
+	 * gap before it was taken for an unseen start, two gaps in a row). */
+	if (!s->delivered && (!s->first_lost_seq || min_seq + 1 < s->first_lost_seq))
+		s->first_lost_seq = min_seq + 1;
 	if (c->cb.gap)
 		c->cb.gap(c->cb.ctx, &g);
 }
@@ -85,8 +87,8 @@ static void stream_unseen_start(struct bc_collector *c, struct bc_stream *s,
 
 	if (s->delivered)
 		return;
-	if (s->first_lost_seq && s->first_lost_seq < first)
-		first = s->first_lost_seq; /* BPF counted those: they have their gap */
+	if (s->first_lost_seq && s->first_lost_seq - 1 < first)
+		first = s->first_lost_seq - 1; /* BPF counted those: they have their gap */
 	s->delivered = 1;
 	if (first <= 1 || (p && (p->flags & WPP_PROC_ATTACHED)))
 		return;
