@@ -48,4 +48,18 @@ for ev in page-faults minor-faults; do
 			'[ -n "$counted" ] && [ "$counted" -ge 1000 ] && [ "$counted" -le 1040 ]'
 	fi
 done
+# The program is gone: `info` still describes the file (exit 0) and says in
+# one warning, not an error, why its counters are not attributed.
+cp "$WORK/faults" "$WORK/gone"
+if "$WPPTRACE" record -q -e page-faults -o "$WORK/gone.wpp" -- "$WORK/gone" 10 10 >/dev/null 2>&1; then
+	rm -f "$WORK/gone"
+	"$WPPTRACE" info "$WORK/gone.wpp" >"$WORK/gone.info" 2>"$WORK/gone.err"
+	rc=$?
+	check "info without the program: exit 0 ($rc), a warning, no error line" \
+		"[ $rc = 0 ] && grep -q 'warning: .*no usable path metadata' '$WORK/gone.err' && ! grep -q 'error:' '$WORK/gone.err'"
+	check "info without the program: counters said to be not attributed" \
+		"grep -q 'not attributed' '$WORK/gone.info'"
+else
+	fail "record of a copy of faults"
+fi
 finish

@@ -48,7 +48,9 @@ static void check_integrity(struct session *s)
 	}
 }
 
-int session_open(struct session *s, const char *path)
+/* metadata_optional: a trace nobody can decode is said as a warning (the
+ * caller goes on without attribution) rather than an error. */
+static int open_session(struct session *s, const char *path, int metadata_optional)
 {
 	struct reports rep = {0};
 	uint64_t words = 0;
@@ -77,13 +79,13 @@ int session_open(struct session *s, const char *path)
 	for (size_t i = 0; i < s->trace->nthreads; i++)
 		words += s->trace->threads[i].nwords;
 	if (words && usable == 0) {
+		void (*say)(const char *, ...) = metadata_optional ? wpp_warn : wpp_err;
 		if (rep.n)
-			wpp_err("%s: no usable path metadata: %s", path, rep.msgs[0]);
+			say("%s: no usable path metadata: %s", path, rep.msgs[0]);
 		else
-			wpp_err("%s: %" PRIu64
-				" trace words but no MODULE records (was the program "
-				"built with wppcc?)",
-				path, words);
+			say("%s: %" PRIu64 " trace words but no MODULE records (was the program "
+			    "built with wppcc?)",
+			    path, words);
 		rc = WPP_EXIT_ERROR;
 	} else {
 		for (size_t i = 0; i < rep.n; i++)
@@ -95,6 +97,16 @@ int session_open(struct session *s, const char *path)
 	if (rc)
 		session_close(s);
 	return rc;
+}
+
+int session_open(struct session *s, const char *path)
+{
+	return open_session(s, path, 0);
+}
+
+int session_open_optional(struct session *s, const char *path)
+{
+	return open_session(s, path, 1);
 }
 
 void session_close(struct session *s)

@@ -26,6 +26,9 @@ struct session {
 
 /* 0, or an exit status after printing one error line. */
 int session_open(struct session *s, const char *path);
+/* The same for a command that can do without attribution (`info`): no
+ * usable metadata is a warning; still non-zero. */
+int session_open_optional(struct session *s, const char *path);
 void session_close(struct session *s);
 
 /* Thread filter of --pid / --tid (negative = any). */

@@ -450,7 +450,7 @@ int cmd_info(int argc, char **argv)
 		struct session s;
 		int loaded;
 		fflush(stdout);
-		loaded = session_open(&s, file) == 0;
+		loaded = session_open_optional(&s, file) == 0;
 		rc = cost_info_print(stdout, loaded ? s.trace : NULL, loaded ? s.mods : NULL,
 				     json) < 0;
 		if (loaded)
