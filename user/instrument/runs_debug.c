@@ -43,9 +43,9 @@ void wpp_runs_debug_count(LLVMModuleRef m, LLVMValueRef fn, LLVMValueRef count_s
 		unsigned id = LLVMLookupIntrinsicID("llvm.dbg.declare", 16);
 		LLVMValueRef decl = LLVMGetIntrinsicDeclaration(m, id, NULL, 0);
 		LLVMTypeRef fnty = LLVMIntrinsicGetType(ctx, id, NULL, 0);
-		LLVMValueRef args[3] = {
-		    LLVMMetadataAsValue(ctx, LLVMValueAsMetadata(count_slot)),
-		    LLVMMetadataAsValue(ctx, var), LLVMMetadataAsValue(ctx, expr)};
+		LLVMValueRef args[3] = {LLVMMetadataAsValue(ctx, LLVMValueAsMetadata(count_slot)),
+					LLVMMetadataAsValue(ctx, var),
+					LLVMMetadataAsValue(ctx, expr)};
 		LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
 		if (after)
 			LLVMPositionBuilderBefore(b, after);
