@@ -12,7 +12,9 @@ void wpp_runs_debug_count(LLVMModuleRef m, LLVMValueRef fn, LLVMValueRef count_s
 {
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	const char *env = getenv("WPP_RUN_COUNT_DEBUG");
-	if (!sp || (env && !strcmp(env, "0")))
+	/* Only a unit with full debug information may hold variables (wppcc
+	 * compiles without -g with -gline-tables-only). */
+	if (!sp || !wpp_fn_has_full_debug(fn) || (env && !strcmp(env, "0")))
 		return;
 	LLVMContextRef ctx = LLVMGetModuleContext(m);
 	LLVMDIBuilderRef dib = LLVMCreateDIBuilderDisallowUnresolved(m);

@@ -25,8 +25,12 @@
 #include "wpp/wpp_file.h" /* WPP_RUN_COUNT_VAR */
 
 /* Declares WPP_RUN_COUNT_VAR on count_slot (an alloca in fn's entry block)
- * right after it.  Nothing when fn has no DISubprogram, or when the
+ * right after it.  Nothing when fn has no DISubprogram or its unit only line tables, or when the
  * environment sets WPP_RUN_COUNT_DEBUG=0 (the codegen comparison). */
 void wpp_runs_debug_count(LLVMModuleRef m, LLVMValueRef fn, LLVMValueRef count_slot);
+
+/* Whether fn's compile unit has full debug information (not line tables
+ * only): runs_debug_kind.cpp, the C API has no accessor for it. */
+int wpp_fn_has_full_debug(LLVMValueRef fn);
 
 #endif
