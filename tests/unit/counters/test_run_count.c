@@ -17,6 +17,13 @@
  *    tests/unit/counters/progs/faults.c) at every address of touch_b must
  *    be what llvm-dwarfdump-19 prints for __wpp_run_count there, and in
  *    touch_b's loop it must be a register.
+ * 4. Attribution end to end on that build's real trace (recorded through
+ *    the shm transport, no counters) with hand-made samples at the REPEAT
+ *    slot of touch_b's run: counts 0, 1, K-1 land on repetitions 1, 2, K,
+ *    count K on the record after the run, and a count above K, a sample
+ *    without registers and one whose ip is outside touch_b keep the
+ *    older rule (the run's first repetition); the thread's hits stay in
+ *    event order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,7 +38,10 @@
 #include <dwarf.h>
 
 #include "cost_run_end.h"
+#include "costs.h"
+#include "decoder.h"
 #include "dwarf_lookup.h"
+#include "symbolizer.h"
 
 /* ---- 1. location expressions ---- */
 
@@ -242,7 +252,7 @@ static void check_rule(void **state)
 
 /* ---- 3. a real build against llvm-dwarfdump ---- */
 
-static char dir[256], exe[300];
+static char dir[256], exe[300], trace[300];
 
 /* One location range of __wpp_run_count in llvm-dwarfdump's text. */
 struct range {
@@ -344,6 +354,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	unlink(exe);
+	unlink(trace);
 	rmdir(dir);
 	return 0;
 }
@@ -431,6 +442,147 @@ static void check_build(void **state)
 	wpp_dwarf_free(d);
 }
 
+/* The address of the first `movb $0x2` store of touch_b (link-time). */
+static uint64_t first_store(void)
+{
+	char cmd[600];
+	unsigned long long at = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --no-show-raw-insn %s | awk '/<touch_b>:/,/^$/' | "
+		 "sed -n 's/^ *\\([0-9a-f]*\\):.*movb *\\$0x2,.*/\\1/p' | head -1",
+		 exe);
+	FILE *p = popen(cmd, "r");
+	if (!p || fscanf(p, "%llx", &at) != 1)
+		at = 0;
+	if (p)
+		pclose(p);
+	return at;
+}
+
+static void check_attribution(void **state)
+{
+	(void)state;
+	char cmd[900], err[256];
+	snprintf(trace, sizeof(trace), "%s/t.wpp", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "bin/wpptrace record -q --transport=shm -o %s -- %s 3 50 0 >/dev/null", trace,
+		 exe);
+	assert_int_equal(system(cmd), 0);
+	struct wpp_trace *t = wpp_trace_load(trace);
+	assert_non_null(t);
+	assert_int_equal(t->nthreads, 1);
+	struct wpp_symbolizer *sym = wpp_sym_new();
+	struct wpp_modules *mods = wpp_modules_new(t, sym);
+	const struct wpp_thread_trace *th = &t->threads[0];
+
+	/* touch_b's first run, as the decoder sees it: the slot of its REPEAT
+	 * word, its first repetition's ordinal, K, and the record after it. */
+	struct wpp_decoder *d = wpp_decoder_open(th, mods, 0);
+	struct wpp_event ev;
+	uint64_t ordinal = 0, first = 0, k = 0, run_value = 0, next_value = 0, seq = 0;
+	uint32_t word = 0, fid = 0;
+	int state_ = 0; /* 0 before the run, 1 in it, 2 after */
+	while (state_ < 2 && wpp_decoder_next(d, &ev)) {
+		int is_path = ev.kind == WPP_EV_PATH;
+		if (is_path && state_ == 0 && ev.repeat == 1 && ev.fn &&
+		    !strcmp(ev.fn->name, "touch_b")) {
+			state_ = 1, first = ordinal, seq = ev.batch_seq, word = ev.word_index;
+			run_value = ev.value, fid = ev.fid;
+		}
+		if (state_ == 1 && is_path) {
+			if (ev.repeat)
+				k++;
+			else
+				state_ = 2, next_value = ev.value;
+		}
+		ordinal += ev.kind == WPP_EV_PATH || ev.kind == WPP_EV_BLOCK;
+	}
+	wpp_decoder_close(d);
+	if (state_ != 2 || k < 3)
+		fail_msg("no run of touch_b with K >= 3 followed by a record (K %llu)",
+			 (unsigned long long)k);
+	assert_true(next_value != run_value);
+
+	/* The count's register at the store, and the run-time address. */
+	const struct wpp_fn *fn;
+	const struct wpp_fid_range *range;
+	assert_int_equal(wpp_image_resolve(wpp_modules_image(mods, th->pid, th->generation), fid,
+					   &fn, &range),
+			 WPP_RESOLVED);
+	uint64_t store = first_store(), bias = range->module->load_bias;
+	assert_true(store != 0);
+	struct wpp_dwarf *dw = wpp_dwarf_new();
+	struct wpp_varloc loc;
+	wpp_dwarf_var_location(dw, exe, NULL, 0, 0, store, WPP_RUN_COUNT_VAR, &loc, err,
+			       sizeof(err));
+	wpp_dwarf_free(dw);
+	assert_int_equal(loc.kind, WPP_VARLOC_REG);
+	uint64_t main_lo, main_hi;
+	assert_int_equal(sym_range("main", &main_lo, &main_hi), 0);
+
+	/* The samples: weight = case number (hits carry no sample index). */
+	struct {
+		int regs;
+		uint64_t c, ip;
+		uint64_t want_event, want_value;
+	} cases[] = {
+	    {1, 0, store, first, run_value},
+	    {1, 1, store, first + 1, run_value},
+	    {1, k - 1, store, first + k - 1, run_value},
+	    {1, k, store, first + k, next_value},
+	    {1, k + 1, store, first, run_value}, /* contradicts the trace: older rule */
+	    {0, 0, store, first, run_value},	 /* no registers: older rule */
+	    {1, 1, main_lo + 4, first, run_value}, /* not touch_b's ip: older rule */
+	};
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct wpp_sample smp[8];
+	struct wpp_sample_regs regs[8];
+	uint32_t regs_at[8];
+	for (size_t i = 0; i < n; i++) {
+		smp[i] = (struct wpp_sample){.pid = th->pid,
+					     .tid = th->tid,
+					     .generation = th->generation,
+					     .pos = WPP_POS_BUFFER,
+					     .seq = seq,
+					     .word = word,
+					     .flags = cases[i].regs ? WPP_SAMPLE_REGS : 0,
+					     .ip = cases[i].ip + bias,
+					     .value = i + 1,
+					     .time_ns = t->procs[0].time_ns + 1};
+		memset(&regs[i], 0x5a, sizeof(regs[i]));
+		regs[i].r[loc.reg] = cases[i].c;
+		regs_at[i] = (uint32_t)i;
+	}
+	struct wpp_counter_desc desc = {.name = "page-faults", .period = 1};
+	struct cost_data cd = {.counters = &desc,
+			       .ncounters = 1,
+			       .samples = smp,
+			       .nsamples = n,
+			       .regs = regs,
+			       .regs_at = regs_at,
+			       .nregs = n};
+	struct cost_attribution a;
+	assert_int_equal(cost_attribute(t, mods, &cd, 0, -1, -1, &a), 0);
+	assert_int_equal(a.nhits, n);
+	for (size_t h = 0; h < a.nhits; h++) {
+		size_t i = a.hits[h].weight - 1;
+		assert_true(i < n);
+		if (a.hits[h].event != cases[i].want_event || a.hits[h].value != cases[i].want_value)
+			fail_msg("case %zu (count %llu): event %llu path %llu, expected event %llu "
+				 "path %llu",
+				 i, (unsigned long long)cases[i].c, (unsigned long long)a.hits[h].event,
+				 (unsigned long long)a.hits[h].value,
+				 (unsigned long long)cases[i].want_event,
+				 (unsigned long long)cases[i].want_value);
+		if (h)
+			assert_true(a.hits[h - 1].event <= a.hits[h].event);
+	}
+	cost_attribution_free(&a);
+	wpp_modules_free(mods);
+	wpp_sym_free(sym);
+	wpp_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest pure[] = {
@@ -439,6 +591,7 @@ int main(void)
 	};
 	const struct CMUnitTest built[] = {
 	    cmocka_unit_test(check_build),
+	    cmocka_unit_test(check_attribution),
 	};
 	int rc = cmocka_run_group_tests(pure, NULL, NULL);
 	return rc | cmocka_run_group_tests(built, setup, teardown);
