@@ -204,7 +204,6 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 	uint32_t prev_word = 0;
 	int have_prev = 0, rc = 0;
 	size_t unmatched = live;
-	const struct wpp_sample_regs *no_regs = NULL;
 	while ((unmatched || rp.active) && wpp_decoder_next(d, &ev)) {
 		if (ev.kind == WPP_EV_GAP) {
 			have_prev = 0;
@@ -214,8 +213,9 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		}
 		int is_path = ev.kind == WPP_EV_PATH || ev.kind == WPP_EV_BLOCK;
 		/* Instances expanded from a run (WPP_CTRL_REPEAT) all carry the
-		 * REPEAT word's position; a sample there belongs to the first
-		 * of them only (trace_abi.h, "Runs"), never to every one.  A
+		 * REPEAT word's position; a sample there is matched once, at the
+		 * first of them, and placed on its own instance when the run
+		 * ends (run_resolve), never counted for every one.  A
 		 * record as written always has a position of its own, so
 		 * "same position as the event before" is exactly "a later
 		 * instance of the same run". */
@@ -227,8 +227,8 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		struct run_end_rec here = {ev.fn, ev.fid, ev.value, ev.kind == WPP_EV_BLOCK};
 		/* The first record after a run's REPEAT word(s) is the iteration
 		 * that ended it; another REPEAT word of the same level means the
-		 * run went on (its count is one: a count above WPP_REPEAT_MAX, or
-		 * split by a batch boundary).  An event of another signal level
+		 * run went on (the words add up: a count above WPP_REPEAT_MAX,
+		 * written as several words).  An event of another signal level
 		 * ends what can be said: samples the count does not place stay
 		 * with the run (the hits stay in event order). */
 		int goes_on = rp.active && ev.repeat && is_path && ev.signal_depth == rp.depth;
@@ -274,7 +274,7 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 				 * the flush) it does not. */
 				uint64_t c = NO_COUNT;
 				if (ev.repeat == 1 && is_path) {
-					const struct wpp_sample_regs *r = no_regs;
+					const struct wpp_sample_regs *r = NULL;
 					if (cd->regs_at && (s->flags & WPP_SAMPLE_REGS))
 						r = &cd->regs[cd->regs_at[tg[k].sample]];
 					if (!run_count_at(judge, th->pid, th->generation, s->ip,
