@@ -14,14 +14,18 @@
 # wppcc -g says where the run's count lives (DWARF variable
 # __wpp_run_count), so a sample there lands on the repetition the count
 # names, or on the record after the run when the count equals the REPEAT
-# word's (cost_run_end.h).  So with runs too, at -O1 and -O2, every path of
-# touch_b and touch_c carries exactly one fault per execution (executions
-# counted independently from `script --format jsonl`), touch_c's last one
-# sits on its own store's line, and hot's per-execution costs are exact.
-# -O2 unrolls the loops before instrumentation, so its paths are checked
-# against the same program built -O2 without runs.  Built -g0 neither the
-# count's location nor the source-position rule is available: the
-# run-ending iteration's fault stays with the run (one per run, checked).
+# word's (cost_run_end.h).  So with runs too, at -O1 every path of touch_b
+# and touch_c carries exactly one fault per execution (executions counted
+# independently from `script --format jsonl`), touch_c's last one sits on
+# its own store's line, and hot's per-execution costs are exact; at -O2
+# (which unrolls the loops before instrumentation: a path stores to several
+# pages) every path of touch_b and touch_c costs exactly what it costs in
+# the same program built -O2 without runs.  Built -g0 neither the count's
+# location nor the source-position rule is available: the run-ending
+# iteration's fault stays with the run (one per run, checked).  -old is
+# the -O1 recording with its SAMPLE_REGS chunks dropped (a file from an
+# older recorder): the source-position rule alone, touch_c exact, touch_b
+# within one per run.
 . "$(dirname "$0")/counters-lib.sh"
 
 build faults "$PROGS/faults.c" -fwpp-no-runs
