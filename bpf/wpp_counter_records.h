@@ -38,6 +38,9 @@ struct wpp_crec_sample {
 	__u64 ip;
 	__u64 value;
 	__u64 time_ns;
+	/* With SAMPLE_REGS in flags: the interrupted user registers in DWARF
+	 * numbering (struct wpp_sample_regs, wpp/wpp_file.h). */
+	__u64 regs[16];
 };
 
 struct wpp_crec_count {

@@ -35,6 +35,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define POS_DISCARD	 5
 #define POS_UNREGISTERED 6
 #define SAMPLE_KERNEL	 1
+#define SAMPLE_REGS	 2
 
 const volatile __u32 filter_pids = 0;
 const volatile __u32 ncounted = 0; /* counting events 0..ncounted-1 */
@@ -293,6 +294,28 @@ static __always_inline void read_position(const struct wpp_bpf_position *p,
 	}
 }
 
+/* pt_regs (x86-64) in DWARF register numbering (struct wpp_sample_regs):
+ * what a variable's DWARF location names at the sampled ip. */
+#define COPY_DWARF_REGS(dst, s)                                                                    \
+	do {                                                                                       \
+		(dst)[0] = (s).ax;                                                                 \
+		(dst)[1] = (s).dx;                                                                 \
+		(dst)[2] = (s).cx;                                                                 \
+		(dst)[3] = (s).bx;                                                                 \
+		(dst)[4] = (s).si;                                                                 \
+		(dst)[5] = (s).di;                                                                 \
+		(dst)[6] = (s).bp;                                                                 \
+		(dst)[7] = (s).sp;                                                                 \
+		(dst)[8] = (s).r8;                                                                 \
+		(dst)[9] = (s).r9;                                                                 \
+		(dst)[10] = (s).r10;                                                               \
+		(dst)[11] = (s).r11;                                                               \
+		(dst)[12] = (s).r12;                                                               \
+		(dst)[13] = (s).r13;                                                               \
+		(dst)[14] = (s).r14;                                                               \
+		(dst)[15] = (s).r15;                                                               \
+	} while (0)
+
 SEC("perf_event")
 int wpp_sample(struct bpf_perf_event_data *ctx)
 {
@@ -332,12 +355,24 @@ int wpp_sample(struct bpf_perf_event_data *ctx)
 	/* A whole-word read: the context allows no narrower access. */
 	if (*(volatile __u64 *)&ctx->regs.cs & 3) {
 		r->ip = ctx->regs.ip;
+		/* The registers only where a record position can use them (a
+		 * run's count, docs/counters.md "The run's end"). */
+		if (p) {
+			COPY_DWARF_REGS(r->regs, ctx->regs);
+			r->flags = SAMPLE_REGS;
+		}
 	} else {
 		/* In the kernel (a fault, a syscall, a timer tick): the user ip
-		 * the thread returns to. */
+		 * the thread returns to, and its registers there (saved at the
+		 * kernel entry). */
 		struct pt_regs *u = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		struct pt_regs saved;
 		r->ip = u ? BPF_CORE_READ(u, ip) : 0;
 		r->flags = SAMPLE_KERNEL;
+		if (p && u && !bpf_probe_read_kernel(&saved, sizeof(saved), u)) {
+			COPY_DWARF_REGS(r->regs, saved);
+			r->flags |= SAMPLE_REGS;
+		}
 	}
 	if (p)
 		read_position(p, r);

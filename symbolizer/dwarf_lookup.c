@@ -188,7 +188,7 @@ const char *wpp_dwarf_scope_name(Dwarf_Die *die)
  * .debug_aranges, which clang does not emit by default and elfutils 0.188
  * does not synthesize; then ask each CU whether its ranges hold a.
  */
-static Dwarf_Die *cu_at(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *bias)
+Dwarf_Die *wpp_dwarf_cu_at(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, a, bias);
 
@@ -221,7 +221,7 @@ int wpp_dwarf_frames(struct wpp_dwarf *d, const char *path, const uint8_t *build
 	}
 	if (max < 1)
 		return 0;
-	cu = cu_at(o->mod, a, &bias);
+	cu = wpp_dwarf_cu_at(o->mod, a, &bias);
 	if (cu && (line = dwarf_getsrc_die(cu, a - bias)) != NULL) {
 		file = dwarf_linesrc(line, NULL, NULL);
 		dwarf_lineno(line, &lineno);

@@ -67,4 +67,42 @@ long wpp_dwarf_fn_inlines(struct wpp_dwarf *d, const char *path, const uint8_t *
 			  uint32_t build_id_len, const char *cu_source, const char *function,
 			  struct wpp_inline_pos **out, char *err, size_t errlen);
 
+/*
+ * Where a local variable of the function at a run-time address is at that
+ * address (its DWARF location, DW_AT_location list): the variable is
+ * looked up by name among the direct children of the subprogram whose
+ * ranges hold the address (an artificial variable of the function itself,
+ * such as wppcc's run count).  Only the locations a saved register set
+ * can evaluate are described; anything else (memory, pieces, entry
+ * values, no location at that address) is WPP_VARLOC_NONE.
+ */
+enum wpp_varloc_kind {
+	WPP_VARLOC_NONE = 0,
+	WPP_VARLOC_REG,	       /* the value is register `reg` (DW_OP_regN) */
+	WPP_VARLOC_REG_OFFSET, /* register `reg` + value (DW_OP_bregN off, stack_value) */
+	WPP_VARLOC_CONST,      /* the constant value (DW_OP_lit/constu, stack_value) */
+};
+struct wpp_varloc {
+	enum wpp_varloc_kind kind;
+	uint32_t reg;	/* DWARF register number */
+	uint64_t value; /* the constant, or the offset (two's complement) */
+};
+/* 1 with *out filled (kind may be NONE), -1 with a one-line reason in err. */
+int wpp_dwarf_var_location(struct wpp_dwarf *d, const char *path, const uint8_t *build_id,
+			   uint32_t build_id_len, uint64_t load_bias, uint64_t addr,
+			   const char *var, struct wpp_varloc *out, char *err, size_t errlen);
+
+/* A location's value given registers regs[0..nregs) (DWARF numbering):
+ * 1 with *value, 0 when it names a register not in the set or is NONE. */
+int wpp_varloc_eval(const struct wpp_varloc *l, const uint64_t *regs, uint32_t nregs,
+		    uint64_t *value);
+
+/* The location described by a DWARF expression (ops of libdw's Dwarf_Op
+ * reduced to atom/number/number2), as above; exposed for the unit tests. */
+struct wpp_dwarf_op {
+	uint8_t atom;
+	uint64_t number, number2;
+};
+struct wpp_varloc wpp_varloc_from_ops(const struct wpp_dwarf_op *ops, size_t nops);
+
 #endif

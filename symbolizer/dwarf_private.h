@@ -17,6 +17,10 @@
 Dwfl_Module *wpp_dwarf_module(struct wpp_dwarf *d, const char *path, const uint8_t *build_id,
 			      uint32_t build_id_len, char *err, size_t errlen);
 
+/* The CU covering module address a (also without .debug_aranges), with
+ * its DWARF bias in *bias; NULL when none does. */
+Dwarf_Die *wpp_dwarf_cu_at(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *bias);
+
 /* A copy of s that lives as long as d; NULL when out of memory. */
 const char *wpp_dwarf_keep(struct wpp_dwarf *d, const char *s);
 

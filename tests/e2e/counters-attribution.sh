@@ -10,29 +10,62 @@
 # record, so every path's faults are exact.  Built with runs
 # (WPP_CTRL_REPEAT), a loop's repeated iterations share the REPEAT word's
 # position, and so does the iteration that ends the run (its record comes
-# after the REPEAT word): a sample there is the run's unless the sampled
-# instruction lies on a block of the next record and on none of the run's
-# (cost_run_end.h).  touch_c's last iteration stores from a block of its
-# own, so with runs too every touch_c path carries exactly one fault per
-# execution (counted independently from `script --format jsonl`), and the
-# last one sits on that store's line.  touch_b's last iteration faults in
-# the block its run repeats, which nothing recorded can tell apart: with
-# runs, its loop path may carry one extra fault per run (docs/counters.md).
+# after the REPEAT word).  The sampler saves the interrupted registers and
+# wppcc -g says where the run's count lives (DWARF variable
+# __wpp_run_count), so a sample there lands on the repetition the count
+# names, or on the record after the run when the count equals the REPEAT
+# word's (cost_run_end.h).  So with runs too, at -O1 every path of touch_b
+# and touch_c carries exactly one fault per execution (executions counted
+# independently from `script --format jsonl`), touch_c's last one sits on
+# its own store's line, and hot's per-execution costs are exact; at -O2
+# (which unrolls the loops before instrumentation: a path stores to several
+# pages) every path of touch_b and touch_c costs exactly what it costs in
+# the same program built -O2 without runs.  Built -g0 neither the count's
+# location nor the source-position rule is available: the run-ending
+# iteration's fault stays with the run (one per run, checked).  -old is
+# the -O1 recording with its SAMPLE_REGS chunks dropped (a file from an
+# older recorder): the source-position rule alone, touch_c exact, touch_b
+# within one per run.
 . "$(dirname "$0")/counters-lib.sh"
 
 build faults "$PROGS/faults.c" -fwpp-no-runs
 build faults-runs "$PROGS/faults.c"
+build faults-O2 "$PROGS/faults.c" -O2 -fwpp-no-runs
+build faults-runs-O2 "$PROGS/faults.c" -O2
+build faults-runs-nog "$PROGS/faults.c" -g0
 # The line of touch_c's last-iteration store.
 cline=$(grep -n "volatile short" "$PROGS/faults.c" | cut -d: -f1)
-for spec in "faults 300 700 50" "faults 1234 17 2" "faults-runs 300 700 50" "faults-runs 1234 17 2"; do
+for spec in "faults 300 700 50" "faults 1234 17 2" "faults-runs 300 700 50" "faults-runs 1234 17 2" \
+	"faults-O2 300 700 50" "faults-runs-O2 300 700 50" "faults-runs-nog 300 700 50" \
+	"faults-runs-old 300 700 50"; do
 	set -- $spec
 	prog=$1 na=$2 nb=$3 nc=$4
 	out=$WORK/$prog-$na-$nb.wpp
 	echo "== $prog $na $nb"
-	if ! "$WPPTRACE" record -q -e page-faults -c 1 -o "$out" -- "$WORK/$prog" "$na" "$nb" "$nc" \
+	# -old: faults-runs recorded, then its SAMPLE_REGS chunks dropped (a
+	# file of a recorder from before 2026-11-27): the older rule alone.
+	if ! "$WPPTRACE" record -q -e page-faults -c 1 -o "$out" -- "$WORK/${prog%-old}" "$na" "$nb" "$nc" \
 		2>"$WORK/rec.err"; then
 		fail "record -e page-faults -c 1 ($na $nb): $(head -1 "$WORK/rec.err")"
 		continue
+	fi
+	if [ "$prog" = faults-runs-old ]; then
+		check "the recording has SAMPLE_REGS chunks; dropped" \
+			'python3 - "$out" <<'"'PY'"'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+out, off, dropped = bytearray(data[:32]), 32, 0
+while off + 16 <= len(data):
+    magic, typ, flags, length, crc = struct.unpack_from("<IHHII", data, off)
+    end = off + 16 + length  # header (with its CRC), payload
+    if typ == 13:
+        dropped += 1
+    else:
+        out += data[off:end]
+    off = end
+assert off == len(data) and dropped > 0, (off, len(data), dropped)
+open(sys.argv[1], "wb").write(out)
+PY'
 	fi
 	"$WPPTRACE" report "$out" --cost page-faults --by function --format json --top 1000 \
 		>"$WORK/fn.json" 2>"$WORK/rep.err" || { fail "report --cost page-faults"; continue; }
@@ -52,34 +85,82 @@ for p in r["paths"]:
     if p["function"] in ("touch_a", "touch_b") and p["cost"]:
         print(p["function"], p["kind"], p["count"], p["cost"])
 PY
-	if [ "$prog" = faults ]; then
+	case $prog in
+	faults)
 		check "every touch_b loop>loop execution took one fault" \
 			'awk "\$1==\"touch_b\" && \$2==\"loop>loop\" && \$3!=\$4 {bad=1} END {exit bad}" "$WORK/paths.txt"'
-	else
-		# One run per loop here: at most one extra fault on loop>loop.
-		check "touch_b loop>loop: one fault per execution, +1 at most for the run's end" \
-			'awk "\$1==\"touch_b\" && \$2==\"loop>loop\" && (\$4<\$3 || \$4>\$3+1) {bad=1} END {exit bad}" "$WORK/paths.txt"'
+		;;
+	faults-runs*)
 		check "the trace has runs (REPEAT words)" \
 			'"$WPPTRACE" script "$out" --format jsonl | grep -q "\"repeat\":1,"'
-	fi
-	# touch_c, with runs or without: each path's faults = its executions,
-	# counted by brute force over the script's events (a run's repetitions
-	# are events of their own there).
+		;;
+	esac
+	# Each path's faults = its executions, counted by brute force over the
+	# script's events (a run's repetitions are events of their own there):
+	# touch_c with runs or without; touch_b too, except without -g, where
+	# its loop path may carry one extra fault per run (one run here).
 	"$WPPTRACE" script "$out" --format jsonl >"$WORK/events.jsonl"
-	check "touch_c: every path has exactly one fault per execution (script's events)" \
-		'python3 - "$WORK/path.json" "$WORK/events.jsonl" "$nc" <<'"'PY'"'
+	per_exec() { # FUNCTION PAGES SLACK
+		python3 - "$WORK/path.json" "$WORK/events.jsonl" "$1" "$2" "$3" <<'PY'
 import collections, json, sys
+fn, pages, slack = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 runs = collections.Counter()
 for line in open(sys.argv[2]):
     e = json.loads(line)
-    if e.get("type") == "path" and e.get("function") == "touch_c":
+    if e.get("type") == "path" and e.get("function") == fn:
         runs[e["path"]] += 1
-assert sum(runs.values()) == int(sys.argv[3]), runs
-cost = {p["path"]: p["cost"] for p in json.load(open(sys.argv[1]))["paths"] if p["function"] == "touch_c"}
-assert cost == dict(runs), (cost, dict(runs))
-PY'
-	check "touch_c: the last iteration's fault is on its own line ($cline)" \
-		'"$WPPTRACE" report "$out" --cost page-faults --top 1000 | grep -A1 "touch_c .*loop>ret" | grep -q "\[$cline: 1\]"'
+assert sum(runs.values()) == pages, runs
+cost = {p["path"]: p["cost"] for p in json.load(open(sys.argv[1]))["paths"] if p["function"] == fn}
+if slack:
+    assert sum(cost.values()) == pages and all(abs(c - runs[p]) <= slack for p, c in cost.items()), (cost, dict(runs))
+else:
+    assert cost == dict(runs), (cost, dict(runs))
+PY
+	}
+	case $prog in
+	*-O2)
+		# -O2 unrolls the loops before wppcc instruments them: a path
+		# stores to several pages.  The reference is the same program
+		# built -O2 without runs (every record its own position, exact):
+		# with runs every path of touch_b and touch_c must cost the same.
+		python3 - "$WORK/path.json" >"$WORK/$prog.bc.txt" <<'PY'
+import json, sys
+for p in json.load(open(sys.argv[1]))["paths"]:
+    if p["function"] in ("touch_b", "touch_c") and (p["cost"] or p["count"]):
+        print(p["function"], p["path"], p["count"], p["cost"])
+PY
+		if [ "$prog" = faults-runs-O2 ]; then
+			check "-O2 with runs: every touch_b and touch_c path costs what it costs without runs" \
+				'sort "$WORK/faults-O2.bc.txt" >"$WORK/ref.txt"; sort "$WORK/$prog.bc.txt" | diff "$WORK/ref.txt" -'
+		fi
+		;;
+	*)
+		if [ "$prog" = faults-runs-old ]; then
+			# No registers: the source-position rule (touch_c's last
+			# store has a block of its own; touch_b's does not).
+			check "touch_c without registers: one fault per execution" \
+				'per_exec touch_c "$nc" 0'
+			check "touch_b without registers: one fault per execution, one moved at most (the run's end)" \
+				'per_exec touch_b "$nb" 1'
+		elif [ "$prog" = faults-runs-nog ]; then
+			# No -g: neither the count nor the source position is known;
+			# the run-ending iteration's fault stays with the run (one
+			# run per loop here).
+			check "touch_b, touch_c without -g: one fault per execution, one moved at most (the run's end)" \
+				'per_exec touch_b "$nb" 1 && per_exec touch_c "$nc" 1'
+		else
+			check "touch_c: every path has exactly one fault per execution (script's events)" \
+				'per_exec touch_c "$nc" 0'
+			check "touch_b: every path has exactly one fault per execution (script's events)" \
+				'per_exec touch_b "$nb" 0'
+		fi
+		;;
+	esac
+	# (-O2's unrolled touch_c has other paths; their costs are checked above.)
+	case $prog in *-O2 | *-nog) ;; *)
+		check "touch_c: the last iteration's fault is on its own line ($cline)" \
+			'"$WPPTRACE" report "$out" --cost page-faults --top 1000 | grep -A1 "touch_c .*loop>ret" | grep -q "\[$cline: 1\]"' ;;
+	esac
 
 	# Counting mode: the exact per-batch total covers every attributed
 	# fault, or the recorder said why it is low (never silently low).
@@ -125,8 +206,9 @@ PY'
 	"$WPPTRACE" hot "$out" --cost page-faults --min-len 1 --max-len 1 --min-cost 1 --top 1000 \
 		--format json >"$WORK/hot.json" 2>/dev/null
 	hot=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(h["cost"] for t in r["threads"] for h in t["subpaths"] if h["sequence"][0]["function"] == "touch_a"))' "$WORK/hot.json" 2>/dev/null)
-	# (Per-execution means are exact only when every execution has its own record.)
-	[ "$prog" = faults-runs ] ||
+	# (Per-execution means are exact when every path's total is: not
+	# without -g or registers, where a run's end may stay with the run.)
+	case $prog in *-nog | *-old) ;; *) false ;; esac ||
 		check "hot --cost: touch_a's paths weigh $na faults (got $hot)" '[ "$hot" = "$na" ]'
 	# export --cost: pprof's second value is the counter, and its samples
 	# sum to the report's attributed total (protoc decodes independently).

@@ -211,9 +211,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		    .value = r->value,
 		    .time_ns = r->time_ns,
 		};
+		struct wpp_sample_regs regs;
+		_Static_assert(sizeof(regs.r) == sizeof(r->regs), "register sets differ");
+		memcpy(regs.r, r->regs, sizeof(regs.r));
 		s->delivered_samples++;
 		if (s->cb.sample)
-			s->cb.sample(s->cb.ctx, &out);
+			s->cb.sample(s->cb.ctx, &out, (r->flags & WPP_SAMPLE_REGS) ? &regs : NULL);
 	} else if (*kind == WPP_CREC_COUNT && size >= sizeof(struct wpp_crec_count)) {
 		const struct wpp_crec_count *r = data;
 		struct wpp_count out = {

@@ -38,7 +38,9 @@ struct pc_options {
 
 struct pc_callbacks {
 	void *ctx;
-	void (*sample)(void *ctx, const struct wpp_sample *s);
+	/* regs: the sample's user registers when s->flags has
+	 * WPP_SAMPLE_REGS, else NULL. */
+	void (*sample)(void *ctx, const struct wpp_sample *s, const struct wpp_sample_regs *regs);
 	void (*count)(void *ctx, const struct wpp_count *k);
 };
 

@@ -34,6 +34,7 @@
 #include "numbering.h"
 #include "placement.h"
 #include "runs.h"
+#include "runs_debug.h"
 #include "stable_hash.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
@@ -449,8 +450,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	    x.reg, tu->probes.reg_md_kind,
 	    LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
 	x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
-	if (x.run_role)
+	if (x.run_role) {
 		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);
+		wpp_runs_debug_count(tu->probes.mod, fn, x.count);
+	}
 	position_before(&x, x.start_at[0]);
 	wpp_emit_cursor_reload(&tu->probes, x.b, x.cur);
 	x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);

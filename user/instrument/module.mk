@@ -12,15 +12,17 @@ INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/numbering.c \
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_meta.c \
-	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c
+	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c \
+	user/instrument/runs_debug.c
 INSTR_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(INSTR_GRAPH_SRCS) $(INSTR_IR_SRCS))
-INSTR_SHIM_OBJ := $(BUILD)/pic/user/instrument/plugin_shim.o
+INSTR_SHIM_OBJ := $(BUILD)/pic/user/instrument/plugin_shim.o \
+	$(BUILD)/pic/user/instrument/runs_debug_kind.o
 
 $(BUILD)/pic/user/instrument/%.o: user/instrument/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(LLVM_INCDIR) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(INSTR_SHIM_OBJ): user/instrument/plugin_shim.cpp
+$(BUILD)/pic/user/instrument/%.o: user/instrument/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(LLVM_CXXFLAGS) -Iuser/instrument -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 

@@ -17,7 +17,15 @@ static void flush_samples(struct record_counters *rc)
 				rc->nsamples * (uint32_t)sizeof(rc->samples[0])) < 0)
 			rs->failed = 1;
 	}
+	/* Right after its SAMPLES chunk (wpp/wpp_file.h). */
+	if (rc->nsamples && rc->nregs && !rs->failed) {
+		struct wpp_chunk_sample_regs h = {.nsamples = rc->nregs, .arch = WPP_REGS_X86_64};
+		if (wppw_chunk2(rs->w, WPP_CHUNK_SAMPLE_REGS, &h, sizeof(h), rc->regs,
+				rc->nregs * (uint32_t)sizeof(rc->regs[0])) < 0)
+			rs->failed = 1;
+	}
 	rc->nsamples = 0;
+	rc->nregs = 0;
 }
 
 static void flush_counts(struct record_counters *rc)
@@ -32,11 +40,16 @@ static void flush_counts(struct record_counters *rc)
 	rc->ncounts = 0;
 }
 
-static void on_sample(void *ctx, const struct wpp_sample *s)
+static void on_sample(void *ctx, const struct wpp_sample *s, const struct wpp_sample_regs *regs)
 {
 	struct record_counters *rc = ctx;
 	rc->by_pos[s->pos < 8 ? s->pos : 0]++;
-	rc->samples[rc->nsamples++] = *s;
+	rc->samples[rc->nsamples] = *s;
+	if (regs)
+		rc->regs[rc->nregs++] = *regs;
+	else
+		rc->samples[rc->nsamples].flags &= ~(uint32_t)WPP_SAMPLE_REGS;
+	rc->nsamples++;
 	if (rc->nsamples == RECORD_SAMPLES_PER_CHUNK)
 		flush_samples(rc);
 }

@@ -2,8 +2,8 @@
 /*
  * record_counters.h — counters in `wpptrace record` (docs/counters.md):
  * the COUNTERS chunk, then samples and per-batch counts gathered into
- * SAMPLES and COUNTS chunks as they arrive from the counter session
- * (user/bpfcollect/perf_counters.h).
+ * SAMPLES (each followed by its SAMPLE_REGS) and COUNTS chunks as they arrive from the counter
+ * session (user/bpfcollect/perf_counters.h).
  */
 #ifndef WPP_RECORD_COUNTERS_H
 #define WPP_RECORD_COUNTERS_H
@@ -18,6 +18,9 @@ struct record_counters {
 	struct pc_session *session;
 	struct wpp_sample samples[RECORD_SAMPLES_PER_CHUNK];
 	uint32_t nsamples;
+	/* the registers of the samples with WPP_SAMPLE_REGS, in order */
+	struct wpp_sample_regs regs[RECORD_SAMPLES_PER_CHUNK];
+	uint32_t nregs;
 	struct wpp_count counts[RECORD_SAMPLES_PER_CHUNK];
 	uint32_t ncounts;
 	uint64_t by_pos[8]; /* samples by enum wpp_sample_pos */

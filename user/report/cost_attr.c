@@ -105,49 +105,81 @@ static size_t locate_targets(const struct wpp_thread_trace *th, const struct cos
 	return live;
 }
 
-/* The hits of samples at a run's REPEAT slot, waiting for the record
- * after the run (cost_run_end.h): hits[first..] of the current thread,
- * all on the run's first repeated instance. */
+/* The hits of samples at a run's REPEAT slot, waiting for the end of the
+ * run (cost_run_end.h): hits[first..] of the current thread, each on the
+ * first repeated instance of its REPEAT word, with the run count its
+ * registers showed where known. */
 struct run_pending {
 	int active;
-	size_t first;
+	size_t first;	 /* the run's hits: hits[first..nhits) */
+	size_t first_ip; /* hits the ip rule may move: at the last REPEAT word's slot */
 	uint32_t depth;
 	struct run_end_rec run;
+	uint64_t first_event; /* ordinal of the run's first repeated instance */
+	uint64_t k;	      /* repeated instances so far (all its REPEAT words) */
+	uint64_t *count;      /* per hit from first: the count read, or NO_COUNT */
+	size_t cap;
 };
+#define NO_COUNT UINT64_MAX
 
-/* The record after the pending run is known (next, at event ordinal
- * next_event), or there is none (next NULL: a gap, another REPEAT word
- * continuing the run, a record that is not a path): move the hits that
- * cannot be the run's, keeping the thread's hits in event order (the run's
- * first, then the moved ones). */
+static int pending_push_count(struct run_pending *rp, size_t i, uint64_t c)
+{
+	if (i >= rp->cap) {
+		size_t ncap = rp->cap ? rp->cap * 2 : 64;
+		while (ncap <= i)
+			ncap *= 2;
+		uint64_t *g = realloc(rp->count, ncap * sizeof(*g));
+		if (!g)
+			return -1;
+		rp->count = g;
+		rp->cap = ncap;
+	}
+	rp->count[i] = c;
+	return 0;
+}
+
+static int hit_by_event(const void *x, const void *y)
+{
+	const struct cost_hit *a = x, *b = y;
+	return (a->event > b->event) - (a->event < b->event);
+}
+
+/* The run is over: the record after it is known (next, at event ordinal
+ * next_event), or there is none (next NULL: a gap, an event of another
+ * signal level, a record that is not a path, the thread's end).  A hit
+ * whose count is known goes to the instance the count names
+ * (run_count_place); the others keep the ip rule (cost_run_end.h).  The
+ * thread's hits stay in event order. */
 static int run_resolve(struct run_pending *rp, struct cost_attribution *a,
 		       struct run_end_judge *judge, const struct run_end_rec *next,
 		       uint64_t next_event)
 {
-	size_t n = a->nhits - rp->first, nmoved = 0;
-	struct cost_hit *moved;
+	int reorder = 0;
 
 	rp->active = 0;
-	if (!next || !n)
-		return 0;
-	if (!(moved = malloc(n * sizeof(*moved))))
-		return -1;
-	size_t kept = rp->first;
 	for (size_t i = rp->first; i < a->nhits; i++) {
-		struct cost_hit h = a->hits[i];
-		if (run_end_is_next(judge, h.pid, h.gen, h.ip, &rp->run, next)) {
-			h.fn = next->fn;
-			h.fid = next->fid;
-			h.value = next->value;
-			h.is_block = next->is_block;
-			h.event = next_event;
-			moved[nmoved++] = h;
-		} else {
-			a->hits[kept++] = h;
+		struct cost_hit *h = &a->hits[i];
+		uint64_t c = rp->count[i - rp->first], index;
+		enum run_count_where w = c == NO_COUNT
+					     ? RUN_COUNT_UNSURE
+					     : run_count_place(c, rp->k, next != NULL, &index);
+		if (w == RUN_COUNT_REPEAT) {
+			h->event = rp->first_event + index;
+		} else if (w == RUN_COUNT_NEXT ||
+			   (i >= rp->first_ip && next &&
+			    run_end_is_next(judge, h->pid, h->gen, h->ip, &rp->run, next))) {
+			h->fn = next->fn;
+			h->fid = next->fid;
+			h->value = next->value;
+			h->is_block = next->is_block;
+			h->event = next_event;
 		}
+		reorder |= i > rp->first && h->event < h[-1].event;
 	}
-	memcpy(a->hits + kept, moved, nmoved * sizeof(*moved));
-	free(moved);
+	/* qsort is not stable: equal events keep no order, which nothing
+	 * depends on (hits of one event are interchangeable but for ip). */
+	if (reorder)
+		qsort(a->hits + rp->first, a->nhits - rp->first, sizeof(*a->hits), hit_by_event);
 	return 0;
 }
 
@@ -181,8 +213,9 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		}
 		int is_path = ev.kind == WPP_EV_PATH || ev.kind == WPP_EV_BLOCK;
 		/* Instances expanded from a run (WPP_CTRL_REPEAT) all carry the
-		 * REPEAT word's position; a sample there belongs to the first
-		 * of them only (trace_abi.h, "Runs"), never to every one.  A
+		 * REPEAT word's position; a sample there is matched once, at the
+		 * first of them, and placed on its own instance when the run
+		 * ends (run_resolve), never counted for every one.  A
 		 * record as written always has a position of its own, so
 		 * "same position as the event before" is exactly "a later
 		 * instance of the same run". */
@@ -193,10 +226,17 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 		prev_word = ev.word_index;
 		struct run_end_rec here = {ev.fn, ev.fid, ev.value, ev.kind == WPP_EV_BLOCK};
 		/* The first record after a run's REPEAT word(s) is the iteration
-		 * that ended it; another REPEAT word means the run went on.  An
-		 * event of another signal level first leaves the samples with
-		 * the run (the hits stay in event order). */
-		if (!same_place && rp.active) {
+		 * that ended it; another REPEAT word of the same level means the
+		 * run went on (the words add up: a count above WPP_REPEAT_MAX,
+		 * written as several words).  An event of another signal level
+		 * ends what can be said: samples the count does not place stay
+		 * with the run (the hits stay in event order). */
+		int goes_on = rp.active && ev.repeat && is_path && ev.signal_depth == rp.depth;
+		if (goes_on) {
+			rp.k++;
+			if (!same_place) /* the ip rule: only the last word's samples */
+				rp.first_ip = a->nhits;
+		} else if (rp.active) {
 			int ends_run = ev.signal_depth == rp.depth && is_path && !ev.repeat;
 			if ((rc = run_resolve(&rp, a, judge, ends_run ? &here : NULL, ordinal)) < 0)
 				break;
@@ -228,17 +268,43 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 				    (uint32_t)ti};
 				if ((rc = push_hit(a, cap, &h)) < 0)
 					break;
+				/* At the first REPEAT word's slot of a run (its first
+				 * instance, ev.repeat 1), the count in the registers says
+				 * which iteration it was; at a later word's slot (inside
+				 * the flush) it does not. */
+				uint64_t c = NO_COUNT;
+				if (ev.repeat == 1 && is_path) {
+					const struct wpp_sample_regs *r = NULL;
+					if (cd->regs_at && (s->flags & WPP_SAMPLE_REGS))
+						r = &cd->regs[cd->regs_at[tg[k].sample]];
+					if (!run_count_at(judge, th->pid, th->generation, s->ip,
+							  &here, r, &c))
+						c = NO_COUNT;
+				}
+				if ((rc = pending_push_count(
+					 &rp, a->nhits - 1 - (rp.active ? rp.first : first_hit),
+					 c)) < 0)
+					break;
 			}
 			if (rc < 0)
 				break;
-			if (ev.repeat && is_path && a->nhits > first_hit)
-				rp = (struct run_pending){1, first_hit, ev.signal_depth, here};
+			if (ev.repeat && is_path && !rp.active && a->nhits > first_hit) {
+				rp.active = 1;
+				rp.first = rp.first_ip = first_hit;
+				rp.depth = ev.signal_depth;
+				rp.run = here;
+				rp.first_event = ordinal;
+				rp.k = 1;
+			}
 		}
 		if (is_path)
 			ordinal++;
 	}
 	/* The thread ended (or was cut off) right after a run: nothing
-	 * follows it, the samples stay with the run. */
+	 * follows it; the counts still place their samples. */
+	if (rc == 0 && rp.active)
+		rc = run_resolve(&rp, a, judge, NULL, 0);
+	free(rp.count);
 	wpp_decoder_close(d);
 	for (size_t i = 0; i < live; i++)
 		if (!matched[i])

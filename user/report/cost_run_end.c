@@ -23,12 +23,22 @@ struct memo {
 	uint8_t run_is_block, next_is_block, is_next;
 };
 
+/* Where the run count is at an ip of a function (run_count_at). */
+#define LOC_MEMO_SIZE 1024
+struct loc_memo {
+	const struct wpp_fn *fn; /* NULL = empty */
+	const struct wpp_image_map *image;
+	uint64_t ip;
+	struct wpp_varloc loc;
+};
+
 struct run_end_judge {
 	struct wpp_modules *mods;
 	struct wpp_dwarf *dwarf;
 	uint32_t *blocks; /* wpp_path_expand buffer */
 	uint32_t cap;
 	struct memo memo[MEMO_SIZE];
+	struct loc_memo loc_memo[LOC_MEMO_SIZE];
 };
 
 struct run_end_judge *run_end_judge_new(struct wpp_modules *mods)
@@ -143,4 +153,52 @@ int run_end_is_next(struct run_end_judge *j, uint32_t pid, uint32_t gen, uint64_
 			   (uint8_t)next->is_block,
 			   (uint8_t)decide(j, im, ip, run, next)};
 	return e->is_next;
+}
+
+/* The count's location at ip, when ip is in fn (its outermost DWARF frame
+ * is fn): NONE otherwise. */
+static struct wpp_varloc count_location(struct run_end_judge *j, const struct wpp_image_map *im,
+					uint64_t ip, const struct run_end_rec *run)
+{
+	const struct wpp_fid_range *range = NULL;
+	const struct wpp_fn *fn = NULL;
+	struct wpp_varloc loc = {WPP_VARLOC_NONE, 0, 0};
+	struct wpp_src_frame fr[16];
+	char err[256];
+	int n;
+
+	if (wpp_image_resolve(im, run->fid, &fn, &range) != WPP_RESOLVED || fn != run->fn)
+		return loc;
+	const struct wpp_module_rec *m = range->module;
+	n = wpp_dwarf_frames(j->dwarf, m->path, m->build_id, m->build_id_len, m->load_bias, ip, fr,
+			     16, err, sizeof(err));
+	if (n <= 0 || !fr[n - 1].function || strcmp(fr[n - 1].function, fn->name))
+		return loc;
+	if (wpp_dwarf_var_location(j->dwarf, m->path, m->build_id, m->build_id_len, m->load_bias,
+				   ip, WPP_RUN_COUNT_VAR, &loc, err, sizeof(err)) < 0)
+		loc.kind = WPP_VARLOC_NONE;
+	return loc;
+}
+
+int run_count_at(struct run_end_judge *j, uint32_t pid, uint32_t gen, uint64_t ip,
+		 const struct run_end_rec *run, const struct wpp_sample_regs *regs, uint64_t *count)
+{
+	if (!regs || !run->fn)
+		return 0;
+	const struct wpp_image_map *im = wpp_modules_image(j->mods, pid, gen);
+	uint64_t h =
+	    (ip ^ (uint64_t)(uintptr_t)run->fn * 0x9e3779b97f4a7c15u) * 0x94d049bb133111ebu;
+	struct loc_memo *e = &j->loc_memo[(h >> 40) % LOC_MEMO_SIZE];
+	if (!(e->fn == run->fn && e->image == im && e->ip == ip))
+		*e = (struct loc_memo){run->fn, im, ip, count_location(j, im, ip, run)};
+	return wpp_varloc_eval(&e->loc, regs->r, WPP_SAMPLE_NREGS, count);
+}
+
+enum run_count_where run_count_place(uint64_t c, uint64_t k, int has_next, uint64_t *index)
+{
+	if (c < k) {
+		*index = c;
+		return RUN_COUNT_REPEAT;
+	}
+	return c == k && has_next ? RUN_COUNT_NEXT : RUN_COUNT_UNSURE;
 }

@@ -11,9 +11,11 @@
  * landed on a path (or block) record, with the record's place in the
  * thread's event stream.  Everything else is counted as unattributed, by
  * reason (enum cost_miss).  A run (WPP_CTRL_REPEAT) expands to several
- * events at the REPEAT word's position; a sample there lands on the first
- * of them only, once, unless its ip shows it was taken in the iteration
- * that ended the run (cost_run_end.h): then on the record after the run.
+ * events at the REPEAT word's position; a sample there lands on the
+ * repetition the run's count in its registers names, or on the record
+ * after the run (cost_run_end.h, run_count_at); where the count cannot be
+ * read, on the first repetition, once, unless its ip shows it was taken
+ * in the iteration that ended the run: then on the record after the run.
  *
  * Per-path costs from samples are estimates (each sample stands for its
  * period's worth of events); per-batch counts (COUNTS chunks) give exact
@@ -36,6 +38,12 @@ struct cost_data {
 	uint32_t ncounters;
 	struct wpp_sample *samples;
 	size_t nsamples;
+	/* Registers of the samples (SAMPLE_REGS chunks): sample i has
+	 * regs[regs_at[i]] when its flags have WPP_SAMPLE_REGS (the loader
+	 * clears the flag of a sample whose registers are missing). */
+	struct wpp_sample_regs *regs;
+	uint32_t *regs_at;
+	size_t nregs;
 	struct wpp_count *counts;
 	size_t ncounts;
 	uint64_t bad_chunks; /* malformed counter chunks skipped */

@@ -25,3 +25,19 @@ $(COSTATTR_TEST_BIN): $(call objs,san,tests/unit/counters/test_cost_attr.c) $(ca
 
 TEST_TARGETS += $(COSTATTR_TEST_BIN)
 TESTS += $(COSTATTR_TEST_BIN)
+
+# The run count read from a sample's registers: DWARF location expressions,
+# the count rule against a simulated loop (and two mutants), and the
+# location lookup on a real wppcc -O2 -g build against llvm-dwarfdump-19, and
+# attribution with hand-made samples on that build's real trace (shm).
+RUNCOUNT_TEST_BIN := $(BUILD)/tests/unit/counters/test_run_count
+$(call objs,san,tests/unit/counters/test_run_count.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+$(RUNCOUNT_TEST_BIN): $(call objs,san,tests/unit/counters/test_run_count.c) \
+	$(call objs,san,user/report/cost_run_end.c user/report/cost_attr.c user/report/cost_position.c \
+		user/report/cost_scale.c) \
+	$(call objs,san,$(SYMBOLIZER_SRCS) $(DECODE_SRCS) $(WPPREAD_SRCS)) | $(BIN)/wppcc $(LIBDIR)/wpp-pass.so $(BIN)/wpptrace
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.o,$^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
+
+TEST_TARGETS += $(RUNCOUNT_TEST_BIN)
+TESTS += $(RUNCOUNT_TEST_BIN)

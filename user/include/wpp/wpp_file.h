@@ -52,10 +52,13 @@ enum wpp_chunk_type {
 				* wpp_grammar_terminal + grammar_len bytes of a
 				* serialized SEQUITUR grammar (docs/sequitur.md) */
 	WPP_CHUNK_KIPF = 9,    /* struct wpp_chunk_kipf + context labels + nodes (docs/kpaths.md) */
-	WPP_CHUNK_COUNTERS = 10, /* struct wpp_chunk_counters + ncounters struct wpp_counter_desc
-				  * (docs/counters.md) */
-	WPP_CHUNK_SAMPLES = 11,	 /* struct wpp_chunk_samples + nsamples struct wpp_sample */
-	WPP_CHUNK_COUNTS = 12,	 /* struct wpp_chunk_counts + ncounts struct wpp_count */
+	WPP_CHUNK_COUNTERS = 10,    /* struct wpp_chunk_counters + ncounters struct wpp_counter_desc
+				     * (docs/counters.md) */
+	WPP_CHUNK_SAMPLES = 11,	    /* struct wpp_chunk_samples + nsamples struct wpp_sample */
+	WPP_CHUNK_COUNTS = 12,	    /* struct wpp_chunk_counts + ncounts struct wpp_count */
+	WPP_CHUNK_SAMPLE_REGS = 13, /* struct wpp_chunk_sample_regs + nsamples struct
+				     * wpp_sample_regs: the registers of the samples
+				     * of the SAMPLES chunk right before it */
 };
 
 enum wpp_process_flags {
@@ -258,6 +261,8 @@ enum wpp_sample_pos {
 enum wpp_sample_flags {
 	WPP_SAMPLE_KERNEL = 1u << 0, /* interrupted in the kernel; ip is the user ip
 				      * the thread will return to */
+	WPP_SAMPLE_REGS = 1u << 1,   /* the sample's user registers follow in the
+				      * SAMPLE_REGS chunk after its SAMPLES chunk */
 };
 
 struct wpp_sample {
@@ -280,6 +285,32 @@ struct wpp_chunk_samples {
 	uint32_t reserved0;
 	/* struct wpp_sample samples[nsamples] follow */
 };
+
+/*
+ * The interrupted thread's user general-purpose registers at a sample (for
+ * a sample in the kernel: where the thread entered it), in DWARF register
+ * numbering (x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8 .. r15), so that a
+ * variable's DWARF location can be read at the sampled ip (docs/counters.md,
+ * "The run's end").  A SAMPLE_REGS chunk follows the SAMPLES chunk whose
+ * samples it describes: one entry per sample of that chunk that has
+ * WPP_SAMPLE_REGS, in order.  Files before 2026-11-27 have none; readers
+ * that do not know the chunk skip it.
+ */
+#define WPP_SAMPLE_NREGS 16
+struct wpp_sample_regs {
+	uint64_t r[WPP_SAMPLE_NREGS];
+};
+
+struct wpp_chunk_sample_regs {
+	uint32_t nsamples;
+	uint32_t arch; /* WPP_REGS_X86_64 */
+		       /* struct wpp_sample_regs regs[nsamples] follow */
+};
+#define WPP_REGS_X86_64 62 /* the ELF machine number (EM_X86_64) */
+/* The DWARF name of the artificial local variable wppcc gives a
+ * run-counting function's run count (user/instrument/runs_debug.h): what
+ * attribution reads from a sample's registers. */
+#define WPP_RUN_COUNT_VAR "__wpp_run_count"
 
 /* The counter's change while the thread filled batch `seq` (read when the
  * batch was published).  enabled/running: the counter was scheduled on the
