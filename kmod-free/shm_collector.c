@@ -252,6 +252,9 @@ static int emit(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint3
 	return s->batch(s->ctx, p, t->tid, b, words, nwords);
 }
 
+/* The collector half of the space handshake (wpp_shm_ring_begin): called
+ * after a seq_cst store of tail, so either we see producer_waiting or the
+ * producer sees the new tail and does not sleep. */
 static void wake_producer(struct wpp_shm_ring *r)
 {
 	if (__atomic_load_n(&r->producer_waiting, __ATOMIC_SEQ_CST)) {
@@ -261,7 +264,13 @@ static void wake_producer(struct wpp_shm_ring *r)
 	}
 }
 
-/* Consume every published slot of every ring of thread ti. */
+/* Consume every published slot of every ring of thread ti.  A producer
+ * waiting on a full ring is woken once the ring is down to the low-water
+ * mark (hysteresis, wpp_shm_space_low): its head cannot move while it
+ * waits, so the loop always gets there (it drains up to head), and the
+ * producer then has half a ring to fill before it can block again, instead
+ * of one slot per FUTEX_WAIT/FUTEX_WAKE pair.  If the sink fails half-way
+ * the producer is woken anyway: whatever was freed is its to use. */
 static long drain_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti,
 			 int *err)
 {
@@ -273,15 +282,20 @@ static long drain_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 	for (int l = 0; l < WPP_SHM_LEVELS && !*err; l++) {
 		struct wpp_shm_ring *r = &t->rings[l];
 		uint64_t head = LOAD_ACQ(&r->head);
+		uint32_t low = wpp_shm_space_low(r->nslots);
+		uint64_t tail0 = r->tail;
 		while (r->tail < head && !*err) {
 			struct wpp_batch_hdr *b = wpp_shm_slot(h, ti, r, r->tail);
 			uint32_t nw = b->nwords > cap ? cap : b->nwords;
 			*err = emit(c, s, ti, b, (const uint64_t *)(b + 1), nw);
 			zero_slot(b, nw + WPP_SLACK_WORDS > cap ? cap : nw + WPP_SLACK_WORDS);
-			STORE_REL(&r->tail, r->tail + 1);
-			wake_producer(r);
+			__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_SEQ_CST);
+			if (head - r->tail <= low)
+				wake_producer(r);
 			n++;
 		}
+		if (*err && r->tail != tail0)
+			wake_producer(r);
 	}
 	return n;
 }
@@ -440,15 +454,24 @@ unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c)
 	return n;
 }
 
-void wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
+/*
+ * The collector half of the doorbell handshake (wpp_shm_ring_publish):
+ * set collector_sleeping (seq_cst), then look at every ring; sleep only if
+ * none holds an unconsumed slot.  A producer whose publish came before our
+ * flag was visible rang no bell, but its head is visible to this scan.
+ * The doorbell value is read before the flag, so a ring between the scan
+ * and FUTEX_WAIT changes the word and the wait returns at once.
+ * Producers ring only at half a ring or on a partial/final batch, so the
+ * sleep is always bounded by timeout_ms: that bound is how long a batch
+ * that rang no bell can wait, and how soon a dead process is noticed.
+ */
+int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 {
 	struct wpp_shm_header *h = c->h;
 	uint32_t v = LOAD_ACQ(&h->doorbell);
+	int pending = 0, rc = 1;
 
 	__atomic_store_n(&h->collector_sleeping, 1, __ATOMIC_SEQ_CST);
-	/* A publish that happened before the flag was visible rang no bell:
-	 * look at the rings once more before sleeping. */
-	int pending = 0;
 	for (uint32_t i = 0; i < h->max_threads && !pending; i++) {
 		struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
 		if (LOAD_ACQ(&t->state) == WPP_SHM_FREE)
@@ -458,9 +481,17 @@ void wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 			    t->rings[l].tail)
 				pending = 1;
 	}
-	if (!pending)
-		wpp_futex_wait(&h->doorbell, v, timeout_ms);
+	if (!pending && wpp_futex_wait(&h->doorbell, v, timeout_ms) == -ETIMEDOUT)
+		rc = 0;
 	__atomic_store_n(&h->collector_sleeping, 0, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
+static void wake_all_producers(struct wpp_shm_header *h)
+{
+	for (uint32_t i = 0; i < h->max_threads; i++)
+		for (int l = 0; l < WPP_SHM_LEVELS; l++)
+			wake_producer(&wpp_shm_thread_at(h, i)->rings[l]);
 }
 
 long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
@@ -469,8 +500,12 @@ long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_
 
 	c->finishing = 1;
 	n = wpp_shm_collector_drain(c, s);
-	/* Anyone still alive now drops rather than waits for us. */
+	/* Anyone still alive now drops rather than waits for us: set the flag,
+	 * then wake every waiting producer so it sees it now, not after its
+	 * 200 ms timeout.  (A producer that sets producer_waiting after this
+	 * load finds collector_gone at its timeout.) */
 	STORE_REL(&c->h->collector_gone, 1);
+	wake_all_producers(c->h);
 	return n;
 }
 
@@ -484,6 +519,7 @@ void wpp_shm_collector_destroy(struct wpp_shm_collector *c)
 	if (!c)
 		return;
 	STORE_REL(&c->h->collector_gone, 1);
+	wake_all_producers(c->h);
 	for (uint32_t i = 0; i < c->h->max_procs; i++)
 		if (c->procs[i].pidfd >= 0)
 			close(c->procs[i].pidfd);

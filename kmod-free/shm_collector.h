@@ -47,8 +47,11 @@ struct wpp_shm_header *wpp_shm_collector_header(struct wpp_shm_collector *c);
 long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_sink *s);
 /* Process images registered and not yet fully finished. */
 unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c);
-/* Sleep until a producer rings the doorbell or timeout_ms passes. */
-void wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms);
+/* Sleep until a producer rings the doorbell or timeout_ms passes (at once
+ * if a ring holds an unconsumed slot).  Producers ring only when a ring is
+ * half full or a batch is partial/final, so timeout_ms is the longest a
+ * quiet thread's batch waits.  0 if the wait timed out, 1 otherwise. */
+int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms);
 /* Treat every remaining producer as dead: drain, salvage, report exits. */
 long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_sink *s);
 /* Totals so far. */

@@ -8,17 +8,21 @@
 #ifndef WPP_SHM_FUTEX_H
 #define WPP_SHM_FUTEX_H
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Sleep while *word == expected, at most timeout_ms. */
-static inline void wpp_futex_wait(uint32_t *word, uint32_t expected, long timeout_ms)
+/* Sleep while *word == expected, at most timeout_ms.  0 when woken (or
+ * interrupted, or the word had already changed), -ETIMEDOUT on timeout. */
+static inline int wpp_futex_wait(uint32_t *word, uint32_t expected, long timeout_ms)
 {
 	struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-	syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0);
+	if (syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0) < 0 && errno == ETIMEDOUT)
+		return -ETIMEDOUT;
+	return 0;
 }
 
 static inline void wpp_futex_wake_all(uint32_t *word)

@@ -12,6 +12,7 @@
 
 #include "shm_futex.h"
 #include "shm_layout.h"
+#include "wpp/wpp_file.h"
 
 #define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -187,37 +188,105 @@ static int collector_alive(struct wpp_shm_header *h)
 	return !(kill((pid_t)h->collector_pid, 0) < 0 && errno == ESRCH);
 }
 
+static void stat_add(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Waiting for space (the ring is full).  The pairing with the collector's
+ * drain_thread() is a Dekker handshake on two words, both sides seq_cst:
+ *   producer: producer_waiting = 1; load tail; sleep only if still full
+ *   collector: store tail;           load producer_waiting; wake if set
+ * In the single total order either the collector's load sees waiting == 1
+ * (and wakes us), or our store came later, so our load of tail sees the
+ * freed slot and we do not sleep.  The futex value v is read before the
+ * flag, so a wake that lands between our check and FUTEX_WAIT changes the
+ * word and the wait returns at once (EAGAIN): no lost wake-up.
+ *
+ * The collector wakes us only once the ring is down to
+ * wpp_shm_space_low() (hysteresis); it drains every published slot of a
+ * ring in one go and our head cannot move while we wait, so it always
+ * gets there.  The 200 ms timeout is not part of the protocol; it only
+ * lets us notice a collector that died (SIGKILL: collector_gone is never
+ * set) and give up instead of hanging the program.  A timeout while the
+ * collector lives is counted: it means a wake-up was lost or very late.
+ */
 struct wpp_batch_hdr *wpp_shm_ring_begin(struct wpp_shm_client *c, struct wpp_shm_thread *t,
 					 int level)
 {
 	struct wpp_shm_header *h = c->h;
 	struct wpp_shm_ring *r = &t->rings[level];
 	uint64_t head = r->head; /* only this producer writes head */
-	int saved_errno = errno;
+	int saved_errno = errno, waited = 0;
 
 	while (head - LOAD_ACQ(&r->tail) >= r->nslots) {
 		uint32_t v = LOAD_ACQ(&r->space_futex);
+		waited = 1;
 		__atomic_store_n(&r->producer_waiting, 1, __ATOMIC_SEQ_CST);
 		if (head - __atomic_load_n(&r->tail, __ATOMIC_SEQ_CST) < r->nslots)
 			break;
-		wpp_futex_wait(&r->space_futex, v, 200);
-		if (!collector_alive(h)) {
-			errno = saved_errno;
-			return NULL;
+		stat_add(&h->space_waits);
+		if (wpp_futex_wait(&r->space_futex, v, 200) == -ETIMEDOUT) {
+			if (!collector_alive(h)) {
+				errno = saved_errno;
+				return NULL;
+			}
+			stat_add(&h->space_wait_timeouts);
 		}
 	}
+	/* A flag left set only costs the collector one needless FUTEX_WAKE. */
+	if (waited)
+		__atomic_store_n(&r->producer_waiting, 0, __ATOMIC_RELAXED);
 	errno = saved_errno;
 	return wpp_shm_slot(h, wpp_shm_thread_index(h, t), r, head);
 }
 
+/*
+ * Publish, and ring the doorbell only when the collector must come now.
+ * Most publishes make no syscall at all: the collector, when idle, sleeps
+ * with a bounded timeout (record's loop: 10 ms), so a batch that does not
+ * ring is still picked up within that time.  We ring when
+ *  - the ring is at least wpp_shm_doorbell_fill() full: the collector must
+ *    drain before we run out of slots (we keep filling the other half
+ *    while it wakes up); or
+ *  - the batch is partial or FINAL: a flush (thread or process exit, exec,
+ *    fork, a signal level closing), after which this thread may not
+ *    publish again for a long time — no reason to leave it lying there.
+ * The doorbell pairs with wpp_shm_collector_wait() by the same Dekker
+ * handshake as the space wait:
+ *   producer: store head;             load collector_sleeping; ring if set
+ *   collector: collector_sleeping = 1; load every head; sleep only if no
+ *              ring holds an unconsumed slot
+ * So either we see the flag and ring, or the collector sees our head and
+ * drains instead of sleeping.  Our view of tail may be stale (older), which
+ * only overstates the fill: an extra ring, never a missed one.
+ * A producer killed between the store and the ring loses nothing: the slot
+ * is published and the next timed pass drains it.  A dead collector
+ * (SIGKILL) never clears collector_sleeping; publishes below the threshold
+ * stay syscall-free and the ring then fills, where ring_begin notices.
+ */
 void wpp_shm_ring_publish(struct wpp_shm_client *c, struct wpp_shm_thread *t, int level)
 {
 	struct wpp_shm_header *h = c->h;
 	struct wpp_shm_ring *r = &t->rings[level];
+	uint64_t head = r->head + 1;
+	/* Read before the release: after it the collector may zero the slot. */
+	const struct wpp_batch_hdr *b = wpp_shm_slot(h, wpp_shm_thread_index(h, t), r, r->head);
+	int urgent = b->nwords < h->buffer_words || (b->flags & WPP_BATCH_FINAL);
 
-	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&h->collector_sleeping, __ATOMIC_SEQ_CST)) {
+	__atomic_store_n(&r->head, head, __ATOMIC_SEQ_CST);
+	if (!urgent && head - LOAD_ACQ(&r->tail) < wpp_shm_doorbell_fill(r->nslots))
+		return;
+	/* The ringer clears the flag (exchange), so of the publishes that land
+	 * while the collector is still waking up only one pays the syscall.
+	 * Safe: whoever reads 0 published its head before that read, and the
+	 * collector always sets the flag and rescans the heads before it sleeps
+	 * again (wpp_shm_collector_wait), so it sees that head. */
+	if (__atomic_load_n(&h->collector_sleeping, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&h->collector_sleeping, 0, __ATOMIC_SEQ_CST)) {
 		int saved_errno = errno;
+		stat_add(&h->doorbell_wakes);
 		__atomic_fetch_add(&h->doorbell, 1, __ATOMIC_RELEASE);
 		wpp_futex_wake_all(&h->doorbell);
 		errno = saved_errno;

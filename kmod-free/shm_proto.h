@@ -53,8 +53,11 @@
 #define WPP_SLACK_WORDS 2
 
 /* Defaults and bounds (all overridable by the collector's options). */
-#define WPP_SHM_DEF_BUFFER_WORDS   8192u
-#define WPP_SHM_DEF_RING_SLOTS	   4u
+#define WPP_SHM_DEF_BUFFER_WORDS 8192u
+/* 16 x 8192 words = 1 MiB per thread (the L2 of the machine measured):
+ * fewer slots cost the program syscalls (the doorbell rings at half a
+ * ring), more cost memory without measurable gain (docs/shm-transport.md). */
+#define WPP_SHM_DEF_RING_SLOTS	   16u
 #define WPP_SHM_DEF_SIG_RING_SLOTS 2u
 #define WPP_SHM_DEF_THREADS	   128u
 #define WPP_SHM_DEF_PROCS	   128u
@@ -98,8 +101,11 @@ struct wpp_shm_header {
 	uint32_t collector_pid;
 	uint64_t slot_bytes;
 	uint64_t procs_off, tus_off, threads_off, slots_off;
-	/* Producers bump doorbell and FUTEX_WAKE it after a publish whenever
-	 * collector_sleeping is set; the collector sleeps on it when idle. */
+	/* The collector sleeps on doorbell when idle (collector_sleeping set,
+	 * bounded timeout).  A producer bumps and FUTEX_WAKEs it only when a
+	 * publish leaves its ring at least wpp_shm_doorbell_fill() full or
+	 * hands over a partial/final batch (flush, exit, exec, signal level),
+	 * and only if collector_sleeping is set (docs/shm-transport.md). */
 	uint32_t doorbell;
 	uint32_t collector_sleeping;
 	/* Set by the collector when it stops draining; producers then drop
@@ -109,7 +115,14 @@ struct wpp_shm_header {
 	 * that sees a batch can tell whether a new module must be read first. */
 	uint32_t tu_epoch;
 	uint64_t table_full; /* claims refused because a table was full */
-	uint64_t reserved[4];
+	/* Transport statistics, bumped by producers on their slow (syscall)
+	 * paths only: doorbell FUTEX_WAKEs, space waits (FUTEX_WAITs on a full
+	 * ring), and space waits that ran into their timeout while the
+	 * collector was alive (each one is a lost or very late wake-up). */
+	uint64_t doorbell_wakes;
+	uint64_t space_waits;
+	uint64_t space_wait_timeouts;
+	uint64_t reserved[1];
 };
 
 enum wpp_shm_entry_state {
@@ -166,6 +179,27 @@ struct wpp_shm_thread {
 	uint64_t lost_words; /* records the producer had to drop (nesting overflow) */
 	struct wpp_shm_ring rings[WPP_SHM_LEVELS];
 };
+
+/*
+ * Wake-up thresholds of a ring of n slots (both sides use these, so they
+ * cannot disagree):
+ *  - doorbell fill: a publish that leaves at least this many published,
+ *    unconsumed slots rings the doorbell (if the collector sleeps).  Half
+ *    the ring: the other half is the headroom the producer keeps filling
+ *    while the collector wakes up.  Below it the collector's bounded sleep
+ *    picks the data up, so nothing waits longer than that timeout.
+ *  - space low-water: a producer waiting on a full ring is woken once the
+ *    collector has brought the ring down to this many slots, not at the
+ *    first freed slot, so one wait buys it n - low slots to fill.
+ */
+static inline uint32_t wpp_shm_doorbell_fill(uint32_t n)
+{
+	return (n + 1) / 2;
+}
+static inline uint32_t wpp_shm_space_low(uint32_t n)
+{
+	return n / 2;
+}
 
 static inline uint64_t wpp_shm_slot_bytes(uint32_t buffer_words)
 {

@@ -44,7 +44,7 @@ static const char usage[] =
     "shm transport (these options select it; --buffer-words also works with\n"
     "--transport=bpf when running a program: it sets the program's batch size):\n"
     "      --buffer-words N    words per batch buffer (default 8192)\n"
-    "      --ring-slots N      buffers per thread ring (default 4)\n"
+    "      --ring-slots N      buffers per thread ring (default 16)\n"
     "      --max-procs N       processes traced at the same time (default 128)\n";
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out)

@@ -7,19 +7,27 @@
  *  - signal-level rings drained alongside level 0;
  *  - an unpublished, partially filled slot is salvaged (non-zero prefix,
  *    holes turned into PAD) when its thread is gone;
- *  - thread slots are recycled: more threads over time than table entries.
+ *  - thread slots are recycled: more threads over time than table entries;
+ *  - the wake-up rules: a publish below half a ring rings no doorbell, a
+ *    half-full ring or a partial batch does; and under stress (many
+ *    threads, tiny rings, a slowed collector that sleeps with a long
+ *    timeout) no wake-up is ever lost: the collector never times out while
+ *    producers run and no producer's space wait ever times out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shm_collector.h"
@@ -35,6 +43,7 @@ struct check {
 	uint64_t next_seq[MAXT][WPP_SHM_LEVELS];
 	uint64_t words, batches, salvaged, pads;
 	unsigned starts, exits, procs;
+	unsigned slow_every; /* sleep 20 us every slow_every batches (0: never) */
 	int bad;
 };
 
@@ -68,6 +77,8 @@ static int on_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
 	struct check *c = ctx;
 	(void)p, (void)tid;
 	c->batches++;
+	if (c->slow_every && c->batches % c->slow_every == 0)
+		usleep(20);
 	if (h->flags & WPP_BATCH_SALVAGED)
 		c->salvaged++;
 	for (uint32_t i = 0; i < n; i++) {
@@ -85,7 +96,11 @@ static int on_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
 			c->next[tag - 1][h->level] = w[i] & 0xffffffffu;
 		if ((w[i] & 0xffffffffu) != c->next[tag - 1][h->level]) {
 			if (!c->bad)
-				fprintf(stderr, "tag %u level %u seq %llu i %u n %u w %llx: got %llu want %llu\n", tag, h->level, (unsigned long long)h->seq, i, n, (unsigned long long)w[i],
+				fprintf(stderr,
+					"tag %u level %u seq %llu i %u n %u w %llx: got %llu want "
+					"%llu\n",
+					tag, h->level, (unsigned long long)h->seq, i, n,
+					(unsigned long long)w[i],
 					(unsigned long long)(w[i] & 0xffffffffu),
 					(unsigned long long)c->next[tag - 1][h->level]);
 			c->bad = 1;
@@ -119,14 +134,19 @@ struct env {
 	struct check chk;
 	struct wpp_shm_sink sink;
 	volatile int stop;
+	/* strict collector (wake-up tests): */
+	volatile int producers_running;
+	volatile int give_up;		/* a wake-up was lost: producers stop early */
+	unsigned lost;			/* collector timeouts while producers ran */
+	unsigned pause_every, pause_us; /* produce_full: pauses between bursts */
 };
 
 static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	struct wpp_shm_options o = {words, slots, 2, threads, 4, 16};
-	struct wpp_shm_proc_info pi = {(uint32_t)getpid(), (uint32_t)getppid(), 0, 0, 0,
-				       "/test", "test", 5};
+	struct wpp_shm_proc_info pi = {
+	    (uint32_t)getpid(), (uint32_t)getppid(), 0, 0, 0, "/test", "test", 5};
 	FILE *f = fopen("/proc/self/stat", "r");
 	char buf[1024];
 	char *p;
@@ -144,7 +164,8 @@ static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
 		p = strchr(p + 1, ' ');
 	pi.start_ticks = strtoull(p + 1, NULL, 10);
 	assert_int_equal(wpp_shm_register_process(&e->cl, &pi), 0);
-	e->sink = (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap};
+	e->sink =
+	    (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap};
 	return e;
 }
 
@@ -153,6 +174,13 @@ static void env_free(struct env *e)
 	munmap(e->cl.h, e->cl.mapped);
 	wpp_shm_collector_destroy(e->col);
 	free(e);
+}
+
+/* A lost wake-up was seen (by the strict collector, or as a producer's
+ * space wait running into its timeout): stop early, the test fails. */
+static int stalled(struct env *e)
+{
+	return e->give_up || __atomic_load_n(&e->cl.h->space_wait_timeouts, __ATOMIC_RELAXED);
 }
 
 struct producer {
@@ -172,7 +200,7 @@ static void *produce(void *arg)
 	while (!t) /* the table may be full until the collector recycles */
 		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
 			usleep(100);
-	for (uint32_t b = 0; b < pr->batches; b++) {
+	for (uint32_t b = 0; b < pr->batches && !stalled(e); b++) {
 		for (uint32_t l = 0; l <= pr->level; l++) {
 			struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, (int)l);
 			uint64_t *w = (uint64_t *)(h + 1);
@@ -185,7 +213,8 @@ static void *produce(void *arg)
 			h->seq = ++seq;
 			h->level = l;
 			for (uint32_t i = 0; i < n; i++)
-				w[i] = (uint64_t)pr->tag << 40 | (l == 0 ? counter + i : b * 1000000u + i);
+				w[i] = (uint64_t)pr->tag << 40 |
+				       (l == 0 ? counter + i : b * 1000000u + i);
 			if (l == 0)
 				counter += n;
 			h->nwords = n;
@@ -214,8 +243,7 @@ static void *drain(void *arg)
 	return NULL;
 }
 
-static void run_producers(struct env *e, unsigned n, uint32_t batches, uint32_t level,
-			  int partial)
+static void run_producers(struct env *e, unsigned n, uint32_t batches, uint32_t level, int partial)
 {
 	pthread_t th[MAXT], dr;
 	struct producer pr[MAXT];
@@ -249,6 +277,7 @@ static void test_concurrent_no_loss_in_order(void **state)
 	struct env *e = env_new(16, 2, 16);
 	(void)state;
 	run_producers(e, 8, 3000, 0, 0);
+	assert_int_equal(e->cl.h->space_wait_timeouts, 0); /* no wake-up was lost */
 	assert_false(e->chk.bad);
 	assert_int_equal(e->chk.words, expected_words(8, 3000, 0, 16));
 	assert_int_equal(e->chk.batches, 8 * 3000);
@@ -309,6 +338,281 @@ static void test_thread_slots_recycled(void **state)
 	env_free(e);
 }
 
+/* ---- wake-up rules ---- */
+
+/* Long enough that a collector woken only by its timeout is unmistakable;
+ * the real recorder uses 10 ms. */
+#define STRICT_TIMEOUT_MS 1000
+
+/* A collector that counts every wait that ran into its timeout while the
+ * producers were running: with the wake-up rules intact that never happens
+ * (every producer either rings, or keeps publishing until it must ring, or
+ * ends with a partial batch, which rings). */
+static void *drain_strict(void *arg)
+{
+	struct env *e = arg;
+	while (!e->stop) {
+		if (wpp_shm_collector_drain(e->col, &e->sink) != 0)
+			continue;
+		if (!wpp_shm_collector_wait(e->col, STRICT_TIMEOUT_MS) && e->producers_running &&
+		    !e->stop) {
+			e->lost++;
+			e->give_up = 1;
+		}
+	}
+	return NULL;
+}
+
+/* Full batches (they ring only at half a ring), a pause now and then so
+ * the collector goes to sleep between bursts, and a last partial batch
+ * flagged FINAL (it must ring). */
+static void *produce_full(void *arg)
+{
+	struct producer *pr = arg;
+	struct env *e = pr->e;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.h->buffer_words;
+	struct wpp_shm_thread *t = NULL;
+	uint64_t counter = 0, seq = 0;
+
+	while (!t)
+		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+			usleep(100);
+	for (uint32_t b = 0; b <= pr->batches && !stalled(e); b++) {
+		struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
+		uint64_t *w = (uint64_t *)(h + 1);
+		uint32_t n = b == pr->batches ? 3 : cap;
+		assert_non_null(h);
+		h->seq = ++seq;
+		if (b == pr->batches)
+			h->flags = WPP_BATCH_FINAL;
+		for (uint32_t i = 0; i < n; i++)
+			w[i] = (uint64_t)pr->tag << 40 | (counter + i);
+		counter += n;
+		h->nwords = n;
+		wpp_shm_ring_publish(&e->cl, t, 0);
+		if ((b + pr->tag) % e->pause_every == 0)
+			usleep(e->pause_us + (b * 31 + pr->tag) % e->pause_us);
+	}
+	wpp_shm_thread_close(t);
+	return NULL;
+}
+
+/* N threads x BATCHES full batches + a final partial one each, through
+ * 4-slot rings of 16 words, under the strict collector. */
+static void stress(unsigned slow_every, unsigned pause_every, unsigned pause_us)
+{
+	enum { N = 12, BATCHES = 2500 };
+	struct env *e = env_new(16, 4, 16);
+	pthread_t th[N], dr;
+	struct producer pr[N];
+	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
+
+	e->chk.slow_every = slow_every;
+	e->pause_every = pause_every;
+	e->pause_us = pause_us;
+	e->producers_running = 1;
+	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
+	for (unsigned i = 0; i < N; i++) {
+		pr[i] = (struct producer){e, i + 1, BATCHES, 0, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, produce_full, &pr[i]), 0);
+	}
+	for (unsigned i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	e->producers_running = 0;
+	e->stop = 1;
+	/* the strict collector may sleep a whole timeout now: ring it */
+	__atomic_fetch_add(&h->doorbell, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &h->doorbell, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	pthread_join(dr, NULL);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	print_message("stress: %llu batches, %llu doorbell wakes, %llu space waits, "
+		      "%llu space-wait timeouts, %u collector timeouts\n",
+		      (unsigned long long)e->chk.batches, (unsigned long long)h->doorbell_wakes,
+		      (unsigned long long)h->space_waits,
+		      (unsigned long long)h->space_wait_timeouts, e->lost);
+	assert_int_equal(e->lost, 0);
+	assert_int_equal(h->space_wait_timeouts, 0);
+	/* both wake-ups were exercised: the slowed collector fills rings, the
+	 * bursty producers find it asleep */
+	if (slow_every)
+		assert_true(h->space_waits > 1000);
+	else
+		assert_true(h->doorbell_wakes > 1000);
+	assert_false(e->chk.bad);
+	assert_int_equal(e->chk.batches, N * (BATCHES + 1));
+	assert_int_equal(e->chk.words, (uint64_t)N * (BATCHES * 16 + 3));
+	/* the doorbell is rung at most once per collector sleep, and only at
+	 * half a ring (2 of 4 slots) or for a final batch */
+	assert_true(h->doorbell_wakes <= e->chk.batches / 2 + N);
+	env_free(e);
+}
+
+/* A collector slower than its producers (a 20 us stall every 8 batches):
+ * rings run full, producers wait for space (hysteresis wake-ups). */
+static void test_no_lost_wakeups_slow_collector(void **state)
+{
+	(void)state;
+	stress(8, 61, 500);
+}
+
+/* Producers in short bursts with pauses: the collector drains, sleeps, and
+ * must be rung (doorbell wake-ups racing its going to sleep). */
+static void test_no_lost_wakeups_bursty_producers(void **state)
+{
+	(void)state;
+	stress(0, 3, 100);
+}
+
+/* Has the collector consumed `want` batches within ms milliseconds? */
+static int consumed_within(struct env *e, uint64_t want, int ms)
+{
+	for (int k = 0; k < ms && __atomic_load_n(&e->chk.batches, __ATOMIC_SEQ_CST) < want; k++)
+		usleep(1000);
+	return __atomic_load_n(&e->chk.batches, __ATOMIC_SEQ_CST) >= want;
+}
+
+static void publish_one(struct env *e, struct wpp_shm_thread *t, uint64_t *counter, uint32_t n)
+{
+	static uint64_t seq;
+	struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
+	uint64_t *w = (uint64_t *)(h + 1);
+	assert_non_null(h);
+	h->seq = ++seq;
+	for (uint32_t i = 0; i < n; i++)
+		w[i] = (uint64_t)1 << 40 | (*counter + i);
+	*counter += n;
+	h->nwords = n;
+	wpp_shm_ring_publish(&e->cl, t, 0);
+}
+
+static void test_doorbell_rule(void **state)
+{
+	struct env *e = env_new(16, 4, 4);
+	struct wpp_shm_thread *t;
+	pthread_t dr;
+	uint64_t counter = 0;
+	(void)state;
+
+	t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid));
+	assert_non_null(t);
+	e->producers_running = 1;
+	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
+	usleep(50000); /* the collector has seen the thread and sleeps */
+	/* one full batch: 1 of 4 slots, no ring; the collector sleeps on */
+	publish_one(e, t, &counter, 16);
+	assert_false(consumed_within(e, 1, 100));
+	/* the second makes the ring half full: ring */
+	publish_one(e, t, &counter, 16);
+	assert_true(consumed_within(e, 2, 500));
+	usleep(50000);
+	/* a partial batch (a flush) rings even with the ring nearly empty */
+	publish_one(e, t, &counter, 5);
+	assert_true(consumed_within(e, 3, 500));
+	wpp_shm_thread_close(t);
+	e->producers_running = 0;
+	e->stop = 1;
+	__atomic_fetch_add(&e->cl.h->doorbell, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &e->cl.h->doorbell, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	pthread_join(dr, NULL);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	assert_false(e->chk.bad);
+	assert_int_equal(e->lost, 0);
+	assert_int_equal(e->chk.words, 16 + 16 + 5);
+	env_free(e);
+}
+
+/* Ping-pong: publish exactly up to the doorbell threshold, then wait (spin)
+ * until the ring is below it again, then after a random 0-60 us the next
+ * pair: publishes land anywhere in the collector's drain-and-sleep cycle,
+ * in particular just after a pass that found nothing, before its
+ * pre-sleep scan: the window where a publish that saw the collector awake
+ * (so rang no bell) must still be found by that scan.  A ring left at the
+ * threshold is a lost wake-up (the strict collector would sleep its full
+ * timeout; we give up at half of it). */
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void *produce_pingpong(void *arg)
+{
+	struct producer *pr = arg;
+	struct env *e = pr->e;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.h->buffer_words;
+	uint32_t fill = wpp_shm_doorbell_fill(e->cl.h->ring_slots);
+	struct wpp_shm_thread *t = NULL;
+	uint64_t counter = 0, seq = 0;
+
+	while (!t)
+		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+			usleep(100);
+	for (uint32_t b = 0; b < pr->batches && !stalled(e); b++) {
+		for (uint32_t k = 0; k < fill; k++) {
+			struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
+			uint64_t *w = (uint64_t *)(h + 1);
+			assert_non_null(h);
+			h->seq = ++seq;
+			for (uint32_t i = 0; i < cap; i++)
+				w[i] = (uint64_t)pr->tag << 40 | (counter + i);
+			counter += cap;
+			h->nwords = cap;
+			wpp_shm_ring_publish(&e->cl, t, 0);
+		}
+		/* the rule: a ring holding doorbell_fill unconsumed slots is never
+		 * left lying (fewer may wait for the collector's timeout) */
+		uint64_t t0 = mono_us();
+		while (t->rings[0].head - __atomic_load_n(&t->rings[0].tail, __ATOMIC_SEQ_CST) >=
+		       fill) {
+			if (mono_us() - t0 > STRICT_TIMEOUT_MS * 1000 / 2) {
+				__atomic_fetch_add(&e->lost, 1, __ATOMIC_SEQ_CST);
+				e->give_up = 1;
+				break;
+			}
+		}
+		/* then a random 0-60 us, so the next pair lands anywhere in the
+		 * collector's pass-and-sleep cycle */
+		t0 = mono_us();
+		while (mono_us() - t0 < (b * 7919u) % 61)
+			;
+	}
+	wpp_shm_thread_close(t);
+	return NULL;
+}
+
+static void test_no_lost_wakeups_pingpong(void **state)
+{
+	enum { N = 1, ROUNDS = 6000 }; /* one spinning producer, one collector: 2 cores */
+	struct env *e = env_new(16, 4, 8);
+	pthread_t th[N], dr;
+	struct producer pr[N];
+	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
+	(void)state;
+
+	e->producers_running = 1;
+	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
+	for (unsigned i = 0; i < N; i++) {
+		pr[i] = (struct producer){e, i + 1, ROUNDS, 0, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, produce_pingpong, &pr[i]), 0);
+	}
+	for (unsigned i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	e->producers_running = 0;
+	e->stop = 1;
+	__atomic_fetch_add(&h->doorbell, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &h->doorbell, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	pthread_join(dr, NULL);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	print_message("pingpong: %llu batches, %llu doorbell wakes, %u lost\n",
+		      (unsigned long long)e->chk.batches, (unsigned long long)h->doorbell_wakes,
+		      e->lost);
+	assert_int_equal(e->lost, 0);
+	assert_false(e->chk.bad);
+	assert_int_equal(e->chk.batches, N * ROUNDS * 2);
+	env_free(e);
+}
+
 static void test_layout_rejects_bad_options(void **state)
 {
 	struct wpp_shm_options o = {8, 4, 2, 4, 4, 4};
@@ -331,11 +635,15 @@ static void test_layout_rejects_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_rejects_bad_options),
-		cmocka_unit_test(test_concurrent_no_loss_in_order),
-		cmocka_unit_test(test_signal_levels_drained),
-		cmocka_unit_test(test_salvage_partial_slot),
-		cmocka_unit_test(test_thread_slots_recycled),
+	    cmocka_unit_test(test_layout_rejects_bad_options),
+	    cmocka_unit_test(test_concurrent_no_loss_in_order),
+	    cmocka_unit_test(test_signal_levels_drained),
+	    cmocka_unit_test(test_salvage_partial_slot),
+	    cmocka_unit_test(test_thread_slots_recycled),
+	    cmocka_unit_test(test_doorbell_rule),
+	    cmocka_unit_test(test_no_lost_wakeups_slow_collector),
+	    cmocka_unit_test(test_no_lost_wakeups_bursty_producers),
+	    cmocka_unit_test(test_no_lost_wakeups_pingpong),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
