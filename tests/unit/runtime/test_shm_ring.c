@@ -397,26 +397,22 @@ static void *produce_full(void *arg)
 	return NULL;
 }
 
-/* N threads x BATCHES full batches + a final partial one each, through
- * 4-slot rings of 16 words, under the strict collector. */
-static void stress(unsigned slow_every, unsigned pause_every, unsigned pause_us)
+/* Runs n producers (fn over pr[i] = {e, i + 1, batches}) under the strict
+ * collector thread until all have returned, then stops and finishes it. */
+static void run_under_strict_collector(struct env *e, struct producer *pr, unsigned n,
+				       unsigned batches, void *(*fn)(void *))
 {
-	enum { N = 12, BATCHES = 2500 };
-	struct env *e = env_new(16, 4, 16);
-	pthread_t th[N], dr;
-	struct producer pr[N];
 	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
+	pthread_t th[16], dr;
 
-	e->chk.slow_every = slow_every;
-	e->pause_every = pause_every;
-	e->pause_us = pause_us;
+	assert_true(n <= 16);
 	e->producers_running = 1;
 	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
-	for (unsigned i = 0; i < N; i++) {
-		pr[i] = (struct producer){e, i + 1, BATCHES, 0, 0};
-		assert_int_equal(pthread_create(&th[i], NULL, produce_full, &pr[i]), 0);
+	for (unsigned i = 0; i < n; i++) {
+		pr[i] = (struct producer){e, i + 1, batches, 0, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, fn, &pr[i]), 0);
 	}
-	for (unsigned i = 0; i < N; i++)
+	for (unsigned i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	e->producers_running = 0;
 	e->stop = 1;
@@ -425,6 +421,21 @@ static void stress(unsigned slow_every, unsigned pause_every, unsigned pause_us)
 	syscall(SYS_futex, &h->doorbell, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 	pthread_join(dr, NULL);
 	wpp_shm_collector_finish(e->col, &e->sink);
+}
+
+/* N threads x BATCHES full batches + a final partial one each, through
+ * 4-slot rings of 16 words, under the strict collector. */
+static void stress(unsigned slow_every, unsigned pause_every, unsigned pause_us)
+{
+	enum { N = 12, BATCHES = 2500 };
+	struct env *e = env_new(16, 4, 16);
+	struct producer pr[N];
+	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
+
+	e->chk.slow_every = slow_every;
+	e->pause_every = pause_every;
+	e->pause_us = pause_us;
+	run_under_strict_collector(e, pr, N, BATCHES, produce_full);
 	print_message("stress: %llu batches, %llu doorbell wakes, %llu space waits, "
 		      "%llu space-wait timeouts, %u collector timeouts\n",
 		      (unsigned long long)e->chk.batches, (unsigned long long)h->doorbell_wakes,
@@ -585,25 +596,11 @@ static void test_no_lost_wakeups_pingpong(void **state)
 {
 	enum { N = 1, ROUNDS = 6000 }; /* one spinning producer, one collector: 2 cores */
 	struct env *e = env_new(16, 4, 8);
-	pthread_t th[N], dr;
 	struct producer pr[N];
 	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
 	(void)state;
 
-	e->producers_running = 1;
-	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
-	for (unsigned i = 0; i < N; i++) {
-		pr[i] = (struct producer){e, i + 1, ROUNDS, 0, 0};
-		assert_int_equal(pthread_create(&th[i], NULL, produce_pingpong, &pr[i]), 0);
-	}
-	for (unsigned i = 0; i < N; i++)
-		pthread_join(th[i], NULL);
-	e->producers_running = 0;
-	e->stop = 1;
-	__atomic_fetch_add(&h->doorbell, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &h->doorbell, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
-	pthread_join(dr, NULL);
-	wpp_shm_collector_finish(e->col, &e->sink);
+	run_under_strict_collector(e, pr, N, ROUNDS, produce_pingpong);
 	print_message("pingpong: %llu batches, %llu doorbell wakes, %u lost\n",
 		      (unsigned long long)e->chk.batches, (unsigned long long)h->doorbell_wakes,
 		      e->lost);
