@@ -103,13 +103,17 @@ static int rec_has(struct run_end_judge *j, const struct run_end_rec *r,
 	return 0;
 }
 
-static int decide(struct run_end_judge *j, const struct wpp_image_map *im, uint64_t ip,
-		  const struct run_end_rec *run, const struct run_end_rec *next)
+/* The DWARF frames at ip (innermost first) when ip lies in the run's own
+ * function (its outermost frame is run->fn), with the module in *mod: the
+ * number of frames, or 0 when ip is elsewhere or unknown. */
+#define MAX_FRAMES 16
+static int frames_in_run_fn(struct run_end_judge *j, const struct wpp_image_map *im, uint64_t ip,
+			    const struct run_end_rec *run, struct wpp_src_frame fr[MAX_FRAMES],
+			    const struct wpp_module_rec **mod)
 {
 	const struct wpp_fid_range *range = NULL;
 	const struct wpp_fn *fn = NULL;
 	const struct wpp_module_rec *m;
-	struct wpp_src_frame fr[16];
 	char err[256];
 	int n;
 
@@ -117,9 +121,20 @@ static int decide(struct run_end_judge *j, const struct wpp_image_map *im, uint6
 		return 0;
 	m = range->module;
 	n = wpp_dwarf_frames(j->dwarf, m->path, m->build_id, m->build_id_len, m->load_bias, ip, fr,
-			     16, err, sizeof(err));
-	if (n <= 0 || !fr[n - 1].function || strcmp(fr[n - 1].function, fn->name) || !fr[0].file ||
-	    !fr[0].line)
+			     MAX_FRAMES, err, sizeof(err));
+	if (n <= 0 || !fr[n - 1].function || strcmp(fr[n - 1].function, fn->name))
+		return 0;
+	*mod = m;
+	return n;
+}
+
+static int decide(struct run_end_judge *j, const struct wpp_image_map *im, uint64_t ip,
+		  const struct run_end_rec *run, const struct run_end_rec *next)
+{
+	const struct wpp_module_rec *m;
+	struct wpp_src_frame fr[MAX_FRAMES];
+
+	if (!frames_in_run_fn(j, im, ip, run, fr, &m) || !fr[0].file || !fr[0].line)
 		return 0;
 	return rec_has(j, run, &fr[0]) == 0 && rec_has(j, next, &fr[0]) == 1;
 }
@@ -155,24 +170,17 @@ int run_end_is_next(struct run_end_judge *j, uint32_t pid, uint32_t gen, uint64_
 	return e->is_next;
 }
 
-/* The count's location at ip, when ip is in fn (its outermost DWARF frame
- * is fn): NONE otherwise. */
+/* The count's location at ip, when ip is in the run's function: NONE
+ * otherwise. */
 static struct wpp_varloc count_location(struct run_end_judge *j, const struct wpp_image_map *im,
 					uint64_t ip, const struct run_end_rec *run)
 {
-	const struct wpp_fid_range *range = NULL;
-	const struct wpp_fn *fn = NULL;
+	const struct wpp_module_rec *m;
 	struct wpp_varloc loc = {WPP_VARLOC_NONE, 0, 0};
-	struct wpp_src_frame fr[16];
+	struct wpp_src_frame fr[MAX_FRAMES];
 	char err[256];
-	int n;
 
-	if (wpp_image_resolve(im, run->fid, &fn, &range) != WPP_RESOLVED || fn != run->fn)
-		return loc;
-	const struct wpp_module_rec *m = range->module;
-	n = wpp_dwarf_frames(j->dwarf, m->path, m->build_id, m->build_id_len, m->load_bias, ip, fr,
-			     16, err, sizeof(err));
-	if (n <= 0 || !fr[n - 1].function || strcmp(fr[n - 1].function, fn->name))
+	if (!frames_in_run_fn(j, im, ip, run, fr, &m))
 		return loc;
 	if (wpp_dwarf_var_location(j->dwarf, m->path, m->build_id, m->build_id_len, m->load_bias,
 				   ip, WPP_RUN_COUNT_VAR, &loc, err, sizeof(err)) < 0)
