@@ -40,11 +40,21 @@
 #define BC_DEFAULT_RING_BYTES	  (16u << 20)
 #define BC_MIN_DEFAULT_RING_BYTES (4u << 20)
 #define BC_DEFAULT_RING_TOTAL	  (256ull << 20)
-/* The runtime's default batch (8192 words) and twice that: a batch fits
+/* The batch `wpptrace record` asks of a program it starts (WPP_BUFFER_WORDS,
+ * unless --buffer-words says otherwise).  Every batch costs the program a
+ * uprobe trap, about 14 us here, so 64 Ki words trap an eighth as often as
+ * the runtime's own default of 8 Ki: bzip2 -9's system time 0.08-0.11 s ->
+ * 0.02-0.05 s, lua's 0.75 s -> 0.14 s (docs/bpf-transport.md).  Processes
+ * that started without the tracer (-p, -a) keep the runtime's default: a
+ * quiet server would otherwise hold 512 KiB per thread back from a
+ * recording that ends before they exit. */
+#define BC_RECORD_BATCH_WORDS 65536u
+/* Twice that (a batch may run two slack words past its size): a batch fits
  * one record, which the collector hands on without copying.  Records are
  * sized to their batch, so a large maximum wastes no ring space.  Lowered
  * to fit twice in a small ring. */
-#define BC_DEFAULT_RECORD_WORDS 16384u
+#define BC_DEFAULT_RECORD_WORDS (2u * BC_RECORD_BATCH_WORDS)
+#define BC_MAX_RECORD_WORDS	(1u << 17)
 
 struct bc_options {
 	uint32_t ring_bytes;	/* per-CPU batch ring; power of two; 0 = default */

@@ -93,7 +93,7 @@ static int check_options(struct bc_options *o, int ncpus)
 	       (sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8) * 2 > o->ring_bytes)
 		o->record_words /= 2;
 	uint64_t rec = sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8;
-	if (o->record_words > (1u << 16) || rec * 2 > o->ring_bytes) {
+	if (o->record_words > BC_MAX_RECORD_WORDS || rec * 2 > o->ring_bytes) {
 		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring",
 			o->record_words, o->ring_bytes);
 		return -EINVAL;

@@ -97,7 +97,8 @@ static int transport_lines(const struct record_opts *o, char *buf, size_t size)
 	    "ring_full=%s\n",
 	    o->bpf.ring_bytes, o->bpf.record_words, o->bpf.drain_threads, o->bpf.max_threads,
 	    o->bpf.drop_when_full ? "drop" : "pause");
-	/* --buffer-words: the batch size of the program started here. */
+	/* The batch size of the program started here (--buffer-words or
+	 * BC_RECORD_BATCH_WORDS). */
 	if (o->shm.buffer_words && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, "buffer_words=%u\n", o->shm.buffer_words);
 	return n;
@@ -122,7 +123,7 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 			 "(built without wppcc?); tracing whatever it runs",
 			 exe);
 	child_prepare();
-	/* --buffer-words: the program's runtime batch size (rt_transport.c). */
+	/* The program's runtime batch size (rt_transport.c). */
 	if (o->shm.buffer_words) {
 		char words[16];
 		snprintf(words, sizeof(words), "%u", o->shm.buffer_words);
@@ -210,6 +211,10 @@ int record_bpf(const struct record_opts *o_)
 		return 1;
 	/* The library filled in its defaults; record what was really used. */
 	bc_effective_options(c, &o.bpf);
+	/* A program started here gets the large batch (BC_RECORD_BATCH_WORDS);
+	 * -p/-a processes chose theirs when they started. */
+	if (o.argv && !o.shm.buffer_words)
+		o.shm.buffer_words = BC_RECORD_BATCH_WORDS;
 	char lines[512];
 	transport_lines(&o, lines, sizeof(lines));
 	if (record_sink_open(&rs, &o, lines) < 0) {

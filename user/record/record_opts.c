@@ -35,7 +35,7 @@ static const char usage[] =
     "bpf transport:\n"
     "      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix\n"
     "                          (default 16M, less when there are more than 16 CPUs)\n"
-    "      --record-words N    most words in one ring record (default 16384)\n"
+    "      --record-words N    most words in one ring record (default 131072)\n"
     "      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
     "      --ring-full pause|drop  when the collector falls behind: stop the traced\n"
     "                          processes until it catches up (default, lossless), or\n"
@@ -43,7 +43,8 @@ static const char usage[] =
     "      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
     "shm transport (these options select it; --buffer-words also works with\n"
     "--transport=bpf when running a program: it sets the program's batch size):\n"
-    "      --buffer-words N    words per batch buffer (default 8192)\n"
+    "      --buffer-words N    words per batch buffer (default 8192; a program\n"
+    "                          started by record with --transport=bpf: 65536)\n"
     "      --ring-slots N      buffers per thread ring (default 16)\n"
     "      --max-procs N       processes traced at the same time (default 128)\n";
 
