@@ -512,6 +512,9 @@ long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_
 void wpp_shm_collector_totals(const struct wpp_shm_collector *c, struct wpp_shm_totals *t)
 {
 	*t = c->totals;
+	t->doorbell_wakes = LOAD_ACQ(&c->h->doorbell_wakes);
+	t->space_waits = LOAD_ACQ(&c->h->space_waits);
+	t->space_wait_timeouts = LOAD_ACQ(&c->h->space_wait_timeouts);
 }
 
 void wpp_shm_collector_destroy(struct wpp_shm_collector *c)

@@ -94,7 +94,17 @@ static int record_shm(struct record_opts *o_)
 	if (rs.failed)
 		wpp_shm_collector_finish(col, &record_sink_drop);
 	wpp_shm_collector_totals(col, &tot);
-	rs.failed = record_sink_close(&rs, &o, NULL);
+	/* Back-pressure and wake-ups, as the producers counted them: how
+	 * often a program waited for ring space is what it paid the
+	 * collector (docs/shm-transport.md). */
+	char extra[224], waits[128];
+	snprintf(waits, sizeof(waits),
+		 ", producers waited for ring space %llu times (%llu timed out), "
+		 "rang the doorbell %llu times",
+		 (unsigned long long)tot.space_waits, (unsigned long long)tot.space_wait_timeouts,
+		 (unsigned long long)tot.doorbell_wakes);
+	record_usage_text(extra, sizeof(extra), waits);
+	rs.failed = record_sink_close(&rs, &o, extra);
 	if (tot.table_full)
 		wpp_warn("record: %llu processes/threads/modules did not fit the tables "
 			 "(raise --max-threads/--max-procs)",

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -254,17 +253,12 @@ int record_bpf(const struct record_opts *o_)
 	bc_finish(c, &k);
 	if (counters)
 		record_counters_finish(counters, o.quiet);
-	struct rusage ru;
 	char extra[160], paused[64] = "";
-	getrusage(RUSAGE_SELF, &ru);
 	/* How often back-pressure stopped the traced processes. */
 	if (k.pauses)
 		snprintf(paused, sizeof(paused), ", producers paused %llu times, %.2f s",
 			 (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
-	snprintf(extra, sizeof(extra), " (collector CPU %.3f s, max RSS %ld MB%s)",
-		 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
-		 ru.ru_maxrss / 1024, paused);
+	record_usage_text(extra, sizeof(extra), paused);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);
 	if (counters)

@@ -41,6 +41,9 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g);
 /* Finish online analyses, write END, close, say what was recorded (extra is
  * appended to the summary line).  0, or 1 if the file is incomplete. */
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra);
+/* " (collector CPU S s, max RSS N MB<more>)" for the summary line: this
+ * process's own CPU time and peak RSS so far.  more may be "". */
+void record_usage_text(char *buf, size_t size, const char *more);
 /* The run did not start: drop the output file. */
 void record_sink_abort(struct record_sink *rs, const struct record_opts *o);
 

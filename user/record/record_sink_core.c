@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -102,6 +103,17 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
 		    extra ? extra : "");
 	return 0;
+}
+
+void record_usage_text(char *buf, size_t size, const char *more)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	snprintf(buf, size, " (collector CPU %.3f s, max RSS %ld MB%s)",
+		 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+		 ru.ru_maxrss / 1024, more);
 }
 
 void record_sink_abort(struct record_sink *rs, const struct record_opts *o)
