@@ -210,9 +210,11 @@ int record_bpf(const struct record_opts *o_)
 		return 1;
 	/* The library filled in its defaults; record what was really used. */
 	bc_effective_options(c, &o.bpf);
-	/* A program started here gets the large batch (BC_RECORD_BATCH_WORDS);
-	 * -p/-a processes chose theirs when they started. */
-	if (o.argv && !o.shm.buffer_words)
+	/* A program started here gets the large batch (BC_RECORD_BATCH_WORDS)
+	 * unless --buffer-words or the environment's WPP_BUFFER_WORDS says
+	 * otherwise; -p/-a processes chose theirs when they started. */
+	const char *env_words = getenv("WPP_BUFFER_WORDS");
+	if (o.argv && !o.shm.buffer_words && !(env_words && *env_words))
 		o.shm.buffer_words = BC_RECORD_BATCH_WORDS;
 	char lines[512];
 	transport_lines(&o, lines, sizeof(lines));
