@@ -46,6 +46,9 @@
 #define WPP_SHM_MAGIC	"WPPSHM\0\0"
 #define WPP_SHM_VERSION 1u
 #define WPP_SHM_ENV	"WPP_SHM"
+/* The batch size (words) a traced program's runtime uses when no collector
+ * region tells it (the probe mode): set by `record` for a program it starts. */
+#define WPP_BUFFER_WORDS_ENV "WPP_BUFFER_WORDS"
 
 /* Level 0 = the thread's own code; 1..LEVELS-1 = nested signal handlers. */
 #define WPP_SHM_LEVELS 5

@@ -126,7 +126,7 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 	if (o->shm.buffer_words) {
 		char words[16];
 		snprintf(words, sizeof(words), "%u", o->shm.buffer_words);
-		setenv("WPP_BUFFER_WORDS", words, 1);
+		setenv(WPP_BUFFER_WORDS_ENV, words, 1);
 	}
 	err = child_spawn_held(o->argv, pid, &h);
 	if (!err && (err = bc_trace_pid(c, *pid, false)) != 0) {
@@ -213,7 +213,7 @@ int record_bpf(const struct record_opts *o_)
 	/* A program started here gets the large batch (BC_RECORD_BATCH_WORDS)
 	 * unless --buffer-words or the environment's WPP_BUFFER_WORDS says
 	 * otherwise; -p/-a processes chose theirs when they started. */
-	const char *env_words = getenv("WPP_BUFFER_WORDS");
+	const char *env_words = getenv(WPP_BUFFER_WORDS_ENV);
 	if (o.argv && !o.shm.buffer_words && !(env_words && *env_words))
 		o.shm.buffer_words = BC_RECORD_BATCH_WORDS;
 	char lines[512];

@@ -39,7 +39,7 @@ void rt_say(const char *a, const char *b)
 
 static uint32_t env_words(void)
 {
-	const char *s = getenv("WPP_BUFFER_WORDS");
+	const char *s = getenv(WPP_BUFFER_WORDS_ENV);
 	char *end;
 	unsigned long v;
 
@@ -47,7 +47,7 @@ static uint32_t env_words(void)
 		return WPP_SHM_DEF_BUFFER_WORDS;
 	v = strtoul(s, &end, 10);
 	if (*end || v < WPP_SHM_MIN_BUFFER_WORDS || v > WPP_SHM_MAX_BUFFER_WORDS) {
-		rt_say("ignoring bad WPP_BUFFER_WORDS=", s);
+		rt_say("ignoring bad " WPP_BUFFER_WORDS_ENV "=", s);
 		return WPP_SHM_DEF_BUFFER_WORDS;
 	}
 	return (uint32_t)v;
