@@ -30,10 +30,12 @@ static int alloc_table(struct seq_digram_index *idx, unsigned log2_capacity)
 	uint32_t cap = 1u << log2_capacity;
 
 	idx->slots = alloc_slots(cap);
-	if (!idx->slots)
+	idx->occupied = calloc((cap + 63) / 64, sizeof(*idx->occupied));
+	if (!idx->slots || !idx->occupied) {
+		free(idx->slots);
+		free(idx->occupied);
 		return -1;
-	for (uint32_t i = 0; i < cap; i++)
-		idx->slots[i] = (struct seq_digram_slot){0, 0};
+	}
 	idx->mask = cap - 1;
 	idx->shift = 32 - log2_capacity;
 	idx->count = 0;
@@ -50,7 +52,9 @@ int seq_digram_init(struct seq_digram_index *idx, unsigned log2_capacity)
 void seq_digram_free(struct seq_digram_index *idx)
 {
 	free(idx->slots);
+	free(idx->occupied);
 	idx->slots = NULL;
+	idx->occupied = NULL;
 }
 
 int seq_digram_grow(struct seq_digram_index *idx)
@@ -64,12 +68,13 @@ int seq_digram_grow(struct seq_digram_index *idx)
 	 * one, so determinism is kept.  Keys are distinct, so each entry just
 	 * goes to the first free slot from its home (no key comparison). */
 	for (uint32_t i = 0; i <= idx->mask; i++) {
-		if (!idx->slots[i].node)
+		if (!seq_digram_occupied(idx, i))
 			continue;
 		uint32_t j = seq_digram_home(&bigger, idx->slots[i].fp);
-		while (bigger.slots[j].node)
+		while (seq_digram_occupied(&bigger, j))
 			j = (j + 1) & bigger.mask;
 		bigger.slots[j] = idx->slots[i];
+		seq_digram_mark(&bigger, j);
 		bigger.count++;
 	}
 	seq_digram_free(idx);
@@ -82,18 +87,20 @@ void seq_digram_remove_slot(struct seq_digram_index *idx, uint32_t i)
 	/* Backward shift: pull later members of the probe run into the hole
 	 * when their home slot does not lie strictly after it. */
 	uint32_t hole = i;
-	for (uint32_t j = (i + 1) & idx->mask; idx->slots[j].node; j = (j + 1) & idx->mask) {
+	for (uint32_t j = (i + 1) & idx->mask; seq_digram_occupied(idx, j); j = (j + 1) & idx->mask) {
 		uint32_t home = seq_digram_home(idx, idx->slots[j].fp);
 		if (((j - home) & idx->mask) >= ((j - hole) & idx->mask)) {
 			idx->slots[hole] = idx->slots[j];
 			hole = j;
 		}
 	}
-	idx->slots[hole].node = 0;
+	seq_digram_unmark(idx, hole);
 	idx->count--;
 }
 
 uint64_t seq_digram_bytes(const struct seq_digram_index *idx)
 {
-	return ((uint64_t)idx->mask + 1) * sizeof(*idx->slots);
+	uint64_t cap = (uint64_t)idx->mask + 1;
+
+	return cap * sizeof(*idx->slots) + (cap + 63) / 64 * sizeof(*idx->occupied);
 }

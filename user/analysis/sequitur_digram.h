@@ -20,11 +20,18 @@
  * probe, a random access, was the builder's top cost; halving the slot
  * halves the memory those probes sweep.
  *
+ * Occupancy bitmap.  One bit per slot says whether it is in use, and a
+ * probe run ends at the first clear bit, so a lookup of an absent key
+ * whose home slot is free (half the slots or more, at load <= 1/2) never
+ * reads the table: the bitmap is 1/64 of the table's size and stays in
+ * cache where the table does not.  About half the builder's lookups are
+ * of absent keys (the digram a substitution leaves at the segment's end).
+ *
  * The lookups are inline: the builder does two or three per input symbol
  * and the call overhead showed up in profiles; growing the table is rare
  * and stays out of line.
  *
- * Contract: node 0 is never indexed (it marks a free slot) and
+ * Contract: node 0 is never indexed and
  * SEQ_DIGRAM_NONE is never a valid node index.  Functions that can grow the
  * table report allocation failure (-1 or *failed) and leave it unchanged.
  */
@@ -51,7 +58,8 @@ struct seq_digram_slot {
 
 struct seq_digram_index {
 	struct seq_digram_slot *slots;
-	uint32_t mask;	/* capacity - 1; capacity is a power of two */
+	uint64_t *occupied; /* bit i: slot i holds an entry */
+	uint32_t mask;	    /* capacity - 1; capacity is a power of two */
 	unsigned shift; /* 32 - log2(capacity): home slot = fp >> shift */
 	uint32_t count;
 };
@@ -91,15 +99,33 @@ static inline int seq_digram_is(const struct seq_node *n, uint32_t node, uint64_
 	return seq_digram_key(n[node].sym, n[n[node].next].sym) == key;
 }
 
-/* Slot holding key, or the free slot where its probe run ends. */
+static inline int seq_digram_occupied(const struct seq_digram_index *idx, uint32_t i)
+{
+	return (idx->occupied[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void seq_digram_mark(struct seq_digram_index *idx, uint32_t i)
+{
+	idx->occupied[i >> 6] |= UINT64_C(1) << (i & 63);
+}
+
+static inline void seq_digram_unmark(struct seq_digram_index *idx, uint32_t i)
+{
+	idx->occupied[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+}
+
+/* Slot holding key, or the free slot where its probe run ends.  A free
+ * slot is recognised from the bitmap, without reading the slot. */
 static inline uint32_t seq_digram_slot_for(const struct seq_digram_index *idx,
 					   const struct seq_node *n, uint64_t key, uint32_t fp)
 {
 	uint32_t i = seq_digram_home(idx, fp);
 
 	for (;; i = (i + 1) & idx->mask) {
+		if (!seq_digram_occupied(idx, i))
+			return i;
 		const struct seq_digram_slot *s = &idx->slots[i];
-		if (!s->node || (s->fp == fp && seq_digram_is(n, s->node, key)))
+		if (s->fp == fp && seq_digram_is(n, s->node, key))
 			return i;
 	}
 }
@@ -113,9 +139,9 @@ static inline int seq_digram_full(const struct seq_digram_index *idx)
 static inline uint32_t seq_digram_find(const struct seq_digram_index *idx, const struct seq_node *n,
 				       uint64_t key)
 {
-	uint32_t node = idx->slots[seq_digram_slot_for(idx, n, key, seq_digram_fp(key))].node;
+	uint32_t i = seq_digram_slot_for(idx, n, key, seq_digram_fp(key));
 
-	return node ? node : SEQ_DIGRAM_NONE;
+	return seq_digram_occupied(idx, i) ? idx->slots[i].node : SEQ_DIGRAM_NONE;
 }
 
 /* Store node in free slot i for fingerprint fp (growing first if needed). */
@@ -128,6 +154,7 @@ static inline int seq_digram_store(struct seq_digram_index *idx, const struct se
 		i = seq_digram_slot_for(idx, n, key, fp);
 	}
 	idx->slots[i] = (struct seq_digram_slot){fp, node};
+	seq_digram_mark(idx, i);
 	idx->count++;
 	return 0;
 }
@@ -141,9 +168,10 @@ static inline int seq_digram_insert_absent(struct seq_digram_index *idx, uint32_
 
 	if (seq_digram_full(idx) && seq_digram_grow(idx) < 0)
 		return -1;
-	for (i = seq_digram_home(idx, fp); idx->slots[i].node; i = (i + 1) & idx->mask)
+	for (i = seq_digram_home(idx, fp); seq_digram_occupied(idx, i); i = (i + 1) & idx->mask)
 		;
 	idx->slots[i] = (struct seq_digram_slot){fp, node};
+	seq_digram_mark(idx, i);
 	idx->count++;
 	return 0;
 }
@@ -157,7 +185,7 @@ static inline uint32_t seq_digram_find_or_add(struct seq_digram_index *idx,
 {
 	uint32_t fp = seq_digram_fp(key), i = seq_digram_slot_for(idx, n, key, fp);
 
-	if (idx->slots[i].node)
+	if (seq_digram_occupied(idx, i))
 		return idx->slots[i].node;
 	if (seq_digram_store(idx, n, key, fp, i, node) < 0)
 		*failed = 1;
@@ -172,7 +200,7 @@ static inline int seq_digram_put(struct seq_digram_index *idx, const struct seq_
 	uint32_t fp = seq_digram_fp(key), i = seq_digram_slot_for(idx, n, key, fp);
 
 	*replaced = SEQ_DIGRAM_NONE;
-	if (idx->slots[i].node) {
+	if (seq_digram_occupied(idx, i)) {
 		*replaced = idx->slots[i].node;
 		idx->slots[i].node = node;
 		return 0;
@@ -191,7 +219,7 @@ static inline int seq_digram_remove_if(struct seq_digram_index *idx, uint64_t ke
 {
 	uint32_t i = seq_digram_home(idx, seq_digram_fp(key));
 
-	for (; idx->slots[i].node; i = (i + 1) & idx->mask) {
+	for (; seq_digram_occupied(idx, i); i = (i + 1) & idx->mask) {
 		if (idx->slots[i].node == node) {
 			seq_digram_remove_slot(idx, i);
 			return 1;
