@@ -84,7 +84,10 @@ static inline uint32_t seq_digram_home(const struct seq_digram_index *idx, uint3
 /* Start loading the slot where key's probe begins (no effect on content). */
 static inline void seq_digram_prefetch(const struct seq_digram_index *idx, uint64_t key)
 {
-	__builtin_prefetch(&idx->slots[seq_digram_home(idx, seq_digram_fp(key))]);
+	uint32_t home = seq_digram_home(idx, seq_digram_fp(key));
+
+	__builtin_prefetch(&idx->occupied[home >> 6]);
+	__builtin_prefetch(&idx->slots[home]);
 }
 
 int seq_digram_init(struct seq_digram_index *idx, unsigned log2_capacity);
