@@ -33,6 +33,7 @@ void wpp_dag_free(struct wpp_dag *d)
 	free(d->edges);
 	free(d->cfg_edge_dag);
 	free(d->cfg_edge_retreating);
+	free(d->cfg_edge_back);
 	free(d->entry_edge);
 	free(d->exit_edge);
 	free(d->restart_at_start);
@@ -117,6 +118,93 @@ static int mark_retreating(struct wpp_dag *d, const struct wpp_cfg *cfg, const s
 	return 0;
 }
 
+/* Does edge e end a path whatever the loops are: into a call head or a
+ * pinned block, or out of an indirect source (add_cfg_edge's first cases)? */
+static int is_cut_anyway(const struct wpp_cfg *cfg, uint32_t e)
+{
+	return (cfg->block_flags[cfg->edge_dst[e]] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_PINNED)) ||
+	       (cfg->block_flags[cfg->edge_src[e]] & WPP_CFGB_INDIRECT_SRC);
+}
+
+/*
+ * Which retreating edges must end a path.  Only those on a cycle that no
+ * other cut breaks: a loop whose body calls instrumented code (or goes
+ * through a computed goto) already has a path end on every trip around
+ * it, so its retreating edge can stay an ordinary DAG edge and the path
+ * runs on from the call's continuation through the header to the next
+ * call — one record per iteration instead of two (lua's interpreter loop,
+ * whose every bytecode went back to the dispatch block and then through
+ * its indirectbr, wrote two words per bytecode).
+ *
+ * G' is the CFG without the edges cut anyway.  A retreating edge is cut
+ * iff its ends lie in one strongly connected component of G'.  That is
+ * enough: a cycle left in G' after those cuts would be a cycle of the CFG,
+ * so it holds a retreating edge, whose ends share the cycle's component.
+ * Components by an iterative Tarjan walk (blocks in index order, edges in
+ * adjacency order: deterministic).
+ */
+static int mark_back_edges(struct wpp_dag *d, const struct wpp_cfg *cfg, const struct cfg_adj *a)
+{
+	uint32_t n = cfg->nblocks, counter = 0, sp = 0, csp = 0, ncomp = 0;
+	uint32_t *index = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *low = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *comp = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *next = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *stack = malloc((size_t)n * sizeof(uint32_t)); /* Tarjan's stack */
+	uint32_t *calls = malloc((size_t)n * sizeof(uint32_t)); /* DFS call stack */
+	uint8_t *on_stack = calloc(n, 1);
+	int rc = -1;
+
+	if (!index || !low || !comp || !next || !stack || !calls || !on_stack)
+		goto out;
+	for (uint32_t b = 0; b < n; b++)
+		index[b] = WPP_NONE;
+	for (uint32_t root = 0; root < n; root++) {
+		if (index[root] != WPP_NONE)
+			continue;
+		index[root] = low[root] = counter++;
+		next[root] = a->start[root];
+		stack[sp++] = root, on_stack[root] = 1;
+		calls[csp++] = root;
+		while (csp) {
+			uint32_t b = calls[csp - 1];
+			if (next[b] < a->start[b + 1]) {
+				uint32_t e = a->adj[next[b]++], v = cfg->edge_dst[e];
+				if (is_cut_anyway(cfg, e))
+					continue;
+				if (index[v] == WPP_NONE) {
+					index[v] = low[v] = counter++;
+					next[v] = a->start[v];
+					stack[sp++] = v, on_stack[v] = 1;
+					calls[csp++] = v;
+				} else if (on_stack[v] && index[v] < low[b]) {
+					low[b] = index[v];
+				}
+				continue;
+			}
+			csp--;
+			if (csp && low[b] < low[calls[csp - 1]])
+				low[calls[csp - 1]] = low[b];
+			if (low[b] == index[b]) {
+				uint32_t w;
+				do {
+					w = stack[--sp];
+					on_stack[w] = 0;
+					comp[w] = ncomp;
+				} while (w != b);
+				ncomp++;
+			}
+		}
+	}
+	for (uint32_t e = 0; e < cfg->nedges; e++)
+		d->cfg_edge_back[e] = d->cfg_edge_retreating[e] && !is_cut_anyway(cfg, e) &&
+				      comp[cfg->edge_src[e]] == comp[cfg->edge_dst[e]];
+	rc = 0;
+out:
+	free(index), free(low), free(comp), free(next), free(stack), free(calls), free(on_stack);
+	return rc;
+}
+
 /* The single ENTRY->v edge of a block, created on first use. */
 static uint32_t entry_edge_for(struct wpp_dag *d, uint32_t v, uint32_t kind)
 {
@@ -137,7 +225,7 @@ static int add_cfg_edge(struct wpp_dag *d, const struct wpp_cfg *cfg, uint32_t e
 		ex_kind = WPP_EDGE_CALL_EXIT, en_kind = WPP_EDGE_CALL_ENTRY;
 	else if ((vf & WPP_CFGB_PINNED) || (uf & WPP_CFGB_INDIRECT_SRC))
 		ex_kind = WPP_EDGE_CUT_EXIT, en_kind = WPP_EDGE_CUT_ENTRY;
-	else if (d->cfg_edge_retreating[e])
+	else if (d->cfg_edge_back[e])
 		ex_kind = WPP_EDGE_BACK_EXIT, en_kind = WPP_EDGE_BACK_ENTRY;
 	else {
 		d->cfg_edge_dag[e] = wpp_dag_add_edge(d, u, v, WPP_EDGE_REAL, u, v);
@@ -170,6 +258,7 @@ int wpp_dag_build(struct wpp_dag *d, const struct wpp_cfg *cfg)
 	d->nblocks = n;
 	d->cfg_edge_dag = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
 	d->cfg_edge_retreating = calloc((size_t)cfg->nedges + 1, 1);
+	d->cfg_edge_back = calloc((size_t)cfg->nedges + 1, 1);
 	d->entry_edge = malloc((size_t)n * sizeof(uint32_t));
 	d->exit_edge = malloc((size_t)n * sizeof(uint32_t));
 	d->restart_at_start = calloc(n, 1);
@@ -178,12 +267,12 @@ int wpp_dag_build(struct wpp_dag *d, const struct wpp_cfg *cfg)
 	d->dfs_post = calloc(n, sizeof(uint32_t));
 	struct cfg_adj a = {0};
 	int rc = -1;
-	if (!d->cfg_edge_dag || !d->cfg_edge_retreating || !d->entry_edge || !d->exit_edge ||
+	if (!d->cfg_edge_dag || !d->cfg_edge_retreating || !d->cfg_edge_back || !d->entry_edge || !d->exit_edge ||
 	    !d->restart_at_start || !d->loop_header || !d->dfs_pre || !d->dfs_post)
 		goto out;
 	for (uint32_t b = 0; b < n; b++)
 		d->entry_edge[b] = d->exit_edge[b] = WPP_NONE;
-	if (cfg_adj_build(&a, cfg) || mark_retreating(d, cfg, &a))
+	if (cfg_adj_build(&a, cfg) || mark_retreating(d, cfg, &a) || mark_back_edges(d, cfg, &a))
 		goto out;
 
 	d->entry_edge[0] =

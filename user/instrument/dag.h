@@ -12,7 +12,8 @@
  * Why cuts exist (see docs/instrumentation.md):
  *   - an edge into a block that starts with a call (the path so far must be
  *     in the trace before the callee's paths),
- *   - a retreating edge of a DFS from the entry (loops, also irreducible),
+ *   - a retreating edge of a DFS from the entry (loops, also irreducible)
+ *     that lies on a cycle no cut of another kind breaks,
  *   - an edge whose source terminator (indirectbr/callbr) or target
  *     (indirect target, landing pad) cannot carry code on the edge,
  *   - truncation when the number of paths would not fit (numbering.h).
@@ -73,6 +74,9 @@ struct wpp_dag {
 	 * for it — the edge itself when REAL, else the u->EXIT dummy. */
 	uint32_t *cfg_edge_dag;
 	uint8_t *cfg_edge_retreating; /* per CFG edge: retreating in the DFS */
+	/* per CFG edge: retreating and on a cycle no other cut breaks, so cut
+	 * as a back edge (a retreating edge of a loop that calls is REAL) */
+	uint8_t *cfg_edge_back;
 	/* Per block: the ENTRY->b edge or WPP_NONE. */
 	uint32_t *entry_edge;
 	/* Per block: its RETURN/NORETURN edge, or the shared u->EXIT edge of an

@@ -82,7 +82,7 @@ enum wpp_block_flags {
 	WPP_BLOCK_CALL_HEAD = 1u << 0, /* block starts with a call (split point) */
 	WPP_BLOCK_RETURN = 1u << 1,    /* ends in ret */
 	WPP_BLOCK_UNREACHABLE = 1u << 2,
-	WPP_BLOCK_LOOP_HEADER = 1u << 3, /* target of a back edge */
+	WPP_BLOCK_LOOP_HEADER = 1u << 3, /* target of a retreating edge (a loop header) */
 };
 
 struct wpp_meta_block {
