@@ -87,7 +87,8 @@ void seq_digram_remove_slot(struct seq_digram_index *idx, uint32_t i)
 	/* Backward shift: pull later members of the probe run into the hole
 	 * when their home slot does not lie strictly after it. */
 	uint32_t hole = i;
-	for (uint32_t j = (i + 1) & idx->mask; seq_digram_occupied(idx, j); j = (j + 1) & idx->mask) {
+	for (uint32_t j = (i + 1) & idx->mask; seq_digram_occupied(idx, j);
+	     j = (j + 1) & idx->mask) {
 		uint32_t home = seq_digram_home(idx, idx->slots[j].fp);
 		if (((j - home) & idx->mask) >= ((j - hole) & idx->mask)) {
 			idx->slots[hole] = idx->slots[j];

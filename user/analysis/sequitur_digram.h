@@ -60,7 +60,7 @@ struct seq_digram_index {
 	struct seq_digram_slot *slots;
 	uint64_t *occupied; /* bit i: slot i holds an entry */
 	uint32_t mask;	    /* capacity - 1; capacity is a power of two */
-	unsigned shift; /* 32 - log2(capacity): home slot = fp >> shift */
+	unsigned shift;	    /* 32 - log2(capacity): home slot = fp >> shift */
 	uint32_t count;
 };
 

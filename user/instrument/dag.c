@@ -267,8 +267,8 @@ int wpp_dag_build(struct wpp_dag *d, const struct wpp_cfg *cfg)
 	d->dfs_post = calloc(n, sizeof(uint32_t));
 	struct cfg_adj a = {0};
 	int rc = -1;
-	if (!d->cfg_edge_dag || !d->cfg_edge_retreating || !d->cfg_edge_back || !d->entry_edge || !d->exit_edge ||
-	    !d->restart_at_start || !d->loop_header || !d->dfs_pre || !d->dfs_post)
+	if (!d->cfg_edge_dag || !d->cfg_edge_retreating || !d->cfg_edge_back || !d->entry_edge ||
+	    !d->exit_edge || !d->restart_at_start || !d->loop_header || !d->dfs_pre || !d->dfs_post)
 		goto out;
 	for (uint32_t b = 0; b < n; b++)
 		d->entry_edge[b] = d->exit_edge[b] = WPP_NONE;
