@@ -53,7 +53,7 @@ struct seq_node {
 
 struct seq_digram_slot {
 	uint32_t fp;   /* top 32 bits of the key's hash */
-	uint32_t node; /* 0 = free slot */
+	uint32_t node; /* meaningful only where the bitmap marks the slot */
 };
 
 struct seq_digram_index {
@@ -81,7 +81,8 @@ static inline uint32_t seq_digram_home(const struct seq_digram_index *idx, uint3
 	return fp >> idx->shift;
 }
 
-/* Start loading the slot where key's probe begins (no effect on content). */
+/* Start loading the bitmap word and the slot where key's probe begins (no
+ * effect on content). */
 static inline void seq_digram_prefetch(const struct seq_digram_index *idx, uint64_t key)
 {
 	uint32_t home = seq_digram_home(idx, seq_digram_fp(key));
