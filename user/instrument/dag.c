@@ -118,12 +118,23 @@ static int mark_retreating(struct wpp_dag *d, const struct wpp_cfg *cfg, const s
 	return 0;
 }
 
-/* Does edge e end a path whatever the loops are: into a call head or a
- * pinned block, or out of an indirect source (add_cfg_edge's first cases)? */
+/* How edge e ends a path whatever the loops are: CALL_EXIT into a call
+ * head, CUT_EXIT into a pinned block or out of an indirect source, else
+ * WPP_NONE (it is REAL, or a back edge if mark_back_edges says so). */
+static uint32_t cut_kind(const struct wpp_cfg *cfg, uint32_t e)
+{
+	uint8_t uf = cfg->block_flags[cfg->edge_src[e]], vf = cfg->block_flags[cfg->edge_dst[e]];
+
+	if (vf & WPP_CFGB_CALL_HEAD)
+		return WPP_EDGE_CALL_EXIT;
+	if ((vf & WPP_CFGB_PINNED) || (uf & WPP_CFGB_INDIRECT_SRC))
+		return WPP_EDGE_CUT_EXIT;
+	return WPP_NONE;
+}
+
 static int is_cut_anyway(const struct wpp_cfg *cfg, uint32_t e)
 {
-	return (cfg->block_flags[cfg->edge_dst[e]] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_PINNED)) ||
-	       (cfg->block_flags[cfg->edge_src[e]] & WPP_CFGB_INDIRECT_SRC);
+	return cut_kind(cfg, e) != WPP_NONE;
 }
 
 /*
@@ -218,13 +229,13 @@ static int add_cfg_edge(struct wpp_dag *d, const struct wpp_cfg *cfg, uint32_t e
 {
 	uint32_t n = cfg->nblocks, u = cfg->edge_src[e], v = cfg->edge_dst[e];
 	uint32_t exit = WPP_DAG_EXIT(n);
-	uint8_t uf = cfg->block_flags[u], vf = cfg->block_flags[v];
-	uint32_t ex_kind, en_kind;
+	uint8_t uf = cfg->block_flags[u];
+	uint32_t ex_kind = cut_kind(cfg, e), en_kind;
 
-	if (vf & WPP_CFGB_CALL_HEAD)
-		ex_kind = WPP_EDGE_CALL_EXIT, en_kind = WPP_EDGE_CALL_ENTRY;
-	else if ((vf & WPP_CFGB_PINNED) || (uf & WPP_CFGB_INDIRECT_SRC))
-		ex_kind = WPP_EDGE_CUT_EXIT, en_kind = WPP_EDGE_CUT_ENTRY;
+	if (ex_kind == WPP_EDGE_CALL_EXIT)
+		en_kind = WPP_EDGE_CALL_ENTRY;
+	else if (ex_kind == WPP_EDGE_CUT_EXIT)
+		en_kind = WPP_EDGE_CUT_ENTRY;
 	else if (d->cfg_edge_back[e])
 		ex_kind = WPP_EDGE_BACK_EXIT, en_kind = WPP_EDGE_BACK_ENTRY;
 	else {
