@@ -164,6 +164,14 @@ HOT void unuse(struct seq_builder *b, uint32_t sym)
 		(*refs_of(b, sym & ~SEQ_RULE_BIT))--;
 }
 
+/* unuse(), and whether it left the rule with a single use. */
+HOT int unuse_leaves_one(struct seq_builder *b, uint32_t sym)
+{
+	if (!(sym & SEQ_RULE_BIT))
+		return 0;
+	return (--*refs_of(b, sym & ~SEQ_RULE_BIT) & REFS_MASK) == 1;
+}
+
 /* Unlink and free a body symbol, keeping index and counts right. */
 static void delete_symbol(struct seq_builder *b, uint32_t x)
 {
@@ -423,6 +431,11 @@ HOT void push_pending_utility(struct seq_builder *b, uint32_t g)
 HOT void check_tail(struct seq_builder *b, uint32_t x)
 {
 	uint32_t base = b->nutility;
+	/* Whether some rule may now be used only once.  enforce_utility()
+	 * only ever acts on such a rule, and between steps there is none, so
+	 * when no substitution here left a rule at one use and the general
+	 * path did not run, every pending check would find nothing to do. */
+	int maybe_lone = 0;
 
 	for (;;) {
 		uint32_t y = b->n[x].next, p = b->n[x].prev, m, g;
@@ -436,12 +449,13 @@ HOT void check_tail(struct seq_builder *b, uint32_t x)
 		/* A run of equal symbols through p needs join()'s care. */
 		if (!g || m == x || b->n[p].sym == b->n[x].sym || b->n[p].sym == b->n[y].sym) {
 			resolve(b, x, m);
+			maybe_lone = 1;
 			break;
 		}
 		/* Substitute rule g for (x, y): p's digram (p, x) goes away. */
 		delete_digram(b, p);
-		unuse(b, b->n[x].sym);
-		unuse(b, b->n[y].sym);
+		maybe_lone |= unuse_leaves_one(b, b->n[x].sym);
+		maybe_lone |= unuse_leaves_one(b, b->n[y].sym);
 		(*refs_of(b, g))++;
 		b->n[x].sym = SEQ_RULE_BIT | g;
 		link_nodes(b, x, b->cur_root);
@@ -452,6 +466,8 @@ HOT void check_tail(struct seq_builder *b, uint32_t x)
 			break;
 		x = p;
 	}
+	if (!maybe_lone)
+		b->nutility = base;
 	while (b->nutility > base)
 		enforce_utility(b, b->utility[--b->nutility]);
 }
