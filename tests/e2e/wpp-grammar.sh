@@ -10,7 +10,10 @@
 #      that expand to the same stream, and `wpp` reads them ("recorded");
 #   3. `hot` (--cost count and insns) equals a brute force over every
 #      substring of the decoded stream (tests/e2e/wpp-check.py);
-#   4. the DAG queries answer like the stream: --freq of a pair of paths.
+#   4. the DAG queries answer like the stream: --freq of a pair of paths;
+#   5. `wpp --store` keeps the grammars it builds in the file (after END),
+#      later runs read them ("stored"), with the same expansion; a file
+#      without END is refused and left as it was.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WPPTRACE=$ROOT/bin/wpptrace
@@ -97,5 +100,43 @@ PY
 		fail "$prog: --freq $2 = '$got', stream says $3"
 	fi
 done
+# 5. --store on a recording without grammars (threads: several threads)
+run=$WORK/store.wpp
+"$WPPTRACE" -q record --transport=shm --no-grammar -o "$run" -- "$WORK/threads" >/dev/null 2>&1 </dev/null
+nthreads=$("$WPPTRACE" wpp "$run" | grep -c '^thread .*grammar rebuilt from the batches')
+"$WPPTRACE" wpp "$run" --expand >"$WORK/store.before"
+if "$WPPTRACE" wpp --store "$run" >/dev/null 2>"$WORK/store.err" &&
+	grep -q "stored $nthreads grammars in" "$WORK/store.err" && [ "$nthreads" -gt 1 ]; then
+	ok "store: $nthreads grammars stored"
+else
+	fail "store: expected $nthreads grammars stored: $(cat "$WORK/store.err")"
+fi
+stored=$("$WPPTRACE" wpp "$run" 2>"$WORK/store.read.err" | grep -c '^thread .*grammar stored from the batches')
+"$WPPTRACE" wpp "$run" --expand >"$WORK/store.after" 2>>"$WORK/store.read.err"
+if [ "$stored" = "$nthreads" ] && cmp -s "$WORK/store.before" "$WORK/store.after" &&
+	[ ! -s "$WORK/store.read.err" ] && "$WPPTRACE" info "$run" >/dev/null 2>"$WORK/store.info.err" &&
+	[ ! -s "$WORK/store.info.err" ]; then
+	ok "store: later runs read the $stored stored grammars, same expansion, no warnings"
+else
+	fail "store: $stored of $nthreads read as stored; expansion $(cmp -s "$WORK/store.before" \
+		"$WORK/store.after" && echo same || echo differs); $(cat "$WORK/store.read.err" "$WORK/store.info.err")"
+fi
+if "$WPPTRACE" wpp --store "$run" >/dev/null 2>"$WORK/store.err" && grep -q 'stored 0 grammars' "$WORK/store.err"; then
+	ok "store: nothing left to store the second time"
+else
+	fail "store: second --store: $(cat "$WORK/store.err")"
+fi
+# a recording without END (cut inside its END chunk) is refused, untouched
+cut=$WORK/store-cut.wpp
+"$WPPTRACE" -q record --transport=shm --no-grammar -o "$cut" -- "$WORK/threads" >/dev/null 2>&1 </dev/null
+truncate -s -8 "$cut" && cp "$cut" "$cut.orig"
+if ! "$WPPTRACE" wpp --store "$cut" >/dev/null 2>"$WORK/store.err" &&
+	[ "$(grep -c . "$WORK/store.err")" -ge 1 ] && grep -q 'needs a finished recording' "$WORK/store.err" &&
+	cmp -s "$cut" "$cut.orig"; then
+	ok "store: a file without END is refused and unchanged"
+else
+	fail "store: on a file without END: $(cat "$WORK/store.err")"
+fi
+
 [ "$fails" -eq 0 ] && echo "all wpp grammar checks passed"
 exit $((fails > 0))

@@ -30,7 +30,7 @@
 
 struct wpp_opts {
 	struct thread_filter filter;
-	int json, expand, rebuild;
+	int json, expand, rebuild, store;
 	long max_rules, context_len;
 	const char *freq, *context;
 	const char *from_raw, *output;
@@ -586,6 +586,37 @@ static int from_raw(const struct wpp_opts *o)
 	return rc;
 }
 
+/* --store: a grammar built from the batches goes into the file as a
+ * GRAMMAR chunk after the END chunk, so later analyses read it instead of
+ * building it again (readers take a thread's last GRAMMAR chunk wherever
+ * it is).  *w is opened at the first one.  0, or -1 after an error line. */
+static int store_grammar(const char *path, const struct wpp_thread_grammar *tg,
+			 struct wpp_writer **w, uint32_t *stored)
+{
+	uint8_t *payload = NULL;
+	size_t len = 0;
+
+	if (wpp_grammar_chunk_encode(tg, &payload, &len) < 0)
+		wpp_die("out of memory");
+	if (len > WPP_CHUNK_MAX_PAYLOAD) {
+		wpp_warn("wpp: thread %" PRIu32 ": its grammar (%zu bytes) is larger than a chunk; "
+			 "not stored",
+			 tg->hdr.tid, len);
+		free(payload);
+		return 0;
+	}
+	if (!*w && !(*w = wppw_open_append(path))) {
+		free(payload);
+		return -1;
+	}
+	int err = wppw_chunk(*w, WPP_CHUNK_GRAMMAR, payload, (uint32_t)len);
+	free(payload);
+	if (err)
+		return -1;
+	(*stored)++;
+	return 0;
+}
+
 /* A file written by --from-raw: no threads, raw GRAMMAR chunks. */
 static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t)
 {
@@ -634,6 +665,7 @@ int cmd_wpp(int argc, char **argv)
 					     {"output", required_argument, NULL, 'o'},
 					     {"expand", no_argument, NULL, 'e'},
 					     {"rebuild", no_argument, NULL, 'b'},
+					     {"store", no_argument, NULL, 's'},
 					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = {-1, -1}, .max_rules = 20, .context_len = 1};
 	int c, rc = WPP_EXIT_OK;
@@ -681,13 +713,16 @@ int cmd_wpp(int argc, char **argv)
 		case 'b':
 			o.rebuild = 1;
 			break;
+		case 's':
+			o.store = 1;
+			break;
 		default:
 			wpp_err("wpp: bad arguments (try wpptrace help wpp)");
 			return WPP_EXIT_USAGE;
 		}
 	}
 	if (o.from_raw) {
-		if (!o.output || optind != argc) {
+		if (!o.output || optind != argc || o.store) {
 			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file");
 			return WPP_EXIT_USAGE;
 		}
@@ -713,6 +748,15 @@ int cmd_wpp(int argc, char **argv)
 	if ((rc = session_open(&s, argv[optind])))
 		return rc;
 	rc = s.exit_status;
+	if (o.store && !s.trace->has_end) {
+		/* a recorder may still be writing it, at its own offset */
+		wpp_err("wpp: --store needs a finished recording; %s has no END chunk",
+			argv[optind]);
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
+	struct wpp_writer *store_to = NULL;
+	uint32_t stored = 0;
 	if (o.json && !o.expand) {
 		printf("{\"file\": ");
 		json_str(stdout, argv[optind]);
@@ -734,6 +778,12 @@ int cmd_wpp(int argc, char **argv)
 			rc = WPP_EXIT_ERROR;
 			break;
 		}
+		if (o.store && (o.rebuild || origin == GRAMMAR_REBUILT) &&
+		    store_grammar(argv[optind], &tg, &store_to, &stored) < 0) {
+			rc = WPP_EXIT_ERROR;
+			wpp_thread_grammar_free(&tg);
+			break;
+		}
 		if (o.expand) {
 			if (expand_thread(&tg) < 0)
 				wpp_die("out of memory");
@@ -742,10 +792,11 @@ int cmd_wpp(int argc, char **argv)
 			    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
 			if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
 				wpp_die("out of memory");
-			err = report_thread(stdout, &o, &tg, info,
-					    origin == GRAMMAR_RECORDED ? "recorded online"
-								       : "rebuilt from the batches",
-					    first);
+			static const char *const origins[] = {
+			    [GRAMMAR_RECORDED] = "recorded online",
+			    [GRAMMAR_STORED] = "stored from the batches",
+			    [GRAMMAR_REBUILT] = "rebuilt from the batches"};
+			err = report_thread(stdout, &o, &tg, info, origins[origin], first);
 			free(info);
 			first = 0;
 			if (err) {
@@ -760,6 +811,11 @@ int cmd_wpp(int argc, char **argv)
 		printf("]}\n");
 	if (!any)
 		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
+	if (store_to && wppw_finish(store_to) < 0)
+		rc = WPP_EXIT_ERROR;
+	if (o.store && rc == WPP_EXIT_OK)
+		wpp_info("wpp: stored %" PRIu32 " grammar%s in %s", stored, stored == 1 ? "" : "s",
+			 argv[optind]);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("wpp: writing the output failed");
 		rc = WPP_EXIT_ERROR;

@@ -46,6 +46,7 @@ static const struct command commands[] = {
     {"wpp", cmd_wpp, "whole program path: each thread's grammar, rules, DAG queries",
      "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--format text|json] [--max-rules N]\n"
      "                    [--freq SEQ] [--context SEQ [--context-len K]] [--expand] [--rebuild]\n"
+     "                    [--store]\n"
      "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
      "\n"
      "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
@@ -58,6 +59,8 @@ static const struct command commands[] = {
      "  --context SEQ    what ran K paths before and after SEQ, with counts\n"
      "  --expand         print the expanded stream (\"fid path\" lines, \"gap\")\n"
      "  --rebuild        ignore a recorded grammar, rebuild from the batches\n"
+     "  --store          keep the grammars built from the batches in the file (GRAMMAR\n"
+     "                   chunks after its END), so later wpp/hot runs read them\n"
      "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"},
     {"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
      "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"

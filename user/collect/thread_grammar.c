@@ -104,22 +104,26 @@ int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 	struct wpp_chunk c, found = {0};
 	struct wpp_chunk_grammar h;
 	char why[192];
+	int after_end = 0, found_after_end = 0;
 
 	/* The last GRAMMAR chunk of this thread wins (a recorder may write
 	 * snapshots before the final one). */
 	wppr_rewind(t->reader);
 	while (wppr_next(t->reader, &c)) {
+		after_end |= c.type == WPP_CHUNK_END;
 		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
 			continue;
 		memcpy(&h, c.payload, sizeof(h));
 		if (h.pid == th->pid && h.tid == th->tid && h.generation == th->generation &&
-		    !(h.flags & WPP_GRAMMAR_RAW))
+		    !(h.flags & WPP_GRAMMAR_RAW)) {
 			found = c;
+			found_after_end = after_end;
+		}
 	}
 	if (found.payload) {
 		if (wpp_grammar_chunk_decode(found.payload, found.length, out, why, sizeof(why)) ==
 		    0) {
-			*origin = GRAMMAR_RECORDED;
+			*origin = found_after_end ? GRAMMAR_STORED : GRAMMAR_RECORDED;
 			return 0;
 		}
 		wpp_warn(

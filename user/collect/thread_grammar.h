@@ -4,7 +4,9 @@
  * recorded: the WPP_CHUNK_GRAMMAR chunk written online by `record` when
  * there is one, else built now from the thread's batches and gaps through
  * the same online assembler and grammar consumer (so the result is the
- * same either way), and what each terminal means in source terms.
+ * same either way), and what each terminal means in source terms.  A
+ * GRAMMAR chunk after the END chunk (stored by `wpptrace wpp --store`)
+ * counts like one the recorder wrote.
  */
 #ifndef WPP_COLLECT_THREAD_GRAMMAR_H
 #define WPP_COLLECT_THREAD_GRAMMAR_H
@@ -15,7 +17,10 @@
 #include "sequitur_online.h"
 #include "trace_file.h"
 
-enum grammar_origin { GRAMMAR_RECORDED, GRAMMAR_REBUILT };
+/* RECORDED: written by record, online; STORED: built from the batches
+ * later and kept in the file by `wpptrace wpp --store` (after its END
+ * chunk); REBUILT: built from the batches now. */
+enum grammar_origin { GRAMMAR_RECORDED, GRAMMAR_STORED, GRAMMAR_REBUILT };
 
 /* 0, or -1 after printing one error line (corrupt chunk: with
  * allow_rebuild the grammar is rebuilt from the batches instead, with a

@@ -23,6 +23,13 @@ struct wpp_writer;
 
 /* Create (truncate) path; NULL with a message printed on error. */
 struct wpp_writer *wppw_open(const char *path);
+/* Add chunks at the end of an existing file (analysis results stored after
+ * a finished recording: `wpptrace wpp --store`); O_APPEND, so each chunk
+ * lands whole after whatever is there.  NULL with a message on error.
+ * Finish with wppw_finish(), which writes no END. */
+struct wpp_writer *wppw_open_append(const char *path);
+/* fsync and close without an END chunk.  0 or -errno. */
+int wppw_finish(struct wpp_writer *w);
 /* Append one chunk of the given type; 0 or -errno. */
 int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len);
 /* Same, with the payload in two pieces (fixed struct + tail) to avoid a copy. */

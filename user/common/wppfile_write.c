@@ -84,6 +84,22 @@ struct wpp_writer *wppw_open(const char *path)
 	return w;
 }
 
+struct wpp_writer *wppw_open_append(const char *path)
+{
+	struct wpp_writer *w = calloc(1, sizeof(*w));
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd < 0 || !w || !(w->path = strdup(path))) {
+		wpp_err("cannot append to %s: %s", path, strerror(fd < 0 ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		free(w);
+		return NULL;
+	}
+	w->fd = fd;
+	return w;
+}
+
 int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, uint32_t alen,
 		const void *b, uint32_t blen)
 {
@@ -122,10 +138,9 @@ static void writer_free(struct wpp_writer *w)
 	free(w);
 }
 
-int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end)
+/* fsync (unless err already), close, free. */
+static int finish(struct wpp_writer *w, int err)
 {
-	int err = wppw_chunk(w, WPP_CHUNK_END, end, sizeof(*end));
-
 	if (!err && fsync(w->fd) < 0 && errno != EINVAL) {
 		err = -errno;
 		wpp_err("cannot write %s: %s", w->path, strerror(errno));
@@ -136,6 +151,16 @@ int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end)
 	}
 	writer_free(w);
 	return err;
+}
+
+int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end)
+{
+	return finish(w, wppw_chunk(w, WPP_CHUNK_END, end, sizeof(*end)));
+}
+
+int wppw_finish(struct wpp_writer *w)
+{
+	return finish(w, 0);
 }
 
 void wppw_abort(struct wpp_writer *w)

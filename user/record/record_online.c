@@ -86,12 +86,16 @@ int record_online_check(struct record_sink *rs)
 	 * say so, but the recording itself is fine. */
 	status = wpp_online_worker_status(rs->online, &peak);
 	if (status > 0)
-		wpp_warn("record: the grammar worker fell %llu MiB behind and dropped the grammars "
-			 "of some threads; `wpptrace wpp` builds them from the batches",
-			 (unsigned long long)(peak >> 20));
+		wpp_warn(
+		    "record: the grammar worker fell %llu MiB behind and dropped the grammars "
+		    "of some threads; `wpptrace wpp --store FILE` builds them from the batches "
+		    "and keeps them in the file",
+		    (unsigned long long)(peak >> 20));
 	else if (status < 0 || cfg->grammar.failed)
-		wpp_warn("record: some whole-program-path grammars could not be built (out of "
-			 "memory); `wpptrace wpp` builds them from the batches");
+		wpp_warn(
+		    "record: some whole-program-path grammars could not be built (out of "
+		    "memory); `wpptrace wpp --store FILE` builds them from the batches and keeps "
+		    "them in the file");
 	return 0;
 }
 

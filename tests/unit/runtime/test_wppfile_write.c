@@ -132,6 +132,54 @@ static void test_round_trip_and_torn_tail(void **s)
 	unlink(path);
 }
 
+/* Reads every chunk; returns how many, types in types[], status in *why. */
+static int read_all(int *types, int max, const char **why)
+{
+	struct wpp_reader *r = wppr_open(path);
+	struct wpp_chunk c;
+	int k = 0;
+	static char status[128];
+
+	assert_non_null(r);
+	while (wppr_next(r, &c) == 1)
+		if (k < max)
+			types[k++] = c.type;
+	*why = wppr_status(r) ? strncpy(status, wppr_status(r), sizeof(status) - 1) : NULL;
+	wppr_close(r);
+	return k;
+}
+
+/* Analyses may append GRAMMAR chunks to a finished recording (wppw_open_append,
+ * `wpptrace wpp --store`); anything else after END stops the reader. */
+static void test_append_after_end(void **s)
+{
+	int types[8];
+	const char *why;
+	(void)s;
+
+	write_sample();
+	struct wpp_writer *w = wppw_open_append(path);
+	assert_non_null(w);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_GRAMMAR, "grammar!", 8), 0);
+	assert_int_equal(wppw_finish(w), 0);
+	assert_int_equal(read_all(types, 8, &why), 4);
+	assert_int_equal(types[2], WPP_CHUNK_END);
+	assert_int_equal(types[3], WPP_CHUNK_GRAMMAR);
+	assert_null(why);
+
+	/* a recording chunk after END is damage, not data */
+	w = wppw_open_append(path);
+	assert_non_null(w);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, "x=y\n", 4), 0);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_GRAMMAR, "again", 5), 0);
+	assert_int_equal(wppw_finish(w), 0);
+	assert_int_equal(read_all(types, 8, &why), 4);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "after the END"));
+	unlink(path);
+	assert_null(wppw_open_append(path)); /* appending needs the file */
+}
+
 static void test_open_failure(void **s)
 {
 	(void)s;
@@ -143,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_and_crc),
 		cmocka_unit_test(test_round_trip_and_torn_tail),
+		cmocka_unit_test(test_append_after_end),
 		cmocka_unit_test(test_open_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
