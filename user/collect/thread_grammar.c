@@ -135,6 +135,19 @@ int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 	return thread_grammar_rebuild(th, out);
 }
 
+/* Below this, building again each time costs less than a thought. */
+#define SUGGEST_STORE_SECONDS 1.0
+
+void thread_grammar_suggest_store(const char *cmd, const char *path, uint32_t nbuilt,
+				  double seconds)
+{
+	if (nbuilt && seconds >= SUGGEST_STORE_SECONDS)
+		wpp_info("%s: built %u grammar%s from the batches in %.1f s; `wpptrace wpp --store "
+			 "%s` keeps %s in the file for later runs",
+			 cmd, nbuilt, nbuilt == 1 ? "" : "s", seconds, path,
+			 nbuilt == 1 ? "it" : "them");
+}
+
 static void add_lines(const struct wpp_fn *fn, uint32_t block, struct terminal_info *ti)
 {
 	const struct wpp_meta_block *b = &fn->blocks[block];

@@ -28,6 +28,12 @@ enum grammar_origin { GRAMMAR_RECORDED, GRAMMAR_STORED, GRAMMAR_REBUILT };
 int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 			struct wpp_thread_grammar *out, enum grammar_origin *origin);
 
+/* After a command built grammars from the batches (nbuilt of them, taking
+ * seconds of CPU): when that took long enough to matter, one info line
+ * saying that `wpptrace wpp --store PATH` keeps them in the file. */
+void thread_grammar_suggest_store(const char *cmd, const char *path, uint32_t nbuilt,
+				  double seconds);
+
 /* Build from the batches only (ignoring any recorded chunk). */
 int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out);
 
