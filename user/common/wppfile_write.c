@@ -24,7 +24,49 @@
 struct wpp_writer {
 	int fd;
 	char *path;
+	/* Where the next chunk goes, and how far blocks are reserved ahead
+	 * of it (reserve_ahead); prealloc is off for appends and where the
+	 * file system cannot reserve. */
+	uint64_t pos, reserved;
+	int prealloc;
 };
+
+/* Reservation steps: a quarter of what is written so far, within these. */
+#define RESERVE_MIN (UINT64_C(1) << 20)
+#define RESERVE_MAX (UINT64_C(64) << 20)
+
+/*
+ * Make sure the blocks for the next len bytes are allocated, reserving a
+ * step ahead (fallocate, FALLOC_FL_KEEP_SIZE: the file's size does not
+ * change, readers see nothing).  Why: a buffered write into a hole makes
+ * ext4 reserve blocks page by page (delayed allocation), and writing a
+ * recording's gigabytes cost the collector 0.5-6.7 s of system time per
+ * 2 GiB here, against 0.3-0.5 s into reserved blocks (docs/bpf-transport.md).
+ * A failure only turns the reservation off: the write reports real errors.
+ */
+static void reserve_ahead(struct wpp_writer *w, uint64_t len)
+{
+	if (!w->prealloc || w->pos + len <= w->reserved)
+		return;
+	uint64_t step = w->pos / 4;
+	step = step < RESERVE_MIN ? RESERVE_MIN : step > RESERVE_MAX ? RESERVE_MAX : step;
+	uint64_t from = w->reserved > w->pos ? w->reserved : w->pos;
+	uint64_t to = w->pos + len + step;
+	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) < 0) {
+		w->prealloc = 0;
+		return;
+	}
+	w->reserved = to;
+}
+
+/* Give back the blocks reserved past the end (truncating to the size a
+ * file already has frees them). */
+static void release_reserve(struct wpp_writer *w)
+{
+	if (w->reserved > w->pos && ftruncate(w->fd, (off_t)w->pos) < 0)
+		w->prealloc = 0; /* only disk space is lost */
+	w->reserved = w->pos;
+}
 
 /* writev() of a regular file writes everything or fails, except when the
  * disk fills; keep going after a short write so the chunk is complete or
@@ -81,6 +123,8 @@ struct wpp_writer *wppw_open(const char *path)
 		return NULL;
 	}
 	w->fd = fd;
+	w->pos = sizeof(hdr);
+	w->prealloc = 1;
 	return w;
 }
 
@@ -121,9 +165,12 @@ int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, u
 	iov[0] = (struct iovec){&h, sizeof(h)};
 	iov[1] = (struct iovec){(void *)a, alen};
 	iov[2] = (struct iovec){(void *)b, blen};
+	reserve_ahead(w, sizeof(h) + len);
 	err = write_all(w->fd, iov, 3);
 	if (err)
 		wpp_err("cannot write %s: %s", w->path, strerror(-err));
+	else
+		w->pos += sizeof(h) + len;
 	return err;
 }
 
@@ -155,6 +202,9 @@ static int finish(struct wpp_writer *w, int err)
 
 int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end)
 {
+	/* before END: once END is there, `wpp --store` may append */
+	release_reserve(w);
+	w->prealloc = 0;
 	return finish(w, wppw_chunk(w, WPP_CHUNK_END, end, sizeof(*end)));
 }
 
@@ -167,6 +217,7 @@ void wppw_abort(struct wpp_writer *w)
 {
 	if (!w)
 		return;
+	release_reserve(w);
 	close(w->fd);
 	writer_free(w);
 }

@@ -180,6 +180,40 @@ static void test_append_after_end(void **s)
 	assert_null(wppw_open_append(path)); /* appending needs the file */
 }
 
+/* The writer reserves blocks ahead (fallocate, KEEP_SIZE): the size is
+ * always what was written, and neither close nor abort leaves reserved
+ * blocks past the end. */
+static void test_reservation_is_invisible(void **s)
+{
+	static char payload[100000];
+	struct stat st;
+	(void)s;
+
+	for (int abort_it = 0; abort_it < 2; abort_it++) {
+		struct wpp_writer *w = wppw_open(path);
+		uint64_t size = sizeof(struct wpp_file_header);
+		assert_non_null(w);
+		for (int i = 0; i < 40; i++) {
+			assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, payload, sizeof(payload)), 0);
+			size += sizeof(struct wpp_chunk_header) + sizeof(payload);
+			assert_int_equal(stat(path, &st), 0);
+			assert_int_equal((uint64_t)st.st_size, size);
+		}
+		if (abort_it) {
+			wppw_abort(w);
+		} else {
+			struct wpp_chunk_end end = {0};
+			assert_int_equal(wppw_close(w, &end), 0);
+			size += sizeof(struct wpp_chunk_header) + sizeof(end);
+		}
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal((uint64_t)st.st_size, size);
+		/* allocated: the size rounded up to blocks, and no more */
+		assert_true((uint64_t)st.st_blocks * 512 <= size + 65536);
+		unlink(path);
+	}
+}
+
 static void test_open_failure(void **s)
 {
 	(void)s;
@@ -192,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_layout_and_crc),
 		cmocka_unit_test(test_round_trip_and_torn_tail),
 		cmocka_unit_test(test_append_after_end),
+		cmocka_unit_test(test_reservation_is_invisible),
 		cmocka_unit_test(test_open_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
