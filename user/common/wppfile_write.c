@@ -41,7 +41,7 @@ struct wpp_writer {
  * change, readers see nothing).  Why: a buffered write into a hole makes
  * ext4 reserve blocks page by page (delayed allocation), and writing a
  * recording's gigabytes cost the collector 0.5-6.7 s of system time per
- * 2 GiB here, against 0.3-0.5 s into reserved blocks (docs/bpf-transport.md).
+ * 2 GiB here, against 0.3-0.5 s into reserved blocks (docs/wpp-file-format.md).
  * A failure only turns the reservation off: the write reports real errors.
  */
 static void reserve_ahead(struct wpp_writer *w, uint64_t len)
@@ -60,7 +60,8 @@ static void reserve_ahead(struct wpp_writer *w, uint64_t len)
 }
 
 /* Give back the blocks reserved past the end (truncating to the size a
- * file already has frees them). */
+ * file already has frees them).  Only while pos is known to be the end:
+ * after a failed write reserved is 0. */
 static void release_reserve(struct wpp_writer *w)
 {
 	if (w->reserved > w->pos && ftruncate(w->fd, (off_t)w->pos) < 0)
@@ -167,10 +168,15 @@ int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, u
 	iov[2] = (struct iovec){(void *)b, blen};
 	reserve_ahead(w, sizeof(h) + len);
 	err = write_all(w->fd, iov, 3);
-	if (err)
+	if (err) {
 		wpp_err("cannot write %s: %s", w->path, strerror(-err));
-	else
+		/* part of the chunk may be in the file: where the end is is no
+		 * longer known, so never truncate to a guess */
+		w->prealloc = 0;
+		w->reserved = 0;
+	} else {
 		w->pos += sizeof(h) + len;
+	}
 	return err;
 }
 
