@@ -115,11 +115,13 @@ int wppr_next(struct wpp_reader *r, struct wpp_chunk *out)
 				 "no END chunk (file ends at offset %" PRIu64 ")", r->pos);
 		return 0;
 	}
+	/* What a finished recording may be followed by: results stored by
+	 * analyses (`wpptrace wpp --store`), never more of the recording. */
+	if (r->saw_end && left < sizeof(h))
+		return stop(r, "data after the END chunk");
 	if (left < sizeof(h))
 		return stop(r, "truncated chunk header");
 	memcpy(&h, r->map + r->pos, sizeof(h));
-	/* What a finished recording may be followed by: results stored by
-	 * analyses (`wpptrace wpp --store`), never more of the recording. */
 	if (r->saw_end && !(h.magic == WPP_CHUNK_MAGIC && h.type == WPP_CHUNK_GRAMMAR))
 		return stop(r, "data after the END chunk");
 	if (h.magic != WPP_CHUNK_MAGIC)

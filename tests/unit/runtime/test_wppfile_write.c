@@ -176,6 +176,16 @@ static void test_append_after_end(void **s)
 	assert_int_equal(read_all(types, 8, &why), 4);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "after the END"));
+
+	/* so is a tail too short for a chunk header */
+	write_sample();
+	FILE *f = fopen(path, "ab");
+	assert_non_null(f);
+	assert_int_equal(fwrite("garbage!", 1, 8, f), 8);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(read_all(types, 8, &why), 3);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "after the END"));
 	unlink(path);
 	assert_null(wppw_open_append(path)); /* appending needs the file */
 }
