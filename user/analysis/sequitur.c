@@ -158,18 +158,17 @@ static void insert_after(struct seq_builder *b, uint32_t x, uint32_t y)
 	join(b, x, y);
 }
 
-HOT void unuse(struct seq_builder *b, uint32_t sym)
-{
-	if (sym & SEQ_RULE_BIT)
-		(*refs_of(b, sym & ~SEQ_RULE_BIT))--;
-}
-
-/* unuse(), and whether it left the rule with a single use. */
+/* One use of sym fewer; whether that left its rule with a single use. */
 HOT int unuse_leaves_one(struct seq_builder *b, uint32_t sym)
 {
 	if (!(sym & SEQ_RULE_BIT))
 		return 0;
 	return (--*refs_of(b, sym & ~SEQ_RULE_BIT) & REFS_MASK) == 1;
+}
+
+HOT void unuse(struct seq_builder *b, uint32_t sym)
+{
+	(void)unuse_leaves_one(b, sym);
 }
 
 /* Unlink and free a body symbol, keeping index and counts right. */
