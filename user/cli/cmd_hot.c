@@ -263,8 +263,7 @@ int cmd_hot(int argc, char **argv)
 		printf(", \"threads\": [\n  ");
 	}
 	int first = 1;
-	uint32_t nbuilt = 0;
-	double built_s = 0;
+	struct grammar_builds builds = {0};
 	for (size_t i = 0; i < s.trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s.trace->threads[i];
 		struct wpp_thread_grammar tg;
@@ -272,13 +271,10 @@ int cmd_hot(int argc, char **argv)
 
 		if (!thread_selected(&o.filter, th))
 			continue;
-		double t0 = process_cpu_seconds();
-		if (thread_grammar_load(s.trace, th, &tg, &origin) < 0) {
+		if (thread_grammar_load(s.trace, th, &tg, &origin, &builds) < 0) {
 			rc = WPP_EXIT_ERROR;
 			break;
 		}
-		if (origin == GRAMMAR_REBUILT)
-			nbuilt++, built_s += process_cpu_seconds() - t0;
 		struct terminal_info *info =
 		    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
 		if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
@@ -292,7 +288,7 @@ int cmd_hot(int argc, char **argv)
 		printf("]}\n");
 	if (first)
 		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
-	thread_grammar_suggest_store("hot", argv[optind], nbuilt, built_s);
+	thread_grammar_suggest_store("hot", argv[optind], &builds);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("hot: writing the output failed");
 		rc = WPP_EXIT_ERROR;

@@ -756,8 +756,8 @@ int cmd_wpp(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	struct wpp_writer *store_to = NULL;
-	uint32_t stored = 0, nbuilt = 0;
-	double built_s = 0;
+	uint32_t stored = 0;
+	struct grammar_builds builds = {0};
 	if (o.json && !o.expand) {
 		printf("{\"file\": ");
 		json_str(stdout, argv[optind]);
@@ -773,15 +773,12 @@ int cmd_wpp(int argc, char **argv)
 		if (!thread_selected(&o.filter, th))
 			continue;
 		any = 1;
-		double t0 = process_cpu_seconds();
 		err = o.rebuild ? thread_grammar_rebuild(th, &tg)
-				: thread_grammar_load(s.trace, th, &tg, &origin);
+				: thread_grammar_load(s.trace, th, &tg, &origin, &builds);
 		if (err < 0) {
 			rc = WPP_EXIT_ERROR;
 			break;
 		}
-		if (!o.rebuild && origin == GRAMMAR_REBUILT)
-			nbuilt++, built_s += process_cpu_seconds() - t0;
 		if (o.store && (o.rebuild || origin == GRAMMAR_REBUILT) &&
 		    store_grammar(argv[optind], &tg, &store_to, &stored) < 0) {
 			rc = WPP_EXIT_ERROR;
@@ -816,7 +813,7 @@ int cmd_wpp(int argc, char **argv)
 	if (!any)
 		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
 	if (!o.store)
-		thread_grammar_suggest_store("wpp", argv[optind], nbuilt, built_s);
+		thread_grammar_suggest_store("wpp", argv[optind], &builds);
 	if (store_to && wppw_finish(store_to) < 0)
 		rc = WPP_EXIT_ERROR;
 	if (o.store && rc == WPP_EXIT_OK)

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "log.h"
@@ -162,11 +161,4 @@ void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, 
 			*file = f;
 		*line = l->line;
 	}
-}
-
-double process_cpu_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

@@ -43,9 +43,6 @@ long parse_count(const char *s);
  * after "CMD: --NAME needs a number, not 'ARG'" was printed. */
 int parse_count_opt(const char *cmd, const char *name, const char *arg, long *out);
 
-/* CPU seconds this process has used (user + system). */
-double process_cpu_seconds(void);
-
 /* Source position of a block: the block's first line, else the function's file. */
 void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line);
 

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "online.h"
@@ -98,8 +99,16 @@ nomem:
 	return -1;
 }
 
+static double process_cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
-			struct wpp_thread_grammar *out, enum grammar_origin *origin)
+			struct wpp_thread_grammar *out, enum grammar_origin *origin,
+			struct grammar_builds *builds)
 {
 	struct wpp_chunk c, found = {0};
 	struct wpp_chunk_grammar h;
@@ -132,20 +141,27 @@ int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 		    t->path, th->tid, (unsigned long long)found.file_offset, why);
 	}
 	*origin = GRAMMAR_REBUILT;
-	return thread_grammar_rebuild(th, out);
+	double t0 = process_cpu_seconds();
+	int rc = thread_grammar_rebuild(th, out);
+	if (builds && rc == 0) {
+		builds->n++;
+		builds->cpu_seconds += process_cpu_seconds() - t0;
+	}
+	return rc;
 }
 
 /* Below this, building again each time costs less than a thought. */
 #define SUGGEST_STORE_SECONDS 1.0
 
-void thread_grammar_suggest_store(const char *cmd, const char *path, uint32_t nbuilt,
-				  double seconds)
+void thread_grammar_suggest_store(const char *cmd, const char *path,
+				  const struct grammar_builds *builds)
 {
-	if (nbuilt && seconds >= SUGGEST_STORE_SECONDS)
+	uint32_t n = builds->n;
+	if (n && builds->cpu_seconds >= SUGGEST_STORE_SECONDS)
 		wpp_info("%s: built %u grammar%s from the batches in %.1f s; `wpptrace wpp --store "
 			 "%s` keeps %s in the file for later runs",
-			 cmd, nbuilt, nbuilt == 1 ? "" : "s", seconds, path,
-			 nbuilt == 1 ? "it" : "them");
+			 cmd, n, n == 1 ? "" : "s", builds->cpu_seconds, path,
+			 n == 1 ? "it" : "them");
 }
 
 static void add_lines(const struct wpp_fn *fn, uint32_t block, struct terminal_info *ti)

@@ -22,17 +22,25 @@
  * chunk); REBUILT: built from the batches now. */
 enum grammar_origin { GRAMMAR_RECORDED, GRAMMAR_STORED, GRAMMAR_REBUILT };
 
+/* The grammars a command had to build from the batches, and the CPU
+ * seconds that took (thread_grammar_load adds to it). */
+struct grammar_builds {
+	uint32_t n;
+	double cpu_seconds;
+};
+
 /* 0, or -1 after printing one error line (corrupt chunk: with
  * allow_rebuild the grammar is rebuilt from the batches instead, with a
- * warning).  *origin says where it came from. */
+ * warning).  *origin says where it came from; a grammar built from the
+ * batches is counted in *builds (may be NULL). */
 int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
-			struct wpp_thread_grammar *out, enum grammar_origin *origin);
+			struct wpp_thread_grammar *out, enum grammar_origin *origin,
+			struct grammar_builds *builds);
 
-/* After a command built grammars from the batches (nbuilt of them, taking
- * seconds of CPU): when that took long enough to matter, one info line
- * saying that `wpptrace wpp --store PATH` keeps them in the file. */
-void thread_grammar_suggest_store(const char *cmd, const char *path, uint32_t nbuilt,
-				  double seconds);
+/* When the builds took long enough to matter: one info line saying that
+ * `wpptrace wpp --store PATH` keeps them in the file. */
+void thread_grammar_suggest_store(const char *cmd, const char *path,
+				  const struct grammar_builds *builds);
 
 /* Build from the batches only (ignoring any recorded chunk). */
 int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out);

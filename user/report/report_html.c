@@ -472,7 +472,7 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
 			skipped_words += th->nwords;
 			continue;
 		}
-		if (thread_grammar_load(x->s.trace, th, &tg, &origin) < 0) {
+		if (thread_grammar_load(x->s.trace, th, &tg, &origin, NULL) < 0) {
 			skipped++;
 			continue;
 		}
