@@ -4,7 +4,9 @@
  *
  * Writer: append-only; every chunk is written with one write() so a reader
  * never sees half a chunk from a live writer except at the tail, which the
- * CRC rejects.  wppw_close() appends the END chunk and fsyncs.
+ * CRC rejects.  wppw_close() appends the END chunk and fsyncs.  Behind
+ * the end it reserves blocks ahead and lets written pages leave the page
+ * cache (hints only: what a reader sees is exactly what was written).
  *
  * Reader: maps the file read-only and iterates chunks, verifying magic,
  * length and CRC.  Iteration stops at the first bad chunk; the reason is kept

@@ -29,6 +29,11 @@ struct wpp_writer {
 	 * file system cannot reserve. */
 	uint64_t pos, reserved;
 	int prealloc;
+	/* Write-behind (write_behind): writeback was started for the bytes
+	 * before flushed, and the cache was told to drop those before
+	 * dropped; off where the file cannot take the hints. */
+	uint64_t flushed, dropped;
+	int behind_off;
 };
 
 /* Reservation steps: a quarter of what is written so far, within these. */
@@ -57,6 +62,48 @@ static void reserve_ahead(struct wpp_writer *w, uint64_t len)
 		return;
 	}
 	w->reserved = to;
+}
+
+/* Write-behind window, and how many windows behind the newest writeback
+ * the cache is asked to let pages go. */
+#define BEHIND_WINDOW (UINT64_C(16) << 20)
+#define BEHIND_LAG    2
+
+/*
+ * Keep a recording's gigabytes from piling up in the page cache: every
+ * BEHIND_WINDOW bytes, start writeback of the window just written
+ * (sync_file_range WRITE: asynchronous, waits for nothing written later)
+ * and ask the kernel to drop the pages BEHIND_LAG windows older, whose
+ * writeback started long ago (POSIX_FADV_DONTNEED drops clean pages only;
+ * a page still dirty because the disk is slow stays cached, so nothing
+ * here ever waits for the disk or loses the cache's burst buffering).
+ * Why: each page the cache takes anew costs the writer a first touch, and
+ * on this project's VMs writing 4 GiB took 3.6-11 s of system time that
+ * way against 1.4-1.6 s with the pages recycled (docs/wpp-file-format.md);
+ * it also spares the rest of the machine's cache.  Every chunk is still a
+ * write() into the cache first, so crash safety is unchanged.  Hints only:
+ * a file that refuses them (a pipe) turns them off.
+ */
+static void write_behind(struct wpp_writer *w)
+{
+	if (w->behind_off || w->pos - w->flushed < BEHIND_WINDOW)
+		return;
+	if (sync_file_range(w->fd, (off_t)w->flushed, (off_t)(w->pos - w->flushed),
+			    SYNC_FILE_RANGE_WRITE) < 0) {
+		w->behind_off = 1;
+		return;
+	}
+	w->flushed = w->pos;
+	uint64_t lag = BEHIND_LAG * BEHIND_WINDOW;
+	if (w->flushed - w->dropped >= lag + BEHIND_WINDOW) {
+		uint64_t end = w->flushed - lag;
+		if (posix_fadvise(w->fd, (off_t)w->dropped, (off_t)(end - w->dropped),
+				  POSIX_FADV_DONTNEED) != 0) {
+			w->behind_off = 1;
+			return;
+		}
+		w->dropped = end;
+	}
 }
 
 /* Give back the blocks reserved past the end (truncating to the size a
@@ -126,6 +173,7 @@ struct wpp_writer *wppw_open(const char *path)
 	w->fd = fd;
 	w->pos = sizeof(hdr);
 	w->prealloc = 1;
+	w->flushed = w->dropped = w->pos;
 	return w;
 }
 
@@ -142,6 +190,7 @@ struct wpp_writer *wppw_open_append(const char *path)
 		return NULL;
 	}
 	w->fd = fd;
+	w->behind_off = 1; /* O_APPEND: pos is not tracked; a few grammars */
 	return w;
 }
 
@@ -176,6 +225,7 @@ int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, u
 		w->reserved = 0;
 	} else {
 		w->pos += sizeof(h) + len;
+		write_behind(w);
 	}
 	return err;
 }
