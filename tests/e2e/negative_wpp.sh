@@ -69,6 +69,11 @@ if [ ! -s "$w/good.wpp" ] || ! "$WPPTRACE" script "$w/good.wpp" --format jsonl >
 	finish
 fi
 pass "baseline trace decodes ($(wc -l <"$w/good.jsonl") records)"
+
+# A trace file that is the traced program's stdout (expect_one_error
+# redirects stdout to $w/out) would be interleaved with its output.
+expect_one_error "record -o FILE where FILE is the program's stdout" \
+	record --transport=shm -o "$w/out" -- "$w/bin/prog"
 size=$(stat -c %s "$w/good.wpp")
 hdr=$($PY -c 'import struct,sys; print(struct.unpack_from("<I", open(sys.argv[1],"rb").read(), 12)[0])' "$w/good.wpp")
 

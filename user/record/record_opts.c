@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 
@@ -138,6 +139,28 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* A program started by record writes to record's own stdout and stderr;
+ * a trace file that is one of them (-o /dev/stdout, or the file stdout is
+ * redirected to) would be interleaved with the program's output and
+ * unreadable.  With -p or -a no program shares them, so a pipe is fine. */
+static int output_is_inherited(const char *path)
+{
+	struct stat out, fd;
+
+	if (stat(path, &out) < 0)
+		return 0; /* a new file is nobody's stdout */
+	if (!S_ISREG(out.st_mode) && !S_ISFIFO(out.st_mode) && !S_ISSOCK(out.st_mode))
+		return 0; /* /dev/null keeps nothing to interleave */
+	for (int i = 1; i <= 2; i++)
+		if (fstat(i, &fd) == 0 && fd.st_dev == out.st_dev && fd.st_ino == out.st_ino) {
+			wpp_err("record: %s is the traced program's %s too; write the trace to a "
+				"file of its own",
+				path, i == 1 ? "standard output" : "standard error");
+			return 1;
+		}
 	return 0;
 }
 
@@ -397,5 +420,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		return -1;
 	}
 	o->argv = optind < argc ? argv + optind : NULL;
+	if (o->argv && output_is_inherited(o->output))
+		return -1;
 	return 0;
 }
