@@ -13,10 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "wppfile.h"
@@ -227,11 +225,11 @@ static void test_reservation_is_invisible(void **s)
 	}
 }
 
-/* Pages of [from, to) of path in the page cache. */
-static size_t resident_pages(off_t from, off_t to)
+/* Pages of [from, to) of file in the page cache. */
+static size_t resident_pages(const char *file, off_t from, off_t to)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	int fd = open(path, O_RDONLY);
+	int fd = open(file, O_RDONLY);
 	size_t len = (size_t)(to - from), n = (len + (size_t)page - 1) / (size_t)page, count = 0;
 	unsigned char *vec = malloc(n);
 	assert_true(fd >= 0 && vec);
@@ -246,6 +244,28 @@ static size_t resident_pages(off_t from, off_t to)
 	return count;
 }
 
+/* Does the file system under path take the writer's hints, and drop a
+ * synced file's pages when told to?  (tmpfs keeps them; some stacked file
+ * systems refuse sync_file_range.)  Asked of a scratch file beside path. */
+static int drops_synced_pages(void)
+{
+	static char block[1 << 20];
+	char probe[160];
+	int fd, ok;
+
+	snprintf(probe, sizeof(probe), "%s.probe", path);
+	fd = open(probe, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	memset(block, 1, sizeof(block));
+	assert_int_equal(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+	ok = fdatasync(fd) == 0 && sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0 &&
+	     posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+	close(fd);
+	ok = ok && resident_pages(probe, 0, sizeof(block)) == 0;
+	unlink(probe);
+	return ok;
+}
+
 /* Write-behind: pages written long enough ago leave the page cache while
  * the recording goes on, and the file still holds every chunk.  Pages that
  * are clean when the writer passes them are dropped for certain (dirty ones
@@ -255,7 +275,7 @@ static void test_written_pages_leave_the_cache(void **s)
 {
 	static char payload[1 << 20];
 	const int chunks = 96;
-	struct statfs fs;
+	int check_cache = drops_synced_pages();
 	(void)s;
 
 	memset(payload, 0x5a, sizeof(payload));
@@ -271,11 +291,12 @@ static void test_written_pages_leave_the_cache(void **s)
 			close(fd);
 		}
 	}
-	assert_int_equal(statfs(path, &fs), 0);
-	if (fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC) {
+	if (check_cache) {
 		/* 20-44 MiB: clean since the sync, passed over at 64-96 MiB */
-		size_t left = resident_pages((off_t)20 << 20, (off_t)44 << 20);
+		size_t left = resident_pages(path, (off_t)20 << 20, (off_t)44 << 20);
 		assert_true(left * 100 < (((size_t)24 << 20) / (size_t)sysconf(_SC_PAGESIZE)));
+	} else {
+		print_message("this file system keeps synced pages: residency not checked\n");
 	}
 	struct wpp_chunk_end end = {0};
 	assert_int_equal(wppw_close(w, &end), 0);
