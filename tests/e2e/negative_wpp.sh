@@ -74,6 +74,18 @@ pass "baseline trace decodes ($(wc -l <"$w/good.jsonl") records)"
 # redirects stdout to $w/out) would be interleaved with its output.
 expect_one_error "record -o FILE where FILE is the program's stdout" \
 	record --transport=shm -o "$w/out" -- "$w/bin/prog"
+
+# A program built without wppcc records nothing: exit 0 (the program's
+# status), and a warning that says why the trace is empty.
+check_done
+"$WPPTRACE" record --transport=shm -o "$w/empty.wpp" -- /bin/true >"$w/out" 2>"$w/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^wpptrace: warning: record: nothing was traced: .*/bin/true' "$w/err"; then
+	pass "record of a program without wppcc: status 0 and '$(grep 'nothing was traced' "$w/err")'"
+else
+	fail "record of a program without wppcc: status $rc, no 'nothing was traced' warning:"
+	show_file_head "$w/err" 6
+fi
 size=$(stat -c %s "$w/good.wpp")
 hdr=$($PY -c 'import struct,sys; print(struct.unpack_from("<I", open(sys.argv[1],"rb").read(), 12)[0])' "$w/good.wpp")
 
