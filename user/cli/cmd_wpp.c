@@ -16,10 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "commands.h"
+#include "cpu_clock.h"
 #include "json_out.h"
 #include "log.h"
 #include "sequitur_serial.h"
@@ -448,7 +447,6 @@ static int from_raw(const struct wpp_opts *o)
 	uint64_t n = 0;
 	size_t got;
 	int remap = 0;
-	struct rusage r0, r1;
 
 	if (!in) {
 		wpp_err("wpp: cannot open %s: %s", o->from_raw, strerror(errno));
@@ -475,7 +473,7 @@ static int from_raw(const struct wpp_opts *o)
 	rewind(in);
 	/* Dense remap: open addressing over values, sized as it grows. */
 	uint32_t *slot_val = NULL, *slot_id = NULL, mask = 0;
-	getrusage(RUSAGE_SELF, &r0);
+	double t0 = process_cpu_seconds();
 	while ((got = fread(buf, 4, 4096, in)) > 0) {
 		for (size_t i = 0; remap && i < got; i++) {
 			uint32_t v = buf[i], k;
@@ -526,15 +524,10 @@ static int from_raw(const struct wpp_opts *o)
 	struct wpp_thread_grammar tg = {0};
 	if (seq_finish(b) < 0 || seq_export(b, &tg.g) < 0)
 		wpp_die("out of memory building the grammar");
-	getrusage(RUSAGE_SELF, &r1);
+	double cpu = process_cpu_seconds() - t0;
 	struct seq_stats st;
 	seq_builder_stats(b, &st);
 	seq_builder_free(b);
-	double cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-		     (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-		     ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-		      (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) /
-			 1e6;
 
 	tg.hdr = (struct wpp_chunk_grammar){.flags = WPP_GRAMMAR_RAW,
 					    .nsymbols = n,

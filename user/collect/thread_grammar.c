@@ -4,8 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cpu_clock.h"
 #include "log.h"
 #include "online.h"
 #include "path_regen.h"
@@ -97,13 +97,6 @@ nomem:
 		wpp_thread_grammar_free(&cap.tg);
 	wpp_err("out of memory building the grammar of thread %u", th->tid);
 	return -1;
-}
-
-static double process_cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,

@@ -1,5 +1,5 @@
-# user/common: small shared pieces (crc32c, logging, .wpp file I/O).
+# user/common: small shared pieces (crc32c, logging, .wpp file I/O, CPU clock).
 COMMON_SRCS := user/common/crc32c.c user/common/log.c user/common/wppfile_write.c \
-	user/common/wppfile_read.c
+	user/common/wppfile_read.c user/common/cpu_clock.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
