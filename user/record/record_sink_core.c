@@ -103,13 +103,10 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
 		    extra ? extra : "");
 	/* An empty trace is most often a program built without wppcc. */
-	if (!rs->totals.batches && o->argv)
-		wpp_warn("record: nothing was traced: no batch came from %s or what it ran "
-			 "(built without wppcc?)",
-			 o->argv[0]);
-	else if (!rs->totals.batches)
-		wpp_warn("record: nothing was traced: no batch came from a program built with "
-			 "wppcc meanwhile");
+	if (!rs->totals.batches)
+		wpp_warn("record: nothing was traced: no batch came from %s%s (built without "
+			 "wppcc?)",
+			 o->argv ? o->argv[0] : "any process", o->argv ? " or what it ran" : "");
 	return 0;
 }
 
