@@ -11,7 +11,12 @@ mkdir -p "$work/fixture" "$work/corpus"
 build/tests/unit/decode/test_decode --write-fixture "$work/fixture" >/dev/null
 { printf '\x01'; cat "$work/fixture/run.wpp"; } >"$work/corpus/wpp"
 { printf '\x03'; cat "$work/fixture/run.wpp"; } >"$work/corpus/wpp-crcfix"
-{ printf '\x00'; objcopy -O binary --only-section=wpp_meta "$work/fixture/prog.elf" /dev/stdout; } \
-	>"$work/corpus/meta"
+# The section's bytes, dumped into a file of ours.  Not `-O binary`: it
+# copies only loaded sections (wpp_meta is not one, so the seed was empty),
+# and not to /dev/stdout: objcopy renames a temporary file over its output,
+# which replaced the machine's /dev/stdout with a regular file.
+objcopy --dump-section wpp_meta="$work/meta.bin" "$work/fixture/prog.elf" "$work/prog.copy"
+test -s "$work/meta.bin"
+{ printf '\x00'; cat "$work/meta.bin"; } >"$work/corpus/meta"
 "$fuzz" -artifact_prefix="$work/" -runs=20000 -seed=1 -max_len=4096 "$work/corpus" 2>"$work/log" || { tail -40 "$work/log"; cp "$work"/crash-* tests/work/ 2>/dev/null; exit 1; }
 grep -E '^(#[0-9]+ +DONE|Done)' "$work/log" | tail -1
