@@ -261,6 +261,9 @@ unsigned char *tl_slurp(const char *path, size_t *size)
 void tl_spit(const char *path, const void *buf, size_t size)
 {
 	FILE *f = fopen(path, "wb");
-	fwrite(buf, 1, size, f);
-	fclose(f);
+
+	if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0) {
+		fprintf(stderr, "testlib: cannot write %s\n", path);
+		exit(1);
+	}
 }
