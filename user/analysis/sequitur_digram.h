@@ -139,13 +139,21 @@ static inline int seq_digram_full(const struct seq_digram_index *idx)
 	return (uint64_t)(idx->count + 1) * 2 > (uint64_t)idx->mask + 1;
 }
 
-/* The node stored for key, or SEQ_DIGRAM_NONE. */
+/* The node stored for key, or SEQ_DIGRAM_NONE.  Its own probe loop, not
+ * seq_digram_slot_for(): a hit returns from inside the loop, so neither the
+ * bitmap bit nor the slot is read a second time. */
 static inline uint32_t seq_digram_find(const struct seq_digram_index *idx, const struct seq_node *n,
 				       uint64_t key)
 {
-	uint32_t i = seq_digram_slot_for(idx, n, key, seq_digram_fp(key));
+	uint32_t fp = seq_digram_fp(key);
 
-	return seq_digram_occupied(idx, i) ? idx->slots[i].node : SEQ_DIGRAM_NONE;
+	for (uint32_t i = seq_digram_home(idx, fp); seq_digram_occupied(idx, i);
+	     i = (i + 1) & idx->mask) {
+		const struct seq_digram_slot *s = &idx->slots[i];
+		if (s->fp == fp && seq_digram_is(n, s->node, key))
+			return s->node;
+	}
+	return SEQ_DIGRAM_NONE;
 }
 
 /* Store node in free slot i for fingerprint fp (growing first if needed). */
