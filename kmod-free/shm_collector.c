@@ -515,6 +515,7 @@ void wpp_shm_collector_totals(const struct wpp_shm_collector *c, struct wpp_shm_
 	t->doorbell_wakes = LOAD_ACQ(&c->h->doorbell_wakes);
 	t->space_waits = LOAD_ACQ(&c->h->space_waits);
 	t->space_wait_timeouts = LOAD_ACQ(&c->h->space_wait_timeouts);
+	t->entry_waits = LOAD_ACQ(&c->h->entry_waits);
 }
 
 void wpp_shm_collector_destroy(struct wpp_shm_collector *c)

@@ -58,8 +58,9 @@ long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_
 struct wpp_shm_totals {
 	uint64_t batches, words, salvaged_batches, lost_words, table_full;
 	/* The producers' own counts from the header (shm_proto.h): doorbells
-	 * rung, waits for ring space and the waits that timed out. */
-	uint64_t doorbell_wakes, space_waits, space_wait_timeouts;
+	 * rung, waits for ring space and the waits that timed out, and waits
+	 * for the collector to free a table entry. */
+	uint64_t doorbell_wakes, space_waits, space_wait_timeouts, entry_waits;
 };
 void wpp_shm_collector_totals(const struct wpp_shm_collector *c, struct wpp_shm_totals *t);
 void wpp_shm_collector_destroy(struct wpp_shm_collector *c);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,141 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void stat_add(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static int collector_alive(struct wpp_shm_header *h)
+{
+	if (LOAD_ACQ(&h->collector_gone))
+		return 0;
+	return !(kill((pid_t)h->collector_pid, 0) < 0 && errno == ESRCH);
+}
+
+/* Wake the collector if it sleeps on the doorbell (see
+ * wpp_shm_ring_publish for the handshake). */
+static void ring_doorbell(struct wpp_shm_header *h)
+{
+	if (__atomic_load_n(&h->collector_sleeping, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&h->collector_sleeping, 0, __ATOMIC_SEQ_CST)) {
+		int saved_errno = errno;
+		stat_add(&h->doorbell_wakes);
+		__atomic_fetch_add(&h->doorbell, 1, __ATOMIC_RELEASE);
+		wpp_futex_wake_all(&h->doorbell);
+		errno = saved_errno;
+	}
+}
+
+/*
+ * Claiming an entry of a full table.  The collector frees the entry of a
+ * thread that said goodbye once the kernel thread is gone, and a process's
+ * entry (with its modules) once the process is gone, but only on its next
+ * pass: a program that starts threads or processes faster than that (waves
+ * of short-lived workers) finds the table full of entries that are about to
+ * be freed.  Giving up then would run the newcomer untraced, so the claim
+ * waits for the collector instead (the transport is lossless: producers
+ * wait, they do not drop), as long as some entry is reclaimable by the
+ * collector's own test (its thread or process is gone, so its next pass
+ * frees it: the doorbell wakes it) and the collector is alive, and at most
+ * ENTRY_WAIT_MAX_NS.  A table full of live
+ * entries (more threads at once than --max-threads) cannot free up by
+ * waiting; that claim gives up at once and is counted in table_full.
+ */
+#define ENTRY_WAIT_MAX_NS 2000000000ull
+
+struct entry_table {
+	uint32_t count;
+	uint32_t *(*state_at)(struct wpp_shm_header *h, uint32_t i);
+	/* Will the collector free entry i without the program's help? */
+	int (*reclaimable)(struct wpp_shm_header *h, uint32_t i);
+};
+
+static int pid_gone(uint32_t pid)
+{
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+static uint32_t *thread_state(struct wpp_shm_header *h, uint32_t i)
+{
+	return &wpp_shm_thread_at(h, i)->state;
+}
+
+/* Said goodbye and the kernel thread is gone: the collector's own test. */
+static int thread_reclaimable(struct wpp_shm_header *h, uint32_t i)
+{
+	struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
+
+	return LOAD_ACQ(&t->state) == WPP_SHM_EXITING &&
+	       syscall(SYS_tgkill, (pid_t)t->pid, (pid_t)t->tid, 0) < 0 && errno == ESRCH;
+}
+
+static uint32_t *proc_state(struct wpp_shm_header *h, uint32_t i)
+{
+	return &wpp_shm_proc_at(h, i)->state;
+}
+
+static int proc_reclaimable(struct wpp_shm_header *h, uint32_t i)
+{
+	struct wpp_shm_proc *p = wpp_shm_proc_at(h, i);
+	uint32_t st = LOAD_ACQ(&p->state);
+
+	return st == WPP_SHM_EXITING || (st == WPP_SHM_LIVE && pid_gone(p->pid));
+}
+
+static uint32_t *tu_state(struct wpp_shm_header *h, uint32_t i)
+{
+	return &wpp_shm_tu_at(h, i)->state;
+}
+
+/* A module's entry is freed with its process's. */
+static int tu_reclaimable(struct wpp_shm_header *h, uint32_t i)
+{
+	struct wpp_shm_tu *t = wpp_shm_tu_at(h, i);
+
+	return LOAD_ACQ(&t->state) == WPP_SHM_LIVE && t->proc_index < h->max_procs &&
+	       proc_reclaimable(h, t->proc_index);
+}
+
+static int any_reclaimable(struct wpp_shm_header *h, const struct entry_table *tab)
+{
+	for (uint32_t i = 0; i < tab->count; i++)
+		if (tab->reclaimable(h, i))
+			return 1;
+	return 0;
+}
+
+/* Claim a free entry for pid; its index, or -1 (counted in table_full). */
+static long claim_entry(struct wpp_shm_header *h, const struct entry_table *tab, uint32_t pid)
+{
+	uint64_t deadline = 0;
+	long pause_ns = 50000;
+	int saved_errno = errno;
+
+	for (;;) {
+		for (uint32_t i = 0; i < tab->count; i++)
+			if (claim(tab->state_at(h, i), pid)) {
+				errno = saved_errno;
+				return i;
+			}
+		if (!deadline) {
+			if (!collector_alive(h) || !any_reclaimable(h, tab))
+				break;
+			deadline = now_ns() + ENTRY_WAIT_MAX_NS;
+			stat_add(&h->entry_waits);
+		} else if (now_ns() > deadline || !collector_alive(h) || !any_reclaimable(h, tab)) {
+			break;
+		}
+		ring_doorbell(h);
+		nanosleep(&(struct timespec){0, pause_ns}, NULL);
+		if (pause_ns < 4000000)
+			pause_ns *= 2;
+	}
+	__atomic_fetch_add(&h->table_full, 1, __ATOMIC_RELAXED);
+	errno = saved_errno;
+	return -1;
 }
 
 int wpp_shm_attach(struct wpp_shm_client *c, const char *path)
@@ -79,7 +215,7 @@ static void copy_str(char *dst, size_t cap, const char *src, uint32_t *len_out)
 int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc_info *p)
 {
 	struct wpp_shm_header *h = c->h;
-	struct wpp_shm_proc *e = NULL;
+	struct wpp_shm_proc *e;
 	uint32_t i, generation = 0, flags = p->flags;
 
 	/* Same pid and start time as a live image: we are that process after
@@ -95,13 +231,11 @@ int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc
 	}
 	if (generation)
 		flags |= 2u; /* WPP_PROC_EXECED */
-	for (i = 0; i < h->max_procs && !e; i++)
-		if (claim(&wpp_shm_proc_at(h, i)->state, p->pid))
-			e = wpp_shm_proc_at(h, i);
-	if (!e) {
-		__atomic_fetch_add(&h->table_full, 1, __ATOMIC_RELAXED);
+	const struct entry_table procs = {h->max_procs, proc_state, proc_reclaimable};
+	long pi = claim_entry(h, &procs, p->pid);
+	if (pi < 0)
 		return -ENOSPC;
-	}
+	e = wpp_shm_proc_at(h, (uint32_t)pi);
 	e->pid = p->pid;
 	e->ppid = p->ppid;
 	e->parent_tid = p->parent_tid;
@@ -124,16 +258,13 @@ int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc
 int wpp_shm_register_tu(struct wpp_shm_client *c, const struct wpp_shm_tu_info *t)
 {
 	struct wpp_shm_header *h = c->h;
-	struct wpp_shm_tu *e = NULL;
-	uint32_t i, pid = (uint32_t)getpid();
-
-	for (i = 0; i < h->max_tus && !e; i++)
-		if (claim(&wpp_shm_tu_at(h, i)->state, pid))
-			e = wpp_shm_tu_at(h, i);
-	if (!e) {
-		__atomic_fetch_add(&h->table_full, 1, __ATOMIC_RELAXED);
+	struct wpp_shm_tu *e;
+	uint32_t pid = (uint32_t)getpid();
+	const struct entry_table tus = {h->max_tus, tu_state, tu_reclaimable};
+	long ti = claim_entry(h, &tus, pid);
+	if (ti < 0)
 		return -ENOSPC;
-	}
+	e = wpp_shm_tu_at(h, (uint32_t)ti);
 	e->proc_index = c->proc_index;
 	e->fid_base = t->fid_base;
 	e->nfuncs = t->nfuncs;
@@ -153,22 +284,20 @@ int wpp_shm_register_tu(struct wpp_shm_client *c, const struct wpp_shm_tu_info *
 struct wpp_shm_thread *wpp_shm_thread_open(struct wpp_shm_client *c, uint32_t pid, uint32_t tid)
 {
 	struct wpp_shm_header *h = c->h;
-	uint32_t i;
+	const struct entry_table threads = {h->max_threads, thread_state, thread_reclaimable};
+	long i = claim_entry(h, &threads, pid);
+	struct wpp_shm_thread *t;
 
-	for (i = 0; i < h->max_threads; i++) {
-		struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
-		if (!claim(&t->state, pid))
-			continue;
-		/* The collector left rings at head == tail == 0, slots zeroed. */
-		t->proc_index = c->proc_index;
-		t->pid = pid;
-		t->tid = tid;
-		t->start_ns = now_ns();
-		STORE_REL(&t->state, WPP_SHM_LIVE);
-		return t;
-	}
-	__atomic_fetch_add(&h->table_full, 1, __ATOMIC_RELAXED);
-	return NULL;
+	if (i < 0)
+		return NULL;
+	t = wpp_shm_thread_at(h, (uint32_t)i);
+	/* The collector left rings at head == tail == 0, slots zeroed. */
+	t->proc_index = c->proc_index;
+	t->pid = pid;
+	t->tid = tid;
+	t->start_ns = now_ns();
+	STORE_REL(&t->state, WPP_SHM_LIVE);
+	return t;
 }
 
 void wpp_shm_thread_close(struct wpp_shm_thread *t)
@@ -179,18 +308,6 @@ void wpp_shm_thread_close(struct wpp_shm_thread *t)
 void wpp_shm_thread_lost(struct wpp_shm_thread *t, uint64_t words)
 {
 	__atomic_fetch_add(&t->lost_words, words, __ATOMIC_RELEASE);
-}
-
-static int collector_alive(struct wpp_shm_header *h)
-{
-	if (LOAD_ACQ(&h->collector_gone))
-		return 0;
-	return !(kill((pid_t)h->collector_pid, 0) < 0 && errno == ESRCH);
-}
-
-static void stat_add(uint64_t *counter)
-{
-	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -283,12 +400,5 @@ void wpp_shm_ring_publish(struct wpp_shm_client *c, struct wpp_shm_thread *t, in
 	 * Safe: whoever reads 0 published its head before that read, and the
 	 * collector always sets the flag and rescans the heads before it sleeps
 	 * again (wpp_shm_collector_wait), so it sees that head. */
-	if (__atomic_load_n(&h->collector_sleeping, __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(&h->collector_sleeping, 0, __ATOMIC_SEQ_CST)) {
-		int saved_errno = errno;
-		stat_add(&h->doorbell_wakes);
-		__atomic_fetch_add(&h->doorbell, 1, __ATOMIC_RELEASE);
-		wpp_futex_wake_all(&h->doorbell);
-		errno = saved_errno;
-	}
+	ring_doorbell(h);
 }

@@ -125,7 +125,10 @@ struct wpp_shm_header {
 	uint64_t doorbell_wakes;
 	uint64_t space_waits;
 	uint64_t space_wait_timeouts;
-	uint64_t reserved[1];
+	/* Claims that found their table full of entries the collector had
+	 * still to reclaim (exited threads, finished processes) and waited
+	 * for it instead of giving up (wpp_shm_thread_open). */
+	uint64_t entry_waits;
 };
 
 enum wpp_shm_entry_state {

@@ -97,12 +97,15 @@ static int record_shm(struct record_opts *o_)
 	/* Back-pressure and wake-ups, as the producers counted them: how
 	 * often a program waited for ring space is what it paid the
 	 * collector (docs/shm-transport.md). */
-	char extra[224], waits[128];
+	char extra[288], waits[192], entries[64] = "";
+	if (tot.entry_waits)
+		snprintf(entries, sizeof(entries), ", for a free table entry %llu times",
+			 (unsigned long long)tot.entry_waits);
 	snprintf(waits, sizeof(waits),
-		 ", producers waited for ring space %llu times (%llu timed out), "
+		 ", producers waited for ring space %llu times (%llu timed out)%s, "
 		 "rang the doorbell %llu times",
 		 (unsigned long long)tot.space_waits, (unsigned long long)tot.space_wait_timeouts,
-		 (unsigned long long)tot.doorbell_wakes);
+		 entries, (unsigned long long)tot.doorbell_wakes);
 	record_usage_text(extra, sizeof(extra), waits);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	if (tot.table_full)

@@ -9,6 +9,9 @@
  *
  * role: 0 main code, 1 thread code, 2 signal level 1, 3 signal level 2,
  *       4 after-fork child, 5 exec'd image, 6 after longjmp.
+ *
+ * Modes (argv[1]): basic, threads, churn, forkchurn, signals, longjmp,
+ * fork, exec (execd), kill, exit; argv[2] is the words per writer.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -51,6 +54,14 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void *churn_thread(void *arg)
+{
+	uint32_t i = (uint32_t)(uintptr_t)arg;
+
+	run(1, 0, i * nwords + 1, nwords);
+	return NULL;
+}
+
 static void on_usr2(int sig)
 {
 	(void)sig;
@@ -89,6 +100,37 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
 		run(0, 0, 11, 10);
+	} else if (!strcmp(mode, "churn")) {
+		/* Waves of short-lived threads, each thread i writing counters
+		 * i*nwords+1 .. (i+1)*nwords of role 1: more threads over the run
+		 * than the tables hold, never more at once. */
+		unsigned waves = argc > 3 ? (unsigned)atoi(argv[3]) : 10;
+		unsigned per = argc > 4 ? (unsigned)atoi(argv[4]) : 4;
+		pthread_t th[64];
+		for (unsigned w = 0; w < waves; w++) {
+			for (unsigned i = 0; i < per && i < 64; i++)
+				pthread_create(&th[i], NULL, churn_thread,
+					       (void *)(uintptr_t)(w * per + i));
+			for (unsigned i = 0; i < per && i < 64; i++)
+				pthread_join(th[i], NULL);
+		}
+		run(0, 0, 1, 10);
+	} else if (!strcmp(mode, "forkchurn")) {
+		/* The same with processes: child i writes role 4, counters
+		 * i*nwords+1 .. (i+1)*nwords, and exits at once. */
+		unsigned waves = argc > 3 ? (unsigned)atoi(argv[3]) : 10;
+		unsigned per = argc > 4 ? (unsigned)atoi(argv[4]) : 3;
+		for (unsigned w = 0; w < waves; w++) {
+			for (unsigned i = 0; i < per; i++)
+				if (fork() == 0) {
+					run(4, 0, (w * per + i) * nwords + 1, nwords);
+					__wpp_flush_all();
+					_exit(0);
+				}
+			while (wait(NULL) > 0)
+				;
+		}
+		run(0, 0, 1, 10);
 	} else if (!strcmp(mode, "signals")) {
 		signal(SIGUSR1, on_usr1);
 		signal(SIGUSR2, on_usr2);
