@@ -25,6 +25,14 @@ struct proc_track {
 	int dead;
 	int pidfd;
 	unsigned nthreads; /* thread slots that still reference this entry */
+	/* Announced before this pass's thread loop began, so nthreads counts
+	 * all its threads.  A process first announced later in the pass (by
+	 * the module scan before a retirement) may have thread slots the loop
+	 * had already passed when they were claimed: retiring it then would
+	 * free its entry for another process while those slots still point at
+	 * it, and their START/EXIT would be written under the newcomer's pid
+	 * (seen with waves of short-lived forked children). */
+	int counted;
 };
 
 struct thread_track {
@@ -389,8 +397,10 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	scan_procs(c, s, &err);
 	if (!err)
 		err = scan_tus(c, s);
-	for (uint32_t i = 0; i < h->max_procs; i++)
+	for (uint32_t i = 0; i < h->max_procs; i++) {
 		c->procs[i].nthreads = 0;
+		c->procs[i].counted = c->procs[i].announced;
+	}
 	for (uint32_t i = 0; i < h->max_threads && !err; i++) {
 		struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
 		struct thread_track *tt = &c->threads[i];
@@ -435,7 +445,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	for (uint32_t i = 0; i < h->max_procs && !err; i++) {
 		struct proc_track *pt = &c->procs[i];
 		uint32_t st = LOAD_ACQ(&wpp_shm_proc_at(h, i)->state);
-		if (!pt->announced || pt->nthreads)
+		if (!pt->announced || !pt->counted || pt->nthreads)
 			continue;
 		if (pt->dead || st == WPP_SHM_EXITING || c->finishing) {
 			err = scan_tus(c, s); /* report late modules before retiring */

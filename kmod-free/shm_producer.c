@@ -137,11 +137,17 @@ static int tu_reclaimable(struct wpp_shm_header *h, uint32_t i)
 	       proc_reclaimable(h, t->proc_index);
 }
 
+/* Is waiting worth it: an entry freed since our claims failed, one that a
+ * claimer who died half-way holds (the collector frees it), or one the
+ * collector will reclaim? */
 static int any_reclaimable(struct wpp_shm_header *h, const struct entry_table *tab)
 {
-	for (uint32_t i = 0; i < tab->count; i++)
-		if (tab->reclaimable(h, i))
+	for (uint32_t i = 0; i < tab->count; i++) {
+		uint32_t st = LOAD_ACQ(tab->state_at(h, i));
+		if (st == WPP_SHM_FREE || ((st & 0xf) == WPP_SHM_CLAIMED && pid_gone(st >> 4)) ||
+		    tab->reclaimable(h, i))
 			return 1;
+	}
 	return 0;
 }
 
