@@ -47,6 +47,8 @@ struct bc_stream {
 	enum bc_stream_end end;
 	uint64_t end_time_ns;
 	int blocked;		 /* its process's exec has not been delivered yet */
+	uint32_t image;		 /* if blocked: the image it belongs to (bc_proc.execs_read
+				  * when it was first met) */
 	int had_loss;		 /* a gap was delivered: chunks of lost batches may trail */
 	int delivered;		 /* a batch was delivered */
 	uint64_t first_lost_seq; /* before that: 1 + lowest seq a gap covered, or 0 */
@@ -55,7 +57,27 @@ struct bc_stream {
 
 struct bc_module_pending {
 	struct bc_module_pending *next;
+	uint32_t image; /* as bc_stream.image */
 	struct wpp_brec_register r;
+};
+
+/* A thread started by an image whose exec is not delivered yet. */
+struct bc_start_pending {
+	struct bc_start_pending *next;
+	uint32_t image; /* as bc_stream.image */
+	uint32_t tid;
+	uint64_t time_ns;
+};
+
+/* An exec whose record was read while the image it replaces still had
+ * streams open (lifecycle.c): what the new image is, kept until its turn. */
+struct bc_exec_pending {
+	struct bc_exec_pending *next;
+	uint32_t old_tid;
+	uint64_t time_ns;
+	char *exe;
+	char *cmdline;
+	uint32_t cmdline_len;
 };
 
 struct bc_proc {
@@ -68,9 +90,16 @@ struct bc_proc {
 	int traced;	       /* counts towards bc_all_exited() */
 	uint32_t open_streams; /* unblocked streams not yet closed */
 	uint32_t blocked_streams;
-	int exec_pending; /* exec seen, old image's streams still open */
-	uint32_t exec_old_tid;
-	int exit_pending; /* last thread exited, streams still open */
+	/* Execs read but not delivered yet, oldest first: each waits until the
+	 * streams of the image it replaces have closed.  A program can exec
+	 * again before the collector has delivered its previous exec, so
+	 * there can be several.  execs_read counts this pid's exec records;
+	 * image k is the one exec record k started, and a stream or module
+	 * first met while execs are pending belongs to image execs_read. */
+	struct bc_exec_pending *execs;
+	uint32_t execs_read, execs_done;
+	struct bc_start_pending *starts; /* threads of pending images, in order */
+	int exit_pending;		 /* last thread exited, streams still open */
 	int exit_status;
 	char *exe;
 	char *cmdline;

@@ -42,8 +42,9 @@ struct bc_stream *demux_stream_get(struct bc_collector *c, uint64_t id, uint32_t
 	 * delivered belongs to the new image: every stream of the old image
 	 * was named by an exit or exec record, which the lifecycle ring holds
 	 * before the exec record. */
-	if (p && p->exec_pending) {
+	if (p && p->execs) {
 		s->blocked = 1;
+		s->image = p->execs_read;
 		p->blocked_streams++;
 	} else if (p) {
 		p->open_streams++;

@@ -40,18 +40,18 @@ static void set_str(char **dst, const char *src, size_t len)
 	*dst = s;
 }
 
-static void set_cmdline(struct bc_proc *p, const char *args, size_t len)
+static void set_cmdline(char **cmdline, uint32_t *cmdline_len, const char *args, size_t len)
 {
-	free(p->cmdline);
-	p->cmdline = NULL;
-	p->cmdline_len = 0;
+	free(*cmdline);
+	*cmdline = NULL;
+	*cmdline_len = 0;
 	if (!len)
 		return;
-	p->cmdline = malloc(len);
-	if (!p->cmdline)
+	*cmdline = malloc(len);
+	if (!*cmdline)
 		return;
-	memcpy(p->cmdline, args, len);
-	p->cmdline_len = (uint32_t)len;
+	memcpy(*cmdline, args, len);
+	*cmdline_len = (uint32_t)len;
 }
 
 static struct bc_proc *proc_new(struct bc_collector *c, uint32_t pid)
@@ -72,12 +72,29 @@ static struct bc_proc *proc_new(struct bc_collector *c, uint32_t pid)
 	return p;
 }
 
+static void exec_pending_free(struct bc_exec_pending *e)
+{
+	free(e->exe);
+	free(e->cmdline);
+	free(e);
+}
+
 void proc_free(struct bc_proc *p)
 {
 	while (p->modules) {
 		struct bc_module_pending *m = p->modules;
 		p->modules = m->next;
 		free(m);
+	}
+	while (p->execs) {
+		struct bc_exec_pending *e = p->execs;
+		p->execs = e->next;
+		exec_pending_free(e);
+	}
+	while (p->starts) {
+		struct bc_start_pending *t = p->starts;
+		p->starts = t->next;
+		free(t);
 	}
 	free(p->fid_bases);
 	free(p->exe);
@@ -99,7 +116,8 @@ struct bc_proc *proc_get(struct bc_collector *c, uint32_t pid, int create_from_p
 		set_str(&p->exe, exe, strlen(exe));
 	char *args = malloc(CMDLINE_MAX);
 	if (args) {
-		set_cmdline(p, args, proc_cmdline(pid, args, CMDLINE_MAX));
+		set_cmdline(&p->cmdline, &p->cmdline_len, args,
+			    proc_cmdline(pid, args, CMDLINE_MAX));
 		free(args);
 	}
 	p->ppid = proc_ppid(pid);
@@ -245,11 +263,12 @@ void lifecycle_register(struct bc_collector *c, const struct wpp_brec_register *
 	if (!r->read_ok)
 		wpp_warn("bpf: pid %u registered a TU whose descriptor could not be read",
 			 r->h.pid);
-	if (p->exec_pending) {
+	if (p->execs) {
 		/* Belongs to the image whose exec is not delivered yet. */
 		struct bc_module_pending *m = malloc(sizeof(*m)), **tail = &p->modules;
 		if (!m)
 			return;
+		m->image = p->execs_read;
 		m->r = *r;
 		m->next = NULL;
 		while (*tail)
@@ -304,6 +323,7 @@ void lifecycle_registry_late(struct bc_collector *c, struct bc_proc *p)
 
 struct unblock_ctx {
 	uint32_t pid;
+	uint32_t image;
 	uint64_t *ids;
 	size_t n;
 };
@@ -312,14 +332,28 @@ static void collect_blocked(uint64_t key, void *val, void *arg)
 {
 	struct bc_stream *s = val;
 	struct unblock_ctx *u = arg;
-	if (s->pid == u->pid && s->blocked)
+	if (s->pid == u->pid && s->blocked && s->image == u->image)
 		u->ids[u->n++] = key;
 }
 
+/* The oldest pending exec, now that the image it replaces has no stream
+ * open: the new image is announced, and what was held for it (modules,
+ * streams) is delivered.  Later execs stay pending for its streams. */
 static void exec_complete(struct bc_collector *c, struct bc_proc *p)
 {
-	p->exec_pending = 0;
-	thread_exited(c, p->pid, p->exec_old_tid, p->time_ns);
+	struct bc_exec_pending *e = p->execs;
+
+	p->execs = e->next;
+	p->execs_done++;
+	thread_exited(c, p->pid, e->old_tid, e->time_ns);
+	free(p->exe);
+	p->exe = e->exe;
+	free(p->cmdline);
+	p->cmdline = e->cmdline;
+	p->cmdline_len = e->cmdline_len;
+	p->time_ns = e->time_ns;
+	e->exe = e->cmdline = NULL;
+	exec_pending_free(e);
 	if (p->announced) {
 		p->generation++;
 		p->flags = WPP_PROC_EXECED;
@@ -335,14 +369,29 @@ static void exec_complete(struct bc_collector *c, struct bc_proc *p)
 		proc_announce(c, p);
 		thread_announce(c, p, p->pid, p->time_ns);
 	}
-	while (p->modules) {
-		struct bc_module_pending *m = p->modules;
-		p->modules = m->next;
+	for (struct bc_module_pending **mp = &p->modules; *mp;) {
+		struct bc_module_pending *m = *mp;
+		if (m->image != p->execs_done) {
+			mp = &m->next; /* a later image's */
+			continue;
+		}
+		*mp = m->next;
 		thread_announce(c, p, m->r.h.tid, m->r.h.time_ns);
 		emit_module(c, p, &m->r);
 		free(m);
 	}
+	for (struct bc_start_pending **tp = &p->starts; *tp;) {
+		struct bc_start_pending *t = *tp;
+		if (t->image != p->execs_done) {
+			tp = &t->next;
+			continue;
+		}
+		*tp = t->next;
+		thread_announce(c, p, t->tid, t->time_ns);
+		free(t);
+	}
 	struct unblock_ctx u = {.pid = p->pid,
+				.image = p->execs_done,
 				.ids = calloc(p->blocked_streams + 1, sizeof(uint64_t))};
 	if (!u.ids)
 		return;
@@ -436,11 +485,20 @@ static void exec_record(struct bc_collector *c, const struct wpp_brec_exec *r)
 	if (exe[0] && (c->opt.attach_on_exec || !c->opt.filter_pids) && exe[0] == '/')
 		attach_program_locked(c, path);
 
-	p->exec_pending = 1;
-	p->exec_old_tid = r->old_tid;
-	set_str(&p->exe, exe, strlen(exe));
-	set_cmdline(p, r->args, r->args_len <= sizeof(r->args) ? r->args_len : 0);
-	p->time_ns = r->h.time_ns;
+	struct bc_exec_pending *e = calloc(1, sizeof(*e)), **tail = &p->execs;
+	if (!e) {
+		wpp_err("bpf: out of memory remembering an exec of pid %u", r->h.pid);
+		return;
+	}
+	e->old_tid = r->old_tid;
+	e->time_ns = r->h.time_ns;
+	set_str(&e->exe, exe, strlen(exe));
+	set_cmdline(&e->cmdline, &e->cmdline_len, r->args,
+		    r->args_len <= sizeof(r->args) ? r->args_len : 0);
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = e;
+	p->execs_read++;
 	if (old) {
 		demux_stream_end(c, old, BC_END_EXEC, &r->old_stream, r->h.time_ns);
 	} else {
@@ -463,8 +521,22 @@ static void on_fork(struct bc_collector *c, const struct wpp_brec_fork *r)
 {
 	struct bc_proc *parent = proc_get(c, r->h.pid, 0);
 	if (r->is_thread) {
-		if (parent && parent->interesting)
+		if (!parent || !parent->interesting)
+			return;
+		if (!parent->execs) {
 			thread_announce(c, parent, r->child_tid, r->h.time_ns);
+			return;
+		}
+		/* Started by the newest image, whose exec is still pending:
+		 * its START belongs to that image. */
+		struct bc_start_pending *t = malloc(sizeof(*t)), **tail = &parent->starts;
+		if (!t)
+			return;
+		*t =
+		    (struct bc_start_pending){NULL, parent->execs_read, r->child_tid, r->h.time_ns};
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = t;
 		return;
 	}
 	struct bc_proc *stale = idmap_del(&c->procs, r->child_pid);
@@ -483,10 +555,15 @@ static void on_fork(struct bc_collector *c, const struct wpp_brec_fork *r)
 	p->flags = WPP_PROC_FORKED;
 	p->time_ns = r->h.time_ns;
 	if (parent) {
+		/* The forking image: the newest, even if its exec is pending. */
+		const char *exe = parent->exe, *cmdline = parent->cmdline;
+		uint32_t cmdline_len = parent->cmdline_len;
+		for (const struct bc_exec_pending *e = parent->execs; e; e = e->next)
+			exe = e->exe, cmdline = e->cmdline, cmdline_len = e->cmdline_len;
 		p->generation = 0;
-		if (parent->exe)
-			set_str(&p->exe, parent->exe, strlen(parent->exe));
-		set_cmdline(p, parent->cmdline, parent->cmdline_len);
+		if (exe)
+			set_str(&p->exe, exe, strlen(exe));
+		set_cmdline(&p->cmdline, &p->cmdline_len, cmdline, cmdline_len);
 		p->interesting |= parent->interesting;
 	}
 	if (p->interesting)
@@ -522,7 +599,7 @@ void proc_stream_closed(struct bc_collector *c, struct bc_proc *p)
 
 void proc_settle(struct bc_collector *c, struct bc_proc *p)
 {
-	if (p->exec_pending) {
+	if (p->execs) {
 		if (p->open_streams == 0)
 			exec_complete(c, p); /* settles again itself */
 		return;
