@@ -360,6 +360,26 @@ static void check_block(struct run *r, uint32_t pid, uint32_t tid, unsigned role
 	free(got.v), free(want.v);
 }
 
+/* After its waves, a churn mode's main thread writes role 0 counters
+ * 1..10; seqs must be dense everywhere. */
+static void check_churn_main(struct run *r, uint32_t pid)
+{
+	struct vec got, want = {0};
+
+	seqs_dense(r);
+	stream(r, pid, 0, pid, &got);
+	expect(&want, r->fid_base, 0, 0, 1, 10);
+	assert_same(&got, &want);
+	free(got.v), free(want.v);
+}
+
+static void check_all_seen(const unsigned char *seen, unsigned writers, const char *who)
+{
+	for (unsigned i = 0; i < writers; i++)
+		if (!seen[i])
+			fail_msg("%s %u's words are missing", who, i);
+}
+
 /* More threads over the run than --max-threads, never more at once: the
  * collector frees the entries of finished threads only on its passes, and
  * a thread that found the table full of them used to run untraced (only a
@@ -370,7 +390,6 @@ static void test_thread_churn(void **s)
 	enum { N = 5, WAVES = 300, PER = 7 }; /* with the main thread: 8 at once */
 	unsigned char seen[WAVES * PER] = {0};
 	struct run r;
-	struct vec got, want = {0};
 	uint32_t pid;
 	(void)s;
 
@@ -381,17 +400,11 @@ static void test_thread_churn(void **s)
 	assert_int_equal(r.thread_start, WAVES * PER + 1);
 	assert_int_equal(r.thread_exit, WAVES * PER + 1);
 	pid = r.procs[0].pid;
-	seqs_dense(&r);
-	stream(&r, pid, 0, pid, &got);
-	expect(&want, r.fid_base, 0, 0, 1, 10);
-	assert_same(&got, &want);
-	free(got.v), free(want.v);
+	check_churn_main(&r, pid);
 	for (size_t i = 0; i < r.nb; i++)
 		if (!r.b[i].used)
 			check_block(&r, pid, r.b[i].tid, 1, N, seen, WAVES * PER);
-	for (unsigned i = 0; i < WAVES * PER; i++)
-		if (!seen[i])
-			fail_msg("thread %u's words are missing", i);
+	check_all_seen(seen, WAVES * PER, "thread");
 	all_used(&r);
 	free_run(&r);
 }
@@ -403,7 +416,6 @@ static void check_process_churn(const char *opts, unsigned waves, unsigned per)
 	unsigned writers = waves * per;
 	unsigned char *seen = calloc(writers, 1);
 	struct run r;
-	struct vec got, want = {0};
 	char args[64];
 	uint32_t pid;
 
@@ -418,18 +430,12 @@ static void check_process_churn(const char *opts, unsigned waves, unsigned per)
 	assert_int_equal(r.thread_exit, writers + 1);
 	assert_int_equal(r.thread_events_off_main, 0);
 	pid = r.procs[0].pid;
-	seqs_dense(&r);
-	stream(&r, pid, 0, pid, &got);
-	expect(&want, r.fid_base, 0, 0, 1, 10);
-	assert_same(&got, &want);
-	free(got.v), free(want.v);
+	check_churn_main(&r, pid);
 	for (size_t p = 1; p < r.nprocs; p++) {
 		assert_int_equal(r.procs[p].ppid, pid);
 		check_block(&r, r.procs[p].pid, r.procs[p].pid, 4, N, seen, writers);
 	}
-	for (unsigned i = 0; i < writers; i++)
-		if (!seen[i])
-			fail_msg("child %u's words are missing", i);
+	check_all_seen(seen, writers, "child");
 	all_used(&r);
 	free_run(&r);
 	free(seen);
