@@ -80,11 +80,17 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
  * -a with a static runtime, or a libwpprt other than ours).  BPF never saw
  * them, so nothing else counts them: a gap of unknown size before the first
  * batch, up to the first seq a counted loss covers.  A signal batch may be
- * published before the batch it interrupted, which is then the lowest seq. */
+ * published before the batch it interrupted, so the lowest seq is the lower
+ * of the two: usually the interrupted one's, but a process forked inside a
+ * handler numbers its streams afresh from the handler's level, whose batch
+ * then comes first (seq 1, interrupting seq 2). */
 static void stream_unseen_start(struct bc_collector *c, struct bc_stream *s,
 				const struct bc_proc *p, const struct wpp_chunk_batch *b)
 {
-	uint64_t first = (b->flags & WPP_BATCH_SIGNAL) ? b->parent_seq : b->seq;
+	uint64_t first = b->seq;
+
+	if ((b->flags & WPP_BATCH_SIGNAL) && b->parent_seq < first)
+		first = b->parent_seq;
 
 	if (s->delivered)
 		return;
