@@ -33,8 +33,17 @@ PY
 # check_recording NAME PERIOD THROTTLED(yes|no) LO HI: the warning,
 # the INFO line, and samples x period against the exact count.
 check_recording() {
-	local name=$1 period=$2 throttled=$3 lo=$4 hi=$5 n share
-	record_spin "$name" "$period" || return
+	local name=$1 period=$2 throttled=$3 lo=$4 hi=$5 n share try
+	# A thread found running with no context switch seen that put it on
+	# its CPU leaves its per-batch count low, and record says so (seen
+	# once in a fresh-clone CI run: 8.6x); that recording cannot be
+	# compared.  Up to three recordings, for one without it.
+	for try in 1 2 3; do
+		record_spin "$name" "$period" || return
+		grep -q "no context switch seen" "$WORK/$name.err" || break
+	done
+	check "$name: per-batch counts complete (no unseen on-CPU stretch in 3 recordings)" \
+		"! grep -q 'no context switch seen' '$WORK/$name.err'"
 	n=$(field "$name" 'j["settings"].get("throttled.cpu-clock", 0)')
 	if [ "$throttled" = yes ]; then
 		check "$name: record warns that cpu-clock sampling was throttled" \
