@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shm_entries.h"
 #include "shm_futex.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
@@ -131,11 +132,6 @@ struct wpp_shm_header *wpp_shm_collector_header(struct wpp_shm_collector *c)
 	return c->h;
 }
 
-static int pid_gone(uint32_t pid)
-{
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
 /* Reading /proc/PID/stat's starttime tells a pid we registered from a later
  * process that reused it. */
 static int read_start_ticks(uint32_t pid, uint64_t *out)
@@ -208,7 +204,7 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 			c->tu_announced[i] = 1;
 			if ((err = s->module(s->ctx, wpp_shm_proc_at(h, t->proc_index), t)))
 				return err;
-		} else if ((st & 0xf) == WPP_SHM_CLAIMED && pid_gone(st >> 4)) {
+		} else if (wpp_shm_claim_abandoned(st)) {
 			__atomic_compare_exchange_n(&t->state, &st, WPP_SHM_FREE, 0,
 						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 		}
@@ -232,7 +228,7 @@ static void scan_procs(struct wpp_shm_collector *c, const struct wpp_shm_sink *s
 				if (poll(&pfd, 1, 0) > 0)
 					pt->dead = 1;
 			}
-		} else if ((st & 0xf) == WPP_SHM_CLAIMED && pid_gone(st >> 4)) {
+		} else if (wpp_shm_claim_abandoned(st)) {
 			__atomic_compare_exchange_n(&p->state, &st, WPP_SHM_FREE, 0,
 						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 		}
@@ -346,11 +342,6 @@ static int salvage_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink
 	return err;
 }
 
-static int tid_gone(uint32_t pid, uint32_t tid)
-{
-	return syscall(SYS_tgkill, (pid_t)pid, (pid_t)tid, 0) < 0 && errno == ESRCH;
-}
-
 static int finish_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti)
 {
 	struct wpp_shm_thread *t = wpp_shm_thread_at(c->h, ti);
@@ -412,7 +403,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 		if (st == WPP_SHM_FREE)
 			continue;
 		if ((st & 0xf) == WPP_SHM_CLAIMED) {
-			if (pid_gone(st >> 4) || c->finishing)
+			if (wpp_shm_pid_gone(st >> 4) || c->finishing)
 				__atomic_compare_exchange_n(&t->state, &st, WPP_SHM_FREE, 0,
 							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 			continue;
@@ -436,7 +427,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 			tt->lost_seen = lost;
 		}
 		dead = c->finishing || pt->dead || LOAD_ACQ(&p->state) == WPP_SHM_EXITING ||
-		       (st == WPP_SHM_EXITING && tid_gone(t->pid, t->tid));
+		       (st == WPP_SHM_EXITING && wpp_shm_tid_gone(t->pid, t->tid));
 		if (dead && !err)
 			err = finish_thread(c, s, i);
 		else

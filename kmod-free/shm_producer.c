@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shm_entries.h"
 #include "shm_futex.h"
 #include "shm_layout.h"
 #include "wpp/wpp_file.h"
@@ -48,9 +49,7 @@ static void stat_add(uint64_t *counter)
 
 static int collector_alive(struct wpp_shm_header *h)
 {
-	if (LOAD_ACQ(&h->collector_gone))
-		return 0;
-	return !(kill((pid_t)h->collector_pid, 0) < 0 && errno == ESRCH);
+	return !LOAD_ACQ(&h->collector_gone) && !wpp_shm_pid_gone(h->collector_pid);
 }
 
 /* Wake the collector if it sleeps on the doorbell (see
@@ -91,11 +90,6 @@ struct entry_table {
 	int (*reclaimable)(struct wpp_shm_header *h, uint32_t i);
 };
 
-static int pid_gone(uint32_t pid)
-{
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
 static uint32_t *thread_state(struct wpp_shm_header *h, uint32_t i)
 {
 	return &wpp_shm_thread_at(h, i)->state;
@@ -106,8 +100,7 @@ static int thread_reclaimable(struct wpp_shm_header *h, uint32_t i)
 {
 	struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
 
-	return LOAD_ACQ(&t->state) == WPP_SHM_EXITING &&
-	       syscall(SYS_tgkill, (pid_t)t->pid, (pid_t)t->tid, 0) < 0 && errno == ESRCH;
+	return LOAD_ACQ(&t->state) == WPP_SHM_EXITING && wpp_shm_tid_gone(t->pid, t->tid);
 }
 
 static uint32_t *proc_state(struct wpp_shm_header *h, uint32_t i)
@@ -120,7 +113,7 @@ static int proc_reclaimable(struct wpp_shm_header *h, uint32_t i)
 	struct wpp_shm_proc *p = wpp_shm_proc_at(h, i);
 	uint32_t st = LOAD_ACQ(&p->state);
 
-	return st == WPP_SHM_EXITING || (st == WPP_SHM_LIVE && pid_gone(p->pid));
+	return st == WPP_SHM_EXITING || (st == WPP_SHM_LIVE && wpp_shm_pid_gone(p->pid));
 }
 
 static uint32_t *tu_state(struct wpp_shm_header *h, uint32_t i)
@@ -144,8 +137,7 @@ static int any_reclaimable(struct wpp_shm_header *h, const struct entry_table *t
 {
 	for (uint32_t i = 0; i < tab->count; i++) {
 		uint32_t st = LOAD_ACQ(tab->state_at(h, i));
-		if (st == WPP_SHM_FREE || ((st & 0xf) == WPP_SHM_CLAIMED && pid_gone(st >> 4)) ||
-		    tab->reclaimable(h, i))
+		if (st == WPP_SHM_FREE || wpp_shm_claim_abandoned(st) || tab->reclaimable(h, i))
 			return 1;
 	}
 	return 0;
@@ -164,13 +156,12 @@ static long claim_entry(struct wpp_shm_header *h, const struct entry_table *tab,
 				errno = saved_errno;
 				return i;
 			}
-		if (!deadline) {
-			if (!collector_alive(h) || !any_reclaimable(h, tab))
-				break;
+		if (!collector_alive(h) || !any_reclaimable(h, tab) ||
+		    (deadline && now_ns() > deadline))
+			break;
+		if (!deadline) { /* the first wait of this claim */
 			deadline = now_ns() + ENTRY_WAIT_MAX_NS;
 			stat_add(&h->entry_waits);
-		} else if (now_ns() > deadline || !collector_alive(h) || !any_reclaimable(h, tab)) {
-			break;
 		}
 		ring_doorbell(h);
 		nanosleep(&(struct timespec){0, pause_ns}, NULL);
