@@ -33,13 +33,23 @@ for line in open(sys.argv[1]):
 print("parent" if root in kids else f"{len(kids)} children")' "$1"
 }
 
+# record_both NAME PROG [ARG...]: record PROG (run in $WORK) through shm and
+# through BPF into NAME-{shm,bpf}.wpp, with its output, errors and decoded
+# trace beside (.out, .err, .jsonl).  1 if a recording failed (said already).
+record_both() {
+	local name=$1 rc=0
+	shift
+	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o $name-shm.wpp -- "$@" >$name-shm.out 2>$name-shm.err) ||
+		{ fail "$name: shm record failed"; rc=1; }
+	(cd "$WORK" && "$WPPTRACE" record -q -o $name-bpf.wpp -- "$@" >$name-bpf.out 2>$name-bpf.err) ||
+		{ fail "$name: bpf record failed: $(cat "$WORK/$name-bpf.err")"; rc=1; }
+	jsonl "$WORK/$name-shm.wpp"
+	jsonl "$WORK/$name-bpf.wpp"
+	return $rc
+}
+
 for prog in fork exec vfork clone_vm; do
-	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o $prog-shm.wpp -- ./$prog >$prog-shm.out 2>$prog-shm.err) ||
-		fail "$prog: shm record failed"
-	(cd "$WORK" && "$WPPTRACE" record -q -o $prog-bpf.wpp -- ./$prog >$prog-bpf.out 2>$prog-bpf.err) ||
-		fail "$prog: bpf record failed: $(cat "$WORK/$prog-bpf.err")"
-	jsonl "$WORK/$prog-shm.wpp"
-	jsonl "$WORK/$prog-bpf.wpp"
+	record_both $prog ./$prog
 	if out=$($CMP same "$WORK/$prog-shm.jsonl" "$WORK/$prog-bpf.jsonl"); then
 		pass "$prog: $out"
 	else
@@ -112,12 +122,7 @@ done
 # in turn.  Five runs of a 200-exec chain must decode as through shm, with
 # the same process images.
 for i in 1 2 3 4 5; do
-	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o chain-shm.wpp -- ./execchain 200 >chain-shm.out) ||
-		{ fail "execchain: shm record failed"; break; }
-	(cd "$WORK" && "$WPPTRACE" record -q -o chain-bpf.wpp -- ./execchain 200 >chain-bpf.out 2>chain-bpf.err) ||
-		{ fail "execchain: bpf record failed: $(cat "$WORK/chain-bpf.err")"; break; }
-	jsonl "$WORK/chain-shm.wpp"
-	jsonl "$WORK/chain-bpf.wpp"
+	record_both chain ./execchain 200 || break
 	images() { info "$1" | awk '/^  pid /{n++} /image [0-9]/{e++} END{printf "%d images, %d exec'\''d\n", n, e}'; }
 	s=$(images "$WORK/chain-shm.wpp")
 	b=$(images "$WORK/chain-bpf.wpp")
@@ -133,12 +138,7 @@ done
 # seq 2.  The BPF collector took the interrupted seq for the lowest one and
 # reported a batch "published before the probe was attached" for every
 # such child (a gap of unknown size; 20 of 20 children).
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o sigfork-shm.wpp -- ./sigfork 20 >/dev/null) ||
-	fail "sigfork: shm record failed"
-(cd "$WORK" && "$WPPTRACE" record -q -o sigfork-bpf.wpp -- ./sigfork 20 >/dev/null 2>sigfork-bpf.err) ||
-	fail "sigfork: bpf record failed: $(cat "$WORK/sigfork-bpf.err")"
-jsonl "$WORK/sigfork-shm.wpp"
-jsonl "$WORK/sigfork-bpf.wpp"
+record_both sigfork ./sigfork 20
 lost=$(info "$WORK/sigfork-bpf.wpp" | awk '$1 == "lost" { print $2, $5, $7 }')
 if out=$($CMP same "$WORK/sigfork-shm.jsonl" "$WORK/sigfork-bpf.jsonl") && [ "$lost" = "0 0 (0" ] &&
 	! grep -q "before the probe was attached" "$WORK/sigfork-bpf.err"; then
