@@ -18,7 +18,8 @@ $(BPF_VMLINUX):
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	mv $@.tmp $@
 
-$(BPF_BUILD)/%.bpf.o: bpf/%.bpf.c bpf/wpp_bpf_records.h bpf/wpp_counter_records.h $(BPF_VMLINUX)
+$(BPF_BUILD)/%.bpf.o: bpf/%.bpf.c bpf/wpp_bpf_records.h bpf/wpp_counter_records.h \
+		bpf/wpp_position_records.h bpf/wpp_position.bpf.h $(BPF_VMLINUX)
 	$(CC) $(BPF_CFLAGS) -c $< -o $@
 
 $(BPF_BUILD)/%.skel.h: $(BPF_BUILD)/%.bpf.o

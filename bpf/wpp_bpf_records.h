@@ -32,6 +32,8 @@
 #include <linux/types.h>
 #endif
 
+#include "wpp_position_records.h"
+
 enum wpp_brec_kind {
 	WPP_BREC_BATCH = 1,    /* struct wpp_brec_batch + words, batch rings */
 	WPP_BREC_FORK = 2,     /* struct wpp_brec_fork, lifecycle ring */
@@ -59,6 +61,11 @@ struct wpp_brec_loss {
 	__u64 batches;
 	__u64 min_seq;
 };
+
+/* Batch flags BPF sets itself: WPP_BATCH_SIGNAL and WPP_BATCH_SALVAGED of
+ * wpp/wpp_file.h (checked in user/bpfcollect/demux.c). */
+#define WPP_BREC_SIGNAL	  1u
+#define WPP_BREC_SALVAGED 2u
 
 struct wpp_brec_batch {
 	struct wpp_brec_head h;
@@ -166,6 +173,14 @@ struct wpp_bpf_counters {
 	__u64 pauses;	      /* back-pressure: publishing process stopped */
 	__u64 pause_failures; /* ring over pause_fill but the stop failed
 			       * (pause table full, signal refused) */
+	/* A thread that ended (exit, exec, fatal signal) with words not yet
+	 * published: batches and words copied from its buffers (WPP_BATCH_SALVAGED),
+	 * and levels that could not be, because the thread was inside the
+	 * runtime's buffer switch (not counted as lost: such a level's words
+	 * were published just before, or are the handful in a scratch). */
+	__u64 salvaged_batches;
+	__u64 salvaged_words;
+	__u64 salvage_skipped;
 };
 
 /* Back-pressure state of a process the batch probe has stopped, hash keyed
@@ -181,12 +196,17 @@ struct wpp_bpf_pause {
 };
 
 /* Per-thread state, hash keyed by tid. */
+#define WPP_RECENT_SEQS 4
 struct wpp_bpf_thread {
 	__u64 stream_id;
 	__u32 pid;
 	__u32 reserved0;
 	__u64 next_pubno;
 	struct wpp_brec_loss pending;
+	/* seqs of the last WPP_RECENT_SEQS batches, by pubno: a thread that
+	 * ends between publishing a batch and clearing it from its level is
+	 * not salvaged twice */
+	__u64 recent_seq[WPP_RECENT_SEQS];
 };
 
 #endif

@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #endif
 
+#include "wpp_position_records.h"
+
 /* Events of one recording; indexes fit the sample record's u16. */
 #define WPP_MAX_COUNTERS 8
 
@@ -52,21 +54,6 @@ struct wpp_crec_count {
 	__u64 count;
 	__u64 enabled;
 	__u64 running;
-};
-
-/* A registered thread: where to read its position (user/runtime/wpp_position.h). */
-struct wpp_bpf_position {
-	__u32 pid;
-	__u32 nlevels;
-	__u64 cursor_addr;
-	__u64 thread_addr;
-	__u64 global_scratch;
-	__u32 off_depth, off_next_seq;
-	__u32 off_levels, level_size;
-	__u32 off_lv_words, off_lv_seq;
-	__u32 off_lv_cap, off_lv_scratch;
-	__u32 off_discard, scratch_words;
-	__u32 discard_words, slack_words;
 };
 
 /* A counter reading: value, time enabled, time running. */

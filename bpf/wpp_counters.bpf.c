@@ -23,10 +23,10 @@
 #include <bpf/usdt.bpf.h>
 
 #include "wpp_counter_records.h"
+#include "wpp_position.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-#define POSITION_MAGIC 0x534f5057u /* WPP_POSITION_MAGIC */
 /* enum wpp_sample_pos / wpp_sample_flags (wpp/wpp_file.h) */
 #define POS_BUFFER	 1
 #define POS_NEXT	 2
@@ -93,15 +93,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wpp_bpf_cpu_stretch);
 } cpu_stretch SEC(".maps");
-
-/* The descriptor as the runtime lays it out (wpp_position.h). */
-struct thread_position {
-	__u32 magic, version, tid, nlevels;
-	__u64 cursor_addr, thread_addr, global_scratch;
-	__u32 off_depth, off_next_seq, off_levels, level_size;
-	__u32 off_lv_words, off_lv_seq, off_lv_cap, off_lv_scratch;
-	__u32 off_discard, scratch_words, discard_words, slack_words;
-};
 
 /* Never written: the initial value of a thread's counting state (too big
  * for the BPF stack). */
@@ -194,33 +185,14 @@ int BPF_USDT(wpp_thread, void *desc)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct wpp_bpf_counter_stats *st = stats();
-	struct thread_position d;
 	struct wpp_bpf_position p = {};
 
 	if (!st || !is_traced(pid))
 		return 0;
-	if (bpf_probe_read_user(&d, sizeof(d), desc) || d.magic != POSITION_MAGIC ||
-	    d.nlevels == 0 || d.nlevels > 16) {
+	if (position_read(desc, pid, &p)) {
 		st->bad_descriptors++;
 		return 0;
 	}
-	p.pid = pid;
-	p.nlevels = d.nlevels;
-	p.cursor_addr = d.cursor_addr;
-	p.thread_addr = d.thread_addr;
-	p.global_scratch = d.global_scratch;
-	p.off_depth = d.off_depth;
-	p.off_next_seq = d.off_next_seq;
-	p.off_levels = d.off_levels;
-	p.level_size = d.level_size;
-	p.off_lv_words = d.off_lv_words;
-	p.off_lv_seq = d.off_lv_seq;
-	p.off_lv_cap = d.off_lv_cap;
-	p.off_lv_scratch = d.off_lv_scratch;
-	p.off_discard = d.off_discard;
-	p.scratch_words = d.scratch_words;
-	p.discard_words = d.discard_words;
-	p.slack_words = d.slack_words;
 	bpf_map_update_elem(&positions, &tid, &p, BPF_ANY);
 	st->threads++;
 
@@ -233,11 +205,6 @@ int BPF_USDT(wpp_thread, void *desc)
 			stretch_begin(cs, tid);
 	}
 	return 0;
-}
-
-static __always_inline int in_words(__u64 p, __u64 base, __u64 nwords)
-{
-	return p >= base && p <= base + nwords * 8;
 }
 
 /* Where thread tid stands; fills pos/depth/seq/word of r. */

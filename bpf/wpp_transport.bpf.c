@@ -7,8 +7,12 @@
  *                          stop the publishing process while that ring is
  *                          too full (back-pressure, pause_fill)
  *  usdt wpptrace:register  report a TU registration (fid range, metadata)
+ *  usdt wpptrace:thread    remember where a thread keeps its record position
  *  tp_btf sched_process_fork/exec/exit
  *                          open and close processes, threads and streams
+ *  tp_btf sched_prepare_exec, sched_process_exit
+ *                          salvage the words a thread that ends there had
+ *                          not published (see salvage_thread)
  *
  * Policy (which processes, which objects, ring sizes) lives in user space;
  * these programs only filter by the traced-process set when asked to.
@@ -21,6 +25,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "wpp_bpf_records.h"
+#include "wpp_position.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -69,6 +74,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } traced_pids SEC(".maps");
+
+/* Where each registered thread keeps its record position, by tid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_position);
+} positions SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -247,6 +260,65 @@ static __always_inline void pause_if_full(__u32 pid, __u32 cpu, struct wpp_bpf_c
 	cnt->pauses++;
 }
 
+/* What a publication carries: the runtime's batch header fields. */
+struct batch_args {
+	__u64 words_addr;
+	__u32 nwords;
+	__u32 flags;
+	__u64 seq;
+	__u64 parent_seq;
+	__u32 parent_off;
+	__u32 generation;
+};
+
+/* Copy one batch of thread tid into this CPU's ring under the stream's
+ * next pubno, or count it lost (and remember the loss for the stream's next
+ * record).  0 if delivered. */
+static __always_inline int publish(__u32 pid, __u32 tid, struct wpp_bpf_thread *t,
+				   struct wpp_bpf_counters *cnt, const struct batch_args *a)
+{
+	struct chunk_ctx c = {};
+	__u32 nchunks;
+
+	head_init(&c.tmpl.h, WPP_BREC_BATCH, pid, tid);
+	c.cpu = c.tmpl.h.cpu;
+	c.tmpl.stream_id = t->stream_id;
+	c.tmpl.pubno = t->next_pubno++;
+	c.tmpl.seq = a->seq;
+	c.tmpl.parent_seq = a->parent_seq;
+	c.tmpl.parent_off = a->parent_off;
+	c.tmpl.flags = a->flags;
+	c.tmpl.generation = a->generation;
+	c.tmpl.nwords = a->nwords;
+	c.tmpl.lost_before = t->pending;
+	c.words_addr = a->words_addr;
+	t->recent_seq[c.tmpl.pubno % WPP_RECENT_SEQS] = a->seq;
+
+	/* An empty batch still takes one record: it carries the seq and any
+	 * loss to report. */
+	nchunks = a->nwords ? (a->nwords + record_words - 1) / record_words : 1;
+	bpf_loop(nchunks, copy_chunk, &c, 0);
+
+	cnt->records += c.records;
+	if (c.failed) {
+		/* Chunks already submitted stay in the ring; the collector drops
+		 * them when a later record (or the stream end) reports this
+		 * pubno as lost. */
+		loss_add(&t->pending, a->nwords, a->seq);
+		cnt->lost_batches++;
+		cnt->lost_words += a->nwords;
+		if (c.read_failed)
+			cnt->read_failures++;
+		else
+			cnt->reserve_failures++;
+		return -1;
+	}
+	__builtin_memset(&t->pending, 0, sizeof(t->pending));
+	cnt->batches_delivered++;
+	cnt->words_delivered += a->nwords;
+	return 0;
+}
+
 SEC("usdt")
 int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
 	     __u32 parent_off, __u32 generation)
@@ -255,8 +327,15 @@ int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct wpp_bpf_counters *cnt = my_counters();
 	struct wpp_bpf_thread *t;
-	struct chunk_ctx c = {};
-	__u32 nchunks;
+	struct batch_args a = {
+	    .words_addr = (__u64)words,
+	    .nwords = nwords,
+	    .flags = flags,
+	    .seq = seq,
+	    .parent_seq = parent_seq,
+	    .parent_off = parent_off,
+	    .generation = generation,
+	};
 
 	if (!cnt || !is_traced(pid))
 		return 0;
@@ -269,44 +348,162 @@ int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64
 		cnt->lost_words += nwords;
 		return 0;
 	}
-
-	head_init(&c.tmpl.h, WPP_BREC_BATCH, pid, tid);
-	c.cpu = c.tmpl.h.cpu;
-	c.tmpl.stream_id = t->stream_id;
-	c.tmpl.pubno = t->next_pubno++;
-	c.tmpl.seq = seq;
-	c.tmpl.parent_seq = parent_seq;
-	c.tmpl.parent_off = parent_off;
-	c.tmpl.flags = flags;
-	c.tmpl.generation = generation;
-	c.tmpl.nwords = nwords;
-	c.tmpl.lost_before = t->pending;
-	c.words_addr = (__u64)words;
-
-	/* An empty batch still takes one record: it carries the seq and any
-	 * loss to report. */
-	nchunks = nwords ? (nwords + record_words - 1) / record_words : 1;
-	bpf_loop(nchunks, copy_chunk, &c, 0);
-
-	cnt->records += c.records;
-	pause_if_full(pid, c.cpu, cnt);
-	if (c.failed) {
-		/* Chunks already submitted stay in the ring; the collector drops
-		 * them when a later record (or the stream end) reports this
-		 * pubno as lost. */
-		loss_add(&t->pending, nwords, seq);
-		cnt->lost_batches++;
-		cnt->lost_words += nwords;
-		if (c.read_failed)
-			cnt->read_failures++;
-		else
-			cnt->reserve_failures++;
-		return 0;
-	}
-	__builtin_memset(&t->pending, 0, sizeof(t->pending));
-	cnt->batches_delivered++;
-	cnt->words_delivered += nwords;
+	publish(pid, tid, t, cnt, &a);
+	pause_if_full(pid, bpf_get_smp_processor_id(), cnt);
 	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_thread_pos, void *desc)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct wpp_bpf_position p = {};
+
+	if (!is_traced(pid) || position_read(desc, pid, &p))
+		return 0;
+	bpf_map_update_elem(&positions, &tid, &p, BPF_ANY);
+	return 0;
+}
+
+/* ---- salvage ---- */
+
+/*
+ * A thread that ends without the runtime's help (killed by a sibling's
+ * exit or exec, a fatal signal, _exit or exec called from inside a signal
+ * handler, exit handlers recording after the last flush) leaves words in
+ * its buffers that were never published: the shm collector salvages them
+ * from shared memory, and so does this, from the thread's own memory while
+ * it is still mapped (sched_process_exit runs before exit_mm;
+ * sched_prepare_exec before the old image is dropped, once the exec can no
+ * longer fail).  Every level 0..depth is copied up to its cursor: the
+ * current one's is the thread's cursor, an interrupted one's the cursor
+ * saved when the handler above it was entered.  A level without a number
+ * yet gets the next ones after the thread's last (the thread will number
+ * nothing more).  The batch goes out flagged WPP_BATCH_SALVAGED through the
+ * stream's ordinary numbering, before the record that ends the stream.
+ */
+struct salvage_ctx {
+	struct wpp_bpf_position p;
+	__u32 pid, tid;
+	int depth;
+	__u64 cursor;
+	__u64 next_seq;	 /* the last seq handed out (ours included) */
+	__u64 below_seq; /* the batch of the level below, 0 if none */
+};
+
+static __always_inline __u64 level_addr(const struct salvage_ctx *s, __u32 l)
+{
+	return s->p.thread_addr + s->p.off_levels + (__u64)l * s->p.level_size;
+}
+
+static __always_inline int recently_published(const struct wpp_bpf_thread *t, __u64 seq)
+{
+	for (int i = 0; i < WPP_RECENT_SEQS; i++)
+		if (t->recent_seq[i] == seq && seq)
+			return 1;
+	return 0;
+}
+
+static __always_inline void salvage_level(struct salvage_ctx *s, __u32 l,
+					  struct wpp_bpf_counters *cnt)
+{
+	__u64 lv = level_addr(s, l), up = level_addr(s, l + 1);
+	__u64 words = 0, seq = 0, end = s->cursor, base, poff = 0, below = s->below_seq;
+	__u32 cap = 0, scratch_words = s->p.scratch_words;
+	struct wpp_bpf_thread *t;
+	struct batch_args a = {};
+
+	if (bpf_probe_read_user(&words, 8, (void *)(lv + s->p.off_lv_words)) ||
+	    bpf_probe_read_user(&seq, 8, (void *)(lv + s->p.off_lv_seq)) ||
+	    bpf_probe_read_user(&cap, 4, (void *)(lv + s->p.off_lv_cap))) {
+		cnt->salvage_skipped++;
+		s->below_seq = 0;
+		return;
+	}
+	/* The level's own cursor: saved by the handler above it; for the
+	 * current level the thread's, unless the thread was entering a handler
+	 * (cursor already in the next level's scratch, depth not yet raised). */
+	if (l + 1 < s->p.nlevels && s->p.off_lv_saved_cursor &&
+	    ((int)l < s->depth || in_words(end, up + s->p.off_lv_scratch, scratch_words)) &&
+	    bpf_probe_read_user(&end, 8, (void *)(up + s->p.off_lv_saved_cursor))) {
+		cnt->salvage_skipped++;
+		s->below_seq = 0;
+		return;
+	}
+	if (words && in_words(end, words, (__u64)cap + s->p.slack_words))
+		base = words;
+	else if (in_words(end, lv + s->p.off_lv_scratch, scratch_words))
+		base = lv + s->p.off_lv_scratch;
+	else if (l == 0 && in_words(end, s->p.global_scratch, scratch_words))
+		base = s->p.global_scratch;
+	else {
+		/* Discard area (not recording), or mid-switch with its words
+		 * just published. */
+		if (!in_words(end, s->p.thread_addr + s->p.off_discard, s->p.discard_words))
+			cnt->salvage_skipped++;
+		s->below_seq = seq;
+		return;
+	}
+	a.nwords = (end - base) / 8;
+	if (!seq) {
+		if (!a.nwords) {
+			s->below_seq = 0;
+			return;
+		}
+		seq = ++s->next_seq;
+	}
+	s->below_seq = seq;
+	t = thread_state(s->pid, s->tid);
+	if (!t) {
+		cnt->no_thread_slot++;
+		cnt->lost_batches++;
+		cnt->lost_words += a.nwords;
+		return;
+	}
+	if (recently_published(t, seq))
+		return;
+	a.words_addr = base;
+	a.seq = seq;
+	a.flags = WPP_BREC_SALVAGED;
+	if (l > 0) {
+		a.flags |= WPP_BREC_SIGNAL;
+		a.parent_seq = below;
+		if (s->p.off_lv_parent_off)
+			bpf_probe_read_user(&poff, 8, (void *)(lv + s->p.off_lv_parent_off));
+		a.parent_off = (__u32)poff;
+	}
+	if (publish(s->pid, s->tid, t, cnt, &a) == 0) {
+		cnt->salvaged_batches++;
+		cnt->salvaged_words += a.nwords;
+	}
+}
+
+/* Salvage what the current thread (pid, tid) has not published. */
+static __always_inline void salvage_thread(__u32 pid, __u32 tid, struct wpp_bpf_counters *cnt)
+{
+	struct wpp_bpf_position *pos = bpf_map_lookup_elem(&positions, &tid);
+	struct salvage_ctx s = {.pid = pid, .tid = tid};
+
+	if (!pos || pos->pid != pid)
+		return;
+	s.p = *pos;
+	if (bpf_probe_read_user(&s.cursor, 8, (void *)s.p.cursor_addr) ||
+	    bpf_probe_read_user(&s.depth, 4, (void *)(s.p.thread_addr + s.p.off_depth)) ||
+	    bpf_probe_read_user(&s.next_seq, 8, (void *)(s.p.thread_addr + s.p.off_next_seq))) {
+		cnt->salvage_skipped++;
+		return;
+	}
+	if (s.depth < 0 || (__u32)s.depth >= s.p.nlevels)
+		return;
+	/* An older runtime does not say where interrupted levels end. */
+	if (!s.p.off_lv_saved_cursor && s.depth > 0)
+		return;
+	for (__u32 l = 0; l < POSITION_MAX_LEVELS; l++) {
+		if ((int)l > s.depth)
+			break;
+		salvage_level(&s, l, cnt);
+	}
 }
 
 /* struct wpp_registry_entry (user/runtime/wpp_registry.h), fixed ABI. */
@@ -445,6 +642,7 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 		 * from being reused by the new image at least. */
 		struct wpp_brec_stream_end lost;
 		stream_end(old_pid, &lost);
+		bpf_map_delete_elem(&positions, &old_pid);
 		cnt->lifecycle_lost++;
 		return 0;
 	}
@@ -469,6 +667,7 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 			r->held = 1;
 	}
 	stream_end(old_pid, &r->old_stream);
+	bpf_map_delete_elem(&positions, &old_pid);
 	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
 				      BPF_CORE_READ(bprm, filename));
 	r->filename_len = n > 0 ? n : 0;
@@ -489,6 +688,20 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	return 0;
 }
 
+/* The exec can no longer fail and the old image is still mapped: what the
+ * exec'ing thread had not published (an exec from a signal handler leaves
+ * the interrupted levels; an exec the runtime did not see, all of it). */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(wpp_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
+{
+	__u32 pid = task->tgid, tid = task->pid;
+	struct wpp_bpf_counters *cnt = my_counters();
+
+	if (cnt && is_traced(pid))
+		salvage_thread(pid, tid, cnt);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(wpp_exit, struct task_struct *p)
 {
@@ -502,6 +715,11 @@ int BPF_PROG(wpp_exit, struct task_struct *p)
 	/* signal->live drops to zero before this tracepoint for the last
 	 * thread (works whether or not the tracepoint passes group_dead). */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	/* Still in the thread's context with its memory mapped (the
+	 * tracepoint precedes exit_mm); the salvaged batches take pubnos
+	 * before the stream's end. */
+	salvage_thread(pid, tid, cnt);
+	bpf_map_delete_elem(&positions, &tid);
 	r = bpf_ringbuf_reserve(&lifecycle_ring, sizeof(*r), 0);
 	if (!r) {
 		struct wpp_brec_stream_end lost;

@@ -18,6 +18,7 @@
 #include "bc_internal.h"
 #include "elfinfo.h"
 #include "log.h"
+#include "positions.h"
 #include "procinfo.h"
 #include "wpp_transport.skel.h"
 
@@ -107,6 +108,10 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 	err = attach_probe(c, c->skel->progs.wpp_batch, path, "batch");
 	if (!err && f.has_register_probe)
 		err = attach_probe(c, c->skel->progs.wpp_register, path, "register");
+	/* Without it (a runtime older than the probe) nothing is salvaged
+	 * from threads that end with words unpublished. */
+	if (!err && f.has_thread_probe)
+		err = attach_probe(c, c->skel->progs.wpp_thread_pos, path, "thread");
 	if (!err) {
 		c->instrumented[c->nattached - 1] = 1;
 		if (wpp_verbosity >= 2) /* -v */
@@ -174,6 +179,10 @@ int attach_pid_mappings(struct bc_collector *c, pid_t pid)
 {
 	struct mapping_ctx m = {c, 0};
 	proc_each_exec_mapping(pid, attach_mapping, &m);
+	/* Its threads registered their positions before the probe was
+	 * there. */
+	if (m.instrumented)
+		positions_catch_up((uint32_t)pid, bpf_map__fd(c->skel->maps.positions));
 	return m.instrumented;
 }
 

@@ -50,8 +50,9 @@ struct bc_stream {
 	uint32_t image;		 /* if blocked: the image it belongs to (bc_proc.execs_read
 				  * when it was first met) */
 	int had_loss;		 /* a gap was delivered: chunks of lost batches may trail */
-	int delivered;		 /* a batch was delivered */
-	uint64_t first_lost_seq; /* before that: 1 + lowest seq a gap covered, or 0 */
+	int start_checked;	 /* stream_unseen_start has decided (demux.c) */
+	uint64_t lowest_seq;	 /* lowest seq delivered or named as a parent; 0 = none */
+	uint64_t first_lost_seq; /* before the check: 1 + lowest seq a gap covered, or 0 */
 	struct bc_item *held;
 };
 

@@ -102,17 +102,21 @@ struct bc_counters {
 	uint64_t lost_untracked; /* of lost_batches: no thread slot, no gap event */
 	uint64_t lifecycle_lost; /* fork/exec/exit/register records dropped */
 	uint64_t probe_hits;
-	uint64_t records;	 /* ring records consumed */
-	uint64_t gaps;		 /* gap events delivered */
-	uint64_t unseen_batches; /* published before the probe was attached, in
-				  * a process not attached mid-run (a gap of
-				  * unknown size at its thread's start) */
-	uint64_t pauses;	 /* back-pressure stops sent by the probe */
-	uint64_t pause_failures; /* stops that could not be sent (then a full
-				  * ring drops, as with drop_when_full) */
-	uint64_t continues;	 /* SIGCONTs the collector sent */
-	uint64_t paused_ns;	 /* time stopped, from each continued process's
-				  * latest stop (a lower bound) */
+	uint64_t records;	   /* ring records consumed */
+	uint64_t gaps;		   /* gap events delivered */
+	uint64_t unseen_batches;   /* published before the probe was attached, in
+				    * a process not attached mid-run (a gap of
+				    * unknown size at its thread's start) */
+	uint64_t pauses;	   /* back-pressure stops sent by the probe */
+	uint64_t pause_failures;   /* stops that could not be sent (then a full
+				    * ring drops, as with drop_when_full) */
+	uint64_t continues;	   /* SIGCONTs the collector sent */
+	uint64_t paused_ns;	   /* time stopped, from each continued process's
+				    * latest stop (a lower bound) */
+	uint64_t salvaged_batches; /* copied from threads that ended with words
+				    * unpublished (WPP_BATCH_SALVAGED) */
+	uint64_t salvaged_words;
+	uint64_t salvage_skipped; /* levels found mid-switch (words published) */
 };
 
 struct bc_callbacks {

@@ -19,6 +19,9 @@
 #include "bc_internal.h"
 #include "log.h"
 
+_Static_assert(WPP_BREC_SIGNAL == WPP_BATCH_SIGNAL && WPP_BREC_SALVAGED == WPP_BATCH_SALVAGED,
+	       "BPF sets the file's batch flags");
+
 static struct bc_proc *stream_proc(struct bc_collector *c, struct bc_stream *s)
 {
 	return proc_get(c, s->pid, 1);
@@ -68,39 +71,52 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
 	s->had_loss = 1;
 	/* Kept as seq + 1 so that 0 means none: a lost seq 0 counts too (a
 	 * gap before it was taken for an unseen start, two gaps in a row). */
-	if (!s->delivered && (!s->first_lost_seq || min_seq + 1 < s->first_lost_seq))
+	if (!s->start_checked && (!s->first_lost_seq || min_seq + 1 < s->first_lost_seq))
 		s->first_lost_seq = min_seq + 1;
 	if (c->cb.gap)
 		c->cb.gap(c->cb.ctx, &g);
 }
 
-/* A thread's first batch with a seq above 1 in a process that was not
- * attached mid-run: its runtime published batches before the probe was
- * attached here (an executable attached only once its exec record was read:
- * -a with a static runtime, or a libwpprt other than ours).  BPF never saw
- * them, so nothing else counts them: a gap of unknown size before the first
- * batch, up to the first seq a counted loss covers.  A signal batch may be
- * published before the batch it interrupted, so the lowest seq is the lower
- * of the two: usually the interrupted one's, but a process forked inside a
- * handler numbers its streams afresh from the handler's level, whose batch
- * then comes first (seq 1, interrupting seq 2). */
-static void stream_unseen_start(struct bc_collector *c, struct bc_stream *s,
-				const struct bc_proc *p, const struct wpp_chunk_batch *b)
+/* A thread whose lowest seq is above 1, in a process that was not attached
+ * mid-run: its runtime published batches before the probe was attached
+ * here (an executable attached only once its exec record was read: -a with
+ * a static runtime, or a libwpprt other than ours).  BPF never saw them, so
+ * nothing else counts them: a gap of unknown size before the first batch,
+ * up to the first seq a counted loss covers.
+ *
+ * The lowest seq is known once a main (level 0) batch is delivered: every
+ * lower seq was numbered before it, and a batch numbered before a level 0
+ * batch is published before it (a handler's batch before the handler
+ * returns).  Signal batches alone do not tell: a handler's batch comes
+ * first and names only the level it interrupted (a process forked inside a
+ * handler numbers the handler's batch 1 and the interrupted one 2; nested
+ * handlers name a chain), and what a thread ending inside a handler had
+ * not published comes last, salvaged.  Until a main batch, the lowest seq
+ * delivered or named is kept, and the stream's end decides. */
+static void stream_unseen_start(struct bc_collector *c, struct bc_stream *s)
 {
-	uint64_t first = b->seq;
+	struct bc_proc *p = idmap_get(&c->procs, s->pid);
+	uint64_t first = s->lowest_seq;
 
-	if ((b->flags & WPP_BATCH_SIGNAL) && b->parent_seq < first)
-		first = b->parent_seq;
-
-	if (s->delivered)
+	if (s->start_checked || !first)
 		return;
 	if (s->first_lost_seq && s->first_lost_seq - 1 < first)
 		first = s->first_lost_seq - 1; /* BPF counted those: they have their gap */
-	s->delivered = 1;
+	s->start_checked = 1;
 	if (first <= 1 || (p && (p->flags & WPP_PROC_ATTACHED)))
 		return;
 	c->unseen_batches += first - 1;
 	emit_gap(c, s, first - 1, 0, 1);
+}
+
+static void note_lowest_seq(struct bc_stream *s, const struct wpp_chunk_batch *b)
+{
+	uint64_t low = b->seq;
+
+	if ((b->flags & WPP_BATCH_SIGNAL) && b->parent_seq < low)
+		low = b->parent_seq;
+	if (!s->lowest_seq || low < s->lowest_seq)
+		s->lowest_seq = low;
 }
 
 static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_chunk_batch *b,
@@ -113,7 +129,9 @@ static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_c
 		thread_announce(c, p, s->tid, b->time_ns);
 		b->generation = p->generation;
 	}
-	stream_unseen_start(c, s, p, b);
+	note_lowest_seq(s, b);
+	if (!(b->flags & WPP_BATCH_SIGNAL))
+		stream_unseen_start(c, s);
 	c->batches++;
 	c->words += b->nwords;
 	if (c->cb.batch)
@@ -131,6 +149,7 @@ static void free_items_before(struct bc_stream *s, struct bc_item *stop)
 
 static void stream_close(struct bc_collector *c, struct bc_stream *s)
 {
+	stream_unseen_start(c, s); /* if only signal batches came */
 	free_items_before(s, NULL);
 	idmap_del(&c->streams, s->id);
 	if (s->had_loss && idmap_put(&c->closed_lossy, s->id, c))

@@ -190,6 +190,9 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 			out->lifecycle_lost += per[i].lifecycle_lost;
 			out->pauses += per[i].pauses;
 			out->pause_failures += per[i].pause_failures;
+			out->salvaged_batches += per[i].salvaged_batches;
+			out->salvaged_words += per[i].salvaged_words;
+			out->salvage_skipped += per[i].salvage_skipped;
 		}
 	}
 	free(per);

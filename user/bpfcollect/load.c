@@ -172,8 +172,10 @@ static int create_rings(struct bc_collector *c)
 static int attach_tracepoints(struct bc_collector *c)
 {
 	struct bpf_program *progs[] = {c->skel->progs.wpp_fork, c->skel->progs.wpp_exec,
-				       c->skel->progs.wpp_exit};
+				       c->skel->progs.wpp_exit, c->skel->progs.wpp_prepare_exec};
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		if (!bpf_program__autoload(progs[i]))
+			continue;
 		struct bpf_link *l = bpf_program__attach(progs[i]);
 		if (!l) {
 			explain_failure("attaching the sched tracepoints", -errno);
@@ -242,6 +244,15 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	if (err) {
 		explain_failure("creating the per-CPU ring buffers", err);
 		goto fail;
+	}
+	/* sched_prepare_exec is Linux 6.10+: without it an exec salvages
+	 * nothing (what a handler that execs interrupted is then lost, as are
+	 * words an exec the runtime did not see left). */
+	if (libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) < 0) {
+		bpf_program__set_autoload(c->skel->progs.wpp_prepare_exec, false);
+		if (wpp_verbosity >= 2)
+			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
+				 "thread had not published when it exec'd are not salvaged");
 	}
 	err = wpp_transport__load(c->skel);
 	if (err) {

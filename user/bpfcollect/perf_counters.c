@@ -22,9 +22,8 @@
 #include "bc_internal.h"
 #include "elfinfo.h"
 #include "log.h"
-#include "procinfo.h"
+#include "positions.h"
 #include "wpp_counters.skel.h"
-#include "wpp_position.h"
 
 #define COUNTER_RING_BYTES (16u << 20)
 
@@ -366,75 +365,9 @@ uint32_t pc_describe(const struct pc_session *s, struct wpp_counter_desc *out)
 	return s->opt.nevents;
 }
 
-struct catch_up {
-	struct pc_session *s;
-	uint32_t pid;
-	int added;
-};
-
-static void catch_up_object(const char *path, uint64_t map_base, void *arg)
-{
-	struct catch_up *cu = arg;
-	struct elf_facts f;
-	if (elf_facts_read(path, &f) != 0 || !f.positions_vaddr)
-		return;
-	uint64_t addr = (f.is_dyn ? map_base - f.first_load_vaddr : 0) + f.positions_vaddr;
-	char mem[64];
-	snprintf(mem, sizeof(mem), "/proc/%u/mem", cu->pid);
-	int fd = open(mem, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct wpp_positions *list = malloc(sizeof(*list));
-	if (list && pread(fd, list, sizeof(*list), (off_t)addr) == (ssize_t)sizeof(*list) &&
-	    memcmp(list->magic, WPP_POSITIONS_MAGIC, 8) == 0 &&
-	    list->capacity <= WPP_POSITIONS_CAPACITY) {
-		for (uint32_t i = 0; i < list->capacity; i++) {
-			struct wpp_thread_position d;
-			char task[64];
-			if (!list->slots[i] ||
-			    pread(fd, &d, sizeof(d), (off_t)list->slots[i]) != (ssize_t)sizeof(d) ||
-			    d.magic != WPP_POSITION_MAGIC || d.nlevels == 0 || d.nlevels > 16)
-				continue;
-			/* Stale slots name threads that are gone (or a reused TLS
-			 * block whose new owner registered the same address). */
-			snprintf(task, sizeof(task), "/proc/%u/task/%u", cu->pid, d.tid);
-			if (access(task, F_OK) != 0)
-				continue;
-			struct wpp_bpf_position p = {
-			    .pid = cu->pid,
-			    .nlevels = d.nlevels,
-			    .cursor_addr = d.cursor_addr,
-			    .thread_addr = d.thread_addr,
-			    .global_scratch = d.global_scratch,
-			    .off_depth = d.off_depth,
-			    .off_next_seq = d.off_next_seq,
-			    .off_levels = d.off_levels,
-			    .level_size = d.level_size,
-			    .off_lv_words = d.off_lv_words,
-			    .off_lv_seq = d.off_lv_seq,
-			    .off_lv_cap = d.off_lv_cap,
-			    .off_lv_scratch = d.off_lv_scratch,
-			    .off_discard = d.off_discard,
-			    .scratch_words = d.scratch_words,
-			    .discard_words = d.discard_words,
-			    .slack_words = d.slack_words,
-			};
-			uint32_t tid = d.tid;
-			/* BPF_NOEXIST: a registration the probe made meanwhile wins. */
-			if (bpf_map_update_elem(bpf_map__fd(cu->s->skel->maps.positions), &tid, &p,
-						BPF_NOEXIST) == 0)
-				cu->added++;
-		}
-	}
-	free(list);
-	close(fd);
-}
-
 int pc_catch_up_pid(struct pc_session *s, uint32_t pid)
 {
-	struct catch_up cu = {s, pid, 0};
-	proc_each_object_base((pid_t)pid, catch_up_object, &cu);
-	return cu.added;
+	return positions_catch_up(pid, bpf_map__fd(s->skel->maps.positions));
 }
 
 static void read_stats(struct pc_session *s, struct pc_stats *st)

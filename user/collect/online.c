@@ -380,7 +380,10 @@ void wpp_online_batch(struct wpp_online *o, const struct wpp_chunk_batch *b, con
 	}
 	o->stats.batches++;
 	if (b->seq < t->next_seq) {
-		o->stats.late_batches++;
+		/* A salvaged copy of a batch already delivered is expected
+		 * (stream.h), not late. */
+		if (!(b->flags & WPP_BATCH_SALVAGED))
+			o->stats.late_batches++;
 		return;
 	}
 	for (hi = t->nheld; lo < hi;) {
@@ -391,8 +394,19 @@ void wpp_online_batch(struct wpp_online *o, const struct wpp_chunk_batch *b, con
 			hi = mid;
 	}
 	if (lo < t->nheld && t->held[lo].ref.seq == b->seq) {
-		o->stats.duplicate_batches++; /* the first one wins, as offline */
-		return;
+		/* As offline: the first one wins, but a published batch beats
+		 * a salvaged copy (counted only when neither is a copy). */
+		struct held_batch *old = &t->held[lo];
+		if (b->flags & WPP_BATCH_SALVAGED)
+			return;
+		if (!(old->ref.flags & WPP_BATCH_SALVAGED)) {
+			o->stats.duplicate_batches++;
+			return;
+		}
+		t->held_words -= old->ref.nwords;
+		free(old->words);
+		memmove(t->held + lo, t->held + lo + 1, (t->nheld - lo - 1) * sizeof(*t->held));
+		t->nheld--;
 	}
 	if (t->nheld == t->held_cap) {
 		size_t cap = t->held_cap ? 2 * t->held_cap : 16;

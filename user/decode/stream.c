@@ -38,13 +38,22 @@ static int push_seg(struct wpp_stream *s, struct wpp_segment seg)
 	return 0;
 }
 
+int wpp_batch_order(const struct wpp_batch_ref *x, size_t xi, const struct wpp_batch_ref *y,
+		    size_t yi)
+{
+	uint32_t xs = x->flags & WPP_BATCH_SALVAGED, ys = y->flags & WPP_BATCH_SALVAGED;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (xs != ys)
+		return xs ? 1 : -1;
+	return xi < yi ? -1 : xi > yi;
+}
+
 static int by_seq_then_file(const void *a, const void *b)
 {
 	const struct batch_node *x = a, *y = b;
-
-	if (x->b->seq != y->b->seq)
-		return x->b->seq < y->b->seq ? -1 : 1;
-	return x->file_index < y->file_index ? -1 : x->file_index > y->file_index;
+	return wpp_batch_order(x->b, x->file_index, y->b, y->file_index);
 }
 
 static long find_seq(const struct assembler *as, uint64_t seq)
@@ -223,7 +232,8 @@ int wpp_stream_assemble_piece(const struct wpp_batch_ref *batches, size_t nbatch
 	qsort(as.nodes, nbatches, sizeof(*as.nodes), by_seq_then_file);
 	for (size_t i = 0; i < nbatches; i++) {
 		if (nuniq && as.nodes[nuniq - 1].b->seq == as.nodes[i].b->seq) {
-			out->duplicate_batches++;
+			if (!(as.nodes[i].b->flags & WPP_BATCH_SALVAGED))
+				out->duplicate_batches++;
 			continue;
 		}
 		as.nodes[nuniq++] = as.nodes[i];

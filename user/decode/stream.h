@@ -13,7 +13,9 @@
  *    seq is above after_seq.  seq values of a thread (main and signal batches
  *    share one counter) missing between two present batches become a gap of
  *    unknown size unless an explicit GAP chunk already stands there.
- *  - Duplicate seq values: the first batch in file order wins (counted).
+ *  - Duplicate seq values: the first batch in file order wins (counted),
+ *    except that a published batch always beats a salvaged copy of itself
+ *    (WPP_BATCH_SALVAGED; not counted).
  *
  * The result is a list of segments (word ranges of batches, and gaps) that
  * refers to the trace's batches; nothing is copied.
@@ -47,6 +49,12 @@ struct wpp_stream {
 	uint64_t clamped_offsets;	/* parent_off beyond the parent's words */
 	uint64_t missing_seqs;		/* holes in the seq numbering */
 };
+
+/* The order that decides which of a thread's batches with one seq is kept
+ * (the first): by seq, a published batch before a salvaged copy, then by
+ * file index.  A qsort-style comparison, for every reader that dedups. */
+int wpp_batch_order(const struct wpp_batch_ref *x, size_t xi, const struct wpp_batch_ref *y,
+		    size_t yi);
 
 /* 0, or -1 on allocation failure. */
 int wpp_stream_assemble(const struct wpp_thread_trace *th, struct wpp_stream *out);

@@ -255,11 +255,20 @@ int record_bpf(const struct record_opts *o_)
 	bc_finish(c, &k);
 	if (counters)
 		record_counters_finish(counters, o.quiet);
-	char extra[160], paused[64] = "";
+	char extra[256], paused[160] = "";
+	size_t used = 0;
 	/* How often back-pressure stopped the traced processes. */
 	if (k.pauses)
-		snprintf(paused, sizeof(paused), ", producers paused %llu times, %.2f s",
-			 (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
+		used += (size_t)snprintf(paused, sizeof(paused),
+					 ", producers paused %llu times, %.2f s",
+					 (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
+	/* Words threads left unpublished when they ended (killed, exec or
+	 * _exit from a handler), copied by the exit/exec programs. */
+	if (k.salvaged_batches && used < sizeof(paused))
+		snprintf(paused + used, sizeof(paused) - used,
+			 ", %llu events in %llu batches salvaged from threads that ended unflushed",
+			 (unsigned long long)k.salvaged_words,
+			 (unsigned long long)k.salvaged_batches);
 	record_usage_text(extra, sizeof(extra), paused);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);

@@ -13,12 +13,16 @@
 
 #include <stdlib.h>
 
+#include "stream.h"
+
 struct batch_info {
 	uint64_t seq;
 	uint64_t parent_seq;
 	uint32_t nwords;
 	uint32_t depth; /* UINT32_MAX while unknown */
 	int signal;
+	const struct wpp_batch_ref *ref; /* and its index: which duplicate is kept */
+	size_t file_index;
 };
 
 struct depth_key {
@@ -36,7 +40,7 @@ struct cost_batch_index {
 static int by_seq(const void *a, const void *b)
 {
 	const struct batch_info *x = a, *y = b;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return wpp_batch_order(x->ref, x->file_index, y->ref, y->file_index);
 }
 
 static int by_depth_then_index(const void *a, const void *b)
@@ -108,12 +112,18 @@ struct cost_batch_index *cost_batch_index_new(const struct wpp_thread_trace *th)
 	}
 	for (size_t i = 0; i < th->nbatches; i++) {
 		const struct wpp_batch_ref *r = &th->batches[i];
-		ix->b[i] = (struct batch_info){r->seq, r->parent_seq, r->nwords, UINT32_MAX,
-					       (r->flags & WPP_BATCH_SIGNAL) != 0};
+		ix->b[i] = (struct batch_info){r->seq,
+					       r->parent_seq,
+					       r->nwords,
+					       UINT32_MAX,
+					       (r->flags & WPP_BATCH_SIGNAL) != 0,
+					       r,
+					       i};
 	}
 	ix->n = th->nbatches;
 	qsort(ix->b, ix->n, sizeof(*ix->b), by_seq);
-	/* Duplicate numbers (hostile files): the stream keeps one; so do we. */
+	/* Duplicate numbers (a salvaged copy, hostile files): the stream keeps
+	 * the first in wpp_batch_order; so do we. */
 	size_t k = 0;
 	for (size_t i = 0; i < ix->n; i++)
 		if (k == 0 || ix->b[i].seq != ix->b[k - 1].seq)

@@ -321,6 +321,32 @@ __attribute__((noinline, used, visibility("default"), preserve_most)) void __wpp
 	errno = saved_errno;
 }
 
+/* Interrupted levels that recorded nothing since their last batch but were
+ * numbered as a handler batch's parent (a process forked inside a handler
+ * forgets the parent's buffers, so its level 0 is such a level): nothing
+ * would ever publish them if the handler ends the image, leaving the
+ * handler's batch without its parent.  They are published empty now, which
+ * is safe even if the exec fails and the handler returns: the level's
+ * cursor is at its scratch start, so its next record opens a new batch.  A
+ * level with words (in a buffer or its scratch) is left alone: its code
+ * holds a cursor past them.  The thread's cursor is the handler's, and is
+ * kept. */
+static void publish_empty_parents(struct rt_thread *t)
+{
+	uint64_t *cursor = __wpp_cursor, *limit = __wpp_limit;
+
+	for (int l = t->depth - 1; l >= 0; l--) {
+		struct rt_level *lv = &t->lv[l];
+		uint64_t *end = t->lv[l + 1].saved_cursor;
+		if (!lv->pinned || lv->words || end != scratch_of(t, l, end))
+			continue;
+		__wpp_cursor = end;
+		rt_level_finish(t, l, 0); /* may pin the level below: next */
+	}
+	__wpp_cursor = cursor;
+	__wpp_limit = limit;
+}
+
 __attribute__((noinline, used, visibility("default"))) void __wpp_flush_all(void)
 {
 	struct rt_thread *t = &rt_self;
@@ -332,9 +358,10 @@ __attribute__((noinline, used, visibility("default"))) void __wpp_flush_all(void
 	if (t->state == RT_T_LIVE && !t->overflow) {
 		rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
 		/* Levels below a running handler may be mid-record, so only the
-		 * current level is published; lower ones stay in place (shm
-		 * salvages them if the process goes away). */
+		 * current level is published; lower ones stay in place (the
+		 * transports salvage them if the call ends the image). */
 		rt_level_finish(t, t->depth, 0);
+		publish_empty_parents(t);
 	}
 	errno = saved_errno;
 }

@@ -76,6 +76,8 @@ void rt_position_register(struct rt_thread *t)
 	p->scratch_words = RT_SCRATCH_WORDS;
 	p->discard_words = sizeof(((struct rt_thread *)0)->discard) / sizeof(uint64_t);
 	p->slack_words = WPP_SLACK_WORDS;
+	p->off_lv_saved_cursor = offsetof(struct rt_level, saved_cursor);
+	p->off_lv_parent_off = offsetof(struct rt_level, parent_off);
 	/* magic last: a reader racing with the first registration sees either
 	 * nothing or a complete descriptor. */
 	__atomic_store_n(&p->magic, WPP_POSITION_MAGIC, __ATOMIC_RELEASE);

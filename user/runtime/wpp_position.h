@@ -33,6 +33,14 @@
  *   cursor in the discard area    -> not recorded
  *   anything else                 -> the thread is inside the runtime's buffer switch
  *
+ * Version 2 adds what a reader needs to recover the levels a signal handler
+ * interrupted (the transport salvages them when the thread ends inside the
+ * handler: exec or _exit there, or a fatal signal):
+ *   for a level l < depth, its cursor is the one saved when level l + 1 was
+ *   entered:  *(u64 *)(lv(l + 1) + off_lv_saved_cursor)
+ *   a signal level's batch is spliced at word
+ *             *(u64 *)(lv + off_lv_parent_off) of level l - 1's batch.
+ *
  * A path's record is written at the cursor when the path ends, and the
  * cursor is exact at every record (trace_abi.h), so the record that lands
  * at the position read is the one of the path executing when it was read.
@@ -43,7 +51,7 @@
 #include <stdint.h>
 
 #define WPP_POSITION_MAGIC     0x534f5057u /* "WPOS" */
-#define WPP_POSITION_VERSION   1u
+#define WPP_POSITION_VERSION   2u
 #define WPP_POSITIONS_SYMBOL   "__wpp_positions"
 #define WPP_POSITIONS_MAGIC    "WPPPOS\0\0"
 #define WPP_POSITIONS_CAPACITY 4096u
@@ -63,6 +71,9 @@ struct wpp_thread_position {
 	uint32_t off_discard, scratch_words;
 	uint32_t discard_words; /* including slack */
 	uint32_t slack_words;	/* owned words past a buffer's cap */
+	/* version 2 */
+	uint32_t off_lv_saved_cursor; /* the interrupted level's cursor (u64 *) */
+	uint32_t off_lv_parent_off;   /* where the level's batch splices (u64) */
 };
 
 /* At symbol __wpp_positions.  slots[i] is the address of a thread's

@@ -491,12 +491,48 @@ static void test_threads_and_exit(void **state)
 	free(ev.e);
 }
 
+/* A salvaged copy (WPP_BATCH_SALVAGED) of a batch: replaced by the
+ * published batch if that comes while the copy is held, dropped if it comes
+ * after the batch was delivered; neither counts as duplicate or late. */
+static void test_salvaged_copy(void **state)
+{
+	(void)state;
+	struct rec r = {0};
+	struct evlist ev = {0};
+	r.out = &ev;
+	struct wpp_online_consumer c = {.name = "rec", .thread_open = r_open, .thread_words = r_words,
+					.thread_gap = r_gap, .thread_close = r_close, .cfg = &r};
+	struct wpp_online *o = wpp_online_new(&c, 1);
+	uint64_t w[4] = {wpp_make_word(1, 1), wpp_make_word(1, 2), wpp_make_word(2, 3),
+			 wpp_make_word(3, 4)};
+	struct wpp_chunk_batch b = {.pid = 7, .tid = 8, .seq = 1, .nwords = 2,
+				    .flags = WPP_BATCH_SALVAGED};
+	wpp_online_batch(o, &b, w); /* held: no main batch after it yet */
+	b.nwords = 4;
+	b.flags = 0;
+	wpp_online_batch(o, &b, w); /* the published one replaces it */
+	b.seq = 2;
+	b.nwords = 1;
+	wpp_online_batch(o, &b, w);
+	b.seq = 1;
+	b.nwords = 2;
+	b.flags = WPP_BATCH_SALVAGED;
+	wpp_online_batch(o, &b, w); /* after delivery: dropped */
+	assert_int_equal(wpp_online_thread_exit(o, &(struct wpp_thread_key){7, 8, 0}, NULL), 0);
+	assert_int_equal(ev.n, 5); /* seq 1's four words, seq 2's one */
+	assert_int_equal(ev.e[3].fid, 3);
+	assert_int_equal(wpp_online_stats(o)->late_batches, 0);
+	assert_int_equal(wpp_online_stats(o)->duplicate_batches, 0);
+	wpp_online_free(o);
+	free(ev.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_plain_in_order),  cmocka_unit_test(test_random_orders),
 	    cmocka_unit_test(test_losses_and_gaps), cmocka_unit_test(test_hold_limit),
-	    cmocka_unit_test(test_threads_and_exit),
+	    cmocka_unit_test(test_threads_and_exit), cmocka_unit_test(test_salvaged_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,6 +182,36 @@ static void test_orphans_cycles_duplicates(void **state)
 	free(th.batches);
 }
 
+/* A thread salvaged while it was publishing a batch: the salvaged copy (a
+ * prefix, here 2 of 4 words) loses to the published batch wherever it sits
+ * in the file, and is no duplicate; two published copies still are. */
+static void test_salvaged_copy(void **state)
+{
+	static const struct spec before[] = {{1, 0, 0, 0, 2}, {0, 0, 0, 0, 1}, {1, 0, 0, 0, 4}};
+	static const struct spec after[] = {{0, 0, 0, 0, 1}, {1, 0, 0, 0, 4}, {1, 0, 0, 0, 2}};
+	static const struct spec both[] = {{1, 0, 0, 0, 4}, {1, 0, 0, 0, 2}};
+	static const uint64_t e[] = {100, 200, 201, 202, 203};
+	const struct spec *cases[] = {before, after};
+	const size_t copy_at[] = {0, 2}; /* the 2-word batch is the salvaged copy */
+	struct wpp_thread_trace th;
+	struct wpp_stream st;
+
+	(void)state;
+	for (int c = 0; c < 2; c++) {
+		build(&th, cases[c], 3);
+		th.batches[copy_at[c]].flags |= WPP_BATCH_SALVAGED;
+		check(&th, e, 5, &st);
+		assert_int_equal(st.duplicate_batches, 0);
+		wpp_stream_free(&st);
+		free(th.batches);
+	}
+	build(&th, both, 2);
+	check(&th, e + 1, 4, &st);
+	assert_int_equal(st.duplicate_batches, 1);
+	wpp_stream_free(&st);
+	free(th.batches);
+}
+
 static void test_deep_nesting(void **state)
 {
 	/* 60 nested signal batches: each splices into the previous after 1 word. */
@@ -224,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_signal_splices),
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_orphans_cycles_duplicates),
+		cmocka_unit_test(test_salvaged_copy),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_empty),
 	};
