@@ -58,13 +58,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1 << 16);
 	__type(key, __u32);
-	__type(value, struct wpp_bpf_position);
-} positions SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1 << 16);
-	__type(key, __u32);
 	__type(value, struct wpp_bpf_thread_counts);
 } thread_counts SEC(".maps");
 

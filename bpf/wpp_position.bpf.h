@@ -14,6 +14,15 @@
 /* Levels a reader follows at most (the runtime has 5). */
 #define POSITION_MAX_LEVELS 16
 
+/* Where each registered thread keeps its record position, by tid (each
+ * object that includes this has its own). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, struct wpp_bpf_position);
+} positions SEC(".maps");
+
 /* The descriptor as the runtime lays it out (wpp_position.h). */
 struct thread_position {
 	__u32 magic, version, tid, nlevels;

@@ -75,14 +75,6 @@ struct {
 	__type(value, __u8);
 } traced_pids SEC(".maps");
 
-/* Where each registered thread keeps its record position, by tid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1 << 16);
-	__type(key, __u32);
-	__type(value, struct wpp_bpf_position);
-} positions SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -78,8 +78,8 @@ static void catch_up_object(const char *path, uint64_t map_base, void *arg)
 			struct wpp_bpf_position p;
 			char task[64];
 			size_t v1 = offsetof(struct wpp_thread_position, off_lv_saved_cursor);
-			ssize_t got = list->slots[i] ? pread(fd, &d, sizeof(d), (off_t)list->slots[i])
-						     : 0;
+			ssize_t got =
+			    list->slots[i] ? pread(fd, &d, sizeof(d), (off_t)list->slots[i]) : 0;
 			if (got < (ssize_t)v1 || (d.version >= 2 && got < (ssize_t)sizeof(d)) ||
 			    position_from_desc(&d, cu->pid, &p))
 				continue;

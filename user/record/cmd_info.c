@@ -50,6 +50,7 @@ struct info {
 	size_t nthreads, cap_threads;
 	uint64_t first_ns, last_ns;
 	uint64_t batches, words, lost_words, lost_batches, gaps, modules, chunks;
+	uint64_t salvaged; /* batches copied from a thread that ended unflushed */
 	struct wpp_word_counts kinds;
 	uint32_t counters;
 	int have_end;
@@ -188,6 +189,8 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 		it->words += b.nwords;
 		in->batches++;
 		in->words += b.nwords;
+		if (b.flags & WPP_BATCH_SALVAGED)
+			in->salvaged++;
 		see_time(in, b.time_ns);
 		break;
 	}
@@ -321,7 +324,11 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		print_proc(in, &in->procs[i]);
 	printf("threads     %zu (%zu without an exit record)\n", in->nthreads, threads_running(in));
 	printf("modules     %" PRIu64 "\n", in->modules);
-	printf("batches     %" PRIu64 "\n", in->batches);
+	printf("batches     %" PRIu64, in->batches);
+	if (in->salvaged)
+		printf(" (%" PRIu64 " salvaged from threads that ended with words unpublished)",
+		       in->salvaged);
+	printf("\n");
 	printf("words       %" PRIu64 " trace words (64-bit)\n", in->words);
 	printf("records     %" PRIu64 " path or block records; %" PRIu64
 	       " REPEAT words add %" PRIu64 " executions; %" PRIu64 " other control words\n",
@@ -388,8 +395,9 @@ static void print_info_json(const char *path, const struct info *in, const char 
 		       p->flags & WPP_PROC_EXECED ? "true" : "false");
 	}
 	printf("],\"threads\":%zu,\"threads_without_exit\":%zu,\"modules\":%" PRIu64
-	       ",\"batches\":%" PRIu64 ",\"words\":%" PRIu64,
-	       in->nthreads, threads_running(in), in->modules, in->batches, in->words);
+	       ",\"batches\":%" PRIu64 ",\"salvaged_batches\":%" PRIu64 ",\"words\":%" PRIu64,
+	       in->nthreads, threads_running(in), in->modules, in->batches, in->salvaged,
+	       in->words);
 	json_kinds(&in->kinds);
 	printf(",\"lost_words\":%" PRIu64 ",\"lost_batches\":%" PRIu64 ",\"gaps\":%" PRIu64
 	       ",\"counters\":",

@@ -462,16 +462,29 @@ static void test_hold_limit(void **state)
 	assert_true(total_late > 0);
 }
 
+/* An assembler whose one consumer records into ev (r and c must live as
+ * long as it). */
+static struct wpp_online *rec_online(struct rec *r, struct evlist *ev,
+				     struct wpp_online_consumer *c)
+{
+	*r = (struct rec){.out = ev};
+	*c = (struct wpp_online_consumer){.name = "rec",
+					  .thread_open = r_open,
+					  .thread_words = r_words,
+					  .thread_gap = r_gap,
+					  .thread_close = r_close,
+					  .cfg = r};
+	return wpp_online_new(c, 1);
+}
+
 /* Several threads interleaved; each closes on its own exit. */
 static void test_threads_and_exit(void **state)
 {
 	(void)state;
-	struct rec r = {0};
+	struct rec r;
 	struct evlist ev = {0};
-	r.out = &ev;
-	struct wpp_online_consumer c = {.name = "rec", .thread_open = r_open, .thread_words = r_words,
-					.thread_gap = r_gap, .thread_close = r_close, .cfg = &r};
-	struct wpp_online *o = wpp_online_new(&c, 1);
+	struct wpp_online_consumer c;
+	struct wpp_online *o = rec_online(&r, &ev, &c);
 	uint64_t w[3] = {wpp_make_word(1, 1), wpp_make_word(1, 2), wpp_make_word(2, 3)};
 	struct wpp_chunk_batch b = {.pid = 7, .tid = 8, .seq = 2, .nwords = 3};
 	wpp_online_batch(o, &b, w); /* seq 1 missing: held */
@@ -497,12 +510,10 @@ static void test_threads_and_exit(void **state)
 static void test_salvaged_copy(void **state)
 {
 	(void)state;
-	struct rec r = {0};
+	struct rec r;
 	struct evlist ev = {0};
-	r.out = &ev;
-	struct wpp_online_consumer c = {.name = "rec", .thread_open = r_open, .thread_words = r_words,
-					.thread_gap = r_gap, .thread_close = r_close, .cfg = &r};
-	struct wpp_online *o = wpp_online_new(&c, 1);
+	struct wpp_online_consumer c;
+	struct wpp_online *o = rec_online(&r, &ev, &c);
 	uint64_t w[4] = {wpp_make_word(1, 1), wpp_make_word(1, 2), wpp_make_word(2, 3),
 			 wpp_make_word(3, 4)};
 	struct wpp_chunk_batch b = {.pid = 7, .tid = 8, .seq = 1, .nwords = 2,
