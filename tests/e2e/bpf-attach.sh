@@ -5,7 +5,8 @@
 # /proc/PID/mem), the process is marked as attached mid-run, -d ends the
 # recording and the server keeps running; several -p record every target;
 # bad -p targets fail in one line, and so does a tracer without privilege,
-# which is told to use --transport=shm.
+# which is told to use --transport=shm.  A target killed while attached has
+# its threads' unpublished buffers salvaged.
 . "$(dirname "$0")/bpf-lib.sh"
 
 build server "$PROGS/server.c" || finish
@@ -46,6 +47,27 @@ else
 	fail "-p: $paths paths, $bad unattributed/corrupt, $threads threads"
 fi
 grep -q '"function":"handle"' "$WORK/srv.jsonl" || fail "-p: handle() not in the trace"
+
+# Killed with SIGKILL while attached: its threads' unpublished buffers are
+# salvaged (their positions were read at attach, the threads having
+# started before the probe): record says so, info counts them, no loss.
+rm -f "$WORK/server.pid"
+"$WORK/server" "$WORK/server.pid" >/dev/null &
+srv=$!
+for _ in $(seq 50); do [ -s "$WORK/server.pid" ] && break; sleep 0.1; done
+"$WPPTRACE" record -p "$srv" -o "$WORK/killed.wpp" 2>"$WORK/killed.err" &
+rec=$!
+sleep 1
+kill -KILL "$srv"
+wait "$srv" 2>/dev/null
+wait $rec
+salvaged=$(grep -o "[0-9]* events in [0-9]* batches salvaged" "$WORK/killed.err")
+lost=$(info "$WORK/killed.wpp" | awk '$1 == "lost" { print $2, $5 }')
+if [ -n "$salvaged" ] && [ "$lost" = "0 0" ] && info "$WORK/killed.wpp" | grep -q "^batches.*salvaged"; then
+	pass "-p, target SIGKILLed: $salvaged, nothing lost"
+else
+	fail "-p, target SIGKILLed: salvage ${salvaged:-not reported}, lost $lost: $(cat "$WORK/killed.err")"
+fi
 
 # One clear line for each bad target, non-zero exit, no file left behind.
 # bad_target WHAT PID WANT [COMMAND PREFIX...]: the tracer run by the prefix.
