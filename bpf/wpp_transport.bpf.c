@@ -413,6 +413,13 @@ static __always_inline void salvage_level(struct salvage_ctx *s, __u32 l,
 		s->below_seq = 0;
 		return;
 	}
+	/* An open buffer always has its number (it is numbered first): one
+	 * without is being published, its words already went out. */
+	if (words && !seq) {
+		cnt->salvage_skipped++;
+		s->below_seq = 0;
+		return;
+	}
 	/* The level's own cursor: saved by the handler above it; for the
 	 * current level the thread's, unless the thread was entering a handler
 	 * (cursor already in the next level's scratch, depth not yet raised). */
