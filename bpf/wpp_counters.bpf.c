@@ -10,11 +10,12 @@
  *                          thread's previous batch
  *  tp_btf sched_switch     counting mode: per-thread totals from per-CPU
  *                          counters (read at every context switch)
- *  tp_btf sched_process_exit  forget the thread
+ *  tp_btf sched_process_exit  forget the thread's counting state
  *
  * The transport (wpp_transport.bpf.c) stays untouched: this object shares
- * its traced-pid set (the loader reuses the map) and attaches a second
- * program at the same batch probe.
+ * its traced-pid set and its positions (the loader reuses the maps; the
+ * transport forgets a thread's position once it has salvaged the thread)
+ * and attaches a second program at the same batch probe.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -424,7 +425,6 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(wpp_counters_exit, struct task_struct *p)
 {
 	__u32 tid = p->pid;
-	bpf_map_delete_elem(&positions, &tid);
 	bpf_map_delete_elem(&thread_counts, &tid);
 	return 0;
 }

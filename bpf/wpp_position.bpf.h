@@ -14,8 +14,9 @@
 /* Levels a reader follows at most (the runtime has 5). */
 #define POSITION_MAX_LEVELS 16
 
-/* Where each registered thread keeps its record position, by tid (each
- * object that includes this has its own). */
+/* Where each registered thread keeps its record position, by tid.  The
+ * transport's; the counters' object reuses it (the loader), so one probe
+ * fills it and the transport alone forgets a thread (after salvaging it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1 << 16);

@@ -583,11 +583,13 @@ int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
 
 /* ---- lifecycle ---- */
 
-/* Fills *end from the thread's state and forgets the thread: its stream
- * ends here. */
+/* Fills *end from the thread's state and forgets the thread (its state and
+ * its position): its stream ends here. */
 static __always_inline void stream_end(__u32 tid, struct wpp_brec_stream_end *end)
 {
 	struct wpp_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+	bpf_map_delete_elem(&positions, &tid);
 	if (!t) {
 		__builtin_memset(end, 0, sizeof(*end));
 		return;
@@ -641,7 +643,6 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 		 * from being reused by the new image at least. */
 		struct wpp_brec_stream_end lost;
 		stream_end(old_pid, &lost);
-		bpf_map_delete_elem(&positions, &old_pid);
 		cnt->lifecycle_lost++;
 		return 0;
 	}
@@ -666,7 +667,6 @@ int BPF_PROG(wpp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 			r->held = 1;
 	}
 	stream_end(old_pid, &r->old_stream);
-	bpf_map_delete_elem(&positions, &old_pid);
 	n = bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
 				      BPF_CORE_READ(bprm, filename));
 	r->filename_len = n > 0 ? n : 0;
@@ -718,7 +718,6 @@ int BPF_PROG(wpp_exit, struct task_struct *p)
 	 * tracepoint precedes exit_mm); the salvaged batches take pubnos
 	 * before the stream's end. */
 	salvage_thread(pid, tid, cnt);
-	bpf_map_delete_elem(&positions, &tid);
 	r = bpf_ringbuf_reserve(&lifecycle_ring, sizeof(*r), 0);
 	if (!r) {
 		struct wpp_brec_stream_end lost;

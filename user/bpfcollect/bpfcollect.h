@@ -146,6 +146,10 @@ struct bc_extension {
 void bc_set_extension(struct bc_collector *c, const struct bc_extension *ext);
 /* The traced-pid set's map, to be shared with other BPF objects. */
 int bc_traced_pids_fd(struct bc_collector *c);
+/* The threads' positions (wpp_position_records.h), likewise: filled by the
+ * thread probe and, for threads met mid-run, when their process is attached
+ * (-p, -a, a late hello). */
+int bc_positions_fd(struct bc_collector *c);
 /* The image generation the collector gives pid now (lock held: from an
  * extension hook). */
 uint32_t bc_generation_locked(struct bc_collector *c, uint32_t pid);

@@ -313,6 +313,11 @@ int bc_traced_pids_fd(struct bc_collector *c)
 	return bpf_map__fd(c->skel->maps.traced_pids);
 }
 
+int bc_positions_fd(struct bc_collector *c)
+{
+	return bpf_map__fd(c->skel->maps.positions);
+}
+
 uint32_t bc_generation_locked(struct bc_collector *c, uint32_t pid)
 {
 	struct bc_proc *p = idmap_get(&c->procs, pid);

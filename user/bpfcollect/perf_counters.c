@@ -22,7 +22,6 @@
 #include "bc_internal.h"
 #include "elfinfo.h"
 #include "log.h"
-#include "positions.h"
 #include "wpp_counters.skel.h"
 
 #define COUNTER_RING_BYTES (16u << 20)
@@ -307,6 +306,8 @@ struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
 	if (!err)
 		err = bpf_map__reuse_fd(s->skel->maps.traced_pids, bc_traced_pids_fd(c));
 	if (!err)
+		err = bpf_map__reuse_fd(s->skel->maps.positions, bc_positions_fd(c));
+	if (!err)
 		err = wpp_counters__load(s->skel);
 	if (err) {
 		wpp_err("record: cannot load the counter BPF programs: %s%s", strerror(-err),
@@ -363,11 +364,6 @@ uint32_t pc_describe(const struct pc_session *s, struct wpp_counter_desc *out)
 			out[e].flags |= WPP_COUNTER_COUNTED;
 	}
 	return s->opt.nevents;
-}
-
-int pc_catch_up_pid(struct pc_session *s, uint32_t pid)
-{
-	return positions_catch_up(pid, bpf_map__fd(s->skel->maps.positions));
 }
 
 static void read_stats(struct pc_session *s, struct pc_stats *st)

@@ -70,9 +70,6 @@ struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
 			   const struct pc_callbacks *cb);
 /* The COUNTERS table of the recording. */
 uint32_t pc_describe(const struct pc_session *s, struct wpp_counter_desc *out);
-/* Threads of pid that registered before we were attached (-p): read from
- * the runtime's __wpp_positions list.  How many were added. */
-int pc_catch_up_pid(struct pc_session *s, uint32_t pid);
 /* Restart any sampling event the kernel has throttled (perf_throttle.h):
  * called right before the recorder lets its program run, so a CPU that
  * idled with its tick stopped does not miss the program's first ticks. */

@@ -4,9 +4,9 @@
  * of a process met mid-run, read through /proc/PID/mem into a BPF map of
  * struct wpp_bpf_position keyed by tid.  Threads announce their descriptor
  * through the wpptrace:thread probe when they start recording; a collector
- * that attaches later (-p, the -a scan) learns the running ones here.  Both
- * the transport (salvage) and the counters (sample attribution) keep such a
- * map.
+ * that attaches later (-p, the -a scan) learns the running ones here.  The
+ * map is the transport's (salvage); the counters reuse it (sample
+ * attribution).
  */
 #ifndef WPP_BC_POSITIONS_H
 #define WPP_BC_POSITIONS_H

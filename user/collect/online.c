@@ -394,13 +394,14 @@ void wpp_online_batch(struct wpp_online *o, const struct wpp_chunk_batch *b, con
 			hi = mid;
 	}
 	if (lo < t->nheld && t->held[lo].ref.seq == b->seq) {
-		/* As offline: the first one wins, but a published batch beats
-		 * a salvaged copy (counted only when neither is a copy). */
+		/* As offline (wpp_batch_order): the held one, which came first,
+		 * wins unless it is a salvaged copy and this is the published
+		 * batch; counted only when neither is a copy. */
 		struct held_batch *old = &t->held[lo];
-		if (b->flags & WPP_BATCH_SALVAGED)
-			return;
-		if (!(old->ref.flags & WPP_BATCH_SALVAGED)) {
-			o->stats.duplicate_batches++;
+		struct wpp_batch_ref now = {.seq = b->seq, .flags = b->flags};
+		if (wpp_batch_order(&old->ref, 0, &now, 1) < 0) {
+			if (!((b->flags | old->ref.flags) & WPP_BATCH_SALVAGED))
+				o->stats.duplicate_batches++;
 			return;
 		}
 		t->held_words -= old->ref.nwords;

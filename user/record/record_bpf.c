@@ -150,21 +150,19 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 	return 0;
 }
 
-static int attach_targets(struct bc_collector *c, const struct record_opts *o,
-			  struct record_counters *rc)
+static int attach_targets(struct bc_collector *c, const struct record_opts *o)
 {
 	if (o->all) {
 		attach_own_runtime(c);
 		if (bc_trace_all(c))
 			return 1;
 	}
-	for (int i = 0; i < o->npids; i++) {
+	/* Threads that started before the thread probe was there are read
+	 * from their runtime when their process is attached, into the
+	 * positions the counters share (bc_positions_fd). */
+	for (int i = 0; i < o->npids; i++)
 		if (bc_trace_pid(c, o->pids[i], true))
 			return 1;
-		/* Its threads started before the thread probe was there. */
-		if (rc && rc->session)
-			pc_catch_up_pid(rc->session, (uint32_t)o->pids[i]);
-	}
 	return bc_start(c) ? 1 : 0;
 }
 
@@ -241,7 +239,7 @@ int record_bpf(const struct record_opts *o_)
 		rc = start_program(c, &o, counters, &child);
 	} else {
 		catch_stop_signals();
-		rc = attach_targets(c, &o, counters);
+		rc = attach_targets(c, &o);
 	}
 	if (rc) {
 		if (counters)
@@ -255,21 +253,21 @@ int record_bpf(const struct record_opts *o_)
 	bc_finish(c, &k);
 	if (counters)
 		record_counters_finish(counters, o.quiet);
-	char extra[256], paused[160] = "";
+	char extra[256], more[160] = "";
 	size_t used = 0;
 	/* How often back-pressure stopped the traced processes. */
 	if (k.pauses)
-		used += (size_t)snprintf(paused, sizeof(paused),
-					 ", producers paused %llu times, %.2f s",
-					 (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
+		used +=
+		    (size_t)snprintf(more, sizeof(more), ", producers paused %llu times, %.2f s",
+				     (unsigned long long)k.pauses, (double)k.paused_ns / 1e9);
 	/* Words threads left unpublished when they ended (killed, exec or
 	 * _exit from a handler), copied by the exit/exec programs. */
-	if (k.salvaged_batches && used < sizeof(paused))
-		snprintf(paused + used, sizeof(paused) - used,
+	if (k.salvaged_batches && used < sizeof(more))
+		snprintf(more + used, sizeof(more) - used,
 			 ", %llu events in %llu batches salvaged from threads that ended unflushed",
 			 (unsigned long long)k.salvaged_words,
 			 (unsigned long long)k.salvaged_batches);
-	record_usage_text(extra, sizeof(extra), paused);
+	record_usage_text(extra, sizeof(extra), more);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);
 	if (counters)
