@@ -8,6 +8,14 @@
 #   hot     SCRIPT.jsonl PATHS.json HOT.json MIN MAX COST insns|count
 #       `wpptrace hot --format json` equals a brute force over every
 #       substring of the decoded stream (segments split at gaps)
+#   raw     SCRIPT.jsonl PID TID GEN RAW.u32
+#       `wpptrace wpp --raw-out` of that thread is its decoded stream,
+#       segments joined, each distinct (fid, path) numbered in order of
+#       first appearance, as little-endian 32-bit words
+#   same-grammar A.json B.json
+#       two `wpptrace wpp --format json` reports of one thread each describe
+#       the same grammar: counts, serialized size, every rule's body and
+#       frequency, every path's number and frequency
 import collections
 import json
 import sys
@@ -107,10 +115,49 @@ def cmd_hot(jsonl, paths_json, hot_json, lo, hi, min_cost, kind):
     print("hot: %d minimal hot subpaths identical to the brute force" % n)
 
 
+def cmd_raw(jsonl, pid, tid, gen, raw):
+    import struct
+    segs = streams(jsonl).get((int(pid), int(tid), int(gen)), [[]])
+    ids, want = {}, []
+    for seg in segs:
+        for f, v, _ in seg:
+            want.append(ids.setdefault((f, v), len(ids)))
+    data = open(raw, "rb").read()
+    if len(data) % 4:
+        sys.exit("%s: %d bytes, not whole 32-bit words" % (raw, len(data)))
+    got = [v for (v,) in struct.iter_unpack("<I", data)]
+    if got != want:
+        i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        sys.exit("raw stream differs at symbol %d (%d vs %d symbols)" % (i, len(got), len(want)))
+    print("raw: %d symbols, %d distinct, %d segment(s) joined" % (len(got), len(ids), len(segs)))
+
+
+def cmd_same_grammar(a, b):
+    keys = ("paths", "distinct_paths", "rules", "grammar_symbols", "serialized_bytes",
+            "rules_shown")
+    ta, tb = (json.load(open(p))["threads"] for p in (a, b))
+    if len(ta) != 1 or len(tb) != 1:
+        sys.exit("expected one thread each, got %d and %d" % (len(ta), len(tb)))
+    ta, tb = ta[0], tb[0]
+    for k in keys:
+        if ta[k] != tb[k]:
+            sys.exit("%s differs: %.200s vs %.200s" % (k, ta[k], tb[k]))
+    pa = [(p["terminal"], p["frequency"]) for p in ta["paths_shown"]]
+    pb = [(p["terminal"], p["frequency"]) for p in tb["paths_shown"]]
+    if sorted(pa) != sorted(pb):
+        sys.exit("path frequencies differ")
+    print("same grammar: %d rules, %d symbols, %d bytes" % (ta["rules"], ta["grammar_symbols"],
+                                                            ta["serialized_bytes"]))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "stream":
         cmd_stream(*sys.argv[2:4])
     elif sys.argv[1] == "hot":
         cmd_hot(*sys.argv[2:9])
+    elif sys.argv[1] == "raw":
+        cmd_raw(*sys.argv[2:7])
+    elif sys.argv[1] == "same-grammar":
+        cmd_same_grammar(*sys.argv[2:4])
     else:
-        sys.exit("usage: wpp-check.py stream|hot ...")
+        sys.exit("usage: wpp-check.py stream|hot|raw|same-grammar ...")

@@ -11,7 +11,10 @@
 #   3. `hot` (--cost count and insns) equals a brute force over every
 #      substring of the decoded stream (tests/e2e/wpp-check.py);
 #   4. the DAG queries answer like the stream: --freq of a pair of paths;
-#   5. `wpp --store` keeps the grammars it builds in the file (after END),
+#   5. `wpp --raw-out` writes each thread's decoded stream as raw 32-bit
+#      symbols; `wpp --from-raw` of it gives the same grammar as the
+#      thread's own (one-segment threads);
+#   6. `wpp --store` keeps the grammars it builds in the file (after END),
 #      later runs read them ("stored"), with the same expansion; a file
 #      without END is refused and left as it was.
 set -u
@@ -99,8 +102,45 @@ PY
 	else
 		fail "$prog: --freq $2 = '$got', stream says $3"
 	fi
+	# 5. --raw-out, and --from-raw of it, thread by thread
+	raw_ok=0
+	while read -r _ pid tid gen; do
+		raw=$WORK/$prog.$tid.u32
+		if ! "$WPPTRACE" wpp "$run" --pid "$pid" --tid "$tid" --raw-out "$raw" 2>"$WORK/$prog.raw.err" ||
+			! out=$($CHECK raw "$WORK/$prog.jsonl" "$pid" "$tid" "$gen" "$raw"); then
+			fail "$prog: --raw-out of thread $tid: ${out:-$(cat "$WORK/$prog.raw.err")}"
+			continue
+		fi
+		if [ "$("$WPPTRACE" wpp "$run" --pid "$pid" --tid "$tid" --format json | grep -o '"segments": [0-9]*')" = '"segments": 1' ]; then
+			"$WPPTRACE" wpp "$run" --pid "$pid" --tid "$tid" --format json --max-rules 100000000 >"$WORK/$prog.g.json"
+			if ! "$WPPTRACE" wpp --from-raw "$raw" -o "$WORK/$prog.raw.wpp" >/dev/null ||
+				! "$WPPTRACE" wpp "$WORK/$prog.raw.wpp" --format json --max-rules 100000000 >"$WORK/$prog.rawg.json" ||
+				! same=$($CHECK same-grammar "$WORK/$prog.g.json" "$WORK/$prog.rawg.json"); then
+				fail "$prog: thread $tid: --from-raw of --raw-out: ${same:-failed}"
+				continue
+			fi
+			out="$out; $same"
+		fi
+		raw_ok=$((raw_ok + 1))
+		echo "      thread $tid: $out"
+	done < <(grep '^thread ' "$WORK/$prog.exp")
+	[ "$raw_ok" -gt 0 ] && ok "$prog: --raw-out of $raw_ok thread(s) is the decoded stream, and its --from-raw grammar the thread's"
 done
-# 5. --store on a recording without grammars (threads: several threads)
+# --raw-out refuses anything but one thread, and reports a failed write
+if ! "$WPPTRACE" wpp "$WORK/threads.wpp" --raw-out "$WORK/many.u32" 2>"$WORK/raw.err" &&
+	[ "$(wc -l <"$WORK/raw.err")" = 1 ] && grep -q 'writes one thread; [0-9]* in .* match' "$WORK/raw.err"; then
+	ok "--raw-out without a thread filter on a threaded file: one error line"
+else
+	fail "--raw-out on several threads: $(cat "$WORK/raw.err")"
+fi
+tid=$(grep -m1 '^thread ' "$WORK/threads.exp" | cut -d' ' -f3)
+if ! "$WPPTRACE" wpp "$WORK/threads.wpp" --tid "$tid" --raw-out /dev/full 2>"$WORK/raw.err" &&
+	[ "$(wc -l <"$WORK/raw.err")" = 1 ] && grep -q 'writing /dev/full failed' "$WORK/raw.err"; then
+	ok "--raw-out to a full device: one error line, non-zero exit"
+else
+	fail "--raw-out to /dev/full: $(cat "$WORK/raw.err")"
+fi
+# 6. --store on a recording without grammars (threads: several threads)
 run=$WORK/store.wpp
 "$WPPTRACE" -q record --transport=shm --no-grammar -o "$run" -- "$WORK/threads" >/dev/null 2>&1 </dev/null
 nthreads=$("$WPPTRACE" wpp "$run" | grep -c '^thread .*grammar rebuilt from the batches')

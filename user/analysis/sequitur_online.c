@@ -21,7 +21,8 @@ struct term_slot {
 };
 
 struct path_grammar {
-	struct seq_builder *b;
+	struct seq_builder *b; /* NULL for a tap */
+	struct path_terminal_tap tap;
 	struct term_slot *slots;
 	uint32_t mask, nterms;
 	struct wpp_grammar_terminal *terms; /* in dense order */
@@ -75,7 +76,9 @@ static int grow_terms(struct path_grammar *pg)
 	return 0;
 }
 
-struct path_grammar *path_grammar_new(enum seq_algorithm algo)
+/* With tap NULL, a grammar builder for algo. */
+static struct path_grammar *new_path_grammar(enum seq_algorithm algo,
+					     const struct path_terminal_tap *tap)
 {
 	struct path_grammar *pg = calloc(1, sizeof(*pg));
 
@@ -85,14 +88,27 @@ struct path_grammar *path_grammar_new(enum seq_algorithm algo)
 	pg->slots = calloc(pg->mask + 1, sizeof(*pg->slots));
 	pg->terms_cap = (pg->mask + 1) / 2;
 	pg->terms = malloc(pg->terms_cap * sizeof(*pg->terms));
-	pg->b = seq_builder_new(algo);
+	if (tap)
+		pg->tap = *tap;
+	else
+		pg->b = seq_builder_new(algo);
 	pg->segments = 1;
 	wpp_words_init(&pg->words, grammar_word_sink(pg));
-	if (!pg->slots || !pg->terms || !pg->b) {
+	if (!pg->slots || !pg->terms || (!tap && !pg->b)) {
 		path_grammar_free(pg);
 		return NULL;
 	}
 	return pg;
+}
+
+struct path_grammar *path_grammar_new(enum seq_algorithm algo)
+{
+	return new_path_grammar(algo, NULL);
+}
+
+struct path_grammar *path_grammar_new_tap(const struct path_terminal_tap *tap)
+{
+	return new_path_grammar(SEQ_LOOKAHEAD, tap);
 }
 
 void path_grammar_free(struct path_grammar *pg)
@@ -112,7 +128,9 @@ const struct seq_builder *path_grammar_builder(const struct path_grammar *pg)
 
 static void flush_pending(struct path_grammar *pg)
 {
-	if (pg->npending && seq_append_many(pg->b, pg->pending, pg->npending) < 0)
+	if (pg->npending && !pg->failed &&
+	    (pg->b ? seq_append_many(pg->b, pg->pending, pg->npending)
+		   : pg->tap.out(pg->tap.ctx, pg->pending, pg->npending)) < 0)
 		pg->failed = 1;
 	pg->npending = 0;
 }
@@ -166,7 +184,10 @@ static int g_records(void *ctx, uint32_t fid, uint64_t id, uint64_t times, uint6
 	uint32_t t = symbol(pg, fid, id);
 
 	(void)first_repeat;
-	if (times > 1 && t != NO_RECORD) {
+	if (times > 1 && t != NO_RECORD && !pg->b) {
+		for (uint64_t i = 1; i < times && !pg->failed; i++)
+			append_terminal(pg, t);
+	} else if (times > 1 && t != NO_RECORD) {
 		flush_pending(pg);
 		pg->nsymbols += times - 1;
 		if (seq_append_run(pg->b, t, times - 1) < 0)
@@ -181,7 +202,9 @@ static void g_gap(void *ctx, uint64_t lost_words)
 
 	(void)lost_words;
 	flush_pending(pg);
-	if (seq_append_gap(pg->b) < 0)
+	if (!pg->b)
+		pg->tap.gap(pg->tap.ctx);
+	else if (seq_append_gap(pg->b) < 0)
 		pg->failed = 1;
 	pg->segments++;
 }
@@ -234,7 +257,7 @@ int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *ke
 {
 	memset(out, 0, sizeof(*out));
 	flush_pending(pg);
-	if (pg->failed || seq_finish(pg->b) < 0 || seq_export(pg->b, &out->g) < 0)
+	if (pg->failed || (pg->b && (seq_finish(pg->b) < 0 || seq_export(pg->b, &out->g) < 0)))
 		return -1;
 	out->terms = malloc((pg->nterms ? pg->nterms : 1) * sizeof(*out->terms));
 	if (!out->terms) {
@@ -346,7 +369,8 @@ static void *c_open(void *cfg_, const struct wpp_thread_key *key)
 	struct consumer_state *s = calloc(1, sizeof(*s));
 
 	(void)key;
-	if (!s || !(s->pg = path_grammar_new(cfg->algo))) {
+	if (!s ||
+	    !(s->pg = cfg->tap ? path_grammar_new_tap(cfg->tap) : path_grammar_new(cfg->algo))) {
 		free(s);
 		cfg->failed = 1;
 		return NULL;
@@ -386,7 +410,7 @@ static int c_close(void *state, struct wpp_writer *w, const struct wpp_thread_ke
 		rc = -ENOMEM;
 	} else if (s->cfg->capture) {
 		s->cfg->capture(s->cfg->ctx, &tg); /* takes ownership */
-	} else if (w || s->cfg->emit_to) {
+	} else if (!s->cfg->tap && (w || s->cfg->emit_to)) {
 		if (wpp_grammar_chunk_encode(&tg, &buf, &len) < 0) {
 			s->cfg->failed = 1;
 			rc = -ENOMEM;

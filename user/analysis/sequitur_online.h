@@ -49,6 +49,21 @@ void wpp_thread_grammar_free(struct wpp_thread_grammar *tg);
 struct path_grammar;
 
 struct path_grammar *path_grammar_new(enum seq_algorithm algo);
+
+/* A terminal tap: the same reading of the words and the same terminal
+ * numbering, but no grammar.  The dense terminals go to out() in stream
+ * order (a run of n copies as n terminals), a gap of either kind to gap();
+ * out() returns 0, or -1 to fail the thread.  For exporting a thread's
+ * path stream as raw symbols (`wpptrace wpp --raw-out`): such a stream
+ * given to `--from-raw` is the input the grammar was built from.  A tap's
+ * export (path_grammar_export) gives the header and the terminal table
+ * and an empty grammar (no nodes). */
+struct path_terminal_tap {
+	int (*out)(void *ctx, const uint32_t *terminals, size_t n);
+	void (*gap)(void *ctx);
+	void *ctx;
+};
+struct path_grammar *path_grammar_new_tap(const struct path_terminal_tap *tap);
 /* Words in execution order; a two-word record is never split across calls.
  * _at gives the words' signal depth (0 = main stream; what REPEAT refers
  * to is kept per depth); path_grammar_words is depth 0. */
@@ -58,7 +73,7 @@ int path_grammar_gap(struct path_grammar *pg);
 /* Finish and export (pg stays owned by the caller).  0 or -1 (no memory). */
 int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *key,
 			struct wpp_thread_grammar *out);
-/* The underlying builder (for statistics). */
+/* The underlying builder (for statistics); NULL for a tap. */
 const struct seq_builder *path_grammar_builder(const struct path_grammar *pg);
 void path_grammar_free(struct path_grammar *pg);
 
@@ -76,6 +91,7 @@ int wpp_grammar_chunk_decode(const void *payload, size_t len, struct wpp_thread_
  * rebuild the grammar from the batches). */
 struct wpp_grammar_cfg {
 	enum seq_algorithm algo;
+	const struct path_terminal_tap *tap; /* set: threads get taps, not builders */
 	void (*capture)(void *ctx, struct wpp_thread_grammar *tg);
 	void *ctx;
 	struct wpp_online *emit_to;

@@ -33,6 +33,7 @@ struct wpp_opts {
 	long max_rules, context_len;
 	const char *freq, *context;
 	const char *from_raw, *output;
+	const char *raw_out;
 };
 
 /* ---- naming and parsing path sequences ---- */
@@ -145,6 +146,58 @@ static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int
 }
 
 /* ---- per-thread report ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The distinct terminal values of g's bodies, sorted; NULL when out of
+ * memory (or none: *n = 0). */
+static uint32_t *distinct_terminals(const struct seq_grammar *g, uint32_t *n)
+{
+	uint32_t total = g->start[seq_grammar_nodes(g)], k = 0;
+	uint32_t *v = malloc((total ? total : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (uint32_t j = 0; j < total; j++)
+		if (!seq_is_rule(g->sym[j]))
+			v[k++] = g->sym[j];
+	qsort(v, k, sizeof(*v), cmp_u32);
+	uint32_t u = 0;
+	for (uint32_t j = 0; j < k; j++)
+		if (u == 0 || v[j] != v[u - 1])
+			v[u++] = v[j];
+	*n = u;
+	if (!u) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static uint32_t count_distinct_terminals(const struct seq_grammar *g)
+{
+	uint32_t n;
+	uint32_t *v = distinct_terminals(g, &n);
+
+	if (!v && n)
+		wpp_die("out of memory");
+	free(v);
+	return n;
+}
+
+/* Position of terminal t in vals (sorted), or t itself without vals. */
+static uint32_t terminal_index(const uint32_t *vals, uint32_t n, uint32_t t)
+{
+	if (!vals)
+		return t;
+	const uint32_t *hit = bsearch(&t, vals, n, sizeof(*vals), cmp_u32);
+	return hit ? (uint32_t)(hit - vals) : n;
+}
 
 struct rank {
 	uint32_t node;
@@ -260,7 +313,8 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	uint8_t *ser;
 	size_t serlen;
 	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
-	uint32_t nterm = tg->hdr.nterminals;
+	/* No table: a raw grammar's terminals are its values (counted here). */
+	uint32_t nterm = tg->hdr.nterminals ? tg->hdr.nterminals : count_distinct_terminals(g);
 	int json = o->json, rc = 0;
 
 	if (wppdag_init(&d, g) < 0 || seq_serialize(g, &ser, &serlen) < 0)
@@ -332,15 +386,23 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	}
 	free(rk);
 
-	/* Terminal frequencies: each body occurrence counts its node's frequency. */
+	/* Terminal frequencies: each body occurrence counts its node's
+	 * frequency.  A raw grammar without a table (--from-raw, values used
+	 * as they are) names its terminals by value: they are listed from the
+	 * grammar, in increasing order. */
+	uint32_t *raw_vals = NULL;
+	if (!tg->hdr.nterminals && nterm && !(raw_vals = distinct_terminals(g, &nterm)))
+		wpp_die("out of memory");
 	uint64_t *tcount = calloc(nterm ? nterm : 1, sizeof(*tcount));
 	struct rank *tr = malloc((nterm ? nterm : 1) * sizeof(*tr));
 	if (!tcount || !tr)
 		wpp_die("out of memory");
 	for (uint32_t v = 0; v < nodes; v++)
-		for (uint32_t j = g->start[v]; j < g->start[v + 1]; j++)
-			if (!seq_is_rule(g->sym[j]) && g->sym[j] < nterm)
-				tcount[g->sym[j]] += d.freq[v];
+		for (uint32_t j = g->start[v]; j < g->start[v + 1]; j++) {
+			uint32_t t = g->sym[j];
+			if (!seq_is_rule(t) && (t = terminal_index(raw_vals, nterm, t)) < nterm)
+				tcount[t] += d.freq[v];
+		}
 	for (uint32_t t = 0; t < nterm; t++)
 		tr[t] = (struct rank){t, tcount[t]};
 	qsort(tr, nterm, sizeof(*tr), by_key_desc);
@@ -350,19 +412,25 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	else if (shown)
 		fprintf(out, "  paths (%" PRIu32 " of %" PRIu32 ", by frequency)\n", shown, nterm);
 	for (uint32_t i = 0; i < shown; i++) {
-		uint32_t t = tr[i].node;
+		uint32_t t = tr[i].node, value = raw_vals ? raw_vals[t] : t;
 		if (json) {
 			fprintf(out,
 				"%s{\"terminal\": \"p%" PRIu32 "\", \"frequency\": %" PRIu64 ", ",
-				i ? ", " : "", t, tcount[t]);
-			describe_terminal(out, &nm, t, 1);
+				i ? ", " : "", value, tcount[t]);
+			if (raw_vals)
+				fputs("\"function\": null", out);
+			else
+				describe_terminal(out, &nm, t, 1);
 			fputc('}', out);
 		} else {
-			fprintf(out, "    p%-7" PRIu32 " %12" PRIu64 "  ", t, tcount[t]);
-			describe_terminal(out, &nm, t, 0);
+			fprintf(out, "    p%-7" PRIu32 " %12" PRIu64 "  %s", value, tcount[t],
+				raw_vals ? "raw symbol" : "");
+			if (!raw_vals)
+				describe_terminal(out, &nm, t, 0);
 			fputc('\n', out);
 		}
 	}
+	free(raw_vals);
 	free(tcount);
 	free(tr);
 	if (json)
@@ -579,6 +647,74 @@ static int from_raw(const struct wpp_opts *o)
 	return rc;
 }
 
+/* ---- --raw-out ---- */
+
+/* Writes terminals as little-endian u32 words.  A write error is kept
+ * (reported once at the end), not returned: the tap's failure would be
+ * indistinguishable from running out of memory. */
+struct raw_writer {
+	FILE *f;
+	int write_errno;
+	uint64_t gaps;
+};
+
+static int raw_write_terminals(void *ctx, const uint32_t *terminals, size_t n)
+{
+	struct raw_writer *w = ctx;
+	uint8_t buf[4096];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && !w->write_errno; i++) {
+		for (int b = 0; b < 4; b++)
+			buf[k++] = (uint8_t)(terminals[i] >> (8 * b));
+		if (k == sizeof(buf) || i + 1 == n) {
+			if (fwrite(buf, 1, k, w->f) != k)
+				w->write_errno = errno ? errno : EIO;
+			k = 0;
+		}
+	}
+	return 0;
+}
+
+static void raw_gap(void *ctx)
+{
+	((struct raw_writer *)ctx)->gaps++;
+}
+
+/* `--raw-out FILE`: one thread's path stream, read from its batches (no
+ * grammar is built), as the dense terminals the grammar is built over —
+ * `wpptrace wpp --from-raw FILE` gives that grammar back, and other
+ * compressors can be run on the same bytes.  A raw stream has no gap
+ * marker: segments are joined, and said so. */
+static int export_raw(const struct wpp_opts *o, const struct wpp_thread_trace *th)
+{
+	struct raw_writer w = {.f = fopen(o->raw_out, "wb")};
+	struct path_terminal_tap tap = {.out = raw_write_terminals, .gap = raw_gap, .ctx = &w};
+	struct wpp_thread_grammar tg;
+
+	if (!w.f) {
+		wpp_err("wpp: cannot create %s: %s", o->raw_out, strerror(errno));
+		return WPP_EXIT_ERROR;
+	}
+	if (thread_stream_export(th, &tap, &tg) < 0) {
+		fclose(w.f);
+		return WPP_EXIT_ERROR;
+	}
+	if (fclose(w.f) != 0 && !w.write_errno)
+		w.write_errno = errno ? errno : EIO;
+	if (w.write_errno) {
+		wpp_err("wpp: writing %s failed: %s", o->raw_out, strerror(w.write_errno));
+		wpp_thread_grammar_free(&tg);
+		return WPP_EXIT_ERROR;
+	}
+	wpp_info("wpp: thread %" PRIu32 ": %" PRIu64 " symbols (%" PRIu32
+		 " distinct paths, numbered as wpp prints them: pN is N) written to %s%s",
+		 th->tid, tg.hdr.nsymbols, tg.hdr.nterminals, o->raw_out,
+		 w.gaps ? "; its segments are joined (the raw format has no gaps)" : "");
+	wpp_thread_grammar_free(&tg);
+	return WPP_EXIT_OK;
+}
+
 /* --store: a grammar built from the batches goes into the file as a
  * GRAMMAR chunk after the END chunk, so later analyses read it instead of
  * building it again (readers take a thread's last GRAMMAR chunk wherever
@@ -645,6 +781,27 @@ static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t)
 	return rc;
 }
 
+/* --raw-out needs exactly one thread: the filter picks it. */
+static int raw_out_one(const struct wpp_opts *o, struct session *s, const char *path)
+{
+	const struct wpp_thread_trace *one = NULL;
+	size_t n = 0;
+
+	if (o->store || o->expand || o->json || o->freq || o->context || o->rebuild) {
+		wpp_err("wpp: --raw-out takes no other output option");
+		return WPP_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < s->trace->nthreads; i++)
+		if (thread_selected(&o->filter, &s->trace->threads[i]) && n++ == 0)
+			one = &s->trace->threads[i];
+	if (n != 1) {
+		wpp_err("wpp: --raw-out writes one thread; %zu in %s match (choose with --tid)", n,
+			path);
+		return WPP_EXIT_USAGE;
+	}
+	return export_raw(o, one);
+}
+
 int cmd_wpp(int argc, char **argv)
 {
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -659,6 +816,7 @@ int cmd_wpp(int argc, char **argv)
 					     {"expand", no_argument, NULL, 'e'},
 					     {"rebuild", no_argument, NULL, 'b'},
 					     {"store", no_argument, NULL, 's'},
+					     {"raw-out", required_argument, NULL, 'R'},
 					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = {-1, -1}, .max_rules = 20, .context_len = 1};
 	int c, rc = WPP_EXIT_OK;
@@ -709,6 +867,9 @@ int cmd_wpp(int argc, char **argv)
 		case 's':
 			o.store = 1;
 			break;
+		case 'R':
+			o.raw_out = optarg;
+			break;
 		default:
 			wpp_err("wpp: bad arguments (try wpptrace help wpp)");
 			return WPP_EXIT_USAGE;
@@ -747,6 +908,11 @@ int cmd_wpp(int argc, char **argv)
 			argv[optind]);
 		session_close(&s);
 		return WPP_EXIT_ERROR;
+	}
+	if (o.raw_out) {
+		rc = raw_out_one(&o, &s, argv[optind]);
+		session_close(&s);
+		return rc;
 	}
 	struct wpp_writer *store_to = NULL;
 	uint32_t stored = 0;

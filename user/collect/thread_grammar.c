@@ -25,10 +25,14 @@ static void capture(void *ctx, struct wpp_thread_grammar *tg)
 	c->got = 1;
 }
 
-int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out)
+/* The grammar of th's batches, or with tap set its terminals (see
+ * thread_stream_export). */
+static int build_from_batches(const struct wpp_thread_trace *th,
+			      const struct path_terminal_tap *tap, struct wpp_thread_grammar *out)
 {
 	struct one_capture cap = {0};
-	struct wpp_grammar_cfg cfg = {.algo = SEQ_LOOKAHEAD, .capture = capture, .ctx = &cap};
+	struct wpp_grammar_cfg cfg = {
+	    .algo = SEQ_LOOKAHEAD, .tap = tap, .capture = capture, .ctx = &cap};
 	struct wpp_online_consumer cons = wpp_grammar_consumer(&cfg);
 	struct wpp_thread_key key = {th->pid, th->tid, th->generation};
 	struct wpp_online *o = wpp_online_new(&cons, 1);
@@ -40,7 +44,8 @@ int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_
 		goto nomem;
 	if (!th->nbatches) {
 		/* Nothing recorded (maybe only losses): an empty grammar. */
-		struct path_grammar *pg = path_grammar_new(SEQ_LOOKAHEAD);
+		struct path_grammar *pg =
+		    tap ? path_grammar_new_tap(tap) : path_grammar_new(SEQ_LOOKAHEAD);
 		int rc = pg ? 0 : -1;
 		for (size_t g = 0; g < th->ngaps && rc == 0; g++)
 			rc = path_grammar_gap(pg);
@@ -95,8 +100,20 @@ nomem:
 	wpp_online_free(o);
 	if (cap.got)
 		wpp_thread_grammar_free(&cap.tg);
-	wpp_err("out of memory building the grammar of thread %u", th->tid);
+	wpp_err("out of memory %s thread %u",
+		tap ? "reading the path stream of" : "building the grammar of", th->tid);
 	return -1;
+}
+
+int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out)
+{
+	return build_from_batches(th, NULL, out);
+}
+
+int thread_stream_export(const struct wpp_thread_trace *th, const struct path_terminal_tap *tap,
+			 struct wpp_thread_grammar *out)
+{
+	return build_from_batches(th, tap, out);
 }
 
 int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,

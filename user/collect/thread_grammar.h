@@ -45,6 +45,15 @@ void thread_grammar_suggest_store(const char *cmd, const char *path,
 /* Build from the batches only (ignoring any recorded chunk). */
 int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out);
 
+/* The thread's path stream as the grammar would see it, read from the
+ * batches through the same assembler and word reader: the terminals go to
+ * tap (sequitur_online.h); *out gets the header (symbol, segment and
+ * skipped-word counts) and the terminal table, and no grammar.  Failures
+ * as for thread_grammar_rebuild; a tap's own failure (its out() returned
+ * -1) is reported by the tap. */
+int thread_stream_export(const struct wpp_thread_trace *th, const struct path_terminal_tap *tap,
+			 struct wpp_thread_grammar *out);
+
 /* What terminal i stands for: the function, the static instructions of
  * the path (sum of its blocks' ninsns), its blocks and source line span.
  * fn is NULL when the fid cannot be resolved; valid is 0 when the path id

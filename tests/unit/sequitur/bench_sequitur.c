@@ -147,20 +147,29 @@ static long zstd_size(const char *path)
 	return compressed_size(cmd);
 }
 
-/* One line of the "other inputs" table: SEQUITUR(1) grammar sizes against
- * xz -9e and zstd -19 of the same raw file, measured now. */
+/* One line of the "other inputs" table: SEQUITUR(1) construction speed
+ * (CPU) and grammar sizes against SEQUITUR's grammar and xz -9e and
+ * zstd -19 of the same raw file, measured now.  Builds run in a child
+ * each, as for the synthetic trace. */
 static int compare_input(const char *label, const char *path)
 {
-	struct build_result r;
+	struct build_result r, plain;
 	long xz = xz_size(path), zstd = zstd_size(path);
 
-	if (build_from_file(path, SEQ_LOOKAHEAD, &r, NULL) < 0 || xz <= 0 || zstd <= 0) {
+	if (build_in_child(path, SEQ_LOOKAHEAD, &r) < 0 ||
+	    build_in_child(path, SEQ_PLAIN, &plain) < 0 || xz <= 0 || zstd <= 0) {
 		fprintf(stderr, "bench_sequitur: cannot measure %s\n", path);
 		return -1;
 	}
-	printf("%-26s %10llu %10zu %10zu %10ld %10ld %8.3f %8.3f\n", label,
-	       (unsigned long long)r.stats.input_symbols, r.serialized, r.serialized_v2, xz, zstd,
-	       (double)r.serialized / xz, (double)r.serialized / zstd);
+	printf("%-20s %10llu %8.2f %7.1f %8.4f %10zu %10zu %10ld %10ld %7.3f %7.3f\n", label,
+	       (unsigned long long)r.stats.input_symbols,
+	       r.cpu_seconds > 0 ? r.stats.input_symbols / r.cpu_seconds / 1e6 : 0.0,
+	       r.peak_rss_kb / 1024.0,
+	       plain.stats.grammar_symbols
+		   ? (double)r.stats.grammar_symbols / plain.stats.grammar_symbols
+		   : 1.0,
+	       r.serialized, r.serialized_v2, xz, zstd, (double)r.serialized / xz,
+	       (double)r.serialized / zstd);
 	return 0;
 }
 
@@ -186,9 +195,10 @@ static int compare_other_inputs(const char *workdir, char **files, int nfiles)
 	if (!t || tracegen_random_loops(SEED, t, n) < 0 || write_trace(path, t, n) < 0)
 		return -1;
 	free(t);
-	printf("other inputs (SEQUITUR(1), serialized; ratio = grammar / compressor):\n");
-	printf("%-26s %10s %10s %10s %10s %10s %8s %8s\n", "input", "symbols", "grammar",
-	       "format v2", "xz -9e", "zstd -19", "/ xz", "/ zstd");
+	printf("other inputs (SEQUITUR(1): construction M symbols/s per CPU second and peak RSS;\n"
+	       "grammar symbols / SEQUITUR's; serialized bytes; / xz = grammar / xz -9e):\n");
+	printf("%-20s %10s %8s %7s %8s %10s %10s %10s %10s %7s %7s\n", "input", "symbols", "Msym/s",
+	       "RSS MB", "syms/S", "grammar", "format v2", "xz -9e", "zstd -19", "/ xz", "/ zstd");
 	if (compare_input("random loops (wpp-raw.sh)", path) < 0)
 		return -1;
 	for (int i = 0; i < nfiles; i++) {
