@@ -249,6 +249,19 @@ static void substitute(struct seq_builder *b, uint32_t x, uint32_t g)
 		check(b, b->n[q].next);
 }
 
+/* Utility at a rule's last symbol: inline it if that is a rule used only
+ * here. */
+HOT void enforce_utility_last(struct seq_builder *b, uint32_t g)
+{
+	uint32_t s;
+
+	if (!rule_alive(b, g))
+		return;
+	s = b->n[b->n[g].prev].sym;
+	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
+		expand(b, b->n[g].prev);
+}
+
 HOT void enforce_utility(struct seq_builder *b, uint32_t g)
 {
 	uint32_t s;
@@ -261,11 +274,7 @@ HOT void enforce_utility(struct seq_builder *b, uint32_t g)
 	s = b->n[b->n[g].next].sym;
 	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
 		expand(b, b->n[g].next);
-	if (!rule_alive(b, g))
-		return;
-	s = b->n[b->n[g].prev].sym;
-	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
-		expand(b, b->n[g].prev);
+	enforce_utility_last(b, g);
 }
 
 /* ss (new) and m (indexed earlier) are non-overlapping equal digrams. */
@@ -411,6 +420,105 @@ HOT void push_pending_utility(struct seq_builder *b, uint32_t g)
 }
 
 /*
+ * The duplicate (x, y) at the end of the segment, whose other occurrence m
+ * is not a whole rule body: what the general path (resolve -> match) does,
+ * done directly for the two cases every loop iteration meets, with the
+ * same result.  The general path makes a rule C -> x y, substitutes it at
+ * m and at the end (four symbol deletions and two insertions, each through
+ * join() and check()), and enforces C's utility.
+ *
+ *  - x is a rule B used exactly twice (here and at m): C's utility check
+ *    then inlines B, so C is B with y appended.  Here B itself is
+ *    extended: the y after m moves to the end of B's body, the y at the
+ *    end goes.
+ *  - otherwise C is made as the general path makes it (its guard and body
+ *    allocated first, so the node layout stays as it was), and the x at
+ *    the end becomes the reference to C.
+ *
+ * The grammar is the same up to rule names (node indices, which the export
+ * does not keep), and so is the digram index: every digram through C (or
+ * the extended B) that the general path would check is new, so it is
+ * indexed without a search for a match; then come the checks the general
+ * path makes next, in its order (the new digram at B's end; the utility
+ * of C, or of B's new last symbol).  SEQUITUR(1)'s deferral is decided as
+ * resolve() decides it.  Left to the general path: overlapping occurrences
+ * and runs of equal symbols around either occurrence, including the ones
+ * its deletions at m form for a moment (q next to y, then to after), when
+ * join() moves the run's index entry.
+ * Without this, a loop whose body is a rule of k symbols made and inlined
+ * k - 2 rules per iteration (lua's main loop: a third of all steps went
+ * through the general path).  Returns 1 if it acted (deferring counts),
+ * 0 if the case does not apply.
+ */
+static __attribute__((noinline)) int fold_pair(struct seq_builder *b, uint32_t x, uint32_t m)
+{
+	uint32_t y = b->n[x].next, p = b->n[x].prev, ysym = b->n[y].sym;
+	uint32_t xsym = b->n[x].sym, rule = xsym & ~SEQ_RULE_BIT;
+	uint32_t moved = b->n[m].next, q = b->n[m].prev, after = b->n[moved].next;
+
+	uint32_t qsym = b->n[q].sym, psym = b->n[p].sym;
+	if (m == x || after == x || xsym == ysym || qsym == xsym || qsym == ysym ||
+	    qsym == b->n[after].sym || b->n[after].sym == ysym || psym == xsym || psym == ysym)
+		return 0;
+	if (defer_for_lookahead(b, x))
+		return 1; /* what resolve() would do: nothing, this step */
+	if ((xsym & SEQ_RULE_BIT) && refcount(b, rule) == 2) {
+		/* Extend B by y. */
+		delete_digram(b, m);	 /* (B, y) at m */
+		delete_digram(b, moved); /* (y, after) */
+		link_nodes(b, m, after);
+		link_nodes(b, x, b->cur_root);
+		unuse(b, ysym);
+		free_node(b, y);
+		b->body_symbols--;
+		uint32_t last = b->n[rule].prev;
+		link_nodes(b, last, moved);
+		link_nodes(b, moved, rule);
+		if (!seq_node_is_guard(b, after))
+			(void)lookup_or_index(b, m); /* B occurs only at m and x: new */
+		check(b, last);
+		enforce_utility_last(b, rule);
+		return 1;
+	}
+	/* C -> x y. */
+	uint32_t g = new_rule(b);
+	uint32_t first = new_symbol(b, xsym), second = new_symbol(b, ysym);
+	if (b->failed)
+		return 1;
+	link_nodes(b, g, first);
+	link_nodes(b, first, second);
+	link_nodes(b, second, g);
+	delete_digram(b, q);	 /* (q, x) */
+	delete_digram(b, m);	 /* (x, y) */
+	delete_digram(b, moved); /* (y, after) */
+	delete_digram(b, p);	 /* (p, x) at the end */
+	unuse(b, xsym);
+	unuse(b, ysym);
+	free_node(b, m);
+	free_node(b, moved);
+	uint32_t ref = new_symbol(b, SEQ_RULE_BIT | g);
+	link_nodes(b, q, ref);
+	link_nodes(b, ref, after);
+	unuse(b, xsym);
+	unuse(b, ysym);
+	(*refs_of(b, g))++;
+	b->n[x].sym = SEQ_RULE_BIT | g;
+	link_nodes(b, x, b->cur_root);
+	free_node(b, y);
+	b->body_symbols -= 3;
+	/* C is new, so every digram through a reference to it is too. */
+	if (!seq_node_is_guard(b, q))
+		(void)lookup_or_index(b, q);
+	if (!seq_node_is_guard(b, after))
+		(void)lookup_or_index(b, ref);
+	if (!seq_node_is_guard(b, p))
+		(void)lookup_or_index(b, p);
+	(void)lookup_or_index(b, first);
+	enforce_utility(b, g);
+	return 1;
+}
+
+/*
  * check() for the digram (x, y) at the very end of the current segment,
  * with the common case done inline.  On repetitive input nearly every
  * appended symbol completes the body of an existing rule, whose reference
@@ -445,9 +553,12 @@ HOT void check_tail(struct seq_builder *b, uint32_t x)
 		if (m == SEQ_DIGRAM_NONE)
 			break;
 		g = whole_rule_at(b, m);
-		/* A run of equal symbols through p needs join()'s care. */
+		/* A run of equal symbols through p needs join()'s care.  (The
+		 * calls are on the way out of the loop: a call inside it cost
+		 * the loop registers, ~4 instructions a step.) */
 		if (!g || m == x || b->n[p].sym == b->n[x].sym || b->n[p].sym == b->n[y].sym) {
-			resolve(b, x, m);
+			if (g || !fold_pair(b, x, m))
+				resolve(b, x, m);
 			maybe_lone = 1;
 			break;
 		}
@@ -495,10 +606,15 @@ static __attribute__((noinline)) void expand(struct seq_builder *b, uint32_t x)
 		check(b, last);
 }
 
+/* How a step is made (constants where step() is inlined). */
+enum step_flags {
+	STEP_PREFETCHED = 1, /* the caller has prefetched the slot of (y, l) */
+	STEP_GENERAL = 2,    /* no fast paths (seq_builder_general_only) */
+};
+
 /* One step: append y to the current segment and restore the invariants;
- * with look-ahead, l is the next input symbol (if known).  prefetched: the
- * caller has already prefetched the slot of (y, l). */
-HOT void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l, int prefetched)
+ * with look-ahead, l is the next input symbol (if known). */
+HOT void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l, unsigned flags)
 {
 	uint32_t x;
 
@@ -507,7 +623,7 @@ HOT void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l, int pre
 	b->deferred = 0;
 	/* The next step forms the digram (y, l): its slot is known now, so
 	 * its cache miss overlaps this step's work. */
-	if (have_l && !prefetched)
+	if (have_l && !(flags & STEP_PREFETCHED))
 		seq_digram_prefetch(&b->digrams, seq_digram_key(y, l));
 	x = new_symbol(b, y);
 	/* Appending at the end: (tail, guard) was no digram, so there is
@@ -515,7 +631,10 @@ HOT void step(struct seq_builder *b, uint32_t y, int have_l, uint32_t l, int pre
 	uint32_t tail = b->n[b->cur_root].prev;
 	link_nodes(b, x, b->cur_root);
 	link_nodes(b, tail, x);
-	check_tail(b, tail);
+	if (flags & STEP_GENERAL)
+		check(b, tail); /* as the reference algorithm does */
+	else
+		check_tail(b, tail);
 	recycle_dead_guards(b);
 	b->have_lookahead = 0;
 }
@@ -568,18 +687,18 @@ void seq_builder_free(struct seq_builder *b)
 	free(b);
 }
 
-/* seq_append(); prefetched as for step().  Inlined into both callers, so
- * each gets its own copy of the step with the test folded away. */
-HOT int append_one(struct seq_builder *b, uint32_t terminal, int prefetched)
+/* seq_append(); flags as for step().  Inlined into both callers, so each
+ * gets its own copy of the step with the tests folded away. */
+HOT int append_one(struct seq_builder *b, uint32_t terminal, unsigned flags)
 {
 	if (b->failed || terminal >= SEQ_TERMINAL_LIMIT)
 		return -1;
 	b->input_symbols++;
 	if (b->algo == SEQ_PLAIN) {
-		step(b, terminal, 0, 0, prefetched);
+		step(b, terminal, 0, 0, flags);
 	} else {
 		if (b->have_pending)
-			step(b, b->pending, 1, terminal, prefetched);
+			step(b, b->pending, 1, terminal, flags);
 		b->pending = terminal;
 		b->have_pending = 1;
 	}
@@ -588,7 +707,9 @@ HOT int append_one(struct seq_builder *b, uint32_t terminal, int prefetched)
 
 int seq_append(struct seq_builder *b, uint32_t terminal)
 {
-	return append_one(b, terminal, 0);
+	/* The tests' reference builder goes this way (a load and a branch
+	 * here, none in seq_append_many, the path the collector takes). */
+	return append_one(b, terminal, b->general_only ? STEP_GENERAL : 0);
 }
 
 /* How many symbols ahead seq_append_many prefetches digram slots. */
@@ -611,7 +732,7 @@ int seq_append_many(struct seq_builder *b, const uint32_t *terminals, size_t n)
 			seq_digram_prefetch(&b->digrams,
 					    seq_digram_key(terminals[i + PREFETCH_AHEAD],
 							   terminals[i + PREFETCH_AHEAD + 1]));
-		if (append_one(b, terminals[i], i > PREFETCH_AHEAD) < 0)
+		if (append_one(b, terminals[i], i > PREFETCH_AHEAD ? STEP_PREFETCHED : 0) < 0)
 			return -1;
 	}
 	return 0;
@@ -631,7 +752,7 @@ int seq_finish(struct seq_builder *b)
 		return -1;
 	if (b->have_pending) {
 		b->have_pending = 0;
-		step(b, b->pending, 0, 0, 0);
+		step(b, b->pending, 0, 0, b->general_only ? STEP_GENERAL : 0);
 	}
 	return b->failed ? -1 : 0;
 }

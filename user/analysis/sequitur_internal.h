@@ -54,6 +54,7 @@ struct seq_builder {
 	int deferred; /* the last digram of the current root is a duplicate
 			 left for the next step (SEQUITUR(1) only) */
 	int failed;
+	int general_only; /* tests: no fast paths (seq_builder_general_only) */
 
 	uint32_t *utility; /* rules awaiting their utility check (check_tail) */
 	uint32_t nutility, utility_cap;
@@ -62,6 +63,16 @@ struct seq_builder {
 	uint64_t body_symbols;
 	uint32_t live_rules;
 };
+
+/* For tests: every step of seq_append, seq_append_run and seq_finish goes
+ * through the general path (check(), as in the reference algorithm), none
+ * through check_tail()'s fast paths, so that the two can be compared
+ * grammar for grammar (seq_append_many ignores it).  Call before the
+ * first symbol. */
+static inline void seq_builder_general_only(struct seq_builder *b)
+{
+	b->general_only = 1;
+}
 
 static inline int seq_node_is_guard(const struct seq_builder *b, uint32_t i)
 {

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "sequitur.h"
+#include "sequitur_internal.h"
 #include "sequitur_serial.h"
 #include "test_util.h"
 #include "tracegen.h"
@@ -414,6 +415,95 @@ static void test_entry_points_agree(void **state)
 	free(in);
 }
 
+
+/* Loops as a program runs them: bodies of 2 to 20 paths from a small pool
+ * of symbols, each repeated a random number of times, now and then with
+ * one path of an iteration replaced (a variant). */
+static void loops_input(uint64_t *rng, uint32_t *in, size_t n)
+{
+	uint32_t body[20];
+
+	for (size_t i = 0; i < n;) {
+		uint32_t len = 2 + (uint32_t)(tu_rand(rng) % 19), pool = 3 + (uint32_t)(tu_rand(rng) % 40);
+		for (uint32_t k = 0; k < len; k++)
+			body[k] = (uint32_t)(tu_rand(rng) % pool);
+		for (uint64_t reps = 1 + tu_rand(rng) % 60; reps && i < n; reps--)
+			for (uint32_t k = 0; k < len && i < n; k++)
+				in[i++] = tu_rand(rng) % 50 ? body[k] : (uint32_t)(tu_rand(rng) % pool);
+	}
+}
+
+/* Build in[] (TU_GAP = gap) one symbol at a time; with general_only set,
+ * every step through the general path.  Invariants checked, exported. */
+static void build_checked(enum seq_algorithm algo, int general_only, const uint32_t *in, size_t n,
+			  struct seq_grammar *g)
+{
+	struct seq_builder *b = seq_builder_new(algo);
+	char why[200];
+
+	if (general_only)
+		seq_builder_general_only(b);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(in[i] == TU_GAP ? seq_append_gap(b) : seq_append(b, in[i]), 0);
+	assert_int_equal(seq_finish(b), 0);
+	if (seq_builder_check(b, why, sizeof(why)) != 0)
+		fail_msg("%s", why);
+	assert_int_equal(seq_export(b, g), 0);
+	seq_builder_free(b);
+}
+
+/*
+ * The fast paths at the end of a segment (check_tail: substituting a whole
+ * rule in place; fold_pair: making or extending a rule for a duplicate
+ * pair) must give exactly the grammar of the general path, byte for byte,
+ * for both algorithms: on every input shape, on loop-shaped inputs (which
+ * exercise fold_pair on nearly every step) and on long runs.
+ */
+static void test_fast_paths_match_general_path(void **state)
+{
+	uint64_t rng = 0xfa57;
+	size_t cap = 12000;
+	uint32_t *in = malloc(cap * sizeof(*in));
+	(void)state;
+
+	for (int it = 0; it < 240; it++) {
+		size_t n = 1 + tu_rand(&rng) % cap;
+		switch (it % 3) {
+		case 0:
+			tu_random_input(&rng, in, n, (unsigned)(it / 3) % TU_SHAPES, it % 2);
+			break;
+		case 1:
+			loops_input(&rng, in, n);
+			if (it % 4 == 1)
+				for (size_t i = 0; i < n; i++)
+					if (tu_rand(&rng) % 997 == 0)
+						in[i] = TU_GAP;
+			break;
+		default:
+			runs_input(&rng, in, n, (unsigned)(it / 3) % TU_SHAPES);
+			break;
+		}
+		for (int algo = 0; algo < 2; algo++) {
+			struct seq_grammar fast, general;
+			uint8_t *a, *b;
+			size_t alen, blen;
+			build_checked(algo, 0, in, n, &fast);
+			build_checked(algo, 1, in, n, &general);
+			serialize(&fast, &a, &alen);
+			serialize(&general, &b, &blen);
+			if (alen != blen || memcmp(a, b, alen))
+				fail_msg("iteration %d (shape %d), algorithm %d: the fast paths' grammar "
+					 "differs from the general path's",
+					 it, it % 3, algo);
+			free(a);
+			free(b);
+			seq_grammar_free(&fast);
+			seq_grammar_free(&general);
+		}
+	}
+	free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_terminal),
 	    cmocka_unit_test(test_lookahead_not_larger),
 	    cmocka_unit_test(test_entry_points_agree),
+	    cmocka_unit_test(test_fast_paths_match_general_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
