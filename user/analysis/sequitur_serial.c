@@ -146,7 +146,7 @@ int seq_serialize_version(const struct seq_grammar *g, unsigned version, uint8_t
 	struct seq_out o = {0};
 	int rc = -1;
 
-	if (version == 2 || version == 3) {
+	if (version >= 2 && version <= 4) {
 		seq_out_bytes(&o, SEQ_SERIAL_MAGIC, 4);
 		seq_out_varint(&o, version);
 		rc = seq_serialize_v2_body(g, &o, version);
@@ -222,7 +222,7 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 		return reject(g, why, whylen, "grammar checksum mismatch (corrupt data)");
 	in = (struct seq_in){buf + 4, buf + len - 4, 0};
 	uint64_t version = seq_in_varint(&in, UINT32_MAX);
-	if (!in.bad && (version == 2 || version == 3))
+	if (!in.bad && version >= 2 && version <= 4)
 		return seq_deserialize_v2_body(&in, g, why, whylen, (unsigned)version);
 	if (version != 1 || in.bad)
 		return reject(g, why, whylen, "unsupported grammar version");

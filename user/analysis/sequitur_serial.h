@@ -2,9 +2,11 @@
 /*
  * sequitur_serial.h — a grammar's compact binary form (the stored WPP).
  *
- * seq_serialize writes version 2 (below) and falls back to version 1 for
- * a grammar not in seq_export's canonical numbering; seq_deserialize reads
- * both.  Full descriptions with rationale: docs/sequitur.md.
+ * seq_serialize writes version 4 (the layout of version 2, below) and
+ * falls back to version 1 for a grammar not in seq_export's canonical
+ * numbering; seq_deserialize reads versions 1 to 4.  Versions 2, 3 and 4
+ * share the layout and differ in the model of the range-coded payload.
+ * Full descriptions with rationale: docs/sequitur.md.
  *
  * Version 1 layout (all integers are LEB128 varints unless noted):
  *
@@ -18,9 +20,9 @@
  *                                        where self is nrules for roots
  *   crc32c of everything before it, 4 bytes little-endian
  *
- * Version 2 layout:
+ * Version 2, 3 and 4 layout:
  *
- *   "WPPG"  2  flags
+ *   "WPPG"  version  flags
  *   nterm   nterm terminal values in order of first occurrence, each as a
  *           zigzag varint of (value - previous value - 1)
  *   nrules  nroots  nsyms (body symbols in all)
@@ -41,12 +43,12 @@
 #include "sequitur_grammar.h"
 
 #define SEQ_SERIAL_MAGIC   "WPPG"
-#define SEQ_SERIAL_VERSION 3u /* what seq_serialize writes (2 is still read) */
+#define SEQ_SERIAL_VERSION 4u /* what seq_serialize writes (1 to 3 are still read) */
 
 /* Encode g into a malloc'd buffer (*out, *outlen).  0 or -1 (no memory). */
 int seq_serialize(const struct seq_grammar *g, uint8_t **out, size_t *outlen);
 
-/* The same with a chosen version (1, 2 or 3; 2 and 3 fall back to 1 for a
+/* The same with a chosen version (1 to 4; 2 to 4 fall back to 1 for a
  * grammar that is not canonically numbered).  For tests and comparisons. */
 int seq_serialize_version(const struct seq_grammar *g, unsigned version, uint8_t **out,
 			  size_t *outlen);

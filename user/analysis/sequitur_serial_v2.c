@@ -23,7 +23,9 @@
  *    terminal.
  *  - Anything the lists miss (they are capped, which bounds the work per
  *    symbol on hostile input) is coded absolutely: a terminal number, or a
- *    rule's distance below the current one as in version 1.
+ *    rule's distance below the current one as in version 1 — in version 4,
+ *    its rank among the earlier rules that start with the same terminal,
+ *    newest first (the first terminal is already known).
  *
  * The encoder and the decoder run the same model code (struct model); the
  * encoder writes version 1 instead when the grammar is not in the
@@ -105,16 +107,24 @@ struct model {
 	 * 1 024, successor lists move a hit only part of the way up, so
 	 * one unusual successor does not push the usual ones down. */
 	int v3;
+	/* Version 4: a rule the class list misses is coded by its rank among
+	 * the rules before it that start with the same terminal (the class
+	 * lists of a stream's commonest terminals overflow their cap, and the
+	 * distance below the current node cost ~17 bits on real programs). */
+	int v4;
 	uint16_t is_new[8];   /* [root][first in body][previous was new] */
 	uint16_t new_rule[2]; /* new symbol: rule (1) or terminal (0), [root] */
 	uint16_t abs_rule[2]; /* escaped symbol: rule or terminal, [root] */
 	struct rc_gamma_model len[2], succ_rank[RANK_CONTEXTS], class_rank[RANK_CONTEXTS], term[2],
-	    rule_dist;
+	    rule_dist, first_rank[RANK_CONTEXTS];
 
 	uint32_t nterm, nrules;
 	struct mtf *succ;	/* per terminal number: following first terminals */
 	struct mtf *cls;	/* per terminal number: symbols starting with it */
 	uint32_t *first, *last; /* per rule: terminal numbers at its ends */
+	struct mtf *by_first;	/* v4, per terminal number: the rules that start
+				   with it, in increasing order (an append-only
+				   list: mtf only for its storage) */
 
 	/* Rules not referenced yet, oldest first; roots take from the
 	 * bottom, rule bodies from the top. */
@@ -129,6 +139,9 @@ static void model_free(struct model *m)
 		free(m->succ[t].v);
 	for (uint32_t t = 0; m->cls && t < m->nterm; t++)
 		free(m->cls[t].v);
+	for (uint32_t t = 0; m->by_first && t < m->nterm; t++)
+		free(m->by_first[t].v);
+	free(m->by_first);
 	free(m->succ);
 	free(m->cls);
 	free(m->first);
@@ -143,6 +156,7 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 
 	memset(m, 0, sizeof(*m));
 	m->v3 = version >= 3;
+	m->v4 = version >= 4;
 	rc_probs_init(m->is_new, 8);
 	rc_probs_init(m->new_rule, 2);
 	rc_probs_init(m->abs_rule, 2);
@@ -153,6 +167,7 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 	for (int i = 0; i < RANK_CONTEXTS; i++) {
 		gamma_init(&m->succ_rank[i]);
 		gamma_init(&m->class_rank[i]);
+		gamma_init(&m->first_rank[i]);
 	}
 	gamma_init(&m->rule_dist);
 	m->nterm = nterm;
@@ -162,7 +177,10 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 	m->first = malloc((nrules ? nrules : 1) * sizeof(*m->first));
 	m->last = malloc((nrules ? nrules : 1) * sizeof(*m->last));
 	m->unclaimed = malloc((nrules ? nrules : 1) * sizeof(*m->unclaimed));
-	if (!m->succ || !m->cls || !m->first || !m->last || !m->unclaimed) {
+	if (m->v4)
+		m->by_first = calloc(nterm ? nterm : 1, sizeof(*m->by_first));
+	if (!m->succ || !m->cls || !m->first || !m->last || !m->unclaimed ||
+	    (m->v4 && !m->by_first)) {
 		model_free(m);
 		return -1;
 	}
@@ -208,12 +226,38 @@ static int model_update_new(struct model *m, uint32_t prev, uint32_t s)
 }
 
 /* A rule's body is complete: remember its ends and that it awaits its
- * first reference. */
-static void model_rule_done(struct model *m, uint32_t rule, const uint32_t *body, uint32_t len)
+ * first reference.  0 or -1 (no memory). */
+static int model_rule_done(struct model *m, uint32_t rule, const uint32_t *body, uint32_t len)
 {
 	m->first[rule] = first_term(m, body[0]);
 	m->last[rule] = last_term(m, body[len - 1]);
 	m->unclaimed[m->nunclaimed++] = rule;
+	if (m->v4) {
+		struct mtf *l = &m->by_first[m->first[rule]];
+		if (l->n == l->cap && grow_u32(&l->v, &l->cap, 4) < 0)
+			return -1;
+		l->v[l->n++] = rule;
+	}
+	return 0;
+}
+
+/* Version 4: the rank of rule r among the rules that start with terminal
+ * f, newest first (r is one of them).  Rules complete in increasing
+ * order, so the list is sorted and holds exactly the rules below the one
+ * being coded. */
+static uint32_t first_rank_of(const struct model *m, uint32_t f, uint32_t r)
+{
+	const struct mtf *l = &m->by_first[f];
+	uint32_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return l->n - 1 - lo;
 }
 
 /* ---- encoder ---- */
@@ -267,7 +311,10 @@ static int encode_old(struct rc_enc *e, struct model *m, uint32_t s, uint32_t pr
 		rc_enc_gamma(e, &m->class_rank[rank_ctx(m, c->n)], cr == NONE ? 0 : cr + 1);
 	if (cr == NONE) {
 		rc_enc_bit(e, &m->abs_rule[root], seq_is_rule(s));
-		if (seq_is_rule(s))
+		if (seq_is_rule(s) && m->v4)
+			rc_enc_gamma(e, &m->first_rank[rank_ctx(m, m->by_first[f].n)],
+				     first_rank_of(m, f, s & ~SEQ_RULE_BIT));
+		else if (seq_is_rule(s))
 			rc_enc_gamma(e, &m->rule_dist, self - 1 - (s & ~SEQ_RULE_BIT));
 	}
 	return model_update(m, prev, f, s, sr, cr);
@@ -415,7 +462,8 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 				}
 				prev = last_term(&m, s);
 			}
-			model_rule_done(&m, i, body, len);
+			if (model_rule_done(&m, i, body, len) < 0)
+				goto done;
 			continue;
 		}
 		int prev_new = 0;
@@ -535,15 +583,23 @@ static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int
 	}
 	if (cr != NONE) {
 		s = c->v[cr];
-	} else if (rc_dec_bit(d, &m->abs_rule[root])) {
+	} else if (!rc_dec_bit(d, &m->abs_rule[root])) {
+		s = f;
+	} else if (m->v4) {
+		const struct mtf *l = &m->by_first[f];
+		if (!l->n)
+			return NONE;
+		uint64_t rank = rc_dec_gamma(d, &m->first_rank[rank_ctx(m, l->n)], l->n - 1);
+		if (rank >= l->n)
+			return NONE;
+		s = SEQ_RULE_BIT | l->v[l->n - 1 - rank];
+	} else {
 		uint64_t dist = rc_dec_gamma(d, &m->rule_dist, self);
 		if (dist >= self)
 			return NONE;
 		s = SEQ_RULE_BIT | (self - 1 - (uint32_t)dist);
 		if (m->first[s & ~SEQ_RULE_BIT] != f)
 			return NONE;
-	} else {
-		s = f;
 	}
 	if (model_update(m, prev, f, s, sr, cr) < 0) {
 		*oom = 1;
@@ -640,7 +696,10 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 				body[j] = s;
 				prev = last_term(&m, s);
 			}
-			model_rule_done(&m, i, body, (uint32_t)len);
+			if (model_rule_done(&m, i, body, (uint32_t)len) < 0) {
+				oom = 1;
+				goto bad;
+			}
 		} else {
 			int prev_new = 0;
 			for (uint32_t j = 0; j < len; j++) {

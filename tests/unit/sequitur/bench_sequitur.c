@@ -36,7 +36,7 @@ struct build_result {
 	long peak_rss_kb;
 	struct seq_stats stats;
 	size_t serialized;    /* current format (version 3) */
-	size_t serialized_v2; /* version 2 (the previous range-coded model) */
+	size_t serialized_v3; /* version 3 (the previous range-coded model) */
 	size_t serialized_v1; /* version 1, for comparison */
 };
 
@@ -84,7 +84,7 @@ static int build_from_file(const char *path, enum seq_algorithm algo, struct bui
 	if (seq_serialize_version(&g, 1, &bytes, &r->serialized_v1) < 0)
 		return -1;
 	free(bytes);
-	if (seq_serialize_version(&g, 2, &bytes, &r->serialized_v2) < 0)
+	if (seq_serialize_version(&g, 3, &bytes, &r->serialized_v3) < 0)
 		return -1;
 	free(bytes);
 	struct rusage ru;
@@ -168,7 +168,7 @@ static int compare_input(const char *label, const char *path)
 	       plain.stats.grammar_symbols
 		   ? (double)r.stats.grammar_symbols / plain.stats.grammar_symbols
 		   : 1.0,
-	       r.serialized, r.serialized_v2, xz, zstd, (double)r.serialized / xz,
+	       r.serialized, r.serialized_v3, xz, zstd, (double)r.serialized / xz,
 	       (double)r.serialized / zstd);
 	return 0;
 }
@@ -198,7 +198,7 @@ static int compare_other_inputs(const char *workdir, char **files, int nfiles)
 	printf("other inputs (SEQUITUR(1): construction M symbols/s per CPU second and peak RSS;\n"
 	       "grammar symbols / SEQUITUR's; serialized bytes; / xz = grammar / xz -9e):\n");
 	printf("%-20s %10s %8s %7s %8s %10s %10s %10s %10s %7s %7s\n", "input", "symbols", "Msym/s",
-	       "RSS MB", "syms/S", "grammar", "format v2", "xz -9e", "zstd -19", "/ xz", "/ zstd");
+	       "RSS MB", "syms/S", "grammar", "format v3", "xz -9e", "zstd -19", "/ xz", "/ zstd");
 	if (compare_input("random loops (wpp-raw.sh)", path) < 0)
 		return -1;
 	for (int i = 0; i < nfiles; i++) {
@@ -259,8 +259,8 @@ int main(int argc, char **argv)
 	       (double)n * 4 / res[1].serialized);
 	printf("%-28s %12zu %10.1fx\n", "WPP grammar, SEQUITUR", res[0].serialized,
 	       (double)n * 4 / res[0].serialized);
-	printf("%-28s %12zu %10.1fx\n", "  same, format version 2", res[1].serialized_v2,
-	       (double)n * 4 / res[1].serialized_v2);
+	printf("%-28s %12zu %10.1fx\n", "  same, format version 3", res[1].serialized_v3,
+	       (double)n * 4 / res[1].serialized_v3);
 	printf("%-28s %12zu %10.1fx\n", "  same, format version 1", res[1].serialized_v1,
 	       (double)n * 4 / res[1].serialized_v1);
 	printf("serialized SEQUITUR(1) / xz -9e: %.3f   / zstd -19: %.3f\n\n",

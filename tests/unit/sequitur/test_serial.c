@@ -81,6 +81,7 @@ static void test_roundtrip_random(void **state)
 		roundtrip(&g);
 		roundtrip_version(&g, 1);
 		roundtrip_version(&g, 2);
+		roundtrip_version(&g, 3);
 		/* An exported grammar is canonical: the current version is used. */
 		uint8_t *buf;
 		size_t len;
@@ -103,18 +104,25 @@ static void test_roundtrip_trace(void **state)
 	roundtrip(&g);
 	roundtrip_version(&g, 1);
 	roundtrip_version(&g, 2);
+	roundtrip_version(&g, 3);
+	roundtrip_version(&g, 4);
 	/* The point of version 2: it must be clearly smaller; version 3's
-	 * tuning must not lose on the trace it was tuned for. */
-	uint8_t *b1, *b2, *b3;
-	size_t l1, l2, l3;
+	 * tuning must not lose on the trace it was tuned for, nor version 4's
+	 * coding of the rules the class lists miss (this trace has such
+	 * rules: a decoder that takes the wrong rank fails the round trip). */
+	uint8_t *b1, *b2, *b3, *b4;
+	size_t l1, l2, l3, l4;
 	assert_int_equal(seq_serialize_version(&g, 1, &b1, &l1), 0);
 	assert_int_equal(seq_serialize_version(&g, 2, &b2, &l2), 0);
 	assert_int_equal(seq_serialize_version(&g, 3, &b3, &l3), 0);
+	assert_int_equal(seq_serialize_version(&g, 4, &b4, &l4), 0);
 	assert_true(l2 * 3 < l1 * 2);
 	assert_true(l3 < l2);
+	assert_true(l4 < l3);
 	free(b1);
 	free(b2);
 	free(b3);
+	free(b4);
 	seq_grammar_free(&g);
 	free(in);
 }
@@ -253,7 +261,7 @@ static void test_hostile_valid_checksum(void **state)
 	free(sample);
 }
 
-/* The same attacks on a larger range-coded grammar (version 2 or 3, a
+/* The same attacks on a larger range-coded grammar (version 2, 3 or 4, a
  * trace with gaps), so the edits land in the payload as well as the
  * header. */
 static void hostile_range_coded(unsigned version)
@@ -324,6 +332,12 @@ static void test_hostile_v3(void **state)
 	hostile_range_coded(3);
 }
 
+static void test_hostile_v4(void **state)
+{
+	(void)state;
+	hostile_range_coded(4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_noncanonical_falls_back),
 	    cmocka_unit_test(test_hostile_v2),
 	    cmocka_unit_test(test_hostile_v3),
+	    cmocka_unit_test(test_hostile_v4),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
