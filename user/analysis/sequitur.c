@@ -249,31 +249,31 @@ static void substitute(struct seq_builder *b, uint32_t x, uint32_t g)
 		check(b, b->n[q].next);
 }
 
-/* Utility at a rule's last symbol: inline it if that is a rule used only
- * here. */
+/* Rule utility at the body node at: inline the rule it refers to if that
+ * rule is used only there. */
+HOT void inline_if_lonely(struct seq_builder *b, uint32_t at)
+{
+	uint32_t s = b->n[at].sym;
+
+	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
+		expand(b, at);
+}
+
+/* Utility at rule g's last symbol. */
 HOT void enforce_utility_last(struct seq_builder *b, uint32_t g)
 {
-	uint32_t s;
-
-	if (!rule_alive(b, g))
-		return;
-	s = b->n[b->n[g].prev].sym;
-	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
-		expand(b, b->n[g].prev);
+	if (rule_alive(b, g))
+		inline_if_lonely(b, b->n[g].prev);
 }
 
 HOT void enforce_utility(struct seq_builder *b, uint32_t g)
 {
-	uint32_t s;
-
 	/* The reference implementation only looks at the first symbol; a
 	 * rule's last symbol can lose its second use too (its other
 	 * occurrence was the one just replaced), so look at both. */
 	if (!rule_alive(b, g))
 		return;
-	s = b->n[b->n[g].next].sym;
-	if ((s & SEQ_RULE_BIT) && refcount(b, s & ~SEQ_RULE_BIT) == 1)
-		expand(b, b->n[g].next);
+	inline_if_lonely(b, b->n[g].next);
 	enforce_utility_last(b, g);
 }
 
