@@ -140,6 +140,16 @@ if ! "$WPPTRACE" wpp "$WORK/threads.wpp" --tid "$tid" --raw-out /dev/full 2>"$WO
 else
 	fail "--raw-out to /dev/full: $(cat "$WORK/raw.err")"
 fi
+# --raw-max: the first N symbols of the same stream, and the info line says
+# how many of how many
+raw=$WORK/threads.$tid.u32
+if "$WPPTRACE" wpp "$WORK/threads.wpp" --tid "$tid" --raw-out "$WORK/head.u32" --raw-max 3 2>"$WORK/raw.err" &&
+	[ "$(stat -c %s "$WORK/head.u32")" = 12 ] && cmp -s "$WORK/head.u32" <(head -c 12 "$raw") &&
+	grep -q "the first 3 of $(($(stat -c %s "$raw") / 4)) symbols" "$WORK/raw.err"; then
+	ok "--raw-max 3: the stream's first 3 symbols, and said so"
+else
+	fail "--raw-max 3: $(cat "$WORK/raw.err")"
+fi
 # 6. --store on a recording without grammars (threads: several threads)
 run=$WORK/store.wpp
 "$WPPTRACE" -q record --transport=shm --no-grammar -o "$run" -- "$WORK/threads" >/dev/null 2>&1 </dev/null

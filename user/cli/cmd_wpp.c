@@ -34,6 +34,7 @@ struct wpp_opts {
 	const char *freq, *context;
 	const char *from_raw, *output;
 	const char *raw_out;
+	long raw_max; /* --raw-max: symbols written at most (0: all) */
 };
 
 /* ---- naming and parsing path sequences ---- */
@@ -656,6 +657,7 @@ struct raw_writer {
 	FILE *f;
 	int write_errno;
 	uint64_t gaps;
+	uint64_t written, max; /* max 0: no limit */
 };
 
 static int raw_write_terminals(void *ctx, const uint32_t *terminals, size_t n)
@@ -664,6 +666,9 @@ static int raw_write_terminals(void *ctx, const uint32_t *terminals, size_t n)
 	uint8_t buf[4096];
 	size_t k = 0;
 
+	if (w->max && n > w->max - w->written)
+		n = (size_t)(w->max - w->written);
+	w->written += n;
 	for (size_t i = 0; i < n && !w->write_errno; i++) {
 		for (int b = 0; b < 4; b++)
 			buf[k++] = (uint8_t)(terminals[i] >> (8 * b));
@@ -688,7 +693,7 @@ static void raw_gap(void *ctx)
  * marker: segments are joined, and said so. */
 static int export_raw(const struct wpp_opts *o, const struct wpp_thread_trace *th)
 {
-	struct raw_writer w = {.f = fopen(o->raw_out, "wb")};
+	struct raw_writer w = {.f = fopen(o->raw_out, "wb"), .max = (uint64_t)o->raw_max};
 	struct path_terminal_tap tap = {.out = raw_write_terminals, .gap = raw_gap, .ctx = &w};
 	struct wpp_thread_grammar tg;
 
@@ -707,9 +712,12 @@ static int export_raw(const struct wpp_opts *o, const struct wpp_thread_trace *t
 		wpp_thread_grammar_free(&tg);
 		return WPP_EXIT_ERROR;
 	}
-	wpp_info("wpp: thread %" PRIu32 ": %" PRIu64 " symbols (%" PRIu32
+	char part[64] = "";
+	if (w.written < tg.hdr.nsymbols)
+		snprintf(part, sizeof(part), "the first %" PRIu64 " of ", w.written);
+	wpp_info("wpp: thread %" PRIu32 ": %s%" PRIu64 " symbols (%" PRIu32
 		 " distinct paths, numbered as wpp prints them: pN is N) written to %s%s",
-		 th->tid, tg.hdr.nsymbols, tg.hdr.nterminals, o->raw_out,
+		 th->tid, part, tg.hdr.nsymbols, tg.hdr.nterminals, o->raw_out,
 		 w.gaps ? "; its segments are joined (the raw format has no gaps)" : "");
 	wpp_thread_grammar_free(&tg);
 	return WPP_EXIT_OK;
@@ -817,6 +825,7 @@ int cmd_wpp(int argc, char **argv)
 					     {"rebuild", no_argument, NULL, 'b'},
 					     {"store", no_argument, NULL, 's'},
 					     {"raw-out", required_argument, NULL, 'R'},
+					     {"raw-max", required_argument, NULL, 'M'},
 					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = {-1, -1}, .max_rules = 20, .context_len = 1};
 	int c, rc = WPP_EXIT_OK;
@@ -870,6 +879,13 @@ int cmd_wpp(int argc, char **argv)
 		case 'R':
 			o.raw_out = optarg;
 			break;
+		case 'M':
+			if ((o.raw_max = parse_count(optarg)) < 1) {
+				wpp_err("wpp: bad --raw-max '%s' (a count of symbols, 1 or more)",
+					optarg);
+				return WPP_EXIT_USAGE;
+			}
+			break;
 		default:
 			wpp_err("wpp: bad arguments (try wpptrace help wpp)");
 			return WPP_EXIT_USAGE;
@@ -908,6 +924,11 @@ int cmd_wpp(int argc, char **argv)
 			argv[optind]);
 		session_close(&s);
 		return WPP_EXIT_ERROR;
+	}
+	if (o.raw_max && !o.raw_out) {
+		wpp_err("wpp: --raw-max goes with --raw-out");
+		session_close(&s);
+		return WPP_EXIT_USAGE;
 	}
 	if (o.raw_out) {
 		rc = raw_out_one(&o, &s, argv[optind]);

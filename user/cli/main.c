@@ -48,7 +48,7 @@ static const struct command commands[] = {
      "                    [--freq SEQ] [--context SEQ [--context-len K]] [--expand] [--rebuild]\n"
      "                    [--store]\n"
      "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
-     "       wpptrace wpp run.wpp [--pid P] [--tid T] --raw-out trace.u32\n"
+     "       wpptrace wpp run.wpp [--pid P] [--tid T] --raw-out trace.u32 [--raw-max N]\n"
      "\n"
      "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
      "record, or rebuilt from the batches): input length, rules, grammar size and\n"
@@ -64,7 +64,8 @@ static const struct command commands[] = {
      "                   chunks after its END), so later wpp/hot runs read them\n"
      "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"
      "  --raw-out F      write one thread's path stream as such a stream (pN as N), read\n"
-     "                   from the batches without building a grammar\n"},
+     "                   from the batches without building a grammar\n"
+     "  --raw-max N      with --raw-out: only the first N symbols\n"},
     {"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
      "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
      "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--format "
