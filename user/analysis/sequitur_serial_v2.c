@@ -21,11 +21,12 @@
  *  - Given its first terminal, the symbol is coded as its rank in a
  *    move-to-front list of the symbols seen so far that start with that
  *    terminal.
- *  - Anything the lists miss (they are capped, which bounds the work per
- *    symbol on hostile input) is coded absolutely: a terminal number, or a
+ *  - Anything the lists miss is coded absolutely: a terminal number, or a
  *    rule's distance below the current one as in version 1 — in version 4,
  *    its rank among the earlier rules that start with the same terminal,
- *    newest first (the first terminal is already known).
+ *    newest first (the first terminal is already known).  The lists of
+ *    versions 2 and 3 are capped and scanned; version 4's class lists
+ *    hold every symbol and answer in O(log n) (sequitur_recency.h).
  *
  * The encoder and the decoder run the same model code (struct model); the
  * encoder writes version 1 instead when the grammar is not in the
@@ -38,10 +39,11 @@
 
 #include "grow_u32.h"
 #include "sequitur_rc.h"
+#include "sequitur_recency.h"
 #include "sequitur_serial_internal.h"
 
 #define SUCC_CAP  256u	/* first terminals remembered after a terminal */
-#define CLASS_CAP 1024u /* symbols remembered per first terminal */
+#define CLASS_CAP 1024u /* symbols remembered per first terminal (v2, v3) */
 #define NONE	  UINT32_MAX
 /* A decision costs at least ~0.011 bits (see sequitur_rc.h) and a symbol
  * takes at least two, so a payload of N bytes cannot hold more than ~380 N
@@ -87,8 +89,9 @@ static int mtf_move(struct mtf *l, uint32_t r, uint32_t x, uint32_t limit, int a
 }
 
 /* Rank contexts: the list's size by bit length (version 2 lumps every
- * size from 64 up together; lists hold up to 1 024 entries). */
-#define RANK_CONTEXTS 12
+ * size from 64 up together, version 3 every size from 1 024 up: its lists
+ * hold up to 1 024 entries; version 4's class lists have no cap). */
+#define RANK_CONTEXTS 24
 
 static unsigned size_bucket(uint32_t n, unsigned cap)
 {
@@ -107,10 +110,12 @@ struct model {
 	 * 1 024, successor lists move a hit only part of the way up, so
 	 * one unusual successor does not push the usual ones down. */
 	int v3;
-	/* Version 4: a rule the class list misses is coded by its rank among
-	 * the rules before it that start with the same terminal (the class
-	 * lists of a stream's commonest terminals overflow their cap, and the
-	 * distance below the current node cost ~17 bits on real programs). */
+	/* Version 4: the class lists have no cap (struct recency: ranks in
+	 * O(log n)); a rule they miss — one referenced before its "new"
+	 * reference is coded — is coded by its rank among the rules before
+	 * it that start with the same terminal.  On real programs' streams the
+	 * capped lists of the commonest terminals overflowed, and the
+	 * distance below the current node cost ~17 bits. */
 	int v4;
 	uint16_t is_new[8];   /* [root][first in body][previous was new] */
 	uint16_t new_rule[2]; /* new symbol: rule (1) or terminal (0), [root] */
@@ -119,12 +124,14 @@ struct model {
 	    rule_dist, first_rank[RANK_CONTEXTS];
 
 	uint32_t nterm, nrules;
-	struct mtf *succ;	/* per terminal number: following first terminals */
-	struct mtf *cls;	/* per terminal number: symbols starting with it */
-	uint32_t *first, *last; /* per rule: terminal numbers at its ends */
-	struct mtf *by_first;	/* v4, per terminal number: the rules that start
-				   with it, in increasing order (an append-only
-				   list: mtf only for its storage) */
+	struct mtf *succ;		   /* per terminal number: following first terminals */
+	struct mtf *cls;		   /* per terminal number: symbols starting with it */
+	uint32_t *first, *last;		   /* per rule: terminal numbers at its ends */
+	struct recency *rec;		   /* v4, per terminal number: the class list */
+	uint32_t *term_stamp, *rule_stamp; /* v4: each symbol's stamp in it */
+	struct mtf *by_first;		   /* v4, per terminal number: the rules that start
+					      with it, in increasing order (an append-only
+					      list: mtf only for its storage) */
 
 	/* Rules not referenced yet, oldest first; roots take from the
 	 * bottom, rule bodies from the top. */
@@ -142,6 +149,11 @@ static void model_free(struct model *m)
 	for (uint32_t t = 0; m->by_first && t < m->nterm; t++)
 		free(m->by_first[t].v);
 	free(m->by_first);
+	for (uint32_t t = 0; m->rec && t < m->nterm; t++)
+		recency_free(&m->rec[t]);
+	free(m->rec);
+	free(m->term_stamp);
+	free(m->rule_stamp);
 	free(m->succ);
 	free(m->cls);
 	free(m->first);
@@ -177,10 +189,14 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 	m->first = malloc((nrules ? nrules : 1) * sizeof(*m->first));
 	m->last = malloc((nrules ? nrules : 1) * sizeof(*m->last));
 	m->unclaimed = malloc((nrules ? nrules : 1) * sizeof(*m->unclaimed));
-	if (m->v4)
+	if (m->v4) {
 		m->by_first = calloc(nterm ? nterm : 1, sizeof(*m->by_first));
+		m->rec = calloc(nterm ? nterm : 1, sizeof(*m->rec));
+		m->term_stamp = calloc(nterm ? nterm : 1, sizeof(*m->term_stamp));
+		m->rule_stamp = calloc(nrules ? nrules : 1, sizeof(*m->rule_stamp));
+	}
 	if (!m->succ || !m->cls || !m->first || !m->last || !m->unclaimed ||
-	    (m->v4 && !m->by_first)) {
+	    (m->v4 && (!m->by_first || !m->rec || !m->term_stamp || !m->rule_stamp))) {
 		model_free(m);
 		return -1;
 	}
@@ -190,7 +206,7 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 /* Context of a rank: the size of its list. */
 static unsigned rank_ctx(const struct model *m, uint32_t list_size)
 {
-	return size_bucket(list_size, m->v3 ? RANK_CONTEXTS - 1 : 7);
+	return size_bucket(list_size, m->v4 ? RANK_CONTEXTS - 1 : m->v3 ? 11 : 7);
 }
 
 /* Symbols inside the model: terminal number t, or SEQ_RULE_BIT | rule. */
@@ -204,13 +220,22 @@ static uint32_t last_term(const struct model *m, uint32_t s)
 	return seq_is_rule(s) ? m->last[s & ~SEQ_RULE_BIT] : s;
 }
 
+/* v4: where symbol s's stamp in its class list is kept. */
+static uint32_t *stamp_of(const struct model *m, uint32_t s)
+{
+	return seq_is_rule(s) ? &m->rule_stamp[s & ~SEQ_RULE_BIT] : &m->term_stamp[s];
+}
+
 /* After symbol s (first terminal f) followed a symbol ending in terminal
- * prev (NONE at the start of a body): update both lists. */
+ * prev (NONE at the start of a body): update both lists.  class_rank is
+ * s's rank in a capped class list (versions 2 and 3). */
 static int model_update(struct model *m, uint32_t prev, uint32_t f, uint32_t s, uint32_t succ_rank,
 			uint32_t class_rank)
 {
 	if (prev != NONE && mtf_move(&m->succ[prev], succ_rank, f, SUCC_CAP, m->v3) < 0)
 		return -1;
+	if (m->v4)
+		return recency_touch(&m->rec[f], stamp_of(m, s), s);
 	return mtf_move(&m->cls[f], class_rank, s, CLASS_CAP, 0);
 }
 
@@ -222,7 +247,7 @@ static int model_update_new(struct model *m, uint32_t prev, uint32_t s)
 	uint32_t f = first_term(m, s);
 
 	return model_update(m, prev, f, s, prev == NONE ? NONE : mtf_find(&m->succ[prev], f),
-			    mtf_find(&m->cls[f], s));
+			    m->v4 ? NONE : mtf_find(&m->cls[f], s));
 }
 
 /* A rule's body is complete: remember its ends and that it awaits its
@@ -305,10 +330,17 @@ static int encode_old(struct rc_enc *e, struct model *m, uint32_t s, uint32_t pr
 	}
 	if (sr == NONE)
 		rc_enc_gamma(e, &m->term[prev == NONE], f);
-	struct mtf *c = &m->cls[f];
-	cr = mtf_find(c, s);
-	if (c->n)
-		rc_enc_gamma(e, &m->class_rank[rank_ctx(m, c->n)], cr == NONE ? 0 : cr + 1);
+	uint32_t class_n;
+	if (m->v4) {
+		uint32_t stamp = *stamp_of(m, s);
+		cr = stamp ? recency_rank(&m->rec[f], stamp) : NONE;
+		class_n = m->rec[f].n;
+	} else {
+		cr = mtf_find(&m->cls[f], s);
+		class_n = m->cls[f].n;
+	}
+	if (class_n)
+		rc_enc_gamma(e, &m->class_rank[rank_ctx(m, class_n)], cr == NONE ? 0 : cr + 1);
 	if (cr == NONE) {
 		rc_enc_bit(e, &m->abs_rule[root], seq_is_rule(s));
 		if (seq_is_rule(s) && m->v4)
@@ -573,16 +605,16 @@ static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int
 			return NONE;
 		f = (uint32_t)t;
 	}
-	struct mtf *c = &m->cls[f];
-	if (c->n) {
-		uint64_t r = rc_dec_gamma(d, &m->class_rank[rank_ctx(m, c->n)], c->n);
-		if (r > c->n)
+	uint32_t class_n = m->v4 ? m->rec[f].n : m->cls[f].n;
+	if (class_n) {
+		uint64_t r = rc_dec_gamma(d, &m->class_rank[rank_ctx(m, class_n)], class_n);
+		if (r > class_n)
 			return NONE;
 		if (r)
 			cr = (uint32_t)r - 1;
 	}
 	if (cr != NONE) {
-		s = c->v[cr];
+		s = m->v4 ? recency_at(&m->rec[f], cr) : m->cls[f].v[cr];
 	} else if (!rc_dec_bit(d, &m->abs_rule[root])) {
 		s = f;
 	} else if (m->v4) {
