@@ -492,14 +492,14 @@ static __attribute__((noinline)) int fold_pair(struct seq_builder *b, uint32_t x
 	delete_digram(b, m);	 /* (x, y) */
 	delete_digram(b, moved); /* (y, after) */
 	delete_digram(b, p);	 /* (p, x) at the end */
-	unuse(b, xsym);
+	unuse(b, xsym);		 /* the pair at m goes, */
 	unuse(b, ysym);
 	free_node(b, m);
 	free_node(b, moved);
 	uint32_t ref = new_symbol(b, SEQ_RULE_BIT | g);
 	link_nodes(b, q, ref);
 	link_nodes(b, ref, after);
-	unuse(b, xsym);
+	unuse(b, xsym); /* and the pair at the end */
 	unuse(b, ysym);
 	(*refs_of(b, g))++;
 	b->n[x].sym = SEQ_RULE_BIT | g;

@@ -124,10 +124,10 @@ struct model {
 	    rule_dist, first_rank[RANK_CONTEXTS];
 
 	uint32_t nterm, nrules;
-	struct mtf *succ;		   /* per terminal number: following first terminals */
-	struct mtf *cls;		   /* per terminal number: symbols starting with it */
-	uint32_t *first, *last;		   /* per rule: terminal numbers at its ends */
-	struct recency *rec;		   /* v4, per terminal number: the class list */
+	struct mtf *succ;	/* per terminal number: following first terminals */
+	struct mtf *cls;	/* v2, v3, per terminal number: symbols starting with it */
+	uint32_t *first, *last; /* per rule: terminal numbers at its ends */
+	struct recency *rec;	/* v4, per terminal number: the class list */
 	uint32_t *term_stamp, *rule_stamp; /* v4: each symbol's stamp in it */
 	struct mtf *by_first;		   /* v4, per terminal number: the rules that start
 					      with it, in increasing order (an append-only
@@ -185,18 +185,19 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 	m->nterm = nterm;
 	m->nrules = nrules;
 	m->succ = calloc(nterm ? nterm : 1, sizeof(*m->succ));
-	m->cls = calloc(nterm ? nterm : 1, sizeof(*m->cls));
 	m->first = malloc((nrules ? nrules : 1) * sizeof(*m->first));
 	m->last = malloc((nrules ? nrules : 1) * sizeof(*m->last));
 	m->unclaimed = malloc((nrules ? nrules : 1) * sizeof(*m->unclaimed));
-	if (m->v4) {
+	if (!m->v4) {
+		m->cls = calloc(nterm ? nterm : 1, sizeof(*m->cls));
+	} else {
 		m->by_first = calloc(nterm ? nterm : 1, sizeof(*m->by_first));
 		m->rec = calloc(nterm ? nterm : 1, sizeof(*m->rec));
 		m->term_stamp = calloc(nterm ? nterm : 1, sizeof(*m->term_stamp));
 		m->rule_stamp = calloc(nrules ? nrules : 1, sizeof(*m->rule_stamp));
 	}
-	if (!m->succ || !m->cls || !m->first || !m->last || !m->unclaimed ||
-	    (m->v4 && (!m->by_first || !m->rec || !m->term_stamp || !m->rule_stamp))) {
+	if (!m->succ || !m->first || !m->last || !m->unclaimed ||
+	    (m->v4 ? !m->by_first || !m->rec || !m->term_stamp || !m->rule_stamp : !m->cls)) {
 		model_free(m);
 		return -1;
 	}

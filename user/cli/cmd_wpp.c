@@ -154,41 +154,25 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The distinct terminal values of g's bodies, sorted; NULL when out of
- * memory (or none: *n = 0). */
-static uint32_t *distinct_terminals(const struct seq_grammar *g, uint32_t *n)
+/* The distinct terminal values of g's bodies, sorted, in a malloc'd
+ * *vals (*n of them).  0, or -1 when out of memory. */
+static int distinct_terminals(const struct seq_grammar *g, uint32_t **vals, uint32_t *n)
 {
-	uint32_t total = g->start[seq_grammar_nodes(g)], k = 0;
+	uint32_t total = g->start[seq_grammar_nodes(g)], k = 0, u = 0;
 	uint32_t *v = malloc((total ? total : 1) * sizeof(*v));
 
-	*n = 0;
 	if (!v)
-		return NULL;
+		return -1;
 	for (uint32_t j = 0; j < total; j++)
 		if (!seq_is_rule(g->sym[j]))
 			v[k++] = g->sym[j];
 	qsort(v, k, sizeof(*v), cmp_u32);
-	uint32_t u = 0;
 	for (uint32_t j = 0; j < k; j++)
 		if (u == 0 || v[j] != v[u - 1])
 			v[u++] = v[j];
+	*vals = v;
 	*n = u;
-	if (!u) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
-
-static uint32_t count_distinct_terminals(const struct seq_grammar *g)
-{
-	uint32_t n;
-	uint32_t *v = distinct_terminals(g, &n);
-
-	if (!v && n)
-		wpp_die("out of memory");
-	free(v);
-	return n;
+	return 0;
 }
 
 /* Position of terminal t in vals (sorted), or t itself without vals. */
@@ -314,9 +298,14 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	uint8_t *ser;
 	size_t serlen;
 	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
-	/* No table: a raw grammar's terminals are its values (counted here). */
-	uint32_t nterm = tg->hdr.nterminals ? tg->hdr.nterminals : count_distinct_terminals(g);
+	/* A raw grammar without a table (--from-raw, values used as they are)
+	 * names its terminals by value: they are taken from the grammar, in
+	 * increasing order. */
+	uint32_t nterm = tg->hdr.nterminals, *raw_vals = NULL;
 	int json = o->json, rc = 0;
+
+	if (!nterm && distinct_terminals(g, &raw_vals, &nterm) < 0)
+		wpp_die("out of memory");
 
 	if (wppdag_init(&d, g) < 0 || seq_serialize(g, &ser, &serlen) < 0)
 		wpp_die("out of memory");
@@ -388,12 +377,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	free(rk);
 
 	/* Terminal frequencies: each body occurrence counts its node's
-	 * frequency.  A raw grammar without a table (--from-raw, values used
-	 * as they are) names its terminals by value: they are listed from the
-	 * grammar, in increasing order. */
-	uint32_t *raw_vals = NULL;
-	if (!tg->hdr.nterminals && nterm && !(raw_vals = distinct_terminals(g, &nterm)))
-		wpp_die("out of memory");
+	 * frequency. */
 	uint64_t *tcount = calloc(nterm ? nterm : 1, sizeof(*tcount));
 	struct rank *tr = malloc((nterm ? nterm : 1) * sizeof(*tr));
 	if (!tcount || !tr)
@@ -431,7 +415,6 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			fputc('\n', out);
 		}
 	}
-	free(raw_vals);
 	free(tcount);
 	free(tr);
 	if (json)
@@ -502,6 +485,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	else
 		fputc('\n', out);
 out:
+	free(raw_vals);
 	wppdag_free(&d);
 	return rc;
 }

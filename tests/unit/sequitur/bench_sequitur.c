@@ -35,7 +35,7 @@ struct build_result {
 	double seconds, cpu_seconds;
 	long peak_rss_kb;
 	struct seq_stats stats;
-	size_t serialized;    /* current format (version 3) */
+	size_t serialized;    /* current format (version 4) */
 	size_t serialized_v3; /* version 3 (the previous range-coded model) */
 	size_t serialized_v1; /* version 1, for comparison */
 };
