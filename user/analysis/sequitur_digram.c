@@ -11,9 +11,8 @@
  * of several MiB also missed the TLB. */
 #define HUGE_TABLE_BYTES (UINT64_C(2) << 20)
 
-static struct seq_digram_slot *alloc_slots(uint32_t cap)
+void *seq_alloc_random_access(size_t bytes)
 {
-	size_t bytes = sizeof(struct seq_digram_slot) * (size_t)cap;
 	void *p;
 
 	if (bytes < HUGE_TABLE_BYTES)
@@ -29,7 +28,7 @@ static int alloc_table(struct seq_digram_index *idx, unsigned log2_capacity)
 {
 	uint32_t cap = 1u << log2_capacity;
 
-	idx->slots = alloc_slots(cap);
+	idx->slots = seq_alloc_random_access(sizeof(*idx->slots) * (size_t)cap);
 	idx->occupied = calloc((cap + 63) / 64, sizeof(*idx->occupied));
 	if (!idx->slots || !idx->occupied) {
 		free(idx->slots);

@@ -38,6 +38,7 @@
 #ifndef WPP_SEQUITUR_DIGRAM_H
 #define WPP_SEQUITUR_DIGRAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SEQ_DIGRAM_NONE UINT32_MAX
@@ -242,5 +243,9 @@ static inline int seq_digram_remove_if(struct seq_digram_index *idx, uint64_t ke
 
 /* Bytes held by the table. */
 uint64_t seq_digram_bytes(const struct seq_digram_index *idx);
+
+/* malloc() for an array read at random: from 2 MiB up, aligned and
+ * advised onto transparent huge pages.  Freed with free(). */
+void *seq_alloc_random_access(size_t bytes);
 
 #endif
