@@ -31,7 +31,9 @@ ok() { echo "ok:   $*"; }
 
 [ -x "$REPLAY" ] || make -C "$ROOT" --no-print-directory "$REPLAY" >/dev/null || exit 1
 
-for prog in interp signals threads recursion; do
+# exec last: it exec()s into recursion, built next to it just before, and
+# its one thread has a stream per image (generations 0 and 1).
+for prog in interp signals threads recursion exec; do
 	src=$ROOT/tests/corpus/$prog.c
 	bin=$WORK/$prog
 	args=
@@ -105,14 +107,15 @@ PY
 	# 5. --raw-out, and --from-raw of it, thread by thread
 	raw_ok=0
 	while read -r _ pid tid gen; do
-		raw=$WORK/$prog.$tid.u32
-		if ! "$WPPTRACE" wpp "$run" --pid "$pid" --tid "$tid" --raw-out "$raw" 2>"$WORK/$prog.raw.err" ||
+		raw=$WORK/$prog.$tid.$gen.u32
+		one=(--pid "$pid" --tid "$tid" --gen "$gen")
+		if ! "$WPPTRACE" wpp "$run" "${one[@]}" --raw-out "$raw" 2>"$WORK/$prog.raw.err" ||
 			! out=$($CHECK raw "$WORK/$prog.jsonl" "$pid" "$tid" "$gen" "$raw"); then
-			fail "$prog: --raw-out of thread $tid: ${out:-$(cat "$WORK/$prog.raw.err")}"
+			fail "$prog: --raw-out of thread $tid generation $gen: ${out:-$(cat "$WORK/$prog.raw.err")}"
 			continue
 		fi
-		if [ "$("$WPPTRACE" wpp "$run" --pid "$pid" --tid "$tid" --format json | grep -o '"segments": [0-9]*')" = '"segments": 1' ]; then
-			"$WPPTRACE" wpp "$run" --pid "$pid" --tid "$tid" --format json --max-rules 100000000 >"$WORK/$prog.g.json"
+		if [ "$("$WPPTRACE" wpp "$run" "${one[@]}" --format json | grep -o '"segments": [0-9]*')" = '"segments": 1' ]; then
+			"$WPPTRACE" wpp "$run" "${one[@]}" --format json --max-rules 100000000 >"$WORK/$prog.g.json"
 			if ! "$WPPTRACE" wpp --from-raw "$raw" -o "$WORK/$prog.raw.wpp" >/dev/null ||
 				! "$WPPTRACE" wpp "$WORK/$prog.raw.wpp" --format json --max-rules 100000000 >"$WORK/$prog.rawg.json" ||
 				! same=$($CHECK same-grammar "$WORK/$prog.g.json" "$WORK/$prog.rawg.json"); then
@@ -122,10 +125,23 @@ PY
 			out="$out; $same"
 		fi
 		raw_ok=$((raw_ok + 1))
-		echo "      thread $tid: $out"
+		echo "      thread $tid (generation $gen): $out"
 	done < <(grep '^thread ' "$WORK/$prog.exp")
 	[ "$raw_ok" -gt 0 ] && ok "$prog: --raw-out of $raw_ok thread(s) is the decoded stream, and its --from-raw grammar the thread's"
 done
+# exec's thread ran two images: its tid alone matches two streams, and the
+# error says how to choose; each generation's --raw-out was checked above.
+tid=$(grep -m1 '^thread ' "$WORK/exec.exp" | cut -d' ' -f3)
+if [ "$(grep -c "^thread [0-9]* $tid " "$WORK/exec.exp")" = 2 ] &&
+	! "$WPPTRACE" wpp "$WORK/exec.wpp" --tid "$tid" --raw-out "$WORK/exec.u32" 2>"$WORK/raw.err" &&
+	[ "$(wc -l <"$WORK/raw.err")" = 1 ] && grep -q '2 in .* match .*--gen' "$WORK/raw.err" &&
+	[ "$("$WPPTRACE" hot "$WORK/exec.wpp" --tid "$tid" --gen 1 --format json | grep -c '"gen": 1')" = 1 ] &&
+	[ "$("$WPPTRACE" hot "$WORK/exec.wpp" --tid "$tid" --gen 1 --format json | grep -c '"gen": 0')" = 0 ] &&
+	[ "$("$WPPTRACE" script "$WORK/exec.wpp" --gen 0 --format jsonl | grep -vc '"gen":0,')" = 0 ]; then
+	ok "exec: --gen picks one image's stream (--raw-out error names it; hot, script filter by it)"
+else
+	fail "exec: two generations of thread $tid: $(cat "$WORK/raw.err")"
+fi
 # --raw-out refuses anything but one thread, and reports a failed write
 if ! "$WPPTRACE" wpp "$WORK/threads.wpp" --raw-out "$WORK/many.u32" 2>"$WORK/raw.err" &&
 	[ "$(wc -l <"$WORK/raw.err")" = 1 ] && grep -q 'writes one thread; [0-9]* in .* match' "$WORK/raw.err"; then
@@ -142,7 +158,7 @@ else
 fi
 # --raw-max: the first N symbols of the same stream, and the info line says
 # how many of how many
-raw=$WORK/threads.$tid.u32
+raw=$WORK/threads.$tid.0.u32 # generation 0: threads does not exec
 if "$WPPTRACE" wpp "$WORK/threads.wpp" --tid "$tid" --raw-out "$WORK/head.u32" --raw-max 3 2>"$WORK/raw.err" &&
 	[ "$(stat -c %s "$WORK/head.u32")" = 12 ] && cmp -s "$WORK/head.u32" <(head -c 12 "$raw") &&
 	grep -q "the first 3 of $(($(stat -c %s "$raw") / 4)) symbols" "$WORK/raw.err"; then

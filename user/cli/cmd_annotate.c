@@ -19,7 +19,7 @@ int cmd_annotate(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},    {"sort", required_argument, NULL, 's'},
 	    {"cost", required_argument, NULL, 'c'},   {NULL, 0, NULL, 0}};
-	struct thread_filter filter = {-1, -1};
+	struct thread_filter filter = THREAD_FILTER_ANY;
 	enum rpt_sort sort = RPT_SORT_COUNT;
 	struct rpt_profile p;
 	struct session s;

@@ -26,7 +26,7 @@ int cmd_cfg(int argc, char **argv)
 					     {"sort", required_argument, NULL, 's'},
 					     {"output", required_argument, NULL, 'o'},
 					     {NULL, 0, NULL, 0}};
-	struct thread_filter filter = {-1, -1};
+	struct thread_filter filter = THREAD_FILTER_ANY;
 	enum rpt_sort sort = RPT_SORT_COUNT;
 	const char *output = NULL;
 	struct rpt_profile p;

@@ -18,7 +18,7 @@ int cmd_export(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},    {"output", required_argument, NULL, 'o'},
 	    {"cost", required_argument, NULL, 'c'},   {NULL, 0, NULL, 0}};
-	struct thread_filter filter = {-1, -1};
+	struct thread_filter filter = THREAD_FILTER_ANY;
 	const char *output = NULL, *format = NULL;
 	const char *cost =
 	    NULL; /* --cost COUNTER: the second sample value (default: IR instructions) */

@@ -160,17 +160,17 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 
 int cmd_hot(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"min-len", required_argument, NULL, 'a'},
-					     {"max-len", required_argument, NULL, 'b'},
-					     {"min-cost", required_argument, NULL, 'c'},
-					     {"cost", required_argument, NULL, 'C'},
-					     {"top", required_argument, NULL, 'n'},
-					     {NULL, 0, NULL, 0}};
-	struct hot_opts o = {
-	    .filter = {-1, -1}, .min_len = 2, .max_len = 20, .top = 20, .min_cost = 100000};
+	static const struct option opts[] = {
+	    {"format", required_argument, NULL, 'f'},	{"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},	{"gen", required_argument, NULL, 'g'},
+	    {"min-len", required_argument, NULL, 'a'},	{"max-len", required_argument, NULL, 'b'},
+	    {"min-cost", required_argument, NULL, 'c'}, {"cost", required_argument, NULL, 'C'},
+	    {"top", required_argument, NULL, 'n'},	{NULL, 0, NULL, 0}};
+	struct hot_opts o = {.filter = THREAD_FILTER_ANY,
+			     .min_len = 2,
+			     .max_len = 20,
+			     .top = 20,
+			     .min_cost = 100000};
 	struct session s;
 	int c, rc;
 	long v;
@@ -209,6 +209,8 @@ int cmd_hot(int argc, char **argv)
 				o.filter.pid = v;
 			else if (c == 't')
 				o.filter.tid = v;
+			else if (c == 'g')
+				o.filter.gen = v;
 			else if (c == 'a')
 				o.min_len = v;
 			else if (c == 'b')
@@ -287,7 +289,7 @@ int cmd_hot(int argc, char **argv)
 	if (o.json)
 		printf("]}\n");
 	if (first)
-		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
+		wpp_warn("%s: no thread matches the --pid/--tid/--gen filter", argv[optind]);
 	thread_grammar_suggest_store("hot", argv[optind], &builds);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("hot: writing the output failed");

@@ -377,7 +377,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 						 {NULL, 0, NULL, 0}};
 	int c;
 
-	*o = (struct opts){.top = -1, .filter = {-1, -1}};
+	*o = (struct opts){.top = -1, .filter = THREAD_FILTER_ANY};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "k:f:", longopts, NULL)) != -1) {
 		long v = 0;

@@ -154,7 +154,7 @@ int cmd_paths(int argc, char **argv)
 					     {"pid", required_argument, NULL, 'p'},
 					     {"top", required_argument, NULL, 'n'},
 					     {NULL, 0, NULL, 0}};
-	struct thread_filter filter = {-1, -1};
+	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct rpt_profile prof;
 	struct paths_view v;
 	long top = -1;

@@ -47,7 +47,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c;
 
 	*a = (struct report_args){.opt = {RPT_BY_PATH, RPT_SORT_COUNT, TOP_UNSET},
-				  .filter = {-1, -1}};
+				  .filter = THREAD_FILTER_ANY};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:p:t:b:s:n:Hd:o:c:", opts, NULL)) != -1) {
 		switch (c) {

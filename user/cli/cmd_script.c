@@ -269,12 +269,11 @@ static void summary(struct script *sc, const struct wpp_trace *t, const struct w
 
 int cmd_script(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"processes", no_argument, NULL, 'P'},
-					     {NULL, 0, NULL, 0}};
-	struct thread_filter filter = {-1, -1};
+	static const struct option opts[] = {
+	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},    {"gen", required_argument, NULL, 'g'},
+	    {"processes", no_argument, NULL, 'P'},    {NULL, 0, NULL, 0}};
+	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct script sc = {.fmt = FMT_TEXT, .out = stdout};
 	struct wpp_decode_stats totals = {0};
 	struct session s;
@@ -302,8 +301,15 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'p':
 		case 't':
-			if (parse_count_opt("script", c == 'p' ? "pid" : "tid", optarg,
-					    c == 'p' ? &filter.pid : &filter.tid))
+		case 'g':
+			if (parse_count_opt("script",
+					    c == 'p'   ? "pid"
+					    : c == 't' ? "tid"
+						       : "gen",
+					    optarg,
+					    c == 'p'   ? &filter.pid
+					    : c == 't' ? &filter.tid
+						       : &filter.gen))
 				return WPP_EXIT_USAGE;
 			break;
 		default:
@@ -344,8 +350,8 @@ int cmd_script(int argc, char **argv)
 		nthreads++;
 	}
 	summary(&sc, s.trace, &totals, nthreads);
-	if ((filter.pid >= 0 || filter.tid >= 0) && nthreads == 0)
-		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
+	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) && nthreads == 0)
+		wpp_warn("%s: no thread matches the --pid/--tid/--gen filter", argv[optind]);
 	rc = s.exit_status;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("script: writing the output failed");

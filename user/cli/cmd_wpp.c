@@ -787,8 +787,10 @@ static int raw_out_one(const struct wpp_opts *o, struct session *s, const char *
 		if (thread_selected(&o->filter, &s->trace->threads[i]) && n++ == 0)
 			one = &s->trace->threads[i];
 	if (n != 1) {
-		wpp_err("wpp: --raw-out writes one thread; %zu in %s match (choose with --tid)", n,
-			path);
+		wpp_err(
+		    "wpp: --raw-out writes one thread; %zu in %s match (choose with --pid, --tid "
+		    "and, for a thread that exec()ed, --gen)",
+		    n, path);
 		return WPP_EXIT_USAGE;
 	}
 	return export_raw(o, one);
@@ -799,6 +801,7 @@ int cmd_wpp(int argc, char **argv)
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
 					     {"pid", required_argument, NULL, 'p'},
 					     {"tid", required_argument, NULL, 't'},
+					     {"gen", required_argument, NULL, 'g'},
 					     {"max-rules", required_argument, NULL, 'n'},
 					     {"freq", required_argument, NULL, 'F'},
 					     {"context", required_argument, NULL, 'c'},
@@ -811,7 +814,7 @@ int cmd_wpp(int argc, char **argv)
 					     {"raw-out", required_argument, NULL, 'R'},
 					     {"raw-max", required_argument, NULL, 'M'},
 					     {NULL, 0, NULL, 0}};
-	struct wpp_opts o = {.filter = {-1, -1}, .max_rules = 20, .context_len = 1};
+	struct wpp_opts o = {.filter = THREAD_FILTER_ANY, .max_rules = 20, .context_len = 1};
 	int c, rc = WPP_EXIT_OK;
 	long v;
 
@@ -827,6 +830,7 @@ int cmd_wpp(int argc, char **argv)
 			break;
 		case 'p':
 		case 't':
+		case 'g':
 		case 'n':
 		case 'k':
 			if ((v = parse_count(optarg)) < 0 || (c == 'k' && (v < 1 || v > 64))) {
@@ -836,6 +840,7 @@ int cmd_wpp(int argc, char **argv)
 			}
 			*(c == 'p'   ? &o.filter.pid
 			  : c == 't' ? &o.filter.tid
+			  : c == 'g' ? &o.filter.gen
 			  : c == 'n' ? &o.max_rules
 				     : &o.context_len) = v;
 			break;
@@ -975,7 +980,7 @@ int cmd_wpp(int argc, char **argv)
 	if (o.json && !o.expand)
 		printf("]}\n");
 	if (!any)
-		wpp_warn("%s: no thread matches the --pid/--tid filter", argv[optind]);
+		wpp_warn("%s: no thread matches the --pid/--tid/--gen filter", argv[optind]);
 	if (!o.store)
 		thread_grammar_suggest_store("wpp", argv[optind], &builds);
 	if (store_to && wppw_finish(store_to) < 0)

@@ -23,7 +23,8 @@ static const struct command commands[] = {
     /* record's options belong to the recorder: it prints its own usage. */
     {"record", cmd_record, "run a program built with wppcc and record its paths", NULL},
     {"script", cmd_script, "print every executed path, in order, per thread",
-     "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T] [--processes]\n"
+     "usage: wpptrace script run.wpp [--format text|jsonl|json] [--pid P] [--tid T] [--gen G]\n"
+     "                              [--processes]\n"
      "\n"
      "For each thread, every executed path instance expanded to its basic blocks\n"
      "with function and file:line, plus gaps (lost data) and unattributed words.\n"
@@ -31,7 +32,8 @@ static const struct command commands[] = {
      "  --format jsonl  one JSON object per event (see docs/cli.md)\n"
      "  --processes     jsonl: first one \"process\" object per process (pid, ppid, exe, flags)\n"
      "  --format json   one JSON document\n"
-     "  --pid P, --tid T  only that process / thread\n"},
+     "  --pid P, --tid T  only that process / thread\n"
+     "  --gen G           only the threads of exec generation G (0: the first image)\n"},
     {"info", cmd_info,
      "what a recording holds: processes, threads, time span, words and records, lost, counters, "
      "transport",
@@ -44,17 +46,19 @@ static const struct command commands[] = {
      "sorted by executions, with per-function summaries and totals.\n"
      "  --top N  only the N most executed paths\n"},
     {"wpp", cmd_wpp, "whole program path: each thread's grammar, rules, DAG queries",
-     "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--format text|json] [--max-rules N]\n"
+     "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] [--format text|json] [--max-rules "
+     "N]\n"
      "                    [--freq SEQ] [--context SEQ [--context-len K]] [--expand] [--rebuild]\n"
      "                    [--store]\n"
      "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
-     "       wpptrace wpp run.wpp [--pid P] [--tid T] --raw-out trace.u32 [--raw-max N]\n"
+     "       wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] --raw-out trace.u32 [--raw-max N]\n"
      "\n"
      "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
      "record, or rebuilt from the batches): input length, rules, grammar size and\n"
      "ratio, serialized size, the rules covering most of the stream, path\n"
      "frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
      "or FUNCTION:PATHID.\n"
+     "  --pid, --tid, --gen  only that process, thread, exec generation (0: first image)\n"
      "  --max-rules N    rules and paths listed (default 20)\n"
      "  --freq SEQ       how often SEQ ran (consecutively)\n"
      "  --context SEQ    what ran K paths before and after SEQ, with counts\n"
@@ -68,15 +72,15 @@ static const struct command commands[] = {
      "  --raw-max N      with --raw-out: only the first N symbols\n"},
     {"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
      "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
-     "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--format "
-     "text|json]\n"
+     "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--gen G]\n"
+     "                    [--format text|json]\n"
      "\n"
      "Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
      "max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
      "shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
      "default), 1 (count) or a recorded counter's events per execution (estimated;\n"
      "docs/counters.md).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
-     "--top 20.\n"},
+     "--top 20.  --pid, --tid, --gen: only that process, thread, exec generation.\n"},
     {"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
      "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
      "                        [--sort count|cost] [--top N] [--format text|json]\n"

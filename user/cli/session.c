@@ -121,8 +121,10 @@ void session_close(struct session *s)
 
 int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace *th)
 {
-	return (f->pid < 0 || (uint32_t)f->pid == th->pid) &&
-	       (f->tid < 0 || (uint32_t)f->tid == th->tid);
+	/* Compared as long: a value past 2^32 matches nothing (a cast would
+	 * have wrapped it onto a real id). */
+	return (f->pid < 0 || f->pid == (long)th->pid) && (f->tid < 0 || f->tid == (long)th->tid) &&
+	       (f->gen < 0 || f->gen == (long)th->generation);
 }
 
 long parse_count(const char *s)

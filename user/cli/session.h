@@ -31,10 +31,13 @@ int session_open(struct session *s, const char *path);
 int session_open_optional(struct session *s, const char *path);
 void session_close(struct session *s);
 
-/* Thread filter of --pid / --tid (negative = any). */
+/* Which threads a command looks at: each field -1 (any) or the value to
+ * match.  gen is the image generation (a thread that exec()s keeps its
+ * pid and tid and starts generation + 1). */
 struct thread_filter {
-	long pid, tid;
+	long pid, tid, gen;
 };
+#define THREAD_FILTER_ANY {-1, -1, -1}
 int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace *th);
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
