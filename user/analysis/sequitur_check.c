@@ -142,16 +142,8 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 			 groups);
 		goto out;
 	}
-	/* Lookups trust the occupancy bitmap to end a probe run: it must mark
-	 * exactly the slots the table's count says are in use. */
-	uint64_t marked = 0;
-	for (uint32_t w = 0; w <= b->digrams.mask / 64; w++)
-		marked += (uint64_t)__builtin_popcountll(b->digrams.occupied[w]);
-	if (marked != b->digrams.count) {
-		rc = bad(why, whylen, "occupancy bitmap marks %llu slots, table holds %u",
-			 (unsigned long long)marked, b->digrams.count);
+	if (seq_digram_check(&b->digrams, why, whylen) < 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	free(refs);

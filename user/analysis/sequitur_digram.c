@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Open-addressing digram index: the rarely run parts (allocation, growth,
- * deletion); the lookups are inline in sequitur_digram.h. */
+/* The digram index's rarely run parts (allocation, growth, deletion past
+ * the home bucket, the consistency check); the lookups are inline in
+ * sequitur_digram.h. */
 #include "sequitur_digram.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
-/* Tables from this size up are placed on transparent huge pages: the
+/* Arrays from this size up are placed on transparent huge pages: the
  * lookups are random, and with 4 KiB pages nearly every probe of a table
  * of several MiB also missed the TLB. */
 #define HUGE_TABLE_BYTES (UINT64_C(2) << 20)
@@ -15,45 +19,44 @@ void *seq_alloc_random_access(size_t bytes)
 {
 	void *p;
 
-	if (bytes < HUGE_TABLE_BYTES)
-		return malloc(bytes);
-	if (posix_memalign(&p, HUGE_TABLE_BYTES, bytes))
+	if (posix_memalign(&p, bytes < HUGE_TABLE_BYTES ? 64 : HUGE_TABLE_BYTES, bytes ? bytes : 1))
 		return NULL;
-	/* Advice only: without huge pages the table still works. */
-	madvise(p, bytes, MADV_HUGEPAGE);
+	/* Advice only: without huge pages the array still works. */
+	if (bytes >= HUGE_TABLE_BYTES)
+		madvise(p, bytes, MADV_HUGEPAGE);
 	return p;
 }
 
-static int alloc_table(struct seq_digram_index *idx, unsigned log2_capacity)
+static int alloc_table(struct seq_digram_index *idx, unsigned log2_buckets)
 {
-	uint32_t cap = 1u << log2_capacity;
+	uint32_t nb = 1u << log2_buckets;
 
-	idx->slots = seq_alloc_random_access(sizeof(*idx->slots) * (size_t)cap);
-	idx->occupied = calloc((cap + 63) / 64, sizeof(*idx->occupied));
-	if (!idx->slots || !idx->occupied) {
-		free(idx->slots);
-		free(idx->occupied);
+	idx->buckets = seq_alloc_random_access(sizeof(*idx->buckets) * (size_t)nb);
+	idx->overflow = calloc(nb, 1);
+	if (!idx->buckets || !idx->overflow) {
+		free(idx->buckets);
+		free(idx->overflow);
 		return -1;
 	}
-	idx->mask = cap - 1;
-	idx->shift = 32 - log2_capacity;
+	memset(idx->buckets, 0, sizeof(*idx->buckets) * (size_t)nb);
+	idx->mask = nb - 1;
+	idx->shift = 32 - log2_buckets;
 	idx->count = 0;
 	return 0;
 }
 
 int seq_digram_init(struct seq_digram_index *idx, unsigned log2_capacity)
 {
-	if (log2_capacity < 4)
-		log2_capacity = 4;
-	return alloc_table(idx, log2_capacity);
+	/* Eight entries a bucket, and at least two buckets (shift < 32). */
+	return alloc_table(idx, log2_capacity > 4 ? log2_capacity - 3 : 1);
 }
 
 void seq_digram_free(struct seq_digram_index *idx)
 {
-	free(idx->slots);
-	free(idx->occupied);
-	idx->slots = NULL;
-	idx->occupied = NULL;
+	free(idx->buckets);
+	free(idx->overflow);
+	idx->buckets = NULL;
+	idx->overflow = NULL;
 }
 
 int seq_digram_grow(struct seq_digram_index *idx)
@@ -61,46 +64,92 @@ int seq_digram_grow(struct seq_digram_index *idx)
 	struct seq_digram_index bigger;
 	unsigned log2 = 32 - idx->shift + 1;
 
-	if (log2 > 31 || alloc_table(&bigger, log2) < 0)
+	if (log2 > 28 || alloc_table(&bigger, log2) < 0)
 		return -1;
-	/* Old slots in index order: the new layout depends only on the old
-	 * one, so determinism is kept.  Keys are distinct, so each entry just
-	 * goes to the first free slot from its home (no key comparison). */
-	for (uint32_t i = 0; i <= idx->mask; i++) {
-		if (!seq_digram_occupied(idx, i))
-			continue;
-		uint32_t j = seq_digram_home(&bigger, idx->slots[i].fp);
-		while (seq_digram_occupied(&bigger, j))
-			j = (j + 1) & bigger.mask;
-		bigger.slots[j] = idx->slots[i];
-		seq_digram_mark(&bigger, j);
-		bigger.count++;
-	}
+	/* Old entries in bucket and lane order: the new layout depends only
+	 * on the old one, so determinism is kept.  Keys are distinct, so each
+	 * entry just goes to the first free lane from its home. */
+	for (uint32_t b = 0; b <= idx->mask; b++)
+		for (unsigned j = 0; j < SEQ_DIGRAM_LANES; j++)
+			if (idx->buckets[b].tag[j])
+				seq_digram_place(&bigger, idx->buckets[b].tag[j],
+						 idx->buckets[b].node[j]);
 	seq_digram_free(idx);
 	*idx = bigger;
 	return 0;
 }
 
-void seq_digram_remove_slot(struct seq_digram_index *idx, uint32_t i)
+void seq_digram_remove_at(struct seq_digram_index *idx, uint32_t b, unsigned j)
 {
-	/* Backward shift: pull later members of the probe run into the hole
-	 * when their home slot does not lie strictly after it. */
-	uint32_t hole = i;
-	for (uint32_t j = (i + 1) & idx->mask; seq_digram_occupied(idx, j);
-	     j = (j + 1) & idx->mask) {
-		uint32_t home = seq_digram_home(idx, idx->slots[j].fp);
-		if (((j - home) & idx->mask) >= ((j - hole) & idx->mask)) {
-			idx->slots[hole] = idx->slots[j];
-			hole = j;
-		}
-	}
-	seq_digram_unmark(idx, hole);
+	struct seq_digram_bucket *bk = &idx->buckets[b];
+
+	for (uint32_t c = seq_digram_home(idx, bk->tag[j]); c != b; c = seq_digram_next(idx, c))
+		if (idx->overflow[c] != SEQ_DIGRAM_STICKY)
+			idx->overflow[c]--;
+	bk->tag[j] = 0;
+	bk->node[j] = 0;
 	idx->count--;
 }
 
 uint64_t seq_digram_bytes(const struct seq_digram_index *idx)
 {
-	uint64_t cap = (uint64_t)idx->mask + 1;
+	uint64_t nb = (uint64_t)idx->mask + 1;
 
-	return cap * sizeof(*idx->slots) + (cap + 63) / 64 * sizeof(*idx->occupied);
+	return nb * (sizeof(*idx->buckets) + 1);
+}
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+}
+
+int seq_digram_check(const struct seq_digram_index *idx, char *why, size_t whylen)
+{
+	uint64_t nb = (uint64_t)idx->mask + 1, used = 0;
+	uint32_t *passed = calloc(nb, sizeof(*passed));
+	int rc = -1;
+
+	if (!passed) {
+		say(why, whylen, "out of memory");
+		return -1;
+	}
+	for (uint32_t b = 0; b <= idx->mask; b++) {
+		for (unsigned j = 0; j < SEQ_DIGRAM_LANES; j++) {
+			uint32_t tag = idx->buckets[b].tag[j], node = idx->buckets[b].node[j];
+			if (!tag != !node || (tag && !(tag & 1))) {
+				say(why, whylen, "digram bucket %u lane %u: tag %#x, node %u", b, j,
+				    tag, node);
+				goto out;
+			}
+			if (!tag)
+				continue;
+			used++;
+			for (uint32_t c = seq_digram_home(idx, tag); c != b;
+			     c = seq_digram_next(idx, c))
+				passed[c]++;
+		}
+	}
+	if (used != idx->count) {
+		say(why, whylen, "digram table holds %llu entries, its count says %u",
+		    (unsigned long long)used, idx->count);
+		goto out;
+	}
+	/* Lookups stop at a zero count: it must be exact below the sticky
+	 * value, and never zero while an entry went past. */
+	for (uint32_t b = 0; b <= idx->mask; b++)
+		if (idx->overflow[b] != SEQ_DIGRAM_STICKY && idx->overflow[b] != passed[b]) {
+			say(why, whylen, "digram bucket %u: overflow count %u, %u entries passed",
+			    b, idx->overflow[b], passed[b]);
+			goto out;
+		}
+	rc = 0;
+out:
+	free(passed);
+	return rc;
 }
