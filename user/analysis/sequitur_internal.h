@@ -28,6 +28,9 @@
 
 /* struct seq_node is defined in sequitur_digram.h (the index reads nodes). */
 
+/* lazy_key when no digram is lazy: no key, since no symbol is 0xffffffff. */
+#define LAZY_NONE UINT64_MAX
+
 struct seq_builder {
 	struct seq_node *n;
 	uint32_t cap, used;
@@ -36,7 +39,8 @@ struct seq_builder {
 	struct seq_digram_index digrams;
 	/* One indexed digram may live outside the table: the last digram of
 	 * a segment, which the next step usually folds into a rule at once
-	 * (see check_tail).  lazy is its node (0: none), lazy_key its key; it
+	 * (see check_tail).  lazy is its node (0: none), lazy_key its key
+	 * (LAZY_NONE when there is none, so that a lookup compares once); it
 	 * carries DIGRAM_OWNER like any indexed node.  Every lookup consults
 	 * it first (seq_index_find), so the index means the same either way. */
 	uint32_t lazy;
@@ -82,7 +86,7 @@ static inline int seq_node_is_guard(const struct seq_builder *b, uint32_t i)
 /* Is key's index entry the lazy one? */
 static inline int seq_lazy_holds(const struct seq_builder *b, uint64_t key)
 {
-	return b->lazy && key == b->lazy_key;
+	return key == b->lazy_key;
 }
 
 /* The node indexed for key (the lazy entry or the table's), or
