@@ -435,14 +435,31 @@ static __attribute__((noinline)) void grow_utility(struct seq_builder *b)
 		b->failed = 1;
 }
 
-HOT void push_pending_utility(struct seq_builder *b, uint32_t g)
+/*
+ * check_tail()'s substitutions await their utility check, innermost last
+ * as the recursive code would check them; only when some rule may be left
+ * with one use is the list needed (2 % of the synthetic trace's steps), so
+ * the cascade just counts them and this writes the list: the depth rules
+ * it substituted, the last one referenced at node at.  Each one's body
+ * ends with the one before it (its body was (x, previous rule)), and
+ * nothing but the segment's end has changed since, so they are found by
+ * walking down the last symbols.
+ */
+static __attribute__((noinline)) void list_cascade(struct seq_builder *b, uint32_t at,
+						   uint32_t depth)
 {
-	if (b->nutility == b->utility_cap) {
+	while (b->utility_cap - b->nutility < depth) {
 		grow_utility(b);
 		if (b->failed)
 			return;
 	}
-	b->utility[b->nutility++] = g;
+	uint32_t g = b->n[at].sym & ~SEQ_RULE_BIT;
+	for (uint32_t k = depth; k-- > 0;) {
+		b->utility[b->nutility + k] = g;
+		if (k)
+			g = b->n[b->n[g].prev].sym & ~SEQ_RULE_BIT;
+	}
+	b->nutility += depth;
 }
 
 /*
@@ -561,7 +578,8 @@ static __attribute__((noinline)) int fold_pair(struct seq_builder *b, uint32_t x
  * Inlined into the step (its only caller): as a call, its prologue and
  * epilogue alone were ~17 instructions a symbol (callgrind).
  */
-HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_lone)
+HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_lone,
+		    uint32_t depth)
 {
 	/* maybe_lone: whether some rule may now be used only once.
 	 * enforce_utility() only ever acts on such a rule, and between steps
@@ -581,9 +599,10 @@ HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_
 		 * calls are on the way out of the loop: a call inside it cost
 		 * the loop registers, ~4 instructions a step.) */
 		if (!g || m == x || b->n[p].sym == b->n[x].sym || b->n[p].sym == b->n[y].sym) {
+			list_cascade(b, y, depth); /* before the grammar changes */
 			if (g || !fold_pair(b, x, m))
 				resolve(b, x, m);
-			maybe_lone = 1;
+			maybe_lone = 0; /* listed */
 			break;
 		}
 		/* Substitute rule g for (x, y): p's digram (p, x) goes away
@@ -596,13 +615,11 @@ HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_
 		link_nodes(b, x, b->cur_root);
 		free_node(b, y);
 		b->body_symbols--;
-		push_pending_utility(b, g);
-		if (b->failed)
-			break;
+		depth++;
 		x = p;
 	}
-	if (!maybe_lone)
-		b->nutility = base;
+	if (maybe_lone && !b->failed)
+		list_cascade(b, b->n[x].next, depth);
 	while (b->nutility > base)
 		enforce_utility(b, b->utility[--b->nutility]);
 }
@@ -645,9 +662,7 @@ HOT void append_terminal(struct seq_builder *b, uint32_t t)
 		int maybe_lone = unuse_leaves_one(b, b->n[x].sym);
 		(*refs_of(b, g))++;
 		b->n[x].sym = SEQ_RULE_BIT | g;
-		push_pending_utility(b, g);
-		if (!b->failed)
-			check_tail(b, p, base, maybe_lone);
+		check_tail(b, p, base, maybe_lone, 1);
 		return;
 	}
 	y = new_symbol(b, t);

@@ -42,6 +42,7 @@ static int alloc_table(struct seq_digram_index *idx, unsigned log2_buckets)
 	idx->mask = nb - 1;
 	idx->shift = 32 - log2_buckets;
 	idx->count = 0;
+	idx->limit = (uint32_t)((uint64_t)nb * SEQ_DIGRAM_LANES * 3 / 4);
 	return 0;
 }
 

@@ -72,6 +72,7 @@ struct seq_digram_index {
 	uint32_t mask;			   /* buckets - 1; a power of two, >= 2 */
 	unsigned shift;			   /* 32 - log2(buckets): home = hash >> shift */
 	uint32_t count;
+	uint32_t limit; /* count that makes the table grow: 3/4 of its entries */
 };
 
 static inline uint64_t seq_digram_key(uint32_t first, uint32_t second)
@@ -180,7 +181,7 @@ static inline uint32_t seq_digram_find(const struct seq_digram_index *idx, const
 
 static inline int seq_digram_full(const struct seq_digram_index *idx)
 {
-	return (uint64_t)(idx->count + 1) * 4 > ((uint64_t)idx->mask + 1) * SEQ_DIGRAM_LANES * 3;
+	return idx->count >= idx->limit;
 }
 
 /* Place an entry whose key the table lacks: the first free lane from its
