@@ -150,3 +150,48 @@ out:
 	free(occ);
 	return rc;
 }
+
+int seq_digram_check(const struct seq_digram_index *idx, char *why, size_t whylen)
+{
+	uint64_t nb = (uint64_t)idx->mask + 1, used = 0;
+	uint32_t *passed = calloc(nb, sizeof(*passed));
+	int rc = -1;
+
+	if (!passed) {
+		bad(why, whylen, "out of memory");
+		return -1;
+	}
+	for (uint32_t b = 0; b <= idx->mask; b++) {
+		for (unsigned j = 0; j < SEQ_DIGRAM_LANES; j++) {
+			uint32_t tag = idx->buckets[b].tag[j], node = idx->buckets[b].node[j];
+			if (!tag != !node || (tag && !(tag & 1))) {
+				bad(why, whylen, "digram bucket %u lane %u: tag %#x, node %u", b, j,
+				    tag, node);
+				goto out;
+			}
+			if (!tag)
+				continue;
+			used++;
+			for (uint32_t c = seq_digram_home(idx, tag); c != b;
+			     c = seq_digram_next(idx, c))
+				passed[c]++;
+		}
+	}
+	if (used != idx->count) {
+		bad(why, whylen, "digram table holds %llu entries, its count says %u",
+		    (unsigned long long)used, idx->count);
+		goto out;
+	}
+	/* Lookups stop at a zero count: it must be exact below the sticky
+	 * value, and never zero while an entry went past. */
+	for (uint32_t b = 0; b <= idx->mask; b++)
+		if (idx->overflow[b] != SEQ_DIGRAM_STICKY && idx->overflow[b] != passed[b]) {
+			bad(why, whylen, "digram bucket %u: overflow count %u, %u entries passed",
+			    b, idx->overflow[b], passed[b]);
+			goto out;
+		}
+	rc = 0;
+out:
+	free(passed);
+	return rc;
+}

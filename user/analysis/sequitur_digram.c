@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The digram index's rarely run parts (allocation, growth, deletion past
- * the home bucket, the consistency check); the lookups are inline in
- * sequitur_digram.h. */
+ * the home bucket); the lookups are inline in sequitur_digram.h, and its
+ * consistency check is with the builder's in sequitur_check.c. */
 #include "sequitur_digram.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -97,60 +95,4 @@ uint64_t seq_digram_bytes(const struct seq_digram_index *idx)
 	uint64_t nb = (uint64_t)idx->mask + 1;
 
 	return nb * (sizeof(*idx->buckets) + 1);
-}
-
-static void say(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-}
-
-int seq_digram_check(const struct seq_digram_index *idx, char *why, size_t whylen)
-{
-	uint64_t nb = (uint64_t)idx->mask + 1, used = 0;
-	uint32_t *passed = calloc(nb, sizeof(*passed));
-	int rc = -1;
-
-	if (!passed) {
-		say(why, whylen, "out of memory");
-		return -1;
-	}
-	for (uint32_t b = 0; b <= idx->mask; b++) {
-		for (unsigned j = 0; j < SEQ_DIGRAM_LANES; j++) {
-			uint32_t tag = idx->buckets[b].tag[j], node = idx->buckets[b].node[j];
-			if (!tag != !node || (tag && !(tag & 1))) {
-				say(why, whylen, "digram bucket %u lane %u: tag %#x, node %u", b, j,
-				    tag, node);
-				goto out;
-			}
-			if (!tag)
-				continue;
-			used++;
-			for (uint32_t c = seq_digram_home(idx, tag); c != b;
-			     c = seq_digram_next(idx, c))
-				passed[c]++;
-		}
-	}
-	if (used != idx->count) {
-		say(why, whylen, "digram table holds %llu entries, its count says %u",
-		    (unsigned long long)used, idx->count);
-		goto out;
-	}
-	/* Lookups stop at a zero count: it must be exact below the sticky
-	 * value, and never zero while an entry went past. */
-	for (uint32_t b = 0; b <= idx->mask; b++)
-		if (idx->overflow[b] != SEQ_DIGRAM_STICKY && idx->overflow[b] != passed[b]) {
-			say(why, whylen, "digram bucket %u: overflow count %u, %u entries passed",
-			    b, idx->overflow[b], passed[b]);
-			goto out;
-		}
-	rc = 0;
-out:
-	free(passed);
-	return rc;
 }
