@@ -271,10 +271,10 @@ static inline int seq_digram_remove_if(struct seq_digram_index *idx, uint64_t ke
 /* Bytes held by the table. */
 uint64_t seq_digram_bytes(const struct seq_digram_index *idx);
 
-/* The table's own consistency (for the builder's invariant checker, and in
- * sequitur_check.c with it): the
- * count, free lanes, and every overflow count against the entries placed
- * past its bucket.  0, or -1 with a reason in why. */
+/* The table's own consistency, for the builder's invariant checker (and
+ * in sequitur_check.c with it): the count, free lanes, and every overflow
+ * count against the entries placed past its bucket.  0, or -1 with a
+ * reason in why. */
 int seq_digram_check(const struct seq_digram_index *idx, char *why, size_t whylen);
 
 /* malloc() for an array read at random: 64-byte aligned, and from 2 MiB up
