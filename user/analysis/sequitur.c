@@ -564,6 +564,18 @@ static __attribute__((noinline)) int fold_pair(struct seq_builder *b, uint32_t x
 	return 1;
 }
 
+/* Rule g was just substituted at the segment's end.  If it ends the
+ * cascade, the next step's first digram is (g, l), l the look-ahead: start
+ * loading its bucket now, beside the cascade's next lookup — two cache
+ * misses in flight instead of one after the other (zlib's and xz's
+ * streams 5-10 % faster; the synthetic trace, whose hot buckets stay in
+ * cache, the same). */
+HOT void prefetch_next_first(const struct seq_builder *b, uint32_t g)
+{
+	if (b->have_lookahead)
+		seq_digram_prefetch(&b->digrams, seq_digram_key(SEQ_RULE_BIT | g, b->lookahead));
+}
+
 /*
  * check() for the digram (x, y) at the very end of the current segment,
  * with the common case done inline.  On repetitive input nearly every
@@ -578,21 +590,12 @@ static __attribute__((noinline)) int fold_pair(struct seq_builder *b, uint32_t x
  * rules substituted here have their utility enforced afterwards in the
  * same order as the recursive code would (innermost substitution last):
  * the grammar is identical to the general path's, which the tests check.
- * Inlined into the step (its only caller): as a call, its prologue and
- * epilogue alone were ~17 instructions a symbol (callgrind).
+ * append_terminal() makes the first level's check itself and calls this
+ * from the second on, with the cascade's state: base, the utility list's
+ * length before the step; maybe_lone (below); depth, the substitutions
+ * made so far.  Inlined into it (its only caller): as a call, its
+ * prologue and epilogue alone were ~17 instructions a symbol (callgrind).
  */
-/* Rule g was just substituted at the segment's end.  If it ends the
- * cascade, the next step's first digram is (g, l), l the look-ahead: start
- * loading its bucket now, beside the cascade's next lookup — two cache
- * misses in flight instead of one after the other (zlib's and xz's
- * streams 5-10 % faster; the synthetic trace, whose hot buckets stay in
- * cache, the same). */
-HOT void prefetch_next_first(const struct seq_builder *b, uint32_t g)
-{
-	if (b->have_lookahead)
-		seq_digram_prefetch(&b->digrams, seq_digram_key(SEQ_RULE_BIT | g, b->lookahead));
-}
-
 HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_lone,
 		    uint32_t depth)
 {
