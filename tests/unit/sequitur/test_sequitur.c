@@ -287,6 +287,40 @@ static void test_bad_terminal(void **state)
 	seq_builder_stats(b, &st);
 	assert_int_equal(st.input_symbols, 1);
 	seq_builder_free(b);
+
+	/* seq_append_many stops at a bad terminal: what came before it is
+	 * in, the builder is not poisoned, and appending goes on as if the
+	 * bad one had never been offered (both algorithms; the second call
+	 * holds a symbol back, SEQUITUR(1)'s own loop). */
+	uint32_t in[] = {1, 2, 1, 2, 1, 2, 3, SEQ_TERMINAL_LIMIT, 9, 9}, good[] = {1, 2, 1, 2, 1, 2, 3, 4, 1, 2, 3};
+	for (int algo = 0; algo < 2; algo++) {
+		enum seq_algorithm a = algo ? SEQ_LOOKAHEAD : SEQ_PLAIN;
+		struct seq_builder *x = seq_builder_new(a), *y = seq_builder_new(a);
+		struct seq_grammar gx, gy;
+		uint8_t *bx, *by;
+		size_t lx, ly;
+		assert_int_equal(seq_append_many(x, in, 3), 0);
+		assert_int_equal(seq_append_many(x, in + 3, 7), -1);
+		assert_false(seq_builder_failed(x));
+		assert_int_equal(seq_append_many(x, good + 7, 4), 0);
+		assert_int_equal(seq_append_many(y, good, 11), 0);
+		assert_int_equal(seq_finish(x), 0);
+		assert_int_equal(seq_finish(y), 0);
+		seq_builder_stats(x, &st);
+		assert_int_equal(st.input_symbols, 11);
+		assert_int_equal(seq_export(x, &gx), 0);
+		assert_int_equal(seq_export(y, &gy), 0);
+		serialize(&gx, &bx, &lx);
+		serialize(&gy, &by, &ly);
+		assert_int_equal(lx, ly);
+		assert_memory_equal(bx, by, lx);
+		free(bx);
+		free(by);
+		seq_grammar_free(&gx);
+		seq_grammar_free(&gy);
+		seq_builder_free(x);
+		seq_builder_free(y);
+	}
 }
 
 /* SEQUITUR(1) should not be worse than SEQUITUR on trace-shaped input. */
