@@ -196,6 +196,22 @@ static void serialize(const struct seq_grammar *g, uint8_t **buf, size_t *len)
 	assert_int_equal(seq_serialize(g, buf, len), 0);
 }
 
+/* Two grammars serialize to the same bytes (both are freed). */
+static void assert_same_grammar(struct seq_grammar *g1, struct seq_grammar *g2)
+{
+	uint8_t *a, *b;
+	size_t alen, blen;
+
+	serialize(g1, &a, &alen);
+	serialize(g2, &b, &blen);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(a);
+	free(b);
+	seq_grammar_free(g1);
+	seq_grammar_free(g2);
+}
+
 /* Same input, same bytes: across builders, however the input is fed, and
  * whether or not snapshots were taken on the way. */
 static void test_determinism(void **state)
@@ -206,8 +222,6 @@ static void test_determinism(void **state)
 
 	assert_true(tracegen_make(3, in, n) > 0);
 	for (int algo = 0; algo < 2; algo++) {
-		uint8_t *a, *b;
-		size_t alen, blen;
 		struct seq_grammar g1, g2, snap;
 
 		/* A builder with a different history of allocations first. */
@@ -229,14 +243,7 @@ static void test_determinism(void **state)
 		assert_int_equal(seq_finish(bld), 0);
 		assert_int_equal(seq_export(bld, &g2), 0);
 		seq_builder_free(bld);
-		serialize(&g1, &a, &alen);
-		serialize(&g2, &b, &blen);
-		assert_int_equal(alen, blen);
-		assert_memory_equal(a, b, alen);
-		free(a);
-		free(b);
-		seq_grammar_free(&g1);
-		seq_grammar_free(&g2);
+		assert_same_grammar(&g1, &g2);
 	}
 	free(in);
 }
@@ -297,8 +304,6 @@ static void test_bad_terminal(void **state)
 		enum seq_algorithm a = algo ? SEQ_LOOKAHEAD : SEQ_PLAIN;
 		struct seq_builder *x = seq_builder_new(a), *y = seq_builder_new(a);
 		struct seq_grammar gx, gy;
-		uint8_t *bx, *by;
-		size_t lx, ly;
 		assert_int_equal(seq_append_many(x, in, 3), 0);
 		assert_int_equal(seq_append_many(x, in + 3, 7), -1);
 		assert_false(seq_builder_failed(x));
@@ -310,14 +315,7 @@ static void test_bad_terminal(void **state)
 		assert_int_equal(st.input_symbols, 11);
 		assert_int_equal(seq_export(x, &gx), 0);
 		assert_int_equal(seq_export(y, &gy), 0);
-		serialize(&gx, &bx, &lx);
-		serialize(&gy, &by, &ly);
-		assert_int_equal(lx, ly);
-		assert_memory_equal(bx, by, lx);
-		free(bx);
-		free(by);
-		seq_grammar_free(&gx);
-		seq_grammar_free(&gy);
+		assert_same_grammar(&gx, &gy);
 		seq_builder_free(x);
 		seq_builder_free(y);
 	}
