@@ -396,11 +396,8 @@ HOT void index_lazily(struct seq_builder *b, uint32_t x, uint64_t key)
 HOT uint32_t lookup_or_index_last(struct seq_builder *b, uint32_t x)
 {
 	uint64_t key = digram_key_at(b, x);
-	uint32_t m;
+	uint32_t m = seq_index_find(b, key);
 
-	if (seq_lazy_holds(b, key))
-		return b->lazy;
-	m = seq_digram_find(&b->digrams, b->n, key);
 	if (m == SEQ_DIGRAM_NONE)
 		index_lazily(b, x, key);
 	return m;
@@ -693,8 +690,9 @@ HOT void append_terminal(struct seq_builder *b, uint32_t t)
 		index_lazily(b, x, key);
 		return;
 	}
-	/* A duplicate check_tail() would not substitute in place. */
-	if (whole_rule_at(b, m) || !fold_pair(b, x, m))
+	/* A duplicate check_tail() would not substitute in place (g is
+	 * still whole_rule_at(m): linking t after x changed no rule). */
+	if (g || !fold_pair(b, x, m))
 		resolve(b, x, m);
 }
 
