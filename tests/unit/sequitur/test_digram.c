@@ -64,6 +64,16 @@ static void crowded_keys(struct world *w, unsigned log2_buckets, uint32_t n)
 			add_key(w, 7, second);
 }
 
+/* Every key of w into the table, in order. */
+static void insert_all(struct seq_digram_index *idx, struct world *w)
+{
+	for (uint32_t k = 0; k < w->nkeys; k++) {
+		assert_int_equal(seq_digram_insert_absent(idx, seq_digram_fp(w->key[k]), node_of(k)),
+				 0);
+		w->present[k] = 1;
+	}
+}
+
 static void random_ops(struct seq_digram_index *idx, struct world *w, uint64_t *rng, int ops,
 		       int check_every)
 {
@@ -142,11 +152,7 @@ static void test_crowded_bucket(void **state)
 		assert_non_null(w);
 		assert_int_equal(seq_digram_init(&idx, 10), 0); /* 128 buckets */
 		crowded_keys(w, 7, it < 2 ? 600 : 60);
-		for (uint32_t k = 0; k < w->nkeys; k++) {
-			assert_int_equal(
-			    seq_digram_insert_absent(&idx, seq_digram_fp(w->key[k]), node_of(k)), 0);
-			w->present[k] = 1;
-		}
+		insert_all(&idx, w);
 		check_all(&idx, w);
 		if (it < 2) {
 			assert_int_equal(idx.mask, 127); /* no growth: 600 <= 3/4 of 1024 */
@@ -176,9 +182,7 @@ static void test_check_catches_broken_count(void **state)
 	assert_non_null(w);
 	assert_int_equal(seq_digram_init(&idx, 10), 0);
 	crowded_keys(w, 7, 20);
-	for (uint32_t k = 0; k < w->nkeys; k++)
-		assert_int_equal(seq_digram_insert_absent(&idx, seq_digram_fp(w->key[k]), node_of(k)),
-				 0);
+	insert_all(&idx, w);
 	assert_int_equal(seq_digram_check(&idx, why, sizeof(why)), 0);
 	assert_int_equal(idx.overflow[5], 12);
 	idx.overflow[5] = 0;
