@@ -102,6 +102,75 @@ HOT void link_nodes(struct seq_builder *b, uint32_t l, uint32_t r)
 	b->n[r].prev = l;
 }
 
+/* Is the digram at m the whole body of an ordinary (non-root) rule?  Then
+ * its guard, else 0. */
+HOT uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
+{
+	uint32_t g = b->n[m].prev;
+
+	/* The body is exactly m and its successor when that successor is
+	 * followed by g itself (a body node naming g would make g refer to
+	 * itself): an index compare, no third node read. */
+	if (!seq_node_is_guard(b, g) || b->n[b->n[m].next].next != g)
+		return 0;
+	return (b->n[g].aux & ROOT_FLAG) ? 0 : g;
+}
+
+/*
+ * Values that name a rule.  Most lookups in a cascade are of a digram
+ * (symbol, rule) where the rule is what the lookup before found: the whole
+ * body of a rule, replaced by a reference to it.  If the table gave the
+ * node m, the next key would have to wait for m to load (its prev is the
+ * rule): two cache misses a level, one after the other.  So the entry of
+ * a digram that is a rule's whole body may hold the rule instead (g |
+ * SEQ_DIGRAM_WHOLE; m is n[g].next), and the next lookup starts as soon as
+ * the bucket arrives; m and g load beside it.
+ *
+ * The rule: a value that names g promises that g is a live ordinary rule
+ * whose body is exactly that digram.  A plain node value promises nothing
+ * about rules (whole_rule_at() is asked, as before): entries are encoded
+ * when stored, and where a body later becomes exactly two symbols without
+ * its digram being stored again (rare) the entry just stays plain.  Where
+ * a named body changes while its digram stays indexed (expand() moves it
+ * into another rule, fold_pair() extends it) the entry is made plain
+ * first: demote_whole().  The checker verifies the promise.
+ */
+
+/* The value to store for the digram at body node i. */
+HOT uint32_t entry_value(const struct seq_builder *b, uint32_t i)
+{
+	uint32_t g = whole_rule_at(b, i);
+
+	return g ? g | SEQ_DIGRAM_WHOLE : i;
+}
+
+/* The node a found value names. */
+HOT uint32_t entry_node(const struct seq_builder *b, uint32_t v)
+{
+	return seq_digram_node_of(b->n, v);
+}
+
+/* The rule whose whole body a found value's digram is, or 0. */
+HOT uint32_t entry_rule(const struct seq_builder *b, uint32_t v)
+{
+	return (v & SEQ_DIGRAM_WHOLE) ? v & ~SEQ_DIGRAM_WHOLE : whole_rule_at(b, v);
+}
+
+/* The value naming rule g, if its first digram's entry has it, becomes
+ * the plain node value: g's body is about to change. */
+static void demote_whole(struct seq_builder *b, uint32_t g)
+{
+	uint32_t first = b->n[g].next, bucket;
+	int j;
+
+	if (b->n[first].next != b->n[g].prev || !(b->n[first].aux & DIGRAM_OWNER))
+		return; /* not two symbols, or not the indexed occurrence */
+	j = seq_digram_locate_value(&b->digrams, digram_key_at(b, first), g | SEQ_DIGRAM_WHOLE,
+				    g | SEQ_DIGRAM_WHOLE, &bucket);
+	if (j >= 0)
+		b->digrams.buckets[bucket].node[j] = first;
+}
+
 static void put_digram(struct seq_builder *b, uint32_t i)
 {
 	uint64_t key = digram_key_at(b, i);
@@ -112,12 +181,12 @@ static void put_digram(struct seq_builder *b, uint32_t i)
 		b->lazy = 0;
 		b->lazy_key = LAZY_NONE;
 	}
-	if (seq_digram_put(&b->digrams, b->n, key, i, &old) < 0) {
+	if (seq_digram_put(&b->digrams, b->n, key, entry_value(b, i), &old) < 0) {
 		b->failed = 1;
 		return;
 	}
 	if (old != SEQ_DIGRAM_NONE)
-		b->n[old].aux &= ~DIGRAM_OWNER;
+		b->n[entry_node(b, old)].aux &= ~DIGRAM_OWNER;
 	b->n[i].aux |= DIGRAM_OWNER;
 }
 
@@ -133,7 +202,8 @@ HOT void forget_owned_digram(struct seq_builder *b, uint32_t i)
 		b->lazy_key = LAZY_NONE;
 		return;
 	}
-	seq_digram_remove_if(&b->digrams, digram_key_at(b, i), i);
+	/* Stored as i, or as the rule of a whole body: then i's prev. */
+	seq_digram_remove_if(&b->digrams, digram_key_at(b, i), i, b->n[i].prev | SEQ_DIGRAM_WHOLE);
 }
 
 /* Forget the digram starting at i, if the index holds this occurrence.
@@ -243,20 +313,6 @@ static void recycle_dead_guards(struct seq_builder *b)
 	}
 }
 
-/* Is the digram at m the whole body of an ordinary (non-root) rule?  Then
- * its guard, else 0. */
-HOT uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
-{
-	uint32_t g = b->n[m].prev;
-
-	/* The body is exactly m and its successor when that successor is
-	 * followed by g itself (a body node naming g would make g refer to
-	 * itself): an index compare, no third node read. */
-	if (!seq_node_is_guard(b, g) || b->n[b->n[m].next].next != g)
-		return 0;
-	return (b->n[g].aux & ROOT_FLAG) ? 0 : g;
-}
-
 static int check(struct seq_builder *b, uint32_t x);
 static __attribute__((noinline)) void expand(struct seq_builder *b, uint32_t x);
 
@@ -337,29 +393,25 @@ static int defer_for_lookahead(struct seq_builder *b, uint32_t x)
 	if (!b->have_lookahead || b->n[y].next != b->cur_root)
 		return 0;
 	m = seq_index_find(b, seq_digram_key(b->n[y].sym, b->lookahead));
-	if (m == SEQ_DIGRAM_NONE || !whole_rule_at(b, m))
+	if (m == SEQ_DIGRAM_NONE || !entry_rule(b, m))
 		return 0;
 	b->deferred = 1;
 	return 1;
 }
 
 /* Look up the digram at x; if it is new, index it here.  Returns the
- * other occurrence, or SEQ_DIGRAM_NONE. */
+ * other occurrence's value, or SEQ_DIGRAM_NONE. */
 HOT uint32_t lookup_or_index(struct seq_builder *b, uint32_t x)
 {
-	int failed = 0;
 	uint64_t key = digram_key_at(b, x);
-	uint32_t m;
+	uint32_t m = seq_index_find(b, key);
 
-	if (seq_lazy_holds(b, key))
-		return b->lazy;
-	m = seq_digram_find_or_add(&b->digrams, b->n, key, x, &failed);
-	if (m == SEQ_DIGRAM_NONE) {
-		if (failed)
-			b->failed = 1;
-		else
-			b->n[x].aux |= DIGRAM_OWNER;
-	}
+	if (m != SEQ_DIGRAM_NONE)
+		return m;
+	if (seq_digram_insert_absent(&b->digrams, seq_digram_fp(key), entry_value(b, x)) < 0)
+		b->failed = 1;
+	else
+		b->n[x].aux |= DIGRAM_OWNER;
 	return m;
 }
 
@@ -391,7 +443,7 @@ HOT void index_lazily(struct seq_builder *b, uint32_t x, uint64_t key)
  * for the symbol after x at once, which removes this digram again, and
  * then neither the store nor the removal (a probe and a backward shift)
  * is ever made.  Only one entry can be lazy: the previous one, if still
- * indexed, goes into the table now.
+ * indexed, goes into the table now.  Returns what lookup_or_index() does.
  */
 HOT uint32_t lookup_or_index_last(struct seq_builder *b, uint32_t x)
 {
@@ -426,7 +478,7 @@ static int check(struct seq_builder *b, uint32_t x)
 	if (seq_node_is_guard(b, x) || seq_node_is_guard(b, b->n[x].next))
 		return 0;
 	m = lookup_or_index(b, x);
-	return m == SEQ_DIGRAM_NONE ? 0 : resolve(b, x, m);
+	return m == SEQ_DIGRAM_NONE ? 0 : resolve(b, x, entry_node(b, m));
 }
 
 static __attribute__((noinline)) void grow_utility(struct seq_builder *b)
@@ -507,6 +559,7 @@ static __attribute__((noinline)) int fold_pair(struct seq_builder *b, uint32_t x
 		return 1; /* what resolve() would do: nothing, this step */
 	if ((xsym & SEQ_RULE_BIT) && refcount(b, rule) == 2) {
 		/* Extend B by y. */
+		demote_whole(b, rule);
 		delete_digram(b, m);	 /* (B, y) at m */
 		delete_digram(b, moved); /* (y, after) */
 		link_nodes(b, m, after);
@@ -609,12 +662,13 @@ HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_
 		m = lookup_or_index_last(b, x);
 		if (m == SEQ_DIGRAM_NONE)
 			break;
-		g = whole_rule_at(b, m);
+		g = entry_rule(b, m); /* (then m is in a rule, x in the root) */
 		/* A run of equal symbols through p needs join()'s care.  (The
 		 * calls are on the way out of the loop: a call inside it cost
 		 * the loop registers, ~4 instructions a step.) */
-		if (!g || m == x || b->n[p].sym == b->n[x].sym || b->n[p].sym == b->n[y].sym) {
+		if (!g || b->n[p].sym == b->n[x].sym || b->n[p].sym == b->n[y].sym) {
 			list_cascade(b, y, depth); /* before the grammar changes */
+			m = entry_node(b, m);
 			if (g || !fold_pair(b, x, m))
 				resolve(b, x, m);
 			maybe_lone = 0; /* listed */
@@ -670,8 +724,8 @@ HOT void append_terminal(struct seq_builder *b, uint32_t t)
 	uint64_t key = seq_digram_key(b->n[x].sym, t);
 	uint32_t p = b->n[x].prev;
 	m = seq_index_find(b, key);
-	if (m != SEQ_DIGRAM_NONE && (g = whole_rule_at(b, m)) != 0 && m != x &&
-	    b->n[p].sym != b->n[x].sym && b->n[p].sym != t) {
+	if (m != SEQ_DIGRAM_NONE && (g = entry_rule(b, m)) != 0 && b->n[p].sym != b->n[x].sym &&
+	    b->n[p].sym != t) {
 		/* t is a terminal: no use count to drop; the node it would
 		 * have had would be freed at once (body_symbols +1 -1). */
 		forget_owned_digram(b, p);
@@ -691,7 +745,8 @@ HOT void append_terminal(struct seq_builder *b, uint32_t t)
 		return;
 	}
 	/* A duplicate check_tail() would not substitute in place (g is
-	 * still whole_rule_at(m): linking t after x changed no rule). */
+	 * still m's rule: linking t after x changed no rule). */
+	m = entry_node(b, m);
 	if (g || !fold_pair(b, x, m))
 		resolve(b, x, m);
 }
@@ -703,6 +758,7 @@ static __attribute__((noinline)) void expand(struct seq_builder *b, uint32_t x)
 	uint32_t g = b->n[x].sym & ~SEQ_RULE_BIT;
 	uint32_t first = b->n[g].next, last = b->n[g].prev;
 
+	demote_whole(b, g); /* its body joins another rule */
 	/* x is the only occurrence of its code, so neither digram through x
 	 * can be half of an overlapping run: plain removal is right. */
 	delete_digram(b, left);

@@ -120,8 +120,22 @@ int seq_builder_check(const struct seq_builder *b, char *why, size_t whylen)
 				 (unsigned long long)occ[i].key, (unsigned long long)(j - i));
 			goto out;
 		}
-		uint32_t held = seq_index_find(b, occ[i].key);
+		uint32_t value = seq_index_find(b, occ[i].key), held = value;
 		int found = 0;
+		if (value != SEQ_DIGRAM_NONE && (value & SEQ_DIGRAM_WHOLE)) {
+			/* A value naming rule g promises that the digram is
+			 * g's whole body (sequitur.c, "values that name a
+			 * rule"). */
+			uint32_t g = value & ~SEQ_DIGRAM_WHOLE;
+			if (g >= b->used || !seq_node_is_guard(b, g) || (b->n[g].aux & ROOT_FLAG) ||
+			    b->n[b->n[b->n[g].next].next].next != g) {
+				rc = bad(why, whylen,
+					 "digram %llx: value names rule %u, not its body",
+					 (unsigned long long)occ[i].key, g);
+				goto out;
+			}
+			held = b->n[g].next;
+		}
 		for (uint64_t k = i; k < j; k++) {
 			found |= occ[k].node == held;
 			/* The owner bit must say exactly which one is indexed. */

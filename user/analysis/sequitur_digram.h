@@ -28,15 +28,22 @@
  * as many misses, and buckets stay fast up to a load of 3/4 (the table is
  * half the size it was at 1/2).
  *
- * The key itself is not stored: an entry for node i stands for the digram
- * that starts at i, (n[i].sym, n[n[i].next].sym), which the builder keeps
- * true for every indexed node (it unindexes a node before relinking it or
- * changing its symbol).  The lookups are inline: the builder does two or
- * three per input symbol; growing the table is rare and out of line.
+ * The key itself is not stored.  An entry's value names the node i where
+ * the digram starts, and stands for (n[i].sym, n[n[i].next].sym), which
+ * the builder keeps true for every indexed node (it unindexes a node
+ * before relinking it or changing its symbol).  The value is i itself, or
+ * g | SEQ_DIGRAM_WHOLE when the digram is the whole body of rule g (then
+ * i is n[g].next): the builder's cascade looks up (symbol, rule) keys, the
+ * rule being what the previous lookup found, and a value that names the
+ * rule lets the next lookup start without waiting for a node to load
+ * (see sequitur.c, "values that name a rule").  The lookups are inline:
+ * the builder does two or three per input symbol; growing the table is
+ * rare and out of line.
  *
- * Contract: node 0 is never indexed and SEQ_DIGRAM_NONE is never a valid
- * node index.  Functions that can grow the table report allocation failure
- * (-1 or *failed) and leave it unchanged.
+ * Contract: node 0 is never indexed, node and rule indices are below
+ * SEQ_DIGRAM_WHOLE, and SEQ_DIGRAM_NONE is no valid value.  A value is
+ * stored at most once.  Functions that can grow the table report
+ * allocation failure (-1 or *failed) and leave it unchanged.
  */
 #ifndef WPP_SEQUITUR_DIGRAM_H
 #define WPP_SEQUITUR_DIGRAM_H
@@ -47,7 +54,9 @@
 #include <emmintrin.h>
 #endif
 
-#define SEQ_DIGRAM_NONE	 UINT32_MAX
+#define SEQ_DIGRAM_NONE UINT32_MAX
+/* A value with this bit names a rule whose whole body is the digram. */
+#define SEQ_DIGRAM_WHOLE 0x80000000u
 #define SEQ_DIGRAM_LANES 8u
 /* An overflow count at this value no longer counts (see above). */
 #define SEQ_DIGRAM_STICKY 255u
@@ -63,7 +72,7 @@ struct seq_node {
 
 struct seq_digram_bucket {
 	uint32_t tag[SEQ_DIGRAM_LANES];	 /* hash | 1, or 0: free */
-	uint32_t node[SEQ_DIGRAM_LANES]; /* 0 where free */
+	uint32_t node[SEQ_DIGRAM_LANES]; /* the value; 0 where free */
 };
 
 struct seq_digram_index {
@@ -141,9 +150,17 @@ void seq_digram_free(struct seq_digram_index *idx);
 /* Out of line: double the table. */
 int seq_digram_grow(struct seq_digram_index *idx);
 
-/* Does the entry for node stand for key?  (Reads the two nodes.) */
-static inline int seq_digram_is(const struct seq_node *n, uint32_t node, uint64_t key)
+/* The node a value names (v is not SEQ_DIGRAM_NONE). */
+static inline uint32_t seq_digram_node_of(const struct seq_node *n, uint32_t v)
 {
+	return (v & SEQ_DIGRAM_WHOLE) ? n[v & ~SEQ_DIGRAM_WHOLE].next : v;
+}
+
+/* Does the entry with value v stand for key?  (Reads the nodes.) */
+static inline int seq_digram_is(const struct seq_node *n, uint32_t v, uint64_t key)
+{
+	uint32_t node = seq_digram_node_of(n, v);
+
 	return seq_digram_key(n[node].sym, n[n[node].next].sym) == key;
 }
 
@@ -167,7 +184,7 @@ static inline int seq_digram_locate(const struct seq_digram_index *idx, const st
 	}
 }
 
-/* The node stored for key, or SEQ_DIGRAM_NONE. */
+/* The value stored for key, or SEQ_DIGRAM_NONE. */
 static inline uint32_t seq_digram_find(const struct seq_digram_index *idx, const struct seq_node *n,
 				       uint64_t key)
 {
@@ -214,24 +231,10 @@ static inline int seq_digram_insert_absent(struct seq_digram_index *idx, uint32_
 	return 0;
 }
 
-/* If key is present, return its node and change nothing; otherwise store
- * (key, node) and return SEQ_DIGRAM_NONE (then *failed = 1 if the table
- * could not grow and nothing was stored).  node's digram must be key. */
-static inline uint32_t seq_digram_find_or_add(struct seq_digram_index *idx,
-					      const struct seq_node *n, uint64_t key, uint32_t node,
-					      int *failed)
-{
-	uint32_t m = seq_digram_find(idx, n, key);
-
-	if (m == SEQ_DIGRAM_NONE && seq_digram_insert_absent(idx, seq_digram_fp(key), node) < 0)
-		*failed = 1;
-	return m;
-}
-
-/* Store (key, node), replacing any node stored for key; *replaced gets
- * the node it displaced or SEQ_DIGRAM_NONE.  0 or -1. */
+/* Store (key, v), replacing any value stored for key; *replaced gets
+ * the value it displaced or SEQ_DIGRAM_NONE.  0 or -1. */
 static inline int seq_digram_put(struct seq_digram_index *idx, const struct seq_node *n,
-				 uint64_t key, uint32_t node, uint32_t *replaced)
+				 uint64_t key, uint32_t v, uint32_t *replaced)
 {
 	uint32_t b;
 	int j = seq_digram_locate(idx, n, key, &b);
@@ -239,31 +242,46 @@ static inline int seq_digram_put(struct seq_digram_index *idx, const struct seq_
 	*replaced = SEQ_DIGRAM_NONE;
 	if (j >= 0) {
 		*replaced = idx->buckets[b].node[j];
-		idx->buckets[b].node[j] = node;
+		idx->buckets[b].node[j] = v;
 		return 0;
 	}
-	return seq_digram_insert_absent(idx, seq_digram_fp(key), node);
+	return seq_digram_insert_absent(idx, seq_digram_fp(key), v);
 }
 
 /* Free lane j of bucket b and take back the overflow counts its placement
  * made.  Out of line: most entries sit in their home bucket. */
 void seq_digram_remove_at(struct seq_digram_index *idx, uint32_t b, unsigned j);
 
-/* Remove key's entry only if it is node's (another occurrence of the same
- * digram may own the entry; it must survive).  A node is stored at most
- * once, so the node alone identifies the entry: no node is read.  1 if
- * removed. */
-static inline int seq_digram_remove_if(struct seq_digram_index *idx, uint64_t key, uint32_t node)
+/* Where key's entry is if its value is v or alias (a node may be stored
+ * under either of its two values): *bucket and the lane, or -1.  Values
+ * are stored once, so no node is read. */
+static inline int seq_digram_locate_value(const struct seq_digram_index *idx, uint64_t key,
+					  uint32_t v, uint32_t alias, uint32_t *bucket)
 {
 	for (uint32_t b = seq_digram_home(idx, seq_digram_fp(key));; b = seq_digram_next(idx, b)) {
-		unsigned m = seq_digram_lanes_eq(idx->buckets[b].node, node);
+		const uint32_t *values = idx->buckets[b].node;
+		unsigned m = seq_digram_lanes_eq(values, v) | seq_digram_lanes_eq(values, alias);
 		if (m) {
-			seq_digram_remove_at(idx, b, seq_digram_lane(m));
-			return 1;
+			*bucket = b;
+			return (int)seq_digram_lane(m);
 		}
 		if (!idx->overflow[b])
-			return 0;
+			return -1;
 	}
+}
+
+/* Remove key's entry only if its value is v or alias (another occurrence
+ * of the same digram may own the entry; it must survive).  1 if removed. */
+static inline int seq_digram_remove_if(struct seq_digram_index *idx, uint64_t key, uint32_t v,
+				       uint32_t alias)
+{
+	uint32_t b;
+	int j = seq_digram_locate_value(idx, key, v, alias, &b);
+
+	if (j < 0)
+		return 0;
+	seq_digram_remove_at(idx, b, (unsigned)j);
+	return 1;
 }
 
 /* Bytes held by the table. */

@@ -89,8 +89,8 @@ static inline int seq_lazy_holds(const struct seq_builder *b, uint64_t key)
 	return key == b->lazy_key;
 }
 
-/* The node indexed for key (the lazy entry or the table's), or
- * SEQ_DIGRAM_NONE. */
+/* The value indexed for key (the lazy entry's node, always plain: it is
+ * in a segment's start rule; or the table's value), or SEQ_DIGRAM_NONE. */
 static inline uint32_t seq_index_find(const struct seq_builder *b, uint64_t key)
 {
 	if (seq_lazy_holds(b, key))

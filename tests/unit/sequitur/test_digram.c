@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The bucketed digram index (sequitur_digram.h) against a plain array of
- * (key, node) pairs, under random finds, inserts, puts and removals —
+ * (key, value) pairs, under random finds, inserts, puts and removals —
  * including keys crowded into one home bucket, so that entries overflow
  * into later buckets, overflow counts saturate, and removals must take
- * their counts back.  After every operation the table's own consistency
- * check must pass and every key must be found where the reference says. */
+ * their counts back.  Half the keys are stored under a value that names
+ * a rule (SEQ_DIGRAM_WHOLE), which lookups must resolve to the rule's
+ * first node to compare the key, and removal must find by its alias.
+ * After every operation the table's own consistency check must pass and
+ * every key must be found where the reference says. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,10 +21,11 @@
 
 #define MAX_KEYS 4000u
 
-/* Key k is the digram of nodes 2k+1 -> 2k+2 (index node 2k+1); node 0 is
- * never used, as in the builder. */
+/* Key k is the whole body of a rule: guard 3k+1 -> 3k+2 -> 3k+3 -> guard
+ * (the digram's node is 3k+2); node 0 is never used, as in the builder.
+ * Even keys are stored under their node, odd ones under their rule. */
 struct world {
-	struct seq_node n[2 * MAX_KEYS + 2];
+	struct seq_node n[3 * MAX_KEYS + 1];
 	uint64_t key[MAX_KEYS];
 	int present[MAX_KEYS];
 	uint32_t nkeys;
@@ -29,16 +33,31 @@ struct world {
 
 static uint32_t node_of(uint32_t k)
 {
-	return 2 * k + 1;
+	return 3 * k + 2;
+}
+
+static uint32_t value_of(uint32_t k)
+{
+	return k % 2 ? (node_of(k) - 1) | SEQ_DIGRAM_WHOLE : node_of(k);
 }
 
 static void add_key(struct world *w, uint32_t first, uint32_t second)
 {
-	uint32_t k = w->nkeys++, a = node_of(k);
+	uint32_t k = w->nkeys++, a = node_of(k), g = a - 1;
 
-	w->n[a] = (struct seq_node){first, 0, a + 1, 0};
-	w->n[a + 1] = (struct seq_node){second, a, 0, 0};
+	w->n[g] = (struct seq_node){0x80000000u | g, a + 1, a, 2};
+	w->n[a] = (struct seq_node){first, g, a + 1, 0};
+	w->n[a + 1] = (struct seq_node){second, a, g, 0};
 	w->key[k] = seq_digram_key(first, second);
+}
+
+/* Remove k's entry as the builder does: by its node or the alias that
+ * names the node's rule. */
+static int remove_key(struct seq_digram_index *idx, const struct world *w, uint32_t k)
+{
+	uint32_t a = node_of(k);
+
+	return seq_digram_remove_if(idx, w->key[k], a, w->n[a].prev | SEQ_DIGRAM_WHOLE);
 }
 
 static void check_all(const struct seq_digram_index *idx, const struct world *w)
@@ -50,7 +69,9 @@ static void check_all(const struct seq_digram_index *idx, const struct world *w)
 		fail_msg("%s", why);
 	for (uint32_t k = 0; k < w->nkeys; k++) {
 		uint32_t got = seq_digram_find(idx, w->n, w->key[k]);
-		assert_int_equal(got, w->present[k] ? node_of(k) : SEQ_DIGRAM_NONE);
+		assert_int_equal(got, w->present[k] ? value_of(k) : SEQ_DIGRAM_NONE);
+		if (w->present[k])
+			assert_int_equal(seq_digram_node_of(w->n, got), node_of(k));
 		expect += w->present[k] != 0;
 	}
 	assert_int_equal(idx->count, expect);
@@ -68,7 +89,7 @@ static void crowded_keys(struct world *w, unsigned log2_buckets, uint32_t n)
 static void insert_all(struct seq_digram_index *idx, struct world *w)
 {
 	for (uint32_t k = 0; k < w->nkeys; k++) {
-		assert_int_equal(seq_digram_insert_absent(idx, seq_digram_fp(w->key[k]), node_of(k)),
+		assert_int_equal(seq_digram_insert_absent(idx, seq_digram_fp(w->key[k]), value_of(k)),
 				 0);
 		w->present[k] = 1;
 	}
@@ -79,31 +100,33 @@ static void random_ops(struct seq_digram_index *idx, struct world *w, uint64_t *
 {
 	for (int op = 0; op < ops; op++) {
 		uint32_t k = (uint32_t)(tu_rand(rng) % w->nkeys);
-		int failed = 0, kind = (int)(tu_rand(rng) % 4);
+		int kind = (int)(tu_rand(rng) % 4);
 		uint32_t replaced;
 
 		switch (kind) {
 		case 0: /* insert if absent */
 			if (!w->present[k])
 				assert_int_equal(seq_digram_insert_absent(idx, seq_digram_fp(w->key[k]),
-									  node_of(k)),
+									  value_of(k)),
 						 0);
 			w->present[k] = 1;
 			break;
-		case 1: /* find or add */
-			assert_int_equal(seq_digram_find_or_add(idx, w->n, w->key[k], node_of(k), &failed),
-					 w->present[k] ? node_of(k) : SEQ_DIGRAM_NONE);
-			assert_int_equal(failed, 0);
+		case 1: /* find, and add if absent (the builder's lookup) */
+			assert_int_equal(seq_digram_find(idx, w->n, w->key[k]),
+					 w->present[k] ? value_of(k) : SEQ_DIGRAM_NONE);
+			if (!w->present[k])
+				assert_int_equal(seq_digram_insert_absent(idx, seq_digram_fp(w->key[k]),
+									  value_of(k)),
+						 0);
 			w->present[k] = 1;
 			break;
-		case 2: /* put: the same node again (replacing itself) */
-			assert_int_equal(seq_digram_put(idx, w->n, w->key[k], node_of(k), &replaced), 0);
-			assert_int_equal(replaced, w->present[k] ? node_of(k) : SEQ_DIGRAM_NONE);
+		case 2: /* put: the same value again (replacing itself) */
+			assert_int_equal(seq_digram_put(idx, w->n, w->key[k], value_of(k), &replaced), 0);
+			assert_int_equal(replaced, w->present[k] ? value_of(k) : SEQ_DIGRAM_NONE);
 			w->present[k] = 1;
 			break;
 		default: /* remove */
-			assert_int_equal(seq_digram_remove_if(idx, w->key[k], node_of(k)),
-					 w->present[k]);
+			assert_int_equal(remove_key(idx, w, k), w->present[k]);
 			w->present[k] = 0;
 			break;
 		}
@@ -162,7 +185,7 @@ static void test_crowded_bucket(void **state)
 		/* Remove everything: the table must end empty and consistent. */
 		for (uint32_t k = 0; k < w->nkeys; k++)
 			if (w->present[k]) {
-				assert_int_equal(seq_digram_remove_if(&idx, w->key[k], node_of(k)), 1);
+				assert_int_equal(remove_key(&idx, w, k), 1);
 				w->present[k] = 0;
 			}
 		check_all(&idx, w);
