@@ -156,12 +156,22 @@ static inline uint32_t seq_digram_node_of(const struct seq_node *n, uint32_t v)
 	return (v & SEQ_DIGRAM_WHOLE) ? n[v & ~SEQ_DIGRAM_WHOLE].next : v;
 }
 
-/* Does the entry with value v stand for key?  (Reads the nodes.) */
+/* Does the entry with value v stand for key?  (Reads the nodes.)  A
+ * rule's body of two is its guard's next and prev: both symbols load
+ * beside each other once the guard is in. */
 static inline int seq_digram_is(const struct seq_node *n, uint32_t v, uint64_t key)
 {
-	uint32_t node = seq_digram_node_of(n, v);
+	uint32_t first, second;
 
-	return seq_digram_key(n[node].sym, n[n[node].next].sym) == key;
+	if (v & SEQ_DIGRAM_WHOLE) {
+		const struct seq_node *guard = &n[v & ~SEQ_DIGRAM_WHOLE];
+		first = guard->next;
+		second = guard->prev;
+	} else {
+		first = v;
+		second = n[v].next;
+	}
+	return seq_digram_key(n[first].sym, n[second].sym) == key;
 }
 
 /* Where key's entry is: *bucket and the lane's index; -1 if absent. */
