@@ -130,7 +130,8 @@ HOT uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
  * whose body is exactly that digram.  A plain node value promises nothing
  * about rules (whole_rule_at() is asked, as before): entries are encoded
  * when stored, and where a body later becomes exactly two symbols without
- * its digram being stored again (rare) the entry just stays plain.  Where
+ * its digram being stored again (rare) the first lookup that finds it so
+ * promotes the entry (entry_rule()).  Where
  * a named body changes while its digram stays indexed (expand() moves it
  * into another rule, fold_pair() extends it) the entry is made plain
  * first: demote_whole().  The checker verifies the promise.
@@ -150,25 +151,42 @@ HOT uint32_t entry_node(const struct seq_builder *b, uint32_t v)
 	return seq_digram_node_of(b->n, v);
 }
 
-/* The rule whose whole body a found value's digram is, or 0. */
-HOT uint32_t entry_rule(const struct seq_builder *b, uint32_t v)
+/* The table's entry for the digram at i, if its value is from, gets the
+ * value to.  (The lazy entry is not in the table: always plain.) */
+static __attribute__((noinline)) void replace_value(struct seq_builder *b, uint32_t i,
+						    uint32_t from, uint32_t to)
 {
-	return (v & SEQ_DIGRAM_WHOLE) ? v & ~SEQ_DIGRAM_WHOLE : whole_rule_at(b, v);
+	uint32_t bucket;
+	int j = seq_digram_locate_value(&b->digrams, digram_key_at(b, i), from, from, &bucket);
+
+	if (j >= 0)
+		b->digrams.buckets[bucket].node[j] = to;
+}
+
+/* The rule whose whole body a found value's digram is, or 0.  A plain
+ * value whose digram has become a rule's whole body since it was stored
+ * is promoted, so that the next lookup finds the rule (on lua's stream
+ * 149 578 such finds came from a handful of entries). */
+HOT uint32_t entry_rule(struct seq_builder *b, uint32_t v)
+{
+	uint32_t g;
+
+	if (v & SEQ_DIGRAM_WHOLE)
+		return v & ~SEQ_DIGRAM_WHOLE;
+	g = whole_rule_at(b, v);
+	if (g)
+		replace_value(b, v, v, g | SEQ_DIGRAM_WHOLE);
+	return g;
 }
 
 /* The value naming rule g, if its first digram's entry has it, becomes
  * the plain node value: g's body is about to change. */
 static void demote_whole(struct seq_builder *b, uint32_t g)
 {
-	uint32_t first = b->n[g].next, bucket;
-	int j;
+	uint32_t first = b->n[g].next;
 
-	if (b->n[first].next != b->n[g].prev || !(b->n[first].aux & DIGRAM_OWNER))
-		return; /* not two symbols, or not the indexed occurrence */
-	j = seq_digram_locate_value(&b->digrams, digram_key_at(b, first), g | SEQ_DIGRAM_WHOLE,
-				    g | SEQ_DIGRAM_WHOLE, &bucket);
-	if (j >= 0)
-		b->digrams.buckets[bucket].node[j] = first;
+	if (b->n[first].next == b->n[g].prev && (b->n[first].aux & DIGRAM_OWNER))
+		replace_value(b, first, g | SEQ_DIGRAM_WHOLE, first);
 }
 
 static void put_digram(struct seq_builder *b, uint32_t i)
