@@ -9,7 +9,9 @@
  * for plain SEQUITUR and SEQUITUR(1) builds the grammar in a child process
  * that streams the file in 64 KiB reads (so the peak RSS is the builder's,
  * not the input's), and prints speed, peak RSS, grammar and serialized
- * sizes next to xz -9e and zstd -19 of the same raw file, the same
+ * sizes next to xz -9e and zstd -19 of the same raw file (and the memory
+ * latency measured between the builds, to tell a slow minute of this VM
+ * from a slow builder), the same
  * comparison for a nearly memoryless random-loop trace and for any raw
  * path streams given (e.g. real programs'), and the hot-subpath time
  * against E x L.
@@ -25,6 +27,7 @@
 
 #include "hotsub.h"
 #include "sequitur.h"
+#include "sequitur_digram.h"
 #include "sequitur_serial.h"
 #include "tracegen.h"
 #include "wppdag.h"
@@ -98,8 +101,13 @@ static int build_from_file(const char *path, enum seq_algorithm algo, struct bui
 	return 0;
 }
 
-/* Build in a fresh child so each algorithm's peak RSS is its own. */
-static int build_in_child(const char *path, enum seq_algorithm algo, struct build_result *r)
+/* Run work(arg, out) in a fresh child and bring its size-byte result
+ * back: the parent's memory and allocator state stay as they were, so
+ * each build's peak RSS is its own and nothing one measurement allocates
+ * changes the next (glibc, for one, raises its mmap threshold when a large
+ * block is freed).  0, or -1 if the child failed. */
+static int in_child(int (*work)(const void *arg, void *out), const void *arg, void *out,
+		    size_t size)
 {
 	int fd[2];
 	if (pipe(fd) < 0)
@@ -107,21 +115,90 @@ static int build_in_child(const char *path, enum seq_algorithm algo, struct buil
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		struct build_result mine;
-		int ok = build_from_file(path, algo, &mine, NULL) == 0 &&
-			 write(fd[1], &mine, sizeof(mine)) == (ssize_t)sizeof(mine);
+		char mine[512];
+		int ok = size <= sizeof(mine) && work(arg, mine) == 0 &&
+			 write(fd[1], mine, size) == (ssize_t)size;
 		_exit(ok ? 0 : 1);
 	}
 	close(fd[1]);
-	ssize_t n = read(fd[0], r, sizeof(*r));
+	ssize_t n = read(fd[0], out, size);
 	close(fd[0]);
 	int status;
 	waitpid(pid, &status, 0);
-	return n == (ssize_t)sizeof(*r) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return n == (ssize_t)size && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+struct build_job {
+	const char *path;
+	enum seq_algorithm algo;
+};
+
+static int build_work(const void *arg, void *out)
+{
+	const struct build_job *job = arg;
+	return build_from_file(job->path, job->algo, out, NULL);
+}
+
+static int build_in_child(const char *path, enum seq_algorithm algo, struct build_result *r)
+{
+	struct build_job job = {path, algo};
+	return in_child(build_work, &job, r, sizeof(*r));
 }
 
 /* Builds of the synthetic trace per algorithm (odd: a median). */
 #define BUILDS 5
+
+/* This VM's speed drifts with its neighbours' load on the shared caches
+ * and memory, and the builder waits mostly on memory: so the benchmark
+ * measures memory latency beside each pair of builds, a chain of
+ * dependent loads in random order over an array on huge pages (as the
+ * builder's table and nodes are), of 4 MiB and of 16 MiB (the builder's
+ * working set on the synthetic trace is ~10 MiB).  It tells a slow minute
+ * from a slow builder: on this VM the last-level cache left to one guest
+ * has been seen to shrink below 4 MiB. */
+#define LATENCY_SIZES 2
+static const unsigned latency_mib[LATENCY_SIZES] = {4, 16};
+#define LATENCY_STEPS (1u << 20)
+
+/* One random cycle through the mib MiB of slots (Sattolo's algorithm,
+ * fixed seed). */
+static uint32_t *latency_chain(unsigned mib)
+{
+	uint32_t n = (mib << 20) / sizeof(uint32_t);
+	uint32_t *next = seq_alloc_random_access((size_t)mib << 20);
+	uint64_t s = SEED;
+
+	if (!next)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++)
+		next[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t j = (uint32_t)((s >> 33) % i), t = next[i];
+		next[i] = next[j];
+		next[j] = t;
+	}
+	return next;
+}
+
+/* Nanoseconds per load along a chain of *(unsigned *)arg MiB (CPU time,
+ * as the builds) into out (a double).  Run in a child (in_child). */
+static int latency_work(const void *arg, void *out)
+{
+	volatile uint32_t sink;
+	uint32_t *next = latency_chain(*(const unsigned *)arg), at = 0;
+
+	if (!next)
+		return -1;
+	double t0 = cpu_now();
+	for (uint32_t k = 0; k < LATENCY_STEPS; k++)
+		at = next[at];
+	double ns = (cpu_now() - t0) * 1e9 / LATENCY_STEPS;
+	sink = at;
+	(void)sink;
+	memcpy(out, &ns, sizeof(ns));
+	return 0;
+}
 
 static int by_double(const void *a, const void *b)
 {
@@ -248,8 +325,14 @@ int main(int argc, char **argv)
 	 * and the median; every build must give the same grammar. */
 	struct build_result res[2], runs[2][BUILDS];
 	const char *names[2] = {"SEQUITUR", "SEQUITUR(1)"};
-	double cpu[2][BUILDS];
-	for (int k = 0; k < BUILDS; k++)
+	double cpu[2][BUILDS], latency[LATENCY_SIZES][BUILDS];
+	for (int k = 0; k < BUILDS; k++) {
+		for (int c = 0; c < LATENCY_SIZES; c++)
+			if (in_child(latency_work, &latency_mib[c], &latency[c][k],
+				     sizeof(latency[c][k])) < 0) {
+				fprintf(stderr, "bench_sequitur: latency measurement failed\n");
+				return 1;
+			}
 		for (int a = 0; a < 2; a++) {
 			if (build_in_child(path, a, &runs[a][k]) < 0) {
 				fprintf(stderr, "bench_sequitur: %s build failed\n", names[a]);
@@ -263,6 +346,9 @@ int main(int argc, char **argv)
 			}
 			cpu[a][k] = runs[a][k].cpu_seconds;
 		}
+	}
+	for (int c = 0; c < LATENCY_SIZES; c++)
+		qsort(latency[c], BUILDS, sizeof(double), by_double);
 	for (int a = 0; a < 2; a++) {
 		int best = 0;
 		for (int k = 1; k < BUILDS; k++)
@@ -283,8 +369,13 @@ int main(int argc, char **argv)
 		       res[a].seconds, res[a].cpu_seconds, n / res[a].cpu_seconds / 1e6,
 		       n / cpu[a][BUILDS / 2] / 1e6, res[a].peak_rss_kb / 1024.0, res[a].stats.rules,
 		       (unsigned long long)res[a].stats.grammar_symbols, res[a].serialized);
-	printf("SEQUITUR(1) / SEQUITUR grammar symbols: %.4f\n\n",
+	printf("SEQUITUR(1) / SEQUITUR grammar symbols: %.4f\n",
 	       (double)res[1].stats.grammar_symbols / res[0].stats.grammar_symbols);
+	printf("memory latency beside the builds (dependent loads; fastest, median):");
+	for (int c = 0; c < LATENCY_SIZES; c++)
+		printf("%s %u MiB %.1f / %.1f ns", c ? ";" : "", latency_mib[c], latency[c][0],
+		       latency[c][BUILDS / 2]);
+	printf("\n\n");
 
 	long xz = xz_size(path), zstd = zstd_size(path);
 	printf("%-28s %12s %10s\n", "representation", "bytes", "vs raw");
