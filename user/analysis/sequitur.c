@@ -680,7 +680,7 @@ HOT void check_tail(struct seq_builder *b, uint32_t x, uint32_t base, int maybe_
 		m = lookup_or_index_last(b, x);
 		if (m == SEQ_DIGRAM_NONE)
 			break;
-		g = entry_rule(b, m); /* (then m is in a rule, x in the root) */
+		g = entry_rule(b, m); /* g != 0: m lies in rule g, so m != x (x is in the root) */
 		/* A run of equal symbols through p needs join()'s care.  (The
 		 * calls are on the way out of the loop: a call inside it cost
 		 * the loop registers, ~4 instructions a step.) */
