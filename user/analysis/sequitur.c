@@ -130,8 +130,9 @@ HOT uint32_t whole_rule_at(const struct seq_builder *b, uint32_t m)
  * whose body is exactly that digram.  A plain node value promises nothing
  * about rules (whole_rule_at() is asked, as before): entries are encoded
  * when stored, and where a body later becomes exactly two symbols without
- * its digram being stored again (rare) the first lookup that finds it so
- * promotes the entry (entry_rule()).  Where
+ * its digram being stored again (rare; also join() stores a run's digram
+ * before the link that may make it whole) the entry stays plain until a
+ * fast-path lookup (entry_rule()) finds it so and promotes it.  Where
  * a named body changes while its digram stays indexed (expand() moves it
  * into another rule, fold_pair() extends it) the entry is made plain
  * first: demote_whole().  The checker verifies the promise.

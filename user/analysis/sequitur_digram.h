@@ -43,7 +43,7 @@
  * Contract: node 0 is never indexed, node and rule indices are below
  * SEQ_DIGRAM_WHOLE, and SEQ_DIGRAM_NONE is no valid value.  A value is
  * stored at most once.  Functions that can grow the table report
- * allocation failure (-1 or *failed) and leave it unchanged.
+ * allocation failure (-1) and leave it unchanged.
  */
 #ifndef WPP_SEQUITUR_DIGRAM_H
 #define WPP_SEQUITUR_DIGRAM_H
@@ -211,7 +211,7 @@ static inline int seq_digram_full(const struct seq_digram_index *idx)
 
 /* Place an entry whose key the table lacks: the first free lane from its
  * home bucket, counting the full buckets it passes.  The table has room. */
-static inline void seq_digram_place(struct seq_digram_index *idx, uint32_t tag, uint32_t node)
+static inline void seq_digram_place(struct seq_digram_index *idx, uint32_t tag, uint32_t v)
 {
 	uint32_t b = seq_digram_home(idx, tag);
 
@@ -221,7 +221,7 @@ static inline void seq_digram_place(struct seq_digram_index *idx, uint32_t tag, 
 		if (free_lanes) {
 			unsigned j = seq_digram_lane(free_lanes);
 			bk->tag[j] = tag;
-			bk->node[j] = node;
+			bk->node[j] = v;
 			idx->count++;
 			return;
 		}
@@ -230,14 +230,14 @@ static inline void seq_digram_place(struct seq_digram_index *idx, uint32_t tag, 
 	}
 }
 
-/* Store (key, node) for a key known to be absent (fingerprint fp): no key
+/* Store (key, v) for a key known to be absent (fingerprint fp): no key
  * is compared and no node is read.  0 or -1 (the table could not grow;
  * nothing stored). */
-static inline int seq_digram_insert_absent(struct seq_digram_index *idx, uint32_t fp, uint32_t node)
+static inline int seq_digram_insert_absent(struct seq_digram_index *idx, uint32_t fp, uint32_t v)
 {
 	if (seq_digram_full(idx) && seq_digram_grow(idx) < 0)
 		return -1;
-	seq_digram_place(idx, seq_digram_tag(fp), node);
+	seq_digram_place(idx, seq_digram_tag(fp), v);
 	return 0;
 }
 

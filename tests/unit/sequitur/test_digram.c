@@ -4,8 +4,8 @@
  * including keys crowded into one home bucket, so that entries overflow
  * into later buckets, overflow counts saturate, and removals must take
  * their counts back.  Half the keys are stored under a value that names
- * a rule (SEQ_DIGRAM_WHOLE), which lookups must resolve to the rule's
- * first node to compare the key, and removal must find by its alias.
+ * a rule (SEQ_DIGRAM_WHOLE), whose key lookups must read from the rule's
+ * guard (its next and prev are the two body nodes), and removal must find by its alias.
  * After every operation the table's own consistency check must pass and
  * every key must be found where the reference says. */
 #include <setjmp.h>
