@@ -11,10 +11,9 @@
  * not the input's), and prints speed, peak RSS, grammar and serialized
  * sizes next to xz -9e and zstd -19 of the same raw file (and the memory
  * latency measured between the builds, to tell a slow minute of this VM
- * from a slow builder), the same
- * comparison for a nearly memoryless random-loop trace and for any raw
- * path streams given (e.g. real programs'), and the hot-subpath time
- * against E x L.
+ * from a slow builder), the same comparison for a nearly memoryless
+ * random-loop trace and for any raw path streams given (e.g. real
+ * programs'), and the hot-subpath time against E x L.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -144,6 +143,14 @@ static int build_in_child(const char *path, enum seq_algorithm algo, struct buil
 	return in_child(build_work, &job, r, sizeof(*r));
 }
 
+/* The benchmark's pseudo-random numbers (a 64-bit LCG, top bits): the
+ * latency chain's shuffle and the paths' static costs. */
+static uint32_t lcg_next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*s >> 33);
+}
+
 /* Builds of the synthetic trace per algorithm (odd: a median). */
 #define BUILDS 5
 
@@ -172,8 +179,7 @@ static uint32_t *latency_chain(unsigned mib)
 	for (uint32_t i = 0; i < n; i++)
 		next[i] = i;
 	for (uint32_t i = n - 1; i > 0; i--) {
-		s = s * 6364136223846793005ull + 1442695040888963407ull;
-		uint32_t j = (uint32_t)((s >> 33) % i), t = next[i];
+		uint32_t j = lcg_next(&s) % i, t = next[i];
 		next[i] = next[j];
 		next[j] = t;
 	}
@@ -403,10 +409,8 @@ int main(int argc, char **argv)
 	uint64_t edges = g.start[seq_grammar_nodes(&g)];
 	uint64_t *cost = malloc((size_t)distinct * sizeof(*cost));
 	uint64_t s = SEED;
-	for (long t = 0; t < distinct; t++) { /* static instructions per path */
-		s = s * 6364136223846793005ull + 1442695040888963407ull;
-		cost[t] = 4 + (s >> 33) % 60;
-	}
+	for (long t = 0; t < distinct; t++) /* static instructions per path */
+		cost[t] = 4 + lcg_next(&s) % 60;
 	printf("hot subpaths (SEQUITUR(1) DAG, E = %llu edges, min-cost 100000, insns):\n",
 	       (unsigned long long)edges);
 	printf("%6s %8s %12s %12s %10s %10s %12s\n", "L", "min-len", "E x L", "grams", "distinct",

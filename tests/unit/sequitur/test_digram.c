@@ -5,9 +5,9 @@
  * into later buckets, overflow counts saturate, and removals must take
  * their counts back.  Half the keys are stored under a value that names
  * a rule (SEQ_DIGRAM_WHOLE), whose key lookups must read from the rule's
- * guard (its next and prev are the two body nodes), and removal must find by its alias.
- * After every operation the table's own consistency check must pass and
- * every key must be found where the reference says. */
+ * guard (its next and prev are the two body nodes), and removal must find
+ * by its alias.  After every operation the table's own consistency check
+ * must pass and every key must be found where the reference says. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
