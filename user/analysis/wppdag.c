@@ -419,3 +419,76 @@ int wppdag_terminal_frequencies(const struct wppdag *d, uint64_t *freq, uint32_t
 	struct terminal_freq_ctx f = {freq, nterm};
 	return wppdag_for_each_qgram(d, 1, 0, 0, add_terminal_freq, &f) < 0 ? -1 : 0;
 }
+
+/* The length of one body symbol's expansion. */
+static uint64_t symbol_len(const struct seq_grammar *g, uint32_t s)
+{
+	return seq_is_rule(s) ? g->exp_len[s & ~SEQ_RULE_BIT] : 1;
+}
+
+/* Descend from node i, whose expansion spans [lo, hi), to the first (or,
+ * with last set, the last) occurrence of t; holds[] says which nodes'
+ * expansions contain t, and i's does.  Each step goes one level down, so
+ * the walk reads at most every body once. */
+static uint64_t locate(const struct seq_grammar *g, const uint8_t *holds, uint32_t i, uint32_t t,
+		       uint64_t lo, uint64_t hi, int last)
+{
+	for (;;) {
+		const uint32_t *body = seq_grammar_body(g, i);
+		uint32_t len = seq_grammar_body_len(g, i), next = UINT32_MAX;
+		for (uint32_t k = 0; k < len && next == UINT32_MAX; k++) {
+			uint32_t s = body[last ? len - 1 - k : k];
+			if (s == t)
+				return last ? hi - 1 : lo;
+			if (seq_is_rule(s) && holds[s & ~SEQ_RULE_BIT])
+				next = s & ~SEQ_RULE_BIT;
+			else if (last)
+				hi -= symbol_len(g, s);
+			else
+				lo += symbol_len(g, s);
+		}
+		/* holds[i] promised an occurrence: t itself or a child holding it */
+		i = next;
+		if (last)
+			lo = hi - g->exp_len[i];
+		else
+			hi = lo + g->exp_len[i];
+	}
+}
+
+int wppdag_first_last(const struct wppdag *d, uint32_t t, uint64_t *first, uint64_t *last)
+{
+	const struct seq_grammar *g = d->g;
+	uint32_t nodes = seq_grammar_nodes(g), first_root = UINT32_MAX, last_root = 0;
+	uint8_t *holds = calloc(nodes ? nodes : 1, 1);
+	uint64_t before_first = 0, total = 0, before_last = 0;
+
+	if (!holds)
+		return -1;
+	/* Children have lower numbers than their parents. */
+	for (uint32_t i = 0; i < nodes; i++) {
+		const uint32_t *body = seq_grammar_body(g, i);
+		for (uint32_t k = 0; k < seq_grammar_body_len(g, i) && !holds[i]; k++)
+			holds[i] = body[k] == t ||
+				   (seq_is_rule(body[k]) && holds[body[k] & ~SEQ_RULE_BIT]);
+	}
+	for (uint32_t r = g->nrules; r < nodes; r++) {
+		if (holds[r]) {
+			if (first_root == UINT32_MAX) {
+				first_root = r;
+				before_first = total;
+			}
+			last_root = r;
+			before_last = total;
+		}
+		total += g->exp_len[r];
+	}
+	if (first_root != UINT32_MAX) {
+		*first = locate(g, holds, first_root, t, before_first,
+				before_first + g->exp_len[first_root], 0);
+		*last = locate(g, holds, last_root, t, before_last,
+			       before_last + g->exp_len[last_root], 1);
+	}
+	free(holds);
+	return first_root != UINT32_MAX;
+}

@@ -12,6 +12,10 @@
  *   sequence frequency  occurrences of a given path sequence
  *   context             what ran k paths before / after a sequence, with
  *                       counts
+ *   first / last        where a path first and last ran: "p executes
+ *                       before q" (Larus §3.3: some common ancestor's
+ *                       in-order walk reaches p before q) exactly when
+ *                       p's first occurrence precedes q's last
  *
  * The q-gram enumeration is the engine of all but the first, and of the
  * hot-subpath search (hotsub.h).  An occurrence of a string at least two
@@ -68,6 +72,12 @@ int wppdag_terminal_frequencies(const struct wppdag *d, uint64_t *freq, uint32_t
  * stream; m >= 1.  Returns 0 for m == 0 or on failure (and sets *failed). */
 uint64_t wppdag_sequence_frequency(const struct wppdag *d, const uint32_t *seq, uint32_t m,
 				   int *failed);
+
+/* Where terminal t first and last occurs: 0-based positions in the
+ * thread's whole stream, its segments counted one after the other.
+ * 1 (found), 0 (t never occurs: *first and *last untouched), -1 (no
+ * memory).  O(grammar symbols). */
+int wppdag_first_last(const struct wppdag *d, uint32_t t, uint64_t *first, uint64_t *last);
 
 enum wppdag_side { WPPDAG_BEFORE, WPPDAG_AFTER };
 

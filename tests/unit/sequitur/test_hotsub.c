@@ -37,13 +37,20 @@ static uint64_t occ(const uint32_t *w, size_t n, const uint32_t *x, uint32_t len
 	return c;
 }
 
-static int hot(const uint32_t *w, size_t n, const uint32_t *x, uint32_t len,
-	       const struct hotsub_params *p)
+/* The definition's cost: occurrences x the sum of the paths' costs. */
+static uint64_t brute_cost(const uint32_t *w, size_t n, const uint32_t *x, uint32_t len,
+			   const struct hotsub_params *p)
 {
 	uint64_t sum = 0;
 	for (uint32_t i = 0; i < len; i++)
 		sum += x[i] < p->ncost ? p->cost[x[i]] : 0;
-	return len >= p->min_len && len <= p->max_len && occ(w, n, x, len) * sum >= p->min_cost;
+	return occ(w, n, x, len) * sum;
+}
+
+static int hot(const uint32_t *w, size_t n, const uint32_t *x, uint32_t len,
+	       const struct hotsub_params *p)
+{
+	return len >= p->min_len && len <= p->max_len && brute_cost(w, n, x, len, p) >= p->min_cost;
 }
 
 /* The definition, literally: every substring (no gap inside) that is hot
@@ -87,9 +94,12 @@ static void compare_with_brute(int iterations, int long_paths, uint64_t seed)
 		struct wppdag d;
 		struct hotsub_result r;
 		size_t n = 1 + tu_rand(&rng) % 240;
-		tu_random_input(&rng, in, n, (unsigned)it, it % 3 == 0);
+		unsigned c = (unsigned)it;
+		tu_random_input(&rng, in, n, tu_case_shape(c), tu_case_gaps(c, 3));
+		/* unit costs in one case of four, across every (shape, algorithm) */
+		int unit = c / (2 * TU_SHAPES) % 4 == 1;
 		for (int t = 0; t < 16; t++)
-			cost[t] = it % 4 == 0 ? 1 : tu_rand(&rng) % 20;
+			cost[t] = unit ? 1 : tu_rand(&rng) % 20;
 		if (long_paths)
 			for (int t = 0; t < 16; t++)
 				cost[t] = tu_rand(&rng) % 10 < 7 ? 0 : 1 + tu_rand(&rng) % 5;
@@ -99,8 +109,8 @@ static void compare_with_brute(int iterations, int long_paths, uint64_t seed)
 		    .ncost = 1 + tu_rand(&rng) % 16,
 		};
 		p.max_len = p.min_len + tu_rand(&rng) % (long_paths ? 46 : 9);
-		p.min_cost = 1 + tu_rand(&rng) % (it % 2 ? 60 : 600);
-		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
+		p.min_cost = 1 + tu_rand(&rng) % (tu_rand(&rng) % 2 ? 60 : 600);
+		assert_int_equal(tu_build(tu_case_algo(c), in, n, &g), 0);
 		assert_int_equal(wppdag_init(&d, &g), 0);
 		assert_int_equal(hotsub_find(&d, &p, &r), 0);
 		size_t nw = brute_minimal(in, n, &p, want);
@@ -113,6 +123,8 @@ static void compare_with_brute(int iterations, int long_paths, uint64_t seed)
 					    want[i].len * sizeof(uint32_t));
 			assert_int_equal(r.paths[i].occurrences,
 					 occ(in, n, want[i].s, want[i].len));
+			assert_int_equal(r.paths[i].cost,
+					 brute_cost(in, n, want[i].s, want[i].len, &p));
 		}
 		total_found += nw;
 		for (size_t i = 0; i < nw; i++)

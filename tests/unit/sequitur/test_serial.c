@@ -72,12 +72,12 @@ static void test_roundtrip_random(void **state)
 	for (int it = 0; it < 600; it++) {
 		struct seq_grammar g;
 		size_t n = tu_rand(&rng) % 400;
-		tu_random_input(&rng, in, n, (unsigned)it, it % 3 == 0);
+		tu_random_input(&rng, in, n, tu_case_shape((unsigned)it), tu_case_gaps((unsigned)it, 3));
 		if (it % 7 == 0) /* large terminal values too */
 			for (size_t i = 0; i < n; i++)
 				if (in[i] != TU_GAP)
 					in[i] = SEQ_TERMINAL_LIMIT - 1 - in[i] * 1000003u;
-		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
+		assert_int_equal(tu_build(tu_case_algo((unsigned)it), in, n, &g), 0);
 		roundtrip(&g);
 		roundtrip_version(&g, 1);
 		roundtrip_version(&g, 2);

@@ -18,6 +18,23 @@ uint64_t tu_rand(uint64_t *state);
 void tu_random_input(uint64_t *rng, uint32_t *in, size_t n, unsigned shape, int with_gaps);
 #define TU_SHAPES 6
 
+/* Case `it` of a property test: consecutive cases alternate the algorithm,
+ * then step the input shape, then whether gaps appear (one pass over all
+ * (shape, algorithm) pairs in `one_in`), so every shape meets both
+ * algorithms, with and without gaps. */
+static inline enum seq_algorithm tu_case_algo(unsigned it)
+{
+	return it & 1 ? SEQ_LOOKAHEAD : SEQ_PLAIN;
+}
+static inline unsigned tu_case_shape(unsigned it)
+{
+	return it / 2 % TU_SHAPES;
+}
+static inline int tu_case_gaps(unsigned it, unsigned one_in)
+{
+	return it / (2 * TU_SHAPES) % one_in == 0;
+}
+
 /* Feed in[] (TU_GAP = gap) to a new builder, finish and export. */
 int tu_build(enum seq_algorithm algo, const uint32_t *in, size_t n, struct seq_grammar *g);
 

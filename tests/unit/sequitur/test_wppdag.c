@@ -35,8 +35,8 @@ static void test_node_frequency(void **state)
 		struct seq_grammar g;
 		struct wppdag d;
 		size_t n = 1 + tu_rand(&rng) % 300;
-		tu_random_input(&rng, in, n, (unsigned)it, it % 4 == 0);
-		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
+		tu_random_input(&rng, in, n, tu_case_shape((unsigned)it), tu_case_gaps((unsigned)it, 4));
+		assert_int_equal(tu_build(tu_case_algo((unsigned)it), in, n, &g), 0);
 		assert_int_equal(wppdag_init(&d, &g), 0);
 		uint64_t *visits = calloc(seq_grammar_nodes(&g), sizeof(*visits));
 		for (uint32_t k = 0; k < g.nroots; k++)
@@ -73,8 +73,8 @@ static void test_sequence_frequency(void **state)
 		struct seq_grammar g;
 		struct wppdag d;
 		size_t n = 1 + tu_rand(&rng) % 300;
-		tu_random_input(&rng, in, n, (unsigned)it, it % 3 == 0);
-		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
+		tu_random_input(&rng, in, n, tu_case_shape((unsigned)it), tu_case_gaps((unsigned)it, 3));
+		assert_int_equal(tu_build(tu_case_algo((unsigned)it), in, n, &g), 0);
 		assert_int_equal(wppdag_init(&d, &g), 0);
 		for (int t = 0; t < 20; t++) {
 			uint32_t m = 1 + tu_rand(&rng) % 8;
@@ -87,6 +87,44 @@ static void test_sequence_frequency(void **state)
 			uint64_t got = wppdag_sequence_frequency(&d, seq, m, &failed);
 			assert_false(failed);
 			assert_int_equal(got, brute_count(in, n, seq, m));
+		}
+		wppdag_free(&d);
+		seq_grammar_free(&g);
+	}
+}
+
+/* First and last occurrence of every terminal (and of one that never
+ * occurs) against a scan of the stream, gaps skipped. */
+static void test_first_last(void **state)
+{
+	uint64_t rng = 29;
+	uint32_t in[300];
+	(void)state;
+
+	for (unsigned it = 0; it < 600; it++) {
+		struct seq_grammar g;
+		struct wppdag d;
+		size_t n = 1 + tu_rand(&rng) % 300;
+		tu_random_input(&rng, in, n, tu_case_shape(it), tu_case_gaps(it, 3));
+		assert_int_equal(tu_build(tu_case_algo(it), in, n, &g), 0);
+		assert_int_equal(wppdag_init(&d, &g), 0);
+		for (uint32_t t = 0; t <= 16; t++) {
+			uint64_t pos = 0, want_first = UINT64_MAX, want_last = UINT64_MAX;
+			for (size_t i = 0; i < n; i++) {
+				if (in[i] == TU_GAP)
+					continue;
+				if (in[i] == t) {
+					if (want_first == UINT64_MAX)
+						want_first = pos;
+					want_last = pos;
+				}
+				pos++;
+			}
+			uint64_t first = UINT64_MAX, last = UINT64_MAX;
+			int found = wppdag_first_last(&d, t, &first, &last);
+			assert_int_equal(found, want_first != UINT64_MAX);
+			assert_int_equal(first, want_first);
+			assert_int_equal(last, want_last);
 		}
 		wppdag_free(&d);
 		seq_grammar_free(&g);
@@ -137,8 +175,8 @@ static void test_contexts(void **state)
 		struct seq_grammar g;
 		struct wppdag d;
 		size_t n = 2 + tu_rand(&rng) % 199;
-		tu_random_input(&rng, in, n, (unsigned)it, it % 3 == 0);
-		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
+		tu_random_input(&rng, in, n, tu_case_shape((unsigned)it), tu_case_gaps((unsigned)it, 3));
+		assert_int_equal(tu_build(tu_case_algo((unsigned)it), in, n, &g), 0);
 		assert_int_equal(wppdag_init(&d, &g), 0);
 		size_t at = tu_rand(&rng) % n;
 		if (in[at] == TU_GAP)
@@ -146,7 +184,7 @@ static void test_contexts(void **state)
 				       no longer needed unchanged: rebuild */
 		seq_grammar_free(&g);
 		wppdag_free(&d);
-		assert_int_equal(tu_build(it & 1, in, n, &g), 0);
+		assert_int_equal(tu_build(tu_case_algo((unsigned)it), in, n, &g), 0);
 		assert_int_equal(wppdag_init(&d, &g), 0);
 		uint32_t m = 1;
 		while (m < 3 && at + m < n && in[at + m] != TU_GAP)
@@ -179,6 +217,7 @@ int main(void)
 	    cmocka_unit_test(test_node_frequency),
 	    cmocka_unit_test(test_sequence_frequency),
 	    cmocka_unit_test(test_contexts),
+	    cmocka_unit_test(test_first_last),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
