@@ -95,6 +95,8 @@ for cut in 0 1 7 8 15 $((hdr - 1)) "$hdr" $((hdr + 5)) $((hdr + 16)) $((size / 2
 	[ "$cut" -lt "$size" ] || continue
 	head -c "$cut" "$w/good.wpp" >"$w/cut.wpp"
 	expect_one_error "truncated at $cut of $size bytes" script "$w/cut.wpp" --format jsonl
+	expect_one_error "truncated at $cut of $size bytes (wpp)" wpp "$w/cut.wpp"
+	expect_one_error "truncated at $cut of $size bytes (hot)" hot "$w/cut.wpp"
 done
 
 # Byte flips: file magic, version, header size, first chunk's magic, type,
@@ -110,6 +112,8 @@ PY
 for off in 0 5 8 12 "$hdr" $((hdr + 4)) $((hdr + 8)) $((hdr + 12)) $((hdr + 16)) $((size / 2)) $((size - 1)); do
 	flip "$off" "$w/flip.wpp"
 	expect_one_error "byte $off of $size flipped" script "$w/flip.wpp" --format jsonl
+	expect_one_error "byte $off of $size flipped (wpp)" wpp "$w/flip.wpp"
+	expect_one_error "byte $off of $size flipped (hot)" hot "$w/flip.wpp"
 done
 
 # Files that are not traces at all.
@@ -123,6 +127,33 @@ expect_one_error "a directory" script "$w"
 expect_one_error "unknown output format" script "$w/good.wpp" --format bogus
 expect_one_error "no trace argument" script
 expect_one_error "unknown subcommand" no-such-command
+
+# wpp's own arguments: outputs that are its input, raw streams that are
+# not whole symbols, threads and paths that are not there, malformed SEQs.
+cp "$w/good.wpp" "$w/keep.wpp"
+ln -sf good.wpp "$w/link.u32"
+expect_one_error "wpp --raw-out onto the recording" wpp "$w/good.wpp" --raw-out "$w/good.wpp"
+expect_one_error "wpp --raw-out onto a link to the recording" wpp "$w/good.wpp" --raw-out "$w/link.u32"
+check_done
+if cmp -s "$w/good.wpp" "$w/keep.wpp"; then
+	pass "the recording is unchanged after the refused --raw-out"
+else
+	fail "--raw-out changed the recording it was refused for"
+fi
+printf 'abc' >"$w/three.u32"
+printf 'abcdefgh' >"$w/two.u32"
+expect_one_error "wpp --from-raw of 3 bytes" wpp --from-raw "$w/three.u32" -o "$w/g.wpp"
+expect_one_error "wpp with an unknown option" wpp "$w/good.wpp" --bogus
+expect_one_error "wpp --freq without its value" wpp "$w/good.wpp" --freq
+expect_one_error "wpp --from-raw -o its own input" wpp --from-raw "$w/two.u32" -o "$w/two.u32"
+expect_one_error "wpp --tid of no thread" wpp "$w/good.wpp" --tid 999999999
+expect_one_error "hot --pid of no process" hot "$w/good.wpp" --pid 999999999
+expect_one_error "script --tid of no thread" script "$w/good.wpp" --tid 999999999
+expect_one_error "wpp --freq of an unknown function" wpp "$w/good.wpp" --freq nosuch:3
+expect_one_error "wpp --freq ''" wpp "$w/good.wpp" --freq ''
+expect_one_error "wpp --freq with an empty element" wpp "$w/good.wpp" --freq p0,,p0
+expect_one_error "wpp --order of 17 paths" wpp "$w/good.wpp" --order p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0
+expect_one_error "wpp --context-len without --context" wpp "$w/good.wpp" --context-len 3
 
 # The traced binary loses its metadata section after recording.
 cp "$w/bin/prog" "$w/bin/prog.orig"

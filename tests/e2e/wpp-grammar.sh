@@ -10,7 +10,8 @@
 #      that expand to the same stream, and `wpp` reads them ("recorded");
 #   3. `hot` (--cost count and insns) equals a brute force over every
 #      substring of the decoded stream (tests/e2e/wpp-check.py);
-#   4. the DAG queries answer like the stream: --freq of a pair of paths;
+#   4. the DAG queries answer like the stream: --freq of a pair of paths,
+#      --order (first/last positions, "ran before") of four paths;
 #   5. `wpp --raw-out` writes each thread's decoded stream as raw 32-bit
 #      symbols; `wpp --from-raw` of it gives the same grammar as the
 #      thread's own (one-segment threads);
@@ -79,7 +80,7 @@ for prog in interp signals threads recursion exec; do
 	done
 	# 4. --freq of the most frequent adjacent pair of the first thread vs
 	#    the stream (pN = N-th distinct path in order of first appearance)
-	want=$(python3 - "$WORK/$prog.exp" <<'PY'
+	want=$(python3 - "$WORK/$prog.exp" "$WORK/$prog.order.want" <<'PY'
 import collections, sys
 lines = open(sys.argv[1]).read().split("\n")
 tid = lines[0].split()[2]
@@ -94,7 +95,19 @@ for l in lines[1:]:
 segs.append(cur)
 pairs = collections.Counter((s[i], s[i + 1]) for s in segs for i in range(len(s) - 1))
 (a, b), n = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-print(tid, "p%d,p%d" % (a, b), n)
+# --order: the pair, the rarest path and the last new one, against the
+# stream (positions count every segment, one after another)
+stream = [x for s in segs for x in s]
+counts = collections.Counter(stream)
+rare = min(counts, key=lambda x: (counts[x], x))
+order = list(dict.fromkeys([a, b, rare, len(ids) - 1]))
+want = {"paths": [{"path": "p%d" % x, "count": counts[x], "first": stream.index(x),
+                   "last": len(stream) - 1 - stream[::-1].index(x)} for x in order]}
+want["before"] = [{"path": "p%d" % x, "then": "p%d" % y,
+                   "ran_before": any(u == x for u in stream[:len(stream) - 1 - stream[::-1].index(y)])}
+                  for x in order for y in order if x != y]
+open(sys.argv[2], "w").write(__import__("json").dumps(want, sort_keys=True))
+print(tid, "p%d,p%d" % (a, b), n, ",".join("p%d" % x for x in order))
 PY
 )
 	set -- $want
@@ -103,6 +116,16 @@ PY
 		ok "$prog: --freq $2 = $got (stream count)"
 	else
 		fail "$prog: --freq $2 = '$got', stream says $3"
+	fi
+	"$WPPTRACE" wpp "$run" --tid "$1" --order "$4" --max-rules 0 --format json >"$WORK/$prog.order.json"
+	if python3 -c '
+import json, sys
+got = json.load(open(sys.argv[1]))["threads"][0]["order"]
+sys.exit(json.dumps(got, sort_keys=True) != open(sys.argv[2]).read())' \
+		"$WORK/$prog.order.json" "$WORK/$prog.order.want"; then
+		ok "$prog: --order $4: first/last positions and 'ran before' as in the stream"
+	else
+		fail "$prog: --order $4: $(cat "$WORK/$prog.order.json") vs $(cat "$WORK/$prog.order.want")"
 	fi
 	# 5. --raw-out, and --from-raw of it, thread by thread
 	raw_ok=0

@@ -166,3 +166,28 @@ int seq_grammar_expand_node(const struct seq_grammar *g, uint32_t node, uint32_t
 		return -1;
 	return expand(g, node, copy_out, &out);
 }
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int seq_grammar_terminals(const struct seq_grammar *g, uint32_t **vals, uint32_t *n)
+{
+	uint32_t total = g->start[seq_grammar_nodes(g)], k = 0, u = 0;
+	uint32_t *v = malloc((total ? total : 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (uint32_t j = 0; j < total; j++)
+		if (!seq_is_rule(g->sym[j]))
+			v[k++] = g->sym[j];
+	qsort(v, k, sizeof(*v), cmp_u32);
+	for (uint32_t j = 0; j < k; j++)
+		if (u == 0 || v[j] != v[u - 1])
+			v[u++] = v[j];
+	*vals = v;
+	*n = u;
+	return 0;
+}

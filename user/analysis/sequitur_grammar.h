@@ -71,6 +71,11 @@ int seq_grammar_finish(struct seq_grammar *g, char *why, size_t whylen);
 
 void seq_grammar_free(struct seq_grammar *g);
 
+/* The distinct terminal values of g's bodies, increasing, in a malloc'd
+ * *vals (*n of them): how a grammar without a terminal table (a raw one)
+ * names and renumbers its terminals.  0, or -1 when out of memory. */
+int seq_grammar_terminals(const struct seq_grammar *g, uint32_t **vals, uint32_t *n);
+
 /* Total expanded length of all segments. */
 uint64_t seq_grammar_total_len(const struct seq_grammar *g);
 

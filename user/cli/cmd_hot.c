@@ -11,6 +11,18 @@
  * COUNTER (a counter recorded with the trace, docs/counters.md): the
  * counter events the thread's executions of the path incurred, per
  * execution (an estimate from samples, user/report/costs.h).
+ *
+ * A file written by `wpptrace wpp --from-raw` has no threads, only raw
+ * GRAMMAR chunks (WPP_GRAMMAR_RAW): each is reported like a thread, with
+ * count costs (a raw symbol has no instructions nor counters; --cost count
+ * is taken when no --cost is given and said in the header line).  Its
+ * terminals are named as `wpp` names them: pV for value V when the chunk
+ * has no table (then the values themselves are the terminals, up to
+ * 2^31-2, and are renumbered densely for hotsub_find), else pN for table
+ * entry N with its raw value beside it.  JSON: a raw grammar is an entry
+ * of "threads" with pid, tid and gen 0 and "grammar": "raw" (a recorded
+ * thread's entry has no "grammar" field), its sequence entries
+ * {"fid": 0, "path": V, "function": null} with V the raw value.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,12 +37,14 @@
 #include "log.h"
 #include "session.h"
 #include "thread_grammar.h"
+#include "wppfile.h"
 
 struct hot_opts {
 	struct thread_filter filter;
 	long min_len, max_len, top;
 	uint64_t min_cost;
 	int count_cost, json;
+	const char *cost_arg;		     /* --cost as given, or NULL */
 	const char *counter;		     /* --cost COUNTER, or NULL */
 	const struct cost_attribution *attr; /* its samples, attributed */
 };
@@ -54,10 +68,40 @@ static void counter_costs(const struct hot_opts *o, const struct wpp_thread_gram
 	free(freq);
 }
 
-static void print_path(FILE *out, const struct wpp_thread_grammar *tg,
-		       const struct terminal_info *info, uint32_t t, int json, int first)
+/* How one grammar's terminals are named and described. */
+struct hot_names {
+	const struct wpp_thread_grammar *tg;
+	const struct terminal_info *info; /* a recorded thread's; NULL for a raw grammar */
+	const uint32_t *raw_vals;	  /* raw, no table: terminal t stands for raw_vals[t] */
+	uint32_t raw_index;		  /* raw: its number in the file, from 1 */
+};
+
+/* The N of "pN", as `wpp` prints terminal t. */
+static uint64_t terminal_name(const struct hot_names *nm, uint32_t t)
 {
-	const struct terminal_info *ti = &info[t];
+	return nm->raw_vals ? nm->raw_vals[t] : t;
+}
+
+/* A raw terminal's value: itself without a table, else its table entry. */
+static uint64_t raw_value(const struct hot_names *nm, uint32_t t)
+{
+	return nm->raw_vals ? nm->raw_vals[t] : nm->tg->terms[t].path_id;
+}
+
+static void print_path(FILE *out, const struct hot_names *nm, uint32_t t, int json, int first)
+{
+	const struct wpp_thread_grammar *tg = nm->tg;
+
+	if (!nm->info) {
+		if (json)
+			fprintf(out, "%s{\"fid\": 0, \"path\": %" PRIu64 ", \"function\": null}",
+				first ? "" : ", ", raw_value(nm, t));
+		else
+			fprintf(out, "      p%-23" PRIu64 " raw symbol %" PRIu64 "\n",
+				terminal_name(nm, t), raw_value(nm, t));
+		return;
+	}
+	const struct terminal_info *ti = &nm->info[t];
 	const struct wpp_grammar_terminal *term = &tg->terms[t];
 
 	if (json) {
@@ -76,23 +120,102 @@ static void print_path(FILE *out, const struct wpp_thread_grammar *tg,
 		}
 		return;
 	}
+	/* pN first: the name `wpp --freq/--context/--order` take */
+	fprintf(out, "      p%-6" PRIu32 " ", t);
 	if (ti->fn)
 		fprintf(out,
-			"      %-24s %s %-6" PRIu64 " %s:%" PRIu32 "-%" PRIu32 "  (%" PRIu64
-			" insns)\n",
+			"%-24s %s %-6" PRIu64 " %s:%" PRIu32 "-%" PRIu32 "  (%" PRIu64 " insns)\n",
 			ti->fn->name, ti->is_block ? "block" : "path ", term->path_id,
 			ti->file ? ti->file : "?", ti->line_min, ti->line_max, ti->insns);
 	else
-		fprintf(out, "      fid %" PRIu32 " path %" PRIu64 " (unknown function)\n",
-			term->fid, term->path_id);
+		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)\n", term->fid,
+			term->path_id);
 }
 
-static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thread_grammar *tg,
-		      const struct terminal_info *info, int first)
+/* The minimal hot subpaths of one grammar (d, over terminals < nterm with
+ * cost[]), costliest first, at most --top of them (0: all). */
+static void hot_report(FILE *out, const struct hot_opts *o, const struct hot_names *nm,
+		       const struct wppdag *d, const uint64_t *cost, uint32_t nterm, int first)
+{
+	const struct wpp_chunk_grammar *h = &nm->tg->hdr;
+	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost,
+				  nterm};
+	struct hotsub_result r;
+
+	if (hotsub_find(d, &p, &r) < 0)
+		wpp_die("out of memory finding hot subpaths");
+	hotsub_sort_by_cost(&r);
+	size_t shown = o->top > 0 && (size_t)o->top < r.n ? (size_t)o->top : r.n;
+	if (o->json) {
+		if (nm->info)
+			fprintf(out,
+				"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32,
+				first ? "" : ",\n  ", h->pid, h->tid, h->generation);
+		else
+			fprintf(out, "%s{\"pid\": 0, \"tid\": 0, \"gen\": 0, \"grammar\": \"raw\"",
+				first ? "" : ",\n  ");
+		fprintf(out, ", \"paths\": %" PRIu64 ", \"hot_subpaths\": %zu, \"subpaths\": [",
+			h->nsymbols, r.n);
+	} else {
+		char shown_note[64] = "";
+		if (shown < r.n)
+			snprintf(shown_note, sizeof(shown_note), ", the %zu costliest shown",
+				 shown);
+		if (nm->info)
+			fprintf(out, "thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 ")",
+				h->tid, h->pid, h->generation);
+		else
+			fprintf(out, "raw grammar %" PRIu32 " (wpp --from-raw; %s)", nm->raw_index,
+				nm->raw_vals ? "pV is raw value V" : "pN is table entry N");
+		fprintf(out,
+			": %" PRIu64
+			" paths, %zu minimal hot subpath%s (length %ld..%ld, cost >= %" PRIu64
+			" %s%s)%s\n",
+			h->nsymbols, r.n, r.n == 1 ? "" : "s", o->min_len, o->max_len, o->min_cost,
+			o->counter	? o->counter
+			: o->count_cost ? "path executions"
+					: "instructions",
+			!nm->info && !o->cost_arg
+			    ? "; --cost count: a raw grammar has no instruction counts"
+			    : "",
+			shown_note);
+	}
+	for (size_t i = 0; i < shown; i++) {
+		const struct hotsub_path *hp = &r.paths[i];
+		if (o->json) {
+			fprintf(out,
+				"%s\n   {\"cost\": %" PRIu64 ", \"frequency\": %" PRIu64
+				", \"length\": %" PRIu32 ", \"terminals\": [",
+				i ? "," : "", hp->cost, hp->occurrences, hp->len);
+			for (uint32_t k = 0; k < hp->len; k++)
+				fprintf(out, "%s\"p%" PRIu64 "\"", k ? ", " : "",
+					terminal_name(nm, hp->syms[k]));
+			fputs("], \"sequence\": [", out);
+			for (uint32_t k = 0; k < hp->len; k++)
+				print_path(out, nm, hp->syms[k], 1, k == 0);
+			fputs("]}", out);
+		} else {
+			fprintf(out,
+				"  #%zu  cost %" PRIu64 "  frequency %" PRIu64 "  length %" PRIu32
+				"\n",
+				i + 1, hp->cost, hp->occurrences, hp->len);
+			for (uint32_t k = 0; k < hp->len; k++)
+				print_path(out, nm, hp->syms[k], 0, 0);
+		}
+	}
+	if (o->json)
+		fputs("]}", out);
+	else
+		fputc('\n', out);
+	hotsub_result_free(&r);
+}
+
+static void hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thread_grammar *tg,
+		       const struct terminal_info *info, int first)
 {
 	uint32_t nterm = tg->hdr.nterminals;
 	uint64_t *cost = malloc((nterm ? nterm : 1) * sizeof(*cost));
-	struct hotsub_result r;
+	struct hot_names nm = {tg, info, NULL, 0};
 	struct wppdag d;
 
 	if (!cost || wppdag_init(&d, &tg->g) < 0)
@@ -102,60 +225,178 @@ static int hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thre
 	else
 		for (uint32_t t = 0; t < nterm; t++)
 			cost[t] = o->count_cost ? 1 : info[t].insns;
-	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost,
-				  nterm};
-	if (hotsub_find(&d, &p, &r) < 0)
-		wpp_die("out of memory finding hot subpaths");
-	hotsub_sort_by_cost(&r);
-	size_t shown = o->top >= 0 && (size_t)o->top < r.n ? (size_t)o->top : r.n;
-	if (o->json) {
-		fprintf(out,
-			"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32
-			", \"paths\": %" PRIu64 ", \"hot_subpaths\": %zu, \"subpaths\": [",
-			first ? "" : ",\n  ", tg->hdr.pid, tg->hdr.tid, tg->hdr.generation,
-			tg->hdr.nsymbols, r.n);
-	} else {
-		fprintf(out,
-			"thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 "): %" PRIu64
-			" paths, %zu minimal hot subpath%s (length %ld..%ld, cost >= %" PRIu64
-			" %s)%s\n",
-			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, tg->hdr.nsymbols, r.n,
-			r.n == 1 ? "" : "s", o->min_len, o->max_len, o->min_cost,
-			o->counter	? o->counter
-			: o->count_cost ? "path executions"
-					: "instructions",
-			shown < r.n ? ", the costliest shown" : "");
-	}
-	for (size_t i = 0; i < shown; i++) {
-		const struct hotsub_path *h = &r.paths[i];
-		if (o->json) {
-			fprintf(out,
-				"%s\n   {\"cost\": %" PRIu64 ", \"frequency\": %" PRIu64
-				", \"length\": %" PRIu32 ", \"terminals\": [",
-				i ? "," : "", h->cost, h->occurrences, h->len);
-			for (uint32_t k = 0; k < h->len; k++)
-				fprintf(out, "%s\"p%" PRIu32 "\"", k ? ", " : "", h->syms[k]);
-			fputs("], \"sequence\": [", out);
-			for (uint32_t k = 0; k < h->len; k++)
-				print_path(out, tg, info, h->syms[k], 1, k == 0);
-			fputs("]}", out);
-		} else {
-			fprintf(out,
-				"  #%zu  cost %" PRIu64 "  frequency %" PRIu64 "  length %" PRIu32
-				"\n",
-				i + 1, h->cost, h->occurrences, h->len);
-			for (uint32_t k = 0; k < h->len; k++)
-				print_path(out, tg, info, h->syms[k], 0, 0);
-		}
-	}
-	if (o->json)
-		fputs("]}", out);
-	else
-		fputc('\n', out);
-	hotsub_result_free(&r);
+	hot_report(out, o, &nm, &d, cost, nterm, first);
 	wppdag_free(&d);
 	free(cost);
+}
+
+/* ---- raw grammars (wpp --from-raw) ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Raw GRAMMAR chunks in t. */
+static uint64_t count_raw_grammars(struct wpp_trace *t)
+{
+	struct wpp_chunk c;
+	struct wpp_chunk_grammar h;
+	uint64_t n = 0;
+
+	wppr_rewind(t->reader);
+	while (wppr_next(t->reader, &c)) {
+		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
+			continue;
+		memcpy(&h, c.payload, sizeof(h));
+		n += (h.flags & WPP_GRAMMAR_RAW) != 0;
+	}
+	return n;
+}
+
+/* A raw grammar without a table has its values as terminals, up to
+ * 2^31-2, and hotsub_find's cost table is indexed by terminal: *dense is
+ * a copy of g with them numbered 0..*n-1 in increasing value (so ties
+ * between equally costly subpaths still sort by value), *vals (malloc'd)
+ * maps them back.  0, or -1 when out of memory. */
+static int dense_copy(const struct seq_grammar *g, struct seq_grammar *dense, uint32_t **vals,
+		      uint32_t *n)
+{
+	uint32_t nodes = seq_grammar_nodes(g), total = g->start[nodes], u;
+	uint32_t *v;
+	char why[160];
+
+	if (seq_grammar_terminals(g, &v, &u) < 0)
+		return -1;
+	if (seq_grammar_alloc(dense, g->nrules, g->nroots, total) < 0) {
+		free(v);
+		return -1;
+	}
+	dense->flags = g->flags;
+	memcpy(dense->start, g->start, (nodes + 1) * sizeof(*g->start));
+	for (uint32_t j = 0; j < total; j++) {
+		uint32_t s = g->sym[j];
+		dense->sym[j] =
+		    seq_is_rule(s)
+			? s
+			: (uint32_t)((const uint32_t *)bsearch(&s, v, u, sizeof(*v), cmp_u32) - v);
+	}
+	/* the same shape as g, which was checked when it was read */
+	if (seq_grammar_finish(dense, why, sizeof(why)) < 0)
+		wpp_die("renumbering a raw grammar: %s", why);
+	*vals = v;
+	*n = u;
 	return 0;
+}
+
+static void hot_raw_grammar(FILE *out, const struct hot_opts *o,
+			    const struct wpp_thread_grammar *tg, uint32_t index, int first)
+{
+	struct hot_names nm = {tg, NULL, NULL, index};
+	const struct seq_grammar *g = &tg->g;
+	struct seq_grammar dense = {0};
+	uint32_t nterm = tg->hdr.nterminals, *vals = NULL;
+	struct wppdag d;
+
+	if (!nterm) {
+		if (dense_copy(g, &dense, &vals, &nterm) < 0)
+			wpp_die("out of memory");
+		g = &dense;
+		nm.raw_vals = vals;
+	}
+	uint64_t *cost = malloc((nterm ? nterm : 1) * sizeof(*cost));
+	if (!cost || wppdag_init(&d, g) < 0)
+		wpp_die("out of memory");
+	for (uint32_t t = 0; t < nterm; t++)
+		cost[t] = 1;
+	hot_report(out, o, &nm, &d, cost, nterm, first);
+	wppdag_free(&d);
+	free(cost);
+	free(vals);
+	if (vals)
+		seq_grammar_free(&dense);
+}
+
+/* A file written by `wpp --from-raw`: no threads, raw GRAMMAR chunks, each
+ * reported with count costs.  integrity: the session's exit status so far. */
+static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path, int integrity)
+{
+	const struct thread_filter *f = &o->filter;
+	struct wpp_chunk c;
+	uint32_t index = 0;
+	int rc = WPP_EXIT_OK;
+
+	if (f->pid >= 0 || f->tid >= 0 || f->gen >= 0) {
+		wpp_err("hot: %s holds raw grammars (wpp --from-raw) and no threads: --pid, --tid "
+			"and --gen do not apply",
+			path);
+		return WPP_EXIT_USAGE;
+	}
+	if (o->counter) {
+		wpp_err("hot: --cost %s: a raw grammar has no counters; use --cost count",
+			o->counter);
+		return WPP_EXIT_USAGE;
+	}
+	if (o->cost_arg && !o->count_cost) {
+		wpp_err("hot: a raw grammar has no instruction counts; use --cost count");
+		return WPP_EXIT_USAGE;
+	}
+	o->count_cost = 1;
+	if (o->json) {
+		printf("{\"file\": ");
+		json_str(stdout, path);
+		printf(", \"cost\": \"count\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": "
+		       "%" PRIu64 ", \"threads\": [\n  ",
+		       o->min_len, o->max_len, o->min_cost);
+	}
+	wppr_rewind(s->trace->reader);
+	while (wppr_next(s->trace->reader, &c)) {
+		struct wpp_thread_grammar tg;
+		struct wpp_chunk_grammar h;
+		char why[192];
+
+		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
+			continue;
+		memcpy(&h, c.payload, sizeof(h));
+		if (!(h.flags & WPP_GRAMMAR_RAW))
+			continue;
+		if (wpp_grammar_chunk_decode(c.payload, c.length, &tg, why, sizeof(why)) < 0) {
+			wpp_err("%s: grammar chunk at offset %llu: %s", path,
+				(unsigned long long)c.file_offset, why);
+			rc = WPP_EXIT_ERROR;
+			break;
+		}
+		index++;
+		hot_raw_grammar(stdout, o, &tg, index, index == 1);
+		wpp_thread_grammar_free(&tg);
+	}
+	if (o->json)
+		printf("]}\n");
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("hot: writing the output failed");
+		rc = WPP_EXIT_ERROR;
+	}
+	return rc != WPP_EXIT_OK ? rc : integrity;
+}
+
+/* --cost NAME names no counter of the file: one line saying what --cost
+ * takes and which counters there are.  0, or -1 after that line. */
+static int check_counter(const struct cost_data *cd, const char *name, const char *path)
+{
+	char list[512] = "";
+	size_t used = 0;
+
+	for (uint32_t i = 0; i < cd->ncounters; i++)
+		if (!strcmp(cd->counters[i].name, name))
+			return 0;
+	for (uint32_t i = 0; i < cd->ncounters && used < sizeof(list) - 64; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+					 cd->counters[i].name);
+	wpp_err("hot: --cost %s: --cost takes insns, count, or the name of a counter recorded "
+		"with `record -e`; %s has %s%s",
+		name, path, cd->ncounters ? "" : "none", list);
+	return -1;
 }
 
 int cmd_hot(int argc, char **argv)
@@ -176,7 +417,8 @@ int cmd_hot(int argc, char **argv)
 	long v;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:n:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -187,6 +429,7 @@ int cmd_hot(int argc, char **argv)
 			break;
 		case 'C':
 			/* insns, count, or the name of a recorded counter */
+			o.cost_arg = optarg;
 			o.count_cost = !strcmp(optarg, "count");
 			o.counter = strcmp(optarg, "insns") && !o.count_cost ? optarg : NULL;
 			break;
@@ -200,23 +443,30 @@ int cmd_hot(int argc, char **argv)
 			o.min_cost = (uint64_t)d;
 			break;
 		}
-		default:
-			if (c == '?' || c == ':' || !optarg || (v = parse_count(optarg)) < 0) {
-				wpp_err("hot: bad arguments (try wpptrace help hot)");
+		case 'p':
+		case 't':
+		case 'g':
+		case 'a':
+		case 'b':
+		case 'n':
+			if (parse_count_opt("hot",
+					    c == 'p'   ? "pid"
+					    : c == 't' ? "tid"
+					    : c == 'g' ? "gen"
+					    : c == 'a' ? "min-len"
+					    : c == 'b' ? "max-len"
+						       : "top",
+					    optarg, &v) < 0)
 				return WPP_EXIT_USAGE;
-			}
-			if (c == 'p')
-				o.filter.pid = v;
-			else if (c == 't')
-				o.filter.tid = v;
-			else if (c == 'g')
-				o.filter.gen = v;
-			else if (c == 'a')
-				o.min_len = v;
-			else if (c == 'b')
-				o.max_len = v;
-			else
-				o.top = v;
+			*(c == 'p'   ? &o.filter.pid
+			  : c == 't' ? &o.filter.tid
+			  : c == 'g' ? &o.filter.gen
+			  : c == 'a' ? &o.min_len
+			  : c == 'b' ? &o.max_len
+				     : &o.top) = v;
+			break;
+		default: /* '?' or ':' */
+			return bad_option("hot", c, argv, opts);
 		}
 	}
 	if (o.min_len < 1 || o.max_len < o.min_len || o.max_len > 4096) {
@@ -230,11 +480,21 @@ int cmd_hot(int argc, char **argv)
 	if ((rc = session_open(&s, argv[optind])))
 		return rc;
 	rc = s.exit_status;
+	/* A --from-raw file has raw grammars but no threads (nor modules). */
+	if (s.trace->nthreads == 0 && count_raw_grammars(s.trace) > 0) {
+		rc = hot_raw_file(&o, &s, argv[optind], rc);
+		session_close(&s);
+		return rc;
+	}
 	struct cost_data cd = {0};
 	struct cost_attribution attr = {0};
 	char cost_line[512] = "";
 	if (o.counter) {
-		int idx = cost_load(s.trace, &cd) < 0 ? -2 : cost_counter_find(&cd, o.counter);
+		int idx = -2; /* -1: not a counter of the file (said); -2: no memory */
+		if (cost_load(s.trace, &cd) == 0)
+			idx = check_counter(&cd, o.counter, argv[optind]) < 0
+				  ? -1
+				  : cost_counter_find(&cd, o.counter);
 		if (idx < 0 || cost_attribute(s.trace, s.mods, &cd, (uint32_t)idx, o.filter.pid,
 					      o.filter.tid, &attr) < 0) {
 			cost_data_free(&cd);
@@ -288,8 +548,8 @@ int cmd_hot(int argc, char **argv)
 	}
 	if (o.json)
 		printf("]}\n");
-	if (first)
-		wpp_warn("%s: no thread matches the --pid/--tid/--gen filter", argv[optind]);
+	if (first && rc != WPP_EXIT_ERROR)
+		rc = no_thread_selected("hot", argv[optind], &o.filter, rc);
 	thread_grammar_suggest_store("hot", argv[optind], &builds);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("hot: writing the output failed");

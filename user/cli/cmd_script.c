@@ -350,9 +350,9 @@ int cmd_script(int argc, char **argv)
 		nthreads++;
 	}
 	summary(&sc, s.trace, &totals, nthreads);
-	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) && nthreads == 0)
-		wpp_warn("%s: no thread matches the --pid/--tid/--gen filter", argv[optind]);
 	rc = s.exit_status;
+	if (nthreads == 0)
+		rc = no_thread_selected("script", argv[optind], &filter, rc);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		wpp_err("script: writing the output failed");
 		rc = WPP_EXIT_ERROR;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "cpu_clock.h"
@@ -31,7 +32,7 @@ struct wpp_opts {
 	struct thread_filter filter;
 	int json, expand, rebuild, store;
 	long max_rules, context_len;
-	const char *freq, *context;
+	struct spec_list *freq, *context, *order; /* parsed SEQ options, or NULL */
 	const char *from_raw, *output;
 	const char *raw_out;
 	long raw_max; /* --raw-max: symbols written at most (0: all) */
@@ -42,6 +43,8 @@ struct wpp_opts {
 struct names {
 	const struct wpp_thread_grammar *tg;
 	const struct terminal_info *info; /* NULL for raw grammars */
+	const uint32_t *raw_vals;	  /* a raw grammar without a table: its values, sorted */
+	uint32_t nraw;
 };
 
 static void print_sym(FILE *out, uint32_t s)
@@ -56,61 +59,138 @@ static void print_sym(FILE *out, uint32_t s)
 		fprintf(out, "p%" PRIu32, s);
 }
 
-/* One PATHSPEC: "pN" (terminal N as printed) or "FUNCTION:PATHID".
- * UINT32_MAX = names nothing in this thread (frequency 0). */
-static int parse_spec(const struct names *nm, const char *spec, uint32_t *out)
+static int cmp_u32(const void *a, const void *b)
 {
-	const char *colon = strrchr(spec, ':');
-	char *end;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
 
-	if (spec[0] == 'p' && !colon) {
+/* One element of a SEQ option, parsed before any file is read: "pN"
+ * (terminal N as printed) or "FUNCTION:PATHID". */
+struct path_spec {
+	const char *text; /* as the user typed it (within struct spec_list's copy) */
+	int by_number;
+	unsigned long long number; /* N, or PATHID */
+	size_t fn_len;		   /* FUNCTION is text[0 .. fn_len) */
+	int matched;		   /* named a path in some reported thread */
+};
+
+struct spec_list {
+	char *copy; /* the option's text, split at the commas */
+	struct path_spec *v;
+	uint32_t n;
+};
+
+/* Resolved: the spec names nothing in this thread. */
+#define SPEC_NONE UINT32_MAX
+
+/* Syntax only: 0, or -1 after one error line naming the option. */
+static int parse_spec_list(const char *opt, const char *text, struct spec_list *l)
+{
+	*l = (struct spec_list){0};
+	l->copy = strdup(text);
+	l->v = calloc(strlen(text) / 2 + 1, sizeof(*l->v)); /* elements are >= 2 chars + ',' */
+	if (!l->copy || !l->v)
+		wpp_die("out of memory");
+	for (char *tok = l->copy, *next; tok; tok = next) {
+		struct path_spec *sp = &l->v[l->n];
+		char *end, *colon;
+		if ((next = strchr(tok, ',')))
+			*next++ = '\0';
+		sp->text = tok;
+		colon = strrchr(tok, ':');
 		errno = 0;
-		unsigned long v = strtoul(spec + 1, &end, 10);
-		if (errno || end == spec + 1 || *end)
-			return -1;
-		*out = v < SEQ_TERMINAL_LIMIT ? (uint32_t)v : UINT32_MAX;
-		return 0;
-	}
-	if (!colon || colon == spec)
+		if (tok[0] == 'p' && !colon) {
+			sp->by_number = 1;
+			sp->number = strtoull(tok + 1, &end, 10);
+			if (errno || end == tok + 1 || *end || tok[1] == '-' || tok[1] == '+')
+				goto bad;
+		} else {
+			if (!colon || colon == tok)
+				goto bad;
+			sp->fn_len = (size_t)(colon - tok);
+			sp->number = strtoull(colon + 1, &end, 10);
+			if (errno || end == colon + 1 || *end || colon[1] == '-' || colon[1] == '+')
+				goto bad;
+		}
+		l->n++;
+		continue;
+	bad:
+		wpp_err("wpp: --%s: '%s' is not a path (pN or FUNCTION:PATHID, comma-separated)",
+			opt, tok);
+		free(l->copy);
+		free(l->v);
 		return -1;
-	errno = 0;
-	unsigned long long id = strtoull(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end)
-		return -1;
-	*out = UINT32_MAX;
-	for (uint32_t i = 0; nm->info && i < nm->tg->hdr.nterminals; i++) {
-		const struct terminal_info *ti = &nm->info[i];
-		if (ti->fn && nm->tg->terms[i].path_id == id &&
-		    strlen(ti->fn->name) == (size_t)(colon - spec) &&
-		    !strncmp(ti->fn->name, spec, (size_t)(colon - spec)))
-			*out = i;
 	}
 	return 0;
 }
 
-/* "SPEC,SPEC,..." -> malloc'd array; -1 on a malformed spec. */
-static int parse_seq(const struct names *nm, const char *text, uint32_t **seq, uint32_t *m)
+static void spec_list_free(struct spec_list *l)
 {
-	char *copy = strdup(text), *save = NULL, *tok;
-	uint32_t n = 0, cap = 8;
-	uint32_t *s = malloc(cap * sizeof(*s));
+	free(l->copy);
+	free(l->v);
+}
 
-	if (!copy || !s)
+/* The terminal a spec names in this thread (its value in the grammar's
+ * bodies), or SPEC_NONE.  -1 after an error line when FUNCTION:PATHID is
+ * ambiguous (static functions of one name in several files). */
+static int resolve_spec(const struct names *nm, struct path_spec *sp, uint32_t *out)
+{
+	uint32_t nterm = nm->tg->hdr.nterminals, hits = 0;
+
+	*out = SPEC_NONE;
+	if (sp->by_number) {
+		/* raw grammars without a table: the values themselves */
+		int known = nm->raw_vals ? bsearch(&(uint32_t){(uint32_t)sp->number}, nm->raw_vals,
+						   nm->nraw, sizeof(uint32_t), cmp_u32) != NULL &&
+					       sp->number < SEQ_TERMINAL_LIMIT
+					 : sp->number < nterm;
+		if (known)
+			*out = (uint32_t)sp->number;
+	}
+	for (uint32_t i = 0; !sp->by_number && nm->info && i < nterm; i++) {
+		const struct terminal_info *ti = &nm->info[i];
+		if (ti->fn && nm->tg->terms[i].path_id == sp->number &&
+		    strlen(ti->fn->name) == sp->fn_len &&
+		    !strncmp(ti->fn->name, sp->text, sp->fn_len) && hits++ == 0)
+			*out = i;
+	}
+	if (hits > 1) {
+		wpp_err("wpp: '%s' names %" PRIu32 " paths of thread %" PRIu32
+			" (functions of one name in several files); name one as pN",
+			sp->text, hits, nm->tg->hdr.tid);
+		return -1;
+	}
+	sp->matched |= *out != SPEC_NONE;
+	return 0;
+}
+
+/* Every spec of l resolved in this thread into a malloc'd *seq; -1 after
+ * an error line. */
+static int resolve_specs(const struct names *nm, struct spec_list *l, uint32_t **seq)
+{
+	*seq = malloc(l->n * sizeof(**seq));
+	if (!*seq)
 		wpp_die("out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == cap && !(s = realloc(s, (cap *= 2) * sizeof(*s))))
-			wpp_die("out of memory");
-		if (parse_spec(nm, tok, &s[n++]) < 0) {
-			wpp_err("wpp: '%s' is not a path (pN or FUNCTION:PATHID)", tok);
-			free(copy);
-			free(s);
+	for (uint32_t i = 0; i < l->n; i++)
+		if (resolve_spec(nm, &l->v[i], &(*seq)[i]) < 0) {
+			free(*seq);
 			return -1;
 		}
-	}
-	free(copy);
-	*seq = s;
-	*m = n;
-	return n ? 0 : -1;
+	return 0;
+}
+
+/* After every thread: a spec that named nothing anywhere is most likely a
+ * typo; 0, or WPP_EXIT_USAGE after one error line. */
+static int unmatched_specs(const struct spec_list *l, const char *opt)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (!l->v[i].matched) {
+			wpp_err("wpp: --%s: '%s' names no path of any reported thread", opt,
+				l->v[i].text);
+			return WPP_EXIT_USAGE;
+		}
+	return 0;
 }
 
 static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int json)
@@ -136,7 +216,9 @@ static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int
 		}
 		return;
 	}
-	if (ti && ti->fn)
+	if (nm->tg->hdr.flags & WPP_GRAMMAR_RAW) /* renumbered: the value it stands for */
+		fprintf(out, "raw symbol %" PRIu64, term->path_id);
+	else if (ti && ti->fn)
 		fprintf(out, "%s %s %" PRIu64 "  %s:%" PRIu32 "-%" PRIu32 "  insns %" PRIu64 "%s",
 			ti->fn->name, ti->is_block ? "block" : "path", term->path_id,
 			ti->file ? ti->file : "?", ti->line_min, ti->line_max, ti->insns,
@@ -147,33 +229,6 @@ static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int
 }
 
 /* ---- per-thread report ---- */
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The distinct terminal values of g's bodies, sorted, in a malloc'd
- * *vals (*n of them).  0, or -1 when out of memory. */
-static int distinct_terminals(const struct seq_grammar *g, uint32_t **vals, uint32_t *n)
-{
-	uint32_t total = g->start[seq_grammar_nodes(g)], k = 0, u = 0;
-	uint32_t *v = malloc((total ? total : 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	for (uint32_t j = 0; j < total; j++)
-		if (!seq_is_rule(g->sym[j]))
-			v[k++] = g->sym[j];
-	qsort(v, k, sizeof(*v), cmp_u32);
-	for (uint32_t j = 0; j < k; j++)
-		if (u == 0 || v[j] != v[u - 1])
-			v[u++] = v[j];
-	*vals = v;
-	*n = u;
-	return 0;
-}
 
 /* Position of terminal t in vals (sorted), or t itself without vals. */
 static uint32_t terminal_index(const uint32_t *vals, uint32_t n, uint32_t t)
@@ -289,11 +344,112 @@ static int expand_thread(const struct wpp_thread_grammar *tg)
 	return 0;
 }
 
+static int all_known(const uint32_t *seq, uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++)
+		if (seq[i] == SPEC_NONE)
+			return 0;
+	return 1;
+}
+
+/* A resolved SEQ: each path as wpp names it, or as typed when it names
+ * nothing in this thread. */
+static void print_specs(FILE *out, const struct spec_list *l, const uint32_t *seq, int json)
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		fputs(i ? (json ? ", " : " ") : "", out);
+		if (json && seq[i] == SPEC_NONE) {
+			json_str(out, l->v[i].text);
+			continue;
+		}
+		if (json)
+			fputc('"', out);
+		if (seq[i] == SPEC_NONE)
+			fputs(l->v[i].text, out);
+		else
+			print_sym(out, seq[i]);
+		if (json)
+			fputc('"', out);
+	}
+}
+
+/* --order: where each path first and last ran (positions in the thread's
+ * path stream, from 0, segments one after another), and for each ordered
+ * pair whether the first ever ran before the second: Larus' "p executes
+ * before q", which holds exactly when p's first run precedes q's last. */
+static void print_order(FILE *out, const struct wppdag *d, const struct spec_list *l,
+			const uint32_t *seq, const uint64_t *tcount, const uint32_t *raw_vals,
+			uint32_t nterm, int json)
+{
+	uint64_t *first = calloc(l->n, sizeof(*first)), *last = calloc(l->n, sizeof(*last));
+	int *ran = calloc(l->n, sizeof(*ran));
+
+	if (!first || !last || !ran)
+		wpp_die("out of memory");
+	for (uint32_t i = 0; i < l->n; i++)
+		if (seq[i] != SPEC_NONE &&
+		    (ran[i] = wppdag_first_last(d, seq[i], &first[i], &last[i])) < 0)
+			wpp_die("out of memory");
+	fputs(json ? ",\n   \"order\": {\"paths\": ["
+		   : "  order (positions in the path stream, from 0)\n",
+	      out);
+	for (uint32_t i = 0; i < l->n; i++) {
+		uint64_t count = ran[i] ? tcount[terminal_index(raw_vals, nterm, seq[i])] : 0;
+		if (json) {
+			fprintf(out, "%s{\"path\": ", i ? ", " : "");
+			print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 1);
+			fprintf(out, ", \"count\": %" PRIu64, count);
+			if (ran[i])
+				fprintf(out, ", \"first\": %" PRIu64 ", \"last\": %" PRIu64 "}",
+					first[i], last[i]);
+			else
+				fputs(", \"first\": null, \"last\": null}", out);
+			continue;
+		}
+		fputs("    ", out);
+		print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 0);
+		if (ran[i])
+			fprintf(out,
+				"  ran %" PRIu64 " time%s, first at %" PRIu64 ", last at %" PRIu64
+				"\n",
+				count, count == 1 ? "" : "s", first[i], last[i]);
+		else
+			fputs("  never ran in this thread\n", out);
+	}
+	fputs(json ? "], \"before\": [" : "", out);
+	for (uint32_t i = 0, k = 0; i < l->n; i++)
+		for (uint32_t j = 0; j < l->n; j++) {
+			if (i == j)
+				continue;
+			int before = ran[i] && ran[j] && first[i] < last[j];
+			if (json) {
+				fputs(k++ ? ", {\"path\": " : "{\"path\": ", out);
+				print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1},
+					    &seq[i], 1);
+				fputs(", \"then\": ", out);
+				print_specs(out, &(struct spec_list){.v = &l->v[j], .n = 1},
+					    &seq[j], 1);
+				fprintf(out, ", \"ran_before\": %s}", before ? "true" : "false");
+				continue;
+			}
+			fputs("    ", out);
+			print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 0);
+			fputs(before ? " ran before " : " never ran before ", out);
+			print_specs(out, &(struct spec_list){.v = &l->v[j], .n = 1}, &seq[j], 0);
+			fputc('\n', out);
+		}
+	if (json)
+		fputs("]}", out);
+	free(first);
+	free(last);
+	free(ran);
+}
+
 static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
 			 const struct terminal_info *info, const char *origin, int first)
 {
 	const struct seq_grammar *g = &tg->g;
-	struct names nm = {tg, info};
+	struct names nm = {tg, info, NULL, 0};
 	struct wppdag d;
 	uint8_t *ser;
 	size_t serlen;
@@ -304,7 +460,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	uint32_t nterm = tg->hdr.nterminals, *raw_vals = NULL;
 	int json = o->json, rc = 0;
 
-	if (!nterm && distinct_terminals(g, &raw_vals, &nterm) < 0)
+	if (!nterm && seq_grammar_terminals(g, &raw_vals, &nterm) < 0)
 		wpp_die("out of memory");
 
 	if (wppdag_init(&d, g) < 0 || seq_serialize(g, &ser, &serlen) < 0)
@@ -334,7 +490,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			tg->hdr.segments == 1 ? "" : "s");
 		fprintf(out,
 			"  grammar        %" PRIu32 " rules, %" PRIu32
-			" symbols on right-hand sides (%.1fx fewer than paths)\n",
+			" symbols on right-hand sides (%.1f paths per symbol)\n",
 			g->nrules, nsyms, ratio);
 		fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", serlen,
 			tg->hdr.nsymbols ? serlen * 8.0 / tg->hdr.nsymbols : 0.0);
@@ -415,62 +571,57 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			fputc('\n', out);
 		}
 	}
-	free(tcount);
 	free(tr);
 	if (json)
 		fputc(']', out);
 
-	uint32_t *seq, m;
+	uint32_t *seq;
+	nm.raw_vals = raw_vals;
+	nm.nraw = nterm;
 	if (o->freq) {
-		if (parse_seq(&nm, o->freq, &seq, &m) < 0) {
+		uint32_t m = o->freq->n;
+		if (resolve_specs(&nm, o->freq, &seq) < 0) {
 			rc = WPP_EXIT_USAGE;
 			goto out;
 		}
 		int failed = 0;
 		uint64_t f = 0;
-		int known = 1;
-		for (uint32_t i = 0; i < m; i++)
-			known &= seq[i] != UINT32_MAX;
-		if (known)
+		if (all_known(seq, m))
 			f = wppdag_sequence_frequency(&d, seq, m, &failed);
 		if (failed)
 			wpp_die("out of memory");
 		if (json) {
 			fputs(",\n   \"frequency_of\": {\"paths\": [", out);
-			print_seq(out, seq, m, 1);
+			print_specs(out, o->freq, seq, 1);
 			fprintf(out, "], \"count\": %" PRIu64 "}", f);
 		} else {
-			fputs("  frequency of", out);
-			for (uint32_t i = 0; i < m; i++) {
-				fputc(' ', out);
-				print_sym(out, seq[i]);
-			}
-			fprintf(out, ": %" PRIu64 "\n", f);
+			fputs("  frequency of ", out);
+			print_specs(out, o->freq, seq, 0);
+			fprintf(out, ": %" PRIu64 "%s\n", f,
+				all_known(seq, m) ? ""
+						  : " (a path of it never ran in this thread)");
 		}
 		free(seq);
 	}
 	if (o->context) {
-		if (parse_seq(&nm, o->context, &seq, &m) < 0) {
+		uint32_t m = o->context->n;
+		if (resolve_specs(&nm, o->context, &seq) < 0) {
 			rc = WPP_EXIT_USAGE;
 			goto out;
 		}
-		int known = 1;
-		for (uint32_t i = 0; i < m; i++)
-			known &= seq[i] != UINT32_MAX;
 		if (json) {
 			fputs(",\n   \"context_of\": {\"paths\": [", out);
-			print_seq(out, seq, m, 1);
+			print_specs(out, o->context, seq, 1);
 			fprintf(out, "], \"k\": %ld, ", o->context_len);
 		} else {
-			fputs("  context of", out);
-			for (uint32_t i = 0; i < m; i++) {
-				fputc(' ', out);
-				print_sym(out, seq[i]);
-			}
-			fprintf(out, " (%ld path%s each side, <start>/<end> = segment boundary)\n",
-				o->context_len, o->context_len == 1 ? "" : "s");
+			fputs("  context of ", out);
+			print_specs(out, o->context, seq, 0);
+			fprintf(out,
+				" (%ld path%s each side, <start>/<end> = segment boundary)%s\n",
+				o->context_len, o->context_len == 1 ? "" : "s",
+				all_known(seq, m) ? "" : ": a path of it never ran in this thread");
 		}
-		if (known) {
+		if (all_known(seq, m)) {
 			if (print_contexts(out, &d, seq, m, (uint32_t)o->context_len, json) < 0)
 				wpp_die("out of memory");
 		} else if (json) {
@@ -480,17 +631,36 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			fputc('}', out);
 		free(seq);
 	}
+	if (o->order) {
+		if (resolve_specs(&nm, o->order, &seq) < 0) {
+			rc = WPP_EXIT_USAGE;
+			goto out;
+		}
+		print_order(out, &d, o->order, seq, tcount, raw_vals, nterm, json);
+		free(seq);
+	}
 	if (json)
 		fputc('}', out);
 	else
 		fputc('\n', out);
 out:
+	free(tcount);
 	free(raw_vals);
 	wppdag_free(&d);
 	return rc;
 }
 
 /* ---- --from-raw ---- */
+
+/* Is `out` the same file as `in` (also through a link)?  Writing it would
+ * truncate the input while it is read. */
+static int same_file(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	return stat(in, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
 
 static int from_raw(const struct wpp_opts *o)
 {
@@ -506,6 +676,12 @@ static int from_raw(const struct wpp_opts *o)
 		seq_builder_free(b);
 		return WPP_EXIT_ERROR;
 	}
+	if (same_file(o->from_raw, o->output)) {
+		wpp_err("wpp: -o %s is the input itself", o->output);
+		fclose(in);
+		seq_builder_free(b);
+		return WPP_EXIT_USAGE;
+	}
 	if (!b)
 		wpp_die("out of memory");
 	/* Symbols below 2^31 - 1 are terminals as they are; if any is not,
@@ -520,9 +696,16 @@ static int from_raw(const struct wpp_opts *o)
 		seq_builder_free(b);
 		return WPP_EXIT_ERROR;
 	}
-	if (ftell(in) % 4)
-		wpp_warn("wpp: %s: %ld trailing bytes ignored (not a whole 32-bit symbol)",
-			 o->from_raw, ftell(in) % 4);
+	/* An empty stream is a stream (its grammar is empty); a torn last
+	 * symbol means the file is not what it claims. */
+	long bytes = ftell(in);
+	if (bytes % 4) {
+		wpp_err("wpp: %s: %ld bytes is not a whole number of 32-bit symbols", o->from_raw,
+			bytes);
+		fclose(in);
+		seq_builder_free(b);
+		return WPP_EXIT_ERROR;
+	}
 	rewind(in);
 	/* Dense remap: open addressing over values, sized as it grows. */
 	uint32_t *slot_val = NULL, *slot_id = NULL, mask = 0;
@@ -738,11 +921,12 @@ static int store_grammar(const char *path, const struct wpp_thread_grammar *tg,
 	return 0;
 }
 
-/* A file written by --from-raw: no threads, raw GRAMMAR chunks. */
-static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t)
+/* A file written by --from-raw: no threads, raw GRAMMAR chunks.  rc: the
+ * file's integrity so far (its error line already printed). */
+static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t, int integrity)
 {
 	struct wpp_chunk c;
-	int first = 1, rc = WPP_EXIT_OK, any = 0;
+	int first = 1, any = 0, rc = WPP_EXIT_OK;
 
 	if (o->json)
 		printf("{\"file\": \"%s\", \"threads\": [", t->path);
@@ -768,9 +952,9 @@ static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t)
 	}
 	if (o->json)
 		printf("]}\n");
-	if (!any && rc == WPP_EXIT_OK)
+	if (!any && rc == WPP_EXIT_OK && integrity == WPP_EXIT_OK)
 		wpp_warn("%s: no threads and no grammars", t->path);
-	return rc;
+	return rc != WPP_EXIT_OK ? rc : integrity;
 }
 
 /* --raw-out needs exactly one thread: the filter picks it. */
@@ -779,7 +963,7 @@ static int raw_out_one(const struct wpp_opts *o, struct session *s, const char *
 	const struct wpp_thread_trace *one = NULL;
 	size_t n = 0;
 
-	if (o->store || o->expand || o->json || o->freq || o->context || o->rebuild) {
+	if (o->store || o->expand || o->json || o->freq || o->context || o->order || o->rebuild) {
 		wpp_err("wpp: --raw-out takes no other output option");
 		return WPP_EXIT_USAGE;
 	}
@@ -796,6 +980,114 @@ static int raw_out_one(const struct wpp_opts *o, struct session *s, const char *
 	return export_raw(o, one);
 }
 
+/* Everything after the options: one .wpp file's report. */
+static int wpp_report_file(struct wpp_opts *o, const char *path)
+{
+	int rc;
+
+	struct session s;
+	if ((rc = session_open(&s, path)))
+		return rc;
+	rc = s.exit_status;
+	/* A --from-raw file has grammars but no threads (nor modules). */
+	if (s.trace->nthreads == 0) {
+		rc = report_raw_file(o, s.trace, rc);
+		session_close(&s);
+		return rc;
+	}
+	if (o->store && !s.trace->has_end) {
+		/* a recorder may still be writing it, at its own offset */
+		wpp_err("wpp: --store needs a finished recording; %s has no END chunk", path);
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
+	if (o->raw_max && !o->raw_out) {
+		wpp_err("wpp: --raw-max goes with --raw-out");
+		session_close(&s);
+		return WPP_EXIT_USAGE;
+	}
+	if (o->raw_out && same_file(path, o->raw_out)) {
+		wpp_err("wpp: --raw-out %s is the recording itself", o->raw_out);
+		session_close(&s);
+		return WPP_EXIT_USAGE;
+	}
+	if (o->raw_out) {
+		rc = raw_out_one(o, &s, path);
+		session_close(&s);
+		return rc;
+	}
+	struct wpp_writer *store_to = NULL;
+	uint32_t stored = 0;
+	struct grammar_builds builds = {0};
+	if (o->json && !o->expand) {
+		printf("{\"file\": ");
+		json_str(stdout, path);
+		printf(", \"threads\": [\n  ");
+	}
+	int first = 1, any = 0;
+	for (size_t i = 0; i < s.trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s.trace->threads[i];
+		struct wpp_thread_grammar tg;
+		enum grammar_origin origin = GRAMMAR_REBUILT;
+		int err;
+
+		if (!thread_selected(&o->filter, th))
+			continue;
+		any = 1;
+		err = o->rebuild ? thread_grammar_rebuild(th, &tg)
+				 : thread_grammar_load(s.trace, th, &tg, &origin, &builds);
+		if (err < 0) {
+			rc = WPP_EXIT_ERROR;
+			break;
+		}
+		if (o->store && (o->rebuild || origin == GRAMMAR_REBUILT) &&
+		    store_grammar(path, &tg, &store_to, &stored) < 0) {
+			rc = WPP_EXIT_ERROR;
+			wpp_thread_grammar_free(&tg);
+			break;
+		}
+		if (o->expand) {
+			if (expand_thread(&tg) < 0)
+				wpp_die("out of memory");
+		} else {
+			struct terminal_info *info =
+			    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
+			if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
+				wpp_die("out of memory");
+			static const char *const origins[] = {
+			    [GRAMMAR_RECORDED] = "recorded online",
+			    [GRAMMAR_STORED] = "stored from the batches",
+			    [GRAMMAR_REBUILT] = "rebuilt from the batches"};
+			err = report_thread(stdout, o, &tg, info, origins[origin], first);
+			free(info);
+			first = 0;
+			if (err) {
+				rc = err;
+				wpp_thread_grammar_free(&tg);
+				break;
+			}
+		}
+		wpp_thread_grammar_free(&tg);
+	}
+	if (o->json && !o->expand)
+		printf("]}\n");
+	if (!any && rc != WPP_EXIT_ERROR)
+		rc = no_thread_selected("wpp", path, &o->filter, rc);
+	if (!o->store)
+		thread_grammar_suggest_store("wpp", path, &builds);
+	if (store_to && wppw_finish(store_to) < 0)
+		rc = WPP_EXIT_ERROR;
+	if (o->store && rc == WPP_EXIT_OK)
+		wpp_info("wpp: stored %" PRIu32 " grammar%s in %s", stored, stored == 1 ? "" : "s",
+			 path);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("wpp: writing the output failed");
+		rc = WPP_EXIT_ERROR;
+	}
+	session_close(&s);
+	return rc;
+}
+
 int cmd_wpp(int argc, char **argv)
 {
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -806,6 +1098,7 @@ int cmd_wpp(int argc, char **argv)
 					     {"freq", required_argument, NULL, 'F'},
 					     {"context", required_argument, NULL, 'c'},
 					     {"context-len", required_argument, NULL, 'k'},
+					     {"order", required_argument, NULL, 'O'},
 					     {"from-raw", required_argument, NULL, 'r'},
 					     {"output", required_argument, NULL, 'o'},
 					     {"expand", no_argument, NULL, 'e'},
@@ -815,11 +1108,13 @@ int cmd_wpp(int argc, char **argv)
 					     {"raw-max", required_argument, NULL, 'M'},
 					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = THREAD_FILTER_ANY, .max_rules = 20, .context_len = 1};
-	int c, rc = WPP_EXIT_OK;
+	const char *freq = NULL, *context = NULL, *order = NULL;
+	int c, rc = WPP_EXIT_OK, context_len_set = 0;
 	long v;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:n:o:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:n:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -838,6 +1133,7 @@ int cmd_wpp(int argc, char **argv)
 					c == 'k' ? " (--context-len is 1..64)" : "");
 				return WPP_EXIT_USAGE;
 			}
+			context_len_set |= c == 'k';
 			*(c == 'p'   ? &o.filter.pid
 			  : c == 't' ? &o.filter.tid
 			  : c == 'g' ? &o.filter.gen
@@ -845,10 +1141,13 @@ int cmd_wpp(int argc, char **argv)
 				     : &o.context_len) = v;
 			break;
 		case 'F':
-			o.freq = optarg;
+			freq = optarg;
 			break;
 		case 'c':
-			o.context = optarg;
+			context = optarg;
+			break;
+		case 'O':
+			order = optarg;
 			break;
 		case 'r':
 			o.from_raw = optarg;
@@ -876,8 +1175,7 @@ int cmd_wpp(int argc, char **argv)
 			}
 			break;
 		default:
-			wpp_err("wpp: bad arguments (try wpptrace help wpp)");
-			return WPP_EXIT_USAGE;
+			return bad_option("wpp", c, argv, opts);
 		}
 	}
 	if (o.from_raw) {
@@ -891,107 +1189,38 @@ int cmd_wpp(int argc, char **argv)
 		wpp_err("wpp: expected one .wpp file (try wpptrace help wpp)");
 		return WPP_EXIT_USAGE;
 	}
-
-	/* A --from-raw file has grammars but no threads (nor modules). */
-	struct wpp_trace *probe = wpp_trace_load(argv[optind]);
-	if (!probe)
-		return WPP_EXIT_ERROR;
-	if (probe->nthreads == 0) {
-		rc = report_raw_file(&o, probe);
-		wpp_trace_free(probe);
-		return rc;
-	}
-	wpp_trace_free(probe);
-
-	struct session s;
-	if ((rc = session_open(&s, argv[optind])))
-		return rc;
-	rc = s.exit_status;
-	if (o.store && !s.trace->has_end) {
-		/* a recorder may still be writing it, at its own offset */
-		wpp_err("wpp: --store needs a finished recording; %s has no END chunk",
-			argv[optind]);
-		session_close(&s);
-		return WPP_EXIT_ERROR;
-	}
-	if (o.raw_max && !o.raw_out) {
-		wpp_err("wpp: --raw-max goes with --raw-out");
-		session_close(&s);
+	if (context_len_set && !context) {
+		wpp_err("wpp: --context-len goes with --context");
 		return WPP_EXIT_USAGE;
 	}
-	if (o.raw_out) {
-		rc = raw_out_one(&o, &s, argv[optind]);
-		session_close(&s);
-		return rc;
-	}
-	struct wpp_writer *store_to = NULL;
-	uint32_t stored = 0;
-	struct grammar_builds builds = {0};
-	if (o.json && !o.expand) {
-		printf("{\"file\": ");
-		json_str(stdout, argv[optind]);
-		printf(", \"threads\": [\n  ");
-	}
-	int first = 1, any = 0;
-	for (size_t i = 0; i < s.trace->nthreads; i++) {
-		const struct wpp_thread_trace *th = &s.trace->threads[i];
-		struct wpp_thread_grammar tg;
-		enum grammar_origin origin = GRAMMAR_REBUILT;
-		int err;
-
-		if (!thread_selected(&o.filter, th))
+	/* The SEQ options' syntax is checked before anything is printed. */
+	struct spec_list lists[3];
+	const char *texts[3] = {freq, context, order}, *names[3] = {"freq", "context", "order"};
+	struct spec_list **slots[3] = {&o.freq, &o.context, &o.order};
+	for (int i = 0; i < 3; i++) {
+		if (!texts[i])
 			continue;
-		any = 1;
-		err = o.rebuild ? thread_grammar_rebuild(th, &tg)
-				: thread_grammar_load(s.trace, th, &tg, &origin, &builds);
-		if (err < 0) {
-			rc = WPP_EXIT_ERROR;
-			break;
+		if (parse_spec_list(names[i], texts[i], &lists[i]) < 0) {
+			while (i-- > 0)
+				if (*slots[i])
+					spec_list_free(*slots[i]);
+			return WPP_EXIT_USAGE;
 		}
-		if (o.store && (o.rebuild || origin == GRAMMAR_REBUILT) &&
-		    store_grammar(argv[optind], &tg, &store_to, &stored) < 0) {
-			rc = WPP_EXIT_ERROR;
-			wpp_thread_grammar_free(&tg);
-			break;
-		}
-		if (o.expand) {
-			if (expand_thread(&tg) < 0)
-				wpp_die("out of memory");
-		} else {
-			struct terminal_info *info =
-			    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
-			if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
-				wpp_die("out of memory");
-			static const char *const origins[] = {
-			    [GRAMMAR_RECORDED] = "recorded online",
-			    [GRAMMAR_STORED] = "stored from the batches",
-			    [GRAMMAR_REBUILT] = "rebuilt from the batches"};
-			err = report_thread(stdout, &o, &tg, info, origins[origin], first);
-			free(info);
-			first = 0;
-			if (err) {
-				rc = err;
-				wpp_thread_grammar_free(&tg);
-				break;
+		*slots[i] = &lists[i];
+	}
+	if (o.order && o.order->n > 16) {
+		wpp_err("wpp: --order takes at most 16 paths");
+		rc = WPP_EXIT_USAGE;
+	} else {
+		rc = wpp_report_file(&o, argv[optind]);
+	}
+	for (int i = 0; i < 3; i++)
+		if (*slots[i]) {
+			if (rc == WPP_EXIT_OK || rc == WPP_EXIT_INCOMPLETE) {
+				int bad = unmatched_specs(*slots[i], names[i]);
+				rc = bad ? bad : rc;
 			}
+			spec_list_free(*slots[i]);
 		}
-		wpp_thread_grammar_free(&tg);
-	}
-	if (o.json && !o.expand)
-		printf("]}\n");
-	if (!any)
-		wpp_warn("%s: no thread matches the --pid/--tid/--gen filter", argv[optind]);
-	if (!o.store)
-		thread_grammar_suggest_store("wpp", argv[optind], &builds);
-	if (store_to && wppw_finish(store_to) < 0)
-		rc = WPP_EXIT_ERROR;
-	if (o.store && rc == WPP_EXIT_OK)
-		wpp_info("wpp: stored %" PRIu32 " grammar%s in %s", stored, stored == 1 ? "" : "s",
-			 argv[optind]);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("wpp: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
-	session_close(&s);
 	return rc;
 }

@@ -48,8 +48,8 @@ static const struct command commands[] = {
     {"wpp", cmd_wpp, "whole program path: each thread's grammar, rules, DAG queries",
      "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] [--format text|json] [--max-rules "
      "N]\n"
-     "                    [--freq SEQ] [--context SEQ [--context-len K]] [--expand] [--rebuild]\n"
-     "                    [--store]\n"
+     "                    [--freq SEQ] [--context SEQ [--context-len K]] [--order SEQ]\n"
+     "                    [--expand] [--rebuild] [--store]\n"
      "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
      "       wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] --raw-out trace.u32 [--raw-max N]\n"
      "\n"
@@ -62,6 +62,7 @@ static const struct command commands[] = {
      "  --max-rules N    rules and paths listed (default 20)\n"
      "  --freq SEQ       how often SEQ ran (consecutively)\n"
      "  --context SEQ    what ran K paths before and after SEQ, with counts\n"
+     "  --order SEQ      where each path first and last ran, and which ran before which\n"
      "  --expand         print the expanded stream (\"fid path\" lines, \"gap\")\n"
      "  --rebuild        ignore a recorded grammar, rebuild from the batches\n"
      "  --store          keep the grammars built from the batches in the file (GRAMMAR\n"
@@ -80,7 +81,8 @@ static const struct command commands[] = {
      "shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
      "default), 1 (count) or a recorded counter's events per execution (estimated;\n"
      "docs/counters.md).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
-     "--top 20.  --pid, --tid, --gen: only that process, thread, exec generation.\n"},
+     "--top 20 (0: all).  --pid, --tid, --gen: only that process, thread, exec\n"
+     "generation.  On a grammar written by wpp --from-raw: count costs.\n"},
     {"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
      "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
      "                        [--sort count|cost] [--top N] [--format text|json]\n"

@@ -6,7 +6,7 @@
  *
  * File integrity policy (docs/cli.md): a file without END or with a torn
  * tail (the collector died) is decoded up to the tear with a one-line
- * warning and exit 0; a chunk that is present but corrupt (bad checksum,
+ * warning and exit 3 (WPP_EXIT_INCOMPLETE); a chunk that is present but corrupt (bad checksum,
  * bad magic) is an error: the intact prefix is still reported, then exit 1.
  */
 #ifndef WPP_CLI_SESSION_H
@@ -39,6 +39,13 @@ struct thread_filter {
 };
 #define THREAD_FILTER_ANY {-1, -1, -1}
 int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace *th);
+/* A command found no thread to report on: with a filter given, that is a
+ * mistake on the command line (one error line naming the filter; returns
+ * WPP_EXIT_USAGE so a script cannot take a typo for success); without
+ * one, the file holds no threads (a warning, unless its damage was
+ * already reported; returns exit_status unchanged). */
+int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
+		       int exit_status);
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);
@@ -48,5 +55,16 @@ int parse_count_opt(const char *cmd, const char *name, const char *arg, long *ou
 
 /* Source position of a block: the block's first line, else the function's file. */
 void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line);
+
+/* One line for an option getopt_long rejected (call it with opterr = 0
+ * and an optstring that starts with ':', so that a missing value comes
+ * back as ':'; c is what getopt_long returned, longopts its table):
+ *   "CMD: unknown option '--bogus' (try wpptrace help CMD)"
+ *   "CMD: '--m' is ambiguous (--min-len, --max-len, ...)"
+ *   "CMD: --min-len needs a value"
+ *   "CMD: --expand takes no value"
+ * Returns WPP_EXIT_USAGE. */
+struct option;
+int bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
 
 #endif
