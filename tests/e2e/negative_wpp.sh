@@ -196,4 +196,27 @@ PY
 		expect_no_crash "metadata byte $rel of $meta_size flipped (paths)" paths "$w/good.wpp"
 	done
 fi
+
+# Every command's getopt failures: one "wpptrace: CMD: ..." line (bad_option),
+# not getopt's own unprefixed message followed by a second line.
+g=$w/good.wpp
+expect_one_error "script with an unknown option" script "$g" --bogus
+expect_one_error "script --format without its value" script "$g" --format
+expect_one_error "paths with an unknown option" paths "$g" --bogus
+expect_one_error "paths --top without its value" paths "$g" --top
+expect_one_error "report with an unknown option" report "$g" --bogus
+expect_one_error "report --by without its value" report "$g" --by
+expect_one_error "annotate with an unknown option" annotate "$g" main --bogus
+expect_one_error "annotate --sort without its value" annotate "$g" main --sort
+expect_one_error "cfg with an unknown option" cfg "$g" main --bogus
+expect_one_error "cfg --output without its value" cfg "$g" main --output
+expect_one_error "export with an unknown option" export "$g" --bogus
+expect_one_error "export --output without its value" export "$g" --format pprof --output
+expect_one_error "kpaths with an unknown option" kpaths "$g" --bogus
+expect_one_error "kpaths --min-count without its value" kpaths "$g" --min-count
+expect_one_error "kpaths --min-count not a number" kpaths "$g" --min-count 1x
+expect_one_error "info with an unknown option" info "$g" --bogus
+expect_one_error "info --format without its value" info "$g" --format
+expect_one_error "record with an unknown option" record --bogus -- /bin/true
+expect_one_error "record -o without its value" record -o
 finish

@@ -28,7 +28,8 @@ int cmd_annotate(int argc, char **argv)
 	int json = 0, c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:s:c:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:s:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -53,9 +54,8 @@ int cmd_annotate(int argc, char **argv)
 					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
 			break;
-		default:
-			wpp_err("annotate: bad arguments (try wpptrace help annotate)");
-			return WPP_EXIT_USAGE;
+		default: /* '?' or ':' */
+			return bad_option("annotate", c, argv, opts);
 		}
 	}
 	if (optind != argc - 2) {

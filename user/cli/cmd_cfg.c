@@ -35,7 +35,8 @@ int cmd_cfg(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:t:s:o:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":p:t:s:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -53,9 +54,8 @@ int cmd_cfg(int argc, char **argv)
 					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
 			break;
-		default:
-			wpp_err("cfg: bad arguments (try wpptrace help cfg)");
-			return WPP_EXIT_USAGE;
+		default: /* '?' or ':' */
+			return bad_option("cfg", c, argv, opts);
 		}
 	}
 	if (optind != argc - 2) {

@@ -28,7 +28,8 @@ int cmd_export(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:o:c:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:o:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -45,9 +46,8 @@ int cmd_export(int argc, char **argv)
 					    c == 'p' ? &filter.pid : &filter.tid))
 				return WPP_EXIT_USAGE;
 			break;
-		default:
-			wpp_err("export: bad arguments (try wpptrace help export)");
-			return WPP_EXIT_USAGE;
+		default: /* '?' or ':' */
+			return bad_option("export", c, argv, opts);
 		}
 	}
 	if (!format || strcmp(format, "pprof") != 0) {

@@ -379,7 +379,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){.top = -1, .filter = THREAD_FILTER_ANY};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:f:", longopts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":k:f:", longopts, NULL)) != -1) {
 		long v = 0;
 		switch (c) {
 		case 'f':
@@ -420,15 +421,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'p':
 		case 't':
 		case 'P':
-			v = parse_count(optarg);
-			if (v < 0) {
-				wpp_err("kpaths: option -%c needs a number, not '%s'",
-					c == 'P' ? 'P' : c, optarg);
+			if (c == 'k') {
+				if ((v = parse_count(optarg)) < 0) {
+					wpp_err("kpaths: -k needs a number, not '%s'", optarg);
+					return -1;
+				}
+			} else if (parse_count_opt("kpaths",
+						   c == 'm'   ? "min-count"
+						   : c == 'n' ? "top"
+						   : c == 'p' ? "pid"
+						   : c == 't' ? "tid"
+							      : "prune-nodes",
+						   optarg, &v) < 0) {
 				return -1;
 			}
 			break;
-		default:
-			wpp_err("kpaths: bad arguments (try wpptrace help kpaths)");
+		default: /* '?' or ':' */
+			bad_option("kpaths", c, argv, longopts);
 			return -1;
 		}
 		switch (c) {

@@ -162,7 +162,8 @@ int cmd_paths(int argc, char **argv)
 	struct session s;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:n:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:n:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text") || !strcmp(optarg, "json")) {
@@ -177,9 +178,8 @@ int cmd_paths(int argc, char **argv)
 					    c == 'p' ? &filter.pid : &top))
 				return WPP_EXIT_USAGE;
 			break;
-		default:
-			wpp_err("paths: bad arguments (try wpptrace help paths)");
-			return WPP_EXIT_USAGE;
+		default: /* '?' or ':' */
+			return bad_option("paths", c, argv, opts);
 		}
 	}
 	if (optind != argc - 1) {

@@ -49,7 +49,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	*a = (struct report_args){.opt = {RPT_BY_PATH, RPT_SORT_COUNT, TOP_UNSET},
 				  .filter = THREAD_FILTER_ANY};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:b:s:n:Hd:o:c:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:b:s:n:Hd:o:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -109,8 +110,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'c':
 			a->cost = optarg;
 			break;
-		default:
-			wpp_err("report: bad arguments (try wpptrace help report)");
+		default: /* '?' or ':' */
+			bad_option("report", c, argv, opts);
 			return -1;
 		}
 	}

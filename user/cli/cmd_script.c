@@ -281,7 +281,8 @@ int cmd_script(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:p:t:", opts, NULL)) != -1) {
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -312,9 +313,8 @@ int cmd_script(int argc, char **argv)
 						       : &filter.gen))
 				return WPP_EXIT_USAGE;
 			break;
-		default:
-			wpp_err("script: bad arguments (try wpptrace help script)");
-			return WPP_EXIT_USAGE;
+		default: /* '?' or ':' */
+			return bad_option("script", c, argv, opts);
 		}
 	}
 	if (optind != argc - 1) {

@@ -16,6 +16,7 @@
 #include "module_map.h"
 #include "symbolizer.h"
 #include "trace_file.h"
+#include "opt_error.h"
 
 struct session {
 	struct wpp_trace *trace;
@@ -55,16 +56,5 @@ int parse_count_opt(const char *cmd, const char *name, const char *arg, long *ou
 
 /* Source position of a block: the block's first line, else the function's file. */
 void block_position(const struct wpp_fn *fn, uint32_t block, const char **file, uint32_t *line);
-
-/* One line for an option getopt_long rejected (call it with opterr = 0
- * and an optstring that starts with ':', so that a missing value comes
- * back as ':'; c is what getopt_long returned, longopts its table):
- *   "CMD: unknown option '--bogus' (try wpptrace help CMD)"
- *   "CMD: '--m' is ambiguous (--min-len, --max-len, ...)"
- *   "CMD: --min-len needs a value"
- *   "CMD: --expand takes no value"
- * Returns WPP_EXIT_USAGE. */
-struct option;
-int bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
 
 #endif

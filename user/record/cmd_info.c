@@ -13,6 +13,7 @@
  * bumped when a key changes meaning or goes away; new keys may appear).
  * Lives with the recorder because it reports what the recorder wrote.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,34 +409,35 @@ static void print_info_json(const char *path, const struct info *in, const char 
 
 int cmd_info(int argc, char **argv)
 {
-	const char *file = NULL;
-	int json = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *fmt = NULL;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	const char *file;
+	int json = 0, c;
+
+	optind = 1;
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			puts(INFO_USAGE);
 			return 0;
-		} else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-			fmt = argv[++i];
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			fmt = argv[i] + 9;
-		} else if (argv[i][0] != '-' && !file) {
-			file = argv[i];
-			continue;
-		} else {
-			wpp_err("info: " INFO_USAGE);
-			return 2;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				wpp_err("info: --format is text or json, not '%s'", optarg);
+				return 2;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		default: /* '?' or ':' */
+			return bad_option("info", c, argv, opts);
 		}
-		if (strcmp(fmt, "text") && strcmp(fmt, "json")) {
-			wpp_err("info: --format is text or json, not '%s'", fmt);
-			return 2;
-		}
-		json = !strcmp(fmt, "json");
 	}
-	if (!file) {
+	if (optind != argc - 1) {
 		wpp_err("info: " INFO_USAGE);
 		return 2;
 	}
+	file = argv[optind];
 	struct wpp_reader *r = wppr_open(file);
 	if (!r)
 		return 1;

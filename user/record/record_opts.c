@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "opt_error.h"
 
 static const char usage[] =
     "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
@@ -223,7 +224,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the program name, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:ad:qhk:e:c:F:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:qhk:e:c:F:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -360,9 +361,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			break;
 		default:
-			wpp_err("record: unknown option or missing value '%s' (see wpptrace record "
-				"--help)",
-				argv[optind - 1]);
+			bad_option("record", c, argv, longopts);
 			return -1;
 		}
 	}
