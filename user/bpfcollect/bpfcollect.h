@@ -206,4 +206,19 @@ void bc_close(struct bc_collector *c);
 /* One line "lost N events in M batches (...)" or nothing when lossless. */
 void bc_report_loss(const struct bc_counters *k);
 
+/* Ring sizing against the batch size (both callable before bc_open).  A
+ * batch goes into one CPU's ring whole, in one probe call, or is lost: a
+ * ring that cannot take it when empty loses every such batch, whatever
+ * drop_when_full says (load.c).  record_words as in bc_options (0 = the
+ * default, which shrinks with the ring); nwords = the words of the batch
+ * (a runtime buffer of N words publishes up to N + WPP_SLACK_WORDS).
+ * bc_ring_fits_batch: 1 the ring can accept such a batch, 0 it never can,
+ * -1 ring_bytes or record_words are invalid (bc_open says why).
+ * bc_ring_min_bytes: the smallest valid ring that can (0: none up to 2 GiB).
+ * bc_default_ring_bytes: the ring bc_open uses when ring_bytes is 0 (0 if
+ * the CPUs cannot be counted). */
+int bc_ring_fits_batch(uint32_t ring_bytes, uint32_t record_words, uint64_t nwords);
+uint32_t bc_ring_min_bytes(uint32_t record_words, uint64_t nwords);
+uint32_t bc_default_ring_bytes(void);
+
 #endif

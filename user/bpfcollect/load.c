@@ -73,13 +73,74 @@ static uint32_t default_ring_bytes(int ncpus)
 	return bytes;
 }
 
+uint32_t bc_default_ring_bytes(void)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	return ncpus > 0 ? default_ring_bytes(ncpus) : 0;
+}
+
+/* The record_words a ring works with: the given one, or (0) the default,
+ * which shrinks to fit a small ring (a record must fit twice). */
+static uint32_t ring_record_words(uint32_t ring_bytes, uint32_t record_words)
+{
+	if (record_words)
+		return record_words;
+	record_words = BC_DEFAULT_RECORD_WORDS;
+	while (record_words > 64 &&
+	       (sizeof(struct wpp_brec_batch) + (uint64_t)record_words * 8) * 2 > ring_bytes)
+		record_words /= 2;
+	return record_words;
+}
+
+/* Ring space a batch of nwords words takes: publish() in
+ * bpf/wpp_transport.bpf.c reserves it as ceil(nwords / record_words)
+ * records (an empty batch still takes one), each a struct wpp_brec_batch
+ * and its words behind the kernel's 8-byte record header, 8-byte aligned. */
+static uint64_t batch_ring_bytes(uint64_t nwords, uint32_t record_words)
+{
+	uint64_t head = (BPF_RINGBUF_HDR_SZ + sizeof(struct wpp_brec_batch) + 7) & ~7ull;
+	uint64_t full = nwords / record_words, rest = nwords % record_words;
+	uint64_t bytes = full * (head + (uint64_t)record_words * 8);
+	if (rest || !nwords)
+		bytes += head + rest * 8;
+	return bytes;
+}
+
+/*
+ * A ring too small for one batch loses every such batch, under either
+ * --ring-full policy: publish() reserves all the records of a batch one
+ * after the other inside the probe, where nothing waits for the collector
+ * (it may drain meanwhile, but nothing makes it), and the kernel refuses a
+ * reservation that would put the producer ring_bytes or more ahead of the
+ * consumer (kernel/bpf/ringbuf.c, __bpf_ringbuf_reserve: "ringbuf_size - 1
+ * ahead").  Back-pressure stops a process only after its batch was copied,
+ * so it cannot help either.  Hence: the records of the batch must total
+ * less than the ring, with the ring empty.
+ */
+int bc_ring_fits_batch(uint32_t ring_bytes, uint32_t record_words, uint64_t nwords)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	if (!is_pow2(ring_bytes) || ring_bytes < (uint64_t)page)
+		return -1;
+	record_words = ring_record_words(ring_bytes, record_words);
+	if (record_words > BC_MAX_RECORD_WORDS ||
+	    (sizeof(struct wpp_brec_batch) + (uint64_t)record_words * 8) * 2 > ring_bytes)
+		return -1;
+	return batch_ring_bytes(nwords, record_words) < ring_bytes;
+}
+
+uint32_t bc_ring_min_bytes(uint32_t record_words, uint64_t nwords)
+{
+	for (uint64_t ring = (uint64_t)sysconf(_SC_PAGESIZE); ring <= (1u << 31); ring *= 2)
+		if (bc_ring_fits_batch((uint32_t)ring, record_words, nwords) == 1)
+			return (uint32_t)ring;
+	return 0;
+}
+
 static int check_options(struct bc_options *o, int ncpus)
 {
 	if (!o->ring_bytes)
 		o->ring_bytes = default_ring_bytes(ncpus);
-	int default_words = !o->record_words;
-	if (default_words)
-		o->record_words = BC_DEFAULT_RECORD_WORDS;
 	if (!o->max_threads)
 		o->max_threads = 65536;
 	long page = sysconf(_SC_PAGESIZE);
@@ -88,10 +149,7 @@ static int check_options(struct bc_options *o, int ncpus)
 			o->ring_bytes, page);
 		return -EINVAL;
 	}
-	/* The default shrinks to fit a small ring (a record must fit twice). */
-	while (default_words && o->record_words > 64 &&
-	       (sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8) * 2 > o->ring_bytes)
-		o->record_words /= 2;
+	o->record_words = ring_record_words(o->ring_bytes, o->record_words);
 	uint64_t rec = sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8;
 	if (o->record_words > BC_MAX_RECORD_WORDS || rec * 2 > o->ring_bytes) {
 		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring",

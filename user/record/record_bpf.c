@@ -88,6 +88,46 @@ static void attach_own_runtime(struct bc_collector *c)
 		bc_attach_object(c, lib);
 }
 
+/* A ring size as --ring-size takes it (64K, 1M). */
+static const char *ring_text(uint32_t bytes, char *buf, size_t size)
+{
+	if (bytes % (1u << 20) == 0)
+		snprintf(buf, size, "%uM", bytes >> 20);
+	else
+		snprintf(buf, size, "%uK", bytes >> 10);
+	return buf;
+}
+
+/* A batch larger than the ring is lost whole, every time, with either
+ * --ring-full policy (bc_ring_fits_batch).  A program record starts cannot
+ * get here: record_opts.c refuses such a ring before starting it, its batch
+ * size being record's choice.  -p and -a processes chose theirs when they
+ * started, so it is known only from what was lost: when the lost batches
+ * were on average too large for an empty ring, some never could fit; say
+ * so, rather than leave an empty recording to look like a program built
+ * without wppcc.  record_words: as given (0 = the default). */
+static void report_oversized_batches(const struct record_opts *o, uint32_t record_words,
+				     const struct bc_counters *k)
+{
+	char ring[32], least[48];
+
+	if (!k->lost_reserve || !k->lost_batches)
+		return;
+	uint64_t avg = k->lost_words / k->lost_batches;
+	if (bc_ring_fits_batch(o->bpf.ring_bytes, o->bpf.record_words, avg) != 0)
+		return;
+	uint32_t min = bc_ring_min_bytes(record_words, avg);
+	if (min)
+		snprintf(least, sizeof(least), "; use --ring-size %s or more",
+			 ring_text(min, ring, sizeof(ring)));
+	else
+		least[0] = 0;
+	wpp_warn("record: %s%" PRIu64 " batches were dropped: the ring (%s per CPU) cannot hold "
+		 "one batch (%" PRIu64 " bytes on average, plus record headers)%s",
+		 k->batches ? "" : "all ", k->lost_batches,
+		 ring_text(o->bpf.ring_bytes, ring, sizeof(ring)), avg * 8, least);
+}
+
 static int transport_lines(const struct record_opts *o, char *buf, size_t size)
 {
 	int n = snprintf(
@@ -270,6 +310,7 @@ int record_bpf(const struct record_opts *o_)
 	record_usage_text(extra, sizeof(extra), more);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);
+	report_oversized_batches(&o, o_->bpf.record_words, &k);
 	if (counters)
 		record_counters_close(counters);
 	free(counters);

@@ -2,6 +2,7 @@
 #include "record_opts.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,77 @@ static int check_transport(struct record_opts *o, int bpf_only, int shm_only)
 	return 0;
 }
 
+/* The batch size of the program record starts, as its runtime will take it
+ * (record_bpf.c hands it --buffer-words, else BC_RECORD_BATCH_WORDS, unless
+ * the environment already sets WPP_BUFFER_WORDS, which the runtime then
+ * reads itself: rt_transport.c env_words, a bad value meaning its default). */
+static uint32_t program_batch_words(const struct record_opts *o)
+{
+	const char *s = getenv(WPP_BUFFER_WORDS_ENV);
+	char *end;
+
+	if (o->shm.buffer_words)
+		return o->shm.buffer_words;
+	if (!s || !*s)
+		return BC_RECORD_BATCH_WORDS;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*end || v < WPP_SHM_MIN_BUFFER_WORDS || v > WPP_SHM_MAX_BUFFER_WORDS)
+		return WPP_SHM_DEF_BUFFER_WORDS;
+	return (uint32_t)v;
+}
+
+/* A ring size as --ring-size takes it (64K, 1M). */
+static const char *ring_text(uint32_t bytes, char *buf, size_t size)
+{
+	if (bytes % (1u << 20) == 0)
+		snprintf(buf, size, "%uM", bytes >> 20);
+	else if (bytes % 1024 == 0)
+		snprintf(buf, size, "%uK", bytes >> 10);
+	else
+		snprintf(buf, size, "%u", bytes);
+	return buf;
+}
+
+/*
+ * A BPF ring must take one whole batch of the program: a batch is copied
+ * into one CPU's ring in one probe call or lost, so a ring smaller than a
+ * batch loses every full batch, with either --ring-full policy, and the
+ * recording ends up empty (bc_ring_fits_batch, user/bpfcollect/load.c).
+ * Refused here, before anything runs, because for a program record starts
+ * the batch size is known now: record chooses it (program_batch_words).
+ * Processes met with -p or -a chose theirs when they started (the runtime's
+ * default, or their own WPP_BUFFER_WORDS), so for them it is only known
+ * from what arrives; record_bpf.c says so at the end when batches were too
+ * large for the ring.  ring_arg: --ring-size as typed (NULL: the default).
+ */
+static int check_ring_holds_batch(const struct record_opts *o, const char *ring_arg)
+{
+	char given[32], least[32];
+
+	if (o->transport != RECORD_BPF || !o->argv)
+		return 0;
+	uint32_t ring = o->bpf.ring_bytes ? o->bpf.ring_bytes : bc_default_ring_bytes();
+	uint64_t nwords = (uint64_t)program_batch_words(o) + WPP_SLACK_WORDS;
+	/* -1: a ring or --record-words bc_open refuses, saying why. */
+	if (!ring || bc_ring_fits_batch(ring, o->bpf.record_words, nwords) != 0)
+		return 0;
+	uint32_t min = bc_ring_min_bytes(o->bpf.record_words, nwords);
+	if (!ring_arg)
+		snprintf(given, sizeof(given), "%s (the default)",
+			 ring_text(ring, least, sizeof(least)));
+	else
+		snprintf(given, sizeof(given), "%s", ring_arg);
+	if (min)
+		wpp_err("record: --ring-size %s cannot hold one batch of %" PRIu64
+			" bytes; use at least %s",
+			given, nwords * 8, ring_text(min, least, sizeof(least)));
+	else
+		wpp_err("record: --ring-size %s cannot hold one batch of %" PRIu64
+			" bytes; use a smaller --buffer-words",
+			given, nwords * 8);
+	return -1;
+}
+
 /* A program started by record writes to record's own stdout and stderr;
  * a trace file that is one of them (-o /dev/stdout, or the file stdout is
  * redirected to) would be interleaved with the program's output and
@@ -216,6 +288,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	};
 	int c, bpf_only = 0, shm_only = 0, batch_words = 0, transport_given = 0, counter_opts = 0;
 	uint32_t max_threads = 0;
+	const char *ring_arg = NULL;
 
 	memset(o, 0, sizeof(*o));
 	o->grammar = 1; /* grammars are built while recording, on a worker thread */
@@ -332,6 +405,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			bpf_only = 1;
 			if (parse_u32("--ring-size", optarg, &o->bpf.ring_bytes))
 				return -1;
+			ring_arg = optarg;
 			break;
 		case O_RECWORDS:
 			bpf_only = 1;
@@ -419,6 +493,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		return -1;
 	}
 	o->argv = optind < argc ? argv + optind : NULL;
+	if (check_ring_holds_batch(o, ring_arg))
+		return -1;
 	if (o->argv && output_is_inherited(o->output))
 		return -1;
 	return 0;

@@ -102,8 +102,9 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		    (unsigned long long)rs->processes, (unsigned long long)rs->threads,
 		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
 		    extra ? extra : "");
-	/* An empty trace is most often a program built without wppcc. */
-	if (!rs->totals.batches)
+	/* An empty trace is most often a program built without wppcc; not
+	 * when batches came and were lost (the loss report says why). */
+	if (!rs->totals.batches && !rs->totals.lost_words)
 		wpp_warn("record: nothing was traced: no batch came from %s%s (built without "
 			 "wppcc?)",
 			 o->argv ? o->argv[0] : "any process", o->argv ? " or what it ran" : "");
