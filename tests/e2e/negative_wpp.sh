@@ -154,6 +154,14 @@ expect_one_error "wpp --freq ''" wpp "$w/good.wpp" --freq ''
 expect_one_error "wpp --freq with an empty element" wpp "$w/good.wpp" --freq p0,,p0
 expect_one_error "wpp --order of 17 paths" wpp "$w/good.wpp" --order p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0,p0
 expect_one_error "wpp --context-len without --context" wpp "$w/good.wpp" --context-len 3
+expect_one_error "wpp --expand with a query" wpp "$w/good.wpp" --expand --order p0
+expect_one_error "wpp --expand --format json" wpp "$w/good.wpp" --expand --format json
+expect_one_error "wpp -o without --from-raw" wpp "$w/good.wpp" -o "$w/o.wpp"
+expect_one_error "wpp --from-raw with a thread filter" wpp --from-raw "$w/two.u32" -o "$w/g.wpp" --tid 3
+expect_one_error "wpp --from-raw with a query" wpp --from-raw "$w/two.u32" -o "$w/g.wpp" --freq p1
+expect_one_error "wpp --freq with a newline in a path" wpp "$w/good.wpp" --freq $'p1\n'
+expect_one_error "record --ring-size not a power of two" record --ring-size 3M -o "$w/r.wpp" -- /bin/true
+expect_one_error "record --ring-size below a page" record --ring-size 1K -o "$w/r.wpp" -- /bin/true
 
 # The traced binary loses its metadata section after recording.
 cp "$w/bin/prog" "$w/bin/prog.orig"

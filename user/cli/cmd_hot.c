@@ -25,6 +25,7 @@
  * {"fid": 0, "path": V, "function": null} with V the raw value.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,7 @@ static uint64_t raw_value(const struct hot_names *nm, uint32_t t)
 static void print_path(FILE *out, const struct hot_names *nm, uint32_t t, int json, int first)
 {
 	const struct wpp_thread_grammar *tg = nm->tg;
+	char where[PATH_MAX + 32];
 
 	if (!nm->info) {
 		if (json)
@@ -123,10 +125,9 @@ static void print_path(FILE *out, const struct hot_names *nm, uint32_t t, int js
 	/* pN first: the name `wpp --freq/--context/--order` take */
 	fprintf(out, "      p%-6" PRIu32 " ", t);
 	if (ti->fn)
-		fprintf(out,
-			"%-24s %s %-6" PRIu64 " %s:%" PRIu32 "-%" PRIu32 "  (%" PRIu64 " insns)\n",
-			ti->fn->name, ti->is_block ? "block" : "path ", term->path_id,
-			ti->file ? ti->file : "?", ti->line_min, ti->line_max, ti->insns);
+		fprintf(out, "%-24s %s %-6" PRIu64 " %s  (%" PRIu64 " insns)\n", ti->fn->name,
+			ti->is_block ? "block" : "path ", term->path_id,
+			terminal_where(ti, where, sizeof(where)), ti->insns);
 	else
 		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)\n", term->fid,
 			term->path_id);

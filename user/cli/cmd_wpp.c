@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,9 @@ static int parse_spec_list(const char *opt, const char *text, struct spec_list *
 		if ((next = strchr(tok, ',')))
 			*next++ = '\0';
 		sp->text = tok;
+		for (const char *q = tok; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				goto bad;
 		colon = strrchr(tok, ':');
 		errno = 0;
 		if (tok[0] == 'p' && !colon) {
@@ -116,6 +120,9 @@ static int parse_spec_list(const char *opt, const char *text, struct spec_list *
 		l->n++;
 		continue;
 	bad:
+		for (char *q = tok; *q; q++) /* the error stays one line */
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
 		wpp_err("wpp: --%s: '%s' is not a path (pN or FUNCTION:PATHID, comma-separated)",
 			opt, tok);
 		free(l->copy);
@@ -134,7 +141,8 @@ static void spec_list_free(struct spec_list *l)
 /* The terminal a spec names in this thread (its value in the grammar's
  * bodies), or SPEC_NONE.  -1 after an error line when FUNCTION:PATHID is
  * ambiguous (static functions of one name in several files). */
-static int resolve_spec(const struct names *nm, struct path_spec *sp, uint32_t *out)
+static int resolve_spec(const struct names *nm, const char *opt, struct path_spec *sp,
+			uint32_t *out)
 {
 	uint32_t nterm = nm->tg->hdr.nterminals, hits = 0;
 
@@ -156,9 +164,9 @@ static int resolve_spec(const struct names *nm, struct path_spec *sp, uint32_t *
 			*out = i;
 	}
 	if (hits > 1) {
-		wpp_err("wpp: '%s' names %" PRIu32 " paths of thread %" PRIu32
+		wpp_err("wpp: --%s: '%s' names %" PRIu32 " paths of thread %" PRIu32
 			" (functions of one name in several files); name one as pN",
-			sp->text, hits, nm->tg->hdr.tid);
+			opt, sp->text, hits, nm->tg->hdr.tid);
 		return -1;
 	}
 	sp->matched |= *out != SPEC_NONE;
@@ -167,13 +175,14 @@ static int resolve_spec(const struct names *nm, struct path_spec *sp, uint32_t *
 
 /* Every spec of l resolved in this thread into a malloc'd *seq; -1 after
  * an error line. */
-static int resolve_specs(const struct names *nm, struct spec_list *l, uint32_t **seq)
+static int resolve_specs(const struct names *nm, const char *opt, struct spec_list *l,
+			 uint32_t **seq)
 {
 	*seq = malloc(l->n * sizeof(**seq));
 	if (!*seq)
 		wpp_die("out of memory");
 	for (uint32_t i = 0; i < l->n; i++)
-		if (resolve_spec(nm, &l->v[i], &(*seq)[i]) < 0) {
+		if (resolve_spec(nm, opt, &l->v[i], &(*seq)[i]) < 0) {
 			free(*seq);
 			return -1;
 		}
@@ -195,6 +204,7 @@ static int unmatched_specs(const struct spec_list *l, const char *opt)
 
 static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int json)
 {
+	char where[PATH_MAX + 32];
 	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
 	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
 
@@ -219,9 +229,9 @@ static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int
 	if (nm->tg->hdr.flags & WPP_GRAMMAR_RAW) /* renumbered: the value it stands for */
 		fprintf(out, "raw symbol %" PRIu64, term->path_id);
 	else if (ti && ti->fn)
-		fprintf(out, "%s %s %" PRIu64 "  %s:%" PRIu32 "-%" PRIu32 "  insns %" PRIu64 "%s",
-			ti->fn->name, ti->is_block ? "block" : "path", term->path_id,
-			ti->file ? ti->file : "?", ti->line_min, ti->line_max, ti->insns,
+		fprintf(out, "%s %s %" PRIu64 "  %s  insns %" PRIu64 "%s", ti->fn->name,
+			ti->is_block ? "block" : "path", term->path_id,
+			terminal_where(ti, where, sizeof(where)), ti->insns,
 			ti->valid ? "" : "  (not a path of its function)");
 	else
 		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)", term->fid,
@@ -382,10 +392,17 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 			uint32_t nterm, int json)
 {
 	uint64_t *first = calloc(l->n, sizeof(*first)), *last = calloc(l->n, sizeof(*last));
-	int *ran = calloc(l->n, sizeof(*ran));
+	int *ran = calloc(l->n, sizeof(*ran)), *dup = calloc(l->n, sizeof(*dup));
 
-	if (!first || !last || !ran)
+	if (!first || !last || !ran || !dup)
 		wpp_die("out of memory");
+	/* A path named twice (p1,p1, or pN and its FUNCTION:PATHID) is listed
+	 * once. */
+	for (uint32_t i = 0; i < l->n; i++)
+		for (uint32_t j = 0; j < i && !dup[i]; j++)
+			dup[i] = seq[i] != SPEC_NONE
+				     ? seq[j] == seq[i]
+				     : seq[j] == SPEC_NONE && !strcmp(l->v[i].text, l->v[j].text);
 	for (uint32_t i = 0; i < l->n; i++)
 		if (seq[i] != SPEC_NONE &&
 		    (ran[i] = wppdag_first_last(d, seq[i], &first[i], &last[i])) < 0)
@@ -393,10 +410,12 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 	fputs(json ? ",\n   \"order\": {\"paths\": ["
 		   : "  order (positions in the path stream, from 0)\n",
 	      out);
-	for (uint32_t i = 0; i < l->n; i++) {
+	for (uint32_t i = 0, k = 0; i < l->n; i++) {
 		uint64_t count = ran[i] ? tcount[terminal_index(raw_vals, nterm, seq[i])] : 0;
+		if (dup[i])
+			continue;
 		if (json) {
-			fprintf(out, "%s{\"path\": ", i ? ", " : "");
+			fprintf(out, "%s{\"path\": ", k++ ? ", " : "");
 			print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 1);
 			fprintf(out, ", \"count\": %" PRIu64, count);
 			if (ran[i])
@@ -419,7 +438,7 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 	fputs(json ? "], \"before\": [" : "", out);
 	for (uint32_t i = 0, k = 0; i < l->n; i++)
 		for (uint32_t j = 0; j < l->n; j++) {
-			if (i == j)
+			if (i == j || dup[i] || dup[j])
 				continue;
 			int before = ran[i] && ran[j] && first[i] < last[j];
 			if (json) {
@@ -443,6 +462,7 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 	free(first);
 	free(last);
 	free(ran);
+	free(dup);
 }
 
 static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
@@ -580,7 +600,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	nm.nraw = nterm;
 	if (o->freq) {
 		uint32_t m = o->freq->n;
-		if (resolve_specs(&nm, o->freq, &seq) < 0) {
+		if (resolve_specs(&nm, "freq", o->freq, &seq) < 0) {
 			rc = WPP_EXIT_USAGE;
 			goto out;
 		}
@@ -605,7 +625,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 	}
 	if (o->context) {
 		uint32_t m = o->context->n;
-		if (resolve_specs(&nm, o->context, &seq) < 0) {
+		if (resolve_specs(&nm, "context", o->context, &seq) < 0) {
 			rc = WPP_EXIT_USAGE;
 			goto out;
 		}
@@ -632,7 +652,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 		free(seq);
 	}
 	if (o->order) {
-		if (resolve_specs(&nm, o->order, &seq) < 0) {
+		if (resolve_specs(&nm, "order", o->order, &seq) < 0) {
 			rc = WPP_EXIT_USAGE;
 			goto out;
 		}
@@ -1109,12 +1129,14 @@ int cmd_wpp(int argc, char **argv)
 					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = THREAD_FILTER_ANY, .max_rules = 20, .context_len = 1};
 	const char *freq = NULL, *context = NULL, *order = NULL;
-	int c, rc = WPP_EXIT_OK, context_len_set = 0;
+	int c, rc = WPP_EXIT_OK, context_len_set = 0, others = 0, max_rules_set = 0;
 	long v;
 
 	optind = 1;
 	opterr = 0; /* bad_option says it in one line */
 	while ((c = getopt_long(argc, argv, ":f:p:t:n:o:", opts, NULL)) != -1) {
+		others += c != 'r' && c != 'o'; /* --from-raw takes only -o */
+		max_rules_set |= c == 'n';
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -1179,11 +1201,21 @@ int cmd_wpp(int argc, char **argv)
 		}
 	}
 	if (o.from_raw) {
-		if (!o.output || optind != argc || o.store) {
-			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file");
+		if (!o.output || optind != argc || others) {
+			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file or option "
+				"(ask wpp OUT.wpp afterwards)");
 			return WPP_EXIT_USAGE;
 		}
 		return from_raw(&o);
+	}
+	if (o.output) {
+		wpp_err("wpp: -o goes with --from-raw (the report goes to standard output)");
+		return WPP_EXIT_USAGE;
+	}
+	if (o.expand && (o.json || freq || context || order || max_rules_set)) {
+		wpp_err("wpp: --expand prints the stream alone; it takes no --format json, "
+			"--max-rules, --freq, --context or --order");
+		return WPP_EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
 		wpp_err("wpp: expected one .wpp file (try wpptrace help wpp)");

@@ -2,6 +2,8 @@
 /* A recorded thread's grammar and its terminals; see thread_grammar.h. */
 #include "thread_grammar.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,4 +242,15 @@ int thread_grammar_describe(const struct wpp_thread_grammar *tg, struct wpp_modu
 	}
 	free(blocks);
 	return 0;
+}
+
+const char *terminal_where(const struct terminal_info *ti, char *buf, size_t size)
+{
+	const char *file = ti->file ? ti->file : "?";
+
+	if (ti->line_min)
+		snprintf(buf, size, "%s:%" PRIu32 "-%" PRIu32, file, ti->line_min, ti->line_max);
+	else
+		snprintf(buf, size, "%s:?", file);
+	return buf;
 }

@@ -70,5 +70,8 @@ struct terminal_info {
 /* info[] gets tg->hdr.nterminals entries; 0 or -1 (no memory). */
 int thread_grammar_describe(const struct wpp_thread_grammar *tg, struct wpp_modules *mods,
 			    struct terminal_info *info);
+/* "FILE:LO-HI", or "FILE:?" for a path without a line (no debug
+ * location), into buf; returns buf. */
+const char *terminal_where(const struct terminal_info *ti, char *buf, size_t size);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "opt_error.h"
@@ -405,6 +406,15 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			bpf_only = 1;
 			if (parse_u32("--ring-size", optarg, &o->bpf.ring_bytes))
 				return -1;
+			/* the kernel's rule for a ring buffer map, said here in
+			 * record's words rather than at load time */
+			if ((o->bpf.ring_bytes & (o->bpf.ring_bytes - 1)) ||
+			    o->bpf.ring_bytes < (uint32_t)sysconf(_SC_PAGESIZE)) {
+				wpp_err("record: --ring-size %s must be a power of two of at "
+					"least %ldK",
+					optarg, sysconf(_SC_PAGESIZE) / 1024);
+				return -1;
+			}
 			ring_arg = optarg;
 			break;
 		case O_RECWORDS:
