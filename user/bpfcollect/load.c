@@ -79,6 +79,19 @@ uint32_t bc_default_ring_bytes(void)
 	return ncpus > 0 ? default_ring_bytes(ncpus) : 0;
 }
 
+int bc_ring_size_valid(uint32_t ring_bytes)
+{
+	return is_pow2(ring_bytes) && ring_bytes >= (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A record of record_words words must fit twice in the ring (and stay
+ * under the largest record the BPF side copies). */
+static int record_fits_twice(uint32_t ring_bytes, uint32_t record_words)
+{
+	return record_words <= BC_MAX_RECORD_WORDS &&
+	       (sizeof(struct wpp_brec_batch) + (uint64_t)record_words * 8) * 2 <= ring_bytes;
+}
+
 /* The record_words a ring works with: the given one, or (0) the default,
  * which shrinks to fit a small ring (a record must fit twice). */
 static uint32_t ring_record_words(uint32_t ring_bytes, uint32_t record_words)
@@ -119,12 +132,10 @@ static uint64_t batch_ring_bytes(uint64_t nwords, uint32_t record_words)
  */
 int bc_ring_fits_batch(uint32_t ring_bytes, uint32_t record_words, uint64_t nwords)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	if (!is_pow2(ring_bytes) || ring_bytes < (uint64_t)page)
+	if (!bc_ring_size_valid(ring_bytes))
 		return -1;
 	record_words = ring_record_words(ring_bytes, record_words);
-	if (record_words > BC_MAX_RECORD_WORDS ||
-	    (sizeof(struct wpp_brec_batch) + (uint64_t)record_words * 8) * 2 > ring_bytes)
+	if (!record_fits_twice(ring_bytes, record_words))
 		return -1;
 	return batch_ring_bytes(nwords, record_words) < ring_bytes;
 }
@@ -143,15 +154,13 @@ static int check_options(struct bc_options *o, int ncpus)
 		o->ring_bytes = default_ring_bytes(ncpus);
 	if (!o->max_threads)
 		o->max_threads = 65536;
-	long page = sysconf(_SC_PAGESIZE);
-	if (!is_pow2(o->ring_bytes) || o->ring_bytes < (uint32_t)page) {
+	if (!bc_ring_size_valid(o->ring_bytes)) {
 		wpp_err("BPF ring size %u must be a power of two of at least %ld bytes",
-			o->ring_bytes, page);
+			o->ring_bytes, sysconf(_SC_PAGESIZE));
 		return -EINVAL;
 	}
 	o->record_words = ring_record_words(o->ring_bytes, o->record_words);
-	uint64_t rec = sizeof(struct wpp_brec_batch) + (uint64_t)o->record_words * 8;
-	if (o->record_words > BC_MAX_RECORD_WORDS || rec * 2 > o->ring_bytes) {
+	if (!record_fits_twice(o->ring_bytes, o->record_words)) {
 		wpp_err("BPF record of %u words does not fit twice in a %u-byte ring",
 			o->record_words, o->ring_bytes);
 		return -EINVAL;

@@ -88,16 +88,6 @@ static void attach_own_runtime(struct bc_collector *c)
 		bc_attach_object(c, lib);
 }
 
-/* A ring size as --ring-size takes it (64K, 1M). */
-static const char *ring_text(uint32_t bytes, char *buf, size_t size)
-{
-	if (bytes % (1u << 20) == 0)
-		snprintf(buf, size, "%uM", bytes >> 20);
-	else
-		snprintf(buf, size, "%uK", bytes >> 10);
-	return buf;
-}
-
 /* A batch larger than the ring is lost whole, every time, with either
  * --ring-full policy (bc_ring_fits_batch).  A program record starts cannot
  * get here: record_opts.c refuses such a ring before starting it, its batch
@@ -119,13 +109,13 @@ static void report_oversized_batches(const struct record_opts *o, uint32_t recor
 	uint32_t min = bc_ring_min_bytes(record_words, avg);
 	if (min)
 		snprintf(least, sizeof(least), "; use --ring-size %s or more",
-			 ring_text(min, ring, sizeof(ring)));
+			 record_size_text(min, ring, sizeof(ring)));
 	else
 		least[0] = 0;
 	wpp_warn("record: %s%" PRIu64 " batches were dropped: the ring (%s per CPU) cannot hold "
 		 "one batch (%" PRIu64 " bytes on average, plus record headers)%s",
 		 k->batches ? "" : "all ", k->lost_batches,
-		 ring_text(o->bpf.ring_bytes, ring, sizeof(ring)), avg * 8, least);
+		 record_size_text(o->bpf.ring_bytes, ring, sizeof(ring)), avg * 8, least);
 }
 
 static int transport_lines(const struct record_opts *o, char *buf, size_t size)

@@ -164,8 +164,7 @@ static uint32_t program_batch_words(const struct record_opts *o)
 	return (uint32_t)v;
 }
 
-/* A ring size as --ring-size takes it (64K, 1M). */
-static const char *ring_text(uint32_t bytes, char *buf, size_t size)
+const char *record_size_text(uint32_t bytes, char *buf, size_t size)
 {
 	if (bytes % (1u << 20) == 0)
 		snprintf(buf, size, "%uM", bytes >> 20);
@@ -202,13 +201,13 @@ static int check_ring_holds_batch(const struct record_opts *o, const char *ring_
 	uint32_t min = bc_ring_min_bytes(o->bpf.record_words, nwords);
 	if (!ring_arg)
 		snprintf(given, sizeof(given), "%s (the default)",
-			 ring_text(ring, least, sizeof(least)));
+			 record_size_text(ring, least, sizeof(least)));
 	else
 		snprintf(given, sizeof(given), "%s", ring_arg);
 	if (min)
 		wpp_err("record: --ring-size %s cannot hold one batch of %" PRIu64
 			" bytes; use at least %s",
-			given, nwords * 8, ring_text(min, least, sizeof(least)));
+			given, nwords * 8, record_size_text(min, least, sizeof(least)));
 	else
 		wpp_err("record: --ring-size %s cannot hold one batch of %" PRIu64
 			" bytes; use a smaller --buffer-words",
@@ -408,8 +407,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			/* the kernel's rule for a ring buffer map, said here in
 			 * record's words rather than at load time */
-			if ((o->bpf.ring_bytes & (o->bpf.ring_bytes - 1)) ||
-			    o->bpf.ring_bytes < (uint32_t)sysconf(_SC_PAGESIZE)) {
+			if (!bc_ring_size_valid(o->bpf.ring_bytes)) {
 				wpp_err("record: --ring-size %s must be a power of two of at "
 					"least %ldK",
 					optarg, sysconf(_SC_PAGESIZE) / 1024);

@@ -32,5 +32,8 @@ struct record_opts {
 
 /* 0 = run, 1 = help was printed (exit 0), -1 = usage error (message printed). */
 int record_parse_args(int argc, char **argv, struct record_opts *o);
+/* A byte size as --ring-size takes it ("64K", "1M"; plain bytes otherwise)
+ * into buf; returns buf. */
+const char *record_size_text(uint32_t bytes, char *buf, size_t size);
 
 #endif
