@@ -191,3 +191,9 @@ int seq_grammar_terminals(const struct seq_grammar *g, uint32_t **vals, uint32_t
 	*n = u;
 	return 0;
 }
+
+uint32_t seq_grammar_terminal_rank(const uint32_t *vals, uint32_t n, uint32_t t)
+{
+	const uint32_t *hit = bsearch(&t, vals, n, sizeof(*vals), cmp_u32);
+	return hit ? (uint32_t)(hit - vals) : n;
+}

@@ -75,6 +75,8 @@ void seq_grammar_free(struct seq_grammar *g);
  * *vals (*n of them): how a grammar without a terminal table (a raw one)
  * names and renumbers its terminals.  0, or -1 when out of memory. */
 int seq_grammar_terminals(const struct seq_grammar *g, uint32_t **vals, uint32_t *n);
+/* Terminal t's position in such a table (n when it is not there). */
+uint32_t seq_grammar_terminal_rank(const uint32_t *vals, uint32_t n, uint32_t t);
 
 /* Total expanded length of all segments. */
 uint64_t seq_grammar_total_len(const struct seq_grammar *g);

@@ -38,7 +38,6 @@
 #include "log.h"
 #include "session.h"
 #include "thread_grammar.h"
-#include "wppfile.h"
 
 struct hot_opts {
 	struct thread_filter filter;
@@ -233,29 +232,6 @@ static void hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thr
 
 /* ---- raw grammars (wpp --from-raw) ---- */
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Raw GRAMMAR chunks in t. */
-static uint64_t count_raw_grammars(struct wpp_trace *t)
-{
-	struct wpp_chunk c;
-	struct wpp_chunk_grammar h;
-	uint64_t n = 0;
-
-	wppr_rewind(t->reader);
-	while (wppr_next(t->reader, &c)) {
-		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
-			continue;
-		memcpy(&h, c.payload, sizeof(h));
-		n += (h.flags & WPP_GRAMMAR_RAW) != 0;
-	}
-	return n;
-}
-
 /* A raw grammar without a table has its values as terminals, up to
  * 2^31-2, and hotsub_find's cost table is indexed by terminal: *dense is
  * a copy of g with them numbered 0..*n-1 in increasing value (so ties
@@ -278,10 +254,7 @@ static int dense_copy(const struct seq_grammar *g, struct seq_grammar *dense, ui
 	memcpy(dense->start, g->start, (nodes + 1) * sizeof(*g->start));
 	for (uint32_t j = 0; j < total; j++) {
 		uint32_t s = g->sym[j];
-		dense->sym[j] =
-		    seq_is_rule(s)
-			? s
-			: (uint32_t)((const uint32_t *)bsearch(&s, v, u, sizeof(*v), cmp_u32) - v);
+		dense->sym[j] = seq_is_rule(s) ? s : seq_grammar_terminal_rank(v, u, s);
 	}
 	/* the same shape as g, which was checked when it was read */
 	if (seq_grammar_finish(dense, why, sizeof(why)) < 0)
@@ -291,9 +264,9 @@ static int dense_copy(const struct seq_grammar *g, struct seq_grammar *dense, ui
 	return 0;
 }
 
-static void hot_raw_grammar(FILE *out, const struct hot_opts *o,
-			    const struct wpp_thread_grammar *tg, uint32_t index, int first)
+static int hot_raw_grammar(void *ctx, const struct wpp_thread_grammar *tg, uint32_t index)
 {
+	const struct hot_opts *o = ctx;
 	struct hot_names nm = {tg, NULL, NULL, index};
 	const struct seq_grammar *g = &tg->g;
 	struct seq_grammar dense = {0};
@@ -311,12 +284,13 @@ static void hot_raw_grammar(FILE *out, const struct hot_opts *o,
 		wpp_die("out of memory");
 	for (uint32_t t = 0; t < nterm; t++)
 		cost[t] = 1;
-	hot_report(out, o, &nm, &d, cost, nterm, first);
+	hot_report(stdout, o, &nm, &d, cost, nterm, index == 1);
 	wppdag_free(&d);
 	free(cost);
 	free(vals);
 	if (vals)
 		seq_grammar_free(&dense);
+	return 0;
 }
 
 /* A file written by `wpp --from-raw`: no threads, raw GRAMMAR chunks, each
@@ -324,8 +298,7 @@ static void hot_raw_grammar(FILE *out, const struct hot_opts *o,
 static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path, int integrity)
 {
 	const struct thread_filter *f = &o->filter;
-	struct wpp_chunk c;
-	uint32_t index = 0;
+	uint32_t n;
 	int rc = WPP_EXIT_OK;
 
 	if (f->pid >= 0 || f->tid >= 0 || f->gen >= 0) {
@@ -351,27 +324,8 @@ static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path,
 		       "%" PRIu64 ", \"threads\": [\n  ",
 		       o->min_len, o->max_len, o->min_cost);
 	}
-	wppr_rewind(s->trace->reader);
-	while (wppr_next(s->trace->reader, &c)) {
-		struct wpp_thread_grammar tg;
-		struct wpp_chunk_grammar h;
-		char why[192];
-
-		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
-			continue;
-		memcpy(&h, c.payload, sizeof(h));
-		if (!(h.flags & WPP_GRAMMAR_RAW))
-			continue;
-		if (wpp_grammar_chunk_decode(c.payload, c.length, &tg, why, sizeof(why)) < 0) {
-			wpp_err("%s: grammar chunk at offset %llu: %s", path,
-				(unsigned long long)c.file_offset, why);
-			rc = WPP_EXIT_ERROR;
-			break;
-		}
-		index++;
-		hot_raw_grammar(stdout, o, &tg, index, index == 1);
-		wpp_thread_grammar_free(&tg);
-	}
+	if (thread_grammar_for_each_raw(s->trace, hot_raw_grammar, o, &n) < 0)
+		rc = WPP_EXIT_ERROR;
 	if (o->json)
 		printf("]}\n");
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -482,7 +436,9 @@ int cmd_hot(int argc, char **argv)
 		return rc;
 	rc = s.exit_status;
 	/* A --from-raw file has raw grammars but no threads (nor modules). */
-	if (s.trace->nthreads == 0 && count_raw_grammars(s.trace) > 0) {
+	uint32_t nraw = 0;
+	if (s.trace->nthreads == 0 &&
+	    thread_grammar_for_each_raw(s.trace, NULL, NULL, &nraw) == 0 && nraw > 0) {
 		rc = hot_raw_file(&o, &s, argv[optind], rc);
 		session_close(&s);
 		return rc;

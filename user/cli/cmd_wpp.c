@@ -60,12 +60,6 @@ static void print_sym(FILE *out, uint32_t s)
 		fprintf(out, "p%" PRIu32, s);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* One element of a SEQ option, parsed before any file is read: "pN"
  * (terminal N as printed) or "FUNCTION:PATHID". */
 struct path_spec {
@@ -149,10 +143,11 @@ static int resolve_spec(const struct names *nm, const char *opt, struct path_spe
 	*out = SPEC_NONE;
 	if (sp->by_number) {
 		/* raw grammars without a table: the values themselves */
-		int known = nm->raw_vals ? bsearch(&(uint32_t){(uint32_t)sp->number}, nm->raw_vals,
-						   nm->nraw, sizeof(uint32_t), cmp_u32) != NULL &&
-					       sp->number < SEQ_TERMINAL_LIMIT
-					 : sp->number < nterm;
+		int known = nm->raw_vals
+				? sp->number < SEQ_TERMINAL_LIMIT &&
+				      seq_grammar_terminal_rank(nm->raw_vals, nm->nraw,
+								(uint32_t)sp->number) < nm->nraw
+				: sp->number < nterm;
 		if (known)
 			*out = (uint32_t)sp->number;
 	}
@@ -245,8 +240,7 @@ static uint32_t terminal_index(const uint32_t *vals, uint32_t n, uint32_t t)
 {
 	if (!vals)
 		return t;
-	const uint32_t *hit = bsearch(&t, vals, n, sizeof(*vals), cmp_u32);
-	return hit ? (uint32_t)(hit - vals) : n;
+	return seq_grammar_terminal_rank(vals, n, t);
 }
 
 struct rank {
@@ -362,24 +356,29 @@ static int all_known(const uint32_t *seq, uint32_t m)
 	return 1;
 }
 
-/* A resolved SEQ: each path as wpp names it, or as typed when it names
- * nothing in this thread. */
+/* A resolved path: as wpp names it, or as typed when it names nothing in
+ * this thread. */
+static void print_spec(FILE *out, const struct path_spec *sp, uint32_t sym, int json)
+{
+	if (json && sym == SPEC_NONE) {
+		json_str(out, sp->text);
+		return;
+	}
+	if (json)
+		fputc('"', out);
+	if (sym == SPEC_NONE)
+		fputs(sp->text, out);
+	else
+		print_sym(out, sym);
+	if (json)
+		fputc('"', out);
+}
+
 static void print_specs(FILE *out, const struct spec_list *l, const uint32_t *seq, int json)
 {
 	for (uint32_t i = 0; i < l->n; i++) {
 		fputs(i ? (json ? ", " : " ") : "", out);
-		if (json && seq[i] == SPEC_NONE) {
-			json_str(out, l->v[i].text);
-			continue;
-		}
-		if (json)
-			fputc('"', out);
-		if (seq[i] == SPEC_NONE)
-			fputs(l->v[i].text, out);
-		else
-			print_sym(out, seq[i]);
-		if (json)
-			fputc('"', out);
+		print_spec(out, &l->v[i], seq[i], json);
 	}
 }
 
@@ -411,12 +410,12 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 		   : "  order (positions in the path stream, from 0)\n",
 	      out);
 	for (uint32_t i = 0, k = 0; i < l->n; i++) {
-		uint64_t count = ran[i] ? tcount[terminal_index(raw_vals, nterm, seq[i])] : 0;
 		if (dup[i])
 			continue;
+		uint64_t count = ran[i] ? tcount[terminal_index(raw_vals, nterm, seq[i])] : 0;
 		if (json) {
 			fprintf(out, "%s{\"path\": ", k++ ? ", " : "");
-			print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 1);
+			print_spec(out, &l->v[i], seq[i], 1);
 			fprintf(out, ", \"count\": %" PRIu64, count);
 			if (ran[i])
 				fprintf(out, ", \"first\": %" PRIu64 ", \"last\": %" PRIu64 "}",
@@ -426,7 +425,7 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 			continue;
 		}
 		fputs("    ", out);
-		print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 0);
+		print_spec(out, &l->v[i], seq[i], 0);
 		if (ran[i])
 			fprintf(out,
 				"  ran %" PRIu64 " time%s, first at %" PRIu64 ", last at %" PRIu64
@@ -443,18 +442,16 @@ static void print_order(FILE *out, const struct wppdag *d, const struct spec_lis
 			int before = ran[i] && ran[j] && first[i] < last[j];
 			if (json) {
 				fputs(k++ ? ", {\"path\": " : "{\"path\": ", out);
-				print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1},
-					    &seq[i], 1);
+				print_spec(out, &l->v[i], seq[i], 1);
 				fputs(", \"then\": ", out);
-				print_specs(out, &(struct spec_list){.v = &l->v[j], .n = 1},
-					    &seq[j], 1);
+				print_spec(out, &l->v[j], seq[j], 1);
 				fprintf(out, ", \"ran_before\": %s}", before ? "true" : "false");
 				continue;
 			}
 			fputs("    ", out);
-			print_specs(out, &(struct spec_list){.v = &l->v[i], .n = 1}, &seq[i], 0);
+			print_spec(out, &l->v[i], seq[i], 0);
 			fputs(before ? " ran before " : " never ran before ", out);
-			print_specs(out, &(struct spec_list){.v = &l->v[j], .n = 1}, &seq[j], 0);
+			print_spec(out, &l->v[j], seq[j], 0);
 			fputc('\n', out);
 		}
 	if (json)
@@ -941,38 +938,34 @@ static int store_grammar(const char *path, const struct wpp_thread_grammar *tg,
 	return 0;
 }
 
-/* A file written by --from-raw: no threads, raw GRAMMAR chunks.  rc: the
- * file's integrity so far (its error line already printed). */
+struct raw_report {
+	const struct wpp_opts *o;
+};
+
+static int report_raw_grammar(void *ctx, const struct wpp_thread_grammar *tg, uint32_t index)
+{
+	const struct wpp_opts *o = ((struct raw_report *)ctx)->o;
+
+	if (o->expand)
+		return expand_thread(tg) < 0 ? WPP_EXIT_ERROR : WPP_EXIT_OK;
+	return report_thread(stdout, o, tg, NULL, "from raw symbols", index == 1);
+}
+
+/* A file written by --from-raw: no threads, raw GRAMMAR chunks.
+ * integrity: the file's exit status so far (its line already printed). */
 static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t, int integrity)
 {
-	struct wpp_chunk c;
-	int first = 1, any = 0, rc = WPP_EXIT_OK;
+	struct raw_report ctx = {o};
+	uint32_t n;
 
 	if (o->json)
 		printf("{\"file\": \"%s\", \"threads\": [", t->path);
-	wppr_rewind(t->reader);
-	while (rc == WPP_EXIT_OK && wppr_next(t->reader, &c)) {
-		struct wpp_thread_grammar tg;
-		char why[192];
-		if (c.type != WPP_CHUNK_GRAMMAR)
-			continue;
-		if (wpp_grammar_chunk_decode(c.payload, c.length, &tg, why, sizeof(why)) < 0) {
-			wpp_err("%s: grammar chunk at offset %llu: %s", t->path,
-				(unsigned long long)c.file_offset, why);
-			rc = WPP_EXIT_ERROR;
-			break;
-		}
-		any = 1;
-		if (o->expand)
-			rc = expand_thread(&tg) < 0 ? WPP_EXIT_ERROR : WPP_EXIT_OK;
-		else
-			rc = report_thread(stdout, o, &tg, NULL, "from raw symbols", first);
-		first = 0;
-		wpp_thread_grammar_free(&tg);
-	}
+	int rc = thread_grammar_for_each_raw(t, report_raw_grammar, &ctx, &n);
+	if (rc < 0)
+		rc = WPP_EXIT_ERROR;
 	if (o->json)
 		printf("]}\n");
-	if (!any && rc == WPP_EXIT_OK && integrity == WPP_EXIT_OK)
+	if (!n && integrity == WPP_EXIT_OK)
 		wpp_warn("%s: no threads and no grammars", t->path);
 	return rc != WPP_EXIT_OK ? rc : integrity;
 }
@@ -1023,11 +1016,6 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 	}
 	if (o->raw_max && !o->raw_out) {
 		wpp_err("wpp: --raw-max goes with --raw-out");
-		session_close(&s);
-		return WPP_EXIT_USAGE;
-	}
-	if (o->raw_out && same_file(path, o->raw_out)) {
-		wpp_err("wpp: --raw-out %s is the recording itself", o->raw_out);
 		session_close(&s);
 		return WPP_EXIT_USAGE;
 	}
@@ -1223,6 +1211,10 @@ int cmd_wpp(int argc, char **argv)
 	}
 	if (context_len_set && !context) {
 		wpp_err("wpp: --context-len goes with --context");
+		return WPP_EXIT_USAGE;
+	}
+	if (o.raw_out && same_file(argv[optind], o.raw_out)) {
+		wpp_err("wpp: --raw-out %s is the recording itself", o.raw_out);
 		return WPP_EXIT_USAGE;
 	}
 	/* The SEQ options' syntax is checked before anything is printed. */

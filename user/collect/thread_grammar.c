@@ -118,6 +118,37 @@ int thread_stream_export(const struct wpp_thread_trace *th, const struct path_te
 	return build_from_batches(th, tap, out);
 }
 
+int thread_grammar_for_each_raw(struct wpp_trace *t, raw_grammar_fn fn, void *ctx, uint32_t *n)
+{
+	struct wpp_chunk c;
+	struct wpp_chunk_grammar h;
+	int rc = 0;
+
+	*n = 0;
+	wppr_rewind(t->reader);
+	while (rc == 0 && wppr_next(t->reader, &c)) {
+		struct wpp_thread_grammar tg;
+		char why[192];
+
+		if (c.type != WPP_CHUNK_GRAMMAR || c.length < sizeof(h))
+			continue;
+		memcpy(&h, c.payload, sizeof(h));
+		if (!(h.flags & WPP_GRAMMAR_RAW))
+			continue;
+		++*n;
+		if (!fn)
+			continue;
+		if (wpp_grammar_chunk_decode(c.payload, c.length, &tg, why, sizeof(why)) < 0) {
+			wpp_err("%s: grammar chunk at offset %llu: %s", t->path,
+				(unsigned long long)c.file_offset, why);
+			return -1;
+		}
+		rc = fn(ctx, &tg, *n);
+		wpp_thread_grammar_free(&tg);
+	}
+	return rc;
+}
+
 int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 			struct wpp_thread_grammar *out, enum grammar_origin *origin,
 			struct grammar_builds *builds)

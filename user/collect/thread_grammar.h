@@ -45,6 +45,14 @@ void thread_grammar_suggest_store(const char *cmd, const char *path,
 /* Build from the batches only (ignoring any recorded chunk). */
 int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out);
 
+/* A file written by `wpp --from-raw` holds no threads, only raw GRAMMAR
+ * chunks (WPP_GRAMMAR_RAW).  fn is called with each, decoded, in file
+ * order, index counting from 1 (fn NULL: only count them, without
+ * decoding); a non-zero return from fn stops the walk and is returned.
+ * A chunk that does not decode: one error line, -1.  *n: chunks visited. */
+typedef int (*raw_grammar_fn)(void *ctx, const struct wpp_thread_grammar *tg, uint32_t index);
+int thread_grammar_for_each_raw(struct wpp_trace *t, raw_grammar_fn fn, void *ctx, uint32_t *n);
+
 /* The thread's path stream as the grammar would see it, read from the
  * batches through the same assembler and word reader: the terminals go to
  * tap (sequitur_online.h); *out gets the header (symbol, segment and
