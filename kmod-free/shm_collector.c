@@ -162,6 +162,29 @@ static int read_start_ticks(uint32_t pid, uint64_t *out)
 	return 0;
 }
 
+static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t i);
+
+/* The live traced parent of a forked image, announced first: a pass that
+ * began before the parent registered can meet the child's thread before
+ * the parent's (the parent claims its thread entry at its first flush), and
+ * a reader expects a child's PROCESS record after its parent's.  Matching is
+ * by pid only, which a producer could forge; the worst it can do is change
+ * the order of two PROCESS records. */
+static int announce_parent(struct wpp_shm_collector *c, const struct wpp_shm_sink *s,
+			   const struct wpp_shm_proc *child)
+{
+	if (!(child->flags & WPP_PROC_FORKED))
+		return 0;
+	for (uint32_t j = 0; j < c->h->max_procs; j++) {
+		struct wpp_shm_proc *q = wpp_shm_proc_at(c->h, j);
+		uint32_t st = LOAD_ACQ(&q->state);
+		if ((st == WPP_SHM_LIVE || st == WPP_SHM_EXITING) && q->pid == child->ppid &&
+		    !c->procs[j].announced)
+			return announce_proc(c, s, j);
+	}
+	return 0;
+}
+
 static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t i)
 {
 	struct wpp_shm_proc *p = wpp_shm_proc_at(c->h, i);
@@ -185,6 +208,8 @@ static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 	pt->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0);
 	if (pt->pidfd < 0 || read_start_ticks(p->pid, &ticks) < 0 || ticks != p->start_ticks)
 		pt->dead = 1;
+	if ((err = announce_parent(c, s, p)))
+		return err;
 	err = s->process(s->ctx, p);
 	return err;
 }
