@@ -40,7 +40,9 @@ struct rt_level {
 	uint64_t parent_off;
 	uint32_t parent_abandoned; /* the interrupted level's handler had left by
 				    * longjmp: pop it at the next flush below */
-	uint32_t reserved;
+	uint32_t sunk; /* no buffer could be had (collector gone, out of
+			* memory): the level records into the thread's
+			* discard sink for good, rewound at every flush */
 	uint64_t *saved_cursor, *saved_limit; /* of the interrupted level */
 	uintptr_t entry_sp;		      /* trampoline frame: above it = handler left */
 	uintptr_t alt_lo, alt_hi;	      /* alternate stack the handler ran on, if any */
