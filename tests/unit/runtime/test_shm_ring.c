@@ -194,20 +194,22 @@ static void *produce(void *arg)
 	struct producer *pr = arg;
 	struct env *e = pr->e;
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	struct wpp_shm_thread *t = NULL;
+	struct wpp_shm_lane lane, *t = NULL;
 	uint64_t counter = 0, seq = 0;
 
 	while (!t) /* the table may be full until the collector recycles */
-		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+		if (wpp_shm_thread_open(&e->cl, &lane, (uint32_t)getpid(), tid) == 0)
+			t = &lane;
+		else
 			usleep(100);
 	for (uint32_t b = 0; b < pr->batches && !stalled(e); b++) {
 		for (uint32_t l = 0; l <= pr->level; l++) {
 			struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, (int)l);
 			uint64_t *w = (uint64_t *)(h + 1);
-			uint32_t n = 1 + (b * 7 + pr->tag) % e->cl.h->buffer_words;
+			uint32_t n = 1 + (b * 7 + pr->tag) % e->cl.g.buffer_words;
 			assert_non_null(h);
 			/* a slot handed out is always clean */
-			for (uint32_t i = 0; i < e->cl.h->buffer_words + WPP_SLACK_WORDS; i++)
+			for (uint32_t i = 0; i < e->cl.g.buffer_words + WPP_SLACK_WORDS; i++)
 				if (w[i])
 					abort();
 			h->seq = ++seq;
@@ -370,12 +372,14 @@ static void *produce_full(void *arg)
 {
 	struct producer *pr = arg;
 	struct env *e = pr->e;
-	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.h->buffer_words;
-	struct wpp_shm_thread *t = NULL;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.g.buffer_words;
+	struct wpp_shm_lane lane, *t = NULL;
 	uint64_t counter = 0, seq = 0;
 
 	while (!t)
-		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+		if (wpp_shm_thread_open(&e->cl, &lane, (uint32_t)getpid(), tid) == 0)
+			t = &lane;
+		else
 			usleep(100);
 	for (uint32_t b = 0; b <= pr->batches && !stalled(e); b++) {
 		struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
@@ -482,7 +486,7 @@ static int consumed_within(struct env *e, uint64_t want, int ms)
 	return __atomic_load_n(&e->chk.batches, __ATOMIC_SEQ_CST) >= want;
 }
 
-static void publish_one(struct env *e, struct wpp_shm_thread *t, uint64_t *counter, uint32_t n)
+static void publish_one(struct env *e, struct wpp_shm_lane *t, uint64_t *counter, uint32_t n)
 {
 	static uint64_t seq;
 	struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
@@ -499,12 +503,13 @@ static void publish_one(struct env *e, struct wpp_shm_thread *t, uint64_t *count
 static void test_doorbell_rule(void **state)
 {
 	struct env *e = env_new(16, 4, 4);
-	struct wpp_shm_thread *t;
+	struct wpp_shm_lane lane, *t = &lane;
 	pthread_t dr;
 	uint64_t counter = 0;
 	(void)state;
 
-	t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid));
+	assert_int_equal(
+	    wpp_shm_thread_open(&e->cl, t, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
 	assert_non_null(t);
 	e->producers_running = 1;
 	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
@@ -551,13 +556,15 @@ static void *produce_pingpong(void *arg)
 {
 	struct producer *pr = arg;
 	struct env *e = pr->e;
-	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.h->buffer_words;
-	uint32_t fill = wpp_shm_doorbell_fill(e->cl.h->ring_slots);
-	struct wpp_shm_thread *t = NULL;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.g.buffer_words;
+	uint32_t fill = wpp_shm_doorbell_fill(e->cl.g.ring_slots);
+	struct wpp_shm_lane lane, *t = NULL;
 	uint64_t counter = 0, seq = 0;
 
 	while (!t)
-		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+		if (wpp_shm_thread_open(&e->cl, &lane, (uint32_t)getpid(), tid) == 0)
+			t = &lane;
+		else
 			usleep(100);
 	for (uint32_t b = 0; b < pr->batches && !stalled(e); b++) {
 		for (uint32_t k = 0; k < fill; k++) {
@@ -574,7 +581,8 @@ static void *produce_pingpong(void *arg)
 		/* the rule: a ring holding doorbell_fill unconsumed slots is never
 		 * left lying (fewer may wait for the collector's timeout) */
 		uint64_t t0 = mono_us();
-		while (t->rings[0].head - __atomic_load_n(&t->rings[0].tail, __ATOMIC_SEQ_CST) >=
+		while (t->t->rings[0].head -
+			   __atomic_load_n(&t->t->rings[0].tail, __ATOMIC_SEQ_CST) >=
 		       fill) {
 			if (mono_us() - t0 > STRICT_TIMEOUT_MS * 1000 / 2) {
 				__atomic_fetch_add(&e->lost, 1, __ATOMIC_SEQ_CST);
@@ -614,6 +622,7 @@ static void test_layout_rejects_bad_options(void **state)
 {
 	struct wpp_shm_options o = {8, 4, 2, 4, 4, 4};
 	struct wpp_shm_header h;
+	struct wpp_shm_geometry g;
 	const char *msg;
 	(void)state;
 	assert_int_not_equal(wpp_shm_options_check(&o, &msg), 0);
@@ -623,10 +632,11 @@ static void test_layout_rejects_bad_options(void **state)
 	o.ring_slots = 4;
 	assert_int_equal(wpp_shm_options_check(&o, &msg), 0);
 	wpp_shm_layout(&o, &h);
-	assert_int_equal(wpp_shm_header_check(&h, h.region_size), 0);
-	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size - 1), 0);
+	assert_int_equal(wpp_shm_header_check(&h, h.region_size, &g), 0);
+	assert_int_equal(g.region_size, h.region_size);
+	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size - 1, &g), 0);
 	h.slots_off += 64; /* offsets are recomputed, not trusted */
-	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size), 0);
+	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size, &g), 0);
 }
 
 int main(void)
