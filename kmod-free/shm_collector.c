@@ -256,6 +256,8 @@ static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 	return s->process(s->ctx, &pt->snap);
 }
 
+static void wake_producer(struct wpp_shm_ring *r);
+
 /* Note a misbehaving producer for the caller's report (the queue keeps the
  * first CUTOFF_QUEUE not yet taken; all are counted). */
 static void note_cutoff(struct wpp_shm_collector *c, uint32_t pid, const char *why)
@@ -290,6 +292,13 @@ static int cut_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s,
 	if (tt->cut)
 		return 0;
 	tt->cut = 1;
+	/* Tell the producer: it stops using its rings instead of waiting for
+	 * space nobody will free (a traced program must run to its end). */
+	for (int l = 0; l < WPP_SHM_LEVELS; l++) {
+		struct wpp_shm_ring *r = &thread_at(c, ti)->rings[l];
+		__atomic_store_n(&r->tail, WPP_SHM_TAIL_CUT, __ATOMIC_SEQ_CST);
+		wake_producer(r);
+	}
 	if (tt->announced) {
 		struct proc_track *pt = &c->procs[tt->proc_index];
 		if (!pt->cut) {

@@ -16,8 +16,10 @@
 #include "shm_layout.h"
 #include "wpp/wpp_file.h"
 
-#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+/* Space waits (200 ms each) without progress before a ring is given up. */
+#define WPP_SHM_STALL_WAITS 50
+#define STORE_REL(p, v)	    __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* A claim names its claimer in the state word, so the collector can free
  * an entry whose claimer died half-way (state = CLAIMED | pid << 4). */
@@ -199,8 +201,12 @@ static uint32_t path_pid(const char *path)
  * Only a sealed memfd is mapped: its size can then neither shrink (which
  * would turn our next access into SIGBUS, and anyone with the region open
  * could do it) nor grow.  The geometry is our own copy, recomputed from
- * the header's options and checked against its offsets; the collector's
- * pid is the one in the path when the path names it, and must agree.
+ * the header's options and checked against its offsets; the collector is
+ * the process the path names (/proc/<pid>/fd/<n>, the form the collector
+ * hands out), and the header must say the same.  A producer waits for ring
+ * space only while that process lives: a live collector that never drains
+ * holds the program the way a full pipe holds its writer, but no region
+ * content can make it wait on a process that is not the region's owner.
  */
 int wpp_shm_attach(struct wpp_shm_client *c, const char *path)
 {
@@ -214,9 +220,10 @@ int wpp_shm_attach(struct wpp_shm_client *c, const char *path)
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	int got = fcntl(fd, F_GET_SEALS); /* -1 (EINVAL) for anything but a memfd */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)sizeof(struct wpp_shm_header) ||
-	    (fcntl(fd, F_GET_SEALS) & seals) != seals) {
+	    st.st_size < (off_t)sizeof(struct wpp_shm_header) || got < 0 ||
+	    (got & seals) != seals) {
 		close(fd);
 		return -EPROTO;
 	}
@@ -226,8 +233,8 @@ int wpp_shm_attach(struct wpp_shm_client *c, const char *path)
 	if (m == MAP_FAILED)
 		return -err;
 	c->collector_pid = LOAD_ACQ(&((struct wpp_shm_header *)m)->collector_pid);
-	if (wpp_shm_header_check(m, (uint64_t)st.st_size, &c->g) != 0 ||
-	    (named && named != c->collector_pid) || c->collector_pid == 0) {
+	if (wpp_shm_header_check(m, (uint64_t)st.st_size, &c->g) != 0 || !named ||
+	    named != c->collector_pid) {
 		munmap(m, (size_t)st.st_size);
 		return -EPROTO;
 	}
@@ -362,6 +369,10 @@ void wpp_shm_thread_lost(struct wpp_shm_lane *lane, uint64_t words)
  * lets us notice a collector that died (SIGKILL: collector_gone is never
  * set) and give up instead of hanging the program.  A timeout while the
  * collector lives is counted: it means a wake-up was lost or very late.
+ * A ring that stays full through WPP_SHM_STALL_WAITS timed-out waits in a
+ * row (10 s) is given up as well: a collector that frees nothing for that
+ * long is stuck or not a collector (a forged region whose owner never
+ * drains), and the program must not hang on it.
  * Our head is our own copy (we are its only writer) and the ring's length
  * and place come from our geometry, so the slot returned is always one of
  * this thread's; only tail is read from the region, and bounded.
@@ -374,13 +385,19 @@ struct wpp_batch_hdr *wpp_shm_ring_begin(struct wpp_shm_client *c, struct wpp_sh
 	uint64_t head = lane->head[level], tail;
 	uint32_t n = wpp_shm_ring_len(&c->g, level);
 	int saved_errno = errno, waited = 0;
+	unsigned stalled = 0; /* timed-out waits without the tail moving */
 
 	/* tail is the collector's; a value no collector can have written (past
 	 * our head, or more than a ring behind it) means someone else wrote
-	 * the region: this ring is not used again (the runtime sinks it). */
-	while ((tail = LOAD_ACQ(&r->tail)), head - tail >= n) {
+	 * the region, or the collector cut this thread off (it sets every tail
+	 * to WPP_SHM_TAIL_CUT): this ring is not used again (the runtime sinks
+	 * the level). */
+	for (;;) {
+		tail = LOAD_ACQ(&r->tail);
 		if (tail > head || head - tail > n)
 			goto broken;
+		if (head - tail < n)
+			break;
 		uint32_t v = LOAD_ACQ(&r->space_futex);
 		waited = 1;
 		__atomic_store_n(&r->producer_waiting, 1, __ATOMIC_SEQ_CST);
@@ -391,6 +408,13 @@ struct wpp_batch_hdr *wpp_shm_ring_begin(struct wpp_shm_client *c, struct wpp_sh
 			if (!collector_alive(c))
 				goto broken;
 			stat_add(&h->space_wait_timeouts);
+			/* Counted in waits, not wall time: a program stopped
+			 * with its collector (job control) does not run up
+			 * the count while it is stopped. */
+			if (LOAD_ACQ(&r->tail) != tail)
+				stalled = 0;
+			else if (++stalled >= WPP_SHM_STALL_WAITS)
+				goto broken;
 		}
 	}
 	/* A flag left set only costs the collector one needless FUTEX_WAKE. */

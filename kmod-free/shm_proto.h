@@ -177,6 +177,10 @@ struct wpp_shm_ring {
 	uint32_t first_slot; /* index among the thread's slots */
 };
 
+/* The tail a collector gives every ring of a producer it cut off: beyond
+ * any head, so the producer stops using them (shm_producer.c). */
+#define WPP_SHM_TAIL_CUT UINT64_MAX
+
 struct wpp_shm_thread {
 	uint32_t state;
 	uint32_t proc_index;
