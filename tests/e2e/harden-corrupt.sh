@@ -5,7 +5,9 @@
 # root collector: record reports "producer N misbehaved (...): cut off",
 # ends the program's run with its status, and writes a complete file in
 # which every thread has its exit and the honest process's records are
-# all there (as many as in a recording where nobody misbehaves).
+# all there (as many as in a recording where nobody misbehaves).  A child
+# that rewrites the other threads' ring geometry instead (start slot, ring
+# length: fields neither side reads back) changes nothing at all.
 . "$(dirname "$0")/harden-lib.sh"
 
 build corrupt "$SRC/corrupt.c" -fwpp-no-runs || finish
@@ -17,7 +19,7 @@ first_proc_records() {
 		for (i = 1; i < NF; i++) if ($i == "records") { print $(i + 1); exit } }'
 }
 
-for mode in honest corrupt; do
+for mode in honest corrupt others; do
 	timeout 60 "$WPPTRACE" record --transport=shm -q -o "$WORK/$mode.wpp" -- \
 		"$WORK/corrupt" $mode 200 >"$WORK/$mode.out" 2>"$WORK/$mode.err"
 	echo $? >"$WORK/$mode.rc"
@@ -47,5 +49,14 @@ if [ -n "$want" ] && [ "$got" = "$want" ]; then
 	pass "the honest process's $got records are all there"
 else
 	fail "the honest process has $got records, $want without the corruption"
+fi
+rc=$(cat "$WORK/others.rc")
+got=$(first_proc_records "$WORK/others.wpp")
+if [ "$rc" = 7 ] && cmp -s "$WORK/honest.out" "$WORK/others.out" && [ "$got" = "$want" ] &&
+	! grep -q misbehaved "$WORK/others.err" &&
+	grep -q "(0 without an exit record)" "$WORK/others.info"; then
+	pass "another thread's ring geometry rewritten: nothing changes ($got records)"
+else
+	fail "ring geometry rewritten by another process: rc $rc, $got records (want $want): $(head -3 "$WORK/others.err")"
 fi
 finish

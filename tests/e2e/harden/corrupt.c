@@ -8,8 +8,11 @@
  * any traced process can, finds its own thread slot and rewrites its
  * rings: a start slot far outside the region and a head a thousand
  * batches past the tail.  A collector that trusts those fields reads far
- * outside its mapping.  Mode "honest" skips the rewrite, for the
- * reference recording.  Exit status 7.
+ * outside its mapping.  Mode "others" instead rewrites the geometry of
+ * every other thread's rings (start slot far away, length 0): a producer
+ * or collector that read those fields would write far outside the region
+ * or wait for ever.  Mode "honest" skips the rewrite, for the reference
+ * recording.  Exit status 7.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,7 +39,7 @@ static unsigned long work(unsigned long rounds, unsigned long seed)
 	return sum;
 }
 
-static void corrupt_own_rings(void)
+static void corrupt_rings(int others)
 {
 	const char *path = getenv(WPP_SHM_ENV);
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
@@ -51,12 +54,15 @@ static void corrupt_own_rings(void)
 	struct wpp_shm_header *h = (struct wpp_shm_header *)m;
 	for (uint32_t i = 0; i < h->max_threads; i++) {
 		struct wpp_shm_thread *t = (struct wpp_shm_thread *)(m + h->threads_off) + i;
-		if (t->tid != tid || t->state != WPP_SHM_LIVE)
+		if ((t->tid == tid) == others || t->state != WPP_SHM_LIVE)
 			continue;
 		for (int l = 0; l < WPP_SHM_LEVELS; l++) {
 			t->rings[l].first_slot = 0x7fffffff;
-			__atomic_store_n(&t->rings[l].head, t->rings[l].tail + 1000,
-					 __ATOMIC_RELEASE);
+			if (others)
+				t->rings[l].nslots = 0;
+			else
+				__atomic_store_n(&t->rings[l].head, t->rings[l].tail + 1000,
+						 __ATOMIC_RELEASE);
 		}
 	}
 }
@@ -64,6 +70,7 @@ static void corrupt_own_rings(void)
 int main(int argc, char **argv)
 {
 	int corrupt = argc > 1 && !strcmp(argv[1], "corrupt");
+	int others = argc > 1 && !strcmp(argv[1], "others");
 	unsigned long rounds = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
 	int status = 0;
 	pid_t child = fork();
@@ -71,8 +78,8 @@ int main(int argc, char **argv)
 	if (child == 0) {
 		unsigned long s = work(rounds, 1);
 		usleep(100000); /* the collector has seen this thread by now */
-		if (corrupt)
-			corrupt_own_rings();
+		if (corrupt || others)
+			corrupt_rings(others);
 		usleep(300000);
 		s += work(rounds, 2);
 		return s == 42; /* 0 */
