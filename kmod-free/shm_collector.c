@@ -1,4 +1,28 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * shm_collector.c — the drain side of the shm transport (contract in
+ * shm_collector.h).
+ *
+ * Every traced process maps the region read-write, so each of them can
+ * write every byte of it at any time: a program that drops privileges, a
+ * bug, or a process that was never ours but got at the region.  Nothing in
+ * it is trusted for memory safety or for the collector's own progress:
+ *  - the geometry (table sizes, ring lengths, slot counts and sizes,
+ *    offsets) is the collector's copy from creation, never re-read;
+ *  - ring tails are the collector's own (it is their only writer), and a
+ *    head read from the region must lie in [tail, tail + ring length];
+ *  - indices read from the region (a thread's process, a module's process)
+ *    are bounded by the copy; batch lengths by the slot;
+ *  - what the sink sees are the collector's copies (a process as it was
+ *    when announced, a module's strings NUL-terminated within their
+ *    arrays, a batch header with its length bounded), never the region.
+ * A producer caught breaking these rules is cut off: its threads get their
+ * EXIT at once, its entries are never read or reused again (quarantined),
+ * and it is counted and queued for a one-line report
+ * (wpp_shm_collector_cutoff).  Everyone else's recording goes on and ends
+ * normally.  The region is a memfd sealed against shrinking, so no one can
+ * turn our accesses into SIGBUS by truncating it.
+ */
 #include "shm_collector.h"
 
 #include <errno.h>
@@ -34,24 +58,40 @@ struct proc_track {
 	 * it, and their START/EXIT would be written under the newcomer's pid
 	 * (seen with waves of short-lived forked children). */
 	int counted;
+	int cut;		  /* misbehaved: quarantined for the rest of the run */
+	struct wpp_shm_proc snap; /* the entry as announced: what the sink sees */
 };
 
 struct thread_track {
 	int announced;
+	int cut;
+	uint32_t proc_index; /* as at START, like pid and tid */
+	uint32_t pid, tid;
 	uint64_t lost_seen;
 	uint64_t last_seq;
+	uint64_t tail[WPP_SHM_LEVELS]; /* ours: the region's copy is for producers */
 };
+
+#define CUTOFF_QUEUE 16
 
 struct wpp_shm_collector {
 	struct wpp_shm_header *h;
+	struct wpp_shm_geometry g; /* ours, from creation */
+	uint32_t cap;		   /* words a slot holds, slack included */
 	int fd;
 	char env[64];
 	struct proc_track *procs;
 	struct thread_track *threads;
 	uint8_t *tu_announced;
+	uint32_t *tu_owner; /* the process entry a module was announced under */
 	uint32_t tu_epoch_seen;
 	int finishing;
 	struct wpp_shm_totals totals;
+	struct {
+		uint32_t pid;
+		const char *why;
+	} cutoffs[CUTOFF_QUEUE];
+	unsigned ncutoffs;
 };
 
 static uint64_t now_ns(void)
@@ -61,16 +101,30 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void init_thread_rings(struct wpp_shm_header *h, struct wpp_shm_thread *t)
+static struct wpp_shm_thread *thread_at(struct wpp_shm_collector *c, uint32_t i)
 {
-	uint32_t first = 0;
+	return wpp_shm_thread_at(c->h, &c->g, i);
+}
+static struct wpp_shm_proc *proc_at(struct wpp_shm_collector *c, uint32_t i)
+{
+	return wpp_shm_proc_at(c->h, &c->g, i);
+}
+static struct wpp_shm_tu *tu_at(struct wpp_shm_collector *c, uint32_t i)
+{
+	return wpp_shm_tu_at(c->h, &c->g, i);
+}
+
+/* Rings at head == tail == 0, their place and length as the producer will
+ * compute them (informative: neither side reads them back). */
+static void init_thread_rings(struct wpp_shm_collector *c, uint32_t ti)
+{
+	struct wpp_shm_thread *t = thread_at(c, ti);
 	for (int l = 0; l < WPP_SHM_LEVELS; l++) {
 		struct wpp_shm_ring *r = &t->rings[l];
 		r->head = r->tail = 0;
 		r->space_futex = r->producer_waiting = 0;
-		r->nslots = l == 0 ? h->ring_slots : h->sig_ring_slots;
-		r->first_slot = first;
-		first += r->nslots;
+		r->nslots = wpp_shm_ring_len(&c->g, l);
+		r->first_slot = wpp_shm_ring_first(&c->g, l);
 	}
 	t->lost_words = 0;
 }
@@ -91,21 +145,25 @@ struct wpp_shm_collector *wpp_shm_collector_create(const struct wpp_shm_options 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	wpp_shm_geometry_of(&o, &c->g);
+	c->cap = c->g.buffer_words + WPP_SLACK_WORDS;
 	c->procs = calloc(o.max_procs, sizeof(*c->procs));
 	c->threads = calloc(o.max_threads, sizeof(*c->threads));
 	c->tu_announced = calloc(o.max_tus, 1);
-	c->fd = (int)syscall(SYS_memfd_create, "wpptrace-shm", MFD_CLOEXEC);
-	if (!c->procs || !c->threads || !c->tu_announced || c->fd < 0 ||
-	    ftruncate(c->fd, (off_t)layout.region_size) < 0)
+	c->tu_owner = calloc(o.max_tus, sizeof(*c->tu_owner));
+	c->fd = (int)syscall(SYS_memfd_create, "wpptrace-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (!c->procs || !c->threads || !c->tu_announced || !c->tu_owner || c->fd < 0 ||
+	    ftruncate(c->fd, (off_t)c->g.region_size) < 0 ||
+	    fcntl(c->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		goto fail;
-	m = mmap(NULL, layout.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	m = mmap(NULL, c->g.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
 	if (m == MAP_FAILED)
 		goto fail;
 	c->h = m;
 	memcpy(c->h, &layout, sizeof(layout));
 	c->h->collector_pid = (uint32_t)getpid();
 	for (uint32_t i = 0; i < o.max_threads; i++)
-		init_thread_rings(c->h, wpp_shm_thread_at(c->h, i));
+		init_thread_rings(c, i);
 	for (uint32_t i = 0; i < o.max_procs; i++)
 		c->procs[i].pidfd = -1;
 	snprintf(c->env, sizeof(c->env), "/proc/%d/fd/%d", (int)getpid(), c->fd);
@@ -117,6 +175,7 @@ fail: {
 	free(c->procs);
 	free(c->threads);
 	free(c->tu_announced);
+	free(c->tu_owner);
 	free(c);
 	errno = err;
 	return NULL;
@@ -175,11 +234,11 @@ static int announce_parent(struct wpp_shm_collector *c, const struct wpp_shm_sin
 {
 	if (!(child->flags & WPP_PROC_FORKED))
 		return 0;
-	for (uint32_t j = 0; j < c->h->max_procs; j++) {
-		struct wpp_shm_proc *q = wpp_shm_proc_at(c->h, j);
+	for (uint32_t j = 0; j < c->g.max_procs; j++) {
+		struct wpp_shm_proc *q = proc_at(c, j);
 		uint32_t st = LOAD_ACQ(&q->state);
 		if ((st == WPP_SHM_LIVE || st == WPP_SHM_EXITING) && q->pid == child->ppid &&
-		    !c->procs[j].announced)
+		    !c->procs[j].announced && !c->procs[j].cut)
 			return announce_proc(c, s, j);
 	}
 	return 0;
@@ -187,12 +246,11 @@ static int announce_parent(struct wpp_shm_collector *c, const struct wpp_shm_sin
 
 static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t i)
 {
-	struct wpp_shm_proc *p = wpp_shm_proc_at(c->h, i);
+	struct wpp_shm_proc *p = proc_at(c, i);
 	struct proc_track *pt = &c->procs[i];
 	uint64_t ticks;
-	int err;
 
-	if (pt->announced)
+	if (pt->announced || pt->cut)
 		return 0;
 	/* A slot retired in an earlier pass (FREE) or being claimed by a new
 	 * process (CLAIMED) no longer describes the process its late thread or
@@ -202,32 +260,107 @@ static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 	uint32_t st = LOAD_ACQ(&p->state);
 	if (st != WPP_SHM_LIVE && st != WPP_SHM_EXITING)
 		return 0;
+	/* Our copy, with its strings ending inside their arrays: later
+	 * writes to the entry change nothing the sink is given. */
+	memcpy(&pt->snap, p, sizeof(pt->snap));
+	pt->snap.exe[WPP_SHM_EXE_MAX - 1] = 0;
+	pt->snap.exe_len = (uint32_t)strlen(pt->snap.exe) + 1;
+	if (pt->snap.cmdline_len > WPP_SHM_CMDLINE_MAX)
+		pt->snap.cmdline_len = WPP_SHM_CMDLINE_MAX;
+	if (pt->snap.cmdline_len)
+		pt->snap.cmdline[pt->snap.cmdline_len - 1] = 0;
 	pt->announced = 1;
 	pt->dead = 0;
 	pt->nthreads = 0;
-	pt->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0);
-	if (pt->pidfd < 0 || read_start_ticks(p->pid, &ticks) < 0 || ticks != p->start_ticks)
+	pt->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pt->snap.pid, 0);
+	if (pt->pidfd < 0 || read_start_ticks(pt->snap.pid, &ticks) < 0 ||
+	    ticks != pt->snap.start_ticks)
 		pt->dead = 1;
-	if ((err = announce_parent(c, s, p)))
-		return err;
-	err = s->process(s->ctx, p);
+	int err = announce_parent(c, s, &pt->snap);
+	return err ? err : s->process(s->ctx, &pt->snap);
+}
+
+static void wake_producer(struct wpp_shm_ring *r);
+
+/* Note a misbehaving producer for the caller's report (the queue keeps the
+ * first CUTOFF_QUEUE not yet taken; all are counted). */
+static void note_cutoff(struct wpp_shm_collector *c, uint32_t pid, const char *why)
+{
+	c->totals.misbehaved++;
+	if (c->ncutoffs < CUTOFF_QUEUE) {
+		c->cutoffs[c->ncutoffs].pid = pid;
+		c->cutoffs[c->ncutoffs].why = why;
+		c->ncutoffs++;
+	}
+}
+
+int wpp_shm_collector_cutoff(struct wpp_shm_collector *c, uint32_t *pid, const char **why)
+{
+	if (!c->ncutoffs)
+		return 0;
+	*pid = c->cutoffs[0].pid;
+	*why = c->cutoffs[0].why;
+	memmove(c->cutoffs, c->cutoffs + 1, --c->ncutoffs * sizeof(c->cutoffs[0]));
+	return 1;
+}
+
+/* Stop reading thread slot ti for good: its EXIT is reported now if its
+ * START was, so the recording ends it properly.  Its process, if known, is
+ * cut off as a whole (its other threads follow at their next visit). */
+static int cut_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti,
+		      const char *why)
+{
+	struct thread_track *tt = &c->threads[ti];
+	int err = 0;
+
+	if (tt->cut)
+		return 0;
+	tt->cut = 1;
+	/* Tell the producer: it stops using its rings instead of waiting for
+	 * space nobody will free (a traced program must run to its end). */
+	for (int l = 0; l < WPP_SHM_LEVELS; l++) {
+		struct wpp_shm_ring *r = &thread_at(c, ti)->rings[l];
+		__atomic_store_n(&r->tail, WPP_SHM_TAIL_CUT, __ATOMIC_SEQ_CST);
+		wake_producer(r);
+	}
+	if (tt->announced) {
+		struct proc_track *pt = &c->procs[tt->proc_index];
+		if (!pt->cut) {
+			pt->cut = 1;
+			note_cutoff(c, tt->pid, why);
+		}
+		err = s->thread(s->ctx, &pt->snap, tt->tid, WPP_THREAD_EXIT, now_ns());
+	} else {
+		note_cutoff(c, thread_at(c, ti)->pid, why);
+	}
 	return err;
 }
 
 static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 {
-	struct wpp_shm_header *h = c->h;
 	int err;
 
-	c->tu_epoch_seen = LOAD_ACQ(&h->tu_epoch);
-	for (uint32_t i = 0; i < h->max_tus; i++) {
-		struct wpp_shm_tu *t = wpp_shm_tu_at(h, i);
+	c->tu_epoch_seen = LOAD_ACQ(&c->h->tu_epoch);
+	for (uint32_t i = 0; i < c->g.max_tus; i++) {
+		struct wpp_shm_tu *t = tu_at(c, i);
 		uint32_t st = LOAD_ACQ(&t->state);
-		if (st == WPP_SHM_LIVE && !c->tu_announced[i] && t->proc_index < h->max_procs) {
-			if ((err = announce_proc(c, s, t->proc_index)))
+		uint32_t pi = t->proc_index;
+		if (st == WPP_SHM_LIVE && !c->tu_announced[i] && pi < c->g.max_procs &&
+		    !c->procs[pi].cut) {
+			struct wpp_shm_tu copy;
+			if ((err = announce_proc(c, s, pi)))
 				return err;
+			if (!c->procs[pi].announced)
+				continue; /* its process is not (or no longer) there */
+			memcpy(&copy, t, sizeof(copy));
+			copy.proc_index = pi;
+			copy.path[WPP_SHM_PATH_MAX - 1] = 0;
+			copy.path_len = (uint32_t)strlen(copy.path) + 1;
+			if (copy.build_id_len > sizeof(copy.build_id))
+				copy.build_id_len = sizeof(copy.build_id);
 			c->tu_announced[i] = 1;
-			if ((err = s->module(s->ctx, wpp_shm_proc_at(h, t->proc_index), t)))
+			c->tu_owner[i] = pi;
+			if ((err = s->module(s->ctx, &c->procs[pi].snap, &copy)))
 				return err;
 		} else if (wpp_shm_claim_abandoned(st)) {
 			__atomic_compare_exchange_n(&t->state, &st, WPP_SHM_FREE, 0,
@@ -239,13 +372,13 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 
 static void scan_procs(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, int *err)
 {
-	struct wpp_shm_header *h = c->h;
-
-	for (uint32_t i = 0; i < h->max_procs && !*err; i++) {
-		struct wpp_shm_proc *p = wpp_shm_proc_at(h, i);
+	for (uint32_t i = 0; i < c->g.max_procs && !*err; i++) {
+		struct wpp_shm_proc *p = proc_at(c, i);
 		struct proc_track *pt = &c->procs[i];
 		uint32_t st = LOAD_ACQ(&p->state);
 
+		if (pt->cut)
+			continue;
 		if (st == WPP_SHM_LIVE || st == WPP_SHM_EXITING) {
 			*err = announce_proc(c, s, i);
 			if (pt->pidfd >= 0 && !pt->dead) {
@@ -265,20 +398,21 @@ static void zero_slot(struct wpp_batch_hdr *b, uint64_t words)
 	memset(b, 0, sizeof(*b) + words * 8);
 }
 
+/* Hand one batch to the sink: hdr is our copy, nwords bounded by the slot. */
 static int emit(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti,
-		const struct wpp_batch_hdr *b, const uint64_t *words, uint32_t nwords)
+		struct wpp_batch_hdr *hdr, const uint64_t *words, uint32_t nwords)
 {
-	struct wpp_shm_thread *t = wpp_shm_thread_at(c->h, ti);
-	struct wpp_shm_proc *p = wpp_shm_proc_at(c->h, t->proc_index);
+	struct thread_track *tt = &c->threads[ti];
 	int err;
 
 	if (LOAD_ACQ(&c->h->tu_epoch) != c->tu_epoch_seen && (err = scan_tus(c, s)))
 		return err;
+	hdr->nwords = nwords;
 	c->totals.batches++;
 	c->totals.words += nwords;
-	if (b->level == 0 && b->seq > c->threads[ti].last_seq)
-		c->threads[ti].last_seq = b->seq;
-	return s->batch(s->ctx, p, t->tid, b, words, nwords);
+	if (hdr->level == 0 && hdr->seq > tt->last_seq)
+		tt->last_seq = hdr->seq;
+	return s->batch(s->ctx, &c->procs[tt->proc_index].snap, tt->tid, hdr, words, nwords);
 }
 
 /* The collector half of the space handshake (wpp_shm_ring_begin): called
@@ -293,37 +427,57 @@ static void wake_producer(struct wpp_shm_ring *r)
 	}
 }
 
+/* The ring's head, if it is one a producer following the protocol can have
+ * published: between our tail and a full ring.  Else -1 (cut it off). */
+static int ring_head(struct wpp_shm_collector *c, uint32_t ti, int l, uint64_t *head)
+{
+	uint64_t tail = c->threads[ti].tail[l];
+
+	*head = LOAD_ACQ(&thread_at(c, ti)->rings[l].head);
+	return *head >= tail && *head - tail <= wpp_shm_ring_len(&c->g, l) ? 0 : -1;
+}
+
 /* Consume every published slot of every ring of thread ti.  A producer
  * waiting on a full ring is woken once the ring is down to the low-water
  * mark (hysteresis, wpp_shm_space_low): its head cannot move while it
  * waits, so the loop always gets there (it drains up to head), and the
  * producer then has half a ring to fill before it can block again, instead
  * of one slot per FUTEX_WAIT/FUTEX_WAKE pair.  If the sink fails half-way
- * the producer is woken anyway: whatever was freed is its to use. */
+ * the producer is woken anyway: whatever was freed is its to use.  A ring
+ * whose head or batch breaks the protocol cuts its producer off. */
 static long drain_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti,
 			 int *err)
 {
-	struct wpp_shm_header *h = c->h;
-	struct wpp_shm_thread *t = wpp_shm_thread_at(h, ti);
-	uint32_t cap = h->buffer_words + WPP_SLACK_WORDS;
+	struct wpp_shm_thread *t = thread_at(c, ti);
+	struct thread_track *tt = &c->threads[ti];
 	long n = 0;
 
-	for (int l = 0; l < WPP_SHM_LEVELS && !*err; l++) {
+	for (int l = 0; l < WPP_SHM_LEVELS && !*err && !tt->cut; l++) {
 		struct wpp_shm_ring *r = &t->rings[l];
-		uint64_t head = LOAD_ACQ(&r->head);
-		uint32_t low = wpp_shm_space_low(r->nslots);
-		uint64_t tail0 = r->tail;
-		while (r->tail < head && !*err) {
-			struct wpp_batch_hdr *b = wpp_shm_slot(h, ti, r, r->tail);
-			uint32_t nw = b->nwords > cap ? cap : b->nwords;
-			*err = emit(c, s, ti, b, (const uint64_t *)(b + 1), nw);
-			zero_slot(b, nw + WPP_SLACK_WORDS > cap ? cap : nw + WPP_SLACK_WORDS);
-			__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_SEQ_CST);
-			if (head - r->tail <= low)
+		uint32_t low = wpp_shm_space_low(wpp_shm_ring_len(&c->g, l));
+		uint64_t head, tail0 = tt->tail[l];
+		if (ring_head(c, ti, l, &head) < 0) {
+			*err = cut_thread(c, s, ti, "ring head out of range");
+			break;
+		}
+		while (tt->tail[l] < head && !*err) {
+			struct wpp_batch_hdr *b = wpp_shm_slot(c->h, &c->g, ti, l, tt->tail[l]);
+			struct wpp_batch_hdr hdr = *b;
+			if (hdr.nwords > c->cap) {
+				*err = cut_thread(c, s, ti, "batch longer than its slot");
+				break;
+			}
+			*err = emit(c, s, ti, &hdr, (const uint64_t *)(b + 1), hdr.nwords);
+			zero_slot(b, hdr.nwords + WPP_SLACK_WORDS > c->cap
+					 ? c->cap
+					 : hdr.nwords + WPP_SLACK_WORDS);
+			tt->tail[l]++;
+			__atomic_store_n(&r->tail, tt->tail[l], __ATOMIC_SEQ_CST);
+			if (head - tt->tail[l] <= low)
 				wake_producer(r);
 			n++;
 		}
-		if (*err && r->tail != tail0)
+		if (*err && tt->tail[l] != tail0)
 			wake_producer(r);
 	}
 	return n;
@@ -334,98 +488,121 @@ static long drain_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink 
  * written become PAD so decoders never see a zero word. */
 static int salvage_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti)
 {
-	struct wpp_shm_header *h = c->h;
-	struct wpp_shm_thread *t = wpp_shm_thread_at(h, ti);
-	uint32_t cap = h->buffer_words + WPP_SLACK_WORDS;
+	struct thread_track *tt = &c->threads[ti];
 	int err = 0;
 
-	for (int l = 0; l < WPP_SHM_LEVELS && !err; l++) {
-		struct wpp_shm_ring *r = &t->rings[l];
-		struct wpp_batch_hdr *b;
-		uint64_t *w;
-		uint32_t n = cap;
+	for (int l = 0; l < WPP_SHM_LEVELS && !err && !tt->cut; l++) {
+		struct wpp_batch_hdr *b, hdr;
+		uint64_t *w, head;
+		uint32_t n = c->cap;
 
-		if (r->head - r->tail >= r->nslots)
+		if (ring_head(c, ti, l, &head) < 0)
+			return cut_thread(c, s, ti, "ring head out of range");
+		if (head - tt->tail[l] >= wpp_shm_ring_len(&c->g, l))
 			continue;
-		b = wpp_shm_slot(h, ti, r, r->head);
+		b = wpp_shm_slot(c->h, &c->g, ti, l, head);
 		w = (uint64_t *)(b + 1);
-		if (b->seq == 0)
+		hdr = *b;
+		if (hdr.seq == 0)
 			continue;
 		while (n > 0 && w[n - 1] == 0)
 			n--;
 		for (uint32_t i = 0; i < n; i++)
 			if (w[i] == 0)
 				w[i] = wpp_make_ctrl(WPP_CTRL_PAD, 0);
-		b->nwords = n;
-		b->flags |= WPP_BATCH_SALVAGED | WPP_BATCH_FINAL;
-		if (!b->time_ns)
-			b->time_ns = now_ns();
+		hdr.flags |= WPP_BATCH_SALVAGED | WPP_BATCH_FINAL;
+		if (!hdr.time_ns)
+			hdr.time_ns = now_ns();
 		c->totals.salvaged_batches++;
-		err = emit(c, s, ti, b, w, n);
-		zero_slot(b, cap);
+		err = emit(c, s, ti, &hdr, w, n);
+		zero_slot(b, c->cap);
 	}
 	return err;
 }
 
+/* Free thread slot ti for reuse (the thread is gone, or the run ends). */
 static int finish_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti)
 {
-	struct wpp_shm_thread *t = wpp_shm_thread_at(c->h, ti);
-	struct wpp_shm_proc *p = wpp_shm_proc_at(c->h, t->proc_index);
+	struct thread_track *tt = &c->threads[ti];
 	int err = 0;
 
 	drain_thread(c, s, ti, &err);
 	if (!err)
 		err = salvage_thread(c, s, ti);
+	if (tt->cut)
+		return err; /* quarantined: its EXIT is written */
 	if (!err)
-		err = s->thread(s->ctx, p, t->tid, WPP_THREAD_EXIT, now_ns());
-	init_thread_rings(c->h, t);
-	memset(&c->threads[ti], 0, sizeof(c->threads[ti]));
-	STORE_REL(&t->state, WPP_SHM_FREE);
+		err = s->thread(s->ctx, &c->procs[tt->proc_index].snap, tt->tid, WPP_THREAD_EXIT,
+				now_ns());
+	init_thread_rings(c, ti);
+	memset(tt, 0, sizeof(*tt));
+	STORE_REL(&thread_at(c, ti)->state, WPP_SHM_FREE);
 	return err;
 }
 
 /* Free a finished process image's entry and its modules for reuse. */
 static void retire_proc(struct wpp_shm_collector *c, uint32_t pi)
 {
-	struct wpp_shm_header *h = c->h;
 	struct proc_track *pt = &c->procs[pi];
 
-	for (uint32_t i = 0; i < h->max_tus; i++) {
-		struct wpp_shm_tu *t = wpp_shm_tu_at(h, i);
-		if (c->tu_announced[i] && t->proc_index == pi) {
+	for (uint32_t i = 0; i < c->g.max_tus; i++) {
+		if (c->tu_announced[i] && c->tu_owner[i] == pi) {
 			c->tu_announced[i] = 0;
-			STORE_REL(&t->state, WPP_SHM_FREE);
+			STORE_REL(&tu_at(c, i)->state, WPP_SHM_FREE);
 		}
 	}
 	if (pt->pidfd >= 0)
 		close(pt->pidfd);
 	memset(pt, 0, sizeof(*pt));
 	pt->pidfd = -1;
-	STORE_REL(&wpp_shm_proc_at(h, pi)->state, WPP_SHM_FREE);
+	STORE_REL(&proc_at(c, pi)->state, WPP_SHM_FREE);
+}
+
+/* A thread slot seen for the first time: take its process, pid and tid
+ * once, and say START.  A slot that names no announced process breaks the
+ * protocol (a producer registers its process before its threads). */
+static int start_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint32_t ti)
+{
+	struct wpp_shm_thread *t = thread_at(c, ti);
+	struct thread_track *tt = &c->threads[ti];
+	uint32_t pi = t->proc_index;
+	int err;
+
+	if (pi >= c->g.max_procs)
+		return cut_thread(c, s, ti, "thread names no process");
+	if (c->procs[pi].cut)
+		return cut_thread(c, s, ti, "process already cut off");
+	if ((err = announce_proc(c, s, pi)))
+		return err;
+	if (!c->procs[pi].announced)
+		return cut_thread(c, s, ti, "thread names no process");
+	tt->announced = 1;
+	tt->proc_index = pi;
+	tt->pid = t->pid;
+	tt->tid = t->tid;
+	return s->thread(s->ctx, &c->procs[pi].snap, tt->tid, WPP_THREAD_START, t->start_ns);
 }
 
 long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 {
-	struct wpp_shm_header *h = c->h;
 	long n = 0;
 	int err = 0;
 
 	scan_procs(c, s, &err);
 	if (!err)
 		err = scan_tus(c, s);
-	for (uint32_t i = 0; i < h->max_procs; i++) {
+	for (uint32_t i = 0; i < c->g.max_procs; i++) {
 		c->procs[i].nthreads = 0;
 		c->procs[i].counted = c->procs[i].announced;
 	}
-	for (uint32_t i = 0; i < h->max_threads && !err; i++) {
-		struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
+	for (uint32_t i = 0; i < c->g.max_threads && !err; i++) {
+		struct wpp_shm_thread *t = thread_at(c, i);
 		struct thread_track *tt = &c->threads[i];
 		uint32_t st = LOAD_ACQ(&t->state);
 		struct proc_track *pt;
-		struct wpp_shm_proc *p;
 		int dead;
 
-		if (st == WPP_SHM_FREE)
+		if (st == WPP_SHM_FREE || tt->cut)
 			continue;
 		if ((st & 0xf) == WPP_SHM_CLAIMED) {
 			if (wpp_shm_pid_gone(st >> 4) || c->finishing)
@@ -433,50 +610,55 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 			continue;
 		}
-		if (t->proc_index >= h->max_procs)
-			continue; /* cannot happen with a well-behaved producer */
-		p = wpp_shm_proc_at(h, t->proc_index);
-		pt = &c->procs[t->proc_index];
-		if ((err = announce_proc(c, s, t->proc_index)))
-			break;
-		if (!tt->announced) {
-			tt->announced = 1;
-			if ((err = s->thread(s->ctx, p, t->tid, WPP_THREAD_START, t->start_ns)))
-				break;
+		if (!tt->announced && ((err = start_thread(c, s, i)) || tt->cut))
+			continue;
+		pt = &c->procs[tt->proc_index];
+		if (pt->cut) {
+			err = cut_thread(c, s, i, "process already cut off");
+			continue;
 		}
 		n += drain_thread(c, s, i, &err);
+		if (tt->cut)
+			continue;
 		uint64_t lost = LOAD_ACQ(&t->lost_words);
+		if (!err && lost < tt->lost_seen) {
+			err = cut_thread(c, s, i, "lost-word count went back");
+			continue;
+		}
 		if (!err && lost != tt->lost_seen) {
 			c->totals.lost_words += lost - tt->lost_seen;
-			err = s->gap(s->ctx, p, t->tid, tt->last_seq, lost - tt->lost_seen);
+			err =
+			    s->gap(s->ctx, &pt->snap, tt->tid, tt->last_seq, lost - tt->lost_seen);
 			tt->lost_seen = lost;
 		}
-		dead = c->finishing || pt->dead || LOAD_ACQ(&p->state) == WPP_SHM_EXITING ||
-		       (st == WPP_SHM_EXITING && wpp_shm_tid_gone(t->pid, t->tid));
+		dead = c->finishing || pt->dead ||
+		       LOAD_ACQ(&proc_at(c, tt->proc_index)->state) == WPP_SHM_EXITING ||
+		       (st == WPP_SHM_EXITING && wpp_shm_tid_gone(tt->pid, tt->tid));
 		if (dead && !err)
 			err = finish_thread(c, s, i);
 		else
 			pt->nthreads++;
 	}
-	for (uint32_t i = 0; i < h->max_procs && !err; i++) {
+	for (uint32_t i = 0; i < c->g.max_procs && !err; i++) {
 		struct proc_track *pt = &c->procs[i];
-		uint32_t st = LOAD_ACQ(&wpp_shm_proc_at(h, i)->state);
-		if (!pt->announced || !pt->counted || pt->nthreads)
+		uint32_t st = LOAD_ACQ(&proc_at(c, i)->state);
+		if (!pt->announced || !pt->counted || pt->nthreads || pt->cut)
 			continue;
 		if (pt->dead || st == WPP_SHM_EXITING || c->finishing) {
 			err = scan_tus(c, s); /* report late modules before retiring */
 			retire_proc(c, i);
 		}
 	}
-	c->totals.table_full = LOAD_ACQ(&h->table_full);
+	c->totals.table_full = LOAD_ACQ(&c->h->table_full);
 	return err ? err : n;
 }
 
 unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c)
 {
 	unsigned n = 0;
-	for (uint32_t i = 0; i < c->h->max_procs; i++)
-		n += LOAD_ACQ(&wpp_shm_proc_at(c->h, i)->state) != WPP_SHM_FREE;
+	for (uint32_t i = 0; i < c->g.max_procs; i++)
+		n += !c->procs[i].cut &&
+		     LOAD_ACQ(&wpp_shm_proc_at(c->h, &c->g, i)->state) != WPP_SHM_FREE;
 	return n;
 }
 
@@ -490,6 +672,8 @@ unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c)
  * Producers ring only at half a ring or on a partial/final batch, so the
  * sleep is always bounded by timeout_ms: that bound is how long a batch
  * that rang no bell can wait, and how soon a dead process is noticed.
+ * Slots we do not drain (claims in progress, quarantined producers) never
+ * count as pending, so no writer can keep the collector from sleeping.
  */
 int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 {
@@ -498,13 +682,18 @@ int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 	int pending = 0, rc = 1;
 
 	__atomic_store_n(&h->collector_sleeping, 1, __ATOMIC_SEQ_CST);
-	for (uint32_t i = 0; i < h->max_threads && !pending; i++) {
-		struct wpp_shm_thread *t = wpp_shm_thread_at(h, i);
-		if (LOAD_ACQ(&t->state) == WPP_SHM_FREE)
+	for (uint32_t i = 0; i < c->g.max_threads && !pending; i++) {
+		struct wpp_shm_thread *t = thread_at(c, i);
+		uint32_t st = LOAD_ACQ(&t->state);
+		if (st == WPP_SHM_FREE || (st & 0xf) == WPP_SHM_CLAIMED || c->threads[i].cut)
 			continue;
+		if (!c->threads[i].announced) {
+			pending = 1; /* a new thread: the next pass starts it */
+			break;
+		}
 		for (int l = 0; l < WPP_SHM_LEVELS; l++)
 			if (__atomic_load_n(&t->rings[l].head, __ATOMIC_SEQ_CST) !=
-			    t->rings[l].tail)
+			    c->threads[i].tail[l])
 				pending = 1;
 	}
 	if (!pending && wpp_futex_wait(&h->doorbell, v, timeout_ms) == -ETIMEDOUT)
@@ -513,11 +702,11 @@ int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 	return rc;
 }
 
-static void wake_all_producers(struct wpp_shm_header *h)
+static void wake_all_producers(struct wpp_shm_collector *c)
 {
-	for (uint32_t i = 0; i < h->max_threads; i++)
+	for (uint32_t i = 0; i < c->g.max_threads; i++)
 		for (int l = 0; l < WPP_SHM_LEVELS; l++)
-			wake_producer(&wpp_shm_thread_at(h, i)->rings[l]);
+			wake_producer(&thread_at(c, i)->rings[l]);
 }
 
 long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
@@ -531,7 +720,7 @@ long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_
 	 * 200 ms timeout.  (A producer that sets producer_waiting after this
 	 * load finds collector_gone at its timeout.) */
 	STORE_REL(&c->h->collector_gone, 1);
-	wake_all_producers(c->h);
+	wake_all_producers(c);
 	return n;
 }
 
@@ -549,14 +738,15 @@ void wpp_shm_collector_destroy(struct wpp_shm_collector *c)
 	if (!c)
 		return;
 	STORE_REL(&c->h->collector_gone, 1);
-	wake_all_producers(c->h);
-	for (uint32_t i = 0; i < c->h->max_procs; i++)
+	wake_all_producers(c);
+	for (uint32_t i = 0; i < c->g.max_procs; i++)
 		if (c->procs[i].pidfd >= 0)
 			close(c->procs[i].pidfd);
-	munmap(c->h, c->h->region_size);
+	munmap(c->h, c->g.region_size);
 	close(c->fd);
 	free(c->procs);
 	free(c->threads);
 	free(c->tu_announced);
+	free(c->tu_owner);
 	free(c);
 }

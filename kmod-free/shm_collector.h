@@ -11,6 +11,13 @@
  *   a thread's START before its batches, its EXIT after its last batch;
  *   batches of one ring in publish order (seq ascending for level 0).
  * Not thread-safe: one drain loop owns a collector.
+ *
+ * The region is hostile ground (any traced process can write all of it):
+ * the sink is only ever given the collector's own validated copies of
+ * processes, modules and batch headers, and word pointers within the
+ * batch's slot; a producer that breaks the protocol is cut off, counted
+ * (totals.misbehaved) and queued for the caller to report
+ * (wpp_shm_collector_cutoff), and the rest of the recording is unaffected.
  */
 #ifndef WPP_SHM_COLLECTOR_H
 #define WPP_SHM_COLLECTOR_H
@@ -57,11 +64,16 @@ long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_
 /* Totals so far. */
 struct wpp_shm_totals {
 	uint64_t batches, words, salvaged_batches, lost_words, table_full;
+	/* Producers cut off for breaking the protocol (shm_collector.c). */
+	uint64_t misbehaved;
 	/* The producers' own counts from the header (shm_proto.h): doorbells
 	 * rung, waits for ring space and the waits that timed out, and waits
 	 * for the collector to free a table entry. */
 	uint64_t doorbell_wakes, space_waits, space_wait_timeouts, entry_waits;
 };
+/* The next producer cut off since the last call: 1 with its pid and a
+ * short reason (a static string), or 0 when there is none to report. */
+int wpp_shm_collector_cutoff(struct wpp_shm_collector *c, uint32_t *pid, const char **why);
 void wpp_shm_collector_totals(const struct wpp_shm_collector *c, struct wpp_shm_totals *t);
 void wpp_shm_collector_destroy(struct wpp_shm_collector *c);
 

@@ -13,7 +13,11 @@
  *    it interrupted (no lock, no re-entrancy hazard).
  *  - wpp_shm_ring_begin() returns the slot the level fills next, waiting
  *    (futex) while the ring is full: the transport never drops.  It returns
- *    NULL only when the collector is gone.
+ *    NULL only when the collector is gone or the ring's tail is one no
+ *    collector could have written (the caller then stops using the ring).
+ *  - Nothing read from the region is trusted for memory safety: sizes,
+ *    offsets and ring geometry are the client's copy (wpp_shm_attach), ring
+ *    heads the lane's; every index read from the region is bounded.
  *  - wpp_shm_ring_publish() hands the slot over with a release store.
  * Ring operations make no allocation and only futex/kill syscalls, so they
  * are safe in signal handlers and in a fork child.
@@ -31,6 +35,18 @@ struct wpp_shm_client {
 	uint64_t mapped;
 	uint32_t proc_index;
 	uint32_t generation;
+	struct wpp_shm_geometry g; /* our copy, fixed at attach */
+	uint32_t collector_pid;	   /* likewise */
+};
+
+/* A thread's producer state, kept in the thread's own memory: its entry,
+ * and the head of each of its rings, which it alone writes and therefore
+ * never reads back from the region. */
+struct wpp_shm_lane {
+	struct wpp_shm_thread *t;
+	uint32_t index; /* of t in the thread table */
+	uint32_t reserved;
+	uint64_t head[WPP_SHM_LEVELS];
 };
 
 struct wpp_shm_proc_info {
@@ -49,19 +65,21 @@ struct wpp_shm_tu_info {
 	const char *path;
 };
 
-/* 0 or -errno. */
+/* 0 or -errno (-EPROTO: not a sealed region of this version). */
 int wpp_shm_attach(struct wpp_shm_client *c, const char *path);
 /* 0 or -ENOSPC (table full).  Sets c->proc_index and c->generation. */
 int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc_info *p);
 int wpp_shm_register_tu(struct wpp_shm_client *c, const struct wpp_shm_tu_info *t);
-/* NULL if the thread table is full (counted in header->table_full). */
-struct wpp_shm_thread *wpp_shm_thread_open(struct wpp_shm_client *c, uint32_t pid, uint32_t tid);
+/* 0 with *lane set up, or -1 if the thread table is full (counted in
+ * header->table_full). */
+int wpp_shm_thread_open(struct wpp_shm_client *c, struct wpp_shm_lane *lane, uint32_t pid,
+			uint32_t tid);
 /* The thread is finishing; records after this are salvaged by the collector. */
-void wpp_shm_thread_close(struct wpp_shm_thread *t);
-void wpp_shm_thread_lost(struct wpp_shm_thread *t, uint64_t words);
+void wpp_shm_thread_close(struct wpp_shm_lane *lane);
+void wpp_shm_thread_lost(struct wpp_shm_lane *lane, uint64_t words);
 
-struct wpp_batch_hdr *wpp_shm_ring_begin(struct wpp_shm_client *c, struct wpp_shm_thread *t,
+struct wpp_batch_hdr *wpp_shm_ring_begin(struct wpp_shm_client *c, struct wpp_shm_lane *lane,
 					 int level);
-void wpp_shm_ring_publish(struct wpp_shm_client *c, struct wpp_shm_thread *t, int level);
+void wpp_shm_ring_publish(struct wpp_shm_client *c, struct wpp_shm_lane *lane, int level);
 
 #endif

@@ -177,6 +177,10 @@ struct wpp_shm_ring {
 	uint32_t first_slot; /* index among the thread's slots */
 };
 
+/* The tail a collector gives every ring of a producer it cut off: beyond
+ * any head, so the producer stops using them (shm_producer.c). */
+#define WPP_SHM_TAIL_CUT UINT64_MAX
+
 struct wpp_shm_thread {
 	uint32_t state;
 	uint32_t proc_index;
@@ -212,28 +216,55 @@ static inline uint64_t wpp_shm_slot_bytes(uint32_t buffer_words)
 	return sizeof(struct wpp_batch_hdr) + ((uint64_t)buffer_words + WPP_SLACK_WORDS) * 8;
 }
 
-static inline struct wpp_shm_proc *wpp_shm_proc_at(struct wpp_shm_header *h, uint32_t i)
+/*
+ * Where things are, as each side computes it for itself.  Every process with
+ * the region mapped can write every byte of it, so neither side ever takes
+ * a size, an offset, a ring length or a slot index from the region: the
+ * collector keeps the geometry it created the region with, a producer the
+ * one it derived (wpp_shm_layout) from the header it checked at attach.
+ * The ring fields nslots/first_slot in the region are informative only.
+ * Indices passed to these accessors must be below the geometry's counts
+ * (callers bound every index they read from the region).
+ */
+struct wpp_shm_geometry {
+	uint64_t region_size, slot_bytes;
+	uint64_t procs_off, tus_off, threads_off, slots_off;
+	uint32_t buffer_words, ring_slots, sig_ring_slots, slots_per_thread;
+	uint32_t max_procs, max_tus, max_threads;
+};
+
+static inline struct wpp_shm_proc *wpp_shm_proc_at(void *base, const struct wpp_shm_geometry *g,
+						   uint32_t i)
 {
-	return (struct wpp_shm_proc *)((char *)h + h->procs_off) + i;
+	return (struct wpp_shm_proc *)((char *)base + g->procs_off) + i;
 }
-static inline struct wpp_shm_tu *wpp_shm_tu_at(struct wpp_shm_header *h, uint32_t i)
+static inline struct wpp_shm_tu *wpp_shm_tu_at(void *base, const struct wpp_shm_geometry *g,
+					       uint32_t i)
 {
-	return (struct wpp_shm_tu *)((char *)h + h->tus_off) + i;
+	return (struct wpp_shm_tu *)((char *)base + g->tus_off) + i;
 }
-static inline struct wpp_shm_thread *wpp_shm_thread_at(struct wpp_shm_header *h, uint32_t i)
+static inline struct wpp_shm_thread *wpp_shm_thread_at(void *base, const struct wpp_shm_geometry *g,
+						       uint32_t i)
 {
-	return (struct wpp_shm_thread *)((char *)h + h->threads_off) + i;
+	return (struct wpp_shm_thread *)((char *)base + g->threads_off) + i;
 }
-static inline uint32_t wpp_shm_thread_index(struct wpp_shm_header *h, struct wpp_shm_thread *t)
+/* Ring `level`'s length and first slot among its thread's slots. */
+static inline uint32_t wpp_shm_ring_len(const struct wpp_shm_geometry *g, int level)
 {
-	return (uint32_t)(t - wpp_shm_thread_at(h, 0));
+	return level == 0 ? g->ring_slots : g->sig_ring_slots;
 }
-/* Slot k (0-based, < nslots) of ring `level` of thread slot `ti`. */
-static inline struct wpp_batch_hdr *wpp_shm_slot(struct wpp_shm_header *h, uint32_t ti,
-						 const struct wpp_shm_ring *r, uint64_t k)
+static inline uint32_t wpp_shm_ring_first(const struct wpp_shm_geometry *g, int level)
 {
-	uint64_t idx = (uint64_t)ti * h->slots_per_thread + r->first_slot + k % r->nslots;
-	return (struct wpp_batch_hdr *)((char *)h + h->slots_off + idx * h->slot_bytes);
+	return level == 0 ? 0 : g->ring_slots + (uint32_t)(level - 1) * g->sig_ring_slots;
+}
+/* Slot for batch number k (any k: taken modulo the ring) of ring `level`
+ * (< WPP_SHM_LEVELS) of thread slot ti (< max_threads). */
+static inline struct wpp_batch_hdr *wpp_shm_slot(void *base, const struct wpp_shm_geometry *g,
+						 uint32_t ti, int level, uint64_t k)
+{
+	uint64_t idx = (uint64_t)ti * g->slots_per_thread + wpp_shm_ring_first(g, level) +
+		       k % wpp_shm_ring_len(g, level);
+	return (struct wpp_batch_hdr *)((char *)base + g->slots_off + idx * g->slot_bytes);
 }
 
 #endif

@@ -3,6 +3,7 @@
 # (executables that must exit 0).
 CMOCKA_LIBS := -lcmocka
 -include $(wildcard tests/unit/*/module.mk)
+-include tests/fuzz/module.mk
 -include tests/e2e/module.mk
 -include $(filter-out tests/e2e/module.mk,$(wildcard tests/e2e/*.mk))
 # Real third-party programs (Debian sources: lua, zlib, bzip2): output

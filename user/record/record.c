@@ -28,6 +28,17 @@
 #include "shm_collector.h"
 #include "wppfile.h"
 
+/* One line per producer the collector cut off for breaking the protocol
+ * (a traced process that wrote the shared region where it must not). */
+static void report_cutoffs(struct wpp_shm_collector *col)
+{
+	const char *why;
+	uint32_t pid;
+
+	while (wpp_shm_collector_cutoff(col, &pid, &why))
+		wpp_warn("record: producer %u misbehaved (%s): cut off", pid, why);
+}
+
 /* Drain until the program and everything it started are gone. */
 static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 			const struct wpp_shm_sink *ops, pid_t main, int *status)
@@ -38,6 +49,7 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 		/* Output broken: keep draining into nothing so the program runs
 		 * to its end with its own output intact. */
 		long n = wpp_shm_collector_drain(col, rs->failed ? &record_sink_drop : ops);
+		report_cutoffs(col);
 		if (n < 0) {
 			rs->failed = 1;
 			n = 1; /* drain again at once */
@@ -93,6 +105,7 @@ static int record_shm(struct record_opts *o_)
 		rs.failed = 1;
 	if (rs.failed)
 		wpp_shm_collector_finish(col, &record_sink_drop);
+	report_cutoffs(col);
 	wpp_shm_collector_totals(col, &tot);
 	/* Back-pressure and wake-ups, as the producers counted them: how
 	 * often a program waited for ring space is what it paid the
@@ -112,6 +125,10 @@ static int record_shm(struct record_opts *o_)
 		wpp_warn("record: %llu processes/threads/modules did not fit the tables "
 			 "(raise --max-threads/--max-procs)",
 			 (unsigned long long)tot.table_full);
+	if (tot.misbehaved)
+		wpp_warn("record: %llu producers were cut off for writing the shared region "
+			 "out of protocol; their records end there",
+			 (unsigned long long)tot.misbehaved);
 	wpp_shm_collector_destroy(col);
 	rc = child_exit_code(status);
 	return rs.failed && rc == 0 ? 1 : rc;

@@ -68,6 +68,30 @@ static void to_discard(struct rt_thread *t)
 	__wpp_limit = t->discard + RT_DISCARD_WORDS;
 }
 
+/* The discard sink is rewound at every flush, never left behind: a cursor
+ * only ever moves from its start to at most its limit plus one record, so
+ * recording into it is memory-safe however long it goes on.  Words dropped
+ * there by a live thread are counted as lost. */
+static void sink_rewind(struct rt_thread *t, const uint64_t *cur)
+{
+	if (t->state == RT_T_LIVE && cur > t->discard &&
+	    in_range(cur, t->discard, RT_DISCARD_WORDS + WPP_SLACK_WORDS))
+		rt_transport->lost(t, (uint64_t)(cur - t->discard));
+	to_discard(t);
+}
+
+/* The level could get no buffer (the collector is gone, memory ran out, the
+ * region is broken): it records into the sink from now on, and its flushes
+ * only rewind it.  For good: asking the transport again would cost every
+ * flush another failed wait or mmap.  `dropped` words it held are lost. */
+static void level_sink(struct rt_thread *t, int level, uint64_t dropped)
+{
+	t->lv[level].sunk = 1;
+	if (dropped)
+		rt_transport->lost(t, dropped);
+	to_discard(t);
+}
+
 /* Number the level's next buffer.  The counter is bumped with one atomic
  * instruction, so a signal handler numbering its own buffer in between
  * cannot produce a duplicate. */
@@ -140,14 +164,18 @@ void rt_level_finish(struct rt_thread *t, int level, uint32_t extra_flags)
 
 	if (t->state != RT_T_LIVE)
 		return;
+	if (lv->sunk) {
+		sink_rewind(t, cur);
+		return;
+	}
 	if (!lv->words) {
 		uint64_t *s = scratch_of(t, level, cur);
 		uint64_t n = (uint64_t)(cur - s);
 		if (n == 0 && !lv->pinned)
 			return;
-		if (level_open(t, level, s, n) < 0) {
+		if (n > RT_SCRATCH_WORDS || level_open(t, level, s, n) < 0) {
 			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
-			to_discard(t);
+			level_sink(t, level, n > RT_SCRATCH_WORDS ? 0 : n);
 			return;
 		}
 		memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
@@ -217,11 +245,14 @@ static void thread_forget(struct rt_thread *t)
 		lv->pinned = 0;
 		lv->parent_off = 0;
 		lv->parent_abandoned = 0;
+		lv->sunk = 0;
 		memset(lv->scratch, 0, sizeof(lv->scratch));
 		if (l > 0)
 			lv->saved_cursor = lv->saved_limit = t->lv[l - 1].scratch;
 	}
 	t->next_seq = 0;
+	for (int l = 0; l < RT_LEVELS; l++)
+		t->lv[l].sunk = 0; /* the child asks its transport anew */
 	if (t->depth < RT_LEVELS)
 		__wpp_cursor = __wpp_limit = t->lv[t->depth].scratch;
 }
@@ -295,23 +326,27 @@ __attribute__((noinline, used, visibility("default"), preserve_most)) void __wpp
 	if (t->state == RT_T_NEW)
 		rt_thread_start(t);
 	if (t->state != RT_T_LIVE || t->overflow) {
-		if (t->state == RT_T_LIVE &&
-		    in_range(__wpp_cursor, t->discard, RT_DISCARD_WORDS + WPP_SLACK_WORDS))
-			rt_transport->lost(t, (uint64_t)(__wpp_cursor - t->discard));
-		to_discard(t);
+		sink_rewind(t, __wpp_cursor);
 		errno = saved_errno;
 		return;
 	}
 	rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
 	lv = &t->lv[t->depth];
 	cur = __wpp_cursor;
-	if (!lv->words) {
+	if (lv->sunk) {
+		sink_rewind(t, cur);
+	} else if (!lv->words) {
 		uint64_t *s = scratch_of(t, t->depth, cur);
 		uint64_t n = (uint64_t)(cur - s);
-		if (n > 0 && n <= RT_SCRATCH_WORDS) {
-			if (level_open(t, t->depth, s, n) < 0)
-				to_discard(t);
+		/* n beyond the scratch area cannot happen; if it ever did, the
+		 * sink keeps the cursor in memory we own. */
+		if (n > RT_SCRATCH_WORDS) {
+			level_sink(t, t->depth, 0);
+		} else if (n > 0) {
+			int opened = level_open(t, t->depth, s, n) == 0;
 			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
+			if (!opened)
+				level_sink(t, t->depth, n);
 		}
 	} else if (cur >= lv->words + lv->cap) {
 		level_publish(t, t->depth, (uint64_t)(cur - lv->words), 0);

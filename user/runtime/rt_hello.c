@@ -15,8 +15,20 @@
  * the image and say nothing).  A listener that is not root's is left at
  * once, so no other user can make instrumented programs wait; a collector
  * that does not answer is waited for WPP_HELLO_TIMEOUT_MS at most.
+ *
+ * The connect itself is non-blocking.  Anyone can bind the names (abstract
+ * sockets have no permissions) and never accept; once such a listener's
+ * backlog is full a blocking connect sleeps in the kernel before any
+ * credential can be checked, and with no timeout (SO_RCVTIMEO does not
+ * cover it).  A unix stream connect completes or fails at once when
+ * non-blocking (EAGAIN: backlog full), so a squatted name costs nothing;
+ * SO_PEERCRED, the listener's credentials as the kernel recorded them at
+ * listen(), then decides whether to wait for its byte.  A root collector
+ * whose backlog is full is skipped the same way: the program is then
+ * attached when the collector reads its exec, as without the hello.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -38,11 +50,18 @@ static void hello_slot(unsigned slot, int *fd)
 	struct timeval tv = {WPP_HELLO_TIMEOUT_MS / 1000, (WPP_HELLO_TIMEOUT_MS % 1000) * 1000};
 	char byte;
 
-	if (*fd < 0 && (*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+	if (*fd < 0 && (*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
 		return;
-	if (connect(*fd, (struct sockaddr *)&a, len) != 0)
+	if (connect(*fd, (struct sockaddr *)&a, len) != 0) {
+		if (errno == ECONNREFUSED || errno == ENOENT)
+			return; /* nobody there: the socket serves the next slot */
+		close(*fd);	/* EAGAIN and the rest: do not reuse it */
+		*fd = -1;
 		return;
+	}
+	/* Blocking again for the bounded read of a root collector's byte. */
 	if (getsockopt(*fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) == 0 && peer.uid == 0 &&
+	    fcntl(*fd, F_SETFL, 0) == 0 &&
 	    setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
 		while (read(*fd, &byte, 1) < 0 && errno == EINTR)
 			;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../../kmod-free/shm_proto.h"
+#include "../../kmod-free/shm_producer.h"
 
 #define RT_TLS		 __attribute__((tls_model("initial-exec")))
 #define RT_HIDDEN	 __attribute__((visibility("hidden")))
@@ -38,9 +38,11 @@ struct rt_level {
 	uint64_t seq;	 /* 0 until the level's next buffer is numbered */
 	/* signal levels only */
 	uint64_t parent_off;
-	uint32_t parent_abandoned; /* the interrupted level's handler had left by
-				    * longjmp: pop it at the next flush below */
-	uint32_t reserved;
+	uint32_t parent_abandoned;	      /* the interrupted level's handler had left by
+					       * longjmp: pop it at the next flush below */
+	uint32_t sunk;			      /* no buffer could be had (collector gone, out of
+					       * memory): the level records into the thread's
+					       * discard sink for good, rewound at every flush */
 	uint64_t *saved_cursor, *saved_limit; /* of the interrupted level */
 	uintptr_t entry_sp;		      /* trampoline frame: above it = handler left */
 	uintptr_t alt_lo, alt_hi;	      /* alternate stack the handler ran on, if any */
@@ -58,6 +60,7 @@ struct rt_thread {
 	uint64_t next_seq;
 	uint64_t lost_words;
 	void *transport;	      /* the transport's per-thread handle */
+	struct wpp_shm_lane shm_lane; /* shm: where transport points */
 	void *private_buf[RT_LEVELS]; /* probe transport: one buffer per level */
 	struct rt_level lv[RT_LEVELS];
 	uint64_t discard[RT_DISCARD_WORDS + WPP_SLACK_WORDS];

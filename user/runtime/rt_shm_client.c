@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 
-#include "../../kmod-free/shm_producer.h"
 #include "rt_internal.h"
 
 static struct wpp_shm_client client;
@@ -44,14 +43,18 @@ int rt_shm_attach(const char *path)
 
 	if (err)
 		return err;
-	rt_buffer_words = client.h->buffer_words;
+	rt_buffer_words = client.g.buffer_words;
 	return register_process();
 }
 
 static int shm_thread_open(struct rt_thread *t)
 {
-	t->transport = wpp_shm_thread_open(cl(), rt_process_self()->pid, t->tid);
-	return t->transport ? 0 : -1;
+	if (wpp_shm_thread_open(cl(), &t->shm_lane, rt_process_self()->pid, t->tid) < 0) {
+		t->transport = NULL;
+		return -1;
+	}
+	t->transport = &t->shm_lane;
+	return 0;
 }
 
 static int shm_begin(struct rt_thread *t, int level, struct rt_buf *b)
@@ -62,7 +65,7 @@ static int shm_begin(struct rt_thread *t, int level, struct rt_buf *b)
 		return -1;
 	b->hdr = slot;
 	b->words = (uint64_t *)(slot + 1);
-	b->cap = cl()->h->buffer_words;
+	b->cap = cl()->g.buffer_words;
 	return 0;
 }
 

@@ -10,12 +10,23 @@
  *                   to the USDT probe (where a BPF collector may be attached)
  *                   and then reused.  System-wide collectors are given the
  *                   chance to attach first (rt_hello.c).
+ *
+ * A program run with AT_SECURE (setuid, setgid, file capabilities) reads
+ * none of these variables: they come from a user who does not hold the
+ * program's privileges, and each would let that user steer it (record its
+ * control flow into a region of the user's choosing, inject its records
+ * into someone else's recording, open and map files the user cannot, grow
+ * its buffers).  It runs in probe mode with the default batch size, where
+ * only collectors the kernel lets attach uprobes (root) can record it, and
+ * the hello waits only for a listener whose SO_PEERCRED says root
+ * (docs/security.md).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -55,10 +66,15 @@ static uint32_t env_words(void)
 
 static const struct rt_transport_ops *select_transport(void)
 {
-	const char *disable = getenv("WPP_DISABLE");
-	const char *shm = getenv(WPP_SHM_ENV);
+	const char *disable, *shm;
 	int err;
 
+	if (getauxval(AT_SECURE)) {
+		rt_hello_collectors();
+		return &rt_transport_probe;
+	}
+	disable = getenv("WPP_DISABLE");
+	shm = getenv(WPP_SHM_ENV);
 	if (disable && *disable && strcmp(disable, "0") != 0)
 		return &rt_transport_discard;
 	rt_buffer_words = env_words();

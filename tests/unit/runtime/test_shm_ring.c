@@ -12,14 +12,24 @@
  *    half-full ring or a partial batch does; and under stress (many
  *    threads, tiny rings, a slowed collector that sleeps with a long
  *    timeout) no wake-up is ever lost: the collector never times out while
- *    producers run and no producer's space wait ever times out.
+ *    producers run and no producer's space wait ever times out;
+ *  - hostile writers: only a sealed memfd named by its collector is
+ *    attached; a producer gives up a ring whose tail is out of range; a
+ *    producer whose head, batch length or process index breaks the
+ *    protocol is cut off, reported once and told to stop, and the other
+ *    processes' threads are drained to their end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -194,20 +204,22 @@ static void *produce(void *arg)
 	struct producer *pr = arg;
 	struct env *e = pr->e;
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	struct wpp_shm_thread *t = NULL;
+	struct wpp_shm_lane lane, *t = NULL;
 	uint64_t counter = 0, seq = 0;
 
 	while (!t) /* the table may be full until the collector recycles */
-		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+		if (wpp_shm_thread_open(&e->cl, &lane, (uint32_t)getpid(), tid) == 0)
+			t = &lane;
+		else
 			usleep(100);
 	for (uint32_t b = 0; b < pr->batches && !stalled(e); b++) {
 		for (uint32_t l = 0; l <= pr->level; l++) {
 			struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, (int)l);
 			uint64_t *w = (uint64_t *)(h + 1);
-			uint32_t n = 1 + (b * 7 + pr->tag) % e->cl.h->buffer_words;
+			uint32_t n = 1 + (b * 7 + pr->tag) % e->cl.g.buffer_words;
 			assert_non_null(h);
 			/* a slot handed out is always clean */
-			for (uint32_t i = 0; i < e->cl.h->buffer_words + WPP_SLACK_WORDS; i++)
+			for (uint32_t i = 0; i < e->cl.g.buffer_words + WPP_SLACK_WORDS; i++)
 				if (w[i])
 					abort();
 			h->seq = ++seq;
@@ -370,12 +382,14 @@ static void *produce_full(void *arg)
 {
 	struct producer *pr = arg;
 	struct env *e = pr->e;
-	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.h->buffer_words;
-	struct wpp_shm_thread *t = NULL;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.g.buffer_words;
+	struct wpp_shm_lane lane, *t = NULL;
 	uint64_t counter = 0, seq = 0;
 
 	while (!t)
-		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+		if (wpp_shm_thread_open(&e->cl, &lane, (uint32_t)getpid(), tid) == 0)
+			t = &lane;
+		else
 			usleep(100);
 	for (uint32_t b = 0; b <= pr->batches && !stalled(e); b++) {
 		struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
@@ -482,7 +496,7 @@ static int consumed_within(struct env *e, uint64_t want, int ms)
 	return __atomic_load_n(&e->chk.batches, __ATOMIC_SEQ_CST) >= want;
 }
 
-static void publish_one(struct env *e, struct wpp_shm_thread *t, uint64_t *counter, uint32_t n)
+static void publish_one(struct env *e, struct wpp_shm_lane *t, uint64_t *counter, uint32_t n)
 {
 	static uint64_t seq;
 	struct wpp_batch_hdr *h = wpp_shm_ring_begin(&e->cl, t, 0);
@@ -499,12 +513,13 @@ static void publish_one(struct env *e, struct wpp_shm_thread *t, uint64_t *count
 static void test_doorbell_rule(void **state)
 {
 	struct env *e = env_new(16, 4, 4);
-	struct wpp_shm_thread *t;
+	struct wpp_shm_lane lane, *t = &lane;
 	pthread_t dr;
 	uint64_t counter = 0;
 	(void)state;
 
-	t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid));
+	assert_int_equal(
+	    wpp_shm_thread_open(&e->cl, t, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
 	assert_non_null(t);
 	e->producers_running = 1;
 	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
@@ -551,13 +566,15 @@ static void *produce_pingpong(void *arg)
 {
 	struct producer *pr = arg;
 	struct env *e = pr->e;
-	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.h->buffer_words;
-	uint32_t fill = wpp_shm_doorbell_fill(e->cl.h->ring_slots);
-	struct wpp_shm_thread *t = NULL;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), cap = e->cl.g.buffer_words;
+	uint32_t fill = wpp_shm_doorbell_fill(e->cl.g.ring_slots);
+	struct wpp_shm_lane lane, *t = NULL;
 	uint64_t counter = 0, seq = 0;
 
 	while (!t)
-		if (!(t = wpp_shm_thread_open(&e->cl, (uint32_t)getpid(), tid)))
+		if (wpp_shm_thread_open(&e->cl, &lane, (uint32_t)getpid(), tid) == 0)
+			t = &lane;
+		else
 			usleep(100);
 	for (uint32_t b = 0; b < pr->batches && !stalled(e); b++) {
 		for (uint32_t k = 0; k < fill; k++) {
@@ -574,7 +591,8 @@ static void *produce_pingpong(void *arg)
 		/* the rule: a ring holding doorbell_fill unconsumed slots is never
 		 * left lying (fewer may wait for the collector's timeout) */
 		uint64_t t0 = mono_us();
-		while (t->rings[0].head - __atomic_load_n(&t->rings[0].tail, __ATOMIC_SEQ_CST) >=
+		while (t->t->rings[0].head -
+			   __atomic_load_n(&t->t->rings[0].tail, __ATOMIC_SEQ_CST) >=
 		       fill) {
 			if (mono_us() - t0 > STRICT_TIMEOUT_MS * 1000 / 2) {
 				__atomic_fetch_add(&e->lost, 1, __ATOMIC_SEQ_CST);
@@ -610,10 +628,190 @@ static void test_no_lost_wakeups_pingpong(void **state)
 	env_free(e);
 }
 
+/* /proc/PID/stat's start time, as the collector checks it. */
+static uint64_t start_ticks_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	for (int field = 2; field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return strtoull(p + 1, NULL, 10);
+}
+
+/*
+ * A producer that moves its ring's head out of range is cut off: reported
+ * once with its pid, its thread ended (EXIT), its rings' tails set beyond
+ * any head so its next ring_begin gives up at once, and it is never
+ * pending work for the collector's wait.  Another process's thread in the
+ * same region is drained as before, to the end.
+ */
+static void test_bad_head_cuts_off_producer(void **state)
+{
+	struct env *e = env_new(16, 4, 4);
+	struct wpp_shm_client bad_cl;
+	struct wpp_shm_lane good, bad;
+	uint64_t good_counter = 0, bad_counter = 0;
+	pid_t child = fork();
+	uint32_t cut_pid = 0;
+	const char *why = NULL;
+	(void)state;
+
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	assert_true(child > 0);
+	/* The hostile "process": a live pid (the child) registered by a client
+	 * of its own, so the collector sees two processes. */
+	struct wpp_shm_proc_info pi = {(uint32_t)child, (uint32_t)getpid(), 0, 0,
+				       start_ticks_of(child), "/bad", "bad", 4};
+	assert_int_equal(wpp_shm_attach(&bad_cl, wpp_shm_collector_env(e->col)), 0);
+	assert_int_equal(wpp_shm_register_process(&bad_cl, &pi), 0);
+	assert_int_equal(wpp_shm_thread_open(&e->cl, &good, (uint32_t)getpid(),
+					     (uint32_t)syscall(SYS_gettid)),
+			 0);
+	assert_int_equal(wpp_shm_thread_open(&bad_cl, &bad, (uint32_t)child, (uint32_t)child), 0);
+	publish_one(e, &good, &good_counter, 16);
+	publish_one(e, &bad, &bad_counter, 16);
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 2);
+	assert_int_equal(e->chk.starts, 2);
+	assert_int_equal(wpp_shm_collector_cutoff(e->col, &cut_pid, &why), 0);
+
+	__atomic_store_n(&bad.t->rings[0].head, bad.t->rings[0].tail + 1000, __ATOMIC_RELEASE);
+	assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	assert_int_equal(wpp_shm_collector_cutoff(e->col, &cut_pid, &why), 1);
+	assert_int_equal(cut_pid, (uint32_t)child);
+	assert_non_null(why);
+	assert_int_equal(wpp_shm_collector_cutoff(e->col, &cut_pid, &why), 0); /* once */
+	assert_int_equal(e->chk.exits, 1);
+	assert_null(wpp_shm_ring_begin(&bad_cl, &bad, 0));  /* told to stop */
+	assert_int_equal(wpp_shm_collector_wait(e->col, 20), 0); /* not pending */
+
+	/* the honest thread goes on, and ends normally */
+	publish_one(e, &good, &good_counter, 16);
+	publish_one(e, &good, &good_counter, 7);
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 2);
+	wpp_shm_thread_close(&good);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	assert_int_equal(e->chk.exits, 2);
+	assert_int_equal(e->chk.batches, 4); /* (both count from 0: chk.bad says nothing) */
+	struct wpp_shm_totals tot;
+	wpp_shm_collector_totals(e->col, &tot);
+	assert_int_equal(tot.misbehaved, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	munmap(bad_cl.h, bad_cl.mapped);
+	env_free(e);
+}
+
+/* A batch longer than a slot, and a thread naming no process, cut off. */
+static void test_bad_batch_and_index_cut_off(void **state)
+{
+	struct env *e = env_new(16, 4, 4);
+	struct wpp_shm_lane a;
+	uint64_t counter = 0;
+	uint32_t pid;
+	const char *why;
+	(void)state;
+
+	assert_int_equal(wpp_shm_thread_open(&e->cl, &a, (uint32_t)getpid(), 1), 0);
+	a.t->proc_index = 1u << 30; /* before the collector first sees it */
+	publish_one(e, &a, &counter, 16);
+	assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	assert_int_equal(wpp_shm_collector_cutoff(e->col, &pid, &why), 1);
+	assert_string_equal(why, "thread names no process");
+	assert_int_equal(e->chk.batches, 0);
+
+	struct env *f = env_new(16, 4, 4);
+	struct wpp_shm_lane b;
+	assert_int_equal(wpp_shm_thread_open(&f->cl, &b, (uint32_t)getpid(), 2), 0);
+	struct wpp_batch_hdr *h = wpp_shm_ring_begin(&f->cl, &b, 0);
+	assert_non_null(h);
+	h->seq = 1;
+	h->nwords = 16 + WPP_SLACK_WORDS + 1;
+	wpp_shm_ring_publish(&f->cl, &b, 0);
+	assert_true(wpp_shm_collector_drain(f->col, &f->sink) >= 0);
+	assert_int_equal(wpp_shm_collector_cutoff(f->col, &pid, &why), 1);
+	assert_string_equal(why, "batch longer than its slot");
+	assert_int_equal(f->chk.batches, 0);
+	assert_int_equal(f->chk.exits, 1);
+	env_free(e);
+	env_free(f);
+}
+
+/* The producer gives a ring up when its tail is one no collector writes. */
+static void test_producer_bounds_tail(void **state)
+{
+	struct env *e = env_new(16, 4, 4);
+	struct wpp_shm_lane a;
+	(void)state;
+
+	assert_int_equal(wpp_shm_thread_open(&e->cl, &a, (uint32_t)getpid(), 3), 0);
+	__atomic_store_n(&a.t->rings[0].tail, 5, __ATOMIC_RELEASE); /* ahead of head 0 */
+	assert_null(wpp_shm_ring_begin(&e->cl, &a, 0));
+	__atomic_store_n(&a.t->rings[1].tail, 0, __ATOMIC_RELEASE);
+	a.head[1] = 9; /* more than a ring (2 slots) ahead of tail */
+	assert_null(wpp_shm_ring_begin(&e->cl, &a, 1));
+	assert_non_null(wpp_shm_ring_begin(&e->cl, &a, 2)); /* the others still work */
+	env_free(e);
+}
+
+/* Only a sealed memfd named /proc/<its collector's pid>/fd/<n> is mapped. */
+static void test_attach_refuses_foreign_regions(void **state)
+{
+	struct wpp_shm_options o = {16, 4, 2, 4, 4, 4};
+	struct wpp_shm_header h;
+	struct wpp_shm_client cl;
+	char path[64], file[] = "/tmp/wpp-test-region-XXXXXX";
+	const char *msg;
+	(void)state;
+
+	assert_int_equal(wpp_shm_options_check(&o, &msg), 0);
+	wpp_shm_layout(&o, &h);
+	h.collector_pid = (uint32_t)getpid();
+
+	/* a regular file with a perfect header */
+	int fd = mkstemp(file);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)h.region_size), 0);
+	assert_int_equal(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	assert_int_equal(wpp_shm_attach(&cl, file), -EPROTO);
+	assert_int_equal(wpp_shm_attach(&cl, path), -EPROTO);
+	close(fd);
+	unlink(file);
+
+	/* a sealed memfd: named right, named another way, naming another pid */
+	fd = memfd_create("test", MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)h.region_size), 0);
+	assert_int_equal(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	assert_int_equal(wpp_shm_attach(&cl, path), 0);
+	munmap(cl.h, cl.mapped);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	assert_int_equal(wpp_shm_attach(&cl, path), -EPROTO);
+	h.collector_pid = 1;
+	assert_int_equal(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	assert_int_equal(wpp_shm_attach(&cl, path), -EPROTO);
+	close(fd);
+}
+
 static void test_layout_rejects_bad_options(void **state)
 {
 	struct wpp_shm_options o = {8, 4, 2, 4, 4, 4};
 	struct wpp_shm_header h;
+	struct wpp_shm_geometry g;
 	const char *msg;
 	(void)state;
 	assert_int_not_equal(wpp_shm_options_check(&o, &msg), 0);
@@ -623,16 +821,21 @@ static void test_layout_rejects_bad_options(void **state)
 	o.ring_slots = 4;
 	assert_int_equal(wpp_shm_options_check(&o, &msg), 0);
 	wpp_shm_layout(&o, &h);
-	assert_int_equal(wpp_shm_header_check(&h, h.region_size), 0);
-	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size - 1), 0);
+	assert_int_equal(wpp_shm_header_check(&h, h.region_size, &g), 0);
+	assert_int_equal(g.region_size, h.region_size);
+	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size - 1, &g), 0);
 	h.slots_off += 64; /* offsets are recomputed, not trusted */
-	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size), 0);
+	assert_int_not_equal(wpp_shm_header_check(&h, h.region_size, &g), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layout_rejects_bad_options),
+	    cmocka_unit_test(test_attach_refuses_foreign_regions),
+	    cmocka_unit_test(test_producer_bounds_tail),
+	    cmocka_unit_test(test_bad_head_cuts_off_producer),
+	    cmocka_unit_test(test_bad_batch_and_index_cut_off),
 	    cmocka_unit_test(test_concurrent_no_loss_in_order),
 	    cmocka_unit_test(test_signal_levels_drained),
 	    cmocka_unit_test(test_salvage_partial_slot),

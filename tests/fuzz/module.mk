@@ -1,0 +1,16 @@
+# tests/fuzz: libFuzzer targets (clang -fsanitize=fuzzer with ASan/UBSan).
+# `make test` runs each for a short fixed time from its seed corpus
+# (tests/fuzz/corpus/<target>/); a longer run is the same script with
+# FUZZ_SECONDS set, e.g. FUZZ_SECONDS=600 tests/fuzz/fuzz-shm-region.sh.
+FUZZ_DIR := $(BUILD)/tests/fuzz
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+# The shm collector's view of a region hostile producers write, built
+# from the transport's sources (collector and producer) in one go.
+$(FUZZ_DIR)/fuzz_shm_region: tests/fuzz/fuzz_shm_region.c $(KMODFREE_SRCS) $(wildcard kmod-free/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ikmod-free $(CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ \
+		tests/fuzz/fuzz_shm_region.c $(KMODFREE_SRCS)
+
+TEST_TARGETS += $(FUZZ_DIR)/fuzz_shm_region
+TESTS += tests/fuzz/fuzz-shm-region.sh
