@@ -2,7 +2,14 @@
 /*
  * wppfile_read.c — the reading half of wppfile.h.
  *
- * The file is mapped read-only and walked chunk by chunk.  A chunk is
+ * The file is read into memory whole, then walked chunk by chunk.  Read,
+ * not mapped: a mapped file that someone truncates kills the reader with
+ * SIGBUS at its next touch of a vanished page, and a SIGBUS handler would
+ * have to guard every access any analysis makes; a copy cannot shrink.  It
+ * costs one copy at load, which the CRC check reads through anyway
+ * (docs/security.md, "Files", has the figures).  A file that shrinks while
+ * it is being read is refused in one line; one that grows (a live
+ * recording) is read up to the size it had at open.  A chunk is
  * accepted only when its header is complete, its magic is right, its length
  * is within WPP_CHUNK_MAX_PAYLOAD and inside the file, and its CRC32C
  * matches.  The first chunk that fails any of these ends the iteration: a
@@ -17,15 +24,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "in_file.h"
 #include "log.h"
 
 struct wpp_reader {
-	const unsigned char *map;
+	const unsigned char *map; /* the file's bytes, our own copy */
 	size_t size;
 	uint64_t pos;	  /* offset of the next chunk header */
 	int saw_end;	  /* an END chunk was returned */
@@ -33,35 +40,65 @@ struct wpp_reader {
 	char status[160]; /* why it ended; empty when it ended cleanly */
 };
 
+/* Read size bytes of fd into a fresh buffer; NULL with a message if the
+ * file ends early (it shrank since fstat) or cannot be read. */
+static unsigned char *read_whole(int fd, const char *path, size_t size)
+{
+	/* Large buffers come from mmap (malloc does so itself above its
+	 * threshold): pages are only touched by the read. */
+	unsigned char *buf = malloc(size);
+	size_t got = 0;
+
+	if (!buf) {
+		wpp_err("%s: out of memory reading %zu bytes", path, size);
+		return NULL;
+	}
+	posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_SEQUENTIAL);
+	while (got < size) {
+		size_t step = size - got < (64u << 20) ? size - got : (64u << 20);
+		ssize_t n = read(fd, buf + got, step);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				wpp_err("%s: %s", path, strerror(errno));
+			else
+				wpp_err("%s: the file shrank while being read (it ended after "
+					"%zu of its %zu bytes)",
+					path, got, size);
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
 struct wpp_reader *wppr_open(const char *path)
 {
 	struct wpp_file_header hdr;
 	struct wpp_reader *r;
 	struct stat st;
-	void *map;
+	unsigned char *map;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		wpp_err("%s: %s", path, strerror(errno));
+	fd = in_file_open(path, "", &st);
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		wpp_err("%s: not a regular file", path);
-		close(fd);
-		return NULL;
-	}
 	if ((uint64_t)st.st_size < sizeof(hdr)) {
 		wpp_err("%s: not a .wpp file (too short for the file header)", path);
 		close(fd);
 		return NULL;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		wpp_err("%s: mmap: %s", path, strerror(errno));
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		wpp_err("%s: too large to read", path);
+		close(fd);
 		return NULL;
 	}
+	map = read_whole(fd, path, (size_t)st.st_size);
+	close(fd);
+	if (!map)
+		return NULL;
 	memcpy(&hdr, map, sizeof(hdr));
 	if (memcmp(hdr.magic, WPP_FILE_MAGIC, sizeof(hdr.magic)) != 0) {
 		wpp_err("%s: not a .wpp file (bad magic)", path);
@@ -88,7 +125,7 @@ struct wpp_reader *wppr_open(const char *path)
 	r->pos = sizeof(hdr);
 	return r;
 fail:
-	munmap(map, (size_t)st.st_size);
+	free(map);
 	return NULL;
 }
 
@@ -165,6 +202,6 @@ void wppr_close(struct wpp_reader *r)
 {
 	if (!r)
 		return;
-	munmap((void *)r->map, r->size);
+	free((void *)r->map);
 	free(r);
 }
