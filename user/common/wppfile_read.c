@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,16 +41,18 @@ struct wpp_reader {
 	char status[160]; /* why it ended; empty when it ended cleanly */
 };
 
-/* Read size bytes of fd into a fresh buffer; NULL with a message if the
- * file ends early (it shrank since fstat) or cannot be read. */
+/* Read size bytes of fd into fresh anonymous memory (munmap it); NULL with
+ * a message if the file ends early (it shrank since fstat) or cannot be
+ * read.  The pages are populated in one go (MAP_POPULATE): faulting them
+ * in 4 KiB at a time during the read cost about twice as much system time
+ * here (huge pages, madvised, were slower still). */
 static unsigned char *read_whole(int fd, const char *path, size_t size)
 {
-	/* Large buffers come from mmap (malloc does so itself above its
-	 * threshold): pages are only touched by the read. */
-	unsigned char *buf = malloc(size);
+	unsigned char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	size_t got = 0;
 
-	if (!buf) {
+	if (buf == MAP_FAILED) {
 		wpp_err("%s: out of memory reading %zu bytes", path, size);
 		return NULL;
 	}
@@ -66,11 +69,13 @@ static unsigned char *read_whole(int fd, const char *path, size_t size)
 				wpp_err("%s: the file shrank while being read (it ended after "
 					"%zu of its %zu bytes)",
 					path, got, size);
-			free(buf);
+			munmap(buf, size);
 			return NULL;
 		}
 		got += (size_t)n;
 	}
+	/* Read-only from here: a stray write through a payload pointer faults. */
+	mprotect(buf, size, PROT_READ);
 	return buf;
 }
 
@@ -125,7 +130,7 @@ struct wpp_reader *wppr_open(const char *path)
 	r->pos = sizeof(hdr);
 	return r;
 fail:
-	free(map);
+	munmap(map, (size_t)st.st_size);
 	return NULL;
 }
 
@@ -202,6 +207,6 @@ void wppr_close(struct wpp_reader *r)
 {
 	if (!r)
 		return;
-	free((void *)r->map);
+	munmap((void *)r->map, r->size);
 	free(r);
 }
