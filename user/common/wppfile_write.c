@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,10 +186,20 @@ struct wpp_writer *wppw_open(const char *path)
 struct wpp_writer *wppw_open_append(const char *path)
 {
 	struct wpp_writer *w = calloc(1, sizeof(*w));
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	/* The recording just read, appended to in place: still a regular
+	 * file (a FIFO put there since would block or swallow the chunks). */
+	int fd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
 	if (fd < 0 || !w || !(w->path = strdup(path))) {
-		wpp_err("cannot append to %s: %s", path, strerror(fd < 0 ? errno : ENOMEM));
+		wpp_err("cannot append to %s: %s", path,
+			fd < 0 && errno == EINVAL ? "not a regular file"
+						  : strerror(fd < 0 ? errno : ENOMEM));
 		if (fd >= 0)
 			close(fd);
 		free(w);
