@@ -214,7 +214,7 @@ int out_file_commit(struct out_file *f, const char *who)
 		err = -errno;
 	int cerr = close_fd(f);
 	if (err || cerr) {
-		say(who, "cannot write %s: %s", f->path, strerror(-(err ? err : cerr)));
+		say(who, "writing %s failed: %s", f->path, strerror(-(err ? err : cerr)));
 		out_file_discard(f);
 		return -1;
 	}
