@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,83 @@
 #include "in_file.h"
 #include "log.h"
 
+/*
+ * One copy per file per process: `report --html` loads the recording again
+ * for the page's extras, and a second copy of a recording's gigabytes would
+ * double the reader's memory (mappings shared the page cache).  Copies are
+ * keyed by what the file was when opened (device, inode, size, mtime): the
+ * same unchanged file shares one, a file that changed since gets its own.
+ */
+struct file_copy {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	unsigned char *bytes;
+	unsigned refs;
+	struct file_copy *next;
+};
+static struct file_copy *copies;
+static pthread_mutex_t copies_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int same_version(const struct file_copy *c, const struct stat *st)
+{
+	return c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+	       c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static struct file_copy *copy_find(const struct stat *st)
+{
+	struct file_copy *c;
+
+	pthread_mutex_lock(&copies_lock);
+	for (c = copies; c && !same_version(c, st); c = c->next)
+		;
+	if (c)
+		c->refs++;
+	pthread_mutex_unlock(&copies_lock);
+	return c;
+}
+
+static struct file_copy *copy_add(const struct stat *st, unsigned char *bytes)
+{
+	struct file_copy *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = (struct file_copy){.dev = st->st_dev,
+				.ino = st->st_ino,
+				.size = st->st_size,
+				.mtime = st->st_mtim,
+				.bytes = bytes,
+				.refs = 1};
+	pthread_mutex_lock(&copies_lock);
+	c->next = copies;
+	copies = c;
+	pthread_mutex_unlock(&copies_lock);
+	return c;
+}
+
+static void copy_put(struct file_copy *c)
+{
+	pthread_mutex_lock(&copies_lock);
+	int last = --c->refs == 0;
+	if (last) {
+		struct file_copy **p = &copies;
+		while (*p != c)
+			p = &(*p)->next;
+		*p = c->next;
+	}
+	pthread_mutex_unlock(&copies_lock);
+	if (last) {
+		munmap(c->bytes, (size_t)c->size);
+		free(c);
+	}
+}
+
 struct wpp_reader {
-	const unsigned char *map; /* the file's bytes, our own copy */
+	struct file_copy *copy;
+	const unsigned char *map; /* the file's bytes: copy->bytes */
 	size_t size;
 	uint64_t pos;	  /* offset of the next chunk header */
 	int saw_end;	  /* an END chunk was returned */
@@ -100,10 +176,18 @@ struct wpp_reader *wppr_open(const char *path)
 		close(fd);
 		return NULL;
 	}
-	map = read_whole(fd, path, (size_t)st.st_size);
+	struct file_copy *copy = copy_find(&st);
+	if (!copy) {
+		map = read_whole(fd, path, (size_t)st.st_size);
+		if (map && !(copy = copy_add(&st, map))) {
+			wpp_err("out of memory");
+			munmap(map, (size_t)st.st_size);
+		}
+	}
 	close(fd);
-	if (!map)
+	if (!copy)
 		return NULL;
+	map = copy->bytes;
 	memcpy(&hdr, map, sizeof(hdr));
 	if (memcmp(hdr.magic, WPP_FILE_MAGIC, sizeof(hdr.magic)) != 0) {
 		wpp_err("%s: not a .wpp file (bad magic)", path);
@@ -125,12 +209,13 @@ struct wpp_reader *wppr_open(const char *path)
 		wpp_err("out of memory");
 		goto fail;
 	}
+	r->copy = copy;
 	r->map = map;
 	r->size = (size_t)st.st_size;
 	r->pos = sizeof(hdr);
 	return r;
 fail:
-	munmap(map, (size_t)st.st_size);
+	copy_put(copy);
 	return NULL;
 }
 
@@ -207,6 +292,6 @@ void wppr_close(struct wpp_reader *r)
 {
 	if (!r)
 		return;
-	munmap((void *)r->map, r->size);
+	copy_put(r->copy);
 	free(r);
 }

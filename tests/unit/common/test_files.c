@@ -253,6 +253,45 @@ static void reader_refuses_shrinking_file(void **state)
 	unlink(t);
 }
 
+/* Readers of one unchanged file share one copy (report --html opens the
+ * recording twice); a file changed since gets a copy of its own. */
+static void readers_share_one_copy(void **state)
+{
+	const char *t = in_dir("shared.wpp");
+	static unsigned char payload[4096];
+	struct wpp_chunk_end end = {0};
+	struct wpp_chunk a, b, c;
+	(void)state;
+	struct wpp_writer *w = wppw_open(t);
+	assert_non_null(w);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, payload, sizeof(payload)), 0);
+	assert_int_equal(wppw_close(w, &end), 0);
+
+	struct wpp_reader *r1 = wppr_open(t), *r2 = wppr_open(t);
+	assert_non_null(r1);
+	assert_non_null(r2);
+	assert_int_equal(wppr_next(r1, &a), 1);
+	assert_int_equal(wppr_next(r2, &b), 1);
+	assert_ptr_equal(a.payload, b.payload);
+	wppr_close(r1);
+	/* the copy lives on while a reader has it */
+	assert_int_equal(memcmp(b.payload, payload, sizeof(payload)), 0);
+
+	/* the file grows (a stored grammar): a reader opened now reads it anew */
+	w = wppw_open_append(t);
+	assert_non_null(w);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_GRAMMAR, payload, sizeof(payload)), 0);
+	assert_int_equal(wppw_finish(w), 0);
+	struct wpp_reader *r3 = wppr_open(t);
+	assert_non_null(r3);
+	assert_int_equal(wppr_next(r3, &c), 1);
+	assert_ptr_not_equal(c.payload, b.payload);
+	assert_int_equal(memcmp(c.payload, payload, sizeof(payload)), 0);
+	wppr_close(r3);
+	wppr_close(r2);
+	unlink(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +302,7 @@ int main(void)
 	    cmocka_unit_test(failed_publish_keeps_bytes),
 	    cmocka_unit_test(inputs_must_be_regular),
 	    cmocka_unit_test(reader_refuses_shrinking_file),
+	    cmocka_unit_test(readers_share_one_copy),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
