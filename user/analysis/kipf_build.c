@@ -58,8 +58,38 @@ static int sink_place(struct sink *k, const struct wpp_event *ev)
 	return kact_item(&k->act, ev->fid, ev->value, (unsigned)flags);
 }
 
+/*
+ * A run's repetitions (WPP_DECODE_RUNS: ev->times of them after the record
+ * as written, which came as its own event) without walking them: the
+ * forests' own run steps are exactly `times` single items at O(k) cost
+ * (kslab.h, kslab_act.h).  A path that starts at its function's entry or
+ * ends at a return never repeats in a loop (runs count call-free loop
+ * nests, docs/instrumentation.md): a run of one comes only from a crafted
+ * file, and would push an activation per repetition, so it is cut off
+ * like a malformed record instead (docs/security.md, "Files").
+ */
+static int sink_run(struct sink *k, const struct wpp_event *ev)
+{
+	int flags = KACT_UNKNOWN;
+
+	if (k->view == KIPF_VIEW_FLAT)
+		return kslab_item_run(k->s, ev->fid, ev->value, ev->times);
+	if (ev->kind == WPP_EV_PATH && ev->fn) {
+		flags = kipf_kinds_of(&k->kinds, ev->fn, ev->fid, ev->value);
+		if (flags < 0)
+			return -1;
+	}
+	if (flags & (KACT_ENTRY | KACT_RETURN)) {
+		kact_mark(&k->act);
+		return 0;
+	}
+	return kact_item_run(&k->act, ev->fid, ev->value, (unsigned)flags, ev->times);
+}
+
 static int sink_item(struct sink *k, const struct wpp_event *ev)
 {
+	if (ev->times > 1)
+		return sink_run(k, ev);
 	if (sink_place(k, ev) < 0)
 		return -1;
 	/* Right after the item: kslab_item_stream() names its stream. */
@@ -79,7 +109,9 @@ static void sink_mark(struct sink *k)
 /* Decode thread th into k's forest. */
 static int feed_thread(struct sink *k, const struct wpp_thread_trace *th, struct wpp_modules *mods)
 {
-	struct wpp_decoder *d = wpp_decoder_open(th, mods, 0);
+	/* Per-instance costs number every execution, so they take runs one
+	 * by one; forests take them whole (sink_run). */
+	struct wpp_decoder *d = wpp_decoder_open(th, mods, k->ic ? 0 : WPP_DECODE_RUNS);
 	struct wpp_event ev;
 	int rc = 0;
 

@@ -11,6 +11,7 @@
 #include "cfg_dot.h"
 #include "commands.h"
 #include "log.h"
+#include "out_file.h"
 #include "report_session.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -64,21 +65,31 @@ int cmd_cfg(int argc, char **argv)
 	}
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
 		return rc;
-	if (output && ends_with(output, ".svg")) {
-		rc = rpt_cfg_svg(output, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR
-									 : s.exit_status;
-	} else if (output && !(out = fopen(output, "w"))) {
-		wpp_err("cfg: cannot write %s: %m", output);
+	struct out_file of = {.fd = -1};
+	if (output && out_file_create(&of, output, "cfg") < 0) {
+		rc = WPP_EXIT_ERROR;
+	} else if (output && ends_with(output, ".svg")) {
+		/* dot writes into our file (its stdout), never opening a name. */
+		rc = rpt_cfg_svg(of.fd, output, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR
+										: s.exit_status;
+		if (rc == WPP_EXIT_ERROR)
+			out_file_discard(&of);
+		else if (out_file_commit(&of, "cfg") < 0)
+			rc = WPP_EXIT_ERROR;
+	} else if (output && !(out = out_file_stdio(&of, "cfg"))) {
+		out_file_discard(&of);
 		rc = WPP_EXIT_ERROR;
 	} else {
 		rc = rpt_cfg_dot(out, &p, argv[optind + 1], sort) < 0 ? WPP_EXIT_ERROR
 								      : s.exit_status;
-		if (fflush(out) != 0 || ferror(out)) {
+		if (out == stdout && (fflush(out) != 0 || ferror(out))) {
 			wpp_err("cfg: writing the output failed");
 			rc = WPP_EXIT_ERROR;
 		}
-		if (out != stdout)
-			fclose(out);
+		if (out != stdout && rc == WPP_EXIT_ERROR)
+			out_file_discard(&of);
+		else if (out != stdout && out_file_commit(&of, "cfg") < 0)
+			rc = WPP_EXIT_ERROR;
 	}
 	rpt_close(&s, &p);
 	return rc;

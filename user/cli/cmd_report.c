@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "out_file.h"
 #include "profile.h"
 #include "report_html.h"
 #include "report_out.h"
@@ -158,8 +159,10 @@ int cmd_report(int argc, char **argv)
 		rpt_close(&sb, &pb);
 		return rc;
 	}
-	if (a.output && !(out = fopen(a.output, "w"))) {
-		wpp_err("report: cannot write %s: %m", a.output);
+	struct out_file of = {.fd = -1};
+	if (a.output && (out_file_create(&of, a.output, "report") < 0 ||
+			 !(out = out_file_stdio(&of, "report")))) {
+		out_file_discard(&of);
 		rc = WPP_EXIT_ERROR;
 		goto done;
 	}
@@ -179,12 +182,13 @@ int cmd_report(int argc, char **argv)
 	else
 		rpt_print_text(out, &p, &a.opt);
 	rc = s.exit_status ? s.exit_status : a.diff ? sb.exit_status : 0;
-	if (fflush(out) != 0 || ferror(out)) {
+	if (out != stdout) {
+		if (out_file_commit(&of, "report") < 0)
+			rc = WPP_EXIT_ERROR;
+	} else if (fflush(out) != 0 || ferror(out)) {
 		wpp_err("report: writing the output failed");
 		rc = WPP_EXIT_ERROR;
 	}
-	if (out != stdout)
-		fclose(out);
 done:
 	if (a.diff)
 		rpt_close(&sb, &pb);

@@ -18,11 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "cpu_clock.h"
 #include "json_out.h"
+#include "in_file.h"
 #include "log.h"
+#include "out_file.h"
 #include "sequitur_serial.h"
 #include "session.h"
 #include "thread_grammar.h"
@@ -681,7 +684,10 @@ static int same_file(const char *in, const char *out)
 
 static int from_raw(const struct wpp_opts *o)
 {
-	FILE *in = fopen(o->from_raw, "rb");
+	/* Read twice (a first pass decides the numbering): a regular file only. */
+	struct stat in_st;
+	int fd = in_file_open(o->from_raw, "wpp", &in_st);
+	FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	struct seq_builder *b = seq_builder_new(SEQ_LOOKAHEAD);
 	uint32_t buf[4096], *map_val = NULL, map_n = 0, map_cap = 0;
 	uint64_t n = 0;
@@ -689,7 +695,10 @@ static int from_raw(const struct wpp_opts *o)
 	int remap = 0;
 
 	if (!in) {
-		wpp_err("wpp: cannot open %s: %s", o->from_raw, strerror(errno));
+		if (fd >= 0) {
+			wpp_err("wpp: cannot open %s: %s", o->from_raw, strerror(errno));
+			close(fd);
+		}
 		seq_builder_free(b);
 		return WPP_EXIT_ERROR;
 	}
@@ -877,22 +886,24 @@ static void raw_gap(void *ctx)
  * marker: segments are joined, and said so. */
 static int export_raw(const struct wpp_opts *o, const struct wpp_thread_trace *th)
 {
-	struct raw_writer w = {.f = fopen(o->raw_out, "wb"), .max = (uint64_t)o->raw_max};
+	struct raw_writer w = {.max = (uint64_t)o->raw_max};
 	struct path_terminal_tap tap = {.out = raw_write_terminals, .gap = raw_gap, .ctx = &w};
 	struct wpp_thread_grammar tg;
+	struct out_file of;
 
-	if (!w.f) {
-		wpp_err("wpp: cannot create %s: %s", o->raw_out, strerror(errno));
+	if (out_file_create(&of, o->raw_out, "wpp") < 0)
+		return WPP_EXIT_ERROR;
+	if (!(w.f = out_file_stdio(&of, "wpp")) || thread_stream_export(th, &tap, &tg) < 0) {
+		out_file_discard(&of);
 		return WPP_EXIT_ERROR;
 	}
-	if (thread_stream_export(th, &tap, &tg) < 0) {
-		fclose(w.f);
-		return WPP_EXIT_ERROR;
-	}
-	if (fclose(w.f) != 0 && !w.write_errno)
-		w.write_errno = errno ? errno : EIO;
 	if (w.write_errno) {
 		wpp_err("wpp: writing %s failed: %s", o->raw_out, strerror(w.write_errno));
+		out_file_discard(&of);
+		wpp_thread_grammar_free(&tg);
+		return WPP_EXIT_ERROR;
+	}
+	if (out_file_commit(&of, "wpp") < 0) {
 		wpp_thread_grammar_free(&tg);
 		return WPP_EXIT_ERROR;
 	}

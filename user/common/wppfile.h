@@ -8,7 +8,8 @@
  * the end it reserves blocks ahead and lets written pages leave the page
  * cache (hints only: what a reader sees is exactly what was written).
  *
- * Reader: maps the file read-only and iterates chunks, verifying magic,
+ * Reader: reads the file into memory (a copy: nothing another process does
+ * to the file can fault a reader) and iterates chunks, verifying magic,
  * length and CRC.  Iteration stops at the first bad chunk; the reason is kept
  * so tools can say "file truncated after N chunks" and still use what came
  * before.  Payload pointers stay valid until wppr_close().
@@ -23,8 +24,14 @@
 
 struct wpp_writer;
 
-/* Create (truncate) path; NULL with a message printed on error. */
+/* Create path (out_file.h): a fresh file, mode 0600, written as a
+ * temporary next to path until wppw_publish() or wppw_close() renames it
+ * over path.  NULL with a message printed on error. */
 struct wpp_writer *wppw_open(const char *path);
+/* Put the file in place under its name now (record: once the program
+ * runs, so that a killed recording leaves what it wrote readable there).
+ * 0, or -1 with a message naming where the bytes are; writing goes on. */
+int wppw_publish(struct wpp_writer *w);
 /* Add chunks at the end of an existing file (analysis results stored after
  * a finished recording: `wpptrace wpp --store`); O_APPEND, so each chunk
  * lands whole after whatever is there.  NULL with a message on error.
@@ -37,9 +44,11 @@ int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *paylo
 /* Same, with the payload in two pieces (fixed struct + tail) to avoid a copy. */
 int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, uint32_t alen,
 		const void *b, uint32_t blen);
-/* Append END with the given totals, fsync, close.  0 or -errno. */
+/* Append END with the given totals, fsync, publish, close.  0 or -errno. */
 int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end);
-/* Close without END (used when the run aborts); data so far stays readable. */
+/* Close without END (used when the run aborts).  A published file keeps
+ * the data so far, readable; an unpublished one is removed, and the file
+ * that had the name keeps it. */
 void wppw_abort(struct wpp_writer *w);
 
 struct wpp_reader;

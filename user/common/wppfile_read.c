@@ -2,7 +2,14 @@
 /*
  * wppfile_read.c — the reading half of wppfile.h.
  *
- * The file is mapped read-only and walked chunk by chunk.  A chunk is
+ * The file is read into memory whole, then walked chunk by chunk.  Read,
+ * not mapped: a mapped file that someone truncates kills the reader with
+ * SIGBUS at its next touch of a vanished page, and a SIGBUS handler would
+ * have to guard every access any analysis makes; a copy cannot shrink.  It
+ * costs one copy at load, which the CRC check reads through anyway
+ * (docs/security.md, "Files", has the figures).  A file that shrinks while
+ * it is being read is refused in one line; one that grows (a live
+ * recording) is read up to the size it had at open.  A chunk is
  * accepted only when its header is complete, its magic is right, its length
  * is within WPP_CHUNK_MAX_PAYLOAD and inside the file, and its CRC32C
  * matches.  The first chunk that fails any of these ends the iteration: a
@@ -14,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +30,86 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "in_file.h"
 #include "log.h"
 
+/*
+ * One copy per file per process: `report --html` loads the recording again
+ * for the page's extras, and a second copy of a recording's gigabytes would
+ * double the reader's memory (mappings shared the page cache).  Copies are
+ * keyed by what the file was when opened (device, inode, size, mtime): the
+ * same unchanged file shares one, a file that changed since gets its own.
+ */
+struct file_copy {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	unsigned char *bytes;
+	unsigned refs;
+	struct file_copy *next;
+};
+static struct file_copy *copies;
+static pthread_mutex_t copies_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int same_version(const struct file_copy *c, const struct stat *st)
+{
+	return c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+	       c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static struct file_copy *copy_find(const struct stat *st)
+{
+	struct file_copy *c;
+
+	pthread_mutex_lock(&copies_lock);
+	for (c = copies; c && !same_version(c, st); c = c->next)
+		;
+	if (c)
+		c->refs++;
+	pthread_mutex_unlock(&copies_lock);
+	return c;
+}
+
+static struct file_copy *copy_add(const struct stat *st, unsigned char *bytes)
+{
+	struct file_copy *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = (struct file_copy){.dev = st->st_dev,
+				.ino = st->st_ino,
+				.size = st->st_size,
+				.mtime = st->st_mtim,
+				.bytes = bytes,
+				.refs = 1};
+	pthread_mutex_lock(&copies_lock);
+	c->next = copies;
+	copies = c;
+	pthread_mutex_unlock(&copies_lock);
+	return c;
+}
+
+static void copy_put(struct file_copy *c)
+{
+	pthread_mutex_lock(&copies_lock);
+	int last = --c->refs == 0;
+	if (last) {
+		struct file_copy **p = &copies;
+		while (*p != c)
+			p = &(*p)->next;
+		*p = c->next;
+	}
+	pthread_mutex_unlock(&copies_lock);
+	if (last) {
+		munmap(c->bytes, (size_t)c->size);
+		free(c);
+	}
+}
+
 struct wpp_reader {
-	const unsigned char *map;
+	struct file_copy *copy;
+	const unsigned char *map; /* the file's bytes: copy->bytes */
 	size_t size;
 	uint64_t pos;	  /* offset of the next chunk header */
 	int saw_end;	  /* an END chunk was returned */
@@ -33,35 +117,77 @@ struct wpp_reader {
 	char status[160]; /* why it ended; empty when it ended cleanly */
 };
 
+/* Read size bytes of fd into fresh anonymous memory (munmap it); NULL with
+ * a message if the file ends early (it shrank since fstat) or cannot be
+ * read.  The pages are populated in one go (MAP_POPULATE): faulting them
+ * in 4 KiB at a time during the read cost about twice as much system time
+ * here (huge pages, madvised, were slower still). */
+static unsigned char *read_whole(int fd, const char *path, size_t size)
+{
+	unsigned char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	size_t got = 0;
+
+	if (buf == MAP_FAILED) {
+		wpp_err("%s: out of memory reading %zu bytes", path, size);
+		return NULL;
+	}
+	posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_SEQUENTIAL);
+	while (got < size) {
+		size_t step = size - got < (64u << 20) ? size - got : (64u << 20);
+		ssize_t n = read(fd, buf + got, step);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				wpp_err("%s: %s", path, strerror(errno));
+			else
+				wpp_err("%s: the file shrank while being read (it ended after "
+					"%zu of its %zu bytes)",
+					path, got, size);
+			munmap(buf, size);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	/* Read-only from here: a stray write through a payload pointer faults. */
+	mprotect(buf, size, PROT_READ);
+	return buf;
+}
+
 struct wpp_reader *wppr_open(const char *path)
 {
 	struct wpp_file_header hdr;
 	struct wpp_reader *r;
 	struct stat st;
-	void *map;
+	unsigned char *map;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		wpp_err("%s: %s", path, strerror(errno));
+	fd = in_file_open(path, "", &st);
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		wpp_err("%s: not a regular file", path);
-		close(fd);
-		return NULL;
-	}
 	if ((uint64_t)st.st_size < sizeof(hdr)) {
 		wpp_err("%s: not a .wpp file (too short for the file header)", path);
 		close(fd);
 		return NULL;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		wpp_err("%s: mmap: %s", path, strerror(errno));
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		wpp_err("%s: too large to read", path);
+		close(fd);
 		return NULL;
 	}
+	struct file_copy *copy = copy_find(&st);
+	if (!copy) {
+		map = read_whole(fd, path, (size_t)st.st_size);
+		if (map && !(copy = copy_add(&st, map))) {
+			wpp_err("out of memory");
+			munmap(map, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	if (!copy)
+		return NULL;
+	map = copy->bytes;
 	memcpy(&hdr, map, sizeof(hdr));
 	if (memcmp(hdr.magic, WPP_FILE_MAGIC, sizeof(hdr.magic)) != 0) {
 		wpp_err("%s: not a .wpp file (bad magic)", path);
@@ -83,12 +209,13 @@ struct wpp_reader *wppr_open(const char *path)
 		wpp_err("out of memory");
 		goto fail;
 	}
+	r->copy = copy;
 	r->map = map;
 	r->size = (size_t)st.st_size;
 	r->pos = sizeof(hdr);
 	return r;
 fail:
-	munmap(map, (size_t)st.st_size);
+	copy_put(copy);
 	return NULL;
 }
 
@@ -165,6 +292,6 @@ void wppr_close(struct wpp_reader *r)
 {
 	if (!r)
 		return;
-	munmap((void *)r->map, r->size);
+	copy_put(r->copy);
 	free(r);
 }

@@ -14,16 +14,21 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "crc32c.h"
 #include "log.h"
+#include "out_file.h"
 
 struct wpp_writer {
 	int fd;
 	char *path;
+	/* The file being created (out_file.h): a temporary until published;
+	 * of.fd is fd.  Unused (of.fd < 0) for an append. */
+	struct out_file of;
 	/* Where the next chunk goes, and how far blocks are reserved ahead
 	 * of it (reserve_ahead); prealloc is off for appends and where the
 	 * file system cannot reserve. */
@@ -149,11 +154,11 @@ struct wpp_writer *wppw_open(const char *path)
 	struct iovec iov;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		wpp_err("cannot create %s: %s", path, strerror(errno));
+	struct out_file of;
+
+	if (out_file_create(&of, path, NULL) < 0)
 		return NULL;
-	}
+	fd = of.fd;
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, WPP_FILE_MAGIC, sizeof(hdr.magic));
 	hdr.version = WPP_FILE_VERSION;
@@ -167,10 +172,11 @@ struct wpp_writer *wppw_open(const char *path)
 	if (!w || !(w->path = strdup(path))) {
 		wpp_err("cannot write %s: %s", path, strerror(err ? -err : ENOMEM));
 		free(w);
-		close(fd);
+		out_file_discard(&of);
 		return NULL;
 	}
 	w->fd = fd;
+	w->of = of;
 	w->pos = sizeof(hdr);
 	w->prealloc = 1;
 	w->flushed = w->dropped = w->pos;
@@ -180,16 +186,27 @@ struct wpp_writer *wppw_open(const char *path)
 struct wpp_writer *wppw_open_append(const char *path)
 {
 	struct wpp_writer *w = calloc(1, sizeof(*w));
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	/* The recording just read, appended to in place: still a regular
+	 * file (a FIFO put there since would block or swallow the chunks). */
+	int fd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
 	if (fd < 0 || !w || !(w->path = strdup(path))) {
-		wpp_err("cannot append to %s: %s", path, strerror(fd < 0 ? errno : ENOMEM));
+		wpp_err("cannot append to %s: %s", path,
+			fd < 0 && errno == EINVAL ? "not a regular file"
+						  : strerror(fd < 0 ? errno : ENOMEM));
 		if (fd >= 0)
 			close(fd);
 		free(w);
 		return NULL;
 	}
 	w->fd = fd;
+	w->of.fd = -1;
 	w->behind_off = 1; /* O_APPEND: pos is not tracked; a few grammars */
 	return w;
 }
@@ -235,20 +252,45 @@ int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *paylo
 	return wppw_chunk2(w, type, payload, len, NULL, 0);
 }
 
+int wppw_publish(struct wpp_writer *w)
+{
+	return w->of.fd >= 0 ? out_file_publish(&w->of, NULL) : 0;
+}
+
+/* Close the descriptor; a created file's temporary is removed when
+ * drop_unpublished (the target keeps what it had), else left as it is. */
+static int writer_close_fd(struct wpp_writer *w, int drop_unpublished)
+{
+	int err = 0;
+
+	if (w->of.fd < 0)
+		return close(w->fd) < 0 ? -errno : 0;
+	if (drop_unpublished)
+		out_file_discard(&w->of);
+	else
+		err = out_file_close(&w->of);
+	return err;
+}
+
 static void writer_free(struct wpp_writer *w)
 {
 	free(w->path);
 	free(w);
 }
 
-/* fsync (unless err already), close, free. */
+/* fsync (unless err already), publish, close, free.  A file that failed
+ * is not published: the target keeps what it had. */
 static int finish(struct wpp_writer *w, int err)
 {
 	if (!err && fsync(w->fd) < 0 && errno != EINVAL) {
 		err = -errno;
 		wpp_err("cannot write %s: %s", w->path, strerror(errno));
 	}
-	if (close(w->fd) < 0 && !err) {
+	if (!err && wppw_publish(w) < 0)
+		err = -EIO;
+	int cerr = writer_close_fd(w, err != 0);
+	if (cerr < 0 && !err) {
+		errno = -cerr;
 		err = -errno;
 		wpp_err("cannot write %s: %s", w->path, strerror(errno));
 	}
@@ -274,6 +316,6 @@ void wppw_abort(struct wpp_writer *w)
 	if (!w)
 		return;
 	release_reserve(w);
-	close(w->fd);
+	writer_close_fd(w, 1);
 	writer_free(w);
 }

@@ -158,16 +158,41 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 	return 1;
 }
 
-/* The next repetition of a run being emitted. */
+/* The next repetition of a run being emitted, or with WPP_DECODE_RUNS all
+ * of them as one event: its stats count every execution. */
 static int emit_repeat(struct wpp_decoder *d, struct wpp_event *ev)
 {
-	d->pending--;
+	uint64_t times = d->flags & WPP_DECODE_RUNS ? d->pending : 1;
+
+	d->pending -= times;
 	*ev = (struct wpp_event){.signal_depth = d->pending_depth,
 				 .batch_seq = d->pending_seq,
 				 .word_index = d->pending_word,
-				 .repeat = d->pending_k++};
-	d->stats.repeats++;
-	return record(d, ev, d->pending_fid, d->pending_value);
+				 .repeat = d->pending_k};
+	d->pending_k += times;
+	d->stats.repeats += times;
+	record(d, ev, d->pending_fid, d->pending_value);
+	ev->times = times;
+	if (times > 1) {
+		uint64_t more = times - 1;
+		switch (ev->kind) {
+		case WPP_EV_PATH:
+			d->stats.paths += more;
+			break;
+		case WPP_EV_BLOCK:
+			d->stats.blocks += more;
+			break;
+		case WPP_EV_UNATTRIBUTED:
+			d->stats.unattributed += more;
+			break;
+		case WPP_EV_CORRUPT:
+			d->stats.corrupt += more;
+			break;
+		case WPP_EV_GAP:
+			break;
+		}
+	}
+	return 1;
 }
 
 static int gap(struct wpp_decoder *d, struct wpp_event *ev, uint64_t lost_words)
@@ -239,7 +264,7 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 		if (p == PEEK_END)
 			return 0;
 		s = &d->stream.segs[d->seg];
-		*ev = (struct wpp_event){.signal_depth = s->signal_depth};
+		*ev = (struct wpp_event){.signal_depth = s->signal_depth, .times = 1};
 		if (p == PEEK_GAP) {
 			ev->lost_batches = s->lost_batches;
 			next_segment(d);

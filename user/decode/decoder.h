@@ -46,6 +46,13 @@ enum wpp_decode_flags {
 	/* Expand every path to its blocks (ev.path); ids that do not expand
 	 * become CORRUPT events.  Without it, path ids are passed through. */
 	WPP_DECODE_EXPAND = 1u << 0,
+	/* A run comes out as one event whose `times` says how many
+	 * executions it stands for (repeat = the first repetition's number),
+	 * instead of `times` events.  For analyses that count: a REPEAT
+	 * word's count is up to 2^32 - 1, and a file can hold thousands, so
+	 * expanding them lets a small file demand hours (docs/security.md,
+	 * "Files").  Stats are the same either way. */
+	WPP_DECODE_RUNS = 1u << 1,
 };
 
 struct wpp_event {
@@ -62,6 +69,9 @@ struct wpp_event {
 	uint32_t word_index;
 	uint64_t repeat; /* 0: a record as written; k >= 1: its k-th
 			  * repetition, from a REPEAT word */
+	uint64_t times;	 /* executions this event stands for: 1, or a whole
+			  * run with WPP_DECODE_RUNS (also for UNATTRIBUTED
+			  * and CORRUPT events of a run) */
 };
 
 struct wpp_decode_stats {

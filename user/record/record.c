@@ -100,6 +100,10 @@ static int record_shm(struct record_opts *o_)
 		wpp_shm_collector_destroy(col);
 		return 127;
 	}
+	/* The program runs: the trace takes its name now (out_file.h), so a
+	 * killed recording leaves what it wrote there.  A failure is said
+	 * here and makes the end fail; the bytes go on into the temporary. */
+	wppw_publish(rs.w);
 	record_loop(col, &rs, &ops, pid, &status);
 	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
 		rs.failed = 1;
@@ -137,9 +141,17 @@ static int record_shm(struct record_opts *o_)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
+	char exe[4096];
 	int rc = record_parse_args(argc, argv, &o);
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	/* A program that cannot run is said before anything is set up or
+	 * created (the exec itself may still fail; the output is only put in
+	 * place once the program runs). */
+	if (o.argv && (rc = child_resolve(o.argv[0], exe, sizeof(exe))) != 0) {
+		wpp_err("record: cannot run '%s': %s", o.argv[0], strerror(-rc));
+		return 127;
+	}
 	return o.transport == RECORD_SHM ? record_shm(&o) : record_bpf(&o);
 }

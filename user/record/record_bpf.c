@@ -279,6 +279,8 @@ int record_bpf(const struct record_opts *o_)
 		record_sink_abort(&rs, &o);
 		return rc;
 	}
+	/* Tracing runs: the trace takes its name now (record.c says why). */
+	wppw_publish(rs.w);
 	wait_for_end(c, &o, child, &status);
 	bc_finish(c, &k);
 	if (counters)

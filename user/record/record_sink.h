@@ -44,7 +44,8 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 /* " (collector CPU S s, max RSS N MB<more>)" for the summary line: this
  * process's own CPU time and peak RSS so far.  more may be "". */
 void record_usage_text(char *buf, size_t size, const char *more);
-/* The run did not start: drop the output file. */
+/* The run did not start: drop the new output (not yet in place: a file
+ * that had its name keeps it, out_file.h). */
 void record_sink_abort(struct record_sink *rs, const struct record_opts *o);
 
 /* The shm collector's callbacks bound to rs. */

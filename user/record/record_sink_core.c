@@ -125,8 +125,10 @@ void record_usage_text(char *buf, size_t size, const char *more)
 void record_sink_abort(struct record_sink *rs, const struct record_opts *o)
 {
 	record_online_stop(rs);
+	/* Not yet published (out_file.h): the temporary goes, and a file
+	 * that had the name keeps it. */
+	(void)o;
 	if (rs->w)
 		wppw_abort(rs->w);
 	rs->w = NULL;
-	unlink(o->output);
 }

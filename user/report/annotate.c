@@ -4,9 +4,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cost_lines.h"
 #include "fn_flow.h"
+#include "in_file.h"
 #include "json_out.h"
 #include "log.h"
 #include "path_text.h"
@@ -21,14 +23,21 @@ struct source {
 	size_t n;
 };
 
+/* The path comes from debug info: a FIFO or device there must not hang
+ * or feed us (in_file.h); such a file is as good as missing. */
 static int source_load(struct source *s, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	int fd = in_file_open(path, NULL, &st);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	size_t len = 0;
 
 	*s = (struct source){0};
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	if (getdelim(&s->text, &len, '\0', f) < 0) {
 		fclose(f);
 		free(s->text);

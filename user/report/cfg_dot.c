@@ -175,10 +175,10 @@ int rpt_cfg_dot(FILE *out, const struct rpt_profile *p, const char *name, enum r
 	return 0;
 }
 
-int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *name,
+int rpt_cfg_svg(int svg_fd, const char *svg_path, const struct rpt_profile *p, const char *name,
 		enum rpt_sort sort)
 {
-	char *argv[] = {"dot", "-Tsvg", "-o", (char *)svg_path, NULL};
+	char *argv[] = {"dot", "-Tsvg", NULL};
 	posix_spawn_file_actions_t fa;
 	int fds[2], status, rc;
 	pid_t pid;
@@ -191,6 +191,7 @@ int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *n
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
 	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	posix_spawn_file_actions_adddup2(&fa, svg_fd, 1);
 	rc = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[0]);

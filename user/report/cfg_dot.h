@@ -18,8 +18,9 @@
 /* 0, or -1 (message printed) when no function of that name ran. */
 int rpt_cfg_dot(FILE *out, const struct rpt_profile *p, const char *name, enum rpt_sort sort);
 
-/* Write the dot text of rpt_cfg_dot through `dot -Tsvg -o svg_path`. 0 or -1 (message printed). */
-int rpt_cfg_svg(const char *svg_path, const struct rpt_profile *p, const char *name,
+/* Write the dot text of rpt_cfg_dot through `dot -Tsvg` into svg_fd (dot's
+ * standard output; svg_path names it in messages).  0 or -1 (message printed). */
+int rpt_cfg_svg(int svg_fd, const char *svg_path, const struct rpt_profile *p, const char *name,
 		enum rpt_sort sort);
 
 #endif

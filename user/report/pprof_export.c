@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <unistd.h>
 
 #include "elf_object.h"
 #include "log.h"
+#include "out_file.h"
 #include "profile.pb-c.h"
 #include "report_out.h"
 
@@ -324,9 +326,16 @@ int rpt_export_pprof(const char *path, const struct rpt_profile *p, const struct
 	len = perftools__profiles__profile__get_packed_size(&b.prof);
 	buf = xcalloc(len, 1);
 	perftools__profiles__profile__pack(&b.prof, buf);
-	gz = gzopen(path, "wb");
-	if (!gz) {
+	struct out_file of;
+	int fd;
+	if (out_file_create(&of, path, "export") < 0) {
+		rc = -1;
+	} else if ((fd = dup(of.fd)) < 0 || !(gz = gzdopen(fd, "wb"))) {
+		/* gzclose closes its own descriptor; the file's stays for commit */
 		wpp_err("export: cannot write %s: %s", path, strerror(errno ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		out_file_discard(&of);
 		rc = -1;
 	} else {
 		if (len && gzwrite(gz, buf, (unsigned)len) != (int)len) {
@@ -337,6 +346,10 @@ int rpt_export_pprof(const char *path, const struct rpt_profile *p, const struct
 			wpp_err("export: writing %s failed", path);
 			rc = -1;
 		}
+		if (rc < 0)
+			out_file_discard(&of);
+		else if (out_file_commit(&of, "export") < 0)
+			rc = -1;
 	}
 	free(buf);
 	builder_free(&b);

@@ -64,7 +64,7 @@ static int table_grow(struct key_table *t)
 }
 
 static int table_add(struct key_table *t, uint32_t pid, uint32_t gen, const struct wpp_fn *fn,
-		     uint64_t id, int is_block)
+		     uint64_t id, int is_block, uint64_t times)
 {
 	size_t i;
 
@@ -73,12 +73,12 @@ static int table_add(struct key_table *t, uint32_t pid, uint32_t gen, const stru
 	for (i = key_hash(pid, gen, fn, id, is_block) & (t->cap - 1); t->slots[i].fn;
 	     i = (i + 1) & (t->cap - 1)) {
 		if (same_key(&t->slots[i], pid, gen, fn, id, is_block)) {
-			t->slots[i].count++;
+			t->slots[i].count += times;
 			return 0;
 		}
 	}
 	t->slots[i] = (struct rpt_path){
-	    .pid = pid, .gen = gen, .fn = fn, .id = id, .is_block = is_block, .count = 1};
+	    .pid = pid, .gen = gen, .fn = fn, .id = id, .is_block = is_block, .count = times};
 	t->n++;
 	return 0;
 }
@@ -233,12 +233,13 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 			m[(*nmap)++] =
 			    (struct tu_object){im->ranges[r].tu, im->ranges[r].module->path};
 		}
-		if (!(d = wpp_decoder_open(th, mods, 0)))
+		/* Runs as counts: a REPEAT word's count is added, not walked. */
+		if (!(d = wpp_decoder_open(th, mods, WPP_DECODE_RUNS)))
 			return -1;
 		while (wpp_decoder_next(d, &ev))
 			if ((ev.kind == WPP_EV_PATH || ev.kind == WPP_EV_BLOCK) &&
 			    table_add(tab, th->pid, th->generation, ev.fn, ev.value,
-				      ev.kind == WPP_EV_BLOCK) < 0) {
+				      ev.kind == WPP_EV_BLOCK, ev.times) < 0) {
 				wpp_decoder_close(d);
 				return -1;
 			}

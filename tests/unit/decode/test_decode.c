@@ -362,6 +362,86 @@ static void test_decode_repeats(void **state)
 	assert_int_equal(st->repeats, 8);
 	assert_int_equal(st->unattributed, 2 + 1 + 3);
 	assert_int_equal(st->corrupt, 2);
+	struct wpp_decode_stats expanded_stats = *st;
+	wpp_decoder_close(d);
+
+	/* WPP_DECODE_RUNS: each run is one event carrying its count; its
+	 * expansion (repeat, repeat + 1, ...) is the event sequence above,
+	 * and the stats are the same. */
+	for (unsigned flags = WPP_DECODE_RUNS; flags <= (WPP_DECODE_RUNS | WPP_DECODE_EXPAND);
+	     flags += WPP_DECODE_EXPAND) {
+		struct wpp_decoder *x = wpp_decoder_open(&t->threads[0], mods, WPP_DECODE_EXPAND);
+		struct wpp_decoder *r = wpp_decoder_open(&t->threads[0], mods, flags);
+		struct wpp_event re, xe;
+		unsigned runs = 0;
+		while (wpp_decoder_next(r, &re)) {
+			runs += re.times > 1;
+			for (uint64_t i = 0; i < re.times; i++) {
+				assert_int_equal(wpp_decoder_next(x, &xe), 1);
+				assert_int_equal(xe.kind, re.kind);
+				assert_int_equal(xe.fid, re.fid);
+				assert_int_equal(xe.value, re.value);
+				assert_int_equal(xe.repeat, re.repeat + i);
+				assert_int_equal(xe.batch_seq, re.batch_seq);
+				assert_int_equal(xe.word_index, re.word_index);
+				assert_int_equal(xe.signal_depth, re.signal_depth);
+				assert_int_equal(xe.lost_words, re.lost_words);
+				assert_int_equal(xe.times, 1);
+			}
+		}
+		assert_int_equal(wpp_decoder_next(x, &xe), 0);
+		assert_int_equal(runs, 3); /* diamond 1 x2, diamond 7 x2, oracle_fn 2 x2 */
+		assert_memory_equal(wpp_decoder_stats(r), &expanded_stats, sizeof(expanded_stats));
+		wpp_decoder_close(x);
+		wpp_decoder_close(r);
+	}
+	wpp_modules_free(mods);
+	wpp_sym_free(sym);
+	wpp_trace_free(t);
+	unlink(path);
+}
+
+/* A crafted REPEAT of 2^32 - 1 (the largest one word carries), twice in a
+ * row: counted, not walked, with WPP_DECODE_RUNS (this test would take
+ * minutes the other way). */
+static void test_decode_huge_run(void **state)
+{
+	char path[320], err[200];
+	struct tl_writer w;
+	struct wpp_elf_object *obj = wpp_elf_open(elf_path, err, sizeof(err));
+	uint64_t b0[] = {wpp_make_word(10, 1), wpp_make_ctrl(WPP_CTRL_REPEAT, UINT32_MAX),
+			 wpp_make_ctrl(WPP_CTRL_REPEAT, UINT32_MAX), wpp_make_word(10, 0)};
+	struct wpp_event ev;
+
+	(void)state;
+	assert_non_null(obj);
+	snprintf(path, sizeof(path), "%s/huge-run.wpp", dir);
+	assert_int_equal(tl_wopen(&w, path), 0);
+	tl_process(&w, 300, 1, 0, 0);
+	tl_module(&w, 300, 0, 10, 2, 0xA, obj->build_id, obj->build_id_len, elf_path);
+	wpp_elf_close(obj);
+	tl_batch(&w, 300, 0, 300, 0, 0, 0, 0, b0, 4);
+	tl_wclose(&w, 1);
+	struct wpp_trace *t = wpp_trace_load(path);
+	struct wpp_symbolizer *sym = wpp_sym_new();
+	assert_non_null(t);
+	struct wpp_modules *mods = wpp_modules_new(t, sym);
+	struct wpp_decoder *d =
+	    wpp_decoder_open(&t->threads[0], mods, WPP_DECODE_RUNS | WPP_DECODE_EXPAND);
+	expect_repeat(d, WPP_EV_PATH, "diamond", 1, 0, 0, 0);
+	/* one event per REPEAT word, numbered on from the one before */
+	for (uint32_t k = 0; k < 2; k++) {
+		assert_int_equal(wpp_decoder_next(d, &ev), 1);
+		assert_int_equal(ev.kind, WPP_EV_PATH);
+		assert_int_equal(ev.value, 1);
+		assert_int_equal(ev.repeat, 1 + k * (uint64_t)UINT32_MAX);
+		assert_int_equal(ev.times, UINT32_MAX);
+		assert_int_equal(ev.word_index, 1 + k);
+	}
+	expect_repeat(d, WPP_EV_PATH, "diamond", 0, 0, 0, 3);
+	assert_int_equal(wpp_decoder_next(d, &ev), 0);
+	assert_int_equal(wpp_decoder_stats(d)->paths, 2 + 2 * (uint64_t)UINT32_MAX);
+	assert_int_equal(wpp_decoder_stats(d)->repeats, 2 * (uint64_t)UINT32_MAX);
 	wpp_decoder_close(d);
 	wpp_modules_free(mods);
 	wpp_sym_free(sym);
@@ -388,6 +468,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_events),
 		cmocka_unit_test(test_decode_repeats),
+		cmocka_unit_test(test_decode_huge_run),
 		cmocka_unit_test(test_missing_object),
 	};
 	if (argc == 3 && !strcmp(argv[1], "--write-fixture"))

@@ -11,7 +11,7 @@ KSLAB_TEST_HELPERS := tests/unit/kslab/ngram_ref.c tests/unit/kslab/streams.c \
 KSLAB_CORE_SRCS := $(KSLAB_SRCS) user/common/log.c
 # The online consumer writes through the .wpp writer; its test reads back.
 KSLAB_ONLINE_SRCS := user/analysis/kslab_online.c user/common/wppfile_write.c \
-	user/common/wppfile_read.c user/common/crc32c.c
+	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c
 
 $(call objs,san,tests/unit/kslab/%.c) $(call objs,,tests/unit/kslab/%.c): \
 	CPPFLAGS += $(KSLAB_CPPFLAGS) -Itests/unit/kslab
@@ -25,7 +25,7 @@ $(KSLAB_TEST_DIR)/%: $(call objs,san,tests/unit/kslab/%.c) $(call objs,san,$(KSL
 KSLAB_BENCH := $(KSLAB_TEST_DIR)/bench_kpaths
 # It reads .wpp files with the decoder's loader and stream assembly.
 KSLAB_BENCH_SRCS := tests/unit/kslab/bench_kpaths.c user/decode/trace_file.c user/decode/stream.c \
-	user/common/wppfile_read.c user/common/crc32c.c
+	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c
 $(KSLAB_BENCH): $(call objs,,$(KSLAB_BENCH_SRCS)) $(call objs,,$(KSLAB_CORE_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(sort $^) -o $@

@@ -204,6 +204,8 @@ static void test_reservation_is_invisible(void **s)
 		struct wpp_writer *w = wppw_open(path);
 		uint64_t size = sizeof(struct wpp_file_header);
 		assert_non_null(w);
+		/* under its name now, as record puts a live recording */
+		assert_int_equal(wppw_publish(w), 0);
 		for (int i = 0; i < 40; i++) {
 			assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, payload, sizeof(payload)), 0);
 			size += sizeof(struct wpp_chunk_header) + sizeof(payload);
@@ -281,6 +283,7 @@ static void test_written_pages_leave_the_cache(void **s)
 	memset(payload, 0x5a, sizeof(payload));
 	struct wpp_writer *w = wppw_open(path);
 	assert_non_null(w);
+	assert_int_equal(wppw_publish(w), 0); /* a live recording, under its name */
 	for (int i = 0; i < chunks; i++) {
 		payload[0] = (char)i;
 		assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, payload, sizeof(payload)), 0);
@@ -314,6 +317,37 @@ static void test_written_pages_leave_the_cache(void **s)
 	unlink(path);
 }
 
+/* Until published (wppw_publish, or wppw_close) the file is a temporary
+ * beside its name: a file that had the name keeps it, through an abort
+ * too, and the new one comes with mode 0600. */
+static void test_unpublished_is_invisible(void **s)
+{
+	struct wpp_chunk_end end = {0};
+	struct stat st;
+	(void)s;
+
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old", f);
+	fclose(f);
+	struct wpp_writer *w = wppw_open(path);
+	assert_non_null(w);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, "x", 1), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 3);
+	wppw_abort(w);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 3);
+	w = wppw_open(path);
+	assert_non_null(w);
+	assert_int_equal(wppw_close(w, &end), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, sizeof(struct wpp_file_header) +
+					 sizeof(struct wpp_chunk_header) + sizeof(end));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	unlink(path);
+}
+
 static void test_open_failure(void **s)
 {
 	(void)s;
@@ -328,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_append_after_end),
 		cmocka_unit_test(test_reservation_is_invisible),
 		cmocka_unit_test(test_written_pages_leave_the_cache),
+		cmocka_unit_test(test_unpublished_is_invisible),
 		cmocka_unit_test(test_open_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
