@@ -86,8 +86,17 @@ struct wpp_trace {
 	uint64_t nchunks;
 	uint64_t bad_chunks;	 /* payloads rejected */
 	uint64_t unknown_chunks; /* types this reader does not know (skipped) */
-	char stop_reason[192];	 /* empty if the file ended with END */
-	uint64_t stop_offset;	 /* bytes of the file that were usable */
+	/* BATCH_Z chunks (docs/wpp-file-format.md): their words are decoded
+	 * at load into buffers the trace owns (batch refs point there). */
+	uint64_t **decoded;
+	size_t ndecoded, decoded_cap;
+	uint64_t packed_batches, packed_bytes; /* BATCH_Z chunks decoded, their payload bytes */
+	/* BATCH_Z chunks that were damaged (bad checksum, torn tail, or words
+	 * that do not decode) but whose head named the thread and word count:
+	 * each is a gap of its nwords in that thread. */
+	uint64_t damaged_batches, damaged_words, first_damaged_offset;
+	char stop_reason[192]; /* empty if the file ended with END */
+	uint64_t stop_offset;  /* bytes of the file that were usable */
 };
 
 /* Load; NULL after printing one error line if the file is unusable. */

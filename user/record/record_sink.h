@@ -18,6 +18,7 @@
 #include "wppfile.h"
 
 struct wpp_online;
+struct wc_encoder;
 
 struct record_sink {
 	struct wpp_writer *w;
@@ -26,6 +27,9 @@ struct record_sink {
 	int failed;		   /* a write failed: stop recording, keep the program running */
 	struct wpp_online *online; /* NULL: no online analyses */
 	struct record_online_cfg *online_cfg;
+	struct wc_encoder *pack; /* NULL: batches are stored raw (--compress none) */
+	uint64_t batch_bytes;	 /* bytes of BATCH/BATCH_Z chunks written */
+	uint64_t records;	 /* path records in them (REPEATs expanded) */
 };
 
 /* Create the output and write INFO (transport_lines: "key=value\n" lines).

@@ -6,6 +6,7 @@
  */
 #include "record_sink.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -15,6 +16,8 @@
 #include "online.h"
 #include "record_info.h"
 #include "record_online.h"
+#include "wpp/trace_abi.h"
+#include "wppfile_batch.h"
 
 static int keep(struct record_sink *rs, int err)
 {
@@ -31,6 +34,20 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 	rs->w = wppw_open(o->output);
 	if (!rs->w)
 		return -1;
+	if (o->compress) {
+		rs->pack = wc_encoder_new(1);
+		if (!rs->pack) {
+			wpp_err("record: out of memory");
+			record_sink_abort(rs, o);
+			return -1;
+		}
+		/* Before any chunk: older readers then refuse the file rather
+		 * than skip its BATCH_Z chunks as an unknown type. */
+		if (wppw_set_version(rs->w, WPP_FILE_VERSION_BATCH_Z) < 0) {
+			record_sink_abort(rs, o);
+			return -1;
+		}
+	}
 	if (record_write_info(rs->w, o, transport_lines) < 0 || record_online_start(rs, o) < 0) {
 		record_sink_abort(rs, o);
 		return -1;
@@ -53,6 +70,46 @@ int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 	return 0;
 }
 
+/* Path records in a batch's words, a REPEAT counting the executions it
+ * adds (what the summary's bytes per record divides by): every word that
+ * is not a control word is one record (a wide pair's second word is its
+ * record).  A figure for the user, not a decoder: malformed words count
+ * as whatever they look like. */
+static uint64_t count_records(const uint64_t *words, uint32_t n)
+{
+	uint64_t records = n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = words[i];
+		if (wpp_word_fid(w) != WPP_FID_CONTROL)
+			continue;
+		records--;
+		if (wpp_ctrl_op(w) == WPP_CTRL_REPEAT)
+			records += wpp_ctrl_operand(w);
+	}
+	return records;
+}
+
+/* Write b as a BATCH_Z chunk, or as a BATCH when compressing does not pay. */
+static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
+		       const uint64_t *words)
+{
+	struct wpp_chunk_batch_z z;
+	const void *packed;
+	int rc = rs->pack ? wpp_batch_z_pack(rs->pack, b, words, &z, &packed) : 1;
+
+	if (rc < 0) {
+		wpp_err("record: out of memory compressing a batch");
+		return -ENOMEM;
+	}
+	if (rc == 0) {
+		rs->batch_bytes += sizeof(struct wpp_chunk_header) + sizeof(z) + z.packed_len;
+		return wppw_chunk2(rs->w, WPP_CHUNK_BATCH_Z, &z, sizeof(z), packed, z.packed_len);
+	}
+	rs->batch_bytes += sizeof(struct wpp_chunk_header) + sizeof(*b) + b->nwords * 8u;
+	return wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u);
+}
+
 int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		      const uint64_t *words)
 {
@@ -60,7 +117,8 @@ int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		return -1;
 	rs->totals.batches++;
 	rs->totals.words += b->nwords;
-	if (keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u)) < 0)
+	rs->records += count_records(words, b->nwords);
+	if (keep(rs, write_batch(rs, b, words)) < 0)
 		return -1;
 	if (rs->online)
 		wpp_online_batch(rs->online, b, words);
@@ -87,6 +145,8 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	if (!rs->failed)
 		keep(rs, record_online_check(rs));
 	record_online_stop(rs);
+	wc_encoder_free(rs->pack);
+	rs->pack = NULL;
 	rs->totals.end_ns = record_now_ns();
 	if (rs->failed) {
 		wppw_abort(rs->w);
@@ -95,13 +155,19 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	}
 	if (wppw_close(rs->w, &rs->totals) < 0)
 		return 1;
-	if (!o->quiet)
-		wpp_info(
-		    "recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s%s",
-		    (unsigned long long)rs->totals.batches, (unsigned long long)rs->totals.words,
-		    (unsigned long long)rs->processes, (unsigned long long)rs->threads,
-		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
-		    extra ? extra : "");
+	if (!o->quiet) {
+		char per[64] = "";
+		if (rs->records)
+			snprintf(per, sizeof(per), ", %.3f bytes per path record",
+				 (double)rs->batch_bytes / (double)rs->records);
+		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s%s -> "
+			 "%s%s",
+			 (unsigned long long)rs->totals.batches,
+			 (unsigned long long)rs->totals.words, (unsigned long long)rs->processes,
+			 (unsigned long long)rs->threads, per,
+			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "",
+			 o->output, extra ? extra : "");
+	}
 	/* An empty trace is most often a program built without wppcc; not
 	 * when batches came and were lost (the loss report says why). */
 	if (!rs->totals.batches && !rs->totals.lost_words)
@@ -125,6 +191,8 @@ void record_usage_text(char *buf, size_t size, const char *more)
 void record_sink_abort(struct record_sink *rs, const struct record_opts *o)
 {
 	record_online_stop(rs);
+	wc_encoder_free(rs->pack);
+	rs->pack = NULL;
 	if (rs->w)
 		wppw_abort(rs->w);
 	rs->w = NULL;

@@ -18,10 +18,13 @@
 
 #include <stdint.h>
 
-#define WPP_FILE_MAGIC	      "WPPTRACE"
-#define WPP_FILE_VERSION      1u
-#define WPP_CHUNK_MAGIC	      0x4b435057u /* "WPCK" */
-#define WPP_CHUNK_MAX_PAYLOAD (64u << 20)
+#define WPP_FILE_MAGIC	 "WPPTRACE"
+#define WPP_FILE_VERSION 1u
+/* A file that may hold BATCH_Z chunks: version 1 readers refuse it rather
+ * than skip its paths as an unknown chunk type (docs/wpp-file-format.md). */
+#define WPP_FILE_VERSION_BATCH_Z 2u
+#define WPP_CHUNK_MAGIC		 0x4b435057u /* "WPCK" */
+#define WPP_CHUNK_MAX_PAYLOAD	 (64u << 20)
 
 struct wpp_file_header {
 	char magic[8];	      /* WPP_FILE_MAGIC */
@@ -59,6 +62,9 @@ enum wpp_chunk_type {
 	WPP_CHUNK_SAMPLE_REGS = 13, /* struct wpp_chunk_sample_regs + nsamples struct
 				     * wpp_sample_regs: the registers of the samples
 				     * of the SAMPLES chunk right before it */
+	WPP_CHUNK_BATCH_Z = 14,	    /* struct wpp_chunk_batch_z + packed_len bytes of
+				     * compressed words (user/common/word_codec.h);
+				     * only in files of version WPP_FILE_VERSION_BATCH_Z */
 };
 
 enum wpp_process_flags {
@@ -121,6 +127,21 @@ struct wpp_chunk_batch {
 	uint32_t generation;
 	uint32_t nwords;
 	/* uint64_t words[nwords] follow */
+};
+
+/*
+ * A BATCH whose words are compressed (user/common/word_codec.h, one batch
+ * per chunk, decodable on its own).  head_crc32c is the CRC32C of the
+ * bytes before it: when the chunk's own CRC fails but the head's holds,
+ * a reader knows exactly whose words were lost and how many (nwords) and
+ * counts them as a gap instead of stopping (docs/wpp-file-format.md).
+ */
+struct wpp_chunk_batch_z {
+	struct wpp_chunk_batch batch; /* nwords: words once decoded */
+	uint32_t codec;		      /* enum wc_codec */
+	uint32_t packed_len;	      /* bytes that follow */
+	uint32_t head_crc32c;	      /* CRC32C of batch, codec, packed_len */
+	uint32_t reserved0;
 };
 
 struct wpp_chunk_gap {
