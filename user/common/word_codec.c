@@ -86,21 +86,33 @@ static inline int64_t unzigzag(uint64_t z)
 	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
-static size_t tokens_encode(struct wc_tables *tb, const uint64_t *words, uint32_t n,
-			    unsigned char *out)
-{
-	unsigned char *p = out;
-	uint64_t prev = 0;
-	uint32_t last_fid = 0;
-	uint64_t run = 0;
+/* The encoder's state between pieces of one stream. */
+struct tok_state {
+	struct wc_tables tables;
+	uint64_t prev, run;
+	uint32_t last_fid;
+};
 
-	memset(tb, 0, sizeof(*tb));
+static void tokens_begin(struct tok_state *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+/* Tokens of the next n words of the stream; a run may stay open. */
+static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n,
+			 unsigned char *out)
+{
+	struct wc_tables *tb = &st->tables;
+	unsigned char *p = out;
+	uint64_t prev = st->prev, run = st->run;
+	uint32_t last_fid = st->last_fid;
+
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t w = words[i];
-		uint32_t s = pred_slot(prev);
+		uint64_t *slot = tb->pred[pred_slot(prev)];
 
 		prev = w;
-		if (tb->pred[s][0] == w) {
+		if (slot[0] == w) {
 			run++;
 			continue;
 		}
@@ -108,9 +120,9 @@ static size_t tokens_encode(struct wc_tables *tb, const uint64_t *words, uint32_
 			p = put_varint(p, (run - 1) << 2 | TOK_RUN);
 			run = 0;
 		}
-		uint64_t second = tb->pred[s][1];
-		tb->pred[s][1] = tb->pred[s][0];
-		tb->pred[s][0] = w;
+		uint64_t second = slot[1];
+		slot[1] = slot[0];
+		slot[0] = w;
 		if (second == w) {
 			*p++ = TOK_SECOND;
 			continue;
@@ -126,20 +138,34 @@ static size_t tokens_encode(struct wc_tables *tb, const uint64_t *words, uint32_
 		p = put_varint(p, wpp_word_payload(w));
 		last_fid = fid;
 	}
-	if (run)
-		p = put_varint(p, (run - 1) << 2 | TOK_RUN);
+	st->prev = prev;
+	st->run = run;
+	st->last_fid = last_fid;
+	return (size_t)(p - out);
+}
+
+/* Close the stream's open run. */
+static size_t tokens_end(struct tok_state *st, unsigned char *out)
+{
+	unsigned char *p = out;
+
+	if (st->run)
+		p = put_varint(p, (st->run - 1) << 2 | TOK_RUN);
+	st->run = 0;
 	return (size_t)(p - out);
 }
 
 size_t wc_tokens_encode(const uint64_t *words, uint32_t n, unsigned char *out)
 {
-	struct wc_tables *tb = malloc(sizeof(*tb));
+	struct tok_state *st = malloc(sizeof(*st));
 	size_t len;
 
-	if (!tb)
+	if (!st)
 		abort(); /* callers with no memory to spare use wc_encode */
-	len = tokens_encode(tb, words, n, out);
-	free(tb);
+	tokens_begin(st);
+	len = tokens_add(st, words, n, out);
+	len += tokens_end(st, out + len);
+	free(st);
 	return len;
 }
 
@@ -236,11 +262,11 @@ int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint3
 }
 
 struct wc_encoder {
-	struct wc_tables tables;
-	ZSTD_CCtx *zc;
-	int level;
+	struct tok_state tokens_state;
+	ZSTD_CCtx *zc; /* level and checksum set once */
 	unsigned char *tokens, *packed;
-	size_t cap_words; /* the buffers fit this many words */
+	size_t ntokens, cap_tokens, cap_packed;
+	int failed; /* a wc_add ran out of memory: wc_finish says so */
 };
 
 struct wc_encoder *wc_encoder_new(int level)
@@ -249,12 +275,16 @@ struct wc_encoder *wc_encoder_new(int level)
 
 	if (!e)
 		return NULL;
-	e->level = level;
 	e->zc = ZSTD_createCCtx();
-	if (!e->zc) {
+	/* The frame's checksum (XXH64 of the tokens, a few percent of the
+	 * time) catches payloads that a crafted chunk CRC let through. */
+	if (!e->zc || ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_checksumFlag, 1))) {
+		ZSTD_freeCCtx(e->zc);
 		free(e);
 		return NULL;
 	}
+	tokens_begin(&e->tokens_state);
 	return e;
 }
 
@@ -268,44 +298,67 @@ void wc_encoder_free(struct wc_encoder *e)
 	free(e);
 }
 
-static int encoder_fit(struct wc_encoder *e, uint32_t n)
+void wc_begin(struct wc_encoder *e)
 {
-	if (n <= e->cap_words && e->tokens)
+	tokens_begin(&e->tokens_state);
+	e->ntokens = 0;
+	e->failed = 0;
+}
+
+/* Room for need more bytes at *buf (which holds used); 0 or -1. */
+static int reserve(unsigned char **buf, size_t *cap, size_t used, size_t need)
+{
+	if (used + need <= *cap)
 		return 0;
-	size_t cap = n < 8192 ? 8192 : n;
-	unsigned char *t = malloc(wc_tokens_bound((uint32_t)cap));
-	unsigned char *z = malloc(ZSTD_compressBound(wc_tokens_bound((uint32_t)cap)));
-	if (!t || !z) {
-		free(t);
-		free(z);
+	size_t ncap = *cap ? *cap : 65536;
+	while (ncap < used + need)
+		ncap *= 2;
+	unsigned char *n = realloc(*buf, ncap);
+	if (!n)
+		return -1;
+	*buf = n;
+	*cap = ncap;
+	return 0;
+}
+
+int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+{
+	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, wc_tokens_bound(n)) < 0) {
+		e->failed = 1;
 		return -1;
 	}
-	free(e->tokens);
-	free(e->packed);
-	e->tokens = t;
-	e->packed = z;
-	e->cap_words = cap;
+	e->ntokens += tokens_add(&e->tokens_state, words, n, e->tokens + e->ntokens);
 	return 0;
+}
+
+const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec)
+{
+	size_t nz, bound;
+
+	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
+		return NULL;
+	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
+	bound = ZSTD_compressBound(e->ntokens);
+	if (reserve(&e->packed, &e->cap_packed, 0, bound) < 0)
+		return NULL;
+	nz = ZSTD_compress2(e->zc, e->packed, bound, e->tokens, e->ntokens);
+	if (!ZSTD_isError(nz) && nz < e->ntokens) {
+		*len = nz;
+		*codec = WC_CODEC_TOKENS_ZSTD;
+		return e->packed;
+	}
+	*len = e->ntokens;
+	*codec = WC_CODEC_TOKENS;
+	return e->tokens;
 }
 
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
 		      uint32_t *codec)
 {
-	size_t ntok, nz;
-
-	if (encoder_fit(e, n) < 0)
+	wc_begin(e);
+	if (wc_add(e, words, n) < 0)
 		return NULL;
-	ntok = tokens_encode(&e->tables, words, n, e->tokens);
-	nz = ZSTD_compressCCtx(e->zc, e->packed, ZSTD_compressBound(wc_tokens_bound(n)), e->tokens,
-			       ntok, e->level);
-	if (!ZSTD_isError(nz) && nz < ntok) {
-		*len = nz;
-		*codec = WC_CODEC_TOKENS_ZSTD;
-		return e->packed;
-	}
-	*len = ntok;
-	*codec = WC_CODEC_TOKENS;
-	return e->tokens;
+	return wc_finish(e, len, codec);
 }
 
 struct wc_decoder {

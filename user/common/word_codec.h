@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * word_codec.h — compress a batch of trace words at the rate they arrive,
- * and back (the payload of a BATCH_Z chunk, docs/wpp-file-format.md).
+ * word_codec.h — compress a stream of trace words at the rate they arrive,
+ * and back (the payload of a BATCH_Z chunk, docs/wpp-file-format.md: the
+ * words of one or more batches of one thread, coded as one stream).
  *
- * Two stages, each batch on its own (a damaged chunk never spoils another):
+ * Two stages, each stream on its own (a damaged chunk never spoils another):
  *
  *  1. tokens: an order-1 predictor over the batch's words.  A table indexed
  *     by a hash of the previous word holds the word that followed it last
@@ -50,11 +51,18 @@ int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint3
 
 struct wc_encoder;
 /* level: zstd's (1 is what the collector uses; docs/benchmarks.md).
- * NULL when out of memory. */
+ * NULL when out of memory.  A new encoder has begun a stream. */
 struct wc_encoder *wc_encoder_new(int level);
 void wc_encoder_free(struct wc_encoder *e);
-/* Both stages.  Returns a pointer to the coded bytes (owned by e, valid
- * until the next call), *len and *codec set; NULL when out of memory. */
+/* One stream in pieces: wc_begin, wc_add per piece (0, or -1 when out of
+ * memory), wc_finish: a pointer to the coded bytes (owned by e, valid
+ * until the next wc_begin), *len and *codec set; NULL when out of memory
+ * (here or in a wc_add since wc_begin).  Decodes as one stream of all the
+ * pieces' words. */
+void wc_begin(struct wc_encoder *e);
+int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
+const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
+/* wc_begin, wc_add, wc_finish of one piece. */
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
 		      uint32_t *codec);
 

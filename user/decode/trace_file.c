@@ -125,59 +125,62 @@ static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
 }
 
 /*
- * A compressed batch whose words are lost (its chunk damaged, or words that
- * do not decode) but whose head is intact: its thread gets a gap of exactly
- * its word count where the batch stood (before the next batch after it),
- * as a transport's GAP chunk would say.
+ * Compressed batches whose words are lost (their chunk damaged, or words
+ * that do not decode) but whose heads are intact: each batch's thread gets
+ * a gap of exactly its word count where the batch stood (before the next
+ * batch after it), as a transport's GAP chunk would say.
  */
-static void lose_batch(struct loader *ld, const struct wpp_chunk_batch_z *z, uint64_t offset)
+static void lose_batches(struct loader *ld, const void *payload, const struct wpp_chunk_batch_z *z,
+			 uint64_t offset)
 {
 	struct wpp_trace *t = ld->t;
-	const struct wpp_chunk_batch *cb = &z->batch;
-	struct wpp_thread_trace *th = thread_get(ld, cb->pid, cb->generation, cb->tid);
 
-	th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
-	th->gaps[th->ngaps++] = (struct wpp_gap_ref){
-	    .after_seq = cb->seq ? cb->seq - 1 : 0, .lost_words = cb->nwords, .lost_batches = 1};
-	if (!t->damaged_batches++)
+	if (!t->damaged_batches)
 		t->first_damaged_offset = offset;
-	t->damaged_words += cb->nwords;
+	for (uint32_t i = 0; i < z->nbatches; i++) {
+		struct wpp_chunk_batch cb;
+		wpp_batch_z_head(payload, i, &cb);
+		struct wpp_thread_trace *th = thread_get(ld, cb.pid, cb.generation, cb.tid);
+		th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
+		th->gaps[th->ngaps++] = (struct wpp_gap_ref){.after_seq = cb.seq ? cb.seq - 1 : 0,
+							     .lost_words = cb.nwords,
+							     .lost_batches = 1};
+		t->damaged_batches++;
+		t->damaged_words += cb.nwords;
+	}
 }
 
 static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 {
 	struct wpp_trace *t = ld->t;
 	struct wpp_chunk_batch_z z;
+	uint64_t total, at = 0;
 	const char *why;
 	uint64_t *words;
 
-	if (wpp_batch_z_head(c->payload, c->length, &z, &why) < 0)
+	if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) < 0)
 		return why;
 	if (!ld->unpack && !(ld->unpack = wc_decoder_new()))
 		wpp_die("out of memory");
-	words = malloc((size_t)z.batch.nwords * 8 + 8);
+	words = malloc((size_t)total * 8 + 8);
 	if (!words)
 		wpp_die("out of memory");
-	if (wpp_batch_z_words(ld->unpack, &z, c->payload, words, &why) < 0) {
+	if (wpp_batch_z_words(ld->unpack, &z, c->payload, total, words, &why) < 0) {
 		free(words);
-		lose_batch(ld, &z, c->file_offset);
+		lose_batches(ld, c->payload, &z, c->file_offset);
 		return NULL; /* counted as damage, said once by the session */
 	}
 	t->decoded = grow(t->decoded, &t->decoded_cap, t->ndecoded + 1, sizeof(*t->decoded));
 	t->decoded[t->ndecoded++] = words;
-	t->packed_batches++;
+	t->packed_batches += z.nbatches;
 	t->packed_bytes += c->length;
-	add_batch(ld, &z.batch, (const unsigned char *)words, c->file_offset);
+	for (uint32_t i = 0; i < z.nbatches; i++) {
+		struct wpp_chunk_batch cb;
+		wpp_batch_z_head(c->payload, i, &cb);
+		add_batch(ld, &cb, (const unsigned char *)(words + at), c->file_offset);
+		at += cb.nwords;
+	}
 	return NULL;
-}
-
-/* wppr_next_damaged()'s test: is the head of this BATCH_Z intact? */
-static int batch_z_head_ok(const void *payload, uint32_t len, uint64_t avail)
-{
-	struct wpp_chunk_batch_z z;
-	const char *why;
-
-	return avail >= sizeof(z) && wpp_batch_z_head(payload, len, &z, &why) == 0;
 }
 
 /* Returns 0 if accepted, or a reason. */
@@ -340,11 +343,11 @@ struct wpp_trace *wpp_trace_load(const char *path)
 		if (wppr_next(ld.t->reader, &c) != 1) {
 			/* A damaged compressed batch costs its own words only. */
 			if (!wppr_next_damaged(ld.t->reader, &c, WPP_CHUNK_BATCH_Z,
-					       batch_z_head_ok))
+					       wpp_batch_z_head_ok))
 				break;
 			struct wpp_chunk_batch_z z;
 			memcpy(&z, c.payload, sizeof(z));
-			lose_batch(&ld, &z, c.file_offset);
+			lose_batches(&ld, c.payload, &z, c.file_offset);
 			ld.t->nchunks++;
 			continue;
 		}

@@ -160,26 +160,20 @@ static void count_batch(struct info *in, const struct wpp_chunk_batch *b,
 	see_time(in, b->time_ns);
 }
 
-/* A compressed batch whose words are gone: its head says whose and how many. */
-static void lose_batch(struct info *in, const struct wpp_chunk_batch_z *z)
+/* Compressed batches whose words are gone: their heads say whose and how many. */
+static void lose_batches(struct info *in, const void *payload, const struct wpp_chunk_batch_z *z)
 {
-	struct info_thread *it = thread_of(in, z->batch.pid, z->batch.tid, z->batch.generation);
-
-	it->lost_words += z->batch.nwords;
-	it->lost_batches++;
-	in->lost_words += z->batch.nwords;
-	in->lost_batches++;
-	in->damaged_batches++;
-	in->damaged_words += z->batch.nwords;
-}
-
-/* wppr_next_damaged()'s test: is the head of this BATCH_Z intact? */
-static int batch_z_head_ok(const void *payload, uint32_t len, uint64_t avail)
-{
-	struct wpp_chunk_batch_z z;
-	const char *why;
-
-	return avail >= sizeof(z) && wpp_batch_z_head(payload, len, &z, &why) == 0;
+	for (uint32_t i = 0; i < z->nbatches; i++) {
+		struct wpp_chunk_batch b;
+		wpp_batch_z_head(payload, i, &b);
+		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
+		it->lost_words += b.nwords;
+		it->lost_batches++;
+		in->lost_words += b.nwords;
+		in->lost_batches++;
+		in->damaged_batches++;
+		in->damaged_words += b.nwords;
+	}
 }
 
 static void on_chunk(struct info *in, const struct wpp_chunk *ch)
@@ -233,8 +227,9 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 	}
 	case WPP_CHUNK_BATCH_Z: {
 		struct wpp_chunk_batch_z z;
+		uint64_t total, at = 0;
 		const char *why;
-		if (wpp_batch_z_head(ch->payload, ch->length, &z, &why) < 0)
+		if (wpp_batch_z_check(ch->payload, ch->length, ch->length, &z, &total, &why) < 0)
 			break;
 		in->batch_bytes += sizeof(struct wpp_chunk_header) + ch->length;
 		if (!in->unpack && !(in->unpack = wc_decoder_new()))
@@ -242,12 +237,17 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 		if (!in->scratch &&
 		    !(in->scratch = malloc((size_t)WPP_BATCH_Z_MAX_WORDS * sizeof(uint64_t))))
 			wpp_die("out of memory");
-		if (wpp_batch_z_words(in->unpack, &z, ch->payload, in->scratch, &why) < 0) {
-			lose_batch(in, &z);
+		if (wpp_batch_z_words(in->unpack, &z, ch->payload, total, in->scratch, &why) < 0) {
+			lose_batches(in, ch->payload, &z);
 			break;
 		}
-		in->packed_batches++;
-		count_batch(in, &z.batch, (const unsigned char *)in->scratch, z.batch.nwords);
+		for (uint32_t i = 0; i < z.nbatches; i++) {
+			struct wpp_chunk_batch b;
+			wpp_batch_z_head(ch->payload, i, &b);
+			count_batch(in, &b, (const unsigned char *)(in->scratch + at), b.nwords);
+			at += b.nwords;
+		}
+		in->packed_batches += z.nbatches;
 		break;
 	}
 	case WPP_CHUNK_GAP: {
@@ -518,11 +518,11 @@ int cmd_info(int argc, char **argv)
 			continue;
 		}
 		/* A damaged compressed batch costs its own words only. */
-		if (!wppr_next_damaged(r, &ch, WPP_CHUNK_BATCH_Z, batch_z_head_ok))
+		if (!wppr_next_damaged(r, &ch, WPP_CHUNK_BATCH_Z, wpp_batch_z_head_ok))
 			break;
 		struct wpp_chunk_batch_z z;
 		memcpy(&z, ch.payload, sizeof(z));
-		lose_batch(&in, &z);
+		lose_batches(&in, ch.payload, &z);
 	}
 	const char *status = wppr_status(r);
 	if (json)

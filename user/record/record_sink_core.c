@@ -19,6 +19,11 @@
 #include "wpp/trace_abi.h"
 #include "wppfile_batch.h"
 
+/* Batches of one thread coded as one stream: 8 default shm batches.
+ * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
+ * but hold more words in memory, lost if the collector is killed. */
+#define GROUP_WORDS 65536
+
 static int keep(struct record_sink *rs, int err)
 {
 	/* After a write error the file is abandoned; the program runs on. */
@@ -35,8 +40,11 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 	if (!rs->w)
 		return -1;
 	if (o->compress) {
-		rs->pack = wc_encoder_new(1);
-		if (!rs->pack) {
+		rs->group = wpp_batch_group_new(1);
+		/* The shm collector says when it is idle; BPF's callbacks do
+		 * not, so there every batch is written at once. */
+		rs->group_words = o->transport == RECORD_SHM ? GROUP_WORDS : 0;
+		if (!rs->group) {
 			wpp_err("record: out of memory");
 			record_sink_abort(rs, o);
 			return -1;
@@ -57,7 +65,7 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 
 int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 {
-	if (rs->failed)
+	if (record_sink_flush(rs) < 0)
 		return -1;
 	if (t->event == WPP_THREAD_START)
 		rs->threads++;
@@ -90,21 +98,30 @@ static uint64_t count_records(const uint64_t *words, uint32_t n)
 	return records;
 }
 
-/* Write b as a BATCH_Z chunk, or as a BATCH when compressing does not pay. */
+int record_sink_flush(struct record_sink *rs)
+{
+	if (rs->failed || !rs->group)
+		return rs->failed ? -1 : 0;
+	return keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0 ? -1 : 0;
+}
+
+/* Hold b in the compression group (written when full), or write it as a
+ * BATCH when it is too big for one (or compression is off). */
 static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		       const uint64_t *words)
 {
-	struct wpp_chunk_batch_z z;
-	const void *packed;
-	int rc = rs->pack ? wpp_batch_z_pack(rs->pack, b, words, &z, &packed) : 1;
-
-	if (rc < 0) {
-		wpp_err("record: out of memory compressing a batch");
-		return -ENOMEM;
-	}
-	if (rc == 0) {
-		rs->batch_bytes += sizeof(struct wpp_chunk_header) + sizeof(z) + z.packed_len;
-		return wppw_chunk2(rs->w, WPP_CHUNK_BATCH_Z, &z, sizeof(z), packed, z.packed_len);
+	if (rs->group) {
+		if (!wpp_batch_group_fits(rs->group, b) && record_sink_flush(rs) < 0)
+			return -1;
+		if (wpp_batch_group_fits(rs->group, b)) {
+			if (wpp_batch_group_add(rs->group, b, words) < 0) {
+				wpp_err("record: out of memory compressing a batch");
+				return -ENOMEM;
+			}
+			if (wpp_batch_group_words(rs->group) >= rs->group_words)
+				return record_sink_flush(rs);
+			return 0;
+		}
 	}
 	rs->batch_bytes += sizeof(struct wpp_chunk_header) + sizeof(*b) + b->nwords * 8u;
 	return wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u);
@@ -129,7 +146,7 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 {
 	rs->totals.lost_words += g->lost_words;
 	rs->totals.lost_batches += g->lost_batches;
-	if (rs->failed)
+	if (record_sink_flush(rs) < 0)
 		return -1;
 	if (keep(rs, wppw_chunk(rs->w, WPP_CHUNK_GAP, g, sizeof(*g))) < 0)
 		return -1;
@@ -140,13 +157,14 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra)
 {
+	record_sink_flush(rs);
 	if (!rs->failed && rs->online)
 		keep(rs, wpp_online_finish(rs->online, rs->w));
 	if (!rs->failed)
 		keep(rs, record_online_check(rs));
 	record_online_stop(rs);
-	wc_encoder_free(rs->pack);
-	rs->pack = NULL;
+	wpp_batch_group_free(rs->group);
+	rs->group = NULL;
 	rs->totals.end_ns = record_now_ns();
 	if (rs->failed) {
 		wppw_abort(rs->w);
@@ -191,8 +209,8 @@ void record_usage_text(char *buf, size_t size, const char *more)
 void record_sink_abort(struct record_sink *rs, const struct record_opts *o)
 {
 	record_online_stop(rs);
-	wc_encoder_free(rs->pack);
-	rs->pack = NULL;
+	wpp_batch_group_free(rs->group);
+	rs->group = NULL;
 	if (rs->w)
 		wppw_abort(rs->w);
 	rs->w = NULL;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <zstd.h>
 
@@ -251,44 +252,81 @@ static void hostile_payloads(void **state)
 	free(back);
 }
 
-/* BATCH_Z heads: pack, check, and each field that makes a head untrustworthy. */
-static void batch_z_heads(void **state)
+/* BATCH_Z chunks: a group of batches written, read back through the
+ * chunk reader, checked, split; and each head byte that makes the heads
+ * untrustworthy. */
+static void batch_z_groups(void **state)
 {
-	enum { N = 4096 };
-	uint64_t *w = malloc(N * 8), *back = malloc(N * 8);
-	struct wc_encoder *e = wc_encoder_new(1);
+	enum { N = 3000 };
+	char path[] = "/tmp/test_word_codec.XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t *w = malloc(3 * N * 8), *back = malloc(3 * N * 8);
+	struct wpp_batch_group *g = wpp_batch_group_new(1);
 	struct wc_decoder *d = wc_decoder_new();
-	struct wpp_chunk_batch b = {.pid = 1, .tid = 2, .seq = 3, .nwords = N};
-	struct wpp_chunk_batch_z z, got;
-	const void *packed;
+	struct wpp_chunk_batch b[3] = {{.pid = 1, .tid = 2, .seq = 3, .nwords = N},
+				       {.pid = 1, .tid = 2, .seq = 4, .nwords = 1},
+				       {.pid = 1, .tid = 2, .seq = 5, .nwords = N - 1}};
+	struct wpp_chunk_batch other = {.pid = 1, .tid = 3, .nwords = 5};
+	struct wpp_chunk_batch_z z;
+	struct wpp_chunk c;
+	uint64_t total = 0, bytes = 0;
 	const char *why;
 	(void)state;
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = wpp_make_word(1 + i % 3, i % 2);
-	assert_int_equal(wpp_batch_z_pack(e, &b, w, &z, &packed), 0);
-	size_t len = sizeof(z) + z.packed_len;
-	unsigned char *payload = malloc(len);
-	memcpy(payload, &z, sizeof(z));
-	memcpy(payload + sizeof(z), packed, z.packed_len);
-	assert_int_equal(wpp_batch_z_head(payload, (uint32_t)len, &got, &why), 0);
-	assert_int_equal(got.batch.nwords, N);
-	assert_int_equal(wpp_batch_z_words(d, &got, payload, back, &why), 0);
-	assert_memory_equal(back, w, N * 8);
-	/* short, wrong length, flipped head bytes */
-	assert_int_equal(wpp_batch_z_head(payload, sizeof(z) - 1, &got, &why), -1);
-	assert_int_equal(wpp_batch_z_head(payload, (uint32_t)len - 1, &got, &why), -1);
-	for (size_t at = 0; at < offsetof(struct wpp_chunk_batch_z, reserved0); at++) {
-		payload[at] ^= 0x10;
-		assert_int_equal(wpp_batch_z_head(payload, (uint32_t)len, &got, &why), -1);
-		payload[at] ^= 0x10;
+	assert_true(fd >= 0);
+	close(fd);
+	for (uint32_t i = 0; i < 3 * N; i++)
+		w[i] = wpp_make_word(1 + i % 3, (i / 7) % 2);
+	struct wpp_writer *wr = wppw_open(path);
+	assert_non_null(wr);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0); /* empty: nothing */
+	assert_int_equal(bytes, 0);
+	uint64_t at = 0;
+	for (int i = 0; i < 3; i++) {
+		assert_true(wpp_batch_group_fits(g, &b[i]));
+		assert_int_equal(wpp_batch_group_add(g, &b[i], w + at), 0);
+		at += b[i].nwords;
 	}
-	/* incompressible words stay a plain BATCH */
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = next_rand();
-	assert_int_equal(wpp_batch_z_pack(e, &b, w, &z, &packed), 1);
-	free(payload);
+	assert_false(wpp_batch_group_fits(g, &other)); /* another thread */
+	assert_int_equal(wpp_batch_group_words(g), at);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wpp_batch_group_words(g), 0);
+	assert_int_equal(wppw_finish(wr), 0);
+
+	struct wpp_reader *r = wppr_open(path);
+	assert_non_null(r);
+	assert_int_equal(wppr_next(r, &c), 1);
+	assert_int_equal(c.type, WPP_CHUNK_BATCH_Z);
+	assert_int_equal(bytes, sizeof(struct wpp_chunk_header) + c.length);
+	if (wpp_batch_z_check(c.payload, c.length, c.length, &z, &total, &why) != 0)
+		fail_msg("%s", why);
+	assert_int_equal(z.nbatches, 3);
+	assert_int_equal(total, at);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct wpp_chunk_batch h;
+		wpp_batch_z_head(c.payload, i, &h);
+		assert_memory_equal(&h, &b[i], sizeof(h));
+	}
+	assert_int_equal(wpp_batch_z_words(d, &z, c.payload, total, back, &why), 0);
+	assert_memory_equal(back, w, at * 8);
+	assert_true(wpp_batch_z_head_ok(c.payload, c.length, c.length));
+	/* torn: the heads present are enough; one byte short of them is not */
+	size_t heads = sizeof(z) + 3 * sizeof(struct wpp_chunk_batch);
+	assert_true(wpp_batch_z_head_ok(c.payload, c.length, heads));
+	assert_false(wpp_batch_z_head_ok(c.payload, c.length, heads - 1));
+	assert_false(wpp_batch_z_head_ok(c.payload, c.length - 1, c.length - 1));
+	/* every byte of the fixed part and the heads is covered */
+	unsigned char *p = malloc(c.length);
+	memcpy(p, c.payload, c.length);
+	for (size_t i = 0; i < heads; i++) {
+		p[i] ^= 0x04;
+		assert_int_equal(wpp_batch_z_check(p, c.length, c.length, &z, &total, &why), -1);
+		p[i] ^= 0x04;
+	}
+	free(p);
+	wppr_close(r);
+	unlink(path);
 	wc_decoder_free(d);
-	wc_encoder_free(e);
+	wpp_batch_group_free(g);
 	free(w);
 	free(back);
 }
@@ -298,7 +336,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(random_words),	  cmocka_unit_test(structured_words),
 	    cmocka_unit_test(adversarial_words),  cmocka_unit_test(hand_written_tokens),
-	    cmocka_unit_test(hostile_payloads),	  cmocka_unit_test(batch_z_heads),
+	    cmocka_unit_test(hostile_payloads),	  cmocka_unit_test(batch_z_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

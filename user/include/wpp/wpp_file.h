@@ -62,7 +62,8 @@ enum wpp_chunk_type {
 	WPP_CHUNK_SAMPLE_REGS = 13, /* struct wpp_chunk_sample_regs + nsamples struct
 				     * wpp_sample_regs: the registers of the samples
 				     * of the SAMPLES chunk right before it */
-	WPP_CHUNK_BATCH_Z = 14,	    /* struct wpp_chunk_batch_z + packed_len bytes of
+	WPP_CHUNK_BATCH_Z = 14,	    /* struct wpp_chunk_batch_z + nbatches struct
+				     * wpp_chunk_batch + packed_len bytes of their
 				     * compressed words (user/common/word_codec.h);
 				     * only in files of version WPP_FILE_VERSION_BATCH_Z */
 };
@@ -130,18 +131,21 @@ struct wpp_chunk_batch {
 };
 
 /*
- * A BATCH whose words are compressed (user/common/word_codec.h, one batch
- * per chunk, decodable on its own).  head_crc32c is the CRC32C of the
- * bytes before it: when the chunk's own CRC fails but the head's holds,
- * a reader knows exactly whose words were lost and how many (nwords) and
- * counts them as a gap instead of stopping (docs/wpp-file-format.md).
+ * Batches whose words are compressed (user/common/word_codec.h): the
+ * batches of one thread that the collector wrote at one moment, their
+ * words coded as one stream, decodable without any other chunk.
+ * head_crc32c is the CRC32C of this struct's first 12 bytes and the
+ * heads: when the chunk's own CRC fails but the heads' holds, a reader
+ * knows exactly whose words were lost and how many (each head's nwords)
+ * and counts them as gaps instead of stopping (docs/wpp-file-format.md).
  */
 struct wpp_chunk_batch_z {
-	struct wpp_chunk_batch batch; /* nwords: words once decoded */
-	uint32_t codec;		      /* enum wc_codec */
-	uint32_t packed_len;	      /* bytes that follow */
-	uint32_t head_crc32c;	      /* CRC32C of batch, codec, packed_len */
-	uint32_t reserved0;
+	uint32_t nbatches;    /* struct wpp_chunk_batch heads that follow, >= 1 */
+	uint32_t codec;	      /* enum wc_codec */
+	uint32_t packed_len;  /* bytes after the heads: every head's words in order */
+	uint32_t head_crc32c; /* CRC32C of the 12 bytes above, then the heads */
+	/* struct wpp_chunk_batch heads[nbatches]; (nwords: words once decoded)
+	 * unsigned char packed[packed_len]; */
 };
 
 struct wpp_chunk_gap {
