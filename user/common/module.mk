@@ -11,5 +11,7 @@ CODEC_SRCS := user/common/word_codec.c user/common/wppfile_batch.c
 CODEC_OBJS := $(call objs,,$(CODEC_SRCS))
 CODEC_SAN_OBJS := $(call objs,san,$(CODEC_SRCS))
 CODEC_LIBS := -lzstd
-WPPTRACE_EXTRA_OBJS += $(CODEC_OBJS)
+# The writing half (the recorder's groups of batches) needs the writer.
+CODEC_WRITE_SRCS := user/common/wppfile_batch_group.c
+WPPTRACE_EXTRA_OBJS += $(CODEC_OBJS) $(call objs,,$(CODEC_WRITE_SRCS))
 WPPTRACE_EXTRA_LIBS += $(CODEC_LIBS)

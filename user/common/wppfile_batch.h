@@ -43,6 +43,8 @@ uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
  * *bytes grows by the chunk's size.  0 or -errno. */
 int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes);
 
+/* The heads' CRC (head_crc32c) of a payload with nbatches heads. */
+uint32_t wpp_batch_z_heads_crc(const void *payload, uint32_t nbatches);
 /* Check a BATCH_Z payload's heads (their CRC, counts, lengths against
  * len), of which avail bytes are present (a torn chunk): 0 with *z and
  * *total_words (the heads' words) set, or -1 with *why.  Needs only the

@@ -10,8 +10,8 @@ TESTS += $(COMMON_TEST_BIN)
 # The batch word codec and BATCH_Z heads, under ASan/UBSan.
 CODEC_TEST_BIN := $(BUILD)/tests/unit/common/test_word_codec
 $(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/common/crc32c.c \
-		user/common/log.c user/common/wppfile_read.c user/common/wppfile_write.c) \
-		$(CODEC_SAN_OBJS)
+		user/common/log.c user/common/wppfile_read.c user/common/wppfile_write.c \
+		$(CODEC_WRITE_SRCS)) $(CODEC_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CODEC_LIBS) $(CMOCKA_LIBS)
 $(call objs,san,tests/unit/common/test_word_codec.c): CPPFLAGS += -Iuser/common
