@@ -45,6 +45,11 @@ int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint6
 
 /* The heads' CRC (head_crc32c) of a payload with nbatches heads. */
 uint32_t wpp_batch_z_heads_crc(const void *payload, uint32_t nbatches);
+/* The chunk the last wpp_batch_group_write() wrote, in its two pieces (the
+ * fixed part and heads, the packed words); valid until the next
+ * wpp_batch_group_add().  0 lengths when nothing was written. */
+void wpp_batch_group_last(const struct wpp_batch_group *g, const void **head, uint32_t *head_len,
+			  const void **packed, uint32_t *packed_len);
 /* Check a BATCH_Z payload's heads (their CRC, counts, lengths against
  * len), of which avail bytes are present (a torn chunk): 0 with *z and
  * *total_words (the heads' words) set, or -1 with *why.  Needs only the

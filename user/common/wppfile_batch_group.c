@@ -16,6 +16,9 @@ struct wpp_batch_group {
 	uint32_t nbatches;
 	uint64_t words;
 	int failed;
+	/* what the last write wrote (wpp_batch_group_last) */
+	const void *last_packed;
+	uint32_t last_head_len, last_packed_len;
 };
 
 #define HEADS_OFFSET sizeof(struct wpp_chunk_batch_z)
@@ -72,8 +75,10 @@ int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch 
 		g->head = n;
 		g->head_cap = cap;
 	}
-	if (!g->nbatches)
+	if (!g->nbatches) {
 		wc_begin(g->enc);
+		g->last_head_len = g->last_packed_len = 0;
+	}
 	if (wc_add(g->enc, words, b->nwords) < 0) {
 		g->failed = 1;
 		return -1;
@@ -114,9 +119,22 @@ int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint6
 	z.head_crc32c = wpp_batch_z_heads_crc(g->head, g->nbatches);
 	memcpy(g->head, &z, sizeof(z));
 	err = wppw_chunk2(w, WPP_CHUNK_BATCH_Z, g->head, (uint32_t)head_len, packed, (uint32_t)len);
-	if (!err)
+	if (!err) {
 		*bytes += sizeof(struct wpp_chunk_header) + head_len + len;
+		g->last_packed = packed;
+		g->last_head_len = (uint32_t)head_len;
+		g->last_packed_len = (uint32_t)len;
+	}
 	g->nbatches = 0;
 	g->words = 0;
 	return err;
+}
+
+void wpp_batch_group_last(const struct wpp_batch_group *g, const void **head, uint32_t *head_len,
+			  const void **packed, uint32_t *packed_len)
+{
+	*head = g->head;
+	*head_len = g->last_head_len;
+	*packed = g->last_packed;
+	*packed_len = g->last_packed_len;
 }

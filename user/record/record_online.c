@@ -12,7 +12,10 @@
 
 /* The grammar worker's backlog limit: a burst the worker cannot absorb in
  * this much memory makes it give up (the batches are in the file and
- * `wpptrace wpp` builds the grammars from them); the collector never waits. */
+ * `wpptrace wpp` builds the grammars from them); the collector never waits.
+ * With compressed recordings the backlog holds compressed words (0.01-0.7
+ * bytes a path record on the benchmark programs, docs/benchmarks.md), so
+ * it covers hundreds of millions to billions of path records. */
 #define GRAMMAR_BACKLOG_BYTES (UINT64_C(256) << 20)
 
 struct record_online_cfg {
@@ -25,6 +28,15 @@ struct record_online_cfg {
 	size_t n;
 	int grammar_on;
 };
+
+/* The grammars of a trace that arrived faster than they could be built
+ * are finished after the program: say how far along. */
+static void say_progress(void *ctx, uint64_t done, uint64_t queued, double seconds)
+{
+	(void)ctx;
+	wpp_info("record: building grammars: %.1f of %.1f M path words, %.0f s", (double)done / 1e6,
+		 (double)queued / 1e6, seconds);
+}
 
 int record_online_start(struct record_sink *rs, const struct record_opts *o)
 {
@@ -70,6 +82,12 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 			return 0;
 		}
 		cfg->grammar_on = 1;
+		/* Compressed recordings feed the worker their chunks, so its
+		 * backlog holds compressed words (record_sink_flush). */
+		if (o->compress)
+			wpp_online_set_worker_packed(rs->online);
+		if (!o->quiet)
+			wpp_online_set_progress(rs->online, say_progress, NULL);
 	}
 	return 0;
 }

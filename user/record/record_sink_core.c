@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cpu_clock.h"
 #include "log.h"
 #include "online.h"
 #include "record_info.h"
@@ -100,9 +101,21 @@ static uint64_t count_records(const uint64_t *words, uint32_t n)
 
 int record_sink_flush(struct record_sink *rs)
 {
+	const void *head, *packed;
+	uint32_t head_len, packed_len;
+
 	if (rs->failed || !rs->group)
 		return rs->failed ? -1 : 0;
-	return keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0 ? -1 : 0;
+	if (!wpp_batch_group_words(rs->group))
+		return 0;
+	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
+		return -1;
+	/* The grammar worker's backlog holds what the file holds. */
+	if (rs->online) {
+		wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
+		wpp_online_worker_packed(rs->online, head, head_len, packed, packed_len);
+	}
+	return 0;
 }
 
 /* Hold b in the compression group (written when full), or write it as a
@@ -124,6 +137,8 @@ static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		}
 	}
 	rs->batch_bytes += sizeof(struct wpp_chunk_header) + sizeof(*b) + b->nwords * 8u;
+	if (rs->group && rs->online)
+		wpp_online_worker_batch(rs->online, b, words);
 	return wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u);
 }
 
@@ -157,9 +172,20 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra)
 {
+	double cpu0 = process_cpu_seconds(), wall0 = (double)record_now_ns() / 1e9;
+	char after[96] = "";
+
 	record_sink_flush(rs);
 	if (!rs->failed && rs->online)
 		keep(rs, wpp_online_finish(rs->online, rs->w));
+	/* Grammars the worker could not build as fast as the trace came are
+	 * finished here, after the program: the summary's collector CPU
+	 * (measured before) does not hold that, so say it. */
+	double wall = (double)record_now_ns() / 1e9 - wall0;
+	if (wall >= 0.5)
+		snprintf(after, sizeof(after),
+			 ", grammars finished %.1f s after the end (%.1f s CPU)", wall,
+			 process_cpu_seconds() - cpu0);
 	if (!rs->failed)
 		keep(rs, record_online_check(rs));
 	record_online_stop(rs);
@@ -178,11 +204,11 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		if (rs->records)
 			snprintf(per, sizeof(per), ", %.3f bytes per path record",
 				 (double)rs->batch_bytes / (double)rs->records);
-		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s%s -> "
+		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s%s%s -> "
 			 "%s%s",
 			 (unsigned long long)rs->totals.batches,
 			 (unsigned long long)rs->totals.words, (unsigned long long)rs->processes,
-			 (unsigned long long)rs->threads, per,
+			 (unsigned long long)rs->threads, per, after,
 			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "",
 			 o->output, extra ? extra : "");
 	}
