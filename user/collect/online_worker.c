@@ -157,8 +157,8 @@ static void replay_packed(struct online_worker *q, const struct item *it)
 		return;
 	}
 	if (!skipped(q, it)) {
-		if (total > q->unpacked_cap) {
-			uint64_t *n = realloc(q->unpacked, (size_t)total * sizeof(*n));
+		if (total > q->unpacked_cap || !q->unpacked) { /* (a group of empty batches too) */
+			uint64_t *n = realloc(q->unpacked, ((size_t)total + 1) * sizeof(*n));
 			if (!n) {
 				q->stats.failed = 1;
 				return;

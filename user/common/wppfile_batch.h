@@ -37,7 +37,7 @@ int wpp_batch_group_fits(const struct wpp_batch_group *g, const struct wpp_chunk
  * unusable until written, which fails). */
 int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
 			const uint64_t *words);
-/* Words in the group (0: empty). */
+/* Words in the group (0 also for a group of empty batches). */
 uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
 /* Write the group as one BATCH_Z chunk (nothing when empty) and empty it;
  * *bytes grows by the chunk's size.  0 or -errno. */
@@ -47,7 +47,8 @@ int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint6
 uint32_t wpp_batch_z_heads_crc(const void *payload, uint32_t nbatches);
 /* The chunk the last wpp_batch_group_write() wrote, in its two pieces (the
  * fixed part and heads, the packed words); valid until the next
- * wpp_batch_group_add().  0 lengths when nothing was written. */
+ * wpp_batch_group_add().  0 lengths when it wrote nothing (an empty
+ * group). */
 void wpp_batch_group_last(const struct wpp_batch_group *g, const void **head, uint32_t *head_len,
 			  const void **packed, uint32_t *packed_len);
 /* Check a BATCH_Z payload's heads (their CRC, counts, lengths against

@@ -102,8 +102,10 @@ int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint6
 	uint32_t codec = 0;
 	int err;
 
-	if (!g->nbatches && !g->failed)
+	if (!g->nbatches && !g->failed) {
+		g->last_head_len = g->last_packed_len = 0; /* nothing written */
 		return 0;
+	}
 	if (!g->failed)
 		packed = wc_finish(g->enc, &len, &codec);
 	if (!packed) {

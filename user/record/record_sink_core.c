@@ -105,15 +105,12 @@ int record_sink_flush(struct record_sink *rs)
 
 	if (rs->failed || !rs->group)
 		return rs->failed ? -1 : 0;
-	if (!wpp_batch_group_words(rs->group))
-		return 0;
 	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
 		return -1;
 	/* The grammar worker's backlog holds what the file holds. */
-	if (rs->online) {
-		wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
+	wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
+	if (rs->online && head_len)
 		wpp_online_worker_packed(rs->online, head, head_len, packed, packed_len);
-	}
 	return 0;
 }
 
