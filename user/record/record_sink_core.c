@@ -91,9 +91,9 @@ static uint64_t count_records(const uint64_t *words, uint32_t n)
 	/* Branch-free, so that it vectorizes: this runs over every word. */
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t w = words[i];
-		uint64_t control = wpp_word_fid(w) == WPP_FID_CONTROL;
-		uint64_t repeat = control & (wpp_ctrl_op(w) == WPP_CTRL_REPEAT);
-		records += (1 - control) + repeat * wpp_ctrl_operand(w);
+		uint64_t control = (w >> WPP_FID_SHIFT) == WPP_FID_CONTROL;
+		uint64_t repeat = control & (((w >> 32) & 0xff) == WPP_CTRL_REPEAT);
+		records += (1 - control) + ((w & UINT32_MAX) & (0 - repeat));
 	}
 	return records;
 }
