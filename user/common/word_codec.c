@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * word_codec.c — see word_codec.h.  The token layout (docs/wpp-file-format.md,
- * "BATCH_Z"): each token is an unsigned LEB128 varint t, kind = t & 3:
+ * "Compressed batches"): each token is an unsigned LEB128 varint t, kind =
+ * t & 3:
  *
- *   0  run:     the next (t >> 2) + 1 words are each what the order-1 table
- *               holds for the word before them
+ *   0  run:     the next (t >> 2) + 1 words are each the first successor
+ *               the table holds for the word before them
  *   1  dict:    the word in dictionary slot t >> 2
  *   2  literal: fid = last literal's fid + unzigzag(t >> 2), then a varint
  *               payload (< 2^40); the word is fid << 40 | payload
- *   3  (none: a corrupt stream)
+ *   3  second:  (t == 3 exactly) the second successor the table holds
  *
- * Encoder and decoder keep the same two tables, both starting at zero for
- * every batch: pred[hash(prev)] = the word that last followed prev (set on
- * every word the table did not predict), dict[hash(w)] = w (set on every
- * literal).  The first word's "previous word" is 0.
+ * Encoder and decoder keep the same state, starting at zero for every
+ * stream: pred[hash(prev)] = the last two words that followed prev (every
+ * word the first successor did not predict becomes the first, the old
+ * first the second), dict[hash(w)] = w (set on every literal), the last
+ * literal's fid.  The first word's "previous word" is 0.
  */
 #include "word_codec.h"
 
