@@ -116,11 +116,13 @@ void wpp_online_worker_packed(struct wpp_online *o, const void *head, uint32_t h
 			      const void *packed, uint32_t packed_len);
 void wpp_online_worker_batch(struct wpp_online *o, const struct wpp_chunk_batch *b,
 			     const uint64_t *words);
-/* While wpp_online_finish() waits for the worker: called about once a
- * second after the first second with the path words the worker has
- * replayed and the words queued in all, and the seconds waited. */
-typedef void (*wpp_online_progress_fn)(void *ctx, uint64_t words_done, uint64_t words_queued,
-				       double seconds);
+/* While wpp_online_finish() waits for the worker: called every 20 ms with
+ * the path words the worker has replayed, the words queued in all, and the
+ * seconds waited.  A non-zero return abandons what is left: the worker
+ * skips the rest of its backlog and emits nothing more (its status then
+ * says it gave up; readers rebuild the grammars from the batches). */
+typedef int (*wpp_online_progress_fn)(void *ctx, uint64_t words_done, uint64_t words_queued,
+				      double seconds);
 void wpp_online_set_progress(struct wpp_online *o, wpp_online_progress_fn fn, void *ctx);
 /* From a worker consumer's thread_close: a finished chunk for the file
  * (payload malloc'd; ownership moves). */

@@ -106,6 +106,7 @@ struct online_worker {
 	wpp_online_progress_fn progress;
 	void *progress_ctx;
 	int worker_done; /* atomic: worker_main has returned */
+	int abandon;	 /* atomic: the collector wants no more results (progress) */
 };
 
 static void take_all(struct online_worker *q, struct item **list)
@@ -184,6 +185,15 @@ static void replay_packed(struct online_worker *q, const struct item *it)
 /* Returns 1 when the FIFO's last event (FINISH) has been handled. */
 static int replay(struct online_worker *q, struct item *it)
 {
+	/* Abandoned: no more results; words are skipped, threads still
+	 * closed (their state freed) as their exits come. */
+	if (!q->dropping && __atomic_load_n(&q->abandon, __ATOMIC_ACQUIRE))
+		q->dropping = 1;
+	if (q->dropping &&
+	    (it->kind == ITEM_BATCH || it->kind == ITEM_PACKED || it->kind == ITEM_GAP)) {
+		__atomic_add_fetch(&q->stats.events_skipped, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	switch (it->kind) {
 	case ITEM_BATCH:
 		if (!skipped(q, it))
@@ -648,16 +658,16 @@ static double now_s(void)
  * than the program to build finishes them after it, visibly). */
 static void wait_worker(struct online_worker *q)
 {
-	double start = now_s(), said = start;
+	double start = now_s();
 
 	while (!__atomic_load_n(&q->worker_done, __ATOMIC_ACQUIRE)) {
 		usleep(20000);
-		double t = now_s();
-		if (q->progress && t - said >= 1.0) {
-			said = t;
-			q->progress(q->progress_ctx,
-				    __atomic_load_n(&q->stats.words_replayed, __ATOMIC_RELAXED),
-				    q->stats.words_queued, t - start);
+		if (q->progress && !q->stats.gave_up &&
+		    q->progress(q->progress_ctx,
+				__atomic_load_n(&q->stats.words_replayed, __ATOMIC_RELAXED),
+				q->stats.words_queued, now_s() - start)) {
+			q->stats.gave_up = 1;
+			__atomic_store_n(&q->abandon, 1, __ATOMIC_RELEASE);
 		}
 	}
 }

@@ -180,7 +180,7 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	double wall = (double)record_now_ns() / 1e9 - wall0;
 	if (wall >= 0.5)
 		snprintf(after, sizeof(after),
-			 ", grammars finished %.1f s after the end (%.1f s CPU)", wall,
+			 ", %.1f s building grammars after the end (%.1f s CPU)", wall,
 			 process_cpu_seconds() - cpu0);
 	if (!rs->failed)
 		keep(rs, record_online_check(rs));
