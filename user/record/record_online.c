@@ -57,9 +57,14 @@ static int on_progress(void *ctx, uint64_t done, uint64_t queued, double seconds
 	}
 	if (!p->quiet && seconds - p->said >= 1.0) {
 		p->said = seconds;
-		wpp_info("record: building grammars: %.1f of %.1f M path words, %.0f s (Ctrl-C "
-			 "leaves them to `wpptrace wpp`)",
-			 (double)done / 1e6, (double)queued / 1e6, seconds);
+		if (done < queued)
+			wpp_info("record: building grammars: %.1f of %.1f M path words, %.0f s "
+				 "(Ctrl-C leaves them to `wpptrace wpp`)",
+				 (double)done / 1e6, (double)queued / 1e6, seconds);
+		else
+			wpp_info("record: building grammars: all %.1f M path words in, closing "
+				 "them, %.0f s (Ctrl-C leaves them to `wpptrace wpp`)",
+				 (double)queued / 1e6, seconds);
 	}
 	return 0;
 }
