@@ -73,8 +73,6 @@ void wppr_rewind(struct wpp_reader *r);
  * costs that chunk, not the rest of the file. */
 int wppr_next_damaged(struct wpp_reader *r, struct wpp_chunk *out, uint16_t type,
 		      int (*head_ok)(const void *payload, uint32_t len, uint64_t avail));
-/* Chunks returned by wppr_next_damaged() since the last open or rewind. */
-uint64_t wppr_damaged(const struct wpp_reader *r);
 void wppr_close(struct wpp_reader *r);
 
 #endif

@@ -31,7 +31,6 @@ struct wpp_reader {
 	int saw_end;	  /* an END chunk was returned */
 	int stopped;	  /* iteration ended (status below is final) */
 	char status[160]; /* why it ended; empty when it ended cleanly */
-	uint64_t damaged; /* chunks passed over by wppr_next_damaged() */
 };
 
 struct wpp_reader *wppr_open(const char *path)
@@ -160,7 +159,6 @@ void wppr_rewind(struct wpp_reader *r)
 	r->saw_end = 0;
 	r->stopped = 0;
 	r->status[0] = '\0';
-	r->damaged = 0;
 }
 
 void wppr_close(struct wpp_reader *r)
@@ -216,13 +214,7 @@ int wppr_next_damaged(struct wpp_reader *r, struct wpp_chunk *out, uint16_t type
 	out->payload = r->map + r->pos + sizeof(h);
 	out->file_offset = r->pos;
 	r->pos = end;
-	r->damaged++;
 	r->stopped = 0;
 	r->status[0] = '\0';
 	return 1;
-}
-
-uint64_t wppr_damaged(const struct wpp_reader *r)
-{
-	return r->damaged;
 }

@@ -172,8 +172,6 @@ static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 	}
 	t->decoded = grow(t->decoded, &t->decoded_cap, t->ndecoded + 1, sizeof(*t->decoded));
 	t->decoded[t->ndecoded++] = words;
-	t->packed_batches += z.nbatches;
-	t->packed_bytes += c->length;
 	for (uint32_t i = 0; i < z.nbatches; i++) {
 		struct wpp_chunk_batch cb;
 		wpp_batch_z_head(c->payload, i, &cb);
