@@ -28,10 +28,12 @@ HELPER="python3 $ROOT/tests/e2e/keepup-wpp.py"
 K=$WORK/keepup
 mkdir -p "$K"
 
-# jsonl events with pids and tids (which differ between runs) blanked
+# jsonl events with pids and tids (which differ between runs) blanked,
+# sorted: threads are printed in tid order, which differs between runs
+# (each event still carries its index in its thread's stream, "seq")
 events() {
 	"$WPPTRACE" script --format jsonl "$1" 2>/dev/null |
-		sed -E 's/"(pid|tid|ppid|parent_tid)":[0-9]+/"\1":_/g'
+		sed -E 's/"(pid|tid|ppid|parent_tid)":[0-9]+/"\1":_/g' | LC_ALL=C sort
 }
 
 # --- round trip on the corpus -------------------------------------------
