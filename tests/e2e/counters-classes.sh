@@ -36,11 +36,14 @@ while off + 16 <= len(d):
     if magic != 0x4b435057:
         break
     p = off + 16
-    if typ == 5:    # BATCH
-        _, _, seq, _, _, flags, _, _, n = struct.unpack_from('<IIQQIIQII', d, p)
+    # BATCH, or BATCH_Z (compressed: its batches' heads say the same)
+    heads = [p] if typ == 5 else \
+        [p + 16 + 48 * i for i in range(struct.unpack_from('<I', d, p)[0])] if typ == 14 else []
+    for h in heads:
+        _, _, seq, _, _, flags, _, _, n = struct.unpack_from('<IIQQIIQII', d, h)
         assert not flags & 1, "a signal batch: outside this reference's rules"
         nwords[seq] = n
-    elif typ == 6:  # GAP: batches lost after batch after_seq
+    if typ == 6:    # GAP: batches lost after batch after_seq
         gaps_after.append(struct.unpack_from('<IIQ', d, p)[2])
     elif typ == 2:  # PROCESS
         exec_ns = struct.unpack_from('<IIIIIIQ', d, p)[6]

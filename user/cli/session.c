@@ -30,6 +30,16 @@ static void check_integrity(struct session *s)
 {
 	const struct wpp_trace *t = s->trace;
 
+	/* Damaged compressed batches cost their own words, as gaps: a torn
+	 * last chunk is the "no END" case below; damage inside the file is
+	 * corruption, said once. */
+	if (t->damaged_batches && (!t->stop_reason[0] || strncmp(t->stop_reason, "no END", 6))) {
+		wpp_err("%s: corrupt: %" PRIu64
+			" compressed batches damaged (first at offset %" PRIu64 "); their %" PRIu64
+			" words are decoded as gaps",
+			t->path, t->damaged_batches, t->first_damaged_offset, t->damaged_words);
+		s->exit_status = WPP_EXIT_ERROR;
+	}
 	if (!t->stop_reason[0])
 		return;
 	if (!strncmp(t->stop_reason, "no END chunk", 12)) {

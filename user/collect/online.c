@@ -63,6 +63,7 @@ struct wpp_online {
 	struct wpp_online_stats stats;
 	int failed;
 	struct online_worker *worker; /* NULL: no consumers on a worker thread */
+	int worker_packed;	      /* the caller feeds the worker (set_worker_packed) */
 };
 
 struct wpp_online *wpp_online_new(const struct wpp_online_consumer *consumers, size_t n)
@@ -94,6 +95,31 @@ int wpp_online_add_worker(struct wpp_online *o, const struct wpp_online_consumer
 		return -1;
 	o->worker = online_worker_start(consumers, n, max_queued_bytes);
 	return o->worker ? 0 : -1;
+}
+
+void wpp_online_set_worker_packed(struct wpp_online *o)
+{
+	o->worker_packed = 1;
+}
+
+void wpp_online_worker_packed(struct wpp_online *o, const void *head, uint32_t head_len,
+			      const void *packed, uint32_t packed_len)
+{
+	if (o->worker)
+		online_worker_packed(o->worker, head, head_len, packed, packed_len);
+}
+
+void wpp_online_worker_batch(struct wpp_online *o, const struct wpp_chunk_batch *b,
+			     const uint64_t *words)
+{
+	if (o->worker)
+		online_worker_batch(o->worker, b, words);
+}
+
+void wpp_online_set_progress(struct wpp_online *o, wpp_online_progress_fn fn, void *ctx)
+{
+	if (o->worker)
+		online_worker_set_progress(o->worker, fn, ctx);
 }
 
 void wpp_online_emit(struct wpp_online *o, enum wpp_chunk_type type, void *payload, uint32_t len)
@@ -370,7 +396,7 @@ void wpp_online_batch(struct wpp_online *o, const struct wpp_chunk_batch *b, con
 	struct othread *t;
 	size_t lo = 0, hi;
 
-	if (o->worker)
+	if (o->worker && !o->worker_packed)
 		online_worker_batch(o->worker, b, words);
 	if (!o->nconsumers)
 		return;

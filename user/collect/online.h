@@ -100,6 +100,30 @@ const struct wpp_online_stats *wpp_online_stats(const struct wpp_online *o);
  */
 int wpp_online_add_worker(struct wpp_online *o, const struct wpp_online_consumer *consumers,
 			  size_t n, uint64_t max_queued_bytes);
+/*
+ * Feeding the worker what the file holds (issue 23): after
+ * wpp_online_set_worker_packed(), wpp_online_batch() feeds only the
+ * assembler's own consumers, and the caller hands the worker every batch
+ * as it is written — the payload of a BATCH_Z chunk in its two pieces
+ * (wpp_online_worker_packed: the fixed part and heads, the compressed
+ * words; copied as they are, so
+ * the backlog holds compressed words and the worker decodes them) or a
+ * raw batch (wpp_online_worker_batch) — in file order, before the gap or
+ * thread exit that follows them.
+ */
+void wpp_online_set_worker_packed(struct wpp_online *o);
+void wpp_online_worker_packed(struct wpp_online *o, const void *head, uint32_t head_len,
+			      const void *packed, uint32_t packed_len);
+void wpp_online_worker_batch(struct wpp_online *o, const struct wpp_chunk_batch *b,
+			     const uint64_t *words);
+/* While wpp_online_finish() waits for the worker: called every 20 ms with
+ * the path words the worker has replayed, the words queued in all, and the
+ * seconds waited.  A non-zero return abandons what is left: the worker
+ * skips the rest of its backlog and emits nothing more (its status then
+ * says it gave up; readers rebuild the grammars from the batches). */
+typedef int (*wpp_online_progress_fn)(void *ctx, uint64_t words_done, uint64_t words_queued,
+				      double seconds);
+void wpp_online_set_progress(struct wpp_online *o, wpp_online_progress_fn fn, void *ctx);
 /* From a worker consumer's thread_close: a finished chunk for the file
  * (payload malloc'd; ownership moves). */
 void wpp_online_emit(struct wpp_online *o, enum wpp_chunk_type type, void *payload, uint32_t len);

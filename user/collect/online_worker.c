@@ -7,12 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "thread_loads.h"
 #include "wppfile.h"
+#include "wppfile_batch.h"
 
-enum item_kind { ITEM_BATCH, ITEM_GAP, ITEM_EXIT, ITEM_DROP, ITEM_GIVE_UP, ITEM_FINISH };
+enum item_kind {
+	ITEM_BATCH,
+	ITEM_PACKED, /* a BATCH_Z payload in words[] (bytes), u.packed_len long */
+	ITEM_GAP,
+	ITEM_EXIT,
+	ITEM_DROP,
+	ITEM_GIVE_UP,
+	ITEM_FINISH
+};
 
 /*
  * The backlog lives in one ring of max_queued_bytes, mapped lazily on huge
@@ -53,6 +63,7 @@ struct item {
 		struct wpp_chunk_batch batch; /* words follow the item */
 		struct wpp_chunk_gap gap;
 		struct wpp_thread_key key;
+		uint32_t packed_len;
 	} u;
 	uint64_t words[];
 };
@@ -85,10 +96,17 @@ struct online_worker {
 
 	/* Worker side only (read by the collector after the join). */
 	struct wpp_online *assembler;
+	struct wc_decoder *unpack; /* ITEM_PACKED */
+	uint64_t *unpacked;	   /* its words */
+	uint64_t unpacked_cap;
 	uint64_t prefaulted; /* ring bytes [0, prefaulted) are mapped */
 	int dropping;	     /* past the give-up marker: results are incomplete */
 
 	struct online_worker_stats stats;
+	wpp_online_progress_fn progress;
+	void *progress_ctx;
+	int worker_done; /* atomic: worker_main has returned */
+	int abandon;	 /* atomic: the collector wants no more results (progress) */
 };
 
 static void take_all(struct online_worker *q, struct item **list)
@@ -124,13 +142,66 @@ static int skipped(struct online_worker *q, const struct item *it)
 	return 1;
 }
 
+/* The batches of a BATCH_Z payload, decoded, in order.  The collector
+ * checked the heads when it queued the item; a payload that does not
+ * decode (out of memory) leaves the assembler failed, as its own
+ * allocation failures do. */
+static void replay_packed(struct online_worker *q, const struct item *it)
+{
+	const void *payload = it->words;
+	struct wpp_chunk_batch_z z;
+	uint64_t total = 0, at = 0;
+	const char *why;
+
+	if (wpp_batch_z_check(payload, it->u.packed_len, it->u.packed_len, &z, &total, &why) < 0) {
+		q->stats.failed = 1;
+		return;
+	}
+	if (!skipped(q, it)) {
+		if (total > q->unpacked_cap || !q->unpacked) { /* (a group of empty batches too) */
+			uint64_t *n = realloc(q->unpacked, ((size_t)total + 1) * sizeof(*n));
+			if (!n) {
+				q->stats.failed = 1;
+				return;
+			}
+			q->unpacked = n;
+			q->unpacked_cap = total;
+		}
+		if ((!q->unpack && !(q->unpack = wc_decoder_new())) ||
+		    wpp_batch_z_words(q->unpack, &z, payload, total, q->unpacked, &why) < 0) {
+			q->stats.failed = 1;
+			return;
+		}
+		for (uint32_t i = 0; i < z.nbatches; i++) {
+			struct wpp_chunk_batch b;
+			wpp_batch_z_head(payload, i, &b);
+			wpp_online_batch(q->assembler, &b, q->unpacked + at);
+			at += b.nwords;
+		}
+	}
+	__atomic_add_fetch(&q->stats.words_replayed, total, __ATOMIC_RELAXED);
+}
+
 /* Returns 1 when the FIFO's last event (FINISH) has been handled. */
 static int replay(struct online_worker *q, struct item *it)
 {
+	/* Abandoned: no more results; words are skipped, threads still
+	 * closed (their state freed) as their exits come. */
+	if (!q->dropping && __atomic_load_n(&q->abandon, __ATOMIC_ACQUIRE))
+		q->dropping = 1;
+	if (q->dropping &&
+	    (it->kind == ITEM_BATCH || it->kind == ITEM_PACKED || it->kind == ITEM_GAP)) {
+		__atomic_add_fetch(&q->stats.events_skipped, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	switch (it->kind) {
 	case ITEM_BATCH:
 		if (!skipped(q, it))
 			wpp_online_batch(q->assembler, &it->u.batch, it->words);
+		__atomic_add_fetch(&q->stats.words_replayed, it->u.batch.nwords, __ATOMIC_RELAXED);
+		break;
+	case ITEM_PACKED:
+		replay_packed(q, it);
 		break;
 	case ITEM_GAP:
 		if (!skipped(q, it))
@@ -213,6 +284,7 @@ static void *worker_main(void *arg)
 			recycle(q, it);
 		}
 	}
+	__atomic_store_n(&q->worker_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -293,12 +365,13 @@ static void give_up(struct online_worker *q)
 	}
 }
 
-/* A new item of kind with room for nwords words, carved from the ring, or
- * NULL when the ring is full (the caller decides what is dropped). */
-static struct item *new_item(struct online_worker *q, enum item_kind kind, uint64_t nwords)
+/* A new item of kind with room for tail bytes after it, carved from the
+ * ring, or NULL when the ring is full (the caller decides what is
+ * dropped). */
+static struct item *new_item(struct online_worker *q, enum item_kind kind, uint64_t tail)
 {
-	uint64_t bytes = (sizeof(struct item) + nwords * sizeof(uint64_t) + ITEM_ALIGN - 1) &
-			 ~(uint64_t)(ITEM_ALIGN - 1);
+	uint64_t bytes =
+	    (sizeof(struct item) + tail + ITEM_ALIGN - 1) & ~(uint64_t)(ITEM_ALIGN - 1);
 	struct item *it = NULL;
 	uint64_t end = 0;
 
@@ -404,10 +477,11 @@ static void overflow(struct online_worker *q, struct thread_load *t)
 		drop_thread(q, biggest);
 }
 
-/* An item for an event of thread key, or NULL when the event is not to be
- * queued (the thread is dropped, or is dropped now). */
+/* An item for an event of thread key with tail bytes after it, or NULL
+ * when the event is not to be queued (the thread is dropped, or is dropped
+ * now). */
 static struct item *thread_item(struct online_worker *q, const struct wpp_thread_key *key,
-				enum item_kind kind, uint64_t nwords)
+				enum item_kind kind, uint64_t tail)
 {
 	struct thread_load *t;
 	struct item *it;
@@ -420,11 +494,11 @@ static struct item *thread_item(struct online_worker *q, const struct wpp_thread
 	}
 	if (t->dropped)
 		return NULL;
-	if (!(it = new_item(q, kind, nwords))) {
+	if (!(it = new_item(q, kind, tail))) {
 		overflow(q, t);
 		return NULL;
 	}
-	t->queued_bytes += sizeof(*it) + nwords * sizeof(uint64_t);
+	t->queued_bytes += sizeof(*it) + tail;
 	it->inst = t->inst;
 	return it;
 }
@@ -433,13 +507,47 @@ void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *
 			 const uint64_t *words)
 {
 	struct wpp_thread_key key = {b->pid, b->tid, b->generation};
-	struct item *it = thread_item(q, &key, ITEM_BATCH, b->nwords);
+	struct item *it = thread_item(q, &key, ITEM_BATCH, (uint64_t)b->nwords * sizeof(uint64_t));
 
 	if (!it)
 		return;
 	it->u.batch = *b;
 	memcpy(it->words, words, (size_t)b->nwords * sizeof(uint64_t));
+	q->stats.words_queued += b->nwords;
 	push(q, it);
+}
+
+void online_worker_packed(struct online_worker *q, const void *head, uint32_t head_len,
+			  const void *packed, uint32_t packed_len)
+{
+	uint32_t len = head_len + packed_len;
+	struct wpp_chunk_batch_z z;
+	struct wpp_chunk_batch b;
+	uint64_t total;
+	const char *why;
+	struct item *it;
+
+	/* The recorder wrote it a moment ago: heads that fail here are a
+	 * bug, and losing the grammars is all it may cost. */
+	if (wpp_batch_z_check(head, len, head_len, &z, &total, &why) < 0) {
+		give_up(q);
+		return;
+	}
+	wpp_batch_z_head(head, 0, &b);
+	it = thread_item(q, &(struct wpp_thread_key){b.pid, b.tid, b.generation}, ITEM_PACKED, len);
+	if (!it)
+		return;
+	it->u.packed_len = len;
+	memcpy(it->words, head, head_len);
+	memcpy((unsigned char *)it->words + head_len, packed, packed_len);
+	q->stats.words_queued += total;
+	push(q, it);
+}
+
+void online_worker_set_progress(struct online_worker *q, wpp_online_progress_fn fn, void *ctx)
+{
+	q->progress = fn;
+	q->progress_ctx = ctx;
 }
 
 void online_worker_gap(struct online_worker *q, const struct wpp_chunk_gap *g)
@@ -538,6 +646,32 @@ int online_worker_write(struct online_worker *q, struct wpp_writer *w)
 	return w ? take_results(q, w) : 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Until the worker has replayed the backlog: say how far it is, about
+ * once a second after the first (a recording whose grammars take longer
+ * than the program to build finishes them after it, visibly). */
+static void wait_worker(struct online_worker *q)
+{
+	double start = now_s();
+
+	while (!__atomic_load_n(&q->worker_done, __ATOMIC_ACQUIRE)) {
+		usleep(20000);
+		if (q->progress && !q->stats.gave_up &&
+		    q->progress(q->progress_ctx,
+				__atomic_load_n(&q->stats.words_replayed, __ATOMIC_RELAXED),
+				q->stats.words_queued, now_s() - start)) {
+			q->stats.gave_up = 1;
+			__atomic_store_n(&q->abandon, 1, __ATOMIC_RELEASE);
+		}
+	}
+}
+
 /* Queue FINISH (never refused: it carries no words) and wait. */
 static void stop_worker(struct online_worker *q)
 {
@@ -554,6 +688,7 @@ static void stop_worker(struct online_worker *q)
 	it->kind = ITEM_FINISH;
 	it->drop_open = q->gave_up_all;
 	push(q, it);
+	wait_worker(q);
 	pthread_join(q->thread, NULL);
 	q->running = 0;
 	wpp_online_free(q->assembler); /* every thread was closed by FINISH */
@@ -607,6 +742,8 @@ void online_worker_free(struct online_worker *q)
 	}
 	if (q->ring)
 		munmap(q->ring, q->ring_size);
+	wc_decoder_free(q->unpack);
+	free(q->unpacked);
 	pthread_cond_destroy(&q->wake);
 	pthread_mutex_destroy(&q->lock);
 	free(q);

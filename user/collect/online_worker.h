@@ -43,7 +43,14 @@ struct online_worker *online_worker_start(const struct wpp_online_consumer *cons
 /* Collector side: queue an event (copied), never blocking on the worker. */
 void online_worker_batch(struct online_worker *q, const struct wpp_chunk_batch *b,
 			 const uint64_t *words);
+/* A BATCH_Z payload (its batches, one thread's) in two pieces (the fixed
+ * part and heads, the packed words), copied as it is and decoded by the
+ * worker. */
+void online_worker_packed(struct online_worker *q, const void *head, uint32_t head_len,
+			  const void *packed, uint32_t packed_len);
 void online_worker_gap(struct online_worker *q, const struct wpp_chunk_gap *g);
+/* Progress while online_worker_finish waits (online.h). */
+void online_worker_set_progress(struct online_worker *q, wpp_online_progress_fn fn, void *ctx);
 void online_worker_thread_exit(struct online_worker *q, const struct wpp_thread_key *key);
 /* Collector side: write the chunks emitted so far (w == NULL: keep them
  * for later).  0 or -errno. */
@@ -67,6 +74,8 @@ struct online_worker_stats {
 	uint64_t events_skipped;    /* worker: queued events of dropped threads not replayed */
 	uint64_t drops_replayed;    /* worker: drop markers handled (threads closed unwanted) */
 	int failed;		    /* the worker's assembler ran out of memory */
+	uint64_t words_queued;	    /* collector: words of queued batches (packed or not) */
+	uint64_t words_replayed;    /* worker: words of those it has replayed or skipped */
 };
 /* Valid after online_worker_finish. */
 const struct online_worker_stats *online_worker_stats(const struct online_worker *q);

@@ -5,3 +5,14 @@ COMMON_SRCS := user/common/crc32c.c user/common/log.c user/common/wppfile_write.
 	user/common/out_file.c user/common/in_file.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
+# BATCH_Z chunks: the word codec (libzstd) and the chunk's pack/unpack.
+# Kept out of COMMON_SRCS so that binaries that never see a batch do not
+# link libzstd; the reader half (WPPREAD_SRCS) and bin/wpptrace take it.
+CODEC_SRCS := user/common/word_codec.c user/common/wppfile_batch.c
+CODEC_OBJS := $(call objs,,$(CODEC_SRCS))
+CODEC_SAN_OBJS := $(call objs,san,$(CODEC_SRCS))
+CODEC_LIBS := -lzstd
+# The writing half (the recorder's groups of batches) needs the writer.
+CODEC_WRITE_SRCS := user/common/wppfile_batch_group.c
+WPPTRACE_EXTRA_OBJS += $(CODEC_OBJS) $(call objs,,$(CODEC_WRITE_SRCS))
+WPPTRACE_EXTRA_LIBS += $(CODEC_LIBS)

@@ -39,6 +39,9 @@ int wppw_publish(struct wpp_writer *w);
 struct wpp_writer *wppw_open_append(const char *path);
 /* fsync and close without an END chunk.  0 or -errno. */
 int wppw_finish(struct wpp_writer *w);
+/* Stamp the file header with another version (before any chunk: a file
+ * that will hold BATCH_Z chunks is WPP_FILE_VERSION_BATCH_Z).  0 or -errno. */
+int wppw_set_version(struct wpp_writer *w, uint32_t version);
 /* Append one chunk of the given type; 0 or -errno. */
 int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len);
 /* Same, with the payload in two pieces (fixed struct + tail) to avoid a copy. */
@@ -68,6 +71,17 @@ int wppr_next(struct wpp_reader *r, struct wpp_chunk *out);
  * ("truncated chunk at offset N", "bad checksum at offset N", "no END chunk"). */
 const char *wppr_status(const struct wpp_reader *r);
 void wppr_rewind(struct wpp_reader *r);
+/* After wppr_next() returned 0 at a damaged chunk (a bad checksum, or a
+ * torn last chunk): if that chunk has the given type, a plausible length,
+ * head_ok() accepts its payload (len as the header says, of which avail
+ * bytes are in the file) and an intact chunk (or the end of the file)
+ * follows it, return it in *out (only its head may be trusted, and only
+ * avail bytes read) and go on reading after it: 1.  Otherwise 0 and the
+ * reader stays stopped.  For chunks that can vouch for part of themselves
+ * (a BATCH_Z's head: whose words were lost, how many), so that damage
+ * costs that chunk, not the rest of the file. */
+int wppr_next_damaged(struct wpp_reader *r, struct wpp_chunk *out, uint16_t type,
+		      int (*head_ok)(const void *payload, uint32_t len, uint64_t avail));
 void wppr_close(struct wpp_reader *r);
 
 #endif

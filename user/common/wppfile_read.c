@@ -193,13 +193,13 @@ struct wpp_reader *wppr_open(const char *path)
 		wpp_err("%s: not a .wpp file (bad magic)", path);
 		goto fail;
 	}
-	if (hdr.version != WPP_FILE_VERSION) {
+	if (hdr.version != WPP_FILE_VERSION && hdr.version != WPP_FILE_VERSION_BATCH_Z) {
 		wpp_err("%s: .wpp version %" PRIu32
-			" is not supported (this wpptrace reads version %u)",
-			path, hdr.version, WPP_FILE_VERSION);
+			" is not supported (this wpptrace reads versions %u and %u)",
+			path, hdr.version, WPP_FILE_VERSION, WPP_FILE_VERSION_BATCH_Z);
 		goto fail;
 	}
-	/* Version 1 fixes the header size; a different one means a corrupt file. */
+	/* Versions 1 and 2 fix the header size; a different one means a corrupt file. */
 	if (hdr.header_size != sizeof(hdr)) {
 		wpp_err("%s: bad .wpp header size %" PRIu32, path, hdr.header_size);
 		goto fail;
@@ -294,4 +294,54 @@ void wppr_close(struct wpp_reader *r)
 		return;
 	copy_put(r->copy);
 	free(r);
+}
+
+/* Is there a chunk with a good magic, length and CRC at pos, or the end of
+ * the file?  (What wppr_next() checks, without moving.) */
+static int intact_at(const struct wpp_reader *r, uint64_t pos)
+{
+	struct wpp_chunk_header h;
+	uint32_t crc;
+
+	if (pos == r->size)
+		return 1;
+	if (r->size - pos < sizeof(h))
+		return 0;
+	memcpy(&h, r->map + pos, sizeof(h));
+	if (h.magic != WPP_CHUNK_MAGIC || h.length > WPP_CHUNK_MAX_PAYLOAD ||
+	    h.length > r->size - pos - sizeof(h))
+		return 0;
+	crc = wpp_crc32c(0, r->map + pos + offsetof(struct wpp_chunk_header, type), 8);
+	return wpp_crc32c(crc, r->map + pos + sizeof(h), h.length) == h.crc32c;
+}
+
+int wppr_next_damaged(struct wpp_reader *r, struct wpp_chunk *out, uint16_t type,
+		      int (*head_ok)(const void *payload, uint32_t len, uint64_t avail))
+{
+	struct wpp_chunk_header h;
+	uint64_t left = r->size - r->pos, end;
+
+	if (!r->stopped || r->saw_end || left < sizeof(h))
+		return 0;
+	memcpy(&h, r->map + r->pos, sizeof(h));
+	if (h.magic != WPP_CHUNK_MAGIC || h.type != type || h.length > WPP_CHUNK_MAX_PAYLOAD)
+		return 0;
+	/* A torn tail (the writer was killed) ends the file; damage inside it
+	 * must be followed by a chunk that is whole, or the length is not
+	 * to be trusted. */
+	end = r->pos + sizeof(h) + h.length;
+	if (end > r->size)
+		end = r->size;
+	else if (!intact_at(r, end))
+		return 0;
+	if (!head_ok(r->map + r->pos + sizeof(h), h.length, end - r->pos - sizeof(h)))
+		return 0;
+	out->type = (enum wpp_chunk_type)h.type;
+	out->length = h.length;
+	out->payload = r->map + r->pos + sizeof(h);
+	out->file_offset = r->pos;
+	r->pos = end;
+	r->stopped = 0;
+	r->status[0] = '\0';
+	return 1;
 }

@@ -319,3 +319,15 @@ void wppw_abort(struct wpp_writer *w)
 	writer_close_fd(w, 1);
 	writer_free(w);
 }
+
+int wppw_set_version(struct wpp_writer *w, uint32_t version)
+{
+	off_t at = (off_t)offsetof(struct wpp_file_header, version);
+
+	if (pwrite(w->fd, &version, sizeof(version), at) != (ssize_t)sizeof(version)) {
+		int err = errno ? errno : EIO;
+		wpp_err("cannot write %s: %s", w->path, strerror(err));
+		return -err;
+	}
+	return 0;
+}

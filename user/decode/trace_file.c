@@ -12,6 +12,7 @@
 #include "log.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
+#include "wppfile_batch.h"
 
 /* Open-addressing map (pid, generation, tid) -> thread index, used while loading. */
 struct thread_map {
@@ -49,7 +50,8 @@ struct loader {
 	struct wpp_trace *t;
 	struct thread_map map;
 	size_t threads_cap, procs_cap, modules_cap, info_len, info_cap;
-	int warned[WPP_CHUNK_END + 1];
+	int warned[WPP_CHUNK_BATCH_Z + 1];
+	struct wc_decoder *unpack; /* BATCH_Z words, made on the first one */
 };
 
 static void map_rehash(struct loader *ld);
@@ -100,7 +102,83 @@ static const char *chunk_name(unsigned type)
 {
 	static const char *const names[] = {"?",      "INFO",  "PROCESS", "MODULE",
 					    "THREAD", "BATCH", "GAP",	  "END"};
+	if (type == WPP_CHUNK_BATCH_Z)
+		return "BATCH_Z";
 	return type <= WPP_CHUNK_END ? names[type] : "?";
+}
+
+static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
+		      const unsigned char *words, uint64_t file_offset)
+{
+	struct wpp_thread_trace *th = thread_get(ld, cb->pid, cb->generation, cb->tid);
+
+	th->batches = grow(th->batches, &th->batches_cap, th->nbatches + 1, sizeof(*th->batches));
+	th->batches[th->nbatches++] = (struct wpp_batch_ref){.seq = cb->seq,
+							     .parent_seq = cb->parent_seq,
+							     .parent_off = cb->parent_off,
+							     .flags = cb->flags,
+							     .time_ns = cb->time_ns,
+							     .nwords = cb->nwords,
+							     .words = words,
+							     .file_offset = file_offset};
+	th->nwords += cb->nwords;
+}
+
+/*
+ * Compressed batches whose words are lost (their chunk damaged, or words
+ * that do not decode) but whose heads are intact: each batch's thread gets
+ * a gap of exactly its word count where the batch stood (before the next
+ * batch after it), as a transport's GAP chunk would say.
+ */
+static void lose_batches(struct loader *ld, const void *payload, const struct wpp_chunk_batch_z *z,
+			 uint64_t offset)
+{
+	struct wpp_trace *t = ld->t;
+
+	if (!t->damaged_batches)
+		t->first_damaged_offset = offset;
+	for (uint32_t i = 0; i < z->nbatches; i++) {
+		struct wpp_chunk_batch cb;
+		wpp_batch_z_head(payload, i, &cb);
+		struct wpp_thread_trace *th = thread_get(ld, cb.pid, cb.generation, cb.tid);
+		th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
+		th->gaps[th->ngaps++] = (struct wpp_gap_ref){.after_seq = cb.seq ? cb.seq - 1 : 0,
+							     .lost_words = cb.nwords,
+							     .lost_batches = 1};
+		t->damaged_batches++;
+		t->damaged_words += cb.nwords;
+	}
+}
+
+static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
+{
+	struct wpp_trace *t = ld->t;
+	struct wpp_chunk_batch_z z;
+	uint64_t total, at = 0;
+	const char *why;
+	uint64_t *words;
+
+	if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) < 0)
+		return why;
+	if (!ld->unpack && !(ld->unpack = wc_decoder_new()))
+		wpp_die("out of memory");
+	words = malloc((size_t)total * 8 + 8);
+	if (!words)
+		wpp_die("out of memory");
+	if (wpp_batch_z_words(ld->unpack, &z, c->payload, total, words, &why) < 0) {
+		free(words);
+		lose_batches(ld, c->payload, &z, c->file_offset);
+		return NULL; /* counted as damage, said once by the session */
+	}
+	t->decoded = grow(t->decoded, &t->decoded_cap, t->ndecoded + 1, sizeof(*t->decoded));
+	t->decoded[t->ndecoded++] = words;
+	for (uint32_t i = 0; i < z.nbatches; i++) {
+		struct wpp_chunk_batch cb;
+		wpp_batch_z_head(c->payload, i, &cb);
+		add_batch(ld, &cb, (const unsigned char *)(words + at), c->file_offset);
+		at += cb.nwords;
+	}
+	return NULL;
 }
 
 /* Returns 0 if accepted, or a reason. */
@@ -187,26 +265,16 @@ static const char *load_chunk(struct loader *ld, const struct wpp_chunk *c)
 	}
 	case WPP_CHUNK_BATCH: {
 		struct wpp_chunk_batch cb;
-		struct wpp_thread_trace *th;
 		if (c->length < sizeof(cb))
 			return "short payload";
 		memcpy(&cb, p, sizeof(cb));
 		if ((uint64_t)cb.nwords * 8 != c->length - sizeof(cb))
 			return "word count does not match the chunk length";
-		th = thread_get(ld, cb.pid, cb.generation, cb.tid);
-		th->batches =
-		    grow(th->batches, &th->batches_cap, th->nbatches + 1, sizeof(*th->batches));
-		th->batches[th->nbatches++] = (struct wpp_batch_ref){.seq = cb.seq,
-								     .parent_seq = cb.parent_seq,
-								     .parent_off = cb.parent_off,
-								     .flags = cb.flags,
-								     .time_ns = cb.time_ns,
-								     .nwords = cb.nwords,
-								     .words = p + sizeof(cb),
-								     .file_offset = c->file_offset};
-		th->nwords += cb.nwords;
+		add_batch(ld, &cb, p + sizeof(cb), c->file_offset);
 		return NULL;
 	}
+	case WPP_CHUNK_BATCH_Z:
+		return load_batch_z(ld, c);
 	case WPP_CHUNK_GAP: {
 		struct wpp_chunk_gap cg;
 		struct wpp_thread_trace *th;
@@ -267,8 +335,21 @@ struct wpp_trace *wpp_trace_load(const char *path)
 		return NULL;
 	}
 	ld.t->stop_offset = sizeof(struct wpp_file_header);
-	while (wppr_next(ld.t->reader, &c) == 1) {
-		const char *why = load_chunk(&ld, &c);
+	for (;;) {
+		const char *why;
+
+		if (wppr_next(ld.t->reader, &c) != 1) {
+			/* A damaged compressed batch costs its own words only. */
+			if (!wppr_next_damaged(ld.t->reader, &c, WPP_CHUNK_BATCH_Z,
+					       wpp_batch_z_head_ok))
+				break;
+			struct wpp_chunk_batch_z z;
+			memcpy(&z, c.payload, sizeof(z));
+			lose_batches(&ld, c.payload, &z, c.file_offset);
+			ld.t->nchunks++;
+			continue;
+		}
+		why = load_chunk(&ld, &c);
 
 		ld.t->nchunks++;
 		ld.t->stop_offset = c.file_offset + sizeof(struct wpp_chunk_header) + c.length;
@@ -283,6 +364,7 @@ struct wpp_trace *wpp_trace_load(const char *path)
 	if (status)
 		snprintf(ld.t->stop_reason, sizeof(ld.t->stop_reason), "%s", status);
 	free(ld.map.slot);
+	wc_decoder_free(ld.unpack);
 	if (ld.t->nthreads)
 		qsort(ld.t->threads, ld.t->nthreads, sizeof(*ld.t->threads), thread_cmp);
 	return ld.t;
@@ -296,6 +378,9 @@ void wpp_trace_free(struct wpp_trace *t)
 		free(t->threads[i].batches);
 		free(t->threads[i].gaps);
 	}
+	for (size_t i = 0; i < t->ndecoded; i++)
+		free(t->decoded[i]);
+	free(t->decoded);
 	free(t->threads);
 	free(t->procs);
 	free(t->modules);

@@ -2,8 +2,11 @@
 /*
  * trace_file.h — a .wpp file loaded into memory: every intact chunk read
  * (wppfile.h reader), every payload validated, records grouped by process
- * image (pid, generation) and by thread.  Batch words are not copied: they
- * stay in the reader's mapping and are read with wpp_batch_word().
+ * image (pid, generation) and by thread.  Words of BATCH chunks are not
+ * copied: they stay in the reader's mapping; those of BATCH_Z chunks are
+ * decoded into buffers the trace owns.  Either way they are read with
+ * wpp_batch_word().  A damaged BATCH_Z whose heads are intact is a gap of
+ * exactly its batches' words (damaged_*), and loading goes on after it.
  *
  * A chunk whose payload is malformed is skipped and counted (one warning per
  * chunk type).  A file that stops early (torn tail, bad checksum) loads what
@@ -86,8 +89,16 @@ struct wpp_trace {
 	uint64_t nchunks;
 	uint64_t bad_chunks;	 /* payloads rejected */
 	uint64_t unknown_chunks; /* types this reader does not know (skipped) */
-	char stop_reason[192];	 /* empty if the file ended with END */
-	uint64_t stop_offset;	 /* bytes of the file that were usable */
+	/* BATCH_Z chunks (docs/wpp-file-format.md): their words are decoded
+	 * at load into buffers the trace owns (batch refs point there). */
+	uint64_t **decoded;
+	size_t ndecoded, decoded_cap;
+	/* BATCH_Z chunks that were damaged (bad checksum, torn tail, or words
+	 * that do not decode) but whose head named the thread and word count:
+	 * each is a gap of its nwords in that thread. */
+	uint64_t damaged_batches, damaged_words, first_damaged_offset;
+	char stop_reason[192]; /* empty if the file ended with END */
+	uint64_t stop_offset;  /* bytes of the file that were usable */
 };
 
 /* Load; NULL after printing one error line if the file is unusable. */

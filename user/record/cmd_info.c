@@ -26,6 +26,7 @@
 #include "trace_words.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
+#include "wppfile_batch.h"
 
 #define INFO_JSON_VERSION 1
 
@@ -56,6 +57,11 @@ struct info {
 	uint32_t counters;
 	int have_end;
 	struct wpp_chunk_end end;
+	/* Storage: bytes of BATCH and BATCH_Z chunks, how many were coded,
+	 * and coded batches whose words were lost (damaged or undecodable). */
+	uint64_t batch_bytes, packed_batches, damaged_batches, damaged_words;
+	struct wc_decoder *unpack;
+	uint64_t *scratch; /* one BATCH_Z's words */
 };
 
 static void *grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -136,6 +142,40 @@ static void add_kinds(struct wpp_word_counts *to, const struct wpp_word_counts *
 	to->malformed += k->malformed;
 }
 
+static void count_batch(struct info *in, const struct wpp_chunk_batch *b,
+			const unsigned char *words, uint64_t nwords)
+{
+	struct info_thread *it = thread_of(in, b->pid, b->tid, b->generation);
+	struct wpp_word_counts k = {0};
+
+	wpp_words_count(words, nwords, &k);
+	add_kinds(&it->kinds, &k);
+	add_kinds(&in->kinds, &k);
+	it->batches++;
+	it->words += b->nwords;
+	in->batches++;
+	in->words += b->nwords;
+	if (b->flags & WPP_BATCH_SALVAGED)
+		in->salvaged++;
+	see_time(in, b->time_ns);
+}
+
+/* Compressed batches whose words are gone: their heads say whose and how many. */
+static void lose_batches(struct info *in, const void *payload, const struct wpp_chunk_batch_z *z)
+{
+	for (uint32_t i = 0; i < z->nbatches; i++) {
+		struct wpp_chunk_batch b;
+		wpp_batch_z_head(payload, i, &b);
+		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
+		it->lost_words += b.nwords;
+		it->lost_batches++;
+		in->lost_words += b.nwords;
+		in->lost_batches++;
+		in->damaged_batches++;
+		in->damaged_words += b.nwords;
+	}
+}
+
 static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 {
 	in->chunks++;
@@ -179,20 +219,35 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 		if (ch->length < sizeof(b))
 			break;
 		memcpy(&b, ch->payload, sizeof(b));
-		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
-		struct wpp_word_counts k = {0};
 		uint64_t present = (ch->length - sizeof(b)) / 8;
-		wpp_words_count((const unsigned char *)ch->payload + sizeof(b),
-				b.nwords < present ? b.nwords : present, &k);
-		add_kinds(&it->kinds, &k);
-		add_kinds(&in->kinds, &k);
-		it->batches++;
-		it->words += b.nwords;
-		in->batches++;
-		in->words += b.nwords;
-		if (b.flags & WPP_BATCH_SALVAGED)
-			in->salvaged++;
-		see_time(in, b.time_ns);
+		in->batch_bytes += sizeof(struct wpp_chunk_header) + ch->length;
+		count_batch(in, &b, (const unsigned char *)ch->payload + sizeof(b),
+			    b.nwords < present ? b.nwords : present);
+		break;
+	}
+	case WPP_CHUNK_BATCH_Z: {
+		struct wpp_chunk_batch_z z;
+		uint64_t total, at = 0;
+		const char *why;
+		if (wpp_batch_z_check(ch->payload, ch->length, ch->length, &z, &total, &why) < 0)
+			break;
+		in->batch_bytes += sizeof(struct wpp_chunk_header) + ch->length;
+		if (!in->unpack && !(in->unpack = wc_decoder_new()))
+			wpp_die("out of memory");
+		if (!in->scratch &&
+		    !(in->scratch = malloc((size_t)WPP_BATCH_Z_MAX_WORDS * sizeof(uint64_t))))
+			wpp_die("out of memory");
+		if (wpp_batch_z_words(in->unpack, &z, ch->payload, total, in->scratch, &why) < 0) {
+			lose_batches(in, ch->payload, &z);
+			break;
+		}
+		for (uint32_t i = 0; i < z.nbatches; i++) {
+			struct wpp_chunk_batch b;
+			wpp_batch_z_head(ch->payload, i, &b);
+			count_batch(in, &b, (const unsigned char *)(in->scratch + at), b.nwords);
+			at += b.nwords;
+		}
+		in->packed_batches += z.nbatches;
 		break;
 	}
 	case WPP_CHUNK_GAP: {
@@ -339,6 +394,17 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		       in->kinds.malformed);
 	printf("lost        %" PRIu64 " words in %" PRIu64 " batches (%" PRIu64 " gaps)\n",
 	       in->lost_words, in->lost_batches, in->gaps);
+	if (in->damaged_batches)
+		printf("            of which %" PRIu64 " words in %" PRIu64
+		       " damaged compressed batches\n",
+		       in->damaged_words, in->damaged_batches);
+	printf("stored      %" PRIu64 " bytes of batches (%" PRIu64 " of %" PRIu64 " compressed)",
+	       in->batch_bytes, in->packed_batches, in->batches);
+	if (in->kinds.records + in->kinds.repetitions)
+		printf(", %.3f bytes per path record",
+		       (double)in->batch_bytes /
+			   (double)(in->kinds.records + in->kinds.repetitions));
+	printf("\n");
 }
 
 static void json_kinds(const struct wpp_word_counts *k)
@@ -401,8 +467,10 @@ static void print_info_json(const char *path, const struct info *in, const char 
 	       in->words);
 	json_kinds(&in->kinds);
 	printf(",\"lost_words\":%" PRIu64 ",\"lost_batches\":%" PRIu64 ",\"gaps\":%" PRIu64
-	       ",\"counters\":",
-	       in->lost_words, in->lost_batches, in->gaps);
+	       ",\"damaged_batches\":%" PRIu64 ",\"damaged_words\":%" PRIu64
+	       ",\"batch_bytes\":%" PRIu64 ",\"compressed_batches\":%" PRIu64 ",\"counters\":",
+	       in->lost_words, in->lost_batches, in->gaps, in->damaged_batches, in->damaged_words,
+	       in->batch_bytes, in->packed_batches);
 }
 
 #define INFO_USAGE "usage: wpptrace info [--format text|json] FILE.wpp"
@@ -444,14 +512,26 @@ int cmd_info(int argc, char **argv)
 	struct info in;
 	struct wpp_chunk ch;
 	memset(&in, 0, sizeof(in));
-	while (wppr_next(r, &ch) == 1)
-		on_chunk(&in, &ch);
+	for (;;) {
+		if (wppr_next(r, &ch) == 1) {
+			on_chunk(&in, &ch);
+			continue;
+		}
+		/* A damaged compressed batch costs its own words only. */
+		if (!wppr_next_damaged(r, &ch, WPP_CHUNK_BATCH_Z, wpp_batch_z_head_ok))
+			break;
+		struct wpp_chunk_batch_z z;
+		memcpy(&z, ch.payload, sizeof(z));
+		lose_batches(&in, ch.payload, &z);
+	}
 	const char *status = wppr_status(r);
 	if (json)
 		print_info_json(file, &in, status);
 	else
 		print_info(file, &in, status);
 	wppr_close(r);
+	wc_decoder_free(in.unpack);
+	free(in.scratch);
 	free(in.procs);
 	free(in.threads);
 	int rc = 0;

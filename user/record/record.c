@@ -55,6 +55,10 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 			n = 1; /* drain again at once */
 		}
 		no_children = child_reap(main, status, &main_reaped);
+		/* Nothing more for now: the held batches go to the file
+		 * before the collector sleeps. */
+		if (n == 0 && record_sink_flush(rs) < 0)
+			n = 1;
 		if (n == 0 && !no_children)
 			wpp_shm_collector_wait(col, 10);
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 static volatile pid_t child_pid;
+static volatile sig_atomic_t stop_signals; /* every one received */
 
 /* Signals from the terminal already reached the child (same process
  * group); only those sent to us alone (kill) are passed on.  Either way
@@ -20,6 +21,7 @@ static void forward(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	(void)uc;
+	stop_signals++;
 	if (si->si_code != SI_KERNEL && child_pid > 0)
 		kill(child_pid, sig);
 	errno = saved;
@@ -39,6 +41,11 @@ void child_prepare(void)
 	sigemptyset(&sa.sa_mask);
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
+}
+
+unsigned long child_stop_signals(void)
+{
+	return (unsigned long)stop_signals;
 }
 
 int child_spawn(char **argv, pid_t *pid)

@@ -12,6 +12,9 @@
 
 /* Become subreaper, route SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child. */
 void child_prepare(void);
+/* SIGINT/SIGTERM/SIGHUP/SIGQUIT received so far (after the program has
+ * ended, one means "stop waiting for the grammars"). */
+unsigned long child_stop_signals(void);
 /* fork + execvp.  0, or -errno of a failed exec (message not printed). */
 int child_spawn(char **argv, pid_t *pid);
 /* A child forked but held before exec, so the tracer can attach first. */

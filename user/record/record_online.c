@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "online.h"
+#include "record_child.h"
 #include "record_sink.h"
 #include "kipf_kinds_live.h"
 #include "kslab_online.h"
@@ -12,8 +13,23 @@
 
 /* The grammar worker's backlog limit: a burst the worker cannot absorb in
  * this much memory makes it give up (the batches are in the file and
- * `wpptrace wpp` builds the grammars from them); the collector never waits. */
+ * `wpptrace wpp` builds the grammars from them); the collector never waits.
+ * With compressed recordings the backlog holds compressed words (0.01-0.7
+ * bytes a path record on the benchmark programs, docs/benchmarks.md), so
+ * it covers hundreds of millions to billions of path records. */
 #define GRAMMAR_BACKLOG_BYTES (UINT64_C(256) << 20)
+
+/* The grammars of a trace that arrived faster than they could be built
+ * are finished after the program: say how far along once a second, and
+ * let Ctrl-C (or any stop signal from then on) leave them to `wpptrace
+ * wpp`. */
+struct finish_progress {
+	int started;
+	unsigned long signals; /* stop signals before the wait began */
+	double said;	       /* seconds waited when last said */
+	int interrupted;
+	int quiet;
+};
 
 struct record_online_cfg {
 	struct wpp_grammar_cfg grammar;
@@ -24,7 +40,34 @@ struct record_online_cfg {
 	struct wpp_online_consumer consumers[1];
 	size_t n;
 	int grammar_on;
+	struct finish_progress progress;
 };
+
+static int on_progress(void *ctx, uint64_t done, uint64_t queued, double seconds)
+{
+	struct finish_progress *p = ctx;
+
+	if (!p->started) {
+		p->started = 1;
+		p->signals = child_stop_signals();
+	}
+	if (child_stop_signals() != p->signals) {
+		p->interrupted = 1;
+		return 1;
+	}
+	if (!p->quiet && seconds - p->said >= 1.0) {
+		p->said = seconds;
+		if (done < queued)
+			wpp_info("record: building grammars: %.1f of %.1f M path words, %.0f s "
+				 "(Ctrl-C leaves them to `wpptrace wpp`)",
+				 (double)done / 1e6, (double)queued / 1e6, seconds);
+		else
+			wpp_info("record: building grammars: all %.1f M path words in, closing "
+				 "them, %.0f s (Ctrl-C leaves them to `wpptrace wpp`)",
+				 (double)queued / 1e6, seconds);
+	}
+	return 0;
+}
 
 int record_online_start(struct record_sink *rs, const struct record_opts *o)
 {
@@ -70,6 +113,12 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 			return 0;
 		}
 		cfg->grammar_on = 1;
+		/* Compressed recordings feed the worker their chunks, so its
+		 * backlog holds compressed words (record_sink_flush). */
+		if (o->compress)
+			wpp_online_set_worker_packed(rs->online);
+		cfg->progress.quiet = o->quiet;
+		wpp_online_set_progress(rs->online, on_progress, &cfg->progress);
 	}
 	return 0;
 }
@@ -85,7 +134,11 @@ int record_online_check(struct record_sink *rs)
 	/* A missing grammar loses nothing (the batches are all in the file):
 	 * say so, but the recording itself is fine. */
 	status = wpp_online_worker_status(rs->online, &peak);
-	if (status > 0)
+	if (status > 0 && cfg->progress.interrupted)
+		wpp_warn("record: interrupted while building grammars: the threads not finished "
+			 "have none; `wpptrace wpp --store FILE` builds them from the batches and "
+			 "keeps them in the file");
+	else if (status > 0)
 		wpp_warn(
 		    "record: the grammar worker fell %llu MiB behind and dropped the grammars "
 		    "of some threads; `wpptrace wpp --store FILE` builds them from the batches "

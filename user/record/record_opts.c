@@ -25,6 +25,9 @@ static const char usage[] =
     "  -q, --quiet             no summary line\n"
     "      --no-grammar        do not build whole-program-path grammars while recording\n"
     "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
+    "      --compress none|zstd  how batches are stored: zstd (default) codes each\n"
+    "                          batch's words (docs/wpp-file-format.md, BATCH_Z); none\n"
+    "                          stores them raw, readable by older wpptrace\n"
     "  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
     "      --prune-nodes M     with -k: keep each forest within about M nodes by pruning\n"
     "                          cold ones (counts then lower bounds; docs/kpaths.md)\n"
@@ -255,7 +258,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		O_NOCOUNT,
 		O_COUNTONLY,
 		O_LISTEV,
-		O_PRUNE
+		O_PRUNE,
+		O_COMPRESS
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -283,6 +287,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    {"count-only", no_argument, NULL, O_COUNTONLY},
 	    {"list-events", no_argument, NULL, O_LISTEV},
 	    {"prune-nodes", required_argument, NULL, O_PRUNE},
+	    {"compress", required_argument, NULL, O_COMPRESS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -291,7 +296,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	const char *ring_arg = NULL;
 
 	memset(o, 0, sizeof(*o));
-	o->grammar = 1; /* grammars are built while recording, on a worker thread */
+	o->grammar = 1;	 /* grammars are built while recording, on a worker thread */
+	o->compress = 1; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
 	o->transport = RECORD_BPF;
 	optind = 1;
@@ -325,6 +331,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case O_LISTEV:
 			pc_events_list(stdout);
 			return 1;
+		case O_COMPRESS:
+			if (!strcmp(optarg, "none") || !strcmp(optarg, "zstd")) {
+				o->compress = optarg[0] == 'z';
+				break;
+			}
+			wpp_err("record: --compress takes none or zstd, not '%s'", optarg);
+			return -1;
 		case O_PRUNE:
 			if (parse_u32("--prune-nodes", optarg, &o->kpaths_prune_nodes))
 				return -1;

@@ -24,6 +24,7 @@ struct record_opts {
 	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
 	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
+	int compress;		     /* --compress zstd (default): BATCH_Z chunks; none: BATCH */
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */

@@ -28,7 +28,8 @@ static int sink_process(void *ctx, const struct wpp_shm_proc *p)
 	tail[exe_len - 1] = 0;
 	memcpy(tail + exe_len, p->cmdline, cmd_len);
 	rs->processes++;
-	if (wppw_chunk2(rs->w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len) < 0)
+	if (record_sink_flush(rs) < 0 ||
+	    wppw_chunk2(rs->w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len) < 0)
 		return -1;
 	record_online_process(rs, &c);
 	return 0;
@@ -55,7 +56,8 @@ static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp
 	memcpy(path, t->path, path_len - 1);
 	path[path_len - 1] = 0;
 	rs->modules++;
-	if (wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, path_len) < 0)
+	if (record_sink_flush(rs) < 0 ||
+	    wppw_chunk2(rs->w, WPP_CHUNK_MODULE, &c, sizeof(c), path, path_len) < 0)
 		return -1;
 	record_online_module(rs, &c, path);
 	return 0;

@@ -18,6 +18,7 @@
 #include "wppfile.h"
 
 struct wpp_online;
+struct wpp_batch_group;
 
 struct record_sink {
 	struct wpp_writer *w;
@@ -26,6 +27,14 @@ struct record_sink {
 	int failed;		   /* a write failed: stop recording, keep the program running */
 	struct wpp_online *online; /* NULL: no online analyses */
 	struct record_online_cfg *online_cfg;
+	/* Batches of one thread held to be written as one BATCH_Z chunk
+	 * (NULL: stored raw, --compress none), until they reach group_words
+	 * words, another thread's batch or any other chunk comes, or the
+	 * transport goes idle (record_sink_flush). */
+	struct wpp_batch_group *group;
+	uint64_t group_words;
+	uint64_t batch_bytes; /* bytes of BATCH/BATCH_Z chunks written */
+	uint64_t records;     /* path records in them (REPEATs expanded) */
 };
 
 /* Create the output and write INFO (transport_lines: "key=value\n" lines).
@@ -38,6 +47,9 @@ int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		      const uint64_t *words);
 int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g);
+/* Write the batches held for compression (before any other chunk, and
+ * whenever the transport has nothing more for now).  0 or -1 (failed). */
+int record_sink_flush(struct record_sink *rs);
 /* Finish online analyses, write END, close, say what was recorded (extra is
  * appended to the summary line).  0, or 1 if the file is incomplete. */
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra);

@@ -6,15 +6,24 @@
  */
 #include "record_sink.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cpu_clock.h"
 #include "log.h"
 #include "online.h"
 #include "record_info.h"
 #include "record_online.h"
+#include "wpp/trace_abi.h"
+#include "wppfile_batch.h"
+
+/* Batches of one thread coded as one stream: 8 default shm batches.
+ * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
+ * but hold more words in memory, lost if the collector is killed. */
+#define GROUP_WORDS 65536
 
 static int keep(struct record_sink *rs, int err)
 {
@@ -31,6 +40,23 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 	rs->w = wppw_open(o->output);
 	if (!rs->w)
 		return -1;
+	if (o->compress) {
+		rs->group = wpp_batch_group_new(1);
+		/* The shm collector says when it is idle; BPF's callbacks do
+		 * not, so there every batch is written at once. */
+		rs->group_words = o->transport == RECORD_SHM ? GROUP_WORDS : 0;
+		if (!rs->group) {
+			wpp_err("record: out of memory");
+			record_sink_abort(rs, o);
+			return -1;
+		}
+		/* Before any chunk: older readers then refuse the file rather
+		 * than skip its BATCH_Z chunks as an unknown type. */
+		if (wppw_set_version(rs->w, WPP_FILE_VERSION_BATCH_Z) < 0) {
+			record_sink_abort(rs, o);
+			return -1;
+		}
+	}
 	if (record_write_info(rs->w, o, transport_lines) < 0 || record_online_start(rs, o) < 0) {
 		record_sink_abort(rs, o);
 		return -1;
@@ -40,7 +66,7 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 
 int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 {
-	if (rs->failed)
+	if (record_sink_flush(rs) < 0)
 		return -1;
 	if (t->event == WPP_THREAD_START)
 		rs->threads++;
@@ -53,6 +79,65 @@ int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 	return 0;
 }
 
+/* Path records in a batch's words, a REPEAT counting the executions it
+ * adds (what the summary's bytes per record divides by): every word that
+ * is not a control word is one record (a wide pair's second word is its
+ * record).  A figure for the user, not a decoder: malformed words count
+ * as whatever they look like. */
+static uint64_t count_records(const uint64_t *words, uint32_t n)
+{
+	uint64_t records = 0;
+
+	/* Branch-free, so that it vectorizes: this runs over every word. */
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = words[i];
+		uint64_t control = (w >> WPP_FID_SHIFT) == WPP_FID_CONTROL;
+		uint64_t repeat = control & (((w >> 32) & 0xff) == WPP_CTRL_REPEAT);
+		records += (1 - control) + ((w & UINT32_MAX) & (0 - repeat));
+	}
+	return records;
+}
+
+int record_sink_flush(struct record_sink *rs)
+{
+	const void *head, *packed;
+	uint32_t head_len, packed_len;
+
+	if (rs->failed || !rs->group)
+		return rs->failed ? -1 : 0;
+	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
+		return -1;
+	/* The grammar worker's backlog holds what the file holds. */
+	wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
+	if (rs->online && head_len)
+		wpp_online_worker_packed(rs->online, head, head_len, packed, packed_len);
+	return 0;
+}
+
+/* Hold b in the compression group (written when full), or write it as a
+ * BATCH when it is too big for one (or compression is off). */
+static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
+		       const uint64_t *words)
+{
+	if (rs->group) {
+		if (!wpp_batch_group_fits(rs->group, b) && record_sink_flush(rs) < 0)
+			return -1;
+		if (wpp_batch_group_fits(rs->group, b)) {
+			if (wpp_batch_group_add(rs->group, b, words) < 0) {
+				wpp_err("record: out of memory compressing a batch");
+				return -ENOMEM;
+			}
+			if (wpp_batch_group_words(rs->group) >= rs->group_words)
+				return record_sink_flush(rs);
+			return 0;
+		}
+	}
+	rs->batch_bytes += sizeof(struct wpp_chunk_header) + sizeof(*b) + b->nwords * 8u;
+	if (rs->group && rs->online)
+		wpp_online_worker_batch(rs->online, b, words);
+	return wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u);
+}
+
 int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		      const uint64_t *words)
 {
@@ -60,7 +145,8 @@ int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		return -1;
 	rs->totals.batches++;
 	rs->totals.words += b->nwords;
-	if (keep(rs, wppw_chunk2(rs->w, WPP_CHUNK_BATCH, b, sizeof(*b), words, b->nwords * 8u)) < 0)
+	rs->records += count_records(words, b->nwords);
+	if (keep(rs, write_batch(rs, b, words)) < 0)
 		return -1;
 	if (rs->online)
 		wpp_online_batch(rs->online, b, words);
@@ -71,7 +157,7 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 {
 	rs->totals.lost_words += g->lost_words;
 	rs->totals.lost_batches += g->lost_batches;
-	if (rs->failed)
+	if (record_sink_flush(rs) < 0)
 		return -1;
 	if (keep(rs, wppw_chunk(rs->w, WPP_CHUNK_GAP, g, sizeof(*g))) < 0)
 		return -1;
@@ -82,11 +168,25 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra)
 {
+	double cpu0 = process_cpu_seconds(), wall0 = (double)record_now_ns() / 1e9;
+	char after[96] = "";
+
+	record_sink_flush(rs);
 	if (!rs->failed && rs->online)
 		keep(rs, wpp_online_finish(rs->online, rs->w));
+	/* Grammars the worker could not build as fast as the trace came are
+	 * finished here, after the program: the summary's collector CPU
+	 * (measured before) does not hold that, so say it. */
+	double wall = (double)record_now_ns() / 1e9 - wall0;
+	if (wall >= 0.5)
+		snprintf(after, sizeof(after),
+			 ", %.1f s building grammars after the end (%.1f s CPU)", wall,
+			 process_cpu_seconds() - cpu0);
 	if (!rs->failed)
 		keep(rs, record_online_check(rs));
 	record_online_stop(rs);
+	wpp_batch_group_free(rs->group);
+	rs->group = NULL;
 	rs->totals.end_ns = record_now_ns();
 	if (rs->failed) {
 		wppw_abort(rs->w);
@@ -95,13 +195,19 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	}
 	if (wppw_close(rs->w, &rs->totals) < 0)
 		return 1;
-	if (!o->quiet)
-		wpp_info(
-		    "recorded %llu batches, %llu words, %llu processes, %llu threads%s -> %s%s",
-		    (unsigned long long)rs->totals.batches, (unsigned long long)rs->totals.words,
-		    (unsigned long long)rs->processes, (unsigned long long)rs->threads,
-		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
-		    extra ? extra : "");
+	if (!o->quiet) {
+		char per[64] = "";
+		if (rs->records)
+			snprintf(per, sizeof(per), ", %.3f bytes per path record",
+				 (double)rs->batch_bytes / (double)rs->records);
+		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s%s%s -> "
+			 "%s%s",
+			 (unsigned long long)rs->totals.batches,
+			 (unsigned long long)rs->totals.words, (unsigned long long)rs->processes,
+			 (unsigned long long)rs->threads, per, after,
+			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "",
+			 o->output, extra ? extra : "");
+	}
 	/* An empty trace is most often a program built without wppcc; not
 	 * when batches came and were lost (the loss report says why). */
 	if (!rs->totals.batches && !rs->totals.lost_words)
@@ -128,6 +234,8 @@ void record_sink_abort(struct record_sink *rs, const struct record_opts *o)
 	/* Not yet published (out_file.h): the temporary goes, and a file
 	 * that had the name keeps it. */
 	(void)o;
+	wpp_batch_group_free(rs->group);
+	rs->group = NULL;
 	if (rs->w)
 		wppw_abort(rs->w);
 	rs->w = NULL;

@@ -13,7 +13,7 @@ $(COLLECT_TEST_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Iuser/collect -Iu
 
 $(COLLECT_TESTS): $(COLLECT_TEST_DIR)/%: $(call objs,san,tests/unit/collect/%.c) \
 		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
-		$(WPPREAD_SAN_OBJS) $(call objs,san,user/common/wppfile_write.c)
+		$(WPPREAD_SAN_OBJS) $(call objs,san,user/common/wppfile_write.c $(CODEC_WRITE_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
 

@@ -6,7 +6,9 @@
  * exactly as `wpptrace record`'s sink does (the same calls at the same
  * points, the grammar consumer on the assembler's worker thread); the
  * grammars land in out.wpp as GRAMMAR chunks before END.  Lets tests/e2e/wpp-*.sh check online grammars end to end on any
- * recording, whatever the recorder.
+ * recording, whatever the recorder.  As a compressing recorder does, the
+ * worker gets BATCH_Z chunks as they are (heads and packed words) and
+ * decodes them itself, and raw batches as words.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "online.h"
 #include "sequitur_online.h"
 #include "wppfile.h"
+#include "wppfile_batch.h"
 
 int main(int argc, char **argv)
 {
@@ -39,6 +42,7 @@ int main(int argc, char **argv)
 	gc = wpp_grammar_consumer(&gcfg);
 	if (wpp_online_add_worker(o, &gc, 1, UINT64_C(256) << 20) < 0)
 		return 1;
+	wpp_online_set_worker_packed(o);
 	while (rc == 0 && wppr_next(r, &c)) {
 		if (c.type == WPP_CHUNK_END) {
 			memcpy(&end, c.payload, sizeof(end));
@@ -53,6 +57,20 @@ int main(int argc, char **argv)
 			words = realloc(words, (b.nwords ? b.nwords : 1) * 8);
 			memcpy(words, (const char *)c.payload + sizeof(b), (size_t)b.nwords * 8);
 			wpp_online_batch(o, &b, words);
+			wpp_online_worker_batch(o, &b, words);
+		} else if (c.type == WPP_CHUNK_BATCH_Z) {
+			struct wpp_chunk_batch_z z;
+			uint64_t total;
+			const char *why;
+			if (wpp_batch_z_check(c.payload, c.length, c.length, &z, &total, &why) < 0) {
+				fprintf(stderr, "replay_sink: BATCH_Z: %s\n", why);
+				return 1;
+			}
+			uint32_t heads = (uint32_t)(sizeof(z) + z.nbatches * sizeof(struct wpp_chunk_batch));
+			if (wppw_set_version(w, WPP_FILE_VERSION_BATCH_Z) < 0)
+				return 1;
+			wpp_online_worker_packed(o, c.payload, heads, (const char *)c.payload + heads,
+						 z.packed_len);
 		} else if (c.type == WPP_CHUNK_GAP) {
 			struct wpp_chunk_gap g;
 			memcpy(&g, c.payload, sizeof(g));

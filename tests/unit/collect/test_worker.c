@@ -12,6 +12,9 @@
  * byte-identical to the synchronous one, never a partial grammar.  With the
  * worker held still while one thread overflows the backlog, only that
  * thread is given up: another thread's grammar is still stored, complete.
+ * Fed as a compressing recorder feeds it — BATCH_Z chunks of up to three
+ * consecutive batches of a thread, some of them empty, decoded by the
+ * worker — the worker's chunks must again be the synchronous ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +31,7 @@
 #include "sequitur_online.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
+#include "wppfile_batch.h"
 
 #define NTHREADS 6
 #define MAXB	 40
@@ -63,7 +67,7 @@ static void make_workload(struct workload *wl, unsigned seed)
 		first[t] = wl->nb;
 		for (size_t k = 0; k < nb_of[t]; k++) {
 			struct tb *b = &wl->b[wl->nb++];
-			uint32_t n = 1 + rnd(&s) % 256;
+			uint32_t n = rnd(&s) % 9 == 0 ? 0 : 1 + rnd(&s) % 256;
 			memset(&b->h, 0, sizeof(b->h));
 			b->h.pid = 100;
 			b->h.tid = 200 + t;
@@ -94,13 +98,33 @@ static void make_workload(struct workload *wl, unsigned seed)
 	}
 }
 
-/* Feed the workload; synchronous (max_backlog 0) or on the worker.
- * Returns what wpp_online_worker_status says (0 without a worker). */
-static int record(const struct workload *wl, const char *path, uint64_t max_backlog)
+/* As record_sink_flush(): write the held group (to a scratch file) and
+ * hand the worker what was written. */
+static void flush_group(struct wpp_batch_group *g, struct wpp_writer *scratch,
+			struct wpp_online *o)
+{
+	const void *head, *packed;
+	uint32_t head_len, packed_len;
+	uint64_t bytes = 0;
+
+	assert_int_equal(wpp_batch_group_write(g, scratch, &bytes), 0);
+	wpp_batch_group_last(g, &head, &head_len, &packed, &packed_len);
+	if (head_len)
+		wpp_online_worker_packed(o, head, head_len, packed, packed_len);
+}
+
+/* Feed the workload; synchronous (max_backlog 0) or on the worker, fed raw
+ * words or (packed) compressed chunks.  Returns what
+ * wpp_online_worker_status says (0 without a worker). */
+static int record_as(const struct workload *wl, const char *path, uint64_t max_backlog,
+		     int packed)
 {
 	struct wpp_grammar_cfg gcfg = {.algo = SEQ_LOOKAHEAD};
 	struct wpp_online_consumer gc;
 	struct wpp_writer *w = wppw_open(path);
+	char scratch_path[160];
+	struct wpp_writer *scratch = NULL;
+	struct wpp_batch_group *g = NULL;
 	struct wpp_online *o;
 	uint64_t peak = 0;
 	int status;
@@ -117,15 +141,39 @@ static int record(const struct workload *wl, const char *path, uint64_t max_back
 		o = wpp_online_new(&gc, 1);
 		assert_non_null(o);
 	}
+	if (packed) {
+		snprintf(scratch_path, sizeof(scratch_path), "%s.scratch", path);
+		scratch = wppw_open(scratch_path);
+		g = wpp_batch_group_new(1);
+		assert_non_null(scratch);
+		assert_non_null(g);
+		wpp_online_set_worker_packed(o);
+	}
 	for (size_t i = 0; i < wl->nb; i++) {
 		const struct tb *b = &wl->b[wl->order[i]];
 		wpp_online_batch(o, &b->h, b->words);
+		if (packed) {
+			if (!wpp_batch_group_fits(g, &b->h))
+				flush_group(g, scratch, o);
+			assert_int_equal(wpp_batch_group_add(g, &b->h, b->words), 0);
+			if (i % 3 == 2)
+				flush_group(g, scratch, o);
+		}
 		for (uint32_t t = 0; t < NTHREADS; t++)
-			if (wl->exit_after[t] == i)
+			if (wl->exit_after[t] == i) {
+				if (packed)
+					flush_group(g, scratch, o);
 				assert_int_equal(
 				    wpp_online_thread_exit(
 					o, &(struct wpp_thread_key){100, 200 + t, 0}, w),
 				    0);
+			}
+	}
+	if (packed) {
+		flush_group(g, scratch, o);
+		wpp_batch_group_free(g);
+		wppw_abort(scratch);
+		unlink(scratch_path);
 	}
 	assert_int_equal(wpp_online_finish(o, w), 0);
 	status = wpp_online_worker_status(o, &peak);
@@ -133,6 +181,11 @@ static int record(const struct workload *wl, const char *path, uint64_t max_back
 	assert_int_equal(gcfg.failed, 0);
 	assert_int_equal(wppw_close(w, &(struct wpp_chunk_end){0}), 0);
 	return status;
+}
+
+static int record(const struct workload *wl, const char *path, uint64_t max_backlog)
+{
+	return record_as(wl, path, max_backlog, 0);
 }
 
 struct chunks {
@@ -211,6 +264,32 @@ static void test_worker_equals_sync(void **state)
 		make_workload(wl, seed);
 		assert_int_equal(record(wl, a, 0), 0);
 		assert_int_equal(record(wl, b, UINT64_C(64) << 20), 0);
+		read_grammars(a, &want);
+		read_grammars(b, &got);
+		assert_int_equal(want.n, NTHREADS);
+		assert_int_equal(got.n, want.n);
+		assert_subset(&want, &got, seed);
+		free_chunks(&want);
+		free_chunks(&got);
+	}
+	unlink(a);
+	unlink(b);
+	free(wl);
+}
+
+static void test_worker_fed_packed_equals_sync(void **state)
+{
+	(void)state;
+	struct workload *wl = malloc(sizeof(*wl));
+	char a[128], b[128];
+
+	tmp_name(a, sizeof(a), "sync");
+	tmp_name(b, sizeof(b), "packed");
+	for (unsigned seed = 1; seed <= 24; seed++) {
+		struct chunks want, got;
+		make_workload(wl, seed);
+		assert_int_equal(record(wl, a, 0), 0);
+		assert_int_equal(record_as(wl, b, UINT64_C(64) << 20, 1), 0);
 		read_grammars(a, &want);
 		read_grammars(b, &got);
 		assert_int_equal(want.n, NTHREADS);
@@ -450,6 +529,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_worker_equals_sync),
+	    cmocka_unit_test(test_worker_fed_packed_equals_sync),
 	    cmocka_unit_test(test_worker_gives_up_cleanly),
 	    cmocka_unit_test(test_worker_drops_only_the_overflowing_thread),
 	};

@@ -16,3 +16,23 @@ $(FILES_TEST_BIN): $(call objs,san,tests/unit/common/test_files.c) $(COMMON_SAN_
 $(call objs,san,tests/unit/common/test_files.c): CPPFLAGS += -Iuser/common
 TEST_TARGETS += $(FILES_TEST_BIN)
 TESTS += $(FILES_TEST_BIN)
+
+# The batch word codec and BATCH_Z heads, under ASan/UBSan.
+CODEC_TEST_BIN := $(BUILD)/tests/unit/common/test_word_codec
+$(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/common/crc32c.c \
+		user/common/log.c user/common/wppfile_read.c user/common/wppfile_write.c \
+		user/common/in_file.c user/common/out_file.c \
+		$(CODEC_WRITE_SRCS)) $(CODEC_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CODEC_LIBS) $(CMOCKA_LIBS)
+$(call objs,san,tests/unit/common/test_word_codec.c): CPPFLAGS += -Iuser/common
+TEST_TARGETS += $(CODEC_TEST_BIN)
+TESTS += $(CODEC_TEST_BIN)
+
+# bench_codec: the coders compared on recorded batches (scripts/bench-keepup).
+CODEC_BENCH := $(BUILD)/tests/bench/bench_codec
+$(CODEC_BENCH): $(call objs,,tests/bench/bench_codec.c $(WPPREAD_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(CODEC_LIBS) -llz4
+$(call objs,,tests/bench/bench_codec.c): CPPFLAGS += -Iuser/common
+TEST_TARGETS += $(CODEC_BENCH)

@@ -25,10 +25,11 @@ $(KSLAB_TEST_DIR)/%: $(call objs,san,tests/unit/kslab/%.c) $(call objs,san,$(KSL
 KSLAB_BENCH := $(KSLAB_TEST_DIR)/bench_kpaths
 # It reads .wpp files with the decoder's loader and stream assembly.
 KSLAB_BENCH_SRCS := tests/unit/kslab/bench_kpaths.c user/decode/trace_file.c user/decode/stream.c \
-	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c
+	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c \
+	$(CODEC_SRCS)
 $(KSLAB_BENCH): $(call objs,,$(KSLAB_BENCH_SRCS)) $(call objs,,$(KSLAB_CORE_SRCS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(sort $^) -o $@
+	$(CC) $(CFLAGS) $(sort $^) -o $@ $(CODEC_LIBS)
 
 $(KSLAB_TEST_DIR)/test_kslab_online: $(call objs,san,$(KSLAB_ONLINE_SRCS))
 
@@ -43,7 +44,7 @@ TESTS += $(KSLAB_TESTS)
 # with the decoder and the symbolizer as bin/wpptrace is.
 KSLAB_REPLAY := $(KSLAB_TEST_DIR)/replay_online_act
 $(KSLAB_REPLAY): $(sort $(call objs,,tests/unit/kslab/replay_online_act.c) $(KSLAB_OBJS) \
-		$(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(COMMON_OBJS))
+		$(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(COMMON_OBJS) $(CODEC_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)
 

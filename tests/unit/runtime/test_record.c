@@ -86,7 +86,10 @@ static void record(struct run *r, const char *prog, const char *opts, const char
 	mkdir("tests/work", 0755);
 	mkdir(WORKDIR, 0755);
 	snprintf(out, sizeof(out), WORKDIR "/%d.wpp", (int)getpid());
-	snprintf(cmd, sizeof(cmd), WPPTRACE " record -q %s -o %s -- %s %s", opts, out, prog, args);
+	/* Raw batches: this test reads BATCH chunks itself (compressed ones are
+	 * tests/e2e/keepup-compress.sh's, against raw recordings like these). */
+	snprintf(cmd, sizeof(cmd), WPPTRACE " record -q --compress=none %s -o %s -- %s %s", opts,
+		 out, prog, args);
 	r->status = system(cmd);
 	assert_true(WIFEXITED(r->status));
 	r->status = WEXITSTATUS(r->status);

@@ -18,10 +18,13 @@
 
 #include <stdint.h>
 
-#define WPP_FILE_MAGIC	      "WPPTRACE"
-#define WPP_FILE_VERSION      1u
-#define WPP_CHUNK_MAGIC	      0x4b435057u /* "WPCK" */
-#define WPP_CHUNK_MAX_PAYLOAD (64u << 20)
+#define WPP_FILE_MAGIC	 "WPPTRACE"
+#define WPP_FILE_VERSION 1u
+/* A file that may hold BATCH_Z chunks: version 1 readers refuse it rather
+ * than skip its paths as an unknown chunk type (docs/wpp-file-format.md). */
+#define WPP_FILE_VERSION_BATCH_Z 2u
+#define WPP_CHUNK_MAGIC		 0x4b435057u /* "WPCK" */
+#define WPP_CHUNK_MAX_PAYLOAD	 (64u << 20)
 
 struct wpp_file_header {
 	char magic[8];	      /* WPP_FILE_MAGIC */
@@ -59,6 +62,10 @@ enum wpp_chunk_type {
 	WPP_CHUNK_SAMPLE_REGS = 13, /* struct wpp_chunk_sample_regs + nsamples struct
 				     * wpp_sample_regs: the registers of the samples
 				     * of the SAMPLES chunk right before it */
+	WPP_CHUNK_BATCH_Z = 14,	    /* struct wpp_chunk_batch_z + nbatches struct
+				     * wpp_chunk_batch + packed_len bytes of their
+				     * compressed words (user/common/word_codec.h);
+				     * only in files of version WPP_FILE_VERSION_BATCH_Z */
 };
 
 enum wpp_process_flags {
@@ -121,6 +128,24 @@ struct wpp_chunk_batch {
 	uint32_t generation;
 	uint32_t nwords;
 	/* uint64_t words[nwords] follow */
+};
+
+/*
+ * Batches whose words are compressed (user/common/word_codec.h): the
+ * batches of one thread that the collector wrote at one moment, their
+ * words coded as one stream, decodable without any other chunk.
+ * head_crc32c is the CRC32C of this struct's first 12 bytes and the
+ * heads: when the chunk's own CRC fails but the heads' holds, a reader
+ * knows exactly whose words were lost and how many (each head's nwords)
+ * and counts them as gaps instead of stopping (docs/wpp-file-format.md).
+ */
+struct wpp_chunk_batch_z {
+	uint32_t nbatches;    /* struct wpp_chunk_batch heads that follow, >= 1 */
+	uint32_t codec;	      /* enum wc_codec */
+	uint32_t packed_len;  /* bytes after the heads: every head's words in order */
+	uint32_t head_crc32c; /* CRC32C of the 12 bytes above, then the heads */
+	/* struct wpp_chunk_batch heads[nbatches]; (nwords: words once decoded)
+	 * unsigned char packed[packed_len]; */
 };
 
 struct wpp_chunk_gap {

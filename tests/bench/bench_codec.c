@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_codec.c — what compressing batches costs and gains, on the batches
+ * of real recordings: bytes per word and words per CPU second of each
+ * candidate coder (zstd and LZ4 on the raw words, the word_codec tokens
+ * alone, tokens + zstd, tokens + LZ4), and of word_codec's decoder.  Each
+ * unit is one batch as recorded, or `--group N` batches of a thread joined
+ * (a bigger unit, as a collector holding batches back would compress).
+ * The figures are in docs/benchmarks.md ("Compressing batches"); run by
+ * scripts/bench-keepup.
+ *
+ *   bench_codec [--group N] [--reps R] FILE.wpp...
+ */
+#include <lz4.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "word_codec.h"
+#include "wppfile.h"
+
+struct unit {
+	uint32_t tid, n;
+	uint64_t *w;
+};
+
+static struct unit *units;
+static size_t nunits, cap_units;
+static uint64_t total_words;
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Append n words of thread tid, joining onto that thread's open unit while
+ * it holds fewer than group batches' worth. */
+static void add_words(uint32_t tid, const unsigned char *p, uint32_t n, uint32_t group,
+		      uint32_t *joined)
+{
+	struct unit *u = NULL;
+	for (size_t i = nunits; i-- > 0;)
+		if (units[i].tid == tid) {
+			u = &units[i];
+			break;
+		}
+	if (!u || *joined >= group) {
+		if (nunits == cap_units) {
+			cap_units = cap_units ? cap_units * 2 : 1024;
+			units = realloc(units, cap_units * sizeof(*units));
+		}
+		u = &units[nunits++];
+		*u = (struct unit){tid, 0, NULL};
+		*joined = 0;
+	}
+	u->w = realloc(u->w, ((size_t)u->n + n) * 8);
+	memcpy(u->w + u->n, p, (size_t)n * 8);
+	u->n += n;
+	++*joined;
+	total_words += n;
+}
+
+static void load(const char *path, uint32_t group)
+{
+	struct wpp_reader *r = wppr_open(path);
+	struct wpp_chunk c;
+	uint32_t joined = 0;
+
+	if (!r)
+		exit(1);
+	while (wppr_next(r, &c) == 1) {
+		struct wpp_chunk_batch b;
+		if (c.type != WPP_CHUNK_BATCH || c.length < sizeof(b))
+			continue;
+		memcpy(&b, c.payload, sizeof(b));
+		if ((uint64_t)b.nwords * 8 != c.length - sizeof(b) || !b.nwords)
+			continue;
+		add_words(b.tid, (const unsigned char *)c.payload + sizeof(b), b.nwords, group,
+			  &joined);
+	}
+	wppr_close(r);
+}
+
+enum method { RAW_ZSTD1, RAW_ZSTDM3, RAW_LZ4, TOKENS, TOK_ZSTD1, TOK_ZSTDM3, TOK_LZ4, CODEC, NM };
+static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw", "lz4 raw", "tokens",
+				      "tokens+zstd-1", "tokens+zstd--3", "tokens+lz4",
+				      "word_codec"};
+
+int main(int argc, char **argv)
+{
+	uint32_t group = 1, reps = 1;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--group") && i + 1 < argc)
+			group = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = (uint32_t)atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: bench_codec [--group N] [--reps R] FILE.wpp...\n");
+			return 2;
+		}
+	}
+	for (; i < argc; i++)
+		load(argv[i], group ? group : 1);
+	if (!total_words) {
+		fprintf(stderr, "bench_codec: no batches\n");
+		return 1;
+	}
+	size_t maxn = 0;
+	for (size_t k = 0; k < nunits; k++)
+		maxn = units[k].n > maxn ? units[k].n : maxn;
+	size_t tb = wc_tokens_bound((uint32_t)maxn);
+	unsigned char *tok = malloc(tb), *out = malloc(ZSTD_compressBound(tb) + maxn * 9 + 64);
+	uint64_t *back = malloc(maxn * 8);
+	ZSTD_CCtx *zc = ZSTD_createCCtx();
+	struct wc_encoder *enc = wc_encoder_new(1);
+	struct wc_decoder *dec = wc_decoder_new();
+	int zcap = (int)(ZSTD_compressBound(tb) + maxn * 9);
+
+	printf("units %zu (group %u), words %llu\n", nunits, group,
+	       (unsigned long long)total_words);
+	printf("%-16s %10s %12s\n", "method", "bytes/word", "Mwords/s");
+	for (int m = 0; m < NM; m++) {
+		double best = 1e30;
+		uint64_t bytes = 0;
+		for (uint32_t r = 0; r < reps; r++) {
+			double t0 = cpu_now();
+			bytes = 0;
+			for (size_t k = 0; k < nunits; k++) {
+				const struct unit *u = &units[k];
+				size_t len = 0, raw = (size_t)u->n * 8;
+				uint32_t codec;
+				switch (m) {
+				case RAW_ZSTD1:
+				case RAW_ZSTDM3:
+					len = ZSTD_compressCCtx(zc, out, (size_t)zcap, u->w, raw,
+								m == RAW_ZSTD1 ? 1 : -3);
+					break;
+				case RAW_LZ4:
+					len = (size_t)LZ4_compress_default((const char *)u->w,
+									   (char *)out, (int)raw,
+									   zcap);
+					break;
+				case TOKENS:
+					len = wc_tokens_encode(u->w, u->n, tok);
+					break;
+				case TOK_ZSTD1:
+				case TOK_ZSTDM3:
+					len = wc_tokens_encode(u->w, u->n, tok);
+					len = ZSTD_compressCCtx(zc, out, (size_t)zcap, tok, len,
+								m == TOK_ZSTD1 ? 1 : -3);
+					break;
+				case TOK_LZ4:
+					len = wc_tokens_encode(u->w, u->n, tok);
+					len = (size_t)LZ4_compress_default((const char *)tok,
+									   (char *)out, (int)len,
+									   zcap);
+					break;
+				case CODEC:
+					wc_encode(enc, u->w, u->n, &len, &codec);
+					break;
+				}
+				bytes += len;
+			}
+			double dt = cpu_now() - t0;
+			best = dt < best ? dt : best;
+		}
+		printf("%-16s %10.4f %12.1f\n", names[m], (double)bytes / (double)total_words,
+		       (double)total_words / best / 1e6);
+	}
+	/* The decoder, on word_codec's own output. */
+	double best = 1e30;
+	for (uint32_t r = 0; r < reps; r++) {
+		double spent = 0;
+		for (size_t k = 0; k < nunits; k++) {
+			const struct unit *u = &units[k];
+			size_t len;
+			uint32_t codec;
+			const char *why;
+			const void *p = wc_encode(enc, u->w, u->n, &len, &codec);
+			memcpy(out, p, len);
+			double t0 = cpu_now();
+			if (wc_decode(dec, codec, out, len, back, u->n, &why) < 0 ||
+			    memcmp(back, u->w, (size_t)u->n * 8)) {
+				fprintf(stderr, "bench_codec: round trip failed on unit %zu\n", k);
+				return 1;
+			}
+			spent += cpu_now() - t0;
+		}
+		best = spent < best ? spent : best;
+	}
+	printf("%-16s %10s %12.1f\n", "decode", "", (double)total_words / best / 1e6);
+	return 0;
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Compressed recordings (issue 23; docs/wpp-file-format.md, BATCH_Z):
+#
+# - round trip: every corpus program (paths -O2, small batches so streams
+#   span many batches and chunks) recorded with --compress=none twice and
+#   with --compress=zstd once; where the two raw runs decode alike (the
+#   program is deterministic), the compressed run must decode to the same
+#   `wpptrace script --format jsonl` events, pids aside;
+# - an independent reader (keepup-wpp.py: the chunk walk, CRC32C and the
+#   token layout written from the format page, zstd frames opened by the
+#   zstd command) must find in the compressed file of tests/e2e/keepup/mix.c
+#   exactly the words of its raw recording, and the header versions 2 and 1;
+# - fault injection on that file: a bit flipped in a chunk's packed words
+#   (bad chunk CRC), a well-formed chunk whose words do not decode (one
+#   byte short, lengths and CRCs made right): each loses exactly that
+#   chunk's batches, words and path records (the independent reader's
+#   count), counted as gaps, and everything after it still decodes; the
+#   file cut inside a chunk decodes as the file cut before it plus a gap of
+#   exactly that chunk's words; a bit flipped in a chunk's heads stops the
+#   reader there (exit 1), as any corrupt chunk does;
+# - a spin loop alternating two paths (tests/e2e/keepup/spin.c) records a
+#   bounded number of bytes per second and per path record.
+. "$(dirname "$0")/../oracle/lib.sh"
+require_tools "$WPPCC" "$WPPTRACE"
+command -v zstd >/dev/null || { echo "FAIL: the zstd command is missing (scripts/install-deps)"; exit 1; }
+HELPER="python3 $ROOT/tests/e2e/keepup-wpp.py"
+K=$WORK/keepup
+mkdir -p "$K"
+
+# jsonl events with pids and tids (which differ between runs) blanked,
+# sorted: threads are printed in tid order, which differs between runs
+# (each event still carries its index in its thread's stream, "seq")
+events() {
+	"$WPPTRACE" script --format jsonl "$1" 2>/dev/null |
+		sed -E 's/"(pid|tid|ppid|parent_tid)":[0-9]+/"\1":_/g' | LC_ALL=C sort
+}
+
+# --- round trip on the corpus -------------------------------------------
+build_variant paths-O2 || true
+compared=0
+for name in $(corpus_names); do
+	d=$K/rt/$name
+	RECORD_OPTS="--buffer-words 64 --compress=none" run_prog record paths-O2 "$name" "$d.none1"
+	RECORD_OPTS="--buffer-words 64 --compress=none" run_prog record paths-O2 "$name" "$d.none2"
+	RECORD_OPTS="--buffer-words 64" run_prog record paths-O2 "$name" "$d.zstd"
+	events "$d.none1.wpp" >"$d.none1.ev"
+	events "$d.none2.wpp" >"$d.none2.ev"
+	events "$d.zstd.wpp" >"$d.zstd.ev"
+	if ! cmp -s "$d.none1.ev" "$d.none2.ev"; then
+		echo "skip: $name: two raw recordings differ (not deterministic)"
+		continue
+	fi
+	check_done
+	if [ ! -s "$d.none1.ev" ]; then
+		fail "round trip $name: no events decoded"
+	elif cmp -s "$d.none1.ev" "$d.zstd.ev"; then
+		pass "round trip $name: $(wc -l <"$d.zstd.ev") events, $(stat -c %s "$d.zstd.wpp") vs $(stat -c %s "$d.none1.wpp") bytes"
+		compared=$((compared + 1))
+	else
+		fail "round trip $name: compressed recording decodes differently"
+		diff "$d.none1.ev" "$d.zstd.ev" | head -n 6 | sed 's/^/    /'
+	fi
+done
+check_done
+# Most of the corpus is deterministic; a test that compared nothing proves nothing.
+if [ "$compared" -ge 12 ]; then
+	pass "round trip: $compared deterministic programs compared"
+else
+	fail "round trip: only $compared programs compared (want at least 12)"
+fi
+
+# --- the independent reader on a bigger deterministic program ------------
+"$WPPCC" -O2 -o "$K/mix" "$ROOT/tests/e2e/keepup/mix.c" || { fail "mix.c does not build"; finish; }
+"$WPPCC" -O2 -o "$K/spin" "$ROOT/tests/e2e/keepup/spin.c" || { fail "spin.c does not build"; finish; }
+"$WPPTRACE" record -q --transport=shm --buffer-words 1024 --compress=none -o "$K/mix.none.wpp" -- "$K/mix" >"$K/mix.none.out"
+"$WPPTRACE" record -q --transport=shm --buffer-words 1024 -o "$K/mix.zstd.wpp" -- "$K/mix" >"$K/mix.zstd.out"
+check_done
+v1=$($HELPER version "$K/mix.none.wpp") v2=$($HELPER version "$K/mix.zstd.wpp")
+if [ "$v1.$v2" = 1.2 ]; then
+	pass "versions: --compress=none writes 1, the default 2"
+else
+	fail "versions: --compress=none wrote $v1, the default $v2 (want 1 and 2)"
+fi
+check_done
+$HELPER words "$K/mix.none.wpp" | cut -d' ' -f4- >"$K/mix.none.words"
+$HELPER words "$K/mix.zstd.wpp" | cut -d' ' -f4- >"$K/mix.zstd.words"
+nchunks=$($HELPER chunks "$K/mix.zstd.wpp" | wc -l)
+if [ -s "$K/mix.none.words" ] && cmp -s "$K/mix.none.words" "$K/mix.zstd.words" && [ "$nchunks" -ge 4 ]; then
+	pass "independent reader: mix's $nchunks compressed chunks hold exactly its raw recording's words"
+else
+	fail "independent reader: compressed words differ from the raw recording's (or only $nchunks chunks)"
+fi
+check_done
+if cmp -s <(events "$K/mix.none.wpp") <(events "$K/mix.zstd.wpp"); then
+	pass "round trip mix: script events identical"
+else
+	fail "round trip mix: script events differ"
+fi
+
+# --- fault injection -------------------------------------------------------
+# summary NAME FILE: "words paths gaps lost" from script's last line, its exit status
+summary() {
+	"$WPPTRACE" script "$2" >"$K/$1.txt" 2>"$K/$1.err"
+	echo $? >"$K/$1.status"
+	tail -n 1 "$K/$1.txt" | sed -E 's/^[0-9]+ threads, ([0-9]+) words: ([0-9]+) paths, [0-9]+ blocks, ([0-9]+) gaps \(([0-9]+) words lost\).*/\1 \2 \3 \4/'
+}
+read -r w0 p0 g0 l0 < <(summary intact "$K/mix.zstd.wpp")
+# the chunk in the middle of the file: batches before and after it
+victim=$((nchunks / 2))
+for mode in flip craft truncate; do
+	check_done
+	read -r lb lw lr < <($HELPER damage "$K/mix.zstd.wpp" "$K/mix.$mode.wpp" "$mode" "$victim")
+	read -r w p g l < <(summary "$mode" "$K/mix.$mode.wpp")
+	st=$(cat "$K/$mode.status") want_st=1 wb=$w0 pb=$p0
+	if [ "$mode" = truncate ]; then
+		want_st=3 # no END: incomplete, not corrupt
+		read -r wb pb _ < <(summary before "$K/mix.$mode.wpp.before")
+		wb=$((wb + lw)) pb=$((pb + lr))
+	fi
+	if [ "$l" = "$lw" ] && [ "$g" = "$lb" ] && [ $((pb - p)) = "$lr" ] && [ $((wb - w)) = "$lw" ] &&
+		[ "$st" = "$want_st" ]; then
+		pass "$mode: chunk $victim lost exactly its $lb batches, $lw words, $lr path records (exit $st)"
+	else
+		fail "$mode: lost $g gaps / $l words / $((wb - w)) words / $((pb - p)) paths (exit $st); the chunk held $lb batches, $lw words, $lr records (want exit $want_st)"
+		head -n 3 "$K/$mode.err" | sed 's/^/    /'
+	fi
+done
+check_done
+"$WPPTRACE" info --format json "$K/mix.flip.wpp" >"$K/flip.json" 2>/dev/null
+read -r lb lw lr < <($HELPER damage "$K/mix.zstd.wpp" "$K/mix.flip.wpp" flip "$victim")
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
+sys.exit(not (d["damaged_batches"] == int(sys.argv[2]) and d["damaged_words"] == int(sys.argv[3]) and d["lost_words"] == int(sys.argv[3])))' \
+	"$K/flip.json" "$lb" "$lw"; then
+	pass "info counts the damaged chunk's $lb batches and $lw words as lost"
+else
+	fail "info: damaged/lost counts wrong: $(tr ',' '\n' <"$K/flip.json" | grep -E 'damaged|lost' | tr '\n' ' ')"
+fi
+check_done
+$HELPER damage "$K/mix.zstd.wpp" "$K/mix.heads.wpp" heads "$victim" >/dev/null
+summary heads "$K/mix.heads.wpp" >/dev/null
+if [ "$(cat "$K/heads.status")" = 1 ] && grep -q "corrupt: bad checksum" "$K/heads.err"; then
+	pass "heads: a damaged head stops the reader with one error line (exit 1)"
+else
+	fail "heads: exit $(cat "$K/heads.status"), stderr: $(head -n 2 "$K/heads.err")"
+fi
+
+# --- a spin loop ---------------------------------------------------------------
+check_done
+"$WPPTRACE" record --transport=shm --no-grammar -o "$K/spin.wpp" -- "$K/spin" 1 >"$K/spin.out" 2>"$K/spin.err"
+bytes=$(stat -c %s "$K/spin.wpp")
+per=$("$WPPTRACE" info "$K/spin.wpp" | sed -n 's/.* \([0-9.]*\) bytes per path record/\1/p')
+iters=$(cut -d' ' -f1 <"$K/spin.out")
+# 1 s of spinning: raw it is gigabytes (8 bytes a record, hundreds of
+# millions of records a second); compressed it must stay within 8 MB and
+# 0.02 bytes per record.
+if [ "$bytes" -le 32000000 ] && awk -v p="$per" 'BEGIN { exit !(p > 0 && p <= 0.02) }'; then
+	pass "spin: $iters iterations in 1 s recorded in $bytes bytes ($per bytes per path record)"
+else
+	fail "spin: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
+	head -n 3 "$K/spin.err" | sed 's/^/    /'
+fi
+finish

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The batch word codec (user/common/word_codec.h) and BATCH_Z heads
+ * (wppfile_batch.h): round trips on random, structured and adversarial word
+ * streams; the token layout against hand-written bytes (the format as
+ * docs/wpp-file-format.md states it, not as the encoder happens to write
+ * it); and hostile input — every truncation, bit flips, garbage, wrong word
+ * counts — rejected or decoded to exactly n words, never a crash or an
+ * overrun (run under ASan/UBSan).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "word_codec.h"
+#include "wpp/trace_abi.h"
+#include "wppfile_batch.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Encode with both stages, decode, compare; returns the coded size. */
+static size_t round_trip(const uint64_t *w, uint32_t n)
+{
+	struct wc_encoder *e = wc_encoder_new(1);
+	struct wc_decoder *d = wc_decoder_new();
+	uint64_t *back = malloc((size_t)n * 8 + 8);
+	unsigned char *tok = malloc(wc_tokens_bound(n));
+	const char *why = NULL;
+	size_t len;
+	uint32_t codec;
+
+	assert_non_null(e);
+	assert_non_null(d);
+	const void *p = wc_encode(e, w, n, &len, &codec);
+	assert_non_null(p);
+	assert_true(codec == WC_CODEC_TOKENS || codec == WC_CODEC_TOKENS_ZSTD);
+	if (wc_decode(d, codec, p, len, back, n, &why) != 0)
+		fail_msg("decode failed: %s", why);
+	assert_memory_equal(back, w, (size_t)n * 8);
+	/* the token stage alone, too */
+	size_t ntok = wc_tokens_encode(w, n, tok);
+	assert_true(ntok <= wc_tokens_bound(n));
+	memset(back, 0xa5, (size_t)n * 8);
+	if (wc_tokens_decode(tok, ntok, back, n, &why) != 0)
+		fail_msg("token decode failed: %s", why);
+	assert_memory_equal(back, w, (size_t)n * 8);
+	free(tok);
+	free(back);
+	wc_decoder_free(d);
+	wc_encoder_free(e);
+	return len;
+}
+
+static void random_words(void **state)
+{
+	enum { N = 8192 };
+	uint64_t *w = malloc(N * 8);
+	(void)state;
+	for (int round = 0; round < 20; round++) {
+		uint32_t n = (uint32_t)(next_rand() % N) + 1;
+		for (uint32_t i = 0; i < n; i++)
+			w[i] = next_rand();
+		round_trip(w, n);
+	}
+	free(w);
+}
+
+/* Trace-like streams: a few functions' paths in loops, REPEATs, wide pairs. */
+static void structured_words(void **state)
+{
+	enum { N = 100000 };
+	uint64_t *w = malloc(N * 8);
+	(void)state;
+	for (int round = 0; round < 10; round++) {
+		uint32_t nfun = 1 + (uint32_t)(next_rand() % 300), npath = 1 + round * 7;
+		for (uint32_t i = 0; i < N; i++) {
+			uint64_t r = next_rand();
+			if (r % 97 == 0)
+				w[i] = wpp_make_ctrl(WPP_CTRL_REPEAT, (uint32_t)(r >> 20) | 1);
+			else if (r % 101 == 0 && i + 1 < N) {
+				w[i++] = wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 1 + (uint32_t)(r % nfun));
+				w[i] = WPP_WIDE_ID_MARK | (r >> 8);
+			} else if (i >= 3 && r % 4)
+				w[i] = w[i - 2 - (r >> 40) % 2]; /* loops */
+			else
+				w[i] = wpp_make_word(1 + (uint32_t)((r >> 8) % nfun),
+						     (r >> 32) % npath);
+		}
+		round_trip(w, N);
+	}
+	free(w);
+}
+
+static void adversarial_words(void **state)
+{
+	enum { N = 70000 };
+	uint64_t *w = calloc(N, 8);
+	(void)state;
+	round_trip(w, 0);
+	round_trip(w, 1);	    /* the zero word: predicted by the empty table */
+	assert_true(round_trip(w, N) < 64); /* all zero: one run */
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = UINT64_MAX; /* fid 0xffffff, payload max */
+	round_trip(w, N);
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = i & 1 ? UINT64_MAX : 0; /* largest fid deltas both ways */
+	round_trip(w, N);
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = wpp_make_word((uint32_t)(i * 2654435761u) & 0xffffff, i); /* all distinct */
+	round_trip(w, N);
+	/* A spin loop alternating two paths codes to a few bytes. */
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = wpp_make_word(7, i & 1 ? 3 : 4);
+	assert_true(round_trip(w, N) < 64);
+	/* Two words whose order-1 slots collide, so the second successor
+	 * token and the dictionary carry them. */
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = wpp_make_word(9, (next_rand() % 3));
+	round_trip(w, N);
+	free(w);
+}
+
+/* The token layout, written by hand (docs/wpp-file-format.md, BATCH_Z).
+ * Both tables start empty and the first word's previous word is 0. */
+static void hand_written_tokens(void **state)
+{
+	const unsigned char t[] = {
+	    10 << 2 | 2, 7,	     /* literal: fid 0 + unzigzag(10) = 5, payload 7: w0 */
+	    2 << 2 | 0,		     /* run of 3: after w0 the table holds nothing (0); */
+				     /* after 0 it holds w0; after w0 again 0 */
+	    3 << 2 | 2, 0xac, 0x02, /* literal: fid 5 + unzigzag(3) = 3, payload 300: w4 */
+	    0 << 2 | 0,		     /* run of 1: nothing follows w4 yet: 0 */
+	    3,			     /* second successor of 0: w0 (w4 displaced it) */
+	};
+	uint64_t w0 = wpp_make_word(5, 7), w4 = wpp_make_word(3, 300);
+	uint64_t want[7] = {w0, 0, w0, 0, w4, 0, w0}, w[7];
+	const char *why = NULL;
+	(void)state;
+	if (wc_tokens_decode(t, sizeof(t), w, 7, &why) != 0)
+		fail_msg("%s", why);
+	assert_memory_equal(w, want, sizeof(want));
+	/* and the encoder writes exactly these bytes for these words */
+	unsigned char out[64];
+	assert_int_equal(wc_tokens_encode(want, 7, out), sizeof(t));
+	assert_memory_equal(out, t, sizeof(t));
+	/* kind 3 carries no value; a dictionary index past the table; a fid
+	 * below 0 or past 24 bits; a payload past 40 bits */
+	const unsigned char bad_second[] = {1 << 2 | 3};
+	const unsigned char bad_dict[] = {0x81, 0x80, 0x01}; /* (1 << 12 | 1) >> 2 = 1024 */
+	const unsigned char bad_fid[] = {1 << 2 | 2, 0};     /* fid 0 - 1 */
+	const unsigned char big_fid[] = {0x82, 0x80, 0x80, 0x40, 0}; /* fid +2^24 */
+	const unsigned char big_payload[] = {2, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20};
+	assert_int_equal(wc_tokens_decode(bad_second, 1, w, 1, &why), -1);
+	assert_int_equal(wc_tokens_decode(bad_dict, 3, w, 1, &why), -1);
+	assert_int_equal(wc_tokens_decode(bad_fid, 2, w, 1, &why), -1);
+	assert_int_equal(wc_tokens_decode(big_fid, 5, w, 1, &why), -1);
+	assert_int_equal(wc_tokens_decode(big_payload, 7, w, 1, &why), -1);
+	/* an 11-byte varint, and a run longer than the batch */
+	const unsigned char long_varint[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					     0x80, 0x80, 0x80, 0x80, 0x01};
+	const unsigned char long_run[] = {7 << 2};
+	assert_int_equal(wc_tokens_decode(long_varint, 11, w, 1, &why), -1);
+	assert_int_equal(wc_tokens_decode(long_run, 1, w, 7, &why), -1);
+}
+
+/* Every truncation of a payload fails; bit flips and garbage never crash
+ * and never yield a different word count. */
+static void hostile_payloads(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *w = malloc(N * 8), *back = malloc(N * 8 + 8);
+	struct wc_encoder *e = wc_encoder_new(1);
+	struct wc_decoder *d = wc_decoder_new();
+	const char *why;
+	(void)state;
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = i % 5 == 0 ? wpp_make_word(1 + i % 13, i % 7) : w[i ? i - 1 : 0] ^ (i % 3);
+	for (int codec_round = 0; codec_round < 2; codec_round++) {
+		size_t len;
+		uint32_t codec;
+		const void *p;
+		unsigned char *copy;
+		if (codec_round == 0) {
+			p = wc_encode(e, w, N, &len, &codec);
+			assert_int_equal(codec, WC_CODEC_TOKENS_ZSTD);
+		} else {
+			unsigned char *tok = malloc(wc_tokens_bound(N));
+			len = wc_tokens_encode(w, N, tok);
+			p = tok;
+			codec = WC_CODEC_TOKENS;
+		}
+		copy = malloc(len);
+		memcpy(copy, p, len);
+		for (size_t cut = 0; cut < len; cut++) {
+			unsigned char *t = malloc(cut + 1); /* exact size: ASan sees overreads */
+			memcpy(t, copy, cut);
+			assert_int_equal(wc_decode(d, codec, t, cut, back, N, &why), -1);
+			free(t);
+		}
+		for (int flip = 0; flip < 2000; flip++) {
+			size_t at = next_rand() % len;
+			unsigned char *t = malloc(len);
+			memcpy(t, copy, len);
+			t[at] ^= (unsigned char)(1u << (next_rand() % 8));
+			(void)wc_decode(d, codec, t, len, back, N, &why);
+			free(t);
+		}
+		/* wrong word counts */
+		assert_int_equal(wc_decode(d, codec, copy, len, back, N - 1, &why), -1);
+		assert_int_equal(wc_decode(d, codec, copy, len, back, N + 1, &why), -1);
+		assert_int_equal(wc_decode(d, 99, copy, len, back, N, &why), -1);
+		if (codec_round)
+			free((void *)p);
+		free(copy);
+	}
+	for (int round = 0; round < 3000; round++) {
+		size_t len = next_rand() % 64;
+		unsigned char *t = malloc(len + 1);
+		for (size_t i = 0; i < len; i++)
+			t[i] = (unsigned char)next_rand();
+		uint32_t n = (uint32_t)(next_rand() % 40);
+		(void)wc_decode(d, WC_CODEC_TOKENS, t, len, back, n, &why);
+		(void)wc_decode(d, WC_CODEC_TOKENS_ZSTD, t, len, back, n, &why);
+		free(t);
+	}
+	/* a zstd frame that claims more tokens than n words can have */
+	{
+		size_t big = wc_tokens_bound(4) + 1, cap = ZSTD_compressBound(big);
+		unsigned char *src = calloc(1, big), *dst = malloc(cap);
+		size_t zl = ZSTD_compress(dst, cap, src, big, 1);
+		assert_false(ZSTD_isError(zl));
+		assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_ZSTD, dst, zl, back, 4, &why), -1);
+		free(dst);
+		free(src);
+	}
+	wc_decoder_free(d);
+	wc_encoder_free(e);
+	free(w);
+	free(back);
+}
+
+/* BATCH_Z chunks: a group of batches written, read back through the
+ * chunk reader, checked, split; and each head byte that makes the heads
+ * untrustworthy. */
+static void batch_z_groups(void **state)
+{
+	enum { N = 3000 };
+	char path[] = "/tmp/test_word_codec.XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t *w = malloc(3 * N * 8), *back = malloc(3 * N * 8);
+	struct wpp_batch_group *g = wpp_batch_group_new(1);
+	struct wc_decoder *d = wc_decoder_new();
+	struct wpp_chunk_batch b[3] = {{.pid = 1, .tid = 2, .seq = 3, .nwords = N},
+				       {.pid = 1, .tid = 2, .seq = 4, .nwords = 1},
+				       {.pid = 1, .tid = 2, .seq = 5, .nwords = N - 1}};
+	struct wpp_chunk_batch other = {.pid = 1, .tid = 3, .nwords = 5};
+	struct wpp_chunk_batch_z z;
+	struct wpp_chunk c;
+	uint64_t total = 0, bytes = 0;
+	const char *why;
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	for (uint32_t i = 0; i < 3 * N; i++)
+		w[i] = wpp_make_word(1 + i % 3, (i / 7) % 2);
+	struct wpp_writer *wr = wppw_open(path);
+	assert_non_null(wr);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0); /* empty: nothing */
+	assert_int_equal(bytes, 0);
+	uint64_t at = 0;
+	for (int i = 0; i < 3; i++) {
+		assert_true(wpp_batch_group_fits(g, &b[i]));
+		assert_int_equal(wpp_batch_group_add(g, &b[i], w + at), 0);
+		at += b[i].nwords;
+	}
+	assert_false(wpp_batch_group_fits(g, &other)); /* another thread */
+	assert_int_equal(wpp_batch_group_words(g), at);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wpp_batch_group_words(g), 0);
+	assert_int_equal(wppw_finish(wr), 0);
+
+	struct wpp_reader *r = wppr_open(path);
+	assert_non_null(r);
+	assert_int_equal(wppr_next(r, &c), 1);
+	assert_int_equal(c.type, WPP_CHUNK_BATCH_Z);
+	assert_int_equal(bytes, sizeof(struct wpp_chunk_header) + c.length);
+	if (wpp_batch_z_check(c.payload, c.length, c.length, &z, &total, &why) != 0)
+		fail_msg("%s", why);
+	assert_int_equal(z.nbatches, 3);
+	assert_int_equal(total, at);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct wpp_chunk_batch h;
+		wpp_batch_z_head(c.payload, i, &h);
+		assert_memory_equal(&h, &b[i], sizeof(h));
+	}
+	assert_int_equal(wpp_batch_z_words(d, &z, c.payload, total, back, &why), 0);
+	assert_memory_equal(back, w, at * 8);
+	assert_true(wpp_batch_z_head_ok(c.payload, c.length, c.length));
+	/* torn: the heads present are enough; one byte short of them is not */
+	size_t heads = sizeof(z) + 3 * sizeof(struct wpp_chunk_batch);
+	assert_true(wpp_batch_z_head_ok(c.payload, c.length, heads));
+	assert_false(wpp_batch_z_head_ok(c.payload, c.length, heads - 1));
+	assert_false(wpp_batch_z_head_ok(c.payload, c.length - 1, c.length - 1));
+	/* every byte of the fixed part and the heads is covered */
+	unsigned char *p = malloc(c.length);
+	memcpy(p, c.payload, c.length);
+	for (size_t i = 0; i < heads; i++) {
+		p[i] ^= 0x04;
+		assert_int_equal(wpp_batch_z_check(p, c.length, c.length, &z, &total, &why), -1);
+		p[i] ^= 0x04;
+	}
+	free(p);
+	wppr_close(r);
+	unlink(path);
+	wc_decoder_free(d);
+	wpp_batch_group_free(g);
+	free(w);
+	free(back);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(random_words),	  cmocka_unit_test(structured_words),
+	    cmocka_unit_test(adversarial_words),  cmocka_unit_test(hand_written_tokens),
+	    cmocka_unit_test(hostile_payloads),	  cmocka_unit_test(batch_z_groups),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * word_codec.c — see word_codec.h.  The token layout (docs/wpp-file-format.md,
+ * "Compressed batches"): each token is an unsigned LEB128 varint t, kind =
+ * t & 3:
+ *
+ *   0  run:     the next (t >> 2) + 1 words are each the first successor
+ *               the table holds for the word before them
+ *   1  dict:    the word in dictionary slot t >> 2
+ *   2  literal: fid = last literal's fid + unzigzag(t >> 2), then a varint
+ *               payload (< 2^40); the word is fid << 40 | payload
+ *   3  second:  (t == 3 exactly) the second successor the table holds
+ *
+ * Encoder and decoder keep the same state, starting at zero for every
+ * stream: pred[hash(prev)] = the last two words that followed prev (every
+ * word the first successor did not predict becomes the first, the old
+ * first the second), dict[hash(w)] = w (set on every literal), the last
+ * literal's fid.  The first word's "previous word" is 0.
+ */
+#include "word_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "wpp/trace_abi.h"
+
+#define PRED_BITS 12
+#define DICT_BITS 10
+#define FID_LIMIT (UINT64_C(1) << WPP_FID_BITS)
+
+enum { TOK_RUN = 0, TOK_DICT = 1, TOK_LITERAL = 2, TOK_SECOND = 3 };
+
+struct wc_tables {
+	uint64_t pred[1u << PRED_BITS][2]; /* [0] last successor, [1] the one before */
+	uint64_t dict[1u << DICT_BITS];
+};
+
+static inline uint32_t pred_slot(uint64_t prev)
+{
+	return (uint32_t)((prev * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - PRED_BITS));
+}
+
+static inline uint32_t dict_slot(uint64_t w)
+{
+	return (uint32_t)((w * UINT64_C(0xC2B2AE3D27D4EB4F)) >> (64 - DICT_BITS));
+}
+
+static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* 0, or -1 when the varint runs past end or past 64 bits. */
+static inline int get_varint(const unsigned char **pp, const unsigned char *end, uint64_t *v)
+{
+	const unsigned char *p = *pp;
+	uint64_t r = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (p == end)
+			return -1;
+		unsigned char b = *p++;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (shift == 63 && b > 1)
+				return -1;
+			*pp = p;
+			*v = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static inline uint64_t zigzag(int64_t d)
+{
+	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t z)
+{
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+
+/* The encoder's state between pieces of one stream. */
+struct tok_state {
+	struct wc_tables tables;
+	uint64_t prev, run;
+	uint32_t last_fid;
+};
+
+static void tokens_begin(struct tok_state *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+/* Tokens of the next n words of the stream; a run may stay open. */
+static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n,
+			 unsigned char *out)
+{
+	struct wc_tables *tb = &st->tables;
+	unsigned char *p = out;
+	uint64_t prev = st->prev, run = st->run;
+	uint32_t last_fid = st->last_fid;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = words[i];
+		uint64_t *slot = tb->pred[pred_slot(prev)];
+
+		prev = w;
+		if (slot[0] == w) {
+			run++;
+			continue;
+		}
+		if (run) {
+			p = put_varint(p, (run - 1) << 2 | TOK_RUN);
+			run = 0;
+		}
+		uint64_t second = slot[1];
+		slot[1] = slot[0];
+		slot[0] = w;
+		if (second == w) {
+			*p++ = TOK_SECOND;
+			continue;
+		}
+		uint32_t d = dict_slot(w);
+		if (tb->dict[d] == w) {
+			p = put_varint(p, (uint64_t)d << 2 | TOK_DICT);
+			continue;
+		}
+		tb->dict[d] = w;
+		uint32_t fid = wpp_word_fid(w);
+		p = put_varint(p, zigzag((int64_t)fid - (int64_t)last_fid) << 2 | TOK_LITERAL);
+		p = put_varint(p, wpp_word_payload(w));
+		last_fid = fid;
+	}
+	st->prev = prev;
+	st->run = run;
+	st->last_fid = last_fid;
+	return (size_t)(p - out);
+}
+
+/* Close the stream's open run. */
+static size_t tokens_end(struct tok_state *st, unsigned char *out)
+{
+	unsigned char *p = out;
+
+	if (st->run)
+		p = put_varint(p, (st->run - 1) << 2 | TOK_RUN);
+	st->run = 0;
+	return (size_t)(p - out);
+}
+
+size_t wc_tokens_encode(const uint64_t *words, uint32_t n, unsigned char *out)
+{
+	struct tok_state *st = malloc(sizeof(*st));
+	size_t len;
+
+	if (!st)
+		abort(); /* callers with no memory to spare use wc_encode */
+	tokens_begin(st);
+	len = tokens_add(st, words, n, out);
+	len += tokens_end(st, out + len);
+	free(st);
+	return len;
+}
+
+static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t len, uint64_t *words,
+			 uint32_t n, const char **why)
+{
+	const unsigned char *p = in, *end = in + len;
+	uint64_t prev = 0;
+	uint32_t last_fid = 0, i = 0;
+
+	memset(tb, 0, sizeof(*tb));
+	while (p < end) {
+		uint64_t t, w;
+
+		if (get_varint(&p, end, &t) < 0) {
+			*why = "token cut short";
+			return -1;
+		}
+		switch (t & 3) {
+		case TOK_RUN: {
+			uint64_t count = (t >> 2) + 1;
+			if (count > n - i) {
+				*why = "run past the batch's word count";
+				return -1;
+			}
+			for (uint64_t k = 0; k < count; k++) {
+				w = tb->pred[pred_slot(prev)][0];
+				words[i++] = w;
+				prev = w;
+			}
+			continue;
+		}
+		case TOK_DICT:
+			if ((t >> 2) >= (1u << DICT_BITS)) {
+				*why = "dictionary index out of range";
+				return -1;
+			}
+			w = tb->dict[t >> 2];
+			break;
+		case TOK_LITERAL: {
+			uint64_t payload;
+			int64_t fid = (int64_t)last_fid + unzigzag(t >> 2);
+			if (fid < 0 || (uint64_t)fid >= FID_LIMIT) {
+				*why = "literal's fid out of range";
+				return -1;
+			}
+			if (get_varint(&p, end, &payload) < 0 || payload > WPP_PAYLOAD_MASK) {
+				*why = "literal's path id cut short or out of range";
+				return -1;
+			}
+			w = wpp_make_word((uint32_t)fid, payload);
+			tb->dict[dict_slot(w)] = w;
+			last_fid = (uint32_t)fid;
+			break;
+		}
+		default:
+			if (t != TOK_SECOND) {
+				*why = "malformed second-successor token";
+				return -1;
+			}
+			w = tb->pred[pred_slot(prev)][1];
+			break;
+		}
+		if (i == n) {
+			*why = "more words than the batch's word count";
+			return -1;
+		}
+		uint64_t *slot = tb->pred[pred_slot(prev)];
+		slot[1] = slot[0];
+		slot[0] = w;
+		words[i++] = w;
+		prev = w;
+	}
+	if (i != n) {
+		*why = "fewer words than the batch's word count";
+		return -1;
+	}
+	return 0;
+}
+
+int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint32_t n,
+		     const char **why)
+{
+	struct wc_tables *tb = malloc(sizeof(*tb));
+	int rc;
+
+	if (!tb) {
+		*why = "out of memory";
+		return -1;
+	}
+	rc = tokens_decode(tb, in, len, words, n, why);
+	free(tb);
+	return rc;
+}
+
+struct wc_encoder {
+	struct tok_state tokens_state;
+	ZSTD_CCtx *zc; /* level and checksum set once */
+	unsigned char *tokens, *packed;
+	size_t ntokens, cap_tokens, cap_packed;
+	int failed; /* a wc_add ran out of memory: wc_finish says so */
+};
+
+struct wc_encoder *wc_encoder_new(int level)
+{
+	struct wc_encoder *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->zc = ZSTD_createCCtx();
+	/* The frame's checksum (XXH64 of the tokens, a few percent of the
+	 * time) catches payloads that a crafted chunk CRC let through. */
+	if (!e->zc || ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_checksumFlag, 1))) {
+		ZSTD_freeCCtx(e->zc);
+		free(e);
+		return NULL;
+	}
+	tokens_begin(&e->tokens_state);
+	return e;
+}
+
+void wc_encoder_free(struct wc_encoder *e)
+{
+	if (!e)
+		return;
+	ZSTD_freeCCtx(e->zc);
+	free(e->tokens);
+	free(e->packed);
+	free(e);
+}
+
+void wc_begin(struct wc_encoder *e)
+{
+	tokens_begin(&e->tokens_state);
+	e->ntokens = 0;
+	e->failed = 0;
+}
+
+/* Room for need more bytes at *buf (which holds used); 0 or -1. */
+static int reserve(unsigned char **buf, size_t *cap, size_t used, size_t need)
+{
+	if (used + need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 65536;
+	while (ncap < used + need)
+		ncap *= 2;
+	unsigned char *n = realloc(*buf, ncap);
+	if (!n)
+		return -1;
+	*buf = n;
+	*cap = ncap;
+	return 0;
+}
+
+int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+{
+	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, wc_tokens_bound(n)) < 0) {
+		e->failed = 1;
+		return -1;
+	}
+	e->ntokens += tokens_add(&e->tokens_state, words, n, e->tokens + e->ntokens);
+	return 0;
+}
+
+const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec)
+{
+	size_t nz, bound;
+
+	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
+		return NULL;
+	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
+	bound = ZSTD_compressBound(e->ntokens);
+	if (reserve(&e->packed, &e->cap_packed, 0, bound) < 0)
+		return NULL;
+	nz = ZSTD_compress2(e->zc, e->packed, bound, e->tokens, e->ntokens);
+	if (!ZSTD_isError(nz) && nz < e->ntokens) {
+		*len = nz;
+		*codec = WC_CODEC_TOKENS_ZSTD;
+		return e->packed;
+	}
+	*len = e->ntokens;
+	*codec = WC_CODEC_TOKENS;
+	return e->tokens;
+}
+
+const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
+		      uint32_t *codec)
+{
+	wc_begin(e);
+	if (wc_add(e, words, n) < 0)
+		return NULL;
+	return wc_finish(e, len, codec);
+}
+
+struct wc_decoder {
+	struct wc_tables tables;
+	ZSTD_DCtx *zd;
+	unsigned char *tokens;
+	size_t cap; /* bytes of tokens */
+};
+
+struct wc_decoder *wc_decoder_new(void)
+{
+	struct wc_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->zd = ZSTD_createDCtx();
+	if (!d->zd) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void wc_decoder_free(struct wc_decoder *d)
+{
+	if (!d)
+		return;
+	ZSTD_freeDCtx(d->zd);
+	free(d->tokens);
+	free(d);
+}
+
+int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, uint64_t *words,
+	      uint32_t n, const char **why)
+{
+	if (codec == WC_CODEC_TOKENS)
+		return tokens_decode(&d->tables, in, len, words, n, why);
+	if (codec != WC_CODEC_TOKENS_ZSTD) {
+		*why = "unknown codec";
+		return -1;
+	}
+	/* The frame must say how big it is, and no valid one is bigger than
+	 * n words' worst tokens: a crafted size cannot make us allocate more. */
+	unsigned long long size = ZSTD_getFrameContentSize(in, len);
+	size_t bound = wc_tokens_bound(n);
+	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > bound) {
+		*why = "bad zstd frame header";
+		return -1;
+	}
+	if (d->cap < size || !d->tokens) {
+		size_t cap = size < 65536 ? 65536 : (size_t)size;
+		unsigned char *t = realloc(d->tokens, cap);
+		if (!t) {
+			*why = "out of memory";
+			return -1;
+		}
+		d->tokens = t;
+		d->cap = cap;
+	}
+	size_t got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
+	if (ZSTD_isError(got) || got != size) {
+		*why = "corrupt zstd frame";
+		return -1;
+	}
+	return tokens_decode(&d->tables, d->tokens, got, words, n, why);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * word_codec.h — compress a stream of trace words at the rate they arrive,
+ * and back (the payload of a BATCH_Z chunk, docs/wpp-file-format.md: the
+ * words of one or more batches of one thread, coded as one stream).
+ *
+ * Two stages, each stream on its own (a damaged chunk never spoils another):
+ *
+ *  1. tokens: an order-1 predictor over the batch's words.  A table indexed
+ *     by a hash of the previous word holds the word that followed it last
+ *     time; a run of words the table predicts becomes one "run" token, a
+ *     word seen before in the batch but not predicted becomes a "dict"
+ *     index, anything else a literal (fid delta, path id as varints).
+ *     Paths follow each other in a few fixed ways (a loop body, a spin
+ *     loop alternating two paths), so most words are one bit of a run.
+ *  2. zstd (Debian's libzstd) over the token bytes, which finds the
+ *     repeated *sequences* of misses the order-1 table cannot; dropped
+ *     when it does not shrink the tokens.
+ *
+ * Why this shape and not zstd or LZ4 on the raw words: measured in
+ * docs/benchmarks.md ("Compressing batches").
+ *
+ * Decoding checks everything it reads: a corrupt payload yields an error,
+ * never a crash, an overrun or a different word count.
+ */
+#ifndef WPP_WORD_CODEC_H
+#define WPP_WORD_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How the payload after the chunk's fixed part is coded. */
+enum wc_codec {
+	WC_CODEC_TOKENS = 1,	  /* token bytes as they are */
+	WC_CODEC_TOKENS_ZSTD = 2, /* one zstd frame of the token bytes */
+};
+
+/* Largest token stream of n words (a literal is at most 4 + 10 bytes). */
+static inline size_t wc_tokens_bound(uint32_t n)
+{
+	return (size_t)n * 14 + 16;
+}
+
+/* Stage 1 alone: tokens of words[0..n) into out (at least
+ * wc_tokens_bound(n) bytes); returns the bytes written. */
+size_t wc_tokens_encode(const uint64_t *words, uint32_t n, unsigned char *out);
+/* Exactly n words from the len token bytes at in; 0, or -1 (with *why) when
+ * the tokens are malformed or do not make exactly n words. */
+int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint32_t n,
+		     const char **why);
+
+struct wc_encoder;
+/* level: zstd's (1 is what the collector uses; docs/benchmarks.md).
+ * NULL when out of memory.  A new encoder has begun a stream. */
+struct wc_encoder *wc_encoder_new(int level);
+void wc_encoder_free(struct wc_encoder *e);
+/* One stream in pieces: wc_begin, wc_add per piece (0, or -1 when out of
+ * memory), wc_finish: a pointer to the coded bytes (owned by e, valid
+ * until the next wc_begin), *len and *codec set; NULL when out of memory
+ * (here or in a wc_add since wc_begin).  Decodes as one stream of all the
+ * pieces' words. */
+void wc_begin(struct wc_encoder *e);
+int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
+const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
+/* wc_begin, wc_add, wc_finish of one piece. */
+const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
+		      uint32_t *codec);
+
+struct wc_decoder;
+struct wc_decoder *wc_decoder_new(void);
+void wc_decoder_free(struct wc_decoder *d);
+/* Decode a payload coded as codec into exactly n words.  0, or -1 with
+ * *why (a static string) when it is corrupt or memory ran out. */
+int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, uint64_t *words,
+	      uint32_t n, const char **why);
+
+#endif

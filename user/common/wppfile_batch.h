@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wppfile_batch.h — BATCH_Z chunks (wpp/wpp_file.h): the words of a few
+ * batches of one thread compressed as one stream by word_codec.h, behind
+ * heads that say whose words they are and how many even when the rest of
+ * the chunk is damaged.
+ *
+ * The recorder packs (record_sink: a group of batches the collector wrote
+ * at one moment), the loaders unpack (user/decode/trace_file.c, `wpptrace
+ * info`): every reader goes through here, so they agree on what a valid
+ * chunk is.
+ */
+#ifndef WPP_WPPFILE_BATCH_H
+#define WPP_WPPFILE_BATCH_H
+
+#include <stdint.h>
+
+#include "word_codec.h"
+#include "wpp/wpp_file.h"
+#include "wppfile.h"
+
+/* No BATCH_Z holds more words than a BATCH chunk could, nor more batches
+ * than this: a crafted head cannot make a reader allocate more than one
+ * chunk's worth. */
+#define WPP_BATCH_Z_MAX_WORDS	(WPP_CHUNK_MAX_PAYLOAD / 8)
+#define WPP_BATCH_Z_MAX_BATCHES 4096u
+
+struct wpp_batch_group;
+
+/* zstd level as wc_encoder_new takes it; NULL when out of memory. */
+struct wpp_batch_group *wpp_batch_group_new(int level);
+void wpp_batch_group_free(struct wpp_batch_group *g);
+/* May b join the group (same thread image, room for its words)?  An empty
+ * group takes any batch small enough for a BATCH_Z. */
+int wpp_batch_group_fits(const struct wpp_batch_group *g, const struct wpp_chunk_batch *b);
+/* Add a batch that fits: 0, or -1 when out of memory (the group is then
+ * unusable until written, which fails). */
+int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
+			const uint64_t *words);
+/* Words in the group (0 also for a group of empty batches). */
+uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
+/* Write the group as one BATCH_Z chunk (nothing when empty) and empty it;
+ * *bytes grows by the chunk's size.  0 or -errno. */
+int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes);
+
+/* The heads' CRC (head_crc32c) of a payload with nbatches heads. */
+uint32_t wpp_batch_z_heads_crc(const void *payload, uint32_t nbatches);
+/* The chunk the last wpp_batch_group_write() wrote, in its two pieces (the
+ * fixed part and heads, the packed words); valid until the next
+ * wpp_batch_group_add().  0 lengths when it wrote nothing (an empty
+ * group). */
+void wpp_batch_group_last(const struct wpp_batch_group *g, const void **head, uint32_t *head_len,
+			  const void **packed, uint32_t *packed_len);
+/* Check a BATCH_Z payload's heads (their CRC, counts, lengths against
+ * len), of which avail bytes are present (a torn chunk): 0 with *z and
+ * *total_words (the heads' words) set, or -1 with *why.  Needs only the
+ * heads to be intact, so it also names the words a damaged chunk lost. */
+int wpp_batch_z_check(const void *payload, uint32_t len, uint64_t avail,
+		      struct wpp_chunk_batch_z *z, uint64_t *total_words, const char **why);
+/* wpp_batch_z_check() as wppr_next_damaged() asks it: 1 if the heads of
+ * the (maybe damaged) payload are intact. */
+int wpp_batch_z_head_ok(const void *payload, uint32_t len, uint64_t avail);
+/* Head i (< z->nbatches) of a payload that passed wpp_batch_z_check. */
+void wpp_batch_z_head(const void *payload, uint32_t i, struct wpp_chunk_batch *b);
+/* Decode the words of a whole, checked payload into out (total_words). */
+int wpp_batch_z_words(struct wc_decoder *d, const struct wpp_chunk_batch_z *z, const void *payload,
+		      uint64_t total_words, uint64_t *out, const char **why);
+
+#endif
