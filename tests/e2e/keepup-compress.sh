@@ -160,4 +160,20 @@ else
 	fail "spin: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
 	head -n 3 "$K/spin.err" | sed 's/^/    /'
 fi
+
+# --- the wait for grammars after the program is bounded -----------------------
+# Half a second of spinning is tens of millions of path records, seconds of
+# grammar building: by default (--grammar-wait auto) record goes on for at
+# most as long again as it ran, then says what it left to `wpptrace wpp`.
+check_done
+start=$(date +%s%N)
+"$WPPTRACE" record --transport=shm -o "$K/spinwait.wpp" -- "$K/spin" 0.5 >/dev/null 2>"$K/spinwait.err"
+status=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ "$status" = 0 ] && grep -q "stopped building grammars after" "$K/spinwait.err" && [ "$ms" -lt 8000 ] &&
+	"$WPPTRACE" info "$K/spinwait.wpp" >/dev/null 2>&1; then
+	pass "grammar wait: bounded by default ($ms ms for a 0.5 s spin, the rest left to wpp)"
+else
+	fail "grammar wait: status $status, $ms ms, stderr: $(head -n 2 "$K/spinwait.err")"
+fi
 finish

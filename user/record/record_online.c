@@ -2,6 +2,7 @@
 #include "record_online.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "log.h"
 #include "online.h"
@@ -22,14 +23,42 @@
 /* The grammars of a trace that arrived faster than they could be built
  * are finished after the program: say how far along once a second, and
  * let Ctrl-C (or any stop signal from then on) leave them to `wpptrace
- * wpp`. */
+ * wpp`.  The wait is bounded (--grammar-wait): by default as long again
+ * as the recording ran, so building grammars at most doubles what the
+ * user waits for; the batches are all in the file, so a grammar left
+ * unbuilt costs a later `wpptrace wpp` its time, never data. */
 struct finish_progress {
 	int started;
 	unsigned long signals; /* stop signals before the wait began */
 	double said;	       /* seconds waited when last said */
+	double limit;	       /* seconds the wait may last; < 0: no limit */
+	double wait_opt;       /* --grammar-wait */
+	double t_start;	       /* CLOCK_MONOTONIC seconds when recording began */
 	int interrupted;
+	int timed_out;
 	int quiet;
 };
+
+static double mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The wait's bound, decided when it begins: the recording's own length
+ * is known only then. */
+static double wait_limit(const struct finish_progress *p)
+{
+	double ran;
+
+	if (p->wait_opt == RECORD_GRAMMAR_WAIT_ALL)
+		return -1;
+	if (p->wait_opt >= 0)
+		return p->wait_opt;
+	ran = mono_seconds() - p->t_start;
+	return ran > 1.0 ? ran : 1.0;
+}
 
 struct record_online_cfg {
 	struct wpp_grammar_cfg grammar;
@@ -50,9 +79,14 @@ static int on_progress(void *ctx, uint64_t done, uint64_t queued, double seconds
 	if (!p->started) {
 		p->started = 1;
 		p->signals = child_stop_signals();
+		p->limit = wait_limit(p);
 	}
 	if (child_stop_signals() != p->signals) {
 		p->interrupted = 1;
+		return 1;
+	}
+	if (p->limit >= 0 && seconds >= p->limit) {
+		p->timed_out = 1;
 		return 1;
 	}
 	if (!p->quiet && seconds - p->said >= 1.0) {
@@ -118,6 +152,8 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 		if (o->compress)
 			wpp_online_set_worker_packed(rs->online);
 		cfg->progress.quiet = o->quiet;
+		cfg->progress.wait_opt = o->grammar_wait_s;
+		cfg->progress.t_start = mono_seconds();
 		wpp_online_set_progress(rs->online, on_progress, &cfg->progress);
 	}
 	return 0;
@@ -134,7 +170,12 @@ int record_online_check(struct record_sink *rs)
 	/* A missing grammar loses nothing (the batches are all in the file):
 	 * say so, but the recording itself is fine. */
 	status = wpp_online_worker_status(rs->online, &peak);
-	if (status > 0 && cfg->progress.interrupted)
+	if (status > 0 && cfg->progress.timed_out)
+		wpp_warn("record: stopped building grammars after %.1f s (--grammar-wait): the "
+			 "threads not finished have none; `wpptrace wpp --store FILE` builds them "
+			 "from the batches and keeps them in the file",
+			 cfg->progress.limit);
+	else if (status > 0 && cfg->progress.interrupted)
 		wpp_warn("record: interrupted while building grammars: the threads not finished "
 			 "have none; `wpptrace wpp --store FILE` builds them from the batches and "
 			 "keeps them in the file");

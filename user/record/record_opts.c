@@ -25,6 +25,9 @@ static const char usage[] =
     "  -q, --quiet             no summary line\n"
     "      --no-grammar        do not build whole-program-path grammars while recording\n"
     "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
+    "      --grammar-wait SECS|all|auto  how long to go on building grammars after the\n"
+    "                          program ends (default auto: as long again as the recording\n"
+    "                          ran, at least 1 s); the rest is left to `wpptrace wpp`\n"
     "      --compress none|zstd  how batches are stored: zstd (default) codes each\n"
     "                          batch's words (docs/wpp-file-format.md, BATCH_Z); none\n"
     "                          stores them raw, readable by older wpptrace\n"
@@ -118,6 +121,25 @@ static int parse_duration(const char *s, double *out)
 	double v = strtod(s, &end);
 	if (!*s || *end || !(v > 0) || v > 1e9) {
 		wpp_err("record: -d needs a positive number of seconds, got '%s'", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* --grammar-wait: seconds (0 = none), all, or auto */
+static int parse_grammar_wait(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!strcmp(s, "all") || !strcmp(s, "auto")) {
+		*out = s[1] == 'l' ? RECORD_GRAMMAR_WAIT_ALL : RECORD_GRAMMAR_WAIT_AUTO;
+		return 0;
+	}
+	v = strtod(s, &end);
+	if (!*s || *end || !(v >= 0) || v > 1e9) {
+		wpp_err("record: --grammar-wait takes seconds, all or auto, not '%s'", s);
 		return -1;
 	}
 	*out = v;
@@ -255,6 +277,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		O_DRAINDELAY,
 		O_GRAMMAR,
 		O_NOGRAMMAR,
+		O_GRAMMARWAIT,
 		O_NOCOUNT,
 		O_COUNTONLY,
 		O_LISTEV,
@@ -280,6 +303,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"grammar", no_argument, NULL, O_GRAMMAR},
 	    {"no-grammar", no_argument, NULL, O_NOGRAMMAR},
+	    {"grammar-wait", required_argument, NULL, O_GRAMMARWAIT},
 	    {"event", required_argument, NULL, 'e'},
 	    {"count", required_argument, NULL, 'c'},
 	    {"freq", required_argument, NULL, 'F'},
@@ -297,6 +321,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->grammar = 1;	 /* grammars are built while recording, on a worker thread */
+	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->compress = 1; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
 	o->transport = RECORD_BPF;
@@ -316,6 +341,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case O_NOGRAMMAR:
 			o->grammar = 0;
+			break;
+		case O_GRAMMARWAIT:
+			if (parse_grammar_wait(optarg, &o->grammar_wait_s))
+				return -1;
 			break;
 		case 'k':
 			if (parse_u32("-k", optarg, &o->kpaths_k))

@@ -24,12 +24,18 @@ struct record_opts {
 	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
 	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
+	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
+				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
 	int compress;		     /* --compress zstd (default): BATCH_Z chunks; none: BATCH */
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */
 	char **argv;		     /* the program and its arguments, NULL with -p/-a */
 };
+
+/* --grammar-wait auto: as long again as the recording ran, at least 1 s */
+#define RECORD_GRAMMAR_WAIT_AUTO (-1.0)
+#define RECORD_GRAMMAR_WAIT_ALL (-2.0)
 
 /* 0 = run, 1 = help was printed (exit 0), -1 = usage error (message printed). */
 int record_parse_args(int argc, char **argv, struct record_opts *o);
