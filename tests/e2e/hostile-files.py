@@ -11,32 +11,14 @@
 import struct
 import sys
 
+from wpp_crc32c import crc32c
+
 FILE_HEADER = 32
 CHUNK_HEADER = 16
 BATCH_HEADER = 48
 CHUNK_BATCH = 5
 FID_SHIFT = 40
 CTRL_REPEAT = 4
-
-
-def crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-TABLE = crc32c_table()
-
-
-def crc32c(data, crc=0):
-    crc ^= 0xFFFFFFFF
-    for b in data:
-        crc = TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
 
 
 def repeat(src, dst, count):

@@ -189,10 +189,13 @@ for tr in shm bpf; do
 done
 
 # --- a crafted REPEAT count: added, not walked ---
+# The forger rewrites raw BATCH chunks: it starts from a --compress none
+# recording (BATCH_Z decodes to the same words, so the bound is the same).
 check_done
-added=$($PY "$HERE/hostile-files.py" repeat "$w/good.wpp" "$w/repeat.wpp" 0xffffffff)
+"$WPPTRACE" record --transport=shm -q --compress none -o "$w/raw.wpp" -- "$w/bin/prog" >/dev/null 2>&1
+added=$($PY "$HERE/hostile-files.py" repeat "$w/raw.wpp" "$w/repeat.wpp" 0xffffffff)
 execs() { awk '/path executions/ { print $1; exit }'; }
-good_total=$("$WPPTRACE" paths "$w/good.wpp" | execs)
+good_total=$("$WPPTRACE" paths "$w/raw.wpp" | execs)
 if [ -z "$added" ] || [ -z "$good_total" ]; then
 	fail "cannot craft the REPEAT file"
 else

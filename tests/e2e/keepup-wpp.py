@@ -24,26 +24,14 @@ import struct
 import subprocess
 import sys
 
+from wpp_crc32c import crc32c
+
 CHUNK_MAGIC = 0x4B435057
 BATCH, BATCH_Z = 5, 14
 HDR = struct.Struct("<IHHII")  # magic type flags length crc
 BATCH_HEAD = struct.Struct("<IIQQIIQII")  # pid tid seq parent_seq parent_off flags time gen nwords
 Z_FIXED = struct.Struct("<IIII")  # nbatches codec packed_len head_crc
 MASK64 = (1 << 64) - 1
-
-_table = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    _table.append(c)
-
-
-def crc32c(data, crc=0):
-    crc ^= 0xFFFFFFFF
-    for b in data:
-        crc = _table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
 
 
 def chunks(data):
