@@ -320,7 +320,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	const char *ring_arg = NULL;
 
 	memset(o, 0, sizeof(*o));
-	o->grammar = 1;	 /* grammars are built while recording, on a worker thread */
+	o->grammar = 1; /* grammars are built while recording, on a worker thread */
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->compress = 1; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";

@@ -35,7 +35,7 @@ struct record_opts {
 
 /* --grammar-wait auto: as long again as the recording ran, at least 1 s */
 #define RECORD_GRAMMAR_WAIT_AUTO (-1.0)
-#define RECORD_GRAMMAR_WAIT_ALL (-2.0)
+#define RECORD_GRAMMAR_WAIT_ALL	 (-2.0)
 
 /* 0 = run, 1 = help was printed (exit 0), -1 = usage error (message printed). */
 int record_parse_args(int argc, char **argv, struct record_opts *o);
