@@ -24,6 +24,7 @@
 #include "record_info.h"
 #include "record_opts.h"
 #include "record_bpf.h"
+#include "record_ready.h"
 #include "record_sink.h"
 #include "shm_collector.h"
 #include "wppfile.h"
@@ -88,6 +89,7 @@ static int record_shm(struct record_opts *o_)
 		wpp_shm_collector_destroy(col);
 		return 127;
 	}
+	record_ready(o.ready_fd, "the program runs with the shared memory set up");
 	record_loop(col, &rs, &ops, pid, &status);
 	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
 		rs.failed = 1;

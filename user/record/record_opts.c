@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "opt_error.h"
+#include "record_ready.h"
 
 static const char usage[] =
     "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
@@ -23,6 +24,9 @@ static const char usage[] =
     "  -a, --all               every instrumented process, including later ones\n"
     "  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
     "  -q, --quiet             no summary line\n"
+    "      --ready-fd N        once every probe is attached and recording has begun,\n"
+    "                          write \"ready\" and a newline to file descriptor N and close\n"
+    "                          it (closed without the line if record fails first)\n"
     "      --no-grammar        do not build whole-program-path grammars while recording\n"
     "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
     "  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
@@ -255,7 +259,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		O_NOCOUNT,
 		O_COUNTONLY,
 		O_LISTEV,
-		O_PRUNE
+		O_PRUNE,
+		O_READYFD
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -283,6 +288,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    {"count-only", no_argument, NULL, O_COUNTONLY},
 	    {"list-events", no_argument, NULL, O_LISTEV},
 	    {"prune-nodes", required_argument, NULL, O_PRUNE},
+	    {"ready-fd", required_argument, NULL, O_READYFD},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -293,6 +299,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->grammar = 1; /* grammars are built while recording, on a worker thread */
 	o->output = "run.wpp";
+	o->ready_fd = -1;
 	o->transport = RECORD_BPF;
 	optind = 1;
 	opterr = 0;
@@ -325,6 +332,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case O_LISTEV:
 			pc_events_list(stdout);
 			return 1;
+		case O_READYFD:
+			if (record_ready_parse(optarg, &o->ready_fd))
+				return -1;
+			break;
 		case O_PRUNE:
 			if (parse_u32("--prune-nodes", optarg, &o->kpaths_prune_nodes))
 				return -1;

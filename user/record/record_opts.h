@@ -23,6 +23,7 @@ struct record_opts {
 	int all;	   /* -a (bpf only) */
 	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
+	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
 	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
