@@ -28,9 +28,9 @@ hello_socket() {
 	awk '$NF ~ /^@wpptrace-all-/ { print $7 }' /proc/net/unix | grep -qxF -f <(echo "$inodes")
 }
 
-"$WPPTRACE" record -q -a -d 60 -o "$WORK/all.wpp" 2>"$WORK/all.err" &
-rec=$!
-for _ in $(seq 100); do hello_socket $rec && break; sleep 0.05; done
+# Ready (--ready-fd) means attached and listening for hellos.
+start_record "$WORK/all.err" -q -a -o "$WORK/all.wpp" || finish
+rec=$REC
 hello_socket $rec || fail "-a: the recorder does not listen for hellos"
 for i in $(seq $RUNS); do
 	cp "$WORK/mtstatic" "$WORK/s$i"

@@ -17,12 +17,15 @@ jsonl "$WORK/ref.wpp"
 (cd "$WORK" && "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o sref.wpp -- \
 	./mtstatic 3 40000 3000 >/dev/null)
 jsonl "$WORK/sref.wpp"
-"$WPPTRACE" record -q -a -d 7 -o "$WORK/all.wpp" 2>"$WORK/all.err" &
-rec=$!
-sleep 1.5
+# The programs start once record says it is attached (--ready-fd), and the
+# recording ends when they have: their exit records are in the rings by
+# the time the shell has reaped them, and record drains the rings on
+# SIGINT.
+start_record "$WORK/all.err" -q -a -o "$WORK/all.wpp" || finish
 (cd "$WORK" && ./mtwork 3 50000 >/dev/null)
 (cd "$WORK" && WPP_BUFFER_WORDS=64 ./mtstatic 3 40000 3000 >/dev/null)
-wait $rec || fail "-a record failed: $(cat "$WORK/all.err")"
+kill -INT "$REC"
+wait "$REC" || fail "-a record failed: $(cat "$WORK/all.err")"
 # Keep only the processes running mtwork (others may be instrumented too).
 pids=$(info "$WORK/all.wpp" | awk '/^  pid / && $NF ~ /mtwork$/ { print $2 }')
 [ -n "$pids" ] || { fail "-a: mtwork not in the recording"; finish; }
