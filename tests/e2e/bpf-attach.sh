@@ -156,7 +156,7 @@ for transport in bpf shm; do
 	wait "$REC"
 	rc=$?
 	if [ $rc = 0 ] && [ "$held" = 0 ]; then
-		pass "--ready-fd, --transport=$transport: ready before the program ran; it did not inherit the fd"
+		pass "--ready-fd, --transport=$transport: ready line while the program runs; it did not inherit the fd"
 	else
 		fail "--ready-fd, --transport=$transport: rc $rc, the program holds $held ready fds: $(cat "$WORK/started.err")"
 	fi
@@ -166,6 +166,12 @@ if [ "$(cat "$WORK/v.ready")" = ready ] && grep -q "^wpptrace: record: recording
 	pass "-v: $(grep recording: "$WORK/v.err")"
 else
 	fail "-v --ready-fd: fd got '$(cat "$WORK/v.ready")': $(cat "$WORK/v.err")"
+fi
+out=$("$WPPTRACE" record -q --ready-fd 1 -o "$WORK/one.wpp" -- sh -c 'echo program' 2>/dev/null)
+if [ "$out" = "$(printf 'ready\nprogram')" ]; then
+	pass "--ready-fd 1: the line on stdout, which the program keeps"
+else
+	fail "--ready-fd 1: stdout was '$out'"
 fi
 "$WPPTRACE" record -q -p 999999999 --ready-fd 9 -o "$WORK/bad.wpp" 9>"$WORK/bad.ready" 2>/dev/null
 if [ $? != 0 ] && [ ! -s "$WORK/bad.ready" ]; then

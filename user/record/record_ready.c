@@ -27,11 +27,20 @@ int record_ready_parse(const char *arg, int *fd)
 		return -1;
 	}
 	flags = fcntl((int)v, F_GETFD);
-	if (flags < 0 || fcntl((int)v, F_SETFD, flags | FD_CLOEXEC) < 0) {
+	if (flags < 0) {
 		wpp_err("record: --ready-fd %ld: %s", v, strerror(errno));
 		return -1;
 	}
-	*fd = (int)v;
+	/* stdin, stdout and stderr stay the program's: the line goes to a
+	 * close-on-exec copy, and only the copy is closed. */
+	if (v <= 2)
+		*fd = fcntl((int)v, F_DUPFD_CLOEXEC, 3);
+	else
+		*fd = fcntl((int)v, F_SETFD, flags | FD_CLOEXEC) < 0 ? -1 : (int)v;
+	if (*fd < 0) {
+		wpp_err("record: --ready-fd %ld: %s", v, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
