@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "bc_internal.h"
-#include "kernel_btf.h"
 #include "log.h"
 #include "wpp_transport.skel.h"
 
@@ -316,7 +315,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	/* sched_prepare_exec is Linux 6.10+: without it an exec salvages
 	 * nothing (what a handler that execs interrupted is then lost, as are
 	 * words an exec the runtime did not see left). */
-	if (!kernel_btf_has_name("btf_trace_sched_prepare_exec")) {
+	if (libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) < 0) {
 		bpf_program__set_autoload(c->skel->progs.wpp_prepare_exec, false);
 		if (wpp_verbosity >= 2)
 			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "

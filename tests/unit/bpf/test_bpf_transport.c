@@ -21,10 +21,7 @@
 
 #include <cmocka.h>
 
-#include <bpf/libbpf.h>
-
 #include "bpfcollect.h"
-#include "kernel_btf.h"
 #include "wpp/trace_abi.h"
 
 #ifndef PRODUCER_PATH
@@ -250,12 +247,9 @@ static int run(struct checker *k, struct bc_options *opt, char *const argv[], in
 	assert_int_equal(WEXITSTATUS(status), 0);
 	if (start_late)
 		assert_int_equal(bc_start(c), 0);
-	/* The exit events are drained by now or soon: poll for that, with a
-	 * bound (5 min) that only a hang reaches on a busy machine. */
-	for (int i = 0; i < 30000 && !bc_all_exited(c); i++)
+	for (int i = 0; i < 200 && !bc_all_exited(c); i++)
 		usleep(10000);
-	if (!bc_all_exited(c))
-		fail_msg("the producer's exit was not delivered within 5 minutes");
+	assert_true(bc_all_exited(c));
 	bc_finish(c, out);
 	bc_close(c);
 	return 0;
@@ -387,28 +381,6 @@ static void test_bad_ring_size(void **state)
 	assert_null(bc_open(&opt, &cb));
 }
 
-/* kernel_btf_has_name against libbpf's own lookup of the same kernel BTF
- * (which parses every type): tracepoints that exist and made-up ones, and
- * a name only part of which is a string there. */
-static void test_kernel_btf_names(void **state)
-{
-	(void)state;
-	static const char *const tps[] = {"sched_process_exit", "sched_process_fork",
-					  "sched_prepare_exec", "sched_switch",
-					  "sched_process_exi", "no_such_tracepoint_wpp"};
-	int found = 0;
-	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
-		char name[128];
-		snprintf(name, sizeof(name), "btf_trace_%s", tps[i]);
-		bool libbpf_has = libbpf_find_vmlinux_btf_id(tps[i], BPF_TRACE_RAW_TP) >= 0;
-		if (kernel_btf_has_name(name) != libbpf_has)
-			fail_msg("%s: kernel_btf_has_name %d, libbpf %d", name, !libbpf_has, libbpf_has);
-		found += libbpf_has;
-	}
-	assert_true(found >= 3); /* exit, fork, switch: every kernel with BTF */
-	assert_false(kernel_btf_has_name(""));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,7 +389,6 @@ int main(void)
 		cmocka_unit_test(test_pause_lossless),
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_bad_ring_size),
-		cmocka_unit_test(test_kernel_btf_names),
 	};
 	return cmocka_run_group_tests(tests, have_bpf, NULL);
 }
