@@ -45,9 +45,10 @@ kill -INT $rec
 wait $rec || fail "-a record failed: $(cat "$WORK/all.err")"
 
 info "$WORK/all.wpp" >"$WORK/all.info"
-check_runs() { # NAME-REGEX COUNT WHAT
+check_runs() { # NAME-REGEX COUNT WHAT (the name under $WORK: -a also
+	# records other tests' programs running meanwhile, in other trees)
 	local pids n=0 bad=0 out
-	pids=$(awk -v re="$1" '/^  pid / && $NF ~ re { print $2 }' "$WORK/all.info")
+	pids=$(awk -v re="$1" -v dir="$WORK/" '/^  pid / && index($NF, dir) == 1 && substr($NF, length(dir)) ~ re { print $2 }' "$WORK/all.info")
 	for p in $pids; do
 		n=$((n + 1))
 		"$WPPTRACE" script "$WORK/all.wpp" --pid "$p" --format jsonl >"$WORK/p$p.jsonl"
