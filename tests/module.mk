@@ -6,6 +6,7 @@ CMOCKA_LIBS := -lcmocka
 -include tests/fuzz/module.mk
 -include tests/e2e/module.mk
 -include $(filter-out tests/e2e/module.mk,$(wildcard tests/e2e/*.mk))
-# Real third-party programs (Debian sources: lua, zlib, bzip2): output
-# identity and the paths-vs-blocks differential oracle on their workloads.
-TESTS += tests/real/run-oracles
+# Real third-party programs (Debian sources: lua, zlib, bzip2, xz, pinned
+# in scripts/real/sources.lock): output identity and the paths-vs-blocks
+# differential oracle on their workloads; the pins hold under any apt setup.
+TESTS += tests/real/pinned-sources.sh tests/real/run-oracles

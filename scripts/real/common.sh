@@ -69,21 +69,20 @@ freeze_tools() {
 	die "the wpptrace tools in $REAL_ROOT keep changing; cannot take a stable copy"
 }
 
-debian_package() {
-	case $1 in
-	lua) echo lua5.4 ;;
-	zlib) echo zlib ;;
-	bzip2) echo bzip2 ;;
-	pigz) echo pigz ;;
-	xz) echo xz-utils ;;
-	*) die "unknown program '$1' (known: ${REAL_PROGRAMS[*]})" ;;
-	esac
+# The pinned source of PROGRAM: "PACKAGE VERSION DSC-SHA256" from
+# scripts/real/sources.lock (WPP_REAL_LOCK names another lock, for tests).
+REAL_LOCK=${WPP_REAL_LOCK:-$REAL_ROOT/scripts/real/sources.lock}
+lock_entry() {
+	local line
+	line=$(awk -v p="$1" '$1 == p && !/^#/ { print $2, $3, $4 }' "$REAL_LOCK")
+	[ -n "$line" ] || die "unknown program '$1' (not in $REAL_LOCK; known: ${REAL_PROGRAMS[*]})"
+	echo "$line"
 }
 
 # Unpacked source tree of PROGRAM (fetching it if needed).
 source_dir() {
 	local line
-	line=$("$REAL_ROOT/scripts/real/fetch" "$1") || exit 1
+	line=$("$REAL_ROOT/scripts/real/fetch" "$1") || exit $? # 3: pinned source missing
 	echo "${line##* }"
 }
 

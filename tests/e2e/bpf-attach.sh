@@ -5,14 +5,14 @@
 # /proc/PID/mem), the process is marked as attached mid-run, -d ends the
 # recording and the server keeps running; several -p record every target;
 # bad -p targets fail in one line, and so does a tracer without privilege,
-# which is told to use --transport=shm.  A target killed while attached has
-# its threads' unpublished buffers salvaged.
+# which is told to use --transport=shm.  A target killed the moment record
+# reports ready (--ready-fd) has its threads' unpublished buffers salvaged.
 . "$(dirname "$0")/bpf-lib.sh"
 
 build server "$PROGS/server.c" || finish
 "$WORK/server" "$WORK/server.pid" >"$WORK/server.out" &
 srv=$!
-for _ in $(seq 50); do [ -s "$WORK/server.pid" ] && break; sleep 0.1; done
+wait_file "$WORK/server.pid" "the server to start" || finish
 "$WPPTRACE" record -q -p "$srv" -d 1 -o "$WORK/srv.wpp" 2>"$WORK/srv.err"
 rc=$?
 kill -0 "$srv" 2>/dev/null && pass "-p: the server still runs after the recording" ||
@@ -48,26 +48,30 @@ else
 fi
 grep -q '"function":"handle"' "$WORK/srv.jsonl" || fail "-p: handle() not in the trace"
 
-# Killed with SIGKILL while attached: its threads' unpublished buffers are
-# salvaged (their positions were read at attach, the threads having
-# started before the probe): record says so, info counts them, no loss.
-rm -f "$WORK/server.pid"
-"$WORK/server" "$WORK/server.pid" >/dev/null &
-srv=$!
-for _ in $(seq 50); do [ -s "$WORK/server.pid" ] && break; sleep 0.1; done
-"$WPPTRACE" record -p "$srv" -o "$WORK/killed.wpp" 2>"$WORK/killed.err" &
-rec=$!
-sleep 1
-kill -KILL "$srv"
-wait "$srv" 2>/dev/null
-wait $rec
-salvaged=$(grep -o "[0-9]* events in [0-9]* batches salvaged" "$WORK/killed.err")
-lost=$(info "$WORK/killed.wpp" | awk '$1 == "lost" { print $2, $5 }')
-if [ -n "$salvaged" ] && [ "$lost" = "0 0" ] && info "$WORK/killed.wpp" | grep -q "^batches.*salvaged"; then
-	pass "-p, target SIGKILLed: $salvaged, nothing lost"
-else
-	fail "-p, target SIGKILLed: salvage ${salvaged:-not reported}, lost $lost: $(cat "$WORK/killed.err")"
-fi
+# Killed with SIGKILL the moment record says it is attached: its threads'
+# unpublished buffers are salvaged (their positions were read at attach,
+# the threads having started before the probe): record says so, info
+# counts them, no loss.  Nothing waits for a time: the kill follows the
+# ready line (--ready-fd), the race a user attaching to a short event runs.
+for round in 1 2 3; do
+	rm -f "$WORK/server.pid"
+	"$WORK/server" "$WORK/server.pid" >/dev/null &
+	srv=$!
+	wait_file "$WORK/server.pid" "the server to start" || finish
+	start_record "$WORK/killed.err" -p "$srv" -o "$WORK/killed.wpp" || { kill -KILL "$srv"; finish; }
+	kill -KILL "$srv"
+	wait "$srv" 2>/dev/null
+	wait "$REC"
+	rc=$?
+	salvaged=$(grep -o "[0-9]* events in [0-9]* batches salvaged" "$WORK/killed.err")
+	lost=$(info "$WORK/killed.wpp" | awk '$1 == "lost" { print $2, $5 }')
+	if [ $rc = 0 ] && [ -n "$salvaged" ] && [ "$lost" = "0 0" ] &&
+		info "$WORK/killed.wpp" | grep -q "^batches.*salvaged"; then
+		pass "-p, target SIGKILLed right after ready ($round): $salvaged, nothing lost"
+	else
+		fail "-p, target SIGKILLed right after ready ($round): rc $rc, salvage ${salvaged:-not reported}, lost $lost: $(cat "$WORK/killed.err")"
+	fi
+done
 
 # One clear line for each bad target, non-zero exit, no file left behind.
 # bad_target WHAT PID WANT [COMMAND PREFIX...]: the tracer run by the prefix.
@@ -84,7 +88,7 @@ bad_target() {
 	fi
 }
 bad_target "missing pid" 999999999 "no such process"
-sleep 30 &
+sleep infinity &
 plain=$!
 bad_target "uninstrumented" "$plain" "not instrumented"
 kill $plain
@@ -92,7 +96,7 @@ kill $plain
 rm -f "$WORK/off.pid"
 WPP_DISABLE=1 "$WORK/server" "$WORK/off.pid" >/dev/null &
 off=$!
-for _ in $(seq 50); do [ -s "$WORK/off.pid" ] && break; sleep 0.1; done
+wait_file "$WORK/off.pid" "the WPP_DISABLE server to start" || finish
 bad_target "WPP_DISABLE" "$off" "-p $off: tracing is disabled in it (WPP_DISABLE is set)"
 kill -TERM $off
 wait $off
@@ -104,7 +108,7 @@ if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$WORK/server" "$WORK/nobody/server.pid" >/dev/null &
 	other=$!
-	for _ in $(seq 50); do [ -s "$WORK/nobody/server.pid" ] && break; sleep 0.1; done
+	wait_file "$WORK/nobody/server.pid" "nobody's server to start" || finish
 	bad_target "another user's, without CAP_SYS_PTRACE" "$other" \
 		"-p $other: not traceable: cannot read /proc/$other/exe: Permission denied (needs ptrace rights" \
 		setpriv --bounding-set -sys_ptrace
@@ -120,7 +124,8 @@ for i in 1 2; do
 	"$WORK/server" "$WORK/server$i.pid" >"$WORK/server$i.out" &
 	eval "srv$i=\$!"
 done
-for _ in $(seq 50); do [ -s "$WORK/server1.pid" ] && [ -s "$WORK/server2.pid" ] && break; sleep 0.1; done
+wait_file "$WORK/server1.pid" "server 1 to start" || finish
+wait_file "$WORK/server2.pid" "server 2 to start" || finish
 "$WPPTRACE" record -q -p "$srv1" -p "$srv2" -d 1 -o "$WORK/two.wpp" 2>"$WORK/two.err" ||
 	fail "-p -p: record failed: $(cat "$WORK/two.err")"
 kill -TERM "$srv1" "$srv2"
@@ -135,6 +140,53 @@ for s in "$srv1" "$srv2"; do
 		fail "-p -p: server $s: $n handle() paths, attached mark '${m:-none}'"
 	fi
 done
+
+# --ready-fd: the line comes once the program runs with the probes attached
+# (and on stderr under -v), over either transport; the program does not
+# inherit the descriptor; a record that fails first closes it unwritten;
+# a descriptor that is not open is one line and exit 2.
+for transport in bpf shm; do
+	rm -f "$WORK/started.pid"
+	start_record "$WORK/started.err" -q --transport=$transport -o "$WORK/started.wpp" \
+		-- "$WORK/server" "$WORK/started.pid" || continue
+	wait_file "$WORK/started.pid" "the started server to write its pid" || continue
+	spid=$(cat "$WORK/started.pid")
+	held=$(find "/proc/$spid/fd" -lname "*ready.*" 2>/dev/null | wc -l)
+	kill -TERM "$spid"
+	wait "$REC"
+	rc=$?
+	if [ $rc = 0 ] && [ "$held" = 0 ]; then
+		pass "--ready-fd, --transport=$transport: ready line while the program runs; it did not inherit the fd"
+	else
+		fail "--ready-fd, --transport=$transport: rc $rc, the program holds $held ready fds: $(cat "$WORK/started.err")"
+	fi
+done
+"$WPPTRACE" -v record --ready-fd 9 -q -o "$WORK/v.wpp" -- true 9>"$WORK/v.ready" 2>"$WORK/v.err"
+if [ "$(cat "$WORK/v.ready")" = ready ] && grep -q "^wpptrace: record: recording: the program runs with the probes attached$" "$WORK/v.err"; then
+	pass "-v: $(grep recording: "$WORK/v.err")"
+else
+	fail "-v --ready-fd: fd got '$(cat "$WORK/v.ready")': $(cat "$WORK/v.err")"
+fi
+out=$("$WPPTRACE" record -q --ready-fd 1 -o "$WORK/one.wpp" -- sh -c 'echo program' 2>/dev/null)
+# The line comes once the program runs: before or after its own output.
+if [ "$(sort <<<"$out")" = "$(printf 'program\nready')" ]; then
+	pass "--ready-fd 1: the line on stdout, which the program keeps"
+else
+	fail "--ready-fd 1: stdout was '$out'"
+fi
+"$WPPTRACE" record -q -p 999999999 --ready-fd 9 -o "$WORK/bad.wpp" 9>"$WORK/bad.ready" 2>/dev/null
+if [ $? != 0 ] && [ ! -s "$WORK/bad.ready" ]; then
+	pass "--ready-fd: a record that fails writes nothing to it"
+else
+	fail "--ready-fd: a failing record wrote '$(cat "$WORK/bad.ready")'"
+fi
+"$WPPTRACE" record -q --ready-fd 57 -o "$WORK/bad.wpp" -- true 2>"$WORK/fd.err"
+rc=$?
+if [ $rc = 2 ] && [ "$(cat "$WORK/fd.err")" = "wpptrace: error: record: --ready-fd 57: Bad file descriptor" ]; then
+	pass "--ready-fd 57 (not open): $(cat "$WORK/fd.err")"
+else
+	fail "--ready-fd 57 (not open): rc $rc: $(cat "$WORK/fd.err")"
+fi
 
 # Without privilege: one line naming what is missing and the way out.
 if command -v setpriv >/dev/null; then

@@ -102,7 +102,7 @@ refused b1k-8k 8K --transport=bpf --buffer-words 1024 --ring-size 8K
 build server "$PROGS/server.c" || finish
 "$WORK/server" "$WORK/server.pid" >"$WORK/server.out" &
 srv=$!
-for _ in $(seq 50); do [ -s "$WORK/server.pid" ] && break; sleep 0.1; done
+wait_file "$WORK/server.pid" "the server to start" || finish
 "$WPPTRACE" record -q -p "$srv" --ring-size 8K -d 1 -o "$WORK/srv.wpp" 2>"$WORK/srv.err"
 kill -TERM "$srv"
 wait "$srv" 2>/dev/null

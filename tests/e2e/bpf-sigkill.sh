@@ -9,10 +9,10 @@
 build mtwork "$PROGS/mtwork.c" -fwpp-no-runs || finish
 (cd "$WORK" && exec "$WPPTRACE" record -q -o killed.wpp -- ./mtwork 2 400000000 >/dev/null 2>&1) &
 rec=$!
-for _ in $(seq 100); do
-	[ "$(stat -c %s "$WORK/killed.wpp" 2>/dev/null || echo 0)" -gt 4000000 ] && break
-	sleep 0.05
-done
+# Killed once the file holds 4 MB of trace (the event), however long that
+# takes on a busy machine.
+file_over_4mb() { [ "$(stat -c %s "$WORK/killed.wpp" 2>/dev/null || echo 0)" -gt 4000000 ]; }
+wait_until "the recording to pass 4 MB" file_over_4mb
 # The traced program is the recorder's child; it would outlive the kill.
 kids=$(pgrep -P $rec)
 kill -9 $rec

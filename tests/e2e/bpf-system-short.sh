@@ -28,9 +28,9 @@ hello_socket() {
 	awk '$NF ~ /^@wpptrace-all-/ { print $7 }' /proc/net/unix | grep -qxF -f <(echo "$inodes")
 }
 
-"$WPPTRACE" record -q -a -d 60 -o "$WORK/all.wpp" 2>"$WORK/all.err" &
-rec=$!
-for _ in $(seq 100); do hello_socket $rec && break; sleep 0.05; done
+# Ready (--ready-fd) means attached and listening for hellos.
+start_record "$WORK/all.err" -q -a -o "$WORK/all.wpp" || finish
+rec=$REC
 hello_socket $rec || fail "-a: the recorder does not listen for hellos"
 for i in $(seq $RUNS); do
 	cp "$WORK/mtstatic" "$WORK/s$i"
@@ -45,9 +45,10 @@ kill -INT $rec
 wait $rec || fail "-a record failed: $(cat "$WORK/all.err")"
 
 info "$WORK/all.wpp" >"$WORK/all.info"
-check_runs() { # NAME-REGEX COUNT WHAT
+check_runs() { # NAME-REGEX COUNT WHAT (the name under $WORK: -a also
+	# records other tests' programs running meanwhile, in other trees)
 	local pids n=0 bad=0 out
-	pids=$(awk -v re="$1" '/^  pid / && $NF ~ re { print $2 }' "$WORK/all.info")
+	pids=$(awk -v re="$1" -v dir="$WORK/" '/^  pid / && index($NF, dir) == 1 && substr($NF, length(dir)) ~ re { print $2 }' "$WORK/all.info")
 	for p in $pids; do
 		n=$((n + 1))
 		"$WPPTRACE" script "$WORK/all.wpp" --pid "$p" --format jsonl >"$WORK/p$p.jsonl"

@@ -17,14 +17,18 @@ jsonl "$WORK/ref.wpp"
 (cd "$WORK" && "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o sref.wpp -- \
 	./mtstatic 3 40000 3000 >/dev/null)
 jsonl "$WORK/sref.wpp"
-"$WPPTRACE" record -q -a -d 7 -o "$WORK/all.wpp" 2>"$WORK/all.err" &
-rec=$!
-sleep 1.5
+# The programs start once record says it is attached (--ready-fd), and the
+# recording ends when they have: their exit records are in the rings by
+# the time the shell has reaped them, and record drains the rings on
+# SIGINT.
+start_record "$WORK/all.err" -q -a -o "$WORK/all.wpp" || finish
 (cd "$WORK" && ./mtwork 3 50000 >/dev/null)
 (cd "$WORK" && WPP_BUFFER_WORDS=64 ./mtstatic 3 40000 3000 >/dev/null)
-wait $rec || fail "-a record failed: $(cat "$WORK/all.err")"
-# Keep only the processes running mtwork (others may be instrumented too).
-pids=$(info "$WORK/all.wpp" | awk '/^  pid / && $NF ~ /mtwork$/ { print $2 }')
+kill -INT "$REC"
+wait "$REC" || fail "-a record failed: $(cat "$WORK/all.err")"
+# Keep only the processes running this test's mtwork: -a records every
+# instrumented program, another test's mtwork too (in another tree).
+pids=$(info "$WORK/all.wpp" | awk -v exe="$WORK/mtwork" '/^  pid / && $NF == exe { print $2 }')
 [ -n "$pids" ] || { fail "-a: mtwork not in the recording"; finish; }
 for p in $pids; do "$WPPTRACE" script "$WORK/all.wpp" --pid "$p" --format jsonl; done >"$WORK/mine.jsonl"
 if out=$($CMP same "$WORK/ref.jsonl" "$WORK/mine.jsonl"); then
@@ -35,7 +39,7 @@ fi
 
 # The static-runtime program: its runtime waited for the collector to
 # attach (wpp_hello.h), so nothing before the pause is missing either.
-spid=$(info "$WORK/all.wpp" | awk '/^  pid / && $NF ~ /mtstatic$/ { print $2 }')
+spid=$(info "$WORK/all.wpp" | awk -v exe="$WORK/mtstatic" '/^  pid / && $NF == exe { print $2 }')
 [ -n "$spid" ] || { fail "-a: the static-runtime program is not in the recording"; finish; }
 "$WPPTRACE" script "$WORK/all.wpp" --pid "$spid" --format jsonl >"$WORK/static.jsonl"
 if out=$($CMP same "$WORK/sref.jsonl" "$WORK/static.jsonl"); then

@@ -27,3 +27,44 @@ require_root_and_tools() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
 }
+
+# Waiting for an event, never for a time: the bounds below guard against a
+# hang and sit far above what the event takes on a busy machine; reaching
+# one is a failure that names what did not happen.
+WAIT_LIMIT_S=${WAIT_LIMIT_S:-300}
+
+# wait_until WHAT COMMAND...: run COMMAND every 20 ms until it succeeds;
+# after WAIT_LIMIT_S, FAIL naming WHAT and return 1.
+wait_until() {
+	local what=$1 deadline=$((SECONDS + WAIT_LIMIT_S))
+	shift
+	until "$@"; do
+		if [ $SECONDS -ge $deadline ]; then
+			fail "waited $WAIT_LIMIT_S s for $what"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+# wait_file FILE WHAT: until FILE exists and is not empty (a pid file a
+# test program writes once it runs).
+wait_file() { wait_until "$2" test -s "$1"; }
+
+# start_record ERRFILE RECORD-ARGS...: `wpptrace record RECORD-ARGS` in the
+# background (REC is its pid, its stderr goes to ERRFILE), returning once
+# it has said on --ready-fd that every probe is attached and it records.
+# A record that ends without saying so is a FAIL (and return 1).
+start_record() {
+	local err=$1 fifo line=
+	shift
+	fifo=$(mktemp -u "$WORK/ready.XXXXXX")
+	mkfifo "$fifo" || { fail "mkfifo $fifo"; return 1; }
+	"$WPPTRACE" record --ready-fd 9 "$@" 9>"$fifo" 2>"$err" &
+	REC=$!
+	read -r -t "$WAIT_LIMIT_S" line <"$fifo"
+	rm -f "$fifo"
+	[ "$line" = ready ] && return 0
+	fail "record $* did not report ready: $(cat "$err")"
+	return 1
+}

@@ -202,19 +202,88 @@ static int create_ring_fds(struct bc_collector *c)
 	return 0;
 }
 
+/*
+ * The outer map of rings is filled from user space, and the kernel waits
+ * for an RCU grace period after every update of a map of maps from user
+ * space (maybe_wait_bpf_programs): 5-15 ms on a quiet machine, 60 ms and
+ * more on a busy one, per update.  So the collector creates the outer map
+ * itself, puts every ring in with one batch update (one wait, whatever the
+ * number of CPUs) and does that on a thread of its own while libbpf loads
+ * and the kernel verifies the programs; the rings are in before anything
+ * is attached (ring_install_finish).  A kernel without batch updates for
+ * this map type gets them one by one.
+ */
+struct ring_install {
+	int outer_fd;
+	const int *ring_fds;
+	int ncpus;
+	int err;
+	bool running;
+	pthread_t tid;
+};
+
+static int install_rings(struct ring_install *ri)
+{
+	uint32_t *keys = malloc(ri->ncpus * sizeof(*keys)), count = ri->ncpus;
+	int err = 0;
+	if (!keys)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < ri->ncpus; cpu++)
+		keys[cpu] = cpu;
+	if (bpf_map_update_batch(ri->outer_fd, keys, ri->ring_fds, &count, NULL) != 0 ||
+	    count != (uint32_t)ri->ncpus)
+		for (int cpu = 0; cpu < ri->ncpus && !err; cpu++)
+			if (bpf_map_update_elem(ri->outer_fd, &keys[cpu], &ri->ring_fds[cpu],
+						BPF_ANY))
+				err = -errno;
+	free(keys);
+	return err;
+}
+
+static void *install_rings_thread(void *arg)
+{
+	struct ring_install *ri = arg;
+	ri->err = install_rings(ri);
+	return NULL;
+}
+
+/* Create the outer map (ring 0 is its inner-map template) and start
+ * filling it.  -errno if the map cannot be created. */
+static int ring_install_start(struct ring_install *ri, const int *ring_fds, int ncpus)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .inner_map_fd = ring_fds[0]);
+	*ri = (struct ring_install){.ring_fds = ring_fds, .ncpus = ncpus};
+	ri->outer_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "batch_rings", sizeof(uint32_t),
+				      sizeof(int), ncpus, &mo);
+	if (ri->outer_fd < 0)
+		return -errno;
+	if (pthread_create(&ri->tid, NULL, install_rings_thread, ri) == 0)
+		ri->running = true;
+	else
+		ri->err = install_rings(ri);
+	return 0;
+}
+
+/* Wait for the rings to be in; closes our descriptor of the outer map
+ * (the BPF object holds its own).  0 or -errno. */
+static int ring_install_finish(struct ring_install *ri)
+{
+	if (ri->running)
+		pthread_join(ri->tid, NULL);
+	ri->running = false;
+	if (ri->outer_fd >= 0)
+		close(ri->outer_fd);
+	ri->outer_fd = -1;
+	return ri->err;
+}
+
 static int create_rings(struct bc_collector *c)
 {
-	int outer = bpf_map__fd(c->skel->maps.batch_rings);
 	c->rbs = calloc(c->opt.drain_threads, sizeof(*c->rbs));
 	if (!c->rbs)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		int fd = c->ring_fds[cpu];
-		uint32_t key = cpu;
-		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
-			explain_failure("installing a per-CPU ring buffer", -errno);
-			return -errno;
-		}
 		/* CPUs are spread over the drain threads round-robin. */
 		struct ring_buffer **rb = &c->rbs[cpu % c->opt.drain_threads];
 		int err = 0;
@@ -251,6 +320,33 @@ static int attach_tracepoints(struct bc_collector *c)
 		c->links[c->nlinks++] = l;
 	}
 	return 0;
+}
+
+/* Load and verify the programs with the rings going into the outer map
+ * meanwhile (ring_install).  0, or -errno after one line. */
+static int load_programs(struct bc_collector *c)
+{
+	struct ring_install ri;
+	int err = ring_install_start(&ri, c->ring_fds, c->ncpus);
+	if (err) {
+		explain_failure("creating the per-CPU ring buffers", err);
+		return err;
+	}
+	err = bpf_map__reuse_fd(c->skel->maps.batch_rings, ri.outer_fd);
+	if (err) {
+		ring_install_finish(&ri);
+		explain_failure("creating the per-CPU ring buffers", err);
+		return err;
+	}
+	err = wpp_transport__load(c->skel);
+	int installed = ring_install_finish(&ri);
+	if (err) {
+		explain_failure("loading the BPF programs", err);
+		return err;
+	}
+	if (installed)
+		explain_failure("installing the per-CPU ring buffers", installed);
+	return installed;
 }
 
 struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callbacks *cb)
@@ -298,16 +394,9 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 		c->skel->rodata->pause_fill = c->opt.ring_bytes / 2;
 		c->pause.resume_fill = c->opt.ring_bytes / 8;
 	}
-	struct bpf_map *outer = c->skel->maps.batch_rings;
-	int err = bpf_map__set_max_entries(outer, c->ncpus);
-	/* The rings themselves serve as the inner-map template (libbpf 1.1
-	 * crashes resizing the declared template: it has no object). */
+	int err = bpf_map__set_max_entries(c->skel->maps.threads, c->opt.max_threads);
 	if (!err)
 		err = create_ring_fds(c);
-	if (!err)
-		err = bpf_map__set_inner_map_fd(outer, c->ring_fds[0]);
-	if (!err)
-		err = bpf_map__set_max_entries(c->skel->maps.threads, c->opt.max_threads);
 	if (err) {
 		explain_failure("creating the per-CPU ring buffers", err);
 		goto fail;
@@ -321,11 +410,9 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
 				 "thread had not published when it exec'd are not salvaged");
 	}
-	err = wpp_transport__load(c->skel);
-	if (err) {
-		explain_failure("loading the BPF programs", err);
+	err = load_programs(c);
+	if (err)
 		goto fail;
-	}
 	c->links_cap = 16;
 	c->links = calloc(c->links_cap, sizeof(*c->links));
 	if (!c->links || create_rings(c) || attach_tracepoints(c))

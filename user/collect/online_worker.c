@@ -36,6 +36,10 @@ enum item_kind {
  * each page): the worker maps the ring this far ahead of the collector's
  * writes, so that cost lands on the worker, not on the drain. */
 #define PREFAULT_AHEAD (UINT64_C(32) << 20)
+/* Before the first item only this much: the worker starts while `record`
+ * attaches, and zeroing 32 MiB then took CPU from the attach on a busy
+ * machine; the first item has the worker map the full distance ahead. */
+#define PREFAULT_FIRST (UINT64_C(4) << 20)
 
 /*
  * What the collector and the worker share about one thread instance (one
@@ -240,7 +244,7 @@ static int replay(struct online_worker *q, struct item *it)
  * pages without touching their content, so racing with the collector's
  * writes is harmless).  Once the whole ring is mapped there is nothing
  * left to do. */
-static void prefault_ahead(struct online_worker *q)
+static void prefault_ahead(struct online_worker *q, uint64_t ahead)
 {
 	uint64_t head, want;
 
@@ -249,7 +253,7 @@ static void prefault_ahead(struct online_worker *q)
 	pthread_mutex_lock(&q->lock);
 	head = q->ring_head;
 	pthread_mutex_unlock(&q->lock);
-	want = head + PREFAULT_AHEAD < q->ring_size ? head + PREFAULT_AHEAD : q->ring_size;
+	want = head + ahead < q->ring_size ? head + ahead : q->ring_size;
 	want &= ~(uint64_t)4095;
 	if (want <= q->prefaulted)
 		return;
@@ -268,7 +272,7 @@ static void *worker_main(void *arg)
 	 * machine, stopped mapping the ring ahead and the drain thread took
 	 * the page faults (measured); the end of the recording waits for the
 	 * worker anyway. */
-	prefault_ahead(q);
+	prefault_ahead(q, PREFAULT_FIRST);
 	while (!done) {
 		take_all(q, &list);
 		while (list) {
@@ -278,7 +282,7 @@ static void *worker_main(void *arg)
 			 * expand to millions of symbols, and checking every 64
 			 * let the drain outrun the mapping (zlib, minigzip -6 of
 			 * 12 MB: 3-6 producer pauses a recording, none since). */
-			prefault_ahead(q);
+			prefault_ahead(q, PREFAULT_AHEAD);
 			if (!done)
 				done = replay(q, it);
 			recycle(q, it);

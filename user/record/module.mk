@@ -5,7 +5,8 @@
 RECORD_OWN_SRCS := user/record/record.c user/record/record_opts.c user/record/record_sink.c \
 	user/record/record_child.c user/record/record_info.c user/record/record_bpf.c \
 	user/record/record_bpf_sink.c user/record/cmd_info.c user/record/record_sink_core.c \
-	user/record/record_online.c user/record/record_counters.c
+	user/record/record_online.c user/record/record_counters.c \
+	user/record/record_ready.c
 RECORD_OWN_OBJS := $(call objs,,$(RECORD_OWN_SRCS))
 RECORD_OBJS := $(RECORD_OWN_OBJS) $(BPFCOLLECT_OBJS)
 RECORD_SAN_OBJS := $(call objs,san,$(RECORD_OWN_SRCS)) $(BPFCOLLECT_SAN_OBJS)

@@ -24,6 +24,7 @@
 #include "record_info.h"
 #include "record_opts.h"
 #include "record_bpf.h"
+#include "record_ready.h"
 #include "record_sink.h"
 #include "shm_collector.h"
 #include "wppfile.h"
@@ -108,6 +109,7 @@ static int record_shm(struct record_opts *o_)
 	 * killed recording leaves what it wrote there.  A failure is said
 	 * here and makes the end fail; the bytes go on into the temporary. */
 	wppw_publish(rs.w);
+	record_ready(o.ready_fd, "the program runs with the shared memory set up");
 	record_loop(col, &rs, &ops, pid, &status);
 	if (!rs.failed && wpp_shm_collector_finish(col, &ops) < 0)
 		rs.failed = 1;

@@ -26,6 +26,7 @@
 #include "record_child.h"
 #include "record_counters.h"
 #include "record_info.h"
+#include "record_ready.h"
 
 #define TICK_MS	    50
 #define PROGRESS_NS 1000000000ull
@@ -281,6 +282,9 @@ int record_bpf(const struct record_opts *o_)
 	}
 	/* Tracing runs: the trace takes its name now (record.c says why). */
 	wppw_publish(rs.w);
+	record_ready(o.ready_fd, o.argv	 ? "the program runs with the probes attached"
+				 : o.all ? "the probes are attached system-wide"
+					 : "the probes are attached to the processes");
 	wait_for_end(c, &o, child, &status);
 	bc_finish(c, &k);
 	if (counters)

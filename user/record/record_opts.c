@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "opt_error.h"
+#include "record_ready.h"
 
 static const char usage[] =
     "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
@@ -23,6 +24,9 @@ static const char usage[] =
     "  -a, --all               every instrumented process, including later ones\n"
     "  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
     "  -q, --quiet             no summary line\n"
+    "      --ready-fd N        once every probe is attached and recording has begun,\n"
+    "                          write \"ready\" and a newline to file descriptor N and close\n"
+    "                          it (closed without the line if record fails first)\n"
     "      --no-grammar        do not build whole-program-path grammars while recording\n"
     "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
     "      --grammar-wait SECS|all|auto  how long to go on building grammars after the\n"
@@ -282,7 +286,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		O_COUNTONLY,
 		O_LISTEV,
 		O_PRUNE,
-		O_COMPRESS
+		O_COMPRESS,
+		O_READYFD
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -312,6 +317,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    {"list-events", no_argument, NULL, O_LISTEV},
 	    {"prune-nodes", required_argument, NULL, O_PRUNE},
 	    {"compress", required_argument, NULL, O_COMPRESS},
+	    {"ready-fd", required_argument, NULL, O_READYFD},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -324,6 +330,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->compress = 1; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
+	o->ready_fd = -1;
 	o->transport = RECORD_BPF;
 	optind = 1;
 	opterr = 0;
@@ -367,6 +374,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			wpp_err("record: --compress takes none or zstd, not '%s'", optarg);
 			return -1;
+		case O_READYFD:
+			if (record_ready_parse(optarg, &o->ready_fd))
+				return -1;
+			break;
 		case O_PRUNE:
 			if (parse_u32("--prune-nodes", optarg, &o->kpaths_prune_nodes))
 				return -1;

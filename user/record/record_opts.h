@@ -23,6 +23,7 @@ struct record_opts {
 	int all;	   /* -a (bpf only) */
 	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
+	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
 	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
 	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
 				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */

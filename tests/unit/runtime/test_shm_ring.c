@@ -149,6 +149,7 @@ struct env {
 	volatile int give_up;		/* a wake-up was lost: producers stop early */
 	unsigned lost;			/* collector timeouts while producers ran */
 	unsigned pause_every, pause_us; /* produce_full: pauses between bursts */
+	volatile pid_t drain_tid;	/* the strict collector's thread */
 };
 
 static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
@@ -363,6 +364,7 @@ static void test_thread_slots_recycled(void **state)
 static void *drain_strict(void *arg)
 {
 	struct env *e = arg;
+	e->drain_tid = (pid_t)syscall(SYS_gettid);
 	while (!e->stop) {
 		if (wpp_shm_collector_drain(e->col, &e->sink) != 0)
 			continue;
@@ -510,6 +512,36 @@ static void publish_one(struct env *e, struct wpp_shm_lane *t, uint64_t *counter
 	wpp_shm_ring_publish(&e->cl, t, 0);
 }
 
+/* Thread tid of this process is blocked (state S in its stat). */
+static int thread_blocked(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* The strict collector is asleep on the doorbell: it said so
+ * (collector_sleeping) and its thread is blocked, which in its loop only
+ * the futex wait does.  Polled, not assumed after a time: a busy machine
+ * may take long to get there (bounded at 5 min, then a failure). */
+static void wait_collector_asleep(struct env *e)
+{
+	for (int k = 0; k < 300000; k++) {
+		if (e->drain_tid &&
+		    __atomic_load_n(&e->cl.h->collector_sleeping, __ATOMIC_SEQ_CST) &&
+		    thread_blocked(e->drain_tid))
+			return;
+		usleep(1000);
+	}
+	fail_msg("the collector never went to sleep on the doorbell");
+}
+
 static void test_doorbell_rule(void **state)
 {
 	struct env *e = env_new(16, 4, 4);
@@ -523,14 +555,14 @@ static void test_doorbell_rule(void **state)
 	assert_non_null(t);
 	e->producers_running = 1;
 	assert_int_equal(pthread_create(&dr, NULL, drain_strict, e), 0);
-	usleep(50000); /* the collector has seen the thread and sleeps */
+	wait_collector_asleep(e);
 	/* one full batch: 1 of 4 slots, no ring; the collector sleeps on */
 	publish_one(e, t, &counter, 16);
 	assert_false(consumed_within(e, 1, 100));
 	/* the second makes the ring half full: ring */
 	publish_one(e, t, &counter, 16);
 	assert_true(consumed_within(e, 2, 500));
-	usleep(50000);
+	wait_collector_asleep(e);
 	/* a partial batch (a flush) rings even with the ring nearly empty */
 	publish_one(e, t, &counter, 5);
 	assert_true(consumed_within(e, 3, 500));

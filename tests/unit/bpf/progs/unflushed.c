@@ -15,7 +15,8 @@
  *   nested-exit      a handler interrupted by a second one, which _exits
  *                    (two interrupted levels)
  *   thread-exec      workers block; another thread execs the image again
- *                    (with "threads 0"), which kills them
+ *                    (with "threads 0") once main blocks too, which kills
+ *                    them all
  *   kill             workers block; main works and SIGKILLs the process
  */
 #include <pthread.h>
@@ -103,10 +104,14 @@ static void on_usr2_nested(int sig)
 	sink += work(1);
 }
 
+/* Execs once main is blocked for good: main releases `lock` only by
+ * waiting in pthread_cond_wait, after its last path, so the exec cannot
+ * cut that path short on one run and not on another. */
 static void *execer(void *arg)
 {
 	(void)arg;
 	sink += work(400);
+	pthread_mutex_lock(&lock);
 	exec_self("threads", "0");
 	return NULL;
 }
@@ -142,7 +147,7 @@ int main(int argc, char **argv)
 		pthread_t t;
 		start_workers(n);
 		pthread_create(&t, NULL, execer, NULL);
-		pthread_join(t, NULL);
+		pthread_cond_wait(&never, &lock);
 	} else if (strcmp(mode, "kill") == 0) {
 		start_workers(n);
 		sink += work(300);
