@@ -50,7 +50,7 @@ void rt_say(const char *a, const char *b)
 
 static uint32_t env_words(void)
 {
-	const char *s = getenv(WPP_BUFFER_WORDS_ENV);
+	const char *s = secure_getenv(WPP_BUFFER_WORDS_ENV);
 	char *end;
 	unsigned long v;
 
@@ -73,8 +73,8 @@ static const struct rt_transport_ops *select_transport(void)
 		rt_hello_collectors();
 		return &rt_transport_probe;
 	}
-	disable = getenv("WPP_DISABLE");
-	shm = getenv(WPP_SHM_ENV);
+	disable = secure_getenv("WPP_DISABLE");
+	shm = secure_getenv(WPP_SHM_ENV);
 	if (disable && *disable && strcmp(disable, "0") != 0)
 		return &rt_transport_discard;
 	rt_buffer_words = env_words();
