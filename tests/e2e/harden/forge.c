@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	wpp_shm_options_check(&o, &msg);
 	wpp_shm_layout(&o, &layout);
 	fd = memfd ? memfd_create("forged", MFD_ALLOW_SEALING)
-		   : open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0666);
+		   : open(argv[2], O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)layout.region_size) < 0) {
 		perror("forge");
 		return 1;

@@ -152,28 +152,36 @@ struct env {
 	volatile pid_t drain_tid;	/* the strict collector's thread */
 };
 
-static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
+/* /proc/PID/stat's start time, as the collector checks it. */
+static uint64_t start_ticks_of(pid_t pid)
 {
-	struct env *e = calloc(1, sizeof(*e));
-	struct wpp_shm_options o = {words, slots, 2, threads, 4, 16};
-	struct wpp_shm_proc_info pi = {
-	    (uint32_t)getpid(), (uint32_t)getppid(), 0, 0, 0, "/test", "test", 5};
-	FILE *f = fopen("/proc/self/stat", "r");
-	char buf[1024];
-	char *p;
+	char path[64], buf[1024], *p;
+	FILE *f;
 
-	assert_non_null(e);
-	e->col = wpp_shm_collector_create(&o);
-	assert_non_null(e->col);
-	assert_int_equal(wpp_shm_attach(&e->cl, wpp_shm_collector_env(e->col)), 0);
-	/* the collector checks start time against /proc to tell pid reuse */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(buf, sizeof(buf), f));
 	fclose(f);
 	p = strrchr(buf, ')');
 	for (int field = 2; field < 22; field++)
 		p = strchr(p + 1, ' ');
-	pi.start_ticks = strtoull(p + 1, NULL, 10);
+	return strtoull(p + 1, NULL, 10);
+}
+
+static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct wpp_shm_options o = {words, slots, 2, threads, 4, 16};
+	struct wpp_shm_proc_info pi = {
+	    (uint32_t)getpid(), (uint32_t)getppid(), 0, 0, 0, "/test", "test", 5};
+
+	assert_non_null(e);
+	e->col = wpp_shm_collector_create(&o);
+	assert_non_null(e->col);
+	assert_int_equal(wpp_shm_attach(&e->cl, wpp_shm_collector_env(e->col)), 0);
+	/* the collector checks start time against /proc to tell pid reuse */
+	pi.start_ticks = start_ticks_of(getpid());
 	assert_int_equal(wpp_shm_register_process(&e->cl, &pi), 0);
 	e->sink =
 	    (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap};
@@ -660,22 +668,6 @@ static void test_no_lost_wakeups_pingpong(void **state)
 	env_free(e);
 }
 
-/* /proc/PID/stat's start time, as the collector checks it. */
-static uint64_t start_ticks_of(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	p = strrchr(buf, ')');
-	for (int field = 2; field < 22; field++)
-		p = strchr(p + 1, ' ');
-	return strtoull(p + 1, NULL, 10);
-}
 
 /*
  * A producer that moves its ring's head out of range is cut off: reported
