@@ -6,9 +6,9 @@ LLVM_LDFLAGS := $(shell $(LLVM_CONFIG) --ldflags)
 LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
 
 # LLVM-independent graph algorithms (also linked into the unit tests).
-INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/numbering.c \
+INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
-	user/instrument/loops.c user/instrument/runs.c
+	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_meta.c \

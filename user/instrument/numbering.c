@@ -5,104 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dag_walk.h"
 #include "wpp/meta_format.h"
-
-/* Out-edge lists of the DAG (edge indices, in edge-array order). */
-struct dag_adj {
-	uint32_t *start, *adj;
-};
-
-static void dag_adj_free(struct dag_adj *a)
-{
-	free(a->start);
-	free(a->adj);
-	a->start = a->adj = NULL;
-}
-
-static int dag_adj_build(struct dag_adj *a, const struct wpp_dag *d, int incoming)
-{
-	uint32_t nn = d->nblocks + 2;
-	a->start = calloc((size_t)nn + 1, sizeof(uint32_t));
-	a->adj = malloc(((size_t)d->nedges + 1) * sizeof(uint32_t));
-	uint32_t *fill = malloc(((size_t)nn + 1) * sizeof(uint32_t));
-	if (!a->start || !a->adj || !fill) {
-		free(fill);
-		dag_adj_free(a);
-		return -1;
-	}
-	for (uint32_t e = 0; e < d->nedges; e++)
-		a->start[(incoming ? d->edges[e].dst : d->edges[e].src) + 1]++;
-	for (uint32_t v = 0; v < nn; v++)
-		a->start[v + 1] += a->start[v];
-	memcpy(fill, a->start, (size_t)nn * sizeof(uint32_t));
-	for (uint32_t e = 0; e < d->nedges; e++)
-		a->adj[fill[incoming ? d->edges[e].dst : d->edges[e].src]++] = e;
-	free(fill);
-	return 0;
-}
-
-/* Reverse topological order (every node after all its successors), by
- * Kahn's algorithm on out-degrees.  Returns -1 if the graph has a cycle. */
-static int reverse_topo(const struct wpp_dag *d, const struct dag_adj *in, uint32_t *order)
-{
-	uint32_t nn = d->nblocks + 2, head = 0, tail = 0;
-	uint32_t *outdeg = calloc(nn, sizeof(uint32_t));
-	if (!outdeg)
-		return -1;
-	for (uint32_t e = 0; e < d->nedges; e++)
-		outdeg[d->edges[e].src]++;
-	for (uint32_t v = 0; v < nn; v++)
-		if (!outdeg[v])
-			order[tail++] = v;
-	while (head < tail) {
-		uint32_t v = order[head++];
-		for (uint32_t i = in->start[v]; i < in->start[v + 1]; i++) {
-			uint32_t u = d->edges[in->adj[i]].src;
-			if (--outdeg[u] == 0)
-				order[tail++] = u;
-		}
-	}
-	free(outdeg);
-	return tail == nn ? 0 : -1;
-}
-
-/* What both passes over the DAG need: out- and in-edge lists, a reverse
- * topological order and a zeroed path count per node. */
-struct dag_walk {
-	uint32_t nn;
-	struct dag_adj out, in;
-	uint32_t *order;
-	uint64_t *np;
-};
-
-static void dag_walk_end(struct dag_walk *w)
-{
-	dag_adj_free(&w->out);
-	dag_adj_free(&w->in);
-	free(w->order);
-	free(w->np);
-	memset(w, 0, sizeof(*w));
-}
-
-/* Returns -1 (with nothing left to free) on allocation failure or a cycle. */
-static int dag_walk_begin(struct dag_walk *w, const struct wpp_dag *d)
-{
-	memset(w, 0, sizeof(*w));
-	w->nn = d->nblocks + 2;
-	w->order = malloc((size_t)w->nn * sizeof(uint32_t));
-	w->np = calloc(w->nn, sizeof(uint64_t));
-	if (!w->order || !w->np || dag_adj_build(&w->out, d, 0) || dag_adj_build(&w->in, d, 1) ||
-	    reverse_topo(d, &w->in, w->order)) {
-		dag_walk_end(w);
-		return -1;
-	}
-	return 0;
-}
 
 /* Counts paths to EXIT for every node, saturating at cap + 1 (so "too many"
  * stays distinguishable without wrapping).  Also assigns vals when they are
  * exact (the caller only keeps them from the final pass). */
-static void count_paths(struct wpp_dag *d, const struct dag_adj *out, const uint32_t *order,
+static void count_paths(struct wpp_dag *d, const struct wpp_dag_adj *out, const uint32_t *order,
 			uint64_t *np, uint64_t cap)
 {
 	uint32_t nn = d->nblocks + 2;
@@ -125,7 +34,7 @@ static void count_paths(struct wpp_dag *d, const struct dag_adj *out, const uint
 
 /* Turns every REAL in-edge of w into a CUT_EXIT dummy and gives w its
  * ENTRY edge: paths through w now start at w. */
-static int cut_node(struct wpp_dag *d, const struct dag_adj *in, uint32_t w)
+static int cut_node(struct wpp_dag *d, const struct wpp_dag_adj *in, uint32_t w)
 {
 	uint32_t exit = WPP_DAG_EXIT(d->nblocks);
 	for (uint32_t i = in->start[w]; i < in->start[w + 1]; i++) {
@@ -156,8 +65,8 @@ static int truncate_to_fit(struct wpp_dag *d, uint64_t wide_limit)
 	uint64_t node_cap = wide_limit / ((uint64_t)d->nblocks + 1);
 	if (node_cap < 2)
 		node_cap = 2;
-	struct dag_walk w;
-	if (dag_walk_begin(&w, d))
+	struct wpp_dag_walk w;
+	if (wpp_dag_walk_begin(&w, d))
 		return -1;
 	int rc = -1;
 	for (uint32_t k = 0; k < w.nn; k++) {
@@ -187,14 +96,14 @@ static int truncate_to_fit(struct wpp_dag *d, uint64_t wide_limit)
 	}
 	rc = 0;
 out:
-	dag_walk_end(&w);
+	wpp_dag_walk_end(&w);
 	return rc;
 }
 
 static int number_pass(struct wpp_dag *d, uint64_t cap, uint64_t *npaths_out)
 {
-	struct dag_walk w;
-	if (dag_walk_begin(&w, d))
+	struct wpp_dag_walk w;
+	if (wpp_dag_walk_begin(&w, d))
 		return -1;
 	count_paths(d, &w.out, w.order, w.np, cap);
 	/* Largest count over all nodes: unreachable blocks have vals too. */
@@ -204,7 +113,7 @@ static int number_pass(struct wpp_dag *d, uint64_t cap, uint64_t *npaths_out)
 			max = w.np[v];
 	*npaths_out = max;
 	d->npaths = entry;
-	dag_walk_end(&w);
+	wpp_dag_walk_end(&w);
 	return 0;
 }
 

@@ -36,26 +36,19 @@ static int cmp_heavier_first(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : (a->idx > b->idx);
 }
 
-int wpp_dag_place(struct wpp_dag *d, const double *weight)
+/* Kruskal, heaviest first, with EXIT-ENTRY joined up front: sets
+ * edges[].in_tree.  Returns 0 or -1 (allocation). */
+static int choose_tree(struct wpp_dag *d, const double *weight)
 {
 	uint32_t nn = d->nblocks + 2, ne = d->nedges;
-	uint32_t entry = WPP_DAG_ENTRY(d->nblocks), exit = WPP_DAG_EXIT(d->nblocks);
 	uint32_t *parent = malloc((size_t)nn * sizeof(uint32_t));
 	struct weighted *byw = malloc(((size_t)ne + 1) * sizeof(*byw));
-	/* tree adjacency: for each node, list of tree edge indices */
-	uint32_t *tstart = calloc((size_t)nn + 1, sizeof(uint32_t));
-	uint32_t *tadj = malloc(((size_t)ne + 1) * 2 * sizeof(uint32_t));
-	uint32_t *queue = malloc((size_t)nn * sizeof(uint32_t));
-	uint64_t *phi = calloc(nn, sizeof(uint64_t));
-	uint8_t *seen = calloc(nn, 1);
 	int rc = -1;
-	if (!parent || !byw || !tstart || !tadj || !queue || !phi || !seen)
+	if (!parent || !byw)
 		goto out;
-
-	/* Kruskal, heaviest first; EXIT-ENTRY joined up front. */
 	for (uint32_t v = 0; v < nn; v++)
 		parent[v] = v;
-	uf_union(parent, exit, entry);
+	uf_union(parent, WPP_DAG_EXIT(d->nblocks), WPP_DAG_ENTRY(d->nblocks));
 	for (uint32_t e = 0; e < ne; e++)
 		byw[e] = (struct weighted){weight ? weight[e] : 0.0, e};
 	qsort(byw, ne, sizeof(*byw), cmp_heavier_first);
@@ -63,6 +56,26 @@ int wpp_dag_place(struct wpp_dag *d, const double *weight)
 		struct wpp_dag_edge *e = &d->edges[byw[k].idx];
 		e->in_tree = (uint8_t)uf_union(parent, e->src, e->dst);
 	}
+	rc = 0;
+out:
+	free(parent), free(byw);
+	return rc;
+}
+
+int wpp_dag_place_values(const struct wpp_dag *d, const uint64_t *val, uint64_t *inc)
+{
+	uint32_t nn = d->nblocks + 2, ne = d->nedges;
+	uint32_t entry = WPP_DAG_ENTRY(d->nblocks), exit = WPP_DAG_EXIT(d->nblocks);
+	/* tree adjacency: for each node, list of tree edge indices */
+	uint32_t *tstart = calloc((size_t)nn + 1, sizeof(uint32_t));
+	uint32_t *tadj = malloc(((size_t)ne + 1) * 2 * sizeof(uint32_t));
+	uint32_t *fill = malloc((size_t)nn * sizeof(uint32_t));
+	uint32_t *queue = malloc((size_t)nn * sizeof(uint32_t));
+	uint64_t *phi = calloc(nn, sizeof(uint64_t));
+	uint8_t *seen = calloc(nn, 1);
+	int rc = -1;
+	if (!tstart || !tadj || !fill || !queue || !phi || !seen)
+		goto out;
 
 	/* Potentials by BFS over the tree from ENTRY (EXIT is its neighbour
 	 * through the virtual edge, at potential 0). */
@@ -73,19 +86,13 @@ int wpp_dag_place(struct wpp_dag *d, const double *weight)
 		}
 	for (uint32_t v = 0; v < nn; v++)
 		tstart[v + 1] += tstart[v];
-	{
-		uint32_t *fill = malloc((size_t)nn * sizeof(uint32_t));
-		if (!fill)
-			goto out;
-		for (uint32_t v = 0; v < nn; v++)
-			fill[v] = tstart[v];
-		for (uint32_t e = 0; e < ne; e++)
-			if (d->edges[e].in_tree) {
-				tadj[fill[d->edges[e].src]++] = e;
-				tadj[fill[d->edges[e].dst]++] = e;
-			}
-		free(fill);
-	}
+	for (uint32_t v = 0; v < nn; v++)
+		fill[v] = tstart[v];
+	for (uint32_t e = 0; e < ne; e++)
+		if (d->edges[e].in_tree) {
+			tadj[fill[d->edges[e].src]++] = e;
+			tadj[fill[d->edges[e].dst]++] = e;
+		}
 	uint32_t head = 0, tail = 0;
 	queue[tail++] = entry;
 	queue[tail++] = exit;
@@ -100,7 +107,8 @@ int wpp_dag_place(struct wpp_dag *d, const double *weight)
 					continue;
 				seen[w] = 1;
 				/* phi(dst) = phi(src) + val, walked either way. */
-				phi[w] = e->src == v ? phi[v] + e->val : phi[v] - e->val;
+				phi[w] =
+				    e->src == v ? phi[v] + val[tadj[i]] : phi[v] - val[tadj[i]];
 				queue[tail++] = w;
 			}
 		}
@@ -114,12 +122,30 @@ int wpp_dag_place(struct wpp_dag *d, const double *weight)
 		seen[root] = 1;
 		queue[tail++] = root;
 	}
-	for (uint32_t k = 0; k < ne; k++) {
-		struct wpp_dag_edge *e = &d->edges[k];
-		e->inc = e->val + phi[e->src] - phi[e->dst];
-	}
+	for (uint32_t k = 0; k < ne; k++)
+		inc[k] = val[k] + phi[d->edges[k].src] - phi[d->edges[k].dst];
 	rc = 0;
 out:
-	free(parent), free(byw), free(tstart), free(tadj), free(queue), free(phi), free(seen);
+	free(tstart), free(tadj), free(fill), free(queue), free(phi), free(seen);
+	return rc;
+}
+
+int wpp_dag_place(struct wpp_dag *d, const double *weight)
+{
+	uint32_t ne = d->nedges;
+	uint64_t *val = malloc(((size_t)ne + 1) * sizeof(uint64_t));
+	uint64_t *inc = malloc(((size_t)ne + 1) * sizeof(uint64_t));
+	int rc = -1;
+	if (!val || !inc || choose_tree(d, weight))
+		goto out;
+	for (uint32_t e = 0; e < ne; e++)
+		val[e] = d->edges[e].val;
+	if (wpp_dag_place_values(d, val, inc))
+		goto out;
+	for (uint32_t e = 0; e < ne; e++)
+		d->edges[e].inc = inc[e];
+	rc = 0;
+out:
+	free(val), free(inc);
 	return rc;
 }

@@ -20,4 +20,11 @@
  * Sets edges[].in_tree and edges[].inc.  Returns 0 or -1 (allocation). */
 int wpp_dag_place(struct wpp_dag *d, const double *weight);
 
+/* The same potentials for any other edge values on the tree wpp_dag_place
+ * chose (e.g. preferential numbering's weights, ppp.h, whose register must
+ * be updated on the same edges as the Ball-Larus one): inc[e] = val[e] +
+ * phi(src) - phi(dst) mod 2^64, 0 on tree edges, summing along every
+ * ENTRY->EXIT path to the path's sum of val.  Returns 0 or -1 (allocation). */
+int wpp_dag_place_values(const struct wpp_dag *d, const uint64_t *val, uint64_t *inc);
+
 #endif

@@ -3,8 +3,13 @@
 # test-double runtime (tests/unit/instrument/testrt.c, never shipped).
 INSTR_TEST_GRAPH := $(BIN)/tests/instrument-graph
 INSTR_TEST_E2E := $(BIN)/tests/instrument-e2e
+INSTR_TEST_PPP := $(BIN)/tests/instrument-ppp
 
 $(INSTR_TEST_GRAPH): $(call objs,san,tests/unit/instrument/test_graph.c $(INSTR_GRAPH_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
+
+$(INSTR_TEST_PPP): $(call objs,san,tests/unit/instrument/test_ppp.c $(INSTR_GRAPH_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
 
@@ -13,7 +18,7 @@ $(INSTR_TEST_E2E): $(call objs,san,tests/unit/instrument/test_e2e.c) | $(BIN)/wp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 
-TEST_TARGETS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E)
+TEST_TARGETS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E) $(INSTR_TEST_PPP)
 # Runs (REPEAT words) through the real runtime and shm transport, against
 # blocks mode, including a counting loop interrupted by a looping handler.
-TESTS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E) tests/unit/instrument/runs_signal.sh
+TESTS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E) $(INSTR_TEST_PPP) tests/unit/instrument/runs_signal.sh
