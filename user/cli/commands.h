@@ -17,6 +17,7 @@ int cmd_report(int argc, char **argv);	 /* user/cli/cmd_report.c (REPORT room) *
 int cmd_annotate(int argc, char **argv); /* user/cli/cmd_annotate.c (REPORT room) */
 int cmd_cfg(int argc, char **argv);	 /* user/cli/cmd_cfg.c (REPORT room) */
 int cmd_export(int argc, char **argv);	 /* user/cli/cmd_export.c (REPORT room) */
+int cmd_edges(int argc, char **argv);	 /* user/cli/cmd_edges.c (REPORT room) */
 int cmd_kpaths(int argc, char **argv);	 /* user/cli/cmd_kpaths.c (KPATHS room) */
 
 /* Exit statuses of the report commands. */

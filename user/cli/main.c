@@ -118,6 +118,16 @@ static const struct command commands[] = {
      "process, its locations the path's blocks (function, file:line), its values\n"
      "the executions and the IR instructions executed (--cost EV: a recorded\n"
      "counter's events instead).\n"},
+    {"edges", cmd_edges, "edge profile for profile-guided placement (wppcc --wpp-profile)",
+     "usage: wpptrace edges run.wpp [-o FILE] [--pid P] [--tid T] [-q]\n"
+     "\n"
+     "How often each edge of each function's path DAG was taken, as a text\n"
+     "edge profile (docs/instrumentation.md, \"Profile-guided placement\").\n"
+     "wppcc --wpp-profile=FILE places the path register's increments on the\n"
+     "edges that ran least; path ids keep their meaning.  On stderr: functions,\n"
+     "edges, path executions and the increments the recorded build executed.\n"
+     "  -o FILE     write there instead of stdout\n"
+     "  -q          no summary line\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
      "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
      "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

@@ -396,6 +396,40 @@ static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn,
 	return wpp_hash_final(h);
 }
 
+/* With an edge profile (wppcc --wpp-profile), replace the static weights w
+ * by the measured ones when the profile has this very function (same
+ * stable id, same DAG); a function known to the profile by name only was
+ * changed since it was recorded: one warning line, static weights.  -1
+ * only on allocation failure. */
+static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stable_id,
+			   const struct wpp_dag *d, double *w)
+{
+	size_t len;
+	const char *name = LLVMGetValueName2(fn, &len);
+	const struct wpp_edge_prof_fn *f;
+
+	if (!tu->profile)
+		return 0;
+	if ((f = wpp_edge_prof_find(tu->profile, stable_id))) {
+		double *measured = malloc(((size_t)d->nedges + 1) * sizeof(double));
+		if (!measured)
+			return -1;
+		if (wpp_edge_prof_weights(f, d, w, measured) == 0) {
+			memcpy(w, measured, (size_t)d->nedges * sizeof(double));
+			free(measured);
+			return 0;
+		}
+		free(measured);
+	} else if (!wpp_edge_prof_has_name(tu->profile, name)) {
+		return 0; /* not in the recording: nothing measured */
+	}
+	fprintf(stderr,
+		"wppcc: warning: %s changed since the profile %s was recorded; its increments "
+		"are placed without it\n",
+		name, tu->profile_path);
+	return 0;
+}
+
 int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 {
 	struct wpp_ir_cfg c;
@@ -415,7 +449,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		goto out;
 	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
 	struct wpp_weight_input wi = {&c.cfg, &d, c.edge_prob};
-	if (!w || tu->weigh(&wi, w) || wpp_dag_place(&d, w))
+	uint64_t stable_id = function_stable_id(tu, fn, &c);
+	if (!w || tu->weigh(&wi, w) || profile_weights(tu, fn, stable_id, &d, w) ||
+	    wpp_dag_place(&d, w))
 		goto out;
 	if (tu->mode == WPP_MODE_BLOCKS)
 		for (uint32_t i = 0; i < d.nedges; i++)
@@ -423,7 +459,6 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 
 	/* Metadata describes the code as it is now, before instrumentation. */
 	uint32_t local_index = tu->nfuncs;
-	uint64_t stable_id = function_stable_id(tu, fn, &c);
 	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id))
 		goto out;
 

@@ -10,6 +10,7 @@
 #include <llvm-c/Core.h>
 #include <stdint.h>
 
+#include "edge_profile_read.h"
 #include "ir_probes.h"
 #include "meta_blob.h"
 #include "runs.h"
@@ -21,7 +22,10 @@ struct wpp_tu_ctx {
 	uint32_t mode;	    /* enum wpp_meta_mode */
 	const char *source; /* module source file name */
 	size_t source_len;
-	wpp_weight_fn weigh;	       /* placement weighting (weights.h) */
+	wpp_weight_fn weigh; /* placement weighting (weights.h) */
+	/* measured edge counts (wppcc --wpp-profile), or NULL */
+	const struct wpp_edge_prof *profile;
+	const char *profile_path;
 	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
 	uint32_t nfuncs;

@@ -107,6 +107,15 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.mode = mode_from_env();
 	tu.source = LLVMGetSourceFileName(m, &tu.source_len);
 	tu.weigh = wpp_weights_static;
+	struct wpp_edge_prof profile;
+	if ((tu.profile_path = getenv("WPP_EDGE_PROFILE")) && *tu.profile_path) {
+		char why[256];
+		if (wpp_edge_prof_load(&profile, tu.profile_path, why, sizeof(why)) == 0)
+			tu.profile = &profile;
+		else
+			fprintf(stderr, "wppcc: profile %s: %s; placing without it\n",
+				tu.profile_path, why);
+	}
 	tu.runs = runs_from_env();
 	tu.run_opts = run_opts_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
@@ -122,6 +131,8 @@ void wpp_instrument_module(LLVMModuleRef m)
 				tu.mode, tu.source, tu.source_len))
 		fprintf(stderr, "wppcc: could not emit path metadata for %.*s\n",
 			(int)tu.source_len, tu.source);
+	if (tu.profile)
+		wpp_edge_prof_free(&profile);
 	wpp_mb_free(&tu.meta);
 	wpp_probes_free(&tu.probes);
 	if (new_dbg)

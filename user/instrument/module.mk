@@ -8,7 +8,8 @@ LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
 # LLVM-independent graph algorithms (also linked into the unit tests).
 INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
-	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c
+	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c \
+	user/instrument/edge_profile_read.c
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_meta.c \
@@ -30,7 +31,9 @@ $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 	@mkdir -p $(dir $@)
 	$(CXX) -shared -o $@ $^ $(LLVM_LDFLAGS) -l$(LLVM_LIBNAME) -lm
 
-WPPCC_SRCS := user/instrument/wppcc/wppcc_main.c user/instrument/wppcc/wppcc_args.c
+WPPCC_SRCS := user/instrument/wppcc/wppcc_main.c user/instrument/wppcc/wppcc_args.c \
+	user/instrument/wppcc/wppcc_profile.c user/instrument/edge_profile_read.c \
+	user/instrument/dag.c
 
 $(BIN)/wppcc: $(call objs,,$(WPPCC_SRCS))
 	@mkdir -p $(dir $@)

@@ -5,9 +5,9 @@
  * A weighting is a function filling one weight per DAG edge; placement only
  * needs "heavier = executed more often".  The static weighting here uses
  * branch probabilities (from !prof branch_weights, else uniform) times an
- * estimated block frequency of 8^loop_depth.  A profile-driven weighting
- * (TPP/PPP edge profiles from an earlier run) plugs in with the same
- * signature.
+ * estimated block frequency of 8^loop_depth.  Measured counts from an
+ * earlier run (wppcc --wpp-profile) replace it per function where they
+ * apply (edge_profile_read.h), keeping it as the tie-break.
  */
 #ifndef WPP_INSTRUMENT_WEIGHTS_H
 #define WPP_INSTRUMENT_WEIGHTS_H

@@ -4,12 +4,15 @@
 INSTR_TEST_GRAPH := $(BIN)/tests/instrument-graph
 INSTR_TEST_E2E := $(BIN)/tests/instrument-e2e
 INSTR_TEST_PPP := $(BIN)/tests/instrument-ppp
+INSTR_TEST_PROFILE := $(BIN)/tests/instrument-edge-profile
 
-$(INSTR_TEST_GRAPH): $(call objs,san,tests/unit/instrument/test_graph.c $(INSTR_GRAPH_SRCS))
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
-
-$(INSTR_TEST_PPP): $(call objs,san,tests/unit/instrument/test_ppp.c $(INSTR_GRAPH_SRCS))
+# The graph-algorithm tests: one test source each, with the LLVM-independent
+# sources, under ASan/UBSan.
+INSTR_UNIT_TESTS := $(INSTR_TEST_GRAPH) $(INSTR_TEST_PPP) $(INSTR_TEST_PROFILE)
+$(INSTR_TEST_GRAPH): $(call objs,san,tests/unit/instrument/test_graph.c)
+$(INSTR_TEST_PPP): $(call objs,san,tests/unit/instrument/test_ppp.c)
+$(INSTR_TEST_PROFILE): $(call objs,san,tests/unit/instrument/test_edge_profile.c)
+$(INSTR_UNIT_TESTS): $(call objs,san,$(INSTR_GRAPH_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
 
@@ -18,7 +21,7 @@ $(INSTR_TEST_E2E): $(call objs,san,tests/unit/instrument/test_e2e.c) | $(BIN)/wp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 
-TEST_TARGETS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E) $(INSTR_TEST_PPP)
+TEST_TARGETS += $(INSTR_UNIT_TESTS) $(INSTR_TEST_E2E)
 # Runs (REPEAT words) through the real runtime and shm transport, against
 # blocks mode, including a counting loop interrupted by a looping handler.
-TESTS += $(INSTR_TEST_GRAPH) $(INSTR_TEST_E2E) $(INSTR_TEST_PPP) tests/unit/instrument/runs_signal.sh
+TESTS += $(INSTR_UNIT_TESTS) $(INSTR_TEST_E2E) tests/unit/instrument/runs_signal.sh

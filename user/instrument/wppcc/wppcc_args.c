@@ -124,6 +124,15 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->static_rt = 1;
 			continue;
 		}
+		if (strncmp(a, "--wpp-profile=", 14) == 0) {
+			if (!a[14]) {
+				p->error =
+				    "--wpp-profile= needs a file (a recording or an edge profile)";
+				return -1;
+			}
+			p->profile = a + 14;
+			continue;
+		}
 		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
 			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks")) {
 				p->error = "-fwpp-mode= takes 'paths' or 'blocks'";

@@ -19,6 +19,7 @@ struct wppcc_plan {
 	int static_rt;
 	int no_runs;	       /* -fwpp-no-runs */
 	const char *mode;      /* "paths" or "blocks" */
+	const char *profile;   /* --wpp-profile=FILE, or NULL */
 	int compiles_source;   /* some input is compiled from source */
 	int has_input;	       /* any input file (or @response file) */
 	int stops_before_link; /* -c -S -E -M -MM -fsyntax-only ... */

@@ -9,7 +9,8 @@
  * /usr/lib/llvm-19/bin/clang; the plugin and runtime relative to its own
  * executable, in ../lib/wpptrace/.  The mode reaches the plugin through the
  * environment variable WPP_MODE, -fwpp-no-runs through WPP_RUNS=0 (always
- * set, so an inherited value never decides).
+ * set, so an inherited value never decides), --wpp-profile=FILE through
+ * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "wppcc_args.h"
+#include "wppcc_profile.h"
 
 #define FALLBACK_CLANG "/usr/lib/llvm-19/bin/clang"
 
@@ -121,6 +123,16 @@ int main(int argc, char **argv)
 	out[k] = NULL;
 	if (setenv("WPP_MODE", plan.mode, 1) || setenv("WPP_RUNS", plan.no_runs ? "0" : "1", 1))
 		die("cannot set the plugin's environment: %s", strerror(errno));
+	/* Like WPP_RUNS, always decided here, never inherited. */
+	unsetenv("WPP_EDGE_PROFILE");
+	if (plan.profile && !plan.no_wpp && plan.compiles_source) {
+		static char prof[PATH_MAX];
+		char why[PATH_MAX + 256];
+		if (wppcc_profile_resolve(plan.profile, self, prof, sizeof(prof), why, sizeof(why)))
+			die("%s", why);
+		if (setenv("WPP_EDGE_PROFILE", prof, 1))
+			die("cannot set the plugin's environment: %s", strerror(errno));
+	}
 	execv(clang, out);
 	die("cannot run clang: %s", strerror(errno));
 	return 1;

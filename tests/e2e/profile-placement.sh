@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Profile-guided placement (wppcc --wpp-profile, wpptrace edges; issue 27):
+# for deterministic corpus programs, a build placed by a recording's edge
+# profile must
+#   - run with the same output and decode to exactly the same path profile
+#     (`wpptrace paths`, byte for byte but the file name) as the static build;
+#   - execute no more path-register increments than the static build (the
+#     tree is a maximum spanning tree of the measured counts), fewer on at
+#     least one program;
+#   - be the same code whether given the edge profile or the recording
+#     (converted once into XDG_CACHE_HOME);
+# and the edge profile itself must conserve flow (into every block as much
+# as out of it) and count each path's executions on its entry edge.  A
+# function changed since the profile: one warning line naming it, the
+# build goes on.  A corrupt or missing profile: one error line, exit 1.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WPPCC=$ROOT/bin/wppcc
+WPPTRACE=$ROOT/bin/wpptrace
+CORPUS=$ROOT/tests/corpus
+WORK=$ROOT/tests/work/profile-placement
+rm -rf "$WORK"
+mkdir -p "$WORK/src"
+export XDG_CACHE_HOME=$WORK/cache
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok:   $*"; }
+
+# flow conservation and entry counts of an edge profile
+check_flow() {
+	python3 - "$1" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[0] == "wpp-edge-profile 1", "magic"
+fn, edges, bad = None, [], []
+def close():
+    if fn is None:
+        return
+    nb = max(max(s, d) for s, d, k, c in edges) - 1  # EXIT = nblocks + 1
+    inflow, outflow = {}, {}
+    for s, d, k, c in edges:
+        outflow[s] = outflow.get(s, 0) + c
+        inflow[d] = inflow.get(d, 0) + c
+    for v in range(nb):
+        if inflow.get(v, 0) != outflow.get(v, 0):
+            bad.append("%s block %d: in %d out %d" % (fn, v, inflow.get(v, 0), outflow.get(v, 0)))
+    if inflow.get(nb + 1, 0) != outflow.get(nb, 0):
+        bad.append("%s: ENTRY %d != EXIT %d" % (fn, outflow.get(nb, 0), inflow.get(nb + 1, 0)))
+for l in lines[1:]:
+    if not l or l.startswith("#"):
+        continue
+    f = l.split(" ")
+    if f[0] == "f":
+        close()
+        fn, edges = f[3], []
+    else:
+        edges.append(tuple(int(x) for x in f[1:5]))
+close()
+if bad:
+    print("\n".join(bad[:5]))
+    sys.exit(1)
+PY
+}
+
+increments() { sed -n 's/.* \([0-9]*\) increments executed.*/\1/p' "$1"; }
+
+lower=0
+for spec in branches: switches: interp: recursion:12 wide_paths: callbacks: variadic:; do
+	name=${spec%%:*} args=${spec#*:}
+	d=$WORK/$name
+	mkdir -p "$d"
+	cp "$CORPUS/$name.c" "$CORPUS/corpus.h" "$WORK/src/"
+	src=$WORK/src/$name.c
+	run() { # BINARY TAG
+		(cd "$d" && "$WPPTRACE" record -q -o "$2.wpp" -- "./$1" $args >"$2.out" 2>&1)
+	}
+	"$WPPCC" -O2 -o "$d/static" "$src" || { fail "$name: static build"; continue; }
+	run static s || { fail "$name: static record"; continue; }
+	"$WPPTRACE" edges "$d/s.wpp" -o "$d/s.edges" 2>"$d/s.sum" || { fail "$name: edges"; continue; }
+	check_flow "$d/s.edges" || fail "$name: the edge profile does not conserve flow"
+	"$WPPCC" -O2 --wpp-profile="$d/s.edges" -o "$d/guided" "$src" 2>"$d/guided.err" ||
+		{ fail "$name: guided build: $(head -1 "$d/guided.err")"; continue; }
+	[ -s "$d/guided.err" ] && fail "$name: guided build said: $(head -1 "$d/guided.err")"
+	"$WPPCC" -O2 --wpp-profile="$d/s.wpp" -o "$d/guided2" "$src" ||
+		{ fail "$name: build from the recording"; continue; }
+	cmp -s <(objdump -d "$d/guided" | tail -n +3) <(objdump -d "$d/guided2" | tail -n +3) ||
+		fail "$name: the recording and its edge profile give different code"
+	run guided g || { fail "$name: guided record"; continue; }
+	cmp -s "$d/s.out" "$d/g.out" || fail "$name: output differs"
+	"$WPPTRACE" paths "$d/s.wpp" | tail -n +2 >"$d/s.paths"
+	"$WPPTRACE" paths "$d/g.wpp" | tail -n +2 >"$d/g.paths"
+	if ! cmp -s "$d/s.paths" "$d/g.paths"; then
+		fail "$name: path profiles differ: $(diff "$d/s.paths" "$d/g.paths" | sed -n 2p)"
+		continue
+	fi
+	"$WPPTRACE" edges "$d/g.wpp" -o "$d/g.edges" 2>"$d/g.sum"
+	s=$(increments "$d/s.sum") g=$(increments "$d/g.sum")
+	if [ -z "$s" ] || [ -z "$g" ] || [ "$g" -gt "$s" ]; then
+		fail "$name: increments executed: static ${s:-?}, guided ${g:-?}"
+		continue
+	fi
+	[ "$g" -lt "$s" ] && lower=$((lower + 1))
+	ok "$name: same paths, increments executed $s -> $g"
+done
+[ $lower -gt 0 ] || fail "no program executed fewer increments with its profile"
+
+# A function changed since the profile: one warning naming it.
+d=$WORK/interp
+sed 's/m->steps++;/m->steps++; if (m->sp > 250) m->sp = 250;/' "$WORK/src/interp.c" >"$WORK/src/interp.c.new" &&
+	mv "$WORK/src/interp.c.new" "$WORK/src/interp.c"
+"$WPPCC" -O2 --wpp-profile="$d/s.edges" -o "$d/changed" "$WORK/src/interp.c" 2>"$d/changed.err"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "warning: run changed since the profile" "$d/changed.err" ||
+	grep -q "warning: main changed" "$d/changed.err"; then
+	fail "changed function: rc=$rc, said: $(head -2 "$d/changed.err" | tr '\n' '|')"
+else
+	ok "changed function: $(head -1 "$d/changed.err")"
+fi
+[ -x "$d/changed" ] && (cd "$d" && ./changed >/dev/null) || fail "changed build does not run"
+
+# Bad profiles: one error line, exit 1, no output file.
+printf 'wpp-edge-profile 1\nf 00000000000000ff 3 f\ne 0 1 0 5 0\n' >"$WORK/short.edges"
+printf 'not a profile\n' >"$WORK/garbage.edges"
+for bad in short.edges garbage.edges missing.edges; do
+	rm -f "$WORK/bad.out"
+	"$WPPCC" -O2 --wpp-profile="$WORK/$bad" -o "$WORK/bad.out" "$WORK/src/branches.c" 2>"$WORK/bad.err"
+	rc=$?
+	if [ $rc -ne 1 ] || [ "$(wc -l <"$WORK/bad.err")" -ne 1 ] || [ -e "$WORK/bad.out" ]; then
+		fail "$bad: rc=$rc, $(wc -l <"$WORK/bad.err") lines: $(head -1 "$WORK/bad.err")"
+	else
+		ok "$bad: $(cat "$WORK/bad.err")"
+	fi
+done
+"$WPPTRACE" edges "$WORK/garbage.edges" >/dev/null 2>"$WORK/bad.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] || fail "edges on a non-recording: rc=$rc"
+
+[ $fails -eq 0 ] && echo "profile-placement: all passed" || echo "profile-placement: $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * edge_profile_read.h — an edge profile file (wpp/edge_profile.h) read
+ * for placement: per function, how often each DAG edge ran in a recording.
+ * LLVM-independent (the driver checks a profile with it before compiling,
+ * the pass reads it per translation unit, the unit tests fuzz it).
+ *
+ * The file is untrusted: any malformed line, number out of range, function
+ * out of order or edge count that does not match makes the load fail with
+ * one reason naming the line; nothing half-read is used.
+ */
+#ifndef WPP_INSTRUMENT_EDGE_PROFILE_READ_H
+#define WPP_INSTRUMENT_EDGE_PROFILE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dag.h"
+
+struct wpp_edge_prof_edge {
+	uint32_t src, dst, kind;
+	uint64_t count;
+};
+
+struct wpp_edge_prof_fn {
+	uint64_t stable_id;
+	const char *name;
+	uint32_t nedges;
+	const struct wpp_edge_prof_edge *edges; /* metadata edge order */
+};
+
+struct wpp_edge_prof {
+	struct wpp_edge_prof_fn *fns; /* by increasing stable id */
+	size_t nfns;
+	const char **names; /* every function's name, sorted (for the stale check) */
+	struct wpp_edge_prof_edge *edge_store;
+	char *name_store;
+};
+
+/* 0, or -1 with why ("LINE: reason", or an I/O error); p is then empty. */
+int wpp_edge_prof_load(struct wpp_edge_prof *p, const char *path, char *why, size_t whylen);
+/* The same from a buffer (tests, fuzzing). */
+int wpp_edge_prof_parse(struct wpp_edge_prof *p, const char *text, size_t len, char *why,
+			size_t whylen);
+void wpp_edge_prof_free(struct wpp_edge_prof *p);
+
+const struct wpp_edge_prof_fn *wpp_edge_prof_find(const struct wpp_edge_prof *p,
+						  uint64_t stable_id);
+/* 1 if some function of that name is in the profile (under any id). */
+int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name);
+
+/*
+ * Placement weights for d (numbered) from f: the measured count of each DAG
+ * edge, ties broken by static_w (any non-negative estimate, e.g.
+ * wpp_weights_static), so edges that never ran keep the static order.
+ * Returns 0, or -1 when f's edges are not d's (another build of the
+ * function): w is then untouched.
+ */
+int wpp_edge_prof_weights(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d,
+			  const double *static_w, double *w);
+
+#endif
