@@ -11,7 +11,8 @@
 #   - be the same code whether given the edge profile or the recording
 #     (converted once into XDG_CACHE_HOME);
 # and the edge profile itself must conserve flow (into every block as much
-# as out of it) and count each path's executions on its entry edge.  A
+# as out of it) and count each path's executions on its entry edge; two
+# recordings given together sum edge by edge.  A
 # function changed since the profile: one warning line naming it, the
 # build goes on.  A corrupt or missing profile: one error line, exit 1.
 set -u
@@ -104,6 +105,29 @@ for spec in branches: switches: interp: recursion:12 wide_paths: callbacks: vari
 	ok "$name: same paths, increments executed $s -> $g"
 done
 [ $lower -gt 0 ] || fail "no program executed fewer increments with its profile"
+
+# Several recordings make one profile: their counts summed, edge by edge.
+d=$WORK/interp
+"$WPPTRACE" edges -q "$d/s.wpp" "$d/g.wpp" -o "$WORK/both.edges"
+if python3 - "$d/s.edges" "$d/g.edges" "$WORK/both.edges" <<'PY'; then
+import sys
+def counts(path):
+    out, fn = {}, None
+    for l in open(path).read().split("\n")[1:]:
+        f = l.split(" ")
+        if f[0] == "f":
+            fn, k = f[1], 0
+        elif f[0] == "e":
+            out[(fn, k)] = int(f[4]); k += 1
+    return out
+a, b, both = (counts(p) for p in sys.argv[1:4])
+assert set(a) == set(b) == set(both)
+sys.exit(0 if all(both[k] == a[k] + b[k] for k in a) else 1)
+PY
+	ok "two recordings: one profile, counts summed"
+else
+	fail "two recordings: the counts are not the sums"
+fi
 
 # A function changed since the profile: one warning naming it.
 d=$WORK/interp

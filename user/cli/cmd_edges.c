@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_edges.c — `wpptrace edges run.wpp [-o FILE]`: the recording's edge
- * profile (wpp/edge_profile.h; user/report/edge_profile.c), the input of
- * `wppcc --wpp-profile=FILE`.  A summary on stderr says how many functions
- * and edges it holds, and how many path-register increments the recorded
- * build executed (what profile-guided placement tries to lower).
+ * cmd_edges.c — `wpptrace edges run.wpp... [-o FILE]`: the recordings' edge
+ * profile, summed (wpp/edge_profile.h; user/report/edge_profile.c), the
+ * input of `wppcc --wpp-profile=FILE`.  A summary on stderr says how many
+ * functions and edges it holds, and how many path-register increments the
+ * recorded builds executed (what profile-guided placement tries to lower).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -30,8 +30,9 @@ int cmd_edges(int argc, char **argv)
 	struct rpt_profile p;
 	struct session s;
 	struct out_file of = {.fd = -1};
+	struct edge_profile *ep;
 	FILE *out = stdout;
-	int c, rc, quiet = 0;
+	int c, rc, quiet = 0, status = 0;
 
 	optind = 1;
 	opterr = 0; /* bad_option says it in one line */
@@ -53,20 +54,40 @@ int cmd_edges(int argc, char **argv)
 			return bad_option("edges", c, argv, opts);
 		}
 	}
-	if (optind != argc - 1) {
-		wpp_err("edges: expected one .wpp file (try wpptrace help edges)");
+	if (optind >= argc) {
+		wpp_err("edges: expected one or more .wpp files (try wpptrace help edges)");
 		return WPP_EXIT_USAGE;
 	}
-	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
-		return rc;
+	if (!(ep = edge_profile_new())) {
+		wpp_err("edges: out of memory");
+		return WPP_EXIT_ERROR;
+	}
+	/* Every input first: a bad one fails before -o is touched. */
+	for (int i = optind; i < argc; i++) {
+		if ((rc = rpt_open(&s, &p, argv[i], &filter)) != 0) {
+			edge_profile_free(ep);
+			return rc;
+		}
+		if (s.exit_status > status)
+			status = s.exit_status;
+		rc = edge_profile_add(ep, &p);
+		rpt_close(&s, &p);
+		if (rc < 0) {
+			wpp_err("edges: out of memory");
+			edge_profile_free(ep);
+			return WPP_EXIT_ERROR;
+		}
+	}
 	if (output &&
 	    (out_file_create(&of, output, "edges") < 0 || !(out = out_file_stdio(&of, "edges")))) {
 		out_file_discard(&of);
-		rpt_close(&s, &p);
+		edge_profile_free(ep);
 		return WPP_EXIT_ERROR;
 	}
-	rc = s.exit_status;
-	if (rpt_edge_profile_write(out, &p, &st) < 0 || fflush(out) != 0 || ferror(out)) {
+	rc = status;
+	if (edge_profile_write(ep, out, argc - optind == 1 ? argv[optind] : "several recordings",
+			       &st) < 0 ||
+	    fflush(out) != 0 || ferror(out)) {
 		wpp_err("edges: writing the profile failed");
 		rc = WPP_EXIT_ERROR;
 	}
@@ -74,11 +95,15 @@ int cmd_edges(int argc, char **argv)
 		out_file_discard(&of);
 	else if (output && out_file_commit(&of, "edges") < 0)
 		rc = WPP_EXIT_ERROR;
+	if (rc != WPP_EXIT_ERROR && st.conflicting)
+		wpp_warn("edges: %" PRIu64 " functions left out: one stable id came with two "
+			 "different DAGs",
+			 st.conflicting);
 	if (rc != WPP_EXIT_ERROR && !quiet)
 		wpp_info("edges: %" PRIu64 " functions, %" PRIu64 " edges, %" PRIu64
 			 " path executions, %" PRIu64 " increments executed%s%s",
 			 st.functions, st.edges, st.path_executions, st.increments,
 			 output ? " -> " : "", output ? output : "");
-	rpt_close(&s, &p);
+	edge_profile_free(ep);
 	return rc;
 }

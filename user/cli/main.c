@@ -119,9 +119,10 @@ static const struct command commands[] = {
      "the executions and the IR instructions executed (--cost EV: a recorded\n"
      "counter's events instead).\n"},
     {"edges", cmd_edges, "edge profile for profile-guided placement (wppcc --wpp-profile)",
-     "usage: wpptrace edges run.wpp [-o FILE] [--pid P] [--tid T] [-q]\n"
+     "usage: wpptrace edges run.wpp... [-o FILE] [--pid P] [--tid T] [-q]\n"
      "\n"
-     "How often each edge of each function's path DAG was taken, as a text\n"
+     "How often each edge of each function's path DAG was taken (summed over\n"
+     "the recordings given), as a text\n"
      "edge profile (docs/instrumentation.md, \"Profile-guided placement\").\n"
      "wppcc --wpp-profile=FILE places the path register's increments on the\n"
      "edges that ran least; path ids keep their meaning.  On stderr: functions,\n"

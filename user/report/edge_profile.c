@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * edge_profile.c — path counts to DAG edge counts (see edge_profile.h).
- * Functions are gathered by their metadata record (one per binary), then
- * sorted by stable id so equal ids from several binaries merge and the
- * file's order is the format's.
+ * Each function is kept with its own copy of its DAG's edges, so profiles
+ * of several recordings can be summed after each is closed; an open
+ * addressing table on the stable id finds it.
  */
 #include "edge_profile.h"
 
@@ -14,51 +14,97 @@
 #include "wpp/edge_profile.h"
 #include "wpp/meta_format.h"
 
-struct fn_edges {
-	const struct wpp_fn *fn;
-	uint64_t *count; /* [fn->nedges], parallel to fn->edges */
+struct fn_entry {
+	uint64_t stable_id;
+	char *name;
+	uint32_t nedges;
+	int conflicting;
+	struct wpp_meta_edge *edges; /* copied: the recording's metadata */
+	uint64_t *count;	     /* [nedges] */
 };
 
-struct fn_table {
-	struct fn_edges *slot; /* open addressing on the fn pointer */
+struct edge_profile {
+	struct fn_entry *slot;
 	size_t cap, n;
+	uint64_t path_executions;
 };
 
-static size_t slot_of(const struct fn_table *t, const struct wpp_fn *fn)
+struct edge_profile *edge_profile_new(void)
 {
-	size_t k = (size_t)(((uintptr_t)fn >> 4) * UINT64_C(0x9E3779B97F4A7C15)) & (t->cap - 1);
-	while (t->slot[k].fn && t->slot[k].fn != fn)
-		k = (k + 1) & (t->cap - 1);
+	return calloc(1, sizeof(struct edge_profile));
+}
+
+void edge_profile_free(struct edge_profile *ep)
+{
+	if (!ep)
+		return;
+	for (size_t i = 0; i < ep->cap; i++) {
+		free(ep->slot[i].name);
+		free(ep->slot[i].edges);
+		free(ep->slot[i].count);
+	}
+	free(ep->slot);
+	free(ep);
+}
+
+static size_t slot_of(const struct fn_entry *slot, size_t cap, uint64_t id)
+{
+	size_t k = (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
+	while (slot[k].name && slot[k].stable_id != id)
+		k = (k + 1) & (cap - 1);
 	return k;
 }
 
-static int table_grow(struct fn_table *t)
+static int grow(struct edge_profile *ep)
 {
-	struct fn_table g = {calloc(t->cap ? t->cap * 2 : 64, sizeof(*g.slot)),
-			     t->cap ? t->cap * 2 : 64, t->n};
-	if (!g.slot)
+	size_t cap = ep->cap ? ep->cap * 2 : 256;
+	struct fn_entry *slot = calloc(cap, sizeof(*slot));
+	if (!slot)
 		return -1;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slot[i].fn)
-			g.slot[slot_of(&g, t->slot[i].fn)] = t->slot[i];
-	free(t->slot);
-	*t = g;
+	for (size_t i = 0; i < ep->cap; i++)
+		if (ep->slot[i].name)
+			slot[slot_of(slot, cap, ep->slot[i].stable_id)] = ep->slot[i];
+	free(ep->slot);
+	ep->slot = slot;
+	ep->cap = cap;
 	return 0;
 }
 
-static uint64_t *counts_of(struct fn_table *t, const struct wpp_fn *fn)
+static int same_dag(const struct fn_entry *f, const struct wpp_fn *fn)
 {
-	if ((t->n + 1) * 2 > t->cap && table_grow(t) < 0)
+	if (f->nedges != fn->nedges)
+		return 0;
+	for (uint32_t i = 0; i < fn->nedges; i++)
+		if (f->edges[i].src != fn->edges[i].src || f->edges[i].dst != fn->edges[i].dst ||
+		    f->edges[i].kind != fn->edges[i].kind)
+			return 0;
+	return 1;
+}
+
+/* fn's entry, made on first sight; NULL when out of memory. */
+static struct fn_entry *entry_of(struct edge_profile *ep, const struct wpp_fn *fn)
+{
+	if ((ep->n + 1) * 2 > ep->cap && grow(ep) < 0)
 		return NULL;
-	size_t k = slot_of(t, fn);
-	if (!t->slot[k].fn) {
-		uint64_t *c = calloc((size_t)fn->nedges + 1, sizeof(uint64_t));
-		if (!c)
-			return NULL;
-		t->slot[k] = (struct fn_edges){fn, c};
-		t->n++;
+	struct fn_entry *f = &ep->slot[slot_of(ep->slot, ep->cap, fn->stable_id)];
+	if (f->name) {
+		if (!f->conflicting && !same_dag(f, fn))
+			f->conflicting = 1;
+		return f;
 	}
-	return t->slot[k].count;
+	f->name = strdup(fn->name ? fn->name : "?");
+	f->edges = malloc(((size_t)fn->nedges + 1) * sizeof(*f->edges));
+	f->count = calloc((size_t)fn->nedges + 1, sizeof(uint64_t));
+	if (!f->name || !f->edges || !f->count) {
+		free(f->name), free(f->edges), free(f->count);
+		memset(f, 0, sizeof(*f));
+		return NULL;
+	}
+	f->stable_id = fn->stable_id;
+	f->nedges = fn->nedges;
+	memcpy(f->edges, fn->edges, (size_t)fn->nedges * sizeof(*f->edges));
+	ep->n++;
+	return f;
 }
 
 /* The REAL edge u->v of fn, or UINT32_MAX. */
@@ -84,80 +130,66 @@ static void add_path(uint64_t *count, const struct rpt_path *r)
 		count[r->exit_edge] += r->count;
 }
 
-static int by_stable_id(const void *a, const void *b)
+int edge_profile_add(struct edge_profile *ep, const struct rpt_profile *p)
 {
-	const struct fn_edges *x = a, *y = b;
-	if (x->fn->stable_id != y->fn->stable_id)
-		return x->fn->stable_id < y->fn->stable_id ? -1 : 1;
-	return strcmp(x->fn->name, y->fn->name);
-}
-
-static int same_dag(const struct wpp_fn *a, const struct wpp_fn *b)
-{
-	if (a->nedges != b->nedges)
-		return 0;
-	for (uint32_t i = 0; i < a->nedges; i++)
-		if (a->edges[i].src != b->edges[i].src || a->edges[i].dst != b->edges[i].dst ||
-		    a->edges[i].kind != b->edges[i].kind)
-			return 0;
-	return 1;
-}
-
-static void write_fn(FILE *out, const struct fn_edges *f, struct edge_profile_stats *st)
-{
-	const struct wpp_fn *fn = f->fn;
-	fprintf(out, "f %016" PRIx64 " %" PRIu32 " %s\n", fn->stable_id, fn->nedges, fn->name);
-	for (uint32_t i = 0; i < fn->nedges; i++) {
-		const struct wpp_meta_edge *e = &fn->edges[i];
-		fprintf(out, "e %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %d\n", e->src,
-			e->dst, e->kind, f->count[i], e->inc != 0);
-		if (e->inc != 0)
-			st->increments += f->count[i];
-	}
-	st->functions++;
-	st->edges += fn->nedges;
-}
-
-int rpt_edge_profile_write(FILE *out, const struct rpt_profile *p, struct edge_profile_stats *st)
-{
-	struct fn_table t = {0};
-	struct fn_edges *list = NULL;
-	int rc = -1;
-
-	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < p->npaths; i++) {
 		const struct rpt_path *r = &p->paths[i];
 		if (r->is_block || !r->fn || !r->nblocks)
 			continue;
-		uint64_t *count = counts_of(&t, r->fn);
-		if (!count)
-			goto out;
-		add_path(count, r);
-		st->path_executions += r->count;
+		struct fn_entry *f = entry_of(ep, r->fn);
+		if (!f)
+			return -1;
+		if (!f->conflicting)
+			add_path(f->count, r);
+		ep->path_executions += r->count;
 	}
-	list = malloc((t.n + 1) * sizeof(*list));
-	if (!list)
-		goto out;
+	return 0;
+}
+
+static int by_stable_id(const void *a, const void *b)
+{
+	const struct fn_entry *x = *(const struct fn_entry *const *)a;
+	const struct fn_entry *y = *(const struct fn_entry *const *)b;
+	return (x->stable_id > y->stable_id) - (x->stable_id < y->stable_id);
+}
+
+int edge_profile_write(const struct edge_profile *ep, FILE *out, const char *source,
+		       struct edge_profile_stats *st)
+{
+	const struct fn_entry **list = malloc((ep->n + 1) * sizeof(*list));
 	size_t n = 0;
-	for (size_t i = 0; i < t.cap; i++)
-		if (t.slot[i].fn)
-			list[n++] = t.slot[i];
+
+	memset(st, 0, sizeof(*st));
+	if (!list)
+		return -1;
+	for (size_t i = 0; i < ep->cap; i++)
+		if (ep->slot[i].name)
+			list[n++] = &ep->slot[i];
 	qsort(list, n, sizeof(*list), by_stable_id);
+	st->path_executions = ep->path_executions;
 	fprintf(out, "%s %d\n", WPP_EDGE_PROFILE_MAGIC, WPP_EDGE_PROFILE_VERSION);
-	fprintf(out, "# from %s: %zu functions\n", p->file, n);
-	for (size_t a = 0, b; a < n; a = b) {
-		/* the same function in several binaries: one entry, summed */
-		for (b = a + 1; b < n && list[b].fn->stable_id == list[a].fn->stable_id; b++)
-			if (same_dag(list[a].fn, list[b].fn))
-				for (uint32_t e = 0; e < list[a].fn->nedges; e++)
-					list[a].count[e] += list[b].count[e];
-		write_fn(out, &list[a], st);
+	fprintf(out, "# from %s\n", source);
+	for (size_t k = 0; k < n; k++) {
+		const struct fn_entry *f = list[k];
+		if (f->conflicting) {
+			st->conflicting++;
+			continue;
+		}
+		fprintf(out, "f %016" PRIx64 " %" PRIu32 " ", f->stable_id, f->nedges);
+		/* a name is one field: nothing a reader splits or stops at */
+		for (const char *c = f->name; *c; c++)
+			fputc((unsigned char)*c <= ' ' || *c == 0x7f ? '?' : *c, out);
+		fputc('\n', out);
+		for (uint32_t i = 0; i < f->nedges; i++) {
+			const struct wpp_meta_edge *e = &f->edges[i];
+			fprintf(out, "e %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %d\n",
+				e->src, e->dst, e->kind, f->count[i], e->inc != 0);
+			if (e->inc != 0)
+				st->increments += f->count[i];
+		}
+		st->functions++;
+		st->edges += f->nedges;
 	}
-	rc = ferror(out) ? -1 : 0;
-out:
-	for (size_t i = 0; i < t.cap; i++)
-		free(t.slot[i].count);
-	free(t.slot);
 	free(list);
-	return rc;
+	return ferror(out) ? -1 : 0;
 }
