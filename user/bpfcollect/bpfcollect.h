@@ -79,8 +79,9 @@ struct bc_options {
 	/* Hand a thread's batches to the batch callback in runs of up to this
 	 * many words, each followed by the flush callback, so that a sink
 	 * can store a run as one chunk (the rings interleave threads).  A run
-	 * is handed on before anything else about its thread, and within
-	 * 100 ms.  0 (default): each batch at once, no flush callback. */
+	 * is handed on before anything else about its thread, and after
+	 * about 100 ms at most (user/bpfcollect/hold.c).  0 (default): each
+	 * batch at once, no flush callback. */
 	uint32_t hold_words;
 };
 

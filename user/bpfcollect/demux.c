@@ -276,7 +276,8 @@ void demux_batch_record(struct bc_collector *c, const void *data, size_t size)
 		return; /* a chunk of a batch already reported lost */
 
 	/* Fast path: an in-order single-record batch goes straight from the
-	 * ring to the callback, no copy. */
+	 * ring to the callback, no copy (to its thread's run when runs are
+	 * held: hold.c). */
 	if (!s->blocked && !s->held && r->chunk_words == r->nwords &&
 	    r->pubno - r->lost_before.batches == s->next_pubno) {
 		struct wpp_chunk_batch b;
