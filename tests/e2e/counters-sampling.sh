@@ -3,8 +3,10 @@
 # counters-sampling.sh — cpu-clock sampling: spin_long does three times the
 # work of spin_short, called alternately, so it must get about three times
 # the samples (2.4 .. 3.6); under 1% of the samples may stay unattributed.
-# Several software events at once, counted per batch: each total is exact
-# (software events are never multiplexed: running == enabled).
+# Sampling only (--no-count, which loads no counting programs): the same
+# ratio, and no per-batch counts.  Several software events at once,
+# counted per batch: each total is exact (software events are never
+# multiplexed: running == enabled).
 . "$(dirname "$0")/counters-lib.sh"
 
 build spin "$PROGS/spin.c"
@@ -30,6 +32,26 @@ share=$(echo "$line" | sed -n 's/.*while recording unattributed (\([0-9.]*\)%).*
 check "unattributed share ${share}% < 1%" "python3 -c 'import sys; sys.exit(0 if float(\"${share:-100}\") < 1.0 else 1)'"
 check "the summary says the cost is an estimate with its sample count" \
 	'echo "$line" | grep -q "^cpu-clock: ~[0-9]* on paths, estimated from [0-9]* samples"'
+
+# Sampling only: the same attribution without the counting programs.
+out3=$WORK/nocount.wpp
+if "$WPPTRACE" record -q -e cpu-clock -c 500000 --no-count -o "$out3" -- "$WORK/spin" 300 2>"$WORK/rec3.err"; then
+	"$WPPTRACE" report "$out3" --cost cpu-clock --by function --format json >"$WORK/fn3.json"
+	python3 - "$WORK/fn3.json" >"$WORK/ratio3.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = {f["function"]: f["cost"] for f in r["functions"]}
+print(c.get("spin_long", 0), c.get("spin_short", 0))
+PY
+	read -r long short <"$WORK/ratio3.txt"
+	check "--no-count: spin_long gets about three times spin_short's samples ($long, $short)" \
+		"python3 -c 'import sys; l,s=$long,$short; sys.exit(0 if s > 0 and 2.4 <= l/s <= 3.6 else 1)'"
+	line=$("$WPPTRACE" report "$out3" --cost cpu-clock --top 0 | head -1)
+	check "--no-count: samples, no per-batch counts" \
+		'echo "$line" | grep -q "estimated from [1-9][0-9]* samples" && ! echo "$line" | grep -q "counted exactly per batch"'
+else
+	fail "record -e cpu-clock --no-count: $(head -1 "$WORK/rec3.err")"
+fi
 
 # Counting only, several events: exact per-batch totals, no samples.
 build faults "$PROGS/faults.c"

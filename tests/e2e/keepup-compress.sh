@@ -6,7 +6,9 @@
 #   span many batches and chunks) recorded with --compress=none twice and
 #   with --compress=zstd once; where the two raw runs decode alike (the
 #   program is deterministic), the compressed run must decode to the same
-#   `wpptrace script --format jsonl` events, pids aside;
+#   `wpptrace script --format jsonl` events, pids aside; and a compressed
+#   recording over BPF (where batches of one thread are held back and
+#   stored together, user/bpfcollect/hold.c) decodes to them too;
 # - an independent reader (keepup-wpp.py: the chunk walk, CRC32C and the
 #   token layout written from the format page, zstd frames opened by the
 #   zstd command) must find in the compressed file of tests/e2e/keepup/mix.c
@@ -19,8 +21,12 @@
 #   file cut inside a chunk decodes as the file cut before it plus a gap of
 #   exactly that chunk's words; a bit flipped in a chunk's heads stops the
 #   reader there (exit 1), as any corrupt chunk does;
+# - over BPF, mix's compressed chunks hold exactly the words of its raw
+#   BPF recording, several batches a chunk (BPF delivers one batch at a
+#   time, interleaving threads; the collector groups them per thread);
 # - a spin loop alternating two paths (tests/e2e/keepup/spin.c) records a
-#   bounded number of bytes per second and per path record.
+#   bounded number of bytes per second and per path record, over shm and
+#   over BPF.
 . "$(dirname "$0")/../oracle/lib.sh"
 require_tools "$WPPCC" "$WPPTRACE"
 command -v zstd >/dev/null || { echo "FAIL: the zstd command is missing (scripts/install-deps)"; exit 1; }
@@ -38,7 +44,9 @@ events() {
 
 # --- round trip on the corpus -------------------------------------------
 build_variant paths-O2 || true
-compared=0
+compared=0 compared_bpf=0
+have_bpf=0
+[ "$(id -u)" = 0 ] && have_bpf=1
 for name in $(corpus_names); do
 	d=$K/rt/$name
 	RECORD_OPTS="--buffer-words 64 --compress=none" run_prog record paths-O2 "$name" "$d.none1"
@@ -61,6 +69,25 @@ for name in $(corpus_names); do
 		fail "round trip $name: compressed recording decodes differently"
 		diff "$d.none1.ev" "$d.zstd.ev" | head -n 6 | sed 's/^/    /'
 	fi
+	[ $have_bpf = 1 ] || continue
+	# The same program compressed over BPF: against the raw shm recording,
+	# or, where the transports see it differently, a raw BPF one.
+	RECORD_OPTS="--transport=bpf --buffer-words 64" run_prog record paths-O2 "$name" "$d.bpfz"
+	events "$d.bpfz.wpp" >"$d.bpfz.ev"
+	against=shm
+	if ! cmp -s "$d.none1.ev" "$d.bpfz.ev"; then
+		RECORD_OPTS="--transport=bpf --buffer-words 64 --compress=none" run_prog record paths-O2 "$name" "$d.bpfn"
+		events "$d.bpfn.wpp" >"$d.bpfn.ev"
+		against=bpf
+	fi
+	check_done
+	if cmp -s "$d.$([ $against = shm ] && echo none1 || echo bpfn).ev" "$d.bpfz.ev"; then
+		pass "round trip $name over BPF: $(wc -l <"$d.bpfz.ev") events as the raw $against recording's"
+		compared_bpf=$((compared_bpf + 1))
+	else
+		fail "round trip $name over BPF: compressed recording decodes differently"
+		diff "$d.bpfn.ev" "$d.bpfz.ev" | head -n 6 | sed 's/^/    /'
+	fi
 done
 check_done
 # Most of the corpus is deterministic; a test that compared nothing proves nothing.
@@ -68,6 +95,13 @@ if [ "$compared" -ge 12 ]; then
 	pass "round trip: $compared deterministic programs compared"
 else
 	fail "round trip: only $compared programs compared (want at least 12)"
+fi
+if [ $have_bpf = 0 ]; then
+	echo "skip: round trips over BPF (not root)"
+elif [ "$compared_bpf" -ge 12 ]; then
+	pass "round trip over BPF: $compared_bpf deterministic programs compared"
+else
+	fail "round trip over BPF: only $compared_bpf programs compared (want at least 12)"
 fi
 
 # --- the independent reader on a bigger deterministic program ------------
@@ -96,6 +130,26 @@ if cmp -s <(events "$K/mix.none.wpp") <(events "$K/mix.zstd.wpp"); then
 	pass "round trip mix: script events identical"
 else
 	fail "round trip mix: script events differ"
+fi
+
+# --- the same over BPF: grouped per thread ----------------------------------
+if [ $have_bpf = 1 ]; then
+	check_done
+	"$WPPTRACE" record -q --transport=bpf --buffer-words 1024 --compress=none -o "$K/mix.bpfn.wpp" -- "$K/mix" >/dev/null
+	"$WPPTRACE" record -q --transport=bpf --buffer-words 1024 -o "$K/mix.bpfz.wpp" -- "$K/mix" >/dev/null
+	$HELPER words "$K/mix.bpfn.wpp" | cut -d' ' -f4- >"$K/mix.bpfn.words"
+	$HELPER words "$K/mix.bpfz.wpp" | cut -d' ' -f4- >"$K/mix.bpfz.words"
+	nbatches=$($HELPER chunks "$K/mix.bpfz.wpp" | awk '{ n += $3 } END { print n + 0 }')
+	nzchunks=$($HELPER chunks "$K/mix.bpfz.wpp" | wc -l)
+	# 1024-word batches, up to 64 a chunk; idle drain rounds (every 50 ms
+	# at most) may close a chunk early: 4 a chunk on average is a floor
+	# no ungrouped recording (1 a chunk) reaches.
+	if [ -s "$K/mix.bpfn.words" ] && cmp -s "$K/mix.bpfn.words" "$K/mix.bpfz.words" &&
+		[ "$nzchunks" -ge 1 ] && [ "$nbatches" -ge $((4 * nzchunks)) ]; then
+		pass "BPF grouping: mix's $nbatches batches in $nzchunks chunks hold exactly its raw BPF recording's words"
+	else
+		fail "BPF grouping: $nbatches batches in $nzchunks chunks (want 4 a chunk), words $(cmp -s "$K/mix.bpfn.words" "$K/mix.bpfz.words" && echo equal || echo differ)"
+	fi
 fi
 
 # --- fault injection -------------------------------------------------------
@@ -159,6 +213,19 @@ if [ "$bytes" -le 32000000 ] && awk -v p="$per" 'BEGIN { exit !(p > 0 && p <= 0.
 else
 	fail "spin: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
 	head -n 3 "$K/spin.err" | sed 's/^/    /'
+fi
+if [ $have_bpf = 1 ]; then
+	check_done
+	"$WPPTRACE" record --transport=bpf --no-grammar -o "$K/spinb.wpp" -- "$K/spin" 1 >"$K/spinb.out" 2>"$K/spinb.err"
+	bytes=$(stat -c %s "$K/spinb.wpp")
+	per=$("$WPPTRACE" info "$K/spinb.wpp" | sed -n 's/.* \([0-9.]*\) bytes per path record/\1/p')
+	iters=$(cut -d' ' -f1 <"$K/spinb.out")
+	if [ "$bytes" -le 32000000 ] && awk -v p="$per" 'BEGIN { exit !(p > 0 && p <= 0.02) }'; then
+		pass "spin over BPF: $iters iterations in 1 s recorded in $bytes bytes ($per bytes per path record)"
+	else
+		fail "spin over BPF: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
+		head -n 3 "$K/spinb.err" | sed 's/^/    /'
+	fi
 fi
 
 # --- the wait for grammars after the program is bounded -----------------------

@@ -9,6 +9,7 @@
  *   demux.c    records -> ordered events (streams, loss -> gaps)
  *   lifecycle.c fork/exec/exit/register records -> process/thread events
  *   pause.c    back-pressure: continue the processes the probe stopped
+ *   hold.c     a thread's batches handed on as one run (one chunk)
  */
 #ifndef WPP_BC_INTERNAL_H
 #define WPP_BC_INTERNAL_H
@@ -35,6 +36,16 @@ struct bc_item {
 	uint64_t words[];
 };
 
+/* A stream's delivered batches not yet handed to the callback (hold.c). */
+struct bc_hold {
+	struct wpp_chunk_batch *heads;
+	uint64_t *words; /* the batches' words, one after another */
+	uint32_t nbatches, heads_cap;
+	uint64_t nwords, words_cap;
+	uint64_t since_ns;		 /* when the first was held */
+	struct bc_stream *older, *newer; /* the collector's streams holding, by since_ns */
+};
+
 enum bc_stream_end { BC_END_OPEN = 0, BC_END_EXIT, BC_END_EXEC, BC_END_DETACH };
 
 /* One thread in one process image (see wpp_bpf_records.h). */
@@ -54,6 +65,7 @@ struct bc_stream {
 	uint64_t lowest_seq;	 /* lowest seq delivered or named as a parent; 0 = none */
 	uint64_t first_lost_seq; /* before the check: 1 + lowest seq a gap covered, or 0 */
 	struct bc_item *held;
+	struct bc_hold hold;
 };
 
 struct bc_module_pending {
@@ -165,6 +177,11 @@ struct bc_collector {
 	struct bc_extension ext; /* zero when nothing rides along */
 	struct bc_pause pause;
 
+	/* Streams holding batches, oldest run first (hold.c; c->lock). */
+	struct bc_stream *hold_oldest, *hold_newest;
+	uint64_t hold_cap_words;  /* their buffers' capacity */
+	atomic_ullong held_words; /* read without the lock: anything to release? */
+
 	/* delivered by the library (BPF counts the rest) */
 	atomic_ullong batches, words, gaps, records, unattributed_batches, unseen_batches;
 };
@@ -177,6 +194,16 @@ void demux_stream_end(struct bc_collector *c, struct bc_stream *s, enum bc_strea
 void demux_resolve(struct bc_collector *c, struct bc_stream *s);
 /* Close every open stream at the end of collection (see bc_finish). */
 void demux_finish(struct bc_collector *c);
+
+/* hold.c — called with c->lock held.  hold_batch takes a delivered batch
+ * (to the callback now or later, in order); hold_release hands on s's run
+ * (before anything else about s is delivered); hold_release_due those
+ * held too long, or all; hold_free drops s's buffers (s is going). */
+void hold_batch(struct bc_collector *c, struct bc_stream *s, const struct wpp_chunk_batch *b,
+		const uint64_t *words);
+void hold_release(struct bc_collector *c, struct bc_stream *s);
+void hold_release_due(struct bc_collector *c, bool all);
+void hold_free(struct bc_collector *c, struct bc_stream *s);
 
 /* hello.c — -a: attach to every new image in probe mode before it records
  * (hello_listen warns and returns an error when it cannot listen;

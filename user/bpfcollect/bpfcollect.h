@@ -76,6 +76,13 @@ struct bc_options {
 	 * rings, so nothing is lost (docs/bpf-transport.md).  true: a full
 	 * ring drops batches instead (counted, gaps in the stream). */
 	bool drop_when_full;
+	/* Hand a thread's batches to the batch callback in runs of up to this
+	 * many words, each followed by the flush callback, so that a sink
+	 * can store a run as one chunk (the rings interleave threads).  A run
+	 * is handed on before anything else about its thread, and after
+	 * about 100 ms at most (user/bpfcollect/hold.c).  0 (default): each
+	 * batch at once, no flush callback. */
+	uint32_t hold_words;
 };
 
 enum bc_process_event {
@@ -127,6 +134,9 @@ struct bc_callbacks {
 	void (*module)(void *ctx, const struct wpp_chunk_module *m, const char *path);
 	void (*batch)(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words);
 	void (*gap)(void *ctx, const struct wpp_chunk_gap *g);
+	/* The batches since the last flush are one run of one thread (with
+	 * hold_words; may be NULL). */
+	void (*flush)(void *ctx);
 };
 
 struct bc_collector;

@@ -60,6 +60,7 @@ static void emit_gap(struct bc_collector *c, struct bc_stream *s, uint64_t batch
 {
 	if (!batches)
 		return;
+	hold_release(c, s); /* the batches before the gap go first */
 	struct wpp_chunk_gap g = {
 	    .pid = s->pid,
 	    .tid = s->tid,
@@ -134,7 +135,9 @@ static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_c
 		stream_unseen_start(c, s);
 	c->batches++;
 	c->words += b->nwords;
-	if (c->cb.batch)
+	if (c->opt.hold_words)
+		hold_batch(c, s, b, words);
+	else if (c->cb.batch)
 		c->cb.batch(c->cb.ctx, b, words);
 }
 
@@ -150,6 +153,8 @@ static void free_items_before(struct bc_stream *s, struct bc_item *stop)
 static void stream_close(struct bc_collector *c, struct bc_stream *s)
 {
 	stream_unseen_start(c, s); /* if only signal batches came */
+	hold_release(c, s);	   /* before its thread's exit */
+	hold_free(c, s);
 	free_items_before(s, NULL);
 	idmap_del(&c->streams, s->id);
 	if (s->had_loss && idmap_put(&c->closed_lossy, s->id, c))
@@ -271,7 +276,8 @@ void demux_batch_record(struct bc_collector *c, const void *data, size_t size)
 		return; /* a chunk of a batch already reported lost */
 
 	/* Fast path: an in-order single-record batch goes straight from the
-	 * ring to the callback, no copy. */
+	 * ring to the callback, no copy (to its thread's run when runs are
+	 * held: hold.c). */
 	if (!s->blocked && !s->held && r->chunk_words == r->nwords &&
 	    r->pubno - r->lost_before.batches == s->next_pubno) {
 		struct wpp_chunk_batch b;

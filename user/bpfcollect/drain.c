@@ -62,6 +62,13 @@ static void *drain_main(void *p)
 				c->ext.drain(c->ext.ctx);
 			pthread_mutex_unlock(&c->lock);
 		}
+		/* Runs held too long go on; all of them when these rings were
+		 * empty (nothing more may come for a while). */
+		if (atomic_load(&c->held_words)) {
+			pthread_mutex_lock(&c->lock);
+			hold_release_due(c, n == 0);
+			pthread_mutex_unlock(&c->lock);
+		}
 		if (c->opt.drain_delay_us)
 			usleep(c->opt.drain_delay_us);
 	}

@@ -436,8 +436,9 @@ static void free_proc(uint64_t key, void *val, void *arg)
 
 static void free_stream(uint64_t key, void *val, void *arg)
 {
-	(void)key, (void)arg;
+	(void)key;
 	struct bc_stream *s = val;
+	hold_free(arg, s);
 	while (s->held) {
 		struct bc_item *it = s->held;
 		s->held = it->next;
@@ -502,7 +503,7 @@ void bc_close(struct bc_collector *c)
 	free(c->rbs);
 	wpp_transport__destroy(c->skel);
 	idmap_each(&c->procs, free_proc, NULL);
-	idmap_each(&c->streams, free_stream, NULL);
+	idmap_each(&c->streams, free_stream, c);
 	idmap_each(&c->tids, free_plain, NULL);
 	idmap_free(&c->procs);
 	idmap_free(&c->streams);

@@ -300,7 +300,22 @@ struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
 	s->skel->rodata->filter_pids = c->opt.filter_pids;
 	s->skel->rodata->ncounted = o->no_count ? 0 : o->nevents;
 	s->skel->rodata->max_cpus = s->ncpus;
-	err = bpf_map__set_max_entries(s->skel->maps.count_events, s->ncpus * WPP_MAX_COUNTERS);
+	/* Only what the options use is loaded and verified (attach latency,
+	 * docs/bpf-transport.md "What an attach costs"): sampling needs the
+	 * sampler, counting the batch, switch and exit programs and the
+	 * per-thread totals (24 MiB preallocated); wpp_thread serves both. */
+	err = bpf_program__set_autoload(s->skel->progs.wpp_sample, !o->no_sample);
+	if (!err)
+		err = bpf_program__set_autoload(s->skel->progs.wpp_batch_count, !o->no_count);
+	if (!err)
+		err = bpf_program__set_autoload(s->skel->progs.wpp_counts_switch, !o->no_count);
+	if (!err)
+		err = bpf_program__set_autoload(s->skel->progs.wpp_counters_exit, !o->no_count);
+	if (!err && o->no_count)
+		err = bpf_map__set_max_entries(s->skel->maps.thread_counts, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.count_events,
+					       s->ncpus * WPP_MAX_COUNTERS);
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.counter_ring, COUNTER_RING_BYTES);
 	if (!err)
@@ -321,12 +336,14 @@ struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
 		wpp_err("record: cannot poll the counter ring: %s", strerror(errno));
 		goto fail;
 	}
-	struct bpf_link *l = bpf_program__attach(s->skel->progs.wpp_counters_exit);
-	if (!l || keep_link(s, l)) {
-		wpp_err("record: cannot attach the counters' exit tracepoint: %s", strerror(errno));
-		goto fail;
-	}
 	if (!o->no_count) {
+		/* The exit program only drops a thread's counting totals. */
+		struct bpf_link *l = bpf_program__attach(s->skel->progs.wpp_counters_exit);
+		if (!l || keep_link(s, l)) {
+			wpp_err("record: cannot attach the counters' exit tracepoint: %s",
+				strerror(errno));
+			goto fail;
+		}
 		l = bpf_program__attach(s->skel->progs.wpp_counts_switch);
 		if (!l || keep_link(s, l)) {
 			wpp_err("record: cannot attach to sched_switch: %s", strerror(errno));

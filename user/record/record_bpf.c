@@ -233,6 +233,9 @@ int record_bpf(const struct record_opts *o_)
 
 	o.bpf.filter_pids = !o.all;
 	o.bpf.attach_on_exec = true;
+	/* Compressed, a thread's batches are stored as one chunk of up to
+	 * a group's words (record_sink.h), as the shm collector's are. */
+	o.bpf.hold_words = o.compress ? RECORD_GROUP_WORDS : 0;
 	struct bc_callbacks cb = record_bpf_sink(&rs);
 	struct bc_collector *c = bc_open(&o.bpf, &cb);
 	if (!c)

@@ -66,6 +66,11 @@ static void sink_gap(void *ctx, const struct wpp_chunk_gap *g)
 	record_sink_gap(ctx, g);
 }
 
+static void sink_flush(void *ctx)
+{
+	record_sink_flush(ctx);
+}
+
 struct bc_callbacks record_bpf_sink(struct record_sink *rs)
 {
 	struct bc_callbacks cb = {
@@ -75,6 +80,7 @@ struct bc_callbacks record_bpf_sink(struct record_sink *rs)
 	    .module = sink_module,
 	    .batch = sink_batch,
 	    .gap = sink_gap,
+	    .flush = sink_flush,
 	};
 	return cb;
 }

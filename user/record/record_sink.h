@@ -20,6 +20,11 @@
 struct wpp_online;
 struct wpp_batch_group;
 
+/* Batches of one thread coded as one stream: 8 default shm batches.
+ * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
+ * but hold more words in memory, lost if the collector is killed. */
+#define RECORD_GROUP_WORDS 65536u
+
 struct record_sink {
 	struct wpp_writer *w;
 	struct wpp_chunk_end totals;

@@ -20,11 +20,6 @@
 #include "wpp/trace_abi.h"
 #include "wppfile_batch.h"
 
-/* Batches of one thread coded as one stream: 8 default shm batches.
- * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
- * but hold more words in memory, lost if the collector is killed. */
-#define GROUP_WORDS 65536
-
 static int keep(struct record_sink *rs, int err)
 {
 	/* After a write error the file is abandoned; the program runs on. */
@@ -42,9 +37,11 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		return -1;
 	if (o->compress) {
 		rs->group = wpp_batch_group_new(1);
-		/* The shm collector says when it is idle; BPF's callbacks do
-		 * not, so there every batch is written at once. */
-		rs->group_words = o->transport == RECORD_SHM ? GROUP_WORDS : 0;
+		/* The shm collector hands on one thread's batches at a time
+		 * and says when it is idle; the BPF collector hands on runs
+		 * of one thread's batches, each followed by a flush
+		 * (bc_options.hold_words). */
+		rs->group_words = RECORD_GROUP_WORDS;
 		if (!rs->group) {
 			wpp_err("record: out of memory");
 			record_sink_abort(rs, o);

@@ -6,6 +6,8 @@
  * every stream must contain without trusting the collector: each thread's
  * payloads must count up without a break, except exactly where a gap event
  * stands, and that gap must say exactly how many words/batches are missing.
+ * With hold_words, batches come in runs closed by the flush callback: each
+ * run one thread's, within hold_words, nothing else delivered inside one.
  * Needs root (CAP_BPF, CAP_PERFMON); skips with a message otherwise.
  */
 #include <errno.h>
@@ -62,6 +64,11 @@ struct checker {
 	uint64_t module_tu_hash;
 	uint32_t module_nfuncs, module_fid_base;
 	char module_path[256];
+	/* hold_words runs: the open one (batches since the last flush) */
+	uint32_t hold_words;
+	uint32_t run_pid, run_tid, run_gen, run_batches;
+	uint64_t run_words;
+	uint64_t runs, max_run_batches;
 };
 
 static void fail_check(struct checker *k, const char *fmt, ...)
@@ -117,9 +124,32 @@ static void on_process(void *ctx, const struct bc_process *ev)
 	}
 }
 
+/* Anything but a batch or a flush: no run may be open (a run is handed on
+ * before anything else about its thread, and nothing interleaves). */
+static void no_open_run(struct checker *k, const char *what)
+{
+	if (k->run_batches)
+		fail_check(k, "%s inside a run of tid %u", what, k->run_tid);
+}
+
+static void on_flush(void *ctx)
+{
+	struct checker *k = ctx;
+	if (!k->hold_words)
+		fail_check(k, "flush without hold_words");
+	if (!k->run_batches)
+		fail_check(k, "flush of an empty run");
+	k->runs++;
+	if (k->run_batches > k->max_run_batches)
+		k->max_run_batches = k->run_batches;
+	k->run_batches = 0;
+	k->run_words = 0;
+}
+
 static void on_thread(void *ctx, const struct wpp_chunk_thread *ev)
 {
 	struct checker *k = ctx;
+	no_open_run(k, "a thread event");
 	struct tcheck *t = thread_of(k, ev->pid, ev->tid, ev->generation);
 	if (!t)
 		return;
@@ -138,6 +168,7 @@ static void on_thread(void *ctx, const struct wpp_chunk_thread *ev)
 static void on_gap(void *ctx, const struct wpp_chunk_gap *g)
 {
 	struct checker *k = ctx;
+	no_open_run(k, "a gap");
 	k->gaps++;
 	k->gap_words += g->lost_words;
 	k->gap_batches += g->lost_batches;
@@ -170,6 +201,21 @@ static void on_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t 
 	k->words += b->nwords;
 	if (!t->started)
 		fail_check(k, "batch of tid %u before its start", b->tid);
+	if (t->exited)
+		fail_check(k, "batch of tid %u after its exit", b->tid);
+	if (k->hold_words) {
+		if (k->run_batches &&
+		    (b->pid != k->run_pid || b->tid != k->run_tid || b->generation != k->run_gen))
+			fail_check(k, "a run holds tid %u and tid %u", k->run_tid, b->tid);
+		k->run_pid = b->pid;
+		k->run_tid = b->tid;
+		k->run_gen = b->generation;
+		k->run_batches++;
+		k->run_words += b->nwords;
+		if (k->run_words > k->hold_words && k->run_batches > 1)
+			fail_check(k, "a run of %llu words (hold_words %u)",
+				   (unsigned long long)k->run_words, k->hold_words);
+	}
 	if (b->nwords != k->nwords) {
 		fail_check(k, "batch of %u words, expected %u", b->nwords, k->nwords);
 		return;
@@ -218,8 +264,9 @@ static void on_module(void *ctx, const struct wpp_chunk_module *m, const char *p
 static int run(struct checker *k, struct bc_options *opt, char *const argv[], int start_late,
 	       struct bc_counters *out)
 {
-	struct bc_callbacks cb = { k, on_process, on_thread, on_module, on_batch, on_gap };
+	struct bc_callbacks cb = { k, on_process, on_thread, on_module, on_batch, on_gap, on_flush };
 	opt->filter_pids = true;
+	k->hold_words = opt->hold_words;
 	struct bc_collector *c = bc_open(opt, &cb);
 	if (!c)
 		return -1;
@@ -252,6 +299,7 @@ static int run(struct checker *k, struct bc_options *opt, char *const argv[], in
 	assert_true(bc_all_exited(c));
 	bc_finish(c, out);
 	bc_close(c);
+	no_open_run(k, "the end");
 	return 0;
 }
 
@@ -342,6 +390,39 @@ static void test_pause_lossless(void **state)
 	assert_true(n.continues <= n.pauses);
 }
 
+/* The many-threads flood with batches held per thread (what record does
+ * when it compresses): the same words, in order, in runs of one thread of
+ * at most 4 batches, several batches a run. */
+static void test_hold_runs_lossless(void **state)
+{
+	(void)state;
+	static struct checker k = { .nwords = 1000 };
+	struct bc_options opt = { .ring_bytes = 16u << 20, .drain_threads = 2, .hold_words = 4000 };
+	char *argv[] = { "usdt_producer", "flood", "16", "100", "1000", NULL };
+	struct bc_counters n;
+	assert_int_equal(run(&k, &opt, argv, 0, &n), 0);
+	check_accounting(&k, &n, 16 * 100);
+	assert_int_equal(n.lost_batches, 0);
+	assert_true(k.runs > 0);
+	assert_true(k.max_run_batches >= 2 && k.max_run_batches <= 4);
+}
+
+/* Drops with batches held: every gap still exact and in place (a run is
+ * handed on before its stream's gap). */
+static void test_hold_exact_gaps(void **state)
+{
+	(void)state;
+	static struct checker k = { .nwords = 100 };
+	struct bc_options opt = { .ring_bytes = 16384, .record_words = 64, .drop_when_full = true,
+				  .hold_words = 1000 };
+	char *argv[] = { "usdt_producer", "flood", "4", "200", "100", NULL };
+	struct bc_counters n;
+	assert_int_equal(run(&k, &opt, argv, 1, &n), 0);
+	check_accounting(&k, &n, 4 * 200);
+	assert_true(n.lost_batches > 0);
+	assert_true(k.batches > 0);
+}
+
 /* fork, exec and exit open and close processes and streams. */
 static void test_fork_exec_exit(void **state)
 {
@@ -388,6 +469,8 @@ int main(void)
 		cmocka_unit_test(test_overload_exact_gaps),
 		cmocka_unit_test(test_pause_lossless),
 		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_hold_runs_lossless),
+		cmocka_unit_test(test_hold_exact_gaps),
 		cmocka_unit_test(test_bad_ring_size),
 	};
 	return cmocka_run_group_tests(tests, have_bpf, NULL);
