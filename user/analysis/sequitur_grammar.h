@@ -28,7 +28,9 @@
 
 enum seq_grammar_flags {
 	SEQ_GRAMMAR_LOOKAHEAD = 1u << 0, /* built by SEQUITUR(1) */
+	SEQ_GRAMMAR_CHUNKED = 1u << 1,	 /* built by the chunked builder (sequitur_chunked.h) */
 };
+#define SEQ_GRAMMAR_FLAGS_KNOWN (SEQ_GRAMMAR_LOOKAHEAD | SEQ_GRAMMAR_CHUNKED)
 
 struct seq_grammar {
 	uint32_t nrules;   /* ordinary rules, nodes [0, nrules) */
@@ -70,6 +72,14 @@ int seq_grammar_alloc(struct seq_grammar *g, uint32_t nrules, uint32_t nroots, u
 int seq_grammar_finish(struct seq_grammar *g, char *why, size_t whylen);
 
 void seq_grammar_free(struct seq_grammar *g);
+
+/* Copy in (bodies and flags; every rule referring only to lower-numbered
+ * rules, finished or not) into out in seq_export's canonical numbering:
+ * rules numbered in the order a depth-first walk from the roots (in
+ * order, bodies left to right) finishes them; rules no root reaches are
+ * left out.  out is finished (validated).  0, or -1 (no memory, or out
+ * does not validate). */
+int seq_grammar_canonical(const struct seq_grammar *in, struct seq_grammar *out);
 
 /* The distinct terminal values of g's bodies, increasing, in a malloc'd
  * *vals (*n of them): how a grammar without a terminal table (a raw one)

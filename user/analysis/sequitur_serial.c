@@ -226,7 +226,7 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 		return seq_deserialize_v2_body(&in, g, why, whylen, (unsigned)version);
 	if (version != 1 || in.bad)
 		return reject(g, why, whylen, "unsupported grammar version");
-	uint32_t flags = (uint32_t)seq_in_varint(&in, SEQ_GRAMMAR_LOOKAHEAD);
+	uint32_t flags = (uint32_t)seq_in_varint(&in, SEQ_GRAMMAR_FLAGS_KNOWN);
 	/* Every terminal value, rule and symbol takes at least one byte, so
 	 * no count may exceed the bytes left: this bounds every allocation
 	 * by the input size. */

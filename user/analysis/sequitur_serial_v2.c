@@ -651,7 +651,7 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 	const char *err = "bad grammar header";
 
 	memset(g, 0, sizeof(*g));
-	uint32_t flags = (uint32_t)seq_in_varint(in, SEQ_GRAMMAR_LOOKAHEAD);
+	uint32_t flags = (uint32_t)seq_in_varint(in, SEQ_GRAMMAR_FLAGS_KNOWN);
 	uint32_t nterm = (uint32_t)seq_in_varint(in, (uint64_t)(in->end - in->p));
 	if (in->bad)
 		goto bad;

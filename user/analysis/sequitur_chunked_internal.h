@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sequitur_chunked_internal.h — the chunked builder's state, shared by the
+ * files that implement it (sequitur_chunked.c: runs, chunks and the two
+ * SEQUITUR(1) levels; sequitur_chunked_export.c: merging them into one
+ * grammar).  Not for other modules.
+ */
+#ifndef WPP_SEQUITUR_CHUNKED_INTERNAL_H
+#define WPP_SEQUITUR_CHUNKED_INTERNAL_H
+
+#include "sequitur_chunked.h"
+
+/* A run: key (sym, n).  At the atom level sym is a terminal, at the top
+ * level a chunk id.  Dense ids in first-appearance order. */
+struct seqc_run {
+	uint64_t n;
+	uint32_t sym;
+};
+
+/* (sym, n) -> dense id; open addressing, load at most 1/2. */
+struct seqc_run_table {
+	struct seqc_run *runs; /* runs[id] */
+	uint32_t nruns, runs_cap;
+	uint64_t *slots; /* hash32 << 32 | (id + 1); 0 = empty */
+	uint32_t mask;
+};
+
+/* Unique chunks: contents in one arena, looked up by content hash. */
+struct seqc_chunk_table {
+	uint32_t *arena; /* atoms of all unique chunks, concatenated */
+	uint64_t arena_len, arena_cap;
+	uint64_t *off; /* off[c]: start of chunk c in arena; off[nchunks] = arena_len */
+	uint32_t nchunks, off_cap;
+	uint64_t *slots; /* hash32 << 32 | (id + 1); 0 = empty */
+	uint32_t mask;
+};
+
+/* The id of (sym, n) in t, or UINT32_MAX when it is not there. */
+uint32_t seqc_run_find(const struct seqc_run_table *t, uint32_t sym, uint64_t n);
+
+struct seqc_builder {
+	struct seqc_params p;
+	uint64_t input_symbols;
+	int failed;
+
+	/* Level 1: the run of terminals in progress (run_n == 0: none). */
+	uint32_t run_t;
+	uint64_t run_n;
+	struct seqc_run_table atoms;
+	uint64_t natoms;
+
+	/* Level 2: the chunk in progress and the rolling hash over its last
+	 * atoms. */
+	uint32_t *cur;
+	uint32_t cur_len;
+	uint64_t roll;
+	struct seqc_chunk_table chunks;
+	struct seq_builder *body;
+	uint64_t nchunks_cut;
+
+	/* Level 3: the run of one chunk in progress (top_n == 0: none). */
+	uint32_t top_c;
+	uint64_t top_n;
+	struct seqc_run_table top_atoms;
+	struct seq_builder *top;
+	uint32_t segments;
+};
+
+#endif
