@@ -258,14 +258,24 @@ int seqc_builder_failed(const struct seqc_builder *b)
 	return b->failed;
 }
 
+static void flush_top_pending(struct seqc_builder *b)
+{
+	if (b->ntop_pending && seq_append_many(b->top, b->top_pending, b->ntop_pending) < 0)
+		b->failed = 1;
+	b->ntop_pending = 0;
+}
+
 /* Level 3: the finished run top_c^top_n goes to the top SEQUITUR(1). */
 static void flush_top_run(struct seqc_builder *b)
 {
 	if (!b->top_n)
 		return;
 	uint32_t a = run_id(&b->top_atoms, b->top_c, b->top_n);
-	if (a == UINT32_MAX || seq_append(b->top, a) < 0)
+	if (a == UINT32_MAX)
 		b->failed = 1;
+	else if (b->ntop_pending == SEQC_TOP_BATCH)
+		flush_top_pending(b);
+	b->top_pending[b->ntop_pending++] = a;
 	b->top_n = 0;
 }
 
@@ -369,6 +379,7 @@ int seqc_append_gap(struct seqc_builder *b)
 		flush_run(b);
 	cut_chunk(b);
 	flush_top_run(b);
+	flush_top_pending(b);
 	if (!b->failed && seq_append_gap(b->top) < 0)
 		b->failed = 1;
 	b->segments++;
@@ -385,9 +396,9 @@ void seqc_builder_stats(const struct seqc_builder *b, struct seqc_stats *st)
 	st->distinct_atoms = b->atoms.nruns;
 	seq_builder_stats(b->body, &st->body);
 	seq_builder_stats(b->top, &st->top);
-	st->bytes = sizeof(*b) + st->body.bytes + st->top.bytes +
-		    (uint64_t)(b->atoms.mask + 1 + b->top_atoms.mask + 1 + b->chunks.mask + 1) * 8 +
-		    ((uint64_t)b->atoms.runs_cap + b->top_atoms.runs_cap) * sizeof(struct seqc_run) +
-		    b->chunks.arena_cap * 4 + (uint64_t)b->chunks.off_cap * 8 +
-		    (uint64_t)b->p.max_len * 4;
+	st->bytes =
+	    sizeof(*b) + st->body.bytes + st->top.bytes +
+	    (uint64_t)(b->atoms.mask + 1 + b->top_atoms.mask + 1 + b->chunks.mask + 1) * 8 +
+	    ((uint64_t)b->atoms.runs_cap + b->top_atoms.runs_cap) * sizeof(struct seqc_run) +
+	    b->chunks.arena_cap * 4 + (uint64_t)b->chunks.off_cap * 8 + (uint64_t)b->p.max_len * 4;
 }

@@ -158,7 +158,8 @@ static uint32_t *run_symbols(struct work *w, const struct seqc_run_table *t, con
 	if (extra_n == 1)
 		*extra = sym_of ? sym_of[extra_sym] : extra_sym;
 	else if (extra_n > 1 && known == UINT32_MAX)
-		req[nreq++] = (struct run_req){sym_of ? sym_of[extra_sym] : extra_sym, extra_n, extra};
+		req[nreq++] =
+		    (struct run_req){sym_of ? sym_of[extra_sym] : extra_sym, extra_n, extra};
 	resolve_runs(w, req, nreq);
 	if (known != UINT32_MAX && !w->failed)
 		*extra = out[known];
@@ -181,8 +182,9 @@ static uint32_t copy_node(struct work *w, const struct seq_grammar *g, uint32_t 
 	}
 	uint32_t *dst = w->sym + w->nsym;
 	for (uint32_t j = 0; j < n; j++)
-		dst[j] = seq_is_rule(body[j]) ? SEQ_RULE_BIT | (rule_base + (body[j] & ~SEQ_RULE_BIT))
-					      : term_sym[body[j]];
+		dst[j] = seq_is_rule(body[j])
+			     ? SEQ_RULE_BIT | (rule_base + (body[j] & ~SEQ_RULE_BIT))
+			     : term_sym[body[j]];
 	if (ntail)
 		memcpy(dst + n, tail, (size_t)ntail * sizeof(*tail));
 	return work_commit(w, n + ntail);
@@ -213,8 +215,9 @@ int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
 		uint32_t root = body.nrules + c;
 		if (seq_grammar_body_len(&body, root) == 1) {
 			uint32_t s = seq_grammar_body(&body, root)[0];
-			chunk_sym[c] = seq_is_rule(s) ? SEQ_RULE_BIT | (body_base + (s & ~SEQ_RULE_BIT))
-						      : atom_sym[s];
+			chunk_sym[c] = seq_is_rule(s)
+					   ? SEQ_RULE_BIT | (body_base + (s & ~SEQ_RULE_BIT))
+					   : atom_sym[s];
 		} else {
 			chunk_sym[c] = copy_node(&w, &body, root, atom_sym, body_base, NULL, 0);
 		}
@@ -223,11 +226,13 @@ int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
 	top_sym = run_symbols(&w, &b->top_atoms, chunk_sym, b->top_c, b->top_n, &top_tail);
 	if (w.failed)
 		goto done;
-	/* What the top builder has not seen: the chunk run in progress, the
-	 * partial chunk, the terminal run in progress. */
-	tail = malloc(((size_t)b->cur_len + 2) * sizeof(*tail));
+	/* What the top builder has not seen: the pending top atoms, the chunk
+	 * run in progress, the partial chunk, the terminal run in progress. */
+	tail = malloc(((size_t)b->ntop_pending + b->cur_len + 2) * sizeof(*tail));
 	if (!tail)
 		goto done;
+	for (uint32_t i = 0; i < b->ntop_pending; i++)
+		tail[ntail++] = top_sym[b->top_pending[i]];
 	if (top_tail != NOSYM)
 		tail[ntail++] = top_tail;
 	for (uint32_t i = 0; i < b->cur_len; i++)

@@ -38,6 +38,8 @@ struct seqc_chunk_table {
 /* The id of (sym, n) in t, or UINT32_MAX when it is not there. */
 uint32_t seqc_run_find(const struct seqc_run_table *t, uint32_t sym, uint64_t n);
 
+#define SEQC_TOP_BATCH 256
+
 struct seqc_builder {
 	struct seqc_params p;
 	uint64_t input_symbols;
@@ -62,6 +64,11 @@ struct seqc_builder {
 	uint32_t top_c;
 	uint64_t top_n;
 	struct seqc_run_table top_atoms;
+	/* Top atoms not yet given to the top SEQUITUR(1): it takes them in
+	 * batches (seq_append_many prefetches ahead), flushed when full and
+	 * at gaps only, so what is pending depends on the input alone. */
+	uint32_t top_pending[SEQC_TOP_BATCH];
+	uint32_t ntop_pending;
 	struct seq_builder *top;
 	uint32_t segments;
 };

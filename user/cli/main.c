@@ -49,8 +49,8 @@ static const struct command commands[] = {
      "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] [--format text|json] [--max-rules "
      "N]\n"
      "                    [--freq SEQ] [--context SEQ [--context-len K]] [--order SEQ]\n"
-     "                    [--expand] [--rebuild] [--store]\n"
-     "       wpptrace wpp --from-raw trace.u32 -o g.wpp\n"
+     "                    [--expand] [--rebuild] [--store] [--grammar-builder chunked|sequitur]\n"
+     "       wpptrace wpp --from-raw trace.u32 -o g.wpp [--grammar-builder chunked|sequitur]\n"
      "       wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] --raw-out trace.u32 [--raw-max N]\n"
      "\n"
      "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
@@ -65,6 +65,9 @@ static const struct command commands[] = {
      "  --order SEQ      where each path first and last ran, and which ran before which\n"
      "  --expand         print the expanded stream (\"fid path\" lines, \"gap\")\n"
      "  --rebuild        ignore a recorded grammar, rebuild from the batches\n"
+     "  --grammar-builder B  how grammars built here are built: chunked (default:\n"
+     "                   runs and chunks around SEQUITUR(1)) or sequitur (one-level\n"
+     "                   SEQUITUR(1)); the stream they stand for is the same\n"
      "  --store          keep the grammars built from the batches in the file (GRAMMAR\n"
      "                   chunks after its END), so later wpp/hot runs read them\n"
      "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"
@@ -74,7 +77,7 @@ static const struct command commands[] = {
     {"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
      "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
      "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--gen G]\n"
-     "                    [--format text|json]\n"
+     "                    [--format text|json] [--grammar-builder chunked|sequitur]\n"
      "\n"
      "Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
      "max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
@@ -82,7 +85,9 @@ static const struct command commands[] = {
      "default), 1 (count) or a recorded counter's events per execution (estimated;\n"
      "docs/counters.md).  Defaults: --min-len 2 --max-len 20 --min-cost 100000\n"
      "--top 20 (0: all).  --pid, --tid, --gen: only that process, thread, exec\n"
-     "generation.  On a grammar written by wpp --from-raw: count costs.\n"},
+     "generation.  On a grammar written by wpp --from-raw: count costs.\n"
+     "--grammar-builder: for grammars built from the batches (as wpp's; the\n"
+     "result does not depend on it).\n"},
     {"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
      "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
      "                        [--sort count|cost] [--top N] [--format text|json]\n"
