@@ -3,7 +3,8 @@
  * exactly what was appended, whatever the input shape and however it was
  * split into calls; the grammar does not depend on the split; snapshots
  * mid-run and mid-chunk; a run of 2^32-1 in O(log n); the serialized form
- * round-trips; the canonical renumbering matches seq_export's. */
+ * round-trips; the canonical renumbering matches seq_export's; hot
+ * subpaths on its DAG equal those on SEQUITUR(1)'s. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hotsub.h"
 #include "sequitur.h"
 #include "sequitur_chunked.h"
 #include "sequitur_serial.h"
@@ -315,12 +317,70 @@ static void test_canonical(void **state)
 	seq_grammar_free(&back);
 }
 
+/* Everything downstream is defined on the expansion: minimal hot
+ * subpaths found on the chunked grammar's DAG equal those found on
+ * SEQUITUR(1)'s for the same stream (paths, occurrences, costs). */
+static void test_hot_subpaths_agree(void **state)
+{
+	size_t n = 200000;
+	uint32_t *in = malloc(n * sizeof(*in));
+	(void)state;
+
+	for (uint64_t seed = 11; seed <= 13; seed++) {
+		long distinct = seed == 13 ? tracegen_random_loops(seed, in, n)
+					   : tracegen_make(seed, in, n);
+		uint64_t *cost = malloc((size_t)distinct * sizeof(*cost));
+		struct seq_grammar gs, gc;
+		struct wppdag ds, dc;
+		struct seqc_builder *b = seqc_builder_new(NULL);
+
+		assert_true(distinct > 0);
+		for (long t = 0; t < distinct; t++)
+			cost[t] = 1 + (uint64_t)(t * 7919 % 61);
+		assert_int_equal(tu_build(SEQ_LOOKAHEAD, in, n, &gs), 0);
+		assert_int_equal(seqc_append_many(b, in, n), 0);
+		assert_int_equal(seqc_export(b, &gc), 0);
+		assert_int_equal(wppdag_init(&ds, &gs), 0);
+		assert_int_equal(wppdag_init(&dc, &gc), 0);
+		for (uint32_t len = 2; len <= 24; len += 11) {
+			struct hotsub_params p = {.min_len = 2,
+						  .max_len = len,
+						  .min_cost = 20000,
+						  .cost = cost,
+						  .ncost = (uint32_t)distinct};
+			struct hotsub_result rs, rc;
+			assert_int_equal(hotsub_find(&ds, &p, &rs), 0);
+			assert_int_equal(hotsub_find(&dc, &p, &rc), 0);
+			assert_true(rs.n > 0);
+			assert_int_equal(rs.n, rc.n);
+			assert_int_equal(rs.distinct_grams, rc.distinct_grams);
+			for (size_t i = 0; i < rs.n; i++) {
+				assert_int_equal(rs.paths[i].len, rc.paths[i].len);
+				assert_memory_equal(rs.paths[i].syms, rc.paths[i].syms,
+						    rs.paths[i].len * sizeof(uint32_t));
+				assert_int_equal(rs.paths[i].occurrences, rc.paths[i].occurrences);
+				assert_int_equal(rs.paths[i].cost, rc.paths[i].cost);
+			}
+			hotsub_result_free(&rs);
+			hotsub_result_free(&rc);
+		}
+		wppdag_free(&ds);
+		wppdag_free(&dc);
+		seq_grammar_free(&gs);
+		seq_grammar_free(&gc);
+		seqc_builder_free(b);
+		free(cost);
+	}
+	free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_streams), cmocka_unit_test(test_snapshots),
 	    cmocka_unit_test(test_huge_run),	   cmocka_unit_test(test_dedup),
 	    cmocka_unit_test(test_traces_and_empty), cmocka_unit_test(test_canonical),
+	    cmocka_unit_test(test_hot_subpaths_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
