@@ -249,6 +249,7 @@ void seqc_builder_free(struct seqc_builder *b)
 	chunk_table_free(&b->chunks);
 	seq_builder_free(b->body);
 	seq_builder_free(b->top);
+	free(b->single);
 	free(b->cur);
 	free(b);
 }
@@ -313,18 +314,43 @@ static void cut_chunk(struct seqc_builder *b)
 static void add_atom(struct seqc_builder *b, uint32_t a)
 {
 	b->cur[b->cur_len++] = a;
-	/* Shifting by 16 keeps the last four atoms in the hash. */
-	b->roll = (b->roll << 16) + mix64(a + 1);
+	/* Shifting by 16 keeps the last four atoms in the hash; the
+	 * multiplication below mixes them into the bits tested. */
+	b->roll = (b->roll << 16) + (a + 1) * 0xc2b2ae3d27d4eb4full;
 	if (b->cur_len >= b->p.max_len ||
 	    (b->cur_len >= b->p.min_len &&
 	     (b->roll * 0x9e3779b97f4a7c15ull) >> (64 - b->p.avg_bits) == 0))
 		cut_chunk(b);
 }
 
+/* The atom of a single record of t (t < SEQC_SINGLE_LIMIT). */
+static uint32_t single_atom(struct seqc_builder *b, uint32_t t)
+{
+	if (t < b->single_cap && b->single[t])
+		return b->single[t] - 1;
+	if (t >= b->single_cap) {
+		uint32_t cap = b->single_cap ? b->single_cap : 1024;
+		while (cap <= t)
+			cap *= 2;
+		uint32_t *s = realloc(b->single, (size_t)cap * sizeof(*s));
+		if (!s)
+			return UINT32_MAX;
+		memset(s + b->single_cap, 0, (size_t)(cap - b->single_cap) * sizeof(*s));
+		b->single = s;
+		b->single_cap = cap;
+	}
+	uint32_t a = run_id(&b->atoms, t, 1);
+	if (a != UINT32_MAX)
+		b->single[t] = a + 1;
+	return a;
+}
+
 /* Level 1: the finished run run_t^run_n becomes an atom. */
 static void flush_run(struct seqc_builder *b)
 {
-	uint32_t a = run_id(&b->atoms, b->run_t, b->run_n);
+	uint32_t a = b->run_n == 1 && b->run_t < SEQC_SINGLE_LIMIT
+			 ? single_atom(b, b->run_t)
+			 : run_id(&b->atoms, b->run_t, b->run_n);
 
 	b->natoms++;
 	if (a == UINT32_MAX)

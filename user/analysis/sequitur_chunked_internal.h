@@ -38,7 +38,8 @@ struct seqc_chunk_table {
 /* The id of (sym, n) in t, or UINT32_MAX when it is not there. */
 uint32_t seqc_run_find(const struct seqc_run_table *t, uint32_t sym, uint64_t n);
 
-#define SEQC_TOP_BATCH 256
+#define SEQC_TOP_BATCH	  256
+#define SEQC_SINGLE_LIMIT (1u << 20)
 
 struct seqc_builder {
 	struct seqc_params p;
@@ -50,6 +51,11 @@ struct seqc_builder {
 	uint64_t run_n;
 	struct seqc_run_table atoms;
 	uint64_t natoms;
+	/* single[t] = 1 + the atom id of (t, 1), 0 = not yet: most atoms
+	 * are single records, and terminals are dense ids, so an array
+	 * beats the hash table (terminals below SEQC_SINGLE_LIMIT). */
+	uint32_t *single;
+	uint32_t single_cap;
 
 	/* Level 2: the chunk in progress and the rolling hash over its last
 	 * atoms. */
