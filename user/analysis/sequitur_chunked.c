@@ -212,28 +212,65 @@ static uint32_t chunk_id(struct seqc_chunk_table *t, const uint32_t *a, uint32_t
 
 /* ---- the builder ---- */
 
+/* Defaults (docs/sequitur.md, measured on real streams): one level of
+ * ~20-atom chunks.  A short first level (1, 1, 16) under it dedups bzip2's
+ * and xz's atoms 20-fold, but their second level is then as unique as
+ * their first was, so SEQUITUR(1) still sees about as many symbols, and
+ * lua's chunk ids double its cost. */
+static const struct seqc_level_params default_levels[] = {{4, 4, 256}};
+#define DEFAULT_NLEVELS (sizeof(default_levels) / sizeof(default_levels[0]))
+
+static int level_init(struct seqc_level *l, const struct seqc_level_params *p, int chunking)
+{
+	const struct seqc_level_params *d = &default_levels[DEFAULT_NLEVELS - 1];
+
+	memset(l, 0, sizeof(*l));
+	if (run_table_init(&l->atoms) < 0)
+		return -1;
+	if (!chunking)
+		return 0;
+	l->p = *p;
+	if (!l->p.avg_bits || l->p.avg_bits > 30)
+		l->p.avg_bits = d->avg_bits;
+	if (!l->p.min_len)
+		l->p.min_len = d->min_len;
+	if (!l->p.max_len)
+		l->p.max_len = d->max_len;
+	if (l->p.max_len < l->p.min_len)
+		l->p.max_len = l->p.min_len;
+	l->cur = malloc((size_t)l->p.max_len * sizeof(*l->cur));
+	l->body = seq_builder_new(SEQ_LOOKAHEAD);
+	return chunk_table_init(&l->chunks) < 0 || !l->cur || !l->body ? -1 : 0;
+}
+
+static void level_free(struct seqc_level *l)
+{
+	run_table_free(&l->atoms);
+	chunk_table_free(&l->chunks);
+	seq_builder_free(l->body);
+	free(l->single);
+	free(l->cur);
+}
+
 struct seqc_builder *seqc_builder_new(const struct seqc_params *params)
 {
 	struct seqc_builder *b = calloc(1, sizeof(*b));
+	int rc = 0;
 
 	if (!b)
 		return NULL;
-	if (params)
-		b->p = *params;
-	if (!b->p.avg_bits || b->p.avg_bits > 30)
-		b->p.avg_bits = SEQC_DEFAULT_AVG_BITS;
-	if (!b->p.min_len)
-		b->p.min_len = SEQC_DEFAULT_MIN_LEN;
-	if (!b->p.max_len)
-		b->p.max_len = SEQC_DEFAULT_MAX_LEN;
-	if (b->p.max_len < b->p.min_len)
-		b->p.max_len = b->p.min_len;
+	if (params && params->nlevels) {
+		b->nlevels = params->nlevels < SEQC_MAX_LEVELS ? params->nlevels : SEQC_MAX_LEVELS;
+		for (uint32_t k = 0; k < b->nlevels && rc == 0; k++)
+			rc = level_init(&b->lv[k], &params->level[k], 1);
+	} else {
+		b->nlevels = DEFAULT_NLEVELS;
+		for (uint32_t k = 0; k < b->nlevels && rc == 0; k++)
+			rc = level_init(&b->lv[k], &default_levels[k], 1);
+	}
 	b->segments = 1;
-	b->cur = malloc((size_t)b->p.max_len * sizeof(*b->cur));
-	b->body = seq_builder_new(SEQ_LOOKAHEAD);
 	b->top = seq_builder_new(SEQ_LOOKAHEAD);
-	if (run_table_init(&b->atoms) < 0 || run_table_init(&b->top_atoms) < 0 ||
-	    chunk_table_init(&b->chunks) < 0 || !b->cur || !b->body || !b->top) {
+	if (rc < 0 || level_init(&b->lv[b->nlevels], NULL, 0) < 0 || !b->top) {
 		seqc_builder_free(b);
 		return NULL;
 	}
@@ -244,13 +281,9 @@ void seqc_builder_free(struct seqc_builder *b)
 {
 	if (!b)
 		return;
-	run_table_free(&b->atoms);
-	run_table_free(&b->top_atoms);
-	chunk_table_free(&b->chunks);
-	seq_builder_free(b->body);
+	for (uint32_t k = 0; k <= b->nlevels; k++)
+		level_free(&b->lv[k]);
 	seq_builder_free(b->top);
-	free(b->single);
-	free(b->cur);
 	free(b);
 }
 
@@ -266,115 +299,127 @@ static void flush_top_pending(struct seqc_builder *b)
 	b->ntop_pending = 0;
 }
 
-/* Level 3: the finished run top_c^top_n goes to the top SEQUITUR(1). */
-static void flush_top_run(struct seqc_builder *b)
-{
-	if (!b->top_n)
-		return;
-	uint32_t a = run_id(&b->top_atoms, b->top_c, b->top_n);
-	if (a == UINT32_MAX)
-		b->failed = 1;
-	else if (b->ntop_pending == SEQC_TOP_BATCH)
-		flush_top_pending(b);
-	b->top_pending[b->ntop_pending++] = a;
-	b->top_n = 0;
-}
+static void level_unit(struct seqc_builder *b, uint32_t k, uint32_t unit);
 
-/* Level 2: the chunk in progress is complete. */
-static void cut_chunk(struct seqc_builder *b)
+/* The chunk in progress at level k is complete: its id is a unit of
+ * level k + 1. */
+static void cut_chunk(struct seqc_builder *b, uint32_t k)
 {
+	struct seqc_level *l = &b->lv[k];
 	int is_new;
 	uint32_t c;
 
-	if (!b->cur_len)
+	if (!l->cur_len)
 		return;
-	b->nchunks_cut++;
-	c = chunk_id(&b->chunks, b->cur, b->cur_len, &is_new);
+	l->nchunks_cut++;
+	c = chunk_id(&l->chunks, l->cur, l->cur_len, &is_new);
 	if (c == UINT32_MAX) {
 		b->failed = 1;
 	} else if (is_new) {
 		/* Each unique chunk is one segment of the body grammar. */
-		if ((c > 0 && seq_append_gap(b->body) < 0) ||
-		    seq_append_many(b->body, b->cur, b->cur_len) < 0)
+		if ((c > 0 && seq_append_gap(l->body) < 0) ||
+		    seq_append_many(l->body, l->cur, l->cur_len) < 0)
 			b->failed = 1;
 	}
-	b->cur_len = 0;
-	b->roll = 0;
-	if (b->top_n && b->top_c == c) {
-		b->top_n++;
-	} else {
-		flush_top_run(b);
-		b->top_c = c;
-		b->top_n = 1;
-	}
+	l->cur_len = 0;
+	l->roll = 0;
+	if (c != UINT32_MAX)
+		level_unit(b, k + 1, c);
 }
 
-/* Level 2: one more atom; a cut after it when the hash of the last few
- * atoms says so (content-defined), or at the maximum length. */
-static void add_atom(struct seqc_builder *b, uint32_t a)
+/* One more atom at level k (below the top); a cut after it when the hash
+ * of the last few atoms says so (content-defined), or at the maximum
+ * length. */
+static void add_atom(struct seqc_builder *b, uint32_t k, uint32_t a)
 {
-	b->cur[b->cur_len++] = a;
+	struct seqc_level *l = &b->lv[k];
+
+	l->cur[l->cur_len++] = a;
 	/* Shifting by 16 keeps the last four atoms in the hash; the
 	 * multiplication below mixes them into the bits tested. */
-	b->roll = (b->roll << 16) + (a + 1) * 0xc2b2ae3d27d4eb4full;
-	if (b->cur_len >= b->p.max_len ||
-	    (b->cur_len >= b->p.min_len &&
-	     (b->roll * 0x9e3779b97f4a7c15ull) >> (64 - b->p.avg_bits) == 0))
-		cut_chunk(b);
+	l->roll = (l->roll << 16) + (a + 1) * 0xc2b2ae3d27d4eb4full;
+	if (l->cur_len >= l->p.max_len ||
+	    (l->cur_len >= l->p.min_len &&
+	     (l->roll * 0x9e3779b97f4a7c15ull) >> (64 - l->p.avg_bits) == 0))
+		cut_chunk(b, k);
 }
 
-/* The atom of a single record of t (t < SEQC_SINGLE_LIMIT). */
-static uint32_t single_atom(struct seqc_builder *b, uint32_t t)
+/* The atom of a single unit u (u < SEQC_SINGLE_LIMIT). */
+static uint32_t single_atom(struct seqc_level *l, uint32_t u)
 {
-	if (t < b->single_cap && b->single[t])
-		return b->single[t] - 1;
-	if (t >= b->single_cap) {
-		uint32_t cap = b->single_cap ? b->single_cap : 1024;
-		while (cap <= t)
+	if (u < l->single_cap && l->single[u])
+		return l->single[u] - 1;
+	if (u >= l->single_cap) {
+		uint32_t cap = l->single_cap ? l->single_cap : 1024;
+		while (cap <= u)
 			cap *= 2;
-		uint32_t *s = realloc(b->single, (size_t)cap * sizeof(*s));
+		uint32_t *s = realloc(l->single, (size_t)cap * sizeof(*s));
 		if (!s)
 			return UINT32_MAX;
-		memset(s + b->single_cap, 0, (size_t)(cap - b->single_cap) * sizeof(*s));
-		b->single = s;
-		b->single_cap = cap;
+		memset(s + l->single_cap, 0, (size_t)(cap - l->single_cap) * sizeof(*s));
+		l->single = s;
+		l->single_cap = cap;
 	}
-	uint32_t a = run_id(&b->atoms, t, 1);
+	uint32_t a = run_id(&l->atoms, u, 1);
 	if (a != UINT32_MAX)
-		b->single[t] = a + 1;
+		l->single[u] = a + 1;
 	return a;
 }
 
-/* Level 1: the finished run run_t^run_n becomes an atom. */
-static void flush_run(struct seqc_builder *b)
+/* The finished run at level k becomes an atom: chunked below the top,
+ * queued for the top SEQUITUR(1) at the top. */
+static void flush_run(struct seqc_builder *b, uint32_t k)
 {
-	uint32_t a = b->run_n == 1 && b->run_t < SEQC_SINGLE_LIMIT
-			 ? single_atom(b, b->run_t)
-			 : run_id(&b->atoms, b->run_t, b->run_n);
+	struct seqc_level *l = &b->lv[k];
+	uint32_t a = l->run_n == 1 && l->run_sym < SEQC_SINGLE_LIMIT
+			 ? single_atom(l, l->run_sym)
+			 : run_id(&l->atoms, l->run_sym, l->run_n);
 
-	b->natoms++;
-	if (a == UINT32_MAX)
+	l->natoms++;
+	l->run_n = 0;
+	if (a == UINT32_MAX) {
 		b->failed = 1;
-	else
-		add_atom(b, a);
-	b->run_n = 0;
+	} else if (k < b->nlevels) {
+		add_atom(b, k, a);
+	} else {
+		if (b->ntop_pending == SEQC_TOP_BATCH)
+			flush_top_pending(b);
+		b->top_pending[b->ntop_pending++] = a;
+	}
+}
+
+/* One unit (a chunk id of the level below) at level k >= 1. */
+static void level_unit(struct seqc_builder *b, uint32_t k, uint32_t unit)
+{
+	struct seqc_level *l = &b->lv[k];
+
+	if (l->run_n && l->run_sym == unit) {
+		l->run_n++;
+		return;
+	}
+	if (l->run_n)
+		flush_run(b, k);
+	l->run_sym = unit;
+	l->run_n = 1;
 }
 
 int seqc_append_run(struct seqc_builder *b, uint32_t terminal, uint64_t count)
 {
+	struct seqc_level *l = &b->lv[0];
+
 	if (b->failed || terminal >= SEQ_TERMINAL_LIMIT || count > MAX_INPUT - b->input_symbols)
 		return -1;
 	if (!count)
 		return 0;
 	b->input_symbols += count;
-	if (b->run_n && b->run_t == terminal) {
-		b->run_n += count;
+	if (l->run_n && l->run_sym == terminal) {
+		l->run_n += count;
 		return 0;
 	}
-	if (b->run_n)
-		flush_run(b);
-	b->run_t = terminal;
-	b->run_n = count;
+	if (l->run_n)
+		flush_run(b, 0);
+	l->run_sym = terminal;
+	l->run_n = count;
 	return b->failed ? -1 : 0;
 }
 
@@ -385,10 +430,12 @@ int seqc_append(struct seqc_builder *b, uint32_t terminal)
 
 int seqc_append_many(struct seqc_builder *b, const uint32_t *terminals, size_t n)
 {
+	struct seqc_level *l = &b->lv[0];
+
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = terminals[i];
-		if (b->run_n && b->run_t == t && b->input_symbols < MAX_INPUT) {
-			b->run_n++;
+		if (l->run_n && l->run_sym == t && b->input_symbols < MAX_INPUT) {
+			l->run_n++;
 			b->input_symbols++;
 		} else if (seqc_append_run(b, t, 1) < 0) {
 			return -1;
@@ -401,10 +448,13 @@ int seqc_append_gap(struct seqc_builder *b)
 {
 	if (b->failed)
 		return -1;
-	if (b->run_n)
-		flush_run(b);
-	cut_chunk(b);
-	flush_top_run(b);
+	/* Bottom up: each level's last run and chunk reach the next. */
+	for (uint32_t k = 0; k <= b->nlevels; k++) {
+		if (b->lv[k].run_n)
+			flush_run(b, k);
+		if (k < b->nlevels)
+			cut_chunk(b, k);
+	}
 	flush_top_pending(b);
 	if (!b->failed && seq_append_gap(b->top) < 0)
 		b->failed = 1;
@@ -416,15 +466,25 @@ void seqc_builder_stats(const struct seqc_builder *b, struct seqc_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->input_symbols = b->input_symbols;
-	st->atoms = b->natoms;
-	st->chunks = b->nchunks_cut;
-	st->unique_chunks = b->chunks.nchunks;
-	st->distinct_atoms = b->atoms.nruns;
-	seq_builder_stats(b->body, &st->body);
+	st->nlevels = b->nlevels;
+	st->bytes = sizeof(*b);
+	for (uint32_t k = 0; k <= b->nlevels; k++) {
+		const struct seqc_level *l = &b->lv[k];
+		st->bytes += (uint64_t)(l->atoms.mask + 1) * 8 +
+			     (uint64_t)l->atoms.runs_cap * sizeof(struct seqc_run) +
+			     (uint64_t)l->single_cap * 4;
+		if (k == b->nlevels)
+			break;
+		struct seqc_level_stats *ls = &st->level[k];
+		ls->atoms = l->natoms;
+		ls->chunks = l->nchunks_cut;
+		ls->unique_chunks = l->chunks.nchunks;
+		ls->distinct_atoms = l->atoms.nruns;
+		seq_builder_stats(l->body, &ls->body);
+		st->bytes += ls->body.bytes + (uint64_t)(l->chunks.mask + 1) * 8 +
+			     l->chunks.arena_cap * 4 + (uint64_t)l->chunks.off_cap * 8 +
+			     (uint64_t)l->p.max_len * 4;
+	}
 	seq_builder_stats(b->top, &st->top);
-	st->bytes =
-	    sizeof(*b) + st->body.bytes + st->top.bytes +
-	    (uint64_t)(b->atoms.mask + 1 + b->top_atoms.mask + 1 + b->chunks.mask + 1) * 8 +
-	    ((uint64_t)b->atoms.runs_cap + b->top_atoms.runs_cap) * sizeof(struct seqc_run) +
-	    b->chunks.arena_cap * 4 + (uint64_t)b->chunks.off_cap * 8 + (uint64_t)b->p.max_len * 4;
+	st->bytes += st->top.bytes;
 }

@@ -18,10 +18,11 @@
  *      cuts depend on content only, so a repeated stretch of execution
  *      cuts the same way each time.  Each chunk is looked up in a table
  *      of unique chunks (contents compared); only a new chunk's atoms go
- *      to the "body" SEQUITUR(1), each chunk its own segment (rules are
- *      shared between chunks, none spans two).
- *   3. Top level.  The chunk ids, runs of one chunk collapsed into atoms
- *      as in 1, go to a second SEQUITUR(1), with a segment per gap.
+ *      to the level's "body" SEQUITUR(1), each chunk its own segment
+ *      (rules are shared between chunks, none spans two).
+ *   3. Levels.  The chunk ids, runs of one chunk collapsed into atoms as
+ *      in 1, are chunked again the same way (struct seqc_params), and the
+ *      last level's go to the top SEQUITUR(1), with a segment per gap.
  *
  * seqc_export merges the levels into one canonical seq_grammar
  * (sequitur_grammar.h; rules numbered as seq_export numbers them) that
@@ -43,28 +44,39 @@
 
 #include "sequitur.h"
 
-/* Chunking: a cut is taken with probability 2^-avg_bits after each atom
- * once a chunk holds min_len atoms, and always at max_len.  Zero fields
- * take the defaults (SEQC_DEFAULT_*), chosen by scripts/bench-sequitur. */
-struct seqc_params {
+/* Chunking at one level: a cut is taken with probability 2^-avg_bits
+ * after each atom once a chunk holds min_len atoms, and always at
+ * max_len.  Zero fields take that level's defaults. */
+struct seqc_level_params {
 	uint32_t avg_bits;
 	uint32_t min_len;
 	uint32_t max_len;
 };
-#define SEQC_DEFAULT_AVG_BITS 4
-#define SEQC_DEFAULT_MIN_LEN  4
-#define SEQC_DEFAULT_MAX_LEN  256
+/* Levels: level 0 chunks the terminal atoms, level k+1 the atoms of
+ * level k's chunk ids (runs of one chunk collapsed), the top SEQUITUR(1)
+ * takes the last level's.  nlevels 0: the defaults (one level of ~20-atom
+ * chunks), chosen by measurement on real streams (docs/sequitur.md). */
+#define SEQC_MAX_LEVELS 4
+struct seqc_params {
+	uint32_t nlevels;
+	struct seqc_level_params level[SEQC_MAX_LEVELS];
+};
 
 struct seqc_builder;
 
+struct seqc_level_stats {
+	uint64_t atoms;		/* runs (maximal) of this level's input */
+	uint64_t chunks;	/* chunks cut */
+	uint32_t unique_chunks; /* chunks that went to the body SEQUITUR(1) */
+	uint32_t distinct_atoms;
+	struct seq_stats body; /* this level's body SEQUITUR(1) */
+};
 struct seqc_stats {
 	uint64_t input_symbols; /* terminals appended */
-	uint64_t atoms;		/* runs (maximal) */
-	uint64_t chunks;	/* chunks cut */
-	uint32_t unique_chunks;
-	uint32_t distinct_atoms;
-	struct seq_stats body, top; /* the two SEQUITUR(1) builders */
-	uint64_t bytes;		    /* memory held, builders included */
+	uint32_t nlevels;
+	struct seqc_level_stats level[SEQC_MAX_LEVELS];
+	struct seq_stats top; /* the top SEQUITUR(1) */
+	uint64_t bytes;	      /* memory held, builders included */
 };
 
 /* params NULL: the defaults. */

@@ -3,11 +3,12 @@
  * sequitur_chunked_export.c — one grammar from the chunked builder's
  * levels (see sequitur_chunked.h).
  *
- * A work grammar is assembled children first: the terminal runs (doubling
- * rules), the body SEQUITUR(1)'s rules with atoms replaced by their
- * symbols, one rule per unique chunk, the chunk runs, the top
- * SEQUITUR(1)'s rules and roots with top atoms replaced; the run and the
- * chunk still in progress are appended to the last root as symbols.  The
+ * A work grammar is assembled children first, level by level: the runs
+ * (doubling rules), the body SEQUITUR(1)'s rules with atoms replaced by
+ * their symbols, one rule per unique chunk; then the top's runs of the
+ * last level's chunks and the top SEQUITUR(1)'s rules and roots with its
+ * atoms replaced; the runs and chunks still in progress are appended to
+ * the last root as symbols.  The
  * result is renumbered canonically (seq_grammar_canonical), so it depends
  * on the grammar's shape only.
  */
@@ -190,62 +191,91 @@ static uint32_t copy_node(struct work *w, const struct seq_grammar *g, uint32_t 
 	return work_commit(w, n + ntail);
 }
 
-int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
+/* Level k's grammar into w: its atoms' symbols (units through unit_sym,
+ * NULL at level 0 where units are terminals), its run in progress as
+ * *run_tail, the body's rules and a symbol per unique chunk (*chunk_sym,
+ * the next level's unit symbols).  The atom symbols are returned. */
+static uint32_t *export_level(struct work *w, const struct seqc_level *l, const uint32_t *unit_sym,
+			      uint32_t *run_tail, uint32_t **chunk_sym)
 {
-	struct work w = {0};
-	struct seq_grammar body = {0}, top = {0}, assembled = {0};
-	uint32_t *atom_sym = NULL, *chunk_sym = NULL, *top_sym = NULL, *tail = NULL;
-	uint32_t run_tail, top_tail, ntail = 0, roots_from;
-	int rc = -1;
+	struct seq_grammar body = {0};
+	uint32_t *atom_sym = run_symbols(w, &l->atoms, unit_sym, l->run_sym, l->run_n, run_tail);
+	uint32_t base = w->nnodes;
 
-	memset(out, 0, sizeof(*out));
-	if (b->failed || seq_export(b->body, &body) < 0 || seq_export(b->top, &top) < 0)
-		goto done;
-
-	/* Terminal runs: atom -> symbol (the run in progress too). */
-	atom_sym = run_symbols(&w, &b->atoms, NULL, b->run_t, b->run_n, &run_tail);
-	/* Body rules, then one node per unique chunk. */
-	uint32_t body_base = w.nnodes;
-	for (uint32_t r = 0; r < body.nrules && !w.failed; r++)
-		copy_node(&w, &body, r, atom_sym, body_base, NULL, 0);
-	chunk_sym = malloc(((size_t)b->chunks.nchunks + 1) * sizeof(*chunk_sym));
-	if (!chunk_sym || w.failed || (b->chunks.nchunks && body.nroots != b->chunks.nchunks))
-		goto done;
-	for (uint32_t c = 0; c < b->chunks.nchunks && !w.failed; c++) {
+	*chunk_sym = malloc(((size_t)l->chunks.nchunks + 1) * sizeof(**chunk_sym));
+	if (!atom_sym || !*chunk_sym || seq_export(l->body, &body) < 0 ||
+	    (l->chunks.nchunks && body.nroots != l->chunks.nchunks)) {
+		w->failed = 1;
+		seq_grammar_free(&body);
+		return atom_sym;
+	}
+	for (uint32_t r = 0; r < body.nrules && !w->failed; r++)
+		copy_node(w, &body, r, atom_sym, base, NULL, 0);
+	for (uint32_t c = 0; c < l->chunks.nchunks && !w->failed; c++) {
 		uint32_t root = body.nrules + c;
 		if (seq_grammar_body_len(&body, root) == 1) {
 			uint32_t s = seq_grammar_body(&body, root)[0];
-			chunk_sym[c] = seq_is_rule(s)
-					   ? SEQ_RULE_BIT | (body_base + (s & ~SEQ_RULE_BIT))
-					   : atom_sym[s];
+			(*chunk_sym)[c] = seq_is_rule(s)
+					      ? SEQ_RULE_BIT | (base + (s & ~SEQ_RULE_BIT))
+					      : atom_sym[s];
 		} else {
-			chunk_sym[c] = copy_node(&w, &body, root, atom_sym, body_base, NULL, 0);
+			(*chunk_sym)[c] = copy_node(w, &body, root, atom_sym, base, NULL, 0);
 		}
 	}
-	/* Chunk runs: top atom -> symbol (the run in progress too). */
-	top_sym = run_symbols(&w, &b->top_atoms, chunk_sym, b->top_c, b->top_n, &top_tail);
+	seq_grammar_free(&body);
+	return atom_sym;
+}
+
+int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
+{
+	struct work w = {0};
+	struct seq_grammar top = {0}, assembled = {0};
+	uint32_t *atom_sym[SEQC_MAX_LEVELS + 1] = {0}, *chunk_sym[SEQC_MAX_LEVELS] = {0};
+	uint32_t run_tail[SEQC_MAX_LEVELS + 1], *tail = NULL, ntail = 0, roots_from;
+	uint64_t tail_cap = b->ntop_pending + 1;
+	const struct seqc_level *lt = &b->lv[b->nlevels];
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (b->failed || seq_export(b->top, &top) < 0)
+		goto done;
+	/* Children first: each level's runs, body rules and chunks, then
+	 * the top's runs. */
+	for (uint32_t k = 0; k < b->nlevels && !w.failed; k++) {
+		atom_sym[k] = export_level(&w, &b->lv[k], k ? chunk_sym[k - 1] : NULL, &run_tail[k],
+					   &chunk_sym[k]);
+		tail_cap += b->lv[k].cur_len + 1;
+	}
 	if (w.failed)
 		goto done;
-	/* What the top builder has not seen: the pending top atoms, the chunk
-	 * run in progress, the partial chunk, the terminal run in progress. */
-	tail = malloc(((size_t)b->ntop_pending + b->cur_len + 2) * sizeof(*tail));
+	atom_sym[b->nlevels] =
+	    run_symbols(&w, &lt->atoms, b->nlevels ? chunk_sym[b->nlevels - 1] : NULL, lt->run_sym,
+			lt->run_n, &run_tail[b->nlevels]);
+	if (w.failed || !atom_sym[b->nlevels])
+		goto done;
+	/* What the top builder has not seen, in stream order: the pending
+	 * top atoms, the top's run in progress, then from the highest level
+	 * down each level's partial chunk and run in progress. */
+	tail = malloc(tail_cap * sizeof(*tail));
 	if (!tail)
 		goto done;
 	for (uint32_t i = 0; i < b->ntop_pending; i++)
-		tail[ntail++] = top_sym[b->top_pending[i]];
-	if (top_tail != NOSYM)
-		tail[ntail++] = top_tail;
-	for (uint32_t i = 0; i < b->cur_len; i++)
-		tail[ntail++] = atom_sym[b->cur[i]];
-	if (run_tail != NOSYM)
-		tail[ntail++] = run_tail;
+		tail[ntail++] = atom_sym[b->nlevels][b->top_pending[i]];
+	if (run_tail[b->nlevels] != NOSYM)
+		tail[ntail++] = run_tail[b->nlevels];
+	for (uint32_t k = b->nlevels; k-- > 0;) {
+		for (uint32_t i = 0; i < b->lv[k].cur_len; i++)
+			tail[ntail++] = atom_sym[k][b->lv[k].cur[i]];
+		if (run_tail[k] != NOSYM)
+			tail[ntail++] = run_tail[k];
+	}
 	/* Top rules and roots. */
 	uint32_t top_base = w.nnodes;
 	for (uint32_t r = 0; r < top.nrules && !w.failed; r++)
-		copy_node(&w, &top, r, top_sym, top_base, NULL, 0);
+		copy_node(&w, &top, r, atom_sym[b->nlevels], top_base, NULL, 0);
 	roots_from = w.nnodes;
 	for (uint32_t k = 0; k < top.nroots && !w.failed; k++)
-		copy_node(&w, &top, top.nrules + k, top_sym, top_base, tail,
+		copy_node(&w, &top, top.nrules + k, atom_sym[b->nlevels], top_base, tail,
 			  k + 1 == top.nroots ? ntail : 0);
 	if (w.failed)
 		goto done;
@@ -257,11 +287,12 @@ int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
 					 .sym = w.sym};
 	rc = seq_grammar_canonical(&assembled, out);
 done:
-	seq_grammar_free(&body);
 	seq_grammar_free(&top);
-	free(atom_sym);
-	free(chunk_sym);
-	free(top_sym);
+	for (uint32_t k = 0; k <= b->nlevels; k++) {
+		free(atom_sym[k]);
+		if (k < b->nlevels)
+			free(chunk_sym[k]);
+	}
 	free(tail);
 	free(w.sym);
 	free(w.start);

@@ -41,35 +41,37 @@ uint32_t seqc_run_find(const struct seqc_run_table *t, uint32_t sym, uint64_t n)
 #define SEQC_TOP_BATCH	  256
 #define SEQC_SINGLE_LIMIT (1u << 20)
 
-struct seqc_builder {
-	struct seqc_params p;
-	uint64_t input_symbols;
-	int failed;
-
-	/* Level 1: the run of terminals in progress (run_n == 0: none). */
-	uint32_t run_t;
+/* One level: its input units (terminals at level 0, the level below's
+ * chunk ids above it) collapsed into atoms, and, below the top, the atoms
+ * cut into chunks. */
+struct seqc_level {
+	struct seqc_level_params p;
+	/* The run of one unit in progress (run_n == 0: none). */
+	uint32_t run_sym;
 	uint64_t run_n;
 	struct seqc_run_table atoms;
 	uint64_t natoms;
-	/* single[t] = 1 + the atom id of (t, 1), 0 = not yet: most atoms
-	 * are single records, and terminals are dense ids, so an array
-	 * beats the hash table (terminals below SEQC_SINGLE_LIMIT). */
+	/* single[u] = 1 + the atom id of (u, 1), 0 = not yet: most atoms are
+	 * one unit, and units are dense ids, so an array beats the hash
+	 * table (units below SEQC_SINGLE_LIMIT). */
 	uint32_t *single;
 	uint32_t single_cap;
-
-	/* Level 2: the chunk in progress and the rolling hash over its last
-	 * atoms. */
+	/* Below the top: the chunk in progress, the rolling hash over its
+	 * last atoms, the unique chunks and their SEQUITUR(1). */
 	uint32_t *cur;
 	uint32_t cur_len;
 	uint64_t roll;
 	struct seqc_chunk_table chunks;
 	struct seq_builder *body;
 	uint64_t nchunks_cut;
+};
 
-	/* Level 3: the run of one chunk in progress (top_n == 0: none). */
-	uint32_t top_c;
-	uint64_t top_n;
-	struct seqc_run_table top_atoms;
+struct seqc_builder {
+	uint64_t input_symbols;
+	int failed;
+	uint32_t nlevels;
+	/* lv[0 .. nlevels) chunk; lv[nlevels] is the top: atoms only. */
+	struct seqc_level lv[SEQC_MAX_LEVELS + 1];
 	/* Top atoms not yet given to the top SEQUITUR(1): it takes them in
 	 * batches (seq_append_many prefetches ahead), flushed when full and
 	 * at gaps only, so what is pending depends on the input alone. */

@@ -117,7 +117,12 @@ static void assert_same_grammar(const struct seq_grammar *a, const struct seq_gr
 static void test_random_streams(void **state)
 {
 	static const struct seqc_params params[] = {
-	    {0, 0, 0}, {1, 1, 2}, {3, 2, 16}, {6, 8, 64}, {2, 1, 1}};
+	    {0, {{0}}},
+	    {1, {{1, 1, 2}}},
+	    {2, {{3, 2, 16}, {2, 1, 8}}},
+	    {1, {{6, 8, 64}}},
+	    {3, {{2, 1, 1}, {1, 1, 4}, {3, 2, 32}}},
+	};
 	(void)state;
 	for (unsigned it = 0; it < 60; it++) {
 		uint64_t rng = 0x5eed + it;
@@ -208,6 +213,7 @@ static void test_huge_run(void **state)
 	assert_int_equal(seq_grammar_total_len(&g), 2 + 2 * 0xffffffffull);
 	assert_true(g.nrules <= 40);
 	assert_true(g.start[seq_grammar_nodes(&g)] <= 120);
+	assert_int_equal(g.nroots, 1);
 	seq_grammar_free(&g);
 	assert_int_equal(seqc_append_run(b, 9, 0xffffffffull), 0); /* extends the run */
 	assert_int_equal(seqc_append_gap(b), 0);
@@ -217,7 +223,7 @@ static void test_huge_run(void **state)
 	assert_true(g.nrules <= 80);
 	seqc_builder_stats(b, &st);
 	assert_int_equal(st.input_symbols, 2 + 3 * 0xffffffffull);
-	assert_int_equal(st.atoms, 4);
+	assert_int_equal(st.level[0].atoms, 4);
 	seq_grammar_free(&g);
 	/* Beyond the bound a grammar can count: refused, builder unchanged. */
 	assert_int_equal(seqc_append_run(b, 9, 1ull << 62), -1);
@@ -242,8 +248,8 @@ static void test_dedup(void **state)
 		in[i] = (uint32_t)(i % 37 == 5 ? 100 + i / 37 % 3 : i % 37);
 	assert_int_equal(seqc_append_many(b, in, n), 0);
 	seqc_builder_stats(b, &st);
-	assert_true(st.unique_chunks < 200);
-	assert_true(st.body.input_symbols < 5000);
+	assert_true(st.level[0].unique_chunks < 200);
+	assert_true(st.level[0].body.input_symbols < 5000);
 	assert_int_equal(seqc_export(b, &g), 0);
 	assert_expands_to(&g, in, n);
 	assert_true(g.start[seq_grammar_nodes(&g)] < 2000);
