@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_wpp.c — `wpptrace wpp`: each thread's whole program path as a
- * SEQUITUR(1) grammar (docs/sequitur.md): its size against the path
+ * grammar (the chunked builder's or SEQUITUR(1)'s, docs/sequitur.md): its size against the path
  * stream, the biggest rules, node frequencies, and the DAG queries
  * (frequency of a path sequence, what ran before/after it) answered on the
  * DAG without expanding it.  `--from-raw` builds a grammar from a raw

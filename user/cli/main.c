@@ -53,7 +53,7 @@ static const struct command commands[] = {
      "       wpptrace wpp --from-raw trace.u32 -o g.wpp [--grammar-builder chunked|sequitur]\n"
      "       wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] --raw-out trace.u32 [--raw-max N]\n"
      "\n"
-     "Per thread: the SEQUITUR(1) grammar of its path stream (recorded online by\n"
+     "Per thread: the grammar of its path stream (chunked SEQUITUR(1); recorded online by\n"
      "record, or rebuilt from the batches): input length, rules, grammar size and\n"
      "ratio, serialized size, the rules covering most of the stream, path\n"
      "frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
