@@ -28,9 +28,11 @@
 
 enum seq_grammar_flags {
 	SEQ_GRAMMAR_LOOKAHEAD = 1u << 0, /* built by SEQUITUR(1) */
-	SEQ_GRAMMAR_CHUNKED = 1u << 1,	 /* built by the chunked builder (sequitur_chunked.h) */
+	/* Built by the chunked builder (sequitur_chunked.h).  Not serialized
+	 * (readers that predate it refuse unknown flags): the GRAMMAR chunk's
+	 * header carries it as WPP_GRAMMAR_CHUNKED. */
+	SEQ_GRAMMAR_CHUNKED = 1u << 1,
 };
-#define SEQ_GRAMMAR_FLAGS_KNOWN (SEQ_GRAMMAR_LOOKAHEAD | SEQ_GRAMMAR_CHUNKED)
 
 struct seq_grammar {
 	uint32_t nrules;   /* ordinary rules, nodes [0, nrules) */

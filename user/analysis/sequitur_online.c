@@ -332,6 +332,8 @@ int wpp_grammar_chunk_encode(const struct wpp_thread_grammar *tg, uint8_t **buf,
 	if (seq_serialize(&tg->g, &ser, &serlen) < 0)
 		return -1;
 	h.grammar_len = serlen;
+	if (tg->g.flags & SEQ_GRAMMAR_CHUNKED) /* the serialized flags cannot say it */
+		h.flags |= WPP_GRAMMAR_CHUNKED;
 	*len = sizeof(h) + tab + serlen;
 	p = *buf = malloc(*len);
 	if (!p) {
@@ -378,6 +380,8 @@ int wpp_grammar_chunk_decode(const void *payload, size_t len, struct wpp_thread_
 			snprintf(why, whylen, "%s", inner);
 		return -1;
 	}
+	if (out->hdr.flags & WPP_GRAMMAR_CHUNKED)
+		out->g.flags |= SEQ_GRAMMAR_CHUNKED;
 	/* Every terminal must have a table entry (raw grammars may have none:
 	 * their terminals are the raw values). */
 	if (out->hdr.nterminals || !(out->hdr.flags & WPP_GRAMMAR_RAW)) {

@@ -111,7 +111,7 @@ static int serialize_v1_body(const struct seq_grammar *g, struct seq_out *o)
 	for (uint32_t k = 0; k < nterm; k++)
 		code[k] = (uint32_t)sorted[k].uses;
 
-	seq_out_varint(o, g->flags);
+	seq_out_varint(o, g->flags & SEQ_GRAMMAR_LOOKAHEAD);
 	seq_out_varint(o, nterm);
 	for (uint32_t r = 0; r < nterm; r++)
 		seq_out_varint(o, terms[r].value);
@@ -226,7 +226,7 @@ int seq_deserialize(const uint8_t *buf, size_t len, struct seq_grammar *g, char 
 		return seq_deserialize_v2_body(&in, g, why, whylen, (unsigned)version);
 	if (version != 1 || in.bad)
 		return reject(g, why, whylen, "unsupported grammar version");
-	uint32_t flags = (uint32_t)seq_in_varint(&in, SEQ_GRAMMAR_FLAGS_KNOWN);
+	uint32_t flags = (uint32_t)seq_in_varint(&in, SEQ_GRAMMAR_LOOKAHEAD);
 	/* Every terminal value, rule and symbol takes at least one byte, so
 	 * no count may exceed the bytes left: this bounds every allocation
 	 * by the input size. */

@@ -430,7 +430,7 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 
 	/* The payload size is not known yet; the symbol bound is checked
 	 * after coding. */
-	seq_out_varint(o, g->flags);
+	seq_out_varint(o, g->flags & SEQ_GRAMMAR_LOOKAHEAD);
 	seq_out_varint(o, nterm);
 	for (uint32_t k = 0; k < nterm; k++)
 		put_zigzag(o, (int64_t)values[k] - (k ? (int64_t)values[k - 1] + 1 : 0));
@@ -651,7 +651,7 @@ int seq_deserialize_v2_body(struct seq_in *in, struct seq_grammar *g, char *why,
 	const char *err = "bad grammar header";
 
 	memset(g, 0, sizeof(*g));
-	uint32_t flags = (uint32_t)seq_in_varint(in, SEQ_GRAMMAR_FLAGS_KNOWN);
+	uint32_t flags = (uint32_t)seq_in_varint(in, SEQ_GRAMMAR_LOOKAHEAD);
 	uint32_t nterm = (uint32_t)seq_in_varint(in, (uint64_t)(in->end - in->p));
 	if (in->bad)
 		goto bad;
