@@ -229,7 +229,7 @@ static uint32_t *export_level(struct work *w, const struct seqc_level *l, const 
 int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
 {
 	struct work w = {0};
-	struct seq_grammar top = {0}, assembled = {0};
+	struct seq_grammar top = {0}, assembled = {0}, flat = {0};
 	uint32_t *atom_sym[SEQC_MAX_LEVELS + 1] = {0}, *chunk_sym[SEQC_MAX_LEVELS] = {0};
 	uint32_t run_tail[SEQC_MAX_LEVELS + 1], *tail = NULL, ntail = 0, roots_from;
 	uint64_t tail_cap = b->ntop_pending + 1;
@@ -285,8 +285,13 @@ int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
 					 .flags = SEQ_GRAMMAR_CHUNKED,
 					 .start = w.start,
 					 .sym = w.sym};
-	rc = seq_grammar_canonical(&assembled, out);
+	/* Rules used once (a chunk seen once, a run of a length seen once)
+	 * go into their users: fewer, larger rules, as SEQUITUR's utility
+	 * rule would have it. */
+	rc =
+	    seq_grammar_inline_once(&assembled, &flat) < 0 ? -1 : seq_grammar_canonical(&flat, out);
 done:
+	seq_grammar_free(&flat);
 	seq_grammar_free(&top);
 	for (uint32_t k = 0; k <= b->nlevels; k++) {
 		free(atom_sym[k]);

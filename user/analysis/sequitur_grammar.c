@@ -115,6 +115,73 @@ done:
 	return rc;
 }
 
+int seq_grammar_inline_once(const struct seq_grammar *in, struct seq_grammar *out)
+{
+	uint32_t nodes = seq_grammar_nodes(in), total = in->start[nodes];
+	uint32_t *refs = calloc((size_t)in->nrules + 1, sizeof(*refs));
+	size_t cap = 64, depth;
+	struct canon_frame *stack = malloc(cap * sizeof(*stack));
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!refs || !stack)
+		goto done;
+	for (uint32_t i = 0; i < nodes; i++) {
+		const uint32_t *body = seq_grammar_body(in, i);
+		for (uint32_t j = 0; j < seq_grammar_body_len(in, i); j++) {
+			uint32_t r = body[j] & ~SEQ_RULE_BIT;
+			if (!seq_is_rule(body[j]))
+				continue;
+			/* Children first: the walk below relies on it. */
+			if (r >= in->nrules || (i < in->nrules && r >= i))
+				goto done;
+			refs[r] += refs[r] < 2;
+		}
+	}
+	/* Every symbol lands in at most one body: a rule used once moves
+	 * into its user and is left empty (no root reaches it any more). */
+	if (seq_grammar_alloc(out, in->nrules, in->nroots, total) < 0)
+		goto done;
+	out->flags = in->flags;
+	uint32_t pos = 0;
+	for (uint32_t i = 0; i < nodes; i++) {
+		out->start[i] = pos;
+		if (i < in->nrules && refs[i] == 1)
+			continue;
+		depth = 0;
+		stack[depth++] = (struct canon_frame){i, 0};
+		while (depth) {
+			struct canon_frame *f = &stack[depth - 1];
+			if (f->pos == seq_grammar_body_len(in, f->node)) {
+				depth--;
+				continue;
+			}
+			uint32_t sym = seq_grammar_body(in, f->node)[f->pos++];
+			if (!seq_is_rule(sym) || refs[sym & ~SEQ_RULE_BIT] != 1) {
+				out->sym[pos++] = sym;
+				continue;
+			}
+			if (depth == cap) {
+				struct canon_frame *bigger =
+				    realloc(stack, 2 * cap * sizeof(*stack));
+				if (!bigger) {
+					seq_grammar_free(out);
+					goto done;
+				}
+				stack = bigger;
+				cap *= 2;
+			}
+			stack[depth++] = (struct canon_frame){sym & ~SEQ_RULE_BIT, 0};
+		}
+	}
+	out->start[nodes] = pos;
+	rc = 0;
+done:
+	free(refs);
+	free(stack);
+	return rc;
+}
+
 static int fail(char *why, size_t whylen, const char *msg, uint32_t node)
 {
 	if (why && whylen)

@@ -83,6 +83,14 @@ void seq_grammar_free(struct seq_grammar *g);
  * does not validate). */
 int seq_grammar_canonical(const struct seq_grammar *in, struct seq_grammar *out);
 
+/* Copy in (every rule referring only to lower-numbered rules) into out
+ * with every rule that is used once inlined into its user (the rule is
+ * left empty and unreachable: pass out through seq_grammar_canonical,
+ * which drops it).  The expansion is unchanged; the grammar has fewer
+ * rules and symbols.  out is not finished.  0, or -1 (no memory, or in
+ * is not children first). */
+int seq_grammar_inline_once(const struct seq_grammar *in, struct seq_grammar *out);
+
 /* The distinct terminal values of g's bodies, increasing, in a malloc'd
  * *vals (*n of them): how a grammar without a terminal table (a raw one)
  * names and renumbers its terminals.  0, or -1 when out of memory. */

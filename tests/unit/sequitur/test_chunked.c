@@ -103,6 +103,20 @@ static void assert_expands_to(const struct seq_grammar *g, const uint32_t *in, s
 	free(got);
 }
 
+/* Rule utility, as SEQUITUR has it: every rule is used at least twice
+ * (seqc_export inlines the ones used once). */
+static void assert_rules_used_twice(const struct seq_grammar *g)
+{
+	uint32_t *refs = calloc(g->nrules + 1, sizeof(*refs));
+
+	for (uint32_t j = 0; j < g->start[seq_grammar_nodes(g)]; j++)
+		if (seq_is_rule(g->sym[j]))
+			refs[g->sym[j] & ~SEQ_RULE_BIT]++;
+	for (uint32_t r = 0; r < g->nrules; r++)
+		assert_true(refs[r] >= 2);
+	free(refs);
+}
+
 static void assert_same_grammar(const struct seq_grammar *a, const struct seq_grammar *b)
 {
 	assert_int_equal(a->nrules, b->nrules);
@@ -141,6 +155,7 @@ static void test_random_streams(void **state)
 		assert_int_equal(seqc_export(b2, &g2), 0);
 		assert_true(g1.flags & SEQ_GRAMMAR_CHUNKED);
 		assert_expands_to(&g1, in, n);
+		assert_rules_used_twice(&g1);
 		assert_same_grammar(&g1, &g2);
 		/* Canonical already: renumbering changes nothing. */
 		assert_int_equal(seq_grammar_canonical(&g1, &g3), 0);
