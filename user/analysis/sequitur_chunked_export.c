@@ -285,11 +285,16 @@ int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
 					 .flags = SEQ_GRAMMAR_CHUNKED,
 					 .start = w.start,
 					 .sym = w.sym};
+	seq_grammar_free(&top); /* copied: the peak is the copies below */
 	/* Rules used once (a chunk seen once, a run of a length seen once)
 	 * go into their users: fewer, larger rules, as SEQUITUR's utility
 	 * rule would have it. */
-	rc =
-	    seq_grammar_inline_once(&assembled, &flat) < 0 ? -1 : seq_grammar_canonical(&flat, out);
+	if (seq_grammar_inline_once(&assembled, &flat) < 0)
+		goto done;
+	free(w.sym);
+	free(w.start);
+	w.sym = w.start = NULL;
+	rc = seq_grammar_canonical(&flat, out);
 done:
 	seq_grammar_free(&flat);
 	seq_grammar_free(&top);
