@@ -9,8 +9,8 @@
 #     the umask, and leaves the previous file alone when it fails;
 #   - `record -o FILE` of a program that cannot run keeps FILE;
 #   - a crafted REPEAT count of 0xffffffff is added, not walked: paths,
-#     report, annotate, cfg, export and kpaths finish at once, in little
-#     memory, with the right totals;
+#     report, annotate, cfg, export, kpaths, wpp --rebuild and hot finish at
+#     once, in little memory, with the right totals;
 #   - a FIFO as input ends every reader in one error line, at once;
 #   - a file truncated while a reader reads it never kills the reader.
 . "$(dirname "$0")/../oracle/lib.sh"
@@ -231,6 +231,21 @@ bounded export export --format pprof -o "$w/repeat.pb.gz" "$w/repeat.wpp"
 bounded kpaths kpaths "$w/repeat.wpp"
 bounded "kpaths --flat" kpaths "$w/repeat.wpp" --flat
 bounded info info "$w/repeat.wpp"
+# The grammar builder takes the run whole (O(log n) rules), so wpp and hot
+# rebuilding the grammar from the batches are bounded too.
+if bounded "wpp --rebuild" wpp --rebuild "$w/repeat.wpp"; then
+	check_done
+	stream() { awk '/path stream/ { print $3; exit }'; }
+	got=$(stream <"$w/out")
+	base=$("$WPPTRACE" wpp --rebuild "$w/raw.wpp" | stream)
+	if [ -n "$base" ] && [ "$got" = $((base + added)) ]; then
+		pass "wpp --rebuild: the grammar stands for $got paths"
+	else
+		fail "wpp --rebuild: $got paths, expected $base + $added"
+	fi
+fi
+bounded hot hot "$w/repeat.wpp"
+bounded "hot --format json" hot --format json "$w/repeat.wpp"
 
 # --- a FIFO as input: one error line, at once ---
 mkfifo "$w/fifo"

@@ -53,6 +53,24 @@ for prog in interp signals threads recursion exec; do
 	else
 		fail "$prog: $out"
 	fi
+	# 1b. the builder travels in the GRAMMAR chunk: chunked by default,
+	#     SEQUITUR(1) with --grammar-builder sequitur, the same stream
+	if [ "$prog" = interp ]; then
+		s1=$WORK/$prog.s1
+		"$WPPTRACE" -q record --transport=shm --grammar-builder sequitur -o "$s1.wpp" \
+			-- "$bin" $args >/dev/null 2>&1 </dev/null
+		by=$("$WPPTRACE" wpp "$run" | sed -n 's/^  built by *//p' | sort -u)
+		by1=$("$WPPTRACE" wpp "$s1.wpp" | sed -n 's/^  built by *//p' | sort -u)
+		if "$WPPTRACE" script "$s1.wpp" --format jsonl >"$s1.jsonl" &&
+			"$WPPTRACE" wpp "$s1.wpp" --expand >"$s1.exp" &&
+			"$WPPTRACE" wpp "$s1.wpp" | grep -q 'grammar recorded online' &&
+			[ "$by" = chunked ] && [ "$by1" = "SEQUITUR(1)" ] &&
+			out=$($CHECK stream "$s1.jsonl" "$s1.exp"); then
+			ok "$prog: built by $by, by $by1 with --grammar-builder sequitur; $out"
+		else
+			fail "$prog: builders: default '$by', sequitur '$by1' ${out:-}"
+		fi
+	fi
 	# 2. online grammars through the sink hook
 	if "$REPLAY" "$run" "$WORK/$prog.online.wpp" 2>"$WORK/$prog.replay.err" &&
 		"$WPPTRACE" wpp "$WORK/$prog.online.wpp" --expand >"$WORK/$prog.online.exp" &&

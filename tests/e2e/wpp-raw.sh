@@ -5,7 +5,8 @@
 # symbols >= 2^31-1, which must be renumbered and mapped back; an empty
 # file) must expand back to exactly the input; sizes are compared with
 # xz -9e and zstd -19 of the same bytes (printed; the loop trace's grammar
-# chunk must be no larger than xz -9e); damaged files must be
+# chunk must be no larger than xz -9e with --grammar-builder sequitur),
+# with both grammar builders; damaged files must be
 # refused with one "wpptrace: " line and exit 1.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,9 +37,11 @@ for name, base in (("small", 0), ("high", 0xfffff000)):
 open("%s/empty.u32" % w, "wb").close()
 PY
 
-for name in small high empty; do
+for case in small:chunked high:chunked empty:chunked small:sequitur high:sequitur empty:sequitur; do
+	name=${case%:*} builder=${case#*:}
 	in=$WORK/$name.u32
-	if ! "$WPPTRACE" wpp --from-raw "$in" -o "$WORK/$name.wpp" >"$WORK/$name.out"; then
+	if ! "$WPPTRACE" wpp --from-raw "$in" -o "$WORK/$name.wpp" --grammar-builder "$builder" \
+		>"$WORK/$name.out"; then
 		fail "$name: --from-raw failed"; continue
 	fi
 	"$WPPTRACE" wpp "$WORK/$name.wpp" --expand >"$WORK/$name.exp" || { fail "$name: --expand"; continue; }
@@ -55,10 +58,12 @@ PY
 		bytes=$(sed -n 's/^serialized *\([0-9]*\) bytes grammar.*= \([0-9]*\) bytes.*/\2/p' "$WORK/$name.out")
 		xz=$(xz -9e -c "$in" | wc -c)
 		zs=$(zstd -19 -q -c "$in" | wc -c)
-		ok "$name: expands to the input; $(stat -c %s "$in") raw bytes -> grammar chunk $bytes, xz -9e $xz, zstd -19 $zs"
+		ok "$name ($builder): expands to the input; $(stat -c %s "$in") raw bytes -> grammar chunk $bytes, xz -9e $xz, zstd -19 $zs"
 		# The issue's size target, on the hard (nearly memoryless) input:
 		# the whole chunk, terminal table included, no larger than xz -9e.
-		if [ "$name" = small ]; then
+		# A property of SEQUITUR(1)'s grammar; the chunked builder trades
+		# some size for speed (docs/sequitur.md) and is only printed.
+		if [ "$name" = small ] && [ "$builder" = sequitur ]; then
 			if [ -n "$bytes" ] && [ "$bytes" -le "$xz" ]; then
 				ok "$name: grammar chunk $bytes <= xz -9e $xz"
 			else
@@ -66,7 +71,7 @@ PY
 			fi
 		fi
 	else
-		fail "$name: expansion differs from the input"
+		fail "$name ($builder): expansion differs from the input"
 	fi
 done
 "$WPPTRACE" wpp "$WORK/small.wpp" --freq p1,p2 | grep -q 'frequency of p1 p2: [1-9]' &&

@@ -5,7 +5,8 @@ ANALYSIS_SRCS := user/analysis/sequitur.c user/analysis/sequitur_digram.c \
 	user/analysis/sequitur_export.c user/analysis/sequitur_check.c \
 	user/analysis/sequitur_grammar.c user/analysis/sequitur_serial.c \
 	user/analysis/sequitur_serial_v2.c user/analysis/sequitur_rc.c \
-	user/analysis/sequitur_recency.c \
+	user/analysis/sequitur_recency.c user/analysis/sequitur_chunked.c \
+	user/analysis/sequitur_chunked_export.c \
 	user/analysis/wppdag.c user/analysis/hotsub.c user/common/crc32c.c
 ANALYSIS_OBJS := $(call objs,,$(ANALYSIS_SRCS))
 ANALYSIS_SAN_OBJS := $(call objs,san,$(ANALYSIS_SRCS))

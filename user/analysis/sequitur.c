@@ -842,8 +842,11 @@ static int add_root(struct seq_builder *b)
 
 struct seq_builder *seq_builder_new(enum seq_algorithm algo)
 {
-	struct seq_builder *b = calloc(1, sizeof(*b));
+	struct seq_builder *b;
 
+	if (algo != SEQ_PLAIN && algo != SEQ_LOOKAHEAD)
+		return NULL;
+	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
 	b->algo = algo;

@@ -37,7 +37,10 @@
 
 #include "sequitur_grammar.h"
 
-enum seq_algorithm { SEQ_PLAIN = 0, SEQ_LOOKAHEAD = 1 };
+/* SEQ_CHUNKED names the chunked builder (sequitur_chunked.h), runs and
+ * content-defined chunks around SEQUITUR(1), for the callers that choose
+ * between the two (path_grammar_new); seq_builder_new refuses it. */
+enum seq_algorithm { SEQ_PLAIN = 0, SEQ_LOOKAHEAD = 1, SEQ_CHUNKED = 2 };
 
 struct seq_builder;
 

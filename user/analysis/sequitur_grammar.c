@@ -35,6 +35,153 @@ void seq_grammar_free(struct seq_grammar *g)
 	memset(g, 0, sizeof(*g));
 }
 
+#define UNNUMBERED UINT32_MAX
+#define ON_STACK   (UINT32_MAX - 1)
+
+struct canon_frame {
+	uint32_t node, pos;
+};
+
+int seq_grammar_canonical(const struct seq_grammar *in, struct seq_grammar *out)
+{
+	uint32_t nodes = seq_grammar_nodes(in), nrules = 0;
+	uint32_t *number = malloc(((size_t)in->nrules + 1) * sizeof(*number));
+	uint32_t *order = malloc(((size_t)in->nrules + 1) * sizeof(*order));
+	size_t cap = 64, depth;
+	struct canon_frame *stack = malloc(cap * sizeof(*stack));
+	uint64_t nsyms = 0;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!number || !order || !stack)
+		goto done;
+	for (uint32_t i = 0; i < in->nrules; i++)
+		number[i] = UNNUMBERED;
+	for (uint32_t root = in->nrules; root < nodes; root++) {
+		depth = 0;
+		stack[depth++] = (struct canon_frame){root, 0};
+		nsyms += seq_grammar_body_len(in, root);
+		while (depth) {
+			struct canon_frame *f = &stack[depth - 1];
+			if (f->pos == seq_grammar_body_len(in, f->node)) {
+				if (f->node != root) {
+					number[f->node] = nrules;
+					order[nrules++] = f->node;
+					nsyms += seq_grammar_body_len(in, f->node);
+				}
+				depth--;
+				continue;
+			}
+			uint32_t s = seq_grammar_body(in, f->node)[f->pos++];
+			if (!seq_is_rule(s))
+				continue;
+			if ((s & ~SEQ_RULE_BIT) >= in->nrules)
+				goto done;
+			if (number[s & ~SEQ_RULE_BIT] != UNNUMBERED)
+				continue;
+			number[s & ~SEQ_RULE_BIT] = ON_STACK;
+			if (depth == cap) {
+				struct canon_frame *bigger =
+				    realloc(stack, 2 * cap * sizeof(*stack));
+				if (!bigger)
+					goto done;
+				stack = bigger;
+				cap *= 2;
+			}
+			stack[depth++] = (struct canon_frame){s & ~SEQ_RULE_BIT, 0};
+		}
+	}
+	if (seq_grammar_alloc(out, nrules, in->nroots, nsyms) < 0)
+		goto done;
+	out->flags = in->flags;
+	uint32_t pos = 0;
+	for (uint32_t k = 0; k < nrules + in->nroots; k++) {
+		uint32_t src = k < nrules ? order[k] : in->nrules + (k - nrules);
+		const uint32_t *body = seq_grammar_body(in, src);
+		out->start[k] = pos;
+		for (uint32_t j = 0; j < seq_grammar_body_len(in, src); j++)
+			out->sym[pos++] = seq_is_rule(body[j])
+					      ? SEQ_RULE_BIT | number[body[j] & ~SEQ_RULE_BIT]
+					      : body[j];
+	}
+	out->start[nrules + in->nroots] = pos;
+	rc = seq_grammar_finish(out, NULL, 0);
+	if (rc < 0)
+		seq_grammar_free(out);
+done:
+	free(number);
+	free(order);
+	free(stack);
+	return rc;
+}
+
+int seq_grammar_inline_once(const struct seq_grammar *in, struct seq_grammar *out)
+{
+	uint32_t nodes = seq_grammar_nodes(in), total = in->start[nodes];
+	uint32_t *refs = calloc((size_t)in->nrules + 1, sizeof(*refs));
+	size_t cap = 64, depth;
+	struct canon_frame *stack = malloc(cap * sizeof(*stack));
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!refs || !stack)
+		goto done;
+	for (uint32_t i = 0; i < nodes; i++) {
+		const uint32_t *body = seq_grammar_body(in, i);
+		for (uint32_t j = 0; j < seq_grammar_body_len(in, i); j++) {
+			uint32_t r = body[j] & ~SEQ_RULE_BIT;
+			if (!seq_is_rule(body[j]))
+				continue;
+			/* Children first: the walk below relies on it. */
+			if (r >= in->nrules || (i < in->nrules && r >= i))
+				goto done;
+			refs[r] += refs[r] < 2;
+		}
+	}
+	/* Every symbol lands in at most one body: a rule used once moves
+	 * into its user and is left empty (no root reaches it any more). */
+	if (seq_grammar_alloc(out, in->nrules, in->nroots, total) < 0)
+		goto done;
+	out->flags = in->flags;
+	uint32_t pos = 0;
+	for (uint32_t i = 0; i < nodes; i++) {
+		out->start[i] = pos;
+		if (i < in->nrules && refs[i] == 1)
+			continue;
+		depth = 0;
+		stack[depth++] = (struct canon_frame){i, 0};
+		while (depth) {
+			struct canon_frame *f = &stack[depth - 1];
+			if (f->pos == seq_grammar_body_len(in, f->node)) {
+				depth--;
+				continue;
+			}
+			uint32_t sym = seq_grammar_body(in, f->node)[f->pos++];
+			if (!seq_is_rule(sym) || refs[sym & ~SEQ_RULE_BIT] != 1) {
+				out->sym[pos++] = sym;
+				continue;
+			}
+			if (depth == cap) {
+				struct canon_frame *bigger =
+				    realloc(stack, 2 * cap * sizeof(*stack));
+				if (!bigger) {
+					seq_grammar_free(out);
+					goto done;
+				}
+				stack = bigger;
+				cap *= 2;
+			}
+			stack[depth++] = (struct canon_frame){sym & ~SEQ_RULE_BIT, 0};
+		}
+	}
+	out->start[nodes] = pos;
+	rc = 0;
+done:
+	free(refs);
+	free(stack);
+	return rc;
+}
+
 static int fail(char *why, size_t whylen, const char *msg, uint32_t node)
 {
 	if (why && whylen)

@@ -28,6 +28,10 @@
 
 enum seq_grammar_flags {
 	SEQ_GRAMMAR_LOOKAHEAD = 1u << 0, /* built by SEQUITUR(1) */
+	/* Built by the chunked builder (sequitur_chunked.h).  Not serialized
+	 * (readers that predate it refuse unknown flags): the GRAMMAR chunk's
+	 * header carries it as WPP_GRAMMAR_CHUNKED. */
+	SEQ_GRAMMAR_CHUNKED = 1u << 1,
 };
 
 struct seq_grammar {
@@ -70,6 +74,22 @@ int seq_grammar_alloc(struct seq_grammar *g, uint32_t nrules, uint32_t nroots, u
 int seq_grammar_finish(struct seq_grammar *g, char *why, size_t whylen);
 
 void seq_grammar_free(struct seq_grammar *g);
+
+/* Copy in (bodies and flags; every rule referring only to lower-numbered
+ * rules, finished or not) into out in seq_export's canonical numbering:
+ * rules numbered in the order a depth-first walk from the roots (in
+ * order, bodies left to right) finishes them; rules no root reaches are
+ * left out.  out is finished (validated).  0, or -1 (no memory, or out
+ * does not validate). */
+int seq_grammar_canonical(const struct seq_grammar *in, struct seq_grammar *out);
+
+/* Copy in (every rule referring only to lower-numbered rules) into out
+ * with every rule that is used once inlined into its user (the rule is
+ * left empty and unreachable: pass out through seq_grammar_canonical,
+ * which drops it).  The expansion is unchanged; the grammar has fewer
+ * rules and symbols.  out is not finished.  0, or -1 (no memory, or in
+ * is not children first). */
+int seq_grammar_inline_once(const struct seq_grammar *in, struct seq_grammar *out);
 
 /* The distinct terminal values of g's bodies, increasing, in a malloc'd
  * *vals (*n of them): how a grammar without a terminal table (a raw one)

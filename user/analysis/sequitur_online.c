@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/log.h"
 #include "../common/wppfile.h"
 #include "trace_words.h"
+#include "sequitur_chunked.h"
 #include "sequitur_serial.h"
 #include "wpp/trace_abi.h"
 
@@ -21,7 +23,9 @@ struct term_slot {
 };
 
 struct path_grammar {
-	struct seq_builder *b; /* NULL for a tap */
+	/* One of the two builders (SEQ_CHUNKED: cb), none for a tap. */
+	struct seq_builder *b;
+	struct seqc_builder *cb;
 	struct path_terminal_tap tap;
 	struct term_slot *slots;
 	uint32_t mask, nterms;
@@ -90,11 +94,13 @@ static struct path_grammar *new_path_grammar(enum seq_algorithm algo,
 	pg->terms = malloc(pg->terms_cap * sizeof(*pg->terms));
 	if (tap)
 		pg->tap = *tap;
+	else if (algo == SEQ_CHUNKED)
+		pg->cb = seqc_builder_new(NULL);
 	else
 		pg->b = seq_builder_new(algo);
 	pg->segments = 1;
 	wpp_words_init(&pg->words, grammar_word_sink(pg));
-	if (!pg->slots || !pg->terms || (!tap && !pg->b)) {
+	if (!pg->slots || !pg->terms || (!tap && !pg->b && !pg->cb)) {
 		path_grammar_free(pg);
 		return NULL;
 	}
@@ -116,6 +122,7 @@ void path_grammar_free(struct path_grammar *pg)
 	if (!pg)
 		return;
 	seq_builder_free(pg->b);
+	seqc_builder_free(pg->cb);
 	free(pg->slots);
 	free(pg->terms);
 	free(pg);
@@ -126,11 +133,18 @@ const struct seq_builder *path_grammar_builder(const struct path_grammar *pg)
 	return pg->b;
 }
 
+static int builder_append(struct path_grammar *pg, const uint32_t *t, size_t n)
+{
+	if (pg->cb)
+		return seqc_append_many(pg->cb, t, n);
+	if (pg->b)
+		return seq_append_many(pg->b, t, n);
+	return pg->tap.out(pg->tap.ctx, t, n);
+}
+
 static void flush_pending(struct path_grammar *pg)
 {
-	if (pg->npending && !pg->failed &&
-	    (pg->b ? seq_append_many(pg->b, pg->pending, pg->npending)
-		   : pg->tap.out(pg->tap.ctx, pg->pending, pg->npending)) < 0)
+	if (pg->npending && !pg->failed && builder_append(pg, pg->pending, pg->npending) < 0)
 		pg->failed = 1;
 	pg->npending = 0;
 }
@@ -184,13 +198,15 @@ static int g_records(void *ctx, uint32_t fid, uint64_t id, uint64_t times, uint6
 	uint32_t t = symbol(pg, fid, id);
 
 	(void)first_repeat;
-	if (times > 1 && t != NO_RECORD && !pg->b) {
+	if (times > 1 && t != NO_RECORD && !pg->b && !pg->cb) {
 		for (uint64_t i = 1; i < times && !pg->failed; i++)
 			append_terminal(pg, t);
 	} else if (times > 1 && t != NO_RECORD) {
+		/* The chunked builder takes a run in O(1). */
 		flush_pending(pg);
 		pg->nsymbols += times - 1;
-		if (seq_append_run(pg->b, t, times - 1) < 0)
+		if ((pg->cb ? seqc_append_run(pg->cb, t, times - 1)
+			    : seq_append_run(pg->b, t, times - 1)) < 0)
 			pg->failed = 1;
 	}
 	return pg->failed ? -1 : 0;
@@ -202,10 +218,14 @@ static void g_gap(void *ctx, uint64_t lost_words)
 
 	(void)lost_words;
 	flush_pending(pg);
-	if (!pg->b)
+	if (pg->cb) {
+		if (seqc_append_gap(pg->cb) < 0)
+			pg->failed = 1;
+	} else if (!pg->b) {
 		pg->tap.gap(pg->tap.ctx);
-	else if (seq_append_gap(pg->b) < 0)
+	} else if (seq_append_gap(pg->b) < 0) {
 		pg->failed = 1;
+	}
 	pg->segments++;
 }
 
@@ -257,7 +277,8 @@ int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *ke
 {
 	memset(out, 0, sizeof(*out));
 	flush_pending(pg);
-	if (pg->failed || (pg->b && (seq_finish(pg->b) < 0 || seq_export(pg->b, &out->g) < 0)))
+	if (pg->failed || (pg->b && (seq_finish(pg->b) < 0 || seq_export(pg->b, &out->g) < 0)) ||
+	    (pg->cb && seqc_export(pg->cb, &out->g) < 0))
 		return -1;
 	out->terms = malloc((pg->nterms ? pg->nterms : 1) * sizeof(*out->terms));
 	if (!out->terms) {
@@ -273,6 +294,26 @@ int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *ke
 					      .segments = pg->segments,
 					      .skipped_words = pg->skipped};
 	return 0;
+}
+
+int grammar_builder_parse(const char *cmd, const char *name, int *algo)
+{
+	if (!strcmp(name, "chunked"))
+		*algo = SEQ_CHUNKED;
+	else if (!strcmp(name, "sequitur"))
+		*algo = SEQ_LOOKAHEAD;
+	else {
+		wpp_err("%s: --grammar-builder takes chunked or sequitur, not '%s'", cmd, name);
+		return -1;
+	}
+	return 0;
+}
+
+const char *grammar_builder_name(uint32_t flags)
+{
+	if (flags & SEQ_GRAMMAR_CHUNKED)
+		return "chunked";
+	return flags & SEQ_GRAMMAR_LOOKAHEAD ? "SEQUITUR(1)" : "SEQUITUR";
 }
 
 void wpp_thread_grammar_free(struct wpp_thread_grammar *tg)
@@ -291,6 +332,8 @@ int wpp_grammar_chunk_encode(const struct wpp_thread_grammar *tg, uint8_t **buf,
 	if (seq_serialize(&tg->g, &ser, &serlen) < 0)
 		return -1;
 	h.grammar_len = serlen;
+	if (tg->g.flags & SEQ_GRAMMAR_CHUNKED) /* the serialized flags cannot say it */
+		h.flags |= WPP_GRAMMAR_CHUNKED;
 	*len = sizeof(h) + tab + serlen;
 	p = *buf = malloc(*len);
 	if (!p) {
@@ -337,6 +380,8 @@ int wpp_grammar_chunk_decode(const void *payload, size_t len, struct wpp_thread_
 			snprintf(why, whylen, "%s", inner);
 		return -1;
 	}
+	if (out->hdr.flags & WPP_GRAMMAR_CHUNKED)
+		out->g.flags |= SEQ_GRAMMAR_CHUNKED;
 	/* Every terminal must have a table entry (raw grammars may have none:
 	 * their terminals are the raw values). */
 	if (out->hdr.nterminals || !(out->hdr.flags & WPP_GRAMMAR_RAW)) {

@@ -6,7 +6,8 @@
  *
  * Words are read as wpp/trace_abi.h defines them: a one-word record or a
  * two-word wide record names (fid, path id); each distinct pair becomes a
- * dense terminal (first appearance order) fed to SEQUITUR(1); zero and PAD
+ * dense terminal (first appearance order) fed to the grammar builder
+ * (path_grammar_new: the chunked one or SEQUITUR(1)); zero and PAD
  * words are skipped; malformed records (a wide record cut short or without
  * its mark bit, an unknown control word, a gap marker without its count)
  * are skipped and counted, exactly as the decoder reports them as CORRUPT;
@@ -73,9 +74,18 @@ int path_grammar_gap(struct path_grammar *pg);
 /* Finish and export (pg stays owned by the caller).  0 or -1 (no memory). */
 int path_grammar_export(struct path_grammar *pg, const struct wpp_thread_key *key,
 			struct wpp_thread_grammar *out);
-/* The underlying builder (for statistics); NULL for a tap. */
+/* The SEQUITUR(1) builder (for statistics); NULL for a tap or a chunked
+ * grammar. */
 const struct seq_builder *path_grammar_builder(const struct path_grammar *pg);
 void path_grammar_free(struct path_grammar *pg);
+
+/* --grammar-builder NAME for command cmd: "chunked" (SEQ_CHUNKED, the
+ * default everywhere) or "sequitur" (SEQ_LOOKAHEAD, one-level
+ * SEQUITUR(1)) into *algo (an enum seq_algorithm); 0, or -1 after one
+ * error line. */
+int grammar_builder_parse(const char *cmd, const char *name, int *algo);
+/* The name of a stored grammar's builder, from its flags. */
+const char *grammar_builder_name(uint32_t seq_grammar_flags);
 
 /* Chunk payload <-> grammar.  encode: malloc'd buffer; 0 or -1.
  * decode treats payload as hostile: 0, or -1 with a reason in why. */

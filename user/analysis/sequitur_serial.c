@@ -111,7 +111,7 @@ static int serialize_v1_body(const struct seq_grammar *g, struct seq_out *o)
 	for (uint32_t k = 0; k < nterm; k++)
 		code[k] = (uint32_t)sorted[k].uses;
 
-	seq_out_varint(o, g->flags);
+	seq_out_varint(o, g->flags & SEQ_GRAMMAR_LOOKAHEAD);
 	seq_out_varint(o, nterm);
 	for (uint32_t r = 0; r < nterm; r++)
 		seq_out_varint(o, terms[r].value);

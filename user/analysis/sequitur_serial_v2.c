@@ -430,7 +430,7 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 
 	/* The payload size is not known yet; the symbol bound is checked
 	 * after coding. */
-	seq_out_varint(o, g->flags);
+	seq_out_varint(o, g->flags & SEQ_GRAMMAR_LOOKAHEAD);
 	seq_out_varint(o, nterm);
 	for (uint32_t k = 0; k < nterm; k++)
 		put_zigzag(o, (int64_t)values[k] - (k ? (int64_t)values[k - 1] + 1 : 0));

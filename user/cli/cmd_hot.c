@@ -356,19 +356,24 @@ static int check_counter(const struct cost_data *cd, const char *name, const cha
 
 int cmd_hot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'},	{"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},	{"gen", required_argument, NULL, 'g'},
-	    {"min-len", required_argument, NULL, 'a'},	{"max-len", required_argument, NULL, 'b'},
-	    {"min-cost", required_argument, NULL, 'c'}, {"cost", required_argument, NULL, 'C'},
-	    {"top", required_argument, NULL, 'n'},	{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"gen", required_argument, NULL, 'g'},
+					     {"min-len", required_argument, NULL, 'a'},
+					     {"max-len", required_argument, NULL, 'b'},
+					     {"min-cost", required_argument, NULL, 'c'},
+					     {"cost", required_argument, NULL, 'C'},
+					     {"top", required_argument, NULL, 'n'},
+					     {"grammar-builder", required_argument, NULL, 'G'},
+					     {NULL, 0, NULL, 0}};
 	struct hot_opts o = {.filter = THREAD_FILTER_ANY,
 			     .min_len = 2,
 			     .max_len = 20,
 			     .top = 20,
 			     .min_cost = 100000};
 	struct session s;
-	int c, rc;
+	int c, rc, algo = SEQ_CHUNKED;
 	long v;
 
 	optind = 1;
@@ -420,10 +425,15 @@ int cmd_hot(int argc, char **argv)
 			  : c == 'b' ? &o.max_len
 				     : &o.top) = v;
 			break;
+		case 'G': /* grammars built from the batches; the result is the same */
+			if (grammar_builder_parse("hot", optarg, &algo) < 0)
+				return WPP_EXIT_USAGE;
+			break;
 		default: /* '?' or ':' */
 			return bad_option("hot", c, argv, opts);
 		}
 	}
+	thread_grammar_set_builder(algo);
 	if (o.min_len < 1 || o.max_len < o.min_len || o.max_len > 4096) {
 		wpp_err("hot: need 1 <= --min-len <= --max-len <= 4096");
 		return WPP_EXIT_USAGE;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_wpp.c — `wpptrace wpp`: each thread's whole program path as a
- * SEQUITUR(1) grammar (docs/sequitur.md): its size against the path
+ * grammar (the chunked builder's or SEQUITUR(1)'s, docs/sequitur.md): its size against the path
  * stream, the biggest rules, node frequencies, and the DAG queries
  * (frequency of a path sequence, what ran before/after it) answered on the
  * DAG without expanding it.  `--from-raw` builds a grammar from a raw
@@ -26,6 +26,7 @@
 #include "in_file.h"
 #include "log.h"
 #include "out_file.h"
+#include "sequitur_chunked.h"
 #include "sequitur_serial.h"
 #include "session.h"
 #include "thread_grammar.h"
@@ -39,7 +40,8 @@ struct wpp_opts {
 	struct spec_list *freq, *context, *order; /* parsed SEQ options, or NULL */
 	const char *from_raw, *output;
 	const char *raw_out;
-	long raw_max; /* --raw-max: symbols written at most (0: all) */
+	long raw_max;	  /* --raw-max: symbols written at most (0: all) */
+	int grammar_algo; /* --grammar-builder: for grammars built here */
 };
 
 /* ---- naming and parsing path sequences ---- */
@@ -493,11 +495,11 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			", \"grammar\": \"%s\", \"paths\": %" PRIu64 ", \"segments\": %" PRIu32
 			", \"distinct_paths\": %" PRIu32 ", \"rules\": %" PRIu32
 			", \"grammar_symbols\": %" PRIu32
-			", \"ratio\": %.3f, \"serialized_bytes\": %zu"
+			", \"ratio\": %.3f, \"serialized_bytes\": %zu, \"builder\": \"%s\""
 			", \"skipped_words\": %" PRIu64 ",\n   \"rules_shown\": [",
 			first ? "" : ",\n  ", tg->hdr.pid, tg->hdr.tid, tg->hdr.generation, origin,
 			tg->hdr.nsymbols, tg->hdr.segments, nterm, g->nrules, nsyms, ratio, serlen,
-			tg->hdr.skipped_words);
+			grammar_builder_name(g->flags), tg->hdr.skipped_words);
 	} else {
 		fprintf(out,
 			"thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32
@@ -514,6 +516,7 @@ static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_t
 			g->nrules, nsyms, ratio);
 		fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", serlen,
 			tg->hdr.nsymbols ? serlen * 8.0 / tg->hdr.nsymbols : 0.0);
+		fprintf(out, "  built by       %s\n", grammar_builder_name(g->flags));
 		if (tg->hdr.skipped_words)
 			fprintf(out, "  skipped        %" PRIu64 " malformed words\n",
 				tg->hdr.skipped_words);
@@ -688,7 +691,9 @@ static int from_raw(const struct wpp_opts *o)
 	struct stat in_st;
 	int fd = in_file_open(o->from_raw, "wpp", &in_st);
 	FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	struct seq_builder *b = seq_builder_new(SEQ_LOOKAHEAD);
+	int chunked = o->grammar_algo == SEQ_CHUNKED;
+	struct seq_builder *b = chunked ? NULL : seq_builder_new(o->grammar_algo);
+	struct seqc_builder *cb = chunked ? seqc_builder_new(NULL) : NULL;
 	uint32_t buf[4096], *map_val = NULL, map_n = 0, map_cap = 0;
 	uint64_t n = 0;
 	size_t got;
@@ -700,15 +705,17 @@ static int from_raw(const struct wpp_opts *o)
 			close(fd);
 		}
 		seq_builder_free(b);
+		seqc_builder_free(cb);
 		return WPP_EXIT_ERROR;
 	}
 	if (same_file(o->from_raw, o->output)) {
 		wpp_err("wpp: -o %s is the input itself", o->output);
 		fclose(in);
 		seq_builder_free(b);
+		seqc_builder_free(cb);
 		return WPP_EXIT_USAGE;
 	}
-	if (!b)
+	if (!b && !cb)
 		wpp_die("out of memory");
 	/* Symbols below 2^31 - 1 are terminals as they are; if any is not,
 	 * every symbol is renumbered densely in first-appearance order and the
@@ -720,6 +727,7 @@ static int from_raw(const struct wpp_opts *o)
 		wpp_err("wpp: cannot read %s", o->from_raw);
 		fclose(in);
 		seq_builder_free(b);
+		seqc_builder_free(cb);
 		return WPP_EXIT_ERROR;
 	}
 	/* An empty stream is a stream (its grammar is empty); a torn last
@@ -730,6 +738,7 @@ static int from_raw(const struct wpp_opts *o)
 			bytes);
 		fclose(in);
 		seq_builder_free(b);
+		seqc_builder_free(cb);
 		return WPP_EXIT_ERROR;
 	}
 	rewind(in);
@@ -776,7 +785,7 @@ static int from_raw(const struct wpp_opts *o)
 			}
 			buf[i] = slot_id[k];
 		}
-		if (seq_append_many(b, buf, got) < 0)
+		if ((cb ? seqc_append_many(cb, buf, got) : seq_append_many(b, buf, got)) < 0)
 			wpp_die("out of memory building the grammar");
 		n += got;
 	}
@@ -784,12 +793,11 @@ static int from_raw(const struct wpp_opts *o)
 	free(slot_val);
 	free(slot_id);
 	struct wpp_thread_grammar tg = {0};
-	if (seq_finish(b) < 0 || seq_export(b, &tg.g) < 0)
+	if (cb ? seqc_export(cb, &tg.g) < 0 : seq_finish(b) < 0 || seq_export(b, &tg.g) < 0)
 		wpp_die("out of memory building the grammar");
 	double cpu = process_cpu_seconds() - t0;
-	struct seq_stats st;
-	seq_builder_stats(b, &st);
 	seq_builder_free(b);
+	seqc_builder_free(cb);
 
 	tg.hdr = (struct wpp_chunk_grammar){.flags = WPP_GRAMMAR_RAW,
 					    .nsymbols = n,
@@ -826,8 +834,8 @@ static int from_raw(const struct wpp_opts *o)
 		printf("input           %" PRIu64 " symbols (%" PRIu64 " bytes), %s\n", n, n * 4,
 		       remap ? "renumbered densely (values >= 2^31-1 present)"
 			     : "used as they are");
-		printf("grammar         %" PRIu32 " rules, %" PRIu64 " symbols\n", st.rules,
-		       st.grammar_symbols);
+		printf("grammar         %" PRIu32 " rules, %" PRIu32 " symbols (%s)\n", tg.g.nrules,
+		       tg.g.start[seq_grammar_nodes(&tg.g)], grammar_builder_name(tg.g.flags));
 		printf("serialized      %" PRIu64
 		       " bytes grammar + %zu bytes symbol table = %zu bytes "
 		       "chunk payload\n",
@@ -1125,8 +1133,12 @@ int cmd_wpp(int argc, char **argv)
 					     {"store", no_argument, NULL, 's'},
 					     {"raw-out", required_argument, NULL, 'R'},
 					     {"raw-max", required_argument, NULL, 'M'},
+					     {"grammar-builder", required_argument, NULL, 'G'},
 					     {NULL, 0, NULL, 0}};
-	struct wpp_opts o = {.filter = THREAD_FILTER_ANY, .max_rules = 20, .context_len = 1};
+	struct wpp_opts o = {.filter = THREAD_FILTER_ANY,
+			     .max_rules = 20,
+			     .context_len = 1,
+			     .grammar_algo = SEQ_CHUNKED};
 	const char *freq = NULL, *context = NULL, *order = NULL;
 	int c, rc = WPP_EXIT_OK, context_len_set = 0, others = 0, max_rules_set = 0;
 	long v;
@@ -1134,7 +1146,7 @@ int cmd_wpp(int argc, char **argv)
 	optind = 1;
 	opterr = 0; /* bad_option says it in one line */
 	while ((c = getopt_long(argc, argv, ":f:p:t:n:o:", opts, NULL)) != -1) {
-		others += c != 'r' && c != 'o'; /* --from-raw takes only -o */
+		others += c != 'r' && c != 'o' && c != 'G'; /* --from-raw: -o, --grammar-builder */
 		max_rules_set |= c == 'n';
 		switch (c) {
 		case 'f':
@@ -1188,6 +1200,10 @@ int cmd_wpp(int argc, char **argv)
 		case 'R':
 			o.raw_out = optarg;
 			break;
+		case 'G':
+			if (grammar_builder_parse("wpp", optarg, &o.grammar_algo) < 0)
+				return WPP_EXIT_USAGE;
+			break;
 		case 'M':
 			if ((o.raw_max = parse_count(optarg)) < 1) {
 				wpp_err("wpp: bad --raw-max '%s' (a count of symbols, 1 or more)",
@@ -1199,6 +1215,7 @@ int cmd_wpp(int argc, char **argv)
 			return bad_option("wpp", c, argv, opts);
 		}
 	}
+	thread_grammar_set_builder(o.grammar_algo);
 	if (o.from_raw) {
 		if (!o.output || optind != argc || others) {
 			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file or option "

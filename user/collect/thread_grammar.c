@@ -13,6 +13,14 @@
 #include "path_regen.h"
 #include "wppfile.h"
 
+/* The builder for grammars built from batches (thread_grammar.h). */
+static enum seq_algorithm rebuild_algo = SEQ_CHUNKED;
+
+void thread_grammar_set_builder(enum seq_algorithm algo)
+{
+	rebuild_algo = algo;
+}
+
 struct one_capture {
 	struct wpp_thread_grammar tg;
 	int got;
@@ -34,7 +42,7 @@ static int build_from_batches(const struct wpp_thread_trace *th,
 {
 	struct one_capture cap = {0};
 	struct wpp_grammar_cfg cfg = {
-	    .algo = SEQ_LOOKAHEAD, .tap = tap, .capture = capture, .ctx = &cap};
+	    .algo = rebuild_algo, .tap = tap, .capture = capture, .ctx = &cap};
 	struct wpp_online_consumer cons = wpp_grammar_consumer(&cfg);
 	struct wpp_thread_key key = {th->pid, th->tid, th->generation};
 	struct wpp_online *o = wpp_online_new(&cons, 1);
@@ -47,7 +55,7 @@ static int build_from_batches(const struct wpp_thread_trace *th,
 	if (!th->nbatches) {
 		/* Nothing recorded (maybe only losses): an empty grammar. */
 		struct path_grammar *pg =
-		    tap ? path_grammar_new_tap(tap) : path_grammar_new(SEQ_LOOKAHEAD);
+		    tap ? path_grammar_new_tap(tap) : path_grammar_new(rebuild_algo);
 		int rc = pg ? 0 : -1;
 		for (size_t g = 0; g < th->ngaps && rc == 0; g++)
 			rc = path_grammar_gap(pg);

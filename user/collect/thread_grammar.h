@@ -42,6 +42,11 @@ int thread_grammar_load(struct wpp_trace *t, const struct wpp_thread_trace *th,
 void thread_grammar_suggest_store(const char *cmd, const char *path,
 				  const struct grammar_builds *builds);
 
+/* Which builder the grammars built from batches use: SEQ_CHUNKED (the
+ * default) or SEQ_LOOKAHEAD (`--grammar-builder sequitur`).  A setting of
+ * the command (one per process), as the recorder's is per recording. */
+void thread_grammar_set_builder(enum seq_algorithm algo);
+
 /* Build from the batches only (ignoring any recorded chunk). */
 int thread_grammar_rebuild(const struct wpp_thread_trace *th, struct wpp_thread_grammar *out);
 

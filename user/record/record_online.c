@@ -136,7 +136,7 @@ int record_online_start(struct record_sink *rs, const struct record_opts *o)
 	if (o->grammar) {
 		/* SEQUITUR(1) runs on a worker thread fed by a bounded queue,
 		 * so its cost never delays the drain of the transport. */
-		cfg->grammar.algo = SEQ_LOOKAHEAD;
+		cfg->grammar.algo = o->grammar_algo;
 		cfg->grammar.emit_to = rs->online;
 		cfg->grammar_consumer = wpp_grammar_consumer(&cfg->grammar);
 		if (wpp_online_add_worker(rs->online, &cfg->grammar_consumer, 1,

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "opt_error.h"
 #include "record_ready.h"
+#include "sequitur_online.h"
 
 static const char usage[] =
     "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
@@ -29,6 +30,9 @@ static const char usage[] =
     "                          it (closed without the line if record fails first)\n"
     "      --no-grammar        do not build whole-program-path grammars while recording\n"
     "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
+    "      --grammar-builder chunked|sequitur  how grammars are built: chunked (default,\n"
+    "                          runs and chunks around SEQUITUR(1), several times faster\n"
+    "                          on repetitive paths) or sequitur (one-level SEQUITUR(1))\n"
     "      --grammar-wait SECS|all|auto  how long to go on building grammars after the\n"
     "                          program ends (default auto: as long again as the recording\n"
     "                          ran, at least 1 s); the rest is left to `wpptrace wpp`\n"
@@ -282,6 +286,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		O_GRAMMAR,
 		O_NOGRAMMAR,
 		O_GRAMMARWAIT,
+		O_GRAMMARBUILDER,
 		O_NOCOUNT,
 		O_COUNTONLY,
 		O_LISTEV,
@@ -309,6 +314,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    {"grammar", no_argument, NULL, O_GRAMMAR},
 	    {"no-grammar", no_argument, NULL, O_NOGRAMMAR},
 	    {"grammar-wait", required_argument, NULL, O_GRAMMARWAIT},
+	    {"grammar-builder", required_argument, NULL, O_GRAMMARBUILDER},
 	    {"event", required_argument, NULL, 'e'},
 	    {"count", required_argument, NULL, 'c'},
 	    {"freq", required_argument, NULL, 'F'},
@@ -328,6 +334,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->grammar = 1; /* grammars are built while recording, on a worker thread */
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
+	o->grammar_algo = SEQ_CHUNKED;
 	o->compress = 1; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
 	o->ready_fd = -1;
@@ -351,6 +358,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case O_GRAMMARWAIT:
 			if (parse_grammar_wait(optarg, &o->grammar_wait_s))
+				return -1;
+			break;
+		case O_GRAMMARBUILDER:
+			if (grammar_builder_parse("record", optarg, &o->grammar_algo) < 0)
 				return -1;
 			break;
 		case 'k':

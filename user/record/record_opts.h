@@ -25,6 +25,7 @@ struct record_opts {
 	int quiet;
 	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
 	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
+	int grammar_algo;	     /* --grammar-builder: enum seq_algorithm (sequitur.h) */
 	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
 				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
 	int compress;		     /* --compress zstd (default): BATCH_Z chunks; none: BATCH */

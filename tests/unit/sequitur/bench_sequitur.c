@@ -26,6 +26,7 @@
 
 #include "hotsub.h"
 #include "sequitur.h"
+#include "sequitur_chunked.h"
 #include "sequitur_digram.h"
 #include "sequitur_serial.h"
 #include "tracegen.h"
@@ -58,29 +59,47 @@ static double cpu_now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* SEQ_CHUNKED: the chunked builder (sequitur_chunked.h); its time
+ * includes the export, which merges its levels (SEQUITUR's export is a
+ * copy, left out as before).  stats then describe the exported grammar. */
 static int build_from_file(const char *path, enum seq_algorithm algo, struct build_result *r,
 			   struct seq_grammar *keep)
 {
 	static uint32_t buf[16384];
 	FILE *f = fopen(path, "rb");
-	struct seq_builder *b = seq_builder_new(algo);
+	int chunked = algo == SEQ_CHUNKED;
+	struct seq_builder *b = chunked ? NULL : seq_builder_new(algo);
+	struct seqc_builder *cb = chunked ? seqc_builder_new(NULL) : NULL;
+	struct seq_grammar g;
 	size_t got;
 
-	if (!f || !b)
+	if (!f || (!b && !cb))
 		return -1;
 	double t0 = now(), c0 = cpu_now();
 	while ((got = fread(buf, sizeof(uint32_t), 16384, f)) > 0)
-		if (seq_append_many(b, buf, got) < 0)
+		if ((cb ? seqc_append_many(cb, buf, got) : seq_append_many(b, buf, got)) < 0)
 			return -1;
-	if (seq_finish(b) < 0)
+	if (cb ? seqc_export(cb, &g) < 0 : seq_finish(b) < 0)
 		return -1;
 	r->seconds = now() - t0;
 	r->cpu_seconds = cpu_now() - c0;
 	fclose(f);
-	seq_builder_stats(b, &r->stats);
-	struct seq_grammar g;
+	if (cb) {
+		struct seqc_stats cs;
+		seqc_builder_stats(cb, &cs);
+		r->stats = (struct seq_stats){.input_symbols = cs.input_symbols,
+					      .grammar_symbols = g.start[seq_grammar_nodes(&g)],
+					      .rules = g.nrules,
+					      .segments = g.nroots,
+					      .bytes = cs.bytes};
+		seqc_builder_free(cb);
+	} else {
+		seq_builder_stats(b, &r->stats);
+		if (seq_export(b, &g) < 0)
+			return -1;
+	}
 	uint8_t *bytes;
-	if (seq_export(b, &g) < 0 || seq_serialize(&g, &bytes, &r->serialized) < 0)
+	if (seq_serialize(&g, &bytes, &r->serialized) < 0)
 		return -1;
 	free(bytes);
 	if (seq_serialize_version(&g, 1, &bytes, &r->serialized_v1) < 0)
@@ -240,19 +259,23 @@ static long zstd_size(const char *path)
 
 /* One line of the "other inputs" table: SEQUITUR(1) construction speed
  * (CPU) and grammar sizes against SEQUITUR's grammar and xz -9e and
- * zstd -19 of the same raw file, measured now.  Builds run in a child
- * each, as for the synthetic trace. */
+ * zstd -19 of the same raw file, measured now, and the chunked builder's
+ * speed and sizes beside them.  Builds run in a child each, as for the
+ * synthetic trace. */
 static int compare_input(const char *label, const char *path)
 {
-	struct build_result r, plain;
+	struct build_result r, plain, ch;
 	long xz = xz_size(path), zstd = zstd_size(path);
 
 	if (build_in_child(path, SEQ_LOOKAHEAD, &r) < 0 ||
-	    build_in_child(path, SEQ_PLAIN, &plain) < 0 || xz <= 0 || zstd <= 0) {
+	    build_in_child(path, SEQ_PLAIN, &plain) < 0 ||
+	    build_in_child(path, SEQ_CHUNKED, &ch) < 0 || xz <= 0 || zstd <= 0) {
 		fprintf(stderr, "bench_sequitur: cannot measure %s\n", path);
 		return -1;
 	}
-	printf("%-20s %10llu %8.2f %7.1f %8.4f %10zu %10zu %10ld %10ld %7.3f %7.3f\n", label,
+	printf("%-20s %10llu %8.2f %7.1f %8.4f %10zu %10zu %10ld %10ld %7.3f %7.3f | %8.2f %7.1f "
+	       "%9llu %10zu\n",
+	       label,
 	       (unsigned long long)r.stats.input_symbols,
 	       r.cpu_seconds > 0 ? r.stats.input_symbols / r.cpu_seconds / 1e6 : 0.0,
 	       r.peak_rss_kb / 1024.0,
@@ -260,7 +283,10 @@ static int compare_input(const char *label, const char *path)
 		   ? (double)r.stats.grammar_symbols / plain.stats.grammar_symbols
 		   : 1.0,
 	       r.serialized, r.serialized_v3, xz, zstd, (double)r.serialized / xz,
-	       (double)r.serialized / zstd);
+	       (double)r.serialized / zstd,
+	       ch.cpu_seconds > 0 ? ch.stats.input_symbols / ch.cpu_seconds / 1e6 : 0.0,
+	       ch.peak_rss_kb / 1024.0, (unsigned long long)ch.stats.grammar_symbols,
+	       ch.serialized);
 	return 0;
 }
 
@@ -287,9 +313,12 @@ static int compare_other_inputs(const char *workdir, char **files, int nfiles)
 		return -1;
 	free(t);
 	printf("other inputs (SEQUITUR(1): construction M symbols/s per CPU second and peak RSS;\n"
-	       "grammar symbols / SEQUITUR's; serialized bytes; / xz = grammar / xz -9e):\n");
-	printf("%-20s %10s %8s %7s %8s %10s %10s %10s %10s %7s %7s\n", "input", "symbols", "Msym/s",
-	       "RSS MB", "syms/S", "grammar", "format v3", "xz -9e", "zstd -19", "/ xz", "/ zstd");
+	       "grammar symbols / SEQUITUR's; serialized bytes; / xz = grammar / xz -9e;\n"
+	       "after |, the chunked builder: M symbols/s (export included), peak RSS, grammar\n"
+	       "symbols, serialized bytes):\n");
+	printf("%-20s %10s %8s %7s %8s %10s %10s %10s %10s %7s %7s | %8s %7s %9s %10s\n", "input",
+	       "symbols", "Msym/s", "RSS MB", "syms/S", "grammar", "format v3", "xz -9e", "zstd -19",
+	       "/ xz", "/ zstd", "chunked", "RSS MB", "gram syms", "serialized");
 	if (compare_input("random loops (wpp-raw.sh)", path) < 0)
 		return -1;
 	for (int i = 0; i < nfiles; i++) {
@@ -328,9 +357,10 @@ int main(int argc, char **argv)
 	 * child: this VM's speed drifts by a fifth from one minute to the
 	 * next, so one build says little.  The table gives the fastest build
 	 * and the median; every build must give the same grammar. */
-	struct build_result res[2], runs[2][BUILDS];
-	const char *names[2] = {"SEQUITUR", "SEQUITUR(1)"};
-	double cpu[2][BUILDS], latency[LATENCY_SIZES][BUILDS];
+	/* Index = enum seq_algorithm: SEQUITUR, SEQUITUR(1), chunked. */
+	struct build_result res[3], runs[3][BUILDS];
+	const char *names[3] = {"SEQUITUR", "SEQUITUR(1)", "chunked"};
+	double cpu[3][BUILDS], latency[LATENCY_SIZES][BUILDS];
 	for (int k = 0; k < BUILDS; k++) {
 		for (int c = 0; c < LATENCY_SIZES; c++)
 			if (in_child(latency_work, &latency_mib[c], &latency[c][k],
@@ -338,7 +368,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench_sequitur: latency measurement failed\n");
 				return 1;
 			}
-		for (int a = 0; a < 2; a++) {
+		for (int a = 0; a < 3; a++) {
 			if (build_in_child(path, a, &runs[a][k]) < 0) {
 				fprintf(stderr, "bench_sequitur: %s build failed\n", names[a]);
 				return 1;
@@ -354,7 +384,7 @@ int main(int argc, char **argv)
 	}
 	for (int c = 0; c < LATENCY_SIZES; c++)
 		qsort(latency[c], BUILDS, sizeof(double), by_double);
-	for (int a = 0; a < 2; a++) {
+	for (int a = 0; a < 3; a++) {
 		int best = 0;
 		for (int k = 1; k < BUILDS; k++)
 			if (cpu[a][k] < cpu[a][best])
@@ -369,7 +399,7 @@ int main(int argc, char **argv)
 	       BUILDS);
 	printf("%-12s %8s %8s %11s %8s %10s %9s %10s %10s\n", "algorithm", "wall s", "cpu s",
 	       "Msym/s/cpu", "median", "peakRSS MB", "rules", "gram syms", "serialized");
-	for (int a = 0; a < 2; a++)
+	for (int a = 0; a < 3; a++)
 		printf("%-12s %8.3f %8.3f %11.2f %8.2f %10.1f %9u %10llu %10zu\n", names[a],
 		       res[a].seconds, res[a].cpu_seconds, n / res[a].cpu_seconds / 1e6,
 		       n / cpu[a][BUILDS / 2] / 1e6, res[a].peak_rss_kb / 1024.0, res[a].stats.rules,
@@ -391,6 +421,8 @@ int main(int argc, char **argv)
 	       (double)n * 4 / res[1].serialized);
 	printf("%-28s %12zu %10.1fx\n", "WPP grammar, SEQUITUR", res[0].serialized,
 	       (double)n * 4 / res[0].serialized);
+	printf("%-28s %12zu %10.1fx\n", "WPP grammar, chunked", res[2].serialized,
+	       (double)n * 4 / res[2].serialized);
 	printf("%-28s %12zu %10.1fx\n", "  same, format version 3", res[1].serialized_v3,
 	       (double)n * 4 / res[1].serialized_v3);
 	printf("%-28s %12zu %10.1fx\n", "  same, format version 1", res[1].serialized_v1,

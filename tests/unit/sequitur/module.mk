@@ -6,7 +6,7 @@
 SEQ_TEST_DIR := $(BUILD)/tests/sequitur
 SEQ_TEST_HELPERS := tests/unit/sequitur/test_util.c tests/unit/sequitur/tracegen.c
 SEQ_TEST_NAMES := test_sequitur test_serial test_wppdag test_hotsub test_rc test_recency \
-	test_digram
+	test_digram test_chunked
 SEQ_TESTS := $(addprefix $(SEQ_TEST_DIR)/,$(SEQ_TEST_NAMES))
 SEQ_TEST_CPPFLAGS := -Iuser/analysis -Itests/unit/sequitur
 

@@ -217,6 +217,10 @@ enum wpp_grammar_flags {
 	 * of the table is the raw value of terminal i (in path_id); with no
 	 * table, terminal values are the raw values themselves. */
 	WPP_GRAMMAR_RAW = 1u << 0,
+	/* Built by the chunked builder (docs/sequitur.md), not by one-level
+	 * SEQUITUR(1): the serialized grammar is a DAG like any other, so
+	 * readers that predate the flag read it as it is. */
+	WPP_GRAMMAR_CHUNKED = 1u << 1,
 };
 
 /* The whole-program-path grammar of one thread, built while recording. */
