@@ -51,7 +51,8 @@ struct loader {
 	struct thread_map map;
 	size_t threads_cap, procs_cap, modules_cap, info_len, info_cap;
 	int warned[WPP_CHUNK_BATCH_Z + 1];
-	struct wc_decoder *unpack; /* BATCH_Z words, made on the first one */
+	struct wpp_batch_z_walker walker; /* BATCH_Z chunks */
+	uint64_t kept_words;		  /* of the chunk being walked */
 };
 
 static void map_rehash(struct loader *ld);
@@ -125,60 +126,67 @@ static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
 }
 
 /*
- * Compressed batches whose words are lost (their chunk damaged, or words
- * that do not decode) but whose heads are intact: each batch's thread gets
- * a gap of exactly its word count where the batch stood (before the next
- * batch after it), as a transport's GAP chunk would say.
+ * A compressed batch whose words are lost (its chunk damaged, or words
+ * that do not decode) but whose head is intact: its thread gets a gap of
+ * exactly its word count where the batch stood (before the next batch
+ * after it), as a transport's GAP chunk would say.
  */
-static void lose_batches(struct loader *ld, const void *payload, const struct wpp_chunk_batch_z *z,
-			 uint64_t offset)
+static void lose_batch(void *ctx, const struct wpp_chunk_batch *cb, uint64_t offset)
 {
+	struct loader *ld = ctx;
 	struct wpp_trace *t = ld->t;
+	struct wpp_thread_trace *th = thread_get(ld, cb->pid, cb->generation, cb->tid);
 
 	if (!t->damaged_batches)
 		t->first_damaged_offset = offset;
-	for (uint32_t i = 0; i < z->nbatches; i++) {
-		struct wpp_chunk_batch cb;
-		wpp_batch_z_head(payload, i, &cb);
-		struct wpp_thread_trace *th = thread_get(ld, cb.pid, cb.generation, cb.tid);
-		th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
-		th->gaps[th->ngaps++] = (struct wpp_gap_ref){.after_seq = cb.seq ? cb.seq - 1 : 0,
-							     .lost_words = cb.nwords,
-							     .lost_batches = 1};
-		t->damaged_batches++;
-		t->damaged_words += cb.nwords;
-	}
+	th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
+	th->gaps[th->ngaps++] = (struct wpp_gap_ref){
+	    .after_seq = cb->seq ? cb->seq - 1 : 0, .lost_words = cb->nwords, .lost_batches = 1};
+	t->damaged_batches++;
+	t->damaged_words += cb->nwords;
+}
+
+/* A decoded batch's words, copied into the chunk's buffer (walk_batch_z). */
+static void keep_batch(void *ctx, const struct wpp_chunk_batch *cb, const uint64_t *words,
+		       uint64_t offset)
+{
+	struct loader *ld = ctx;
+	uint64_t *kept = ld->t->decoded[ld->t->ndecoded - 1] + ld->kept_words;
+
+	memcpy(kept, words, (size_t)cb->nwords * 8);
+	ld->kept_words += cb->nwords;
+	add_batch(ld, cb, (const unsigned char *)kept, offset);
 }
 
 static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 {
 	struct wpp_trace *t = ld->t;
 	struct wpp_chunk_batch_z z;
-	uint64_t total, at = 0;
+	uint64_t total;
 	const char *why;
 	uint64_t *words;
 
 	if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) < 0)
 		return why;
-	if (!ld->unpack && !(ld->unpack = wc_decoder_new()))
-		wpp_die("out of memory");
 	words = malloc((size_t)total * 8 + 8);
 	if (!words)
 		wpp_die("out of memory");
-	if (wpp_batch_z_words(ld->unpack, &z, c->payload, total, words, &why) < 0) {
-		free(words);
-		lose_batches(ld, c->payload, &z, c->file_offset);
-		return NULL; /* counted as damage, said once by the session */
-	}
 	t->decoded = grow(t->decoded, &t->decoded_cap, t->ndecoded + 1, sizeof(*t->decoded));
 	t->decoded[t->ndecoded++] = words;
-	for (uint32_t i = 0; i < z.nbatches; i++) {
-		struct wpp_chunk_batch cb;
-		wpp_batch_z_head(c->payload, i, &cb);
-		add_batch(ld, &cb, (const unsigned char *)(words + at), c->file_offset);
-		at += cb.nwords;
+	ld->kept_words = 0;
+	switch (wpp_batch_z_walk(&ld->walker, c, NULL, &why)) {
+	case WPP_BATCH_Z_DECODED:
+		return NULL;
+	case WPP_BATCH_Z_LOST: /* counted as damage, said once by the session */
+		free(t->decoded[--t->ndecoded]);
+		return NULL;
+	case WPP_BATCH_Z_REJECTED:
+		free(t->decoded[--t->ndecoded]);
+		return why;
+	case WPP_BATCH_Z_NO_MEMORY:
+		break;
 	}
-	return NULL;
+	wpp_die("out of memory");
 }
 
 /* Returns 0 if accepted, or a reason. */
@@ -335,17 +343,15 @@ struct wpp_trace *wpp_trace_load(const char *path)
 		return NULL;
 	}
 	ld.t->stop_offset = sizeof(struct wpp_file_header);
+	ld.walker =
+	    (struct wpp_batch_z_walker){.on_batch = keep_batch, .on_lost = lose_batch, .ctx = &ld};
 	for (;;) {
 		const char *why;
+		int got = wpp_batch_z_next(&ld.walker, ld.t->reader, &c);
 
-		if (wppr_next(ld.t->reader, &c) != 1) {
-			/* A damaged compressed batch costs its own words only. */
-			if (!wppr_next_damaged(ld.t->reader, &c, WPP_CHUNK_BATCH_Z,
-					       wpp_batch_z_head_ok))
-				break;
-			struct wpp_chunk_batch_z z;
-			memcpy(&z, c.payload, sizeof(z));
-			lose_batches(&ld, c.payload, &z, c.file_offset);
+		if (got == 0)
+			break;
+		if (got == 2) { /* a damaged BATCH_Z: its batches are gaps now */
 			ld.t->nchunks++;
 			continue;
 		}
@@ -364,7 +370,7 @@ struct wpp_trace *wpp_trace_load(const char *path)
 	if (status)
 		snprintf(ld.t->stop_reason, sizeof(ld.t->stop_reason), "%s", status);
 	free(ld.map.slot);
-	wc_decoder_free(ld.unpack);
+	wpp_batch_z_walker_fini(&ld.walker);
 	if (ld.t->nthreads)
 		qsort(ld.t->threads, ld.t->nthreads, sizeof(*ld.t->threads), thread_cmp);
 	return ld.t;
