@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "batch_words.h"
 #include "log.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
@@ -108,8 +109,8 @@ static const char *chunk_name(unsigned type)
 	return type <= WPP_CHUNK_END ? names[type] : "?";
 }
 
-static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
-		      const unsigned char *words, uint64_t file_offset)
+static struct wpp_batch_ref *add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
+				       const unsigned char *words, uint64_t file_offset)
 {
 	struct wpp_thread_trace *th = thread_get(ld, cb->pid, cb->generation, cb->tid);
 
@@ -123,6 +124,7 @@ static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
 							     .words = words,
 							     .file_offset = file_offset};
 	th->nwords += cb->nwords;
+	return &th->batches[th->nbatches - 1];
 }
 
 /*
@@ -146,47 +148,50 @@ static void lose_batch(void *ctx, const struct wpp_chunk_batch *cb, uint64_t off
 	t->damaged_words += cb->nwords;
 }
 
-/* A decoded batch's words, copied into the chunk's buffer (walk_batch_z). */
+/* A batch whose words decoded: it refers to its chunk, kept compressed
+ * (batch_words.h decodes it again when a reader asks). */
 static void keep_batch(void *ctx, const struct wpp_chunk_batch *cb, const uint64_t *words,
 		       uint64_t offset)
 {
 	struct loader *ld = ctx;
-	uint64_t *kept = ld->t->decoded[ld->t->ndecoded - 1] + ld->kept_words;
+	struct wpp_batch_ref *ref = add_batch(ld, cb, NULL, offset);
 
-	memcpy(kept, words, (size_t)cb->nwords * 8);
+	(void)words;
+	ref->packed = ld->t->packed[ld->t->npacked - 1];
+	ref->packed_at = (uint32_t)ld->kept_words;
 	ld->kept_words += cb->nwords;
-	add_batch(ld, cb, (const unsigned char *)kept, offset);
 }
 
 static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 {
 	struct wpp_trace *t = ld->t;
-	struct wpp_chunk_batch_z z;
+	struct wpp_packed_chunk *ch = calloc(1, sizeof(*ch));
 	uint64_t total;
 	const char *why;
-	uint64_t *words;
 
-	if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) < 0)
-		return why;
-	words = malloc((size_t)total * 8 + 8);
-	if (!words)
+	if (!ch)
 		wpp_die("out of memory");
-	t->decoded = grow(t->decoded, &t->decoded_cap, t->ndecoded + 1, sizeof(*t->decoded));
-	t->decoded[t->ndecoded++] = words;
+	*ch = (struct wpp_packed_chunk){.payload = c->payload,
+					.length = c->length,
+					.file_offset = c->file_offset,
+					.cache = t->cache};
+	t->packed = grow(t->packed, &t->packed_cap, t->npacked + 1, sizeof(*t->packed));
+	t->packed[t->npacked++] = ch;
 	ld->kept_words = 0;
-	switch (wpp_batch_z_walk(&ld->walker, c, NULL, &why)) {
+	switch (wpp_batch_z_walk(&ld->walker, c, &total, &why)) {
 	case WPP_BATCH_Z_DECODED:
+		ch->total_words = total;
 		return NULL;
 	case WPP_BATCH_Z_LOST: /* counted as damage, said once by the session */
-		free(t->decoded[--t->ndecoded]);
-		return NULL;
-	case WPP_BATCH_Z_REJECTED:
-		free(t->decoded[--t->ndecoded]);
-		return why;
-	case WPP_BATCH_Z_NO_MEMORY:
+		why = NULL;
 		break;
+	case WPP_BATCH_Z_REJECTED:
+		break;
+	case WPP_BATCH_Z_NO_MEMORY:
+		wpp_die("out of memory");
 	}
-	wpp_die("out of memory");
+	free(t->packed[--t->npacked]);
+	return why;
 }
 
 /* Returns 0 if accepted, or a reason. */
@@ -338,6 +343,9 @@ struct wpp_trace *wpp_trace_load(const char *path)
 		wpp_die("out of memory");
 	ld.t->path = strdup(path);
 	ld.t->reader = wppr_open(path);
+	ld.t->cache = wpp_chunk_cache_new(WPP_CHUNK_CACHE_BYTES);
+	if (!ld.t->cache)
+		wpp_die("out of memory");
 	if (!ld.t->reader || !ld.t->path) {
 		wpp_trace_free(ld.t);
 		return NULL;
@@ -384,9 +392,10 @@ void wpp_trace_free(struct wpp_trace *t)
 		free(t->threads[i].batches);
 		free(t->threads[i].gaps);
 	}
-	for (size_t i = 0; i < t->ndecoded; i++)
-		free(t->decoded[i]);
-	free(t->decoded);
+	wpp_chunk_cache_free(t->cache);
+	for (size_t i = 0; i < t->npacked; i++)
+		free(t->packed[i]);
+	free(t->packed);
 	free(t->threads);
 	free(t->procs);
 	free(t->modules);
