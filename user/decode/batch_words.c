@@ -137,6 +137,11 @@ const unsigned char *wpp_batch_words_get(const struct wpp_batch_ref *b)
 
 void wpp_batch_words_put(const struct wpp_batch_ref *b)
 {
-	if (b->packed && b->packed->pins)
-		b->packed->pins--;
+	struct wpp_packed_chunk *ch = b->packed;
+
+	if (!ch || !ch->pins)
+		return;
+	/* Unpinned, it counts against the budget from now on. */
+	if (!--ch->pins && ch->cache->stats.bytes > ch->cache->budget)
+		shrink(ch->cache);
 }

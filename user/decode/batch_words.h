@@ -53,10 +53,10 @@ struct wpp_packed_chunk {
 };
 
 struct wpp_chunk_cache_stats {
-	uint64_t decodes;     /* chunks decoded (again, after an eviction) */
-	uint64_t hits;	      /* gets served from the cache */
-	uint64_t bytes;	      /* decoded words held now */
-	uint64_t peak_bytes;  /* most held at once */
+	uint64_t decodes;    /* chunks decoded (again, after an eviction) */
+	uint64_t hits;	     /* gets served from the cache */
+	uint64_t bytes;	     /* decoded words held now */
+	uint64_t peak_bytes; /* most held at once */
 };
 
 /* budget: bytes of decoded words to keep unpinned.  NULL when out of
