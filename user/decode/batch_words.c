@@ -122,7 +122,7 @@ const unsigned char *wpp_batch_words_get(const struct wpp_batch_ref *b)
 {
 	struct wpp_packed_chunk *ch = b->packed;
 
-	if (!ch)
+	if (b->words || !ch)
 		return b->words;
 	ch->pins++; /* before decoding: shrink() must not take it */
 	if (!ch->words) {
@@ -139,7 +139,7 @@ void wpp_batch_words_put(const struct wpp_batch_ref *b)
 {
 	struct wpp_packed_chunk *ch = b->packed;
 
-	if (!ch || !ch->pins)
+	if (b->words || !ch || !ch->pins)
 		return;
 	/* Unpinned, it counts against the budget from now on. */
 	if (!--ch->pins && ch->cache->stats.bytes > ch->cache->budget)

@@ -45,6 +45,9 @@ struct wpp_packed_chunk {
 	uint64_t total_words;
 	uint64_t file_offset;
 	struct wpp_chunk_cache *cache;
+	/* Decoded at load for good (wpp_trace_load(): the refs' words point
+	 * here), or NULL. */
+	uint64_t *kept;
 	/* Cache state: the decoded words (NULL when not cached), readers
 	 * holding them, and the place in the cache's recency list. */
 	uint64_t *words;
@@ -67,7 +70,8 @@ void wpp_chunk_cache_free(struct wpp_chunk_cache *c);
 const struct wpp_chunk_cache_stats *wpp_chunk_cache_stats(const struct wpp_chunk_cache *c);
 
 /* b's nwords little-endian words (maybe unaligned), valid until the
- * matching wpp_batch_words_put(b). */
+ * matching wpp_batch_words_put(b).  A batch whose words are at hand
+ * (b->words: BATCH chunks, BATCH_Z ones decoded at load) needs no cache. */
 const unsigned char *wpp_batch_words_get(const struct wpp_batch_ref *b);
 void wpp_batch_words_put(const struct wpp_batch_ref *b);
 

@@ -54,6 +54,7 @@ struct loader {
 	int warned[WPP_CHUNK_BATCH_Z + 1];
 	struct wpp_batch_z_walker walker; /* BATCH_Z chunks */
 	uint64_t kept_words;		  /* of the chunk being walked */
+	int on_demand;			  /* wpp_trace_load_on_demand() */
 };
 
 static void map_rehash(struct loader *ld);
@@ -148,16 +149,20 @@ static void lose_batch(void *ctx, const struct wpp_chunk_batch *cb, uint64_t off
 	t->damaged_words += cb->nwords;
 }
 
-/* A batch whose words decoded: it refers to its chunk, kept compressed
- * (batch_words.h decodes it again when a reader asks). */
+/* A batch whose words decoded: it refers to its chunk, whose words are
+ * kept decoded or (on demand) decoded again when a reader asks. */
 static void keep_batch(void *ctx, const struct wpp_chunk_batch *cb, const uint64_t *words,
 		       uint64_t offset)
 {
 	struct loader *ld = ctx;
-	struct wpp_batch_ref *ref = add_batch(ld, cb, NULL, offset);
+	struct wpp_packed_chunk *ch = ld->t->packed[ld->t->npacked - 1];
+	struct wpp_batch_ref *ref;
 
-	(void)words;
-	ref->packed = ld->t->packed[ld->t->npacked - 1];
+	if (ch->kept)
+		memcpy(ch->kept + ld->kept_words, words, (size_t)cb->nwords * 8);
+	ref = add_batch(
+	    ld, cb, ch->kept ? (const unsigned char *)(ch->kept + ld->kept_words) : NULL, offset);
+	ref->packed = ch;
 	ref->packed_at = (uint32_t)ld->kept_words;
 	ld->kept_words += cb->nwords;
 }
@@ -175,6 +180,12 @@ static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 					.length = c->length,
 					.file_offset = c->file_offset,
 					.cache = t->cache};
+	if (!ld->on_demand) { /* the words' room, if the heads are valid */
+		struct wpp_chunk_batch_z z;
+		if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) == 0 &&
+		    !(ch->kept = malloc((size_t)total * 8 + 8)))
+			wpp_die("out of memory");
+	}
 	t->packed = grow(t->packed, &t->packed_cap, t->npacked + 1, sizeof(*t->packed));
 	t->packed[t->npacked++] = ch;
 	ld->kept_words = 0;
@@ -190,6 +201,7 @@ static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 	case WPP_BATCH_Z_NO_MEMORY:
 		wpp_die("out of memory");
 	}
+	free(ch->kept);
 	free(t->packed[--t->npacked]);
 	return why;
 }
@@ -332,9 +344,9 @@ static int thread_cmp(const void *a, const void *b)
 	return 0;
 }
 
-struct wpp_trace *wpp_trace_load(const char *path)
+static struct wpp_trace *load(const char *path, int on_demand)
 {
-	struct loader ld = {0};
+	struct loader ld = {.on_demand = on_demand};
 	struct wpp_chunk c;
 	const char *status;
 
@@ -384,6 +396,16 @@ struct wpp_trace *wpp_trace_load(const char *path)
 	return ld.t;
 }
 
+struct wpp_trace *wpp_trace_load(const char *path)
+{
+	return load(path, 0);
+}
+
+struct wpp_trace *wpp_trace_load_on_demand(const char *path)
+{
+	return load(path, 1);
+}
+
 void wpp_trace_free(struct wpp_trace *t)
 {
 	if (!t)
@@ -393,8 +415,10 @@ void wpp_trace_free(struct wpp_trace *t)
 		free(t->threads[i].gaps);
 	}
 	wpp_chunk_cache_free(t->cache);
-	for (size_t i = 0; i < t->npacked; i++)
+	for (size_t i = 0; i < t->npacked; i++) {
+		free(t->packed[i]->kept);
 		free(t->packed[i]);
+	}
 	free(t->packed);
 	free(t->threads);
 	free(t->procs);
