@@ -2,3 +2,5 @@
 # hostile local user (issue 24 items 5-8, docs/security.md "Files").
 TESTS += tests/e2e/hostile-files.sh
 CLEAN_DIRS += tests/work/hostile-files
+TESTS += tests/e2e/hostile-costs.sh
+CLEAN_DIRS += tests/work/hostile-costs

@@ -58,32 +58,63 @@ static int sink_place(struct sink *k, const struct wpp_event *ev)
 	return kact_item(&k->act, ev->fid, ev->value, (unsigned)flags);
 }
 
+/* The costs of a run's instances (events ordinal .. ordinal + times - 1
+ * when they are PATH/BLOCK events, which costs.h numbers), handed over
+ * without walking the run; fed: the forest took the run (else it was cut
+ * off and only the numbering moves on). */
+static int run_costs(struct sink *k, const struct wpp_event *ev, int fed)
+{
+	uint64_t first = k->ordinal;
+	size_t from;
+
+	if (ev->kind == WPP_EV_PATH || ev->kind == WPP_EV_BLOCK) {
+		while (k->wi < k->nw && k->w[k->wi].event < first)
+			k->wi++;
+		from = k->wi;
+		while (k->wi < k->nw && k->w[k->wi].event - first < ev->times)
+			k->wi++;
+		k->ordinal += ev->times;
+	} else {
+		from = k->wi;
+	}
+	if (!fed)
+		return 0;
+	return kipf_inst_cost_run(k->ic, k->s, ev->fid, ev->value, ev->times, first, k->w + from,
+				  k->wi - from);
+}
+
+static void sink_mark(struct sink *k);
+
 /*
  * A run's repetitions (WPP_DECODE_RUNS: ev->times of them after the record
  * as written, which came as its own event) without walking them: the
  * forests' own run steps are exactly `times` single items at O(k) cost
- * (kslab.h, kslab_act.h).  A path that starts at its function's entry or
- * ends at a return never repeats in a loop (runs count call-free loop
- * nests, docs/instrumentation.md): a run of one comes only from a crafted
- * file, and would push an activation per repetition, so it is cut off
- * like a malformed record instead (docs/security.md, "Files").
+ * (kslab.h, kslab_act.h), and so are per-instance costs (run_costs).  A
+ * path that starts at its function's entry or ends at a return never
+ * repeats in a loop (runs count call-free loop nests,
+ * docs/instrumentation.md): a run of one comes only from a crafted file,
+ * and would push an activation per repetition, so it is cut off like a
+ * malformed record instead (docs/security.md, "Files").
  */
 static int sink_run(struct sink *k, const struct wpp_event *ev)
 {
-	int flags = KACT_UNKNOWN;
+	int flags = KACT_UNKNOWN, rc;
 
-	if (k->view == KIPF_VIEW_FLAT)
-		return kslab_item_run(k->s, ev->fid, ev->value, ev->times);
-	if (ev->kind == WPP_EV_PATH && ev->fn) {
-		flags = kipf_kinds_of(&k->kinds, ev->fn, ev->fid, ev->value);
-		if (flags < 0)
-			return -1;
+	if (k->view == KIPF_VIEW_FLAT) {
+		rc = kslab_item_run(k->s, ev->fid, ev->value, ev->times);
+	} else {
+		if (ev->kind == WPP_EV_PATH && ev->fn) {
+			flags = kipf_kinds_of(&k->kinds, ev->fn, ev->fid, ev->value);
+			if (flags < 0)
+				return -1;
+		}
+		if (flags & (KACT_ENTRY | KACT_RETURN)) {
+			sink_mark(k);
+			return k->ic ? run_costs(k, ev, 0) : 0;
+		}
+		rc = kact_item_run(&k->act, ev->fid, ev->value, (unsigned)flags, ev->times);
 	}
-	if (flags & (KACT_ENTRY | KACT_RETURN)) {
-		kact_mark(&k->act);
-		return 0;
-	}
-	return kact_item_run(&k->act, ev->fid, ev->value, (unsigned)flags, ev->times);
+	return rc < 0 || !k->ic ? rc : run_costs(k, ev, 1);
 }
 
 static int sink_item(struct sink *k, const struct wpp_event *ev)
@@ -109,9 +140,9 @@ static void sink_mark(struct sink *k)
 /* Decode thread th into k's forest. */
 static int feed_thread(struct sink *k, const struct wpp_thread_trace *th, struct wpp_modules *mods)
 {
-	/* Per-instance costs number every execution, so they take runs one
-	 * by one; forests take them whole (sink_run). */
-	struct wpp_decoder *d = wpp_decoder_open(th, mods, k->ic ? 0 : WPP_DECODE_RUNS);
+	/* Runs come whole, for the forests and the per-instance costs alike
+	 * (sink_run). */
+	struct wpp_decoder *d = wpp_decoder_open(th, mods, WPP_DECODE_RUNS);
 	struct wpp_event ev;
 	int rc = 0;
 

@@ -154,14 +154,11 @@ static int new_context(struct kipf_inst_cost *c, struct stream *st, uint32_t fid
 	return 0;
 }
 
-int kipf_inst_cost_item(struct kipf_inst_cost *c, const struct kslab *s, uint32_t fid,
-			uint64_t value, double w)
+/* One item of stream st with its cost w. */
+static int feed(struct kipf_inst_cost *c, struct stream *st, uint32_t fid, uint64_t value, double w)
 {
-	struct stream *st = stream_of(c, s, kslab_item_stream(s));
 	uint32_t kept = 0;
 
-	if (!st)
-		return -1;
 	/* Contexts waiting for items after their instance get this one. */
 	for (uint32_t i = 0; i < st->nopen; i++) {
 		struct context *x = &c->ctx[st->open[i]];
@@ -179,6 +176,45 @@ int kipf_inst_cost_item(struct kipf_inst_cost *c, const struct kslab *s, uint32_
 			st->nring++;
 		else
 			st->head = (st->head + 1) % (c->k - 1);
+	}
+	return 0;
+}
+
+int kipf_inst_cost_item(struct kipf_inst_cost *c, const struct kslab *s, uint32_t fid,
+			uint64_t value, double w)
+{
+	struct stream *st = stream_of(c, s, kslab_item_stream(s));
+
+	return st ? feed(c, st, fid, value, w) : -1;
+}
+
+int kipf_inst_cost_run(struct kipf_inst_cost *c, const struct kslab *s, uint32_t fid,
+		       uint64_t value, uint64_t times, uint64_t first_event,
+		       const struct kipf_inst_weight *w, size_t nw)
+{
+	struct stream *st = stream_of(c, s, kslab_item_stream(s));
+	uint64_t quiet = 0; /* items of the run fed since the last sampled one */
+	size_t wi = 0;
+
+	if (!st)
+		return -1;
+	for (uint64_t i = 0; i < times;) {
+		double cost = 0;
+		/* After k-1 unsampled items of the run the ring holds only this
+		 * label (where its head stands no longer matters) and no
+		 * context waits for items: until the next sampled instance,
+		 * more of the same change nothing. */
+		if (quiet >= c->k - 1) {
+			i = wi < nw ? w[wi].event - first_event : times;
+			if (i >= times)
+				break;
+		}
+		while (wi < nw && w[wi].event - first_event == i)
+			cost += w[wi++].cost;
+		if (feed(c, st, fid, value, cost) < 0)
+			return -1;
+		quiet = cost > 0 ? 0 : quiet + 1;
+		i++;
 	}
 	return 0;
 }

@@ -47,6 +47,16 @@ struct kipf_inst_weight {
 	uint64_t event;
 	double cost;
 };
+/* The item (fid, value) `times` times in a row, just fed to s as a run
+ * (kslab_item_run, kact_item_run): exactly `times` kipf_inst_cost_item()
+ * calls, the instances being events first_event, first_event + 1, ...
+ * with the costs w[0..nw) (sorted by event, all inside the run, several
+ * per event adding up).  O(k) per sampled instance, plus O(k): a run's
+ * unsampled stretches change nothing once k-1 of its items went by.
+ * 0, or -1 on no memory. */
+int kipf_inst_cost_run(struct kipf_inst_cost *c, const struct kslab *s, uint32_t fid,
+		       uint64_t value, uint64_t times, uint64_t first_event,
+		       const struct kipf_inst_weight *w, size_t nw);
 
 /* Add every context's windows into cost[idx] for the nodes of f (cost has
  * f->nnodes + 1 entries).  f may be merged over threads and cut at any

@@ -27,8 +27,14 @@ struct session {
 
 /* 0, or an exit status after printing one error line. */
 int session_open(struct session *s, const char *path);
-/* The same for a command that can do without attribution (`info`): no
- * usable metadata is a warning; still non-zero. */
+/* session_open() for a command that reads trace words only through the
+ * decoder (decoder.h): compressed batches are decoded as it walks them
+ * (wpp_trace_load_on_demand), so memory follows the file, not the trace's
+ * length.  A command that reads batches' words itself (grammars rebuilt
+ * from the batches) uses session_open(). */
+int session_open_decoding(struct session *s, const char *path);
+/* session_open_decoding() for a command that can do without attribution
+ * (`info`'s counters): no usable metadata is a warning; still non-zero. */
 int session_open_optional(struct session *s, const char *path);
 void session_close(struct session *s);
 

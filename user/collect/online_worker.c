@@ -16,7 +16,7 @@
 
 enum item_kind {
 	ITEM_BATCH,
-	ITEM_PACKED, /* a BATCH_Z payload in words[] (bytes), u.packed_len long */
+	ITEM_PACKED, /* a BATCH_Z payload in words[] (bytes), u.packed.len long */
 	ITEM_GAP,
 	ITEM_EXIT,
 	ITEM_DROP,
@@ -67,7 +67,10 @@ struct item {
 		struct wpp_chunk_batch batch; /* words follow the item */
 		struct wpp_chunk_gap gap;
 		struct wpp_thread_key key;
-		uint32_t packed_len;
+		struct {
+			uint32_t len;	 /* of the payload */
+			uint64_t nwords; /* its heads' */
+		} packed;
 	} u;
 	uint64_t words[];
 };
@@ -100,11 +103,9 @@ struct online_worker {
 
 	/* Worker side only (read by the collector after the join). */
 	struct wpp_online *assembler;
-	struct wc_decoder *unpack; /* ITEM_PACKED */
-	uint64_t *unpacked;	   /* its words */
-	uint64_t unpacked_cap;
-	uint64_t prefaulted; /* ring bytes [0, prefaulted) are mapped */
-	int dropping;	     /* past the give-up marker: results are incomplete */
+	struct wpp_batch_z_walker unpack; /* ITEM_PACKED */
+	uint64_t prefaulted;		  /* ring bytes [0, prefaulted) are mapped */
+	int dropping;			  /* past the give-up marker: results are incomplete */
 
 	struct online_worker_stats stats;
 	wpp_online_progress_fn progress;
@@ -146,44 +147,32 @@ static int skipped(struct online_worker *q, const struct item *it)
 	return 1;
 }
 
+static void replay_unpacked(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words,
+			    uint64_t chunk_offset)
+{
+	struct online_worker *q = ctx;
+
+	(void)chunk_offset;
+	wpp_online_batch(q->assembler, b, words);
+}
+
 /* The batches of a BATCH_Z payload, decoded, in order.  The collector
  * checked the heads when it queued the item; a payload that does not
  * decode (out of memory) leaves the assembler failed, as its own
  * allocation failures do. */
 static void replay_packed(struct online_worker *q, const struct item *it)
 {
-	const void *payload = it->words;
-	struct wpp_chunk_batch_z z;
-	uint64_t total = 0, at = 0;
+	const struct wpp_chunk c = {
+	    .type = WPP_CHUNK_BATCH_Z, .length = it->u.packed.len, .payload = it->words};
 	const char *why;
 
-	if (wpp_batch_z_check(payload, it->u.packed_len, it->u.packed_len, &z, &total, &why) < 0) {
-		q->stats.failed = 1;
-		return;
-	}
 	if (!skipped(q, it)) {
-		if (total > q->unpacked_cap || !q->unpacked) { /* (a group of empty batches too) */
-			uint64_t *n = realloc(q->unpacked, ((size_t)total + 1) * sizeof(*n));
-			if (!n) {
-				q->stats.failed = 1;
-				return;
-			}
-			q->unpacked = n;
-			q->unpacked_cap = total;
-		}
-		if ((!q->unpack && !(q->unpack = wc_decoder_new())) ||
-		    wpp_batch_z_words(q->unpack, &z, payload, total, q->unpacked, &why) < 0) {
+		if (wpp_batch_z_walk(&q->unpack, &c, NULL, &why) != WPP_BATCH_Z_DECODED) {
 			q->stats.failed = 1;
 			return;
 		}
-		for (uint32_t i = 0; i < z.nbatches; i++) {
-			struct wpp_chunk_batch b;
-			wpp_batch_z_head(payload, i, &b);
-			wpp_online_batch(q->assembler, &b, q->unpacked + at);
-			at += b.nwords;
-		}
 	}
-	__atomic_add_fetch(&q->stats.words_replayed, total, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&q->stats.words_replayed, it->u.packed.nwords, __ATOMIC_RELAXED);
 }
 
 /* Returns 1 when the FIFO's last event (FINISH) has been handled. */
@@ -299,6 +288,7 @@ struct online_worker *online_worker_start(const struct wpp_online_consumer *cons
 
 	if (!q)
 		return NULL;
+	q->unpack = (struct wpp_batch_z_walker){.on_batch = replay_unpacked, .ctx = q};
 	q->tail = &q->head;
 	q->results_tail = &q->results;
 	q->ring_size = max_queued_bytes & ~(uint64_t)(ITEM_ALIGN - 1);
@@ -541,7 +531,8 @@ void online_worker_packed(struct online_worker *q, const void *head, uint32_t he
 	it = thread_item(q, &(struct wpp_thread_key){b.pid, b.tid, b.generation}, ITEM_PACKED, len);
 	if (!it)
 		return;
-	it->u.packed_len = len;
+	it->u.packed.len = len;
+	it->u.packed.nwords = total;
 	memcpy(it->words, head, head_len);
 	memcpy((unsigned char *)it->words + head_len, packed, packed_len);
 	q->stats.words_queued += total;
@@ -746,8 +737,7 @@ void online_worker_free(struct online_worker *q)
 	}
 	if (q->ring)
 		munmap(q->ring, q->ring_size);
-	wc_decoder_free(q->unpack);
-	free(q->unpacked);
+	wpp_batch_z_walker_fini(&q->unpack);
 	pthread_cond_destroy(&q->wake);
 	pthread_mutex_destroy(&q->lock);
 	free(q);

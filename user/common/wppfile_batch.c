@@ -3,6 +3,7 @@
 #include "wppfile_batch.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crc32c.h"
@@ -81,4 +82,73 @@ int wpp_batch_z_words(struct wc_decoder *d, const struct wpp_chunk_batch_z *z, c
 	size_t at = HEADS_OFFSET + (size_t)z->nbatches * sizeof(struct wpp_chunk_batch);
 
 	return wc_decode(d, z->codec, p + at, z->packed_len, out, (uint32_t)total_words, why);
+}
+
+void wpp_batch_z_walker_fini(struct wpp_batch_z_walker *w)
+{
+	wc_decoder_free(w->dec);
+	free(w->words);
+	w->dec = NULL;
+	w->words = NULL;
+	w->words_cap = 0;
+}
+
+/* Every batch of a payload whose heads passed the check, as a loss. */
+static void walk_lost(struct wpp_batch_z_walker *w, const void *payload,
+		      const struct wpp_chunk_batch_z *z, uint64_t offset)
+{
+	for (uint32_t i = 0; w->on_lost && i < z->nbatches; i++) {
+		struct wpp_chunk_batch b;
+		wpp_batch_z_head(payload, i, &b);
+		w->on_lost(w->ctx, &b, offset);
+	}
+}
+
+enum wpp_batch_z_walked wpp_batch_z_walk(struct wpp_batch_z_walker *w, const struct wpp_chunk *c,
+					 uint64_t *total_words, const char **why)
+{
+	struct wpp_chunk_batch_z z;
+	uint64_t total, at = 0;
+
+	if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, why) < 0)
+		return WPP_BATCH_Z_REJECTED;
+	if (total_words)
+		*total_words = total;
+	if (!w->dec && !(w->dec = wc_decoder_new()))
+		goto no_memory;
+	if (!w->words || total > w->words_cap) { /* (a group of empty batches too) */
+		uint64_t *n = realloc(w->words, ((size_t)total + 1) * sizeof(*n));
+		if (!n)
+			goto no_memory;
+		w->words = n;
+		w->words_cap = total;
+	}
+	if (wpp_batch_z_words(w->dec, &z, c->payload, total, w->words, why) < 0) {
+		walk_lost(w, c->payload, &z, c->file_offset);
+		return WPP_BATCH_Z_LOST;
+	}
+	for (uint32_t i = 0; i < z.nbatches; i++) {
+		struct wpp_chunk_batch b;
+		wpp_batch_z_head(c->payload, i, &b);
+		w->on_batch(w->ctx, &b, w->words + at, c->file_offset);
+		at += b.nwords;
+	}
+	return WPP_BATCH_Z_DECODED;
+no_memory:
+	*why = "out of memory";
+	return WPP_BATCH_Z_NO_MEMORY;
+}
+
+int wpp_batch_z_next(struct wpp_batch_z_walker *w, struct wpp_reader *r, struct wpp_chunk *c)
+{
+	struct wpp_chunk_batch_z z;
+
+	if (wppr_next(r, c) == 1)
+		return 1;
+	/* A damaged compressed batch costs its own words only. */
+	if (!wppr_next_damaged(r, c, WPP_CHUNK_BATCH_Z, wpp_batch_z_head_ok))
+		return 0;
+	memcpy(&z, c->payload, sizeof(z));
+	walk_lost(w, c->payload, &z, c->file_offset);
+	return 2;
 }

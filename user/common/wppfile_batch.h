@@ -6,9 +6,10 @@
  * the chunk is damaged.
  *
  * The recorder packs (record_sink: a group of batches the collector wrote
- * at one moment), the loaders unpack (user/decode/trace_file.c, `wpptrace
- * info`): every reader goes through here, so they agree on what a valid
- * chunk is.
+ * at one moment), the readers unpack (user/decode/trace_file.c, `wpptrace
+ * info`, the online grammar worker) with one walker (wpp_batch_z_walk,
+ * wpp_batch_z_next): every reader goes through here, so they agree on
+ * what a valid chunk is and on exactly which words a damaged one lost.
  */
 #ifndef WPP_WPPFILE_BATCH_H
 #define WPP_WPPFILE_BATCH_H
@@ -65,5 +66,44 @@ void wpp_batch_z_head(const void *payload, uint32_t i, struct wpp_chunk_batch *b
 /* Decode the words of a whole, checked payload into out (total_words). */
 int wpp_batch_z_words(struct wc_decoder *d, const struct wpp_chunk_batch_z *z, const void *payload,
 		      uint64_t total_words, uint64_t *out, const char **why);
+
+/*
+ * The walker: a chunk's batches one by one, with their words, or — when
+ * the chunk is damaged or its words do not decode but its heads are intact
+ * — each batch's head as a loss of exactly its nwords words.
+ */
+struct wpp_batch_z_walker {
+	/* A batch whose words decoded: its head and its b->nwords words
+	 * (valid during the call).  chunk_offset: the chunk's, in the file. */
+	void (*on_batch)(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words,
+			 uint64_t chunk_offset);
+	/* A batch whose words are lost (may be NULL). */
+	void (*on_lost)(void *ctx, const struct wpp_chunk_batch *b, uint64_t chunk_offset);
+	void *ctx;
+	/* The walker's own: the decoder and one chunk's words, made on the
+	 * first chunk; wpp_batch_z_walker_fini() frees them. */
+	struct wc_decoder *dec;
+	uint64_t *words;
+	uint64_t words_cap;
+};
+void wpp_batch_z_walker_fini(struct wpp_batch_z_walker *w);
+
+enum wpp_batch_z_walked {
+	WPP_BATCH_Z_DECODED = 0,    /* every batch went to on_batch */
+	WPP_BATCH_Z_LOST = 1,	    /* the words did not decode: every batch went to on_lost */
+	WPP_BATCH_Z_REJECTED = -1,  /* the heads are not valid (*why): nothing was said */
+	WPP_BATCH_Z_NO_MEMORY = -2, /* nothing was said */
+};
+/* Walk one whole BATCH_Z chunk (c->length bytes present).  *total_words
+ * (may be NULL): the heads' words, set unless REJECTED. */
+enum wpp_batch_z_walked wpp_batch_z_walk(struct wpp_batch_z_walker *w, const struct wpp_chunk *c,
+					 uint64_t *total_words, const char **why);
+/* wppr_next(), and where it stops at a damaged BATCH_Z whose heads are
+ * intact (wppr_next_damaged), that chunk's losses through on_lost and
+ * reading goes on after it.  1: an intact chunk in *c (a BATCH_Z one is
+ * the caller's to walk); 2: a damaged BATCH_Z was said (*c has its header
+ * fields; only its heads are in the file); 0: the end of what is usable
+ * (wppr_status() says why). */
+int wpp_batch_z_next(struct wpp_batch_z_walker *w, struct wpp_reader *r, struct wpp_chunk *c);
 
 #endif

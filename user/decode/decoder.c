@@ -5,7 +5,9 @@
 #include "decoder.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "batch_words.h"
 #include "log.h"
 #include "trace_words.h"
 #include "wpp/trace_abi.h"
@@ -16,6 +18,10 @@ struct wpp_decoder {
 	struct wpp_stream stream;
 	size_t seg;   /* current segment */
 	uint32_t pos; /* next word in it */
+	/* The words of the current segment's batch, held (batch_words.h)
+	 * while the decoder is in it. */
+	const struct wpp_batch_ref *held;
+	const unsigned char *words;
 	struct wpp_decode_stats stats;
 	struct wpp_path path;
 	uint32_t *blocks;
@@ -25,12 +31,34 @@ struct wpp_decoder {
 	const struct wpp_fn *expanded_fn;
 	uint64_t expanded_value;
 	/* The word reader (trace_words.h): REPEAT state per signal depth. */
-	struct wpp_words words;
+	struct wpp_words reader;
 	/* Repetitions still to emit: of (pending_fid, pending_value), the next
 	 * being repetition number pending_k, and where their REPEAT word sat. */
 	uint64_t pending, pending_k, pending_value, pending_seq;
 	uint32_t pending_fid, pending_word, pending_depth;
 };
+
+/* Now at segment d->seg (or past the end): start at its first word and
+ * hold its batch's words, letting go of the previous batch's (after: the
+ * same chunk is not decoded twice when both batches are in it). */
+static void enter(struct wpp_decoder *d)
+{
+	const struct wpp_batch_ref *want = NULL;
+
+	if (d->seg < d->stream.nsegs) {
+		const struct wpp_segment *s = &d->stream.segs[d->seg];
+		d->pos = s->from;
+		if (s->kind == WPP_SEG_WORDS)
+			want = s->batch;
+	}
+	if (want == d->held)
+		return;
+	if (want)
+		d->words = wpp_batch_words_get(want);
+	if (d->held)
+		wpp_batch_words_put(d->held);
+	d->held = want;
+}
 
 struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct wpp_modules *mods,
 				     unsigned flags)
@@ -44,9 +72,8 @@ struct wpp_decoder *wpp_decoder_open(const struct wpp_thread_trace *th, struct w
 	}
 	d->image = wpp_modules_image(mods, th->pid, th->generation);
 	d->flags = flags;
-	wpp_words_init(&d->words, (struct wpp_words_sink){0}); /* read, not fed */
-	if (d->stream.nsegs)
-		d->pos = d->stream.segs[0].from;
+	wpp_words_init(&d->reader, (struct wpp_words_sink){0}); /* read, not fed */
+	enter(d);
 	return d;
 }
 
@@ -54,6 +81,8 @@ void wpp_decoder_close(struct wpp_decoder *d)
 {
 	if (!d)
 		return;
+	if (d->held)
+		wpp_batch_words_put(d->held);
 	wpp_stream_free(&d->stream);
 	free(d->blocks);
 	free(d);
@@ -79,24 +108,26 @@ static enum peek peek(struct wpp_decoder *d)
 			return PEEK_GAP;
 		if (d->pos < s->to)
 			return PEEK_WORD;
-		if (++d->seg < d->stream.nsegs)
-			d->pos = d->stream.segs[d->seg].from;
+		d->seg++;
+		enter(d);
 	}
 	return PEEK_END;
 }
 
 static void next_segment(struct wpp_decoder *d)
 {
-	if (++d->seg < d->stream.nsegs)
-		d->pos = d->stream.segs[d->seg].from;
+	d->seg++;
+	enter(d);
 }
 
 /* Only after peek() == PEEK_WORD. */
 static uint64_t take_word(struct wpp_decoder *d)
 {
-	const struct wpp_segment *s = &d->stream.segs[d->seg];
+	uint64_t w;
+
 	d->stats.words++;
-	return wpp_batch_word(s->batch, d->pos++);
+	memcpy(&w, d->words + (size_t)d->pos++ * 8, 8);
+	return w; /* x86-64 only (see the brief): host order is little-endian */
 }
 
 static int corrupt(struct wpp_decoder *d, struct wpp_event *ev, const char *why)
@@ -268,7 +299,7 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 		if (p == PEEK_GAP) {
 			ev->lost_batches = s->lost_batches;
 			next_segment(d);
-			wpp_words_lost(&d->words);
+			wpp_words_lost(&d->reader);
 			return gap(d, ev, s->lost_words);
 		}
 		ev->batch_seq = s->batch->seq;
@@ -282,7 +313,7 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 			    d->stream.segs[d->seg].signal_depth == ev->signal_depth)
 				w[n++] = take_word(d);
 		}
-		wpp_words_read(&d->words, w, n, ev->signal_depth, &it);
+		wpp_words_read(&d->reader, w, n, ev->signal_depth, &it);
 		if (item_event(d, ev, &it))
 			return 1;
 	}

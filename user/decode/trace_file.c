@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "batch_words.h"
 #include "log.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
@@ -51,7 +52,9 @@ struct loader {
 	struct thread_map map;
 	size_t threads_cap, procs_cap, modules_cap, info_len, info_cap;
 	int warned[WPP_CHUNK_BATCH_Z + 1];
-	struct wc_decoder *unpack; /* BATCH_Z words, made on the first one */
+	struct wpp_batch_z_walker walker; /* BATCH_Z chunks */
+	uint64_t kept_words;		  /* of the chunk being walked */
+	int on_demand;			  /* wpp_trace_load_on_demand() */
 };
 
 static void map_rehash(struct loader *ld);
@@ -107,8 +110,8 @@ static const char *chunk_name(unsigned type)
 	return type <= WPP_CHUNK_END ? names[type] : "?";
 }
 
-static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
-		      const unsigned char *words, uint64_t file_offset)
+static struct wpp_batch_ref *add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
+				       const unsigned char *words, uint64_t file_offset)
 {
 	struct wpp_thread_trace *th = thread_get(ld, cb->pid, cb->generation, cb->tid);
 
@@ -122,63 +125,85 @@ static void add_batch(struct loader *ld, const struct wpp_chunk_batch *cb,
 							     .words = words,
 							     .file_offset = file_offset};
 	th->nwords += cb->nwords;
+	return &th->batches[th->nbatches - 1];
 }
 
 /*
- * Compressed batches whose words are lost (their chunk damaged, or words
- * that do not decode) but whose heads are intact: each batch's thread gets
- * a gap of exactly its word count where the batch stood (before the next
- * batch after it), as a transport's GAP chunk would say.
+ * A compressed batch whose words are lost (its chunk damaged, or words
+ * that do not decode) but whose head is intact: its thread gets a gap of
+ * exactly its word count where the batch stood (before the next batch
+ * after it), as a transport's GAP chunk would say.
  */
-static void lose_batches(struct loader *ld, const void *payload, const struct wpp_chunk_batch_z *z,
-			 uint64_t offset)
+static void lose_batch(void *ctx, const struct wpp_chunk_batch *cb, uint64_t offset)
 {
+	struct loader *ld = ctx;
 	struct wpp_trace *t = ld->t;
+	struct wpp_thread_trace *th = thread_get(ld, cb->pid, cb->generation, cb->tid);
 
 	if (!t->damaged_batches)
 		t->first_damaged_offset = offset;
-	for (uint32_t i = 0; i < z->nbatches; i++) {
-		struct wpp_chunk_batch cb;
-		wpp_batch_z_head(payload, i, &cb);
-		struct wpp_thread_trace *th = thread_get(ld, cb.pid, cb.generation, cb.tid);
-		th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
-		th->gaps[th->ngaps++] = (struct wpp_gap_ref){.after_seq = cb.seq ? cb.seq - 1 : 0,
-							     .lost_words = cb.nwords,
-							     .lost_batches = 1};
-		t->damaged_batches++;
-		t->damaged_words += cb.nwords;
-	}
+	th->gaps = grow(th->gaps, &th->gaps_cap, th->ngaps + 1, sizeof(*th->gaps));
+	th->gaps[th->ngaps++] = (struct wpp_gap_ref){
+	    .after_seq = cb->seq ? cb->seq - 1 : 0, .lost_words = cb->nwords, .lost_batches = 1};
+	t->damaged_batches++;
+	t->damaged_words += cb->nwords;
+}
+
+/* A batch whose words decoded: it refers to its chunk, whose words are
+ * kept decoded or (on demand) decoded again when a reader asks. */
+static void keep_batch(void *ctx, const struct wpp_chunk_batch *cb, const uint64_t *words,
+		       uint64_t offset)
+{
+	struct loader *ld = ctx;
+	struct wpp_packed_chunk *ch = ld->t->packed[ld->t->npacked - 1];
+	struct wpp_batch_ref *ref;
+
+	if (ch->kept)
+		memcpy(ch->kept + ld->kept_words, words, (size_t)cb->nwords * 8);
+	ref = add_batch(
+	    ld, cb, ch->kept ? (const unsigned char *)(ch->kept + ld->kept_words) : NULL, offset);
+	ref->packed = ch;
+	ref->packed_at = (uint32_t)ld->kept_words;
+	ld->kept_words += cb->nwords;
 }
 
 static const char *load_batch_z(struct loader *ld, const struct wpp_chunk *c)
 {
 	struct wpp_trace *t = ld->t;
-	struct wpp_chunk_batch_z z;
-	uint64_t total, at = 0;
+	struct wpp_packed_chunk *ch = calloc(1, sizeof(*ch));
+	uint64_t total;
 	const char *why;
-	uint64_t *words;
 
-	if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) < 0)
-		return why;
-	if (!ld->unpack && !(ld->unpack = wc_decoder_new()))
+	if (!ch)
 		wpp_die("out of memory");
-	words = malloc((size_t)total * 8 + 8);
-	if (!words)
+	*ch = (struct wpp_packed_chunk){.payload = c->payload,
+					.length = c->length,
+					.file_offset = c->file_offset,
+					.cache = t->cache};
+	if (!ld->on_demand) { /* the words' room, if the heads are valid */
+		struct wpp_chunk_batch_z z;
+		if (wpp_batch_z_check(c->payload, c->length, c->length, &z, &total, &why) == 0 &&
+		    !(ch->kept = malloc((size_t)total * 8 + 8)))
+			wpp_die("out of memory");
+	}
+	t->packed = grow(t->packed, &t->packed_cap, t->npacked + 1, sizeof(*t->packed));
+	t->packed[t->npacked++] = ch;
+	ld->kept_words = 0;
+	switch (wpp_batch_z_walk(&ld->walker, c, &total, &why)) {
+	case WPP_BATCH_Z_DECODED:
+		ch->total_words = total;
+		return NULL;
+	case WPP_BATCH_Z_LOST: /* counted as damage, said once by the session */
+		why = NULL;
+		break;
+	case WPP_BATCH_Z_REJECTED:
+		break;
+	case WPP_BATCH_Z_NO_MEMORY:
 		wpp_die("out of memory");
-	if (wpp_batch_z_words(ld->unpack, &z, c->payload, total, words, &why) < 0) {
-		free(words);
-		lose_batches(ld, c->payload, &z, c->file_offset);
-		return NULL; /* counted as damage, said once by the session */
 	}
-	t->decoded = grow(t->decoded, &t->decoded_cap, t->ndecoded + 1, sizeof(*t->decoded));
-	t->decoded[t->ndecoded++] = words;
-	for (uint32_t i = 0; i < z.nbatches; i++) {
-		struct wpp_chunk_batch cb;
-		wpp_batch_z_head(c->payload, i, &cb);
-		add_batch(ld, &cb, (const unsigned char *)(words + at), c->file_offset);
-		at += cb.nwords;
-	}
-	return NULL;
+	free(ch->kept);
+	free(t->packed[--t->npacked]);
+	return why;
 }
 
 /* Returns 0 if accepted, or a reason. */
@@ -319,9 +344,9 @@ static int thread_cmp(const void *a, const void *b)
 	return 0;
 }
 
-struct wpp_trace *wpp_trace_load(const char *path)
+static struct wpp_trace *load(const char *path, int on_demand)
 {
-	struct loader ld = {0};
+	struct loader ld = {.on_demand = on_demand};
 	struct wpp_chunk c;
 	const char *status;
 
@@ -330,22 +355,23 @@ struct wpp_trace *wpp_trace_load(const char *path)
 		wpp_die("out of memory");
 	ld.t->path = strdup(path);
 	ld.t->reader = wppr_open(path);
+	ld.t->cache = wpp_chunk_cache_new(WPP_CHUNK_CACHE_BYTES);
+	if (!ld.t->cache)
+		wpp_die("out of memory");
 	if (!ld.t->reader || !ld.t->path) {
 		wpp_trace_free(ld.t);
 		return NULL;
 	}
 	ld.t->stop_offset = sizeof(struct wpp_file_header);
+	ld.walker =
+	    (struct wpp_batch_z_walker){.on_batch = keep_batch, .on_lost = lose_batch, .ctx = &ld};
 	for (;;) {
 		const char *why;
+		int got = wpp_batch_z_next(&ld.walker, ld.t->reader, &c);
 
-		if (wppr_next(ld.t->reader, &c) != 1) {
-			/* A damaged compressed batch costs its own words only. */
-			if (!wppr_next_damaged(ld.t->reader, &c, WPP_CHUNK_BATCH_Z,
-					       wpp_batch_z_head_ok))
-				break;
-			struct wpp_chunk_batch_z z;
-			memcpy(&z, c.payload, sizeof(z));
-			lose_batches(&ld, c.payload, &z, c.file_offset);
+		if (got == 0)
+			break;
+		if (got == 2) { /* a damaged BATCH_Z: its batches are gaps now */
 			ld.t->nchunks++;
 			continue;
 		}
@@ -364,10 +390,20 @@ struct wpp_trace *wpp_trace_load(const char *path)
 	if (status)
 		snprintf(ld.t->stop_reason, sizeof(ld.t->stop_reason), "%s", status);
 	free(ld.map.slot);
-	wc_decoder_free(ld.unpack);
+	wpp_batch_z_walker_fini(&ld.walker);
 	if (ld.t->nthreads)
 		qsort(ld.t->threads, ld.t->nthreads, sizeof(*ld.t->threads), thread_cmp);
 	return ld.t;
+}
+
+struct wpp_trace *wpp_trace_load(const char *path)
+{
+	return load(path, 0);
+}
+
+struct wpp_trace *wpp_trace_load_on_demand(const char *path)
+{
+	return load(path, 1);
 }
 
 void wpp_trace_free(struct wpp_trace *t)
@@ -378,9 +414,12 @@ void wpp_trace_free(struct wpp_trace *t)
 		free(t->threads[i].batches);
 		free(t->threads[i].gaps);
 	}
-	for (size_t i = 0; i < t->ndecoded; i++)
-		free(t->decoded[i]);
-	free(t->decoded);
+	wpp_chunk_cache_free(t->cache);
+	for (size_t i = 0; i < t->npacked; i++) {
+		free(t->packed[i]->kept);
+		free(t->packed[i]);
+	}
+	free(t->packed);
 	free(t->threads);
 	free(t->procs);
 	free(t->modules);

@@ -2,11 +2,21 @@
 /*
  * trace_file.h — a .wpp file loaded into memory: every intact chunk read
  * (wppfile.h reader), every payload validated, records grouped by process
- * image (pid, generation) and by thread.  Words of BATCH chunks are not
- * copied: they stay in the reader's mapping; those of BATCH_Z chunks are
- * decoded into buffers the trace owns.  Either way they are read with
- * wpp_batch_word().  A damaged BATCH_Z whose heads are intact is a gap of
- * exactly its batches' words (damaged_*), and loading goes on after it.
+ * image (pid, generation) and by thread.  The words of BATCH chunks are not
+ * copied: they stay in the reader's copy of the file.  Those of BATCH_Z
+ * chunks, loaded
+ *  - by wpp_trace_load(): are decoded at load into buffers the trace owns
+ *    (8 bytes a word), and every batch ref's `words` points at them;
+ *  - by wpp_trace_load_on_demand(): stay compressed in the reader's copy,
+ *    and are decoded when a reader asks (batch_words.h: wpp_batch_words_get
+ *    and _put, through a bounded cache of decoded chunks), so memory
+ *    follows the file, not the trace's length.  Their refs' `words` are
+ *    NULL: for readers that go through the decoder (decoder.h) or
+ *    batch_words.h only.
+ * Either way loading decodes each BATCH_Z chunk once to check it: a
+ * damaged BATCH_Z whose heads are intact (bad checksum, torn tail, or words
+ * that do not decode) is a gap of exactly its batches' words (damaged_*),
+ * and loading goes on after it.
  *
  * A chunk whose payload is malformed is skipped and counted (one warning per
  * chunk type).  A file that stops early (torn tail, bad checksum) loads what
@@ -28,10 +38,17 @@ struct wpp_batch_ref {
 	uint32_t flags; /* enum wpp_batch_flags */
 	uint64_t time_ns;
 	uint32_t nwords;
-	const unsigned char *words; /* nwords little-endian words, maybe unaligned */
-	uint64_t file_offset;	    /* of the chunk, for messages */
+	/* nwords little-endian words, maybe unaligned; NULL for a batch of a
+	 * BATCH_Z chunk loaded on demand, whose words are the chunk's from
+	 * word packed_at on (wpp_batch_words_get() reads every kind). */
+	const unsigned char *words;
+	struct wpp_packed_chunk *packed;
+	uint32_t packed_at;
+	uint64_t file_offset; /* of the chunk, for messages */
 };
 
+/* Word i of a batch whose words are at hand (b->words set: BATCH chunks,
+ * the online assembler's copies). */
 static inline uint64_t wpp_batch_word(const struct wpp_batch_ref *b, uint32_t i)
 {
 	uint64_t w;
@@ -89,10 +106,11 @@ struct wpp_trace {
 	uint64_t nchunks;
 	uint64_t bad_chunks;	 /* payloads rejected */
 	uint64_t unknown_chunks; /* types this reader does not know (skipped) */
-	/* BATCH_Z chunks (docs/wpp-file-format.md): their words are decoded
-	 * at load into buffers the trace owns (batch refs point there). */
-	uint64_t **decoded;
-	size_t ndecoded, decoded_cap;
+	/* BATCH_Z chunks (docs/wpp-file-format.md), and the cache their words
+	 * are decoded into on demand (batch_words.h). */
+	struct wpp_packed_chunk **packed;
+	size_t npacked, packed_cap;
+	struct wpp_chunk_cache *cache;
 	/* BATCH_Z chunks that were damaged (bad checksum, torn tail, or words
 	 * that do not decode) but whose head named the thread and word count:
 	 * each is a gap of its nwords in that thread. */
@@ -103,6 +121,8 @@ struct wpp_trace {
 
 /* Load; NULL after printing one error line if the file is unusable. */
 struct wpp_trace *wpp_trace_load(const char *path);
+/* The same, BATCH_Z words decoded on demand (see above). */
+struct wpp_trace *wpp_trace_load_on_demand(const char *path);
 void wpp_trace_free(struct wpp_trace *t);
 
 /* The PROCESS record of an image, or NULL. */

@@ -60,8 +60,7 @@ struct info {
 	/* Storage: bytes of BATCH and BATCH_Z chunks, how many were coded,
 	 * and coded batches whose words were lost (damaged or undecodable). */
 	uint64_t batch_bytes, packed_batches, damaged_batches, damaged_words;
-	struct wc_decoder *unpack;
-	uint64_t *scratch; /* one BATCH_Z's words */
+	struct wpp_batch_z_walker walker; /* BATCH_Z chunks */
 };
 
 static void *grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -160,20 +159,29 @@ static void count_batch(struct info *in, const struct wpp_chunk_batch *b,
 	see_time(in, b->time_ns);
 }
 
-/* Compressed batches whose words are gone: their heads say whose and how many. */
-static void lose_batches(struct info *in, const void *payload, const struct wpp_chunk_batch_z *z)
+/* A compressed batch whose words are gone: its head says whose and how many. */
+static void lose_batch(void *ctx, const struct wpp_chunk_batch *b, uint64_t chunk_offset)
 {
-	for (uint32_t i = 0; i < z->nbatches; i++) {
-		struct wpp_chunk_batch b;
-		wpp_batch_z_head(payload, i, &b);
-		struct info_thread *it = thread_of(in, b.pid, b.tid, b.generation);
-		it->lost_words += b.nwords;
-		it->lost_batches++;
-		in->lost_words += b.nwords;
-		in->lost_batches++;
-		in->damaged_batches++;
-		in->damaged_words += b.nwords;
-	}
+	struct info *in = ctx;
+	struct info_thread *it = thread_of(in, b->pid, b->tid, b->generation);
+
+	(void)chunk_offset;
+	it->lost_words += b->nwords;
+	it->lost_batches++;
+	in->lost_words += b->nwords;
+	in->lost_batches++;
+	in->damaged_batches++;
+	in->damaged_words += b->nwords;
+}
+
+static void count_packed_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words,
+			       uint64_t chunk_offset)
+{
+	struct info *in = ctx;
+
+	(void)chunk_offset;
+	count_batch(in, b, (const unsigned char *)words, b->nwords);
+	in->packed_batches++;
 }
 
 static void on_chunk(struct info *in, const struct wpp_chunk *ch)
@@ -226,28 +234,17 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 		break;
 	}
 	case WPP_CHUNK_BATCH_Z: {
-		struct wpp_chunk_batch_z z;
-		uint64_t total, at = 0;
 		const char *why;
-		if (wpp_batch_z_check(ch->payload, ch->length, ch->length, &z, &total, &why) < 0)
+		switch (wpp_batch_z_walk(&in->walker, ch, NULL, &why)) {
+		case WPP_BATCH_Z_DECODED:
+		case WPP_BATCH_Z_LOST:
+			in->batch_bytes += sizeof(struct wpp_chunk_header) + ch->length;
 			break;
-		in->batch_bytes += sizeof(struct wpp_chunk_header) + ch->length;
-		if (!in->unpack && !(in->unpack = wc_decoder_new()))
-			wpp_die("out of memory");
-		if (!in->scratch &&
-		    !(in->scratch = malloc((size_t)WPP_BATCH_Z_MAX_WORDS * sizeof(uint64_t))))
-			wpp_die("out of memory");
-		if (wpp_batch_z_words(in->unpack, &z, ch->payload, total, in->scratch, &why) < 0) {
-			lose_batches(in, ch->payload, &z);
+		case WPP_BATCH_Z_REJECTED:
 			break;
+		case WPP_BATCH_Z_NO_MEMORY:
+			wpp_die("out of memory");
 		}
-		for (uint32_t i = 0; i < z.nbatches; i++) {
-			struct wpp_chunk_batch b;
-			wpp_batch_z_head(ch->payload, i, &b);
-			count_batch(in, &b, (const unsigned char *)(in->scratch + at), b.nwords);
-			at += b.nwords;
-		}
-		in->packed_batches += z.nbatches;
 		break;
 	}
 	case WPP_CHUNK_GAP: {
@@ -511,27 +508,20 @@ int cmd_info(int argc, char **argv)
 		return 1;
 	struct info in;
 	struct wpp_chunk ch;
+	int got;
 	memset(&in, 0, sizeof(in));
-	for (;;) {
-		if (wppr_next(r, &ch) == 1) {
+	in.walker = (struct wpp_batch_z_walker){
+	    .on_batch = count_packed_batch, .on_lost = lose_batch, .ctx = &in};
+	while ((got = wpp_batch_z_next(&in.walker, r, &ch)) != 0)
+		if (got == 1) /* (2: a damaged BATCH_Z, its losses counted) */
 			on_chunk(&in, &ch);
-			continue;
-		}
-		/* A damaged compressed batch costs its own words only. */
-		if (!wppr_next_damaged(r, &ch, WPP_CHUNK_BATCH_Z, wpp_batch_z_head_ok))
-			break;
-		struct wpp_chunk_batch_z z;
-		memcpy(&z, ch.payload, sizeof(z));
-		lose_batches(&in, ch.payload, &z);
-	}
 	const char *status = wppr_status(r);
 	if (json)
 		print_info_json(file, &in, status);
 	else
 		print_info(file, &in, status);
 	wppr_close(r);
-	wc_decoder_free(in.unpack);
-	free(in.scratch);
+	wpp_batch_z_walker_fini(&in.walker);
 	free(in.procs);
 	free(in.threads);
 	int rc = 0;

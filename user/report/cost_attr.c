@@ -193,112 +193,99 @@ static int attribute_thread(const struct wpp_trace *t, struct wpp_modules *mods,
 	if (oom)
 		return -1;
 	char *matched = calloc(live + 1, 1);
-	struct wpp_decoder *d = matched ? wpp_decoder_open(th, mods, 0) : NULL;
+	/* Runs come whole (one event per REPEAT word, `times` executions):
+	 * where a sample lands inside one is computed from the count, not
+	 * walked, so a crafted count of 2^32 - 1 costs one event. */
+	struct wpp_decoder *d = matched ? wpp_decoder_open(th, mods, WPP_DECODE_RUNS) : NULL;
 	if (!d) {
 		free(matched);
 		return -1;
 	}
 	struct wpp_event ev;
 	struct run_pending rp = {0};
-	uint64_t ordinal = 0, prev_seq = 0;
-	uint32_t prev_word = 0;
-	int have_prev = 0, rc = 0;
+	uint64_t ordinal = 0;
+	int rc = 0;
 	size_t unmatched = live;
 	while ((unmatched || rp.active) && wpp_decoder_next(d, &ev)) {
 		if (ev.kind == WPP_EV_GAP) {
-			have_prev = 0;
 			if (rp.active && (rc = run_resolve(&rp, a, judge, NULL, 0)) < 0)
 				break;
 			continue;
 		}
 		int is_path = ev.kind == WPP_EV_PATH || ev.kind == WPP_EV_BLOCK;
-		/* Instances expanded from a run (WPP_CTRL_REPEAT) all carry the
-		 * REPEAT word's position; a sample there is matched once, at the
-		 * first of them, and placed on its own instance when the run
-		 * ends (run_resolve), never counted for every one.  A
-		 * record as written always has a position of its own, so
-		 * "same position as the event before" is exactly "a later
-		 * instance of the same run". */
-		int same_place = ev.repeat && have_prev && ev.batch_seq == prev_seq &&
-				 ev.word_index == prev_word;
-		have_prev = 1;
-		prev_seq = ev.batch_seq;
-		prev_word = ev.word_index;
 		struct run_end_rec here = {ev.fn, ev.fid, ev.value, ev.kind == WPP_EV_BLOCK};
 		/* The first record after a run's REPEAT word(s) is the iteration
 		 * that ended it; another REPEAT word of the same level means the
 		 * run went on (the words add up: a count above WPP_REPEAT_MAX,
 		 * written as several words).  An event of another signal level
 		 * ends what can be said: samples the count does not place stay
-		 * with the run (the hits stay in event order). */
+		 * with the run (the hits stay in event order).  Each REPEAT word
+		 * is one event: its samples, all at its position, are matched
+		 * once, at its first repeated instance (ordinal), and placed on
+		 * their own instances when the run ends (run_resolve). */
 		int goes_on = rp.active && ev.repeat && is_path && ev.signal_depth == rp.depth;
 		if (goes_on) {
-			rp.k++;
-			if (!same_place) /* the ip rule: only the last word's samples */
-				rp.first_ip = a->nhits;
+			rp.k += ev.times;
+			rp.first_ip = a->nhits; /* the ip rule: only the last word's samples */
 		} else if (rp.active) {
 			int ends_run = ev.signal_depth == rp.depth && is_path && !ev.repeat;
 			if ((rc = run_resolve(&rp, a, judge, ends_run ? &here : NULL, ordinal)) < 0)
 				break;
 		}
-		if (!same_place) {
-			/* Binary search the first target at (seq, word). */
-			size_t lo = 0, hi = live, first_hit = a->nhits;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (tg[mid].seq < ev.batch_seq ||
-				    (tg[mid].seq == ev.batch_seq && tg[mid].word < ev.word_index))
-					lo = mid + 1;
-				else
-					hi = mid;
+		/* Binary search the first target at (seq, word). */
+		size_t lo = 0, hi = live, first_hit = a->nhits;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (tg[mid].seq < ev.batch_seq ||
+			    (tg[mid].seq == ev.batch_seq && tg[mid].word < ev.word_index))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo;
+		     k < live && tg[k].seq == ev.batch_seq && tg[k].word == ev.word_index; k++) {
+			const struct wpp_sample *s = &cd->samples[tg[k].sample];
+			matched[k] = 1;
+			unmatched--;
+			if (!is_path) {
+				miss(a, COST_MISS_NOT_A_PATH, s);
+				continue;
 			}
-			for (size_t k = lo;
-			     k < live && tg[k].seq == ev.batch_seq && tg[k].word == ev.word_index;
-			     k++) {
-				const struct wpp_sample *s = &cd->samples[tg[k].sample];
-				matched[k] = 1;
-				unmatched--;
-				if (!is_path) {
-					miss(a, COST_MISS_NOT_A_PATH, s);
-					continue;
-				}
-				struct cost_hit h = {
-				    th->pid,	 th->generation,	  th->tid, ev.fn,    ev.fid,
-				    ev.value,	 ev.kind == WPP_EV_BLOCK, ordinal, s->value, s->ip,
-				    (uint32_t)ti};
-				if ((rc = push_hit(a, cap, &h)) < 0)
-					break;
-				/* At the first REPEAT word's slot of a run (its first
-				 * instance, ev.repeat 1), the count in the registers says
-				 * which iteration it was; at a later word's slot (inside
-				 * the flush) it does not. */
-				uint64_t c = NO_COUNT;
-				if (ev.repeat == 1 && is_path) {
-					const struct wpp_sample_regs *r = NULL;
-					if (cd->regs_at && (s->flags & WPP_SAMPLE_REGS))
-						r = &cd->regs[cd->regs_at[tg[k].sample]];
-					if (!run_count_at(judge, th->pid, th->generation, s->ip,
-							  &here, r, &c))
-						c = NO_COUNT;
-				}
-				if ((rc = pending_push_count(
-					 &rp, a->nhits - 1 - (rp.active ? rp.first : first_hit),
-					 c)) < 0)
-					break;
-			}
-			if (rc < 0)
+			struct cost_hit h = {
+			    th->pid,	 th->generation,	  th->tid, ev.fn,    ev.fid,
+			    ev.value,	 ev.kind == WPP_EV_BLOCK, ordinal, s->value, s->ip,
+			    (uint32_t)ti};
+			if ((rc = push_hit(a, cap, &h)) < 0)
 				break;
-			if (ev.repeat && is_path && !rp.active && a->nhits > first_hit) {
-				rp.active = 1;
-				rp.first = rp.first_ip = first_hit;
-				rp.depth = ev.signal_depth;
-				rp.run = here;
-				rp.first_event = ordinal;
-				rp.k = 1;
+			/* At the first REPEAT word's slot of a run (its first
+			 * instance, ev.repeat 1), the count in the registers says
+			 * which iteration it was; at a later word's slot (inside
+			 * the flush) it does not. */
+			uint64_t c = NO_COUNT;
+			if (ev.repeat == 1 && is_path) {
+				const struct wpp_sample_regs *r = NULL;
+				if (cd->regs_at && (s->flags & WPP_SAMPLE_REGS))
+					r = &cd->regs[cd->regs_at[tg[k].sample]];
+				if (!run_count_at(judge, th->pid, th->generation, s->ip, &here, r,
+						  &c))
+					c = NO_COUNT;
 			}
+			if ((rc = pending_push_count(
+				 &rp, a->nhits - 1 - (rp.active ? rp.first : first_hit), c)) < 0)
+				break;
+		}
+		if (rc < 0)
+			break;
+		if (ev.repeat && is_path && !rp.active && a->nhits > first_hit) {
+			rp.active = 1;
+			rp.first = rp.first_ip = first_hit;
+			rp.depth = ev.signal_depth;
+			rp.run = here;
+			rp.first_event = ordinal;
+			rp.k = ev.times;
 		}
 		if (is_path)
-			ordinal++;
+			ordinal += ev.times;
 	}
 	/* The thread ended (or was cut off) right after a run: nothing
 	 * follows it; the counts still place their samples. */

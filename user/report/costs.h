@@ -10,12 +10,14 @@
  * and word, decodes the thread, and hands back one hit per sample that
  * landed on a path (or block) record, with the record's place in the
  * thread's event stream.  Everything else is counted as unattributed, by
- * reason (enum cost_miss).  A run (WPP_CTRL_REPEAT) expands to several
- * events at the REPEAT word's position; a sample there lands on the
- * repetition the run's count in its registers names, or on the record
- * after the run (cost_run_end.h, run_count_at); where the count cannot be
- * read, on the first repetition, once, unless its ip shows it was taken
- * in the iteration that ended the run: then on the record after the run.
+ * reason (enum cost_miss).  A run (WPP_CTRL_REPEAT) stands for several
+ * events at the REPEAT word's position, numbered one by one (hit.event)
+ * but decoded whole (WPP_DECODE_RUNS): the work is per trace word, not
+ * per execution.  A sample there lands on the repetition the run's count
+ * in its registers names, or on the record after the run (cost_run_end.h,
+ * run_count_at); where the count cannot be read, on the first repetition,
+ * once, unless its ip shows it was taken in the iteration that ended the
+ * run: then on the record after the run.
  *
  * Per-path costs from samples are estimates (each sample stands for its
  * period's worth of events); per-batch counts (COUNTS chunks) give exact

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -331,12 +332,149 @@ static void batch_z_groups(void **state)
 	free(back);
 }
 
+/* What a walk said: the batches and their words, or the losses. */
+struct walked {
+	struct wpp_chunk_batch heads[8];
+	uint64_t words[8][4];
+	int nbatch, nlost;
+	uint64_t lost_words, offset;
+};
+
+static void on_walked_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words,
+			    uint64_t offset)
+{
+	struct walked *wk = ctx;
+	assert_true(wk->nbatch < 8);
+	wk->heads[wk->nbatch] = *b;
+	memcpy(wk->words[wk->nbatch++], words, (b->nwords < 4 ? b->nwords : 4) * 8);
+	wk->offset = offset;
+}
+
+static void on_walked_lost(void *ctx, const struct wpp_chunk_batch *b, uint64_t offset)
+{
+	struct walked *wk = ctx;
+	wk->nlost++;
+	wk->lost_words += b->nwords;
+	wk->offset = offset;
+}
+
+/* The walker (wpp_batch_z_walk, wpp_batch_z_next): a chunk's batches with
+ * their own words; a chunk whose words do not decode (one byte short, its
+ * lengths and heads' CRC made right) as a loss of exactly each batch's
+ * words; damaged heads rejected with nothing said; a chunk with a bad CRC
+ * in the file said as losses by wpp_batch_z_next, which reads on. */
+static void batch_z_walker(void **state)
+{
+	char path[] = "/tmp/test_word_codec.XXXXXX";
+	int fd = mkstemp(path);
+	struct wpp_chunk_batch a[3] = {{.pid = 1, .tid = 2, .seq = 1, .nwords = 700},
+				       {.pid = 1, .tid = 2, .seq = 2, .nwords = 0},
+				       {.pid = 1, .tid = 2, .seq = 3, .nwords = 300}};
+	struct wpp_chunk_batch b = {.pid = 1, .tid = 4, .seq = 1, .nwords = 50};
+	struct wpp_batch_group *g = wpp_batch_group_new(1);
+	uint64_t w[1000], bytes = 0, at = 0, total;
+	struct walked wk = {0};
+	struct wpp_batch_z_walker walker = {
+	    .on_batch = on_walked_batch, .on_lost = on_walked_lost, .ctx = &wk};
+	struct wpp_chunk c, first;
+	const char *why;
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (uint32_t i = 0; i < 1000; i++)
+		w[i] = wpp_make_word(1 + i % 5, i * 7919 % 13);
+	struct wpp_writer *wr = wppw_open(path);
+	assert_non_null(wr);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(wpp_batch_group_add(g, &a[i], w + at), 0);
+		at += a[i].nwords;
+	}
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wpp_batch_group_add(g, &b, w + 17), 0);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wppw_finish(wr), 0);
+
+	/* whole chunks: every batch, its own words */
+	struct wpp_reader *r = wppr_open(path);
+	assert_non_null(r);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 1);
+	first = c;
+	assert_int_equal(wpp_batch_z_walk(&walker, &c, &total, &why), WPP_BATCH_Z_DECODED);
+	assert_int_equal(total, 1000);
+	assert_int_equal(wk.nbatch, 3);
+	assert_int_equal(wk.offset, c.file_offset);
+	for (int i = 0, from = 0; i < 3; from += a[i++].nwords) {
+		assert_memory_equal(&wk.heads[i], &a[i], sizeof(a[i]));
+		assert_memory_equal(wk.words[i], w + from, (a[i].nwords < 4 ? a[i].nwords : 4) * 8);
+	}
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 1);
+	assert_int_equal(wpp_batch_z_walk(&walker, &c, NULL, &why), WPP_BATCH_Z_DECODED);
+	assert_int_equal(wk.nbatch, 4);
+	assert_memory_equal(wk.words[3], w + 17, 4 * 8);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 0); /* no END: the end */
+
+	/* words that do not decode: one byte short, heads made right */
+	unsigned char *p = malloc(first.length);
+	struct wpp_chunk_batch_z z;
+	memcpy(p, first.payload, first.length);
+	memcpy(&z, p, sizeof(z));
+	z.packed_len--;
+	memcpy(p, &z, sizeof(z));
+	z.head_crc32c = wpp_batch_z_heads_crc(p, z.nbatches);
+	memcpy(p, &z, sizeof(z));
+	struct wpp_chunk short_one = {
+	    .type = WPP_CHUNK_BATCH_Z, .length = first.length - 1, .payload = p, .file_offset = 9};
+	assert_int_equal(wpp_batch_z_walk(&walker, &short_one, &total, &why), WPP_BATCH_Z_LOST);
+	assert_int_equal(wk.nbatch, 4);
+	assert_int_equal(wk.nlost, 3);
+	assert_int_equal(wk.lost_words, 1000);
+	assert_int_equal(wk.offset, 9);
+	/* heads damaged: rejected, nothing said */
+	p[sizeof(z)] ^= 1;
+	assert_int_equal(wpp_batch_z_walk(&walker, &short_one, &total, &why), WPP_BATCH_Z_REJECTED);
+	assert_int_equal(wk.nlost, 3);
+	free(p);
+	wppr_close(r);
+
+	/* a bit flipped in the first chunk's words in the file (bad CRC):
+	 * its batches are losses, and the second chunk still reads */
+	size_t size;
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = (size_t)ftell(f);
+	assert_true(size > first.file_offset + 16 + first.length);
+	assert_int_equal(fseek(f, (long)(first.file_offset + 16 + first.length - 3), SEEK_SET), 0);
+	int ch = fgetc(f);
+	assert_int_equal(fseek(f, -1, SEEK_CUR), 0);
+	fputc(ch ^ 0x10, f);
+	fclose(f);
+	memset(&wk, 0, sizeof(wk));
+	r = wppr_open(path);
+	assert_non_null(r);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 2);
+	assert_int_equal(wk.nlost, 3);
+	assert_int_equal(wk.lost_words, 1000);
+	assert_int_equal(wk.offset, first.file_offset);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 1);
+	assert_int_equal(wpp_batch_z_walk(&walker, &c, NULL, &why), WPP_BATCH_Z_DECODED);
+	assert_int_equal(wk.nbatch, 1);
+	assert_memory_equal(wk.words[0], w + 17, 4 * 8);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 0);
+	wppr_close(r);
+	unlink(path);
+	wpp_batch_z_walker_fini(&walker);
+	wpp_batch_group_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(random_words),	  cmocka_unit_test(structured_words),
 	    cmocka_unit_test(adversarial_words),  cmocka_unit_test(hand_written_tokens),
 	    cmocka_unit_test(hostile_payloads),	  cmocka_unit_test(batch_z_groups),
+	    cmocka_unit_test(batch_z_walker),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

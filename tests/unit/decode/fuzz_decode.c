@@ -100,7 +100,9 @@ static void fuzz_wpp(const uint8_t *data, size_t size, int fix)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	t = wpp_trace_load(path);
+	/* As the decoder-only commands load (session_open_decoding): the
+	 * words of compressed batches decoded as the decoder walks them. */
+	t = wpp_trace_load_on_demand(path);
 	if (t) {
 		struct wpp_symbolizer *sym = wpp_sym_new();
 		struct wpp_modules *mods;

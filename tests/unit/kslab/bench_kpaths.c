@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "batch_words.h"
 #include "kipf.h"
 #include "kslab.h"
 #include "kslab_words.h"
@@ -208,8 +209,13 @@ int main(int argc, char **argv)
 				push(&th[i], 0);
 				continue;
 			}
-			for (uint32_t j = seg->from; j < seg->to; j++)
-				push(&th[i], wpp_batch_word(seg->batch, j));
+			const unsigned char *words = wpp_batch_words_get(seg->batch);
+			for (uint32_t j = seg->from; j < seg->to; j++) {
+				uint64_t w;
+				memcpy(&w, words + (size_t)j * 8, 8);
+				push(&th[i], w);
+			}
+			wpp_batch_words_put(seg->batch);
 		}
 		wpp_stream_free(&s);
 		if (runs)

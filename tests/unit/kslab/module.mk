@@ -24,7 +24,8 @@ $(KSLAB_TEST_DIR)/%: $(call objs,san,tests/unit/kslab/%.c) $(call objs,san,$(KSL
 # The benchmark is built optimized, without sanitizers.
 KSLAB_BENCH := $(KSLAB_TEST_DIR)/bench_kpaths
 # It reads .wpp files with the decoder's loader and stream assembly.
-KSLAB_BENCH_SRCS := tests/unit/kslab/bench_kpaths.c user/decode/trace_file.c user/decode/stream.c \
+KSLAB_BENCH_SRCS := tests/unit/kslab/bench_kpaths.c user/decode/trace_file.c \
+	user/decode/batch_words.c user/decode/stream.c \
 	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c \
 	$(CODEC_SRCS)
 $(KSLAB_BENCH): $(call objs,,$(KSLAB_BENCH_SRCS)) $(call objs,,$(KSLAB_CORE_SRCS))

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch_words.h"
 #include "kipf.h"
 #include "kipf_build.h"
 #include "kipf_kinds_live.h"
@@ -80,8 +81,10 @@ static void replay_thread(const struct wpp_online_consumer *c, const struct wpp_
 			if (!buf)
 				exit(1);
 		}
-		for (uint32_t j = seg->from; j < seg->to; j++)
-			buf[n++] = wpp_batch_word(seg->batch, j);
+		const unsigned char *words = wpp_batch_words_get(seg->batch);
+		memcpy(buf, words + (size_t)seg->from * 8, (size_t)(seg->to - seg->from) * 8);
+		n = seg->to - seg->from;
+		wpp_batch_words_put(seg->batch);
 		if (n)
 			c->thread_words(state, buf, n);
 	}

@@ -6,7 +6,9 @@
  * every node, every count, k = 1..32, runs with recursion, uninstrumented
  * calls, signal handlers, longjmps and marks; pruning with many suspended
  * activations keeps the error bound; the documented rules for unknown
- * kinds and for an ambiguous longjmp; k-path costs (kipf_cost.h).
+ * kinds and for an ambiguous longjmp; k-path costs (kipf_cost.h), and
+ * per-instance costs fed a run at once (kipf_inst_cost_run) against the
+ * same run fed item by item.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -343,6 +345,103 @@ static void test_instance_costs(void **state)
 		}
 }
 
+/* kipf_inst_cost_run: a run of one label fed whole (the forest's run step,
+ * then the run's sampled instances) costs every node exactly what the run
+ * fed item by item does, for runs short and long (up to 5000), sampled
+ * densely, sparsely or not at all, in both views, for k = 1..16. */
+static void test_instance_cost_runs(void **state)
+{
+	static const unsigned ks[] = {1, 2, 3, 4, 7, 16};
+	(void)state;
+
+	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+		for (int flat = 0; flat < 2; flat++) {
+			unsigned k = ks[ki];
+			struct kslab *s1 = kslab_new(k, 0), *s2 = kslab_new(k, 0);
+			struct kipf_inst_cost *c1 = kipf_inst_cost_new(k),
+					      *c2 = kipf_inst_cost_new(k);
+			struct kipf *f = kipf_new(k);
+			struct kipf_inst_weight w[64];
+			struct kact a1, a2;
+			uint64_t rng = 77 + k, event = 0;
+			double *got, *want;
+
+			assert_true(s1 && s2 && c1 && c2 && f);
+			kact_init(&a1, s1);
+			kact_init(&a2, s2);
+			for (int run = 0; run < 400; run++) {
+				rng = rng * 6364136223846793005u + 1442695040888963407u;
+				uint32_t fid = 1 + (uint32_t)(rng >> 60) % 3;
+				uint64_t value = (rng >> 50) % 4;
+				uint64_t times = (rng >> 33) % 7 == 0 ? 1 + (rng >> 20) % 5000
+								      : 1 + (rng >> 40) % 12;
+				unsigned density = (unsigned)(rng >> 12) % 4; /* 0: unsampled */
+				size_t nw = 0;
+				if ((rng >> 8) % 23 == 0) { /* a mark now and then */
+					if (flat) {
+						kslab_mark(s1);
+						kslab_mark(s2);
+					} else {
+						kact_mark(&a1);
+						kact_mark(&a2);
+					}
+					kipf_inst_cost_end(c1);
+					kipf_inst_cost_end(c2);
+				}
+				for (uint64_t i = 0; i < times; i++) {
+					double cost = 0;
+					uint64_t h = (event + i) * 2654435761u >> 5;
+					if (density &&
+					    h % (density == 1	? 2
+						 : density == 2 ? 97
+								: 1009) ==
+						0 &&
+					    nw + 2 <= sizeof(w) / sizeof(w[0])) {
+						cost = (double)(1 + h % 7);
+						w[nw++] =
+						    (struct kipf_inst_weight){event + i, cost / 2};
+						w[nw++] =
+						    (struct kipf_inst_weight){event + i, cost / 2};
+					}
+					if (flat)
+						assert_int_equal(kslab_item(s1, fid, value), 0);
+					else
+						assert_int_equal(kact_item(&a1, fid, value, 0), 0);
+					assert_int_equal(
+					    kipf_inst_cost_item(c1, s1, fid, value, cost), 0);
+				}
+				if (flat)
+					assert_int_equal(kslab_item_run(s2, fid, value, times), 0);
+				else
+					assert_int_equal(kact_item_run(&a2, fid, value, 0, times),
+							 0);
+				assert_int_equal(
+				    kipf_inst_cost_run(c2, s2, fid, value, times, event, w, nw), 0);
+				event += times;
+			}
+			kipf_inst_cost_end(c1);
+			kipf_inst_cost_end(c2);
+			assert_int_equal(kipf_add_kslab(f, s1), 0);
+			assert_int_equal(kipf_sort(f), 0);
+			got = calloc(f->nnodes + 1, sizeof(*got));
+			want = calloc(f->nnodes + 1, sizeof(*want));
+			assert_true(got && want);
+			kipf_inst_cost_apply(c1, f, want);
+			kipf_inst_cost_apply(c2, f, got);
+			for (uint32_t i = 1; i <= f->nnodes; i++)
+				assert_true(got[i] == want[i]);
+			free(got);
+			free(want);
+			kact_fini(&a1);
+			kact_fini(&a2);
+			kipf_free(f);
+			kipf_inst_cost_free(c1);
+			kipf_inst_cost_free(c2);
+			kslab_free(s1);
+			kslab_free(s2);
+		}
+}
+
 /* kipf_cost.h: each node costs count x the sum of its labels' unit costs,
  * recomputed here by walking up from the node. */
 static void test_costs(void **state)
@@ -382,6 +481,7 @@ int main(void)
 	    cmocka_unit_test(test_ambiguous_longjmp_and_outer_resume),
 	    cmocka_unit_test(test_costs),
 	    cmocka_unit_test(test_instance_costs),
+	    cmocka_unit_test(test_instance_cost_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
