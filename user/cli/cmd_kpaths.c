@@ -605,7 +605,7 @@ int cmd_kpaths(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o) < 0)
 		return WPP_EXIT_USAGE;
-	rc = session_open_decoding(&s, argv[optind]);
+	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
 	if (o.source != SRC_TRACE && kipf_store_load(&store, s.trace))

@@ -186,7 +186,7 @@ int cmd_paths(int argc, char **argv)
 		wpp_err("paths: expected one .wpp file (try wpptrace help paths)");
 		return WPP_EXIT_USAGE;
 	}
-	rc = session_open_decoding(&s, argv[optind]);
+	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
 	if (rpt_profile_build(&prof, argv[optind], s.trace, s.mods, filter.pid, filter.tid) < 0) {

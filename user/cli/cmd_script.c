@@ -321,7 +321,7 @@ int cmd_script(int argc, char **argv)
 		wpp_err("script: expected one .wpp file (try wpptrace help script)");
 		return WPP_EXIT_USAGE;
 	}
-	rc = session_open_decoding(&s, argv[optind]);
+	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
 	if (sc.fmt == FMT_JSON) {

@@ -60,9 +60,9 @@ static void check_integrity(struct session *s)
 }
 
 /* metadata_optional: a trace nobody can decode is said as a warning (the
- * caller goes on without attribution) rather than an error.  on_demand:
- * wpp_trace_load_on_demand() (session.h). */
-static int open_session(struct session *s, const char *path, int metadata_optional, int on_demand)
+ * caller goes on without attribution) rather than an error.  Batches are
+ * loaded on demand (session.h). */
+static int open_session(struct session *s, const char *path, int metadata_optional)
 {
 	struct reports rep = {0};
 	uint64_t words = 0;
@@ -70,7 +70,7 @@ static int open_session(struct session *s, const char *path, int metadata_option
 	int rc = 0;
 
 	*s = (struct session){0};
-	s->trace = on_demand ? wpp_trace_load_on_demand(path) : wpp_trace_load(path);
+	s->trace = wpp_trace_load_on_demand(path);
 	if (!s->trace)
 		return WPP_EXIT_ERROR;
 	check_integrity(s);
@@ -113,17 +113,12 @@ static int open_session(struct session *s, const char *path, int metadata_option
 
 int session_open(struct session *s, const char *path)
 {
-	return open_session(s, path, 0, 0);
-}
-
-int session_open_decoding(struct session *s, const char *path)
-{
-	return open_session(s, path, 0, 1);
+	return open_session(s, path, 0);
 }
 
 int session_open_optional(struct session *s, const char *path)
 {
-	return open_session(s, path, 1, 1);
+	return open_session(s, path, 1);
 }
 
 void session_close(struct session *s)

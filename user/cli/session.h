@@ -25,15 +25,13 @@ struct session {
 	int exit_status; /* what the command returns if nothing else fails */
 };
 
-/* 0, or an exit status after printing one error line. */
-int session_open(struct session *s, const char *path);
-/* session_open() for a command that reads trace words only through the
- * decoder (decoder.h): compressed batches are decoded as it walks them
+/* 0, or an exit status after printing one error line.  Compressed batches
+ * stay compressed and are decoded as readers walk them
  * (wpp_trace_load_on_demand), so memory follows the file, not the trace's
- * length.  A command that reads batches' words itself (grammars rebuilt
- * from the batches) uses session_open(). */
-int session_open_decoding(struct session *s, const char *path);
-/* session_open_decoding() for a command that can do without attribution
+ * length: a command reads batch words through the decoder (decoder.h) or
+ * batch_words.h, never from the batch references directly. */
+int session_open(struct session *s, const char *path);
+/* session_open() for a command that can do without attribution
  * (`info`'s counters): no usable metadata is a warning; still non-zero. */
 int session_open_optional(struct session *s, const char *path);
 void session_close(struct session *s);

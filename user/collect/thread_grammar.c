@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_words.h"
 #include "cpu_clock.h"
 #include "log.h"
 #include "online.h"
@@ -89,7 +90,10 @@ static int build_from_batches(const struct wpp_thread_trace *th,
 			if (!(words = malloc(cap_words * 8)))
 				goto nomem;
 		}
-		memcpy(words, r->words, (size_t)r->nwords * 8); /* may be unaligned in the map */
+		/* compressed chunks are decoded on demand (batch_words.h); the
+		 * words may be unaligned in the file's copy */
+		memcpy(words, wpp_batch_words_get(r), (size_t)r->nwords * 8);
+		wpp_batch_words_put(r);
 		wpp_online_batch(o, &b, words);
 		for (; i == 0 && gi < th->ngaps; gi++) {
 			const struct wpp_gap_ref *g = &th->gaps[gi];

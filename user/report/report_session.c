@@ -13,7 +13,7 @@
 int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
 	     const struct thread_filter *f)
 {
-	int rc = session_open_decoding(s, file);
+	int rc = session_open(s, file);
 
 	if (rc)
 		return rc;

@@ -100,7 +100,7 @@ static void fuzz_wpp(const uint8_t *data, size_t size, int fix)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	/* As the decoder-only commands load (session_open_decoding): the
+	/* As the decoder-only commands load (session_open): the
 	 * words of compressed batches decoded as the decoder walks them. */
 	t = wpp_trace_load_on_demand(path);
 	if (t) {
