@@ -44,25 +44,32 @@ static void run_table_free(struct seqc_run_table *t)
 	free(t->slots);
 }
 
-static int run_table_grow(struct seqc_run_table *t)
+/* Both tables are open-addressing arrays of (hash << 32 | index) slots,
+ * 0 = empty: double one, rehashing by the stored hash. */
+static int slots_grow(uint64_t **slotsp, uint32_t *maskp)
 {
-	uint32_t cap = (t->mask + 1) * 2;
-	uint64_t *slots = calloc(cap, sizeof(*slots));
+	uint32_t cap = (*maskp + 1) * 2;
+	uint64_t *old = *slotsp, *slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -1;
-	for (uint32_t i = 0; i <= t->mask; i++) {
-		if (!t->slots[i])
+	for (uint32_t i = 0; i <= *maskp; i++) {
+		if (!old[i])
 			continue;
-		uint32_t k = (uint32_t)(t->slots[i] >> 32) & (cap - 1);
+		uint32_t k = (uint32_t)(old[i] >> 32) & (cap - 1);
 		while (slots[k])
 			k = (k + 1) & (cap - 1);
-		slots[k] = t->slots[i];
+		slots[k] = old[i];
 	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = cap - 1;
+	free(old);
+	*slotsp = slots;
+	*maskp = cap - 1;
 	return 0;
+}
+
+static int run_table_grow(struct seqc_run_table *t)
+{
+	return slots_grow(&t->slots, &t->mask);
 }
 
 uint32_t seqc_run_find(const struct seqc_run_table *t, uint32_t sym, uint64_t n)
@@ -141,23 +148,7 @@ static uint32_t chunk_hash(const uint32_t *a, uint32_t n)
 
 static int chunk_table_grow(struct seqc_chunk_table *t)
 {
-	uint32_t cap = (t->mask + 1) * 2;
-	uint64_t *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (uint32_t i = 0; i <= t->mask; i++) {
-		if (!t->slots[i])
-			continue;
-		uint32_t k = (uint32_t)(t->slots[i] >> 32) & (cap - 1);
-		while (slots[k])
-			k = (k + 1) & (cap - 1);
-		slots[k] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = cap - 1;
-	return 0;
+	return slots_grow(&t->slots, &t->mask);
 }
 
 /* The id of chunk a[0..n); *is_new set when it was added.  UINT32_MAX
