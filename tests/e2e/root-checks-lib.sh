@@ -8,10 +8,15 @@ CHECKS=0
 
 fail() { FAILURES=$((FAILURES + 1)); echo "FAIL: $*"; }
 pass() { CHECKS=$((CHECKS + 1)); echo "ok:   $*"; }
+# A passing script leaves nothing behind (its recordings and decoded
+# dumps run to gigabytes); a failing one keeps $WORK to look at.
 finish() {
 	echo "$CHECKS checks, $FAILURES failures"
-	[ "$CHECKS" -gt 0 ] && [ "$FAILURES" -eq 0 ]
-	exit $?
+	if [ "$CHECKS" -gt 0 ] && [ "$FAILURES" -eq 0 ]; then
+		[ -z "${WORK:-}" ] || rm -rf "$WORK"
+		exit 0
+	fi
+	exit 1
 }
 
 # require_root_and_tools WHAT: without root, say SKIP (WHAT needs it) and
