@@ -43,15 +43,7 @@ pass "crafted a REPEAT of $COUNT at a sampled slot (+$added executions)"
 bounded() {
 	local name=$1
 	shift
-	check_done
-	(ulimit -v 1000000 && timeout -k 5 20 "$WPPTRACE" "$@") >"$w/$name" 2>"$w/$name.err"
-	local rc=$?
-	if [ $rc -ne 0 ]; then
-		fail "$*: status $rc (time or memory unbounded?)"
-		show_file_head "$w/$name.err" 3
-		return 1
-	fi
-	pass "$*: done within 20 s and 1 GB"
+	bounded_wpptrace "$w/$name" "$*" "$@"
 }
 
 # Every listing of the crafted file, and the same of the raw one.

@@ -201,18 +201,11 @@ if [ -z "$added" ] || [ -z "$good_total" ]; then
 else
 	pass "crafted a REPEAT of 0xffffffff (+$added executions on $good_total)"
 fi
+# bounded WHAT ARGS...: output in $w/out
 bounded() {
 	local what=$1
 	shift
-	check_done
-	(ulimit -v 1000000 && timeout -k 5 20 "$WPPTRACE" "$@") >"$w/out" 2>"$w/err"
-	local rc=$?
-	if [ $rc -ne 0 ]; then
-		fail "$what on the crafted REPEAT: status $rc (time or memory unbounded?)"
-		show_file_head "$w/err" 3
-		return 1
-	fi
-	pass "$what on the crafted REPEAT: done within 20 s and 1 GB"
+	bounded_wpptrace "$w/out" "$what on the crafted REPEAT" "$@"
 }
 if bounded paths paths "$w/repeat.wpp"; then
 	check_done

@@ -204,3 +204,21 @@ meta_objects() {
 
 # show_file_head FILE: a few lines of a file, indented (for failure reports).
 show_file_head() { [ -f "$1" ] && head -n "${2:-8}" "$1" | sed 's/^/    | /'; }
+
+# bounded_wpptrace OUT LABEL ARGS...: one check that `wpptrace ARGS` ends
+# well within 20 s and 1 GB of address space (a crafted file must not make
+# the work follow the counts it declares); stdout in OUT, stderr in
+# OUT.err.  Returns the check's outcome.
+bounded_wpptrace() {
+	local out=$1 label=$2
+	shift 2
+	check_done
+	(ulimit -v 1000000 && timeout -k 5 20 "$WPPTRACE" "$@") >"$out" 2>"$out.err"
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$label: status $rc (time or memory unbounded?)"
+		show_file_head "$out.err" 3
+		return 1
+	fi
+	pass "$label: done within 20 s and 1 GB"
+}
