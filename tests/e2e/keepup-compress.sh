@@ -200,33 +200,27 @@ else
 fi
 
 # --- a spin loop ---------------------------------------------------------------
-check_done
-"$WPPTRACE" record --transport=shm --no-grammar -o "$K/spin.wpp" -- "$K/spin" 1 >"$K/spin.out" 2>"$K/spin.err"
-bytes=$(stat -c %s "$K/spin.wpp")
-per=$("$WPPTRACE" info "$K/spin.wpp" | sed -n 's/.* \([0-9.]*\) bytes per path record/\1/p')
-iters=$(cut -d' ' -f1 <"$K/spin.out")
 # 1 s of spinning: raw it is gigabytes (8 bytes a record, hundreds of
-# millions of records a second); compressed it must stay within 8 MB and
+# millions of records a second); compressed it must stay within 32 MB and
 # 0.02 bytes per record.
-if [ "$bytes" -le 32000000 ] && awk -v p="$per" 'BEGIN { exit !(p > 0 && p <= 0.02) }'; then
-	pass "spin: $iters iterations in 1 s recorded in $bytes bytes ($per bytes per path record)"
-else
-	fail "spin: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
-	head -n 3 "$K/spin.err" | sed 's/^/    /'
-fi
-if [ $have_bpf = 1 ]; then
+# spin TRANSPORT NAME LABEL: record the spin loop over TRANSPORT into $K/NAME.wpp.
+spin() {
+	local tr=$1 name=$2 label=$3 bytes per iters
 	check_done
-	"$WPPTRACE" record --transport=bpf --no-grammar -o "$K/spinb.wpp" -- "$K/spin" 1 >"$K/spinb.out" 2>"$K/spinb.err"
-	bytes=$(stat -c %s "$K/spinb.wpp")
-	per=$("$WPPTRACE" info "$K/spinb.wpp" | sed -n 's/.* \([0-9.]*\) bytes per path record/\1/p')
-	iters=$(cut -d' ' -f1 <"$K/spinb.out")
+	"$WPPTRACE" record --transport="$tr" --no-grammar -o "$K/$name.wpp" -- "$K/spin" 1 \
+		>"$K/$name.out" 2>"$K/$name.err"
+	bytes=$(stat -c %s "$K/$name.wpp")
+	per=$("$WPPTRACE" info "$K/$name.wpp" | sed -n 's/.* \([0-9.]*\) bytes per path record/\1/p')
+	iters=$(cut -d' ' -f1 <"$K/$name.out")
 	if [ "$bytes" -le 32000000 ] && awk -v p="$per" 'BEGIN { exit !(p > 0 && p <= 0.02) }'; then
-		pass "spin over BPF: $iters iterations in 1 s recorded in $bytes bytes ($per bytes per path record)"
+		pass "$label: $iters iterations in 1 s recorded in $bytes bytes ($per bytes per path record)"
 	else
-		fail "spin over BPF: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
-		head -n 3 "$K/spinb.err" | sed 's/^/    /'
+		fail "$label: $iters iterations in 1 s took $bytes bytes ($per bytes per path record)"
+		head -n 3 "$K/$name.err" | sed 's/^/    /'
 	fi
-fi
+}
+spin shm spin spin
+[ $have_bpf = 0 ] || spin bpf spinb "spin over BPF"
 
 # --- the wait for grammars after the program is bounded -----------------------
 # Half a second of spinning is tens of millions of path records, seconds of
