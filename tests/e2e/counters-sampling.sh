@@ -15,14 +15,18 @@ if ! "$WPPTRACE" record -q -e cpu-clock -c 500000 -o "$out" -- "$WORK/spin" 300 
 	fail "record -e cpu-clock: $(head -1 "$WORK/rec.err")"
 	finish
 fi
-"$WPPTRACE" report "$out" --cost cpu-clock --by function --format json >"$WORK/fn.json"
-python3 - "$WORK/fn.json" >"$WORK/ratio.txt" <<'PY'
+# long_short FILE.wpp: "LONG SHORT", the cpu-clock cost report gives the
+# two spin functions.
+long_short() {
+	"$WPPTRACE" report "$1" --cost cpu-clock --by function --format json >"${1%.wpp}.fn.json"
+	python3 - "${1%.wpp}.fn.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 c = {f["function"]: f["cost"] for f in r["functions"]}
 print(c.get("spin_long", 0), c.get("spin_short", 0))
 PY
-read -r long short <"$WORK/ratio.txt"
+}
+read -r long short <<<"$(long_short "$out")"
 echo "spin_long ${long} ns, spin_short ${short} ns (estimated)"
 check "spin_long gets about three times spin_short's samples" \
 	"python3 -c 'import sys; l,s=$long,$short; sys.exit(0 if s > 0 and 2.4 <= l/s <= 3.6 else 1)'"
@@ -36,14 +40,7 @@ check "the summary says the cost is an estimate with its sample count" \
 # Sampling only: the same attribution without the counting programs.
 out3=$WORK/nocount.wpp
 if "$WPPTRACE" record -q -e cpu-clock -c 500000 --no-count -o "$out3" -- "$WORK/spin" 300 2>"$WORK/rec3.err"; then
-	"$WPPTRACE" report "$out3" --cost cpu-clock --by function --format json >"$WORK/fn3.json"
-	python3 - "$WORK/fn3.json" >"$WORK/ratio3.txt" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-c = {f["function"]: f["cost"] for f in r["functions"]}
-print(c.get("spin_long", 0), c.get("spin_short", 0))
-PY
-	read -r long short <"$WORK/ratio3.txt"
+	read -r long short <<<"$(long_short "$out3")"
 	check "--no-count: spin_long gets about three times spin_short's samples ($long, $short)" \
 		"python3 -c 'import sys; l,s=$long,$short; sys.exit(0 if s > 0 and 2.4 <= l/s <= 3.6 else 1)'"
 	line=$("$WPPTRACE" report "$out3" --cost cpu-clock --top 0 | head -1)
