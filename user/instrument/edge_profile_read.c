@@ -265,14 +265,15 @@ int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name)
 	return p->nfns && bsearch(&name, p->names, p->nfns, sizeof(*p->names), cmp_name) != NULL;
 }
 
-int wpp_edge_prof_weights(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d,
-			  const double *static_w, double *w)
+int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, double *w)
 {
 	uint32_t *order;
 	double max_static = 0;
-	int rc = -1;
+	int rc = 1;
 
-	if (f->nedges != d->nedges || !(order = wpp_dag_meta_order(d)))
+	if (f->nedges != d->nedges)
+		return 1;
+	if (!(order = wpp_dag_meta_order(d)))
 		return -1;
 	for (uint32_t k = 0; k < f->nedges; k++) {
 		const struct wpp_dag_edge *de = &d->edges[order[k]];
@@ -281,13 +282,13 @@ int wpp_edge_prof_weights(const struct wpp_edge_prof_fn *f, const struct wpp_dag
 			goto out;
 	}
 	for (uint32_t e = 0; e < d->nedges; e++)
-		if (static_w[e] > max_static)
-			max_static = static_w[e];
+		if (w[e] > max_static)
+			max_static = w[e];
 	/* Counts decide; the static estimate, scaled below one execution,
 	 * only orders edges of equal count. */
 	for (uint32_t k = 0; k < f->nedges; k++)
 		w[order[k]] = (double)f->edges[k].count +
-			      (max_static > 0 ? 0.5 * static_w[order[k]] / max_static : 0);
+			      (max_static > 0 ? 0.5 * w[order[k]] / max_static : 0);
 	rc = 0;
 out:
 	free(order);

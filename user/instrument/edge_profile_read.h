@@ -50,13 +50,13 @@ const struct wpp_edge_prof_fn *wpp_edge_prof_find(const struct wpp_edge_prof *p,
 int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name);
 
 /*
- * Placement weights for d (numbered) from f: the measured count of each DAG
- * edge, ties broken by static_w (any non-negative estimate, e.g.
- * wpp_weights_static), so edges that never ran keep the static order.
- * Returns 0, or -1 when f's edges are not d's (another build of the
- * function): w is then untouched.
+ * Placement weights for d (numbered) from f, in place: w holds a static
+ * estimate (any non-negative values, e.g. wpp_weights_static) and becomes
+ * the measured count of each DAG edge, ties broken by that estimate, so
+ * edges that never ran keep the static order.  Returns 0 when applied, 1
+ * when f's edges are not d's (another build of the function), -1 when out
+ * of memory; w is untouched unless 0.
  */
-int wpp_edge_prof_weights(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d,
-			  const double *static_w, double *w);
+int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, double *w);
 
 #endif

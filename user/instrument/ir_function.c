@@ -398,28 +398,23 @@ static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn,
 
 /* With an edge profile (wppcc --wpp-profile), replace the static weights w
  * by the measured ones when the profile has this very function (same
- * stable id, same DAG); a function known to the profile by name only was
- * changed since it was recorded: one warning line, static weights.  -1
- * only on allocation failure. */
+ * stable id, same DAG); a function known to the profile by name only, or
+ * whose DAG differs, was changed since it was recorded: one warning line,
+ * static weights.  -1 only on allocation failure. */
 static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stable_id,
 			   const struct wpp_dag *d, double *w)
 {
-	size_t len;
-	const char *name = LLVMGetValueName2(fn, &len);
 	const struct wpp_edge_prof_fn *f;
+	const char *name;
+	size_t len;
+	int rc;
 
 	if (!tu->profile)
 		return 0;
+	name = LLVMGetValueName2(fn, &len);
 	if ((f = wpp_edge_prof_find(tu->profile, stable_id))) {
-		double *measured = malloc(((size_t)d->nedges + 1) * sizeof(double));
-		if (!measured)
-			return -1;
-		if (wpp_edge_prof_weights(f, d, w, measured) == 0) {
-			memcpy(w, measured, (size_t)d->nedges * sizeof(double));
-			free(measured);
-			return 0;
-		}
-		free(measured);
+		if ((rc = wpp_edge_prof_apply(f, d, w)) <= 0)
+			return rc;
 	} else if (!wpp_edge_prof_has_name(tu->profile, name)) {
 		return 0; /* not in the recording: nothing measured */
 	}

@@ -179,15 +179,15 @@ static void test_weights(void **state)
 	struct wpp_edge_prof p;
 	char why[128];
 	assert_int_equal(wpp_edge_prof_parse(&p, text, strlen(text), why, sizeof(why)), 0);
-	double st[3] = {1.0, 4.0, 2.0}, w[3] = {-1, -1, -1};
-	assert_int_equal(wpp_edge_prof_weights(wpp_edge_prof_find(&p, 1), &d, st, w), 0);
+	double w[3] = {1.0, 4.0, 2.0}; /* the static estimate */
+	assert_int_equal(wpp_edge_prof_apply(wpp_edge_prof_find(&p, 1), &d, w), 0);
 	assert_true(w[0] >= 5.0 && w[0] < 6.0);
 	assert_true(w[1] >= 5.0 && w[1] < 6.0);
 	assert_true(w[1] > w[0]); /* equal counts: the static estimate decides */
 	assert_true(w[2] >= 0.0 && w[2] < 1.0);
-	double w2[3] = {-1, -1, -1};
-	assert_int_equal(wpp_edge_prof_weights(wpp_edge_prof_find(&p, 2), &d, st, w2), -1);
-	assert_true(w2[0] == -1 && w2[1] == -1 && w2[2] == -1);
+	double w2[3] = {1.0, 4.0, 2.0};
+	assert_int_equal(wpp_edge_prof_apply(wpp_edge_prof_find(&p, 2), &d, w2), 1);
+	assert_true(w2[0] == 1.0 && w2[1] == 4.0 && w2[2] == 2.0);
 	wpp_edge_prof_free(&p);
 	free(d.edges);
 }
