@@ -112,7 +112,7 @@ static int walk_path(struct ppp_work *w, uint32_t p, uint64_t id, uint32_t *fill
 }
 
 /* The distinct prefixes of the occurrences on v's out-edges, each cis 0. */
-static int prefixes_of(struct ppp_work *w, uint32_t v)
+static void prefixes_of(struct ppp_work *w, uint32_t v)
 {
 	const struct wpp_dag_adj *out = &w->walk.out;
 	uint32_t n = 0;
@@ -129,7 +129,6 @@ static int prefixes_of(struct ppp_work *w, uint32_t v)
 			w->pt.key[m++] = w->pt.key[k];
 	memset(w->pt.cis, 0, (size_t)m * sizeof(int64_t));
 	w->pt.n = m;
-	return 0;
 }
 
 static int64_t *cis_of(struct ppp_work *w, uint64_t prefix)
