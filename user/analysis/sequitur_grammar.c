@@ -42,6 +42,21 @@ struct canon_frame {
 	uint32_t node, pos;
 };
 
+/* Push node's frame (at its first symbol) onto the walk's growing stack.
+ * 0, or -1 when out of memory (the stack is left as it was). */
+static int push_frame(struct canon_frame **stack, size_t *cap, size_t *depth, uint32_t node)
+{
+	if (*depth == *cap) {
+		struct canon_frame *bigger = realloc(*stack, 2 * *cap * sizeof(**stack));
+		if (!bigger)
+			return -1;
+		*stack = bigger;
+		*cap *= 2;
+	}
+	(*stack)[(*depth)++] = (struct canon_frame){node, 0};
+	return 0;
+}
+
 int seq_grammar_canonical(const struct seq_grammar *in, struct seq_grammar *out)
 {
 	uint32_t nodes = seq_grammar_nodes(in), nrules = 0;
@@ -80,15 +95,8 @@ int seq_grammar_canonical(const struct seq_grammar *in, struct seq_grammar *out)
 			if (number[s & ~SEQ_RULE_BIT] != UNNUMBERED)
 				continue;
 			number[s & ~SEQ_RULE_BIT] = ON_STACK;
-			if (depth == cap) {
-				struct canon_frame *bigger =
-				    realloc(stack, 2 * cap * sizeof(*stack));
-				if (!bigger)
-					goto done;
-				stack = bigger;
-				cap *= 2;
-			}
-			stack[depth++] = (struct canon_frame){s & ~SEQ_RULE_BIT, 0};
+			if (push_frame(&stack, &cap, &depth, s & ~SEQ_RULE_BIT) < 0)
+				goto done;
 		}
 	}
 	if (seq_grammar_alloc(out, nrules, in->nroots, nsyms) < 0)
@@ -161,17 +169,10 @@ int seq_grammar_inline_once(const struct seq_grammar *in, struct seq_grammar *ou
 				out->sym[pos++] = sym;
 				continue;
 			}
-			if (depth == cap) {
-				struct canon_frame *bigger =
-				    realloc(stack, 2 * cap * sizeof(*stack));
-				if (!bigger) {
-					seq_grammar_free(out);
-					goto done;
-				}
-				stack = bigger;
-				cap *= 2;
+			if (push_frame(&stack, &cap, &depth, sym & ~SEQ_RULE_BIT) < 0) {
+				seq_grammar_free(out);
+				goto done;
 			}
-			stack[depth++] = (struct canon_frame){sym & ~SEQ_RULE_BIT, 0};
 		}
 	}
 	out->start[nodes] = pos;
