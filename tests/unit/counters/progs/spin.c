@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* spin.c — two loops doing the same work per iteration, one three times
  * as long as the other, called alternately: cpu-clock samples must land on
- * them about 3:1 (tests/e2e/counters-sampling.sh). */
+ * them about 3:1 (tests/e2e/counters-sampling.sh).  With a second argument
+ * it prints its own CPU time in ns at the end: an exact measure taken
+ * without perf, for tests/e2e/counters-throttle.sh. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static volatile unsigned long sink;
 
@@ -39,6 +43,11 @@ int main(int argc, char **argv)
 	for (unsigned long r = 0; r < rounds; r++) {
 		spin_short(2000);
 		spin_long(2000);
+	}
+	if (argc > 2) {
+		struct timespec t;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+		printf("%llu\n", (unsigned long long)t.tv_sec * 1000000000ull + t.tv_nsec);
 	}
 	return 0;
 }
