@@ -1,0 +1,629 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_tpp.c — targeted path profiling (user/instrument/tpp.h):
+ *   - hand-checked examples after the paper: Figure 7 (a loop with many
+ *     iterations disconnected: every path obvious, no register code),
+ *     Figure 5 (stacked conditionals, two cold branches: four hot paths,
+ *     the poisoning edge), Figure 6 (a, b, c: cold back edges poison,
+ *     reset, or leave the register alone), and an AoDF worked by hand
+ *     (an obvious path overcounted by the cold paths through its
+ *     defining edge, section 4.3);
+ *   - random CFGs (loops, calls, indirect branches, pinned blocks,
+ *     noreturn ends) and random walks through them, run by a reference
+ *     interpreter twice: as plain Ball-Larus (the oracle) and as the TPP
+ *     plan's register code.  Every recording point checks that a hot path
+ *     lands on its own slot and a poisoned one never on a valid slot; the
+ *     plan's cold edges, defining edges, obvious recording points and
+ *     needed edges are checked against path enumeration by brute force;
+ *     with thresholds 0 and training = measured run the reconstructed
+ *     profile equals the Ball-Larus one; otherwise counted paths are
+ *     exact, obvious ones at least their true count, and AoDF equals a
+ *     computation from the interpreter's own record of the pieces run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../../user/instrument/dag.h"
+#include "../../../user/instrument/numbering.h"
+#include "../../../user/instrument/tpp.h"
+#include "wpp/meta_format.h"
+
+#define BIG (UINT64_C(1) << 62)
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+static uint32_t rnd_below(uint32_t n)
+{
+	return (uint32_t)(rnd() % n);
+}
+
+/* ---- a function under test: CFG, standard DAG, edge weights ---------- */
+
+#define MAXB 14
+#define MAXE 48
+
+struct fn {
+	uint32_t n, ne;
+	uint32_t src[MAXE], dst[MAXE];
+	uint8_t flags[MAXB], exitk[MAXB];
+	uint32_t weight[MAXE]; /* walk preference per CFG edge */
+	uint32_t dist[MAXB];   /* CFG steps to a block that ends the function */
+	struct wpp_cfg cfg;
+	struct wpp_dag d;
+};
+
+static void fn_edge(struct fn *f, uint32_t u, uint32_t v, uint32_t w)
+{
+	for (uint32_t e = 0; e < f->ne; e++)
+		if (f->src[e] == u && f->dst[e] == v)
+			return;
+	assert_true(f->ne < MAXE);
+	f->src[f->ne] = u, f->dst[f->ne] = v, f->weight[f->ne] = w;
+	f->ne++;
+}
+
+static void fn_distances(struct fn *f)
+{
+	for (uint32_t b = 0; b < f->n; b++)
+		f->dist[b] = f->exitk[b] ? 0 : UINT32_MAX;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint32_t e = 0; e < f->ne; e++)
+			if (f->dist[f->dst[e]] != UINT32_MAX &&
+			    f->dist[f->dst[e]] + 1 < f->dist[f->src[e]])
+				f->dist[f->src[e]] = f->dist[f->dst[e]] + 1, changed = 1;
+	}
+}
+
+static void fn_build(struct fn *f)
+{
+	fn_distances(f);
+	f->cfg = (struct wpp_cfg){f->n, f->ne, f->src, f->dst, f->flags, f->exitk};
+	assert_int_equal(wpp_dag_build(&f->d, &f->cfg), 0);
+	assert_int_equal(wpp_dag_number(&f->d, BIG, BIG), 0);
+}
+
+/* ---- the reference interpreter --------------------------------------- */
+
+#define MAXSLOTS  4096
+#define MAXPIECES 64
+
+struct run {
+	/* Ball-Larus */
+	uint64_t bl_r;
+	uint32_t bl_path[MAXB + 2], bl_len;
+	uint64_t bl_count[MAXSLOTS]; /* by Ball-Larus id */
+	uint64_t *train;	     /* per DAG edge, when collecting a profile */
+	/* TPP, as the plan's register code */
+	uint64_t r;
+	uint64_t slot[MAXSLOTS + 1]; /* slot nslots = cold */
+	uint64_t ecount[MAXE * 2];
+	/* the truth about the TPP pieces run */
+	uint32_t piece[MAXB + 4], plen;
+	uint64_t truth_hot[MAXSLOTS]; /* by TPP id */
+	uint32_t truth_blocks[MAXSLOTS];
+	uint64_t cold_pieces, cold_weight, cold_seen;
+	uint64_t records, poisoned_records;
+	/* the pieces of the current Ball-Larus path, and those of recorded
+	 * Ball-Larus paths (what a full profile of the run sees: a path cut
+	 * short by an `unreachable` is in neither) */
+	struct {
+		uint64_t id;
+		int hot;
+		uint32_t blocks;
+	} pending[MAXPIECES];
+	uint32_t npending;
+	uint64_t ref_hot[MAXSLOTS];
+	uint64_t ref_cold_pieces, ref_cold_weight;
+};
+
+static void bl_record(const struct fn *f, struct run *x, uint32_t g)
+{
+	for (uint32_t k = 0; k < x->npending; k++) {
+		if (x->pending[k].hot) {
+			x->ref_hot[x->pending[k].id]++;
+		} else {
+			x->ref_cold_pieces++;
+			x->ref_cold_weight += x->pending[k].blocks;
+		}
+	}
+	x->npending = 0;
+	x->bl_path[x->bl_len++] = g;
+	uint64_t id = x->bl_r + f->d.edges[g].val;
+	assert_true(id < f->d.npaths);
+	x->bl_count[id]++;
+	if (x->train)
+		for (uint32_t k = 0; k < x->bl_len; k++)
+			x->train[x->bl_path[k]]++;
+	x->bl_len = 0;
+}
+
+static void bl_start(const struct fn *f, struct run *x, uint32_t g)
+{
+	x->bl_r = f->d.edges[g].val;
+	x->bl_path[0] = g;
+	x->bl_len = 1;
+}
+
+/* The TPP piece so far ends at full edge g (into EXIT). */
+static void piece_end(const struct wpp_tpp *t, struct run *x)
+{
+	int hot = 1;
+	uint64_t id = 0, rid = 0;
+	for (uint32_t k = 0; k < x->plen; k++) {
+		const struct wpp_tpp_edge *te = &t->edge[x->piece[k]];
+		if (te->hot_edge == WPP_NONE) {
+			hot = 0;
+			break;
+		}
+		id += t->hot.edges[te->hot_edge].val;
+		if (te->rec_edge != WPP_NONE)
+			rid += t->rec.edges[te->rec_edge].val;
+	}
+	uint32_t last = x->piece[x->plen - 1];
+	const struct wpp_tpp_edge *xe = &t->edge[last];
+	assert_true(x->npending < MAXPIECES);
+	x->pending[x->npending].id = id;
+	x->pending[x->npending].hot = hot;
+	x->pending[x->npending++].blocks = x->plen - 1;
+	if (!hot) {
+		x->cold_pieces++;
+		x->cold_weight += x->plen - 1;
+		if (xe->op == WPP_TPP_RECORD || xe->op == WPP_TPP_COLD)
+			x->cold_seen++;
+		assert_true(xe->op != WPP_TPP_NONE || xe->heat == WPP_TPP_HOT);
+	} else {
+		assert_true(id < t->hot.npaths && id < MAXSLOTS);
+		x->truth_hot[id]++;
+		x->truth_blocks[id] = x->plen - 1;
+		if (xe->op == WPP_TPP_RECORD) {
+			/* every edge of a recorded hot path is in rec */
+			uint64_t s = x->r + xe->value;
+			for (uint32_t k = 0; k < x->plen; k++)
+				assert_int_not_equal(t->edge[x->piece[k]].rec_edge, WPP_NONE);
+			assert_int_equal(s, rid);
+		} else {
+			/* not recorded: the path must be one of the obvious ones */
+			assert_int_equal(xe->op, WPP_TPP_NONE);
+			uint32_t k = 0;
+			while (k < t->nobvious && t->obvious[k].id != id)
+				k++;
+			assert_true(k < t->nobvious);
+			assert_int_equal(t->obvious[k].exit, last);
+		}
+	}
+	x->plen = 0;
+}
+
+static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
+{
+	const struct wpp_tpp_edge *te = &t->edge[g];
+	assert_true(x->plen < MAXB + 4);
+	x->piece[x->plen++] = g;
+	if (te->counter != WPP_NONE)
+		x->ecount[te->counter]++;
+	switch (te->op) {
+	case WPP_TPP_ADD:
+		x->r += te->value;
+		break;
+	case WPP_TPP_SET:
+		x->r = te->value;
+		break;
+	case WPP_TPP_RECORD: {
+		uint64_t s = x->r + te->value;
+		x->records++;
+		if (s < t->nslots) {
+			/* a valid slot: the path must be hot (checked again in
+			 * piece_end against its own id) */
+			for (uint32_t k = 0; k < x->plen; k++)
+				assert_int_not_equal(t->edge[x->piece[k]].hot_edge, WPP_NONE);
+			x->slot[s]++;
+		} else {
+			/* poisoned: in [2^63, 2^63 + nslots), never near a slot */
+			assert_true(s >= WPP_TPP_POISON && s - WPP_TPP_POISON < t->nslots);
+			x->slot[t->nslots]++;
+			x->poisoned_records++;
+		}
+		break;
+	}
+	case WPP_TPP_COLD:
+		x->slot[t->nslots]++;
+		break;
+	default:
+		break;
+	}
+	if (t->full.edges[g].dst == WPP_DAG_EXIT(t->full.nblocks))
+		piece_end(t, x);
+}
+
+/* One execution of the function: a walk from block 0 to an end. */
+static void walk(const struct fn *f, const struct wpp_tpp *t, struct run *x)
+{
+	uint32_t b = 0, n = f->n;
+	x->plen = x->npending = 0; /* an `unreachable` dropped the last ones */
+	if (t)
+		tpp_edge(t, x, t->full.entry_edge[0]);
+	bl_start(f, x, f->d.entry_edge[0]);
+	for (uint32_t step = 0;; step++) {
+		if (f->exitk[b] == WPP_CFG_EXIT_NORETURN)
+			return; /* nothing recorded, in either */
+		if (f->exitk[b]) {
+			if (t)
+				tpp_edge(t, x, t->full.exit_edge[b]);
+			bl_record(f, x, f->d.exit_edge[b]);
+			return;
+		}
+		/* choose a successor: by weight, then heading for an end */
+		uint32_t pick = UINT32_MAX, total = 0;
+		for (uint32_t e = 0; e < f->ne; e++)
+			if (f->src[e] == b)
+				total += f->weight[e];
+		if (step < 40 && total) {
+			uint32_t r = rnd_below(total);
+			for (uint32_t e = 0; e < f->ne && pick == UINT32_MAX; e++)
+				if (f->src[e] == b) {
+					if (r < f->weight[e])
+						pick = e;
+					else
+						r -= f->weight[e];
+				}
+		} else {
+			for (uint32_t e = 0; e < f->ne; e++)
+				if (f->src[e] == b &&
+				    (pick == UINT32_MAX || f->dist[f->dst[e]] < f->dist[f->dst[pick]]))
+					pick = e;
+		}
+		assert_true(pick != UINT32_MAX);
+		uint32_t v = f->dst[pick], g = f->d.cfg_edge_dag[pick], h = WPP_NONE;
+		if (t) {
+			h = t->full.cfg_edge_dag[pick];
+			tpp_edge(t, x, h);
+		}
+		if (f->d.edges[g].dst == WPP_DAG_EXIT(n)) {
+			bl_record(f, x, g);
+			bl_start(f, x, f->d.entry_edge[v]);
+		} else {
+			x->bl_r += f->d.edges[g].val;
+			x->bl_path[x->bl_len++] = g;
+		}
+		if (t && t->full.edges[h].dst == WPP_DAG_EXIT(n))
+			tpp_edge(t, x, t->full.entry_edge[v]);
+		b = v;
+	}
+}
+
+/* ---- brute force over the plan's graphs ------------------------------ */
+
+#define MAXENUM 4096
+
+struct paths {
+	uint32_t n;
+	uint8_t overflow;
+	uint32_t len[MAXENUM];
+	uint32_t edge[MAXENUM][MAXB + 2];
+};
+
+/* Every ENTRY->EXIT path of d over the edges keep[] allows (NULL: all). */
+static void enumerate(const struct wpp_dag *d, const uint8_t *keep, uint32_t v, uint32_t *stack,
+		      uint32_t depth, struct paths *ps)
+{
+	if (ps->overflow)
+		return;
+	if (v == WPP_DAG_EXIT(d->nblocks)) {
+		if (ps->n == MAXENUM) {
+			ps->overflow = 1;
+			return;
+		}
+		ps->len[ps->n] = depth;
+		memcpy(ps->edge[ps->n], stack, depth * sizeof(uint32_t));
+		ps->n++;
+		return;
+	}
+	for (uint32_t e = 0; e < d->nedges; e++)
+		if (d->edges[e].src == v && (!keep || keep[e])) {
+			stack[depth] = e;
+			enumerate(d, keep, d->edges[e].dst, stack, depth + 1, ps);
+		}
+}
+
+static int below(uint64_t count, uint64_t base, uint32_t pct)
+{
+	return (unsigned __int128)count * 100 < (unsigned __int128)pct * base;
+}
+
+/* Blocks on each hot path, by TPP id (check_plan). */
+static uint32_t hot_blocks[MAXENUM];
+
+/* The plan's classification against its definitions, path by path.
+ * Returns 1 when the hot paths could all be enumerated (hot_blocks set). */
+static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold_pct)
+{
+	static struct paths ps;
+	const struct wpp_dag *fd = &t->full;
+	uint32_t stack[MAXB + 4], n = fd->nblocks, exit = WPP_DAG_EXIT(n);
+	uint8_t local[MAXE * 2], hot[MAXE * 2] = {0};
+	uint64_t freq[MAXB + 2] = {0};
+
+	assert_true(fd->nedges <= MAXE * 2);
+	/* cold edges: local bias, then on a locally hot ENTRY->EXIT path */
+	for (uint32_t g = 0; g < fd->nedges; g++)
+		freq[fd->edges[g].src] += t->edge[g].train;
+	for (uint32_t g = 0; g < fd->nedges; g++)
+		local[g] = fd->edges[g].src == WPP_DAG_ENTRY(n)
+			       ? g == fd->entry_edge[0]
+			       : !below(t->edge[g].train, freq[fd->edges[g].src], cold_pct);
+	for (uint32_t e = 0; e < f->ne; e++) {
+		uint32_t g = fd->cfg_edge_dag[e];
+		if (fd->edges[g].dst == exit && local[g])
+			local[fd->entry_edge[f->dst[e]]] = 1;
+	}
+	ps.n = 0, ps.overflow = 0;
+	enumerate(fd, local, WPP_DAG_ENTRY(n), stack, 0, &ps);
+	if (!ps.overflow && !t->hot.truncated) {
+		for (uint32_t p = 0; p < ps.n; p++)
+			for (uint32_t k = 0; k < ps.len[p]; k++)
+				hot[ps.edge[p][k]] = 1;
+		for (uint32_t g = 0; g < fd->nedges; g++)
+			assert_int_equal(hot[g], t->edge[g].heat == WPP_TPP_HOT);
+	}
+
+	/* hot paths: distinct ids filling [0, npaths) */
+	ps.n = 0, ps.overflow = 0;
+	enumerate(&t->hot, NULL, WPP_DAG_ENTRY(n), stack, 0, &ps);
+	if (ps.overflow)
+		return 0;
+	assert_int_equal(ps.n, t->hot.npaths);
+	static uint8_t seen[MAXENUM];
+	memset(seen, 0, sizeof(seen));
+	uint32_t through[MAXE * 2] = {0};
+	for (uint32_t p = 0; p < ps.n; p++) {
+		uint64_t id = 0;
+		for (uint32_t k = 0; k < ps.len[p]; k++) {
+			id += t->hot.edges[ps.edge[p][k]].val;
+			through[ps.edge[p][k]]++;
+		}
+		assert_true(id < ps.n && !seen[id]);
+		seen[id] = 1;
+		hot_blocks[id] = ps.len[p] - 1;
+	}
+	/* defining edges lie on exactly one hot path */
+	for (uint32_t k = 0; k < t->hot.nedges; k++)
+		assert_int_equal(t->edge[t->hot_full[k]].defining, through[k] == 1);
+	/* obvious recording points: every path ending there has a defining
+	 * edge; needed edges: on a path to a non-obvious one */
+	uint8_t nonobv[MAXE * 2] = {0}, needed[MAXE * 2] = {0};
+	for (uint32_t p = 0; p < ps.n; p++) {
+		int obvious = 0;
+		uint32_t x = ps.edge[p][ps.len[p] - 1];
+		for (uint32_t k = 0; k < ps.len[p]; k++)
+			obvious |= through[ps.edge[p][k]] == 1;
+		/* an `unreachable` end records nothing: no recording point */
+		if (!obvious && f->exitk[t->hot.edges[x].src] != WPP_CFG_EXIT_NORETURN)
+			nonobv[x] = 1;
+	}
+	uint64_t nobv_paths = 0;
+	for (uint32_t p = 0; p < ps.n; p++) {
+		uint32_t x = ps.edge[p][ps.len[p] - 1];
+		uint64_t id = 0;
+		for (uint32_t k = 0; k < ps.len[p]; k++)
+			id += t->hot.edges[ps.edge[p][k]].val;
+		if (nonobv[x]) {
+			for (uint32_t k = 0; k < ps.len[p]; k++)
+				needed[ps.edge[p][k]] = 1;
+			continue;
+		}
+		if (t->hot.edges[x].kind == WPP_EDGE_NORETURN &&
+		    f->exitk[t->hot.edges[x].src] == WPP_CFG_EXIT_NORETURN)
+			continue;
+		/* an uncounted obvious path: listed once, with a defining edge
+		 * of its own */
+		nobv_paths++;
+		uint32_t j = 0;
+		while (j < t->nobvious && t->obvious[j].id != id)
+			j++;
+		assert_true(j < t->nobvious);
+		uint32_t de = t->edge[t->obvious[j].edge].hot_edge, on = 0;
+		for (uint32_t k = 0; k < ps.len[p]; k++)
+			on |= ps.edge[p][k] == de;
+		assert_true(on && through[de] == 1);
+		assert_int_equal(t->edge[t->obvious[j].edge].counter, j);
+	}
+	assert_int_equal(nobv_paths, t->nobvious);
+	for (uint32_t k = 0; k < t->hot.nedges; k++)
+		assert_int_equal(needed[k], t->edge[t->hot_full[k]].rec_edge != WPP_NONE);
+
+	/* rec: distinct slots filling [0, nslots), chord increments sum to
+	 * them */
+	ps.n = 0, ps.overflow = 0;
+	enumerate(&t->rec, NULL, WPP_DAG_ENTRY(n), stack, 0, &ps);
+	assert_int_equal(ps.n, t->nslots);
+	memset(seen, 0, sizeof(seen));
+	for (uint32_t p = 0; p < ps.n; p++) {
+		uint64_t s = 0, inc = 0;
+		for (uint32_t k = 0; k < ps.len[p]; k++) {
+			s += t->rec.edges[ps.edge[p][k]].val;
+			inc += t->rec.edges[ps.edge[p][k]].inc;
+		}
+		assert_true(s < ps.n && !seen[s]);
+		seen[s] = 1;
+		assert_int_equal(inc, s);
+	}
+	return 1;
+}
+
+/* ---- random functions ------------------------------------------------- */
+
+static void random_fn(struct fn *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->n = 3 + rnd_below(MAXB - 3);
+	for (uint32_t b = 0; b < f->n; b++) {
+		uint32_t r = rnd_below(100);
+		if (b == f->n - 1 || (b > 0 && r < 12)) {
+			f->exitk[b] = r < 3 ? WPP_CFG_EXIT_NORETURN : WPP_CFG_EXIT_RETURN;
+			continue;
+		}
+		uint32_t outs = 1 + rnd_below(3);
+		for (uint32_t i = 0; i < outs; i++) {
+			/* mostly forward, sometimes back (loops) */
+			uint32_t v = rnd_below(4) ? b + 1 + rnd_below(f->n - b - 1) : rnd_below(b + 1);
+			uint32_t w = rnd_below(3) == 0 ? 1 + rnd_below(3) : 10 + rnd_below(200);
+			fn_edge(f, b, v, w);
+		}
+	}
+	for (uint32_t b = 0; b < f->n; b++) {
+		uint32_t r = rnd_below(100);
+		if (r < 12)
+			f->flags[b] |= WPP_CFGB_CALL_HEAD;
+		else if (r < 16)
+			f->flags[b] |= WPP_CFGB_PINNED;
+		else if (r < 20 && !f->exitk[b])
+			f->flags[b] |= WPP_CFGB_INDIRECT_SRC;
+	}
+	/* every block reaches an end */
+	fn_distances(f);
+	for (uint32_t b = 0; b < f->n; b++)
+		if (f->dist[b] == UINT32_MAX)
+			fn_edge(f, b, f->n - 1, 1);
+}
+
+struct setting {
+	uint32_t cold, loop;
+};
+
+static struct run run_a, run_b;
+
+static void test_random(void **state)
+{
+	(void)state;
+	static const struct setting settings[] = {{0, 0}, {0, 15}, {1, 1}, {5, 5}, {5, 15},
+						  {20, 50}};
+	uint32_t functions = 0, poisoned = 0, obvious_fns = 0, cut_fns = 0;
+
+	for (int round = 0; round < 400; round++) {
+		struct fn f;
+		random_fn(&f);
+		fn_build(&f);
+		if (f.d.npaths > MAXSLOTS) {
+			wpp_dag_free(&f.d);
+			continue;
+		}
+		functions++;
+		for (size_t si = 0; si < sizeof(settings) / sizeof(settings[0]); si++) {
+			struct setting s = settings[si];
+			/* training: its own walks, except thresholds 0, where it is
+			 * the measured run itself */
+			uint64_t seed = rnd(), train[MAXE * 2] = {0};
+			uint64_t measured = s.cold || s.loop ? seed ^ 0x5bd1e995u : seed;
+			uint32_t nwalks = 30 + rnd_below(200);
+			memset(&run_a, 0, sizeof(run_a));
+			run_a.train = train;
+			rng_state = seed;
+			for (uint32_t i = 0; i < nwalks; i++)
+				walk(&f, NULL, &run_a);
+
+			struct wpp_tpp t;
+			struct wpp_tpp_params p = {s.cold, s.loop, BIG, BIG};
+			char why[128] = "";
+			assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)),
+					 0);
+			int enumerated = check_plan(&f, &t, s.cold);
+			if (!enumerated || t.nslots > MAXSLOTS || t.hot.npaths > MAXSLOTS) {
+				wpp_tpp_free(&t);
+				continue;
+			}
+			memset(&run_b, 0, sizeof(run_b));
+			rng_state = measured;
+			for (uint32_t i = 0; i < nwalks; i++)
+				walk(&f, &t, &run_b);
+			assert_int_equal(run_b.slot[t.nslots], run_b.cold_seen);
+			poisoned += run_b.poisoned_records > 0;
+			obvious_fns += t.nslots == 0;
+			cut_fns += t.nloops > 0;
+
+			/* reconstruction */
+			struct wpp_tpp_count slots[MAXSLOTS + 1];
+			size_t ns = 0;
+			for (uint64_t k = 0; k <= t.nslots; k++)
+				if (run_b.slot[k])
+					slots[ns++] = (struct wpp_tpp_count){k, run_b.slot[k], 0};
+			struct wpp_tpp_profile prof;
+			assert_int_equal(wpp_tpp_reconstruct(&t, slots, ns, run_b.ecount, &prof, why,
+							     sizeof(why)),
+					 0);
+			assert_int_equal(prof.cold, run_b.slot[t.nslots]);
+			uint64_t overw = 0, underw = run_b.ref_cold_weight;
+			uint64_t totalw = run_b.ref_cold_weight;
+			size_t j = 0;
+			for (uint64_t id = 0; id < t.hot.npaths; id++) {
+				uint64_t got = 0, truth = run_b.truth_hot[id];
+				int obv = 0;
+				if (j < prof.npaths && prof.path[j].id == id)
+					got = prof.path[j].count, obv = prof.path[j].obvious, j++;
+				uint64_t ref = run_b.ref_hot[id];
+				if (truth)
+					assert_int_equal(run_b.truth_blocks[id], hot_blocks[id]);
+				if (!s.cold || !obv)
+					assert_int_equal(got, truth);
+				else
+					assert_true(got >= truth);
+				totalw += ref * hot_blocks[id];
+				overw += got > ref ? (got - ref) * hot_blocks[id] : 0;
+				underw += got < ref ? (ref - got) * hot_blocks[id] : 0;
+			}
+			assert_int_equal(j, prof.npaths);
+
+			/* AoDF against the Ball-Larus profile of the same run */
+			struct wpp_tpp_count full[MAXSLOTS];
+			size_t nf = 0;
+			for (uint64_t id = 0; id < f.d.npaths; id++)
+				if (run_b.bl_count[id])
+					full[nf++] = (struct wpp_tpp_count){id, run_b.bl_count[id], 0};
+			struct wpp_tpp_quality q;
+			assert_int_equal(wpp_tpp_aodf(&t, &f.d, full, nf, &prof, &q, why, sizeof(why)),
+					 0);
+			assert_int_equal(q.total, totalw);
+			assert_int_equal(q.over, overw);
+			assert_int_equal(q.under, underw);
+			assert_int_equal(q.cold_under, run_b.ref_cold_weight);
+			assert_int_equal(q.cold_pieces, run_b.ref_cold_pieces);
+			if (!s.cold && !s.loop) {
+				/* the same numbering on the same DAG: Ball-Larus ids */
+				assert_true(q.aodf == 100.0);
+				assert_int_equal(prof.npaths, nf);
+				for (size_t k = 0; k < nf; k++) {
+					assert_int_equal(prof.path[k].id, full[k].id);
+					assert_int_equal(prof.path[k].count, full[k].count);
+				}
+			}
+			wpp_tpp_profile_free(&prof);
+			wpp_tpp_free(&t);
+		}
+		wpp_dag_free(&f.d);
+	}
+	print_message("%u functions x settings; %u with poisoned paths recorded, %u with every path "
+		      "obvious, %u with loops disconnected\n",
+		      functions, poisoned, obvious_fns, cut_fns);
+	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_random),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
