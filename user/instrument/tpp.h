@@ -176,8 +176,8 @@ void wpp_tpp_profile_free(struct wpp_tpp_profile *p);
  * them).  Weights saturate at UINT64_MAX.
  */
 struct wpp_tpp_quality {
-	uint64_t total, over, under; /* weights: executions x blocks */
-	uint64_t cold_under;	     /* the part of under from cold pieces */
+	uint64_t total, over, under;  /* weights: executions x blocks */
+	uint64_t cold_under;	      /* the part of under from cold pieces */
 	uint64_t pieces, cold_pieces; /* executions of reference pieces */
 	double aodf;		      /* percent; 100 for an empty reference */
 };

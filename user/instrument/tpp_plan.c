@@ -328,14 +328,18 @@ out:
 	return rc;
 }
 
-/* Every full edge's register code (tpp.h). */
+/* Every full edge's register code (tpp.h), and the statistics of the
+ * final plan (truncation may have made cold path starts hot). */
 static void assign_ops(struct wpp_tpp *t, const uint64_t *phi, const uint8_t *in_rec)
 {
 	const struct wpp_dag *f = &t->full;
 	uint32_t n = f->nblocks;
+	t->ncold = t->ncold_bias = 0;
 	for (uint32_t g = 0; g < f->nedges; g++) {
 		struct wpp_tpp_edge *te = &t->edge[g];
 		const struct wpp_dag_edge *e = &f->edges[g];
+		t->ncold_bias += te->heat == WPP_TPP_COLD_BIAS;
+		t->ncold += te->heat != WPP_TPP_HOT;
 		te->op = WPP_TPP_NONE;
 		te->value = 0;
 		if (te->dead_end) {

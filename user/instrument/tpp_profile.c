@@ -260,9 +260,10 @@ int wpp_tpp_aodf(const struct wpp_tpp *t, const struct wpp_dag *d, const struct 
 	/* Both sorted by TPP id: walk them together. */
 	size_t i = 0, j = 0;
 	while (i < a.npieces || j < tpp->npaths) {
-		uint64_t id = i < a.npieces && (j >= tpp->npaths || a.piece[i].id <= tpp->path[j].id)
-				  ? a.piece[i].id
-				  : tpp->path[j].id;
+		uint64_t id =
+		    i < a.npieces && (j >= tpp->npaths || a.piece[i].id <= tpp->path[j].id)
+			? a.piece[i].id
+			: tpp->path[j].id;
 		unsigned __int128 ref = 0, got = 0;
 		uint32_t blocks = 0;
 		for (; i < a.npieces && a.piece[i].id == id; i++)
@@ -272,7 +273,8 @@ int wpp_tpp_aodf(const struct wpp_tpp *t, const struct wpp_dag *d, const struct 
 		if (!ref) {
 			uint32_t len = decode(&xh, id, path);
 			if (!len) {
-				fail(why, whylen, "a TPP path id is not a hot path of the function");
+				fail(why, whylen,
+				     "a TPP path id is not a hot path of the function");
 				goto out;
 			}
 			blocks = len - 1;
@@ -288,8 +290,8 @@ int wpp_tpp_aodf(const struct wpp_tpp *t, const struct wpp_dag *d, const struct 
 	q->cold_under = sat128(a.cold_under);
 	q->pieces = a.pieces;
 	q->cold_pieces = a.cold_pieces;
-	q->aodf = a.total ? 100.0 * (1.0 - ((double)over + (double)a.under) / (double)a.total)
-			  : 100.0;
+	q->aodf =
+	    a.total ? 100.0 * (1.0 - ((double)over + (double)a.under) / (double)a.total) : 100.0;
 	rc = 0;
 out:
 	wpp_dag_walk_end(&xd.w);

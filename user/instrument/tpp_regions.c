@@ -44,8 +44,8 @@ uint32_t wpp_tpp_add_edge(struct wpp_tpp *t, uint32_t src, uint32_t dst, uint32_
 	if (!ne)
 		return WPP_NONE;
 	t->edge = ne;
-	t->edge[g] = (struct wpp_tpp_edge){
-	    .hot_edge = WPP_NONE, .rec_edge = WPP_NONE, .counter = WPP_NONE};
+	t->edge[g] =
+	    (struct wpp_tpp_edge){.hot_edge = WPP_NONE, .rec_edge = WPP_NONE, .counter = WPP_NONE};
 	return g;
 }
 
@@ -57,7 +57,8 @@ uint32_t wpp_tpp_cut(struct wpp_tpp *t, uint32_t g)
 	f->edges[g].kind = WPP_EDGE_CUT_EXIT;
 	t->edge[g].cut = 1;
 	if (f->entry_edge[v] == WPP_NONE) {
-		uint32_t en = wpp_tpp_add_edge(t, WPP_DAG_ENTRY(n), v, WPP_EDGE_CUT_ENTRY, WPP_NONE, v);
+		uint32_t en =
+		    wpp_tpp_add_edge(t, WPP_DAG_ENTRY(n), v, WPP_EDGE_CUT_ENTRY, WPP_NONE, v);
 		if (en == WPP_NONE)
 			return WPP_NONE;
 		f->entry_edge[v] = en;
@@ -155,7 +156,8 @@ static int disconnect_loops(struct wpp_tpp *t, const struct wpp_cfg *cfg, const 
 		uint32_t nbody = 0, capped = 0;
 		for (uint32_t e = 0; e < cfg->nedges && !capped; e++)
 			if (d->cfg_edge_retreating[e] && cfg->edge_dst[e] == h)
-				capped = wpp_loop_walk(&w, h, cfg->edge_src[e], h + 1, body, &nbody) != 0;
+				capped = wpp_loop_walk(&w, h, cfg->edge_src[e], h + 1, body,
+						       &nbody) != 0;
 		if (capped)
 			break; /* disconnection is an optimisation: stop here */
 		unsigned __int128 entry = 0;
@@ -205,7 +207,8 @@ static int classify(struct wpp_tpp *t, const struct wpp_cfg *cfg, double cold_pc
 		goto out;
 	for (uint32_t g = 0; g < f->nedges; g++)
 		if (f->edges[g].src != entry)
-			local[g] = !wpp_tpp_below(t->edge[g].train, freq[f->edges[g].src], cold_pct);
+			local[g] =
+			    !wpp_tpp_below(t->edge[g].train, freq[f->edges[g].src], cold_pct);
 	if (f->entry_edge[0] != WPP_NONE)
 		local[f->entry_edge[0]] = 1;
 	for (uint32_t e = 0; e < cfg->nedges; e++) {
@@ -230,12 +233,11 @@ static int classify(struct wpp_tpp *t, const struct wpp_cfg *cfg, double cold_pc
 	for (uint32_t g = 0; g < f->nedges; g++) {
 		const struct wpp_dag_edge *e = &f->edges[g];
 		if (!local[g])
-			t->edge[g].heat = e->src == entry ? WPP_TPP_COLD_TRANSITIVE : WPP_TPP_COLD_BIAS;
+			t->edge[g].heat =
+			    e->src == entry ? WPP_TPP_COLD_TRANSITIVE : WPP_TPP_COLD_BIAS;
 		else
 			t->edge[g].heat =
 			    fwd[e->src] && bwd[e->dst] ? WPP_TPP_HOT : WPP_TPP_COLD_TRANSITIVE;
-		t->ncold_bias += t->edge[g].heat == WPP_TPP_COLD_BIAS;
-		t->ncold += t->edge[g].heat != WPP_TPP_HOT;
 	}
 	wpp_dag_walk_end(&w);
 	rc = 0;

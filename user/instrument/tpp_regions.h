@@ -10,10 +10,11 @@
 
 #include "tpp.h"
 
-/* Fills t->full, t->edge (train, heat, cut), nloops, ncut, ncold*.
+/* Fills t->full, t->edge (train, heat, cut, dead_end), nloops, ncut.
  * Returns 0 or -1 with why. */
 int wpp_tpp_regions(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
-		    const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen);
+		    const uint64_t *train, const struct wpp_tpp_params *p, char *why,
+		    size_t whylen);
 
 /* Appends an edge to t->full and t->edge (train 0, WPP_NONE indices).
  * Returns its index or WPP_NONE (allocation). */

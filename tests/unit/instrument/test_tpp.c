@@ -249,8 +249,10 @@ static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
 		piece_end(t, x);
 }
 
-/* One execution of the function: a walk from block 0 to an end. */
-static void walk(const struct fn *f, const struct wpp_tpp *t, struct run *x)
+/* One execution of the function: a walk from block 0 to an end, random
+ * or (seq) along the given blocks. */
+static void walk_seq(const struct fn *f, const struct wpp_tpp *t, struct run *x,
+		     const uint32_t *seq, uint32_t len)
 {
 	uint32_t b = 0, n = f->n;
 	x->plen = x->npending = 0; /* an `unreachable` dropped the last ones */
@@ -271,7 +273,12 @@ static void walk(const struct fn *f, const struct wpp_tpp *t, struct run *x)
 		for (uint32_t e = 0; e < f->ne; e++)
 			if (f->src[e] == b)
 				total += f->weight[e];
-		if (step < 40 && total) {
+		if (seq) {
+			assert_true(step + 1 < len);
+			for (uint32_t e = 0; e < f->ne; e++)
+				if (f->src[e] == b && f->dst[e] == seq[step + 1])
+					pick = e;
+		} else if (step < 40 && total) {
 			uint32_t r = rnd_below(total);
 			for (uint32_t e = 0; e < f->ne && pick == UINT32_MAX; e++)
 				if (f->src[e] == b) {
@@ -303,6 +310,11 @@ static void walk(const struct fn *f, const struct wpp_tpp *t, struct run *x)
 			tpp_edge(t, x, t->full.entry_edge[v]);
 		b = v;
 	}
+}
+
+static void walk(const struct fn *f, const struct wpp_tpp *t, struct run *x)
+{
+	walk_seq(f, t, x, NULL, 0);
 }
 
 /* ---- brute force over the plan's graphs ------------------------------ */
@@ -502,6 +514,7 @@ static void random_fn(struct fn *f)
 
 struct setting {
 	uint32_t cold, loop;
+	uint64_t limit; /* numbering's wide limit: small ones truncate */
 };
 
 static struct run run_a, run_b;
@@ -509,9 +522,10 @@ static struct run run_a, run_b;
 static void test_random(void **state)
 {
 	(void)state;
-	static const struct setting settings[] = {{0, 0}, {0, 15}, {1, 1}, {5, 5}, {5, 15},
-						  {20, 50}};
-	uint32_t functions = 0, poisoned = 0, obvious_fns = 0, cut_fns = 0;
+	static const struct setting settings[] = {{0, 0, BIG},	 {0, 15, BIG}, {1, 1, BIG},
+						  {5, 5, BIG},	 {5, 15, BIG}, {20, 50, BIG},
+						  {0, 0, 24},	 {5, 15, 24}};
+	uint32_t functions = 0, poisoned = 0, obvious_fns = 0, cut_fns = 0, truncated = 0;
 
 	for (int round = 0; round < 400; round++) {
 		struct fn f;
@@ -527,7 +541,8 @@ static void test_random(void **state)
 			/* training: its own walks, except thresholds 0, where it is
 			 * the measured run itself */
 			uint64_t seed = rnd(), train[MAXE * 2] = {0};
-			uint64_t measured = s.cold || s.loop ? seed ^ 0x5bd1e995u : seed;
+			int exact = !s.cold && !s.loop && s.limit == BIG;
+			uint64_t measured = exact ? seed : seed ^ 0x5bd1e995u;
 			uint32_t nwalks = 30 + rnd_below(200);
 			memset(&run_a, 0, sizeof(run_a));
 			run_a.train = train;
@@ -536,7 +551,7 @@ static void test_random(void **state)
 				walk(&f, NULL, &run_a);
 
 			struct wpp_tpp t;
-			struct wpp_tpp_params p = {s.cold, s.loop, BIG, BIG};
+			struct wpp_tpp_params p = {s.cold, s.loop, s.limit, s.limit};
 			char why[128] = "";
 			assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)),
 					 0);
@@ -600,7 +615,8 @@ static void test_random(void **state)
 			assert_int_equal(q.under, underw);
 			assert_int_equal(q.cold_under, run_b.ref_cold_weight);
 			assert_int_equal(q.cold_pieces, run_b.ref_cold_pieces);
-			if (!s.cold && !s.loop) {
+			truncated += t.hot.truncated;
+			if (exact) {
 				/* the same numbering on the same DAG: Ball-Larus ids */
 				assert_true(q.aodf == 100.0);
 				assert_int_equal(prof.npaths, nf);
@@ -615,14 +631,342 @@ static void test_random(void **state)
 		wpp_dag_free(&f.d);
 	}
 	print_message("%u functions x settings; %u with poisoned paths recorded, %u with every path "
-		      "obvious, %u with loops disconnected\n",
-		      functions, poisoned, obvious_fns, cut_fns);
-	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20);
+		      "obvious, %u with loops disconnected, %u truncated\n",
+		      functions, poisoned, obvious_fns, cut_fns, truncated);
+	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20 && truncated > 10);
+}
+
+/* ---- hand-checked examples ------------------------------------------- */
+
+/* A function from (src, dst) pairs; the blocks listed in rets return. */
+static void hand_fn(struct fn *f, uint32_t n, const uint32_t (*edges)[2], uint32_t ne,
+		    const uint32_t *rets, uint32_t nrets)
+{
+	memset(f, 0, sizeof(*f));
+	f->n = n;
+	for (uint32_t i = 0; i < ne; i++)
+		fn_edge(f, edges[i][0], edges[i][1], 1);
+	for (uint32_t i = 0; i < nrets; i++)
+		f->exitk[rets[i]] = WPP_CFG_EXIT_RETURN;
+	fn_build(f);
+}
+
+/* Runs seq (blocks, ending at a return) times times. */
+static void replay(const struct fn *f, const struct wpp_tpp *t, struct run *x, const uint32_t *seq,
+		   uint32_t len, uint32_t times)
+{
+	for (uint32_t i = 0; i < times; i++)
+		walk_seq(f, t, x, seq, len);
+}
+
+static void plan(struct wpp_tpp *t, const struct fn *f, const uint64_t *train, uint32_t cold,
+		 uint32_t loop)
+{
+	struct wpp_tpp_params p = {cold, loop, BIG, BIG};
+	char why[128] = "";
+	assert_int_equal(wpp_tpp_plan(t, &f->cfg, &f->d, train, &p, why, sizeof(why)), 0);
+	assert_int_equal(check_plan(f, t, cold), 1);
+}
+
+/* The full-DAG edge standing for CFG edge u->v (its u->EXIT when cut). */
+static uint32_t cfg_edge(const struct fn *f, const struct wpp_tpp *t, uint32_t u, uint32_t v)
+{
+	for (uint32_t e = 0; e < f->ne; e++)
+		if (f->src[e] == u && f->dst[e] == v)
+			return t->full.cfg_edge_dag[e];
+	fail();
+	return WPP_NONE;
+}
+
+static uint64_t slots_profile(const struct wpp_tpp *t, const struct run *x,
+			      struct wpp_tpp_profile *prof)
+{
+	struct wpp_tpp_count slots[MAXSLOTS + 1];
+	size_t ns = 0;
+	char why[128];
+	for (uint64_t k = 0; k <= t->nslots; k++)
+		if (x->slot[k])
+			slots[ns++] = (struct wpp_tpp_count){k, x->slot[k], 0};
+	assert_int_equal(wpp_tpp_reconstruct(t, slots, ns, x->ecount, prof, why, sizeof(why)), 0);
+	return prof->cold;
+}
+
+static void quality(const struct fn *f, const struct wpp_tpp *t, const struct run *x,
+		    const struct wpp_tpp_profile *prof, struct wpp_tpp_quality *q)
+{
+	struct wpp_tpp_count full[MAXSLOTS];
+	size_t nf = 0;
+	char why[128];
+	for (uint64_t id = 0; id < f->d.npaths; id++)
+		if (x->bl_count[id])
+			full[nf++] = (struct wpp_tpp_count){id, x->bl_count[id], 0};
+	assert_int_equal(wpp_tpp_aodf(t, &f->d, full, nf, prof, q, why, sizeof(why)), 0);
+}
+
+/* Figure 7: A -> B, B -> B (100 iterations), B -> C.  Not disconnected,
+ * none of the four paths is obvious; disconnected (entries 1 % of the
+ * header's executions, below 15 %), every path is obvious and the
+ * function needs no register code at all. */
+static void test_figure7(void **state)
+{
+	(void)state;
+	static const uint32_t edges[][2] = {{0, 1}, {1, 1}, {1, 2}};
+	static const uint32_t rets[] = {2};
+	uint32_t seq[102] = {0}, seq3[52] = {0};
+	struct fn f;
+	struct wpp_tpp t;
+	uint64_t train[MAXE * 2] = {0};
+
+	hand_fn(&f, 3, edges, 3, rets, 1);
+	for (uint32_t i = 1; i <= 100; i++)
+		seq[i] = 1;
+	seq[101] = 2;
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	replay(&f, NULL, &run_a, seq, 102, 10);
+
+	/* no cold edges here (B->C takes 1 % of B: cold at 5 %) */
+	plan(&t, &f, train, 0, 0);
+	assert_int_equal(t.nloops, 0);
+	assert_int_equal(t.hot.npaths, 4);
+	assert_int_equal(t.nobvious, 0);
+	assert_int_equal(t.nslots, 4);
+	wpp_tpp_free(&t);
+
+	plan(&t, &f, train, 0, 15);
+	assert_int_equal(t.nloops, 1);
+	assert_int_equal(t.ncut, 2); /* A->B and B->C */
+	assert_int_equal(t.hot.npaths, 4);
+	assert_int_equal(t.nobvious, 4);
+	assert_int_equal(t.nslots, 0);
+	assert_int_equal(t.nops, 0);
+	/* A run of 3 calls of 50 iterations each */
+	for (uint32_t i = 1; i <= 50; i++)
+		seq3[i] = 1;
+	seq3[51] = 2;
+	memset(&run_b, 0, sizeof(run_b));
+	replay(&f, &t, &run_b, seq3, 52, 3);
+	struct wpp_tpp_profile prof;
+	assert_int_equal(slots_profile(&t, &run_b, &prof), 0);
+	/* A (3), B around the loop (3 x 49), B leaving (3), C (3) */
+	uint64_t want[4] = {0};
+	for (uint32_t k = 0; k < t.nobvious; k++) {
+		uint32_t x = t.obvious[k].exit;
+		want[k] = x == cfg_edge(&f, &t, 1, 1) ? 147 : 3;
+	}
+	assert_int_equal(prof.npaths, 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		uint32_t j = 0;
+		while (prof.path[j].id != t.obvious[k].id)
+			j++;
+		assert_int_equal(prof.path[j].count, want[k]);
+		assert_true(prof.path[j].obvious);
+	}
+	struct wpp_tpp_quality q;
+	quality(&f, &t, &run_b, &prof, &q);
+	assert_true(q.aodf == 100.0);
+	/* blocks: 3 x (A) + 147 x (B) + 3 x (B) + 3 x (C) */
+	assert_int_equal(q.total, 156);
+	wpp_tpp_profile_free(&prof);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+}
+
+/* Figure 5: four stacked diamonds (16 paths), two of them biased 99:1.
+ * At 5 %, four hot paths remain, none obvious; the cold branch edges
+ * carry no code (their targets are cold), the edges back into the hot
+ * region poison the register, and a run through a cold edge lands in
+ * the cold counter. */
+static void test_figure5(void **state)
+{
+	(void)state;
+	static const uint32_t edges[][2] = {{0, 1},  {0, 2},  {1, 3},	{2, 3},	  {3, 4},
+					    {3, 5},  {4, 6},  {5, 6},	{6, 7},	  {6, 8},
+					    {7, 9},  {8, 9},  {9, 10},	{9, 11},  {10, 12},
+					    {11, 12}};
+	static const uint32_t rets[] = {12};
+	struct fn f;
+	struct wpp_tpp t;
+	uint64_t train[MAXE * 2] = {0};
+
+	hand_fn(&f, 13, edges, 16, rets, 1);
+	assert_int_equal(f.d.npaths, 16);
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	for (uint32_t i = 0; i < 200; i++) {
+		uint32_t seq[9] = {0,		  i == 7 ? 2u : 1u, 3, i % 2 ? 4u : 5u, 6,
+				   i == 9 ? 8u : 7u, 9,		     i % 3 ? 10u : 11u, 12};
+		replay(&f, NULL, &run_a, seq, 9, 1);
+	}
+	plan(&t, &f, train, 5, 15);
+	assert_int_equal(t.ncold_bias, 2);
+	assert_int_equal(t.ncold, 4);
+	assert_int_equal(t.hot.npaths, 4);
+	assert_int_equal(t.nobvious, 0);
+	assert_int_equal(t.nslots, 4);
+	assert_int_equal(t.edge[cfg_edge(&f, &t, 0, 2)].op, WPP_TPP_NONE);
+	assert_int_equal(t.edge[cfg_edge(&f, &t, 6, 8)].op, WPP_TPP_NONE);
+	assert_int_equal(t.edge[cfg_edge(&f, &t, 2, 3)].op, WPP_TPP_SET);
+	assert_int_equal(t.edge[cfg_edge(&f, &t, 8, 9)].op, WPP_TPP_SET);
+	memset(&run_b, 0, sizeof(run_b));
+	static const uint32_t cold_seq[] = {0, 1, 3, 4, 6, 8, 9, 10, 12};
+	static const uint32_t hot_seq[] = {0, 1, 3, 4, 6, 7, 9, 10, 12};
+	replay(&f, &t, &run_b, cold_seq, 9, 2);
+	replay(&f, &t, &run_b, hot_seq, 9, 5);
+	assert_int_equal(run_b.slot[t.nslots], 2);
+	assert_int_equal(run_b.poisoned_records, 2);
+	uint64_t valid = 0;
+	for (uint64_t k = 0; k < t.nslots; k++)
+		valid += run_b.slot[k];
+	assert_int_equal(valid, 5);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+}
+
+/* Figure 6: cold back edges.  (a) the header's only back edge is cold:
+ * it counts a cold path and poisons the register for the next; (b) one
+ * of two back edges is cold: it counts a cold path, and the path start
+ * at the header stays an ordinary reset; (c) the whole loop is cold: the
+ * back edge counts a cold path and the register is left alone. */
+static void test_figure6(void **state)
+{
+	(void)state;
+	struct fn f;
+	struct wpp_tpp t;
+	uint64_t train[MAXE * 2];
+
+	/* (a) 0 -> H=1; 1 -> 2|3 -> 4; 4 -> 1 (1 %) | 5; 5 -> 6|7 -> 8 */
+	static const uint32_t ea[][2] = {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4},
+					 {4, 1}, {4, 5}, {5, 6}, {5, 7}, {6, 8}, {7, 8}};
+	static const uint32_t ra[] = {8};
+	hand_fn(&f, 9, ea, 11, ra, 1);
+	memset(train, 0, sizeof(train));
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	for (uint32_t i = 0; i < 200; i++) {
+		uint32_t once[] = {0, 1, i % 2 ? 2u : 3u, 4, 5, i % 3 ? 6u : 7u, 8};
+		uint32_t twice[] = {0, 1, 2, 4, 1, 3, 4, 5, 6, 8};
+		if (i < 2)
+			replay(&f, NULL, &run_a, twice, 10, 1);
+		else
+			replay(&f, NULL, &run_a, once, 7, 1);
+	}
+	plan(&t, &f, train, 5, 0);
+	uint32_t back = cfg_edge(&f, &t, 4, 1), header = t.full.entry_edge[1];
+	assert_int_equal(t.edge[back].heat, WPP_TPP_COLD_BIAS);
+	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
+	assert_int_not_equal(t.edge[header].heat, WPP_TPP_HOT);
+	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
+	assert_true(t.nslots == 4 && t.edge[header].value >= WPP_TPP_POISON - t.nslots);
+	memset(&run_b, 0, sizeof(run_b));
+	static const uint32_t twice[] = {0, 1, 2, 4, 1, 3, 4, 5, 6, 8};
+	replay(&f, &t, &run_b, twice, 10, 1);
+	/* two cold pieces (up to the back edge, and after it) */
+	assert_int_equal(run_b.slot[t.nslots], 2);
+	assert_int_equal(run_b.poisoned_records, 1);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+
+	/* (b) 0 -> 1; 1 -> 2|3; 2 -> 1 (hot) | 4; 3 -> 1 (1 %) | 4 */
+	static const uint32_t eb[][2] = {{0, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 4}, {3, 1}, {3, 4}};
+	static const uint32_t rb[] = {4};
+	hand_fn(&f, 5, eb, 7, rb, 1);
+	memset(train, 0, sizeof(train));
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	static const uint32_t loops[] = {0, 1, 2, 1, 2, 1, 3, 4};
+	static const uint32_t rare[] = {0, 1, 3, 1, 2, 4};
+	replay(&f, NULL, &run_a, loops, 8, 100);
+	replay(&f, NULL, &run_a, rare, 6, 1);
+	plan(&t, &f, train, 5, 0);
+	back = cfg_edge(&f, &t, 3, 1), header = t.full.entry_edge[1];
+	assert_int_equal(t.edge[cfg_edge(&f, &t, 2, 1)].heat, WPP_TPP_HOT);
+	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
+	assert_int_equal(t.edge[header].heat, WPP_TPP_HOT);
+	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
+	assert_true(t.edge[header].value < t.nslots || t.edge[header].value > WPP_TPP_POISON + t.nslots);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+
+	/* (c) 0 -> 1 | 2 (1 %); 1 -> 3; 2 -> 2 (never) | 3 */
+	static const uint32_t ec[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 2}, {2, 3}};
+	static const uint32_t rc[] = {3};
+	hand_fn(&f, 4, ec, 5, rc, 1);
+	memset(train, 0, sizeof(train));
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	static const uint32_t usual[] = {0, 1, 3}, other[] = {0, 2, 3};
+	replay(&f, NULL, &run_a, usual, 3, 100);
+	replay(&f, NULL, &run_a, other, 3, 1);
+	plan(&t, &f, train, 5, 0);
+	back = cfg_edge(&f, &t, 2, 2), header = t.full.entry_edge[2];
+	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
+	assert_int_not_equal(t.edge[header].heat, WPP_TPP_HOT);
+	assert_int_equal(t.edge[header].op, WPP_TPP_NONE);
+	assert_int_equal(t.edge[cfg_edge(&f, &t, 2, 3)].heat, WPP_TPP_COLD_TRANSITIVE);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+}
+
+/* AoDF by hand: two diamonds, the first biased 99:1 in training.  The
+ * hot paths 0-1-3-4-6 and 0-1-3-5-6 are obvious (defining edges 3->4,
+ * 3->5), so nothing is recorded; the run's paths are 50 x A (0-1-3-4-6),
+ * 30 x B (0-1-3-5-6), 15 x C (0-2-3-4-6), 5 x D (0-2-3-5-6).  The
+ * defining edges count A 65 and B 35 (section 4.3's overcount), C and D
+ * are cold: with 5 blocks a path, total 500, over 20 x 5 = 100, under
+ * 20 x 5 = 100, AoDF = 100 - 20 - 20 = 60 %. */
+static void test_aodf_by_hand(void **state)
+{
+	(void)state;
+	static const uint32_t edges[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3},
+					    {3, 4}, {3, 5}, {4, 6}, {5, 6}};
+	static const uint32_t rets[] = {6};
+	static const uint32_t a[] = {0, 1, 3, 4, 6}, b[] = {0, 1, 3, 5, 6};
+	static const uint32_t c[] = {0, 2, 3, 4, 6}, d[] = {0, 2, 3, 5, 6};
+	struct fn f;
+	struct wpp_tpp t;
+	uint64_t train[MAXE * 2] = {0};
+
+	hand_fn(&f, 7, edges, 8, rets, 1);
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	replay(&f, NULL, &run_a, a, 5, 50);
+	replay(&f, NULL, &run_a, b, 5, 49);
+	replay(&f, NULL, &run_a, c, 5, 1);
+	plan(&t, &f, train, 5, 15);
+	assert_int_equal(t.nslots, 0);
+	assert_int_equal(t.nobvious, 2);
+	memset(&run_b, 0, sizeof(run_b));
+	replay(&f, &t, &run_b, a, 5, 50);
+	replay(&f, &t, &run_b, b, 5, 30);
+	replay(&f, &t, &run_b, c, 5, 15);
+	replay(&f, &t, &run_b, d, 5, 5);
+	struct wpp_tpp_profile prof;
+	assert_int_equal(slots_profile(&t, &run_b, &prof), 0);
+	assert_int_equal(prof.npaths, 2);
+	uint64_t sum = prof.path[0].count + prof.path[1].count;
+	assert_int_equal(sum, 100);
+	assert_true(prof.path[0].count == 65 || prof.path[0].count == 35);
+	struct wpp_tpp_quality q;
+	quality(&f, &t, &run_b, &prof, &q);
+	assert_int_equal(q.total, 500);
+	assert_int_equal(q.over, 100);
+	assert_int_equal(q.under, 100);
+	assert_int_equal(q.cold_under, 100);
+	assert_int_equal(q.cold_pieces, 20);
+	assert_true(q.aodf == 60.0);
+	wpp_tpp_profile_free(&prof);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_figure7),
+	    cmocka_unit_test(test_figure5),
+	    cmocka_unit_test(test_figure6),
+	    cmocka_unit_test(test_aodf_by_hand),
 	    cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
