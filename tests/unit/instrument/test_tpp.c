@@ -955,6 +955,29 @@ static void test_aodf_by_hand(void **state)
 	assert_int_equal(q.cold_under, 100);
 	assert_int_equal(q.cold_pieces, 20);
 	assert_true(q.aodf == 60.0);
+
+	/* bad input: one reason, nothing half-filled */
+	char why[128] = "";
+	struct wpp_tpp_count bad = {t.nslots + 1, 1, 0};
+	struct wpp_tpp_profile none;
+	assert_int_equal(wpp_tpp_reconstruct(&t, &bad, 1, run_b.ecount, &none, why, sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "slot"));
+	assert_null(none.path);
+	bad.id = f.d.npaths;
+	assert_int_equal(wpp_tpp_aodf(&t, &f.d, &bad, 1, &prof, &q, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "reference path"));
+	struct wpp_tpp_count stray = {t.hot.npaths, 1, 0};
+	struct wpp_tpp_profile odd = {&stray, 1, 0};
+	assert_int_equal(wpp_tpp_aodf(&t, &f.d, NULL, 0, &odd, &q, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "hot path"));
+	struct wpp_tpp t2;
+	struct wpp_tpp_params p = {5, 15, BIG, BIG};
+	struct wpp_cfg other = f.cfg;
+	other.nblocks = f.n + 1;
+	assert_int_equal(wpp_tpp_plan(&t2, &other, &f.d, train, &p, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "do not belong"));
+	assert_null(t2.edge);
 	wpp_tpp_profile_free(&prof);
 	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
