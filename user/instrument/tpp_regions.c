@@ -126,12 +126,80 @@ static uint64_t *block_freq(const struct wpp_tpp *t)
 	return freq;
 }
 
+/* CFG edge indices by block: in-edges of b are in[istart[b] ..
+ * istart[b + 1]), out-edges likewise. */
+struct cfg_edges {
+	uint32_t *istart, *in, *ostart, *out;
+};
+
+static void cfg_edges_free(struct cfg_edges *c)
+{
+	free(c->istart), free(c->in), free(c->ostart), free(c->out);
+}
+
+static int cfg_edges_build(struct cfg_edges *c, const struct wpp_cfg *cfg)
+{
+	uint32_t n = cfg->nblocks;
+	c->istart = calloc((size_t)n + 1, sizeof(uint32_t));
+	c->ostart = calloc((size_t)n + 1, sizeof(uint32_t));
+	c->in = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
+	c->out = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
+	uint32_t *ifill = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t *ofill = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	int rc = -1;
+	if (!c->istart || !c->ostart || !c->in || !c->out || !ifill || !ofill)
+		goto out;
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
+		c->istart[cfg->edge_dst[e] + 1]++;
+		c->ostart[cfg->edge_src[e] + 1]++;
+	}
+	for (uint32_t b = 0; b < n; b++) {
+		c->istart[b + 1] += c->istart[b];
+		c->ostart[b + 1] += c->ostart[b];
+	}
+	memcpy(ifill, c->istart, (size_t)n * sizeof(uint32_t));
+	memcpy(ofill, c->ostart, (size_t)n * sizeof(uint32_t));
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
+		c->in[ifill[cfg->edge_dst[e]]++] = e;
+		c->out[ofill[cfg->edge_src[e]]++] = e;
+	}
+	rc = 0;
+out:
+	free(ifill), free(ofill);
+	return rc;
+}
+
+/* Cuts every REAL edge across the boundary of the body marked id. */
+static int cut_boundary(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct cfg_edges *c,
+			const uint32_t *mark, uint32_t id, const uint32_t *body, uint32_t nbody)
+{
+	for (uint32_t i = 0; i < nbody; i++) {
+		uint32_t b = body[i];
+		for (int dir = 0; dir < 2; dir++) {
+			const uint32_t *list = dir ? c->out : c->in;
+			const uint32_t *start = dir ? c->ostart : c->istart;
+			for (uint32_t k = start[b]; k < start[b + 1]; k++) {
+				uint32_t e = list[k],
+					 other = dir ? cfg->edge_dst[e] : cfg->edge_src[e];
+				uint32_t g = t->full.cfg_edge_dag[e];
+				if (mark[other] == id || t->full.edges[g].kind != WPP_EDGE_REAL)
+					continue;
+				if (wpp_tpp_cut(t, g) == WPP_NONE)
+					return -1;
+				t->ncut++;
+			}
+		}
+	}
+	return 0;
+}
+
 /*
  * Section 4.2.1: per loop header, the union of its natural loops' bodies;
  * when the body's entry edges ran below loop_pct % of the header, every
  * REAL edge across the body's boundary becomes a cut.  Entry counts of
  * edges that share a DAG edge (an indirect branch's one u->EXIT) are that
  * edge's whole count: an overestimate, which only disconnects less.
+ * Work: the bodies' edges, once per enclosing loop.
  */
 static int disconnect_loops(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
 			    const uint64_t *train, double loop_pct)
@@ -139,13 +207,15 @@ static int disconnect_loops(struct wpp_tpp *t, const struct wpp_cfg *cfg, const 
 	uint32_t n = cfg->nblocks;
 	struct wpp_preds preds = {0};
 	struct wpp_loop_walk w = {.d = d, .preds = &preds, .work_cap = LOOP_WORK_CAP};
+	struct cfg_edges c = {0};
 	uint32_t *body = malloc((size_t)n * sizeof(uint32_t));
 	uint64_t *freq = block_freq(t);
 	int rc = -1;
 
 	w.mark = calloc(n, sizeof(uint32_t));
 	w.stack = malloc((size_t)n * sizeof(uint32_t));
-	if (!body || !freq || !w.mark || !w.stack || wpp_preds_build(&preds, cfg))
+	if (!body || !freq || !w.mark || !w.stack || wpp_preds_build(&preds, cfg) ||
+	    cfg_edges_build(&c, cfg))
 		goto out;
 	rc = 0;
 	if (!(loop_pct > 0))
@@ -154,35 +224,31 @@ static int disconnect_loops(struct wpp_tpp *t, const struct wpp_cfg *cfg, const 
 		if (!d->loop_header[h])
 			continue;
 		uint32_t nbody = 0, capped = 0;
-		for (uint32_t e = 0; e < cfg->nedges && !capped; e++)
-			if (d->cfg_edge_retreating[e] && cfg->edge_dst[e] == h)
+		for (uint32_t k = c.istart[h]; k < c.istart[h + 1] && !capped; k++) {
+			uint32_t e = c.in[k];
+			if (d->cfg_edge_retreating[e])
 				capped = wpp_loop_walk(&w, h, cfg->edge_src[e], h + 1, body,
 						       &nbody) != 0;
+		}
 		if (capped)
 			break; /* disconnection is an optimisation: stop here */
 		unsigned __int128 entry = 0;
-		for (uint32_t e = 0; e < cfg->nedges; e++)
-			if (w.mark[cfg->edge_dst[e]] == h + 1 && w.mark[cfg->edge_src[e]] != h + 1)
-				entry += train[d->cfg_edge_dag[e]];
+		for (uint32_t i = 0; i < nbody; i++)
+			for (uint32_t k = c.istart[body[i]]; k < c.istart[body[i] + 1]; k++)
+				if (w.mark[cfg->edge_src[c.in[k]]] != h + 1)
+					entry += train[d->cfg_edge_dag[c.in[k]]];
 		uint64_t entries = entry > UINT64_MAX ? UINT64_MAX : (uint64_t)entry;
 		if (!wpp_tpp_below(entries, freq[h], loop_pct))
 			continue;
 		t->nloops++;
-		for (uint32_t e = 0; e < cfg->nedges; e++) {
-			uint32_t g = t->full.cfg_edge_dag[e];
-			int in_src = w.mark[cfg->edge_src[e]] == h + 1;
-			int in_dst = w.mark[cfg->edge_dst[e]] == h + 1;
-			if (in_src == in_dst || t->full.edges[g].kind != WPP_EDGE_REAL)
-				continue;
-			if (wpp_tpp_cut(t, g) == WPP_NONE) {
-				rc = -1;
-				goto out;
-			}
-			t->ncut++;
+		if (cut_boundary(t, cfg, &c, w.mark, h + 1, body, nbody)) {
+			rc = -1;
+			goto out;
 		}
 	}
 out:
 	wpp_preds_free(&preds);
+	cfg_edges_free(&c);
 	free(body), free(freq), free(w.mark), free(w.stack);
 	return rc;
 }
