@@ -12,7 +12,8 @@
  *   full  the function's DAG (dag.h, numbered) with every REAL edge into or
  *         out of a disconnected loop turned into a cut (u->EXIT in place,
  *         plus ENTRY->v): edge i < d->nedges is d's edge i.  Every edge is
- *         hot or cold.
+ *         hot or cold.  Its val/inc fields are d's (or 0 on edges TPP
+ *         added) and mean nothing to TPP: see hot and rec.
  *   hot   its hot edges, Ball-Larus numbered: val sums name every hot path
  *         (the TPP path id, 0 .. hot.npaths-1), counted or obvious.
  *   rec   the hot edges that lead to a non-obvious recording point,
@@ -131,8 +132,10 @@ struct wpp_tpp {
 /*
  * cfg and d: the function as dag.h built it (d numbered, numbering.h);
  * train[i]: how often d's edge i ran in training (edge_profile_read.h's
- * order mapped to d's indices).  Returns 0, or -1 with a reason in why
- * (allocation, malformed input); t is then empty.
+ * order mapped to d's indices; all 0 for a function the training never
+ * ran).  Returns 0, or -1 with a reason in why (allocation, a CFG that is
+ * not d's); t is then empty.  Work: linear in the DAG, plus the loop
+ * bodies once per enclosing loop (about 0.1 s for 100,000 blocks).
  */
 int wpp_tpp_plan(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
 		 const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen);

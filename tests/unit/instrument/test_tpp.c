@@ -289,8 +289,8 @@ static void walk_seq(const struct fn *f, const struct wpp_tpp *t, struct run *x,
 				}
 		} else {
 			for (uint32_t e = 0; e < f->ne; e++)
-				if (f->src[e] == b &&
-				    (pick == UINT32_MAX || f->dist[f->dst[e]] < f->dist[f->dst[pick]]))
+				if (f->src[e] == b && (pick == UINT32_MAX ||
+						       f->dist[f->dst[e]] < f->dist[f->dst[pick]]))
 					pick = e;
 		}
 		assert_true(pick != UINT32_MAX);
@@ -491,7 +491,8 @@ static void random_fn(struct fn *f)
 		uint32_t outs = 1 + rnd_below(3);
 		for (uint32_t i = 0; i < outs; i++) {
 			/* mostly forward, sometimes back (loops) */
-			uint32_t v = rnd_below(4) ? b + 1 + rnd_below(f->n - b - 1) : rnd_below(b + 1);
+			uint32_t v =
+			    rnd_below(4) ? b + 1 + rnd_below(f->n - b - 1) : rnd_below(b + 1);
 			uint32_t w = rnd_below(3) == 0 ? 1 + rnd_below(3) : 10 + rnd_below(200);
 			fn_edge(f, b, v, w);
 		}
@@ -522,9 +523,9 @@ static struct run run_a, run_b;
 static void test_random(void **state)
 {
 	(void)state;
-	static const struct setting settings[] = {{0, 0, BIG},	 {0, 15, BIG}, {1, 1, BIG},
-						  {5, 5, BIG},	 {5, 15, BIG}, {20, 50, BIG},
-						  {0, 0, 24},	 {5, 15, 24}};
+	static const struct setting settings[] = {{0, 0, BIG}, {0, 15, BIG}, {1, 1, BIG},
+						  {5, 5, BIG}, {5, 15, BIG}, {20, 50, BIG},
+						  {0, 0, 24},  {5, 15, 24}};
 	uint32_t functions = 0, poisoned = 0, obvious_fns = 0, cut_fns = 0, truncated = 0;
 
 	for (int round = 0; round < 400; round++) {
@@ -553,8 +554,8 @@ static void test_random(void **state)
 			struct wpp_tpp t;
 			struct wpp_tpp_params p = {s.cold, s.loop, s.limit, s.limit};
 			char why[128] = "";
-			assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)),
-					 0);
+			assert_int_equal(
+			    wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
 			int enumerated = check_plan(&f, &t, s.cold);
 			if (!enumerated || t.nslots > MAXSLOTS || t.hot.npaths > MAXSLOTS) {
 				wpp_tpp_free(&t);
@@ -576,8 +577,8 @@ static void test_random(void **state)
 				if (run_b.slot[k])
 					slots[ns++] = (struct wpp_tpp_count){k, run_b.slot[k], 0};
 			struct wpp_tpp_profile prof;
-			assert_int_equal(wpp_tpp_reconstruct(&t, slots, ns, run_b.ecount, &prof, why,
-							     sizeof(why)),
+			assert_int_equal(wpp_tpp_reconstruct(&t, slots, ns, run_b.ecount, &prof,
+							     why, sizeof(why)),
 					 0);
 			assert_int_equal(prof.cold, run_b.slot[t.nslots]);
 			uint64_t overw = 0, underw = run_b.ref_cold_weight;
@@ -606,10 +607,11 @@ static void test_random(void **state)
 			size_t nf = 0;
 			for (uint64_t id = 0; id < f.d.npaths; id++)
 				if (run_b.bl_count[id])
-					full[nf++] = (struct wpp_tpp_count){id, run_b.bl_count[id], 0};
+					full[nf++] =
+					    (struct wpp_tpp_count){id, run_b.bl_count[id], 0};
 			struct wpp_tpp_quality q;
-			assert_int_equal(wpp_tpp_aodf(&t, &f.d, full, nf, &prof, &q, why, sizeof(why)),
-					 0);
+			assert_int_equal(
+			    wpp_tpp_aodf(&t, &f.d, full, nf, &prof, &q, why, sizeof(why)), 0);
 			assert_int_equal(q.total, totalw);
 			assert_int_equal(q.over, overw);
 			assert_int_equal(q.under, underw);
@@ -630,9 +632,10 @@ static void test_random(void **state)
 		}
 		wpp_dag_free(&f.d);
 	}
-	print_message("%u functions x settings; %u with poisoned paths recorded, %u with every path "
-		      "obvious, %u with loops disconnected, %u truncated\n",
-		      functions, poisoned, obvious_fns, cut_fns, truncated);
+	print_message(
+	    "%u functions x settings; %u with poisoned paths recorded, %u with every path "
+	    "obvious, %u with loops disconnected, %u truncated\n",
+	    functions, poisoned, obvious_fns, cut_fns, truncated);
 	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20 && truncated > 10);
 }
 
@@ -780,10 +783,9 @@ static void test_figure7(void **state)
 static void test_figure5(void **state)
 {
 	(void)state;
-	static const uint32_t edges[][2] = {{0, 1},  {0, 2},  {1, 3},	{2, 3},	  {3, 4},
-					    {3, 5},  {4, 6},  {5, 6},	{6, 7},	  {6, 8},
-					    {7, 9},  {8, 9},  {9, 10},	{9, 11},  {10, 12},
-					    {11, 12}};
+	static const uint32_t edges[][2] = {{0, 1},  {0, 2},  {1, 3},	{2, 3},	 {3, 4}, {3, 5},
+					    {4, 6},  {5, 6},  {6, 7},	{6, 8},	 {7, 9}, {8, 9},
+					    {9, 10}, {9, 11}, {10, 12}, {11, 12}};
 	static const uint32_t rets[] = {12};
 	struct fn f;
 	struct wpp_tpp t;
@@ -794,8 +796,8 @@ static void test_figure5(void **state)
 	memset(&run_a, 0, sizeof(run_a));
 	run_a.train = train;
 	for (uint32_t i = 0; i < 200; i++) {
-		uint32_t seq[9] = {0,		  i == 7 ? 2u : 1u, 3, i % 2 ? 4u : 5u, 6,
-				   i == 9 ? 8u : 7u, 9,		     i % 3 ? 10u : 11u, 12};
+		uint32_t seq[9] = {0, i == 7 ? 2u : 1u,	 3, i % 2 ? 4u : 5u, 6, i == 9 ? 8u : 7u,
+				   9, i % 3 ? 10u : 11u, 12};
 		replay(&f, NULL, &run_a, seq, 9, 1);
 	}
 	plan(&t, &f, train, 5, 15);
@@ -836,8 +838,8 @@ static void test_figure6(void **state)
 	uint64_t train[MAXE * 2];
 
 	/* (a) 0 -> H=1; 1 -> 2|3 -> 4; 4 -> 1 (1 %) | 5; 5 -> 6|7 -> 8 */
-	static const uint32_t ea[][2] = {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4},
-					 {4, 1}, {4, 5}, {5, 6}, {5, 7}, {6, 8}, {7, 8}};
+	static const uint32_t ea[][2] = {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 1},
+					 {4, 5}, {5, 6}, {5, 7}, {6, 8}, {7, 8}};
 	static const uint32_t ra[] = {8};
 	hand_fn(&f, 9, ea, 11, ra, 1);
 	memset(train, 0, sizeof(train));
@@ -884,7 +886,8 @@ static void test_figure6(void **state)
 	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
 	assert_int_equal(t.edge[header].heat, WPP_TPP_HOT);
 	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
-	assert_true(t.edge[header].value < t.nslots || t.edge[header].value > WPP_TPP_POISON + t.nslots);
+	assert_true(t.edge[header].value < t.nslots ||
+		    t.edge[header].value > WPP_TPP_POISON + t.nslots);
 	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
 
@@ -986,10 +989,8 @@ static void test_aodf_by_hand(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_figure7),
-	    cmocka_unit_test(test_figure5),
-	    cmocka_unit_test(test_figure6),
-	    cmocka_unit_test(test_aodf_by_hand),
+	    cmocka_unit_test(test_figure7), cmocka_unit_test(test_figure5),
+	    cmocka_unit_test(test_figure6), cmocka_unit_test(test_aodf_by_hand),
 	    cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
