@@ -17,7 +17,7 @@
  *   hot   its hot edges, Ball-Larus numbered: val sums name every hot path
  *         (the TPP path id, 0 .. hot.npaths-1), counted or obvious.
  *   rec   the hot edges that lead to a non-obvious recording point,
- *         numbered again and placed (placement.h, training counts as
+ *         numbered again and placed (placement.h, with the caller's
  *         weights): val sums are the counter slots 0 .. nslots-1.
  *
  * Cold edges (section 4.1.1): an edge out of a block that takes less than
@@ -73,6 +73,10 @@ struct wpp_tpp_params {
 	double cold_pct; /* --tpp-cold, percent of the source block's executions */
 	double loop_pct; /* --tpp-loop, percent of the header's executions */
 	uint64_t narrow_limit, wide_limit; /* numbering.h */
+	/* Placement weights per edge of d (weights.h: static, or the
+	 * profile applied with the static order as tie-break), or NULL for
+	 * the training counts alone. */
+	const double *weight;
 };
 
 enum wpp_tpp_op {
@@ -92,6 +96,7 @@ enum wpp_tpp_heat {
 /* Per edge of the full DAG. */
 struct wpp_tpp_edge {
 	uint64_t train;	   /* training executions (cuts added here: summed) */
+	double weight;	   /* placement weight (likewise) */
 	uint64_t value;	   /* operand of op */
 	uint32_t hot_edge; /* index in hot, or WPP_NONE when cold */
 	uint32_t rec_edge; /* index in rec, or WPP_NONE */

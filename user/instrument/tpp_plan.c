@@ -280,7 +280,7 @@ out:
 	return rc;
 }
 
-/* The recorded DAG: numbered, placed with training counts as weights;
+/* The recorded DAG: numbered, placed with the edges' weights;
  * phi[v] its placement potential (inc = val + phi(src) - phi(dst)). */
 static int number_rec(struct wpp_tpp *t, const uint8_t *keep, const struct wpp_tpp_params *p,
 		      uint64_t *phi, uint8_t *in_rec)
@@ -300,7 +300,7 @@ static int number_rec(struct wpp_tpp *t, const uint8_t *keep, const struct wpp_t
 	if (!weight || !t->rec_hot)
 		goto out;
 	for (uint32_t k = 0; k < r->nedges; k++) {
-		weight[k] = (double)t->edge[rec_full[k]].train;
+		weight[k] = t->edge[rec_full[k]].weight;
 		t->rec_hot[k] = t->edge[rec_full[k]].hot_edge;
 		t->edge[rec_full[k]].rec_edge = k;
 	}
@@ -384,7 +384,8 @@ int wpp_tpp_plan(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_
 	if (wpp_tpp_regions(t, cfg, d, train, p, why, whylen))
 		goto out;
 	if (number_hot(t, p)) {
-		fail(why, whylen, "out of memory numbering the hot paths");
+		fail(why, whylen,
+		     "cannot number the hot paths (out of memory, or limits no truncation meets)");
 		goto out;
 	}
 	wpp_tpp_restarts(t, cfg);

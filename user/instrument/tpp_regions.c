@@ -63,8 +63,10 @@ uint32_t wpp_tpp_cut(struct wpp_tpp *t, uint32_t g)
 			return WPP_NONE;
 		f->entry_edge[v] = en;
 	}
-	uint64_t *tr = &t->edge[f->entry_edge[v]].train;
-	*tr = *tr + t->edge[g].train < *tr ? UINT64_MAX : *tr + t->edge[g].train;
+	struct wpp_tpp_edge *en = &t->edge[f->entry_edge[v]];
+	en->train =
+	    en->train + t->edge[g].train < en->train ? UINT64_MAX : en->train + t->edge[g].train;
+	en->weight += t->edge[g].weight;
 	return f->entry_edge[v];
 }
 
@@ -79,7 +81,7 @@ void wpp_tpp_restarts(struct wpp_tpp *t, const struct wpp_cfg *cfg)
 
 /* A copy of d's graph and maps (not its DFS or loop facts). */
 static int copy_dag(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
-		    const uint64_t *train)
+		    const uint64_t *train, const double *weight)
 {
 	struct wpp_dag *f = &t->full;
 	uint32_t n = d->nblocks;
@@ -103,6 +105,7 @@ static int copy_dag(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct w
 		const struct wpp_dag_edge *e = &d->edges[g];
 		t->edge[g] = (struct wpp_tpp_edge){
 		    .train = train[g],
+		    .weight = weight ? weight[g] : (double)train[g],
 		    .hot_edge = WPP_NONE,
 		    .rec_edge = WPP_NONE,
 		    .counter = WPP_NONE,
@@ -317,7 +320,7 @@ int wpp_tpp_regions(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct w
 {
 	if (cfg->nblocks != d->nblocks || !d->cfg_edge_dag)
 		return fail(why, whylen, "the CFG and the DAG do not belong together");
-	if (copy_dag(t, cfg, d, train))
+	if (copy_dag(t, cfg, d, train, p->weight))
 		return fail(why, whylen, "out of memory");
 	if (disconnect_loops(t, cfg, d, train, p->loop_pct))
 		return fail(why, whylen, "out of memory");
