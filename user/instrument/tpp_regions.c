@@ -196,6 +196,23 @@ static int cut_boundary(struct wpp_tpp *t, const struct wpp_cfg *cfg, const stru
 	return 0;
 }
 
+/* How often the function was entered: its ENTRY->block 0 edge, less the
+ * cuts into block 0 that restart there too (an indirect branch's shared
+ * u->EXIT counts whole, so this errs low). */
+static uint64_t calls(const struct wpp_dag *d, const struct cfg_edges *c, const uint64_t *train)
+{
+	if (d->entry_edge[0] == WPP_NONE)
+		return 0;
+	uint64_t starts = train[d->entry_edge[0]], restarts = 0;
+	for (uint32_t k = c->istart[0]; k < c->istart[1]; k++) {
+		uint32_t g = d->cfg_edge_dag[c->in[k]];
+		if (d->edges[g].kind != WPP_EDGE_REAL)
+			restarts =
+			    restarts + train[g] < restarts ? UINT64_MAX : restarts + train[g];
+	}
+	return starts > restarts ? starts - restarts : 0;
+}
+
 /*
  * Section 4.2.1: per loop header, the union of its natural loops' bodies;
  * when the body's entry edges ran below loop_pct % of the header, every
@@ -240,6 +257,8 @@ static int disconnect_loops(struct wpp_tpp *t, const struct wpp_cfg *cfg, const 
 			for (uint32_t k = c.istart[body[i]]; k < c.istart[body[i] + 1]; k++)
 				if (w.mark[cfg->edge_src[c.in[k]]] != h + 1)
 					entry += train[d->cfg_edge_dag[c.in[k]]];
+		if (h == 0) /* entered by calls: path starts at block 0 but restarts */
+			entry += calls(d, &c, train);
 		uint64_t entries = entry > UINT64_MAX ? UINT64_MAX : (uint64_t)entry;
 		if (!wpp_tpp_below(entries, freq[h], loop_pct))
 			continue;

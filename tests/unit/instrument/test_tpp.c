@@ -356,12 +356,74 @@ static int below(uint64_t count, uint64_t base, uint32_t pct)
 	return (unsigned __int128)count * 100 < (unsigned __int128)pct * base;
 }
 
+/* Which REAL edges of d loop disconnection should cut, from the
+ * definition: per header, the blocks that reach one of its latches
+ * without passing it and descend from it in the DFS (found by relaxation
+ * to a fixed point); disconnected when the edges entering them (plus the
+ * calls, for the entry block) ran below loop_pct % of the header's
+ * executions. */
+static void expected_cuts(const struct fn *f, const uint64_t *train, uint32_t loop_pct,
+			  uint8_t *cut)
+{
+	const struct wpp_dag *d = &f->d;
+	memset(cut, 0, d->nedges);
+	for (uint32_t h = 0; h < f->n && loop_pct; h++) {
+		uint8_t body[MAXB] = {0};
+		int any = 0;
+		for (uint32_t e = 0; e < f->ne; e++)
+			if (d->cfg_edge_retreating[e] && f->dst[e] == h) {
+				uint32_t l = f->src[e];
+				any = 1;
+				if (d->dfs_pre[h] <= d->dfs_pre[l] &&
+				    d->dfs_post[l] <= d->dfs_post[h])
+					body[l] = 1;
+			}
+		if (!any)
+			continue;
+		body[h] = 1;
+		for (int changed = 1; changed;) {
+			changed = 0;
+			for (uint32_t e = 0; e < f->ne; e++) {
+				uint32_t u = f->src[e], v = f->dst[e];
+				if (body[v] && v != h && !body[u] &&
+				    d->dfs_pre[h] <= d->dfs_pre[u] &&
+				    d->dfs_post[u] <= d->dfs_post[h])
+					body[u] = 1, changed = 1;
+			}
+		}
+		uint64_t entries = 0, freq = 0;
+		for (uint32_t e = 0; e < f->ne; e++)
+			if (body[f->dst[e]] && !body[f->src[e]])
+				entries += train[d->cfg_edge_dag[e]];
+		if (h == 0) {
+			uint64_t restarts = 0;
+			for (uint32_t e = 0; e < f->ne; e++)
+				if (f->dst[e] == 0 &&
+				    d->edges[d->cfg_edge_dag[e]].kind != WPP_EDGE_REAL)
+					restarts += train[d->cfg_edge_dag[e]];
+			uint64_t starts = train[d->entry_edge[0]];
+			entries += starts > restarts ? starts - restarts : 0;
+		}
+		for (uint32_t g = 0; g < d->nedges; g++)
+			if (d->edges[g].src == h)
+				freq += train[g];
+		if (!below(entries, freq, loop_pct))
+			continue;
+		for (uint32_t e = 0; e < f->ne; e++) {
+			uint32_t g = d->cfg_edge_dag[e];
+			if (body[f->src[e]] != body[f->dst[e]] && d->edges[g].kind == WPP_EDGE_REAL)
+				cut[g] = 1;
+		}
+	}
+}
+
 /* Blocks on each hot path, by TPP id (check_plan). */
 static uint32_t hot_blocks[MAXENUM];
 
 /* The plan's classification against its definitions, path by path.
  * Returns 1 when the hot paths could all be enumerated (hot_blocks set). */
-static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold_pct)
+static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold_pct,
+		      uint32_t loop_pct, const uint64_t *train)
 {
 	static struct paths ps;
 	const struct wpp_dag *fd = &t->full;
@@ -370,6 +432,13 @@ static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold
 	uint64_t freq[MAXB + 2] = {0};
 
 	assert_true(fd->nedges <= MAXE * 2);
+	/* loop disconnection (truncation cuts more) */
+	if (!t->hot.truncated) {
+		uint8_t cut[MAXE * 2];
+		expected_cuts(f, train, loop_pct, cut);
+		for (uint32_t g = 0; g < f->d.nedges; g++)
+			assert_int_equal(t->edge[g].cut, cut[g]);
+	}
 	/* cold edges: local bias, then on a locally hot ENTRY->EXIT path */
 	for (uint32_t g = 0; g < fd->nedges; g++)
 		freq[fd->edges[g].src] += t->edge[g].train;
@@ -576,7 +645,7 @@ static void test_random(void **state)
 			if (planned)
 				print_error("setting %zu: %s\n", si, why);
 			assert_int_equal(planned, 0);
-			int enumerated = check_plan(&f, &t, s.cold);
+			int enumerated = check_plan(&f, &t, s.cold, s.loop, train);
 			if (!enumerated || t.nslots > MAXSLOTS || t.hot.npaths > MAXSLOTS) {
 				wpp_tpp_free(&t);
 				continue;
@@ -688,7 +757,7 @@ static void plan(struct wpp_tpp *t, const struct fn *f, const uint64_t *train, u
 	struct wpp_tpp_params p = {cold, loop, BIG, BIG, NULL};
 	char why[128] = "";
 	assert_int_equal(wpp_tpp_plan(t, &f->cfg, &f->d, train, &p, why, sizeof(why)), 0);
-	assert_int_equal(check_plan(f, t, cold), 1);
+	assert_int_equal(check_plan(f, t, cold, loop, train), 1);
 }
 
 /* The full-DAG edge standing for CFG edge u->v (its u->EXIT when cut). */
