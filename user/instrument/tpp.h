@@ -28,8 +28,9 @@
  * A function that never ran in training has no cold edge.
  *
  * Loop disconnection (section 4.2.1): a natural loop (loops.h) whose
- * entry edges ran less than loop_pct % as often as its header has every
- * REAL edge entering or leaving its body cut.
+ * entry edges (and calls, for the entry block) ran less than loop_pct %
+ * as often as its header has every REAL edge entering or leaving its
+ * body cut.
  *
  * Obvious paths (section 4.2.2): a hot edge is defining when it lies on
  * one hot path; a recording point (hot edge into EXIT) is obvious when
@@ -51,6 +52,8 @@
  *                                          move, no branch (appendix A.1)
  *   COLD      count[nslots]++              cold edges into EXIT (cold
  *                                          back edges, cold returns, ...)
+ * and, on the edges with a counter (never one with register code),
+ * edge_count[counter]++ for the obvious paths.
  * Poisoning (choice, see docs/instrumentation.md "Targeted path
  * profiling"): a cold edge into a node of rec sets r = 2^63 - phi(v),
  * phi being rec's placement potential, so every poisoned path reaches
