@@ -521,6 +521,7 @@ static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold
 			on |= ps.edge[p][k] == de;
 		assert_true(on && through[de] == 1);
 		assert_int_equal(t->edge[t->obvious[j].edge].counter, j);
+		assert_int_equal(t->edge[t->obvious[j].edge].op, WPP_TPP_NONE);
 	}
 	assert_int_equal(nobv_paths, t->nobvious);
 	for (uint32_t k = 0; k < t->hot.nedges; k++)
