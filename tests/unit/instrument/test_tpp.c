@@ -18,7 +18,8 @@
  *     with thresholds 0 and training = measured run the reconstructed
  *     profile equals the Ball-Larus one; otherwise counted paths are
  *     exact, obvious ones at least their true count, and AoDF equals a
- *     computation from the interpreter's own record of the pieces run.
+ *     computation from the interpreter's own record of the pieces run;
+ *   - training counts anywhere in 64 bits: the same checks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -351,6 +352,11 @@ static void enumerate(const struct wpp_dag *d, const uint8_t *keep, uint32_t v, 
 		}
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 static int below(uint64_t count, uint64_t base, uint32_t pct)
 {
 	return (unsigned __int128)count * 100 < (unsigned __int128)pct * base;
@@ -394,19 +400,19 @@ static void expected_cuts(const struct fn *f, const uint64_t *train, uint32_t lo
 		uint64_t entries = 0, freq = 0;
 		for (uint32_t e = 0; e < f->ne; e++)
 			if (body[f->dst[e]] && !body[f->src[e]])
-				entries += train[d->cfg_edge_dag[e]];
+				entries = sat_add(entries, train[d->cfg_edge_dag[e]]);
 		if (h == 0) {
 			uint64_t restarts = 0;
 			for (uint32_t e = 0; e < f->ne; e++)
 				if (f->dst[e] == 0 &&
 				    d->edges[d->cfg_edge_dag[e]].kind != WPP_EDGE_REAL)
-					restarts += train[d->cfg_edge_dag[e]];
+					restarts = sat_add(restarts, train[d->cfg_edge_dag[e]]);
 			uint64_t starts = train[d->entry_edge[0]];
-			entries += starts > restarts ? starts - restarts : 0;
+			entries = sat_add(entries, starts > restarts ? starts - restarts : 0);
 		}
 		for (uint32_t g = 0; g < d->nedges; g++)
 			if (d->edges[g].src == h)
-				freq += train[g];
+				freq = sat_add(freq, train[g]);
 		if (!below(entries, freq, loop_pct))
 			continue;
 		for (uint32_t e = 0; e < f->ne; e++) {
@@ -441,7 +447,7 @@ static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold
 	}
 	/* cold edges: local bias, then on a locally hot ENTRY->EXIT path */
 	for (uint32_t g = 0; g < fd->nedges; g++)
-		freq[fd->edges[g].src] += t->edge[g].train;
+		freq[fd->edges[g].src] = sat_add(freq[fd->edges[g].src], t->edge[g].train);
 	for (uint32_t g = 0; g < fd->nedges; g++)
 		local[g] = fd->edges[g].src == WPP_DAG_ENTRY(n)
 			       ? g == fd->entry_edge[0]
@@ -602,6 +608,79 @@ struct setting {
 
 static struct run run_a, run_b;
 
+/*
+ * Runs nwalks random walks (from the current rng state) under plan t and
+ * checks the run: every record (in tpp_edge/piece_end), the reconstructed
+ * profile against what ran (counted paths exact; obvious ones exact too
+ * without cold edges, else at least what ran), AoDF's weights against the
+ * pieces of the recorded Ball-Larus paths, and with exact (thresholds 0,
+ * training = this run) the profile against Ball-Larus id for id.
+ */
+static void measure(const struct fn *f, const struct wpp_tpp *t, uint32_t nwalks, int cold,
+		    int exact)
+{
+	char why[128] = "";
+	memset(&run_b, 0, sizeof(run_b));
+	for (uint32_t i = 0; i < nwalks; i++)
+		walk(f, t, &run_b);
+	assert_int_equal(run_b.slot[t->nslots], run_b.cold_seen);
+
+	/* reconstruction */
+	struct wpp_tpp_count slots[MAXSLOTS + 1];
+	size_t ns = 0;
+	for (uint64_t k = 0; k <= t->nslots; k++)
+		if (run_b.slot[k])
+			slots[ns++] = (struct wpp_tpp_count){k, run_b.slot[k], 0};
+	struct wpp_tpp_profile prof;
+	assert_int_equal(wpp_tpp_reconstruct(t, slots, ns, run_b.ecount, &prof, why, sizeof(why)),
+			 0);
+	assert_int_equal(prof.cold, run_b.slot[t->nslots]);
+	uint64_t overw = 0, underw = run_b.ref_cold_weight;
+	uint64_t totalw = run_b.ref_cold_weight;
+	size_t j = 0;
+	for (uint64_t id = 0; id < t->hot.npaths; id++) {
+		uint64_t got = 0, truth = run_b.truth_hot[id];
+		int obv = 0;
+		if (j < prof.npaths && prof.path[j].id == id)
+			got = prof.path[j].count, obv = prof.path[j].obvious, j++;
+		uint64_t ref = run_b.ref_hot[id];
+		if (truth)
+			assert_int_equal(run_b.truth_blocks[id], hot_blocks[id]);
+		if (!cold || !obv)
+			assert_int_equal(got, truth);
+		else
+			assert_true(got >= truth);
+		totalw += ref * hot_blocks[id];
+		overw += got > ref ? (got - ref) * hot_blocks[id] : 0;
+		underw += got < ref ? (ref - got) * hot_blocks[id] : 0;
+	}
+	assert_int_equal(j, prof.npaths);
+
+	/* AoDF against the Ball-Larus profile of the same run */
+	struct wpp_tpp_count full[MAXSLOTS];
+	size_t nf = 0;
+	for (uint64_t id = 0; id < f->d.npaths; id++)
+		if (run_b.bl_count[id])
+			full[nf++] = (struct wpp_tpp_count){id, run_b.bl_count[id], 0};
+	struct wpp_tpp_quality q;
+	assert_int_equal(wpp_tpp_aodf(t, &f->d, full, nf, &prof, &q, why, sizeof(why)), 0);
+	assert_int_equal(q.total, totalw);
+	assert_int_equal(q.over, overw);
+	assert_int_equal(q.under, underw);
+	assert_int_equal(q.cold_under, run_b.ref_cold_weight);
+	assert_int_equal(q.cold_pieces, run_b.ref_cold_pieces);
+	if (exact) {
+		/* the same numbering on the same DAG: Ball-Larus ids */
+		assert_true(q.aodf == 100.0);
+		assert_int_equal(prof.npaths, nf);
+		for (size_t k = 0; k < nf; k++) {
+			assert_int_equal(prof.path[k].id, full[k].id);
+			assert_int_equal(prof.path[k].count, full[k].count);
+		}
+	}
+	wpp_tpp_profile_free(&prof);
+}
+
 static void test_random(void **state)
 {
 	(void)state;
@@ -651,73 +730,12 @@ static void test_random(void **state)
 				wpp_tpp_free(&t);
 				continue;
 			}
-			memset(&run_b, 0, sizeof(run_b));
 			rng_state = measured;
-			for (uint32_t i = 0; i < nwalks; i++)
-				walk(&f, &t, &run_b);
-			assert_int_equal(run_b.slot[t.nslots], run_b.cold_seen);
+			measure(&f, &t, nwalks, s.cold != 0, exact);
 			poisoned += run_b.poisoned_records > 0;
 			obvious_fns += t.nslots == 0;
 			cut_fns += t.nloops > 0;
-
-			/* reconstruction */
-			struct wpp_tpp_count slots[MAXSLOTS + 1];
-			size_t ns = 0;
-			for (uint64_t k = 0; k <= t.nslots; k++)
-				if (run_b.slot[k])
-					slots[ns++] = (struct wpp_tpp_count){k, run_b.slot[k], 0};
-			struct wpp_tpp_profile prof;
-			assert_int_equal(wpp_tpp_reconstruct(&t, slots, ns, run_b.ecount, &prof,
-							     why, sizeof(why)),
-					 0);
-			assert_int_equal(prof.cold, run_b.slot[t.nslots]);
-			uint64_t overw = 0, underw = run_b.ref_cold_weight;
-			uint64_t totalw = run_b.ref_cold_weight;
-			size_t j = 0;
-			for (uint64_t id = 0; id < t.hot.npaths; id++) {
-				uint64_t got = 0, truth = run_b.truth_hot[id];
-				int obv = 0;
-				if (j < prof.npaths && prof.path[j].id == id)
-					got = prof.path[j].count, obv = prof.path[j].obvious, j++;
-				uint64_t ref = run_b.ref_hot[id];
-				if (truth)
-					assert_int_equal(run_b.truth_blocks[id], hot_blocks[id]);
-				if (!s.cold || !obv)
-					assert_int_equal(got, truth);
-				else
-					assert_true(got >= truth);
-				totalw += ref * hot_blocks[id];
-				overw += got > ref ? (got - ref) * hot_blocks[id] : 0;
-				underw += got < ref ? (ref - got) * hot_blocks[id] : 0;
-			}
-			assert_int_equal(j, prof.npaths);
-
-			/* AoDF against the Ball-Larus profile of the same run */
-			struct wpp_tpp_count full[MAXSLOTS];
-			size_t nf = 0;
-			for (uint64_t id = 0; id < f.d.npaths; id++)
-				if (run_b.bl_count[id])
-					full[nf++] =
-					    (struct wpp_tpp_count){id, run_b.bl_count[id], 0};
-			struct wpp_tpp_quality q;
-			assert_int_equal(
-			    wpp_tpp_aodf(&t, &f.d, full, nf, &prof, &q, why, sizeof(why)), 0);
-			assert_int_equal(q.total, totalw);
-			assert_int_equal(q.over, overw);
-			assert_int_equal(q.under, underw);
-			assert_int_equal(q.cold_under, run_b.ref_cold_weight);
-			assert_int_equal(q.cold_pieces, run_b.ref_cold_pieces);
 			truncated += t.hot.truncated;
-			if (exact) {
-				/* the same numbering on the same DAG: Ball-Larus ids */
-				assert_true(q.aodf == 100.0);
-				assert_int_equal(prof.npaths, nf);
-				for (size_t k = 0; k < nf; k++) {
-					assert_int_equal(prof.path[k].id, full[k].id);
-					assert_int_equal(prof.path[k].count, full[k].count);
-				}
-			}
-			wpp_tpp_profile_free(&prof);
 			wpp_tpp_free(&t);
 		}
 		wpp_dag_free(&f.d);
@@ -1076,12 +1094,38 @@ static void test_aodf_by_hand(void **state)
 	wpp_dag_free(&f.d);
 }
 
+/* Training counts anywhere in 64 bits (sums saturate, bias compares in
+ * 128 bits): plans stay what their definitions say, and runs stay right. */
+static void test_extreme_counts(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		struct fn f;
+		uint64_t train[MAXE * 2];
+		random_fn(&f);
+		fn_build(&f);
+		for (uint32_t g = 0; g < f.d.nedges; g++) {
+			uint32_t k = rnd_below(4);
+			train[g] = k == 0 ? 0 : k == 1 ? UINT64_MAX : k == 2 ? rnd() : rnd() >> 40;
+		}
+		struct wpp_tpp t;
+		struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL};
+		char why[128] = "";
+		assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
+		if (check_plan(&f, &t, 5, 15, train) && t.nslots <= MAXSLOTS &&
+		    t.hot.npaths <= MAXSLOTS && f.d.npaths <= MAXSLOTS)
+			measure(&f, &t, 50, 1, 0);
+		wpp_tpp_free(&t);
+		wpp_dag_free(&f.d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_figure7), cmocka_unit_test(test_figure5),
 	    cmocka_unit_test(test_figure6), cmocka_unit_test(test_aodf_by_hand),
-	    cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_random),  cmocka_unit_test(test_extreme_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
