@@ -1120,12 +1120,44 @@ static void test_extreme_counts(void **state)
 	}
 }
 
+/* One block: one path, obvious, counted on one edge; no register. */
+static void test_one_block(void **state)
+{
+	(void)state;
+	static const uint32_t rets[] = {0};
+	static const uint32_t seq[] = {0};
+	struct fn f;
+	struct wpp_tpp t;
+	uint64_t train[MAXE * 2] = {0};
+
+	hand_fn(&f, 1, NULL, 0, rets, 1);
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	replay(&f, NULL, &run_a, seq, 1, 3);
+	plan(&t, &f, train, 5, 15);
+	assert_int_equal(t.hot.npaths, 1);
+	assert_int_equal(t.nslots, 0);
+	assert_int_equal(t.nops, 0);
+	assert_int_equal(t.nobvious, 1);
+	memset(&run_b, 0, sizeof(run_b));
+	replay(&f, &t, &run_b, seq, 1, 7);
+	struct wpp_tpp_profile prof;
+	assert_int_equal(slots_profile(&t, &run_b, &prof), 0);
+	assert_int_equal(prof.npaths, 1);
+	assert_int_equal(prof.path[0].id, 0);
+	assert_int_equal(prof.path[0].count, 7);
+	wpp_tpp_profile_free(&prof);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_figure7), cmocka_unit_test(test_figure5),
-	    cmocka_unit_test(test_figure6), cmocka_unit_test(test_aodf_by_hand),
-	    cmocka_unit_test(test_random),  cmocka_unit_test(test_extreme_counts),
+	    cmocka_unit_test(test_one_block),	   cmocka_unit_test(test_figure7),
+	    cmocka_unit_test(test_figure5),	   cmocka_unit_test(test_figure6),
+	    cmocka_unit_test(test_aodf_by_hand),   cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_extreme_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
