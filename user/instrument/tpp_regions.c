@@ -337,7 +337,12 @@ out:
 int wpp_tpp_regions(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
 		    const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen)
 {
-	if (cfg->nblocks != d->nblocks || !d->cfg_edge_dag)
+	int mismatch = cfg->nblocks != d->nblocks || !d->cfg_edge_dag;
+	for (uint32_t e = 0; e < cfg->nedges && !mismatch; e++) {
+		uint32_t g = d->cfg_edge_dag[e];
+		mismatch = g >= d->nedges || d->edges[g].src != cfg->edge_src[e];
+	}
+	if (mismatch)
 		return fail(why, whylen, "the CFG and the DAG do not belong together");
 	if (copy_dag(t, cfg, d, train, p->weight))
 		return fail(why, whylen, "out of memory");
