@@ -1089,6 +1089,14 @@ static void test_aodf_by_hand(void **state)
 	assert_int_equal(wpp_tpp_plan(&t2, &other, &f.d, train, &p, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "do not belong"));
 	assert_null(t2.edge);
+	uint32_t wrong_src[MAXE];
+	memcpy(wrong_src, f.src, sizeof(wrong_src));
+	wrong_src[0] = 5; /* 0->1 claimed to start at 5 */
+	other = f.cfg;
+	other.edge_src = wrong_src;
+	why[0] = 0;
+	assert_int_equal(wpp_tpp_plan(&t2, &other, &f.d, train, &p, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "do not belong"));
 	wpp_tpp_profile_free(&prof);
 	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
