@@ -112,6 +112,13 @@ struct wpp_tpp_edge {
 	uint8_t dead_end;  /* the NORETURN edge of an `unreachable`: no code
 			    * runs there, its paths are never recorded, so it
 			    * is no recording point and its paths not obvious */
+	uint8_t at_target; /* a cut into a pinned block from an ordinary one
+			    * (an unwind edge into a landing pad): the target
+			    * records whatever register arrives, for all such
+			    * edges alike, so the source prepares it (RECORD k:
+			    * r += k; COLD: r = WPP_TPP_POISON, the normal edge
+			    * restoring r) and the edge is never an obvious
+			    * recording point (never NONE) */
 };
 
 /* An obvious path left uncounted: its executions are those of one

@@ -263,6 +263,8 @@ static int find_obvious(struct wpp_tpp *t, uint8_t *keep)
 	}
 	if (find_obvious_recording_points(t, &w, defining, nonobv))
 		goto out;
+	for (uint32_t k = 0; k < h->nedges; k++)
+		nonobv[k] |= t->edge[t->hot_full[k]].at_target;
 	for (uint32_t k = 0; k < w.nn; k++) {
 		uint32_t v = w.order[k];
 		for (uint32_t i = w.out.start[v]; i < w.out.start[v + 1]; i++) {

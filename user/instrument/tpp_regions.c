@@ -112,6 +112,10 @@ static int copy_dag(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct w
 		    .dead_end = e->kind == WPP_EDGE_NORETURN && e->src < n &&
 				cfg->block_exit[e->src] == WPP_CFG_EXIT_NORETURN};
 	}
+	for (uint32_t e = 0; e < cfg->nedges; e++)
+		if ((cfg->block_flags[cfg->edge_dst[e]] & WPP_CFGB_PINNED) &&
+		    !(cfg->block_flags[cfg->edge_src[e]] & WPP_CFGB_INDIRECT_SRC))
+			t->edge[d->cfg_edge_dag[e]].at_target = 1;
 	return 0;
 }
 

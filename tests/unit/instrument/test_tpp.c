@@ -176,6 +176,8 @@ static void piece_end(const struct wpp_tpp *t, struct run *x)
 	}
 	uint32_t last = x->piece[x->plen - 1];
 	const struct wpp_tpp_edge *xe = &t->edge[last];
+	/* a landing pad records whatever arrives: its edges always count */
+	assert_true(!xe->at_target || xe->op == WPP_TPP_RECORD || xe->op == WPP_TPP_COLD);
 	assert_true(x->npending < MAXPIECES);
 	x->pending[x->npending].id = id;
 	x->pending[x->npending].hot = hot;
@@ -491,14 +493,22 @@ static int check_plan(const struct fn *f, const struct wpp_tpp *t, uint32_t cold
 		assert_int_equal(t->edge[t->hot_full[k]].defining, through[k] == 1);
 	/* obvious recording points: every path ending there has a defining
 	 * edge; needed edges: on a path to a non-obvious one */
-	uint8_t nonobv[MAXE * 2] = {0}, needed[MAXE * 2] = {0};
+	uint8_t nonobv[MAXE * 2] = {0}, needed[MAXE * 2] = {0}, at_target[MAXE * 2] = {0};
+	for (uint32_t e = 0; e < f->ne; e++) {
+		uint32_t h = t->edge[fd->cfg_edge_dag[e]].hot_edge;
+		/* a landing pad records for all its unwind edges alike */
+		if ((f->flags[f->dst[e]] & WPP_CFGB_PINNED) &&
+		    !(f->flags[f->src[e]] & WPP_CFGB_INDIRECT_SRC) && h != WPP_NONE)
+			at_target[h] = 1;
+	}
 	for (uint32_t p = 0; p < ps.n; p++) {
 		int obvious = 0;
 		uint32_t x = ps.edge[p][ps.len[p] - 1];
 		for (uint32_t k = 0; k < ps.len[p]; k++)
 			obvious |= through[ps.edge[p][k]] == 1;
 		/* an `unreachable` end records nothing: no recording point */
-		if (!obvious && f->exitk[t->hot.edges[x].src] != WPP_CFG_EXIT_NORETURN)
+		if ((!obvious || at_target[x]) &&
+		    f->exitk[t->hot.edges[x].src] != WPP_CFG_EXIT_NORETURN)
 			nonobv[x] = 1;
 	}
 	uint64_t nobv_paths = 0;
