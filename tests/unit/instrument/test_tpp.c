@@ -257,8 +257,12 @@ static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
 static void walk_seq(const struct fn *f, const struct wpp_tpp *t, struct run *x,
 		     const uint32_t *seq, uint32_t len)
 {
+	static uint64_t garbage = 0x853c49e6748fea9bu; /* apart from the walks' rng */
 	uint32_t b = 0, n = f->n;
 	x->plen = x->npending = 0; /* an `unreachable` dropped the last ones */
+	/* whatever the register held: only the plan's code may matter */
+	garbage ^= garbage << 13, garbage ^= garbage >> 7, garbage ^= garbage << 17;
+	x->r = garbage;
 	if (t)
 		tpp_edge(t, x, t->full.entry_edge[0]);
 	bl_start(f, x, f->d.entry_edge[0]);
