@@ -10,6 +10,8 @@ INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/dag_walk.c user/instru
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
 	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c \
 	user/instrument/edge_profile_read.c
+INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
+	user/instrument/tpp_profile.c
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_meta.c \
