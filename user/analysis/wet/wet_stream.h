@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wet_stream.h — a tier-2 compressed stream of 64-bit values: one label
+ * stream of a whole execution trace (a node's timestamps or values, an
+ * edge's timestamp pairs), readable by instance index in either direction
+ * without decompressing it (docs/wet.md, "Tier 2").
+ *
+ * Contract
+ *   - Building is streaming: wet_builder_add takes one value at a time;
+ *     memory is the compressed stream plus the warm-up buffer plus one
+ *     segment's predictor tables (2 * 8 << table_bits bytes).
+ *   - The predictor is chosen per stream after a warm-up: the first
+ *     `warmup` values are coded with every method (the paper's FCM, DFCM,
+ *     last-n and last-n stride, three sizes each) and the smallest wins;
+ *     the whole stream is then coded with it.
+ *   - The stream is cut into segments of `seg_len` values, each coded on
+ *     its own with a cursor (wet_segment.h).  Segment boundaries are the
+ *     checkpoints: reading value i costs the steps from where i's segment's
+ *     cursor stands to i, at most seg_len, plus opening the segment
+ *     (O(2^table_bits)) when another segment was open.  Reading i+1 or i-1
+ *     after i is one step, O(1), in either direction.
+ *   - Reading moves cursors, so a stream is read by one thread at a time;
+ *     a reading error (only possible on a stream parsed from bytes whose
+ *     codes are damaged) is returned, never crashed on.
+ *   - wet_stream_serialize / wet_stream_parse give a self-checking byte
+ *     form (CRC32C, every count and index bounds-checked); wet_stream_verify
+ *     walks every segment end to end and checks it returns to its start
+ *     state, which catches damage a checksum cannot (a crafted file).
+ */
+#ifndef WPP_WET_STREAM_H
+#define WPP_WET_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wet_segment.h"
+
+#define WET_DEFAULT_SEG_LEN 4096
+#define WET_DEFAULT_WARMUP  1024
+#define WET_MAX_SEG_LEN	    (1u << 20)
+
+struct wet_stream_opts {
+	uint32_t seg_len; /* values per segment (checkpoint interval); 0 = default */
+	uint32_t warmup;  /* values tried with every method; 0 = default */
+	/* When non-NULL, use this method instead of choosing one. */
+	const struct wet_method *method;
+};
+
+struct wet_stream {
+	struct wet_method method;
+	uint64_t count;
+	uint32_t seg_len;
+	uint32_t nsegs, cap_segs;
+	struct wet_seg *segs;
+	struct wet_state st;
+	uint32_t open; /* the segment whose state is in st, or UINT32_MAX */
+};
+
+struct wet_builder {
+	struct wet_stream_opts opts;
+	uint64_t *warm; /* the first values, until the method is chosen */
+	uint32_t nwarm;
+	int chosen;
+	struct wet_stream *s;
+};
+
+int wet_builder_init(struct wet_builder *b, const struct wet_stream_opts *opts);
+/* 0, or -1 when out of memory (the builder can then only be aborted). */
+int wet_builder_add(struct wet_builder *b, uint64_t x);
+/* The finished stream (the builder is reset), or NULL when out of memory. */
+struct wet_stream *wet_builder_finish(struct wet_builder *b);
+void wet_builder_abort(struct wet_builder *b);
+
+/* The candidate methods the warm-up tries, and how many. */
+extern const struct wet_method wet_candidates[];
+extern const unsigned wet_ncandidates;
+
+static inline uint64_t wet_stream_count(const struct wet_stream *s)
+{
+	return s->count;
+}
+/* Value i into *x.  0, or -1 when i >= count or the codes are damaged. */
+int wet_stream_get(struct wet_stream *s, uint64_t i, uint64_t *x);
+
+/* Bytes of the serialized form (segments are parked at their ends first,
+ * which moves cursors).  0 when out of memory or reading fails. */
+size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out);
+/* Parse a serialized stream; NULL with a one-line reason in err. */
+struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* Walk every segment to its start and back; 0 when every code decodes and
+ * each segment's start state is the empty one, else -1 with a reason. */
+int wet_stream_verify(struct wet_stream *s, char *err, size_t errlen);
+
+/* Close the open segment and free the dense tables (the next read
+ * reallocates them): a stream nobody reads costs its compressed size.
+ * 0, or -1 when out of memory. */
+int wet_stream_release(struct wet_stream *s);
+void wet_stream_free(struct wet_stream *s);
+
+#endif
