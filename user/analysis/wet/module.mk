@@ -1,9 +1,11 @@
 # user/analysis/wet: whole execution traces (issue 28, docs/wet.md).  This
 # room holds the label-stream libraries: tier 2 (bidirectional predictor
-# streams); the builder, its chunks and the queries plug in here later.
+# streams) and tier 1 (value groups); the builder, its chunks and the
+# queries plug in here later.
 
 WET_SRCS := user/analysis/wet/wet_bits.c user/analysis/wet/wet_segment.c \
 	user/analysis/wet/wet_stream.c user/analysis/wet/wet_stream_serial.c \
+	user/analysis/wet/wet_tier1.c \
 	user/common/crc32c.c
 WET_OBJS := $(call objs,,$(WET_SRCS))
 WET_SAN_OBJS := $(call objs,san,$(WET_SRCS))
