@@ -18,7 +18,7 @@ $(WET_TEST_DIR)/%: $(call objs,san,tests/unit/wet/%.c) $(call objs,san,$(WET_TES
 WET_BENCH := $(WET_TEST_DIR)/bench_wet
 $(WET_BENCH): $(call objs,,tests/unit/wet/bench_wet.c $(WET_TEST_HELPERS)) $(WET_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $^ -o $@
+	$(CC) $(CFLAGS) $^ -o $@ $(CODEC_LIBS)
 
 TEST_TARGETS += $(WET_TESTS) $(WET_BENCH)
 TESTS += $(WET_TESTS)

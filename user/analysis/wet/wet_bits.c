@@ -49,7 +49,7 @@ int wet_bits_push(struct wet_bits *b, uint64_t v, unsigned n)
 	return 0;
 }
 
-int wet_bits_pop(struct wet_bits *b, unsigned n, uint64_t *v)
+int wet_bits_peek(const struct wet_bits *b, unsigned n, uint64_t *v)
 {
 	size_t start, word;
 	unsigned shift;
@@ -64,10 +64,20 @@ int wet_bits_pop(struct wet_bits *b, unsigned n, uint64_t *v)
 	if (shift + n > 64)
 		x |= b->w[word + 1] << (64 - shift);
 	*v = x & low_mask(n);
+	return 0;
+}
+
+int wet_bits_pop(struct wet_bits *b, unsigned n, uint64_t *v)
+{
+	size_t start;
+
+	if (wet_bits_peek(b, n, v) < 0)
+		return -1;
+	start = b->nbits - n;
 	/* Clear the popped bits: the invariant push relies on. */
-	b->w[word] &= low_mask(shift);
-	if (shift + n > 64)
-		b->w[word + 1] = 0;
+	b->w[start / 64] &= low_mask(start % 64);
+	if (start % 64 + n > 64)
+		b->w[start / 64 + 1] = 0;
 	b->nbits = start;
 	return 0;
 }

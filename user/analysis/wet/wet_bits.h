@@ -28,6 +28,9 @@ int wet_bits_push(struct wet_bits *b, uint64_t v, unsigned n);
 /* Pop the top n bits (1 <= n <= 64) into *v, in the order they were pushed.
  * 0, or -1 when fewer than n bits are on the stack (nothing changes). */
 int wet_bits_pop(struct wet_bits *b, unsigned n, uint64_t *v);
+/* Read the top n bits (1 <= n <= 64) as wet_bits_pop would, leaving them.
+ * 0, or -1 when fewer than n bits are on the stack. */
+int wet_bits_peek(const struct wet_bits *b, unsigned n, uint64_t *v);
 /* Replace the contents by nbits bits read from bytes (little-endian words,
  * as wet_bits_bytes writes them).  0, or -1 when out of memory. */
 int wet_bits_load(struct wet_bits *b, const uint8_t *bytes, size_t nbits);

@@ -81,40 +81,124 @@ static uint64_t unzigzag(uint64_t z)
 	return (z >> 1) ^ (0 - (z & 1));
 }
 
-/* --- codes ------------------------------------------------------------ */
+/* --- codes ------------------------------------------------------------
+ *
+ * Pushed payload first, tag last (on top), so a pop reads the tag first:
+ *   hit   [position: index_bits] 1
+ *   miss  [difference: len bits] [len - 1: 6 bits] 0 0
+ *   run   [r: rlen bits] [rlen - 1: 5 bits] 1 0     r >= RUN_MIN hits at 0
+ * A run stands for r hits at position 0 (every hit of FCM/DFCM): what a
+ * constant, a stride or a loop's timestamps code to.  Hits at 0 form a run
+ * exactly when RUN_MIN or more are adjacent on a stack, so the codes stay
+ * a function of the values (the serialized form is canonical) while a
+ * push or pop of one hit stays O(1).
+ */
 
-static int push_hit(struct wet_bits *b, uint64_t index, unsigned index_bits)
+#define RUN_MIN	     12 /* from here a run code is no longer than the hits */
+#define RUN_LEN_BITS 5
+
+static int push_single_hit(struct wet_bits *b, uint64_t index, unsigned index_bits)
 {
 	if (index_bits && wet_bits_push(b, index, index_bits) < 0)
 		return -1;
 	return wet_bits_push(b, 1, 1);
 }
 
+static unsigned bit_length(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 1;
+}
+
+static int push_run(struct wet_bits *b, uint64_t r)
+{
+	unsigned len = bit_length(r);
+
+	if (wet_bits_push(b, r, len) < 0 || wet_bits_push(b, len - 1, RUN_LEN_BITS) < 0)
+		return -1;
+	return wet_bits_push(b, 1, 2); /* tag bits 0 then 1: the run tag */
+}
+
+/* RUN_MIN - 1 single hits at position 0 on top of the stack, as bits. */
+static uint64_t single_hits_pattern(unsigned index_bits)
+{
+	uint64_t p = 0;
+
+	for (unsigned j = 0; j < RUN_MIN - 1; j++)
+		p |= UINT64_C(1) << (j * (index_bits + 1) + index_bits);
+	return p;
+}
+
+static int push_hit(struct wet_bits *b, uint64_t index, unsigned index_bits)
+{
+	unsigned span = (RUN_MIN - 1) * (index_bits + 1);
+	uint64_t top, r;
+
+	if (index)
+		return push_single_hit(b, index, index_bits);
+	/* On a run: one more. */
+	if (wet_bits_peek(b, 2, &top) == 0 && top == 1) {
+		uint64_t len;
+
+		if (wet_bits_pop(b, 2, &top) < 0 || wet_bits_pop(b, RUN_LEN_BITS, &len) < 0 ||
+		    wet_bits_pop(b, (unsigned)len + 1, &r) < 0)
+			return -1;
+		return push_run(b, r + 1);
+	}
+	/* On RUN_MIN - 1 single hits: they and this one become a run. */
+	if (wet_bits_peek(b, span, &top) == 0 && top == single_hits_pattern(index_bits)) {
+		if (wet_bits_pop(b, span, &top) < 0)
+			return -1;
+		return push_run(b, RUN_MIN);
+	}
+	return push_single_hit(b, 0, index_bits);
+}
+
 static int push_miss(struct wet_bits *b, uint64_t z)
 {
-	unsigned len = z ? 64 - (unsigned)__builtin_clzll(z) : 1;
+	unsigned len = bit_length(z);
 
 	if (wet_bits_push(b, z, len) < 0 || wet_bits_push(b, len - 1, LEN_BITS) < 0)
 		return -1;
-	return wet_bits_push(b, 0, 1);
+	return wet_bits_push(b, 0, 2);
 }
 
-/* Pop one code: 1 = hit (*val = its index), 0 = miss (*val = payload), -1. */
+/* Pop one code: 1 = hit (*val = its position), 0 = miss (*val = payload),
+ * -1 = no code or a malformed one. */
 static int pop_code(struct wet_bits *b, unsigned index_bits, uint64_t *val)
 {
-	uint64_t flag, len;
+	uint64_t tag, len;
 
-	if (wet_bits_pop(b, 1, &flag) < 0)
+	if (wet_bits_pop(b, 1, &tag) < 0)
 		return -1;
-	if (flag) {
+	if (tag) {
 		*val = 0;
 		if (index_bits && wet_bits_pop(b, index_bits, val) < 0)
 			return -1;
 		return 1;
 	}
-	if (wet_bits_pop(b, LEN_BITS, &len) < 0 || wet_bits_pop(b, (unsigned)len + 1, val) < 0)
+	if (wet_bits_pop(b, 1, &tag) < 0)
 		return -1;
-	return 0;
+	if (!tag) {
+		if (wet_bits_pop(b, LEN_BITS, &len) < 0 ||
+		    wet_bits_pop(b, (unsigned)len + 1, val) < 0)
+			return -1;
+		return 0;
+	}
+	if (wet_bits_pop(b, RUN_LEN_BITS, &len) < 0 || wet_bits_pop(b, (unsigned)len + 1, val) < 0)
+		return -1;
+	if (*val < RUN_MIN) /* never written: the stack is damaged */
+		return -1;
+	/* One hit leaves; the rest stay a run or become single hits again. */
+	if (*val - 1 >= RUN_MIN) {
+		if (push_run(b, *val - 1) < 0)
+			return -1;
+	} else {
+		for (unsigned i = 0; i < RUN_MIN - 1; i++)
+			if (push_single_hit(b, 0, index_bits) < 0)
+				return -1;
+	}
+	*val = 0;
+	return 1;
 }
 
 /* --- FCM and DFCM: one table per side ----------------------------------- */
@@ -352,7 +436,8 @@ void wet_seg_open(const struct wet_method *m, const struct wet_seg *seg, struct 
 	for (uint32_t i = 0; i < seg->nleft_tab; i++)
 		st->left_tab[seg->tab[i].index] = seg->tab[i].value;
 	for (uint32_t i = 0; i < seg->nright_tab; i++)
-		st->right_tab[seg->tab[seg->nleft_tab + i].index] = seg->tab[seg->nleft_tab + i].value;
+		st->right_tab[seg->tab[seg->nleft_tab + i].index] =
+		    seg->tab[seg->nleft_tab + i].value;
 }
 
 static uint32_t count_nonzero(const uint64_t *tab, uint32_t entries)

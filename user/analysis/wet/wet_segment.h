@@ -27,11 +27,13 @@
  *                the step back undoes it.
  *   LAST_N_STRIDE  the same over strides.
  *
- * A code is 1 flag bit, then for a hit the position (last-n only), for a
- * miss a 6-bit length and the difference (zigzag, wrapping) between the
- * value and the one the state held.  Errors (a stack that runs out, a
- * corrupt code) are returned, never crashed on; the segment is then left
- * in an unspecified but safe state.
+ * A code is a hit (a 1 bit, then the position for last-n), a miss (2 tag
+ * bits, a 6-bit length and the difference, zigzag and wrapping, between
+ * the value and the one the state held), or a run of 12 or more hits at
+ * position 0 (2 tag bits, a 5-bit length and the count): a constant or
+ * strided stretch costs a few bits per run, not one per value.  Errors (a
+ * stack that runs out, a corrupt code) are returned, never crashed on; the
+ * segment is then left in an unspecified but safe state.
  */
 #ifndef WPP_WET_SEGMENT_H
 #define WPP_WET_SEGMENT_H

@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_SEGMENT	  UINT32_MAX
-#define MAX_TABLE_BITS	  12
-#define MIN_TABLE_BITS	  4
+#define NO_SEGMENT     UINT32_MAX
+#define MAX_TABLE_BITS 12
+#define MIN_TABLE_BITS 4
 
 const struct wet_method wet_candidates[] = {
-	{WET_FCM, 1, 0},	   {WET_FCM, 2, 0},	       {WET_FCM, 3, 0},
-	{WET_DFCM, 1, 0},	   {WET_DFCM, 2, 0},	       {WET_DFCM, 3, 0},
-	{WET_LAST_N, 1, 0},	   {WET_LAST_N, 4, 0},	       {WET_LAST_N, 16, 0},
-	{WET_LAST_N_STRIDE, 1, 0}, {WET_LAST_N_STRIDE, 4, 0}, {WET_LAST_N_STRIDE, 16, 0},
+    {WET_FCM, 1, 0},	       {WET_FCM, 2, 0},		  {WET_FCM, 3, 0},
+    {WET_DFCM, 1, 0},	       {WET_DFCM, 2, 0},	  {WET_DFCM, 3, 0},
+    {WET_LAST_N, 1, 0},	       {WET_LAST_N, 4, 0},	  {WET_LAST_N, 16, 0},
+    {WET_LAST_N_STRIDE, 1, 0}, {WET_LAST_N_STRIDE, 4, 0}, {WET_LAST_N_STRIDE, 16, 0},
 };
 const unsigned wet_ncandidates = sizeof(wet_candidates) / sizeof(wet_candidates[0]);
 
@@ -61,9 +61,27 @@ static struct wet_stream *stream_new(const struct wet_method *m, uint32_t seg_le
 	return s;
 }
 
+int wet_seg_rewind(const struct wet_method *m, struct wet_seg *seg, struct wet_state *st)
+{
+	while (seg->pos > 0)
+		if (wet_seg_backward(m, seg, st) < 0)
+			return -1;
+	return 0;
+}
+
+int wet_stream_park(struct wet_stream *s, uint32_t k)
+{
+	if (open_segment(s, k) < 0)
+		return -1;
+	return wet_seg_rewind(&s->method, &s->segs[k], &s->st);
+}
+
 static int stream_append(struct wet_stream *s, uint64_t x)
 {
 	if (s->count % s->seg_len == 0) {
+		/* A finished segment rests at its start. */
+		if (s->nsegs && wet_stream_park(s, s->nsegs - 1) < 0)
+			return -1;
 		if (s->nsegs == s->cap_segs) {
 			uint32_t cap = s->cap_segs ? 2 * s->cap_segs : 4;
 			struct wet_seg *segs = realloc(s->segs, cap * sizeof(*segs));
@@ -163,7 +181,7 @@ static size_t trial_size(const struct wet_method *m, const uint64_t *v, uint32_t
 	for (i = 0; i < n; i++)
 		if (wet_seg_append(m, &seg, &st, v[i]) < 0)
 			break;
-	if (i == n && wet_seg_close(m, &seg, &st) == 0)
+	if (i == n && wet_seg_rewind(m, &seg, &st) == 0 && wet_seg_close(m, &seg, &st) == 0)
 		size = wet_seg_serial_size(m, &seg);
 	wet_seg_free(&seg);
 	wet_state_free(&st);
@@ -179,7 +197,9 @@ static int choose_method(struct wet_builder *b)
 	uint64_t expected = b->nwarm < b->opts.warmup ? b->nwarm : b->opts.seg_len;
 	unsigned bits = ceil_log2(expected) + 1;
 
-	bits = bits < MIN_TABLE_BITS ? MIN_TABLE_BITS : bits > MAX_TABLE_BITS ? MAX_TABLE_BITS : bits;
+	bits = bits < MIN_TABLE_BITS   ? MIN_TABLE_BITS
+	       : bits > MAX_TABLE_BITS ? MAX_TABLE_BITS
+				       : bits;
 	if (b->opts.method) {
 		best = *b->opts.method;
 	} else {
@@ -234,7 +254,7 @@ struct wet_stream *wet_builder_finish(struct wet_builder *b)
 	s = b->s;
 	b->s = NULL;
 	wet_builder_abort(b);
-	if (wet_stream_release(s) < 0) {
+	if ((s->nsegs && wet_stream_park(s, s->nsegs - 1) < 0) || wet_stream_release(s) < 0) {
 		wet_stream_free(s);
 		return NULL;
 	}

@@ -18,7 +18,10 @@
  *     checkpoints: reading value i costs the steps from where i's segment's
  *     cursor stands to i, at most seg_len, plus opening the segment
  *     (O(2^table_bits)) when another segment was open.  Reading i+1 or i-1
- *     after i is one step, O(1), in either direction.
+ *     after i is one step, O(1), in either direction.  Built and parsed
+ *     segments rest with their cursor at their start, so a first forward
+ *     sweep costs one step per value; a backward one, or a sweep over
+ *     segments a reader left at the other end, at most three.
  *   - Reading moves cursors, so a stream is read by one thread at a time;
  *     a reading error (only possible on a stream parsed from bytes whose
  *     codes are damaged) is returned, never crashed on.
@@ -82,8 +85,9 @@ static inline uint64_t wet_stream_count(const struct wet_stream *s)
 /* Value i into *x.  0, or -1 when i >= count or the codes are damaged. */
 int wet_stream_get(struct wet_stream *s, uint64_t i, uint64_t *x);
 
-/* Bytes of the serialized form (segments are parked at their ends first,
- * which moves cursors).  0 when out of memory or reading fails. */
+/* Bytes of the serialized form (segments are parked at their starts
+ * first, which moves cursors; the bytes depend on the values only).
+ * 0 when out of memory or reading fails. */
 size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out);
 /* Parse a serialized stream; NULL with a one-line reason in err. */
 struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, size_t errlen);

@@ -5,12 +5,11 @@
  *
  *   "WETS" u8 version u8 kind u8 size u8 table_bits
  *   varint seg_len, varint count
- *   per segment (ceil(count / seg_len), each parked at its end):
- *     varint left_bits, ceil(left_bits / 8) bytes of the left stack
- *     window: w varints (zigzag)
+ *   per segment (ceil(count / seg_len), each parked at its start, where
+ *   the window, the left stack and table and the last-n list are empty):
+ *     varint right_bits, ceil(right_bits / 8) bytes of the right stack
  *     FCM/DFCM: varint n, n x (varint index gap, varint zigzag value) —
- *               the left table's non-zero entries (the right one is empty
- *               at the end);  last-n: size varints (zigzag), the list
+ *               the right table's non-zero entries
  *   u32 CRC32C of everything before, little-endian
  *
  * The parser trusts nothing: every length is checked against what is left
@@ -29,8 +28,9 @@
 
 #define MAGIC	"WETS"
 #define VERSION 1
-/* The longest code: flag, 6-bit length, 64-bit payload. */
-#define MAX_CODE_BITS 71
+/* The longest code per value: a miss's 2-bit tag, 6-bit length, 64-bit
+ * difference. */
+#define MAX_CODE_BITS 72
 
 static uint64_t zz(uint64_t v)
 {
@@ -75,26 +75,20 @@ static int is_table_kind(const struct wet_method *m)
 
 static void put_segment(struct sink *k, const struct wet_method *m, const struct wet_seg *seg)
 {
-	unsigned w = wet_method_window(m);
-	size_t nbytes = (seg->left.nbits + 7) / 8;
+	const struct wet_tab_entry *tab = seg->nright_tab ? seg->tab + seg->nleft_tab : NULL;
 
-	put_varint(k, seg->left.nbits);
+	put_varint(k, seg->right.nbits);
 	if (k->out)
-		wet_bits_bytes(&seg->left, k->out + k->len);
-	k->len += nbytes;
-	for (unsigned i = 0; i < w; i++)
-		put_varint(k, zz(seg->win[i]));
-	if (!is_table_kind(m)) {
-		for (unsigned i = 0; i < m->size; i++)
-			put_varint(k, zz(seg->list[i]));
+		wet_bits_bytes(&seg->right, k->out + k->len);
+	k->len += (seg->right.nbits + 7) / 8;
+	if (!is_table_kind(m))
 		return;
-	}
-	put_varint(k, seg->nleft_tab);
-	for (uint32_t i = 0; i < seg->nleft_tab; i++) {
-		uint32_t gap = i ? seg->tab[i].index - seg->tab[i - 1].index - 1 : seg->tab[i].index;
+	put_varint(k, seg->nright_tab);
+	for (uint32_t i = 0; i < seg->nright_tab; i++) {
+		uint32_t gap = i ? tab[i].index - tab[i - 1].index - 1 : tab[i].index;
 
 		put_varint(k, gap);
-		put_varint(k, zz(seg->tab[i].value));
+		put_varint(k, zz(tab[i].value));
 	}
 }
 
@@ -108,8 +102,8 @@ size_t wet_seg_serial_size(const struct wet_method *m, const struct wet_seg *seg
 
 static void put_stream(struct sink *k, const struct wet_stream *s)
 {
-	uint8_t head[8] = {MAGIC[0],	    MAGIC[1],	    MAGIC[2],	   MAGIC[3],
-			   VERSION,	    s->method.kind, s->method.size, s->method.table_bits};
+	uint8_t head[8] = {MAGIC[0], MAGIC[1],	     MAGIC[2],	     MAGIC[3],
+			   VERSION,  s->method.kind, s->method.size, s->method.table_bits};
 
 	put_bytes(k, head, sizeof(head));
 	put_varint(k, s->seg_len);
@@ -118,15 +112,12 @@ static void put_stream(struct sink *k, const struct wet_stream *s)
 		put_segment(k, &s->method, &s->segs[i]);
 }
 
-/* Park every segment at its end (the serialized position) and close it. */
+/* Park every segment at its start (the serialized position), closed. */
 static int park(struct wet_stream *s)
 {
-	for (uint32_t i = 0; i < s->nsegs; i++) {
-		uint64_t last = (uint64_t)i * s->seg_len + s->segs[i].count - 1, x;
-
-		if (s->segs[i].pos != s->segs[i].count && wet_stream_get(s, last, &x) < 0)
+	for (uint32_t i = 0; i < s->nsegs; i++)
+		if (s->segs[i].pos != 0 && wet_stream_park(s, i) < 0)
 			return -1;
-	}
 	return wet_stream_release(s);
 }
 
@@ -193,35 +184,22 @@ static int get_varint(struct source *r, uint64_t *v, const char *what)
 static int get_segment(struct source *r, const struct wet_method *m, struct wet_seg *seg,
 		       uint32_t count)
 {
-	unsigned w = wet_method_window(m);
 	uint64_t nbits, v, n, index = 0;
 
-	seg->count = seg->pos = count;
+	seg->count = count;
+	seg->pos = 0;
 	if (get_varint(r, &nbits, "stack length") < 0)
 		return -1;
 	if (nbits > (uint64_t)count * MAX_CODE_BITS)
-		return fail(r, "stack of %llu bits for %u values", (unsigned long long)nbits, count);
+		return fail(r, "stack of %llu bits for %u values", (unsigned long long)nbits,
+			    count);
 	if ((uint64_t)(r->end - r->p) < (nbits + 7) / 8)
 		return fail(r, "truncated stack");
-	if (wet_bits_load(&seg->left, r->p, nbits) < 0)
+	if (wet_bits_load(&seg->right, r->p, nbits) < 0)
 		return fail(r, "out of memory");
 	r->p += (nbits + 7) / 8;
-	for (unsigned i = 0; i < w; i++) {
-		if (get_varint(r, &v, "window") < 0)
-			return -1;
-		seg->win[i] = unzz(v);
-		/* Before x_0 the window holds padding zeros. */
-		if (i + count < w && seg->win[i])
-			return fail(r, "non-zero padding in a window");
-	}
-	if (!is_table_kind(m)) {
-		for (unsigned i = 0; i < m->size; i++) {
-			if (get_varint(r, &v, "list") < 0)
-				return -1;
-			seg->list[i] = unzz(v);
-		}
+	if (!is_table_kind(m))
 		return 0;
-	}
 	if (get_varint(r, &n, "table size") < 0)
 		return -1;
 	if (n > (UINT64_C(1) << m->table_bits) || n > (uint64_t)(r->end - r->p) / 2)
@@ -235,13 +213,14 @@ static int get_segment(struct source *r, const struct wet_method *m, struct wet_
 		if (get_varint(r, &gap, "table index") < 0 || get_varint(r, &v, "table value") < 0)
 			return -1;
 		index += gap + (i ? 1 : 0);
-		if (gap >= (UINT64_C(1) << m->table_bits) || index >= (UINT64_C(1) << m->table_bits))
+		if (gap >= (UINT64_C(1) << m->table_bits) ||
+		    index >= (UINT64_C(1) << m->table_bits))
 			return fail(r, "table index out of range");
 		if (v == 0)
 			return fail(r, "zero table entry stored");
 		seg->tab[i] = (struct wet_tab_entry){(uint32_t)index, unzz(v)};
 	}
-	seg->nleft_tab = (uint32_t)n;
+	seg->nright_tab = (uint32_t)n;
 	return 0;
 }
 
@@ -281,8 +260,8 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
 		return NULL;
 	}
 	nsegs = (count + seg_len - 1) / seg_len;
-	/* Every segment takes at least 3 bytes. */
-	if (nsegs > (uint64_t)(r.end - r.p) / 3 || nsegs >= UINT32_MAX) {
+	/* Every segment takes at least a byte. */
+	if (nsegs > (uint64_t)(r.end - r.p) || nsegs >= UINT32_MAX) {
 		fail(&r, "%llu values do not fit in %zu bytes", (unsigned long long)count, len);
 		return NULL;
 	}
@@ -324,6 +303,16 @@ static int all_zero(const uint64_t *v, size_t n)
 	return 1;
 }
 
+/* The state left of the cursor is empty (as at the start). */
+static int left_empty(const struct wet_method *m, const struct wet_seg *seg,
+		      const struct wet_state *st)
+{
+	if (seg->left.nbits || !all_zero(seg->win, WET_MAX_WINDOW))
+		return 0;
+	return is_table_kind(m) ? all_zero(st->left_tab, st->entries)
+				: all_zero(st->list, WET_MAX_LIST);
+}
+
 static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t errlen)
 {
 	struct source r = {NULL, NULL, err, errlen};
@@ -331,34 +320,29 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 	struct wet_seg *seg = &s->segs[k];
 	struct wet_state *st = &s->st;
 
-	/* Every step is reversible, so codes that walk back to the empty start
-	 * state are a coding of the values they decode to: that is the check
-	 * (a checksum cannot catch a crafted stream). */
-	while (seg->pos > 0)
-		if (wet_seg_backward(m, seg, st) < 0)
-			return fail(&r, "segment %u: damaged code before value %u", k, seg->pos);
-	if (seg->left.nbits || !all_zero(seg->win, WET_MAX_WINDOW) ||
-	    (is_table_kind(m) ? !all_zero(st->left_tab, st->entries)
-			      : !all_zero(st->list, WET_MAX_LIST)))
-		return fail(&r, "segment %u: does not return to its start state", k);
+	/* Every step is reversible, so codes that walk from the empty start
+	 * state to an empty end state and back are a coding of the values they
+	 * decode to: that is the check (a checksum cannot catch a crafted
+	 * stream). */
+	if (wet_stream_park(s, k) < 0)
+		return fail(&r, "segment %u: damaged code", k);
+	if (!left_empty(m, seg, st))
+		return fail(&r, "segment %u: does not start empty", k);
 	while (seg->pos < seg->count)
 		if (wet_seg_forward(m, seg, st) < 0)
-			return fail(&r, "segment %u: damaged code after value %u", k, seg->pos);
+			return fail(&r, "segment %u: damaged code at value %u", k, seg->pos);
 	if (seg->right.nbits || (is_table_kind(m) && !all_zero(st->right_tab, st->entries)))
-		return fail(&r, "segment %u: does not return to its end state", k);
+		return fail(&r, "segment %u: does not end empty", k);
+	if (wet_seg_rewind(m, seg, st) < 0 || !left_empty(m, seg, st))
+		return fail(&r, "segment %u: does not return to its start", k);
 	return 0;
 }
 
 int wet_stream_verify(struct wet_stream *s, char *err, size_t errlen)
 {
 	for (uint32_t k = 0; k < s->nsegs; k++) {
-		uint64_t x;
-
-		/* Opening goes through the reader, so the state is loaded. */
 		if (s->segs[k].count == 0)
 			return snprintf(err, errlen, "segment %u is empty", k), -1;
-		if (wet_stream_get(s, (uint64_t)k * s->seg_len + s->segs[k].count - 1, &x) < 0)
-			return snprintf(err, errlen, "segment %u: damaged code", k), -1;
 		if (verify_segment(s, k, err, errlen) < 0)
 			return -1;
 	}

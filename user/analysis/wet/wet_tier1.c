@@ -45,9 +45,9 @@ int wet_tier1_groups_from_inputs(uint32_t nstmts, uint32_t nwords, const uint64_
 				 uint32_t *group)
 {
 	uint32_t *cls = malloc((nstmts + 1) * sizeof(*cls));
-	uint32_t *rep = malloc((nstmts + 1) * sizeof(*rep));	/* class -> first statement */
+	uint32_t *rep = malloc((nstmts + 1) * sizeof(*rep));   /* class -> first statement */
 	uint32_t *into = malloc((nstmts + 1) * sizeof(*into)); /* class -> class it joins */
-	uint32_t *num = malloc((nstmts + 1) * sizeof(*num));	/* root class -> group */
+	uint32_t *num = malloc((nstmts + 1) * sizeof(*num));   /* root class -> group */
 	uint32_t ncls = 0, ngroups = 0;
 
 	if (!cls || !rep || !into || !num) {
@@ -58,8 +58,8 @@ int wet_tier1_groups_from_inputs(uint32_t nstmts, uint32_t nwords, const uint64_
 	for (uint32_t s = 0; s < nstmts; s++) {
 		uint32_t c = 0;
 
-		while (c < ncls && !set_equal(set_of(sets, nwords, rep[c]), set_of(sets, nwords, s),
-					      nwords))
+		while (c < ncls &&
+		       !set_equal(set_of(sets, nwords, rep[c]), set_of(sets, nwords, s), nwords))
 			c++;
 		if (c == ncls)
 			rep[ncls++] = s;
@@ -74,7 +74,8 @@ int wet_tier1_groups_from_inputs(uint32_t nstmts, uint32_t nwords, const uint64_
 		for (uint32_t d = 0; d < ncls; d++) {
 			const uint64_t *b = set_of(sets, nwords, rep[d]);
 
-			if (d != c && proper_subset(a, b, nwords) && set_size(b, nwords) < best_size) {
+			if (d != c && proper_subset(a, b, nwords) &&
+			    set_size(b, nwords) < best_size) {
 				best_size = set_size(b, nwords);
 				into[c] = d;
 			}
@@ -167,8 +168,8 @@ static int grow_map(struct wet_t1_builder *b)
 	if (!map)
 		return -1;
 	for (uint32_t id = 0; id < b->ntuples; id++) {
-		uint32_t slot = (uint32_t)tuple_hash(b->tuples + (size_t)id * b->nstmts, b->nstmts) &
-				(cap - 1);
+		uint32_t slot =
+		    (uint32_t)tuple_hash(b->tuples + (size_t)id * b->nstmts, b->nstmts) & (cap - 1);
 
 		while (map[slot])
 			slot = (slot + 1) & (cap - 1);
@@ -180,7 +181,7 @@ static int grow_map(struct wet_t1_builder *b)
 	return 0;
 }
 
-#define TUPLES_FULL UINT32_MAX	     /* the caller switches to direct values */
+#define TUPLES_FULL UINT32_MAX /* the caller switches to direct values */
 #define NO_MEMORY   (UINT32_MAX - 1)
 
 /* The tuple's id, a new one (its values emitted) if it was not seen. */

@@ -67,10 +67,10 @@ struct wet_t1_builder {
 struct wet_t1_group {
 	uint32_t nstmts;
 	uint64_t ninst;
-	uint64_t switch_at;	     /* instances before it read through the pattern */
-	struct wet_stream *pattern;  /* switch_at indices */
-	struct wet_stream **uvals;   /* nstmts streams of unique values */
-	struct wet_stream **direct;  /* nstmts streams of ninst - switch_at values, or NULL */
+	uint64_t switch_at;	    /* instances before it read through the pattern */
+	struct wet_stream *pattern; /* switch_at indices */
+	struct wet_stream **uvals;  /* nstmts streams of unique values */
+	struct wet_stream **direct; /* nstmts streams of ninst - switch_at values, or NULL */
 };
 
 /* 0, or -1 when out of memory or nstmts is 0. */

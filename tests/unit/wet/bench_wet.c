@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_wet.c — the tier-2 stream benchmark behind scripts/bench-wet: per
+ * test stream (wet_gen.h) and per raw file given (little-endian u64
+ * values), the method the warm-up chose, compressed bits per value beside
+ * zstd -3 of the raw values (a one-way baseline), build time per value,
+ * and read time per step forward, backward and per random seek, beside
+ * reading the raw array in the same run.
+ *   bench_wet [NVALUES [FILE.u64...]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <zstd.h>
+
+#include "wet_gen.h"
+#include "wet_stream.h"
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_wet: %s\n", what);
+	exit(1);
+}
+
+/* Summing the raw array: the baseline per step. */
+static volatile uint64_t sink;
+
+static double raw_ns_per_step(const uint64_t *v, size_t n)
+{
+	double t0 = now_ns();
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	sink = sum;
+	return (now_ns() - t0) / (double)n;
+}
+
+static void bench(const char *name, const uint64_t *v, size_t n, const uint64_t *seeks,
+		  size_t nseeks)
+{
+	struct wet_builder b;
+	struct wet_stream *s;
+	uint8_t *bytes;
+	size_t len, zcap = ZSTD_compressBound(n * 8);
+	void *z = malloc(zcap ? zcap : 1);
+	size_t zlen;
+	double t0, build, fwd, bwd, seek, raw_seq;
+	uint64_t x, sum = 0;
+	char mname[32];
+
+	if (!z)
+		die("out of memory");
+	zlen = ZSTD_compress(z, zcap, v, n * 8, 3);
+	if (ZSTD_isError(zlen))
+		die("zstd failed");
+	free(z);
+	t0 = now_ns();
+	if (wet_builder_init(&b, NULL) < 0)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (wet_builder_add(&b, v[i]) < 0)
+			die("out of memory");
+	s = wet_builder_finish(&b);
+	if (!s)
+		die("out of memory");
+	build = (now_ns() - t0) / (double)n;
+	len = wet_stream_serialize(s, &bytes);
+	if (!len)
+		die("serialize failed");
+	free(bytes);
+	/* Sweeps start where serialize parked the cursors: at segment ends. */
+	t0 = now_ns();
+	for (size_t i = 0; i < n; i++) {
+		if (wet_stream_get(s, i, &x) < 0 || x != v[i])
+			die("forward read differs from the raw value");
+		sum += x;
+	}
+	fwd = (now_ns() - t0) / (double)n;
+	t0 = now_ns();
+	for (size_t i = n; i-- > 0;) {
+		if (wet_stream_get(s, i, &x) < 0 || x != v[i])
+			die("backward read differs from the raw value");
+		sum += x;
+	}
+	bwd = (now_ns() - t0) / (double)n;
+	t0 = now_ns();
+	for (size_t i = 0; i < nseeks; i++) {
+		if (wet_stream_get(s, seeks[i] % n, &x) < 0 || x != v[seeks[i] % n])
+			die("seek read differs from the raw value");
+		sum += x;
+	}
+	seek = (now_ns() - t0) / (double)nseeks;
+	sink = sum;
+	raw_seq = raw_ns_per_step(v, n);
+	printf("%-14s %-13s %7.2f %7.2f %7.1f %8.1f %8.1f %10.0f   x%.0f\n", name,
+	       wet_method_name(&s->method, mname, sizeof(mname)), 8.0 * (double)len / (double)n,
+	       8.0 * (double)zlen / (double)n, build, fwd, bwd, seek,
+	       (fwd + bwd) / 2 / (raw_seq > 0.01 ? raw_seq : 0.01));
+	wet_stream_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+	size_t nseeks = 20000;
+	uint64_t *v, *seeks, seed = 42;
+
+	if (n == 0)
+		die("usage: bench_wet [NVALUES [FILE.u64...]]");
+	v = malloc(n * sizeof(*v));
+	seeks = malloc(nseeks * sizeof(*seeks));
+	if (!v || !seeks)
+		die("out of memory");
+	for (size_t i = 0; i < nseeks; i++)
+		seeks[i] = wet_gen_rand(&seed);
+	printf("%zu values per stream; bits/value (tier 2, zstd -3 of the raw words), "
+	       "ns per value built, ns per step forward/backward (sweeps), ns per random seek, "
+	       "and the sweep step against a raw array read\n",
+	       n);
+	printf("%-14s %-13s %7s %7s %7s %8s %8s %10s   %s\n", "stream", "method", "bits", "zstd",
+	       "build", "forward", "backward", "seek", "vs raw");
+	for (int k = 0; k < GEN_NKINDS; k++) {
+		wet_gen_fill(k, 1, v, n);
+		bench(wet_gen_name(k), v, n, seeks, nseeks);
+	}
+	for (int a = 2; a < argc; a++) {
+		FILE *f = fopen(argv[a], "rb");
+		size_t got;
+
+		if (!f)
+			die("cannot open a stream file");
+		got = fread(v, sizeof(*v), n, f);
+		fclose(f);
+		if (got == 0)
+			die("empty stream file");
+		bench(argv[a], v, got, seeks, nseeks);
+	}
+	free(v);
+	free(seeks);
+	return 0;
+}
