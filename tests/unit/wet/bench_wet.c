@@ -5,8 +5,11 @@
  * values), the method the warm-up chose, compressed bits per value beside
  * zstd -3 of the raw values (a one-way baseline), build time per value,
  * and read time per step forward, backward and per random seek, beside
- * reading the raw array in the same run.
- *   bench_wet [NVALUES [FILE.u64...]]
+ * reading the raw array in the same run.  A path stream (FILE.u32, as
+ * `wpptrace wpp --raw-out` writes) gives the real-program figures a WET
+ * cares most about: the flow stream (path per timestamp) and every path's
+ * timestamp stream, the paper's node timestamp labels.
+ *   bench_wet [NVALUES [FILE.u64 | FILE.u32 ...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +113,104 @@ static void bench(const char *name, const uint64_t *v, size_t n, const uint64_t 
 	wet_stream_free(s);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every path's timestamps (positions from 1) as one stream each: built one
+ * path after another, sizes summed, then read forward and backward. */
+static void bench_timestamps(const char *name, const uint64_t *sym, size_t n)
+{
+	/* (symbol << 32 | position) sorted: each symbol's positions in order. */
+	uint64_t *key = malloc(n * sizeof(*key)), x;
+	size_t bytes = 0, nstreams = 0;
+	double t0, build, fwd = 0, bwd = 0;
+	unsigned method_count[WET_NKINDS] = {0};
+
+	if (!key || n >= UINT32_MAX)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		key[i] = sym[i] << 32 | i;
+	qsort(key, n, sizeof(*key), cmp_u64);
+	t0 = now_ns();
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		struct wet_builder b;
+		struct wet_stream *s;
+		uint8_t *out;
+		size_t len;
+		double t1;
+
+		if (wet_builder_init(&b, NULL) < 0)
+			die("out of memory");
+		for (; j < n && key[j] >> 32 == key[i] >> 32; j++)
+			if (wet_builder_add(&b, (key[j] & 0xffffffffu) + 1) < 0)
+				die("out of memory");
+		s = wet_builder_finish(&b);
+		if (!s)
+			die("out of memory");
+		len = wet_stream_serialize(s, &out);
+		if (!len)
+			die("serialize failed");
+		free(out);
+		bytes += len;
+		method_count[s->method.kind]++;
+		t1 = now_ns();
+		for (size_t k = i; k < j; k++)
+			if (wet_stream_get(s, k - i, &x) < 0 || x != (key[k] & 0xffffffffu) + 1)
+				die("timestamp read differs");
+		fwd += now_ns() - t1;
+		t1 = now_ns();
+		for (size_t k = j; k-- > i;)
+			if (wet_stream_get(s, k - i, &x) < 0 || x != (key[k] & 0xffffffffu) + 1)
+				die("timestamp read differs");
+		bwd += now_ns() - t1;
+		wet_stream_free(s);
+		nstreams++;
+		i = j;
+	}
+	build = (now_ns() - t0 - fwd - bwd) / (double)n;
+	printf("%-14s %-13s %7.2f %7s %7.1f %8.1f %8.1f   %zu paths; timestamps %.0fx "
+	       "(fcm %u, dfcm %u, last-n %u, stride %u)\n",
+	       name, "timestamps", 8.0 * (double)bytes / (double)n, "-", build, fwd / (double)n,
+	       bwd / (double)n, nstreams, 64.0 * (double)n / (8.0 * (double)bytes),
+	       method_count[WET_FCM], method_count[WET_DFCM], method_count[WET_LAST_N],
+	       method_count[WET_LAST_N_STRIDE]);
+	free(key);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* Up to n values of a file: u64 words, or u32 symbols widened. */
+static size_t read_stream(const char *path, uint64_t *v, size_t n, int u32)
+{
+	FILE *f = fopen(path, "rb");
+	size_t got = 0;
+
+	if (!f)
+		die("cannot open a stream file");
+	if (u32) {
+		uint32_t w;
+
+		while (got < n && fread(&w, sizeof(w), 1, f) == 1)
+			v[got++] = w;
+	} else {
+		got = fread(v, sizeof(*v), n, f);
+	}
+	fclose(f);
+	if (got == 0)
+		die("empty stream file");
+	return got;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
@@ -117,7 +218,7 @@ int main(int argc, char **argv)
 	uint64_t *v, *seeks, seed = 42;
 
 	if (n == 0)
-		die("usage: bench_wet [NVALUES [FILE.u64...]]");
+		die("usage: bench_wet [NVALUES [FILE.u64 | FILE.u32 ...]]");
 	v = malloc(n * sizeof(*v));
 	seeks = malloc(nseeks * sizeof(*seeks));
 	if (!v || !seeks)
@@ -135,16 +236,13 @@ int main(int argc, char **argv)
 		bench(wet_gen_name(k), v, n, seeks, nseeks);
 	}
 	for (int a = 2; a < argc; a++) {
-		FILE *f = fopen(argv[a], "rb");
-		size_t got;
+		int u32 = ends_with(argv[a], ".u32");
+		size_t got = read_stream(argv[a], v, n, u32);
+		const char *base = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
 
-		if (!f)
-			die("cannot open a stream file");
-		got = fread(v, sizeof(*v), n, f);
-		fclose(f);
-		if (got == 0)
-			die("empty stream file");
-		bench(argv[a], v, got, seeks, nseeks);
+		bench(base, v, got, seeks, nseeks);
+		if (u32)
+			bench_timestamps(base, v, got);
 	}
 	free(v);
 	free(seeks);

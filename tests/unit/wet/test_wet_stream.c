@@ -214,6 +214,44 @@ static void test_serial_round_trip(void **state)
 	free(v);
 }
 
+/* A builder whose tables are released between adds (as a builder of many
+ * streams does) builds the same bytes. */
+static void test_release_while_building(void **state)
+{
+	(void)state;
+	size_t n = 12000;
+	uint64_t *v = malloc(n * sizeof(*v));
+
+	for (int g = 0; g < GEN_NKINDS; g++) {
+		struct wet_stream_opts o = {.seg_len = 1000};
+		struct wet_builder b;
+		struct wet_stream *s, *t;
+		uint8_t *a, *c;
+		size_t alen, clen;
+
+		wet_gen_fill(g, 21, v, n);
+		assert_int_equal(wet_builder_init(&b, &o), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(wet_builder_add(&b, v[i]), 0);
+			if (i % 7 == 0)
+				assert_int_equal(wet_builder_release(&b), 0);
+		}
+		s = wet_builder_finish(&b);
+		assert_non_null(s);
+		t = build(v, n, NULL, 1000);
+		alen = wet_stream_serialize(s, &a);
+		clen = wet_stream_serialize(t, &c);
+		assert_int_equal(alen, clen);
+		assert_memory_equal(a, c, alen);
+		check_all_orders(s, v, n, g + 70);
+		free(a);
+		free(c);
+		wet_stream_free(s);
+		wet_stream_free(t);
+	}
+	free(v);
+}
+
 static void fix_crc(uint8_t *bytes, size_t len)
 {
 	uint32_t crc = wpp_crc32c(0, bytes, len - 4);
@@ -331,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_every_method),	  cmocka_unit_test(test_chosen_method),
 		cmocka_unit_test(test_compresses),	  cmocka_unit_test(test_serial_round_trip),
 		cmocka_unit_test(test_corrupt),		  cmocka_unit_test(test_hostile_headers),
+		cmocka_unit_test(test_release_while_building),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

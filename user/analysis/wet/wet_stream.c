@@ -96,7 +96,9 @@ static int stream_append(struct wet_stream *s, uint64_t x)
 		if (open_segment(s, s->nsegs - 1) < 0)
 			return -1;
 	}
-	if (wet_seg_append(&s->method, &s->segs[s->nsegs - 1], &s->st, x) < 0)
+	/* The builder may have released the segment (wet_builder_release). */
+	if (open_segment(s, s->nsegs - 1) < 0 ||
+	    wet_seg_append(&s->method, &s->segs[s->nsegs - 1], &s->st, x) < 0)
 		return -1;
 	s->count++;
 	return 0;
@@ -259,6 +261,11 @@ struct wet_stream *wet_builder_finish(struct wet_builder *b)
 		return NULL;
 	}
 	return s;
+}
+
+int wet_builder_release(struct wet_builder *b)
+{
+	return b->chosen ? wet_stream_release(b->s) : 0;
 }
 
 void wet_builder_abort(struct wet_builder *b)

@@ -8,7 +8,8 @@
  * Contract
  *   - Building is streaming: wet_builder_add takes one value at a time;
  *     memory is the compressed stream plus the warm-up buffer plus one
- *     segment's predictor tables (2 * 8 << table_bits bytes).
+ *     segment's predictor tables (2 * 8 << table_bits bytes, at most
+ *     64 KiB), which wet_builder_release gives back between adds.
  *   - The predictor is chosen per stream after a warm-up: the first
  *     `warmup` values are coded with every method (the paper's FCM, DFCM,
  *     last-n and last-n stride, three sizes each) and the smallest wins;
@@ -70,6 +71,10 @@ struct wet_builder {
 int wet_builder_init(struct wet_builder *b, const struct wet_stream_opts *opts);
 /* 0, or -1 when out of memory (the builder can then only be aborted). */
 int wet_builder_add(struct wet_builder *b, uint64_t x);
+/* Free the dense tables of the segment being built (the next add restores
+ * them from their non-zero entries): what a builder of many streams calls
+ * on the streams it has not fed for a while.  0, or -1 out of memory. */
+int wet_builder_release(struct wet_builder *b);
 /* The finished stream (the builder is reset), or NULL when out of memory. */
 struct wet_stream *wet_builder_finish(struct wet_builder *b);
 void wet_builder_abort(struct wet_builder *b);
