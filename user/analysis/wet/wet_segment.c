@@ -118,45 +118,66 @@ static int push_run(struct wet_bits *b, uint64_t r)
 	return wet_bits_push(b, 1, 2); /* tag bits 0 then 1: the run tag */
 }
 
-/* RUN_MIN - 1 single hits at position 0 on top of the stack, as bits. */
-static uint64_t single_hits_pattern(unsigned index_bits)
+/* Pop a run code known to be on top: its count. */
+static int pop_run(struct wet_bits *b, uint64_t *r)
 {
-	uint64_t p = 0;
+	uint64_t tag, len;
 
-	for (unsigned j = 0; j < RUN_MIN - 1; j++)
-		p |= UINT64_C(1) << (j * (index_bits + 1) + index_bits);
-	return p;
+	if (wet_bits_pop(b, 2, &tag) < 0 || wet_bits_pop(b, RUN_LEN_BITS, &len) < 0 ||
+	    wet_bits_pop(b, (unsigned)len + 1, r) < 0)
+		return -1;
+	return 0;
 }
 
-static int push_hit(struct wet_bits *b, uint64_t index, unsigned index_bits)
+/* Write the side's pending hits as codes, merged with the hits at position
+ * 0 already on top, so the bits are what pushing hit after hit would
+ * give: a run from RUN_MIN adjacent hits, single hits below that.  O(1):
+ * fewer than RUN_MIN single hits can be adjacent. */
+static int settle(struct wet_side *side, unsigned index_bits)
 {
-	unsigned span = (RUN_MIN - 1) * (index_bits + 1);
-	uint64_t top, r;
+	struct wet_bits *b = &side->bits;
+	uint64_t total = side->run, top, r;
 
-	if (index)
-		return push_single_hit(b, index, index_bits);
-	/* On a run: one more. */
+	if (!total)
+		return 0;
+	side->run = 0;
 	if (wet_bits_peek(b, 2, &top) == 0 && top == 1) {
-		uint64_t len;
-
-		if (wet_bits_pop(b, 2, &top) < 0 || wet_bits_pop(b, RUN_LEN_BITS, &len) < 0 ||
-		    wet_bits_pop(b, (unsigned)len + 1, &r) < 0)
+		if (pop_run(b, &r) < 0)
 			return -1;
-		return push_run(b, r + 1);
+		return push_run(b, r + total);
 	}
-	/* On RUN_MIN - 1 single hits: they and this one become a run. */
-	if (wet_bits_peek(b, span, &top) == 0 && top == single_hits_pattern(index_bits)) {
-		if (wet_bits_pop(b, span, &top) < 0)
+	while (wet_bits_peek(b, index_bits + 1, &top) == 0 && top == UINT64_C(1) << index_bits) {
+		if (wet_bits_pop(b, index_bits + 1, &top) < 0)
 			return -1;
-		return push_run(b, RUN_MIN);
+		total++;
 	}
-	return push_single_hit(b, 0, index_bits);
+	if (total >= RUN_MIN)
+		return push_run(b, total);
+	while (total--)
+		if (push_single_hit(b, 0, index_bits) < 0)
+			return -1;
+	return 0;
 }
 
-static int push_miss(struct wet_bits *b, uint64_t z)
+/* A hit at position 0 only counts: a step through a run touches no bits. */
+static int push_hit(struct wet_side *side, uint64_t index, unsigned index_bits)
 {
+	if (!index) {
+		side->run++;
+		return 0;
+	}
+	if (settle(side, index_bits) < 0)
+		return -1;
+	return push_single_hit(&side->bits, index, index_bits);
+}
+
+static int push_miss(struct wet_side *side, uint64_t z, unsigned index_bits)
+{
+	struct wet_bits *b = &side->bits;
 	unsigned len = bit_length(z);
 
+	if (settle(side, index_bits) < 0)
+		return -1;
 	if (wet_bits_push(b, z, len) < 0 || wet_bits_push(b, len - 1, LEN_BITS) < 0)
 		return -1;
 	return wet_bits_push(b, 0, 2);
@@ -164,41 +185,41 @@ static int push_miss(struct wet_bits *b, uint64_t z)
 
 /* Pop one code: 1 = hit (*val = its position), 0 = miss (*val = payload),
  * -1 = no code or a malformed one. */
-static int pop_code(struct wet_bits *b, unsigned index_bits, uint64_t *val)
+static int pop_code(struct wet_side *side, unsigned index_bits, uint64_t *val)
 {
+	struct wet_bits *b = &side->bits;
 	uint64_t tag, len;
 
-	if (wet_bits_pop(b, 1, &tag) < 0)
-		return -1;
-	if (tag) {
+	*val = 0;
+	if (side->run) {
+		side->run--;
+		return 1;
+	}
+	if (wet_bits_peek(b, 2, &tag) == 0 && tag == 1) {
+		/* A run: one hit leaves, the rest are pending. */
+		if (pop_run(b, val) < 0 || *val < RUN_MIN || *val > UINT32_MAX)
+			return -1; /* never written: the stack is damaged */
+		side->run = (uint32_t)(*val - 1);
 		*val = 0;
-		if (index_bits && wet_bits_pop(b, index_bits, val) < 0)
-			return -1;
 		return 1;
 	}
 	if (wet_bits_pop(b, 1, &tag) < 0)
 		return -1;
-	if (!tag) {
-		if (wet_bits_pop(b, LEN_BITS, &len) < 0 ||
-		    wet_bits_pop(b, (unsigned)len + 1, val) < 0)
-			return -1;
-		return 0;
-	}
-	if (wet_bits_pop(b, RUN_LEN_BITS, &len) < 0 || wet_bits_pop(b, (unsigned)len + 1, val) < 0)
+	if (tag)
+		return index_bits && wet_bits_pop(b, index_bits, val) < 0 ? -1 : 1;
+	if (wet_bits_pop(b, 1, &tag) < 0 || wet_bits_pop(b, LEN_BITS, &len) < 0 ||
+	    wet_bits_pop(b, (unsigned)len + 1, val) < 0)
 		return -1;
-	if (*val < RUN_MIN) /* never written: the stack is damaged */
+	return 0;
+}
+
+int wet_seg_settle(const struct wet_method *m, struct wet_seg *seg)
+{
+	unsigned index_bits = list_index_bits(m);
+
+	if (settle(&seg->left, index_bits) < 0 || settle(&seg->right, index_bits) < 0)
 		return -1;
-	/* One hit leaves; the rest stay a run or become single hits again. */
-	if (*val - 1 >= RUN_MIN) {
-		if (push_run(b, *val - 1) < 0)
-			return -1;
-	} else {
-		for (unsigned i = 0; i < RUN_MIN - 1; i++)
-			if (push_single_hit(b, 0, index_bits) < 0)
-				return -1;
-	}
-	*val = 0;
-	return 1;
+	return 0;
 }
 
 /* --- FCM and DFCM: one table per side ----------------------------------- */
@@ -252,17 +273,17 @@ static uint32_t right_context(const struct wet_method *m, const uint64_t *win, u
 
 /* Code sym against tab[slot]; the table keeps sym, the code keeps what the
  * table held, so table_decode undoes this exactly. */
-static int table_encode(uint64_t *tab, uint32_t slot, uint64_t sym, struct wet_bits *b)
+static int table_encode(uint64_t *tab, uint32_t slot, uint64_t sym, struct wet_side *b)
 {
 	uint64_t held = tab[slot];
 
 	if (held == sym)
 		return push_hit(b, 0, 0);
 	tab[slot] = sym;
-	return push_miss(b, zigzag(held - sym));
+	return push_miss(b, zigzag(held - sym), 0);
 }
 
-static int table_decode(uint64_t *tab, uint32_t slot, struct wet_bits *b, uint64_t *sym)
+static int table_decode(uint64_t *tab, uint32_t slot, struct wet_side *b, uint64_t *sym)
 {
 	uint64_t z;
 	int r = pop_code(b, 0, &z);
@@ -368,7 +389,7 @@ static int list_forward(const struct wet_method *m, struct wet_seg *seg, struct 
 		dropped = list[n - 1];
 		memmove(list + 1, list, (n - 1) * sizeof(list[0]));
 		list[0] = sym;
-		if (push_miss(&seg->left, zigzag(dropped - sym)) < 0)
+		if (push_miss(&seg->left, zigzag(dropped - sym), kbits) < 0)
 			return -1;
 	}
 	seg->win[0] = base + sym;
@@ -392,7 +413,7 @@ static int list_backward(const struct wet_method *m, struct wet_seg *seg, struct
 	} else {
 		memmove(list, list + 1, (n - 1) * sizeof(list[0]));
 		list[n - 1] = sym + unzigzag(val);
-		if (push_miss(&seg->right, zigzag(sym - list[0])) < 0)
+		if (push_miss(&seg->right, zigzag(sym - list[0]), kbits) < 0)
 			return -1;
 	}
 	/* The list's front is now the previous value's symbol (0 before x_0). */
@@ -463,6 +484,8 @@ int wet_seg_close(const struct wet_method *m, struct wet_seg *seg, const struct 
 	uint32_t nl, nr;
 	struct wet_tab_entry *tab;
 
+	if (wet_seg_settle(m, seg) < 0)
+		return -1;
 	if (!is_table_kind(m)) {
 		memcpy(seg->list, st->list, sizeof(seg->list));
 		return 0;
@@ -508,8 +531,8 @@ int wet_seg_backward(const struct wet_method *m, struct wet_seg *seg, struct wet
 
 void wet_seg_free(struct wet_seg *seg)
 {
-	wet_bits_free(&seg->left);
-	wet_bits_free(&seg->right);
+	wet_bits_free(&seg->left.bits);
+	wet_bits_free(&seg->right.bits);
 	free(seg->tab);
 	*seg = (struct wet_seg){0};
 }

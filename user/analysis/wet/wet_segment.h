@@ -83,11 +83,19 @@ struct wet_tab_entry {
 	uint64_t value;
 };
 
+/* One side of the cursor: its codes, and the hits at position 0 on top of
+ * them that are only counted (a step through a run touches no bits);
+ * wet_seg_settle writes them as the codes pushing them one by one gives. */
+struct wet_side {
+	struct wet_bits bits;
+	uint32_t run;
+};
+
 struct wet_seg {
 	uint32_t count; /* values in the segment */
 	uint32_t pos;	/* cursor c */
 	uint64_t win[WET_MAX_WINDOW];
-	struct wet_bits left, right;
+	struct wet_side left, right;
 	/* Closed form of the state: the tables' non-zero entries by index
 	 * (left side first), or the list. */
 	struct wet_tab_entry *tab;
@@ -100,7 +108,8 @@ void wet_state_free(struct wet_state *st);
 
 /* Load the segment's state into st (st was initialized for method m). */
 void wet_seg_open(const struct wet_method *m, const struct wet_seg *seg, struct wet_state *st);
-/* Store st back into the segment's closed form.  0, or -1 out of memory. */
+/* Store st back into the segment's closed form (and settle its sides).
+ * 0, or -1 out of memory. */
 int wet_seg_close(const struct wet_method *m, struct wet_seg *seg, const struct wet_state *st);
 
 /* Build: the cursor must be at the end (pos == count); append x as the new
@@ -114,6 +123,8 @@ int wet_seg_backward(const struct wet_method *m, struct wet_seg *seg, struct wet
 /* The value just left of the cursor, x_{pos-1} (pos >= 1). */
 uint64_t wet_seg_current(const struct wet_method *m, const struct wet_seg *seg);
 
+/* Write both sides' counted hits as codes.  0, or -1 out of memory. */
+int wet_seg_settle(const struct wet_method *m, struct wet_seg *seg);
 void wet_seg_free(struct wet_seg *seg);
 
 #endif

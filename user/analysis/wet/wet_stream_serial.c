@@ -77,10 +77,10 @@ static void put_segment(struct sink *k, const struct wet_method *m, const struct
 {
 	const struct wet_tab_entry *tab = seg->nright_tab ? seg->tab + seg->nleft_tab : NULL;
 
-	put_varint(k, seg->right.nbits);
+	put_varint(k, seg->right.bits.nbits);
 	if (k->out)
-		wet_bits_bytes(&seg->right, k->out + k->len);
-	k->len += (seg->right.nbits + 7) / 8;
+		wet_bits_bytes(&seg->right.bits, k->out + k->len);
+	k->len += (seg->right.bits.nbits + 7) / 8;
 	if (!is_table_kind(m))
 		return;
 	put_varint(k, seg->nright_tab);
@@ -195,7 +195,7 @@ static int get_segment(struct source *r, const struct wet_method *m, struct wet_
 			    count);
 	if ((uint64_t)(r->end - r->p) < (nbits + 7) / 8)
 		return fail(r, "truncated stack");
-	if (wet_bits_load(&seg->right, r->p, nbits) < 0)
+	if (wet_bits_load(&seg->right.bits, r->p, nbits) < 0)
 		return fail(r, "out of memory");
 	r->p += (nbits + 7) / 8;
 	if (!is_table_kind(m))
@@ -307,7 +307,7 @@ static int all_zero(const uint64_t *v, size_t n)
 static int left_empty(const struct wet_method *m, const struct wet_seg *seg,
 		      const struct wet_state *st)
 {
-	if (seg->left.nbits || !all_zero(seg->win, WET_MAX_WINDOW))
+	if (seg->left.bits.nbits || seg->left.run || !all_zero(seg->win, WET_MAX_WINDOW))
 		return 0;
 	return is_table_kind(m) ? all_zero(st->left_tab, st->entries)
 				: all_zero(st->list, WET_MAX_LIST);
@@ -331,7 +331,8 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 	while (seg->pos < seg->count)
 		if (wet_seg_forward(m, seg, st) < 0)
 			return fail(&r, "segment %u: damaged code at value %u", k, seg->pos);
-	if (seg->right.nbits || (is_table_kind(m) && !all_zero(st->right_tab, st->entries)))
+	if (seg->right.bits.nbits || seg->right.run ||
+	    (is_table_kind(m) && !all_zero(st->right_tab, st->entries)))
 		return fail(&r, "segment %u: does not end empty", k);
 	if (wet_seg_rewind(m, seg, st) < 0 || !left_empty(m, seg, st))
 		return fail(&r, "segment %u: does not return to its start", k);
