@@ -47,8 +47,6 @@ static void read_all(struct wet_stream *s, const uint64_t *want)
 	uint64_t n = wet_stream_count(s), x;
 	uint64_t *seen;
 
-	if (n > 64 * MAX_VALUES) /* a parsed count is bounded by its bytes */
-		n = 64 * MAX_VALUES;
 	seen = malloc((n + 1) * sizeof(*seen));
 	if (!seen)
 		return;
@@ -81,6 +79,13 @@ static void parse_and_read(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	fix_crc(copy, size);
 	s = wet_stream_parse(copy, size, err, sizeof(err));
+	/* Checking and reading are linear in the count, and a few bytes of
+	 * runs can honestly hold millions of values: keep runs short. */
+	if (s && wet_stream_count(s) > 64 * MAX_VALUES) {
+		wet_stream_free(s);
+		free(copy);
+		return;
+	}
 	if (s && wet_stream_verify(s, err, sizeof(err)) == 0)
 		read_all(s, NULL);
 	else if (!err[0])
