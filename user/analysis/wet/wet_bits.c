@@ -107,6 +107,24 @@ void wet_bits_bytes(const struct wet_bits *b, uint8_t *out)
 		out[i] = (uint8_t)(b->w[i / 8] >> (8 * (i % 8)));
 }
 
+void wet_bits_shrink(struct wet_bits *b)
+{
+	size_t words = (b->nbits + 63) / 64;
+	uint64_t *smaller;
+
+	if (words == b->cap_words)
+		return;
+	if (!words) {
+		wet_bits_free(b);
+		return;
+	}
+	smaller = realloc(b->w, words * sizeof(*smaller));
+	if (!smaller)
+		return;
+	b->w = smaller;
+	b->cap_words = words;
+}
+
 void wet_bits_free(struct wet_bits *b)
 {
 	free(b->w);

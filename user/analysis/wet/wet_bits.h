@@ -36,6 +36,9 @@ int wet_bits_peek(const struct wet_bits *b, unsigned n, uint64_t *v);
 int wet_bits_load(struct wet_bits *b, const uint8_t *bytes, size_t nbits);
 /* Write the stack's ceil(nbits / 8) bytes to out (unused high bits zero). */
 void wet_bits_bytes(const struct wet_bits *b, uint8_t *out);
+/* Give back the memory above the bits in use (a stack at rest keeps only
+ * its codes).  Cannot fail: a failed shrink keeps the larger buffer. */
+void wet_bits_shrink(struct wet_bits *b);
 void wet_bits_free(struct wet_bits *b);
 
 #endif

@@ -486,6 +486,10 @@ int wet_seg_close(const struct wet_method *m, struct wet_seg *seg, const struct 
 
 	if (wet_seg_settle(m, seg) < 0)
 		return -1;
+	/* A closed segment costs its codes: a stack the cursor emptied had
+	 * grown to hold them all. */
+	wet_bits_shrink(&seg->left.bits);
+	wet_bits_shrink(&seg->right.bits);
 	if (!is_table_kind(m)) {
 		memcpy(seg->list, st->list, sizeof(seg->list));
 		return 0;
