@@ -100,8 +100,8 @@ static void free_reverse(struct rgraph *r)
 }
 
 /* Postorder of the reversed graph from the exit (iterative DFS). */
-static uint32_t postorder(const struct rgraph *r, uint32_t *order, uint32_t *stack,
-			  uint32_t *next, uint8_t *seen)
+static uint32_t postorder(const struct rgraph *r, uint32_t *order, uint32_t *stack, uint32_t *next,
+			  uint8_t *seen)
 {
 	uint32_t sp = 0, k = 0, x = r->n - 1;
 
@@ -163,7 +163,9 @@ int wet_postdom(const struct wet_cfg *g, uint32_t *ipdom)
 			/* b's predecessors in the reversed graph are its forward
 			 * successors, and the exit when b flows into it. */
 			for (uint32_t e = g->succ_off[b]; e <= g->succ_off[b + 1]; e++) {
-				uint32_t p = e < g->succ_off[b + 1] ? g->succ[e] : r.exits[b] ? x : UNDEF;
+				uint32_t p = e < g->succ_off[b + 1] ? g->succ[e]
+					     : r.exits[b]	    ? x
+								    : UNDEF;
 
 				if (p == UNDEF || dom[p] == UNDEF)
 					continue;
@@ -227,7 +229,8 @@ int wet_control_deps(const struct wet_cfg *g, const uint32_t *ipdom, struct wet_
 
 			for (uint32_t steps = 0; y != ipdom[p] && y < n && steps <= n; steps++) {
 				if (len == cap) {
-					uint64_t *bigger = realloc(pairs, 2 * (size_t)cap * sizeof(*pairs));
+					uint64_t *bigger =
+					    realloc(pairs, 2 * (size_t)cap * sizeof(*pairs));
 
 					if (!bigger)
 						goto out;

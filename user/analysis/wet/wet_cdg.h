@@ -36,8 +36,8 @@ struct wet_cfg {
 int wet_postdom(const struct wet_cfg *g, uint32_t *ipdom);
 
 struct wet_cdeps {
-	uint32_t *off;	/* nblocks + 1 offsets into on */
-	uint32_t *on;	/* controlling blocks */
+	uint32_t *off; /* nblocks + 1 offsets into on */
+	uint32_t *on;  /* controlling blocks */
 };
 
 /* Control dependences from the CFG and its ipdom.  0, or -1 (out of memory,
