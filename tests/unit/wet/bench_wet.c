@@ -9,7 +9,7 @@
  * `wpptrace wpp --raw-out` writes) gives the real-program figures a WET
  * cares most about: the flow stream (path per timestamp) and every path's
  * timestamp stream, the paper's node timestamp labels.
- *   bench_wet [NVALUES [FILE.u64 | FILE.u32 ...]]
+ *   [WET_SEG_LEN=N] bench_wet [NVALUES [FILE.u64 | FILE.u32 ...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +37,8 @@ static void die(const char *what)
 
 /* Summing the raw array: the baseline per step. */
 static volatile uint64_t sink;
+/* Segment length of every stream built (WET_SEG_LEN; 0 = the default). */
+static struct wet_stream_opts opts;
 
 static double raw_ns_per_step(const uint64_t *v, size_t n)
 {
@@ -69,7 +71,7 @@ static void bench(const char *name, const uint64_t *v, size_t n, const uint64_t 
 		die("zstd failed");
 	free(z);
 	t0 = now_ns();
-	if (wet_builder_init(&b, NULL) < 0)
+	if (wet_builder_init(&b, &opts) < 0)
 		die("out of memory");
 	for (size_t i = 0; i < n; i++)
 		if (wet_builder_add(&b, v[i]) < 0)
@@ -144,7 +146,7 @@ static void bench_timestamps(const char *name, const uint64_t *sym, size_t n)
 		size_t len;
 		double t1;
 
-		if (wet_builder_init(&b, NULL) < 0)
+		if (wet_builder_init(&b, &opts) < 0)
 			die("out of memory");
 		for (; j < n && key[j] >> 32 == key[i] >> 32; j++)
 			if (wet_builder_add(&b, (key[j] & 0xffffffffu) + 1) < 0)
@@ -214,6 +216,9 @@ static size_t read_stream(const char *path, uint64_t *v, size_t n, int u32)
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+	const char *seg_len = getenv("WET_SEG_LEN");
+
+	opts.seg_len = seg_len ? (uint32_t)strtoul(seg_len, NULL, 10) : 0;
 	size_t nseeks = 20000;
 	uint64_t *v, *seeks, seed = 42;
 
@@ -225,6 +230,7 @@ int main(int argc, char **argv)
 		die("out of memory");
 	for (size_t i = 0; i < nseeks; i++)
 		seeks[i] = wet_gen_rand(&seed);
+	printf("segments of %u values; ", opts.seg_len ? opts.seg_len : WET_DEFAULT_SEG_LEN);
 	printf("%zu values per stream; bits/value (tier 2, zstd -3 of the raw words), "
 	       "ns per value built, ns per step forward/backward (sweeps), ns per random seek, "
 	       "and the sweep step against a raw array read\n",
