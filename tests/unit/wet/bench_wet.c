@@ -184,6 +184,57 @@ static void bench_timestamps(const char *name, const uint64_t *sym, size_t n)
 	free(key);
 }
 
+/* The interpreter's values split by the instruction that produced them,
+ * one stream per instruction as a WET labels them: total bits per value. */
+static void bench_per_statement(size_t n)
+{
+	uint64_t *v = malloc(n * sizeof(*v)), *part = malloc(n * sizeof(*part));
+	uint32_t *pcs = malloc(n * sizeof(*pcs)), npc = 0;
+	size_t bytes = 0;
+	double t0 = now_ns();
+
+	if (!v || !part || !pcs)
+		die("out of memory");
+	wet_gen_interpreter(1, v, pcs, n);
+	for (size_t i = 0; i < n; i++)
+		npc = pcs[i] + 1 > npc ? pcs[i] + 1 : npc;
+	for (uint32_t pc = 0; pc < npc; pc++) {
+		struct wet_builder b;
+		struct wet_stream *s;
+		uint8_t *out;
+		size_t len, k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (pcs[i] == pc)
+				part[k++] = v[i];
+		if (!k)
+			continue;
+		if (wet_builder_init(&b, &opts) < 0)
+			die("out of memory");
+		for (size_t i = 0; i < k; i++)
+			if (wet_builder_add(&b, part[i]) < 0)
+				die("out of memory");
+		s = wet_builder_finish(&b);
+		if (!s || !(len = wet_stream_serialize(s, &out)))
+			die("building failed");
+		for (size_t i = 0; i < k; i++) {
+			uint64_t x;
+
+			if (wet_stream_get(s, i, &x) < 0 || x != part[i])
+				die("per-statement read differs");
+		}
+		bytes += len;
+		free(out);
+		wet_stream_free(s);
+	}
+	printf("%-14s %-13s %7.2f %7s %7.1f   %u instructions, one stream each: values %.1fx\n",
+	       "interpreter", "per-stmt", 8.0 * (double)bytes / (double)n, "-",
+	       (now_ns() - t0) / (double)n, npc, 64.0 * (double)n / (8.0 * (double)bytes));
+	free(v);
+	free(part);
+	free(pcs);
+}
+
 static int ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), m = strlen(tail);
@@ -241,6 +292,7 @@ int main(int argc, char **argv)
 		wet_gen_fill(k, 1, v, n);
 		bench(wet_gen_name(k), v, n, seeks, nseeks);
 	}
+	bench_per_statement(n);
 	for (int a = 2; a < argc; a++) {
 		int u32 = ends_with(argv[a], ".u32");
 		size_t got = read_stream(argv[a], v, n, u32);

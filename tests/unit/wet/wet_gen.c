@@ -46,7 +46,7 @@ struct insn {
 	int64_t arg;
 };
 
-static void interpreter(uint64_t seed, uint64_t *v, size_t n)
+static void interpreter(uint64_t seed, uint64_t *v, uint32_t *pcs, size_t n)
 {
 	/* r0 = outer count, r1 = inner count, r2 = acc:
 	 *   loop: r1 = 7; inner: r2 = r2 * 3 + r1; r1--; jnz inner;
@@ -99,9 +99,16 @@ static void interpreter(uint64_t seed, uint64_t *v, size_t n)
 			default:
 				out = 0;
 			}
+			if (pcs)
+				pcs[k] = (uint32_t)(in - prog);
 			v[k++] = (uint64_t)out;
 		}
 	}
+}
+
+void wet_gen_interpreter(uint64_t seed, uint64_t *v, uint32_t *pcs, size_t n)
+{
+	interpreter(seed * 2654435761u + 1, v, pcs, n);
 }
 
 void wet_gen_fill(enum wet_gen_kind kind, uint64_t seed, uint64_t *v, size_t n)
@@ -134,7 +141,7 @@ void wet_gen_fill(enum wet_gen_kind kind, uint64_t seed, uint64_t *v, size_t n)
 		array_walk(v, n);
 		break;
 	case GEN_INTERPRETER:
-		interpreter(s, v, n);
+		interpreter(s, v, NULL, n);
 		break;
 	case GEN_SMALL_RANDOM:
 	default:

@@ -25,6 +25,10 @@ enum wet_gen_kind {
 const char *wet_gen_name(enum wet_gen_kind k);
 /* Fill v[0..n-1]. */
 void wet_gen_fill(enum wet_gen_kind k, uint64_t seed, uint64_t *v, size_t n);
+/* The interpreter's values with, for each, the instruction (pc) that
+ * produced it: split by pc, they are a WET's per-statement value labels.
+ * Same values as wet_gen_fill(GEN_INTERPRETER, seed, ...). */
+void wet_gen_interpreter(uint64_t seed, uint64_t *v, uint32_t *pcs, size_t n);
 /* A 64-bit xorshift step, for tests' own choices. */
 uint64_t wet_gen_rand(uint64_t *state);
 
