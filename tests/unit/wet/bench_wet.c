@@ -9,7 +9,7 @@
  * `wpptrace wpp --raw-out` writes) gives the real-program figures a WET
  * cares most about: the flow stream (path per timestamp) and every path's
  * timestamp stream, the paper's node timestamp labels.
- *   [WET_SEG_LEN=N] bench_wet [NVALUES [FILE.u64 | FILE.u32 ...]]
+ *   [WET_SEG_LEN=N] [WET_WARMUP=N] [WET_METHOD=K] bench_wet [NVALUES [FILE.u64 | FILE.u32 ...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +51,32 @@ static double raw_ns_per_step(const uint64_t *v, size_t n)
 	return (now_ns() - t0) / (double)n;
 }
 
+/* The method most segments use, and its share: "fcm2 87%". */
+static const char *main_method(const struct wet_stream *s, char *buf, size_t len)
+{
+	uint32_t best = 0, best_n = 0;
+	char name[24];
+
+	for (uint32_t i = 0; i < s->nsegs; i++) {
+		uint32_t n = 0;
+
+		for (uint32_t j = 0; j < s->nsegs; j++)
+			n += s->segs[j].method.kind == s->segs[i].method.kind &&
+			     s->segs[j].method.size == s->segs[i].method.size;
+		if (n > best_n) {
+			best_n = n;
+			best = i;
+		}
+		if (best_n * 2 > s->nsegs)
+			break;
+	}
+	if (!s->nsegs)
+		return "-";
+	snprintf(buf, len, "%s %.0f%%", wet_method_name(&s->segs[best].method, name, sizeof(name)),
+		 100.0 * best_n / s->nsegs);
+	return buf;
+}
+
 static void bench(const char *name, const uint64_t *v, size_t n, const uint64_t *seeks,
 		  size_t nseeks)
 {
@@ -62,7 +88,7 @@ static void bench(const char *name, const uint64_t *v, size_t n, const uint64_t 
 	size_t zlen;
 	double t0, build, fwd, bwd, seek, raw_seq;
 	uint64_t x, sum = 0;
-	char mname[32];
+	char mname[48];
 
 	if (!z)
 		die("out of memory");
@@ -108,8 +134,8 @@ static void bench(const char *name, const uint64_t *v, size_t n, const uint64_t 
 	seek = (now_ns() - t0) / (double)nseeks;
 	sink = sum;
 	raw_seq = raw_ns_per_step(v, n);
-	printf("%-14s %-13s %7.2f %7.2f %7.1f %8.1f %8.1f %10.0f   x%.0f\n", name,
-	       wet_method_name(&s->method, mname, sizeof(mname)), 8.0 * (double)len / (double)n,
+	printf("%-14s %-17s %7.2f %7.2f %7.1f %8.1f %8.1f %10.0f   x%.0f\n", name,
+	       main_method(s, mname, sizeof(mname)), 8.0 * (double)len / (double)n,
 	       8.0 * (double)zlen / (double)n, build, fwd, bwd, seek,
 	       (fwd + bwd) / 2 / (raw_seq > 0.01 ? raw_seq : 0.01));
 	wet_stream_free(s);
@@ -159,7 +185,8 @@ static void bench_timestamps(const char *name, const uint64_t *sym, size_t n)
 			die("serialize failed");
 		free(out);
 		bytes += len;
-		method_count[s->method.kind]++;
+		for (uint32_t k = 0; k < s->nsegs; k++)
+			method_count[s->segs[k].method.kind]++;
 		t1 = now_ns();
 		for (size_t k = i; k < j; k++)
 			if (wet_stream_get(s, k - i, &x) < 0 || x != (key[k] & 0xffffffffu) + 1)
@@ -175,8 +202,8 @@ static void bench_timestamps(const char *name, const uint64_t *sym, size_t n)
 		i = j;
 	}
 	build = (now_ns() - t0 - fwd - bwd) / (double)n;
-	printf("%-14s %-13s %7.2f %7s %7.1f %8.1f %8.1f   %zu paths; timestamps %.0fx "
-	       "(fcm %u, dfcm %u, last-n %u, stride %u)\n",
+	printf("%-14s %-17s %7.2f %7s %7.1f %8.1f %8.1f   %zu paths; timestamps %.0fx "
+	       "(segments: fcm %u, dfcm %u, last-n %u, stride %u)\n",
 	       name, "timestamps", 8.0 * (double)bytes / (double)n, "-", build, fwd / (double)n,
 	       bwd / (double)n, nstreams, 64.0 * (double)n / (8.0 * (double)bytes),
 	       method_count[WET_FCM], method_count[WET_DFCM], method_count[WET_LAST_N],
@@ -227,7 +254,7 @@ static void bench_per_statement(size_t n)
 		free(out);
 		wet_stream_free(s);
 	}
-	printf("%-14s %-13s %7.2f %7s %7.1f   %u instructions, one stream each: values %.1fx\n",
+	printf("%-14s %-17s %7.2f %7s %7.1f   %u instructions, one stream each: values %.1fx\n",
 	       "interpreter", "per-stmt", 8.0 * (double)bytes / (double)n, "-",
 	       (now_ns() - t0) / (double)n, npc, 64.0 * (double)n / (8.0 * (double)bytes));
 	free(v);
@@ -270,6 +297,17 @@ int main(int argc, char **argv)
 	const char *seg_len = getenv("WET_SEG_LEN");
 
 	opts.seg_len = seg_len ? (uint32_t)strtoul(seg_len, NULL, 10) : 0;
+	opts.warmup = getenv("WET_WARMUP") ? (uint32_t)strtoul(getenv("WET_WARMUP"), NULL, 10) : 0;
+	/* WET_METHOD=K forces candidate K (0..11) instead of the warm-up's
+	 * choice, to see what the choice left on the table. */
+	if (getenv("WET_METHOD")) {
+		static struct wet_method forced;
+
+		forced = wet_candidates[strtoul(getenv("WET_METHOD"), NULL, 10) % wet_ncandidates];
+		if (forced.kind == WET_FCM || forced.kind == WET_DFCM)
+			forced.table_bits = 12;
+		opts.method = &forced;
+	}
 	size_t nseeks = 20000;
 	uint64_t *v, *seeks, seed = 42;
 
@@ -286,7 +324,7 @@ int main(int argc, char **argv)
 	       "ns per value built, ns per step forward/backward (sweeps), ns per random seek, "
 	       "and the sweep step against a raw array read\n",
 	       n);
-	printf("%-14s %-13s %7s %7s %7s %8s %8s %10s   %s\n", "stream", "method", "bits", "zstd",
+	printf("%-14s %-17s %7s %7s %7s %8s %8s %10s   %s\n", "stream", "method", "bits", "zstd",
 	       "build", "forward", "backward", "seek", "vs raw");
 	for (int k = 0; k < GEN_NKINDS; k++) {
 		wet_gen_fill(k, 1, v, n);

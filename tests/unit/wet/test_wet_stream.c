@@ -102,23 +102,30 @@ static void test_every_method(void **state)
 	free(v);
 }
 
-/* The warm-up's choice, with streams that change character after it. */
+/* The warm-up's choice, with streams that change character halfway:
+ * segments of one stream then use different predictors. */
 static void test_chosen_method(void **state)
 {
 	(void)state;
 	size_t n = 20000;
 	uint64_t *v = malloc(n * sizeof(*v));
+	unsigned mixed = 0;
 
 	for (int g = 0; g < GEN_NKINDS; g++) {
 		struct wet_stream *s;
+		const struct wet_method *first, *last;
 
 		wet_gen_fill(g, 7, v, n);
 		/* A second phase of another kind. */
 		wet_gen_fill((g + 3) % GEN_NKINDS, 8, v + n / 2, n / 2);
 		s = build(v, n, NULL, 0);
+		first = &s->segs[0].method;
+		last = &s->segs[s->nsegs - 1].method;
+		mixed += first->kind != last->kind || first->size != last->size;
 		check_all_orders(s, v, n, g);
 		wet_stream_free(s);
 	}
+	assert_true(mixed >= GEN_NKINDS / 2);
 	free(v);
 }
 
@@ -329,7 +336,8 @@ static void test_corrupt(void **state)
 	free(v);
 }
 
-/* Hand-made hostile headers. */
+/* Hand-made hostile headers (version 2: "WETS" 2 table_bits, varint
+ * seg_len, varint count, segments, CRC). */
 static void test_hostile_headers(void **state)
 {
 	(void)state;
@@ -338,30 +346,42 @@ static void test_hostile_headers(void **state)
 	size_t len;
 
 	assert_null(wet_stream_parse(buf, 0, err, sizeof(err)));
-	memcpy(buf, "WETS\x01\x07\x01\x00", 8); /* unknown kind */
-	len = 8;
-	buf[len++] = 0x10;
-	buf[len++] = 0x05;
-	len += 4;
+	/* One segment of one value whose method byte names kind 7. */
+	memcpy(buf, "WETS\x02\x04\x10\x01\xe1\x00", 10);
+	len = 14;
 	fix_crc(buf, len);
 	assert_null(wet_stream_parse(buf, len, err, sizeof(err)));
 	assert_non_null(strstr(err, "predictor"));
+	/* The same with an FCM of order 9. */
+	buf[8] = 0x09;
+	fix_crc(buf, len);
+	assert_null(wet_stream_parse(buf, len, err, sizeof(err)));
+	assert_non_null(strstr(err, "predictor"));
+	/* Tables of 2^40 entries. */
+	memcpy(buf, "WETS\x02\x28\x10\x01\x01\x00", 10);
+	fix_crc(buf, len);
+	assert_null(wet_stream_parse(buf, len, err, sizeof(err)));
 	/* A count far beyond the bytes. */
-	memcpy(buf, "WETS\x01\x02\x04\x00", 8);
-	len = 8;
-	buf[len++] = 0x01;
+	memcpy(buf, "WETS\x02\x04\x01", 7);
+	len = 7;
 	memcpy(buf + len, "\xff\xff\xff\xff\xff\xff\xff\x7f", 8);
 	len += 8;
 	len += 4;
 	fix_crc(buf, len);
 	assert_null(wet_stream_parse(buf, len, err, sizeof(err)));
 	/* Segment length 0. */
-	memcpy(buf, "WETS\x01\x02\x04\x00\x00\x00", 10);
-	len = 14;
+	memcpy(buf, "WETS\x02\x04\x00\x00", 8);
+	len = 12;
 	fix_crc(buf, len);
 	assert_null(wet_stream_parse(buf, len, err, sizeof(err)));
 	assert_non_null(strstr(err, "segment length"));
+	/* Version 1 is refused. */
+	buf[4] = 1;
+	fix_crc(buf, len);
+	assert_null(wet_stream_parse(buf, len, err, sizeof(err)));
+	assert_non_null(strstr(err, "version"));
 }
+
 
 int main(void)
 {

@@ -92,6 +92,7 @@ struct wet_side {
 };
 
 struct wet_seg {
+	struct wet_method method;
 	uint32_t count; /* values in the segment */
 	uint32_t pos;	/* cursor c */
 	uint64_t win[WET_MAX_WINDOW];

@@ -15,11 +15,11 @@
 
 struct page {
 	uint64_t pageno;
-	struct page *hnext;		/* hash chain */
-	struct page *newer, *older;	/* recency of writes */
-	uint64_t (*mix)[8];		/* per-byte writers of mixed granules */
+	struct page *hnext;	    /* hash chain */
+	struct page *newer, *older; /* recency of writes */
+	uint64_t (*mix)[8];	    /* per-byte writers of mixed granules */
 	uint32_t nmix, cap_mix;
-	uint32_t *free_mix, nfree;	/* expansion slots no granule uses */
+	uint32_t *free_mix, nfree; /* expansion slots no granule uses */
 	uint64_t gran[GRANULES];
 };
 

@@ -9,11 +9,16 @@
  *   - Building is streaming: wet_builder_add takes one value at a time;
  *     memory is the compressed stream plus the warm-up buffer plus one
  *     segment's predictor tables (2 * 8 << table_bits bytes, at most
- *     64 KiB), which wet_builder_release gives back between adds.
- *   - The predictor is chosen per stream after a warm-up: the first
- *     `warmup` values are coded with every method (the paper's FCM, DFCM,
- *     last-n and last-n stride, three sizes each) and the smallest wins;
- *     the whole stream is then coded with it.
+ *     64 KiB), which wet_builder_release gives back between adds.  The
+ *     trials cost about six extra steps per value (twelve methods, a
+ *     quarter of each segment, coded and rewound).
+ *   - The predictor is chosen after a warm-up, the paper's rule, applied
+ *     at every segment: a segment's first `warmup` values are coded with
+ *     every method (the paper's FCM, DFCM, last-n and last-n stride, three
+ *     sizes each) and the smallest wins; the segment is coded with it.
+ *     Choosing once per stream lets the stream's first phase (a program's
+ *     start-up, say) decide for all of it: on a real path stream that cost
+ *     six times the bits.
  *   - The stream is cut into segments of `seg_len` values, each coded on
  *     its own with a cursor (wet_segment.h).  Segment boundaries are the
  *     checkpoints: reading value i costs the steps from where i's segment's
@@ -45,13 +50,13 @@
 
 struct wet_stream_opts {
 	uint32_t seg_len; /* values per segment (checkpoint interval); 0 = default */
-	uint32_t warmup;  /* values tried with every method; 0 = default */
+	uint32_t warmup;  /* values per segment tried with every method; 0 = default */
 	/* When non-NULL, use this method instead of choosing one. */
 	const struct wet_method *method;
 };
 
 struct wet_stream {
-	struct wet_method method;
+	uint8_t table_bits; /* of every FCM/DFCM segment (0 until the first) */
 	uint64_t count;
 	uint32_t seg_len;
 	uint32_t nsegs, cap_segs;
@@ -62,9 +67,8 @@ struct wet_stream {
 
 struct wet_builder {
 	struct wet_stream_opts opts;
-	uint64_t *warm; /* the first values, until the method is chosen */
+	uint64_t *warm; /* a segment's first values, until its method is chosen */
 	uint32_t nwarm;
-	int chosen;
 	struct wet_stream *s;
 };
 

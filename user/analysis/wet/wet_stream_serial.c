@@ -3,10 +3,11 @@
  * wet_stream_serial.c — the byte form of a tier-2 stream, its parser and
  * its full check (wet_stream.h).
  *
- *   "WETS" u8 version u8 kind u8 size u8 table_bits
+ *   "WETS" u8 version u8 table_bits (of the FCM/DFCM segments)
  *   varint seg_len, varint count
  *   per segment (ceil(count / seg_len), each parked at its start, where
  *   the window, the left stack and table and the last-n list are empty):
+ *     u8 method: kind << 5 | size
  *     varint right_bits, ceil(right_bits / 8) bytes of the right stack
  *     FCM/DFCM: varint n, n x (varint index gap, varint zigzag value) —
  *               the right table's non-zero entries
@@ -27,7 +28,7 @@
 #include "../../common/crc32c.h"
 
 #define MAGIC	"WETS"
-#define VERSION 1
+#define VERSION 2
 /* The longest code per value: a miss's 2-bit tag, 6-bit length, 64-bit
  * difference. */
 #define MAX_CODE_BITS 72
@@ -73,10 +74,13 @@ static int is_table_kind(const struct wet_method *m)
 	return m->kind == WET_FCM || m->kind == WET_DFCM;
 }
 
-static void put_segment(struct sink *k, const struct wet_method *m, const struct wet_seg *seg)
+static void put_segment(struct sink *k, const struct wet_seg *seg)
 {
+	const struct wet_method *m = &seg->method;
 	const struct wet_tab_entry *tab = seg->nright_tab ? seg->tab + seg->nleft_tab : NULL;
+	uint8_t method = (uint8_t)(m->kind << 5 | m->size);
 
+	put_bytes(k, &method, 1);
 	put_varint(k, seg->right.bits.nbits);
 	if (k->out)
 		wet_bits_bytes(&seg->right.bits, k->out + k->len);
@@ -92,24 +96,23 @@ static void put_segment(struct sink *k, const struct wet_method *m, const struct
 	}
 }
 
-size_t wet_seg_serial_size(const struct wet_method *m, const struct wet_seg *seg)
+size_t wet_seg_serial_size(const struct wet_seg *seg)
 {
 	struct sink k = {0};
 
-	put_segment(&k, m, seg);
+	put_segment(&k, seg);
 	return k.len;
 }
 
 static void put_stream(struct sink *k, const struct wet_stream *s)
 {
-	uint8_t head[8] = {MAGIC[0], MAGIC[1],	     MAGIC[2],	     MAGIC[3],
-			   VERSION,  s->method.kind, s->method.size, s->method.table_bits};
+	uint8_t head[6] = {MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], VERSION, s->table_bits};
 
 	put_bytes(k, head, sizeof(head));
 	put_varint(k, s->seg_len);
 	put_varint(k, s->count);
 	for (uint32_t i = 0; i < s->nsegs; i++)
-		put_segment(k, &s->method, &s->segs[i]);
+		put_segment(k, &s->segs[i]);
 }
 
 /* Park every segment at its start (the serialized position), closed. */
@@ -181,13 +184,21 @@ static int get_varint(struct source *r, uint64_t *v, const char *what)
 	return fail(r, "malformed %s", what);
 }
 
-static int get_segment(struct source *r, const struct wet_method *m, struct wet_seg *seg,
-		       uint32_t count)
+static int get_segment(struct source *r, unsigned table_bits, struct wet_seg *seg, uint32_t count)
 {
+	struct wet_method *m = &seg->method;
 	uint64_t nbits, v, n, index = 0;
 
 	seg->count = count;
 	seg->pos = 0;
+	if (r->p == r->end)
+		return fail(r, "truncated segment");
+	*m = (struct wet_method){(uint8_t)(*r->p >> 5), (uint8_t)(*r->p & 31), 0};
+	r->p++;
+	if (is_table_kind(m))
+		m->table_bits = (uint8_t)table_bits;
+	if (wet_method_check(m) < 0)
+		return fail(r, "unknown predictor %u/%u", m->kind, m->size);
 	if (get_varint(r, &nbits, "stack length") < 0)
 		return -1;
 	if (nbits > (uint64_t)count * MAX_CODE_BITS)
@@ -227,12 +238,11 @@ static int get_segment(struct source *r, const struct wet_method *m, struct wet_
 struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
 	struct source r = {buf, buf + len, err, errlen};
-	struct wet_method m;
 	struct wet_stream *s;
 	uint64_t seg_len, count, nsegs;
 	uint32_t crc = 0;
 
-	if (len < 12 || memcmp(buf, MAGIC, 4) != 0) {
+	if (len < 10 || memcmp(buf, MAGIC, 4) != 0) {
 		fail(&r, "not a WET stream");
 		return NULL;
 	}
@@ -246,12 +256,11 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
 		fail(&r, "unsupported WET stream version %u", buf[4]);
 		return NULL;
 	}
-	m = (struct wet_method){buf[5], buf[6], buf[7]};
-	if (wet_method_check(&m) < 0) {
-		fail(&r, "unknown predictor %u/%u/%u", buf[5], buf[6], buf[7]);
+	if (buf[5] > WET_MAX_TABLE_BITS) {
+		fail(&r, "table of 2^%u entries", buf[5]);
 		return NULL;
 	}
-	r.p = buf + 8;
+	r.p = buf + 6;
 	r.end = buf + len - 4;
 	if (get_varint(&r, &seg_len, "segment length") < 0 || get_varint(&r, &count, "count") < 0)
 		return NULL;
@@ -260,8 +269,8 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
 		return NULL;
 	}
 	nsegs = (count + seg_len - 1) / seg_len;
-	/* Every segment takes at least a byte. */
-	if (nsegs > (uint64_t)(r.end - r.p) || nsegs >= UINT32_MAX) {
+	/* Every segment takes at least two bytes. */
+	if (nsegs > (uint64_t)(r.end - r.p) / 2 || nsegs >= UINT32_MAX) {
 		fail(&r, "%llu values do not fit in %zu bytes", (unsigned long long)count, len);
 		return NULL;
 	}
@@ -271,7 +280,7 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
 		fail(&r, "out of memory");
 		return NULL;
 	}
-	s->method = m;
+	s->table_bits = buf[5];
 	s->seg_len = (uint32_t)seg_len;
 	s->count = count;
 	s->nsegs = s->cap_segs = (uint32_t)nsegs;
@@ -279,8 +288,8 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
 	for (uint32_t i = 0; i < nsegs; i++) {
 		uint64_t left = count - (uint64_t)i * seg_len;
 
-		if (get_segment(&r, &m, &s->segs[i], (uint32_t)(left < seg_len ? left : seg_len)) <
-		    0) {
+		if (get_segment(&r, buf[5], &s->segs[i],
+				(uint32_t)(left < seg_len ? left : seg_len)) < 0) {
 			wet_stream_free(s);
 			return NULL;
 		}
@@ -316,8 +325,8 @@ static int left_empty(const struct wet_method *m, const struct wet_seg *seg,
 static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t errlen)
 {
 	struct source r = {NULL, NULL, err, errlen};
-	const struct wet_method *m = &s->method;
 	struct wet_seg *seg = &s->segs[k];
+	const struct wet_method *m = &seg->method;
 	struct wet_state *st = &s->st;
 
 	/* Every step is reversible, so codes that walk from the empty start
