@@ -87,8 +87,12 @@ static int start_segment(struct wet_stream *s, const struct wet_method *m)
 		return -1;
 	if (s->nsegs == s->cap_segs) {
 		uint32_t cap = s->cap_segs ? 2 * s->cap_segs : 4;
-		struct wet_seg *segs = realloc(s->segs, cap * sizeof(*segs));
+		struct wet_seg *segs;
 
+		/* Segment numbers are 32-bit (2^31 segments: trillions of values). */
+		if (s->cap_segs > UINT32_MAX / 2)
+			return -1;
+		segs = realloc(s->segs, (size_t)cap * sizeof(*segs));
 		if (!segs)
 			return -1;
 		s->segs = segs;
