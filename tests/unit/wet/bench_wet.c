@@ -203,11 +203,11 @@ static void bench_timestamps(const char *name, const uint64_t *sym, size_t n)
 	}
 	build = (now_ns() - t0 - fwd - bwd) / (double)n;
 	printf("%-14s %-17s %7.2f %7s %7.1f %8.1f %8.1f   %zu paths; timestamps %.0fx "
-	       "(segments: fcm %u, dfcm %u, last-n %u, stride %u)\n",
+	       "(segments: fcm %u, dfcm %u, last-n %u, stride %u, verbatim %u)\n",
 	       name, "timestamps", 8.0 * (double)bytes / (double)n, "-", build, fwd / (double)n,
 	       bwd / (double)n, nstreams, 64.0 * (double)n / (8.0 * (double)bytes),
 	       method_count[WET_FCM], method_count[WET_DFCM], method_count[WET_LAST_N],
-	       method_count[WET_LAST_N_STRIDE]);
+	       method_count[WET_LAST_N_STRIDE], method_count[WET_VERBATIM]);
 	free(key);
 }
 

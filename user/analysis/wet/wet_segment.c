@@ -27,6 +27,8 @@ int wet_method_check(const struct wet_method *m)
 		if (m->size != 1 && m->size != 4 && m->size != 16)
 			return -1;
 		return m->table_bits == 0 ? 0 : -1;
+	case WET_VERBATIM:
+		return m->size == 1 && m->table_bits == 0 ? 0 : -1;
 	default:
 		return -1;
 	}
@@ -46,12 +48,13 @@ unsigned wet_method_window(const struct wet_method *m)
 
 const char *wet_method_name(const struct wet_method *m, char *buf, unsigned len)
 {
-	static const char *const kinds[WET_NKINDS] = {"fcm", "dfcm", "last", "last"};
+	static const char *const kinds[WET_NKINDS] = {"fcm", "dfcm", "last", "last", "verbatim"};
 
 	if (wet_method_check(m) < 0)
 		snprintf(buf, len, "invalid");
 	else
-		snprintf(buf, len, "%s%u%s", kinds[m->kind], m->size,
+		snprintf(buf, len, "%s%.0u%s", kinds[m->kind],
+			 m->kind == WET_VERBATIM ? 0 : m->size,
 			 m->kind == WET_LAST_N_STRIDE ? "-stride" : "");
 	return buf;
 }
@@ -422,6 +425,46 @@ static int list_backward(const struct wet_method *m, struct wet_seg *seg, struct
 	return 0;
 }
 
+/* --- verbatim: the values themselves on both stacks --------------------- */
+
+static int verbatim_forward(struct wet_seg *seg, const uint64_t *raw)
+{
+	uint64_t x;
+
+	if (raw)
+		x = *raw;
+	else if (wet_bits_pop(&seg->right.bits, 64, &x) < 0)
+		return -1;
+	if (seg->pos >= 1 && wet_bits_push(&seg->left.bits, seg->win[0], 64) < 0)
+		return -1;
+	seg->win[0] = x;
+	seg->pos++;
+	return 0;
+}
+
+static int verbatim_backward(struct wet_seg *seg)
+{
+	uint64_t entering = 0;
+
+	if (wet_bits_push(&seg->right.bits, seg->win[0], 64) < 0)
+		return -1;
+	if (seg->pos >= 2 && wet_bits_pop(&seg->left.bits, 64, &entering) < 0)
+		return -1;
+	seg->win[0] = entering;
+	seg->pos--;
+	return 0;
+}
+
+static int step_forward(const struct wet_method *m, struct wet_seg *seg, struct wet_state *st,
+			const uint64_t *raw)
+{
+	if (is_table_kind(m))
+		return table_forward(m, seg, st, raw);
+	if (m->kind == WET_VERBATIM)
+		return verbatim_forward(seg, raw);
+	return list_forward(m, seg, st, raw);
+}
+
 /* --- the segment ------------------------------------------------------- */
 
 int wet_state_init(struct wet_state *st, const struct wet_method *m)
@@ -513,7 +556,7 @@ int wet_seg_append(const struct wet_method *m, struct wet_seg *seg, struct wet_s
 
 	if (seg->pos != seg->count || seg->count == UINT32_MAX)
 		return -1;
-	r = is_table_kind(m) ? table_forward(m, seg, st, &x) : list_forward(m, seg, st, &x);
+	r = step_forward(m, seg, st, &x);
 	if (r == 0)
 		seg->count++;
 	return r;
@@ -523,14 +566,16 @@ int wet_seg_forward(const struct wet_method *m, struct wet_seg *seg, struct wet_
 {
 	if (seg->pos >= seg->count)
 		return -1;
-	return is_table_kind(m) ? table_forward(m, seg, st, NULL) : list_forward(m, seg, st, NULL);
+	return step_forward(m, seg, st, NULL);
 }
 
 int wet_seg_backward(const struct wet_method *m, struct wet_seg *seg, struct wet_state *st)
 {
 	if (seg->pos == 0)
 		return -1;
-	return is_table_kind(m) ? table_backward(m, seg, st) : list_backward(m, seg, st);
+	if (is_table_kind(m))
+		return table_backward(m, seg, st);
+	return m->kind == WET_VERBATIM ? verbatim_backward(seg) : list_backward(m, seg, st);
 }
 
 void wet_seg_free(struct wet_seg *seg)

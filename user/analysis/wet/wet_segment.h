@@ -26,6 +26,9 @@
  *                step that moves the cursor forward applies the list update,
  *                the step back undoes it.
  *   LAST_N_STRIDE  the same over strides.
+ *   VERBATIM     no prediction: 64 bits per value, what values no
+ *                predictor can guess (hashes, heap addresses) cost, without
+ *                the 8 bits a miss code adds.
  *
  * A code is a hit (a 1 bit, then the position for last-n), a miss (2 tag
  * bits, a 6-bit length and the difference, zigzag and wrapping, between
@@ -47,8 +50,9 @@ enum wet_kind {
 	WET_DFCM = 1,
 	WET_LAST_N = 2,
 	WET_LAST_N_STRIDE = 3,
+	WET_VERBATIM = 4,
 };
-#define WET_NKINDS 4
+#define WET_NKINDS 5
 
 #define WET_MAX_WINDOW	   4  /* DFCM order 3 needs 4 context values */
 #define WET_MAX_LIST	   16 /* largest last-n list */
@@ -56,7 +60,8 @@ enum wet_kind {
 
 struct wet_method {
 	uint8_t kind;	    /* enum wet_kind */
-	uint8_t size;	    /* FCM/DFCM: order (1..3); last-n: list length (1, 4 or 16) */
+	uint8_t size;	    /* FCM/DFCM: order (1..3); last-n: list length (1, 4 or 16);
+			     * verbatim: 1 */
 	uint8_t table_bits; /* FCM/DFCM: log2 of each table's entries; 0 for last-n */
 };
 

@@ -20,6 +20,7 @@ const struct wet_method wet_candidates[] = {
     {WET_DFCM, 1, 0},	       {WET_DFCM, 2, 0},	  {WET_DFCM, 3, 0},
     {WET_LAST_N, 1, 0},	       {WET_LAST_N, 4, 0},	  {WET_LAST_N, 16, 0},
     {WET_LAST_N_STRIDE, 1, 0}, {WET_LAST_N_STRIDE, 4, 0}, {WET_LAST_N_STRIDE, 16, 0},
+    {WET_VERBATIM, 1, 0},
 };
 const unsigned wet_ncandidates = sizeof(wet_candidates) / sizeof(wet_candidates[0]);
 

@@ -10,12 +10,13 @@
  *     memory is the compressed stream plus the warm-up buffer plus one
  *     segment's predictor tables (2 * 8 << table_bits bytes, at most
  *     64 KiB), which wet_builder_release gives back between adds.  The
- *     trials cost about six extra steps per value (twelve methods, a
+ *     trials cost about six extra steps per value (thirteen methods, a
  *     quarter of each segment, coded and rewound).
  *   - The predictor is chosen after a warm-up, the paper's rule, applied
  *     at every segment: a segment's first `warmup` values are coded with
  *     every method (the paper's FCM, DFCM, last-n and last-n stride, three
- *     sizes each) and the smallest wins; the segment is coded with it.
+ *     sizes each, and verbatim for what none predicts) and the smallest
+ *     wins; the segment is coded with it.
  *     Choosing once per stream lets the stream's first phase (a program's
  *     start-up, say) decide for all of it: on a real path stream that cost
  *     six times the bits.
