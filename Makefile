@@ -42,6 +42,7 @@ $(BUILD)/san/%.o: %.c
 FRAGMENTS := user/common/module.mk user/instrument/module.mk user/runtime/module.mk \
 	kmod-free/module.mk bpf/module.mk user/bpfcollect/module.mk symbolizer/module.mk \
 	user/report/module.mk user/decode/module.mk user/analysis/module.mk user/analysis/kslab.mk \
+	user/analysis/wet/module.mk \
 	user/record/module.mk \
 	user/cli/module.mk tests/module.mk
 include $(wildcard $(FRAGMENTS))

@@ -14,3 +14,15 @@ $(FUZZ_DIR)/fuzz_shm_region: tests/fuzz/fuzz_shm_region.c $(KMODFREE_SRCS) $(wil
 
 TEST_TARGETS += $(FUZZ_DIR)/fuzz_shm_region
 TESTS += tests/fuzz/fuzz-shm-region.sh
+
+# Tier-2 WET streams from hostile bytes: parse, check, read, round trip.
+FUZZ_WET_SRCS := user/analysis/wet/wet_bits.c user/analysis/wet/wet_segment.c \
+	user/analysis/wet/wet_stream.c user/analysis/wet/wet_stream_serial.c user/common/crc32c.c
+$(FUZZ_DIR)/fuzz_wet_stream: tests/fuzz/fuzz_wet_stream.c $(FUZZ_WET_SRCS) \
+		$(wildcard user/analysis/wet/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_wet_stream.c \
+		$(FUZZ_WET_SRCS)
+
+TEST_TARGETS += $(FUZZ_DIR)/fuzz_wet_stream
+TESTS += tests/fuzz/fuzz-wet-stream.sh
