@@ -102,14 +102,8 @@ static void test_damage(void **state)
 	free(longline);
 }
 
-static uint64_t rng_state = 0x853c49e6748fea9bu;
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
+#define TEST_RNG_SEED UINT64_C(0x853c49e6748fea9b)
+#include "test_rng.h"
 
 static void test_mutations(void **state)
 {

@@ -30,18 +30,8 @@
 #include "../../../user/instrument/ppp.h"
 #include "wpp/meta_format.h"
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-static uint32_t rnd_below(uint32_t n)
-{
-	return (uint32_t)(rnd() % n);
-}
+#define TEST_RNG_SEED UINT64_C(0x2545f4914f6cdd1d)
+#include "test_rng.h"
 
 #define MAXN	 24
 #define MAXE	 96

@@ -38,18 +38,8 @@
 
 #define BIG (UINT64_C(1) << 62)
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-static uint32_t rnd_below(uint32_t n)
-{
-	return (uint32_t)(rnd() % n);
-}
+#define TEST_RNG_SEED UINT64_C(0x9e3779b97f4a7c15)
+#include "test_rng.h"
 
 /* ---- a function under test: CFG, standard DAG, edge weights ---------- */
 
