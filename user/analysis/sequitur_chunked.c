@@ -137,13 +137,19 @@ static void chunk_table_free(struct seqc_chunk_table *t)
 	free(t->slots);
 }
 
-static uint32_t chunk_hash(const uint32_t *a, uint32_t n)
+/* A chunk's hash is built as its atoms come (add_atom: chunk_hash_step
+ * from 0), where it overlaps the rest of the per-atom work, instead of in
+ * a loop over the finished chunk whose every step waits for the last one;
+ * chunk_hash_final mixes in the length.  Only the table's slots depend on
+ * it, never an id, so the grammar does not. */
+static inline uint64_t chunk_hash_step(uint64_t h, uint32_t a)
 {
-	uint64_t h = n;
+	return (h ^ a) * 0x100000001b3ull + (h >> 29);
+}
 
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ a[i]) * 0x100000001b3ull + (h >> 29);
-	return (uint32_t)(mix64(h) >> 32);
+static uint32_t chunk_hash_final(uint64_t h, uint32_t n)
+{
+	return (uint32_t)(mix64(h ^ (uint64_t)n << 32) >> 32);
 }
 
 static int chunk_table_grow(struct seqc_chunk_table *t)
@@ -151,11 +157,12 @@ static int chunk_table_grow(struct seqc_chunk_table *t)
 	return slots_grow(&t->slots, &t->mask);
 }
 
-/* The id of chunk a[0..n); *is_new set when it was added.  UINT32_MAX
- * when out of memory or ids. */
-static uint32_t chunk_id(struct seqc_chunk_table *t, const uint32_t *a, uint32_t n, int *is_new)
+/* The id of chunk a[0..n) (h: chunk_hash_step over its atoms); *is_new
+ * set when it was added.  UINT32_MAX when out of memory or ids. */
+static uint32_t chunk_id(struct seqc_chunk_table *t, const uint32_t *a, uint32_t n, uint64_t hash,
+			 int *is_new)
 {
-	uint32_t h = chunk_hash(a, n), k = h & t->mask;
+	uint32_t h = chunk_hash_final(hash, n), k = h & t->mask;
 
 	*is_new = 0;
 	for (; t->slots[k]; k = (k + 1) & t->mask) {
@@ -303,7 +310,7 @@ static void cut_chunk(struct seqc_builder *b, uint32_t k)
 	if (!l->cur_len)
 		return;
 	l->nchunks_cut++;
-	c = chunk_id(&l->chunks, l->cur, l->cur_len, &is_new);
+	c = chunk_id(&l->chunks, l->cur, l->cur_len, l->chash, &is_new);
 	if (c == UINT32_MAX) {
 		b->failed = 1;
 	} else if (is_new) {
@@ -314,6 +321,7 @@ static void cut_chunk(struct seqc_builder *b, uint32_t k)
 	}
 	l->cur_len = 0;
 	l->roll = 0;
+	l->chash = 0;
 	if (c != UINT32_MAX)
 		level_unit(b, k + 1, c);
 }
@@ -326,6 +334,7 @@ static void add_atom(struct seqc_builder *b, uint32_t k, uint32_t a)
 	struct seqc_level *l = &b->lv[k];
 
 	l->cur[l->cur_len++] = a;
+	l->chash = chunk_hash_step(l->chash, a);
 	/* Shifting by 16 keeps the last four atoms in the hash; the
 	 * multiplication below mixes them into the bits tested. */
 	l->roll = (l->roll << 16) + (a + 1) * 0xc2b2ae3d27d4eb4full;

@@ -61,6 +61,7 @@ struct seqc_level {
 	uint32_t *cur;
 	uint32_t cur_len;
 	uint64_t roll;
+	uint64_t chash; /* the chunk in progress's hash so far */
 	struct seqc_chunk_table chunks;
 	struct seq_builder *body;
 	uint64_t nchunks_cut;
