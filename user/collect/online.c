@@ -251,17 +251,31 @@ static int append_run(struct wpp_online *o, struct othread *t, const struct wpp_
 		t->run = bigger;
 		t->run_cap = cap;
 	}
-	for (uint32_t i = from; i < to; i++) {
-		uint64_t w = wpp_batch_word(b, i);
-		/* Track record boundaries so that a two-word record is never cut
-		 * between two calls (the decoder reads such records across batch
-		 * boundaries of one signal depth). */
+	uint64_t *dst = t->run + t->nrun;
+	uint32_t n = to - from;
+	memcpy(dst, b->words + (size_t)from * 8, (size_t)n * 8);
+	t->nrun += n;
+	/* Track record boundaries so that a two-word record is never cut
+	 * between two calls (the decoder reads such records across batch
+	 * boundaries of one signal depth).  A pair opens only at a WIDE_PATH
+	 * or GAP control word: where no word looks like one (nearly every
+	 * piece; a branch-free test that vectorizes), the piece ends outside
+	 * any pair. */
+	uint32_t openers = 0;
+	for (uint32_t i = 0; i < n; i++)
+		openers += (dst[i] >> 32) == WPP_CTRL_WIDE_PATH || (dst[i] >> 32) == WPP_CTRL_GAP;
+	if (!openers) {
+		if (n)
+			t->run_expect_second = 0;
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = dst[i];
 		if (t->run_expect_second)
 			t->run_expect_second = 0;
 		else if (wpp_word_fid(w) == WPP_FID_CONTROL && w != 0 &&
 			 (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP))
 			t->run_expect_second = 1;
-		t->run[t->nrun++] = w;
 	}
 	return 0;
 }
