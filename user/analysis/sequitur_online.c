@@ -272,9 +272,9 @@ int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
 }
 
 /*
- * The words of one call, the two items that make nearly all of a trace
- * read here: a one-word record, and a REPEAT of the record before it (its
- * terminal known without a lookup).  This is what the reader (trace_words.h)
+ * The words of one call.  The two items that make nearly all of a trace
+ * are read here: a one-word record, and a REPEAT of the record before it
+ * (its terminal known without a second lookup).  This is what the reader (trace_words.h)
  * does for them, its state (the depth's last record and its repetitions)
  * kept the same way; every other word goes to the reader itself, one item
  * at a time, so the two agree on every input.  Issue 23: the reader's
