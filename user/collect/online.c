@@ -141,6 +141,11 @@ int wpp_online_worker_status(const struct wpp_online *o, uint64_t *peak_bytes)
 	return st->gave_up ? 1 : st->failed ? -1 : 0;
 }
 
+double wpp_online_worker_cpu(const struct wpp_online *o)
+{
+	return o->worker ? online_worker_stats(o->worker)->cpu_seconds : -1;
+}
+
 void wpp_online_worker_progress(const struct wpp_online *o, uint64_t *events_skipped,
 				uint64_t *drops_replayed)
 {
