@@ -137,13 +137,19 @@ static void chunk_table_free(struct seqc_chunk_table *t)
 	free(t->slots);
 }
 
-static uint32_t chunk_hash(const uint32_t *a, uint32_t n)
+/* A chunk's hash is built as its atoms come (add_atom: chunk_hash_step
+ * from 0), where it overlaps the rest of the per-atom work, instead of in
+ * a loop over the finished chunk whose every step waits for the last one;
+ * chunk_hash_final mixes in the length.  Only the table's slots depend on
+ * it, never an id, so the grammar does not. */
+static inline uint64_t chunk_hash_step(uint64_t h, uint32_t a)
 {
-	uint64_t h = n;
+	return (h ^ a) * 0x100000001b3ull + (h >> 29);
+}
 
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ a[i]) * 0x100000001b3ull + (h >> 29);
-	return (uint32_t)(mix64(h) >> 32);
+static uint32_t chunk_hash_final(uint64_t h, uint32_t n)
+{
+	return (uint32_t)(mix64(h ^ (uint64_t)n << 32) >> 32);
 }
 
 static int chunk_table_grow(struct seqc_chunk_table *t)
@@ -151,11 +157,12 @@ static int chunk_table_grow(struct seqc_chunk_table *t)
 	return slots_grow(&t->slots, &t->mask);
 }
 
-/* The id of chunk a[0..n); *is_new set when it was added.  UINT32_MAX
- * when out of memory or ids. */
-static uint32_t chunk_id(struct seqc_chunk_table *t, const uint32_t *a, uint32_t n, int *is_new)
+/* The id of chunk a[0..n) (h: its chunk_hash_final); *is_new set when it
+ * was added.  UINT32_MAX when out of memory or ids. */
+static uint32_t chunk_id(struct seqc_chunk_table *t, const uint32_t *a, uint32_t n, uint32_t h,
+			 int *is_new)
 {
-	uint32_t h = chunk_hash(a, n), k = h & t->mask;
+	uint32_t k = h & t->mask;
 
 	*is_new = 0;
 	for (; t->slots[k]; k = (k + 1) & t->mask) {
@@ -230,8 +237,9 @@ static int level_init(struct seqc_level *l, const struct seqc_level_params *p, i
 	if (l->p.max_len < l->p.min_len)
 		l->p.max_len = l->p.min_len;
 	l->cur = malloc((size_t)l->p.max_len * sizeof(*l->cur));
+	l->pend = malloc((size_t)l->p.max_len * sizeof(*l->pend));
 	l->body = seq_builder_new(SEQ_LOOKAHEAD);
-	return chunk_table_init(&l->chunks) < 0 || !l->cur || !l->body ? -1 : 0;
+	return chunk_table_init(&l->chunks) < 0 || !l->cur || !l->pend || !l->body ? -1 : 0;
 }
 
 static void level_free(struct seqc_level *l)
@@ -241,6 +249,7 @@ static void level_free(struct seqc_level *l)
 	seq_builder_free(l->body);
 	free(l->single);
 	free(l->cur);
+	free(l->pend);
 }
 
 struct seqc_builder *seqc_builder_new(const struct seqc_params *params)
@@ -292,30 +301,55 @@ static void flush_top_pending(struct seqc_builder *b)
 
 static void level_unit(struct seqc_builder *b, uint32_t k, uint32_t unit);
 
-/* The chunk in progress at level k is complete: its id is a unit of
- * level k + 1. */
-static void cut_chunk(struct seqc_builder *b, uint32_t k)
+/* The chunk cut last at level k, if any, is looked up now: its id is a
+ * unit of level k + 1, and a new chunk goes to the body. */
+static void settle_chunk(struct seqc_builder *b, uint32_t k)
 {
 	struct seqc_level *l = &b->lv[k];
 	int is_new;
 	uint32_t c;
 
-	if (!l->cur_len)
+	if (!l->pend_len)
 		return;
-	l->nchunks_cut++;
-	c = chunk_id(&l->chunks, l->cur, l->cur_len, &is_new);
+	c = chunk_id(&l->chunks, l->pend, l->pend_len, l->pend_hash, &is_new);
 	if (c == UINT32_MAX) {
 		b->failed = 1;
 	} else if (is_new) {
 		/* Each unique chunk is one segment of the body grammar. */
 		if ((c > 0 && seq_append_gap(l->body) < 0) ||
-		    seq_append_many(l->body, l->cur, l->cur_len) < 0)
+		    seq_append_many(l->body, l->pend, l->pend_len) < 0)
 			b->failed = 1;
 	}
-	l->cur_len = 0;
-	l->roll = 0;
+	l->pend_len = 0;
 	if (c != UINT32_MAX)
 		level_unit(b, k + 1, c);
+}
+
+/* The chunk in progress at level k is complete.  Its table slot is
+ * fetched now and the chunk looked up at the next cut (settle_chunk),
+ * about a chunk's worth of atoms later: on data-dependent streams the
+ * table is far larger than the caches and nearly every chunk is new, so
+ * a lookup right away waited for memory once per chunk.  The one cut
+ * before it is looked up first: ids, the body's input and the level
+ * above's units come in the same order as without the wait. */
+static void cut_chunk(struct seqc_builder *b, uint32_t k)
+{
+	struct seqc_level *l = &b->lv[k];
+	uint32_t *swap;
+
+	if (!l->cur_len)
+		return;
+	l->nchunks_cut++;
+	settle_chunk(b, k);
+	swap = l->pend;
+	l->pend = l->cur;
+	l->cur = swap;
+	l->pend_len = l->cur_len;
+	l->pend_hash = chunk_hash_final(l->chash, l->cur_len);
+	__builtin_prefetch(&l->chunks.slots[l->pend_hash & l->chunks.mask]);
+	l->cur_len = 0;
+	l->roll = 0;
+	l->chash = 0;
 }
 
 /* One more atom at level k (below the top); a cut after it when the hash
@@ -326,6 +360,7 @@ static void add_atom(struct seqc_builder *b, uint32_t k, uint32_t a)
 	struct seqc_level *l = &b->lv[k];
 
 	l->cur[l->cur_len++] = a;
+	l->chash = chunk_hash_step(l->chash, a);
 	/* Shifting by 16 keeps the last four atoms in the hash; the
 	 * multiplication below mixes them into the bits tested. */
 	l->roll = (l->roll << 16) + (a + 1) * 0xc2b2ae3d27d4eb4full;
@@ -435,6 +470,12 @@ int seqc_append_many(struct seqc_builder *b, const uint32_t *terminals, size_t n
 	return b->failed ? -1 : 0;
 }
 
+void seqc_settle(struct seqc_builder *b)
+{
+	for (uint32_t k = 0; k < b->nlevels; k++)
+		settle_chunk(b, k);
+}
+
 int seqc_append_gap(struct seqc_builder *b)
 {
 	if (b->failed)
@@ -443,8 +484,10 @@ int seqc_append_gap(struct seqc_builder *b)
 	for (uint32_t k = 0; k <= b->nlevels; k++) {
 		if (b->lv[k].run_n)
 			flush_run(b, k);
-		if (k < b->nlevels)
+		if (k < b->nlevels) {
 			cut_chunk(b, k);
+			settle_chunk(b, k);
+		}
 	}
 	flush_top_pending(b);
 	if (!b->failed && seq_append_gap(b->top) < 0)

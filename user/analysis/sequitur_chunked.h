@@ -93,7 +93,9 @@ int seqc_append_gap(struct seqc_builder *b);
 void seqc_builder_stats(const struct seqc_builder *b, struct seqc_stats *st);
 int seqc_builder_failed(const struct seqc_builder *b);
 
-/* Snapshot (the builder stays usable); flags SEQ_GRAMMAR_CHUNKED. */
-int seqc_export(const struct seqc_builder *b, struct seq_grammar *out);
+/* Snapshot (the builder stays usable); flags SEQ_GRAMMAR_CHUNKED.  Not
+ * const: it first does the chunk lookups the builder has put off (to let
+ * their table slots load), which changes nothing the grammar depends on. */
+int seqc_export(struct seqc_builder *b, struct seq_grammar *out);
 
 #endif

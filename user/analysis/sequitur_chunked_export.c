@@ -226,17 +226,19 @@ static uint32_t *export_level(struct work *w, const struct seqc_level *l, const 
 	return atom_sym;
 }
 
-int seqc_export(const struct seqc_builder *b, struct seq_grammar *out)
+int seqc_export(struct seqc_builder *b, struct seq_grammar *out)
 {
 	struct work w = {0};
 	struct seq_grammar top = {0}, assembled = {0}, flat = {0};
 	uint32_t *atom_sym[SEQC_MAX_LEVELS + 1] = {0}, *chunk_sym[SEQC_MAX_LEVELS] = {0};
 	uint32_t run_tail[SEQC_MAX_LEVELS + 1], *tail = NULL, ntail = 0, roots_from;
-	uint64_t tail_cap = b->ntop_pending + 1;
+	uint64_t tail_cap;
 	const struct seqc_level *lt = &b->lv[b->nlevels];
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	seqc_settle(b); /* before anything is read */
+	tail_cap = b->ntop_pending + 1;
 	if (b->failed || seq_export(b->top, &top) < 0)
 		goto done;
 	/* Children first: each level's runs, body rules and chunks, then

@@ -35,6 +35,11 @@ struct seqc_chunk_table {
 	uint32_t mask;
 };
 
+/* Look up every chunk whose lookup waits (cut_chunk), lowest level
+ * first: the builder is then as it would be had each been looked up when
+ * it was cut, which is what seqc_export reads. */
+void seqc_settle(struct seqc_builder *b);
+
 /* The id of (sym, n) in t, or UINT32_MAX when it is not there. */
 uint32_t seqc_run_find(const struct seqc_run_table *t, uint32_t sym, uint64_t n);
 
@@ -61,6 +66,14 @@ struct seqc_level {
 	uint32_t *cur;
 	uint32_t cur_len;
 	uint64_t roll;
+	uint64_t chash; /* the chunk in progress's hash so far */
+	/* The chunk cut last, not yet looked up (cut_chunk): its table slot
+	 * is loading meanwhile.  pend_len 0: none.  Looked up before anything
+	 * else reaches the level's table or the level above, so every builder
+	 * sees what it would without the wait. */
+	uint32_t *pend;
+	uint32_t pend_len;
+	uint32_t pend_hash;
 	struct seqc_chunk_table chunks;
 	struct seq_builder *body;
 	uint64_t nchunks_cut;

@@ -157,18 +157,15 @@ static void append_terminal(struct path_grammar *pg, uint32_t t)
 	pg->nsymbols++;
 }
 
-/* Append the record (fid, id); its terminal, or NO_RECORD on failure. */
-static uint32_t symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
+/* The terminal of the record (fid, id), added to the table when new, or
+ * NO_RECORD on failure. */
+static uint32_t terminal_of(struct path_grammar *pg, uint32_t fid, uint64_t id)
 {
 	uint32_t k = hash_key(fid, id, pg->mask), t;
 
-	for (; pg->slots[k].fid; k = (k + 1) & pg->mask) {
-		if (pg->slots[k].fid == fid && pg->slots[k].id == id) {
-			t = pg->slots[k].dense;
-			append_terminal(pg, t);
-			return t;
-		}
-	}
+	for (; pg->slots[k].fid; k = (k + 1) & pg->mask)
+		if (pg->slots[k].fid == fid && pg->slots[k].id == id)
+			return pg->slots[k].dense;
 	if (pg->nterms >= SEQ_TERMINAL_LIMIT - 1) {
 		pg->failed = 1;
 		return NO_RECORD;
@@ -186,8 +183,26 @@ static uint32_t symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
 	t = pg->nterms++;
 	pg->slots[k] = (struct term_slot){id, fid, t};
 	pg->terms[t] = (struct wpp_grammar_terminal){fid, 0, id};
-	append_terminal(pg, t);
 	return t;
+}
+
+/* times >= 1 instances of terminal t: the builders take a run whole (the
+ * chunked one in O(1)); a tap gets them one by one. */
+static void append_times(struct path_grammar *pg, uint32_t t, uint64_t times)
+{
+	append_terminal(pg, t);
+	if (times == 1)
+		return;
+	if (!pg->b && !pg->cb) {
+		for (uint64_t i = 1; i < times && !pg->failed; i++)
+			append_terminal(pg, t);
+		return;
+	}
+	flush_pending(pg);
+	pg->nsymbols += times - 1;
+	if ((pg->cb ? seqc_append_run(pg->cb, t, times - 1) : seq_append_run(pg->b, t, times - 1)) <
+	    0)
+		pg->failed = 1;
 }
 
 /* ---- the word reader's sink (trace_words.h) ---- */
@@ -195,20 +210,11 @@ static uint32_t symbol(struct path_grammar *pg, uint32_t fid, uint64_t id)
 static int g_records(void *ctx, uint32_t fid, uint64_t id, uint64_t times, uint64_t first_repeat)
 {
 	struct path_grammar *pg = ctx;
-	uint32_t t = symbol(pg, fid, id);
+	uint32_t t = terminal_of(pg, fid, id);
 
 	(void)first_repeat;
-	if (times > 1 && t != NO_RECORD && !pg->b && !pg->cb) {
-		for (uint64_t i = 1; i < times && !pg->failed; i++)
-			append_terminal(pg, t);
-	} else if (times > 1 && t != NO_RECORD) {
-		/* The chunked builder takes a run in O(1). */
-		flush_pending(pg);
-		pg->nsymbols += times - 1;
-		if ((pg->cb ? seqc_append_run(pg->cb, t, times - 1)
-			    : seq_append_run(pg->b, t, times - 1)) < 0)
-			pg->failed = 1;
-	}
+	if (t != NO_RECORD)
+		append_times(pg, t, times);
 	return pg->failed ? -1 : 0;
 }
 
@@ -265,9 +271,57 @@ int path_grammar_words(struct path_grammar *pg, const uint64_t *words, size_t n)
 	return path_grammar_words_at(pg, words, n, 0);
 }
 
+/*
+ * The words of one call.  The two items that make nearly all of a trace
+ * are read here: a one-word record, and a REPEAT of the record before it
+ * (its terminal known without a second lookup).  This is what the reader (trace_words.h)
+ * does for them, its state (the depth's last record and its repetitions)
+ * kept the same way; every other word goes to the reader itself, one item
+ * at a time, so the two agree on every input.  Issue 23: the reader's
+ * item-and-callback per word was a large part of the grammar worker's
+ * cost.
+ */
+static void read_words(struct path_grammar *pg, const uint64_t *w, size_t n, uint32_t depth)
+{
+	struct wpp_words *r = &pg->words;
+	struct wpp_words_last *last;
+	uint32_t t = NO_RECORD; /* the terminal of *last, once looked up */
+	size_t i = 0;
+
+	if (depth >= WPP_WORDS_DEPTHS) {
+		wpp_words_feed(r, w, n, depth);
+		return;
+	}
+	last = &r->last[depth];
+	while (i < n && !pg->failed) {
+		uint64_t x = w[i];
+		if (depth == r->depth && wpp_word_fid(x) != WPP_FID_CONTROL) {
+			wpp_words_remember(last, wpp_word_fid(x), wpp_word_payload(x));
+			t = terminal_of(pg, wpp_word_fid(x), wpp_word_payload(x));
+			if (t != NO_RECORD)
+				append_terminal(pg, t);
+			i++;
+		} else if (depth == r->depth && (x >> 32) == WPP_CTRL_REPEAT && (uint32_t)x &&
+			   last->valid) {
+			if (t == NO_RECORD)
+				t = terminal_of(pg, last->fid, last->value);
+			last->repeats += (uint32_t)x;
+			if (t != NO_RECORD)
+				append_times(pg, t, (uint32_t)x);
+			i++;
+		} else {
+			int taken = wpp_words_feed_one(r, w + i, n - i, depth);
+			if (taken < 0)
+				return;
+			i += (size_t)taken;
+			t = NO_RECORD; /* the reader may have changed *last */
+		}
+	}
+}
+
 int path_grammar_words_at(struct path_grammar *pg, const uint64_t *words, size_t n, uint32_t depth)
 {
-	wpp_words_feed(&pg->words, words, n, depth);
+	read_words(pg, words, n, depth);
 	flush_pending(pg);
 	return pg->failed ? -1 : 0;
 }

@@ -141,6 +141,11 @@ int wpp_online_worker_status(const struct wpp_online *o, uint64_t *peak_bytes)
 	return st->gave_up ? 1 : st->failed ? -1 : 0;
 }
 
+double wpp_online_worker_cpu(const struct wpp_online *o)
+{
+	return o->worker ? online_worker_stats(o->worker)->cpu_seconds : -1;
+}
+
 void wpp_online_worker_progress(const struct wpp_online *o, uint64_t *events_skipped,
 				uint64_t *drops_replayed)
 {
@@ -212,22 +217,28 @@ static struct othread *get_thread(struct wpp_online *o, const struct wpp_thread_
 
 /* ---- handing words to the consumers ---- */
 
+/* words[0..n) (n > 0) of one depth to every consumer of t. */
+static void hand_out(struct wpp_online *o, struct othread *t, const uint64_t *words, size_t n,
+		     uint32_t depth)
+{
+	for (size_t c = 0; c < o->nconsumers; c++) {
+		const struct wpp_online_consumer *oc = &o->consumers[c];
+		if (!t->states[c])
+			continue;
+		if (oc->thread_words_at)
+			oc->thread_words_at(t->states[c], words, n, depth);
+		else
+			oc->thread_words(t->states[c], words, n);
+	}
+	o->stats.words_delivered += n;
+}
+
 static void flush_run(struct wpp_online *o, struct othread *t, size_t keep)
 {
 	size_t n = t->nrun - keep;
 
-	if (n) {
-		for (size_t c = 0; c < o->nconsumers; c++) {
-			const struct wpp_online_consumer *oc = &o->consumers[c];
-			if (!t->states[c])
-				continue;
-			if (oc->thread_words_at)
-				oc->thread_words_at(t->states[c], t->run, n, t->run_depth);
-			else
-				oc->thread_words(t->states[c], t->run, n);
-		}
-		o->stats.words_delivered += n;
-	}
+	if (n)
+		hand_out(o, t, t->run, n, t->run_depth);
 	if (keep)
 		memmove(t->run, t->run + n, keep * sizeof(*t->run));
 	t->nrun = keep;
@@ -235,15 +246,45 @@ static void flush_run(struct wpp_online *o, struct othread *t, size_t keep)
 		t->run_expect_second = 0;
 }
 
+/* Does any of words[0..n) look like a WIDE_PATH or GAP control word, the
+ * only words that open a two-word record?  Branch-free, so that it
+ * vectorizes: nearly every piece has none. */
+static int any_opener(const uint64_t *words, uint32_t n)
+{
+	uint32_t openers = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		openers +=
+		    (words[i] >> 32) == WPP_CTRL_WIDE_PATH || (words[i] >> 32) == WPP_CTRL_GAP;
+	return openers != 0;
+}
+
+/* The words [from, to) of held batch b, at depth, after what the run holds.
+ * Track record boundaries so that a two-word record is never cut between
+ * two calls (the decoder reads such records across batch boundaries of one
+ * signal depth); a piece with no opener ends outside any pair, and when
+ * nothing is pending before it, it goes to the consumers as it is, not
+ * copied (the batch's words are our own aligned copy). */
 static int append_run(struct wpp_online *o, struct othread *t, const struct wpp_batch_ref *b,
 		      uint32_t from, uint32_t to, uint32_t depth)
 {
+	const uint64_t *src = (const uint64_t *)(const void *)b->words + from;
+	uint32_t n = to - from;
+
 	if (t->nrun && depth != t->run_depth)
 		flush_run(o, t, 0);
 	t->run_depth = depth;
-	if (t->nrun + (to - from) > t->run_cap) {
+	if (!n)
+		return 0;
+	int opener = any_opener(src, n);
+	if (!opener && !t->nrun) {
+		hand_out(o, t, src, n, depth);
+		t->run_expect_second = 0;
+		return 0;
+	}
+	if (t->nrun + n > t->run_cap) {
 		size_t cap = t->run_cap ? t->run_cap : 4096;
-		while (cap < t->nrun + (to - from))
+		while (cap < t->nrun + n)
 			cap *= 2;
 		uint64_t *bigger = realloc(t->run, cap * sizeof(*bigger));
 		if (!bigger)
@@ -251,17 +292,19 @@ static int append_run(struct wpp_online *o, struct othread *t, const struct wpp_
 		t->run = bigger;
 		t->run_cap = cap;
 	}
-	for (uint32_t i = from; i < to; i++) {
-		uint64_t w = wpp_batch_word(b, i);
-		/* Track record boundaries so that a two-word record is never cut
-		 * between two calls (the decoder reads such records across batch
-		 * boundaries of one signal depth). */
+	memcpy(t->run + t->nrun, src, (size_t)n * 8);
+	t->nrun += n;
+	if (!opener) {
+		t->run_expect_second = 0;
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = src[i];
 		if (t->run_expect_second)
 			t->run_expect_second = 0;
 		else if (wpp_word_fid(w) == WPP_FID_CONTROL && w != 0 &&
 			 (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP))
 			t->run_expect_second = 1;
-		t->run[t->nrun++] = w;
 	}
 	return 0;
 }

@@ -131,6 +131,9 @@ void wpp_online_emit(struct wpp_online *o, enum wpp_chunk_type type, void *paylo
  * result, 1 if it gave up on its backlog, -1 if it ran out of memory;
  * *peak_bytes = its largest backlog (untouched without a worker). */
 int wpp_online_worker_status(const struct wpp_online *o, uint64_t *peak_bytes);
+/* After wpp_online_finish: the CPU seconds the worker thread used, or -1
+ * without a worker. */
+double wpp_online_worker_cpu(const struct wpp_online *o);
 /* Any time: how many queued events of dropped threads the worker has
  * skipped, and how many dropped threads it has closed (both 0 without a
  * worker). */

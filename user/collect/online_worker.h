@@ -76,6 +76,7 @@ struct online_worker_stats {
 	int failed;		    /* the worker's assembler ran out of memory */
 	uint64_t words_queued;	    /* collector: words of queued batches (packed or not) */
 	uint64_t words_replayed;    /* worker: words of those it has replayed or skipped */
+	double cpu_seconds;	    /* worker: its thread's CPU time, set as it ends */
 };
 /* Valid after online_worker_finish. */
 const struct online_worker_stats *online_worker_stats(const struct online_worker *q);

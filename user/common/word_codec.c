@@ -31,8 +31,13 @@
 
 enum { TOK_RUN = 0, TOK_DICT = 1, TOK_LITERAL = 2, TOK_SECOND = 3 };
 
+/* The two successors apart: a run reads only the first, one load after
+ * another (each word's slot depends on the word before), so the first
+ * successors alone (32 KiB) stay in L1 where pairs of them (64 KiB) did
+ * not. */
 struct wc_tables {
-	uint64_t pred[1u << PRED_BITS][2]; /* [0] last successor, [1] the one before */
+	uint64_t first[1u << PRED_BITS];  /* the last successor */
+	uint64_t second[1u << PRED_BITS]; /* the one before */
 	uint64_t dict[1u << DICT_BITS];
 };
 
@@ -111,10 +116,10 @@ static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t w = words[i];
-		uint64_t *slot = tb->pred[pred_slot(prev)];
+		uint32_t slot = pred_slot(prev);
 
 		prev = w;
-		if (slot[0] == w) {
+		if (tb->first[slot] == w) {
 			run++;
 			continue;
 		}
@@ -122,9 +127,9 @@ static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n
 			p = put_varint(p, (run - 1) << 2 | TOK_RUN);
 			run = 0;
 		}
-		uint64_t second = slot[1];
-		slot[1] = slot[0];
-		slot[0] = w;
+		uint64_t second = tb->second[slot];
+		tb->second[slot] = tb->first[slot];
+		tb->first[slot] = w;
 		if (second == w) {
 			*p++ = TOK_SECOND;
 			continue;
@@ -194,7 +199,7 @@ static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t l
 				return -1;
 			}
 			for (uint64_t k = 0; k < count; k++) {
-				w = tb->pred[pred_slot(prev)][0];
+				w = tb->first[pred_slot(prev)];
 				words[i++] = w;
 				prev = w;
 			}
@@ -228,16 +233,16 @@ static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t l
 				*why = "malformed second-successor token";
 				return -1;
 			}
-			w = tb->pred[pred_slot(prev)][1];
+			w = tb->second[pred_slot(prev)];
 			break;
 		}
 		if (i == n) {
 			*why = "more words than the batch's word count";
 			return -1;
 		}
-		uint64_t *slot = tb->pred[pred_slot(prev)];
-		slot[1] = slot[0];
-		slot[0] = w;
+		uint32_t slot = pred_slot(prev);
+		tb->second[slot] = tb->first[slot];
+		tb->first[slot] = w;
 		words[i++] = w;
 		prev = w;
 	}

@@ -108,30 +108,39 @@ void wpp_words_gap(struct wpp_words *r, uint64_t lost_words)
 	r->sink.gap(r->sink.ctx, lost_words);
 }
 
-int wpp_words_feed(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth)
+int wpp_words_feed_one(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth)
 {
 	const struct wpp_words_sink *k = &r->sink;
 	struct wpp_word_item it;
+	int taken = wpp_words_read(r, w, n, depth, &it);
 
+	switch (it.kind) {
+	case WPP_WORD_NOTHING:
+		break;
+	case WPP_WORD_RECORDS:
+		if (k->records(k->ctx, it.fid, it.value, it.times, it.first_repeat) < 0)
+			return -1;
+		break;
+	case WPP_WORD_GAP:
+		k->gap(k->ctx, it.times);
+		break;
+	case WPP_WORD_MALFORMED:
+		k->malformed(k->ctx, it.why, it.nwords);
+		break;
+	case WPP_WORD_UNATTRIBUTABLE:
+		k->unattributable(k->ctx, it.times);
+		break;
+	}
+	return taken;
+}
+
+int wpp_words_feed(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth)
+{
 	for (size_t i = 0; i < n;) {
-		i += (size_t)wpp_words_read(r, w + i, n - i, depth, &it);
-		switch (it.kind) {
-		case WPP_WORD_NOTHING:
-			break;
-		case WPP_WORD_RECORDS:
-			if (k->records(k->ctx, it.fid, it.value, it.times, it.first_repeat) < 0)
-				return -1;
-			break;
-		case WPP_WORD_GAP:
-			k->gap(k->ctx, it.times);
-			break;
-		case WPP_WORD_MALFORMED:
-			k->malformed(k->ctx, it.why, it.nwords);
-			break;
-		case WPP_WORD_UNATTRIBUTABLE:
-			k->unattributable(k->ctx, it.times);
-			break;
-		}
+		int taken = wpp_words_feed_one(r, w + i, n - i, depth);
+		if (taken < 0)
+			return -1;
+		i += (size_t)taken;
 	}
 	return 0;
 }

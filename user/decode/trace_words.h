@@ -137,6 +137,11 @@ void wpp_words_lost(struct wpp_words *r);
 /* Push form: every item of w[0..n) to the sink.  0, or -1 if the sink
  * stopped. */
 int wpp_words_feed(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth);
+/* Push form, one item: the item at w[0] (n >= 1 words) to the sink.
+ * Returns the words it took (1 or 2), or -1 if the sink stopped.  For a
+ * caller that reads the common items itself (sequitur_online.c) and hands
+ * the reader the rest, so both agree on every input. */
+int wpp_words_feed_one(struct wpp_words *r, const uint64_t *w, size_t n, uint32_t depth);
 /* Words were lost between two calls: forget, and tell the sink. */
 void wpp_words_gap(struct wpp_words *r, uint64_t lost_words);
 

@@ -166,11 +166,17 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra)
 {
 	double cpu0 = process_cpu_seconds(), wall0 = (double)record_now_ns() / 1e9;
-	char after[96] = "";
+	char after[96] = "", grammar_cpu[48] = "";
 
 	record_sink_flush(rs);
 	if (!rs->failed && rs->online)
 		keep(rs, wpp_online_finish(rs->online, rs->w));
+	/* The grammar worker's own CPU, a part of the collector's (issue 23:
+	 * what the grammars cost, beside what moving the words costs). */
+	double worker_cpu = rs->online && !rs->failed ? wpp_online_worker_cpu(rs->online) : -1;
+	if (worker_cpu >= 0)
+		snprintf(grammar_cpu, sizeof(grammar_cpu), ", grammar worker %.3f s CPU",
+			 worker_cpu);
 	/* Grammars the worker could not build as fast as the trace came are
 	 * finished here, after the program: the summary's collector CPU
 	 * (measured before) does not hold that, so say it. */
@@ -197,13 +203,14 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		if (rs->records)
 			snprintf(per, sizeof(per), ", %.3f bytes per path record",
 				 (double)rs->batch_bytes / (double)rs->records);
-		wpp_info("recorded %llu batches, %llu words, %llu processes, %llu threads%s%s%s -> "
-			 "%s%s",
-			 (unsigned long long)rs->totals.batches,
-			 (unsigned long long)rs->totals.words, (unsigned long long)rs->processes,
-			 (unsigned long long)rs->threads, per, after,
-			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "",
-			 o->output, extra ? extra : "");
+		wpp_info(
+		    "recorded %llu batches, %llu words, %llu processes, %llu threads%s%s%s%s -> "
+		    "%s%s",
+		    (unsigned long long)rs->totals.batches, (unsigned long long)rs->totals.words,
+		    (unsigned long long)rs->processes, (unsigned long long)rs->threads, per,
+		    grammar_cpu, after,
+		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
+		    extra ? extra : "");
 	}
 	/* An empty trace is most often a program built without wppcc; not
 	 * when batches came and were lost (the loss report says why). */
