@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* ir_counts.c — counting mode's runtime interface (see ir_counts.h). */
+#include "ir_counts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "wpp/trace_abi.h"
+
+/* The allocation happens once per thread and TU. */
+#define COLD_WEIGHT 1
+#define HOT_WEIGHT  1000000
+
+static void add_fn_attr(LLVMContextRef ctx, LLVMValueRef f, const char *attr)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
+	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+static LLVMValueRef get_or_add_fn(LLVMModuleRef m, const char *name, LLVMTypeRef ty)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(m, name);
+	return f ? f : LLVMAddFunction(m, name, ty);
+}
+
+/* __wpp_count_base(): `b = tls; if (!b) b = __wpp_count_alloc(&desc, &tls);`
+ * as an always_inline helper, so the branch and the cold call land in the
+ * caller when the plugin inlines it (the pass itself never splits blocks
+ * at function entry). */
+static LLVMValueRef build_base_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef f = LLVMAddFunction(p->mod, "__wpp_count_base", k->base_fn);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	add_fn_attr(p->ctx, f, "alwaysinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "alloc");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef base = LLVMBuildLoad2(b, p->ptr, k->tls, "base");
+	LLVMValueRef none = LLVMBuildIsNull(b, base, "none");
+	LLVMValueRef br = LLVMBuildCondBr(b, none, cold, done);
+	LLVMMetadataRef ops[3] = {
+	    LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
+	    LLVMValueAsMetadata(LLVMConstInt(p->i32, COLD_WEIGHT, 0)),
+	    LLVMValueAsMetadata(LLVMConstInt(p->i32, HOT_WEIGHT, 0)),
+	};
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
+			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
+	LLVMPositionBuilderAtEnd(b, cold);
+	LLVMValueRef args[2] = {k->desc, k->tls};
+	LLVMBuildRet(b, LLVMBuildCall2(b, k->alloc_fn, k->alloc, args, 2, "fresh"));
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildRet(b, base);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
+{
+	memset(k, 0, sizeof(*k));
+	k->p = p;
+	k->tls = LLVMAddGlobal(p->mod, p->ptr, "__wpp_count_tls");
+	LLVMSetLinkage(k->tls, LLVMInternalLinkage);
+	LLVMSetInitializer(k->tls, LLVMConstNull(p->ptr));
+	/* Internal, so the code generator picks local-exec in executables and
+	 * local-dynamic in shared objects (no GOT load, no call per access
+	 * where the object allows it). */
+	LLVMSetThreadLocal(k->tls, 1);
+	LLVMSetAlignment(k->tls, 8);
+	LLVMTypeRef fields[6] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr};
+	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 6, 0),
+			       "__wpp_count_desc");
+	LLVMSetLinkage(k->desc, LLVMPrivateLinkage);
+	LLVMSetAlignment(k->desc, 8);
+	LLVMTypeRef aparams[2] = {p->ptr, p->ptr};
+	k->alloc_fn = LLVMFunctionType(p->ptr, aparams, 2, 0);
+	k->alloc = get_or_add_fn(p->mod, WPP_SYM_COUNT_ALLOC, k->alloc_fn);
+	add_fn_attr(p->ctx, k->alloc, "nounwind");
+	add_fn_attr(p->ctx, k->alloc, "cold");
+	LLVMTypeRef hparams[2] = {p->i64, p->i64};
+	k->hash_fn = LLVMFunctionType(p->voidty, hparams, 2, 0);
+	k->hash = get_or_add_fn(p->mod, WPP_SYM_COUNT_HASH, k->hash_fn);
+	/* preserve_most, like __wpp_flush: the call costs the hashed
+	 * function's hot code no spills of caller-saved registers. */
+	LLVMSetFunctionCallConv(k->hash, LLVMPreserveMostCallConv);
+	add_fn_attr(p->ctx, k->hash, "nounwind");
+	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
+	k->base_helper = build_base_helper(k);
+}
+
+void wpp_counts_free(struct wpp_counts *k)
+{
+	free(k->first);
+	k->first = NULL;
+	k->nfirst = k->cap = 0;
+}
+
+uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
+{
+	if (k->nfirst + 2 > k->cap) {
+		uint32_t cap = k->cap ? 2 * k->cap : 64;
+		uint64_t *grown = realloc(k->first, cap * sizeof(*grown));
+		if (!grown)
+			abort(); /* the function is already being rewritten */
+		if (!k->first)
+			grown[0] = 0;
+		k->first = grown;
+		k->cap = cap;
+	}
+	uint64_t at = k->first[k->nfirst];
+	int hashed = npaths > WPP_COUNT_ARRAY_MAX_PATHS;
+	k->first[++k->nfirst] = at + (hashed ? 0 : npaths);
+	return hashed ? UINT64_MAX : at;
+}
+
+LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b)
+{
+	return LLVMBuildCall2(b, k->base_fn, k->base_helper, NULL, 0, "wpp.counts");
+}
+
+void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
+			  uint64_t first, LLVMValueRef id)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef idx = first ? LLVMBuildAdd(b, id, LLVMConstInt(p->i64, first, 0), "") : id;
+	LLVMValueRef slot = LLVMBuildInBoundsGEP2(b, p->i64, base, &idx, 1, "wpp.slot");
+	/* a plain add to memory: one instruction at -O1 and above, so a
+	 * signal handler counting on the same thread cannot split it */
+	LLVMValueRef n = LLVMBuildLoad2(b, p->i64, slot, "");
+	LLVMBuildStore(b, LLVMBuildAdd(b, n, LLVMConstInt(p->i64, 1, 0), ""), slot);
+}
+
+void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
+			 LLVMValueRef id)
+{
+	LLVMValueRef args[2] = {fidw, id};
+	LLVMValueRef call = LLVMBuildCall2(b, k->hash_fn, k->hash, args, 2, "");
+	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+}
+
+void wpp_counts_finish(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	uint32_t n = k->nfirst;
+	LLVMValueRef *vals = malloc(((size_t)n + 1) * sizeof(*vals));
+	if (!vals)
+		abort();
+	for (uint32_t i = 0; i <= n; i++)
+		vals[i] = LLVMConstInt(p->i64, k->first ? k->first[i] : 0, 0);
+	LLVMValueRef arr = LLVMConstArray2(p->i64, vals, (uint64_t)n + 1);
+	free(vals);
+	LLVMValueRef first = LLVMAddGlobal(p->mod, LLVMTypeOf(arr), "__wpp_count_first");
+	LLVMSetLinkage(first, LLVMPrivateLinkage);
+	LLVMSetInitializer(first, arr);
+	LLVMSetGlobalConstant(first, 1);
+	LLVMSetAlignment(first, 8);
+	LLVMValueRef fields[6] = {
+	    LLVMConstInt(p->i32, WPP_ABI_VERSION, 0),
+	    LLVMConstInt(p->i32, n, 0),
+	    LLVMConstInt(p->i64, k->first ? k->first[n] : 0, 0),
+	    p->fid_base_slot,
+	    first,
+	    LLVMConstNull(p->ptr),
+	};
+	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 6, 0));
+}
