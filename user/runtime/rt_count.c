@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_count.c — counting mode's per-thread counters and when they reach the
+ * collector (trace_abi.h "Counting mode"; docs/runtime.md "Counting").
+ *
+ * Each thread that counts has a state block (mmap'd, on a process-wide
+ * push-only list, so the thread that ends the process can drain the others):
+ * the arrays it was given, one per count TU, and its hash.  Counts become
+ * path records + REPEAT words in the stream of the thread that drains them,
+ * written through the same cursor as instrumented code, so both transports
+ * and every reader take them unchanged:
+ *
+ *  - thread exit: the exit-key destructor drains the thread's own counts in
+ *    every round (deltas: later destructors may count more); after the last
+ *    round its TLS pointers go to the TU's shared `late` array and the block
+ *    (zeroed) is free for the next thread;
+ *  - process end (exit, and __wpp_flush_all before exec, _exit, abort):
+ *    every thread's counts, since the other threads will never drain theirs;
+ *  - fork child: every inherited count is the parent's: zeroed.
+ *
+ * Signals: a handler may count on the thread it interrupts.  Array counts
+ * are single adds to memory; a drain takes each counter with an exchange.
+ * The hash is never entered twice: while its owner is inside it (`busy`), a
+ * handler's count is written to its own signal level as a record instead,
+ * which readers add up the same way.  Allocation blocks signals.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_count.h"
+#include "rt_count_table.h"
+#include "rt_internal.h"
+
+struct rt_count_array {
+	struct wpp_count_desc *desc;
+	uint64_t **tls_slot; /* the owner's TLS pointer of the TU */
+	uint64_t *base;
+};
+
+enum { CT_LIVE = 1, CT_FREE = 2 };
+
+struct rt_count_thread {
+	struct rt_count_thread *next; /* process list, push-only */
+	uint32_t state;
+	uint32_t busy; /* the owner is in its hash (or draining it) */
+	struct rt_count_array *arrays;
+	uint32_t narrays, cap;
+	struct rt_count_table hash;
+};
+
+static struct rt_count_thread *all_threads;
+static __thread struct rt_count_thread *self RT_TLS;
+
+/* Where a TU counts when no memory could be had for its array: shared by
+ * every such thread, never drained (those counts are lost, said once).
+ * In .bss: backed only if ever used. */
+#define SPILL_SLOTS (1u << 20)
+static uint64_t spill[SPILL_SLOTS];
+
+static void *map_zeroed(uint64_t bytes)
+{
+	if (bytes > (UINT64_C(1) << 40))
+		return NULL;
+	void *p = mmap(NULL, bytes ? bytes : 8, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- emission into the calling thread's stream ---- */
+
+/* The record sequence of trace_abi.h, from C: words, then the cursor
+ * (release: the words are in memory first), then the limit check. */
+static void put_words(const uint64_t *w, unsigned n, void *arg)
+{
+	uint64_t *cur = __wpp_cursor;
+	(void)arg;
+	for (unsigned i = 0; i < n; i++)
+		cur[i] = w[i];
+	__atomic_store_n(&__wpp_cursor, cur + n, __ATOMIC_RELEASE);
+	if (cur + n >= __wpp_limit)
+		__wpp_flush();
+}
+
+static void put_count(uint64_t fidw, uint64_t id, uint64_t count, void *arg)
+{
+	rt_count_encode(fidw, id, count, put_words, arg);
+}
+
+static void drain(struct rt_count_thread *ct, int own)
+{
+	uint32_t n = __atomic_load_n(&ct->narrays, __ATOMIC_ACQUIRE);
+	struct rt_count_array *a = __atomic_load_n(&ct->arrays, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		rt_count_array_drain(a[i].desc, a[i].base, put_count, NULL);
+	/* The hash only from its owner, and not from a handler that
+	 * interrupted the owner inside it; at process end another thread's
+	 * hash is read racing with its owner (a table that grows meanwhile
+	 * is read from the old or the new copy, each count from one). */
+	if (own && !ct->busy) {
+		ct->busy = 1;
+		__asm__ volatile("" ::: "memory");
+		rt_count_table_drain(&ct->hash, put_count, NULL);
+		__asm__ volatile("" ::: "memory");
+		ct->busy = 0;
+	} else if (!own && !__atomic_load_n(&ct->busy, __ATOMIC_ACQUIRE)) {
+		rt_count_table_drain(&ct->hash, put_count, NULL);
+	}
+}
+
+/* ---- per-thread state ---- */
+
+/* The calling thread's state block: a free one from an exited thread, or
+ * a new one.  Signals are blocked by the caller. */
+static struct rt_count_thread *thread_state(void)
+{
+	struct rt_count_thread *ct;
+	if (self)
+		return self;
+	for (ct = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); ct; ct = ct->next) {
+		uint32_t want = CT_FREE;
+		if (__atomic_compare_exchange_n(&ct->state, &want, CT_LIVE, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	if (!ct) {
+		if (!(ct = map_zeroed(sizeof(*ct))))
+			return NULL;
+		ct->state = CT_LIVE;
+		ct->next = __atomic_load_n(&all_threads, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&all_threads, &ct->next, ct, 1,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+	}
+	self = ct;
+	/* A thread that only counts never records: its exit still has to
+	 * drain (rt_lifecycle.c). */
+	rt_init();
+	rt_thread_arm_exit(&rt_self);
+	return ct;
+}
+
+/* Append (desc, slot, base); entries before the count, so a drainer on
+ * another thread never reads an unwritten one.  A full list is copied to a
+ * mapping twice its size; the old one stays mapped (a drainer may still
+ * walk it). */
+static int add_array(struct rt_count_thread *ct, struct wpp_count_desc *desc, uint64_t **slot,
+		     uint64_t *base)
+{
+	if (ct->narrays == ct->cap) {
+		uint32_t cap = ct->cap ? 2 * ct->cap : 4096 / sizeof(struct rt_count_array);
+		struct rt_count_array *a = map_zeroed((uint64_t)cap * sizeof(*a));
+		if (!a)
+			return -1;
+		if (ct->narrays)
+			memcpy(a, ct->arrays, ct->narrays * sizeof(*a));
+		__atomic_store_n(&ct->arrays, a, __ATOMIC_RELEASE);
+		ct->cap = cap;
+	}
+	ct->arrays[ct->narrays] = (struct rt_count_array){desc, slot, base};
+	__atomic_store_n(&ct->narrays, ct->narrays + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint64_t *late_array(struct wpp_count_desc *desc)
+{
+	uint64_t *l = __atomic_load_n(&desc->late, __ATOMIC_ACQUIRE), *none = NULL;
+	if (l)
+		return l;
+	if (!(l = map_zeroed(desc->nslots * 8)))
+		return NULL;
+	if (!__atomic_compare_exchange_n(&desc->late, &none, l, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(l, desc->nslots * 8);
+		return none;
+	}
+	return l;
+}
+
+static uint64_t *spill_array(const struct wpp_count_desc *desc)
+{
+	static int said;
+	if (desc->nslots > SPILL_SLOTS) {
+		rt_say("counting: no memory for a TU's path counters", "");
+		abort();
+	}
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		rt_say("counting: out of memory; some path counts are lost", "");
+	return spill;
+}
+
+static uint64_t *alloc_locked(struct wpp_count_desc *desc, uint64_t **slot)
+{
+	struct rt_count_thread *ct;
+	uint64_t *base = NULL;
+
+	if (desc->abi_version != WPP_ABI_VERSION)
+		return spill_array(desc);
+	if (!(ct = thread_state()))
+		return spill_array(desc);
+	/* A block reused from an exited thread keeps its (zeroed) arrays; a
+	 * handler may also have allocated this TU's array while we waited. */
+	for (uint32_t i = 0; i < ct->narrays; i++)
+		if (ct->arrays[i].desc == desc) {
+			ct->arrays[i].tls_slot = slot;
+			return ct->arrays[i].base;
+		}
+	if (!(base = map_zeroed(desc->nslots * 8)))
+		return spill_array(desc);
+	if (add_array(ct, desc, slot, base) < 0) {
+		munmap(base, desc->nslots * 8);
+		return spill_array(desc);
+	}
+	return base;
+}
+
+__attribute__((visibility("default"))) uint64_t *__wpp_count_alloc(struct wpp_count_desc *desc,
+								   uint64_t **slot)
+{
+	sigset_t all, old;
+	int saved_errno = errno;
+	uint64_t *base;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	base = alloc_locked(desc, slot);
+	*slot = base;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;
+	return base;
+}
+
+/* A count that cannot go into the hash: straight into the stream. */
+static void count_as_record(uint64_t fidw, uint64_t id)
+{
+	put_count(fidw, id, 1, NULL);
+}
+
+__attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint64_t fidw,
+									   uint64_t id)
+{
+	struct rt_count_thread *ct = self;
+	int saved_errno = errno;
+
+	if (!ct) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		ct = thread_state();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!ct || ct->busy) {
+		count_as_record(fidw, id);
+	} else {
+		ct->busy = 1;
+		__asm__ volatile("" ::: "memory");
+		int r = rt_count_table_add(&ct->hash, fidw, id);
+		__asm__ volatile("" ::: "memory");
+		ct->busy = 0;
+		if (r < 0)
+			count_as_record(fidw, id);
+	}
+	errno = saved_errno;
+}
+
+/* ---- lifecycle (rt_lifecycle.c, rt_buffers.c) ---- */
+
+int rt_count_thread_active(void)
+{
+	return self != NULL;
+}
+
+void rt_count_thread_exit(int last)
+{
+	struct rt_count_thread *ct = self;
+
+	if (!ct)
+		return;
+	drain(ct, 1);
+	if (!last)
+		return;
+	/* Destructors that run after this one still count: into the TU's
+	 * shared late array (never drained), not into a block the next thread
+	 * will own. */
+	for (uint32_t i = 0; i < ct->narrays; i++) {
+		struct rt_count_array *a = &ct->arrays[i];
+		uint64_t *late = late_array(a->desc);
+		if (late && a->tls_slot)
+			*a->tls_slot = late;
+		madvise(a->base, a->desc->nslots * 8, MADV_DONTNEED);
+		a->tls_slot = NULL;
+	}
+	rt_count_table_clear(&ct->hash);
+	self = NULL;
+	__atomic_store_n(&ct->state, CT_FREE, __ATOMIC_RELEASE);
+}
+
+void rt_count_process_end(void)
+{
+	for (struct rt_count_thread *ct = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); ct;
+	     ct = ct->next)
+		if (__atomic_load_n(&ct->state, __ATOMIC_ACQUIRE) == CT_LIVE)
+			drain(ct, ct == self);
+}
+
+void rt_count_fork_child(void)
+{
+	for (struct rt_count_thread *ct = all_threads; ct; ct = ct->next) {
+		for (uint32_t i = 0; i < ct->narrays; i++) {
+			madvise(ct->arrays[i].base, ct->arrays[i].desc->nslots * 8, MADV_DONTNEED);
+			if (ct != self)
+				ct->arrays[i].tls_slot = NULL;
+		}
+		rt_count_table_clear(&ct->hash);
+		ct->busy = 0;
+		if (ct != self)
+			ct->state = CT_FREE; /* its thread does not exist here */
+	}
+}
