@@ -240,8 +240,11 @@ static void count_as_record(uint64_t fidw, uint64_t id)
 	put_count(fidw, id, 1, NULL);
 }
 
-__attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint64_t fidw,
-									   uint64_t id)
+/* The hash's slow cases: the thread's first count, a path it has not
+ * counted yet, a handler that interrupted its thread inside the hash, no
+ * memory.  preserve_most as well, so the fast path that calls it needs to
+ * save no more than it uses itself. */
+__attribute__((noinline, cold, preserve_most)) static void count_slow(uint64_t fidw, uint64_t id)
 {
 	struct rt_count_thread *ct = self;
 	int saved_errno = errno;
@@ -253,18 +256,39 @@ __attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint
 		ct = thread_state();
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	if (!ct || ct->busy) {
-		count_as_record(fidw, id);
-	} else {
+	if (ct && !ct->busy) {
 		ct->busy = 1;
 		__asm__ volatile("" ::: "memory");
 		int r = rt_count_table_add(&ct->hash, fidw, id);
 		__asm__ volatile("" ::: "memory");
 		ct->busy = 0;
-		if (r < 0)
-			count_as_record(fidw, id);
+		if (r == 0) {
+			errno = saved_errno;
+			return;
+		}
 	}
+	count_as_record(fidw, id);
 	errno = saved_errno;
+}
+
+/* The fast path calls nothing, so with preserve_most it saves only the
+ * few registers it uses; a path the thread has not counted yet goes the
+ * slow way. */
+__attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint64_t fidw,
+									   uint64_t id)
+{
+	struct rt_count_thread *ct = self;
+
+	if (__builtin_expect(ct && !ct->busy, 1)) {
+		ct->busy = 1;
+		__asm__ volatile("" ::: "memory");
+		int hit = rt_count_table_bump(&ct->hash, fidw, id);
+		__asm__ volatile("" ::: "memory");
+		ct->busy = 0;
+		if (__builtin_expect(hit, 1))
+			return;
+	}
+	count_slow(fidw, id);
 }
 
 /* ---- lifecycle (rt_lifecycle.c, rt_buffers.c) ---- */

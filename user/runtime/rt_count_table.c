@@ -3,21 +3,16 @@
  * rt_count_table.h). */
 #include "rt_count_table.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <sys/mman.h>
 
 #define FIRST_CAP 1024u /* entries: 24 KiB, touched as it fills */
 
-static uint64_t slot_of(uint64_t fidw, uint64_t id, uint64_t cap)
-{
-	uint64_t h = (id ^ fidw) * 0x9e3779b97f4a7c15u;
-	return (h ^ (h >> 29)) & (cap - 1);
-}
-
 static struct rt_count_entry *find_or_claim(struct rt_count_entry *e, uint64_t cap,
 					    uint64_t fidw, uint64_t id, int *fresh)
 {
-	for (uint64_t i = slot_of(fidw, id, cap);; i = (i + 1) & (cap - 1)) {
+	for (uint64_t i = rt_count_slot(fidw, id, cap);; i = (i + 1) & (cap - 1)) {
 		if (e[i].fidw == fidw && e[i].id == id)
 			return &e[i];
 		if (e[i].fidw == 0) {
@@ -37,8 +32,10 @@ static struct rt_count_entry *find_or_claim(struct rt_count_entry *e, uint64_t c
 static int grow(struct rt_count_table *t)
 {
 	uint64_t cap = t->cap ? 2 * t->cap : FIRST_CAP;
+	int saved_errno = errno; /* the program's, whatever mmap does */
 	struct rt_count_entry *e = mmap(NULL, cap * sizeof(*e), PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	errno = saved_errno;
 	if (e == MAP_FAILED)
 		return -1;
 	for (uint64_t i = 0; i < t->cap; i++) {
@@ -56,6 +53,7 @@ static int grow(struct rt_count_table *t)
 	__atomic_store_n(&t->cap, cap, __ATOMIC_RELEASE);
 	if (old)
 		madvise(old, old_cap * sizeof(*old), MADV_DONTNEED);
+	errno = saved_errno;
 	return 0;
 }
 
@@ -88,8 +86,10 @@ void rt_count_table_drain(struct rt_count_table *t, rt_count_sink sink, void *ar
 
 void rt_count_table_clear(struct rt_count_table *t)
 {
+	int saved_errno = errno;
 	if (t->e)
 		madvise(t->e, t->cap * sizeof(*t->e), MADV_DONTNEED);
+	errno = saved_errno;
 	t->used = 0;
 }
 

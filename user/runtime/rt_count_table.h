@@ -38,8 +38,34 @@ struct rt_count_table {
 };
 
 /* Count one execution of path id of the function with fid word fidw.  -1
- * if the table had to grow and no memory could be had (nothing counted). */
+ * if the table had to grow and no memory could be had (nothing counted).
+ * errno is the caller's afterwards, whatever happened. */
 int rt_count_table_add(struct rt_count_table *t, uint64_t fidw, uint64_t id);
+
+static inline uint64_t rt_count_slot(uint64_t fidw, uint64_t id, uint64_t cap)
+{
+	uint64_t h = (id ^ fidw) * 0x9e3779b97f4a7c15u;
+	return (h ^ (h >> 29)) & (cap - 1);
+}
+
+/* The hot case of rt_count_table_add, inline so a caller with the
+ * preserve_most convention saves few registers: count (fidw, id) if the
+ * table has it (1), else 0 and nothing done. */
+static inline int rt_count_table_bump(struct rt_count_table *t, uint64_t fidw, uint64_t id)
+{
+	uint64_t cap = t->cap;
+	struct rt_count_entry *e = t->e;
+	if (!cap)
+		return 0;
+	for (uint64_t i = rt_count_slot(fidw, id, cap);; i = (i + 1) & (cap - 1)) {
+		if (e[i].fidw == fidw && e[i].id == id) {
+			__asm__("addq $1, %0" : "+m"(e[i].count));
+			return 1;
+		}
+		if (!e[i].fidw)
+			return 0;
+	}
+}
 
 /* Receives drained counts (count >= 1). */
 typedef void (*rt_count_sink)(uint64_t fidw, uint64_t id, uint64_t count, void *arg);
