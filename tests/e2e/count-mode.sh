@@ -172,6 +172,91 @@ for cmd in wpp hot kpaths script; do
 	"$WPPTRACE" $cmd "$d/p-shm.wpp" >/dev/null 2>&1 || fail "$cmd fails on the paths recording"
 done
 
+# Live counts (user/bpfcollect/count_snapshot.c through count_peek): a
+# count build of count_phases pauses after phase A and after phase B while
+# recorded; the snapshot at the first pause must hold exactly phase A's
+# paths of alpha and shared (one thread's counts in a block of its own, the
+# helper's in another), and the delta to the second exactly phase B's
+# (beta, beta_wide through the hash, shared), each against paths-mode
+# recordings of runs that stop after A (`a`) and after B (`b`); the
+# recording of the paused run must still hold every count.
+PEEK=$ROOT/build/tests/e2e/count_peek
+d=$WORK/live
+mkdir -p "$d"
+fns_of() { # FILE.wpp FUNCTION... -> "function path count" lines, sorted
+	local f=$1
+	shift
+	"$WPPTRACE" paths --format json "$f" | python3 -c '
+import json, sys
+keep = set(sys.argv[1:])
+rows = json.load(sys.stdin)["paths"]
+for r in sorted((r["function"], r["path"], r["count"]) for r in rows if r["function"] in keep):
+    print(*r)' "$@"
+}
+# only "F..." : the lines of those functions (both sides come sorted by function, then path)
+only() { awk -v f="$1" 'BEGIN { n = split(f, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 } $1 in want'; }
+if [ ! -x "$PEEK" ]; then
+	fail "live: $PEEK not built (make $PEEK)"
+elif "$WPPCC" -O2 -g -pthread -o "$d/paths" "$COUNT_SRC/count_phases.c" &&
+	"$WPPCC" -O2 -g -pthread -fwpp-mode=count -o "$d/count" "$COUNT_SRC/count_phases.c"; then
+	(cd "$d" && "$WPPTRACE" record -q -o a.wpp -- ./paths a >a.out &&
+		"$WPPTRACE" record -q -o b.wpp -- ./paths b >b.out) || fail "live: paths records"
+	fns_of "$d/a.wpp" alpha shared >"$d/want1"
+	python3 - "$WPPTRACE" "$d/a.wpp" "$d/b.wpp" >"$d/want2" <<'PY' || fail "live: oracle"
+import json, subprocess, sys
+def prof(f):
+    out = subprocess.run([sys.argv[1], "paths", "--format", "json", f], capture_output=True, text=True).stdout
+    return {(r["function"], r["path"]): r["count"] for r in json.loads(out)["paths"]
+            if r["function"] in ("beta", "beta_wide", "shared")}
+a, b = prof(sys.argv[2]), prof(sys.argv[3])
+for k in sorted(b):
+    if b[k] - a.get(k, 0):
+        print(k[0], k[1], b[k] - a.get(k, 0))
+PY
+	rm -f "$d/in"
+	mkfifo -m 600 "$d/in"
+	(cd "$d" && exec "$WPPTRACE" record -q -o live.wpp -- ./count p <in >live.out 2>live.err) &
+	rec=$!
+	exec 7>"$d/in"
+	peek_snap() { # -> the snapshot's lines, until "end"
+		echo snap >&"${PEEK_IO[1]}"
+		while IFS= read -r -t 60 line <&"${PEEK_IO[0]}"; do
+			[ "${line%% *}" = end ] && return 0
+			echo "$line"
+		done
+		return 1
+	}
+	wait_line() { wait_until "$2" grep -q "^$1" "$d/live.out"; }
+	if wait_line "paused 1" "the first pause"; then
+		pid=$(sed -n 's/^paused 1 //p' "$d/live.out")
+		coproc PEEK_IO { "$PEEK" "$pid"; }
+		peek_snap >"$d/snap1" || fail "live: first snapshot"
+		echo go >&7
+		wait_line "paused 2" "the second pause" && { peek_snap >"$d/snap2" || fail "live: second snapshot"; }
+		echo go >&7
+		exec {PEEK_IO[1]}>&-
+	fi
+	exec 7>&-
+	wait $rec || fail "live: the recording failed: $(head -1 "$d/live.err")"
+	if only "alpha shared" <"$d/snap1" | cmp -s - "$d/want1" && [ -s "$d/want1" ]; then
+		pass "live snapshot after phase A: every path of alpha and shared, every count"
+	else
+		fail "live snapshot 1: $(only "alpha shared" <"$d/snap1" | diff - "$d/want1" | sed -n 2p)"
+	fi
+	if only "beta beta_wide shared" <"$d/snap2" | cmp -s - "$d/want2" && [ -s "$d/want2" ]; then
+		pass "live delta over phase B: beta, beta_wide (hash) and shared, every count"
+	else
+		fail "live delta 2: $(only "beta beta_wide shared" <"$d/snap2" | diff - "$d/want2" | sed -n 2p)"
+	fi
+	if [ "$(fns_of "$d/live.wpp" alpha beta beta_wide shared)" = "$(fns_of "$d/b.wpp" alpha beta beta_wide shared)" ]; then
+		pass "the paused, snapshotted run still records every count"
+	else
+		fail "live: the recording of the paused run differs from the paths build's"
+	fi
+else
+	fail "live: count_phases builds"
+fi
+
 # Counting writes far fewer words than tracing.
 s_p=$(stat -c %s "$WORK/count_mix/p-shm.wpp") s_c=$(stat -c %s "$WORK/count_mix/c-shm.wpp")
 [ "$s_c" -lt "$s_p" ] && pass "count_mix recording: $s_p bytes traced, $s_c bytes counted" ||

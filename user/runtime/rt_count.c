@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "rt_count.h"
 #include "rt_count_table.h"
 #include "rt_internal.h"
+#include "wpp_registry.h"
 
 struct rt_count_array {
 	struct wpp_count_desc *desc;
@@ -42,7 +44,7 @@ struct rt_count_array {
 	uint64_t *base;
 };
 
-enum { CT_LIVE = 1, CT_FREE = 2 };
+enum { CT_LIVE = WPP_COUNT_LIVE, CT_FREE = WPP_COUNT_FREE };
 
 struct rt_count_thread {
 	struct rt_count_thread *next; /* process list, push-only */
@@ -53,7 +55,23 @@ struct rt_count_thread {
 	struct rt_count_table hash;
 };
 
-static struct rt_count_thread *all_threads;
+/* Collectors read the blocks through the registry (wpp_registry.h). */
+#define SAME_AT(a, b)                                                                              \
+	_Static_assert(offsetof(struct rt_count_thread, a) == offsetof(struct wpp_count_block, b), \
+		       #a)
+SAME_AT(next, next);
+SAME_AT(state, state);
+SAME_AT(busy, busy);
+SAME_AT(arrays, arrays);
+SAME_AT(narrays, narrays);
+SAME_AT(cap, cap);
+SAME_AT(hash.e, hash);
+SAME_AT(hash.cap, hash_cap);
+SAME_AT(hash.used, hash_used);
+_Static_assert(sizeof(struct rt_count_array) == sizeof(struct wpp_count_array_ref), "array ref");
+_Static_assert(sizeof(struct rt_count_entry) == sizeof(struct wpp_count_hash_entry), "entry");
+
+struct rt_count_thread *rt_count_blocks;
 static __thread struct rt_count_thread *self RT_TLS;
 
 /* Where a TU counts when no memory could be had for its array: shared by
@@ -121,7 +139,7 @@ static struct rt_count_thread *thread_state(void)
 	struct rt_count_thread *ct;
 	if (self)
 		return self;
-	for (ct = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); ct; ct = ct->next) {
+	for (ct = __atomic_load_n(&rt_count_blocks, __ATOMIC_ACQUIRE); ct; ct = ct->next) {
 		uint32_t want = CT_FREE;
 		if (__atomic_compare_exchange_n(&ct->state, &want, CT_LIVE, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
@@ -131,8 +149,8 @@ static struct rt_count_thread *thread_state(void)
 		if (!(ct = map_zeroed(sizeof(*ct))))
 			return NULL;
 		ct->state = CT_LIVE;
-		ct->next = __atomic_load_n(&all_threads, __ATOMIC_RELAXED);
-		while (!__atomic_compare_exchange_n(&all_threads, &ct->next, ct, 1,
+		ct->next = __atomic_load_n(&rt_count_blocks, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&rt_count_blocks, &ct->next, ct, 1,
 						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			;
 	}
@@ -325,7 +343,7 @@ void rt_count_thread_exit(int last)
 
 void rt_count_process_end(void)
 {
-	for (struct rt_count_thread *ct = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); ct;
+	for (struct rt_count_thread *ct = __atomic_load_n(&rt_count_blocks, __ATOMIC_ACQUIRE); ct;
 	     ct = ct->next)
 		if (__atomic_load_n(&ct->state, __ATOMIC_ACQUIRE) == CT_LIVE)
 			drain(ct, ct == self);
@@ -333,7 +351,7 @@ void rt_count_process_end(void)
 
 void rt_count_fork_child(void)
 {
-	for (struct rt_count_thread *ct = all_threads; ct; ct = ct->next) {
+	for (struct rt_count_thread *ct = rt_count_blocks; ct; ct = ct->next) {
 		for (uint32_t i = 0; i < ct->narrays; i++) {
 			madvise(ct->arrays[i].base, ct->arrays[i].desc->nslots * 8, MADV_DONTNEED);
 			if (ct != self)

@@ -9,6 +9,10 @@
 
 #include "rt_internal.h"
 
+/* The list of per-thread count blocks (the registry publishes its address). */
+struct rt_count_thread;
+extern struct rt_count_thread *rt_count_blocks RT_HIDDEN;
+
 /* Does the calling thread count (has it a state block)? */
 int rt_count_thread_active(void) RT_HIDDEN;
 /* Thread exit, each destructor round: drain the thread's counts into its
