@@ -227,7 +227,8 @@ int count_snapshot_delta(const struct count_snapshot *before, const struct count
 		const struct count_sample *a = &after->s[j];
 		while (i < before->n && by_path(&before->s[i], a) < 0)
 			i++;
-		uint64_t was = i < before->n && by_path(&before->s[i], a) == 0 ? before->s[i].count : 0;
+		uint64_t was =
+		    i < before->n && by_path(&before->s[i], a) == 0 ? before->s[i].count : 0;
 		uint64_t d = a->count >= was ? a->count - was : a->count;
 		if (d && add(delta, a->fid, a->id, d)) {
 			count_snapshot_free(delta);

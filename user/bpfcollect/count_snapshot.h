@@ -32,7 +32,7 @@ struct count_sample {
 struct count_snapshot {
 	struct count_sample *s; /* sorted by (fid, id), one per path, summed over threads */
 	size_t n, cap;
-	uint32_t threads;	/* live counting threads read */
+	uint32_t threads;     /* live counting threads read */
 	uint32_t hashes_busy; /* threads whose hash was being changed (not read) */
 };
 

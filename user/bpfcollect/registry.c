@@ -63,8 +63,8 @@ static int snapshot(int fd, uint64_t addr, struct wpp_registry *h,
 			return err;
 		if (memcmp(h->magic, WPP_REGISTRY_MAGIC, sizeof(h->magic)) != 0 ||
 		    (h->version != 1 && h->version != WPP_REGISTRY_VERSION) ||
-		    h->entry_size != sizeof(**entries) ||
-		    h->count > h->capacity || h->count > MAX_ENTRIES)
+		    h->entry_size != sizeof(**entries) || h->count > h->capacity ||
+		    h->count > MAX_ENTRIES)
 			return -EPROTO;
 		if (h->update_seq & 1) {
 			pause_briefly();

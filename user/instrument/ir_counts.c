@@ -73,7 +73,7 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 	LLVMSetAlignment(k->tls, 8);
 	LLVMTypeRef fields[6] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr};
 	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 6, 0),
-			       "__wpp_count_desc");
+				"__wpp_count_desc");
 	LLVMSetLinkage(k->desc, LLVMPrivateLinkage);
 	LLVMSetAlignment(k->desc, 8);
 	LLVMTypeRef aparams[2] = {p->ptr, p->ptr};
@@ -122,8 +122,8 @@ LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b)
 	return LLVMBuildCall2(b, k->base_fn, k->base_helper, NULL, 0, "wpp.counts");
 }
 
-void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
-			  uint64_t first, LLVMValueRef id)
+void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
+			  LLVMValueRef id)
 {
 	struct wpp_probes *p = k->p;
 	LLVMValueRef idx = first ? LLVMBuildAdd(b, id, LLVMConstInt(p->i64, first, 0), "") : id;
@@ -134,8 +134,7 @@ void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef b
 	LLVMBuildStore(b, LLVMBuildAdd(b, n, LLVMConstInt(p->i64, 1, 0), ""), slot);
 }
 
-void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
-			 LLVMValueRef id)
+void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw, LLVMValueRef id)
 {
 	LLVMValueRef args[2] = {fidw, id};
 	LLVMValueRef call = LLVMBuildCall2(b, k->hash_fn, k->hash, args, 2, "");

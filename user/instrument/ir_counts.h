@@ -42,8 +42,8 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
  * thread's first use). */
 LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b);
 /* A path end: base[first + id] += 1. */
-void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
-			  uint64_t first, LLVMValueRef id);
+void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
+			  LLVMValueRef id);
 /* A path end of a hashed function. */
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
 			 LLVMValueRef id);

@@ -293,7 +293,7 @@ __attribute__((noinline, cold, preserve_most)) static void count_slow(uint64_t f
  * few registers it uses; a path the thread has not counted yet goes the
  * slow way. */
 __attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint64_t fidw,
-									   uint64_t id)
+									    uint64_t id)
 {
 	struct rt_count_thread *ct = self;
 

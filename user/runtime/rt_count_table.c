@@ -9,8 +9,8 @@
 
 #define FIRST_CAP 1024u /* entries: 24 KiB, touched as it fills */
 
-static struct rt_count_entry *find_or_claim(struct rt_count_entry *e, uint64_t cap,
-					    uint64_t fidw, uint64_t id, int *fresh)
+static struct rt_count_entry *find_or_claim(struct rt_count_entry *e, uint64_t cap, uint64_t fidw,
+					    uint64_t id, int *fresh)
 {
 	for (uint64_t i = rt_count_slot(fidw, id, cap);; i = (i + 1) & (cap - 1)) {
 		if (e[i].fidw == fidw && e[i].id == id)

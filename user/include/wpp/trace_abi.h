@@ -202,8 +202,8 @@ struct wpp_tu_desc {
  * it flushes (thread exit, exec, exit), so every reader of traces reads
  * counts unchanged; only the order of paths is lost.
  */
-#define WPP_SYM_COUNT_ALLOC	   "__wpp_count_alloc"
-#define WPP_SYM_COUNT_HASH	   "__wpp_count_hash"
+#define WPP_SYM_COUNT_ALLOC	  "__wpp_count_alloc"
+#define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
 #define WPP_COUNT_ARRAY_MAX_PATHS 1024u
 
 struct wpp_count_desc {
