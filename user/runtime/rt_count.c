@@ -357,9 +357,14 @@ void rt_count_fork_child(void)
 			if (ct != self)
 				ct->arrays[i].tls_slot = NULL;
 		}
-		rt_count_table_clear(&ct->hash);
-		ct->busy = 0;
-		if (ct != self)
+		if (ct == self) {
+			rt_count_table_clear(&ct->hash);
+		} else {
+			/* its owner may have been growing it at the fork: start
+			 * the next owner from an empty table */
+			ct->hash = (struct rt_count_table){0};
 			ct->state = CT_FREE; /* its thread does not exist here */
+		}
+		ct->busy = 0;
 	}
 }
