@@ -5,7 +5,7 @@
 # paths mode and once with count mode, both are recorded through shm and
 # through BPF, and `wpptrace paths` (every path, every count) and the
 # program's output must be the same for all four recordings.  The corpus
-# programs plus tests/e2e/count/count_mix.c (a 4096-path function counted
+# programs plus tests/e2e/count/count_mix.c (a 16384-path function counted
 # in the runtime's hash, threads leaving through return and pthread_exit,
 # a signal handler, a fork child that must not count its parent's paths
 # again) cover threads, fork, exec, vfork, signals, longjmp and a shared
@@ -86,7 +86,7 @@ run_pair count_mix "$COUNT_SRC/count_mix.c"
 
 # The hash was used where a function has too many paths for an array.
 if nm "$WORK/count_mix/prog" | grep -q " U __wpp_count_hash"; then
-	pass "count_mix counts its 4096-path function in the runtime's hash"
+	pass "count_mix counts its 16384-path function in the runtime's hash"
 else
 	fail "count_mix does not call __wpp_count_hash"
 fi
@@ -111,14 +111,17 @@ else
 	fail "mixed modes: $(diff "$d/p/run.paths" "$d/m/run.paths" | sed -n 2p)"
 fi
 
-# -O0, and the static runtime.
-for variant in O0:-O0 static:-fwpp-static-rt; do
-	tag=${variant%%:*} flag=${variant#*:}
+# -O0, the static runtime, and every function counted through the hash
+# (WPP_COUNT_ARRAY_MAX_PATHS=0: no array ranges at all).
+for variant in O0:-O0:1 static:-fwpp-static-rt:1 allhash:-O2:0; do
+	IFS=: read -r tag flag arrays <<<"$variant"
 	d=$WORK/variant-$tag
 	mkdir -p "$d"
 	for mode in paths count; do
-		"$WPPCC" $flag -g -pthread -fwpp-mode=$mode -o "$d/$mode" "$COUNT_SRC/count_mix.c" ||
-			fail "$tag: $mode build"
+		max=
+		[ "$arrays" = 0 ] && [ $mode = count ] && max=0
+		WPP_COUNT_ARRAY_MAX_PATHS=$max "$WPPCC" $flag -g -pthread -fwpp-mode=$mode -o "$d/$mode" \
+			"$COUNT_SRC/count_mix.c" || fail "$tag: $mode build"
 		(cd "$d" && "$WPPTRACE" record -q -o $mode.wpp -- ./$mode >$mode.out 2>&1) ||
 			fail "$tag: $mode record"
 		paths_of "$d/$mode.wpp"

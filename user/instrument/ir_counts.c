@@ -63,6 +63,7 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 {
 	memset(k, 0, sizeof(*k));
 	k->p = p;
+	k->max_array_paths = WPP_COUNT_ARRAY_MAX_PATHS;
 	k->tls = LLVMAddGlobal(p->mod, p->ptr, "__wpp_count_tls");
 	LLVMSetLinkage(k->tls, LLVMInternalLinkage);
 	LLVMSetInitializer(k->tls, LLVMConstNull(p->ptr));
@@ -112,7 +113,7 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
 		k->cap = cap;
 	}
 	uint64_t at = k->first[k->nfirst];
-	int hashed = npaths > WPP_COUNT_ARRAY_MAX_PATHS;
+	int hashed = npaths > k->max_array_paths;
 	k->first[++k->nfirst] = at + (hashed ? 0 : npaths);
 	return hashed ? UINT64_MAX : at;
 }

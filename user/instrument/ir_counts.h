@@ -29,13 +29,16 @@ struct wpp_counts {
 	LLVMTypeRef base_fn, alloc_fn, hash_fn;
 	uint64_t *first; /* per local index: first slot; [n] = total */
 	uint32_t nfirst, cap;
+	uint64_t max_array_paths; /* more paths than this: the hash */
 };
 
 void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p);
 void wpp_counts_free(struct wpp_counts *k);
 
 /* The next function (local index k->nfirst) has npaths paths: its first
- * slot, or UINT64_MAX when it counts through the hash. */
+ * slot, or UINT64_MAX when it counts through the hash (more than
+ * k->max_array_paths paths; wpp_counts_init sets the default,
+ * WPP_COUNT_ARRAY_MAX_PATHS). */
 uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
 
 /* In the function's entry: this thread's array of the TU (allocated on the

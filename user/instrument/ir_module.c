@@ -123,8 +123,14 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
 	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);
 	wpp_probes_init(&tu.probes, m);
-	if (tu.mode == WPP_MODE_COUNTS)
+	if (tu.mode == WPP_MODE_COUNTS) {
 		wpp_counts_init(&tu.counts, &tu.probes);
+		/* measurements: WPP_COUNT_ARRAY_MAX_PATHS=N (0: every function
+		 * counts through the hash) */
+		const char *v = getenv("WPP_COUNT_ARRAY_MAX_PATHS");
+		if (v && *v)
+			tu.counts.max_array_paths = strtoull(v, NULL, 10);
+	}
 	wpp_mb_init(&tu.meta);
 	for (size_t i = 0; i < nfn; i++)
 		wpp_instrument_function(&tu, fns[i]);

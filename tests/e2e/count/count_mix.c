@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * count_mix.c — counting mode's runtime paths in one deterministic program
- * (tests/e2e/count-mode.sh): a function with 4096 paths (counted through
+ * (tests/e2e/count-mode.sh): a function with 16384 paths (counted through
  * the runtime's hash) and one with few (an array range), run by the main
  * thread, by threads that return or leave through pthread_exit from
  * instrumented code, by a signal handler (raise: synchronous, so the run
@@ -18,7 +18,7 @@
 
 static volatile uint32_t sink;
 
-/* 12 independent branches: 4096 Ball-Larus paths (volatile stores: the
+/* 14 independent branches: 16384 Ball-Larus paths (volatile stores: the
  * optimizer cannot turn them into selects). */
 static volatile uint32_t r;
 __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
@@ -48,6 +48,10 @@ __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
 		r += 37;
 	if (x & 2048)
 		r ^= 41;
+	if (x & 4096)
+		r += 43;
+	if (x & 8192)
+		r ^= 47;
 	return r;
 }
 

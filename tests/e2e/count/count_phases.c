@@ -3,8 +3,8 @@
  * count_phases.c — a program with two known phases for the live-count test
  * (tests/e2e/count-mode.sh): phase A runs alpha() and shared() on the main
  * thread and on a helper thread that stays alive (its counts stay in its
- * own block, undrained); phase B runs beta() (4096 paths: the runtime's
- * hash) and shared().  Argument:
+ * own block, undrained); phase B runs beta() and beta_wide() (16384
+ * paths: the runtime's hash) and shared().  Argument:
  *   a   phase A only, then exit
  *   b   both phases, then exit
  *   p   both phases, pausing before B and before exit: prints "paused N
@@ -39,15 +39,14 @@ __attribute__((noinline)) static void alpha(uint32_t x)
 
 __attribute__((noinline)) static void beta(uint32_t x)
 {
-	/* 12 independent branches: 4096 paths */
+	/* a loop the optimizer may unroll */
 	for (int b = 0; b < 12; b++)
 		if (x >> b & 1)
 			acc += (uint32_t)b;
 	shared(x);
 }
 
-/* Unrolled: the loop above is a loop, so beta's own paths are few; this
- * one is the hashed function. */
+/* 14 independent branches: 16384 paths, more than an array range. */
 __attribute__((noinline)) static void beta_wide(uint32_t x)
 {
 	if (x & 1)
@@ -74,6 +73,10 @@ __attribute__((noinline)) static void beta_wide(uint32_t x)
 		acc += 11;
 	if (x & 2048)
 		acc += 12;
+	if (x & 4096)
+		acc += 13;
+	if (x & 8192)
+		acc += 14;
 }
 
 static uint32_t next(uint32_t s)

@@ -204,7 +204,10 @@ struct wpp_tu_desc {
  */
 #define WPP_SYM_COUNT_ALLOC	  "__wpp_count_alloc"
 #define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
-#define WPP_COUNT_ARRAY_MAX_PATHS 1024u
+/* Default; the pass takes another from WPP_COUNT_ARRAY_MAX_PATHS in its
+ * environment (measurements).  A range is at most 64 KiB of a thread's
+ * array, backed only where touched (docs/instrumentation.md). */
+#define WPP_COUNT_ARRAY_MAX_PATHS 8192u
 
 struct wpp_count_desc {
 	uint32_t abi_version;	       /* WPP_ABI_VERSION */
