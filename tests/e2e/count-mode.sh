@@ -261,6 +261,73 @@ else
 	fail "live: count_phases builds"
 fi
 
+# wpptrace top on the same program, not recorded: intervals while it waits
+# after phase A are empty; summed over the intervals after it is let go
+# (until it exits, and top with it), the paths of phase B's functions are
+# exactly phase B's (the phase may straddle two intervals), and the first
+# interval with paths has one of them among its hottest (main's loop runs
+# as often as beta).
+d=$WORK/top
+mkdir -p "$d"
+if [ -x "$WORK/live/count" ] && [ -s "$WORK/live/want2" ]; then
+	rm -f "$d/in"
+	mkfifo -m 600 "$d/in"
+	(cd "$d" && exec "$WORK/live/count" p <in >prog.out 2>&1) &
+	prog=$!
+	exec 7>"$d/in"
+	if wait_until "the pause before phase B" grep -q "^paused 1" "$d/prog.out"; then
+		pid=$(sed -n 's/^paused 1 //p' "$d/prog.out")
+		coproc TOP_IO { "$WPPTRACE" top -p "$pid" -d 0.2 --top 100000 --format json 2>"$d/top.err"; }
+		IFS= read -r -t 60 i1 <&"${TOP_IO[0]}" && IFS= read -r -t 60 i2 <&"${TOP_IO[0]}"
+		echo go >&7
+		wait_until "the pause after phase B" grep -q "^paused 2" "$d/prog.out"
+		# two idle intervals more, then let it exit: top ends with it
+		sleep 0.5
+		echo go >&7
+		: >"$d/after"
+		while IFS= read -r -t 60 line <&"${TOP_IO[0]}"; do
+			echo "$line" >>"$d/after"
+		done
+		echo "${i1:-}" >"$d/before"
+		echo "${i2:-}" >>"$d/before"
+		if python3 - "$d/before" "$d/after" "$WORK/live/want2" <<'PY'; then
+import json, sys
+before = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+after = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+assert len(before) == 2 and all(i["total"] == 0 for i in before), "intervals before B not empty"
+got = {}
+hot = None
+for i in after:
+    for p in i["paths"]:
+        k = (p["function"], p["path"])
+        got[k] = got.get(k, 0) + p["count"]
+    if i["paths"] and hot is None:  # the hottest (ties included)
+        hot = {p["function"] for p in i["paths"] if p["count"] == i["paths"][0]["count"]}
+want = {}
+for l in open(sys.argv[3]):
+    f, p, c = l.split()
+    want[(f, int(p))] = int(c)
+mine = {k: v for k, v in got.items() if k[0] in ("beta", "beta_wide", "shared")}
+assert mine == want, "phase B paths differ"
+assert hot & {"beta", "beta_wide", "shared"}, "hottest paths in %s" % hot
+PY
+			pass "top: nothing while waiting, then exactly phase B's paths, $(sed -n 's/.*(\(.*\) of one CPU)/\1/p' "$d/top.err" | head -1) own CPU"
+		else
+			fail "top: intervals do not show phase B as expected (see $d)"
+		fi
+	fi
+	exec 7>&-
+	wait $prog
+	wait "${TOP_IO_PID:-}" 2>/dev/null
+	grep -q "own CPU" "$d/top.err" || fail "top: no own-CPU line: $(head -1 "$d/top.err")"
+else
+	fail "top: needs the live section's build"
+fi
+"$WPPTRACE" top -p 999999999 >/dev/null 2>"$d/bad.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$d/bad.err")" -eq 1 ] && pass "top on no such process: $(cat "$d/bad.err")" ||
+	fail "top on no such process: rc=$rc, $(head -1 "$d/bad.err")"
+
 # Counting writes far fewer words than tracing.
 s_p=$(stat -c %s "$WORK/count_mix/p-shm.wpp") s_c=$(stat -c %s "$WORK/count_mix/c-shm.wpp")
 [ "$s_c" -lt "$s_p" ] && pass "count_mix recording: $s_p bytes traced, $s_c bytes counted" ||
