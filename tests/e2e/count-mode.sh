@@ -323,6 +323,12 @@ PY
 else
 	fail "top: needs the live section's build"
 fi
+if "$WPPTRACE" top -a -n 2 -d 0.1 --format json >"$d/all.out" 2>"$d/all.err" &&
+	[ "$(grep -c '^{"interval":[12],' "$d/all.out")" -eq 2 ]; then
+	pass "top -a: two intervals, $(sed -n 's/.*(\(.*\) of one CPU)/\1/p' "$d/all.err") own CPU"
+else
+	fail "top -a: $(head -1 "$d/all.err")"
+fi
 "$WPPTRACE" top -p 999999999 >/dev/null 2>"$d/bad.err"
 rc=$?
 [ $rc -ne 0 ] && [ "$(wc -l <"$d/bad.err")" -eq 1 ] && pass "top on no such process: $(cat "$d/bad.err")" ||

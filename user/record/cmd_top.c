@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_top.c — `wpptrace top -p PID...`: the hottest paths of running
- * programs built with -fwpp-mode=count, refreshed every interval, like
- * top(1).  Nothing is recorded and nothing is stopped: each interval reads
- * every process's path counters from its memory (count_snapshot.h, the
- * registry's way in) and shows the paths that ran most since the previous
+ * programs built with -fwpp-mode=count (-a: every such process of the
+ * system, found as they start), refreshed every interval, like top(1).  Nothing is recorded and
+ * nothing is stopped: each interval reads every process's path counters from its memory
+ * (count_snapshot.h, the registry's way in) and shows the paths that ran most since the previous
  * read, with their function and source lines (the TU's metadata, through
  * the symbolizer).  Its own CPU time is printed at the end.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "count_snapshot.h"
@@ -27,11 +29,12 @@
 #include "session.h"
 #include "symbolizer.h"
 
-#define MAX_PROCS 64
+#define MAX_PROCS 4096
 #define MAX_TUS	  4096
 
 struct top_proc {
 	pid_t pid;
+	uint64_t start; /* start time (clock ticks): a reused pid is another process */
 	uint64_t counts;
 	struct wpp_brec_register *tus;
 	unsigned ntus;
@@ -54,12 +57,14 @@ static void keep_tu(const struct wpp_brec_register *r, void *arg)
 		p->tus[p->ntus++] = *r;
 }
 
-static int load_registry(struct top_proc *p)
+static int load_registry(struct top_proc *p, int quiet)
 {
 	struct registry_info info;
 	p->ntus = 0;
 	int err = registry_read(p->pid, keep_tu, p, &info);
-	if (err == -ENOENT)
+	if (quiet)
+		;
+	else if (err == -ENOENT)
 		wpp_err("top: pid %d is not instrumented (no %s)", (int)p->pid, "__wpp_registry");
 	else if (err == -ESRCH)
 		wpp_err("top: no process %d", (int)p->pid);
@@ -126,6 +131,7 @@ struct top_opts {
 	double interval;
 	long iterations, rows;
 	int json;
+	int all; /* -a: an interval with no process is still an interval */
 };
 
 static void print_interval(const struct top_opts *o, long k, struct top_row *rows, size_t n,
@@ -214,7 +220,7 @@ static int one_interval(const struct top_opts *o, long k, struct top_proc *ps, i
 			const struct wpp_fn *fn = resolve(sym, p, d.s[j].fid);
 			if (!fn && !reloaded) { /* a TU registered since (dlopen) */
 				reloaded = 1;
-				if (load_registry(p) == 0)
+				if (load_registry(p, 1) == 0)
 					fn = resolve(sym, p, d.s[j].fid);
 			}
 			rows[n++] =
@@ -223,7 +229,7 @@ static int one_interval(const struct top_opts *o, long k, struct top_proc *ps, i
 		}
 		count_snapshot_free(&d);
 	}
-	if (!live) {
+	if (!live && !o->all) {
 		free(rows);
 		return 1;
 	}
@@ -234,6 +240,91 @@ static int one_interval(const struct top_opts *o, long k, struct top_proc *ps, i
 	print_interval(o, k, rows, n, total, live);
 	free(rows);
 	return 0;
+}
+
+/* Start time of pid in clock ticks (field 22 of /proc/PID/stat), 0 if
+ * it cannot be read. */
+static uint64_t start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the command name may hold anything */
+	unsigned long long t = 0;
+	if (!p || sscanf(p + 1,
+			 " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu",
+			 &t) != 1)
+		return 0;
+	return t;
+}
+
+struct top_set {
+	struct top_proc *v;
+	int n, cap;
+	struct top_proc *seen; /* -a: processes looked at and not counting */
+	size_t nseen, capseen;
+};
+
+static int known(const struct top_proc *v, size_t n, pid_t pid, uint64_t start)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid && v[i].start == start)
+			return 1;
+	return 0;
+}
+
+/* -a: every process not looked at yet (a pid and start time) whose
+ * runtime keeps path counters joins, its counts so far as the baseline;
+ * the others are remembered so they are not looked at again. */
+static void discover(struct top_set *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long v = strtol(e->d_name, &end, 10);
+		if (*end || v <= 0 || v == (long)getpid())
+			continue;
+		pid_t pid = (pid_t)v;
+		uint64_t start = start_time(pid);
+		if (!start || known(s->v, (size_t)s->n, pid, start) ||
+		    known(s->seen, s->nseen, pid, start))
+			continue;
+		struct top_proc p = {.pid = pid, .start = start};
+		if ((p.tus = calloc(MAX_TUS, sizeof(*p.tus))) && s->n < MAX_PROCS &&
+		    load_registry(&p, 1) == 0 && count_snapshot_read(pid, p.counts, &p.prev) == 0) {
+			if (s->n == s->cap) {
+				int cap = s->cap ? 2 * s->cap : 16;
+				struct top_proc *g = realloc(s->v, (size_t)cap * sizeof(*g));
+				if (!g) {
+					count_snapshot_free(&p.prev);
+					free(p.tus);
+					continue;
+				}
+				s->v = g, s->cap = cap;
+			}
+			s->v[s->n++] = p;
+			continue;
+		}
+		free(p.tus);
+		if (s->nseen == s->capseen) {
+			size_t cap = s->capseen ? 2 * s->capseen : 256;
+			struct top_proc *g = realloc(s->seen, cap * sizeof(*g));
+			if (!g)
+				continue;
+			s->seen = g, s->capseen = cap;
+		}
+		s->seen[s->nseen++] = (struct top_proc){.pid = pid, .start = start};
+	}
+	closedir(d);
 }
 
 static void sleep_for(double s)
@@ -253,65 +344,80 @@ static double cpu_seconds(void)
 
 int cmd_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"pid", required_argument, NULL, 'p'},	  {"delay", required_argument, NULL, 'd'},
-	    {"iterations", required_argument, NULL, 'n'}, {"top", required_argument, NULL, 't'},
-	    {"format", required_argument, NULL, 'f'},	  {NULL, 0, NULL, 0}};
-	struct top_opts o = {1.0, 0, 20, 0};
-	struct top_proc ps[MAX_PROCS];
-	int np = 0, c, rc = WPP_EXIT_OK;
+	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
+					     {"all", no_argument, NULL, 'a'},
+					     {"delay", required_argument, NULL, 'd'},
+					     {"iterations", required_argument, NULL, 'n'},
+					     {"top", required_argument, NULL, 't'},
+					     {"format", required_argument, NULL, 'f'},
+					     {NULL, 0, NULL, 0}};
+	struct top_opts o = {1.0, 0, 20, 0, 0};
+	struct top_set set = {0};
+	int c, all = 0, rc = WPP_EXIT_OK;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:n:t:f:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:ad:n:t:f:", opts, NULL)) != -1) {
 		long v;
 		char *end;
 		switch (c) {
 		case 'p':
 			if (parse_count_opt("top", "pid", optarg, &v))
-				return WPP_EXIT_USAGE;
-			if (np == MAX_PROCS || v <= 0 || v > INT32_MAX) {
-				wpp_err("top: -p takes up to %d process ids", MAX_PROCS);
-				return WPP_EXIT_USAGE;
+				goto usage;
+			if (set.n == 64 || v <= 0 || v > INT32_MAX) {
+				wpp_err("top: -p takes up to 64 process ids");
+				goto usage;
 			}
-			ps[np++] = (struct top_proc){.pid = (pid_t)v};
+			if (set.n == set.cap) {
+				set.cap = 64;
+				if (!(set.v = calloc((size_t)set.cap, sizeof(*set.v)))) {
+					wpp_err("top: out of memory");
+					return WPP_EXIT_ERROR;
+				}
+			}
+			set.v[set.n++] = (struct top_proc){.pid = (pid_t)v};
+			break;
+		case 'a':
+			all = o.all = 1;
 			break;
 		case 'd':
 			o.interval = strtod(optarg, &end);
 			if (*end || !(o.interval >= 0.01 && o.interval <= 86400)) {
 				wpp_err("top: -d takes seconds (0.01 to 86400), not '%s'", optarg);
-				return WPP_EXIT_USAGE;
+				goto usage;
 			}
 			break;
 		case 'n':
 		case 't':
 			if (parse_count_opt("top", c == 'n' ? "iterations" : "top", optarg,
 					    c == 'n' ? &o.iterations : &o.rows))
-				return WPP_EXIT_USAGE;
+				goto usage;
 			break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
 				wpp_err("top: --format takes text or json, not '%s'", optarg);
-				return WPP_EXIT_USAGE;
+				goto usage;
 			}
 			o.json = !strcmp(optarg, "json");
 			break;
 		default:
+			free(set.v);
 			return bad_option("top", c, argv, opts);
 		}
 	}
-	if (!np || optind != argc) {
-		wpp_err("top: expected -p PID (try wpptrace help top)");
-		return WPP_EXIT_USAGE;
+	if (!set.n == !all || optind != argc) {
+		wpp_err("top: expected -p PID or -a (try wpptrace help top)");
+		goto usage;
 	}
-	for (int i = 0; i < np; i++) {
-		ps[i].tus = calloc(MAX_TUS, sizeof(*ps[i].tus));
-		if (!ps[i].tus || load_registry(&ps[i]) ||
-		    count_snapshot_read(ps[i].pid, ps[i].counts, &ps[i].prev)) {
-			if (ps[i].tus && ps[i].counts)
-				wpp_err("top: pid %d: cannot read its path counters",
-					(int)ps[i].pid);
-			np = i + 1;
+	for (int i = 0; i < set.n; i++) {
+		struct top_proc *p = &set.v[i];
+		p->start = start_time(p->pid);
+		p->tus = calloc(MAX_TUS, sizeof(*p->tus));
+		if (!p->tus || load_registry(p, 0) ||
+		    count_snapshot_read(p->pid, p->counts, &p->prev)) {
+			if (p->tus && p->counts)
+				wpp_err("top: pid %d: cannot read its path counters", (int)p->pid);
+			set.n = i + 1;
 			rc = WPP_EXIT_ERROR;
 			goto out;
 		}
@@ -319,25 +425,34 @@ int cmd_top(int argc, char **argv)
 	struct wpp_symbolizer *sym = wpp_sym_new();
 	double cpu0 = cpu_seconds();
 	long k;
+	if (all)
+		discover(&set);
 	for (k = 1; !o.iterations || k <= o.iterations; k++) {
 		sleep_for(o.interval);
-		int r = one_interval(&o, k, ps, np, sym);
+		int r = one_interval(&o, k, set.v, set.n, sym);
 		if (r < 0) {
 			wpp_err("top: out of memory");
 			rc = WPP_EXIT_ERROR;
 			break;
 		}
-		if (r > 0)
+		if (r > 0 && !all)
 			break; /* every process is gone */
+		if (all)
+			discover(&set); /* new ones count from the next interval */
 	}
 	double cpu = cpu_seconds() - cpu0, wall = (double)(k - 1) * o.interval;
 	fprintf(stderr, "wpptrace: top: own CPU %.3f s in %.1f s (%.2f%% of one CPU)\n", cpu, wall,
 		wall > 0 ? 100.0 * cpu / wall : 0.0);
 	wpp_sym_free(sym);
 out:
-	for (int i = 0; i < np; i++) {
-		count_snapshot_free(&ps[i].prev);
-		free(ps[i].tus);
+	for (int i = 0; i < set.n; i++) {
+		count_snapshot_free(&set.v[i].prev);
+		free(set.v[i].tus);
 	}
+	free(set.v);
+	free(set.seen);
 	return rc;
+usage:
+	free(set.v);
+	return WPP_EXIT_USAGE;
 }
