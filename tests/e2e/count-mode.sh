@@ -84,6 +84,12 @@ for spec in branches: switches: computed_goto: noreturn: longjmp: variadic: recu
 done
 run_pair count_mix "$COUNT_SRC/count_mix.c"
 
+# A count build never records: no reference to the cursor or the flush.
+if nm "$WORK/count_mix/prog" | grep -q "__wpp_cursor\|__wpp_flush$"; then
+	fail "count_mix's count build refers to the record path"
+else
+	pass "count_mix's count build has no record sequence (no __wpp_cursor, no __wpp_flush)"
+fi
 # The hash was used where a function has too many paths for an array.
 if nm "$WORK/count_mix/prog" | grep -q " U __wpp_count_hash"; then
 	pass "count_mix counts its 16384-path function in the runtime's hash"
