@@ -19,15 +19,19 @@ COUNT_SRC=$ROOT/tests/e2e/count
 # paths_of FILE.wpp: the path profile without its title line (file name).
 paths_of() { "$WPPTRACE" paths "$1" 2>"${1%.wpp}.paths.err" | tail -n +2 >"${1%.wpp}.paths"; }
 
-# record TAG DIR ARGS...: record ./prog in DIR through shm and BPF into
-# DIR/TAG-{shm,bpf}.wpp (+ .out, .paths); 1 if either failed (said).
+# record TAG DIR WANT_RC ARGS...: record DIR/MODE/prog (MODE by TAG, run
+# in its directory) through shm and BPF into DIR/TAG-{shm,bpf}.wpp (+ .out,
+# .paths); 1 if either failed or exited otherwise than WANT_RC (said).
 record() {
-	local tag=$1 dir=$2 t
-	shift 2
+	local tag=$1 dir=$2 want=$3 t rc sub=$2/paths
+	shift 3
+	[ "$tag" = c ] && sub=$dir/count
 	for t in shm bpf; do
-		if ! (cd "$dir" && "$WPPTRACE" record -q --transport=$t -o "$tag-$t.wpp" -- ./prog "$@" \
-			>"$tag-$t.out" 2>"$tag-$t.err"); then
-			fail "$(basename "$dir") $tag: $t record failed: $(head -1 "$dir/$tag-$t.err")"
+		(cd "$sub" && "$WPPTRACE" record -q --transport=$t -o "$dir/$tag-$t.wpp" -- ./prog "$@" \
+			>"$dir/$tag-$t.out" 2>"$dir/$tag-$t.err")
+		rc=$?
+		if [ $rc -ne "$want" ] || [ ! -s "$dir/$tag-$t.wpp" ]; then
+			fail "$(basename "$dir") $tag: $t record exited $rc: $(head -1 "$dir/$tag-$t.err")"
 			return 1
 		fi
 		paths_of "$dir/$tag-$t.wpp"
@@ -51,47 +55,52 @@ same_profiles() {
 	pass "$name: same paths and counts in paths/count x shm/bpf ($(sed -n 1p "$ref" | cut -d, -f1))"
 }
 
-# build_mode DIR MODE SOURCE [FLAGS...]: wppcc -O2 in MODE into DIR/prog.
+# build_mode DIR MODE SOURCE [FLAGS...]: wppcc -O2 in MODE into DIR/MODE/prog
+# (each mode's binary stays, so its recordings can be read later).
 build_mode() {
-	local dir=$1 mode=$2 src=$3
+	local dir=$1/$2 mode=$2 src=$3
 	shift 3
+	mkdir -p "$dir"
 	"$WPPCC" -O2 -g -pthread -I"$CORPUS" -fwpp-mode=$mode "$@" -o "$dir/prog" "$src" \
-		>"$dir/build-$mode.log" 2>&1 ||
-		{ fail "$(basename "$dir"): $mode build: $(head -1 "$dir/build-$mode.log")"; return 1; }
+		>"$dir/build.log" 2>&1 ||
+		{ fail "$(basename "$1"): $mode build: $(head -1 "$dir/build.log")"; return 1; }
 }
 
-# run_pair NAME SOURCE [ARGS...]: the four recordings of one program.
+# run_pair NAME SOURCE WANT_RC [ARGS...]: the four recordings of one program.
 run_pair() {
-	local name=$1 src=$2 dir=$WORK/$1 mode
-	shift 2
+	local name=$1 src=$2 want=$3 dir=$WORK/$1 mode
+	shift 3
 	mkdir -p "$dir"
 	for mode in paths count; do
 		build_mode "$dir" $mode "$src" || return 1
 		# exec and vfork run ./recursion from their directory: same mode
 		if [ "$name" = exec ] || [ "$name" = vfork ]; then
-			"$WPPCC" -O2 -g -I"$CORPUS" -fwpp-mode=$mode -o "$dir/recursion" \
+			"$WPPCC" -O2 -g -I"$CORPUS" -fwpp-mode=$mode -o "$dir/$mode/recursion" \
 				"$CORPUS/recursion.c" || { fail "$name: recursion build"; return 1; }
 		fi
-		record "${mode:0:1}" "$dir" "$@" || return 1
+		record "${mode:0:1}" "$dir" "$want" "$@" || return 1
 	done
 	same_profiles "$name" "$dir"
 }
 
-for spec in branches: switches: computed_goto: noreturn: longjmp: variadic: recursion:12 \
-	inline_asm: callbacks: wide_paths: interp: threads: fork: exec: vfork: signals:; do
-	name=${spec%%:*} args=${spec#*:}
-	run_pair "$name" "$CORPUS/$name.c" $args
+# NAME:ARGS:EXIT-STATUS (noreturn exits 3 from an atexit-reported recursion)
+for spec in branches:: switches:: computed_goto:: noreturn::3 longjmp:: variadic:: \
+	recursion:12: inline_asm:: callbacks:: wide_paths:: interp:: threads:: fork:: exec:: \
+	vfork:: signals::; do
+	IFS=: read -r name args want <<<"$spec"
+	# shellcheck disable=SC2086
+	run_pair "$name" "$CORPUS/$name.c" "${want:-0}" $args
 done
-run_pair count_mix "$COUNT_SRC/count_mix.c"
+run_pair count_mix "$COUNT_SRC/count_mix.c" 0
 
 # A count build never records: no reference to the cursor or the flush.
-if nm "$WORK/count_mix/prog" | grep -q "__wpp_cursor\|__wpp_flush$"; then
+if nm "$WORK/count_mix/count/prog" | grep -q "__wpp_cursor\|__wpp_flush$"; then
 	fail "count_mix's count build refers to the record path"
 else
 	pass "count_mix's count build has no record sequence (no __wpp_cursor, no __wpp_flush)"
 fi
 # The hash was used where a function has too many paths for an array.
-if nm "$WORK/count_mix/prog" | grep -q " U __wpp_count_hash"; then
+if nm "$WORK/count_mix/count/prog" | grep -q " U __wpp_count_hash"; then
 	pass "count_mix counts its 16384-path function in the runtime's hash"
 else
 	fail "count_mix does not call __wpp_count_hash"

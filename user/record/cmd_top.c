@@ -423,10 +423,10 @@ int cmd_top(int argc, char **argv)
 		}
 	}
 	struct wpp_symbolizer *sym = wpp_sym_new();
-	double cpu0 = cpu_seconds();
 	long k;
 	if (all)
-		discover(&set);
+		discover(&set); /* the first look at every process: not an interval's cost */
+	double cpu0 = cpu_seconds();
 	for (k = 1; !o.iterations || k <= o.iterations; k++) {
 		sleep_for(o.interval);
 		int r = one_interval(&o, k, set.v, set.n, sym);
