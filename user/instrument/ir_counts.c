@@ -2,6 +2,8 @@
 /* ir_counts.c — counting mode's runtime interface (see ir_counts.h). */
 #include "ir_counts.h"
 
+#include <llvm-c/Comdat.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,41 @@ static LLVMValueRef build_base_helper(struct wpp_counts *k)
 	return f;
 }
 
+/* __wpp_count_hash has the preserve_most convention: its call must not go
+ * through a lazily bound PLT entry, whose resolver clobbers registers the
+ * caller counts on (r10: xz's decoder computed garbage after the first
+ * call).  As for __wpp_flush (ir_probes.c), each linked module gets one
+ * hidden stub, called directly, that jumps through the GOT entry bound at
+ * load time. */
+static LLVMValueRef build_hash_stub(struct wpp_counts *k)
+{
+	static const char name[] = "__wpp_count_hash_stub";
+	static const char body[] = "jmp *" WPP_SYM_COUNT_HASH "@GOTPCREL(%rip)";
+	struct wpp_probes *p = k->p;
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
+	if (f)
+		return f;
+	/* declared, so the GOT entry the stub jumps through exists */
+	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_HASH, k->hash_fn);
+	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
+	f = LLVMAddFunction(p->mod, name, k->hash_fn);
+	LLVMSetFunctionCallConv(f, LLVMPreserveMostCallConv);
+	LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+	LLVMSetVisibility(f, LLVMHiddenVisibility);
+	LLVMSetComdat(f, LLVMGetOrInsertComdat(p->mod, name));
+	add_fn_attr(p->ctx, f, "naked");
+	add_fn_attr(p->ctx, f, "noinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, f, "entry"));
+	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"",
+					    0, 1, 0, LLVMInlineAsmDialectATT, 0);
+	LLVMBuildCall2(b, p->void_fn, jmp, NULL, 0, "");
+	LLVMBuildUnreachable(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
 void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 {
 	memset(k, 0, sizeof(*k));
@@ -84,11 +121,9 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 	add_fn_attr(p->ctx, k->alloc, "cold");
 	LLVMTypeRef hparams[2] = {p->i64, p->i64};
 	k->hash_fn = LLVMFunctionType(p->voidty, hparams, 2, 0);
-	k->hash = get_or_add_fn(p->mod, WPP_SYM_COUNT_HASH, k->hash_fn);
 	/* preserve_most, like __wpp_flush: the call costs the hashed
 	 * function's hot code no spills of caller-saved registers. */
-	LLVMSetFunctionCallConv(k->hash, LLVMPreserveMostCallConv);
-	add_fn_attr(p->ctx, k->hash, "nounwind");
+	k->hash = build_hash_stub(k);
 	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
 	k->base_helper = build_base_helper(k);
 }
