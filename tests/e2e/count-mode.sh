@@ -242,8 +242,8 @@ PY
 	rec=$!
 	exec 7>"$d/in"
 	peek_snap() { # -> the snapshot's lines, until "end"
-		echo snap >&"${PEEK_IO[1]}"
-		while IFS= read -r -t 60 line <&"${PEEK_IO[0]}"; do
+		echo snap >&"$peek_in" || return 1
+		while IFS= read -r -t 60 line <&"$peek_out"; do
 			[ "${line%% *}" = end ] && return 0
 			echo "$line"
 		done
@@ -253,11 +253,13 @@ PY
 	if wait_line "paused 1" "the first pause"; then
 		pid=$(sed -n 's/^paused 1 //p' "$d/live.out")
 		coproc PEEK_IO { "$PEEK" "$pid"; }
+		# plain copies: the array goes away if the reader dies
+		peek_in=${PEEK_IO[1]} peek_out=${PEEK_IO[0]}
 		peek_snap >"$d/snap1" || fail "live: first snapshot"
 		echo go >&7
 		wait_line "paused 2" "the second pause" && { peek_snap >"$d/snap2" || fail "live: second snapshot"; }
 		echo go >&7
-		exec {PEEK_IO[1]}>&-
+		exec {peek_in}>&-
 	fi
 	exec 7>&-
 	wait $rec || fail "live: the recording failed: $(head -1 "$d/live.err")"
@@ -296,17 +298,25 @@ if [ -x "$WORK/live/count" ] && [ -s "$WORK/live/want2" ]; then
 	exec 7>"$d/in"
 	if wait_until "the pause before phase B" grep -q "^paused 1" "$d/prog.out"; then
 		pid=$(sed -n 's/^paused 1 //p' "$d/prog.out")
-		coproc TOP_IO { "$WPPTRACE" top -p "$pid" -d 0.2 --top 100000 --format json 2>"$d/top.err"; }
-		IFS= read -r -t 60 i1 <&"${TOP_IO[0]}" && IFS= read -r -t 60 i2 <&"${TOP_IO[0]}"
+		# top's output through a fifo: it exits with the program, and a
+		# coproc's descriptors would go with it
+		rm -f "$d/top.fifo"
+		mkfifo -m 600 "$d/top.fifo"
+		"$WPPTRACE" top -p "$pid" -d 0.2 --top 100000 --format json >"$d/top.fifo" 2>"$d/top.err" &
+		topjob=$!
+		exec 8<"$d/top.fifo"
+		IFS= read -r -t 60 i1 <&8 && IFS= read -r -t 60 i2 <&8
 		echo go >&7
 		wait_until "the pause after phase B" grep -q "^paused 2" "$d/prog.out"
 		# two idle intervals more, then let it exit: top ends with it
 		sleep 0.5
 		echo go >&7
 		: >"$d/after"
-		while IFS= read -r -t 60 line <&"${TOP_IO[0]}"; do
+		while IFS= read -r -t 60 line <&8; do
 			echo "$line" >>"$d/after"
 		done
+		exec 8<&-
+		wait $topjob
 		echo "${i1:-}" >"$d/before"
 		echo "${i2:-}" >>"$d/before"
 		if python3 - "$d/before" "$d/after" "$WORK/live/want2" <<'PY'; then
@@ -337,7 +347,6 @@ PY
 	fi
 	exec 7>&-
 	wait $prog
-	wait "${TOP_IO_PID:-}" 2>/dev/null
 	grep -q "own CPU" "$d/top.err" || fail "top: no own-CPU line: $(head -1 "$d/top.err")"
 else
 	fail "top: needs the live section's build"
