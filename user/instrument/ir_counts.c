@@ -96,6 +96,94 @@ static LLVMValueRef build_hash_stub(struct wpp_counts *k)
 	return f;
 }
 
+static LLVMValueRef at_offset(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef ptr,
+			      uint64_t off)
+{
+	LLVMValueRef o = LLVMConstInt(p->i64, off, 0);
+	return LLVMBuildInBoundsGEP2(b, LLVMInt8TypeInContext(p->ctx), ptr, &o, 1, "");
+}
+
+/* __wpp_count_probe(fidw, id): the inline probe of trace_abi.h ("Counting
+ * mode"): a hit at the home slot is a handful of instructions and no call;
+ * everything else calls the hash (through its stub).  busy is set around
+ * the add, as the runtime's own fast path does, so a signal handler that
+ * counts meanwhile leaves the table alone. */
+static LLVMValueRef build_probe_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef f = LLVMAddFunction(p->mod, "__wpp_count_probe", k->hash_fn);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	add_fn_attr(p->ctx, f, "alwaysinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef open = LLVMAppendBasicBlockInContext(p->ctx, f, "open");
+	LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(p->ctx, f, "probe");
+	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
+	LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(p->ctx, f, "miss");
+	LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(p->ctx, f, "slow");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef fidw = LLVMGetParam(f, 0), id = LLVMGetParam(f, 1);
+	LLVMValueRef zero = LLVMConstInt(p->i64, 0, 0);
+
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef t = LLVMBuildLoad2(b, p->ptr, k->self, "t");
+	LLVMBuildCondBr(b, LLVMBuildIsNull(b, t, ""), slow, open);
+
+	LLVMPositionBuilderAtEnd(b, open);
+	LLVMValueRef busyp = at_offset(p, b, t, WPP_COUNT_BUSY_OFFSET);
+	LLVMValueRef busy = LLVMBuildLoad2(b, p->i32, busyp, "busy");
+	LLVMSetVolatile(busy, 1);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, busy, LLVMConstInt(p->i32, 0, 0), ""), probe,
+			slow);
+
+	/* busy first, then the table's capacity and address, all volatile so
+	 * they stay in this order: a handler that ran before busy was set may
+	 * have grown the table, and both are read after it */
+	LLVMPositionBuilderAtEnd(b, probe);
+	LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(p->i32, 1, 0), busyp), 1);
+	LLVMValueRef cap =
+	    LLVMBuildLoad2(b, p->i64, at_offset(p, b, t, WPP_COUNT_HASH_CAP_OFFSET), "cap");
+	LLVMSetVolatile(cap, 1);
+	LLVMValueRef e = LLVMBuildLoad2(b, p->ptr, at_offset(p, b, t, WPP_COUNT_HASH_OFFSET), "e");
+	LLVMSetVolatile(e, 1);
+	LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(p->ctx, f, "look");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, cap, zero, ""), miss, look);
+
+	LLVMPositionBuilderAtEnd(b, look);
+	LLVMValueRef h = LLVMBuildMul(b, LLVMBuildXor(b, id, fidw, ""),
+				      LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
+	h = LLVMBuildXor(b, h, LLVMBuildLShr(b, h, LLVMConstInt(p->i64, 29, 0), ""), "");
+	LLVMValueRef slot =
+	    LLVMBuildAnd(b, h, LLVMBuildSub(b, cap, LLVMConstInt(p->i64, 1, 0), ""), "slot");
+	LLVMValueRef off = LLVMBuildMul(b, slot, LLVMConstInt(p->i64, 24, 0), "");
+	LLVMValueRef ent =
+	    LLVMBuildInBoundsGEP2(b, LLVMInt8TypeInContext(p->ctx), e, &off, 1, "ent");
+	LLVMValueRef kf = LLVMBuildLoad2(b, p->i64, ent, "");
+	LLVMValueRef ki = LLVMBuildLoad2(b, p->i64, at_offset(p, b, ent, 8), "");
+	LLVMValueRef hit = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, kf, fidw, ""),
+					LLVMBuildICmp(b, LLVMIntEQ, ki, id, ""), "hit");
+	LLVMBuildCondBr(b, hit, bump, miss);
+
+	LLVMPositionBuilderAtEnd(b, bump);
+	LLVMValueRef cp = at_offset(p, b, ent, 16);
+	LLVMValueRef c = LLVMBuildLoad2(b, p->i64, cp, "");
+	LLVMBuildStore(b, LLVMBuildAdd(b, c, LLVMConstInt(p->i64, 1, 0), ""), cp);
+	LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(p->i32, 0, 0), busyp), 1);
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, miss);
+	LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(p->i32, 0, 0), busyp), 1);
+	LLVMBuildBr(b, slow);
+
+	LLVMPositionBuilderAtEnd(b, slow);
+	LLVMValueRef args[2] = {fidw, id};
+	LLVMValueRef call = LLVMBuildCall2(b, k->hash_fn, k->hash, args, 2, "");
+	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
 void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 {
 	memset(k, 0, sizeof(*k));
@@ -124,6 +212,14 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 	/* preserve_most, like __wpp_flush: the call costs the hashed
 	 * function's hot code no spills of caller-saved registers. */
 	k->hash = build_hash_stub(k);
+	k->self = LLVMGetNamedGlobal(p->mod, WPP_SYM_COUNT_SELF);
+	if (!k->self) {
+		k->self = LLVMAddGlobal(p->mod, p->ptr, WPP_SYM_COUNT_SELF);
+		LLVMSetLinkage(k->self, LLVMExternalLinkage);
+	}
+	LLVMSetThreadLocal(k->self, 1);
+	LLVMSetThreadLocalMode(k->self, LLVMInitialExecTLSModel);
+	k->probe_helper = build_probe_helper(k);
 	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
 	k->base_helper = build_base_helper(k);
 }
@@ -173,8 +269,7 @@ void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef b
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw, LLVMValueRef id)
 {
 	LLVMValueRef args[2] = {fidw, id};
-	LLVMValueRef call = LLVMBuildCall2(b, k->hash_fn, k->hash, args, 2, "");
-	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
 }
 
 void wpp_counts_finish(struct wpp_counts *k)

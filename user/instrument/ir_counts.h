@@ -9,8 +9,10 @@
  * at entry (wpp_count_base: an always_inline helper, so the NULL test and
  * the cold allocation call become a branch in the caller after the plugin's
  * inliner) and counts each path end with one add to memory.  A function
- * with more paths than WPP_COUNT_ARRAY_MAX_PATHS hands (fid word, id) to the
- * runtime's hash.  The slot ranges are assigned in function order as the
+ * with more paths than WPP_COUNT_ARRAY_MAX_PATHS counts in the runtime's
+ * per-thread hash: an inline probe of the path's home slot (another
+ * always_inline helper) adds to a hit without a call, anything else calls
+ * __wpp_count_hash through a GOT stub.  The slot ranges are assigned in function order as the
  * functions are instrumented and emitted with the descriptor at the end.
  */
 #ifndef WPP_INSTRUMENT_IR_COUNTS_H
@@ -25,7 +27,7 @@ struct wpp_counts {
 	struct wpp_probes *p;
 	LLVMValueRef tls;  /* internal thread_local ptr: this thread's array */
 	LLVMValueRef desc; /* struct wpp_count_desc, initialized at the end */
-	LLVMValueRef base_helper, alloc, hash;
+	LLVMValueRef base_helper, alloc, hash, probe_helper, self;
 	LLVMTypeRef base_fn, alloc_fn, hash_fn;
 	uint64_t *first; /* per local index: first slot; [n] = total */
 	uint32_t nfirst, cap;

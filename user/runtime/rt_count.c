@@ -72,7 +72,13 @@ _Static_assert(sizeof(struct rt_count_array) == sizeof(struct wpp_count_array_re
 _Static_assert(sizeof(struct rt_count_entry) == sizeof(struct wpp_count_hash_entry), "entry");
 
 struct rt_count_thread *rt_count_blocks;
-static __thread struct rt_count_thread *self RT_TLS;
+/* The calling thread's block.  Exported: a hashed function's path end
+ * probes the hash inline through it (trace_abi.h, "Counting mode"). */
+__attribute__((visibility("default"))) __thread struct rt_count_thread *__wpp_count_self RT_TLS;
+#define self __wpp_count_self
+_Static_assert(offsetof(struct rt_count_thread, busy) == WPP_COUNT_BUSY_OFFSET, "busy");
+_Static_assert(offsetof(struct rt_count_thread, hash.e) == WPP_COUNT_HASH_OFFSET, "hash");
+_Static_assert(offsetof(struct rt_count_thread, hash.cap) == WPP_COUNT_HASH_CAP_OFFSET, "cap");
 
 /* Where a TU counts when no memory could be had for its array: shared by
  * every such thread, never drained (those counts are lost, said once).

@@ -44,7 +44,7 @@ int rt_count_table_add(struct rt_count_table *t, uint64_t fidw, uint64_t id);
 
 static inline uint64_t rt_count_slot(uint64_t fidw, uint64_t id, uint64_t cap)
 {
-	uint64_t h = (id ^ fidw) * 0x9e3779b97f4a7c15u;
+	uint64_t h = (id ^ fidw) * WPP_COUNT_HASH_MUL; /* the pass probes inline too */
 	return (h ^ (h >> 29)) & (cap - 1);
 }
 

@@ -202,7 +202,20 @@ struct wpp_tu_desc {
  * it flushes (thread exit, exec, exit), so every reader of traces reads
  * counts unchanged; only the order of paths is lost.
  */
-#define WPP_SYM_COUNT_ALLOC	  "__wpp_count_alloc"
+#define WPP_SYM_COUNT_ALLOC "__wpp_count_alloc"
+/* Initial-exec TLS pointer to the thread's count block (NULL before its
+ * first count); a hashed function's path end first probes the block's
+ * hash inline: if the owner is not inside it (busy == 0) and the entry at
+ * the path's home slot is the path, it marks busy, adds 1 to the entry's
+ * count and clears busy, with no call; anything else calls the hash.  The
+ * hash is open addressing over entries {fid word, id, count} (24 bytes),
+ * the home slot of (fidw, id) being h ^ (h >> 29) masked by cap - 1, where
+ * h = (id ^ fidw) * 0x9e3779b97f4a7c15. */
+#define WPP_SYM_COUNT_SELF	  "__wpp_count_self"
+#define WPP_COUNT_BUSY_OFFSET	  12 /* uint32_t */
+#define WPP_COUNT_HASH_OFFSET	  32 /* entries */
+#define WPP_COUNT_HASH_CAP_OFFSET 40 /* uint64_t, a power of two or 0 */
+#define WPP_COUNT_HASH_MUL	  UINT64_C(0x9e3779b97f4a7c15)
 #define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
 /* Default; the pass takes another from WPP_COUNT_ARRAY_MAX_PATHS in its
  * environment (measurements).  A range is at most 64 KiB of a thread's
