@@ -152,7 +152,7 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen,
 			    "metadata total_size %" PRIu64 " out of range (%zu available)",
 			    h.total_size, avail);
-	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS)
+	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS && h.mode != WPP_MODE_COUNTS)
 		return fail(err, errlen, "unknown metadata mode %" PRIu32, h.mode);
 	if (!table_fits(h.funcs_off, h.nfuncs, sizeof(struct wpp_meta_func), h.total_size))
 		return fail(err, errlen, "function table out of bounds");

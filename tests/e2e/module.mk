@@ -10,5 +10,15 @@ TESTS += tests/e2e/oracle_selfcheck.sh \
 	tests/e2e/negative_wppcc.sh \
 	tests/e2e/cc_project.sh \
 	tests/e2e/profile-placement.sh \
+	tests/e2e/count-mode.sh \
 	tests/e2e/format.sh
 CLEAN_DIRS += tests/work
+
+# count-mode.sh's live reader: user/bpfcollect/count_snapshot.c as a tool.
+COUNT_PEEK := $(BUILD)/tests/e2e/count_peek
+$(call objs,,tests/e2e/count/count_peek.c): CPPFLAGS += $(BPFCOLLECT_CPPFLAGS) -Isymbolizer
+$(COUNT_PEEK): $(call objs,,tests/e2e/count/count_peek.c) $(BPFCOLLECT_LIB) $(SYMBOLIZER_OBJS) \
+		$(call objs,,user/common/log.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(SYMBOLIZER_LIBS) $(BPFCOLLECT_LDLIBS)
+TEST_TARGETS += $(COUNT_PEEK)

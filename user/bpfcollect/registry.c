@@ -53,12 +53,18 @@ static int snapshot(int fd, uint64_t addr, struct wpp_registry *h,
 		    struct wpp_registry_entry **entries)
 {
 	for (int tries = 0; tries < MAX_TRIES; tries++) {
-		int err = read_exact(fd, h, sizeof(*h), addr);
+		/* a version 1 registry ends before `counts` */
+		int err = read_exact(fd, h, WPP_REGISTRY_V1_SIZE, addr);
+		h->counts = 0;
+		if (!err && h->version >= 2)
+			err = read_exact(fd, &h->counts, sizeof(h->counts),
+					 addr + offsetof(struct wpp_registry, counts));
 		if (err)
 			return err;
 		if (memcmp(h->magic, WPP_REGISTRY_MAGIC, sizeof(h->magic)) != 0 ||
-		    h->version != WPP_REGISTRY_VERSION || h->entry_size != sizeof(**entries) ||
-		    h->count > h->capacity || h->count > MAX_ENTRIES)
+		    (h->version != 1 && h->version != WPP_REGISTRY_VERSION) ||
+		    h->entry_size != sizeof(**entries) || h->count > h->capacity ||
+		    h->count > MAX_ENTRIES)
 			return -EPROTO;
 		if (h->update_seq & 1) {
 			pause_briefly();
@@ -117,6 +123,7 @@ int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void 
 	info->object[0] = 0;
 	info->count = 0;
 	info->transport = 0;
+	info->counts = 0;
 	int err = proc_each_object_base(pid, find_registry, &f);
 	if (err)
 		return err == -ENOENT ? -ESRCH : err;
@@ -132,6 +139,7 @@ int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void 
 	err = snapshot(fd, f.addr, &h, &entries);
 	if (!err) {
 		info->transport = h.transport;
+		info->counts = h.counts;
 		for (uint32_t i = 0; i < h.count; i++) {
 			struct wpp_brec_register r;
 			if (!entries[i].nfuncs)

@@ -19,6 +19,8 @@
 struct registry_info {
 	uint32_t transport; /* enum wpp_registry_transport */
 	uint32_t count;	    /* entries delivered */
+	uint64_t counts;    /* address of the count blocks' list head, 0: none
+			     * (wpp_registry.h, version 2; count_snapshot.h) */
 	char object[4096];  /* object holding the registry */
 };
 

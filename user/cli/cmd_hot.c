@@ -453,6 +453,10 @@ int cmd_hot(int argc, char **argv)
 		session_close(&s);
 		return rc;
 	}
+	if (session_refuse_counts(&s, "hot", argv[optind])) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
 	struct cost_data cd = {0};
 	struct cost_attribution attr = {0};
 	char cost_line[512] = "";

@@ -608,6 +608,10 @@ int cmd_kpaths(int argc, char **argv)
 	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
+	if (session_refuse_counts(&s, "kpaths", argv[optind])) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
 	if (o.source != SRC_TRACE && kipf_store_load(&store, s.trace))
 		s.exit_status = WPP_EXIT_ERROR;
 	k = pick_k(&store, &o);

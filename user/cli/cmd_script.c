@@ -324,6 +324,10 @@ int cmd_script(int argc, char **argv)
 	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
+	if (session_refuse_counts(&s, "script", argv[optind])) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
 	if (sc.fmt == FMT_JSON) {
 		fputs("{\"file\":", sc.out);
 		json_str(sc.out, argv[optind]);

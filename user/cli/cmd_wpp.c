@@ -1027,6 +1027,10 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 		session_close(&s);
 		return rc;
 	}
+	if (session_refuse_counts(&s, "wpp", path)) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
 	if (o->store && !s.trace->has_end) {
 		/* a recorder may still be writing it, at its own offset */
 		wpp_err("wpp: --store needs a finished recording; %s has no END chunk", path);

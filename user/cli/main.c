@@ -134,6 +134,17 @@ static const struct command commands[] = {
      "edges, path executions and the increments the recorded build executed.\n"
      "  -o FILE     write there instead of stdout\n"
      "  -q          no summary line\n"},
+    {"top", cmd_top, "live: hottest paths of running count-mode processes, refreshed",
+     "usage: wpptrace top -p PID [-p PID...] | -a  [-d SECS] [-n N] [--top N]\n"
+     "                    [--format text|json]\n"
+     "\n"
+     "Reads the path counters of running programs built with wppcc -fwpp-mode=count\n"
+     "(-a: every such process on the system) from their memory every -d seconds\n"
+     "(default 1), without stopping or recording\n"
+     "them, and prints the paths that ran most in the interval: count, share, pid,\n"
+     "function, path id and source lines.  --format json: one line per interval.\n"
+     "-n N stops after N intervals (default: until the processes exit).  Its own\n"
+     "CPU time is printed on stderr at the end.\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
      "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
      "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

@@ -121,6 +121,29 @@ int session_open_optional(struct session *s, const char *path)
 	return open_session(s, path, 1);
 }
 
+int session_refuse_counts(struct session *s, const char *cmd, const char *path)
+{
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s->trace->threads[i];
+		if (i && th->pid == th[-1].pid && th->generation == th[-1].generation)
+			continue; /* threads are sorted: one look per image */
+		const struct wpp_image_map *im =
+		    wpp_modules_image(s->mods, th->pid, th->generation);
+		for (size_t r = 0; r < im->nranges; r++) {
+			const struct wpp_tu *tu = im->ranges[r].tu;
+			if (tu && tu->mode == WPP_MODE_COUNTS) {
+				wpp_err(
+				    "%s: %s: %s was built with -fwpp-mode=count: its paths were "
+				    "counted, not recorded in order, which %s needs (paths, "
+				    "report, annotate, cfg, export and edges read counts)",
+				    cmd, path, tu->source[0] ? tu->source : "a module", cmd);
+				return WPP_EXIT_ERROR;
+			}
+		}
+	}
+	return 0;
+}
+
 void session_close(struct session *s)
 {
 	wpp_modules_free(s->mods);

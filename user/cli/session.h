@@ -52,6 +52,12 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
 int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
 		       int exit_status);
 
+/* Commands that need the order of paths (wpp, hot, kpaths, script) refuse
+ * a recording whose images contain TUs built with -fwpp-mode=count: their
+ * paths were counted, and the runtime wrote each once with its count.
+ * 0, or WPP_EXIT_ERROR after one error line naming the TU. */
+int session_refuse_counts(struct session *s, const char *cmd, const char *path);
+
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);
 /* The value of numeric option --NAME of command CMD into *out: 0, or -1

@@ -29,6 +29,7 @@
 #include "dag.h"
 #include "ir_calls.h"
 #include "ir_cfg.h"
+#include "ir_counts.h"
 #include "ir_meta.h"
 #include "ir_split.h"
 #include "numbering.h"
@@ -50,6 +51,11 @@ struct fn_emit {
 	LLVMValueRef fidw;  /* fid << 40 of this activation */
 	LLVMValueRef ctrlw; /* wide: control word naming the fid */
 	int wide;
+	/* counting mode (ir_counts.h): the thread's array and the function's
+	 * first slot in it, or UINT64_MAX when it counts through the hash */
+	struct wpp_counts *counts;
+	LLVMValueRef count_base;
+	uint64_t count_first;
 	uint8_t *run_role;	  /* per CFG edge, enum wpp_run_role; NULL: no runs */
 	LLVMValueRef last, count; /* run slots (ir_probes.h), when run_role */
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
@@ -83,15 +89,20 @@ static void emit_add(struct fn_emit *x, uint64_t inc)
  * the mark bit that keeps their record's second word non-zero. */
 static void emit_restart(struct fn_emit *x, uint64_t inc)
 {
-	LLVMValueRef v =
-	    x->wide ? k64(x, WPP_WIDE_ID_MARK + inc) : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
+	LLVMValueRef v = x->counts ? k64(x, inc) /* counting: the id alone */
+			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc)
+				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
 	LLVMBuildStore(x->b, v, x->reg);
 }
 
 static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
 {
 	LLVMValueRef w = reg_plus(x, inc);
-	if (counts_runs && x->wide)
+	if (x->counts && x->count_first == UINT64_MAX)
+		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
+	else if (x->counts)
+		wpp_emit_count_array(x->counts, x->b, x->count_base, x->count_first, w);
+	else if (counts_runs && x->wide)
 		wpp_emit_run_record2(x->p, x->b, x->cur, x->last, x->count, x->ctrlw, w);
 	else if (counts_runs)
 		wpp_emit_run_record(x->p, x->b, x->cur, x->last, x->count, w);
@@ -113,6 +124,22 @@ struct edge_code {
 	int restart;  /* cut whose target restarts on the edge */
 	uint64_t restart_inc;
 };
+
+/* Counting mode's function entry: the thread's array (array functions) or
+ * the fid word (hashed ones).  After the entry block's allocas: the array
+ * load becomes a branch once inlined, and allocas must stay in the entry
+ * block to remain static. */
+static void emit_count_entry(struct fn_emit *x, uint32_t local_index)
+{
+	LLVMValueRef at = x->start_at[0];
+	while (at && LLVMIsAAllocaInst(at))
+		at = LLVMGetNextInstruction(at);
+	position_before(x, at);
+	if (x->count_first == UINT64_MAX)
+		x->fidw = wpp_emit_fid_word(x->p, x->b, local_index);
+	else
+		x->count_base = wpp_emit_count_base(x->counts, x->b);
+}
 
 static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const uint64_t *preadj)
 {
@@ -461,6 +488,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	x.c = &c;
 	x.d = &d;
 	x.wide = tu->mode == WPP_MODE_PATHS && d.wide;
+	x.counts = tu->mode == WPP_MODE_COUNTS ? &tu->counts : NULL;
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	x.loc = sp ? LLVMDIBuilderCreateDebugLocation(tu->probes.ctx, 0, 0, sp, NULL) : NULL;
@@ -474,19 +502,26 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.term[v] = LLVMGetBasicBlockTerminator(c.blocks[v]);
 	}
 	/* From here on the function is modified; no failure exits. */
+	if (x.counts)
+		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
 	position_before(&x, LLVMGetFirstInstruction(c.blocks[0]));
 	x.reg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.reg");
 	LLVMSetMetadata(
 	    x.reg, tu->probes.reg_md_kind,
 	    LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
-	x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
+	if (!x.counts)
+		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.run_role) {
 		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);
 		wpp_runs_debug_count(tu->probes.mod, fn, x.count);
 	}
 	position_before(&x, x.start_at[0]);
-	wpp_emit_cursor_reload(&tu->probes, x.b, x.cur);
-	x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);
+	if (x.counts)
+		emit_count_entry(&x, local_index);
+	else
+		wpp_emit_cursor_reload(&tu->probes, x.b, x.cur);
+	if (!x.counts)
+		x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);
 	if (x.wide)
 		x.ctrlw = LLVMBuildOr(x.b, LLVMBuildLShr(x.b, x.fidw, k64(&x, WPP_FID_SHIFT), ""),
 				      k64(&x, (uint64_t)WPP_CTRL_WIDE_PATH << 32), "wpp.ctrl");
@@ -495,7 +530,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	else
 		instrument_paths(&x);
 	flush_before_process_end(&x);
-	reload_cursor_after_calls(&x, fn);
+	if (!x.counts)
+		reload_cursor_after_calls(&x, fn);
 	tu->tu_hash_acc = wpp_hash_u64(tu->tu_hash_acc, stable_id);
 	tu->nfuncs++;
 	rc = 0;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "edge_profile_read.h"
+#include "ir_counts.h"
 #include "ir_probes.h"
 #include "meta_blob.h"
 #include "runs.h"
@@ -18,6 +19,7 @@
 
 struct wpp_tu_ctx {
 	struct wpp_probes probes;
+	struct wpp_counts counts; /* counting mode only */
 	struct wpp_meta_builder meta;
 	uint32_t mode;	    /* enum wpp_meta_mode */
 	const char *source; /* module source file name */

@@ -25,6 +25,8 @@ static uint32_t mode_from_env(void)
 	const char *m = getenv("WPP_MODE");
 	if (m && strcmp(m, "blocks") == 0)
 		return WPP_MODE_BLOCKS;
+	if (m && strcmp(m, "count") == 0)
+		return WPP_MODE_COUNTS;
 	if (m && *m && strcmp(m, "paths") != 0)
 		fprintf(stderr, "wppcc: unknown WPP_MODE '%s', using paths\n", m);
 	return WPP_MODE_PATHS;
@@ -121,10 +123,22 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
 	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);
 	wpp_probes_init(&tu.probes, m);
+	if (tu.mode == WPP_MODE_COUNTS) {
+		wpp_counts_init(&tu.counts, &tu.probes);
+		/* measurements: WPP_COUNT_ARRAY_MAX_PATHS=N (0: every function
+		 * counts through the hash) */
+		const char *v = getenv("WPP_COUNT_ARRAY_MAX_PATHS");
+		if (v && *v)
+			tu.counts.max_array_paths = strtoull(v, NULL, 10);
+	}
 	wpp_mb_init(&tu.meta);
 	for (size_t i = 0; i < nfn; i++)
 		wpp_instrument_function(&tu, fns[i]);
 	free(fns);
+	if (tu.mode == WPP_MODE_COUNTS) {
+		wpp_counts_finish(&tu.counts);
+		wpp_counts_free(&tu.counts);
+	}
 	wpp_ir_drop_memory_claims(m);
 	if (tu.nfuncs &&
 	    wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),

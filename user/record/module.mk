@@ -6,7 +6,7 @@ RECORD_OWN_SRCS := user/record/record.c user/record/record_opts.c user/record/re
 	user/record/record_child.c user/record/record_info.c user/record/record_bpf.c \
 	user/record/record_bpf_sink.c user/record/cmd_info.c user/record/record_sink_core.c \
 	user/record/record_online.c user/record/record_counters.c \
-	user/record/record_ready.c
+	user/record/record_ready.c user/record/cmd_top.c
 RECORD_OWN_OBJS := $(call objs,,$(RECORD_OWN_SRCS))
 RECORD_OBJS := $(RECORD_OWN_OBJS) $(BPFCOLLECT_OBJS)
 RECORD_SAN_OBJS := $(call objs,san,$(RECORD_OWN_SRCS)) $(BPFCOLLECT_SAN_OBJS)
@@ -16,3 +16,6 @@ $(RECORD_OWN_OBJS) $(call objs,san,$(RECORD_OWN_SRCS)): CPPFLAGS += -Iuser/commo
 # info's counters section is attributed by the report side (cost_info.h).
 $(call objs,,user/record/cmd_info.c) $(call objs,san,user/record/cmd_info.c): CPPFLAGS += \
 	-Iuser/report -Iuser/cli -Isymbolizer
+# top names live paths from the TUs' metadata.
+$(call objs,,user/record/cmd_top.c) $(call objs,san,user/record/cmd_top.c): CPPFLAGS += \
+	-Iuser/cli -Isymbolizer

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_count.h"
 #include "rt_internal.h"
 #include "rt_position.h"
 #include "rt_usdt.h"
@@ -388,6 +389,8 @@ __attribute__((noinline, used, visibility("default"))) void __wpp_flush_all(void
 	int saved_errno = errno;
 
 	__asm__ volatile("" ::: "memory");
+	/* The image ends: every thread's path counts, while they exist. */
+	rt_count_process_end();
 	if (t->state == RT_T_NEW)
 		rt_thread_start(t);
 	if (t->state == RT_T_LIVE && !t->overflow) {

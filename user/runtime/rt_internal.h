@@ -28,6 +28,8 @@
 extern __thread uint64_t *__wpp_cursor RT_TLS;
 extern __thread uint64_t *__wpp_limit RT_TLS;
 extern uint64_t rt_global_scratch[RT_SCRATCH_WORDS] RT_HIDDEN;
+/* The record sequence's slow path (trace_abi.h); C callers may use it. */
+__attribute__((preserve_most)) void __wpp_flush(void);
 
 struct rt_level {
 	struct wpp_batch_hdr *hdr; /* open buffer, or NULL while in scratch */

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "rt_count.h"
 #include "rt_internal.h"
 #include "wpp/wpp_file.h"
 
@@ -30,15 +31,20 @@ static void on_thread_exit(void *arg)
 	int last;
 	(void)arg;
 
-	if (t->state != RT_T_LIVE)
+	if (t->state != RT_T_LIVE && !rt_count_thread_active())
 		return;
-	rt_final_flush();
 	last = ++t->exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS;
-	rt_transport->thread_close(t, last);
-	if (last) {
-		t->state = RT_T_DONE;
-		rt_vfork_thread_exit();
-	} else
+	/* Counts first: draining them may start the thread's stream. */
+	rt_count_thread_exit(last);
+	if (t->state == RT_T_LIVE) {
+		rt_final_flush();
+		rt_transport->thread_close(t, last);
+		if (last) {
+			t->state = RT_T_DONE;
+			rt_vfork_thread_exit();
+		}
+	}
+	if (!last)
 		pthread_setspecific(exit_key, t);
 }
 
@@ -63,6 +69,7 @@ void rt_fork_child(void)
 	uint32_t parent_tid = t->tid ? t->tid : rt_proc.pid;
 
 	rt_registry_fork_child();
+	rt_count_fork_child();
 	rt_process_identify(&rt_proc, parent_tid, WPP_PROC_FORKED);
 	rt_registry_set_pid(rt_proc.pid);
 	rt_transport->fork_child();
@@ -135,5 +142,6 @@ void rt_final_flush(void)
 
 __attribute__((destructor(101))) static void rt_stop(void)
 {
+	rt_count_process_end();
 	rt_final_flush();
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rt_count.h"
 #include "rt_internal.h"
 #include "rt_usdt.h"
 #include "wpp/trace_abi.h"
@@ -23,6 +24,7 @@ __attribute__((visibility("default"))) struct wpp_registry __wpp_registry = {
     .version = WPP_REGISTRY_VERSION,
     .entry_size = sizeof(struct wpp_registry_entry),
     .next_fid = 1, /* fid 0 is the control fid */
+    .counts = (uint64_t)(uintptr_t)&rt_count_blocks,
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

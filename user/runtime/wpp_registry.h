@@ -16,6 +16,13 @@
  *    value changed or was odd.
  *  - `path` is the address of a NUL-terminated string of path_len bytes
  *    (incl. NUL), never freed.
+ *  - version 2 adds `counts`: the address of the pointer to the first
+ *    per-thread block of path counters (counting mode, -fwpp-mode=count;
+ *    docs/runtime.md "Counting"), 0 in a runtime without them.  Blocks form
+ *    a push-only list and are never freed; a block's arrays and hash are
+ *    never unmapped either (a reader may see zeros, never a fault).  A live
+ *    reader sums the counters of the blocks in state WPP_COUNT_LIVE: the
+ *    counts not yet drained into a trace stream.
  */
 #ifndef WPP_RT_REGISTRY_H
 #define WPP_RT_REGISTRY_H
@@ -23,7 +30,7 @@
 #include <stdint.h>
 
 #define WPP_REGISTRY_MAGIC   "WPPREG\0\0"
-#define WPP_REGISTRY_VERSION 1u
+#define WPP_REGISTRY_VERSION 2u
 #define WPP_REGISTRY_SYMBOL  "__wpp_registry"
 
 enum wpp_registry_transport {
@@ -59,6 +66,39 @@ struct wpp_registry {
 	uint64_t entries;   /* address of struct wpp_registry_entry[capacity] */
 	uint32_t transport; /* enum wpp_registry_transport */
 	uint32_t buffer_words;
+	uint64_t counts; /* version 2: address of the first wpp_count_block's address */
+};
+
+/* A version 1 registry ends before `counts`. */
+#define WPP_REGISTRY_V1_SIZE 56u
+_Static_assert(__builtin_offsetof(struct wpp_registry, counts) == WPP_REGISTRY_V1_SIZE,
+	       "version 2 appends to version 1");
+
+enum wpp_count_block_state { WPP_COUNT_LIVE = 1, WPP_COUNT_FREE = 2 };
+
+/* One thread's path counters (runtime: rt_count.c, whose struct has this
+ * layout). */
+struct wpp_count_block {
+	uint64_t next;	 /* address of the next block, 0 at the end */
+	uint32_t state;	 /* enum wpp_count_block_state */
+	uint32_t busy;	 /* the owner is inside its hash */
+	uint64_t arrays; /* address of struct wpp_count_array_ref[cap], narrays valid */
+	uint32_t narrays, cap;
+	uint64_t hash;	   /* address of struct wpp_count_hash_entry[hash_cap] */
+	uint64_t hash_cap; /* 0 or a power of two */
+	uint64_t hash_used;
+};
+
+struct wpp_count_array_ref {
+	uint64_t desc;	   /* address of the TU's struct wpp_count_desc (trace_abi.h) */
+	uint64_t tls_slot; /* the owner's TLS pointer of the TU */
+	uint64_t base;	   /* address of uint64_t[desc->nslots] */
+};
+
+struct wpp_count_hash_entry {
+	uint64_t fidw; /* 0: free */
+	uint64_t id;
+	uint64_t count;
 };
 
 #endif

@@ -20,3 +20,13 @@ $(BPFTEST_BIN): tests/unit/bpf/test_bpf_transport.c $(BPFCOLLECT_SAN_LIB) \
 
 TEST_TARGETS += $(BPFTEST_PRODUCER) $(BPFTEST_BIN)
 TESTS += $(BPFTEST_BIN)
+
+# The live-count reader (user/bpfcollect/count_snapshot.c) on blocks laid
+# out in the test's own memory (no root, no BPF).
+COUNTSNAP_BIN := $(BPFTEST_DIR)/test_count_snapshot
+$(COUNTSNAP_BIN): tests/unit/bpf/test_count_snapshot.c \
+		$(call objs,san,user/bpfcollect/count_snapshot.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+TEST_TARGETS += $(COUNTSNAP_BIN)
+TESTS += $(COUNTSNAP_BIN)

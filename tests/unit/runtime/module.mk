@@ -32,8 +32,15 @@ $(RT_TEST_DIR)/test_record: $(call objs,san,tests/unit/runtime/test_record.c) $(
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lpthread
 
+# Counting mode's hash, drains and encoding (user/runtime/rt_count_table.c).
+$(call objs,san,tests/unit/runtime/test_count_table.c): CPPFLAGS += -Iuser/runtime
+$(RT_TEST_DIR)/test_count_table: $(call objs,san,tests/unit/runtime/test_count_table.c \
+		user/runtime/rt_count_table.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+
 RT_TEST_BINS := $(RT_TEST_DIR)/test_shm_ring $(RT_TEST_DIR)/test_wppfile_write \
-	$(RT_TEST_DIR)/test_record
+	$(RT_TEST_DIR)/test_record $(RT_TEST_DIR)/test_count_table
 TEST_TARGETS += $(RT_TEST_BINS) $(RT_TEST_DIR)/rt_prog $(RT_TEST_DIR)/rt_prog_static \
 	$(BIN)/wpptrace
 TESTS += $(RT_TEST_BINS)

@@ -31,6 +31,10 @@
 enum wpp_meta_mode {
 	WPP_MODE_PATHS = 1,  /* payload of a word = Ball-Larus path id */
 	WPP_MODE_BLOCKS = 2, /* naive oracle mode: payload = block index entered */
+	WPP_MODE_COUNTS = 3, /* path counting (-fwpp-mode=count): payload = Ball-Larus
+			      * path id, as in PATHS, but the runtime emits each
+			      * path once with its count (REPEAT words) when it
+			      * flushes, so the order of paths is not recorded */
 };
 
 struct wpp_meta_header {

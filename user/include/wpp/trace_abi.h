@@ -181,4 +181,56 @@ struct wpp_tu_desc {
 	uint64_t meta_size;
 };
 
+/*
+ * Counting mode (-fwpp-mode=count, WPP_MODE_COUNTS in the metadata).  A TU
+ * keeps one thread-local pointer (TU-local TLS, NULL in a new thread) to
+ * this thread's array of the TU's path counters, uint64_t[nslots]; a
+ * function loads it once at entry, and on NULL calls
+ *
+ *     uint64_t *__wpp_count_alloc(struct wpp_count_desc *desc, uint64_t **tls_slot)
+ *
+ * which stores the thread's (zeroed) array into *tls_slot and returns it.
+ * A path end of function i with first[i] < first[i + 1] is one
+ * `base[first[i] + id] += 1`; a function whose paths do not fit an array
+ * range (first[i] == first[i + 1]: more than WPP_COUNT_ARRAY_MAX_PATHS) calls
+ *
+ *     void __wpp_count_hash(uint64_t fid_word, uint64_t id)
+ *
+ * with its fid word (as a trace word's high bits) instead.  No atomics: each
+ * thread owns its arrays.  The runtime turns counts into ordinary path
+ * records followed by REPEAT words (count - 1) in the thread's stream when
+ * it flushes (thread exit, exec, exit), so every reader of traces reads
+ * counts unchanged; only the order of paths is lost.
+ */
+#define WPP_SYM_COUNT_ALLOC "__wpp_count_alloc"
+/* Initial-exec TLS pointer to the thread's count block (NULL before its
+ * first count); a hashed function's path end first probes the block's
+ * hash inline: if the owner is not inside it (busy == 0) and the entry at
+ * the path's home slot is the path, it marks busy, adds 1 to the entry's
+ * count and clears busy, with no call; anything else calls the hash.  The
+ * hash is open addressing over entries {fid word, id, count} (24 bytes),
+ * the home slot of (fidw, id) being h ^ (h >> 29) masked by cap - 1, where
+ * h = (id ^ fidw) * 0x9e3779b97f4a7c15. */
+#define WPP_SYM_COUNT_SELF	  "__wpp_count_self"
+#define WPP_COUNT_BUSY_OFFSET	  12 /* uint32_t */
+#define WPP_COUNT_HASH_OFFSET	  32 /* entries */
+#define WPP_COUNT_HASH_CAP_OFFSET 40 /* uint64_t, a power of two or 0 */
+#define WPP_COUNT_HASH_MUL	  UINT64_C(0x9e3779b97f4a7c15)
+#define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
+/* Default; the pass takes another from WPP_COUNT_ARRAY_MAX_PATHS in its
+ * environment (measurements).  A range is at most 64 KiB of a thread's
+ * array, backed only where touched (docs/instrumentation.md). */
+#define WPP_COUNT_ARRAY_MAX_PATHS 8192u
+
+struct wpp_count_desc {
+	uint32_t abi_version;	       /* WPP_ABI_VERSION */
+	uint32_t nfuncs;	       /* the TU's functions, by local index */
+	uint64_t nslots;	       /* counters in one thread's array */
+	const uint64_t *fid_base_slot; /* the TU's wpp_tu_desc.fid_base_slot */
+	const uint64_t *first;	       /* [nfuncs + 1]: function i counts in
+					* [first[i], first[i + 1]) */
+	uint64_t *late;		       /* runtime-owned: a shared array of nslots
+					* that exited threads count into */
+};
+
 #endif

@@ -134,8 +134,9 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			continue;
 		}
 		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
-			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks")) {
-				p->error = "-fwpp-mode= takes 'paths' or 'blocks'";
+			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
+			    strcmp(a + 11, "count")) {
+				p->error = "-fwpp-mode= takes 'paths', 'count' or 'blocks'";
 				return -1;
 			}
 			p->mode = a + 11;

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * count_phases.c — a program with two known phases for the live-count test
+ * (tests/e2e/count-mode.sh): phase A runs alpha() and shared() on the main
+ * thread and on a helper thread that stays alive (its counts stay in its
+ * own block, undrained); phase B runs beta() and beta_wide() (16384
+ * paths: the runtime's hash) and shared().  Argument:
+ *   a   phase A only, then exit
+ *   b   both phases, then exit
+ *   p   both phases, pausing before B and before exit: prints "paused N
+ *       PID" and waits for a line on stdin (a live reader looks meanwhile)
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile uint32_t acc;
+
+__attribute__((noinline)) static void shared(uint32_t x)
+{
+	if (x % 5 == 0)
+		acc += 1;
+	else if (x % 5 == 1)
+		acc ^= x;
+	else
+		acc -= 2;
+}
+
+__attribute__((noinline)) static void alpha(uint32_t x)
+{
+	if (x & 1)
+		acc += 3;
+	if (x & 2)
+		acc ^= 7;
+	shared(x);
+}
+
+__attribute__((noinline)) static void beta(uint32_t x)
+{
+	/* a loop the optimizer may unroll */
+	for (int b = 0; b < 12; b++)
+		if (x >> b & 1)
+			acc += (uint32_t)b;
+	shared(x);
+}
+
+/* 14 independent branches: 16384 paths, more than an array range. */
+__attribute__((noinline)) static void beta_wide(uint32_t x)
+{
+	if (x & 1)
+		acc += 1;
+	if (x & 2)
+		acc += 2;
+	if (x & 4)
+		acc += 3;
+	if (x & 8)
+		acc += 4;
+	if (x & 16)
+		acc += 5;
+	if (x & 32)
+		acc += 6;
+	if (x & 64)
+		acc += 7;
+	if (x & 128)
+		acc += 8;
+	if (x & 256)
+		acc += 9;
+	if (x & 512)
+		acc += 10;
+	if (x & 1024)
+		acc += 11;
+	if (x & 2048)
+		acc += 12;
+	if (x & 4096)
+		acc += 13;
+	if (x & 8192)
+		acc += 14;
+}
+
+static uint32_t next(uint32_t s)
+{
+	return s * 1664525u + 1013904223u;
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int helper_done, helper_release;
+
+static void *helper(void *arg)
+{
+	uint32_t s = 99;
+	(void)arg;
+	for (int i = 0; i < 3000; i++)
+		alpha(s = next(s));
+	pthread_mutex_lock(&lock);
+	helper_done = 1;
+	pthread_cond_broadcast(&cond);
+	while (!helper_release)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void pause_here(int n)
+{
+	char line[16];
+	printf("paused %d %d\n", n, (int)getpid());
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return;
+}
+
+int main(int argc, char **argv)
+{
+	char mode = argc > 1 ? argv[1][0] : 'b';
+	uint32_t s = 7;
+	pthread_t th;
+
+	pthread_create(&th, NULL, helper, NULL);
+	for (int i = 0; i < 5000; i++)
+		alpha(s = next(s));
+	pthread_mutex_lock(&lock);
+	while (!helper_done)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	if (mode != 'a') {
+		if (mode == 'p')
+			pause_here(1);
+		for (int i = 0; i < 4000; i++) {
+			s = next(s);
+			beta(s >> 7);
+			beta_wide(s >> 9);
+		}
+		if (mode == 'p')
+			pause_here(2);
+	}
+	pthread_mutex_lock(&lock);
+	helper_release = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	pthread_join(th, NULL);
+	printf("acc %u\n", (unsigned)acc);
+	return 0;
+}

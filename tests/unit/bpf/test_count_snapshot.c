@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_count_snapshot.c — the live-count reader (count_snapshot.h) on
+ * count blocks laid out by hand in this process's own memory and read
+ * back through /proc/self/mem, under ASan/UBSan:
+ *  - two threads' blocks (arrays of a TU with a hashed function between
+ *    two array functions, and hashes) sum to the expected (fid, path,
+ *    count) list; a free block and a busy hash are left out;
+ *  - deltas between snapshots, including a counter drained in between;
+ *  - hostile layouts: a list that loops, a descriptor of another ABI,
+ *    slot ranges that overrun, an unmapped array, no counts address —
+ *    each an error, never a crash or a hang.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "count_snapshot.h"
+#include "wpp/trace_abi.h"
+#include "wpp_registry.h"
+
+#define A(p) ((uint64_t)(uintptr_t)(p))
+
+static uint64_t fid_base = (uint64_t)40 << WPP_FID_SHIFT;
+/* f0: 4 paths, f1: hashed, f2: 3 paths */
+static uint64_t first[4] = {0, 4, 4, 7};
+static struct wpp_count_desc desc;
+static uint64_t arr0[7], arr1[7];
+static struct wpp_count_array_ref refs0[2], refs1[2];
+static struct wpp_count_hash_entry hash0[8], hash1[8];
+static struct wpp_count_block b0, b1, b2;
+static uint64_t head;
+
+static void layout(void)
+{
+	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL};
+	memset(arr0, 0, sizeof(arr0));
+	memset(arr1, 0, sizeof(arr1));
+	memset(hash0, 0, sizeof(hash0));
+	memset(hash1, 0, sizeof(hash1));
+	arr0[0] = 5, arr0[3] = 1, arr0[6] = 2; /* f0 p0, f0 p3, f2 p2 */
+	arr1[0] = 10, arr1[5] = 7;	       /* f0 p0, f2 p1 */
+	hash0[3] = (struct wpp_count_hash_entry){(uint64_t)41 << WPP_FID_SHIFT, 5000, 9};
+	hash1[6] = (struct wpp_count_hash_entry){(uint64_t)41 << WPP_FID_SHIFT, 5000, 1};
+	hash1[1] = (struct wpp_count_hash_entry){(uint64_t)41 << WPP_FID_SHIFT, 77, 4};
+	refs0[0] = (struct wpp_count_array_ref){A(&desc), 0, A(arr0)};
+	refs1[0] = (struct wpp_count_array_ref){A(&desc), 0, A(arr1)};
+	b2 = (struct wpp_count_block){0, WPP_COUNT_FREE, 0, A(refs1), 1, 2, A(hash1), 8, 2};
+	b1 = (struct wpp_count_block){A(&b2), WPP_COUNT_LIVE, 0, A(refs1), 1, 2, A(hash1), 8, 2};
+	b0 = (struct wpp_count_block){A(&b1), WPP_COUNT_LIVE, 0, A(refs0), 1, 2, A(hash0), 8, 1};
+	head = A(&b0);
+}
+
+static void expect(const struct count_snapshot *s, const struct count_sample *want, size_t n)
+{
+	assert_int_equal(s->n, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(s->s[i].fid, want[i].fid);
+		assert_int_equal(s->s[i].id, want[i].id);
+		assert_int_equal(s->s[i].count, want[i].count);
+	}
+}
+
+static void test_sums_threads(void **state)
+{
+	(void)state;
+	struct count_snapshot s;
+	layout();
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	const struct count_sample want[] = {
+	    {40, 0, 15}, {40, 3, 1}, {41, 77, 4}, {41, 5000, 10}, {42, 1, 7}, {42, 2, 2},
+	};
+	expect(&s, want, sizeof(want) / sizeof(*want));
+	assert_int_equal(s.threads, 2); /* b2 is free */
+	count_snapshot_free(&s);
+
+	/* a busy hash is not read (its owner is moving entries) */
+	b1.busy = 1;
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	assert_int_equal(s.hashes_busy, 1);
+	const struct count_sample want_busy[] = {
+	    {40, 0, 15}, {40, 3, 1}, {41, 5000, 9}, {42, 1, 7}, {42, 2, 2},
+	};
+	expect(&s, want_busy, sizeof(want_busy) / sizeof(*want_busy));
+	count_snapshot_free(&s);
+}
+
+static void test_deltas(void **state)
+{
+	(void)state;
+	struct count_snapshot s1, s2, d;
+	layout();
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s1), 0);
+	arr0[0] += 3;	    /* ran 3 more times */
+	arr1[5] = 2;	    /* drained, then ran twice */
+	hash1[1].count = 4; /* unchanged */
+	arr0[1] = 6;	    /* new path */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s2), 0);
+	assert_int_equal(count_snapshot_delta(&s1, &s2, &d), 0);
+	const struct count_sample want[] = {{40, 0, 3}, {40, 1, 6}, {42, 1, 2}};
+	expect(&d, want, sizeof(want) / sizeof(*want));
+	count_snapshot_free(&s1);
+	count_snapshot_free(&s2);
+	count_snapshot_free(&d);
+}
+
+static void test_hostile(void **state)
+{
+	(void)state;
+	struct count_snapshot s;
+	layout();
+	assert_int_equal(count_snapshot_read(getpid(), 0, &s), -ENOENT);
+
+	b2.next = A(&b0); /* a list that loops */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	layout();
+	desc.abi_version = 99;
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	layout();
+	first[2] = 9; /* past nslots */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	first[2] = 4;
+	layout();
+	b0.narrays = 3; /* more than its capacity */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	layout();
+	b1.hash_cap = 6; /* not a power of two */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	layout();
+	void *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(gone != MAP_FAILED);
+	munmap(gone, 4096);
+	refs0[0].base = A(gone);
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	layout();
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	count_snapshot_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sums_threads),
+	    cmocka_unit_test(test_deltas),
+	    cmocka_unit_test(test_hostile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

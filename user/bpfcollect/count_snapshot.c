@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* count_snapshot.c — live path counters from /proc/PID/mem (see
+ * count_snapshot.h). */
+#include "count_snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wpp/trace_abi.h"
+#include "wpp_registry.h"
+
+#define MAX_BLOCKS (1u << 16)
+#define MAX_ARRAYS (1u << 16)
+#define MAX_FUNCS  (1u << 24)
+#define MAX_SLOTS  (UINT64_C(1) << 27)
+#define MAX_HASH   (UINT64_C(1) << 26)
+#define CHUNK	   8192 /* counters read per pread */
+
+static int read_at(int fd, void *buf, size_t n, uint64_t addr)
+{
+	ssize_t got = pread(fd, buf, n, (off_t)addr);
+	if (got == (ssize_t)n)
+		return 0;
+	return got < 0 && errno != EIO && errno != EFAULT ? -errno : -EPROTO;
+}
+
+static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t count)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		struct count_sample *g = realloc(s->s, cap * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		s->s = g;
+		s->cap = cap;
+	}
+	s->s[s->n++] = (struct count_sample){fid, id, count};
+	return 0;
+}
+
+/* One thread's array of one TU. */
+static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_snapshot *s)
+{
+	struct wpp_count_desc d;
+	uint64_t fid_base, *first = NULL, *buf = NULL;
+	int err;
+
+	if ((err = read_at(fd, &d, sizeof(d), a->desc)))
+		return err;
+	if (d.abi_version != WPP_ABI_VERSION || d.nfuncs > MAX_FUNCS || d.nslots > MAX_SLOTS)
+		return -EPROTO;
+	if ((err = read_at(fd, &fid_base, sizeof(fid_base), (uint64_t)(uintptr_t)d.fid_base_slot)))
+		return err;
+	first = malloc(((size_t)d.nfuncs + 1) * sizeof(*first));
+	buf = malloc(CHUNK * sizeof(*buf));
+	if (!first || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = read_at(fd, first, ((size_t)d.nfuncs + 1) * sizeof(*first),
+			   (uint64_t)(uintptr_t)d.first)))
+		goto out;
+	for (uint32_t f = 0; f < d.nfuncs; f++)
+		if (first[f] > first[f + 1] || first[f + 1] > d.nslots) {
+			err = -EPROTO;
+			goto out;
+		}
+	uint32_t fid0 = wpp_word_fid(fid_base);
+	uint32_t f = 0;
+	for (uint64_t at = 0; at < d.nslots; at += CHUNK) {
+		uint64_t n = d.nslots - at < CHUNK ? d.nslots - at : CHUNK;
+		if ((err = read_at(fd, buf, n * 8, a->base + at * 8)))
+			goto out;
+		for (uint64_t k = 0; k < n; k++) {
+			if (!buf[k])
+				continue;
+			uint64_t slot = at + k;
+			while (f < d.nfuncs && first[f + 1] <= slot)
+				f++;
+			if (f == d.nfuncs) /* cannot happen: first[nfuncs] == nslots here */
+				break;
+			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
+			if ((err = add(s, fid, slot - first[f], buf[k])))
+				goto out;
+		}
+	}
+out:
+	free(first);
+	free(buf);
+	return err;
+}
+
+static int read_hash(int fd, const struct wpp_count_block *b, struct count_snapshot *s)
+{
+	struct wpp_count_hash_entry buf[512];
+	if (b->hash_cap > MAX_HASH || (b->hash_cap & (b->hash_cap - 1)))
+		return -EPROTO;
+	for (uint64_t at = 0; at < b->hash_cap; at += 512) {
+		uint64_t n = b->hash_cap - at < 512 ? b->hash_cap - at : 512;
+		int err = read_at(fd, buf, n * sizeof(*buf), b->hash + at * sizeof(*buf));
+		if (err)
+			return err;
+		for (uint64_t k = 0; k < n; k++)
+			if (buf[k].fidw && buf[k].count &&
+			    (err = add(s, wpp_word_fid(buf[k].fidw), buf[k].id, buf[k].count)))
+				return err;
+	}
+	return 0;
+}
+
+static int read_block(int fd, const struct wpp_count_block *b, struct count_snapshot *s)
+{
+	struct wpp_count_array_ref *a;
+	int err = 0;
+
+	if (b->narrays > b->cap || b->narrays > MAX_ARRAYS)
+		return -EPROTO;
+	if (b->narrays) {
+		if (!(a = malloc(b->narrays * sizeof(*a))))
+			return -ENOMEM;
+		err = read_at(fd, a, b->narrays * sizeof(*a), b->arrays);
+		for (uint32_t i = 0; !err && i < b->narrays; i++)
+			err = read_array(fd, &a[i], s);
+		free(a);
+	}
+	if (!err && b->busy)
+		s->hashes_busy++; /* its owner is moving entries: next time */
+	else if (!err && b->hash_cap)
+		err = read_hash(fd, b, s);
+	return err;
+}
+
+static int by_path(const void *x, const void *y)
+{
+	const struct count_sample *a = x, *b = y;
+	if (a->fid != b->fid)
+		return a->fid < b->fid ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Sorted, one sample per path (threads summed). */
+static void merge(struct count_snapshot *s)
+{
+	size_t out = 0;
+	if (!s->n)
+		return;
+	qsort(s->s, s->n, sizeof(*s->s), by_path);
+	for (size_t i = 1; i < s->n; i++) {
+		if (s->s[i].fid == s->s[out].fid && s->s[i].id == s->s[out].id)
+			s->s[out].count += s->s[i].count;
+		else
+			s->s[++out] = s->s[i];
+	}
+	s->n = out + 1;
+}
+
+/* One pass over the block list. */
+static int read_all(int fd, uint64_t counts, struct count_snapshot *out)
+{
+	uint64_t at;
+	int err = read_at(fd, &at, sizeof(at), counts);
+	for (uint32_t k = 0; !err && at; k++) {
+		struct wpp_count_block b;
+		if (k == MAX_BLOCKS) {
+			err = -EPROTO; /* a list that does not end */
+			break;
+		}
+		if ((err = read_at(fd, &b, sizeof(b), at)))
+			break;
+		if (b.state == WPP_COUNT_LIVE) {
+			out->threads++;
+			err = read_block(fd, &b, out);
+		}
+		at = b.next;
+	}
+	return err;
+}
+
+/* A block whose thread is growing its array list or hash while we read
+ * can look inconsistent (a new size with the old address): read again. */
+#define TRIES 5
+
+int count_snapshot_read(pid_t pid, uint64_t counts, struct count_snapshot *out)
+{
+	char path[64];
+	int fd, err = -EPROTO;
+
+	memset(out, 0, sizeof(*out));
+	if (!counts)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	for (int t = 0; t < TRIES && err == -EPROTO; t++) {
+		count_snapshot_free(out);
+		memset(out, 0, sizeof(*out));
+		err = read_all(fd, counts, out);
+	}
+	close(fd);
+	if (err) {
+		count_snapshot_free(out);
+		return err;
+	}
+	merge(out);
+	return 0;
+}
+
+void count_snapshot_free(struct count_snapshot *s)
+{
+	free(s->s);
+	s->s = NULL;
+	s->n = s->cap = 0;
+}
+
+int count_snapshot_delta(const struct count_snapshot *before, const struct count_snapshot *after,
+			 struct count_snapshot *delta)
+{
+	size_t i = 0;
+	memset(delta, 0, sizeof(*delta));
+	delta->threads = after->threads;
+	delta->hashes_busy = after->hashes_busy;
+	for (size_t j = 0; j < after->n; j++) {
+		const struct count_sample *a = &after->s[j];
+		while (i < before->n && by_path(&before->s[i], a) < 0)
+			i++;
+		uint64_t was =
+		    i < before->n && by_path(&before->s[i], a) == 0 ? before->s[i].count : 0;
+		uint64_t d = a->count >= was ? a->count - was : a->count;
+		if (d && add(delta, a->fid, a->id, d)) {
+			count_snapshot_free(delta);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}

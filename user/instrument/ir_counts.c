@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/* ir_counts.c — counting mode's runtime interface (see ir_counts.h). */
+#include "ir_counts.h"
+
+#include <llvm-c/Comdat.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "wpp/trace_abi.h"
+
+/* The allocation happens once per thread and TU. */
+#define COLD_WEIGHT 1
+#define HOT_WEIGHT  1000000
+
+static void add_fn_attr(LLVMContextRef ctx, LLVMValueRef f, const char *attr)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
+	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+static LLVMValueRef get_or_add_fn(LLVMModuleRef m, const char *name, LLVMTypeRef ty)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(m, name);
+	return f ? f : LLVMAddFunction(m, name, ty);
+}
+
+/* __wpp_count_base(): `b = tls; if (!b) b = __wpp_count_alloc(&desc, &tls);`
+ * as an always_inline helper, so the branch and the cold call land in the
+ * caller when the plugin inlines it (the pass itself never splits blocks
+ * at function entry). */
+static LLVMValueRef build_base_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef f = LLVMAddFunction(p->mod, "__wpp_count_base", k->base_fn);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	add_fn_attr(p->ctx, f, "alwaysinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "alloc");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef base = LLVMBuildLoad2(b, p->ptr, k->tls, "base");
+	LLVMValueRef none = LLVMBuildIsNull(b, base, "none");
+	LLVMValueRef br = LLVMBuildCondBr(b, none, cold, done);
+	LLVMMetadataRef ops[3] = {
+	    LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
+	    LLVMValueAsMetadata(LLVMConstInt(p->i32, COLD_WEIGHT, 0)),
+	    LLVMValueAsMetadata(LLVMConstInt(p->i32, HOT_WEIGHT, 0)),
+	};
+	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
+			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
+	LLVMPositionBuilderAtEnd(b, cold);
+	LLVMValueRef args[2] = {k->desc, k->tls};
+	LLVMBuildRet(b, LLVMBuildCall2(b, k->alloc_fn, k->alloc, args, 2, "fresh"));
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildRet(b, base);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+/* __wpp_count_hash has the preserve_most convention: its call must not go
+ * through a lazily bound PLT entry, whose resolver clobbers registers the
+ * caller counts on (r10: xz's decoder computed garbage after the first
+ * call).  As for __wpp_flush (ir_probes.c), each linked module gets one
+ * hidden stub, called directly, that jumps through the GOT entry bound at
+ * load time. */
+static LLVMValueRef build_hash_stub(struct wpp_counts *k)
+{
+	static const char name[] = "__wpp_count_hash_stub";
+	static const char body[] = "jmp *" WPP_SYM_COUNT_HASH "@GOTPCREL(%rip)";
+	struct wpp_probes *p = k->p;
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
+	if (f)
+		return f;
+	/* declared, so the GOT entry the stub jumps through exists */
+	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_HASH, k->hash_fn);
+	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
+	f = LLVMAddFunction(p->mod, name, k->hash_fn);
+	LLVMSetFunctionCallConv(f, LLVMPreserveMostCallConv);
+	LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+	LLVMSetVisibility(f, LLVMHiddenVisibility);
+	LLVMSetComdat(f, LLVMGetOrInsertComdat(p->mod, name));
+	add_fn_attr(p->ctx, f, "naked");
+	add_fn_attr(p->ctx, f, "noinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, f, "entry"));
+	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"",
+					    0, 1, 0, LLVMInlineAsmDialectATT, 0);
+	LLVMBuildCall2(b, p->void_fn, jmp, NULL, 0, "");
+	LLVMBuildUnreachable(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+static LLVMValueRef at_offset(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef ptr,
+			      uint64_t off)
+{
+	LLVMValueRef o = LLVMConstInt(p->i64, off, 0);
+	return LLVMBuildInBoundsGEP2(b, LLVMInt8TypeInContext(p->ctx), ptr, &o, 1, "");
+}
+
+/* __wpp_count_probe(fidw, id): the inline probe of trace_abi.h ("Counting
+ * mode"): a hit at the home slot is a handful of instructions and no call;
+ * everything else calls the hash (through its stub).  busy is set around
+ * the add, as the runtime's own fast path does, so a signal handler that
+ * counts meanwhile leaves the table alone. */
+static LLVMValueRef build_probe_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef f = LLVMAddFunction(p->mod, "__wpp_count_probe", k->hash_fn);
+	LLVMSetLinkage(f, LLVMInternalLinkage);
+	add_fn_attr(p->ctx, f, "alwaysinline");
+	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef open = LLVMAppendBasicBlockInContext(p->ctx, f, "open");
+	LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(p->ctx, f, "probe");
+	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
+	LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(p->ctx, f, "miss");
+	LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(p->ctx, f, "slow");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef fidw = LLVMGetParam(f, 0), id = LLVMGetParam(f, 1);
+	LLVMValueRef zero = LLVMConstInt(p->i64, 0, 0);
+
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef t = LLVMBuildLoad2(b, p->ptr, k->self, "t");
+	LLVMBuildCondBr(b, LLVMBuildIsNull(b, t, ""), slow, open);
+
+	LLVMPositionBuilderAtEnd(b, open);
+	LLVMValueRef busyp = at_offset(p, b, t, WPP_COUNT_BUSY_OFFSET);
+	LLVMValueRef busy = LLVMBuildLoad2(b, p->i32, busyp, "busy");
+	LLVMSetVolatile(busy, 1);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, busy, LLVMConstInt(p->i32, 0, 0), ""), probe,
+			slow);
+
+	/* busy first, then the table's capacity and address, all volatile so
+	 * they stay in this order: a handler that ran before busy was set may
+	 * have grown the table, and both are read after it */
+	LLVMPositionBuilderAtEnd(b, probe);
+	LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(p->i32, 1, 0), busyp), 1);
+	LLVMValueRef cap =
+	    LLVMBuildLoad2(b, p->i64, at_offset(p, b, t, WPP_COUNT_HASH_CAP_OFFSET), "cap");
+	LLVMSetVolatile(cap, 1);
+	LLVMValueRef e = LLVMBuildLoad2(b, p->ptr, at_offset(p, b, t, WPP_COUNT_HASH_OFFSET), "e");
+	LLVMSetVolatile(e, 1);
+	LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(p->ctx, f, "look");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, cap, zero, ""), miss, look);
+
+	LLVMPositionBuilderAtEnd(b, look);
+	LLVMValueRef h = LLVMBuildMul(b, LLVMBuildXor(b, id, fidw, ""),
+				      LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
+	h = LLVMBuildXor(b, h, LLVMBuildLShr(b, h, LLVMConstInt(p->i64, 29, 0), ""), "");
+	LLVMValueRef slot =
+	    LLVMBuildAnd(b, h, LLVMBuildSub(b, cap, LLVMConstInt(p->i64, 1, 0), ""), "slot");
+	LLVMValueRef off = LLVMBuildMul(b, slot, LLVMConstInt(p->i64, 24, 0), "");
+	LLVMValueRef ent =
+	    LLVMBuildInBoundsGEP2(b, LLVMInt8TypeInContext(p->ctx), e, &off, 1, "ent");
+	LLVMValueRef kf = LLVMBuildLoad2(b, p->i64, ent, "");
+	LLVMValueRef ki = LLVMBuildLoad2(b, p->i64, at_offset(p, b, ent, 8), "");
+	LLVMValueRef hit = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, kf, fidw, ""),
+					LLVMBuildICmp(b, LLVMIntEQ, ki, id, ""), "hit");
+	LLVMBuildCondBr(b, hit, bump, miss);
+
+	LLVMPositionBuilderAtEnd(b, bump);
+	LLVMValueRef cp = at_offset(p, b, ent, 16);
+	LLVMValueRef c = LLVMBuildLoad2(b, p->i64, cp, "");
+	LLVMBuildStore(b, LLVMBuildAdd(b, c, LLVMConstInt(p->i64, 1, 0), ""), cp);
+	LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(p->i32, 0, 0), busyp), 1);
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, miss);
+	LLVMSetVolatile(LLVMBuildStore(b, LLVMConstInt(p->i32, 0, 0), busyp), 1);
+	LLVMBuildBr(b, slow);
+
+	LLVMPositionBuilderAtEnd(b, slow);
+	LLVMValueRef args[2] = {fidw, id};
+	LLVMValueRef call = LLVMBuildCall2(b, k->hash_fn, k->hash, args, 2, "");
+	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
+{
+	memset(k, 0, sizeof(*k));
+	k->p = p;
+	k->max_array_paths = WPP_COUNT_ARRAY_MAX_PATHS;
+	k->tls = LLVMAddGlobal(p->mod, p->ptr, "__wpp_count_tls");
+	LLVMSetLinkage(k->tls, LLVMInternalLinkage);
+	LLVMSetInitializer(k->tls, LLVMConstNull(p->ptr));
+	/* Internal, so the code generator picks local-exec in executables and
+	 * local-dynamic in shared objects (no GOT load, no call per access
+	 * where the object allows it). */
+	LLVMSetThreadLocal(k->tls, 1);
+	LLVMSetAlignment(k->tls, 8);
+	LLVMTypeRef fields[6] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr};
+	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 6, 0),
+				"__wpp_count_desc");
+	LLVMSetLinkage(k->desc, LLVMPrivateLinkage);
+	LLVMSetAlignment(k->desc, 8);
+	LLVMTypeRef aparams[2] = {p->ptr, p->ptr};
+	k->alloc_fn = LLVMFunctionType(p->ptr, aparams, 2, 0);
+	k->alloc = get_or_add_fn(p->mod, WPP_SYM_COUNT_ALLOC, k->alloc_fn);
+	add_fn_attr(p->ctx, k->alloc, "nounwind");
+	add_fn_attr(p->ctx, k->alloc, "cold");
+	LLVMTypeRef hparams[2] = {p->i64, p->i64};
+	k->hash_fn = LLVMFunctionType(p->voidty, hparams, 2, 0);
+	/* preserve_most, like __wpp_flush: the call costs the hashed
+	 * function's hot code no spills of caller-saved registers. */
+	k->hash = build_hash_stub(k);
+	k->self = LLVMGetNamedGlobal(p->mod, WPP_SYM_COUNT_SELF);
+	if (!k->self) {
+		k->self = LLVMAddGlobal(p->mod, p->ptr, WPP_SYM_COUNT_SELF);
+		LLVMSetLinkage(k->self, LLVMExternalLinkage);
+	}
+	LLVMSetThreadLocal(k->self, 1);
+	LLVMSetThreadLocalMode(k->self, LLVMInitialExecTLSModel);
+	k->probe_helper = build_probe_helper(k);
+	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
+	k->base_helper = build_base_helper(k);
+}
+
+void wpp_counts_free(struct wpp_counts *k)
+{
+	free(k->first);
+	k->first = NULL;
+	k->nfirst = k->cap = 0;
+}
+
+uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
+{
+	if (k->nfirst + 2 > k->cap) {
+		uint32_t cap = k->cap ? 2 * k->cap : 64;
+		uint64_t *grown = realloc(k->first, cap * sizeof(*grown));
+		if (!grown)
+			abort(); /* the function is already being rewritten */
+		if (!k->first)
+			grown[0] = 0;
+		k->first = grown;
+		k->cap = cap;
+	}
+	uint64_t at = k->first[k->nfirst];
+	int hashed = npaths > k->max_array_paths;
+	k->first[++k->nfirst] = at + (hashed ? 0 : npaths);
+	return hashed ? UINT64_MAX : at;
+}
+
+LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b)
+{
+	return LLVMBuildCall2(b, k->base_fn, k->base_helper, NULL, 0, "wpp.counts");
+}
+
+void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
+			  LLVMValueRef id)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef idx = first ? LLVMBuildAdd(b, id, LLVMConstInt(p->i64, first, 0), "") : id;
+	LLVMValueRef slot = LLVMBuildInBoundsGEP2(b, p->i64, base, &idx, 1, "wpp.slot");
+	/* a plain add to memory: one instruction at -O1 and above, so a
+	 * signal handler counting on the same thread cannot split it */
+	LLVMValueRef n = LLVMBuildLoad2(b, p->i64, slot, "");
+	LLVMBuildStore(b, LLVMBuildAdd(b, n, LLVMConstInt(p->i64, 1, 0), ""), slot);
+}
+
+void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw, LLVMValueRef id)
+{
+	LLVMValueRef args[2] = {fidw, id};
+	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
+}
+
+void wpp_counts_finish(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	uint32_t n = k->nfirst;
+	LLVMValueRef *vals = malloc(((size_t)n + 1) * sizeof(*vals));
+	if (!vals)
+		abort();
+	for (uint32_t i = 0; i <= n; i++)
+		vals[i] = LLVMConstInt(p->i64, k->first ? k->first[i] : 0, 0);
+	LLVMValueRef arr = LLVMConstArray2(p->i64, vals, (uint64_t)n + 1);
+	free(vals);
+	LLVMValueRef first = LLVMAddGlobal(p->mod, LLVMTypeOf(arr), "__wpp_count_first");
+	LLVMSetLinkage(first, LLVMPrivateLinkage);
+	LLVMSetInitializer(first, arr);
+	LLVMSetGlobalConstant(first, 1);
+	LLVMSetAlignment(first, 8);
+	LLVMValueRef fields[6] = {
+	    LLVMConstInt(p->i32, WPP_ABI_VERSION, 0),
+	    LLVMConstInt(p->i32, n, 0),
+	    LLVMConstInt(p->i64, k->first ? k->first[n] : 0, 0),
+	    p->fid_base_slot,
+	    first,
+	    LLVMConstNull(p->ptr),
+	};
+	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 6, 0));
+}
