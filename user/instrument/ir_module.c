@@ -116,6 +116,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 			fprintf(stderr, "wppcc: profile %s: %s; placing without it\n",
 				tu.profile_path, why);
 	}
+	tu.stats = wpp_ir_stats_open(tu.source, tu.source_len);
 	tu.runs = runs_from_env();
 	tu.run_opts = run_opts_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
@@ -133,6 +134,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 			(int)tu.source_len, tu.source);
 	if (tu.profile)
 		wpp_edge_prof_free(&profile);
+	wpp_ir_stats_close(tu.stats);
 	wpp_mb_free(&tu.meta);
 	wpp_probes_free(&tu.probes);
 	if (new_dbg)
