@@ -134,6 +134,18 @@ static const struct command commands[] = {
      "edges, path executions and the increments the recorded build executed.\n"
      "  -o FILE     write there instead of stdout\n"
      "  -q          no summary line\n"},
+    {"interesting", cmd_interesting, "interesting paths for PPP (wppcc --wpp-interesting)",
+     "usage: wpptrace interesting run.wpp... [--top N | --min-count C] [-o FILE]\n"
+     "                             [--pid P] [--tid T] [-q]\n"
+     "\n"
+     "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
+     "their counts (docs/instrumentation.md, \"Interesting paths\"): the set that\n"
+     "wppcc --wpp-interesting=FILE numbers compactly (preferential path profiling).\n"
+     "On stderr: functions, paths kept and paths executed.\n"
+     "  --top N        only the N hottest paths over all recordings\n"
+     "  --min-count C  only paths executed at least C times\n"
+     "  -o FILE        write there instead of stdout\n"
+     "  -q             no summary line\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
      "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
      "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

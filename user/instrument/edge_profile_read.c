@@ -25,8 +25,8 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* One pass over the text: validate; with fill, store too. */
-static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, size_t *nfns, uint64_t *nedges,
-		size_t *namebytes)
+static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, size_t *nfns,
+		uint64_t *nedges, size_t *namebytes)
 {
 	const char *s, *e;
 	size_t fi = 0, nb = 0;
@@ -38,10 +38,12 @@ static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, si
 	char head[64];
 	snprintf(head, sizeof(head), "%s %d", WPP_EDGE_PROFILE_MAGIC, WPP_EDGE_PROFILE_VERSION);
 	if ((size_t)(e - s) != strlen(head) || memcmp(s, head, strlen(head)) != 0)
-		return wpp_text_fail(c, "not an edge profile (want '%s'; made by wpptrace edges)", head);
+		return wpp_text_fail(c, "not an edge profile (want '%s'; made by wpptrace edges)",
+				     head);
 	while (wpp_text_next_line(c, &s, &e)) {
 		if (e - s > WPP_EDGE_PROFILE_LINE_MAX)
-			return wpp_text_fail(c, "line longer than %d bytes", WPP_EDGE_PROFILE_LINE_MAX);
+			return wpp_text_fail(c, "line longer than %d bytes",
+					     WPP_EDGE_PROFILE_LINE_MAX);
 		if (s == e || *s == '#')
 			continue;
 		if (e - s < 2 || s[1] != ' ')
@@ -50,8 +52,8 @@ static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, si
 		if (*s == 'f') {
 			uint64_t id, n;
 			if (pending)
-				return wpp_text_fail(c, "%u edge lines missing before this function",
-					     pending);
+				return wpp_text_fail(
+				    c, "%u edge lines missing before this function", pending);
 			if (wpp_text_field_u64(&q, e, 1, UINT64_MAX, &id) ||
 			    wpp_text_field_u64(&q, e, 0, MAX_EDGES_PER_FN, &n) || q >= e)
 				return wpp_text_fail(c, "malformed function line");

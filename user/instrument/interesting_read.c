@@ -82,8 +82,8 @@ static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 		if (*s == 'f') {
 			uint64_t id, n;
 			if (pending)
-				return wpp_text_fail(c, "%u path lines missing before this function",
-						     pending);
+				return wpp_text_fail(
+				    c, "%u path lines missing before this function", pending);
 			if (wpp_text_field_u64(&q, e, 1, UINT64_MAX, &id) ||
 			    wpp_text_field_u64(&q, e, 0, MAX_EDGES, &nedges) ||
 			    wpp_text_field_u64(&q, e, 0, MAX_IDS_PER_FN, &n) ||
@@ -142,8 +142,9 @@ static int scan_list(struct wpp_text_cursor *c, struct scan_out *o)
 		uint64_t pid;
 		if (q == n_end || !wpp_text_is_name(s, n_end) ||
 		    wpp_text_field_u64(&q, e, 0, WPP_WIDE_PATH_LIMIT - 1, &pid) || q != e)
-			return wpp_text_fail(c, "expected 'FUNCTION PATH_ID' (an interesting-path "
-						"list) or the line '%s %d'",
+			return wpp_text_fail(c,
+					     "expected 'FUNCTION PATH_ID' (an interesting-path "
+					     "list) or the line '%s %d'",
 					     WPP_INTERESTING_MAGIC, WPP_INTERESTING_VERSION);
 		if (o->nitems + 1 > MAX_TOTAL_IDS)
 			return wpp_text_fail(c, "more than %zu interesting paths", MAX_TOTAL_IDS);
@@ -235,9 +236,9 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || !same_fn(&it[i - 1], &it[i])) {
 			f = &set->fns[set->nfns++];
-			*f = (struct wpp_interesting_fn){it[i].stable_id, it[i].name, it[i].nedges,
-							 it[i].by_name, 0, set->id_store + k,
-							 set->count_store + k};
+			*f = (struct wpp_interesting_fn){
+			    it[i].stable_id,   it[i].name,	    it[i].nedges, it[i].by_name, 0,
+			    set->id_store + k, set->count_store + k};
 			if (!it[i].by_name)
 				set->names[set->nrecorded++] = it[i].name;
 		} else if (it[i].id == it[i - 1].id) {

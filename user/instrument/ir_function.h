@@ -29,7 +29,7 @@ struct wpp_tu_ctx {
 	const char *profile_path;
 	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
-	struct wpp_ir_stats *stats; /* interesting paths, --wpp-stats; or NULL */
+	struct wpp_ir_stats *stats;    /* interesting paths, --wpp-stats; or NULL */
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;
 };

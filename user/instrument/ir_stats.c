@@ -97,8 +97,8 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 static void note_stale(struct wpp_ir_stats *st, const char *name, size_t len)
 {
 	if (st->nstale < STALE_NAMED)
-		snprintf(st->stale_names[st->nstale], sizeof(st->stale_names[0]), "%.*s",
-			 (int)len, name);
+		snprintf(st->stale_names[st->nstale], sizeof(st->stale_names[0]), "%.*s", (int)len,
+			 name);
 	st->nstale++;
 }
 

@@ -80,8 +80,7 @@ int wpp_text_is_name(const char *s, const char *e)
 	return 1;
 }
 
-int wpp_text_slurp(const char *path, size_t max, char **buf, size_t *len, char *why,
-		   size_t whylen)
+int wpp_text_slurp(const char *path, size_t max, char **buf, size_t *len, char *why, size_t whylen)
 {
 	FILE *f = fopen(path, "re");
 	size_t n = 0, cap = 0;

@@ -44,7 +44,6 @@ int wpp_text_is_name(const char *s, const char *e);
 /* The whole file at path into a malloc'd buffer (*len bytes, plus a NUL
  * not counted), refusing files over max bytes.  0, or -1 with why (the
  * I/O error, or "larger than ..."). */
-int wpp_text_slurp(const char *path, size_t max, char **buf, size_t *len, char *why,
-		   size_t whylen);
+int wpp_text_slurp(const char *path, size_t max, char **buf, size_t *len, char *why, size_t whylen);
 
 #endif

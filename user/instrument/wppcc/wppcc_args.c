@@ -135,7 +135,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 		}
 		if (strncmp(a, "--wpp-interesting=", 18) == 0) {
 			if (!a[18]) {
-				p->error = "--wpp-interesting= needs files (recordings or path lists)";
+				p->error =
+				    "--wpp-interesting= needs files (recordings or path lists)";
 				return -1;
 			}
 			p->interesting = a + 18;
@@ -143,7 +144,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 		}
 		if (strcmp(a, "--wpp-stats") == 0 || strncmp(a, "--wpp-stats=", 12) == 0) {
 			if (a[11] == '=' && !a[12]) {
-				p->error = "--wpp-stats= needs a file (or give --wpp-stats for stderr)";
+				p->error =
+				    "--wpp-stats= needs a file (or give --wpp-stats for stderr)";
 				return -1;
 			}
 			p->stats = a[11] ? a + 12 : "-";

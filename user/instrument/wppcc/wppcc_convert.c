@@ -55,7 +55,8 @@ static int cache_dir(const char *command, char *out, size_t outlen, char *why, s
 }
 
 /* Run bindir/wpptrace COMMAND -q rec -o out; 0 on success. */
-static int convert(const char *command, const char *rec, const char *bindir, const char *out, char *why, size_t whylen)
+static int convert(const char *command, const char *rec, const char *bindir, const char *out,
+		   char *why, size_t whylen)
 {
 	char tool[PATH_MAX + 16];
 	int status;

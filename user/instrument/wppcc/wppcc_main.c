@@ -147,7 +147,8 @@ int main(int argc, char **argv)
 		if (setenv("WPP_INTERESTING", sets, 1))
 			die("cannot set the plugin's environment: %s", strerror(errno));
 	}
-	if (plan.stats && !plan.no_wpp && plan.compiles_source && setenv("WPP_STATS", plan.stats, 1))
+	if (plan.stats && !plan.no_wpp && plan.compiles_source &&
+	    setenv("WPP_STATS", plan.stats, 1))
 		die("cannot set the plugin's environment: %s", strerror(errno));
 	execv(clang, out);
 	die("cannot run clang: %s", strerror(errno));
