@@ -78,8 +78,8 @@ int interesting_set_add(struct interesting_set *s, const struct rpt_profile *p)
 		}
 		if (grow((void **)&s->items, &s->cap, s->n + 1, sizeof(*s->items)))
 			return -1;
-		s->items[s->n++] = (struct item){r->fn->stable_id, r->id, r->count,
-						 r->fn->nedges, 0, name};
+		s->items[s->n++] =
+		    (struct item){r->fn->stable_id, r->id, r->count, r->fn->nedges, 0, name};
 	}
 	return 0;
 }

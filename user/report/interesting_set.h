@@ -24,9 +24,9 @@ struct interesting_select {
 };
 
 struct interesting_stats {
-	uint64_t functions, paths;  /* written */
-	uint64_t executed;	    /* distinct paths the recordings executed */
-	uint64_t conflicting;	    /* functions left out: one stable id, two DAGs */
+	uint64_t functions, paths; /* written */
+	uint64_t executed;	   /* distinct paths the recordings executed */
+	uint64_t conflicting;	   /* functions left out: one stable id, two DAGs */
 };
 
 struct interesting_set *interesting_set_new(void);

@@ -16,8 +16,13 @@
 static int check_set(const char *path, char *why, size_t whylen)
 {
 	struct wpp_interesting s;
-	if (wpp_interesting_load(&s, &path, 1, why, whylen))
+	size_t len = strlen(path);
+	if (wpp_interesting_load(&s, &path, 1, why, whylen)) {
+		/* the caller names the file already */
+		if (strncmp(why, path, len) == 0 && strncmp(why + len, ": ", 2) == 0)
+			memmove(why, why + len + 2, strlen(why + len + 2) + 1);
 		return -1;
+	}
 	wpp_interesting_free(&s);
 	return 0;
 }
