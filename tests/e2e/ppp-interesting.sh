@@ -8,7 +8,8 @@
 # paths, with Γ >= 1 and interval >= interesting; the recording and its
 # converted set give the same stats; --top N keeps N paths.  A function
 # changed since the recording: one warning line naming it, the build goes
-# on.  A corrupt set: one error line, exit 1, no output.
+# on.  A corrupt set: one error line, exit 1, no output.  scripts/ppp-stats
+# sums the units' Γ distributions.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WPPCC=$ROOT/bin/wppcc
@@ -71,6 +72,14 @@ for spec in branches: switches: interp: recursion:12 wide_paths: callbacks:; do
 	"$WPPCC" -O2 --wpp-interesting="$d/r.int" --wpp-stats="$d/stats2" -c -o "$d/p2.o" "$src"
 	cmp -s "$d/stats" "$d/stats2" || fail "$name: the recording and its set give different stats"
 done
+
+# scripts/ppp-stats over every program: the sums of the per-unit summaries
+cat "$WORK"/*/stats >"$WORK/all.stats"
+want=$(sed -n 's/.*; gamma <= 1.0: \([0-9]*\), <= 1.1: \([0-9]*\), <= 2: \([0-9]*\), > 2: \([0-9]*\);.*/\1 \2 \3 \4/p' \
+	"$WORK/all.stats" | awk '{a += $1; b += $2; c += $3; d += $4} END {print a, b, c, d}')
+got=$("$ROOT/scripts/ppp-stats" "$WORK/all.stats" | sed -n 's/^gamma <= 1.0: \([0-9]*\), <= 1.1: \([0-9]*\), <= 2: \([0-9]*\), > 2: \([0-9]*\) .*/\1 \2 \3 \4/p')
+[ -n "$got" ] && [ "$got" = "$want" ] && ok "ppp-stats: gamma bins $got over all programs" ||
+	fail "ppp-stats says '$got', the units' summaries sum to '$want'"
 
 # --top N keeps the N hottest paths; the listed form reads back the same.
 d=$WORK/interp
