@@ -86,6 +86,19 @@ d=$WORK/interp
 "$WPPTRACE" interesting -q --top 5 "$d/r.wpp" -o "$d/top5.int"
 n=$(grep -c '^p ' "$d/top5.int")
 [ "$n" -eq 5 ] && ok "--top 5: 5 paths" || fail "--top 5 kept $n paths"
+# --min-count 3: exactly the paths `wpptrace paths` shows run at least 3 times
+"$WPPTRACE" interesting -q --min-count 3 "$d/r.wpp" -o "$d/min3.int"
+want=$(python3 -c 'import json, sys
+print(sorted((p["stable_id"], p["path"]) for p in json.load(open(sys.argv[1]))["paths"] if p["count"] >= 3))' "$d/paths.json")
+got=$(python3 -c 'import sys
+out, fn = [], None
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f[0] == "f": fn = f[1]
+    elif f[0] == "p": out.append((fn, int(f[1])))
+print(sorted(out))' "$d/min3.int")
+[ "$want" != "[]" ] && [ "$got" = "$want" ] && ok "--min-count 3: the paths run at least 3 times" ||
+	fail "--min-count 3 kept other paths than wpptrace paths shows"
 awk '$1 == "f" { fn = $5 } $1 == "p" { print fn, $2 }' "$d/top5.int" >"$d/top5.txt"
 "$WPPCC" -O2 --wpp-interesting="$d/top5.txt" --wpp-stats="$d/s-list" -c -o "$d/l.o" "$WORK/src/interp.c"
 "$WPPCC" -O2 --wpp-interesting="$d/top5.int" --wpp-stats="$d/s-top" -c -o "$d/t.o" "$WORK/src/interp.c"
