@@ -7,9 +7,12 @@
  */
 #include "ir_stats.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "interesting_read.h"
 #include "ppp.h"
@@ -25,8 +28,13 @@
 #define STALE_NAMED 3
 
 struct wpp_ir_stats {
-	FILE *out; /* NULL: no --wpp-stats */
-	int out_owned;
+	/* --wpp-stats: the unit's lines collect in memory and leave in one
+	 * write at the end, so the units of a parallel build appending to
+	 * one file never cut into each other's lines.  NULL: not asked. */
+	FILE *out;
+	char *buf;
+	size_t buflen;
+	const char *dest;  /* "-" or the file */
 	const char *files; /* WPP_INTERESTING, for the warning */
 	struct wpp_interesting set;
 	int has_set;
@@ -83,13 +91,10 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 		st->files = files;
 		st->has_set = load_set(st, files) == 0;
 	}
-	if (out && strcmp(out, "-") == 0) {
-		st->out = stderr;
-	} else if (out && *out) {
-		/* append: each translation unit of a build adds its block */
-		if (!(st->out = fopen(out, "ae")))
-			fprintf(stderr, "wppcc: --wpp-stats %s: cannot open: %m\n", out);
-		st->out_owned = st->out != NULL;
+	if (out && *out) {
+		st->dest = out;
+		if (!(st->out = open_memstream(&st->buf, &st->buflen)))
+			fprintf(stderr, "wppcc: out of memory for --wpp-stats\n");
 	}
 	return st;
 }
@@ -154,6 +159,33 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t st
 	free(ids);
 }
 
+/* The unit's block to stderr ("-") or appended to the file, in one write
+ * (a regular file's O_APPEND write is not interleaved with others). */
+static void emit(const char *dest, const char *buf, size_t len)
+{
+	int fd = strcmp(dest, "-") == 0
+		     ? 2
+		     : open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest, strerror(errno));
+		return;
+	}
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest,
+				n < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (fd != 2)
+		close(fd);
+}
+
 void wpp_ir_stats_close(struct wpp_ir_stats *st)
 {
 	if (!st)
@@ -174,10 +206,9 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 			st->source, st->nfns, st->with_interesting, st->gamma_bins[0],
 			st->gamma_bins[1], st->gamma_bins[2], st->gamma_bins[3], st->hashed,
 			st->nstale);
-		if (st->out_owned)
-			fclose(st->out);
-		else
-			fflush(st->out);
+		if (fclose(st->out) == 0)
+			emit(st->dest, st->buf, st->buflen);
+		free(st->buf);
 	}
 	if (st->has_set)
 		wpp_interesting_free(&st->set);

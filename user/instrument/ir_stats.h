@@ -4,7 +4,8 @@
  * PPP code is emitted: the interesting-path set (wppcc
  * --wpp-interesting, read from WPP_INTERESTING: file paths, one per line)
  * checked against each function as compiled, and `wppcc --wpp-stats`
- * (WPP_STATS: "-" for stderr, else a file appended to), which prints per
+ * (WPP_STATS: "-" for stderr, else a file each unit appends its lines to
+ * in one write), which prints per
  * function
  *
  *   wpp-stats: NAME paths=N interesting=K interval=V gamma=G counting=array|hash
