@@ -105,6 +105,16 @@ awk '$1 == "f" { fn = $5 } $1 == "p" { print fn, $2 }' "$d/top5.int" >"$d/top5.t
 cmp -s "$d/s-list" "$d/s-top" && ok "a hand-written list reads as its recorded set" ||
 	fail "list and set stats differ: $(diff "$d/s-list" "$d/s-top" | sed -n 2p)"
 
+# A listed id beyond the function's paths: that function is stale, warned once.
+printf 'run 0\nrun 99999999\nmain 0\n' >"$d/beyond.txt"
+"$WPPCC" -O2 --wpp-interesting="$d/beyond.txt" --wpp-stats="$d/s-beyond" -c -o "$d/x.o" \
+	"$WORK/src/interp.c" 2>"$d/beyond.err"
+[ "$(wc -l <"$d/beyond.err")" -eq 1 ] && grep -q "1 function changed .* (run)" "$d/beyond.err" &&
+	grep -q "wpp-stats: run .*interesting=0 .* stale" "$d/s-beyond" &&
+	grep -q "wpp-stats: main .*interesting=1 interval=1 gamma=1.000" "$d/s-beyond" &&
+	ok "a listed id beyond the paths: $(cat "$d/beyond.err")" ||
+	fail "a listed id beyond the paths: $(head -1 "$d/beyond.err")"
+
 # --wpp-stats alone (every mode): Ball-Larus paths, no interesting ones
 "$WPPCC" -O2 -fwpp-mode=blocks --wpp-stats -c -o "$d/b.o" "$WORK/src/interp.c" 2>"$d/blocks.err"
 grep -q "wpp-stats: run paths=[0-9]* interesting=0 interval=0 gamma=-" "$d/blocks.err" &&
