@@ -29,9 +29,12 @@ check_stats() { # STATS PATHS_JSON
 import json, re, sys
 stats, executed, bad = {}, {}, []
 for l in open(sys.argv[1]):
-    m = re.match(r"wpp-stats: (\S+) paths=(\d+) interesting=(\d+) interval=(\d+) gamma=(\S+) counting=(array|hash)", l)
+    m = re.match(r"wpp-stats: (\S+) paths=(\d+) interesting=(\d+) interval=(\d+) gamma=(\S+) counting=(array|hash) ppp=(array|hash|-)", l)
     if m:
         stats[m.group(1)] = tuple(m.group(i) for i in range(2, 6))
+        k, v, ppp = int(m.group(3)), m.group(4), m.group(7)
+        if ppp != ("-" if k == 0 else "hash" if int(v) > 8192 else "array"):
+            bad.append("%s: ppp=%s with interval %s" % (m.group(1), ppp, v))
 for p in json.load(open(sys.argv[2]))["paths"]:
     executed.setdefault(p["function"], set()).add(p["path"])
 for fn, ids in executed.items():

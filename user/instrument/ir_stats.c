@@ -41,6 +41,7 @@ struct wpp_ir_stats {
 	uint64_t array_max;
 	char *source;
 	uint32_t nfns, with_interesting, hashed, nstale;
+	uint32_t ppp_hashed;	/* functions whose PPP interval is above the limit */
 	uint32_t gamma_bins[4]; /* <= 1.0, <= 1.1, <= 2, more */
 	char stale_names[STALE_NAMED][96];
 };
@@ -143,17 +144,24 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t st
 	st->hashed += hashed;
 	fprintf(st->out, "wpp-stats: %s paths=%llu interesting=%u", cname,
 		(unsigned long long)d->npaths, ok ? ppp.npaths : (unsigned)nids);
+	const char *ppp_counting = "-";
 	if (ok && ppp.npaths) {
 		double g = wpp_ppp_compactness(&ppp);
 		st->with_interesting++;
 		st->gamma_bins[g <= 1.0 ? 0 : g <= 1.1 ? 1 : g <= 2.0 ? 2 : 3]++;
+		ppp_counting = ppp.interval > st->array_max ? "hash" : "array";
+		st->ppp_hashed += ppp.interval > st->array_max;
 		fprintf(st->out, " interval=%llu gamma=%.3f", (unsigned long long)ppp.interval, g);
 	} else if (ok) {
 		fprintf(st->out, " interval=0 gamma=-");
 	} else {
-		fprintf(st->out, " interval=? gamma=? (%s)", why);
+		fprintf(st->out, " interval=? gamma=?");
 	}
-	fprintf(st->out, " counting=%s%s\n", hashed ? "hash" : "array", stale ? " stale" : "");
+	fprintf(st->out, " counting=%s ppp=%s%s", hashed ? "hash" : "array", ppp_counting,
+		stale ? " stale" : "");
+	if (!ok)
+		fprintf(st->out, " (%s)", why);
+	fputc('\n', st->out);
 	if (ok)
 		wpp_ppp_free(&ppp);
 	free(ids);
@@ -202,10 +210,11 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 	if (st->out) {
 		fprintf(st->out,
 			"wpp-stats: %s: %u functions, %u with interesting paths; gamma <= 1.0: %u, "
-			"<= 1.1: %u, <= 2: %u, > 2: %u; %u count through a hash; %u stale\n",
+			"<= 1.1: %u, <= 2: %u, > 2: %u; %u count through a hash, %u with PPP; %u "
+			"stale\n",
 			st->source, st->nfns, st->with_interesting, st->gamma_bins[0],
 			st->gamma_bins[1], st->gamma_bins[2], st->gamma_bins[3], st->hashed,
-			st->nstale);
+			st->ppp_hashed, st->nstale);
 		if (fclose(st->out) == 0)
 			emit(st->dest, st->buf, st->buflen);
 		free(st->buf);

@@ -9,14 +9,17 @@
  * function
  *
  *   wpp-stats: NAME paths=N interesting=K interval=V gamma=G counting=array|hash
+ *              ppp=array|hash|-
  *
  * (N Ball-Larus paths; K of them interesting; V the PPP interval of
- * wpp_ppp_number; G = V / K, "-" when K = 0; "hash" when N is above the
- * counting array limit, WPP_COUNT_ARRAY_MAX_PATHS) and, per translation
- * unit, a summary with the distribution of Γ:
+ * wpp_ppp_number; G = V / K, "-" when K = 0; counting "hash" when N is
+ * above the counting array limit, WPP_COUNT_ARRAY_MAX_PATHS; ppp "hash"
+ * when V is, "-" when K = 0) and, per translation unit, a summary with
+ * the distribution of Γ:
  *
  *   wpp-stats: SOURCE: F functions, I with interesting paths; gamma <= 1.0: A,
- *              <= 1.1: B, <= 2: C, > 2: D; H count through a hash; S stale
+ *              <= 1.1: B, <= 2: C, > 2: D; H count through a hash, P with PPP;
+ *              S stale
  *
  * (one line).  A function the set recorded from another build (stable id
  * or edge count differs, or a listed id beyond its paths) falls back to
