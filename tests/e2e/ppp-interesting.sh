@@ -8,7 +8,8 @@
 # paths, with Γ >= 1 and interval >= interesting; the recording and its
 # converted set give the same stats; --top N keeps N paths.  A function
 # changed since the recording: one warning line naming it, the build goes
-# on.  A corrupt set: one error line, exit 1, no output.  scripts/ppp-stats
+# on; a static function whose namesake in another file ran is not stale.
+# A corrupt set: one error line, exit 1, no output.  scripts/ppp-stats
 # sums the units' Γ distributions.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -118,6 +119,29 @@ printf 'run 0\nrun 99999999\nmain 0\n' >"$d/beyond.txt"
 	ok "a listed id beyond the paths: $(cat "$d/beyond.err")" ||
 	fail "a listed id beyond the paths: $(head -1 "$d/beyond.err")"
 
+# Static functions of one name in two files are two functions: the one
+# that never ran is not stale because its namesake ran.
+mkdir -p "$WORK/twins"
+for f in a:1 b:2; do
+	cat >"$WORK/twins/${f%:*}.c" <<EOF
+static int helper(int x) { return x > 3 ? x * 2 : x + ${f#*:}; }
+int call_${f%:*}(int x) { return helper(x); }
+EOF
+done
+printf 'int call_a(int);\nint call_b(int);\nint main(int c, char **v) { (void)v; return call_a(c) == 99 ? call_b(c) : 0; }\n' \
+	>"$WORK/twins/main.c"
+(cd "$WORK/twins" && "$WPPCC" -O1 -fno-inline -o twins a.c b.c main.c &&
+	"$WPPTRACE" record -q -o r.wpp -- ./twins) || fail "twins: build and record"
+(cd "$WORK/twins" && "$WPPCC" -O1 -fno-inline --wpp-interesting=r.wpp --wpp-stats=stats \
+	-o twins2 a.c b.c main.c 2>err)
+grep -c "wpp-stats: helper .*interesting=1 " "$WORK/twins/stats" >"$WORK/twins/n1"
+if [ -s "$WORK/twins/err" ] || [ "$(cat "$WORK/twins/n1")" != 1 ] ||
+	! grep -q "wpp-stats: helper .*interesting=0 interval=0" "$WORK/twins/stats"; then
+	fail "static twins: $(head -1 "$WORK/twins/err")"
+else
+	ok "static twins: the one that ran has its path, the other is not stale"
+fi
+
 # --wpp-stats alone (every mode): Ball-Larus paths, no interesting ones
 "$WPPCC" -O2 -fwpp-mode=blocks --wpp-stats -c -o "$d/b.o" "$WORK/src/interp.c" 2>"$d/blocks.err"
 grep -q "wpp-stats: run paths=[0-9]* interesting=0 interval=0 gamma=-" "$d/blocks.err" &&
@@ -138,7 +162,7 @@ fi
 [ -x "$d/changed" ] && (cd "$d" && ./changed >/dev/null) || fail "changed build does not run"
 
 # Bad sets: one error line, exit 1, no output file.
-printf 'wpp-interesting 1\nf 00000000000000ff 3 2 f\np 0 5\n' >"$WORK/short.int"
+printf 'wpp-interesting 1\nf 00000000000000ff 3 2 f f.c\np 0 5\n' >"$WORK/short.int"
 printf 'not a set at all\n' >"$WORK/garbage.int"
 for bad in short.int garbage.int missing.int "short.int,garbage.int"; do
 	rm -f "$WORK/bad.out"

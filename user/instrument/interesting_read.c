@@ -26,7 +26,7 @@
 struct item {
 	uint64_t stable_id; /* 0 when by_name */
 	uint64_t id, count;
-	const char *name;
+	const char *name, *source; /* source NULL when by_name */
 	uint32_t nedges;
 	int by_name;
 };
@@ -65,7 +65,7 @@ static int is_space(char ch)
 /* A recorded set (its magic line already read). */
 static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 {
-	const char *s, *e, *name = NULL;
+	const char *s, *e, *name = NULL, *source = NULL;
 	uint64_t fn_id = 0, prev_id = 0, nedges = 0;
 	uint32_t pending = 0, nfns = 0;
 	int first = 1; /* the next p line is its function's first */
@@ -84,17 +84,20 @@ static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 			if (pending)
 				return wpp_text_fail(
 				    c, "%u path lines missing before this function", pending);
+			const char *sp;
 			if (wpp_text_field_u64(&q, e, 1, UINT64_MAX, &id) ||
 			    wpp_text_field_u64(&q, e, 0, MAX_EDGES, &nedges) ||
-			    wpp_text_field_u64(&q, e, 0, MAX_IDS_PER_FN, &n) ||
-			    !wpp_text_is_name(q, e))
+			    wpp_text_field_u64(&q, e, 0, MAX_IDS_PER_FN, &n) || q >= e ||
+			    !(sp = memchr(q, ' ', (size_t)(e - q))) || !wpp_text_is_name(q, sp) ||
+			    !wpp_text_is_name(sp + 1, e))
 				return wpp_text_fail(c, "malformed function line");
 			if (nfns && id <= fn_id)
 				return wpp_text_fail(c, "functions out of order or repeated");
 			if (o->nitems + n > MAX_TOTAL_IDS)
 				return wpp_text_fail(c, "more than %zu interesting paths",
 						     MAX_TOTAL_IDS);
-			name = put_name(o, q, e);
+			name = put_name(o, q, sp);
+			source = put_name(o, sp + 1, e);
 			fn_id = id;
 			pending = (uint32_t)n;
 			first = 1;
@@ -108,7 +111,8 @@ static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 				return wpp_text_fail(c, "malformed path line");
 			if (!first && pid <= prev_id)
 				return wpp_text_fail(c, "path ids out of order or repeated");
-			put_item(o, (struct item){fn_id, pid, count, name, (uint32_t)nedges, 0});
+			put_item(
+			    o, (struct item){fn_id, pid, count, name, source, (uint32_t)nedges, 0});
 			prev_id = pid;
 			first = 0;
 			pending--;
@@ -148,7 +152,7 @@ static int scan_list(struct wpp_text_cursor *c, struct scan_out *o)
 					     WPP_INTERESTING_MAGIC, WPP_INTERESTING_VERSION);
 		if (o->nitems + 1 > MAX_TOTAL_IDS)
 			return wpp_text_fail(c, "more than %zu interesting paths", MAX_TOTAL_IDS);
-		put_item(o, (struct item){0, pid, 0, put_name(o, s, n_end), 0, 1});
+		put_item(o, (struct item){0, pid, 0, put_name(o, s, n_end), NULL, 0, 1});
 	}
 	return 0;
 }
@@ -191,9 +195,12 @@ static int cmp_item(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_name_source(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct wpp_interesting_fn *x = *(const struct wpp_interesting_fn *const *)a;
+	const struct wpp_interesting_fn *y = *(const struct wpp_interesting_fn *const *)b;
+	int r = strcmp(x->name, y->name);
+	return r ? r : strcmp(x->source, y->source);
 }
 
 static int same_fn(const struct item *x, const struct item *y)
@@ -212,22 +219,24 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 	for (size_t i = 0; i < n; i++) {
 		int new_fn = i == 0 || !same_fn(&it[i - 1], &it[i]);
 		if (!new_fn && !it[i].by_name &&
-		    (it[i].nedges != it[i - 1].nedges || strcmp(it[i].name, it[i - 1].name))) {
-			snprintf(why, whylen,
-				 "function %016llx is %s with %u edges in one file and %s with "
-				 "%u in another",
-				 (unsigned long long)it[i].stable_id, it[i - 1].name,
-				 it[i - 1].nedges, it[i].name, it[i].nedges);
+		    (it[i].nedges != it[i - 1].nedges || strcmp(it[i].name, it[i - 1].name) ||
+		     strcmp(it[i].source, it[i - 1].source))) {
+			snprintf(
+			    why, whylen,
+			    "function %016llx is %s (%s) with %u edges in one file and %s (%s) "
+			    "with %u in another",
+			    (unsigned long long)it[i].stable_id, it[i - 1].name, it[i - 1].source,
+			    it[i - 1].nedges, it[i].name, it[i].source, it[i].nedges);
 			return -1;
 		}
 		nfns += new_fn;
 		nids += new_fn || it[i].id != it[i - 1].id;
 	}
 	set->fns = calloc(nfns + 1, sizeof(*set->fns));
-	set->names = calloc(nfns + 1, sizeof(*set->names));
+	set->by_name = calloc(nfns + 1, sizeof(*set->by_name));
 	set->id_store = malloc((nids + 1) * sizeof(uint64_t));
 	set->count_store = calloc(nids + 1, sizeof(uint64_t));
-	if (!set->fns || !set->names || !set->id_store || !set->count_store) {
+	if (!set->fns || !set->by_name || !set->id_store || !set->count_store) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
@@ -236,11 +245,15 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || !same_fn(&it[i - 1], &it[i])) {
 			f = &set->fns[set->nfns++];
-			*f = (struct wpp_interesting_fn){
-			    it[i].stable_id,   it[i].name,	    it[i].nedges, it[i].by_name, 0,
-			    set->id_store + k, set->count_store + k};
+			*f = (struct wpp_interesting_fn){.stable_id = it[i].stable_id,
+							 .name = it[i].name,
+							 .source = it[i].source,
+							 .nedges = it[i].nedges,
+							 .by_name = it[i].by_name,
+							 .ids = set->id_store + k,
+							 .counts = set->count_store + k};
 			if (!it[i].by_name)
-				set->names[set->nrecorded++] = it[i].name;
+				set->by_name[set->nrecorded++] = f;
 		} else if (it[i].id == it[i - 1].id) {
 			uint64_t *cnt = &set->count_store[k - 1];
 			*cnt = *cnt > UINT64_MAX - it[i].count ? UINT64_MAX : *cnt + it[i].count;
@@ -251,7 +264,7 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 		k++;
 		f->nids++;
 	}
-	qsort(set->names, set->nrecorded, sizeof(*set->names), cmp_name);
+	qsort(set->by_name, set->nrecorded, sizeof(*set->by_name), cmp_name_source);
 	return 0;
 }
 
@@ -322,7 +335,7 @@ out:
 void wpp_interesting_free(struct wpp_interesting *s)
 {
 	free(s->fns);
-	free(s->names);
+	free(s->by_name);
 	free(s->id_store);
 	free(s->count_store);
 	free(s->name_store);
@@ -357,9 +370,10 @@ static const struct wpp_interesting_fn *find_listed(const struct wpp_interesting
 }
 
 int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, uint32_t nedges,
-			   const char *name, uint64_t **ids, size_t *n)
+			   const char *name, const char *source, uint64_t **ids, size_t *n)
 {
 	const struct wpp_interesting_fn *r = find_recorded(s, stable_id), *l = find_listed(s, name);
+	const struct wpp_interesting_fn key = {.name = name, .source = source}, *kp = &key;
 	size_t i = 0, j = 0, k = 0;
 
 	*ids = NULL;
@@ -367,7 +381,7 @@ int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, 
 	if (r && r->nedges != nedges)
 		return WPP_INTERESTING_STALE;
 	if (!r && s->nrecorded &&
-	    bsearch(&name, s->names, s->nrecorded, sizeof(*s->names), cmp_name))
+	    bsearch(&kp, s->by_name, s->nrecorded, sizeof(*s->by_name), cmp_name_source))
 		return WPP_INTERESTING_STALE;
 	if (!r && !l)
 		return WPP_INTERESTING_NONE;

@@ -22,8 +22,9 @@
 struct wpp_interesting_fn {
 	uint64_t stable_id; /* 0 when by_name */
 	const char *name;
-	uint32_t nedges; /* 0 when by_name */
-	int by_name;	 /* from a hand-written list: matched by name alone */
+	const char *source; /* its unit's main source file; NULL when by_name */
+	uint32_t nedges;    /* 0 when by_name */
+	int by_name;	    /* from a hand-written list: matched by name alone */
 	uint32_t nids;
 	const uint64_t *ids;	/* Ball-Larus ids, increasing, distinct */
 	const uint64_t *counts; /* executions per id (0 when unknown) */
@@ -34,7 +35,8 @@ struct wpp_interesting {
 	 * by name */
 	struct wpp_interesting_fn *fns;
 	size_t nrecorded, nfns;
-	const char **names; /* recorded functions' names, sorted (stale check) */
+	/* recorded functions by name, then source (the stale check) */
+	const struct wpp_interesting_fn **by_name;
 	uint64_t *id_store, *count_store;
 	char *name_store;
 };
@@ -57,15 +59,16 @@ enum wpp_interesting_match {
 };
 
 /*
- * Look up the function (stable id, DAG edge count, linkage name): its
- * recorded entry when the id and edge count match, the union with a
+ * Look up the function (stable id, DAG edge count, linkage name, its
+ * unit's main source file written as the file writes it, wpp/interesting.h):
+ * its recorded entry when the id and edge count match, the union with a
  * hand-written entry of its name.  On FOUND, *ids is malloc'd (caller
  * frees) with *n increasing distinct ids.  STALE when the recorded set has
- * the name under another id or the id with another edge count: the
- * function's entry cannot be trusted, whatever else names it.  -1 when
- * out of memory.
+ * the name and source under another id, or the id with another edge
+ * count: the function's entry cannot be trusted, whatever else names it.
+ * -1 when out of memory.
  */
 int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, uint32_t nedges,
-			   const char *name, uint64_t **ids, size_t *n);
+			   const char *name, const char *source, uint64_t **ids, size_t *n);
 
 #endif

@@ -40,6 +40,7 @@ struct wpp_ir_stats {
 	int has_set;
 	uint64_t array_max;
 	char *source;
+	char *source_field; /* source as set files write it (wpp/interesting.h) */
 	uint32_t nfns, with_interesting, hashed, nstale;
 	uint32_t ppp_hashed;	/* functions whose PPP interval is above the limit */
 	uint32_t gamma_bins[4]; /* <= 1.0, <= 1.1, <= 2, more */
@@ -80,11 +81,17 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 
 	if (!(out && *out) && !(files && *files))
 		return NULL;
-	if (!(st = calloc(1, sizeof(*st))) || !(st->source = strndup(source, source_len))) {
+	if (!(st = calloc(1, sizeof(*st))) || !(st->source = strndup(source, source_len)) ||
+	    !(st->source_field = strndup(source, source_len))) {
 		fprintf(stderr, "wppcc: out of memory for --wpp-stats\n");
+		if (st)
+			free(st->source);
 		free(st);
 		return NULL;
 	}
+	for (char *c = st->source_field; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			*c = '?';
 	st->array_max = WPP_COUNT_ARRAY_MAX_PATHS;
 	if ((v = getenv("WPP_COUNT_ARRAY_MAX_PATHS")) && *v)
 		st->array_max = strtoull(v, NULL, 10);
@@ -123,7 +130,8 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t st
 	name = LLVMGetValueName2(fn, &len);
 	snprintf(cname, sizeof(cname), "%.*s", (int)len, name);
 	if (st->has_set) {
-		match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname, &ids, &nids);
+		match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname,
+					       st->source_field, &ids, &nids);
 		if (match == WPP_INTERESTING_FOUND && nids && ids[nids - 1] >= d->npaths)
 			match = WPP_INTERESTING_STALE; /* a listed id beyond its paths */
 		if (match == WPP_INTERESTING_STALE) {
@@ -222,5 +230,6 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 	if (st->has_set)
 		wpp_interesting_free(&st->set);
 	free(st->source);
+	free(st->source_field);
 	free(st);
 }

@@ -18,7 +18,7 @@ struct item {
 	uint64_t stable_id, id, count;
 	uint32_t nedges;
 	int keep;
-	const char *name; /* owned by the set's name list */
+	const char *name, *source; /* owned by the set's name list */
 };
 
 struct interesting_set {
@@ -62,24 +62,30 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 int interesting_set_add(struct interesting_set *s, const struct rpt_profile *p)
 {
 	const struct wpp_fn *last = NULL;
-	const char *name = NULL;
+	const char *name = NULL, *source = NULL;
 
 	for (size_t i = 0; i < p->npaths; i++) {
 		const struct rpt_path *r = &p->paths[i];
 		if (r->is_block || !r->fn || !r->nblocks || !r->count)
 			continue;
 		if (r->fn != last) { /* paths come grouped by function */
-			if (grow((void **)&s->names, &s->names_cap, s->nnames + 1,
+			const char *src = r->fn->tu && r->fn->tu->source && *r->fn->tu->source
+					      ? r->fn->tu->source
+					      : "?";
+			if (grow((void **)&s->names, &s->names_cap, s->nnames + 2,
 				 sizeof(*s->names)) ||
 			    !(s->names[s->nnames] = strdup(r->fn->name ? r->fn->name : "?")))
 				return -1;
 			name = s->names[s->nnames++];
+			if (!(s->names[s->nnames] = strdup(src)))
+				return -1;
+			source = s->names[s->nnames++];
 			last = r->fn;
 		}
 		if (grow((void **)&s->items, &s->cap, s->n + 1, sizeof(*s->items)))
 			return -1;
-		s->items[s->n++] =
-		    (struct item){r->fn->stable_id, r->id, r->count, r->fn->nedges, 0, name};
+		s->items[s->n++] = (struct item){
+		    r->fn->stable_id, r->id, r->count, r->fn->nedges, 0, name, source};
 	}
 	return 0;
 }
@@ -131,7 +137,7 @@ static void merge(struct interesting_set *s, struct interesting_stats *st)
 
 static void put_name(FILE *out, const char *name)
 {
-	/* a name is one field: nothing a reader splits or stops at */
+	/* a name or source is one field: nothing a reader splits or stops at */
 	for (const char *c = name; *c; c++)
 		fputc((unsigned char)*c <= ' ' || *c == 0x7f ? '?' : *c, out);
 }
@@ -169,6 +175,8 @@ int interesting_set_write(struct interesting_set *s, const struct interesting_se
 		fprintf(out, "f %016" PRIx64 " %" PRIu32 " %" PRIu64 " ", s->items[i].stable_id,
 			s->items[i].nedges, kept);
 		put_name(out, s->items[i].name);
+		fputc(' ', out);
+		put_name(out, s->items[i].source);
 		fputc('\n', out);
 		for (size_t m = i; m < j; m++)
 			if (s->items[m].keep)

@@ -21,11 +21,11 @@
 
 static const char recorded[] = "wpp-interesting 1\n"
 			       "# from run.wpp\n"
-			       "f 0000000000000010 5 2 alpha\n"
+			       "f 0000000000000010 5 2 alpha a.c\n"
 			       "p 3 7\n"
 			       "p 9 1\n"
 			       "\n"
-			       "f 00000000000000ff 3 1 beta\n"
+			       "f 00000000000000ff 3 1 beta b.c\n"
 			       "p 0 18446744073709551615\n";
 static const char listed[] = "# hot paths\n"
 			     "gamma 4\n"
@@ -42,11 +42,12 @@ static int parse2(struct wpp_interesting *s, const char *a, const char *b, char 
 }
 
 static void expect_ids(const struct wpp_interesting *s, uint64_t id, uint32_t nedges,
-		       const char *name, int want, const uint64_t *ids, size_t n)
+		       const char *name, const char *source, int want, const uint64_t *ids,
+		       size_t n)
 {
 	uint64_t *got;
 	size_t gn;
-	assert_int_equal(wpp_interesting_lookup(s, id, nedges, name, &got, &gn), want);
+	assert_int_equal(wpp_interesting_lookup(s, id, nedges, name, source, &got, &gn), want);
 	assert_int_equal(gn, n);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(got[i], ids[i]);
@@ -63,13 +64,16 @@ static void test_good(void **state)
 	assert_int_equal(s.nfns, 4); /* alpha, beta recorded; alpha, gamma listed */
 	assert_int_equal(s.fns[1].counts[0], UINT64_MAX);
 	/* alpha: recorded 3, 9 with the listed 5 */
-	expect_ids(&s, 0x10, 5, "alpha", WPP_INTERESTING_FOUND, (uint64_t[]){3, 5, 9}, 3);
+	expect_ids(&s, 0x10, 5, "alpha", "a.c", WPP_INTERESTING_FOUND, (uint64_t[]){3, 5, 9}, 3);
+	assert_string_equal(s.fns[0].source, "a.c");
 	/* gamma: listed only, duplicates merged */
-	expect_ids(&s, 0x77, 9, "gamma", WPP_INTERESTING_FOUND, (uint64_t[]){1, 4}, 2);
-	/* beta under another id, or with another edge count: stale */
-	expect_ids(&s, 0x11, 3, "beta", WPP_INTERESTING_STALE, NULL, 0);
-	expect_ids(&s, 0xff, 4, "beta", WPP_INTERESTING_STALE, NULL, 0);
-	expect_ids(&s, 0x12, 3, "delta", WPP_INTERESTING_NONE, NULL, 0);
+	expect_ids(&s, 0x77, 9, "gamma", "g.c", WPP_INTERESTING_FOUND, (uint64_t[]){1, 4}, 2);
+	/* beta of b.c under another id, or with another edge count: stale */
+	expect_ids(&s, 0x11, 3, "beta", "b.c", WPP_INTERESTING_STALE, NULL, 0);
+	expect_ids(&s, 0xff, 4, "beta", "b.c", WPP_INTERESTING_STALE, NULL, 0);
+	/* another file's static beta is another function: not in the set */
+	expect_ids(&s, 0x11, 3, "beta", "c.c", WPP_INTERESTING_NONE, NULL, 0);
+	expect_ids(&s, 0x12, 3, "delta", "b.c", WPP_INTERESTING_NONE, NULL, 0);
 	wpp_interesting_free(&s);
 
 	/* the same recorded set twice: one set, counts summed */
@@ -100,22 +104,24 @@ static void test_damage(void **state)
 {
 	(void)state;
 	refused("wpp-interesting 2\n", "A: line 1: unsupported version");
-	refused("wpp-interesting 1\nf 10 1 1 a\np 0 1\n", "A: line 2: malformed function");
+	refused("wpp-interesting 1\nf 10 1 1 a x.c\np 0 1\n", "A: line 2: malformed function");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1\np 0 1\n", "malformed function");
-	refused("wpp-interesting 1\nf 0000000000000010 1 1 a b\np 0 1\n", "malformed function");
-	refused("wpp-interesting 1\nf 0000000000000010 1 2 a\np 0 1\n", "line 3: the file ends 1");
-	refused("wpp-interesting 1\nf 0000000000000010 1 2 a\np 4 1\np 4 1\n",
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np 0 1\n", "malformed function");
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a \np 0 1\n", "malformed function");
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a b c\np 0 1\n", "malformed function");
+	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 0 1\n", "line 3: the file ends 1");
+	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 4 1\np 4 1\n",
 		"line 4: path ids out of order");
-	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np 0 1\n"
-		"f 0000000000000010 1 1 b\np 0 1\n",
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n"
+		"f 0000000000000010 1 1 b x.c\np 0 1\n",
 		"line 4: functions out of order");
-	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np 9223372036854775808 1\n",
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 9223372036854775808 1\n",
 		"line 3: malformed path line");
-	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np -1 1\n", "malformed path");
-	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np 1 18446744073709551616\n",
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np -1 1\n", "malformed path");
+	refused("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 1 18446744073709551616\n",
 		"malformed path");
 	refused("wpp-interesting 1\np 0 1\n", "line 2: a path line outside");
-	refused("wpp-interesting 1\nf 0000000000000010 1 99999999 a\n", "malformed function");
+	refused("wpp-interesting 1\nf 0000000000000010 1 99999999 a x.c\n", "malformed function");
 	refused("wpp-interesting 1\nx\n", "expected 'f ...' or 'p ...'");
 	refused("alpha\n", "A: line 1: expected 'FUNCTION PATH_ID'");
 	refused("alpha 1 2\n", "expected 'FUNCTION PATH_ID'");
@@ -127,9 +133,9 @@ static void test_damage(void **state)
 	refused(longline, "line 1: line longer than 4096");
 	free(longline);
 	/* two files disagreeing about one function */
-	refused2("wpp-interesting 1\nf 0000000000000010 1 1 a\np 0 1\n",
-		 "wpp-interesting 1\nf 0000000000000010 2 1 a\np 0 1\n",
-		 "function 0000000000000010 is a with 1 edges in one file and a with 2");
+	refused2("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n",
+		 "wpp-interesting 1\nf 0000000000000010 2 1 a x.c\np 0 1\n",
+		 "function 0000000000000010 is a (x.c) with 1 edges in one file and a (x.c) with 2");
 	/* the second file's error is named as the second file's */
 	refused2(recorded, "beta x\n", "B: line 1");
 }
@@ -143,7 +149,8 @@ static void test_empty(void **state)
 	size_t n;
 	assert_int_equal(parse2(&s, "", NULL, why, sizeof(why)), 0);
 	assert_int_equal(s.nfns, 0);
-	assert_int_equal(wpp_interesting_lookup(&s, 1, 1, "x", &ids, &n), WPP_INTERESTING_NONE);
+	assert_int_equal(wpp_interesting_lookup(&s, 1, 1, "x", "x.c", &ids, &n),
+			 WPP_INTERESTING_NONE);
 	wpp_interesting_free(&s);
 }
 

@@ -11,10 +11,14 @@
  *
  *   wpp-interesting 1                      first line: magic and version
  *   # ...                                  comment (ignored)
- *   f STABLE_ID NEDGES NPATHS NAME         a function: its stable id (16 hex
+ *   f STABLE_ID NEDGES NPATHS NAME SOURCE  a function: its stable id (16 hex
  *                                          digits, meta_format.h), its DAG's
  *                                          edge count, how many p lines
- *                                          follow, its linkage name
+ *                                          follow, its linkage name, its
+ *                                          translation unit's main source
+ *                                          file as given to the compiler
+ *                                          (bytes <= 0x20 and 0x7f in
+ *                                          either written as '?')
  *   p PATH_ID COUNT                        NPATHS such lines follow each f,
  *                                          by increasing Ball-Larus id; COUNT
  *                                          is how often the recordings
@@ -23,8 +27,10 @@
  * Functions appear once each, by increasing stable id.  The stable id
  * hashes the function's name, source file and CFG shape, so an entry
  * applies to a build exactly when the id and the edge count match; a
- * function whose name is present under another id changed since the set
- * was recorded and falls back to plain Ball-Larus numbering.
+ * function whose name and source file are present under another id
+ * changed since the set was recorded and falls back to plain Ball-Larus
+ * numbering.  (The name alone would not do: static functions of one name
+ * live in many files.)
  *
  * A hand-written list is accepted too: any file not starting with the
  * magic line is read as lines `FUNCTION PATH_ID` (linkage name, decimal
