@@ -34,8 +34,7 @@ struct wpp_ir_stats {
 	FILE *out;
 	char *buf;
 	size_t buflen;
-	const char *dest;  /* "-" or the file */
-	const char *files; /* WPP_INTERESTING, for the warning */
+	const char *dest; /* "-" or the file */
 	struct wpp_interesting set;
 	int has_set;
 	uint64_t array_max;
@@ -95,10 +94,8 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 	st->array_max = WPP_COUNT_ARRAY_MAX_PATHS;
 	if ((v = getenv("WPP_COUNT_ARRAY_MAX_PATHS")) && *v)
 		st->array_max = strtoull(v, NULL, 10);
-	if (files && *files) {
-		st->files = files;
+	if (files && *files)
 		st->has_set = load_set(st, files) == 0;
-	}
 	if (out && *out) {
 		st->dest = out;
 		if (!(st->out = open_memstream(&st->buf, &st->buflen)))
