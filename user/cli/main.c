@@ -185,8 +185,12 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: wpptrace [-q|-v] COMMAND [ARGS...]\n"
 		     "       wpptrace help COMMAND | --help | --version\n\ncommands:\n");
+	int width = 0;
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		if ((int)strlen(commands[i].name) > width)
+			width = (int)strlen(commands[i].name);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-*s %s\n", width, commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee docs/cli.md for details.\n");
 }
 
