@@ -7,19 +7,20 @@
 #ifndef WPP_CLI_COMMANDS_H
 #define WPP_CLI_COMMANDS_H
 
-int cmd_record(int argc, char **argv);	 /* user/record/ (RUNTIME room) */
-int cmd_script(int argc, char **argv);	 /* user/cli/cmd_script.c */
-int cmd_paths(int argc, char **argv);	 /* user/cli/cmd_paths.c */
-int cmd_info(int argc, char **argv);	 /* user/record/cmd_info.c */
-int cmd_wpp(int argc, char **argv);	 /* user/cli/cmd_wpp.c (GRAMMAR room) */
-int cmd_hot(int argc, char **argv);	 /* user/cli/cmd_hot.c (GRAMMAR room) */
-int cmd_report(int argc, char **argv);	 /* user/cli/cmd_report.c (REPORT room) */
-int cmd_annotate(int argc, char **argv); /* user/cli/cmd_annotate.c (REPORT room) */
-int cmd_cfg(int argc, char **argv);	 /* user/cli/cmd_cfg.c (REPORT room) */
-int cmd_export(int argc, char **argv);	 /* user/cli/cmd_export.c (REPORT room) */
-int cmd_edges(int argc, char **argv);	 /* user/cli/cmd_edges.c (REPORT room) */
-int cmd_kpaths(int argc, char **argv);	 /* user/cli/cmd_kpaths.c (KPATHS room) */
-int cmd_top(int argc, char **argv);	 /* user/record/cmd_top.c (live counts) */
+int cmd_record(int argc, char **argv);	    /* user/record/ (RUNTIME room) */
+int cmd_script(int argc, char **argv);	    /* user/cli/cmd_script.c */
+int cmd_paths(int argc, char **argv);	    /* user/cli/cmd_paths.c */
+int cmd_info(int argc, char **argv);	    /* user/record/cmd_info.c */
+int cmd_wpp(int argc, char **argv);	    /* user/cli/cmd_wpp.c (GRAMMAR room) */
+int cmd_hot(int argc, char **argv);	    /* user/cli/cmd_hot.c (GRAMMAR room) */
+int cmd_report(int argc, char **argv);	    /* user/cli/cmd_report.c (REPORT room) */
+int cmd_annotate(int argc, char **argv);    /* user/cli/cmd_annotate.c (REPORT room) */
+int cmd_cfg(int argc, char **argv);	    /* user/cli/cmd_cfg.c (REPORT room) */
+int cmd_export(int argc, char **argv);	    /* user/cli/cmd_export.c (REPORT room) */
+int cmd_edges(int argc, char **argv);	    /* user/cli/cmd_edges.c (REPORT room) */
+int cmd_interesting(int argc, char **argv); /* user/cli/cmd_interesting.c (REPORT room) */
+int cmd_kpaths(int argc, char **argv);	    /* user/cli/cmd_kpaths.c (KPATHS room) */
+int cmd_top(int argc, char **argv);	    /* user/record/cmd_top.c (live counts) */
 
 /* Exit statuses of the report commands. */
 #define WPP_EXIT_OK    0

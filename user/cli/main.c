@@ -134,6 +134,18 @@ static const struct command commands[] = {
      "edges, path executions and the increments the recorded build executed.\n"
      "  -o FILE     write there instead of stdout\n"
      "  -q          no summary line\n"},
+    {"interesting", cmd_interesting, "interesting paths for PPP (wppcc --wpp-interesting)",
+     "usage: wpptrace interesting run.wpp... [--top N | --min-count C] [-o FILE]\n"
+     "                             [--pid P] [--tid T] [-q]\n"
+     "\n"
+     "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
+     "their counts (docs/instrumentation.md, \"Interesting paths\"): the set that\n"
+     "wppcc --wpp-interesting=FILE numbers compactly (preferential path profiling).\n"
+     "On stderr: functions, paths kept and paths executed.\n"
+     "  --top N        only the N hottest paths over all recordings\n"
+     "  --min-count C  only paths executed at least C times\n"
+     "  -o FILE        write there instead of stdout\n"
+     "  -q             no summary line\n"},
     {"top", cmd_top, "live: hottest paths of running count-mode processes, refreshed",
      "usage: wpptrace top -p PID [-p PID...] | -a  [-d SECS] [-n N] [--top N]\n"
      "                    [--format text|json]\n"
@@ -184,8 +196,12 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: wpptrace [-q|-v] COMMAND [ARGS...]\n"
 		     "       wpptrace help COMMAND | --help | --version\n\ncommands:\n");
+	int width = 0;
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		if ((int)strlen(commands[i].name) > width)
+			width = (int)strlen(commands[i].name);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-*s %s\n", width, commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee docs/cli.md for details.\n");
 }
 

@@ -8,84 +8,16 @@
  */
 #include "edge_profile_read.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_lines.h"
 #include "wpp/edge_profile.h"
 #include "wpp/meta_format.h"
 
 #define MAX_EDGES_PER_FN (1u << 24)
 #define MAX_TOTAL_EDGES	 (UINT64_C(1) << 28)
-
-struct cursor {
-	const char *p, *end;
-	size_t line;
-	char *why;
-	size_t whylen;
-};
-
-static int failf(struct cursor *c, const char *fmt, ...)
-{
-	va_list ap;
-	int n = 0;
-	if (!c->why || !c->whylen)
-		return -1;
-	if (c->line)
-		n = snprintf(c->why, c->whylen, "line %zu: ", c->line);
-	if (n >= 0 && (size_t)n < c->whylen) {
-		va_start(ap, fmt);
-		vsnprintf(c->why + n, c->whylen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* The next line (without its newline) into [*s, *e); 0 at the end. */
-static int next_line(struct cursor *c, const char **s, const char **e)
-{
-	if (c->p >= c->end)
-		return 0;
-	const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
-	*s = c->p;
-	*e = nl ? nl : c->end;
-	c->p = nl ? nl + 1 : c->end;
-	c->line++;
-	return 1;
-}
-
-/* An unsigned decimal (or, with hex, exactly 16 hex digits) field ending
- * at a space or the line's end. */
-static int field_u64(const char **pp, const char *e, int hex, uint64_t max, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	int digits = 0;
-	for (; p < e && *p != ' '; p++, digits++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (hex && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else
-			return -1;
-		if (hex)
-			v = v << 4 | d;
-		else if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		else
-			v = v * 10 + d;
-	}
-	if (!digits || (hex && digits != 16) || (!hex && digits > 20) || v > max)
-		return -1;
-	if (p < e)
-		p++; /* the separating space */
-	*pp = p;
-	*out = v;
-	return 0;
-}
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -93,43 +25,44 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* One pass over the text: validate; with fill, store too. */
-static int scan(struct wpp_edge_prof *p, struct cursor *c, int fill, size_t *nfns, uint64_t *nedges,
-		size_t *namebytes)
+static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, size_t *nfns,
+		uint64_t *nedges, size_t *namebytes)
 {
 	const char *s, *e;
 	size_t fi = 0, nb = 0;
 	uint64_t ei = 0, prev_id = 0;
 	uint32_t pending = 0; /* edge lines still owed to the last f */
 
-	if (!next_line(c, &s, &e))
-		return failf(c, "empty file, not an edge profile");
+	if (!wpp_text_next_line(c, &s, &e))
+		return wpp_text_fail(c, "empty file, not an edge profile");
 	char head[64];
 	snprintf(head, sizeof(head), "%s %d", WPP_EDGE_PROFILE_MAGIC, WPP_EDGE_PROFILE_VERSION);
 	if ((size_t)(e - s) != strlen(head) || memcmp(s, head, strlen(head)) != 0)
-		return failf(c, "not an edge profile (want '%s'; made by wpptrace edges)", head);
-	while (next_line(c, &s, &e)) {
+		return wpp_text_fail(c, "not an edge profile (want '%s'; made by wpptrace edges)",
+				     head);
+	while (wpp_text_next_line(c, &s, &e)) {
 		if (e - s > WPP_EDGE_PROFILE_LINE_MAX)
-			return failf(c, "line longer than %d bytes", WPP_EDGE_PROFILE_LINE_MAX);
+			return wpp_text_fail(c, "line longer than %d bytes",
+					     WPP_EDGE_PROFILE_LINE_MAX);
 		if (s == e || *s == '#')
 			continue;
 		if (e - s < 2 || s[1] != ' ')
-			return failf(c, "expected 'f ...' or 'e ...'");
+			return wpp_text_fail(c, "expected 'f ...' or 'e ...'");
 		const char *q = s + 2;
 		if (*s == 'f') {
 			uint64_t id, n;
 			if (pending)
-				return failf(c, "%u edge lines missing before this function",
-					     pending);
-			if (field_u64(&q, e, 1, UINT64_MAX, &id) ||
-			    field_u64(&q, e, 0, MAX_EDGES_PER_FN, &n) || q >= e)
-				return failf(c, "malformed function line");
+				return wpp_text_fail(
+				    c, "%u edge lines missing before this function", pending);
+			if (wpp_text_field_u64(&q, e, 1, UINT64_MAX, &id) ||
+			    wpp_text_field_u64(&q, e, 0, MAX_EDGES_PER_FN, &n) || q >= e)
+				return wpp_text_fail(c, "malformed function line");
 			if (fi && id <= prev_id)
-				return failf(c, "functions out of order or repeated");
+				return wpp_text_fail(c, "functions out of order or repeated");
 			if (ei + n > MAX_TOTAL_EDGES)
-				return failf(c, "too many edges");
-			for (const char *r = q; r < e; r++)
-				if (*r == ' ' || (unsigned char)*r < 0x21 || *r == 0x7f)
-					return failf(c, "malformed function name");
+				return wpp_text_fail(c, "too many edges");
+			if (!wpp_text_is_name(q, e))
+				return wpp_text_fail(c, "malformed function name");
 			if (fill) {
 				char *name = p->name_store + nb;
 				memcpy(name, q, (size_t)(e - q));
@@ -145,24 +78,24 @@ static int scan(struct wpp_edge_prof *p, struct cursor *c, int fill, size_t *nfn
 		} else if (*s == 'e') {
 			uint64_t src, dst, kind, count, chord;
 			if (!pending)
-				return failf(c, "an edge line outside a function");
-			if (field_u64(&q, e, 0, UINT32_MAX - 1, &src) ||
-			    field_u64(&q, e, 0, UINT32_MAX - 1, &dst) ||
-			    field_u64(&q, e, 0, WPP_EDGE_CUT_ENTRY, &kind) ||
-			    field_u64(&q, e, 0, UINT64_MAX, &count) ||
-			    field_u64(&q, e, 0, 1, &chord) || q != e)
-				return failf(c, "malformed edge line");
+				return wpp_text_fail(c, "an edge line outside a function");
+			if (wpp_text_field_u64(&q, e, 0, UINT32_MAX - 1, &src) ||
+			    wpp_text_field_u64(&q, e, 0, UINT32_MAX - 1, &dst) ||
+			    wpp_text_field_u64(&q, e, 0, WPP_EDGE_CUT_ENTRY, &kind) ||
+			    wpp_text_field_u64(&q, e, 0, UINT64_MAX, &count) ||
+			    wpp_text_field_u64(&q, e, 0, 1, &chord) || q != e)
+				return wpp_text_fail(c, "malformed edge line");
 			if (fill)
 				p->edge_store[ei] = (struct wpp_edge_prof_edge){
 				    (uint32_t)src, (uint32_t)dst, (uint32_t)kind, count};
 			ei++;
 			pending--;
 		} else {
-			return failf(c, "expected 'f ...' or 'e ...'");
+			return wpp_text_fail(c, "expected 'f ...' or 'e ...'");
 		}
 	}
 	if (pending)
-		return failf(c, "the file ends %u edge lines early", pending);
+		return wpp_text_fail(c, "the file ends %u edge lines early", pending);
 	*nfns = fi;
 	*nedges = ei;
 	*namebytes = nb;
@@ -172,7 +105,7 @@ static int scan(struct wpp_edge_prof *p, struct cursor *c, int fill, size_t *nfn
 int wpp_edge_prof_parse(struct wpp_edge_prof *p, const char *text, size_t len, char *why,
 			size_t whylen)
 {
-	struct cursor c = {text, text + len, 0, why, whylen};
+	struct wpp_text_cursor c = wpp_text_cursor(text, len, why, whylen);
 	size_t nfns, namebytes;
 	uint64_t nedges;
 
@@ -186,9 +119,9 @@ int wpp_edge_prof_parse(struct wpp_edge_prof *p, const char *text, size_t len, c
 	if (!p->fns || !p->names || !p->edge_store || !p->name_store) {
 		wpp_edge_prof_free(p);
 		c.line = 0;
-		return failf(&c, "out of memory");
+		return wpp_text_fail(&c, "out of memory");
 	}
-	c = (struct cursor){text, text + len, 0, why, whylen};
+	c = wpp_text_cursor(text, len, why, whylen);
 	scan(p, &c, 1, &nfns, &nedges, &namebytes); /* validated above */
 	p->nfns = nfns;
 	qsort(p->names, nfns, sizeof(*p->names), cmp_name);
@@ -197,44 +130,16 @@ int wpp_edge_prof_parse(struct wpp_edge_prof *p, const char *text, size_t len, c
 
 int wpp_edge_prof_load(struct wpp_edge_prof *p, const char *path, char *why, size_t whylen)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc = -1;
+	char *buf;
+	size_t len;
+	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (!f) {
-		snprintf(why, whylen, "%s", strerror(errno));
+	/* bounded: the largest profile the limits allow */
+	if (wpp_text_slurp(path, (size_t)1 << 35, &buf, &len, why, whylen))
 		return -1;
-	}
-	for (;;) {
-		if (len == cap) {
-			/* bounded: the largest profile the limits allow */
-			if (cap > ((size_t)1 << 34)) {
-				snprintf(why, whylen, "file too large for an edge profile");
-				goto out;
-			}
-			char *nb = realloc(buf, cap ? cap * 2 : 1 << 16);
-			if (!nb) {
-				snprintf(why, whylen, "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 1 << 16;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		snprintf(why, whylen, "read error");
-		goto out;
-	}
 	rc = wpp_edge_prof_parse(p, buf, len, why, whylen);
-out:
 	free(buf);
-	fclose(f);
 	return rc;
 }
 

@@ -184,11 +184,17 @@ static LLVMValueRef build_probe_helper(struct wpp_counts *k)
 	return f;
 }
 
+uint64_t wpp_counts_array_limit(void)
+{
+	const char *v = getenv("WPP_COUNT_ARRAY_MAX_PATHS");
+	return v && *v ? strtoull(v, NULL, 10) : WPP_COUNT_ARRAY_MAX_PATHS;
+}
+
 void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 {
 	memset(k, 0, sizeof(*k));
 	k->p = p;
-	k->max_array_paths = WPP_COUNT_ARRAY_MAX_PATHS;
+	k->max_array_paths = wpp_counts_array_limit();
 	k->tls = LLVMAddGlobal(p->mod, p->ptr, "__wpp_count_tls");
 	LLVMSetLinkage(k->tls, LLVMInternalLinkage);
 	LLVMSetInitializer(k->tls, LLVMConstNull(p->ptr));

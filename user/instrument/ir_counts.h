@@ -35,12 +35,15 @@ struct wpp_counts {
 };
 
 void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p);
+/* The most paths a function may have and still count in an array:
+ * WPP_COUNT_ARRAY_MAX_PATHS, or the environment's WPP_COUNT_ARRAY_MAX_PATHS=N
+ * for measurements (0: every function counts through the hash). */
+uint64_t wpp_counts_array_limit(void);
 void wpp_counts_free(struct wpp_counts *k);
 
 /* The next function (local index k->nfirst) has npaths paths: its first
  * slot, or UINT64_MAX when it counts through the hash (more than
- * k->max_array_paths paths; wpp_counts_init sets the default,
- * WPP_COUNT_ARRAY_MAX_PATHS). */
+ * k->max_array_paths paths, wpp_counts_array_limit()). */
 uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
 
 /* In the function's entry: this thread's array of the TU (allocated on the

@@ -472,6 +472,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
 	struct wpp_weight_input wi = {&c.cfg, &d, c.edge_prob};
 	uint64_t stable_id = function_stable_id(tu, fn, &c);
+	wpp_ir_stats_function(tu->stats, fn, stable_id, &d);
 	if (!w || tu->weigh(&wi, w) || profile_weights(tu, fn, stable_id, &d, w) ||
 	    wpp_dag_place(&d, w))
 		goto out;

@@ -13,6 +13,7 @@
 #include "edge_profile_read.h"
 #include "ir_counts.h"
 #include "ir_probes.h"
+#include "ir_stats.h"
 #include "meta_blob.h"
 #include "runs.h"
 #include "weights.h"
@@ -30,6 +31,7 @@ struct wpp_tu_ctx {
 	const char *profile_path;
 	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
+	struct wpp_ir_stats *stats;    /* interesting paths, --wpp-stats; or NULL */
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;
 };

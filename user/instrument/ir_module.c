@@ -118,6 +118,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 			fprintf(stderr, "wppcc: profile %s: %s; placing without it\n",
 				tu.profile_path, why);
 	}
+	tu.stats = wpp_ir_stats_open(tu.source, tu.source_len);
 	tu.runs = runs_from_env();
 	tu.run_opts = run_opts_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
@@ -125,11 +126,6 @@ void wpp_instrument_module(LLVMModuleRef m)
 	wpp_probes_init(&tu.probes, m);
 	if (tu.mode == WPP_MODE_COUNTS) {
 		wpp_counts_init(&tu.counts, &tu.probes);
-		/* measurements: WPP_COUNT_ARRAY_MAX_PATHS=N (0: every function
-		 * counts through the hash) */
-		const char *v = getenv("WPP_COUNT_ARRAY_MAX_PATHS");
-		if (v && *v)
-			tu.counts.max_array_paths = strtoull(v, NULL, 10);
 	}
 	wpp_mb_init(&tu.meta);
 	for (size_t i = 0; i < nfn; i++)
@@ -147,6 +143,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 			(int)tu.source_len, tu.source);
 	if (tu.profile)
 		wpp_edge_prof_free(&profile);
+	wpp_ir_stats_close(tu.stats);
 	wpp_mb_free(&tu.meta);
 	wpp_probes_free(&tu.probes);
 	if (new_dbg)

@@ -9,14 +9,15 @@ LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
 INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
 	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c \
-	user/instrument/edge_profile_read.c
+	user/instrument/edge_profile_read.c user/instrument/text_lines.c \
+	user/instrument/interesting_read.c
 INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
 	user/instrument/tpp_profile.c
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
 	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c \
-	user/instrument/runs_debug.c
+	user/instrument/runs_debug.c user/instrument/ir_stats.c
 INSTR_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(INSTR_GRAPH_SRCS) $(INSTR_IR_SRCS))
 INSTR_SHIM_OBJ := $(BUILD)/pic/user/instrument/plugin_shim.o \
 	$(BUILD)/pic/user/instrument/runs_debug_kind.o
@@ -34,8 +35,9 @@ $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 	$(CXX) -shared -o $@ $^ $(LLVM_LDFLAGS) -l$(LLVM_LIBNAME) -lm
 
 WPPCC_SRCS := user/instrument/wppcc/wppcc_main.c user/instrument/wppcc/wppcc_args.c \
-	user/instrument/wppcc/wppcc_profile.c user/instrument/edge_profile_read.c \
-	user/instrument/dag.c
+	user/instrument/wppcc/wppcc_profile.c user/instrument/wppcc/wppcc_convert.c \
+	user/instrument/wppcc/wppcc_interesting.c user/instrument/edge_profile_read.c \
+	user/instrument/text_lines.c user/instrument/interesting_read.c user/instrument/dag.c
 
 $(BIN)/wppcc: $(call objs,,$(WPPCC_SRCS))
 	@mkdir -p $(dir $@)

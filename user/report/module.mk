@@ -1,6 +1,6 @@
 # user/report: profiles of a trace and their renderings (text, JSON, HTML,
 # diff, annotate, CFG, pprof).  Joins bin/wpptrace via WPPTRACE_EXTRA_*.
-REPORT_SRCS := user/report/table_fmt.c user/report/edge_profile.c user/report/profile.c user/report/profile_view.c \
+REPORT_SRCS := user/report/table_fmt.c user/report/edge_profile.c user/report/interesting_set.c user/report/profile.c user/report/profile_view.c \
 	user/report/path_text.c user/report/report_common.c user/report/report_text.c \
 	user/report/report_json.c user/report/report_diff.c user/report/report_html.c \
 	user/report/fn_flow.c user/report/annotate.c user/report/cfg_dot.c \

@@ -133,6 +133,24 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->profile = a + 14;
 			continue;
 		}
+		if (strncmp(a, "--wpp-interesting=", 18) == 0) {
+			if (!a[18]) {
+				p->error =
+				    "--wpp-interesting= needs files (recordings or path lists)";
+				return -1;
+			}
+			p->interesting = a + 18;
+			continue;
+		}
+		if (strcmp(a, "--wpp-stats") == 0 || strncmp(a, "--wpp-stats=", 12) == 0) {
+			if (a[11] == '=' && !a[12]) {
+				p->error =
+				    "--wpp-stats= needs a file (or give --wpp-stats for stderr)";
+				return -1;
+			}
+			p->stats = a[11] ? a + 12 : "-";
+			continue;
+		}
 		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
 			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
 			    strcmp(a + 11, "count")) {

@@ -9,6 +9,9 @@
  *   -fwpp-mode=paths|blocks   instrumentation mode (default paths)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
  *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
+ *   --wpp-profile=FILE        place increments by an edge profile or recording
+ *   --wpp-interesting=F[,F..] interesting paths (recordings or path lists)
+ *   --wpp-stats[=FILE]        per-function path statistics (stderr or FILE)
  *   -fno-wpp                  behave exactly like plain clang
  */
 #ifndef WPPCC_ARGS_H
@@ -17,16 +20,18 @@
 struct wppcc_plan {
 	int no_wpp;
 	int static_rt;
-	int no_runs;	       /* -fwpp-no-runs */
-	const char *mode;      /* "paths" or "blocks" */
-	const char *profile;   /* --wpp-profile=FILE, or NULL */
-	int compiles_source;   /* some input is compiled from source */
-	int has_input;	       /* any input file (or @response file) */
-	int stops_before_link; /* -c -S -E -M -MM -fsyntax-only ... */
-	int has_g;	       /* an option that sets the debug-info level */
-	int nargs;	       /* clang's arguments, without wppcc's own */
-	char **args;	       /* points into the caller's argv strings */
-	const char *error;     /* set when the command line is unusable */
+	int no_runs;		 /* -fwpp-no-runs */
+	const char *mode;	 /* "paths" or "blocks" */
+	const char *profile;	 /* --wpp-profile=FILE, or NULL */
+	const char *interesting; /* --wpp-interesting=FILE[,FILE...], or NULL */
+	const char *stats;	 /* --wpp-stats: "-" (stderr) or FILE, or NULL */
+	int compiles_source;	 /* some input is compiled from source */
+	int has_input;		 /* any input file (or @response file) */
+	int stops_before_link;	 /* -c -S -E -M -MM -fsyntax-only ... */
+	int has_g;		 /* an option that sets the debug-info level */
+	int nargs;		 /* clang's arguments, without wppcc's own */
+	char **args;		 /* points into the caller's argv strings */
+	const char *error;	 /* set when the command line is unusable */
 };
 
 /* Reads argv[1..argc-1].  Returns 0, or -1 with plan->error set (the only

@@ -10,7 +10,9 @@
  * executable, in ../lib/wpptrace/.  The mode reaches the plugin through the
  * environment variable WPP_MODE, -fwpp-no-runs through WPP_RUNS=0 (always
  * set, so an inherited value never decides), --wpp-profile=FILE through
- * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h).
+ * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h),
+ * --wpp-interesting through WPP_INTERESTING (the checked sets, one path a
+ * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "wppcc_args.h"
+#include "wppcc_interesting.h"
 #include "wppcc_profile.h"
 
 #define FALLBACK_CLANG "/usr/lib/llvm-19/bin/clang"
@@ -125,6 +128,8 @@ int main(int argc, char **argv)
 		die("cannot set the plugin's environment: %s", strerror(errno));
 	/* Like WPP_RUNS, always decided here, never inherited. */
 	unsetenv("WPP_EDGE_PROFILE");
+	unsetenv("WPP_INTERESTING");
+	unsetenv("WPP_STATS");
 	if (plan.profile && !plan.no_wpp && plan.compiles_source) {
 		static char prof[PATH_MAX];
 		char why[PATH_MAX + 256];
@@ -133,6 +138,18 @@ int main(int argc, char **argv)
 		if (setenv("WPP_EDGE_PROFILE", prof, 1))
 			die("cannot set the plugin's environment: %s", strerror(errno));
 	}
+	if (plan.interesting && !plan.no_wpp && plan.compiles_source) {
+		static char sets[16 * PATH_MAX];
+		char why[PATH_MAX + 512];
+		if (wppcc_interesting_resolve(plan.interesting, self, sets, sizeof(sets), why,
+					      sizeof(why)))
+			die("%s", why);
+		if (setenv("WPP_INTERESTING", sets, 1))
+			die("cannot set the plugin's environment: %s", strerror(errno));
+	}
+	if (plan.stats && !plan.no_wpp && plan.compiles_source &&
+	    setenv("WPP_STATS", plan.stats, 1))
+		die("cannot set the plugin's environment: %s", strerror(errno));
 	execv(clang, out);
 	die("cannot run clang: %s", strerror(errno));
 	return 1;

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_stats.c — interesting paths per function and --wpp-stats (see
+ * ir_stats.h).  Kept out of ir_function.c so the statistics cost nothing
+ * and change nothing when not asked for: one hook per function, one open
+ * and one close per translation unit.
+ */
+#include "ir_stats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "interesting_read.h"
+#include "ppp.h"
+#include "ir_counts.h"
+
+/* Stale functions named in the warning before "and N more". */
+#define STALE_NAMED 3
+
+struct wpp_ir_stats {
+	/* --wpp-stats: the unit's lines collect in memory and leave in one
+	 * write at the end, so the units of a parallel build appending to
+	 * one file never cut into each other's lines.  NULL: not asked. */
+	FILE *out;
+	char *buf;
+	size_t buflen;
+	const char *dest; /* "-" or the file */
+	struct wpp_interesting set;
+	int has_set;
+	uint64_t array_max;
+	char *source;
+	char *source_field; /* source as set files write it (wpp/interesting.h) */
+	uint32_t nfns, with_interesting, hashed, nstale;
+	uint32_t ppp_hashed;	/* functions whose PPP interval is above the limit */
+	uint32_t gamma_bins[4]; /* <= 1.0, <= 1.1, <= 2, more */
+	char stale_names[STALE_NAMED][96];
+};
+
+/* WPP_INTERESTING's lines as a list of paths. */
+static int load_set(struct wpp_ir_stats *st, const char *files)
+{
+	char *copy = strdup(files), why[512];
+	const char **paths;
+	size_t n = 1;
+	int rc = -1;
+
+	if (!copy)
+		return -1;
+	for (const char *p = copy; *p; p++)
+		n += *p == '\n';
+	if ((paths = malloc(n * sizeof(*paths)))) {
+		n = 0;
+		for (char *save = NULL, *p = strtok_r(copy, "\n", &save); p;
+		     p = strtok_r(NULL, "\n", &save))
+			paths[n++] = p;
+		rc = wpp_interesting_load(&st->set, paths, n, why, sizeof(why));
+		if (rc)
+			fprintf(stderr, "wppcc: interesting paths: %s; numbering without them\n",
+				why);
+		free(paths);
+	}
+	free(copy);
+	return rc;
+}
+
+struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
+{
+	const char *out = getenv("WPP_STATS"), *files = getenv("WPP_INTERESTING");
+	struct wpp_ir_stats *st;
+
+	if (!(out && *out) && !(files && *files))
+		return NULL;
+	if (!(st = calloc(1, sizeof(*st))) || !(st->source = strndup(source, source_len)) ||
+	    !(st->source_field = strndup(source, source_len))) {
+		fprintf(stderr, "wppcc: out of memory for --wpp-stats\n");
+		if (st)
+			free(st->source);
+		free(st);
+		return NULL;
+	}
+	for (char *c = st->source_field; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			*c = '?';
+	st->array_max = wpp_counts_array_limit();
+	if (files && *files)
+		st->has_set = load_set(st, files) == 0;
+	if (out && *out) {
+		st->dest = out;
+		if (!(st->out = open_memstream(&st->buf, &st->buflen)))
+			fprintf(stderr, "wppcc: out of memory for --wpp-stats\n");
+	}
+	return st;
+}
+
+static void note_stale(struct wpp_ir_stats *st, const char *name, size_t len)
+{
+	if (st->nstale < STALE_NAMED)
+		snprintf(st->stale_names[st->nstale], sizeof(st->stale_names[0]), "%.*s", (int)len,
+			 name);
+	st->nstale++;
+}
+
+void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
+			   const struct wpp_dag *d)
+{
+	uint64_t *ids = NULL;
+	size_t nids = 0, len;
+	const char *name;
+	char cname[1024], why[160];
+	int match = WPP_INTERESTING_NONE, stale = 0;
+	struct wpp_ppp ppp = {0};
+
+	if (!st)
+		return;
+	name = LLVMGetValueName2(fn, &len);
+	snprintf(cname, sizeof(cname), "%.*s", (int)len, name);
+	if (st->has_set) {
+		match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname,
+					       st->source_field, &ids, &nids);
+		if (match == WPP_INTERESTING_FOUND && nids && ids[nids - 1] >= d->npaths)
+			match = WPP_INTERESTING_STALE; /* a listed id beyond its paths */
+		if (match == WPP_INTERESTING_STALE) {
+			stale = 1;
+			note_stale(st, name, len);
+			free(ids);
+			ids = NULL;
+			nids = 0;
+		}
+	}
+	if (!st->out) {
+		free(ids);
+		return;
+	}
+	int ok = wpp_ppp_number(d, ids, nids, &ppp, why, sizeof(why)) == 0;
+	int hashed = d->npaths > st->array_max;
+	st->nfns++;
+	st->hashed += hashed;
+	fprintf(st->out, "wpp-stats: %s paths=%llu interesting=%u", cname,
+		(unsigned long long)d->npaths, ok ? ppp.npaths : (unsigned)nids);
+	const char *ppp_counting = "-";
+	if (ok && ppp.npaths) {
+		double g = wpp_ppp_compactness(&ppp);
+		st->with_interesting++;
+		st->gamma_bins[g <= 1.0 ? 0 : g <= 1.1 ? 1 : g <= 2.0 ? 2 : 3]++;
+		ppp_counting = ppp.interval > st->array_max ? "hash" : "array";
+		st->ppp_hashed += ppp.interval > st->array_max;
+		fprintf(st->out, " interval=%llu gamma=%.3f", (unsigned long long)ppp.interval, g);
+	} else if (ok) {
+		fprintf(st->out, " interval=0 gamma=-");
+	} else {
+		fprintf(st->out, " interval=? gamma=?");
+	}
+	fprintf(st->out, " counting=%s ppp=%s%s", hashed ? "hash" : "array", ppp_counting,
+		stale ? " stale" : "");
+	if (!ok)
+		fprintf(st->out, " (%s)", why);
+	fputc('\n', st->out);
+	if (ok)
+		wpp_ppp_free(&ppp);
+	free(ids);
+}
+
+/* The unit's block to stderr ("-") or appended to the file, in one write
+ * (a regular file's O_APPEND write is not interleaved with others). */
+static void emit(const char *dest, const char *buf, size_t len)
+{
+	int fd = strcmp(dest, "-") == 0
+		     ? 2
+		     : open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest, strerror(errno));
+		return;
+	}
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest,
+				n < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (fd != 2)
+		close(fd);
+}
+
+void wpp_ir_stats_close(struct wpp_ir_stats *st)
+{
+	if (!st)
+		return;
+	if (st->nstale) {
+		fprintf(stderr,
+			"wppcc: warning: %s: %u function%s changed since the interesting paths "
+			"were recorded (%s%s%s%s%s%s), numbered without them\n",
+			st->source, st->nstale, st->nstale == 1 ? "" : "s", st->stale_names[0],
+			st->nstale > 1 ? ", " : "", st->nstale > 1 ? st->stale_names[1] : "",
+			st->nstale > 2 ? ", " : "", st->nstale > 2 ? st->stale_names[2] : "",
+			st->nstale > STALE_NAMED ? ", ..." : "");
+	}
+	if (st->out) {
+		fprintf(st->out,
+			"wpp-stats: %s: %u functions, %u with interesting paths; gamma <= 1.0: %u, "
+			"<= 1.1: %u, <= 2: %u, > 2: %u; %u count through a hash, %u with PPP; %u "
+			"stale\n",
+			st->source, st->nfns, st->with_interesting, st->gamma_bins[0],
+			st->gamma_bins[1], st->gamma_bins[2], st->gamma_bins[3], st->hashed,
+			st->ppp_hashed, st->nstale);
+		if (fclose(st->out) == 0)
+			emit(st->dest, st->buf, st->buflen);
+		free(st->buf);
+	}
+	if (st->has_set)
+		wpp_interesting_free(&st->set);
+	free(st->source);
+	free(st->source_field);
+	free(st);
+}

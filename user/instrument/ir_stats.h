@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_stats.h — the pass's view of preferential path profiling before any
+ * PPP code is emitted: the interesting-path set (wppcc
+ * --wpp-interesting, read from WPP_INTERESTING: file paths, one per line)
+ * checked against each function as compiled, and `wppcc --wpp-stats`
+ * (WPP_STATS: "-" for stderr, else a file each unit appends its lines to
+ * in one write), which prints per
+ * function
+ *
+ *   wpp-stats: NAME paths=N interesting=K interval=V gamma=G counting=array|hash
+ *              ppp=array|hash|-
+ *
+ * (N Ball-Larus paths; K of them interesting; V the PPP interval of
+ * wpp_ppp_number; G = V / K, "-" when K = 0; counting "hash" when N is
+ * above the counting array limit, WPP_COUNT_ARRAY_MAX_PATHS; ppp "hash"
+ * when V is, "-" when K = 0) and, per translation unit, a summary with
+ * the distribution of Γ:
+ *
+ *   wpp-stats: SOURCE: F functions, I with interesting paths; gamma <= 1.0: A,
+ *              <= 1.1: B, <= 2: C, > 2: D; H count through a hash, P with PPP;
+ *              S stale
+ *
+ * (one line).  A function the set recorded from another build (stable id
+ * or edge count differs, or a listed id beyond its paths) falls back to
+ * plain Ball-Larus numbering ("stale" in its stats line); the translation
+ * unit then prints one warning line naming the first few.
+ */
+#ifndef WPP_INSTRUMENT_IR_STATS_H
+#define WPP_INSTRUMENT_IR_STATS_H
+
+#include <llvm-c/Core.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dag.h"
+
+struct wpp_ir_stats;
+
+/* From the environment; NULL when neither option is given (or out of
+ * memory: the build goes on without them, with a message). */
+struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len);
+
+/* Called for each instrumented function once its DAG d is numbered. */
+void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
+			   const struct wpp_dag *d);
+
+/* The summary and the stale warning; frees st (NULL allowed). */
+void wpp_ir_stats_close(struct wpp_ir_stats *st);
+
+#endif
