@@ -436,6 +436,18 @@ static int dfs_parents(const struct seq_grammar *g, struct rule_info *rule)
 	return 0;
 }
 
+/* Symbols ahead of the one being coded whose rule record is asked for
+ * now: the records are read in no useful order, and a body or root is a
+ * plain array, so the misses can overlap. */
+#define PREFETCH_AHEAD 12u
+
+static inline void prefetch_rule(const struct model *m, const uint32_t *model_sym, uint32_t nsyms,
+				 uint32_t at)
+{
+	if (at + PREFETCH_AHEAD < nsyms && seq_is_rule(model_sym[at + PREFETCH_AHEAD]))
+		__builtin_prefetch(&m->rule[model_sym[at + PREFETCH_AHEAD] & ~SEQ_RULE_BIT]);
+}
+
 int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsigned version)
 {
 	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
@@ -480,6 +492,7 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 			 * children to know which unclaimed rules they are. */
 			int prev_new = 0;
 			for (uint32_t j = 0; j < len; j++) {
+				prefetch_rule(&m, model_sym, nsyms, g->start[i] + j);
 				uint32_t s = body[j];
 				int is_new;
 				if (seq_is_rule(s)) {
@@ -527,6 +540,7 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 		}
 		int prev_new = 0;
 		for (uint32_t j = 0; j < len; j++) {
+			prefetch_rule(&m, model_sym, nsyms, g->start[i] + j);
 			uint32_t s = body[j];
 			int is_new;
 			if (seq_is_rule(s)) {
