@@ -25,6 +25,70 @@ void *seq_alloc_random_access(size_t bytes)
 	return p;
 }
 
+/* An anonymous mapping of bytes (a multiple of HUGE_TABLE_BYTES) at a
+ * HUGE_TABLE_BYTES boundary, or MAP_FAILED: a larger reservation, trimmed. */
+static void *map_aligned(size_t bytes, int prot)
+{
+	size_t span = bytes + HUGE_TABLE_BYTES;
+	uint8_t *p = mmap(NULL, span, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return MAP_FAILED;
+	size_t head = (HUGE_TABLE_BYTES - (uintptr_t)p % HUGE_TABLE_BYTES) % HUGE_TABLE_BYTES;
+	if (head)
+		munmap(p, head);
+	if (span - head - bytes)
+		munmap(p + head + bytes, span - head - bytes);
+	return p + head;
+}
+
+void *seq_grow_growable(void *p, size_t old_bytes, size_t new_bytes)
+{
+	void *bigger;
+
+	if (new_bytes < HUGE_TABLE_BYTES || new_bytes % HUGE_TABLE_BYTES) {
+		bigger = seq_alloc_random_access(new_bytes);
+		if (bigger && old_bytes)
+			memcpy(bigger, p, old_bytes);
+	} else if (old_bytes < HUGE_TABLE_BYTES) {
+		/* Leaving the heap: one last copy. */
+		bigger = map_aligned(new_bytes, PROT_READ | PROT_WRITE);
+		if (bigger == MAP_FAILED)
+			return NULL;
+		if (old_bytes)
+			memcpy(bigger, p, old_bytes);
+		madvise(bigger, new_bytes, MADV_HUGEPAGE);
+	} else {
+		/* Grown in place when the addresses after it are free, else
+		 * moved onto an aligned reservation (so that its huge pages
+		 * stay whole); the pages themselves are not touched. */
+		bigger = mremap(p, old_bytes, new_bytes, 0);
+		if (bigger == MAP_FAILED) {
+			void *at = map_aligned(new_bytes, PROT_NONE);
+			if (at == MAP_FAILED)
+				return NULL;
+			bigger = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+			if (bigger == MAP_FAILED) {
+				munmap(at, new_bytes);
+				return NULL;
+			}
+		}
+		madvise(bigger, new_bytes, MADV_HUGEPAGE);
+		return bigger;
+	}
+	if (bigger && old_bytes)
+		seq_free_growable(p, old_bytes);
+	return bigger;
+}
+
+void seq_free_growable(void *p, size_t bytes)
+{
+	if (bytes >= HUGE_TABLE_BYTES && bytes % HUGE_TABLE_BYTES == 0)
+		munmap(p, bytes);
+	else
+		free(p);
+}
+
 static int alloc_table(struct seq_digram_index *idx, unsigned log2_buckets)
 {
 	uint32_t nb = 1u << log2_buckets;

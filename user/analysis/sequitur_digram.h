@@ -307,4 +307,14 @@ int seq_digram_check(const struct seq_digram_index *idx, char *why, size_t whyle
  * aligned and advised onto transparent huge pages.  Freed with free(). */
 void *seq_alloc_random_access(size_t bytes);
 
+/* An array read at random that doubles as it fills (the builder's nodes):
+ * its contents kept, from old_bytes (0: p is NULL) to new_bytes.  Below
+ * 2 MiB it is a seq_alloc_random_access() copy; from 2 MiB up the array
+ * is its own huge-page-aligned mapping, and growing it moves page tables
+ * (mremap) instead of copying the old contents into fresh pages that
+ * the kernel must zero first.  NULL when out of memory (p is then still
+ * valid).  Freed with seq_free_growable(p, its size). */
+void *seq_grow_growable(void *p, size_t old_bytes, size_t new_bytes);
+void seq_free_growable(void *p, size_t bytes);
+
 #endif

@@ -103,6 +103,15 @@ static unsigned size_bucket(uint32_t n, unsigned cap)
 	return b;
 }
 
+/* What the model keeps per rule, side by side: coding a repeated rule
+ * reads all of it, and rules are looked up in no particular order, so one
+ * cache miss instead of one per array. */
+struct rule_info {
+	uint32_t first, last; /* terminal numbers at its ends */
+	uint32_t stamp;	      /* v4: its stamp in its class list (0: none yet) */
+	uint32_t parent;      /* encoder: position of its "new" reference */
+};
+
 struct model {
 	/* Version 3 (tuned on the benchmark's synthetic trace and on the
 	 * random-loop trace of tests/e2e/wpp-raw.sh): every bit of small
@@ -126,12 +135,12 @@ struct model {
 	uint32_t nterm, nrules;
 	struct mtf *succ;	/* per terminal number: following first terminals */
 	struct mtf *cls;	/* v2, v3, per terminal number: symbols starting with it */
-	uint32_t *first, *last; /* per rule: terminal numbers at its ends */
+	struct rule_info *rule; /* per rule */
 	struct recency *rec;	/* v4, per terminal number: the class list */
-	uint32_t *term_stamp, *rule_stamp; /* v4: each symbol's stamp in it */
-	struct mtf *by_first;		   /* v4, per terminal number: the rules that start
-					      with it, in increasing order (an append-only
-					      list: mtf only for its storage) */
+	uint32_t *term_stamp;	/* v4: each terminal's stamp in it */
+	struct mtf *by_first;	/* v4, per terminal number: the rules that start
+				   with it, in increasing order (an append-only
+				   list: mtf only for its storage) */
 
 	/* Rules not referenced yet, oldest first; roots take from the
 	 * bottom, rule bodies from the top. */
@@ -153,11 +162,9 @@ static void model_free(struct model *m)
 		recency_free(&m->rec[t]);
 	free(m->rec);
 	free(m->term_stamp);
-	free(m->rule_stamp);
 	free(m->succ);
 	free(m->cls);
-	free(m->first);
-	free(m->last);
+	free(m->rule);
 	free(m->unclaimed);
 }
 
@@ -185,8 +192,7 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 	m->nterm = nterm;
 	m->nrules = nrules;
 	m->succ = calloc(nterm ? nterm : 1, sizeof(*m->succ));
-	m->first = malloc((nrules ? nrules : 1) * sizeof(*m->first));
-	m->last = malloc((nrules ? nrules : 1) * sizeof(*m->last));
+	m->rule = calloc(nrules ? nrules : 1, sizeof(*m->rule));
 	m->unclaimed = malloc((nrules ? nrules : 1) * sizeof(*m->unclaimed));
 	if (!m->v4) {
 		m->cls = calloc(nterm ? nterm : 1, sizeof(*m->cls));
@@ -194,10 +200,9 @@ static int model_init(struct model *m, uint32_t nterm, uint32_t nrules, unsigned
 		m->by_first = calloc(nterm ? nterm : 1, sizeof(*m->by_first));
 		m->rec = calloc(nterm ? nterm : 1, sizeof(*m->rec));
 		m->term_stamp = calloc(nterm ? nterm : 1, sizeof(*m->term_stamp));
-		m->rule_stamp = calloc(nrules ? nrules : 1, sizeof(*m->rule_stamp));
 	}
-	if (!m->succ || !m->first || !m->last || !m->unclaimed ||
-	    (m->v4 ? !m->by_first || !m->rec || !m->term_stamp || !m->rule_stamp : !m->cls)) {
+	if (!m->succ || !m->rule || !m->unclaimed ||
+	    (m->v4 ? !m->by_first || !m->rec || !m->term_stamp : !m->cls)) {
 		model_free(m);
 		return -1;
 	}
@@ -213,18 +218,18 @@ static unsigned rank_ctx(const struct model *m, uint32_t list_size)
 /* Symbols inside the model: terminal number t, or SEQ_RULE_BIT | rule. */
 static uint32_t first_term(const struct model *m, uint32_t s)
 {
-	return seq_is_rule(s) ? m->first[s & ~SEQ_RULE_BIT] : s;
+	return seq_is_rule(s) ? m->rule[s & ~SEQ_RULE_BIT].first : s;
 }
 
 static uint32_t last_term(const struct model *m, uint32_t s)
 {
-	return seq_is_rule(s) ? m->last[s & ~SEQ_RULE_BIT] : s;
+	return seq_is_rule(s) ? m->rule[s & ~SEQ_RULE_BIT].last : s;
 }
 
 /* v4: where symbol s's stamp in its class list is kept. */
 static uint32_t *stamp_of(const struct model *m, uint32_t s)
 {
-	return seq_is_rule(s) ? &m->rule_stamp[s & ~SEQ_RULE_BIT] : &m->term_stamp[s];
+	return seq_is_rule(s) ? &m->rule[s & ~SEQ_RULE_BIT].stamp : &m->term_stamp[s];
 }
 
 /* After symbol s (first terminal f) followed a symbol ending in terminal
@@ -255,11 +260,11 @@ static int model_update_new(struct model *m, uint32_t prev, uint32_t s)
  * first reference.  0 or -1 (no memory). */
 static int model_rule_done(struct model *m, uint32_t rule, const uint32_t *body, uint32_t len)
 {
-	m->first[rule] = first_term(m, body[0]);
-	m->last[rule] = last_term(m, body[len - 1]);
+	m->rule[rule].first = first_term(m, body[0]);
+	m->rule[rule].last = last_term(m, body[len - 1]);
 	m->unclaimed[m->nunclaimed++] = rule;
 	if (m->v4) {
-		struct mtf *l = &m->by_first[m->first[rule]];
+		struct mtf *l = &m->by_first[m->rule[rule].first];
 		if (l->n == l->cap && grow_u32(&l->v, &l->cap, 4) < 0)
 			return -1;
 		l->v[l->n++] = rule;
@@ -288,27 +293,69 @@ static uint32_t first_rank_of(const struct model *m, uint32_t f, uint32_t r)
 
 /* ---- encoder ---- */
 
-struct term_map {
-	uint32_t value, number;
-};
-
 static int by_value(const void *a, const void *b)
 {
-	const struct term_map *x = a, *y = b;
-	return (x->value > y->value) - (x->value < y->value);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
 }
 
-static uint32_t term_number(const struct term_map *map, uint32_t n, uint32_t value)
+/* The index of value in sorted[0..n) (it is there). */
+static uint32_t value_index(const uint32_t *sorted, uint32_t n, uint32_t value)
 {
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (map[mid].value < value)
+		if (sorted[mid] < value)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return map[lo].number;
+	return lo;
+}
+
+/* Every body symbol in model form (terminal numbers in order of first
+ * occurrence, rules as they are) into body[0..nsyms), once for the whole
+ * grammar; values[k] receives terminal number k's value.  The number of
+ * terminals, or -1 when out of memory. */
+static int64_t number_terminals(const struct seq_grammar *g, uint32_t nsyms, uint32_t *body,
+				uint32_t *values)
+{
+	uint32_t n = 0, nterm = 0, next = 0;
+	uint32_t *sorted = malloc((nsyms ? nsyms : 1) * sizeof(*sorted)), *number = NULL;
+
+	if (!sorted)
+		return -1;
+	/* A sorted table of the distinct values gives each its index... */
+	for (uint32_t i = 0; i < nsyms; i++)
+		if (!seq_is_rule(g->sym[i]))
+			sorted[n++] = g->sym[i];
+	qsort(sorted, n, sizeof(*sorted), by_value);
+	for (uint32_t i = 0; i < n; i++)
+		if (!nterm || sorted[nterm - 1] != sorted[i])
+			sorted[nterm++] = sorted[i];
+	/* ...and a scan in stream order numbers the indices. */
+	number = malloc((nterm ? nterm : 1) * sizeof(*number));
+	if (!number) {
+		free(sorted);
+		return -1;
+	}
+	for (uint32_t k = 0; k < nterm; k++)
+		number[k] = NONE;
+	for (uint32_t i = 0; i < nsyms; i++) {
+		uint32_t s = g->sym[i];
+		if (!seq_is_rule(s)) {
+			uint32_t k = value_index(sorted, nterm, s);
+			if (number[k] == NONE) {
+				values[next] = s;
+				number[k] = next++;
+			}
+			s = number[k];
+		}
+		body[i] = s;
+	}
+	free(number);
+	free(sorted);
+	return nterm;
 }
 
 static void put_zigzag(struct seq_out *o, int64_t v)
@@ -357,7 +404,7 @@ static int encode_old(struct rc_enc *e, struct model *m, uint32_t s, uint32_t pr
  * which a depth-first walk from the roots first reaches it: its "new"
  * reference, whose target the decoder can infer.  Rules the walk never
  * reaches keep NONE.  0 or -1 (no memory). */
-static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
+static int dfs_parents(const struct seq_grammar *g, struct rule_info *rule)
 {
 	struct frame {
 		uint32_t node, pos;
@@ -366,7 +413,7 @@ static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
 	if (!stack)
 		return -1;
 	for (uint32_t r = 0; r < g->nrules; r++)
-		parent[r] = NONE;
+		rule[r].parent = NONE;
 	for (uint32_t k = 0; k < g->nroots; k++) {
 		size_t depth = 0;
 		stack[depth++] = (struct frame){g->nrules + k, g->start[g->nrules + k]};
@@ -377,10 +424,10 @@ static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
 				continue;
 			}
 			uint32_t at = f->pos++, s = g->sym[at];
-			if (!seq_is_rule(s) || parent[s & ~SEQ_RULE_BIT] != NONE)
+			if (!seq_is_rule(s) || rule[s & ~SEQ_RULE_BIT].parent != NONE)
 				continue;
 			/* Each rule is pushed once, so depth <= nrules + 1. */
-			parent[s & ~SEQ_RULE_BIT] = at;
+			rule[s & ~SEQ_RULE_BIT].parent = at;
 			stack[depth++] =
 			    (struct frame){s & ~SEQ_RULE_BIT, g->start[s & ~SEQ_RULE_BIT]};
 		}
@@ -389,44 +436,39 @@ static int dfs_parents(const struct seq_grammar *g, uint32_t *parent)
 	return 0;
 }
 
+/* Symbols ahead of the one being coded whose rule record is asked for
+ * now: the records are read in no useful order, and a body or root is a
+ * plain array, so the misses can overlap. */
+#define PREFETCH_AHEAD 12u
+
+static inline void prefetch_rule(const struct model *m, const uint32_t *model_sym, uint32_t nsyms,
+				 uint32_t at)
+{
+	if (at + PREFETCH_AHEAD < nsyms && seq_is_rule(model_sym[at + PREFETCH_AHEAD]))
+		__builtin_prefetch(&m->rule[model_sym[at + PREFETCH_AHEAD] & ~SEQ_RULE_BIT]);
+}
+
 int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsigned version)
 {
-	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes], nterm = 0;
-	struct term_map *map = malloc((nsyms ? nsyms : 1) * sizeof(*map));
+	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
 	uint32_t *values = malloc((nsyms ? nsyms : 1) * sizeof(*values));
-	uint32_t *body = malloc((nsyms ? nsyms : 1) * sizeof(*body));
-	uint32_t *parent = malloc((g->nrules ? g->nrules : 1) * sizeof(*parent));
+	uint32_t *model_sym = malloc((nsyms ? nsyms : 1) * sizeof(*model_sym));
 	uint8_t *isnew = malloc(nsyms ? nsyms : 1);
 	struct model m;
 	struct rc_enc e;
 	int rc = -1, model_ok = 0;
+	int64_t counted;
 
 	rc_enc_init(&e);
-	if (!map || !values || !body || !parent || !isnew || dfs_parents(g, parent) < 0)
+	if (!values || !model_sym || !isnew ||
+	    (counted = number_terminals(g, nsyms, model_sym, values)) < 0)
 		goto done;
-	/* Terminal numbers in order of first occurrence: a sorted table of
-	 * the distinct values, numbered by a scan in stream order. */
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < nsyms; i++)
-		if (!seq_is_rule(g->sym[i]))
-			map[n++] = (struct term_map){g->sym[i], NONE};
-	qsort(map, n, sizeof(*map), by_value);
-	for (uint32_t i = 0; i < n; i++)
-		if (!nterm || map[nterm - 1].value != map[i].value)
-			map[nterm++] = map[i];
-	for (uint32_t i = 0, k = 0; i < nsyms; i++) {
-		if (seq_is_rule(g->sym[i]))
-			continue;
-		struct term_map key = {g->sym[i], 0};
-		struct term_map *hit = bsearch(&key, map, nterm, sizeof(*map), by_value);
-		if (hit->number == NONE) {
-			hit->number = k;
-			values[k++] = hit->value;
-		}
-	}
+	uint32_t nterm = (uint32_t)counted;
 	if (model_init(&m, nterm, g->nrules, version) < 0)
 		goto done;
 	model_ok = 1;
+	if (dfs_parents(g, m.rule) < 0)
+		goto done;
 
 	/* The payload size is not known yet; the symbol bound is checked
 	 * after coding. */
@@ -441,24 +483,21 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 	for (uint32_t i = 0; i < nodes; i++) {
 		int root = i >= g->nrules;
 		uint32_t len = seq_grammar_body_len(g, i), self = root ? g->nrules : i, prev = NONE;
-		const uint32_t *src = seq_grammar_body(g, i);
+		const uint32_t *body = model_sym + g->start[i];
 
 		rc_enc_gamma(&e, &m.len[root], root ? len : len - 2);
-		/* Model symbols; which are first occurrences. */
 		uint32_t nnew_rules = 0;
-		for (uint32_t j = 0; j < len; j++) {
-			uint32_t s = src[j];
-			body[j] = seq_is_rule(s) ? s : term_number(map, nterm, s);
-		}
 		if (!root) {
 			/* Flags first: the decoder needs the number of new
 			 * children to know which unclaimed rules they are. */
 			int prev_new = 0;
 			for (uint32_t j = 0; j < len; j++) {
+				prefetch_rule(&m, model_sym, nsyms, g->start[i] + j);
 				uint32_t s = body[j];
 				int is_new;
 				if (seq_is_rule(s)) {
-					is_new = parent[s & ~SEQ_RULE_BIT] == g->start[i] + j;
+					is_new =
+					    m.rule[s & ~SEQ_RULE_BIT].parent == g->start[i] + j;
 				} else {
 					is_new = s == m.next_term;
 					m.next_term += is_new;
@@ -501,11 +540,12 @@ int seq_serialize_v2_body(const struct seq_grammar *g, struct seq_out *o, unsign
 		}
 		int prev_new = 0;
 		for (uint32_t j = 0; j < len; j++) {
+			prefetch_rule(&m, model_sym, nsyms, g->start[i] + j);
 			uint32_t s = body[j];
 			int is_new;
 			if (seq_is_rule(s)) {
 				uint32_t r = s & ~SEQ_RULE_BIT;
-				is_new = parent[r] == g->start[i] + j;
+				is_new = m.rule[r].parent == g->start[i] + j;
 				if (is_new &&
 				    (m.bottom == m.nunclaimed || m.unclaimed[m.bottom] != r)) {
 					rc = 1;
@@ -545,10 +585,8 @@ done:
 	if (model_ok)
 		model_free(&m);
 	free(e.buf);
-	free(map);
 	free(values);
-	free(body);
-	free(parent);
+	free(model_sym);
 	free(isnew);
 	return rc;
 }
@@ -631,7 +669,7 @@ static uint32_t decode_old(struct rc_dec *d, struct model *m, uint32_t prev, int
 		if (dist >= self)
 			return NONE;
 		s = SEQ_RULE_BIT | (self - 1 - (uint32_t)dist);
-		if (m->first[s & ~SEQ_RULE_BIT] != f)
+		if (m->rule[s & ~SEQ_RULE_BIT].first != f)
 			return NONE;
 	}
 	if (model_update(m, prev, f, s, sr, cr) < 0) {

@@ -217,12 +217,40 @@ static void test_check_catches_broken_count(void **state)
 	free(w);
 }
 
+/* The node array's growth: contents kept through every doubling, across
+ * the switch from the heap to a mapping (2 MiB) and through mremap, and
+ * the big mappings on 2 MiB boundaries (huge pages stay whole). */
+static void test_growable_keeps_contents(void **state)
+{
+	(void)state;
+	size_t bytes = 16 << 10, top = (size_t)32 << 20;
+	uint32_t *a = seq_grow_growable(NULL, 0, bytes);
+
+	assert_non_null(a);
+	for (size_t i = 0; i < bytes / 4; i++)
+		a[i] = (uint32_t)(i * 2654435761u);
+	while (bytes < top) {
+		uint32_t *b = seq_grow_growable(a, bytes, 2 * bytes);
+		assert_non_null(b);
+		for (size_t i = 0; i < bytes / 4; i++)
+			assert_int_equal(b[i], (uint32_t)(i * 2654435761u));
+		if (2 * bytes >= ((size_t)2 << 20))
+			assert_int_equal((uintptr_t)b % ((size_t)2 << 20), 0);
+		for (size_t i = bytes / 4; i < 2 * bytes / 4; i++)
+			b[i] = (uint32_t)(i * 2654435761u);
+		a = b;
+		bytes *= 2;
+	}
+	seq_free_growable(a, bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_keys),
 	    cmocka_unit_test(test_crowded_bucket),
 	    cmocka_unit_test(test_check_catches_broken_count),
+	    cmocka_unit_test(test_growable_keeps_contents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
