@@ -7,6 +7,8 @@
 #     file someone else created (as root: replaced by a fresh file; as
 #     nobody, in a sticky directory: refused), creates mode 0600 whatever
 #     the umask, and leaves the previous file alone when it fails;
+#   - an output naming the command's own input (by any name: a hard link)
+#     is refused and the input kept (the output would be renamed over it);
 #   - `record -o FILE` of a program that cannot run keeps FILE;
 #   - a crafted REPEAT count of 0xffffffff is added, not walked: paths,
 #     report, annotate, cfg, export, kpaths, wpp --rebuild and hot finish at
@@ -98,6 +100,27 @@ for name in $WRITERS record-bpf; do
 			pass "$name: symlink refused: $(cat "$w/err")"
 		fi
 	fi
+done
+
+# --- an output that is the command's own input: refused, the input kept ---
+cp "$w/good.wpp" "$w/self.wpp" && ln -f "$w/self.wpp" "$w/self-link.wpp"
+sum=$(sha256sum <"$w/self.wpp")
+for cmd in "export --format pprof" "report --html" report "cfg @ $FN" edges interesting; do
+	for out in self.wpp self-link.wpp; do
+		check_done
+		# shellcheck disable=SC2086
+		set -- ${cmd/@/$w/self.wpp}
+		[ "$1" = cfg ] || set -- "$@" "$w/self.wpp"
+		timeout -k 5 60 "$WPPTRACE" "$@" -o "$w/$out" >/dev/null 2>"$w/err"
+		rc=$?
+		if one_error "$cmd -o $out (its input)" $rc "$w/err"; then
+			if [ "$(sha256sum <"$w/self.wpp")" != "$sum" ]; then
+				fail "$cmd -o $out: the input recording changed"
+			else
+				pass "$cmd -o $out: refused, input kept: $(cat "$w/err")"
+			fi
+		fi
+	done
 done
 
 # --- a file another user created: never reused (as root) ---

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,6 +18,39 @@ static void say(const char *who, const char *path, const char *why)
 		wpp_err("%s: %s: %s", who, path, why);
 	else
 		wpp_err("%s: %s", path, why);
+}
+
+/* Every regular file opened, so out_file_create can refuse to replace one
+ * (`report run.wpp --html -o run.wpp` would rename the report over the
+ * recording).  Commands open a handful of inputs; a list that cannot grow
+ * forgets nothing it already has and only weakens the check. */
+static struct opened {
+	dev_t dev;
+	ino_t ino;
+} *opened;
+static size_t nopened, capopened;
+
+static void remember(const struct stat *st)
+{
+	if (in_file_was_opened(st->st_dev, st->st_ino))
+		return;
+	if (nopened == capopened) {
+		size_t cap = capopened ? 2 * capopened : 16;
+		struct opened *grown = realloc(opened, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		opened = grown;
+		capopened = cap;
+	}
+	opened[nopened++] = (struct opened){st->st_dev, st->st_ino};
+}
+
+int in_file_was_opened(dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < nopened; i++)
+		if (opened[i].dev == dev && opened[i].ino == ino)
+			return 1;
+	return 0;
 }
 
 int in_file_open(const char *path, const char *who, struct stat *st)
@@ -44,5 +78,6 @@ int in_file_open(const char *path, const char *who, struct stat *st)
 		close(fd);
 		return -1;
 	}
+	remember(st);
 	return fd;
 }

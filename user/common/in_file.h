@@ -17,4 +17,8 @@
  * ("wpp: X: not a regular file"; who "" for no prefix). */
 int in_file_open(const char *path, const char *who, struct stat *st);
 
+/* 1 if this process opened the file (device, inode) with in_file_open: an
+ * output must not replace a command's own input (out_file_create asks). */
+int in_file_was_opened(dev_t dev, ino_t ino);
+
 #endif

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "in_file.h"
 #include "log.h"
 
 /* Longest part of the target's name kept in the temporary's (NAME_MAX 255
@@ -123,6 +124,9 @@ int out_file_create(struct out_file *f, const char *path, const char *who)
 			rc = open_in_place(f, &st, who);
 		} else if (!S_ISREG(st.st_mode)) {
 			say(who, "cannot write %s: %s", path, "not a regular file");
+		} else if (in_file_was_opened(st.st_dev, st.st_ino)) {
+			say(who, "cannot write %s: %s", path,
+			    "it is an input of this command (name another output file)");
 		} else if (sticky_refuses(dir, st.st_uid)) {
 			say(who, "cannot replace %s: %s", path,
 			    "it belongs to another user, in a directory that lets only its "
