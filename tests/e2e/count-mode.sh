@@ -357,6 +357,19 @@ if "$WPPTRACE" top -a -n 2 -d 0.1 --format json >"$d/all.out" 2>"$d/all.err" &&
 else
 	fail "top -a: $(head -1 "$d/all.err")"
 fi
+# SIGINT ends top -a after its interval: exit 0, the own-CPU line printed.
+"$WPPTRACE" top -a -d 0.1 --format json >"$d/int.out" 2>"$d/int.err" &
+topjob=$!
+if wait_until "top -a's first interval" grep -q '^{"interval":1,' "$d/int.out"; then
+	kill -INT $topjob
+	wait $topjob
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "own CPU" "$d/int.err" && pass "top -a ends on SIGINT: status 0, $(cat "$d/int.err")" ||
+		fail "top -a on SIGINT: rc=$rc, $(head -1 "$d/int.err")"
+else
+	kill $topjob 2>/dev/null
+	wait $topjob
+fi
 "$WPPTRACE" top -p 999999999 >/dev/null 2>"$d/bad.err"
 rc=$?
 [ $rc -ne 0 ] && [ "$(wc -l <"$d/bad.err")" -eq 1 ] && pass "top on no such process: $(cat "$d/bad.err")" ||

@@ -152,11 +152,12 @@ static const struct command commands[] = {
      "\n"
      "Reads the path counters of running programs built with wppcc -fwpp-mode=count\n"
      "(-a: every such process on the system) from their memory every -d seconds\n"
-     "(default 1), without stopping or recording\n"
-     "them, and prints the paths that ran most in the interval: count, share, pid,\n"
-     "function, path id and source lines.  --format json: one line per interval.\n"
-     "-n N stops after N intervals (default: until the processes exit).  Its own\n"
-     "CPU time is printed on stderr at the end.\n"},
+     "(default 1), without stopping or recording them, and prints the paths that\n"
+     "ran most in the interval: count, share, pid, function, path id and source\n"
+     "lines.  --top N rows (default 20, 0: all).  --format json: one line per\n"
+     "interval.  -n N stops after N intervals (default: until the processes exit;\n"
+     "-a: until SIGINT or SIGTERM).  Its own CPU time is printed on stderr at the\n"
+     "end.  Not yet: tracing builds (their processes show no paths).\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
      "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
      "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

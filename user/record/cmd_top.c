@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,7 @@ struct top_opts {
 static void print_interval(const struct top_opts *o, long k, struct top_row *rows, size_t n,
 			   uint64_t total, unsigned live)
 {
-	size_t shown = n < (size_t)o->rows ? n : (size_t)o->rows;
+	size_t shown = o->rows && (size_t)o->rows < n ? (size_t)o->rows : n; /* 0: all */
 	if (o->json) {
 		printf("{\"interval\":%ld,\"seconds\":%.3f,\"processes\":%u,\"total\":%" PRIu64
 		       ",\"paths\":[",
@@ -327,11 +328,45 @@ static void discover(struct top_set *s)
 	closedir(d);
 }
 
+/* SIGINT/SIGTERM end the watch after the current interval's sleep: the
+ * end line (its own CPU) is still printed and the exit status is 0. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Returns early when a stop signal came. */
 static void sleep_for(double s)
 {
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !stop_requested)
 		;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int known_pid(const struct top_set *set, pid_t pid)
+{
+	for (int i = 0; i < set->n; i++)
+		if (set->v[i].pid == pid)
+			return 1;
+	return 0;
 }
 
 static double cpu_seconds(void)
@@ -364,7 +399,13 @@ int cmd_top(int argc, char **argv)
 		case 'p':
 			if (parse_count_opt("top", "pid", optarg, &v))
 				goto usage;
-			if (set.n == 64 || v <= 0 || v > INT32_MAX) {
+			if (v <= 0 || v > INT32_MAX) {
+				wpp_err("top: -p takes a process id, not '%s'", optarg);
+				goto usage;
+			}
+			if (known_pid(&set, (pid_t)v))
+				break; /* named twice: watched once */
+			if (set.n == 64) {
 				wpp_err("top: -p takes up to 64 process ids");
 				goto usage;
 			}
@@ -405,7 +446,15 @@ int cmd_top(int argc, char **argv)
 			return bad_option("top", c, argv, opts);
 		}
 	}
-	if (!set.n == !all || optind != argc) {
+	if (optind != argc) {
+		wpp_err("top: unexpected argument '%s' (try wpptrace help top)", argv[optind]);
+		goto usage;
+	}
+	if (set.n && all) {
+		wpp_err("top: -p and -a do not go together (try wpptrace help top)");
+		goto usage;
+	}
+	if (!set.n && !all) {
 		wpp_err("top: expected -p PID or -a (try wpptrace help top)");
 		goto usage;
 	}
@@ -426,9 +475,12 @@ int cmd_top(int argc, char **argv)
 	long k;
 	if (all)
 		discover(&set); /* the first look at every process: not an interval's cost */
-	double cpu0 = cpu_seconds();
-	for (k = 1; !o.iterations || k <= o.iterations; k++) {
+	double cpu0 = cpu_seconds(), t0 = now_seconds();
+	catch_stop_signals();
+	for (k = 1; (!o.iterations || k <= o.iterations) && !stop_requested; k++) {
 		sleep_for(o.interval);
+		if (stop_requested)
+			break;
 		int r = one_interval(&o, k, set.v, set.n, sym);
 		if (r < 0) {
 			wpp_err("top: out of memory");
@@ -440,9 +492,9 @@ int cmd_top(int argc, char **argv)
 		if (all)
 			discover(&set); /* new ones count from the next interval */
 	}
-	double cpu = cpu_seconds() - cpu0, wall = (double)(k - 1) * o.interval;
-	fprintf(stderr, "wpptrace: top: own CPU %.3f s in %.1f s (%.2f%% of one CPU)\n", cpu, wall,
-		wall > 0 ? 100.0 * cpu / wall : 0.0);
+	double cpu = cpu_seconds() - cpu0, wall = now_seconds() - t0;
+	fprintf(stderr, "wpptrace: top: own CPU %.1f ms in %.1f s (%.2f%% of one CPU)\n", 1e3 * cpu,
+		wall, wall > 0 ? 100.0 * cpu / wall : 0.0);
 	wpp_sym_free(sym);
 out:
 	for (int i = 0; i < set.n; i++) {
