@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "in_file.h"
 #include "log.h"
 
 #ifndef WPP_VERSION
@@ -210,6 +211,8 @@ int main(int argc, char **argv)
 {
 	const struct command *c;
 	int i = 1;
+
+	in_file_guard_inputs(); /* no -o may replace the command's own input */
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -17,8 +17,14 @@
  * ("wpp: X: not a regular file"; who "" for no prefix). */
 int in_file_open(const char *path, const char *who, struct stat *st);
 
-/* 1 if this process opened the file (device, inode) with in_file_open: an
- * output must not replace a command's own input (out_file_create asks). */
+/* From now on, remember every file in_file_open opens, so that
+ * out_file_create refuses to replace one: an output must not be renamed
+ * over a command's own input.  wpptrace's main turns it on for every
+ * command; a library user (a test that writes, reads back and rewrites one
+ * file) is not bound by it. */
+void in_file_guard_inputs(void);
+/* 1 if, since in_file_guard_inputs, in_file_open opened the file
+ * (device, inode). */
 int in_file_was_opened(dev_t dev, ino_t ino);
 
 #endif
