@@ -2,8 +2,6 @@
 /* ir_counts.c — counting mode's runtime interface (see ir_counts.h). */
 #include "ir_counts.h"
 
-#include <llvm-c/Comdat.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +31,7 @@ static LLVMValueRef get_or_add_fn(LLVMModuleRef m, const char *name, LLVMTypeRef
 static LLVMValueRef build_base_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
-	LLVMValueRef f = LLVMAddFunction(p->mod, "__wpp_count_base", k->base_fn);
-	LLVMSetLinkage(f, LLVMInternalLinkage);
-	add_fn_attr(p->ctx, f, "alwaysinline");
-	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_count_base", k->base_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "alloc");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
@@ -44,14 +39,7 @@ static LLVMValueRef build_base_helper(struct wpp_counts *k)
 	LLVMPositionBuilderAtEnd(b, entry);
 	LLVMValueRef base = LLVMBuildLoad2(b, p->ptr, k->tls, "base");
 	LLVMValueRef none = LLVMBuildIsNull(b, base, "none");
-	LLVMValueRef br = LLVMBuildCondBr(b, none, cold, done);
-	LLVMMetadataRef ops[3] = {
-	    LLVMMDStringInContext2(p->ctx, "branch_weights", 14),
-	    LLVMValueAsMetadata(LLVMConstInt(p->i32, COLD_WEIGHT, 0)),
-	    LLVMValueAsMetadata(LLVMConstInt(p->i32, HOT_WEIGHT, 0)),
-	};
-	LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, "prof", 4),
-			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, ops, 3)));
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, none, cold, done), COLD_WEIGHT, HOT_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, cold);
 	LLVMValueRef args[2] = {k->desc, k->tls};
 	LLVMBuildRet(b, LLVMBuildCall2(b, k->alloc_fn, k->alloc, args, 2, "fresh"));
@@ -69,31 +57,13 @@ static LLVMValueRef build_base_helper(struct wpp_counts *k)
  * load time. */
 static LLVMValueRef build_hash_stub(struct wpp_counts *k)
 {
-	static const char name[] = "__wpp_count_hash_stub";
-	static const char body[] = "jmp *" WPP_SYM_COUNT_HASH "@GOTPCREL(%rip)";
 	struct wpp_probes *p = k->p;
-	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
-	if (f)
-		return f;
 	/* declared, so the GOT entry the stub jumps through exists */
 	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_HASH, k->hash_fn);
 	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
-	f = LLVMAddFunction(p->mod, name, k->hash_fn);
-	LLVMSetFunctionCallConv(f, LLVMPreserveMostCallConv);
-	LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
-	LLVMSetVisibility(f, LLVMHiddenVisibility);
-	LLVMSetComdat(f, LLVMGetOrInsertComdat(p->mod, name));
-	add_fn_attr(p->ctx, f, "naked");
-	add_fn_attr(p->ctx, f, "noinline");
-	add_fn_attr(p->ctx, f, "nounwind");
-	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
-	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, f, "entry"));
-	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"",
-					    0, 1, 0, LLVMInlineAsmDialectATT, 0);
-	LLVMBuildCall2(b, p->void_fn, jmp, NULL, 0, "");
-	LLVMBuildUnreachable(b);
-	LLVMDisposeBuilder(b);
-	return f;
+	/* not cold: every path end of a hashed function that misses the
+	 * inline probe calls it */
+	return wpp_probes_got_stub(p, "__wpp_count_hash_stub", WPP_SYM_COUNT_HASH, k->hash_fn, 0);
 }
 
 static LLVMValueRef at_offset(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef ptr,
@@ -111,10 +81,7 @@ static LLVMValueRef at_offset(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueR
 static LLVMValueRef build_probe_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
-	LLVMValueRef f = LLVMAddFunction(p->mod, "__wpp_count_probe", k->hash_fn);
-	LLVMSetLinkage(f, LLVMInternalLinkage);
-	add_fn_attr(p->ctx, f, "alwaysinline");
-	add_fn_attr(p->ctx, f, "nounwind");
+	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_count_probe", k->hash_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef open = LLVMAppendBasicBlockInContext(p->ctx, f, "open");
 	LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(p->ctx, f, "probe");

@@ -3,6 +3,7 @@
 #include "ir_probes.h"
 
 #include <llvm-c/Comdat.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,36 +51,38 @@ static LLVMValueRef tls_ptr(struct wpp_probes *p, const char *name)
  * lazily bound PLT entry (the resolver does not preserve r10), and a call
  * through the GOT makes the register allocator keep the GOT entry in a
  * register across loops.  So each linked module gets one hidden stub,
- * called directly, that jumps through the GOT entry bound at load time.
+ * called directly, that jumps through the GOT entry bound at load time
+ * (counting mode's hash call is built the same way, ir_counts.c).
  */
-static LLVMValueRef build_flush_stub(struct wpp_probes *p)
+LLVMValueRef wpp_probes_got_stub(struct wpp_probes *p, const char *stub, const char *target,
+				 LLVMTypeRef fnty, int cold)
 {
-	static const char name[] = "__wpp_flush_stub";
-	static const char body[] = "jmp *" WPP_SYM_FLUSH "@GOTPCREL(%rip)";
-	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
+	char body[256];
+	int len = snprintf(body, sizeof(body), "jmp *%s@GOTPCREL(%%rip)", target);
+	LLVMValueRef f = LLVMGetNamedFunction(p->mod, stub);
 	if (f)
 		return f;
-	f = LLVMAddFunction(p->mod, name, p->void_fn);
+	f = LLVMAddFunction(p->mod, stub, fnty);
 	LLVMSetFunctionCallConv(f, LLVMPreserveMostCallConv);
 	LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
 	LLVMSetVisibility(f, LLVMHiddenVisibility);
-	LLVMSetComdat(f, LLVMGetOrInsertComdat(p->mod, name));
+	LLVMSetComdat(f, LLVMGetOrInsertComdat(p->mod, stub));
 	add_fn_attr(p->ctx, f, "naked");
 	add_fn_attr(p->ctx, f, "noinline");
 	add_fn_attr(p->ctx, f, "nounwind");
-	add_fn_attr(p->ctx, f, "cold");
+	if (cold)
+		add_fn_attr(p->ctx, f, "cold");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
 	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, f, "entry"));
-	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, (char *)body, sizeof(body) - 1, (char *)"",
-					    0, 1, 0, LLVMInlineAsmDialectATT, 0);
+	LLVMValueRef jmp = LLVMGetInlineAsm(p->void_fn, body, (size_t)len, (char *)"", 0, 1, 0,
+					    LLVMInlineAsmDialectATT, 0);
 	LLVMBuildCall2(b, p->void_fn, jmp, NULL, 0, "");
 	LLVMBuildUnreachable(b);
 	LLVMDisposeBuilder(b);
 	return f;
 }
 
-/* !prof branch_weights on a conditional branch: taken, not taken. */
-static void set_branch_weights(struct wpp_probes *p, LLVMValueRef br, uint32_t taken,
+void wpp_probes_branch_weights(struct wpp_probes *p, LLVMValueRef br, uint32_t taken,
 			       uint32_t not_taken)
 {
 	LLVMMetadataRef ops[3] = {
@@ -97,9 +100,7 @@ static void build_cursor_load(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueR
 	LLVMBuildStore(b, LLVMBuildLoad2(b, p->ptr, p->cursor, "wpp.cur"), slot);
 }
 
-/* A new module-internal always_inline helper (the plugin inlines them all
- * right after the pass). */
-static LLVMValueRef new_inline_helper(struct wpp_probes *p, const char *name, LLVMTypeRef fnty)
+LLVMValueRef wpp_probes_inline_helper(struct wpp_probes *p, const char *name, LLVMTypeRef fnty)
 {
 	LLVMValueRef f = LLVMAddFunction(p->mod, name, fnty);
 	LLVMSetLinkage(f, LLVMInternalLinkage);
@@ -131,7 +132,7 @@ static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, 
 	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
 	if (f)
 		return f;
-	f = new_inline_helper(p, name, fnty);
+	f = wpp_probes_inline_helper(p, name, fnty);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef cold = LLVMAppendBasicBlockInContext(p->ctx, f, "flush");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
@@ -153,7 +154,7 @@ static LLVMValueRef build_record_helper(struct wpp_probes *p, const char *name, 
 	LLVMSetAlignment(pub, 8);
 	LLVMValueRef lim = LLVMBuildLoad2(b, p->ptr, p->limit, "lim");
 	LLVMValueRef full = LLVMBuildICmp(b, LLVMIntUGE, next, lim, "full");
-	set_branch_weights(p, LLVMBuildCondBr(b, full, cold, done), COLD_WEIGHT, HOT_WEIGHT);
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, full, cold, done), COLD_WEIGHT, HOT_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, cold);
 	LLVMValueRef call = LLVMBuildCall2(b, p->void_fn, p->flush, NULL, 0, "");
 	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
@@ -172,7 +173,7 @@ static LLVMValueRef build_run_flush(struct wpp_probes *p)
 	LLVMValueRef f = LLVMGetNamedFunction(p->mod, "__wpp_run_flush");
 	if (f)
 		return f; /* the module was instrumented before */
-	f = new_inline_helper(p, "__wpp_run_flush", p->run_flush_fn);
+	f = wpp_probes_inline_helper(p, "__wpp_run_flush", p->run_flush_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(p->ctx, f, "loop");
 	LLVMBasicBlockRef chunk = LLVMAppendBasicBlockInContext(p->ctx, f, "chunk");
@@ -186,7 +187,7 @@ static LLVMValueRef build_run_flush(struct wpp_probes *p)
 	LLVMPositionBuilderAtEnd(b, loop);
 	LLVMValueRef c = LLVMBuildPhi(b, p->i64, "c");
 	LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, c, k64(p, WPP_REPEAT_MAX), "big");
-	set_branch_weights(p, LLVMBuildCondBr(b, big, chunk, tail), COLD_WEIGHT, HOT_WEIGHT);
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, big, chunk, tail), COLD_WEIGHT, HOT_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, chunk);
 	call_rec1(p, b, cur, k64(p, repeat0 | WPP_REPEAT_MAX));
 	LLVMValueRef rest = LLVMBuildSub(b, c, k64(p, WPP_REPEAT_MAX), "rest");
@@ -228,7 +229,7 @@ static LLVMValueRef build_run_rec(struct wpp_probes *p, const char *name, LLVMTy
 	LLVMValueRef f = LLVMGetNamedFunction(p->mod, name);
 	if (f)
 		return f; /* the module was instrumented before */
-	f = new_inline_helper(p, name, fnty);
+	f = wpp_probes_inline_helper(p, name, fnty);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(p->ctx, f, "again");
 	LLVMBasicBlockRef change = LLVMAppendBasicBlockInContext(p->ctx, f, "change");
@@ -239,7 +240,8 @@ static LLVMValueRef build_run_rec(struct wpp_probes *p, const char *name, LLVMTy
 	LLVMPositionBuilderAtEnd(b, entry);
 	LLVMValueRef same =
 	    LLVMBuildICmp(b, LLVMIntEQ, w, LLVMBuildLoad2(b, p->i64, last, "last"), "same");
-	set_branch_weights(p, LLVMBuildCondBr(b, same, again, change), SAME_WEIGHT, CHANGE_WEIGHT);
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, same, again, change), SAME_WEIGHT,
+				  CHANGE_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, again);
 	LLVMValueRef c = LLVMBuildLoad2(b, p->i64, count, "c");
 	/* 64-bit: no overflow test on the hot path (2^64 iterations do not
@@ -268,7 +270,7 @@ static LLVMValueRef build_run_end(struct wpp_probes *p)
 	LLVMValueRef f = LLVMGetNamedFunction(p->mod, "__wpp_run_end");
 	if (f)
 		return f; /* the module was instrumented before */
-	f = new_inline_helper(p, "__wpp_run_end", p->run_end_fn);
+	f = wpp_probes_inline_helper(p, "__wpp_run_end", p->run_end_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(p->ctx, f, "done");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
@@ -309,7 +311,7 @@ void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m)
 	LLVMValueRef off = LLVMConstInt(p->i64, WPP_LIMIT_OFFSET, 0);
 	p->limit = LLVMConstInBoundsGEP2(LLVMInt8TypeInContext(p->ctx), p->cursor, &off, 1);
 	p->flush = get_or_add_fn(m, WPP_SYM_FLUSH, p->void_fn);
-	p->flush = build_flush_stub(p);
+	p->flush = wpp_probes_got_stub(p, "__wpp_flush_stub", WPP_SYM_FLUSH, p->void_fn, 1);
 	p->flush_all = get_or_add_fn(m, WPP_SYM_FLUSH_ALL, p->void_fn);
 	add_fn_attr(p->ctx, p->flush_all, "nounwind");
 	p->register_tu = get_or_add_fn(m, WPP_SYM_REGISTER, p->reg_fn);

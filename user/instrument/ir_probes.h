@@ -48,6 +48,19 @@ struct wpp_fid_slot {
 void wpp_probes_init(struct wpp_probes *p, LLVMModuleRef m);
 void wpp_probes_free(struct wpp_probes *p);
 
+/* Building blocks the other emitters share (ir_counts.c):
+ * the hidden preserve_most stub `stub` (made once per module) that jumps
+ * through target's GOT entry, so a call never meets a lazily bound PLT
+ * entry (see ir_probes.c); cold marks it for the cold section. */
+LLVMValueRef wpp_probes_got_stub(struct wpp_probes *p, const char *stub, const char *target,
+				 LLVMTypeRef fnty, int cold);
+/* A new module-internal always_inline helper (the plugin inlines them all
+ * right after the pass). */
+LLVMValueRef wpp_probes_inline_helper(struct wpp_probes *p, const char *name, LLVMTypeRef fnty);
+/* !prof branch_weights on a conditional branch: taken, not taken. */
+void wpp_probes_branch_weights(struct wpp_probes *p, LLVMValueRef br, uint32_t taken,
+			       uint32_t not_taken);
+
 /* A new cursor slot (alloca; emit it in the entry block). */
 LLVMValueRef wpp_emit_cursor_slot(struct wpp_probes *p, LLVMBuilderRef b);
 /* slot = __wpp_cursor: at function entry and after calls that may record. */
