@@ -176,5 +176,14 @@ for bad in short.int garbage.int missing.int "short.int,garbage.int"; do
 	fi
 done
 
+# --wpp-stats=FILE appends, so it cannot create a fresh file: a planted
+# symbolic link there is not followed and its target keeps its bytes.
+echo "not yours" >"$d/victim"
+ln -sf "$d/victim" "$d/stats-link"
+"$WPPCC" -O2 --wpp-stats="$d/stats-link" -c -o "$d/sl.o" "$WORK/src/interp.c" 2>"$d/sl.err"
+[ "$(cat "$d/victim")" = "not yours" ] && grep -q "symbolic link" "$d/sl.err" &&
+	ok "--wpp-stats onto a symbolic link: $(cat "$d/sl.err")" ||
+	fail "--wpp-stats followed a symbolic link: $(cat "$d/victim" | head -1)"
+
 [ $fails -eq 0 ] && echo "ppp-interesting: all passed" || echo "ppp-interesting: $fails failed"
 [ $fails -eq 0 ]

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "interesting_read.h"
@@ -164,17 +165,44 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t st
 	free(ids);
 }
 
+/* The stats file is appended to by every unit of a build, so it cannot be
+ * created fresh as out_file.h does; it is opened so that what another user
+ * put at the name cannot take the lines (docs/security.md, "Files"): a
+ * symbolic link is not followed, a FIFO cannot block the compiler, and
+ * only a regular file of the compiling user is written. */
+static int open_stats_file(const char *dest)
+{
+	struct stat st;
+	int fd =
+	    open(dest, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest,
+			errno == ELOOP ? "a symbolic link (not followed: name the file itself)"
+				       : strerror(errno));
+		return -1;
+	}
+	const char *why = NULL;
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_uid != geteuid())
+		why = "belongs to another user";
+	if (why) {
+		fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest, why);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The unit's block to stderr ("-") or appended to the file, in one write
  * (a regular file's O_APPEND write is not interleaved with others). */
 static void emit(const char *dest, const char *buf, size_t len)
 {
-	int fd = strcmp(dest, "-") == 0
-		     ? 2
-		     : open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest, strerror(errno));
+	int fd = strcmp(dest, "-") == 0 ? 2 : open_stats_file(dest);
+	if (fd < 0)
 		return;
-	}
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 		if (n < 0 && errno == EINTR)
