@@ -17,6 +17,12 @@
 #include "out_file.h"
 #include "report_session.h"
 
+/* rpt_merge_inputs' add. */
+static int add_profile(void *ctx, const struct rpt_profile *p)
+{
+	return edge_profile_add((struct edge_profile *)ctx, p);
+}
+
 int cmd_edges(int argc, char **argv)
 {
 	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
@@ -27,8 +33,6 @@ int cmd_edges(int argc, char **argv)
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	const char *output = NULL;
 	struct edge_profile_stats st;
-	struct rpt_profile p;
-	struct session s;
 	struct out_file of = {.fd = -1};
 	struct edge_profile *ep;
 	FILE *out = stdout;
@@ -62,21 +66,10 @@ int cmd_edges(int argc, char **argv)
 		wpp_err("edges: out of memory");
 		return WPP_EXIT_ERROR;
 	}
-	/* Every input first: a bad one fails before -o is touched. */
-	for (int i = optind; i < argc; i++) {
-		if ((rc = rpt_open(&s, &p, argv[i], &filter)) != 0) {
-			edge_profile_free(ep);
-			return rc;
-		}
-		if (s.exit_status > status)
-			status = s.exit_status;
-		rc = edge_profile_add(ep, &p);
-		rpt_close(&s, &p);
-		if (rc < 0) {
-			wpp_err("edges: out of memory");
-			edge_profile_free(ep);
-			return WPP_EXIT_ERROR;
-		}
+	if ((rc = rpt_merge_inputs(argv + optind, argc - optind, &filter, "edges", add_profile, ep,
+				   &status)) != 0) {
+		edge_profile_free(ep);
+		return rc;
 	}
 	if (output &&
 	    (out_file_create(&of, output, "edges") < 0 || !(out = out_file_stdio(&of, "edges")))) {

@@ -18,6 +18,12 @@
 #include "out_file.h"
 #include "report_session.h"
 
+/* rpt_merge_inputs' add. */
+static int add_profile(void *ctx, const struct rpt_profile *p)
+{
+	return interesting_set_add((struct interesting_set *)ctx, p);
+}
+
 int cmd_interesting(int argc, char **argv)
 {
 	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
@@ -31,8 +37,6 @@ int cmd_interesting(int argc, char **argv)
 	struct interesting_select sel = {0, 1};
 	const char *output = NULL;
 	struct interesting_stats st;
-	struct rpt_profile p;
-	struct session s;
 	struct out_file of = {.fd = -1};
 	struct interesting_set *set;
 	FILE *out = stdout;
@@ -82,21 +86,10 @@ int cmd_interesting(int argc, char **argv)
 		wpp_err("interesting: out of memory");
 		return WPP_EXIT_ERROR;
 	}
-	/* Every input first: a bad one fails before -o is touched. */
-	for (int i = optind; i < argc; i++) {
-		if ((rc = rpt_open(&s, &p, argv[i], &filter)) != 0) {
-			interesting_set_free(set);
-			return rc;
-		}
-		if (s.exit_status > status)
-			status = s.exit_status;
-		rc = interesting_set_add(set, &p);
-		rpt_close(&s, &p);
-		if (rc < 0) {
-			wpp_err("interesting: out of memory");
-			interesting_set_free(set);
-			return WPP_EXIT_ERROR;
-		}
+	if ((rc = rpt_merge_inputs(argv + optind, argc - optind, &filter, "interesting",
+				   add_profile, set, &status)) != 0) {
+		interesting_set_free(set);
+		return rc;
 	}
 	if (output && (out_file_create(&of, output, "interesting") < 0 ||
 		       !(out = out_file_stdio(&of, "interesting")))) {

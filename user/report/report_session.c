@@ -32,6 +32,29 @@ void rpt_close(struct session *s, struct rpt_profile *p)
 	session_close(s);
 }
 
+int rpt_merge_inputs(char *const *files, int n, const struct thread_filter *f, const char *who,
+		     int (*add)(void *ctx, const struct rpt_profile *p), void *ctx, int *worst)
+{
+	struct session s;
+	struct rpt_profile p;
+	int rc;
+
+	*worst = 0;
+	for (int i = 0; i < n; i++) {
+		if ((rc = rpt_open(&s, &p, files[i], f)) != 0)
+			return rc;
+		if (s.exit_status > *worst)
+			*worst = s.exit_status;
+		rc = add(ctx, &p);
+		rpt_close(&s, &p);
+		if (rc < 0) {
+			wpp_err("%s: out of memory", who);
+			return WPP_EXIT_ERROR;
+		}
+	}
+	return 0;
+}
+
 int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *counter,
 		      const struct thread_filter *f, char *summary, size_t len)
 {

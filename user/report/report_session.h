@@ -15,6 +15,15 @@ int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
 	     const struct thread_filter *f);
 void rpt_close(struct session *s, struct rpt_profile *p);
 
+/* The commands that merge several recordings (edges, interesting): each
+ * file opened and profiled in turn and handed to add(ctx, profile), every
+ * input read before the caller writes anything (a bad one fails first).
+ * 0 with *worst = the largest session exit status seen (a recording that
+ * ended early), or an exit status after one error line: an input that
+ * cannot be used, or add returning < 0 ("WHO: out of memory"). */
+int rpt_merge_inputs(char *const *files, int n, const struct thread_filter *f, const char *who,
+		     int (*add)(void *ctx, const struct rpt_profile *p), void *ctx, int *worst);
+
 /* --cost COUNTER: make the profile's cost the counter events attributed
  * to each path (costs.h) and write a one-line summary (estimate, samples,
  * unattributed share, exact counted total) to summary.  NULL counter or
