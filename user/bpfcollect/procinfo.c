@@ -35,23 +35,44 @@ size_t proc_cmdline(pid_t pid, char *buf, size_t size)
 	return n > 0 ? (size_t)n : 0;
 }
 
-pid_t proc_ppid(pid_t pid)
+/* /proc/PID/stat read into line, and the fields after the command name
+ * (field 3 on), or NULL.  comm may contain spaces and parentheses: the
+ * fields resume after the last ')'. */
+static const char *stat_after_comm(pid_t pid, char *line, size_t size)
 {
-	char path[64], line[512];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 0;
-	size_t n = fread(line, 1, sizeof(line) - 1, f);
+		return NULL;
+	size_t n = fread(line, 1, size - 1, f);
 	fclose(f);
 	line[n] = 0;
-	/* comm may contain spaces and parentheses: fields resume after the
-	 * last ')'. */
 	char *p = strrchr(line, ')');
+	return p ? p + 1 : NULL;
+}
+
+pid_t proc_ppid(pid_t pid)
+{
+	char line[512];
+	const char *p = stat_after_comm(pid, line, sizeof(line));
 	int ppid = 0;
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+	if (!p || sscanf(p, " %*c %d", &ppid) != 1)
 		return 0;
 	return ppid;
+}
+
+uint64_t proc_start_time(pid_t pid)
+{
+	char line[1024];
+	const char *p = stat_after_comm(pid, line, sizeof(line));
+	unsigned long long t = 0;
+	if (!p || sscanf(p,
+			 " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu",
+			 &t) != 1)
+		return 0;
+	return t;
 }
 
 int proc_each_thread(pid_t pid, void (*fn)(pid_t tid, void *arg), void *arg)

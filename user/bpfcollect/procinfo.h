@@ -17,6 +17,10 @@ int proc_exe(pid_t pid, char *buf, size_t size);
 size_t proc_cmdline(pid_t pid, char *buf, size_t size);
 /* Parent pid from /proc/PID/stat; 0 if unknown. */
 pid_t proc_ppid(pid_t pid);
+/* Start time in clock ticks since boot (field 22 of /proc/PID/stat; with
+ * the pid, it names a process even after the pid is reused), 0 if it
+ * cannot be read. */
+uint64_t proc_start_time(pid_t pid);
 /* Calls fn for every thread id in /proc/PID/task; number visited or -errno. */
 int proc_each_thread(pid_t pid, void (*fn)(pid_t tid, void *arg), void *arg);
 /* Calls fn once for every distinct file mapped executable by PID. */

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "opt_error.h"
 #include "path_regen.h"
+#include "procinfo.h"
 #include "registry.h"
 #include "session.h"
 #include "symbolizer.h"
@@ -243,28 +244,6 @@ static int one_interval(const struct top_opts *o, long k, struct top_proc *ps, i
 	return 0;
 }
 
-/* Start time of pid in clock ticks (field 22 of /proc/PID/stat), 0 if
- * it cannot be read. */
-static uint64_t start_time(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')'); /* the command name may hold anything */
-	unsigned long long t = 0;
-	if (!p || sscanf(p + 1,
-			 " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu",
-			 &t) != 1)
-		return 0;
-	return t;
-}
-
 struct top_set {
 	struct top_proc *v;
 	int n, cap;
@@ -295,7 +274,7 @@ static void discover(struct top_set *s)
 		if (*end || v <= 0 || v == (long)getpid())
 			continue;
 		pid_t pid = (pid_t)v;
-		uint64_t start = start_time(pid);
+		uint64_t start = proc_start_time(pid);
 		if (!start || known(s->v, (size_t)s->n, pid, start) ||
 		    known(s->seen, s->nseen, pid, start))
 			continue;
@@ -460,7 +439,7 @@ int cmd_top(int argc, char **argv)
 	}
 	for (int i = 0; i < set.n; i++) {
 		struct top_proc *p = &set.v[i];
-		p->start = start_time(p->pid);
+		p->start = proc_start_time(p->pid);
 		p->tus = calloc(MAX_TUS, sizeof(*p->tus));
 		if (!p->tus || load_registry(p, 0) ||
 		    count_snapshot_read(p->pid, p->counts, &p->prev)) {
