@@ -222,18 +222,34 @@ spin() {
 spin shm spin spin
 [ $have_bpf = 0 ] || spin bpf spinb "spin over BPF"
 
-# --- the wait for grammars after the program is bounded -----------------------
+# --- grammars: when asked by default, bounded when built while recording ------
 # Half a second of spinning is tens of millions of path records, seconds of
-# grammar building: by default (--grammar-wait auto) record goes on for at
-# most as long again as it ran, then says what it left to `wpptrace wpp`.
+# grammar building.  By default record builds none (no worker: its summary
+# has no "grammar worker" CPU) and `wpp` builds them from the batches.  With
+# --grammar (--grammar-wait auto) record goes on for at most as long again as
+# it ran, then says what it left to `wpptrace wpp`.
 check_done
+"$WPPTRACE" record --transport=shm -o "$K/spindef.wpp" -- "$K/spin" 0.2 >/dev/null 2>"$K/spindef.err"
+status=$?
+if [ "$status" = 0 ] && ! grep -q "grammar" "$K/spindef.err" &&
+	"$WPPTRACE" wpp "$K/spindef.wpp" 2>/dev/null | grep -q 'grammar rebuilt from the batches'; then
+	pass "grammars: none built while recording by default; wpp builds them from the batches"
+else
+	fail "grammars by default: status $status, stderr: $(grep grammar "$K/spindef.err" | head -n 2)"
+fi
+if "$WPPTRACE" record --transport=shm --no-grammar --grammar-wait 1 -o "$K/x.wpp" -- "$K/spin" 0.1 \
+	>/dev/null 2>"$K/conflict.err" || [ "$(wc -l <"$K/conflict.err")" != 1 ]; then
+	fail "--no-grammar with --grammar-wait: not refused in one line: $(head -n 2 "$K/conflict.err")"
+else
+	pass "--no-grammar with --grammar-wait refused: $(cat "$K/conflict.err")"
+fi
 start=$(date +%s%N)
-"$WPPTRACE" record --transport=shm -o "$K/spinwait.wpp" -- "$K/spin" 0.5 >/dev/null 2>"$K/spinwait.err"
+"$WPPTRACE" record --transport=shm --grammar -o "$K/spinwait.wpp" -- "$K/spin" 0.5 >/dev/null 2>"$K/spinwait.err"
 status=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 if [ "$status" = 0 ] && grep -q "stopped building grammars after" "$K/spinwait.err" && [ "$ms" -lt 8000 ] &&
 	"$WPPTRACE" info "$K/spinwait.wpp" >/dev/null 2>&1; then
-	pass "grammar wait: bounded by default ($ms ms for a 0.5 s spin, the rest left to wpp)"
+	pass "grammar wait: bounded by default with --grammar ($ms ms for a 0.5 s spin, the rest left to wpp)"
 else
 	fail "grammar wait: status $status, $ms ms, stderr: $(head -n 2 "$K/spinwait.err")"
 fi

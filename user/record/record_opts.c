@@ -28,14 +28,16 @@ static const char usage[] =
     "      --ready-fd N        once every probe is attached and recording has begun,\n"
     "                          write \"ready\" and a newline to file descriptor N and close\n"
     "                          it (closed without the line if record fails first)\n"
-    "      --no-grammar        do not build whole-program-path grammars while recording\n"
-    "                          (`wpptrace wpp` then builds them from the recorded batches)\n"
-    "      --grammar-builder chunked|sequitur  how grammars are built: chunked (default,\n"
-    "                          runs and chunks around SEQUITUR(1), several times faster\n"
-    "                          on repetitive paths) or sequitur (one-level SEQUITUR(1))\n"
-    "      --grammar-wait SECS|all|auto  how long to go on building grammars after the\n"
-    "                          program ends (default auto: as long again as the recording\n"
-    "                          ran, at least 1 s); the rest is left to `wpptrace wpp`\n"
+    "      --grammar           also build whole-program-path grammars while recording,\n"
+    "                          on a worker thread (by default `wpptrace wpp` and `hot`\n"
+    "                          build them from the recorded batches when asked)\n"
+    "      --no-grammar        do not (the default)\n"
+    "      --grammar-builder chunked|sequitur  with --grammar: how grammars are built:\n"
+    "                          chunked (default, runs and chunks around SEQUITUR(1),\n"
+    "                          several times faster on repetitive paths) or sequitur\n"
+    "      --grammar-wait SECS|all|auto  with --grammar: how long to go on building\n"
+    "                          grammars after the program ends (default auto: as long\n"
+    "                          again as the recording ran, at least 1 s)\n"
     "      --compress none|zstd  how batches are stored: zstd (default) codes each\n"
     "                          batch's words (docs/wpp-file-format.md, BATCH_Z); none\n"
     "                          stores them raw, readable by older wpptrace\n"
@@ -328,11 +330,16 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    {NULL, 0, NULL, 0},
 	};
 	int c, bpf_only = 0, shm_only = 0, batch_words = 0, transport_given = 0, counter_opts = 0;
+	const char *grammar_tuned = NULL; /* an option that only means something with --grammar */
 	uint32_t max_threads = 0;
 	const char *ring_arg = NULL;
 
 	memset(o, 0, sizeof(*o));
-	o->grammar = 1; /* grammars are built while recording, on a worker thread */
+	/* Grammars are built when asked (`wpp`, `hot`), not while recording:
+	 * SEQUITUR costs 30-100 ns a path record, 10-30 times what the program
+	 * pays to make it, so building online made the collector most of a
+	 * recording's cost (docs/benchmarks.md, "Grammars when asked"). */
+	o->grammar = -1;
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->grammar_algo = SEQ_CHUNKED;
 	o->compress = 1; /* batches are written as BATCH_Z chunks */
@@ -359,10 +366,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case O_GRAMMARWAIT:
 			if (parse_grammar_wait(optarg, &o->grammar_wait_s))
 				return -1;
+			grammar_tuned = "--grammar-wait";
 			break;
 		case O_GRAMMARBUILDER:
 			if (grammar_builder_parse("record", optarg, &o->grammar_algo) < 0)
 				return -1;
+			grammar_tuned = "--grammar-builder";
 			break;
 		case 'k':
 			if (parse_u32("-k", optarg, &o->kpaths_k))
@@ -511,6 +520,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			return -1;
 		}
 	}
+	/* Tuning the grammar worker asks for it; tuning it away is a mistake. */
+	if (grammar_tuned && o->grammar == 0) {
+		wpp_err("record: %s tunes the grammars --no-grammar turns off", grammar_tuned);
+		return -1;
+	}
+	if (o->grammar < 0)
+		o->grammar = grammar_tuned != NULL;
 	if (o->kpaths_prune_nodes && (!o->kpaths_k || o->kpaths_prune_nodes < 8 * o->kpaths_k ||
 				      o->kpaths_prune_nodes > UINT32_MAX / 2)) {
 		wpp_err("record: --prune-nodes needs -k and at least 8 x k nodes");

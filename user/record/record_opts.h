@@ -24,7 +24,8 @@ struct record_opts {
 	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
 	int quiet;
 	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
-	int grammar;		     /* --grammar: build SEQUITUR(1) grammars while recording */
+	int grammar;		     /* --grammar (or --grammar-wait/-builder): build grammars
+				      * while recording; off by default */
 	int grammar_algo;	     /* --grammar-builder: enum seq_algorithm (sequitur.h) */
 	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
 				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
