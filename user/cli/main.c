@@ -136,7 +136,7 @@ static const struct command commands[] = {
      "  -o FILE     write there instead of stdout\n"
      "  -q          no summary line\n"},
     {"interesting", cmd_interesting, "interesting paths for PPP (wppcc --wpp-interesting)",
-     "usage: wpptrace interesting run.wpp... [--top N | --min-count C] [-o FILE]\n"
+     "usage: wpptrace interesting run.wpp... [--top N] [--min-count C] [-o FILE]\n"
      "                             [--pid P] [--tid T] [-q]\n"
      "\n"
      "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
@@ -144,7 +144,8 @@ static const struct command commands[] = {
      "wppcc --wpp-interesting=FILE numbers compactly (preferential path profiling).\n"
      "On stderr: functions, paths kept and paths executed.\n"
      "  --top N        only the N hottest paths over all recordings\n"
-     "  --min-count C  only paths executed at least C times\n"
+     "  --min-count C  only paths executed at least C times (with --top: the N\n"
+     "                 hottest of those; the file's '# kept:' line says which)\n"
      "  -o FILE        write there instead of stdout\n"
      "  -q             no summary line\n"},
     {"top", cmd_top, "live: hottest paths of running count-mode processes, refreshed",

@@ -162,18 +162,25 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
 	       (f->gen < 0 || f->gen == (long)th->generation);
 }
 
+void thread_filter_text(const struct thread_filter *f, char *what, size_t len)
+{
+	size_t n = 0;
+
+	what[0] = 0;
+	if (f->pid >= 0)
+		n += (size_t)snprintf(what + n, len - n, " --pid %ld", f->pid);
+	if (f->tid >= 0 && n < len)
+		n += (size_t)snprintf(what + n, len - n, " --tid %ld", f->tid);
+	if (f->gen >= 0 && n < len)
+		snprintf(what + n, len - n, " --gen %ld", f->gen);
+}
+
 int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
 		       int exit_status)
 {
-	char what[96] = "";
-	size_t n = 0;
+	char what[96];
 
-	if (f->pid >= 0)
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " --pid %ld", f->pid);
-	if (f->tid >= 0 && n < sizeof(what))
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " --tid %ld", f->tid);
-	if (f->gen >= 0 && n < sizeof(what))
-		snprintf(what + n, sizeof(what) - n, " --gen %ld", f->gen);
+	thread_filter_text(f, what, sizeof(what));
 	if (what[0]) {
 		wpp_err("%s: no thread in %s matches%s (`wpptrace info %s` lists them)", cmd, path,
 			what, path);

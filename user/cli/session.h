@@ -51,6 +51,9 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
  * already reported; returns exit_status unchanged). */
 int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
 		       int exit_status);
+/* The filter as the command line gave it (" --pid P --tid T --gen G",
+ * the fields given; "" for none), for messages. */
+void thread_filter_text(const struct thread_filter *f, char *what, size_t len);
 
 /* Commands that need the order of paths (wpp, hot, kpaths, script) refuse
  * a recording whose images contain TUs built with -fwpp-mode=count: their
