@@ -4,7 +4,7 @@
  * ir_stats.h).  Kept out of ir_function.c so the statistics cost nothing
  * and change nothing when not asked for: one hook per function, one open
  * and one close per translation unit.  Which functions of hand-written
- * lists the unit compiled goes to wppcc (WPP_INTERESTING_SEEN_FD), which
+ * lists the unit compiled goes to wppcc (listed_seen.h), which
  * alone sees the whole build and says which listed names none compiled.
  */
 #include "ir_stats.h"
@@ -256,15 +256,16 @@ static int open_stats_file(const char *dest)
 	return fd;
 }
 
-/* buf to fd in one write where the file allows (dest names it in errors). */
-static void write_all(int fd, const char *dest, const char *buf, size_t len)
+/* buf to fd in one write where the file allows; errors name what (the
+ * option, then dest). */
+static void write_all(int fd, const char *what, const char *dest, const char *buf, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest,
+			fprintf(stderr, "wppcc: %s %s: %s\n", what, dest,
 				n < 0 ? strerror(errno) : "short write");
 			break;
 		}
@@ -280,7 +281,7 @@ static void emit(const char *dest, const char *buf, size_t len)
 	int fd = strcmp(dest, "-") == 0 ? 2 : open_stats_file(dest);
 	if (fd < 0)
 		return;
-	write_all(fd, dest, buf, len);
+	write_all(fd, "--wpp-stats", dest, buf, len);
 	if (fd != 2)
 		close(fd);
 }
@@ -313,7 +314,8 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 	if (st->seen) {
 		/* wppcc's file is O_APPEND: one write per unit */
 		if (fclose(st->seen) == 0)
-			write_all(st->seen_fd, "report to wppcc", st->seen_buf, st->seen_len);
+			write_all(st->seen_fd, "--wpp-interesting", "(the listed names compiled)",
+				  st->seen_buf, st->seen_len);
 		free(st->seen_buf);
 	}
 	if (st->has_set)
