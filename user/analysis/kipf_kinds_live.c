@@ -33,7 +33,7 @@ struct kinds_live {
 	struct wpp_symbolizer *sym;
 	struct live_image **images;
 	size_t n, cap;
-	struct live_image *last; /* most records come from one image in a row */
+	struct live_image *last;      /* most records come from one image in a row */
 	const struct wpp_tu *counted; /* the first -fwpp-mode=count unit told */
 };
 

@@ -171,8 +171,7 @@ static const struct command commands[] = {
      "lines.  --top N rows (default 20, 0: all).  --format json: one line per\n"
      "interval.  -n N stops after N intervals (default: until the processes exit;\n"
      "-a: until SIGINT or SIGTERM).  Its own CPU time is printed on stderr at the\n"
-     "end.  Only -fwpp-mode=count builds: tracing builds (paths, blocks) hand their\n"
-     "paths to wpptrace record instead, and their processes show none here.\n"},
+     "end.  Not yet: tracing builds (their processes show no paths).\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
      "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
      "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

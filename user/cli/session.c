@@ -135,7 +135,8 @@ int session_refuse_counts(struct session *s, const char *cmd, const char *path)
 				wpp_err(
 				    "%s: %s: %s was built with -fwpp-mode=count: its paths were "
 				    "counted, not recorded in order, which %s needs (paths, "
-				    "report, annotate, cfg, export and edges read counts)",
+				    "report, annotate, cfg, export, edges and interesting read "
+				    "counts)",
 				    cmd, path, tu->source[0] ? tu->source : "a module", cmd);
 				return WPP_EXIT_ERROR;
 			}

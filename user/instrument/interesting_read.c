@@ -113,8 +113,8 @@ static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 				return wpp_text_fail(c, "malformed path line");
 			if (!first && pid <= prev_id)
 				return wpp_text_fail(c, "path ids out of order or repeated");
-			put_item(o, (struct item){fn_id, pid, count, name, source,
-						  (uint32_t)nedges, 0, 0, 0});
+			put_item(o, (struct item){fn_id, pid, count, name, source, (uint32_t)nedges,
+						  0, 0, 0});
 			prev_id = pid;
 			first = 0;
 			pending--;
@@ -246,8 +246,8 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 	set->count_store = calloc(nids + 1, sizeof(uint64_t));
 	set->line_store = calloc(nids + 1, sizeof(uint32_t));
 	set->file_store = calloc(nids + 1, sizeof(uint32_t));
-	if (!set->fns || !set->by_name || !set->id_store || !set->count_store ||
-	    !set->line_store || !set->file_store) {
+	if (!set->fns || !set->by_name || !set->id_store || !set->count_store || !set->line_store ||
+	    !set->file_store) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}

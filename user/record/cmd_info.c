@@ -55,7 +55,7 @@ struct info_module {
 	uint64_t tu_hash;
 	uint8_t build_id[20];
 	uint32_t build_id_len;
-	char *path;		  /* the object */
+	char *path;		 /* the object */
 	const struct wpp_tu *tu; /* its metadata; NULL when unreadable */
 };
 
@@ -63,8 +63,7 @@ struct info_module {
 enum unit_holds { HOLDS_PATHS, HOLDS_BLOCKS, HOLDS_COUNTS, HOLDS_UNKNOWN, NHOLDS };
 static const char *const holds_text[NHOLDS] = {"path traces", "block traces", "path counts",
 					       "unknown (no metadata)"};
-static const char *const holds_json[NHOLDS] = {"\"paths\"", "\"blocks\"", "\"counts\"",
-					       "null"};
+static const char *const holds_json[NHOLDS] = {"\"paths\"", "\"blocks\"", "\"counts\"", "null"};
 /* Units named per kind before ", ...". */
 #define UNITS_NAMED 3
 
@@ -197,8 +196,8 @@ static void resolve_units(struct info *in)
 	for (size_t i = 0; i < in->nmods; i++) {
 		struct info_module *m = &in->mods[i];
 		if (m->path[0])
-			m->tu = wpp_sym_tu(in->sym, m->path, m->build_id, m->build_id_len,
-					   m->tu_hash);
+			m->tu =
+			    wpp_sym_tu(in->sym, m->path, m->build_id, m->build_id_len, m->tu_hash);
 	}
 }
 
@@ -220,8 +219,8 @@ static enum unit_holds holds_of(const struct wpp_tu *tu)
 static const char *unit_name(const struct info_module *m)
 {
 	return m->tu && m->tu->source && *m->tu->source ? m->tu->source
-	       : m->path[0]				 ? m->path
-							 : "?";
+	       : m->path[0]				? m->path
+							: "?";
 }
 
 static int in_image(const struct info_module *m, const struct wpp_chunk_process *img)
@@ -246,8 +245,7 @@ static int first_of_unit(const struct info *in, size_t i, const struct wpp_chunk
 }
 
 /* The units of img (NULL: of the file), by what they hold. */
-static void count_holds(const struct info *in, const struct wpp_chunk_process *img,
-			struct holds *h)
+static void count_holds(const struct info *in, const struct wpp_chunk_process *img, struct holds *h)
 {
 	memset(h, 0, sizeof(*h));
 	for (size_t i = 0; i < in->nmods; i++) {

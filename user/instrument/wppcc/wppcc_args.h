@@ -21,7 +21,7 @@
 
 struct wppcc_plan {
 	int no_wpp;
-	int help;		 /* --help or -help: clang's is passed on too */
+	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
 	const char *mode;	 /* "paths", "count" or "blocks" */

@@ -6,8 +6,10 @@ void wppcc_help(FILE *out)
 {
 	fputs("wppcc: clang-19 with wpptrace's Ball-Larus path probes and runtime (drop-in CC;\n"
 	      "docs/instrumentation.md).  Its own options, then clang's:\n"
-	      "  -fwpp-mode=paths   trace every path in order (default): all wpptrace commands read it\n"
-	      "  -fwpp-mode=count   count paths per thread, no order (cheaper): wpp, hot, kpaths, script refuse it\n"
+	      "  -fwpp-mode=paths   trace every path in order (default): all wpptrace commands "
+	      "read it\n"
+	      "  -fwpp-mode=count   count paths per thread, no order (cheaper): wpp, hot, kpaths, "
+	      "script refuse it\n"
 	      "  -fwpp-mode=blocks  trace every basic block entered (the oracle mode: slow)\n"
 	      "  -fwpp-static-rt    link the runtime statically (libwpprt.a -lpthread -ldl)\n"
 	      "  -fwpp-no-runs      record every loop iteration (no REPEAT words)\n"

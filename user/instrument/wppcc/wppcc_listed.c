@@ -98,7 +98,8 @@ static void warn_unseen(const struct wpp_interesting *set, const char *report)
 			"this build compiled (first: %s, line %u of %s; misspelt, or inlined "
 			"away?)\n",
 			(unsigned long long)lines, lines == 1 ? "" : "s", lines == 1 ? "s" : "",
-			first->name, first->list_lines[first_k], set->files[first->list_files[first_k]]);
+			first->name, first->list_lines[first_k],
+			set->files[first->list_files[first_k]]);
 	free(seen);
 }
 
