@@ -31,12 +31,15 @@ static int open_profile(struct session *s, struct rpt_profile *p, const char *fi
 }
 
 int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
-	     const struct thread_filter *f)
+	     const struct thread_filter *f, const char *who)
 {
 	int rc = open_profile(s, p, file, f);
 
-	if (!rc && filtered(f) && p->nimages == 0)
-		wpp_warn("%s: no thread matches the --pid/--tid filter", file);
+	/* a typo must not pass for an empty report (as script, wpp, hot) */
+	if (!rc && filtered(f) && p->nimages == 0) {
+		rpt_close(s, p);
+		return no_thread_selected(who, file, f, WPP_EXIT_OK);
+	}
 	return rc;
 }
 

@@ -10,9 +10,10 @@
 #include "profile.h"
 #include "session.h"
 
-/* 0, or an exit status after one error line. */
+/* 0, or an exit status after one error line (a --pid/--tid filter no
+ * thread matches: WPP_EXIT_USAGE, naming the filter and command who). */
 int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
-	     const struct thread_filter *f);
+	     const struct thread_filter *f, const char *who);
 void rpt_close(struct session *s, struct rpt_profile *p);
 
 /* The commands that merge several recordings (edges, interesting): each
