@@ -55,8 +55,9 @@ struct info_module {
 	uint64_t tu_hash;
 	uint8_t build_id[20];
 	uint32_t build_id_len;
-	char *path;		 /* the object */
-	const struct wpp_tu *tu; /* its metadata; NULL when unreadable */
+	char *path;			   /* the object */
+	const struct wpp_tu *tu;	   /* its metadata; NULL when unreadable */
+	int first_in_file, first_in_image; /* the first module of its unit */
 };
 
 /* What a unit's words are, by its metadata's mode. */
@@ -86,6 +87,7 @@ struct info {
 	struct info_module *mods;
 	size_t nmods, cap_mods;
 	struct wpp_symbolizer *sym; /* owns the units' metadata */
+	size_t *by_image;	    /* module indexes by (pid, image), then index */
 	int have_end;
 	struct wpp_chunk_end end;
 	/* Storage: bytes of BATCH and BATCH_Z chunks, how many were coded,
@@ -186,21 +188,6 @@ static void quiet(void *ctx, const char *msg)
 	(void)msg;
 }
 
-/* Each unit's metadata, read without a word: a unit whose object is gone
- * or rebuilt is "unknown", and the rest of info does not need it. */
-static void resolve_units(struct info *in)
-{
-	if (!in->nmods || !(in->sym = wpp_sym_new()))
-		return;
-	wpp_sym_set_reporter(in->sym, quiet, NULL);
-	for (size_t i = 0; i < in->nmods; i++) {
-		struct info_module *m = &in->mods[i];
-		if (m->path[0])
-			m->tu =
-			    wpp_sym_tu(in->sym, m->path, m->build_id, m->build_id_len, m->tu_hash);
-	}
-}
-
 static enum unit_holds holds_of(const struct wpp_tu *tu)
 {
 	if (!tu)
@@ -223,38 +210,141 @@ static const char *unit_name(const struct info_module *m)
 							: "?";
 }
 
-static int in_image(const struct info_module *m, const struct wpp_chunk_process *img)
+/* One unit: the same metadata (or, unreadable, the same object path) and
+ * hash.  An order, so that units are found by sorting: a crafted file's
+ * many MODULE records cost n log n, not n^2. */
+static int unit_cmp(const struct info_module *a, const struct info_module *b)
 {
-	return !img || (m->pid == img->pid && m->generation == img->generation);
+	uintptr_t x = (uintptr_t)a->tu, y = (uintptr_t)b->tu;
+
+	if (a->tu_hash != b->tu_hash)
+		return a->tu_hash < b->tu_hash ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return a->tu ? 0 : strcmp(a->path, b->path);
 }
 
-/* Module i is the first of its unit (in img, or in the whole file). */
-static int first_of_unit(const struct info *in, size_t i, const struct wpp_chunk_process *img)
+static int image_cmp(const struct info_module *a, const struct info_module *b)
 {
-	const struct info_module *m = &in->mods[i];
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->generation > b->generation) - (a->generation < b->generation);
+}
 
-	if (!in_image(m, img))
-		return 0;
-	for (size_t j = 0; j < i; j++) {
-		const struct info_module *o = &in->mods[j];
-		if (o->tu_hash == m->tu_hash && in_image(o, img) &&
-		    (m->tu || o->tu ? o->tu == m->tu : strcmp(o->path, m->path) == 0))
-			return 0;
+/* qsort_r orders of module indexes (ctx: the modules); ties by index, so
+ * the first of equals is the first recorded. */
+static int by_unit(const void *a, const void *b, void *ctx)
+{
+	const struct info_module *m = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = unit_cmp(&m[i], &m[j]);
+	return r ? r : (i > j) - (i < j);
+}
+
+static int by_image_unit(const void *a, const void *b, void *ctx)
+{
+	const struct info_module *m = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = image_cmp(&m[i], &m[j]);
+	return r ? r : by_unit(a, b, ctx);
+}
+
+static int by_image(const void *a, const void *b, void *ctx)
+{
+	const struct info_module *m = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = image_cmp(&m[i], &m[j]);
+	return r ? r : (i > j) - (i < j);
+}
+
+/* Mark each unit's first module in the file and in its image, and keep the
+ * modules by image (in recorded order within one) for per-process lines. */
+static void mark_units(struct info *in)
+{
+	size_t n = in->nmods, *idx = malloc((n + 1) * sizeof(*idx));
+	struct info_module *m = in->mods;
+
+	if (!idx)
+		wpp_die("out of memory");
+	for (size_t k = 0; k < n; k++)
+		idx[k] = k;
+	qsort_r(idx, n, sizeof(*idx), by_unit, m);
+	for (size_t k = 0; k < n; k++)
+		m[idx[k]].first_in_file = k == 0 || unit_cmp(&m[idx[k - 1]], &m[idx[k]]) != 0;
+	qsort_r(idx, n, sizeof(*idx), by_image_unit, m);
+	for (size_t k = 0; k < n; k++)
+		m[idx[k]].first_in_image = k == 0 || image_cmp(&m[idx[k - 1]], &m[idx[k]]) != 0 ||
+					   unit_cmp(&m[idx[k - 1]], &m[idx[k]]) != 0;
+	qsort_r(idx, n, sizeof(*idx), by_image, m);
+	in->by_image = idx;
+}
+
+/* Each unit's metadata, read without a word: a unit whose object is gone
+ * or rebuilt is "unknown", and the rest of info does not need it. */
+static void resolve_units(struct info *in)
+{
+	if (!in->nmods)
+		return;
+	if ((in->sym = wpp_sym_new())) { /* else every unit is "unknown" */
+		wpp_sym_set_reporter(in->sym, quiet, NULL);
+		for (size_t i = 0; i < in->nmods; i++) {
+			struct info_module *m = &in->mods[i];
+			if (m->path[0])
+				m->tu = wpp_sym_tu(in->sym, m->path, m->build_id, m->build_id_len,
+						   m->tu_hash);
+		}
 	}
-	return 1;
+	mark_units(in);
+}
+
+/* The first unit of img (NULL: of the file) at or after position *k of
+ * the walk (module indexes, or by_image positions), or NULL at its end. */
+static const struct info_module *next_unit(const struct info *in,
+					   const struct wpp_chunk_process *img, size_t *k)
+{
+	if (!img) {
+		for (; *k < in->nmods; ++*k)
+			if (in->mods[*k].first_in_file)
+				return &in->mods[(*k)++];
+		return NULL;
+	}
+	if (*k == 0) { /* the image's first position */
+		size_t lo = 0, hi = in->nmods;
+		struct info_module key = {.pid = img->pid, .generation = img->generation};
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (image_cmp(&in->mods[in->by_image[mid]], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*k = lo;
+	}
+	for (; *k < in->nmods; ++*k) {
+		const struct info_module *m = &in->mods[in->by_image[*k]];
+		if (m->pid != img->pid || m->generation != img->generation)
+			break;
+		if (m->first_in_image) {
+			++*k;
+			return m;
+		}
+	}
+	*k = in->nmods; /* the image's modules are behind */
+	return NULL;
 }
 
 /* The units of img (NULL: of the file), by what they hold. */
 static void count_holds(const struct info *in, const struct wpp_chunk_process *img, struct holds *h)
 {
+	const struct info_module *m;
+	size_t k = 0;
+
 	memset(h, 0, sizeof(*h));
-	for (size_t i = 0; i < in->nmods; i++) {
-		if (!first_of_unit(in, i, img))
-			continue;
-		enum unit_holds k = holds_of(in->mods[i].tu);
-		if (h->n[k] < UNITS_NAMED)
-			h->names[k][h->n[k]] = unit_name(&in->mods[i]);
-		h->n[k]++;
+	while ((m = next_unit(in, img, &k))) {
+		enum unit_holds kind = holds_of(m->tu);
+		if (h->n[kind] < UNITS_NAMED)
+			h->names[kind][h->n[kind]] = unit_name(m);
+		h->n[kind]++;
 	}
 }
 
@@ -279,12 +369,12 @@ static int print_holds(const struct holds *h)
 /* The units of img as JSON objects {source, object, holds}. */
 static void json_units(const struct info *in, const struct wpp_chunk_process *img)
 {
+	const struct info_module *m;
+	size_t k = 0;
 	int n = 0;
+
 	fputs(",\"units\":[", stdout);
-	for (size_t i = 0; i < in->nmods; i++) {
-		const struct info_module *m = &in->mods[i];
-		if (!first_of_unit(in, i, img))
-			continue;
+	while ((m = next_unit(in, img, &k))) {
 		fputs(n++ ? ",{\"source\":" : "{\"source\":", stdout);
 		if (m->tu && m->tu->source)
 			json_str(stdout, m->tu->source);
@@ -715,6 +805,7 @@ int cmd_info(int argc, char **argv)
 	for (size_t i = 0; i < in.nmods; i++)
 		free(in.mods[i].path);
 	free(in.mods);
+	free(in.by_image);
 	wpp_sym_free(in.sym);
 	int rc = 0;
 	/* Counters: attributed by the report side (needs the metadata). */
