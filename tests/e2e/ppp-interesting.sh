@@ -233,7 +233,7 @@ printf '# twins\ncall_a 0\nmain 0\nnot_here 1\ncall_b 0\nnot_here 0\nmian 0\n' >
 (cd "$t" && "$WPPCC" -O1 -fno-inline --wpp-interesting=list.txt -o listed a.c b.c main.c 2>list.err)
 rc=$?
 if [ $rc -eq 0 ] && [ "$(wc -l <"$t/list.err")" -eq 1 ] &&
-	grep -q "warning: --wpp-interesting: 3 listed lines name no function this build compiled (first: not_here, line 4 of .*list.txt" \
+	grep -q "warning: --wpp-interesting: 3 listed lines name no function this wppcc run compiled (first: not_here, line 4 of .*list.txt)" \
 		"$t/list.err"; then
 	ok "listed names no unit compiled: $(cat "$t/list.err")"
 else

@@ -95,8 +95,8 @@ static void warn_unseen(const struct wpp_interesting *set, const char *report)
 	if (first)
 		fprintf(stderr,
 			"wppcc: warning: --wpp-interesting: %llu listed line%s name%s no function "
-			"this build compiled (first: %s, line %u of %s; misspelt, or inlined "
-			"away?)\n",
+			"this wppcc run compiled (first: %s, line %u of %s): misspelt, inlined "
+			"away, or compiled by another run?\n",
 			(unsigned long long)lines, lines == 1 ? "" : "s", lines == 1 ? "s" : "",
 			first->name, first->list_lines[first_k],
 			set->files[first->list_files[first_k]]);

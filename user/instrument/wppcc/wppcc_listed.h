@@ -7,7 +7,10 @@
  * clang as a child instead of becoming it, with a report file each
  * translation unit adds the listed names it compiled to (listed_seen.h),
  * and says in one warning line how many list lines named none, and the
- * first of them.  Builds without a hand-written list exec clang as ever.
+ * first of them.  "The build" is one wppcc run: a project compiled file
+ * by file with one list hears, from each compile, of the names the other
+ * files define (the line says that may be why).  Builds without a
+ * hand-written list exec clang as ever.
  */
 #ifndef WPPCC_LISTED_H
 #define WPPCC_LISTED_H
