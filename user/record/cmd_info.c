@@ -69,8 +69,9 @@ static const char *const holds_json[NHOLDS] = {"\"paths\"", "\"blocks\"", "\"cou
 #define UNITS_NAMED 3
 
 struct holds {
-	uint64_t n[NHOLDS];
-	const char *names[NHOLDS][UNITS_NAMED];
+	uint64_t n[NHOLDS];			/* units */
+	uint32_t named[NHOLDS];			/* distinct names kept */
+	const char *names[NHOLDS][UNITS_NAMED]; /* the first ones */
 };
 
 struct info {
@@ -342,8 +343,13 @@ static void count_holds(const struct info *in, const struct wpp_chunk_process *i
 	memset(h, 0, sizeof(*h));
 	while ((m = next_unit(in, img, &k))) {
 		enum unit_holds kind = holds_of(m->tu);
-		if (h->n[kind] < UNITS_NAMED)
-			h->names[kind][h->n[kind]] = unit_name(m);
+		const char *name = unit_name(m);
+		uint32_t j = 0;
+		/* units of one object without metadata share its name: once */
+		while (j < h->named[kind] && strcmp(h->names[kind][j], name) != 0)
+			j++;
+		if (j == h->named[kind] && j < UNITS_NAMED)
+			h->names[kind][h->named[kind]++] = name;
 		h->n[kind]++;
 	}
 }
@@ -357,9 +363,9 @@ static int print_holds(const struct holds *h)
 			continue;
 		printf("%s%s (%" PRIu64 " unit%s: ", any++ ? ", " : "", holds_text[k], h->n[k],
 		       h->n[k] == 1 ? "" : "s");
-		for (uint64_t j = 0; j < h->n[k] && j < UNITS_NAMED; j++)
+		for (uint32_t j = 0; j < h->named[k]; j++)
 			printf("%s%s", j ? ", " : "", h->names[k][j]);
-		printf("%s)", h->n[k] > UNITS_NAMED ? ", ..." : "");
+		printf("%s)", h->n[k] > h->named[k] && h->named[k] == UNITS_NAMED ? ", ..." : "");
 	}
 	if (any)
 		printf("\n");
