@@ -6,7 +6,9 @@
 # path counts, or unknown when the object is gone — in text and JSON, for
 # a program of a count unit and a paths unit and for a blocks build;
 # `record -k` on a count build warns in one line that its k-paths are of
-# no use (a paths build: no word), and kpaths refuses the file; the help
+# no use (a paths build: no word), and kpaths refuses the file; script
+# refuses a recording holding a count build, but not for --pid of a
+# traced program in it; the help
 # of every command that reads counts or refuses them says so, and `wppcc
 # --help` gives each -fwpp-mode value one line.
 . "$(dirname "$0")/corpus-lib.sh"
@@ -107,6 +109,24 @@ rc=$?
 rc=$?
 [ $rc -eq 0 ] && [ ! -s "$d/kp.err" ] && ok "record -k of a paths build: no word" ||
 	fail "record -k of a paths build: rc=$rc, $(head -1 "$d/kp.err")"
+
+# A recording of two programs, one a count build: script refuses the
+# file, but reads the other program's threads when --pid selects them.
+(cd "$m" && "$WPPCC" -O1 -o traced main.c counted.c &&
+	"$WPPTRACE" record -q --transport=shm -o two.wpp -- sh -c './traced && ./allcount') ||
+	fail "record two programs"
+tpid=$("$WPPTRACE" info --format json "$m/two.wpp" | python3 -c 'import json, sys
+print(" ".join(str(p["pid"]) for p in json.load(sys.stdin)["processes"]
+               if p["units"] and all(u["holds"] == "paths" for u in p["units"])))')
+"$WPPTRACE" script "$m/two.wpp" >/dev/null 2>"$m/two.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "fwpp-mode=count" "$m/two.err" && [ -n "$tpid" ] &&
+	"$WPPTRACE" script "$m/two.wpp" --pid "$tpid" --format jsonl >"$m/two.jsonl" 2>"$m/two-p.err" &&
+	[ ! -s "$m/two-p.err" ] && grep -q '"function":"counted"' "$m/two.jsonl"; then
+	ok "script: refuses the mixed recording, reads the traced program's --pid $tpid"
+else
+	fail "script of two programs (rc=$rc, pid '$tpid'): $(head -1 "$m/two.err") $(head -1 "$m/two-p.err")"
+fi
 
 # help: what each command does with a counting recording
 for cmd in paths report annotate cfg export edges interesting top wpp hot kpaths script; do

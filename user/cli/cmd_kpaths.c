@@ -608,7 +608,7 @@ int cmd_kpaths(int argc, char **argv)
 	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "kpaths", argv[optind])) {
+	if (session_refuse_counts(&s, "kpaths", argv[optind], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}

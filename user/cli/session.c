@@ -121,12 +121,17 @@ int session_open_optional(struct session *s, const char *path)
 	return open_session(s, path, 1);
 }
 
-int session_refuse_counts(struct session *s, const char *cmd, const char *path)
+int session_refuse_counts(struct session *s, const char *cmd, const char *path,
+			  const struct thread_filter *f)
 {
+	const struct wpp_thread_trace *last = NULL; /* the image looked at last */
+
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s->trace->threads[i];
-		if (i && th->pid == th[-1].pid && th->generation == th[-1].generation)
+		if (!thread_selected(f, th) ||
+		    (last && th->pid == last->pid && th->generation == last->generation))
 			continue; /* threads are sorted: one look per image */
+		last = th;
 		const struct wpp_image_map *im =
 		    wpp_modules_image(s->mods, th->pid, th->generation);
 		for (size_t r = 0; r < im->nranges; r++) {

@@ -56,10 +56,13 @@ int no_thread_selected(const char *cmd, const char *path, const struct thread_fi
 void thread_filter_text(const struct thread_filter *f, char *what, size_t len);
 
 /* Commands that need the order of paths (wpp, hot, kpaths, script) refuse
- * a recording whose images contain TUs built with -fwpp-mode=count: their
- * paths were counted, and the runtime wrote each once with its count.
- * 0, or WPP_EXIT_ERROR after one error line naming the TU. */
-int session_refuse_counts(struct session *s, const char *cmd, const char *path);
+ * a recording whose images of the threads f selects contain TUs built with
+ * -fwpp-mode=count: their paths were counted, and the runtime wrote each
+ * once with its count.  (Only those: a system-wide recording may hold
+ * another program's count build.)  0, or WPP_EXIT_ERROR after one error
+ * line naming the TU. */
+int session_refuse_counts(struct session *s, const char *cmd, const char *path,
+			  const struct thread_filter *f);
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);
