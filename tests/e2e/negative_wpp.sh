@@ -149,6 +149,27 @@ expect_one_error "wpp --from-raw -o its own input" wpp --from-raw "$w/two.u32" -
 expect_one_error "wpp --tid of no thread" wpp "$w/good.wpp" --tid 999999999
 expect_one_error "hot --pid of no process" hot "$w/good.wpp" --pid 999999999
 expect_one_error "script --tid of no thread" script "$w/good.wpp" --tid 999999999
+# every command with a thread filter, matching no thread: one error line,
+# exit 2, no output
+for args in "paths --pid" "report --pid" "report --tid" "annotate main --pid" "cfg main --tid" \
+	"export --format pprof -o $w/none.pb.gz --pid" "kpaths --pid" "kpaths --tid" \
+	"edges -o $w/none.edges --pid" "interesting -o $w/none.int --tid"; do
+	# shellcheck disable=SC2086
+	set -- $args
+	cmd=$1
+	shift
+	expect_one_error "$cmd ${*: -1} of no thread" $cmd "$w/good.wpp" "$@" 999999999
+	check_done
+	timeout -k 5 30 "$WPPTRACE" $cmd "$w/good.wpp" "$@" 999999999 >"$w/out" 2>/dev/null
+	rc=$?
+	if [ $rc -ne 2 ]; then
+		fail "$cmd ${*: -1} of no thread: exit status $rc, not 2"
+	elif [ -s "$w/out" ] || [ -e "$w/none.pb.gz" ] || [ -e "$w/none.edges" ] || [ -e "$w/none.int" ]; then
+		fail "$cmd ${*: -1} of no thread: wrote output"
+	else
+		pass "$cmd ${*: -1} of no thread: exit 2, no output"
+	fi
+done
 expect_one_error "wpp --freq of an unknown function" wpp "$w/good.wpp" --freq nosuch:3
 expect_one_error "wpp --freq ''" wpp "$w/good.wpp" --freq ''
 expect_one_error "wpp --freq with an empty element" wpp "$w/good.wpp" --freq p0,,p0

@@ -11,18 +11,12 @@
 # on; a static function whose namesake in another file ran is not stale.
 # A corrupt set: one error line, exit 1, no output.  scripts/ppp-stats
 # sums the units' Γ distributions.
-set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-WPPCC=$ROOT/bin/wppcc
-WPPTRACE=$ROOT/bin/wpptrace
-CORPUS=$ROOT/tests/corpus
-WORK=$ROOT/tests/work/ppp-interesting
-rm -rf "$WORK"
-mkdir -p "$WORK/src"
-export XDG_CACHE_HOME=$WORK/cache
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok:   $*"; }
+# --pid/--tid matching no thread: one error line, exit 2, no file.
+# --top with --min-count: the N hottest of those run at least C times,
+# said in the file.  A hand-written list: names no function of the build
+# compiles get one warning line for the whole build (not one per unit),
+# an id past a function's paths is named with its line.
+. "$(dirname "$0")/corpus-lib.sh"
 
 # stats FILE vs paths JSON: per function, interesting == distinct executed
 check_stats() { # STATS PATHS_JSON
@@ -55,11 +49,7 @@ PY
 }
 
 for spec in branches: switches: interp: recursion:12 wide_paths: callbacks:; do
-	name=${spec%%:*} args=${spec#*:}
-	d=$WORK/$name
-	mkdir -p "$d"
-	cp "$CORPUS/$name.c" "$CORPUS/corpus.h" "$WORK/src/"
-	src=$WORK/src/$name.c
+	corpus_prepare "$spec"
 	"$WPPCC" -O2 -o "$d/prog" "$src" || { fail "$name: build"; continue; }
 	(cd "$d" && "$WPPTRACE" record -q -o r.wpp -- ./prog $args >/dev/null 2>&1) ||
 		{ fail "$name: record"; continue; }
@@ -109,11 +99,15 @@ awk '$1 == "f" { fn = $5 } $1 == "p" { print fn, $2 }' "$d/top5.int" >"$d/top5.t
 cmp -s "$d/s-list" "$d/s-top" && ok "a hand-written list reads as its recorded set" ||
 	fail "list and set stats differ: $(diff "$d/s-list" "$d/s-top" | sed -n 2p)"
 
-# A listed id beyond the function's paths: that function is stale, warned once.
+# A listed id beyond the function's paths: that function is stale, and
+# the warning names the id, the function's path count and the line.
 printf 'run 0\nrun 99999999\nmain 0\n' >"$d/beyond.txt"
 "$WPPCC" -O2 --wpp-interesting="$d/beyond.txt" --wpp-stats="$d/s-beyond" -c -o "$d/x.o" \
 	"$WORK/src/interp.c" 2>"$d/beyond.err"
-[ "$(wc -l <"$d/beyond.err")" -eq 1 ] && grep -q "1 function changed .* (run)" "$d/beyond.err" &&
+npaths=$(sed -n 's/^wpp-stats: run paths=\([0-9]*\) .*/\1/p' "$d/s-beyond")
+[ "$(wc -l <"$d/beyond.err")" -eq 1 ] && [ -n "$npaths" ] &&
+	grep -q "warning: .*interp.c: path id 99999999 is past run's $npaths paths (line 2 of .*beyond.txt)" \
+		"$d/beyond.err" &&
 	grep -q "wpp-stats: run .*interesting=0 .* stale" "$d/s-beyond" &&
 	grep -q "wpp-stats: main .*interesting=1 interval=1 gamma=1.000" "$d/s-beyond" &&
 	ok "a listed id beyond the paths: $(cat "$d/beyond.err")" ||
@@ -148,8 +142,7 @@ grep -q "wpp-stats: run paths=[0-9]* interesting=0 interval=0 gamma=-" "$d/block
 	ok "--wpp-stats in blocks mode" || fail "--wpp-stats in blocks mode: $(head -1 "$d/blocks.err")"
 
 # A function changed since the recording: one warning naming it.
-sed 's/m->steps++;/m->steps++; if (m->sp > 250) m->sp = 250;/' "$WORK/src/interp.c" >"$WORK/src/interp2.c"
-cp "$WORK/src/interp2.c" "$WORK/src/interp.c"
+change_interp
 "$WPPCC" -O2 --wpp-interesting="$d/r.wpp" --wpp-stats="$d/s-stale" -o "$d/changed" "$WORK/src/interp.c" 2>"$d/changed.err"
 rc=$?
 if [ $rc -ne 0 ] || [ "$(wc -l <"$d/changed.err")" -ne 1 ] ||
@@ -164,17 +157,7 @@ fi
 # Bad sets: one error line, exit 1, no output file.
 printf 'wpp-interesting 1\nf 00000000000000ff 3 2 f f.c\np 0 5\n' >"$WORK/short.int"
 printf 'not a set at all\n' >"$WORK/garbage.int"
-for bad in short.int garbage.int missing.int "short.int,garbage.int"; do
-	rm -f "$WORK/bad.out"
-	list=$(echo "$bad" | sed "s|\([^,]*\)|$WORK/\1|g")
-	"$WPPCC" -O2 --wpp-interesting="$list" -o "$WORK/bad.out" "$WORK/src/branches.c" 2>"$WORK/bad.err"
-	rc=$?
-	if [ $rc -ne 1 ] || [ "$(wc -l <"$WORK/bad.err")" -ne 1 ] || [ -e "$WORK/bad.out" ]; then
-		fail "$bad: rc=$rc, $(wc -l <"$WORK/bad.err") lines: $(head -1 "$WORK/bad.err")"
-	else
-		ok "$bad: $(cat "$WORK/bad.err")"
-	fi
-done
+expect_refused --wpp-interesting short.int garbage.int missing.int "short.int,garbage.int"
 
 # --wpp-stats=FILE appends, so it cannot create a fresh file: a planted
 # symbolic link there is not followed and its target keeps its bytes.
@@ -185,5 +168,88 @@ ln -sf "$d/victim" "$d/stats-link"
 	ok "--wpp-stats onto a symbolic link: $(cat "$d/sl.err")" ||
 	fail "--wpp-stats followed a symbolic link: $(cat "$d/victim" | head -1)"
 
-[ $fails -eq 0 ] && echo "ppp-interesting: all passed" || echo "ppp-interesting: $fails failed"
-[ $fails -eq 0 ]
+# --pid or --tid of no thread: one error line naming it, exit 2, no file
+# (an empty set would build like no set at all); edges likewise.  Two
+# recordings, the filter matching one: a warning for the other.
+d=$WORK/interp
+for cmd in interesting edges; do
+	for f in pid tid; do
+		rm -f "$d/none.out"
+		"$WPPTRACE" $cmd "$d/r.wpp" --$f 999999999 -o "$d/none.out" >/dev/null 2>"$d/none.err"
+		rc=$?
+		if [ $rc -eq 2 ] && [ "$(wc -l <"$d/none.err")" -eq 1 ] && [ ! -e "$d/none.out" ] &&
+			grep -q "no thread in .*r.wpp matches --$f 999999999" "$d/none.err"; then
+			ok "$cmd --$f of no thread: $(cat "$d/none.err")"
+		else
+			fail "$cmd --$f of no thread: rc=$rc, $(head -1 "$d/none.err")"
+		fi
+	done
+done
+pid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["processes"][0]["pid"])' \
+	<("$WPPTRACE" info --format json "$d/r.wpp"))
+"$WPPTRACE" interesting -q --pid "$pid" "$d/r.wpp" "$WORK/branches/r.wpp" -o "$d/one.int" 2>"$d/one.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^p ' "$d/one.int")" -eq "$(grep -c '^p ' "$d/r.int")" ] &&
+	grep -q "warning: .*branches/r.wpp: no thread matches" "$d/one.err"; then
+	ok "--pid matching one of two recordings: its paths, a warning for the other"
+else
+	fail "--pid matching one of two recordings: rc=$rc, $(head -1 "$d/one.err")"
+fi
+"$WPPTRACE" interesting --pid 999999999 "$d/r.wpp" "$WORK/branches/r.wpp" >/dev/null 2>"$d/none.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$d/none.err")" -eq 1 ] &&
+	grep -q "no thread in any of the 2 recordings matches --pid 999999999" "$d/none.err" &&
+	ok "--pid of no thread in two recordings: $(cat "$d/none.err")" ||
+	fail "--pid of no thread in two recordings: rc=$rc, $(head -1 "$d/none.err")"
+
+# --top N --min-count C: the N hottest of the paths run at least C times
+# (ties by stable id, then path id), and the file says so.
+"$WPPTRACE" interesting -q --top 4 --min-count 3 "$d/r.wpp" -o "$d/both.int"
+want=$(python3 -c 'import json, sys
+ps = [p for p in json.load(open(sys.argv[1]))["paths"] if p["count"] >= 3]
+ps.sort(key=lambda p: (-p["count"], p["stable_id"], p["path"]))
+print(sorted((p["stable_id"], p["path"]) for p in ps[:4]))' "$d/paths.json")
+got=$(python3 -c 'import sys
+out, fn = [], None
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f[0] == "f": fn = f[1]
+    elif f[0] == "p": out.append((fn, int(f[1])))
+print(sorted(out))' "$d/both.int")
+if [ "$got" = "$want" ] && grep -qx "# kept: the 4 hottest of the paths executed at least 3 times" "$d/both.int" &&
+	grep -qx "# kept: the 5 hottest paths" "$d/top5.int" &&
+	grep -qx "# kept: every path executed at least 3 times" "$d/min3.int" &&
+	grep -qx "# kept: every path executed" "$d/r.int"; then
+	ok "--top 4 --min-count 3: the 4 hottest of those run 3 times or more, said in the file"
+else
+	fail "--top 4 --min-count 3: kept $got, want $want; $(grep '^# kept' "$d/both.int")"
+fi
+
+# A hand-written list naming functions the build does not compile: one
+# warning for the whole build (three units here, each compiling one of
+# the listed functions), with the number of such lines and the first.
+t=$WORK/twins
+printf '# twins\ncall_a 0\nmain 0\nnot_here 1\ncall_b 0\nnot_here 0\nmian 0\n' >"$t/list.txt"
+(cd "$t" && "$WPPCC" -O1 -fno-inline --wpp-interesting=list.txt -o listed a.c b.c main.c 2>list.err)
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <"$t/list.err")" -eq 1 ] &&
+	grep -q "warning: --wpp-interesting: 3 listed lines name no function this wppcc run compiled (first: not_here, line 4 of .*list.txt)" \
+		"$t/list.err"; then
+	ok "listed names no unit compiled: $(cat "$t/list.err")"
+else
+	fail "listed names no unit compiled: rc=$rc, $(head -2 "$t/list.err" | tr '\n' '|')"
+fi
+# every listed name compiled somewhere: nothing said; a failed build: no
+# word about the list, clang's status
+printf 'call_a 0\nmain 0\ncall_b 0\n' >"$t/all.txt"
+(cd "$t" && "$WPPCC" -O1 -fno-inline --wpp-interesting=all.txt -o listed2 a.c b.c main.c 2>all.err)
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$t/all.err" ] && [ -x "$t/listed2" ] && ok "a list whose names all compiled: no word" ||
+	fail "a list whose names all compiled: rc=$rc, $(head -1 "$t/all.err")"
+echo 'int broken(void) { return undeclared; }' >"$t/broken.c"
+(cd "$t" && "$WPPCC" --wpp-interesting=list.txt -c -o broken.o broken.c 2>broken.err)
+rc=$?
+[ $rc -eq 1 ] && ! grep -q "wpp-interesting" "$t/broken.err" && ok "a failing compile: clang's status, no list warning" ||
+	fail "a failing compile with a list: rc=$rc, $(grep wpp-interesting "$t/broken.err" | head -1)"
+
+finish

@@ -33,7 +33,8 @@ struct kinds_live {
 	struct wpp_symbolizer *sym;
 	struct live_image **images;
 	size_t n, cap;
-	struct live_image *last; /* most records come from one image in a row */
+	struct live_image *last;      /* most records come from one image in a row */
+	const struct wpp_tu *counted; /* the first -fwpp-mode=count unit told */
 };
 
 static void quiet(void *ctx, const char *msg)
@@ -126,7 +127,17 @@ int kinds_live_module(struct kinds_live *kl, const struct wpp_chunk_module *m, c
 	    .tu = wpp_sym_tu(kl->sym, path, m->build_id,
 			     m->build_id_len > sizeof(m->build_id) ? 0 : m->build_id_len,
 			     m->tu_hash)};
+	const struct wpp_tu *tu = im->ranges[im->nranges - 1].tu;
+	if (!kl->counted && tu && tu->mode == WPP_MODE_COUNTS)
+		kl->counted = tu;
 	return 0;
+}
+
+const char *kinds_live_first_counted(const struct kinds_live *kl)
+{
+	if (!kl || !kl->counted)
+		return NULL;
+	return kl->counted->source && *kl->counted->source ? kl->counted->source : "a unit";
 }
 
 int kinds_live_process(struct kinds_live *kl, const struct wpp_chunk_process *p)

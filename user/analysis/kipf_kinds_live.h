@@ -41,6 +41,10 @@ int kinds_live_process(struct kinds_live *kl, const struct wpp_chunk_process *p)
 /* KACT_* flags of path id of fid in the image of key (kslab_online.h). */
 int kinds_live_kinds(struct kinds_live *kl, uint32_t pid, uint32_t generation, uint32_t fid,
 		     uint64_t id);
+/* The main source file of the first unit told so far that was built with
+ * -fwpp-mode=count (its paths were counted: no order, so no k-paths), or
+ * NULL when none was (or its metadata was unreadable). */
+const char *kinds_live_first_counted(const struct kinds_live *kl);
 /* The source for kslab_online_cfg.kinds (kl outlives its users). */
 struct kslab_kinds_source kinds_live_source(struct kinds_live *kl);
 

@@ -63,7 +63,7 @@ int cmd_annotate(int argc, char **argv)
 			"annotate)");
 		return WPP_EXIT_USAGE;
 	}
-	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
+	if ((rc = rpt_open(&s, &p, argv[optind], &filter, "annotate")) != 0)
 		return rc;
 	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);

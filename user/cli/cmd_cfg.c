@@ -63,7 +63,7 @@ int cmd_cfg(int argc, char **argv)
 		wpp_err("cfg: expected a .wpp file and a function name (try wpptrace help cfg)");
 		return WPP_EXIT_USAGE;
 	}
-	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
+	if ((rc = rpt_open(&s, &p, argv[optind], &filter, "cfg")) != 0)
 		return rc;
 	struct out_file of = {.fd = -1};
 	if (output && out_file_create(&of, output, "cfg") < 0) {

@@ -58,7 +58,7 @@ int cmd_export(int argc, char **argv)
 		wpp_err("export: expected one .wpp file and -o FILE (try wpptrace help export)");
 		return WPP_EXIT_USAGE;
 	}
-	if ((rc = rpt_open(&s, &p, argv[optind], &filter)) != 0)
+	if ((rc = rpt_open(&s, &p, argv[optind], &filter, "export")) != 0)
 		return rc;
 	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);

@@ -453,7 +453,7 @@ int cmd_hot(int argc, char **argv)
 		session_close(&s);
 		return rc;
 	}
-	if (session_refuse_counts(&s, "hot", argv[optind])) {
+	if (session_refuse_counts(&s, "hot", argv[optind], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_interesting.c — `wpptrace interesting run.wpp... [--top N |
- * --min-count C] [-o FILE]`: the paths the recordings executed, per
- * function, as an interesting-path set (wpp/interesting.h;
+ * cmd_interesting.c — `wpptrace interesting run.wpp... [--top N]
+ * [--min-count C] [-o FILE]`: the paths the recordings executed, per
+ * function (both limits: the N hottest of those run at least C times),
+ * as an interesting-path set (wpp/interesting.h;
  * user/report/interesting_set.c), the input of `wppcc
  * --wpp-interesting=FILE` (preferential path profiling).  A summary on
  * stderr says how many functions and paths it holds out of how many ran.

@@ -608,7 +608,7 @@ int cmd_kpaths(int argc, char **argv)
 	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "kpaths", argv[optind])) {
+	if (session_refuse_counts(&s, "kpaths", argv[optind], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
@@ -618,6 +618,9 @@ int cmd_kpaths(int argc, char **argv)
 	rc = attribute_counter(&s, &o, &cd, &attr, cost_line, sizeof(cost_line));
 	if (rc == 0)
 		rc = collect(&s, &store, &o, k, &ps);
+	/* a filter that matched nothing is a mistake, said before any output */
+	if (rc == 0 && !ps.n && (o.filter.pid >= 0 || o.filter.tid >= 0))
+		rc = no_thread_selected("kpaths", argv[optind], &o.filter, s.exit_status);
 	if (rc == 0) {
 		if (ps.n)
 			qsort(ps.v, ps.n, sizeof(*ps.v), proc_cmp);

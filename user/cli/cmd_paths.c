@@ -193,6 +193,12 @@ int cmd_paths(int argc, char **argv)
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
+	if (filter.pid >= 0 && prof.nimages == 0) { /* a typo, not an empty profile */
+		rc = no_thread_selected("paths", argv[optind], &filter, WPP_EXIT_OK);
+		rpt_profile_free(&prof);
+		session_close(&s);
+		return rc;
+	}
 
 	v = (struct paths_view){.file = argv[optind], .prof = &prof};
 	v.npaths = rpt_rows(&prof, RPT_BY_PATH, RPT_SORT_COUNT, &v.paths);

@@ -141,7 +141,7 @@ int cmd_report(int argc, char **argv)
 	if (parse_args(argc, argv, &a) < 0)
 		return WPP_EXIT_USAGE;
 	char cost_line[512];
-	if ((rc = rpt_open(&s, &p, a.file, &a.filter)) != 0)
+	if ((rc = rpt_open(&s, &p, a.file, &a.filter, "report")) != 0)
 		return rc;
 	if ((rc = rpt_apply_counter(&s, &p, a.cost, &a.filter, cost_line, sizeof(cost_line))) !=
 	    0) {
@@ -149,7 +149,7 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	}
 
-	if (a.diff && (rc = rpt_open(&sb, &pb, a.diff, &a.filter)) != 0) {
+	if (a.diff && (rc = rpt_open(&sb, &pb, a.diff, &a.filter, "report")) != 0) {
 		rpt_close(&s, &p);
 		return rc;
 	}

@@ -324,7 +324,7 @@ int cmd_script(int argc, char **argv)
 	rc = session_open(&s, argv[optind]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "script", argv[optind])) {
+	if (session_refuse_counts(&s, "script", argv[optind], &filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}

@@ -1027,7 +1027,7 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 		session_close(&s);
 		return rc;
 	}
-	if (session_refuse_counts(&s, "wpp", path)) {
+	if (session_refuse_counts(&s, "wpp", path, &o->filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}

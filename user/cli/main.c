@@ -34,7 +34,8 @@ static const struct command commands[] = {
      "  --processes     jsonl: first one \"process\" object per process (pid, ppid, exe, flags)\n"
      "  --format json   one JSON document\n"
      "  --pid P, --tid T  only that process / thread\n"
-     "  --gen G           only the threads of exec generation G (0: the first image)\n"},
+     "  --gen G           only the threads of exec generation G (0: the first image)\n"
+     "A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"},
     {"info", cmd_info,
      "what a recording holds: processes, threads, time span, words and records, lost, counters, "
      "transport",
@@ -45,7 +46,9 @@ static const struct command commands[] = {
      "Per function and path id: executions, blocks, static instructions of the\n"
      "path and executions x instructions, source line span, start/end kinds;\n"
      "sorted by executions, with per-function summaries and totals.\n"
-     "  --top N  only the N most executed paths\n"},
+     "  --top N  only the N most executed paths\n"
+     "A recording of -fwpp-mode=count code (path counts, no order) reads the same:\n"
+     "the same paths and counts as a trace of a paths build.\n"},
     {"wpp", cmd_wpp, "whole program path: each thread's grammar, rules, DAG queries",
      "usage: wpptrace wpp run.wpp [--pid P] [--tid T] [--gen G] [--format text|json] [--max-rules "
      "N]\n"
@@ -74,7 +77,8 @@ static const struct command commands[] = {
      "  --from-raw F -o OUT  grammar of a raw stream of little-endian 32-bit symbols\n"
      "  --raw-out F      write one thread's path stream as such a stream (pN as N), read\n"
      "                   from the batches without building a grammar\n"
-     "  --raw-max N      with --raw-out: only the first N symbols\n"},
+     "  --raw-max N      with --raw-out: only the first N symbols\n"
+     "A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"},
     {"hot", cmd_hot, "minimal hot subpaths, as functions and source lines",
      "usage: wpptrace hot run.wpp [--min-len N] [--max-len N] [--min-cost C]\n"
      "                    [--cost insns|count|COUNTER] [--top N] [--pid P] [--tid T] [--gen G]\n"
@@ -88,7 +92,8 @@ static const struct command commands[] = {
      "--top 20 (0: all).  --pid, --tid, --gen: only that process, thread, exec\n"
      "generation.  On a grammar written by wpp --from-raw: count costs.\n"
      "--grammar-builder: for grammars built from the batches (as wpp's; the\n"
-     "result does not depend on it).\n"},
+     "result does not depend on it).  A recording of -fwpp-mode=count code holds\n"
+     "counts, not order: refused in one line.\n"},
     {"report", cmd_report, "path profile report: paths, functions, processes; HTML; diff",
      "usage: wpptrace report run.wpp [--pid P] [--tid T] [--by function|path|process]\n"
      "                        [--sort count|cost] [--top N] [--format text|json]\n"
@@ -104,26 +109,31 @@ static const struct command commands[] = {
      "  --top N     rows per table (default 20; HTML: all, paged)\n"
      "  --html      one self-contained page (needs -o FILE)\n"
      "  --diff B    what changed from this run to B: paths gone, new, hotter, colder\n"
-     "  -o FILE     write there instead of stdout\n"},
+     "  -o FILE     write there instead of stdout\n"
+     "A recording of -fwpp-mode=count code (path counts, no order) gives the same\n"
+     "report as a trace of a paths build.\n"},
     {"annotate", cmd_annotate, "a function's source with per-line and per-branch counts",
      "usage: wpptrace annotate run.wpp FUNCTION [--pid P] [--tid T] [--format text|json]\n"
      "\n"
      "The function's source, each line with how often it ran, each branch with\n"
      "how often each way was taken, and the lines of the three hottest paths\n"
-     "marked A, B, C.  --cost EV: hot paths with a recorded counter's events.\n"},
+     "marked A, B, C.  --cost EV: hot paths with a recorded counter's events.\n"
+     "A recording of -fwpp-mode=count code gives the same counts as a trace.\n"},
     {"cfg", cmd_cfg, "a function's CFG with counts and hot paths (dot / SVG)",
      "usage: wpptrace cfg run.wpp FUNCTION [-o f.svg|f.dot] [--pid P] [--tid T]\n"
      "\n"
      "Blocks with source lines and counts, edges with how often they were taken,\n"
      "the three hottest paths in red, orange and gold.  -o NAME.svg runs\n"
-     "Graphviz's dot; otherwise the dot text is written.\n"},
+     "Graphviz's dot; otherwise the dot text is written.  A recording of\n"
+     "-fwpp-mode=count code gives the same counts as a trace.\n"},
     {"export", cmd_export, "export paths for other profilers (pprof)",
      "usage: wpptrace export run.wpp --format pprof -o run.pb.gz [--pid P] [--tid T]\n"
      "\n"
      "A pprof profile (profile.proto, gzip-compressed): one sample per path and\n"
      "process, its locations the path's blocks (function, file:line), its values\n"
      "the executions and the IR instructions executed (--cost EV: a recorded\n"
-     "counter's events instead).\n"},
+     "counter's events instead).  A recording of -fwpp-mode=count code gives the\n"
+     "same samples as a trace.\n"},
     {"edges", cmd_edges, "edge profile for profile-guided placement (wppcc --wpp-profile)",
      "usage: wpptrace edges run.wpp... [-o FILE] [--pid P] [--tid T] [-q]\n"
      "\n"
@@ -133,18 +143,21 @@ static const struct command commands[] = {
      "wppcc --wpp-profile=FILE places the path register's increments on the\n"
      "edges that ran least; path ids keep their meaning.  On stderr: functions,\n"
      "edges, path executions and the increments the recorded build executed.\n"
+     "A recording of -fwpp-mode=count code gives the same profile as a trace.\n"
      "  -o FILE     write there instead of stdout\n"
      "  -q          no summary line\n"},
     {"interesting", cmd_interesting, "interesting paths for PPP (wppcc --wpp-interesting)",
-     "usage: wpptrace interesting run.wpp... [--top N | --min-count C] [-o FILE]\n"
+     "usage: wpptrace interesting run.wpp... [--top N] [--min-count C] [-o FILE]\n"
      "                             [--pid P] [--tid T] [-q]\n"
      "\n"
      "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
      "their counts (docs/instrumentation.md, \"Interesting paths\"): the set that\n"
      "wppcc --wpp-interesting=FILE numbers compactly (preferential path profiling).\n"
-     "On stderr: functions, paths kept and paths executed.\n"
+     "On stderr: functions, paths kept and paths executed.  A recording of\n"
+     "-fwpp-mode=count code gives the same set as a trace.\n"
      "  --top N        only the N hottest paths over all recordings\n"
-     "  --min-count C  only paths executed at least C times\n"
+     "  --min-count C  only paths executed at least C times (with --top: the N\n"
+     "                 hottest of those; the file's '# kept:' line says which)\n"
      "  -o FILE        write there instead of stdout\n"
      "  -q             no summary line\n"},
     {"top", cmd_top, "live: hottest paths of running count-mode processes, refreshed",
@@ -181,7 +194,8 @@ static const struct command commands[] = {
      "  --prune-nodes M build from the trace with at most M k-slab nodes\n"
      "  --flat          the thread-wide view, across calls and returns\n"
      "  --cost C        each k-path's cost (sum over its path instances) in IR\n"
-     "                  instructions, executions, or a recorded counter; ranks by it\n"},
+     "                  instructions, executions, or a recorded counter; ranks by it\n"
+     "A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -121,12 +121,17 @@ int session_open_optional(struct session *s, const char *path)
 	return open_session(s, path, 1);
 }
 
-int session_refuse_counts(struct session *s, const char *cmd, const char *path)
+int session_refuse_counts(struct session *s, const char *cmd, const char *path,
+			  const struct thread_filter *f)
 {
+	const struct wpp_thread_trace *last = NULL; /* the image looked at last */
+
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s->trace->threads[i];
-		if (i && th->pid == th[-1].pid && th->generation == th[-1].generation)
+		if (!thread_selected(f, th) ||
+		    (last && th->pid == last->pid && th->generation == last->generation))
 			continue; /* threads are sorted: one look per image */
+		last = th;
 		const struct wpp_image_map *im =
 		    wpp_modules_image(s->mods, th->pid, th->generation);
 		for (size_t r = 0; r < im->nranges; r++) {
@@ -135,7 +140,8 @@ int session_refuse_counts(struct session *s, const char *cmd, const char *path)
 				wpp_err(
 				    "%s: %s: %s was built with -fwpp-mode=count: its paths were "
 				    "counted, not recorded in order, which %s needs (paths, "
-				    "report, annotate, cfg, export and edges read counts)",
+				    "report, annotate, cfg, export, edges and interesting read "
+				    "counts)",
 				    cmd, path, tu->source[0] ? tu->source : "a module", cmd);
 				return WPP_EXIT_ERROR;
 			}
@@ -162,18 +168,25 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
 	       (f->gen < 0 || f->gen == (long)th->generation);
 }
 
+void thread_filter_text(const struct thread_filter *f, char *what, size_t len)
+{
+	size_t n = 0;
+
+	what[0] = 0;
+	if (f->pid >= 0)
+		n += (size_t)snprintf(what + n, len - n, " --pid %ld", f->pid);
+	if (f->tid >= 0 && n < len)
+		n += (size_t)snprintf(what + n, len - n, " --tid %ld", f->tid);
+	if (f->gen >= 0 && n < len)
+		snprintf(what + n, len - n, " --gen %ld", f->gen);
+}
+
 int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
 		       int exit_status)
 {
-	char what[96] = "";
-	size_t n = 0;
+	char what[96];
 
-	if (f->pid >= 0)
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " --pid %ld", f->pid);
-	if (f->tid >= 0 && n < sizeof(what))
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " --tid %ld", f->tid);
-	if (f->gen >= 0 && n < sizeof(what))
-		snprintf(what + n, sizeof(what) - n, " --gen %ld", f->gen);
+	thread_filter_text(f, what, sizeof(what));
 	if (what[0]) {
 		wpp_err("%s: no thread in %s matches%s (`wpptrace info %s` lists them)", cmd, path,
 			what, path);

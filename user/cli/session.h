@@ -51,12 +51,18 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
  * already reported; returns exit_status unchanged). */
 int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
 		       int exit_status);
+/* The filter as the command line gave it (" --pid P --tid T --gen G",
+ * the fields given; "" for none), for messages. */
+void thread_filter_text(const struct thread_filter *f, char *what, size_t len);
 
 /* Commands that need the order of paths (wpp, hot, kpaths, script) refuse
- * a recording whose images contain TUs built with -fwpp-mode=count: their
- * paths were counted, and the runtime wrote each once with its count.
- * 0, or WPP_EXIT_ERROR after one error line naming the TU. */
-int session_refuse_counts(struct session *s, const char *cmd, const char *path);
+ * a recording whose images of the threads f selects contain TUs built with
+ * -fwpp-mode=count: their paths were counted, and the runtime wrote each
+ * once with its count.  (Only those: a system-wide recording may hold
+ * another program's count build.)  0, or WPP_EXIT_ERROR after one error
+ * line naming the TU. */
+int session_refuse_counts(struct session *s, const char *cmd, const char *path,
+			  const struct thread_filter *f);
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);

@@ -19,9 +19,51 @@
 #define MAX_EDGES_PER_FN (1u << 24)
 #define MAX_TOTAL_EDGES	 (UINT64_C(1) << 28)
 
-static int cmp_name(const void *a, const void *b)
+/* By name, then source (NULL, from a version 1 file, first). */
+static int cmp_name_source(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct wpp_edge_prof_fn *x = *(const struct wpp_edge_prof_fn *const *)a;
+	const struct wpp_edge_prof_fn *y = *(const struct wpp_edge_prof_fn *const *)b;
+	int r = strcmp(x->name, y->name);
+	if (r || !x->source || !y->source)
+		return r ? r : (y->source == NULL) - (x->source == NULL);
+	return strcmp(x->source, y->source);
+}
+
+/* The file's version from its first line [s, e): 1 or 2, or -1 (why set). */
+static int read_version(struct wpp_text_cursor *c, const char *s, const char *e)
+{
+	size_t ml = strlen(WPP_EDGE_PROFILE_MAGIC);
+	char head[64];
+
+	snprintf(head, sizeof(head), "%s %d", WPP_EDGE_PROFILE_MAGIC, WPP_EDGE_PROFILE_VERSION);
+	if ((size_t)(e - s) != ml + 2 || memcmp(s, WPP_EDGE_PROFILE_MAGIC, ml) != 0 ||
+	    s[ml] != ' ') {
+		if ((size_t)(e - s) > ml && memcmp(s, WPP_EDGE_PROFILE_MAGIC, ml) == 0 &&
+		    s[ml] == ' ')
+			return wpp_text_fail(c, "unsupported edge profile version (want '%s')",
+					     head);
+		return wpp_text_fail(c, "not an edge profile (want '%s'; made by wpptrace edges)",
+				     head);
+	}
+	int v = s[ml + 1] - '0';
+	if (v < WPP_EDGE_PROFILE_VERSION_MIN || v > WPP_EDGE_PROFILE_VERSION)
+		return wpp_text_fail(c, "unsupported edge profile version (want '%s')", head);
+	return v;
+}
+
+/* Store [s, e) as a name (with fill) and return it; *nb counts the bytes. */
+static const char *put_name(struct wpp_edge_prof *p, int fill, size_t *nb, const char *s,
+			    const char *e)
+{
+	char *name = NULL;
+	if (fill) {
+		name = p->name_store + *nb;
+		memcpy(name, s, (size_t)(e - s));
+		name[e - s] = 0;
+	}
+	*nb += (size_t)(e - s) + 1;
+	return name;
 }
 
 /* One pass over the text: validate; with fill, store too. */
@@ -32,14 +74,12 @@ static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, si
 	size_t fi = 0, nb = 0;
 	uint64_t ei = 0, prev_id = 0;
 	uint32_t pending = 0; /* edge lines still owed to the last f */
+	int version;
 
 	if (!wpp_text_next_line(c, &s, &e))
 		return wpp_text_fail(c, "empty file, not an edge profile");
-	char head[64];
-	snprintf(head, sizeof(head), "%s %d", WPP_EDGE_PROFILE_MAGIC, WPP_EDGE_PROFILE_VERSION);
-	if ((size_t)(e - s) != strlen(head) || memcmp(s, head, strlen(head)) != 0)
-		return wpp_text_fail(c, "not an edge profile (want '%s'; made by wpptrace edges)",
-				     head);
+	if ((version = read_version(c, s, e)) < 0)
+		return -1;
 	while (wpp_text_next_line(c, &s, &e)) {
 		if (e - s > WPP_EDGE_PROFILE_LINE_MAX)
 			return wpp_text_fail(c, "line longer than %d bytes",
@@ -61,17 +101,20 @@ static int scan(struct wpp_edge_prof *p, struct wpp_text_cursor *c, int fill, si
 				return wpp_text_fail(c, "functions out of order or repeated");
 			if (ei + n > MAX_TOTAL_EDGES)
 				return wpp_text_fail(c, "too many edges");
-			if (!wpp_text_is_name(q, e))
-				return wpp_text_fail(c, "malformed function name");
+			/* version 1: NAME to the end; 2: NAME SOURCE */
+			const char *name_end = version == 1 ? e : memchr(q, ' ', (size_t)(e - q));
+			if (!name_end || !wpp_text_is_name(q, name_end) ||
+			    (version > 1 && !wpp_text_is_name(name_end + 1, e)))
+				return wpp_text_fail(c, "malformed function name%s",
+						     version > 1 ? " or source file" : "");
+			const char *name = put_name(p, fill, &nb, q, name_end);
+			const char *source =
+			    version > 1 ? put_name(p, fill, &nb, name_end + 1, e) : NULL;
 			if (fill) {
-				char *name = p->name_store + nb;
-				memcpy(name, q, (size_t)(e - q));
-				name[e - q] = 0;
-				p->fns[fi] = (struct wpp_edge_prof_fn){id, name, (uint32_t)n,
-								       p->edge_store + ei};
-				p->names[fi] = name;
+				p->fns[fi] = (struct wpp_edge_prof_fn){
+				    id, name, source, (uint32_t)n, p->edge_store + ei};
+				p->by_name[fi] = &p->fns[fi];
 			}
-			nb += (size_t)(e - q) + 1;
 			prev_id = id;
 			pending = (uint32_t)n;
 			fi++;
@@ -113,10 +156,10 @@ int wpp_edge_prof_parse(struct wpp_edge_prof *p, const char *text, size_t len, c
 	if (scan(p, &c, 0, &nfns, &nedges, &namebytes))
 		return -1;
 	p->fns = malloc((nfns + 1) * sizeof(*p->fns));
-	p->names = malloc((nfns + 1) * sizeof(*p->names));
+	p->by_name = malloc((nfns + 1) * sizeof(*p->by_name));
 	p->edge_store = malloc(((size_t)nedges + 1) * sizeof(*p->edge_store));
 	p->name_store = malloc(namebytes + 1);
-	if (!p->fns || !p->names || !p->edge_store || !p->name_store) {
+	if (!p->fns || !p->by_name || !p->edge_store || !p->name_store) {
 		wpp_edge_prof_free(p);
 		c.line = 0;
 		return wpp_text_fail(&c, "out of memory");
@@ -124,7 +167,7 @@ int wpp_edge_prof_parse(struct wpp_edge_prof *p, const char *text, size_t len, c
 	c = wpp_text_cursor(text, len, why, whylen);
 	scan(p, &c, 1, &nfns, &nedges, &namebytes); /* validated above */
 	p->nfns = nfns;
-	qsort(p->names, nfns, sizeof(*p->names), cmp_name);
+	qsort(p->by_name, nfns, sizeof(*p->by_name), cmp_name_source);
 	return 0;
 }
 
@@ -146,7 +189,7 @@ int wpp_edge_prof_load(struct wpp_edge_prof *p, const char *path, char *why, siz
 void wpp_edge_prof_free(struct wpp_edge_prof *p)
 {
 	free(p->fns);
-	free(p->names);
+	free(p->by_name);
 	free(p->edge_store);
 	free(p->name_store);
 	memset(p, 0, sizeof(*p));
@@ -165,9 +208,35 @@ const struct wpp_edge_prof_fn *wpp_edge_prof_find(const struct wpp_edge_prof *p,
 	return lo < p->nfns && p->fns[lo].stable_id == stable_id ? &p->fns[lo] : NULL;
 }
 
-int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name)
+/* source (len bytes, as given to the compiler) is written as field: the
+ * bytes a reader would split at or stop on read as '?' (wpp/edge_profile.h). */
+static int same_source_field(const char *field, const char *source, size_t len)
 {
-	return p->nfns && bsearch(&name, p->names, p->nfns, sizeof(*p->names), cmp_name) != NULL;
+	for (size_t i = 0; i < len; i++, field++) {
+		unsigned char ch = (unsigned char)source[i];
+		if (*field != (ch <= ' ' || ch == 0x7f ? '?' : (char)ch))
+			return 0;
+	}
+	return *field == 0;
+}
+
+int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, const char *source,
+			   size_t source_len)
+{
+	size_t lo = 0, hi = p->nfns;
+
+	while (lo < hi) { /* the first function of that name */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(p->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->nfns && strcmp(p->by_name[lo]->name, name) == 0; lo++)
+		if (!p->by_name[lo]->source ||
+		    same_source_field(p->by_name[lo]->source, source, source_len))
+			return 1;
+	return 0;
 }
 
 int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, double *w)

@@ -25,6 +25,7 @@ struct wpp_edge_prof_edge {
 struct wpp_edge_prof_fn {
 	uint64_t stable_id;
 	const char *name;
+	const char *source; /* as the file writes it; NULL in a version 1 file */
 	uint32_t nedges;
 	const struct wpp_edge_prof_edge *edges; /* metadata edge order */
 };
@@ -32,7 +33,8 @@ struct wpp_edge_prof_fn {
 struct wpp_edge_prof {
 	struct wpp_edge_prof_fn *fns; /* by increasing stable id */
 	size_t nfns;
-	const char **names; /* every function's name, sorted (for the stale check) */
+	/* every function by name, then source (the stale check) */
+	const struct wpp_edge_prof_fn **by_name;
 	struct wpp_edge_prof_edge *edge_store;
 	char *name_store;
 };
@@ -46,8 +48,12 @@ void wpp_edge_prof_free(struct wpp_edge_prof *p);
 
 const struct wpp_edge_prof_fn *wpp_edge_prof_find(const struct wpp_edge_prof *p,
 						  uint64_t stable_id);
-/* 1 if some function of that name is in the profile (under any id). */
-int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name);
+/* 1 if the profile has a function of that name from that source file (the
+ * translation unit's main source as given to the compiler, source_len
+ * bytes, compared as the file writes it) under any id; in a version 1
+ * file, of that name from any file. */
+int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, const char *source,
+			   size_t source_len);
 
 /*
  * Placement weights for d (numbered) from f, in place: w holds a static

@@ -29,12 +29,14 @@ struct item {
 	const char *name, *source; /* source NULL when by_name */
 	uint32_t nedges;
 	int by_name;
+	uint32_t file, line; /* by_name: where it is listed */
 };
 
 struct scan_out {
 	struct item *items; /* NULL on the counting pass */
 	char *names;
 	size_t nitems, namebytes;
+	uint32_t file; /* the file being scanned */
 };
 
 static void put_item(struct scan_out *o, struct item it)
@@ -111,8 +113,8 @@ static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 				return wpp_text_fail(c, "malformed path line");
 			if (!first && pid <= prev_id)
 				return wpp_text_fail(c, "path ids out of order or repeated");
-			put_item(
-			    o, (struct item){fn_id, pid, count, name, source, (uint32_t)nedges, 0});
+			put_item(o, (struct item){fn_id, pid, count, name, source, (uint32_t)nedges,
+						  0, 0, 0});
 			prev_id = pid;
 			first = 0;
 			pending--;
@@ -152,7 +154,8 @@ static int scan_list(struct wpp_text_cursor *c, struct scan_out *o)
 					     WPP_INTERESTING_MAGIC, WPP_INTERESTING_VERSION);
 		if (o->nitems + 1 > MAX_TOTAL_IDS)
 			return wpp_text_fail(c, "more than %zu interesting paths", MAX_TOTAL_IDS);
-		put_item(o, (struct item){0, pid, 0, put_name(o, s, n_end), NULL, 0, 1});
+		put_item(o, (struct item){0, pid, 0, put_name(o, s, n_end), NULL, 0, 1, o->file,
+					  (uint32_t)c->line});
 	}
 	return 0;
 }
@@ -192,7 +195,12 @@ static int cmp_item(const void *a, const void *b)
 	} else if (x->stable_id != y->stable_id) {
 		return x->stable_id < y->stable_id ? -1 : 1;
 	}
-	return (x->id > y->id) - (x->id < y->id);
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	/* a listed id's first place comes first */
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
 }
 
 static int cmp_name_source(const void *a, const void *b)
@@ -236,7 +244,10 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 	set->by_name = calloc(nfns + 1, sizeof(*set->by_name));
 	set->id_store = malloc((nids + 1) * sizeof(uint64_t));
 	set->count_store = calloc(nids + 1, sizeof(uint64_t));
-	if (!set->fns || !set->by_name || !set->id_store || !set->count_store) {
+	set->line_store = calloc(nids + 1, sizeof(uint32_t));
+	set->file_store = calloc(nids + 1, sizeof(uint32_t));
+	if (!set->fns || !set->by_name || !set->id_store || !set->count_store || !set->line_store ||
+	    !set->file_store) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
@@ -251,16 +262,22 @@ static int build(struct wpp_interesting *set, struct item *it, size_t n, char *w
 							 .nedges = it[i].nedges,
 							 .by_name = it[i].by_name,
 							 .ids = set->id_store + k,
-							 .counts = set->count_store + k};
+							 .counts = set->count_store + k,
+							 .list_lines = set->line_store + k,
+							 .list_files = set->file_store + k};
 			if (!it[i].by_name)
 				set->by_name[set->nrecorded++] = f;
 		} else if (it[i].id == it[i - 1].id) {
 			uint64_t *cnt = &set->count_store[k - 1];
 			*cnt = *cnt > UINT64_MAX - it[i].count ? UINT64_MAX : *cnt + it[i].count;
+			f->nlines += it[i].by_name;
 			continue;
 		}
 		set->id_store[k] = it[i].id;
 		set->count_store[k] = it[i].count;
+		set->line_store[k] = it[i].line;
+		set->file_store[k] = it[i].file;
+		f->nlines += it[i].by_name;
 		k++;
 		f->nids++;
 	}
@@ -275,11 +292,16 @@ int wpp_interesting_parse(struct wpp_interesting *s, const char *const *texts, c
 	char detail[256];
 
 	memset(s, 0, sizeof(*s));
+	if (n > UINT32_MAX) {
+		snprintf(why, whylen, "too many files");
+		return -1;
+	}
 	for (int fill = 0; fill < 2; fill++) {
 		if (fill) {
 			o.items = malloc((o.nitems + 1) * sizeof(*o.items));
 			s->name_store = o.names = malloc(o.namebytes + 1);
-			if (!o.items || !s->name_store) {
+			s->files = malloc((n + 1) * sizeof(*s->files));
+			if (!o.items || !s->name_store || !s->files) {
 				snprintf(why, whylen, "out of memory");
 				goto fail;
 			}
@@ -288,6 +310,11 @@ int wpp_interesting_parse(struct wpp_interesting *s, const char *const *texts, c
 		for (size_t k = 0; k < n; k++) {
 			struct wpp_text_cursor c =
 			    wpp_text_cursor(texts[k], lens[k], detail, sizeof(detail));
+			/* kept for messages: the caller's names may not outlive s */
+			const char *label = put_name(&o, names[k], names[k] + strlen(names[k]));
+			if (fill)
+				s->files[s->nfiles++] = label;
+			o.file = (uint32_t)k;
 			if (scan_text(&c, &o)) { /* only the counting pass can fail */
 				snprintf(why, whylen, "%s: %s", names[k], detail);
 				goto fail;
@@ -338,6 +365,9 @@ void wpp_interesting_free(struct wpp_interesting *s)
 	free(s->by_name);
 	free(s->id_store);
 	free(s->count_store);
+	free(s->line_store);
+	free(s->file_store);
+	free(s->files);
 	free(s->name_store);
 	memset(s, 0, sizeof(*s));
 }
@@ -367,6 +397,12 @@ static const struct wpp_interesting_fn *find_listed(const struct wpp_interesting
 			hi = mid;
 	}
 	return lo < s->nfns && strcmp(s->fns[lo].name, name) == 0 ? &s->fns[lo] : NULL;
+}
+
+const struct wpp_interesting_fn *wpp_interesting_listed(const struct wpp_interesting *s,
+							const char *name)
+{
+	return find_listed(s, name);
 }
 
 int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, uint32_t nedges,

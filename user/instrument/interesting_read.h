@@ -28,6 +28,10 @@ struct wpp_interesting_fn {
 	uint32_t nids;
 	const uint64_t *ids;	/* Ball-Larus ids, increasing, distinct */
 	const uint64_t *counts; /* executions per id (0 when unknown) */
+	/* by_name: the lines naming it (repeats included), and where each id
+	 * was first listed: line number, and file as an index into files */
+	uint32_t nlines;
+	const uint32_t *list_lines, *list_files;
 };
 
 struct wpp_interesting {
@@ -38,7 +42,10 @@ struct wpp_interesting {
 	/* recorded functions by name, then source (the stale check) */
 	const struct wpp_interesting_fn **by_name;
 	uint64_t *id_store, *count_store;
+	uint32_t *line_store, *file_store;
 	char *name_store;
+	const char **files; /* the names the files were given, in order */
+	size_t nfiles;
 };
 
 /* The union of the files (paths[0..n)).  0, or -1 with why ("FILE: line
@@ -70,5 +77,11 @@ enum wpp_interesting_match {
  */
 int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, uint32_t nedges,
 			   const char *name, const char *source, uint64_t **ids, size_t *n);
+
+/* The hand-written entry of that name, or NULL (where its ids came from,
+ * for messages: a listed id past the function's paths, a listed name no
+ * function of the build has). */
+const struct wpp_interesting_fn *wpp_interesting_listed(const struct wpp_interesting *s,
+							const char *name);
 
 #endif

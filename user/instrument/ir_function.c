@@ -425,8 +425,9 @@ static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn,
 
 /* With an edge profile (wppcc --wpp-profile), replace the static weights w
  * by the measured ones when the profile has this very function (same
- * stable id, same DAG); a function known to the profile by name only, or
- * whose DAG differs, was changed since it was recorded: one warning line,
+ * stable id, same DAG); a function the profile knows by name and source
+ * file only (by name only in a version 1 profile), or whose DAG differs,
+ * was changed since it was recorded: one warning line,
  * static weights.  -1 only on allocation failure. */
 static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stable_id,
 			   const struct wpp_dag *d, double *w)
@@ -442,7 +443,7 @@ static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stab
 	if ((f = wpp_edge_prof_find(tu->profile, stable_id))) {
 		if ((rc = wpp_edge_prof_apply(f, d, w)) <= 0)
 			return rc;
-	} else if (!wpp_edge_prof_has_name(tu->profile, name)) {
+	} else if (!wpp_edge_prof_has_name(tu->profile, name, tu->source, tu->source_len)) {
 		return 0; /* not in the recording: nothing measured */
 	}
 	fprintf(stderr,

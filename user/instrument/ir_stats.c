@@ -3,7 +3,9 @@
  * ir_stats.c — interesting paths per function and --wpp-stats (see
  * ir_stats.h).  Kept out of ir_function.c so the statistics cost nothing
  * and change nothing when not asked for: one hook per function, one open
- * and one close per translation unit.
+ * and one close per translation unit.  Which functions of hand-written
+ * lists the unit compiled goes to wppcc (listed_seen.h), which
+ * alone sees the whole build and says which listed names none compiled.
  */
 #include "ir_stats.h"
 
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "interesting_read.h"
+#include "listed_seen.h"
 #include "ppp.h"
 #include "ir_counts.h"
 
@@ -39,6 +42,12 @@ struct wpp_ir_stats {
 	uint32_t ppp_hashed;	/* functions whose PPP interval is above the limit */
 	uint32_t gamma_bins[4]; /* <= 1.0, <= 1.1, <= 2, more */
 	char stale_names[STALE_NAMED][96];
+	uint32_t nlisted_past; /* stale: a hand-written list's id past its paths */
+	/* the listed names this unit compiled, for wppcc (listed_seen.h) */
+	int seen_fd;
+	FILE *seen;
+	char *seen_buf;
+	size_t seen_len;
 };
 
 /* WPP_INTERESTING's lines as a list of paths. */
@@ -68,6 +77,26 @@ static int load_set(struct wpp_ir_stats *st, const char *files)
 	return rc;
 }
 
+/* wppcc's report file for the listed names compiled, when it asked for
+ * one (a regular file: anything else an inherited value names is left
+ * alone); -1 when not. */
+static int seen_report_fd(void)
+{
+	const char *v = getenv(WPP_LISTED_SEEN_FD_ENV);
+	struct stat sb;
+	char *end;
+	long fd;
+
+	if (!v || !*v)
+		return -1;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || *end || fd < 3 || fd > 65535 || fstat((int)fd, &sb) < 0 ||
+	    !S_ISREG(sb.st_mode))
+		return -1;
+	return (int)fd;
+}
+
 struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 {
 	const char *out = getenv("WPP_STATS"), *files = getenv("WPP_INTERESTING");
@@ -89,6 +118,9 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 	st->array_max = wpp_counts_array_limit();
 	if (files && *files)
 		st->has_set = load_set(st, files) == 0;
+	st->seen_fd = st->has_set && st->set.nrecorded < st->set.nfns ? seen_report_fd() : -1;
+	if (st->seen_fd >= 0 && (st->seen = open_memstream(&st->seen_buf, &st->seen_len)))
+		fputs(WPP_LISTED_SEEN_UNIT "\n", st->seen);
 	if (out && *out) {
 		st->dest = out;
 		if (!(st->out = open_memstream(&st->buf, &st->buflen)))
@@ -103,6 +135,22 @@ static void note_stale(struct wpp_ir_stats *st, const char *name, size_t len)
 		snprintf(st->stale_names[st->nstale], sizeof(st->stale_names[0]), "%.*s", (int)len,
 			 name);
 	st->nstale++;
+}
+
+/* A hand-written list gave fn (cname) an id past its d->npaths paths:
+ * say which and where, once per function. */
+static void warn_listed_past(const struct wpp_ir_stats *st, const struct wpp_interesting_fn *l,
+			     const char *cname, uint64_t npaths)
+{
+	uint32_t k = 0;
+
+	while (k + 1 < l->nids && l->ids[k] < npaths)
+		k++;
+	fprintf(stderr,
+		"wppcc: warning: %s: path id %llu is past %s's %llu paths (line %u of %s); %s is "
+		"numbered without interesting paths\n",
+		st->source, (unsigned long long)l->ids[k], cname, (unsigned long long)npaths,
+		l->list_lines[k], st->set.files[l->list_files[k]], cname);
 }
 
 void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
@@ -120,13 +168,25 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t st
 	name = LLVMGetValueName2(fn, &len);
 	snprintf(cname, sizeof(cname), "%.*s", (int)len, name);
 	if (st->has_set) {
+		const struct wpp_interesting_fn *l = wpp_interesting_listed(&st->set, cname);
+		if (l && st->seen)
+			fprintf(st->seen, "%s\n", cname);
 		match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname,
 					       st->source_field, &ids, &nids);
-		if (match == WPP_INTERESTING_FOUND && nids && ids[nids - 1] >= d->npaths)
-			match = WPP_INTERESTING_STALE; /* a listed id beyond its paths */
+		if (match == WPP_INTERESTING_FOUND && nids && ids[nids - 1] >= d->npaths) {
+			/* an id beyond its paths: a list for another build */
+			if (l && l->ids[l->nids - 1] >= d->npaths) {
+				warn_listed_past(st, l, cname, d->npaths);
+				st->nlisted_past++;
+			} else {
+				note_stale(st, name, len);
+			}
+			match = WPP_INTERESTING_STALE;
+		} else if (match == WPP_INTERESTING_STALE) {
+			note_stale(st, name, len);
+		}
 		if (match == WPP_INTERESTING_STALE) {
 			stale = 1;
-			note_stale(st, name, len);
 			free(ids);
 			ids = NULL;
 			nids = 0;
@@ -196,6 +256,24 @@ static int open_stats_file(const char *dest)
 	return fd;
 }
 
+/* buf to fd in one write where the file allows; errors name what (the
+ * option, then dest). */
+static void write_all(int fd, const char *what, const char *dest, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "wppcc: %s %s: %s\n", what, dest,
+				n < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
 /* The unit's block to stderr ("-") or appended to the file, in one write
  * (a regular file's O_APPEND write is not interleaved with others). */
 static void emit(const char *dest, const char *buf, size_t len)
@@ -203,18 +281,7 @@ static void emit(const char *dest, const char *buf, size_t len)
 	int fd = strcmp(dest, "-") == 0 ? 2 : open_stats_file(dest);
 	if (fd < 0)
 		return;
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fprintf(stderr, "wppcc: --wpp-stats %s: %s\n", dest,
-				n < 0 ? strerror(errno) : "short write");
-			break;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
+	write_all(fd, "--wpp-stats", dest, buf, len);
 	if (fd != 2)
 		close(fd);
 }
@@ -239,10 +306,17 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 			"stale\n",
 			st->source, st->nfns, st->with_interesting, st->gamma_bins[0],
 			st->gamma_bins[1], st->gamma_bins[2], st->gamma_bins[3], st->hashed,
-			st->ppp_hashed, st->nstale);
+			st->ppp_hashed, st->nstale + st->nlisted_past);
 		if (fclose(st->out) == 0)
 			emit(st->dest, st->buf, st->buflen);
 		free(st->buf);
+	}
+	if (st->seen) {
+		/* wppcc's file is O_APPEND: one write per unit */
+		if (fclose(st->seen) == 0)
+			write_all(st->seen_fd, "--wpp-interesting", "(the listed names compiled)",
+				  st->seen_buf, st->seen_len);
+		free(st->seen_buf);
 	}
 	if (st->has_set)
 		wpp_interesting_free(&st->set);

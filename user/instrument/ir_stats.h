@@ -22,9 +22,13 @@
  *              S stale
  *
  * (one line).  A function the set recorded from another build (stable id
- * or edge count differs, or a listed id beyond its paths) falls back to
- * plain Ball-Larus numbering ("stale" in its stats line); the translation
- * unit then prints one warning line naming the first few.
+ * or edge count differs), or given an id beyond its paths by a
+ * hand-written list, falls back to plain Ball-Larus numbering ("stale" in
+ * its stats line, counted in S); the translation unit then prints one
+ * warning line naming the first few changed ones, and one per function
+ * with such a listed id (the id, its path count, the list's file and
+ * line).  With a hand-written list, the listed names the unit compiled
+ * also go to wppcc (listed_seen.h).
  */
 #ifndef WPP_INSTRUMENT_IR_STATS_H
 #define WPP_INSTRUMENT_IR_STATS_H

@@ -36,7 +36,8 @@ $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 
 WPPCC_SRCS := user/instrument/wppcc/wppcc_main.c user/instrument/wppcc/wppcc_args.c \
 	user/instrument/wppcc/wppcc_profile.c user/instrument/wppcc/wppcc_convert.c \
-	user/instrument/wppcc/wppcc_interesting.c user/instrument/edge_profile_read.c \
+	user/instrument/wppcc/wppcc_interesting.c user/instrument/wppcc/wppcc_listed.c \
+	user/instrument/wppcc/wppcc_help.c user/instrument/edge_profile_read.c \
 	user/instrument/text_lines.c user/instrument/interesting_read.c user/instrument/dag.c
 
 $(BIN)/wppcc: $(call objs,,$(WPPCC_SRCS))

@@ -5,8 +5,12 @@
  * (command, transport and settings), the processes (attached mid-run,
  * forked, exec'd), their threads, the time span, the trace words by kind
  * (path or block records, REPEAT words and the executions they add, other
- * control words) and what was lost.  A file whose writer died (kill -9) is
- * read up to its last complete chunk and says so.  With counters, their
+ * control words) and what was lost.  What each translation unit's words
+ * are — path traces, block traces or path counts (-fwpp-mode=count: no
+ * order, which wpp, hot, kpaths and script need) — comes from the units'
+ * metadata in the recorded objects, when they are still there ("unknown"
+ * when not; nothing else here needs them).  A file whose writer died
+ * (kill -9) is read up to its last complete chunk and says so.  With counters, their
  * samples per miss class come from the report side's attribution
  * (cost_info.h), which needs the program's metadata.  `--format json`
  * prints the same as one object with "info_version" (INFO_JSON_VERSION:
@@ -23,6 +27,7 @@
 #include "json_out.h"
 #include "log.h"
 #include "session.h"
+#include "symbolizer.h"
 #include "trace_words.h"
 #include "wpp/trace_abi.h"
 #include "wppfile.h"
@@ -44,6 +49,31 @@ struct info_proc {
 	uint32_t modules;
 };
 
+/* A MODULE record: one translation unit of an object in one image. */
+struct info_module {
+	uint32_t pid, generation;
+	uint64_t tu_hash;
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	char *path;			   /* the object */
+	const struct wpp_tu *tu;	   /* its metadata; NULL when unreadable */
+	int first_in_file, first_in_image; /* the first module of its unit */
+};
+
+/* What a unit's words are, by its metadata's mode. */
+enum unit_holds { HOLDS_PATHS, HOLDS_BLOCKS, HOLDS_COUNTS, HOLDS_UNKNOWN, NHOLDS };
+static const char *const holds_text[NHOLDS] = {"path traces", "block traces", "path counts",
+					       "unknown (no metadata)"};
+static const char *const holds_json[NHOLDS] = {"\"paths\"", "\"blocks\"", "\"counts\"", "null"};
+/* Units named per kind before ", ...". */
+#define UNITS_NAMED 3
+
+struct holds {
+	uint64_t n[NHOLDS];			/* units */
+	uint32_t named[NHOLDS];			/* distinct names kept */
+	const char *names[NHOLDS][UNITS_NAMED]; /* the first ones */
+};
+
 struct info {
 	char settings[4096];
 	struct info_proc *procs;
@@ -55,6 +85,10 @@ struct info {
 	uint64_t salvaged; /* batches copied from a thread that ended unflushed */
 	struct wpp_word_counts kinds;
 	uint32_t counters;
+	struct info_module *mods;
+	size_t nmods, cap_mods;
+	struct wpp_symbolizer *sym; /* owns the units' metadata */
+	size_t *by_image;	    /* module indexes by (pid, image), then index */
 	int have_end;
 	struct wpp_chunk_end end;
 	/* Storage: bytes of BATCH and BATCH_Z chunks, how many were coded,
@@ -132,6 +166,233 @@ static void on_process(struct info *in, const struct wpp_chunk *ch)
 	see_time(in, p.time_ns);
 }
 
+static void on_module(struct info *in, const struct wpp_chunk_module *m, const char *tail,
+		      uint64_t room)
+{
+	in->mods = grow(in->mods, &in->cap_mods, in->nmods, sizeof(*in->mods));
+	struct info_module *im = &in->mods[in->nmods];
+	size_t len = m->path_len <= room ? strnlen(tail, m->path_len) : 0;
+	if (!(im->path = strndup(tail, len)))
+		wpp_die("out of memory");
+	im->pid = m->pid;
+	im->generation = m->generation;
+	im->tu_hash = m->tu_hash;
+	im->build_id_len = m->build_id_len <= sizeof(m->build_id) ? m->build_id_len : 0;
+	memcpy(im->build_id, m->build_id, sizeof(im->build_id));
+	im->tu = NULL;
+	in->nmods++;
+}
+
+static void quiet(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+static enum unit_holds holds_of(const struct wpp_tu *tu)
+{
+	if (!tu)
+		return HOLDS_UNKNOWN;
+	switch (tu->mode) {
+	case WPP_MODE_PATHS:
+		return HOLDS_PATHS;
+	case WPP_MODE_BLOCKS:
+		return HOLDS_BLOCKS;
+	case WPP_MODE_COUNTS:
+		return HOLDS_COUNTS;
+	}
+	return HOLDS_UNKNOWN;
+}
+
+static const char *unit_name(const struct info_module *m)
+{
+	return m->tu && m->tu->source && *m->tu->source ? m->tu->source
+	       : m->path[0]				? m->path
+							: "?";
+}
+
+/* One unit: the same metadata (or, unreadable, the same object path) and
+ * hash.  An order, so that units are found by sorting: a crafted file's
+ * many MODULE records cost n log n, not n^2. */
+static int unit_cmp(const struct info_module *a, const struct info_module *b)
+{
+	uintptr_t x = (uintptr_t)a->tu, y = (uintptr_t)b->tu;
+
+	if (a->tu_hash != b->tu_hash)
+		return a->tu_hash < b->tu_hash ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return a->tu ? 0 : strcmp(a->path, b->path);
+}
+
+static int image_cmp(const struct info_module *a, const struct info_module *b)
+{
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->generation > b->generation) - (a->generation < b->generation);
+}
+
+/* qsort_r orders of module indexes (ctx: the modules); ties by index, so
+ * the first of equals is the first recorded. */
+static int by_unit(const void *a, const void *b, void *ctx)
+{
+	const struct info_module *m = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = unit_cmp(&m[i], &m[j]);
+	return r ? r : (i > j) - (i < j);
+}
+
+static int by_image_unit(const void *a, const void *b, void *ctx)
+{
+	const struct info_module *m = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = image_cmp(&m[i], &m[j]);
+	return r ? r : by_unit(a, b, ctx);
+}
+
+static int by_image(const void *a, const void *b, void *ctx)
+{
+	const struct info_module *m = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = image_cmp(&m[i], &m[j]);
+	return r ? r : (i > j) - (i < j);
+}
+
+/* Mark each unit's first module in the file and in its image, and keep the
+ * modules by image (in recorded order within one) for per-process lines. */
+static void mark_units(struct info *in)
+{
+	size_t n = in->nmods, *idx = malloc((n + 1) * sizeof(*idx));
+	struct info_module *m = in->mods;
+
+	if (!idx)
+		wpp_die("out of memory");
+	for (size_t k = 0; k < n; k++)
+		idx[k] = k;
+	qsort_r(idx, n, sizeof(*idx), by_unit, m);
+	for (size_t k = 0; k < n; k++)
+		m[idx[k]].first_in_file = k == 0 || unit_cmp(&m[idx[k - 1]], &m[idx[k]]) != 0;
+	qsort_r(idx, n, sizeof(*idx), by_image_unit, m);
+	for (size_t k = 0; k < n; k++)
+		m[idx[k]].first_in_image = k == 0 || image_cmp(&m[idx[k - 1]], &m[idx[k]]) != 0 ||
+					   unit_cmp(&m[idx[k - 1]], &m[idx[k]]) != 0;
+	qsort_r(idx, n, sizeof(*idx), by_image, m);
+	in->by_image = idx;
+}
+
+/* Each unit's metadata, read without a word: a unit whose object is gone
+ * or rebuilt is "unknown", and the rest of info does not need it. */
+static void resolve_units(struct info *in)
+{
+	if (!in->nmods)
+		return;
+	if ((in->sym = wpp_sym_new())) { /* else every unit is "unknown" */
+		wpp_sym_set_reporter(in->sym, quiet, NULL);
+		for (size_t i = 0; i < in->nmods; i++) {
+			struct info_module *m = &in->mods[i];
+			if (m->path[0])
+				m->tu = wpp_sym_tu(in->sym, m->path, m->build_id, m->build_id_len,
+						   m->tu_hash);
+		}
+	}
+	mark_units(in);
+}
+
+/* The first unit of img (NULL: of the file) at or after position *k of
+ * the walk (module indexes, or by_image positions), or NULL at its end. */
+static const struct info_module *next_unit(const struct info *in,
+					   const struct wpp_chunk_process *img, size_t *k)
+{
+	if (!img) {
+		for (; *k < in->nmods; ++*k)
+			if (in->mods[*k].first_in_file)
+				return &in->mods[(*k)++];
+		return NULL;
+	}
+	if (*k == 0) { /* the image's first position */
+		size_t lo = 0, hi = in->nmods;
+		struct info_module key = {.pid = img->pid, .generation = img->generation};
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (image_cmp(&in->mods[in->by_image[mid]], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*k = lo;
+	}
+	for (; *k < in->nmods; ++*k) {
+		const struct info_module *m = &in->mods[in->by_image[*k]];
+		if (m->pid != img->pid || m->generation != img->generation)
+			break;
+		if (m->first_in_image) {
+			++*k;
+			return m;
+		}
+	}
+	*k = in->nmods; /* the image's modules are behind */
+	return NULL;
+}
+
+/* The units of img (NULL: of the file), by what they hold. */
+static void count_holds(const struct info *in, const struct wpp_chunk_process *img, struct holds *h)
+{
+	const struct info_module *m;
+	size_t k = 0;
+
+	memset(h, 0, sizeof(*h));
+	while ((m = next_unit(in, img, &k))) {
+		enum unit_holds kind = holds_of(m->tu);
+		const char *name = unit_name(m);
+		uint32_t j = 0;
+		/* units of one object without metadata share its name: once */
+		while (j < h->named[kind] && strcmp(h->names[kind][j], name) != 0)
+			j++;
+		if (j == h->named[kind] && j < UNITS_NAMED)
+			h->names[kind][h->named[kind]++] = name;
+		h->n[kind]++;
+	}
+}
+
+/* "path traces (2 units: a.c, b.c), path counts (1 unit: c.c)"; 0 if none. */
+static int print_holds(const struct holds *h)
+{
+	int any = 0;
+	for (int k = 0; k < NHOLDS; k++) {
+		if (!h->n[k])
+			continue;
+		printf("%s%s (%" PRIu64 " unit%s: ", any++ ? ", " : "", holds_text[k], h->n[k],
+		       h->n[k] == 1 ? "" : "s");
+		for (uint32_t j = 0; j < h->named[k]; j++)
+			printf("%s%s", j ? ", " : "", h->names[k][j]);
+		printf("%s)", h->n[k] > h->named[k] && h->named[k] == UNITS_NAMED ? ", ..." : "");
+	}
+	if (any)
+		printf("\n");
+	return any;
+}
+
+/* The units of img as JSON objects {source, object, holds}. */
+static void json_units(const struct info *in, const struct wpp_chunk_process *img)
+{
+	const struct info_module *m;
+	size_t k = 0;
+	int n = 0;
+
+	fputs(",\"units\":[", stdout);
+	while ((m = next_unit(in, img, &k))) {
+		fputs(n++ ? ",{\"source\":" : "{\"source\":", stdout);
+		if (m->tu && m->tu->source)
+			json_str(stdout, m->tu->source);
+		else
+			fputs("null", stdout);
+		fputs(",\"object\":", stdout);
+		json_str(stdout, m->path);
+		printf(",\"holds\":%s}", holds_json[holds_of(m->tu)]);
+	}
+	fputs("]", stdout);
+}
+
 static void add_kinds(struct wpp_word_counts *to, const struct wpp_word_counts *k)
 {
 	to->records += k->records;
@@ -203,6 +464,7 @@ static void on_chunk(struct info *in, const struct wpp_chunk *ch)
 			break;
 		memcpy(&m, ch->payload, sizeof(m));
 		in->modules++;
+		on_module(in, &m, (const char *)ch->payload + sizeof(m), ch->length - sizeof(m));
 		for (size_t i = in->nprocs; i-- > 0;)
 			if (in->procs[i].p.pid == m.pid &&
 			    in->procs[i].p.generation == m.generation) {
@@ -331,6 +593,12 @@ static void print_proc(const struct info *in, const struct info_proc *ip)
 	if (sum.lost_words)
 		printf(", lost %" PRIu64 " words", sum.lost_words);
 	printf("\n");
+	struct holds h;
+	count_holds(in, p, &h);
+	if (h.n[0] + h.n[1] + h.n[2] + h.n[3]) {
+		printf("    holds     ");
+		print_holds(&h);
+	}
 	if (p->flags & WPP_PROC_ATTACHED)
 		printf("    tracing began mid-run (attached)\n");
 	if (p->flags & WPP_PROC_FORKED)
@@ -377,6 +645,15 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		print_proc(in, &in->procs[i]);
 	printf("threads     %zu (%zu without an exit record)\n", in->nthreads, threads_running(in));
 	printf("modules     %" PRIu64 "\n", in->modules);
+	struct holds h;
+	count_holds(in, NULL, &h);
+	if (h.n[0] + h.n[1] + h.n[2] + h.n[3]) {
+		printf("holds       ");
+		print_holds(&h);
+	}
+	if (h.n[HOLDS_COUNTS])
+		printf("            path counts (-fwpp-mode=count) have no order: wpp, hot, kpaths "
+		       "and script refuse this recording\n");
 	printf("batches     %" PRIu64, in->batches);
 	if (in->salvaged)
 		printf(" (%" PRIu64 " salvaged from threads that ended with words unpublished)",
@@ -453,6 +730,7 @@ static void print_info_json(const char *path, const struct info *in, const char 
 		       ",\"words\":%" PRIu64,
 		       threads, ip->modules, sum.batches, sum.words);
 		json_kinds(&sum.kinds);
+		json_units(in, p);
 		printf(",\"lost_words\":%" PRIu64 ",\"attached\":%s,\"forked\":%s,\"execed\":%s}",
 		       sum.lost_words, p->flags & WPP_PROC_ATTACHED ? "true" : "false",
 		       p->flags & WPP_PROC_FORKED ? "true" : "false",
@@ -463,6 +741,11 @@ static void print_info_json(const char *path, const struct info *in, const char 
 	       in->nthreads, threads_running(in), in->modules, in->batches, in->salvaged,
 	       in->words);
 	json_kinds(&in->kinds);
+	struct holds h;
+	count_holds(in, NULL, &h);
+	printf(",\"holds\":{\"paths\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"counts\":%" PRIu64
+	       ",\"unknown\":%" PRIu64 "}",
+	       h.n[HOLDS_PATHS], h.n[HOLDS_BLOCKS], h.n[HOLDS_COUNTS], h.n[HOLDS_UNKNOWN]);
 	printf(",\"lost_words\":%" PRIu64 ",\"lost_batches\":%" PRIu64 ",\"gaps\":%" PRIu64
 	       ",\"damaged_batches\":%" PRIu64 ",\"damaged_words\":%" PRIu64
 	       ",\"batch_bytes\":%" PRIu64 ",\"compressed_batches\":%" PRIu64 ",\"counters\":",
@@ -516,6 +799,7 @@ int cmd_info(int argc, char **argv)
 		if (got == 1) /* (2: a damaged BATCH_Z, its losses counted) */
 			on_chunk(&in, &ch);
 	const char *status = wppr_status(r);
+	resolve_units(&in);
 	if (json)
 		print_info_json(file, &in, status);
 	else
@@ -524,6 +808,11 @@ int cmd_info(int argc, char **argv)
 	wpp_batch_z_walker_fini(&in.walker);
 	free(in.procs);
 	free(in.threads);
+	for (size_t i = 0; i < in.nmods; i++)
+		free(in.mods[i].path);
+	free(in.mods);
+	free(in.by_image);
+	wpp_sym_free(in.sym);
 	int rc = 0;
 	/* Counters: attributed by the report side (needs the metadata). */
 	if (in.counters) {

@@ -61,6 +61,7 @@ static double wait_limit(const struct finish_progress *p)
 }
 
 struct record_online_cfg {
+	int counted_said; /* the -k warning about a count-mode unit */
 	struct wpp_grammar_cfg grammar;
 	struct kslab_online_cfg kpaths;
 	struct wpp_online_consumer grammar_consumer;
@@ -218,6 +219,19 @@ void record_online_module(struct record_sink *rs, const struct wpp_chunk_module 
 {
 	struct record_online_cfg *cfg = rs->online_cfg;
 
-	if (cfg && cfg->kinds)
-		(void)kinds_live_module(cfg->kinds, m, path);
+	const char *counted;
+
+	if (!cfg || !cfg->kinds)
+		return;
+	(void)kinds_live_module(cfg->kinds, m, path);
+	/* -k needs the order of paths, which a count-mode unit does not
+	 * record: say so as soon as one registers (the run goes on, and so
+	 * does everything else the recording holds). */
+	if (!cfg->counted_said && (counted = kinds_live_first_counted(cfg->kinds))) {
+		cfg->counted_said = 1;
+		wpp_warn("record: -k: %s was built with -fwpp-mode=count: its paths are counted, "
+			 "not recorded in order, so the k-path forests are of no use and `wpptrace "
+			 "kpaths` refuses this recording (build it with -fwpp-mode=paths for -k)",
+			 counted);
+	}
 }

@@ -16,7 +16,7 @@
 
 struct fn_entry {
 	uint64_t stable_id;
-	char *name;
+	char *name, *source; /* source: its unit's main source file ("?" unknown) */
 	uint32_t nedges;
 	int conflicting;
 	struct wpp_meta_edge *edges; /* copied: the recording's metadata */
@@ -40,6 +40,7 @@ void edge_profile_free(struct edge_profile *ep)
 		return;
 	for (size_t i = 0; i < ep->cap; i++) {
 		free(ep->slot[i].name);
+		free(ep->slot[i].source);
 		free(ep->slot[i].edges);
 		free(ep->slot[i].count);
 	}
@@ -93,10 +94,11 @@ static struct fn_entry *entry_of(struct edge_profile *ep, const struct wpp_fn *f
 		return f;
 	}
 	f->name = strdup(fn->name ? fn->name : "?");
+	f->source = strdup(fn->tu && fn->tu->source && *fn->tu->source ? fn->tu->source : "?");
 	f->edges = malloc(((size_t)fn->nedges + 1) * sizeof(*f->edges));
 	f->count = calloc((size_t)fn->nedges + 1, sizeof(uint64_t));
-	if (!f->name || !f->edges || !f->count) {
-		free(f->name), free(f->edges), free(f->count);
+	if (!f->name || !f->source || !f->edges || !f->count) {
+		free(f->name), free(f->source), free(f->edges), free(f->count);
 		memset(f, 0, sizeof(*f));
 		return NULL;
 	}
@@ -153,6 +155,13 @@ static int by_stable_id(const void *a, const void *b)
 	return (x->stable_id > y->stable_id) - (x->stable_id < y->stable_id);
 }
 
+/* A name or source is one field: nothing a reader splits or stops at. */
+static void put_field(FILE *out, const char *s)
+{
+	for (const char *c = s; *c; c++)
+		fputc((unsigned char)*c <= ' ' || *c == 0x7f ? '?' : *c, out);
+}
+
 int edge_profile_write(const struct edge_profile *ep, FILE *out, const char *source,
 		       struct edge_profile_stats *st)
 {
@@ -176,9 +185,9 @@ int edge_profile_write(const struct edge_profile *ep, FILE *out, const char *sou
 			continue;
 		}
 		fprintf(out, "f %016" PRIx64 " %" PRIu32 " ", f->stable_id, f->nedges);
-		/* a name is one field: nothing a reader splits or stops at */
-		for (const char *c = f->name; *c; c++)
-			fputc((unsigned char)*c <= ' ' || *c == 0x7f ? '?' : *c, out);
+		put_field(out, f->name);
+		fputc(' ', out);
+		put_field(out, f->source);
 		fputc('\n', out);
 		for (uint32_t i = 0; i < f->nedges; i++) {
 			const struct wpp_meta_edge *e = &f->edges[i];

@@ -142,6 +142,24 @@ static void put_name(FILE *out, const char *name)
 		fputc((unsigned char)*c <= ' ' || *c == 0x7f ? '?' : *c, out);
 }
 
+/* The selection in a comment line, so the file says what it holds. */
+static void describe_selection(FILE *out, const struct interesting_select *sel)
+{
+	fputs("# kept: ", out);
+	if (sel->top)
+		fprintf(out, "the %" PRIu64 " hottest ", sel->top);
+	else
+		fputs("every ", out);
+	if (sel->top && sel->min_count > 1)
+		fputs("of the ", out);
+	fputs(sel->top ? "paths" : "path", out);
+	if (sel->min_count > 1)
+		fprintf(out, " executed at least %" PRIu64 " times", sel->min_count);
+	else if (!sel->top)
+		fputs(" executed", out);
+	fputc('\n', out);
+}
+
 int interesting_set_write(struct interesting_set *s, const struct interesting_select *sel,
 			  FILE *out, const char *source, struct interesting_stats *st)
 {
@@ -166,6 +184,7 @@ int interesting_set_write(struct interesting_set *s, const struct interesting_se
 	}
 	fprintf(out, "%s %d\n", WPP_INTERESTING_MAGIC, WPP_INTERESTING_VERSION);
 	fprintf(out, "# from %s\n", source);
+	describe_selection(out, sel);
 	for (size_t i = 0, j; i < s->n; i = j) {
 		uint64_t kept = 0;
 		for (j = i; j < s->n && s->items[j].stable_id == s->items[i].stable_id; j++)

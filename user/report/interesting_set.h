@@ -2,8 +2,10 @@
 /*
  * interesting_set.h — the paths recordings executed, per function, written
  * as an interesting-path set (wpp/interesting.h) for preferential path
- * profiling (`wppcc --wpp-interesting`): all of them, the N hottest over
- * all recordings, or those executed at least C times.  Functions are keyed
+ * profiling (`wppcc --wpp-interesting`): all of them, those executed at
+ * least C times, the N hottest over all recordings, or, both given, the N
+ * hottest of those executed at least C times (a comment line of the file
+ * says which).  Functions are keyed
  * by stable id, so the same source function seen in several processes,
  * binaries or recordings is summed.  Paths of blocks-mode code have no
  * Ball-Larus ids and are left out.
@@ -33,7 +35,8 @@ struct interesting_set *interesting_set_new(void);
 void interesting_set_free(struct interesting_set *s);
 /* Add p's paths (p may be closed afterwards).  0, or -1 when out of memory. */
 int interesting_set_add(struct interesting_set *s, const struct rpt_profile *p);
-/* Write the selected paths; source names the inputs in a comment line.
+/* Write the selected paths; comment lines name the inputs (source) and
+ * the selection.
  * 0, or -1 on a write error or out of memory (the caller reports it). */
 int interesting_set_write(struct interesting_set *s, const struct interesting_select *sel,
 			  FILE *out, const char *source, struct interesting_stats *st);

@@ -10,8 +10,14 @@
 #include "costs.h"
 #include "log.h"
 
-int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
-	     const struct thread_filter *f)
+static int filtered(const struct thread_filter *f)
+{
+	return f->pid >= 0 || f->tid >= 0;
+}
+
+/* rpt_open without its word on a filter that matched nothing. */
+static int open_profile(struct session *s, struct rpt_profile *p, const char *file,
+			const struct thread_filter *f)
 {
 	int rc = session_open(s, file);
 
@@ -21,9 +27,20 @@ int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
 		session_close(s);
 		return WPP_EXIT_ERROR;
 	}
-	if ((f->pid >= 0 || f->tid >= 0) && p->nimages == 0)
-		wpp_warn("%s: no thread matches the --pid/--tid filter", file);
 	return 0;
+}
+
+int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
+	     const struct thread_filter *f, const char *who)
+{
+	int rc = open_profile(s, p, file, f);
+
+	/* a typo must not pass for an empty report (as script, wpp, hot) */
+	if (!rc && filtered(f) && p->nimages == 0) {
+		rpt_close(s, p);
+		return no_thread_selected(who, file, f, WPP_EXIT_OK);
+	}
+	return rc;
 }
 
 void rpt_close(struct session *s, struct rpt_profile *p)
@@ -35,24 +52,49 @@ void rpt_close(struct session *s, struct rpt_profile *p)
 int rpt_merge_inputs(char *const *files, int n, const struct thread_filter *f, const char *who,
 		     int (*add)(void *ctx, const struct rpt_profile *p), void *ctx, int *worst)
 {
+	unsigned char *missed = calloc((size_t)n + 1, 1); /* [i]: the filter matched nothing */
 	struct session s;
 	struct rpt_profile p;
-	int rc;
+	char what[96];
+	int rc = 0, matched = 0;
 
 	*worst = 0;
-	for (int i = 0; i < n; i++) {
-		if ((rc = rpt_open(&s, &p, files[i], f)) != 0)
-			return rc;
+	if (!missed) {
+		wpp_err("%s: out of memory", who);
+		return WPP_EXIT_ERROR;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		if ((rc = open_profile(&s, &p, files[i], f)) != 0)
+			break;
 		if (s.exit_status > *worst)
 			*worst = s.exit_status;
-		rc = add(ctx, &p);
-		rpt_close(&s, &p);
-		if (rc < 0) {
+		missed[i] = p.nimages == 0;
+		matched += !missed[i];
+		if (add(ctx, &p) < 0) {
 			wpp_err("%s: out of memory", who);
-			return WPP_EXIT_ERROR;
+			rc = WPP_EXIT_ERROR;
 		}
+		rpt_close(&s, &p);
 	}
-	return 0;
+	/* What these commands write feeds a compiler: a filter that matched
+	 * nothing would make an empty file that builds like no file at all,
+	 * so it is a mistake on the command line, as in script, wpp and hot. */
+	if (!rc && filtered(f) && !matched) {
+		if (n == 1) {
+			no_thread_selected(who, files[0], f, WPP_EXIT_OK);
+		} else {
+			thread_filter_text(f, what, sizeof(what));
+			wpp_err("%s: no thread in any of the %d recordings matches%s (`wpptrace "
+				"info FILE` lists them)",
+				who, n, what);
+		}
+		rc = WPP_EXIT_USAGE;
+	}
+	for (int i = 0; i < n && !rc && filtered(f); i++)
+		if (missed[i])
+			wpp_warn("%s: no thread matches the --pid/--tid filter", files[i]);
+	free(missed);
+	return rc;
 }
 
 int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *counter,

@@ -10,9 +10,10 @@
 #include "profile.h"
 #include "session.h"
 
-/* 0, or an exit status after one error line. */
+/* 0, or an exit status after one error line (a --pid/--tid filter no
+ * thread matches: WPP_EXIT_USAGE, naming the filter and command who). */
 int rpt_open(struct session *s, struct rpt_profile *p, const char *file,
-	     const struct thread_filter *f);
+	     const struct thread_filter *f, const char *who);
 void rpt_close(struct session *s, struct rpt_profile *p);
 
 /* The commands that merge several recordings (edges, interesting): each
@@ -20,7 +21,10 @@ void rpt_close(struct session *s, struct rpt_profile *p);
  * input read before the caller writes anything (a bad one fails first).
  * 0 with *worst = the largest session exit status seen (a recording that
  * ended early), or an exit status after one error line: an input that
- * cannot be used, or add returning < 0 ("WHO: out of memory"). */
+ * cannot be used, add returning < 0 ("WHO: out of memory"), or a
+ * --pid/--tid filter no thread of any input matches (WPP_EXIT_USAGE, as
+ * no_thread_selected; an input it matches nothing of gets a warning when
+ * another one matched). */
 int rpt_merge_inputs(char *const *files, int n, const struct thread_filter *f, const char *who,
 		     int (*add)(void *ctx, const struct rpt_profile *p), void *ctx, int *worst);
 

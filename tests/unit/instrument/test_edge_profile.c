@@ -2,7 +2,9 @@
 /*
  * test_edge_profile.c — the edge profile reader (edge_profile_read.h), the
  * pass's and wppcc's view of an untrusted file: a valid profile is read
- * exactly; each kind of damage is refused with the line it is on; 20 000
+ * exactly (version 2, and version 1 without source files, whose stale
+ * check goes by name alone); each kind of damage is refused with the line
+ * it is on; 20 000
  * random mutations of a valid file are each either read or refused, never
  * a crash or an overrun (ASan/UBSan); measured weights order edges by
  * count, ties by the static estimate, and a profile of another build of
@@ -23,15 +25,21 @@
 #include "../../../user/instrument/numbering.h"
 #include "wpp/meta_format.h"
 
-static const char good[] = "wpp-edge-profile 1\n"
+static const char good[] = "wpp-edge-profile 2\n"
 			   "# comment\n"
-			   "f 0000000000000010 3 alpha\n"
+			   "f 0000000000000010 3 alpha a.c\n"
 			   "e 1 0 1 7 0\n"
 			   "e 0 2 2 3 1\n"
 			   "e 1 2 1 4 1\n"
 			   "\n"
-			   "f 00000000000000ff 1 beta\n"
-			   "e 1 2 1 18446744073709551615 0\n";
+			   "f 00000000000000ff 1 beta src/my?b.c\n"
+			   "e 1 2 1 18446744073709551615 0\n"
+			   "f 0000000000000100 0 beta c.c\n";
+
+static const char good_v1[] = "wpp-edge-profile 1\n"
+			      "f 0000000000000010 1 alpha\n"
+			      "e 1 2 1 7 0\n"
+			      "f 00000000000000ff 0 beta\n";
 
 static void test_good(void **state)
 {
@@ -39,10 +47,11 @@ static void test_good(void **state)
 	struct wpp_edge_prof p;
 	char why[128] = "";
 	assert_int_equal(wpp_edge_prof_parse(&p, good, strlen(good), why, sizeof(why)), 0);
-	assert_int_equal(p.nfns, 2);
+	assert_int_equal(p.nfns, 3);
 	const struct wpp_edge_prof_fn *f = wpp_edge_prof_find(&p, 0x10);
 	assert_non_null(f);
 	assert_string_equal(f->name, "alpha");
+	assert_string_equal(f->source, "a.c");
 	assert_int_equal(f->nedges, 3);
 	assert_int_equal(f->edges[1].src, 0);
 	assert_int_equal(f->edges[1].dst, 2);
@@ -52,8 +61,35 @@ static void test_good(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->edges[0].count, UINT64_MAX);
 	assert_null(wpp_edge_prof_find(&p, 0x11));
-	assert_true(wpp_edge_prof_has_name(&p, "beta"));
-	assert_false(wpp_edge_prof_has_name(&p, "gamma"));
+	assert_string_equal(f->source, "src/my?b.c");
+	/* the stale check: name and source file, the source as given to the
+	 * compiler (a space in it is written '?') */
+	assert_true(wpp_edge_prof_has_name(&p, "beta", "src/my b.c", 10));
+	assert_true(wpp_edge_prof_has_name(&p, "beta", "c.c", 3));
+	assert_true(wpp_edge_prof_has_name(&p, "alpha", "a.c", 3));
+	assert_false(wpp_edge_prof_has_name(&p, "beta", "a.c", 3));
+	assert_false(wpp_edge_prof_has_name(&p, "beta", "c.c2", 3 + 1));
+	assert_false(wpp_edge_prof_has_name(&p, "alpha", "a.", 2));
+	assert_false(wpp_edge_prof_has_name(&p, "gamma", "a.c", 3));
+	wpp_edge_prof_free(&p);
+}
+
+/* Version 1 has no source files: read as before, stale check by name. */
+static void test_version1(void **state)
+{
+	(void)state;
+	struct wpp_edge_prof p;
+	char why[128] = "";
+	assert_int_equal(wpp_edge_prof_parse(&p, good_v1, strlen(good_v1), why, sizeof(why)), 0);
+	assert_int_equal(p.nfns, 2);
+	const struct wpp_edge_prof_fn *f = wpp_edge_prof_find(&p, 0x10);
+	assert_non_null(f);
+	assert_string_equal(f->name, "alpha");
+	assert_null(f->source);
+	assert_int_equal(f->edges[0].count, 7);
+	assert_true(wpp_edge_prof_has_name(&p, "beta", "any.c", 5));
+	assert_true(wpp_edge_prof_has_name(&p, "alpha", "", 0));
+	assert_false(wpp_edge_prof_has_name(&p, "gamma", "any.c", 5));
 	wpp_edge_prof_free(&p);
 }
 
@@ -71,7 +107,16 @@ static void test_damage(void **state)
 {
 	(void)state;
 	refused("", "empty file");
-	refused("wpp-edge-profile 2\n", "line 1: not an edge profile");
+	refused("wpp-edge-profile 3\n", "line 1: unsupported edge profile version");
+	refused("wpp-edge-profile 0\n", "line 1: unsupported edge profile version");
+	refused("wpp-edge-profile 22\n", "line 1: unsupported edge profile version");
+	refused("wpp-edge-profile\n", "line 1: not an edge profile");
+	refused("wpp-edge-profile 2\nf 0000000000000010 1 a\ne 0 1 0 1 0\n",
+		"line 2: malformed function name or source file");
+	refused("wpp-edge-profile 2\nf 0000000000000010 1 a \ne 0 1 0 1 0\n",
+		"line 2: malformed function name or source file");
+	refused("wpp-edge-profile 2\nf 0000000000000010 1 a b c\ne 0 1 0 1 0\n",
+		"line 2: malformed function name or source file");
 	refused("wpp-edge-profile 1\nf 10 1 a\ne 0 1 0 1 0\n", "line 2: malformed function");
 	refused("wpp-edge-profile 1\nf 0000000000000010 1\n", "line 2: malformed function");
 	refused("wpp-edge-profile 1\nf 0000000000000010 1 a b\ne 0 1 0 1 0\n", "function name");
@@ -190,6 +235,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_good),
+	    cmocka_unit_test(test_version1),
 	    cmocka_unit_test(test_damage),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_weights),

@@ -3,8 +3,9 @@
  * test_interesting.c — the interesting-path set reader (interesting_read.h),
  * the pass's and wppcc's view of untrusted files: a recorded set and a
  * hand-written list are read exactly and merged; each kind of damage is
- * refused with the file and line it is on; a function recorded from
- * another build is stale; 20 000 random mutations of a valid file are each
+ * refused with the file and line it is on; a listed id keeps the file
+ * and line it was first given on; a function recorded from another build
+ * is stale; 20 000 random mutations of a valid file are each
  * either read or refused, never a crash or an overrun (ASan/UBSan).
  */
 #include <setjmp.h>
@@ -74,6 +75,26 @@ static void test_good(void **state)
 	/* another file's static beta is another function: not in the set */
 	expect_ids(&s, 0x11, 3, "beta", "c.c", WPP_INTERESTING_NONE, NULL, 0);
 	expect_ids(&s, 0x12, 3, "delta", "b.c", WPP_INTERESTING_NONE, NULL, 0);
+	/* where each listed id was first given: file B, its lines */
+	const struct wpp_interesting_fn *g = wpp_interesting_listed(&s, "gamma");
+	assert_non_null(g);
+	assert_int_equal(g->nlines, 3); /* "gamma 4" twice, "gamma 1" */
+	assert_int_equal(g->nids, 2);
+	assert_int_equal(g->ids[0], 1);
+	assert_int_equal(g->list_lines[0], 3);
+	assert_int_equal(g->ids[1], 4);
+	assert_int_equal(g->list_lines[1], 2); /* its first place, not line 5 */
+	assert_int_equal(g->list_files[1], 1);
+	assert_int_equal(s.nfiles, 2);
+	assert_string_equal(s.files[g->list_files[1]], "B");
+	assert_string_equal(s.files[0], "A");
+	const struct wpp_interesting_fn *a = wpp_interesting_listed(&s, "alpha");
+	assert_non_null(a);
+	assert_true(a->by_name);
+	assert_int_equal(a->nlines, 1);
+	assert_int_equal(a->list_lines[0], 4);
+	assert_null(wpp_interesting_listed(&s, "beta")); /* recorded only */
+	assert_null(wpp_interesting_listed(&s, "delta"));
 	wpp_interesting_free(&s);
 
 	/* the same recorded set twice: one set, counts summed */

@@ -161,6 +161,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			continue;
 		}
 		p->args[p->nargs++] = a;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0)
+			p->help = 1;
 		if (a[0] == '@') {
 			p->has_input = 1; /* response file: may hold sources */
 			p->compiles_source = 1;

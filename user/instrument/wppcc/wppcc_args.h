@@ -6,22 +6,25 @@
  * (when linking).  Everything else passes through untouched, in order.
  *
  * wppcc's own options (removed before clang sees the line):
- *   -fwpp-mode=paths|blocks   instrumentation mode (default paths)
+ *   -fwpp-mode=paths|count|blocks  instrumentation mode (default paths)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
  *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
  *   --wpp-profile=FILE        place increments by an edge profile or recording
  *   --wpp-interesting=F[,F..] interesting paths (recordings or path lists)
  *   --wpp-stats[=FILE]        per-function path statistics (stderr or FILE)
  *   -fno-wpp                  behave exactly like plain clang
+ * `--help` (or `-help`) is noted and passed on: wppcc lists its own options
+ * (wppcc_help.h), clang its own.
  */
 #ifndef WPPCC_ARGS_H
 #define WPPCC_ARGS_H
 
 struct wppcc_plan {
 	int no_wpp;
+	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
-	const char *mode;	 /* "paths" or "blocks" */
+	const char *mode;	 /* "paths", "count" or "blocks" */
 	const char *profile;	 /* --wpp-profile=FILE, or NULL */
 	const char *interesting; /* --wpp-interesting=FILE[,FILE...], or NULL */
 	const char *stats;	 /* --wpp-stats: "-" (stderr) or FILE, or NULL */

@@ -28,14 +28,13 @@ static int check_set(const char *path, char *why, size_t whylen)
 }
 
 int wppcc_interesting_resolve(const char *given, const char *bindir, char *out, size_t outlen,
-			      char *why, size_t whylen)
+			      struct wpp_interesting *s, char *why, size_t whylen)
 {
 	static const struct wppcc_converter k = {"--wpp-interesting", "interesting", check_set};
 	static char resolved[MAX_FILES][PATH_MAX];
 	const char *paths[MAX_FILES];
 	char one[PATH_MAX];
 	size_t n = 0, used = 0;
-	struct wpp_interesting s;
 
 	for (const char *p = given;; p++) {
 		const char *comma = strchr(p, ',');
@@ -71,12 +70,12 @@ int wppcc_interesting_resolve(const char *given, const char *bindir, char *out, 
 		p = comma;
 	}
 	/* each file parses alone; together they must also agree */
-	if (wpp_interesting_load(&s, paths, n, why, whylen)) {
+	memset(s, 0, sizeof(*s));
+	if (wpp_interesting_load(s, paths, n, why, whylen)) {
 		char detail[512];
 		snprintf(detail, sizeof(detail), "%s", why);
 		snprintf(why, whylen, "--wpp-interesting: %s", detail);
 		return -1;
 	}
-	wpp_interesting_free(&s);
 	return 0;
 }

@@ -12,10 +12,14 @@
 
 #include <stddef.h>
 
+#include "../interesting_read.h"
+
 /* The checked files' absolute paths, one per line, into out (what the
- * pass reads from WPP_INTERESTING); bindir is wppcc's own directory.  0,
- * or -1 with a one-line reason in why. */
+ * pass reads from WPP_INTERESTING), and their union into *set (the
+ * caller frees it; wppcc_listed.h looks at its hand-written entries);
+ * bindir is wppcc's own directory.  0, or -1 with a one-line reason in
+ * why (*set then empty). */
 int wppcc_interesting_resolve(const char *given, const char *bindir, char *out, size_t outlen,
-			      char *why, size_t whylen);
+			      struct wpp_interesting *set, char *why, size_t whylen);
 
 #endif

@@ -13,6 +13,9 @@
  * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h),
  * --wpp-interesting through WPP_INTERESTING (the checked sets, one path a
  * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h).
+ * With a hand-written interesting list it runs clang as a child instead,
+ * to say afterwards which listed names the build had none of
+ * (wppcc_listed.h).  `--help` prints wppcc's own options before clang's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,7 +25,10 @@
 #include <unistd.h>
 
 #include "wppcc_args.h"
+#include "wppcc_help.h"
+#include "../listed_seen.h"
 #include "wppcc_interesting.h"
+#include "wppcc_listed.h"
 #include "wppcc_profile.h"
 
 #define FALLBACK_CLANG "/usr/lib/llvm-19/bin/clang"
@@ -84,6 +90,8 @@ int main(int argc, char **argv)
 	struct wppcc_plan plan;
 	if (wppcc_plan_args(argc, argv, &plan))
 		die("%s", plan.error);
+	if (plan.help)
+		wppcc_help(stdout);
 	char *clang = find_clang(self);
 
 	/* <prefix>/bin/wppcc -> <prefix>/lib/wpptrace */
@@ -130,6 +138,8 @@ int main(int argc, char **argv)
 	unsetenv("WPP_EDGE_PROFILE");
 	unsetenv("WPP_INTERESTING");
 	unsetenv("WPP_STATS");
+	unsetenv(WPP_LISTED_SEEN_FD_ENV);
+	static struct wpp_interesting set; /* the union of --wpp-interesting */
 	if (plan.profile && !plan.no_wpp && plan.compiles_source) {
 		static char prof[PATH_MAX];
 		char why[PATH_MAX + 256];
@@ -141,7 +151,7 @@ int main(int argc, char **argv)
 	if (plan.interesting && !plan.no_wpp && plan.compiles_source) {
 		static char sets[16 * PATH_MAX];
 		char why[PATH_MAX + 512];
-		if (wppcc_interesting_resolve(plan.interesting, self, sets, sizeof(sets), why,
+		if (wppcc_interesting_resolve(plan.interesting, self, sets, sizeof(sets), &set, why,
 					      sizeof(why)))
 			die("%s", why);
 		if (setenv("WPP_INTERESTING", sets, 1))
@@ -150,6 +160,11 @@ int main(int argc, char **argv)
 	if (plan.stats && !plan.no_wpp && plan.compiles_source &&
 	    setenv("WPP_STATS", plan.stats, 1))
 		die("cannot set the plugin's environment: %s", strerror(errno));
+	if (set.nrecorded < set.nfns) { /* a hand-written list */
+		int rc = wppcc_listed_run(clang, out, &set);
+		if (rc >= 0)
+			return rc;
+	}
 	execv(clang, out);
 	die("cannot run clang: %s", strerror(errno));
 	return 1;

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* wppcc_help.c — wppcc's own options for --help (see wppcc_help.h). */
+#include "wppcc_help.h"
+
+void wppcc_help(FILE *out)
+{
+	fputs("wppcc: clang-19 with wpptrace's Ball-Larus path probes and runtime (drop-in CC;\n"
+	      "docs/instrumentation.md).  Its own options, then clang's:\n"
+	      "  -fwpp-mode=paths   trace every path in order (default): all wpptrace commands "
+	      "read it\n"
+	      "  -fwpp-mode=count   count paths per thread, no order (cheaper): wpp, hot, kpaths, "
+	      "script refuse it\n"
+	      "  -fwpp-mode=blocks  trace every basic block entered (the oracle mode: slow)\n"
+	      "  -fwpp-static-rt    link the runtime statically (libwpprt.a -lpthread -ldl)\n"
+	      "  -fwpp-no-runs      record every loop iteration (no REPEAT words)\n"
+	      "  --wpp-profile=FILE place increments by an edge profile or recording\n"
+	      "                     (wpptrace edges)\n"
+	      "  --wpp-interesting=FILE[,FILE...]\n"
+	      "                     number these paths compactly: recordings, sets (wpptrace\n"
+	      "                     interesting) or FUNCTION PATH_ID lists\n"
+	      "  --wpp-stats[=FILE] per-function path statistics, on stderr or appended to FILE\n"
+	      "  -fno-wpp           behave exactly like clang-19\n"
+	      "\n",
+	      out);
+	fflush(out);
+}
