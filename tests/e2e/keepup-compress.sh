@@ -247,7 +247,10 @@ start=$(date +%s%N)
 "$WPPTRACE" record --transport=shm --grammar -o "$K/spinwait.wpp" -- "$K/spin" 0.5 >/dev/null 2>"$K/spinwait.err"
 status=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-if [ "$status" = 0 ] && grep -q "stopped building grammars after" "$K/spinwait.err" && [ "$ms" -lt 8000 ] &&
+# The line is the proof that the wait was cut short (a finished grammar
+# does not print it); the wall bound only catches a wait that never ends,
+# with room for a machine busy with other work.
+if [ "$status" = 0 ] && grep -q "stopped building grammars after" "$K/spinwait.err" && [ "$ms" -lt 20000 ] &&
 	"$WPPTRACE" info "$K/spinwait.wpp" >/dev/null 2>&1; then
 	pass "grammar wait: bounded by default with --grammar ($ms ms for a 0.5 s spin, the rest left to wpp)"
 else
