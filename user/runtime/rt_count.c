@@ -222,7 +222,7 @@ static uint64_t *alloc_locked(struct wpp_count_desc *desc, uint64_t **slot)
 	struct rt_count_thread *ct;
 	uint64_t *base = NULL;
 
-	if (desc->abi_version != WPP_ABI_VERSION)
+	if (desc->abi_version != WPP_ABI_VERSION && desc->abi_version != WPP_COUNT_DESC_PPP)
 		return spill_array(desc);
 	if (!(ct = thread_state()))
 		return spill_array(desc);

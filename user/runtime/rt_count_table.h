@@ -78,7 +78,9 @@ void rt_count_table_clear(struct rt_count_table *t);
 
 /* Every non-zero counter of one thread's array of a TU (desc), each
  * zeroed as it is taken; fid words come from the TU's registered base
- * (the unregistered fid while it has none). */
+ * (the unregistered fid while it has none).  In a PPP TU (abi_version
+ * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
+ * sink gets the Ball-Larus id the table names for the slot. */
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_count_sink sink,
 			  void *arg);
 
