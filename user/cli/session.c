@@ -121,7 +121,7 @@ int session_open_optional(struct session *s, const char *path)
 	return open_session(s, path, 1);
 }
 
-int session_refuse_counts(struct session *s, const char *cmd, const char *path)
+const struct wpp_tu *session_find_tu(struct session *s, int (*pred)(const struct wpp_tu *))
 {
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s->trace->threads[i];
@@ -131,17 +131,29 @@ int session_refuse_counts(struct session *s, const char *cmd, const char *path)
 		    wpp_modules_image(s->mods, th->pid, th->generation);
 		for (size_t r = 0; r < im->nranges; r++) {
 			const struct wpp_tu *tu = im->ranges[r].tu;
-			if (tu && tu->mode == WPP_MODE_COUNTS) {
-				wpp_err(
-				    "%s: %s: %s was built with -fwpp-mode=count: its paths were "
-				    "counted, not recorded in order, which %s needs (paths, "
-				    "report, annotate, cfg, export and edges read counts)",
-				    cmd, path, tu->source[0] ? tu->source : "a module", cmd);
-				return WPP_EXIT_ERROR;
-			}
+			if (tu && pred(tu))
+				return tu;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+static int counted(const struct wpp_tu *tu)
+{
+	return wpp_meta_mode_counts(tu->mode);
+}
+
+int session_refuse_counts(struct session *s, const char *cmd, const char *path)
+{
+	const struct wpp_tu *tu = session_find_tu(s, counted);
+	if (!tu)
+		return 0;
+	wpp_err("%s: %s: %s was built with -fwpp-mode=%s: its paths were "
+		"counted, not recorded in order, which %s needs (paths, "
+		"report, annotate, cfg, export and edges read counts)",
+		cmd, path, tu->source[0] ? tu->source : "a module",
+		tu->mode == WPP_MODE_PPP ? "ppp" : "count", cmd);
+	return WPP_EXIT_ERROR;
 }
 
 void session_close(struct session *s)

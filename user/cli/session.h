@@ -57,6 +57,8 @@ int no_thread_selected(const char *cmd, const char *path, const struct thread_fi
  * paths were counted, and the runtime wrote each once with its count.
  * 0, or WPP_EXIT_ERROR after one error line naming the TU. */
 int session_refuse_counts(struct session *s, const char *cmd, const char *path);
+/* The first TU of any image of the recording for which pred holds, or NULL. */
+const struct wpp_tu *session_find_tu(struct session *s, int (*pred)(const struct wpp_tu *));
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);
