@@ -188,7 +188,7 @@ int wpp_fn_ppp_interesting(const struct wpp_fn *fn, uint64_t id)
 struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t errlen)
 {
 	const unsigned char *b = buf;
-	struct wpp_meta_header_v2 h2 = {0};
+	struct wpp_meta_header_v2 h2;
 	struct wpp_meta_header h;
 	struct wpp_meta_func *mf = NULL;
 	struct wpp_tu *tu = NULL;
@@ -199,6 +199,7 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen, "metadata blob truncated (%zu bytes, header needs %zu)",
 			    avail, sizeof(h));
 	memcpy(&h, b, sizeof(h));
+	memset(&h2, 0, sizeof(h2));
 	if (memcmp(h.magic, WPP_META_MAGIC, sizeof(h.magic)) != 0)
 		return fail(err, errlen, "bad metadata magic");
 	if (h.version != WPP_META_VERSION && h.version != WPP_META_VERSION_PPP)

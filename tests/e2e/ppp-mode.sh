@@ -137,7 +137,7 @@ run_ppp() {
 
 # Corpus programs, every function with interesting paths forced to PPP.
 for spec in branches:top:3: switches:top:4: computed_goto:top:3: interp:top:6: \
-	recursion:args:5:12 wide_paths:top:3: callbacks:top:3: threads:top:4: signals:top:3: \
+	recursion:args::12 wide_paths:top:3: callbacks:top:3: threads:top:4: signals:top:3: \
 	longjmp:top:3:; do
 	IFS=: read -r name kind n args <<<"$spec"
 	run_ppp "$name" "$CORPUS/$name.c" "$kind:$n" "$args" WPP_PPP_MIN_PATHS=0
