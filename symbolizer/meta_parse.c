@@ -163,7 +163,8 @@ static const char *parse_ppp(struct wpp_tu *tu, const unsigned char *b,
 		fn->ppp_ids = tu->ppp_id_store + p->first_id;
 		fn->ppp_interval = p->interval;
 		for (uint32_t k = 0; k < p->nids && !why; k++)
-			if (fn->ppp_ids[k] >= fn->npaths || (k && fn->ppp_ids[k] <= fn->ppp_ids[k - 1]))
+			if (fn->ppp_ids[k] >= fn->npaths ||
+			    (k && fn->ppp_ids[k] <= fn->ppp_ids[k - 1]))
 				why = "interesting path ids out of order or range";
 	}
 	free(pf);
@@ -223,8 +224,9 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen, "unknown metadata mode %" PRIu32, h.mode);
 	/* PPP units carry their sets, other units none */
 	if ((h.mode == WPP_MODE_PPP) != (h.version == WPP_META_VERSION_PPP))
-		return fail(err, errlen, "metadata version %" PRIu32 " does not match mode %" PRIu32,
-			    h.version, h.mode);
+		return fail(err, errlen,
+			    "metadata version %" PRIu32 " does not match mode %" PRIu32, h.version,
+			    h.mode);
 	if (!table_fits(h.funcs_off, h.nfuncs, sizeof(struct wpp_meta_func), h.total_size))
 		return fail(err, errlen, "function table out of bounds");
 	if (!table_fits(h.blocks_off, h.nblocks_total, sizeof(struct wpp_meta_block), h.total_size))

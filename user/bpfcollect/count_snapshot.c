@@ -61,8 +61,8 @@ static int read_ppp_paths(int fd, const struct wpp_count_desc *d, const uint64_t
 		goto out;
 	for (uint32_t f = 0; f < d->nfuncs; f++) {
 		uint64_t n = first[f + 1] - first[f];
-		if (tables[f] && n && (err = read_at(fd, paths + first[f], n * sizeof(*paths),
-						     tables[f])))
+		if (tables[f] && n &&
+		    (err = read_at(fd, paths + first[f], n * sizeof(*paths), tables[f])))
 			goto out;
 		for (uint64_t k = 0; !tables[f] && k < n; k++)
 			paths[first[f] + k] = k;
@@ -90,8 +90,8 @@ static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_
 	    d.nfuncs > MAX_FUNCS || d.nslots > MAX_SLOTS)
 		return -EPROTO;
 	if (d.abi_version == WPP_COUNT_DESC_PPP &&
-	    (err = read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots),
-			   a->desc + WPP_COUNT_DESC_V1_SIZE)))
+	    (err =
+		 read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots), a->desc + WPP_COUNT_DESC_V1_SIZE)))
 		return err;
 	if ((err = read_at(fd, &fid_base, sizeof(fid_base), (uint64_t)(uintptr_t)d.fid_base_slot)))
 		return err;

@@ -28,11 +28,11 @@
 #include "session.h"
 
 struct residual_totals {
-	uint64_t all;		  /* executions in the profile */
-	uint64_t ppp;		  /* ... in PPP units */
-	uint64_t residual;	  /* ... of residual paths */
-	size_t ppp_distinct;	  /* distinct paths of PPP units */
-	size_t stale_functions;	  /* executed functions with a stale set */
+	uint64_t all;		/* executions in the profile */
+	uint64_t ppp;		/* ... in PPP units */
+	uint64_t residual;	/* ... of residual paths */
+	size_t ppp_distinct;	/* distinct paths of PPP units */
+	size_t stale_functions; /* executed functions with a stale set */
 };
 
 static int is_ppp_unit(const struct wpp_tu *tu)
@@ -82,7 +82,8 @@ static void print_text(FILE *out, const char *file, const struct paths_table *t,
 		"Residual paths of %s: executed paths outside the interesting sets of the "
 		"-fwpp-mode=ppp units\n",
 		file);
-	fprintf(out, "%" PRIu64 " residual executions, %zu distinct residual paths in %zu functions\n\n",
+	fprintf(out,
+		"%" PRIu64 " residual executions, %zu distinct residual paths in %zu functions\n\n",
 		n->residual, t->npaths, t->nfns);
 	paths_table_text(out, t);
 	fprintf(out,

@@ -333,12 +333,9 @@ void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef bas
 			LLVMValueRef ppp, LLVMValueRef bl)
 {
 	struct wpp_probes *p = k->p;
-	LLVMValueRef args[7] = {base,
-				LLVMConstInt(p->i64, first, 0),
-				table,
-				LLVMConstInt(p->i64, interval, 0),
-				fid_slot,
-				ppp,
+	LLVMValueRef args[7] = {base,	  LLVMConstInt(p->i64, first, 0),
+				table,	  LLVMConstInt(p->i64, interval, 0),
+				fid_slot, ppp,
 				bl};
 	LLVMBuildCall2(b, k->ppp_fn, k->ppp_helper, args, 7, "");
 }

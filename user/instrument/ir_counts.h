@@ -37,7 +37,7 @@ struct wpp_counts {
 	LLVMValueRef base_helper, alloc, hash, probe_helper, self;
 	LLVMValueRef ppp_helper; /* PPP mode only */
 	LLVMTypeRef base_fn, alloc_fn, hash_fn, ppp_fn;
-	uint64_t *first; /* per local index: first slot; [n] = total */
+	uint64_t *first;	  /* per local index: first slot; [n] = total */
 	LLVMValueRef *ppp_tables; /* per local index: slot table or NULL */
 	uint32_t nfirst, cap, nppp;
 	uint64_t max_array_paths; /* more paths than this: the hash */

@@ -518,9 +518,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
 	int stale = match == WPP_INTERESTING_STALE;
 	/* PPP's increments go on the chords wpp_dag_place just chose */
-	if (tu->mode == WPP_MODE_PPP &&
-	    wpp_ppp_plan_make(&d, ids, nids, stale, tu->ppp_min_paths,
-			      tu->counts.max_array_paths, &plan))
+	if (tu->mode == WPP_MODE_PPP && wpp_ppp_plan_make(&d, ids, nids, stale, tu->ppp_min_paths,
+							  tu->counts.max_array_paths, &plan))
 		goto out;
 	wpp_ir_stats_function(tu->stats, fn, &d, ids, nids, stale,
 			      tu->mode == WPP_MODE_PPP ? &plan : NULL);

@@ -123,8 +123,8 @@ int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stabl
 		return WPP_INTERESTING_NONE;
 	name = LLVMGetValueName2(fn, &len);
 	snprintf(cname, sizeof(cname), "%.*s", (int)len, name);
-	match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname, st->source_field,
-				       ids, nids);
+	match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname, st->source_field, ids,
+				       nids);
 	if (match < 0) {
 		fprintf(stderr, "wppcc: out of memory reading interesting paths of %s\n", cname);
 		return WPP_INTERESTING_NONE;

@@ -83,7 +83,8 @@ static void random_cfg(struct test_cfg *t)
 		uint32_t nsucc = 1 + rnd_below(3);
 		for (uint32_t k = 0; k < nsucc; k++) {
 			uint32_t left = n - u - 1, span = left < 4 ? left : 4;
-			uint32_t v = rnd_below(5) == 0 ? 1 + rnd_below(n - 1) : u + 1 + rnd_below(span);
+			uint32_t v =
+			    rnd_below(5) == 0 ? 1 + rnd_below(n - 1) : u + 1 + rnd_below(span);
 			add_edge(t, u, v);
 		}
 		if (rnd_below(15) == 0)
@@ -137,9 +138,9 @@ static uint32_t walk(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			ppp += pinc ? pinc[de] : 0;
 			oracle += d->edges[de].val;
 		} else {
-			out[nout++] = (struct path_end){bl + d->edges[de].inc,
-							ppp + (pinc ? pinc[de] : 0),
-							oracle + d->edges[de].val};
+			out[nout++] =
+			    (struct path_end){bl + d->edges[de].inc, ppp + (pinc ? pinc[de] : 0),
+					      oracle + d->edges[de].val};
 			uint32_t re = d->entry_edge[v];
 			assert_true(re != WPP_NONE);
 			bl = d->edges[re].inc;
@@ -186,7 +187,7 @@ static size_t random_set(const struct test_cfg *t, const struct wpp_dag *d, uint
 
 static uint64_t runs_checked, interesting_hits, residual_hits, aliased_residuals;
 
-#define WALKS 12
+#define WALKS  12
 #define MAXIDS (WALKS * MAXEND)
 
 /* Walks with the plan's increments; checks each path end, then that the
