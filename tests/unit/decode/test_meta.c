@@ -84,7 +84,7 @@ static void m_version(unsigned char *b, size_t *s)
 {
 	struct wpp_meta_header h = hdr(b);
 	(void)s;
-	h.version = 2;
+	h.version = 3; /* 1 and 2 (PPP units) exist */
 	put_hdr(b, &h);
 }
 static void m_short(unsigned char *b, size_t *s) { (void)b; *s = 40; }
