@@ -9,7 +9,7 @@
  *   ./prog field   the same and more: more bits reach many_paths, and
  *                  rare() takes branches train never takes
  *
- * many_paths has 16384 Ball-Larus paths (the runtime's hash in counting
+ * many_paths has 2^17 Ball-Larus paths (the runtime's hash in counting
  * mode; preferential numbering in ppp mode: its interesting paths are
  * few), few_paths and rare a handful (Ball-Larus arrays unless every
  * function is forced to PPP).  Threads (one leaving through pthread_exit)
@@ -23,9 +23,11 @@
 #include <string.h>
 
 static volatile uint32_t sink;
-static uint32_t mask = 0x0f0f; /* the bits of x many_paths sees */
+static volatile uint32_t mask = 0x0f0f; /* the bits of x many_paths sees (volatile:
+					 * many_paths must not learn which) */
 
-/* 14 independent branches: 16384 paths (volatile: no selects). */
+/* 17 independent branches, 2^17 paths (volatile: no selects), far above
+ * an array range's 8192. */
 static volatile uint32_t r;
 __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
 {
@@ -58,12 +60,22 @@ __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
 		r += 43;
 	if (x & 8192)
 		r ^= 47;
+	if (x & 16384)
+		r += 53;
+	if (x & 32768)
+		r ^= 59;
+	if (x & 65536)
+		r += 61;
 	return r;
 }
 
 __attribute__((noinline)) static uint32_t few_paths(uint32_t x)
 {
-	return x % 3 ? x * 7 : x + 1;
+	if (x % 3) {
+		__asm__ volatile(""); /* a branch, not a select */
+		return x * 7;
+	}
+	return x + 1;
 }
 
 static int field;
