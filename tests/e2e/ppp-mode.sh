@@ -194,7 +194,7 @@ fi
 
 # Report reads a ppp recording as it reads the count recording of the run.
 for r in c q; do
-	"$WPPTRACE" report "$d/$r.wpp" 2>/dev/null | sed "s|/$r\.wpp|/X.wpp|g" >"$d/$r.report"
+	"$WPPTRACE" report "$d/$r.wpp" 2>/dev/null | sed "s|\b$r\.wpp|X.wpp|g" >"$d/$r.report"
 done
 [ -s "$d/q.report" ] && cmp -s "$d/c.report" "$d/q.report" &&
 	pass "report prints the same for the ppp and the count recording" ||

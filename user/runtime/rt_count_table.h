@@ -90,4 +90,12 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_
 typedef void (*rt_word_sink)(const uint64_t *words, unsigned n, void *arg);
 void rt_count_encode(uint64_t fidw, uint64_t id, uint64_t count, rt_word_sink put, void *arg);
 
+/* How many words rt_count_encode writes for one path count (0 for none). */
+static inline uint64_t rt_count_words(uint64_t id, uint64_t count)
+{
+	if (!count)
+		return 0;
+	return (id > WPP_PAYLOAD_MASK ? 2 : 1) + (count - 1 + WPP_REPEAT_MAX - 1) / WPP_REPEAT_MAX;
+}
+
 #endif

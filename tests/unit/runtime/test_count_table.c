@@ -263,11 +263,13 @@ static void test_encode_roundtrip(void **state)
 			unsigned record = ids[k] > WPP_PAYLOAD_MASK ? 2 : 1;
 			uint64_t repeats = (counts[c] - 1 + M - 1) / M;
 			assert_int_equal(o.n, record + repeats);
+			assert_int_equal(rt_count_words(ids[k], counts[c]), o.n);
 			assert_int_equal(o.wide_split, 0);
 		}
 	struct words none = {0};
 	rt_count_encode((uint64_t)5 << WPP_FID_SHIFT, 1, 0, put, &none);
 	assert_int_equal(none.n, 0);
+	assert_int_equal(rt_count_words(1, 0), 0);
 }
 
 int main(void)
