@@ -14,7 +14,9 @@
  *     (ENTRY -> block: an ..._ENTRY kind; block -> EXIT: RETURN, NORETURN or an ..._EXIT kind;
  *     block -> block: REAL); the graph is acyclic;
  *   - out_first[] indexes each node's out-edges;
- *   - local indices are unique and < nfuncs, so by_local[] is a bijection.
+ *   - local indices are unique and < nfuncs, so by_local[] is a bijection;
+ *   - in a PPP unit (version 2) each function's interesting ids are
+ *     increasing, distinct and below its npaths, and its how is known.
  * The model owns copies of everything (nothing points into the blob).
  */
 #ifndef WPP_SYMBOLIZER_META_MODEL_H
@@ -42,6 +44,13 @@ struct wpp_fn {
 	const struct wpp_meta_edge *edges;
 	/* Out-edges of node n are edges[out_first[n] .. out_first[n + 1]); nblocks + 3 entries. */
 	const uint32_t *out_first;
+	/* PPP units only (tu->mode == WPP_MODE_PPP): how its paths were counted
+	 * (enum wpp_ppp_how), its interesting set (Ball-Larus ids) and PPP
+	 * interval; 0 / NULL elsewhere. */
+	uint32_t ppp_how;
+	uint32_t ppp_nids;
+	const uint64_t *ppp_ids;
+	uint64_t ppp_interval;
 };
 
 struct wpp_tu {
@@ -58,9 +67,13 @@ struct wpp_tu {
 	struct wpp_meta_block *block_store;
 	struct wpp_meta_edge *edge_store;
 	uint32_t *out_store;
+	uint64_t *ppp_id_store;
 	char *strtab;
 	uint64_t strtab_size;
 };
+
+/* Is path id of fn in its interesting set (PPP units)? */
+int wpp_fn_ppp_interesting(const struct wpp_fn *fn, uint64_t id);
 
 #define WPP_DAG_ENTRY(fn) ((fn)->nblocks)
 #define WPP_DAG_EXIT(fn)  ((fn)->nblocks + 1)

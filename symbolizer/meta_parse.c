@@ -128,9 +128,68 @@ out:
 	return why;
 }
 
+/* A PPP unit's sets (version 2), copied and checked against each function
+ * (mf in blob order, like the set entries). */
+static const char *parse_ppp(struct wpp_tu *tu, const unsigned char *b,
+			     const struct wpp_meta_header_v2 *h2)
+{
+	const struct wpp_meta_header *h = &h2->v1;
+	struct wpp_meta_ppp_func *pf;
+
+	if (!table_fits(h2->ppp_funcs_off, h->nfuncs, sizeof(*pf), h->total_size))
+		return "PPP function table out of bounds";
+	if (!table_fits(h2->ppp_ids_off, h2->nppp_ids_total, sizeof(uint64_t), h->total_size))
+		return "PPP id table out of bounds";
+	pf = malloc(((size_t)h->nfuncs + 1) * sizeof(*pf));
+	tu->ppp_id_store = malloc(((size_t)h2->nppp_ids_total + 1) * sizeof(uint64_t));
+	if (!pf || !tu->ppp_id_store) {
+		free(pf);
+		return "out of memory";
+	}
+	memcpy(pf, b + h2->ppp_funcs_off, (size_t)h->nfuncs * sizeof(*pf));
+	memcpy(tu->ppp_id_store, b + h2->ppp_ids_off, (size_t)h2->nppp_ids_total * 8);
+	const char *why = NULL;
+	for (uint32_t i = 0; i < h->nfuncs && !why; i++) {
+		struct wpp_fn *fn = &tu->fns[i];
+		const struct wpp_meta_ppp_func *p = &pf[i];
+		if (p->how < WPP_PPP_ARRAY || p->how > WPP_PPP_WIDE)
+			why = "unknown PPP counting kind";
+		else if ((uint64_t)p->first_id + p->nids > h2->nppp_ids_total)
+			why = "PPP id range out of bounds";
+		if (why)
+			break;
+		fn->ppp_how = p->how;
+		fn->ppp_nids = p->nids;
+		fn->ppp_ids = tu->ppp_id_store + p->first_id;
+		fn->ppp_interval = p->interval;
+		for (uint32_t k = 0; k < p->nids && !why; k++)
+			if (fn->ppp_ids[k] >= fn->npaths ||
+			    (k && fn->ppp_ids[k] <= fn->ppp_ids[k - 1]))
+				why = "interesting path ids out of order or range";
+	}
+	free(pf);
+	return why;
+}
+
+int wpp_fn_ppp_interesting(const struct wpp_fn *fn, uint64_t id)
+{
+	uint32_t lo = 0, hi = fn->ppp_nids;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (fn->ppp_ids[mid] == id)
+			return 1;
+		if (fn->ppp_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t errlen)
 {
 	const unsigned char *b = buf;
+	struct wpp_meta_header_v2 h2;
 	struct wpp_meta_header h;
 	struct wpp_meta_func *mf = NULL;
 	struct wpp_tu *tu = NULL;
@@ -141,19 +200,33 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen, "metadata blob truncated (%zu bytes, header needs %zu)",
 			    avail, sizeof(h));
 	memcpy(&h, b, sizeof(h));
+	memset(&h2, 0, sizeof(h2));
 	if (memcmp(h.magic, WPP_META_MAGIC, sizeof(h.magic)) != 0)
 		return fail(err, errlen, "bad metadata magic");
-	if (h.version != WPP_META_VERSION)
-		return fail(err, errlen, "metadata version %" PRIu32 " not supported (expected %u)",
-			    h.version, WPP_META_VERSION);
-	if (h.header_size != sizeof(h))
+	if (h.version != WPP_META_VERSION && h.version != WPP_META_VERSION_PPP)
+		return fail(err, errlen,
+			    "metadata version %" PRIu32 " not supported (expected %u or %u)",
+			    h.version, WPP_META_VERSION, WPP_META_VERSION_PPP);
+	if (h.header_size !=
+	    (h.version == WPP_META_VERSION_PPP ? sizeof(h2) : sizeof(struct wpp_meta_header)))
 		return fail(err, errlen, "bad metadata header size %" PRIu32, h.header_size);
-	if (h.total_size < sizeof(h) || h.total_size > avail)
+	if (h.version == WPP_META_VERSION_PPP) {
+		if (avail < sizeof(h2))
+			return fail(err, errlen, "metadata blob truncated (%zu bytes)", avail);
+		memcpy(&h2, b, sizeof(h2));
+	}
+	if (h.total_size < h.header_size || h.total_size > avail)
 		return fail(err, errlen,
 			    "metadata total_size %" PRIu64 " out of range (%zu available)",
 			    h.total_size, avail);
-	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS && h.mode != WPP_MODE_COUNTS)
+	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS && h.mode != WPP_MODE_COUNTS &&
+	    h.mode != WPP_MODE_PPP)
 		return fail(err, errlen, "unknown metadata mode %" PRIu32, h.mode);
+	/* PPP units carry their sets, other units none */
+	if ((h.mode == WPP_MODE_PPP) != (h.version == WPP_META_VERSION_PPP))
+		return fail(err, errlen,
+			    "metadata version %" PRIu32 " does not match mode %" PRIu32, h.version,
+			    h.mode);
 	if (!table_fits(h.funcs_off, h.nfuncs, sizeof(struct wpp_meta_func), h.total_size))
 		return fail(err, errlen, "function table out of bounds");
 	if (!table_fits(h.blocks_off, h.nblocks_total, sizeof(struct wpp_meta_block), h.total_size))
@@ -272,6 +345,10 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 			goto bad;
 		}
 	}
+	if (h.version == WPP_META_VERSION_PPP && (why = parse_ppp(tu, b, &h2))) {
+		fail(err, errlen, "%s", why);
+		goto bad;
+	}
 	free(mf);
 	return tu;
 oom:
@@ -292,6 +369,7 @@ void wpp_tu_free(struct wpp_tu *tu)
 	free(tu->block_store);
 	free(tu->edge_store);
 	free(tu->out_store);
+	free(tu->ppp_id_store);
 	free(tu->strtab);
 	free(tu);
 }

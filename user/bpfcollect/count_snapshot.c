@@ -42,17 +42,57 @@ static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t cou
 	return 0;
 }
 
+/* A PPP unit's slot tables (trace_abi.h, "Preferential path counting"),
+ * all in one array of nslots: paths[s] is the Ball-Larus id slot s counts.
+ * Slots of functions without a table keep their own index. */
+static int read_ppp_paths(int fd, const struct wpp_count_desc *d, const uint64_t *first,
+			  uint64_t **out)
+{
+	uint64_t *tables = malloc(((size_t)d->nfuncs + 1) * sizeof(*tables));
+	uint64_t *paths = malloc(((size_t)d->nslots + 1) * sizeof(*paths));
+	int err = -ENOMEM;
+
+	if (!tables || !paths)
+		goto out;
+	for (uint64_t k = 0; k < d->nslots; k++)
+		paths[k] = WPP_PPP_HOLE; /* slots no function claims */
+	if ((err = read_at(fd, tables, (size_t)d->nfuncs * sizeof(*tables),
+			   (uint64_t)(uintptr_t)d->ppp_slots)))
+		goto out;
+	for (uint32_t f = 0; f < d->nfuncs; f++) {
+		uint64_t n = first[f + 1] - first[f];
+		if (tables[f] && n &&
+		    (err = read_at(fd, paths + first[f], n * sizeof(*paths), tables[f])))
+			goto out;
+		for (uint64_t k = 0; !tables[f] && k < n; k++)
+			paths[first[f] + k] = k;
+	}
+	*out = paths;
+	paths = NULL;
+	err = 0;
+out:
+	free(tables);
+	free(paths);
+	return err;
+}
+
 /* One thread's array of one TU. */
 static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_snapshot *s)
 {
-	struct wpp_count_desc d;
-	uint64_t fid_base, *first = NULL, *buf = NULL;
+	struct wpp_count_desc d = {0};
+	uint64_t fid_base, *first = NULL, *buf = NULL, *paths = NULL;
 	int err;
 
-	if ((err = read_at(fd, &d, sizeof(d), a->desc)))
+	/* a counting unit's descriptor ends before ppp_slots */
+	if ((err = read_at(fd, &d, WPP_COUNT_DESC_V1_SIZE, a->desc)))
 		return err;
-	if (d.abi_version != WPP_ABI_VERSION || d.nfuncs > MAX_FUNCS || d.nslots > MAX_SLOTS)
+	if ((d.abi_version != WPP_ABI_VERSION && d.abi_version != WPP_COUNT_DESC_PPP) ||
+	    d.nfuncs > MAX_FUNCS || d.nslots > MAX_SLOTS)
 		return -EPROTO;
+	if (d.abi_version == WPP_COUNT_DESC_PPP &&
+	    (err =
+		 read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots), a->desc + WPP_COUNT_DESC_V1_SIZE)))
+		return err;
 	if ((err = read_at(fd, &fid_base, sizeof(fid_base), (uint64_t)(uintptr_t)d.fid_base_slot)))
 		return err;
 	first = malloc(((size_t)d.nfuncs + 1) * sizeof(*first));
@@ -69,6 +109,8 @@ static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_
 			err = -EPROTO;
 			goto out;
 		}
+	if (d.abi_version == WPP_COUNT_DESC_PPP && (err = read_ppp_paths(fd, &d, first, &paths)))
+		goto out;
 	uint32_t fid0 = wpp_word_fid(fid_base);
 	uint32_t f = 0;
 	for (uint64_t at = 0; at < d.nslots; at += CHUNK) {
@@ -84,13 +126,17 @@ static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_
 			if (f == d.nfuncs) /* cannot happen: first[nfuncs] == nslots here */
 				break;
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
-			if ((err = add(s, fid, slot - first[f], buf[k])))
+			uint64_t id = paths ? paths[slot] : slot - first[f];
+			if (id > WPP_WIDE_PATH_LIMIT - 1)
+				continue; /* a hole (never counted into) or garbage */
+			if ((err = add(s, fid, id, buf[k])))
 				goto out;
 		}
 	}
 out:
 	free(first);
 	free(buf);
+	free(paths);
 	return err;
 }
 

@@ -17,9 +17,9 @@
 #include "commands.h"
 #include "json_out.h"
 #include "log.h"
+#include "paths_table.h"
 #include "profile.h"
 #include "session.h"
-#include "table_fmt.h"
 
 /* The two views `paths` prints, with the totals under them.  Cost is the
  * profile's exact one (count x static IR instructions), printed as the
@@ -27,77 +27,24 @@
 struct paths_view {
 	const char *file;
 	const struct rpt_profile *prof;
-	struct rpt_row *paths, *fns;
-	size_t npaths, nfns, shown;
+	struct paths_table t;
 };
-
-/* Short kind names so the text table fits 100 columns (docs/cli.md lists them). */
-static const char *short_start(const struct rpt_path *r)
-{
-	static const char *const names[] = {"entry", "loop", "call", "cut"};
-	return names[r->start];
-}
-
-static const char *short_end(const struct rpt_path *r)
-{
-	static const char *const names[] = {"ret", "loop", "call", "cut", "noret"};
-	return names[r->end];
-}
 
 static void print_text(FILE *out, const struct paths_view *v)
 {
 	const struct rpt_profile *p = v->prof;
 	const struct wpp_decode_stats *st = &p->stats;
-	char name[64], lines[32], kinds[16];
 
 	fprintf(out, "Acyclic path profile of %s\n", v->file);
 	fprintf(out,
 		"%" PRIu64 " path executions, %zu distinct paths in %zu functions, %" PRIu64
 		" dynamic IR instructions\n\n",
-		p->total_count, v->npaths, v->nfns, p->total_cost);
-	/* 9+1+5+1+22+1+11+1+4+1+6+1+12+1+11+1+11 = 99 columns at most */
-	fprintf(out, "%9s %5s %-22s %11s %4s %6s %12s %-11s %s\n", "count", "%", "function", "path",
-		"blks", "insns", "count*insns", "lines", "start>end");
-	for (size_t i = 0; i < v->shown; i++) {
-		const struct rpt_row *row = &v->paths[i];
-		const struct rpt_path *r = row->path;
-		fmt_fit_mid(name, 22, r->fn->name);
-		if (r->line_min)
-			snprintf(lines, sizeof(lines), "%" PRIu32 "-%" PRIu32, r->line_min,
-				 r->line_max);
-		else
-			snprintf(lines, sizeof(lines), "?");
-		if (r->is_block)
-			snprintf(kinds, sizeof(kinds), "(block)");
-		else
-			snprintf(kinds, sizeof(kinds), "%s>%s", short_start(r), short_end(r));
-		fprintf(out,
-			"%9" PRIu64 " %5.1f %-22s %s%10" PRIu64 " %4" PRIu32 " %6" PRIu64
-			" %12" PRIu64 " %-11s %s\n",
-			row->count,
-			p->total_count ? 100.0 * (double)row->count / (double)p->total_count : 0.0,
-			name, r->is_block ? "b" : " ", r->id, r->nblocks, r->insns, row->cost,
-			lines, kinds);
-	}
-	if (v->shown < v->npaths)
-		fprintf(out, "... %zu more paths (use --top)\n", v->npaths - v->shown);
-
-	fprintf(out, "\n%10s %8s %13s  %s\n", "count", "distinct", "dyn insns",
-		"function (definition)");
-	for (size_t i = 0; i < v->nfns; i++) {
-		const struct wpp_fn *fn = v->fns[i].fn;
-		char fname[41], file[31];
-		/* Cut names in the middle and files from the left: a file's end
-		 * (its base name) is what identifies it. */
-		fmt_fit_mid(fname, 40, fn->name);
-		fmt_fit_left(file, 30, fn->file[0] ? fn->file : "?");
-		fprintf(out, "%10" PRIu64 " %8" PRIu64 " %13" PRIu64 "  %s (%s:%" PRIu32 ")\n",
-			v->fns[i].count, v->fns[i].distinct, v->fns[i].cost, fname, file, fn->line);
-	}
+		p->total_count, v->t.npaths, v->t.nfns, p->total_cost);
+	paths_table_text(out, &v->t);
 	fprintf(out,
 		"\ntotal: %" PRIu64 " executions, %zu distinct paths, %" PRIu64
 		" dynamic IR instructions\n",
-		p->total_count, v->npaths, p->total_cost);
+		p->total_count, v->t.npaths, p->total_cost);
 	if (st->unattributed || st->corrupt || p->corrupt_paths || st->gaps)
 		fprintf(out,
 			"not counted: %" PRIu64 " unattributed, %" PRIu64
@@ -112,39 +59,13 @@ static void print_json(FILE *out, const struct paths_view *v)
 
 	fputs("{\"file\":", out);
 	json_str(out, v->file);
-	fputs(",\"paths\":[", out);
-	for (size_t i = 0; i < v->shown; i++) {
-		const struct rpt_row *row = &v->paths[i];
-		const struct rpt_path *r = row->path;
-		fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
-		json_str(out, r->fn->name);
-		fprintf(out,
-			",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"count\":%" PRIu64
-			",\"blocks\":%" PRIu32 ",\"insns\":%" PRIu64 ",\"count_insns\":%" PRIu64
-			",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32,
-			r->fn->stable_id, r->is_block ? "block" : "path", r->id, row->count,
-			r->nblocks, r->insns, row->cost, r->line_min, r->line_max);
-		if (!r->is_block)
-			fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"",
-				wpp_path_start_name(r->start), wpp_path_end_name(r->end));
-		fputc('}', out);
-	}
-	fputs("\n],\"functions\":[", out);
-	for (size_t i = 0; i < v->nfns; i++) {
-		fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
-		json_str(out, v->fns[i].fn->name);
-		fputs(",\"file\":", out);
-		json_str(out, v->fns[i].fn->file);
-		fprintf(out,
-			",\"line\":%" PRIu32 ",\"count\":%" PRIu64 ",\"distinct\":%" PRIu64
-			",\"dyn_insns\":%" PRIu64 "}",
-			v->fns[i].fn->line, v->fns[i].count, v->fns[i].distinct, v->fns[i].cost);
-	}
+	fputc(',', out);
+	paths_table_json(out, &v->t);
 	fprintf(out,
-		"\n],\"totals\":{\"executions\":%" PRIu64 ",\"distinct\":%zu,\"dyn_insns\":%" PRIu64
+		",\"totals\":{\"executions\":%" PRIu64 ",\"distinct\":%zu,\"dyn_insns\":%" PRIu64
 		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
 		",\"lost_words\":%" PRIu64 "}}\n",
-		p->total_count, v->npaths, p->total_cost, st->unattributed,
+		p->total_count, v->t.npaths, p->total_cost, st->unattributed,
 		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
@@ -200,10 +121,14 @@ int cmd_paths(int argc, char **argv)
 		return rc;
 	}
 
+	struct rpt_row *rows, *fns;
 	v = (struct paths_view){.file = argv[optind], .prof = &prof};
-	v.npaths = rpt_rows(&prof, RPT_BY_PATH, RPT_SORT_COUNT, &v.paths);
-	v.nfns = rpt_rows(&prof, RPT_BY_FUNCTION, RPT_SORT_COUNT, &v.fns);
-	v.shown = top >= 0 && (size_t)top < v.npaths ? (size_t)top : v.npaths;
+	v.t.npaths = rpt_rows(&prof, RPT_BY_PATH, RPT_SORT_COUNT, &rows);
+	v.t.nfns = rpt_rows(&prof, RPT_BY_FUNCTION, RPT_SORT_COUNT, &fns);
+	v.t.paths = rows;
+	v.t.fns = fns;
+	v.t.shown = top >= 0 && (size_t)top < v.t.npaths ? (size_t)top : v.t.npaths;
+	v.t.share_of = prof.total_count;
 	if (json)
 		print_json(stdout, &v);
 	else
@@ -215,8 +140,8 @@ int cmd_paths(int argc, char **argv)
 		wpp_err("paths: writing the output failed");
 		rc = WPP_EXIT_ERROR;
 	}
-	free(v.paths);
-	free(v.fns);
+	free(rows);
+	free(fns);
 	rpt_profile_free(&prof);
 	session_close(&s);
 	return rc;

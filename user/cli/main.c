@@ -160,6 +160,16 @@ static const struct command commands[] = {
      "                 hottest of those; the file's '# kept:' line says which)\n"
      "  -o FILE        write there instead of stdout\n"
      "  -q             no summary line\n"},
+    {"residual", cmd_residual, "executed paths outside a PPP build's interesting sets",
+     "usage: wpptrace residual run.wpp [--format text|json] [--pid P] [--tid T] [--top N]\n"
+     "\n"
+     "For a program built with wppcc -fwpp-mode=ppp --wpp-interesting=SET: the\n"
+     "paths this recording executed that SET does not hold (residual paths: what\n"
+     "ran here that the recordings SET came from never ran), per function and\n"
+     "path as `paths` lists them, with their source lines and counts; then how\n"
+     "many there were of all paths and executions of the ppp units.  A function\n"
+     "whose set was recorded from another build counts all its paths as residual.\n"
+     "  --top N  only the N most executed residual paths\n"},
     {"top", cmd_top, "live: hottest paths of running count-mode processes, refreshed",
      "usage: wpptrace top -p PID [-p PID...] | -a  [-d SECS] [-n N] [--top N]\n"
      "                    [--format text|json]\n"

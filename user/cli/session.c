@@ -121,14 +121,14 @@ int session_open_optional(struct session *s, const char *path)
 	return open_session(s, path, 1);
 }
 
-int session_refuse_counts(struct session *s, const char *cmd, const char *path,
-			  const struct thread_filter *f)
+const struct wpp_tu *session_find_tu(struct session *s, const struct thread_filter *f,
+				     int (*pred)(const struct wpp_tu *))
 {
 	const struct wpp_thread_trace *last = NULL; /* the image looked at last */
 
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s->trace->threads[i];
-		if (!thread_selected(f, th) ||
+		if ((f && !thread_selected(f, th)) ||
 		    (last && th->pid == last->pid && th->generation == last->generation))
 			continue; /* threads are sorted: one look per image */
 		last = th;
@@ -136,18 +136,30 @@ int session_refuse_counts(struct session *s, const char *cmd, const char *path,
 		    wpp_modules_image(s->mods, th->pid, th->generation);
 		for (size_t r = 0; r < im->nranges; r++) {
 			const struct wpp_tu *tu = im->ranges[r].tu;
-			if (tu && tu->mode == WPP_MODE_COUNTS) {
-				wpp_err(
-				    "%s: %s: %s was built with -fwpp-mode=count: its paths were "
-				    "counted, not recorded in order, which %s needs (paths, "
-				    "report, annotate, cfg, export, edges and interesting read "
-				    "counts)",
-				    cmd, path, tu->source[0] ? tu->source : "a module", cmd);
-				return WPP_EXIT_ERROR;
-			}
+			if (tu && pred(tu))
+				return tu;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+static int counted(const struct wpp_tu *tu)
+{
+	return wpp_meta_mode_counts(tu->mode);
+}
+
+int session_refuse_counts(struct session *s, const char *cmd, const char *path,
+			  const struct thread_filter *f)
+{
+	const struct wpp_tu *tu = session_find_tu(s, f, counted);
+	if (!tu)
+		return 0;
+	wpp_err("%s: %s: %s was built with -fwpp-mode=%s: its paths were counted, not recorded "
+		"in order, which %s needs (paths, report, annotate, cfg, export, edges and "
+		"interesting read counts)",
+		cmd, path, tu->source[0] ? tu->source : "a module",
+		tu->mode == WPP_MODE_PPP ? "ppp" : "count", cmd);
+	return WPP_EXIT_ERROR;
 }
 
 void session_close(struct session *s)

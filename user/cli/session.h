@@ -57,12 +57,16 @@ void thread_filter_text(const struct thread_filter *f, char *what, size_t len);
 
 /* Commands that need the order of paths (wpp, hot, kpaths, script) refuse
  * a recording whose images of the threads f selects contain TUs built with
- * -fwpp-mode=count: their paths were counted, and the runtime wrote each
- * once with its count.  (Only those: a system-wide recording may hold
+ * -fwpp-mode=count or ppp: their paths were counted, and the runtime wrote
+ * each once with its count.  (Only those: a system-wide recording may hold
  * another program's count build.)  0, or WPP_EXIT_ERROR after one error
  * line naming the TU. */
 int session_refuse_counts(struct session *s, const char *cmd, const char *path,
 			  const struct thread_filter *f);
+/* The first TU of an image of the threads f selects (every thread when f
+ * is NULL) for which pred holds, or NULL. */
+const struct wpp_tu *session_find_tu(struct session *s, const struct thread_filter *f,
+				     int (*pred)(const struct wpp_tu *));
 
 /* Parse a non-negative decimal option value; -1 if malformed. */
 long parse_count(const char *s);

@@ -151,13 +151,57 @@ static LLVMValueRef build_probe_helper(struct wpp_counts *k)
 	return f;
 }
 
+/* __wpp_ppp_count(base, first, table, interval, fid_slot, ppp, bl): the
+ * path end of trace_abi.h's "Preferential path counting".  Both tests
+ * are expected to pass (an interesting path); the residual way is the
+ * hashed function's path end. */
+static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMTypeRef params[7] = {p->ptr, p->i64, p->ptr, p->i64, p->ptr, p->i64, p->i64};
+	k->ppp_fn = LLVMFunctionType(p->voidty, params, 7, 0);
+	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_ppp_count", k->ppp_fn);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(p->ctx, f, "check");
+	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
+	LLVMBasicBlockRef resid = LLVMAppendBasicBlockInContext(p->ctx, f, "residual");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef base = LLVMGetParam(f, 0), first = LLVMGetParam(f, 1);
+	LLVMValueRef table = LLVMGetParam(f, 2), interval = LLVMGetParam(f, 3);
+	LLVMValueRef fid_slot = LLVMGetParam(f, 4), ppp = LLVMGetParam(f, 5);
+	LLVMValueRef bl = LLVMGetParam(f, 6);
+
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, ppp, interval, "in");
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, in, check, resid), HOT_WEIGHT, COLD_WEIGHT);
+
+	LLVMPositionBuilderAtEnd(b, check);
+	LLVMValueRef at = LLVMBuildInBoundsGEP2(b, p->i64, table, &ppp, 1, "");
+	LLVMValueRef want = LLVMBuildLoad2(b, p->i64, at, "want");
+	LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, want, bl, "same");
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, same, bump, resid), HOT_WEIGHT,
+				  COLD_WEIGHT);
+
+	LLVMPositionBuilderAtEnd(b, bump);
+	wpp_emit_count_array(k, b, base, 0, LLVMBuildAdd(b, ppp, first, ""));
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, resid);
+	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
+	LLVMValueRef args[2] = {fidw, bl};
+	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
 uint64_t wpp_counts_array_limit(void)
 {
 	const char *v = getenv("WPP_COUNT_ARRAY_MAX_PATHS");
 	return v && *v ? strtoull(v, NULL, 10) : WPP_COUNT_ARRAY_MAX_PATHS;
 }
 
-void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
+void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 {
 	memset(k, 0, sizeof(*k));
 	k->p = p;
@@ -170,8 +214,10 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 	 * where the object allows it). */
 	LLVMSetThreadLocal(k->tls, 1);
 	LLVMSetAlignment(k->tls, 8);
-	LLVMTypeRef fields[6] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr};
-	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 6, 0),
+	/* the seventh field (ppp_slots) is read only when abi_version says
+	 * WPP_COUNT_DESC_PPP; a counting unit leaves it NULL */
+	LLVMTypeRef fields[7] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr, p->ptr};
+	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 7, 0),
 				"__wpp_count_desc");
 	LLVMSetLinkage(k->desc, LLVMPrivateLinkage);
 	LLVMSetAlignment(k->desc, 8);
@@ -195,31 +241,68 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p)
 	k->probe_helper = build_probe_helper(k);
 	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
 	k->base_helper = build_base_helper(k);
+	if (ppp)
+		k->ppp_helper = build_ppp_helper(k);
 }
 
 void wpp_counts_free(struct wpp_counts *k)
 {
 	free(k->first);
+	free(k->ppp_tables);
 	k->first = NULL;
-	k->nfirst = k->cap = 0;
+	k->ppp_tables = NULL;
+	k->nfirst = k->cap = k->nppp = 0;
 }
 
-uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
+/* Room for one more function; its slot range [at, at + nslots), no table. */
+static uint64_t add_range(struct wpp_counts *k, uint64_t nslots)
 {
 	if (k->nfirst + 2 > k->cap) {
 		uint32_t cap = k->cap ? 2 * k->cap : 64;
 		uint64_t *grown = realloc(k->first, cap * sizeof(*grown));
-		if (!grown)
+		LLVMValueRef *tables = grown ? realloc(k->ppp_tables, cap * sizeof(*tables)) : NULL;
+		if (!grown || !tables)
 			abort(); /* the function is already being rewritten */
 		if (!k->first)
 			grown[0] = 0;
 		k->first = grown;
+		k->ppp_tables = tables;
 		k->cap = cap;
 	}
 	uint64_t at = k->first[k->nfirst];
+	k->ppp_tables[k->nfirst] = NULL;
+	k->first[++k->nfirst] = at + nslots;
+	return at;
+}
+
+uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
+{
 	int hashed = npaths > k->max_array_paths;
-	k->first[++k->nfirst] = at + (hashed ? 0 : npaths);
+	uint64_t at = add_range(k, hashed ? 0 : npaths);
 	return hashed ? UINT64_MAX : at;
+}
+
+uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
+				     const uint64_t *slot_bl, LLVMValueRef *table)
+{
+	struct wpp_probes *p = k->p;
+	uint64_t at = add_range(k, interval);
+	LLVMValueRef *vals = malloc(((size_t)interval + 1) * sizeof(*vals));
+	if (!vals)
+		abort();
+	for (uint64_t i = 0; i < interval; i++)
+		vals[i] = LLVMConstInt(p->i64, slot_bl[i], 0);
+	LLVMValueRef arr = LLVMConstArray2(p->i64, vals, interval);
+	free(vals);
+	LLVMValueRef g = LLVMAddGlobal(p->mod, LLVMTypeOf(arr), "__wpp_ppp_slots");
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMSetInitializer(g, arr);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetAlignment(g, 8);
+	k->ppp_tables[k->nfirst - 1] = g;
+	k->nppp++;
+	*table = g;
+	return at;
 }
 
 LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b)
@@ -245,6 +328,18 @@ void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fi
 	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
 }
 
+void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
+			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
+			LLVMValueRef ppp, LLVMValueRef bl)
+{
+	struct wpp_probes *p = k->p;
+	LLVMValueRef args[7] = {base,	  LLVMConstInt(p->i64, first, 0),
+				table,	  LLVMConstInt(p->i64, interval, 0),
+				fid_slot, ppp,
+				bl};
+	LLVMBuildCall2(b, k->ppp_fn, k->ppp_helper, args, 7, "");
+}
+
 void wpp_counts_finish(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
@@ -261,13 +356,31 @@ void wpp_counts_finish(struct wpp_counts *k)
 	LLVMSetInitializer(first, arr);
 	LLVMSetGlobalConstant(first, 1);
 	LLVMSetAlignment(first, 8);
-	LLVMValueRef fields[6] = {
-	    LLVMConstInt(p->i32, WPP_ABI_VERSION, 0),
+	/* PPP: one table pointer per function, NULL for those that count by
+	 * Ball-Larus id */
+	LLVMValueRef tables = LLVMConstNull(p->ptr);
+	if (k->nppp) {
+		LLVMValueRef *ptrs = malloc(((size_t)n + 1) * sizeof(*ptrs));
+		if (!ptrs)
+			abort();
+		for (uint32_t i = 0; i < n; i++)
+			ptrs[i] = k->ppp_tables[i] ? k->ppp_tables[i] : LLVMConstNull(p->ptr);
+		LLVMValueRef parr = LLVMConstArray2(p->ptr, ptrs, n);
+		free(ptrs);
+		tables = LLVMAddGlobal(p->mod, LLVMTypeOf(parr), "__wpp_ppp_tables");
+		LLVMSetLinkage(tables, LLVMPrivateLinkage);
+		LLVMSetInitializer(tables, parr);
+		LLVMSetGlobalConstant(tables, 1);
+		LLVMSetAlignment(tables, 8);
+	}
+	LLVMValueRef fields[7] = {
+	    LLVMConstInt(p->i32, k->nppp ? WPP_COUNT_DESC_PPP : WPP_ABI_VERSION, 0),
 	    LLVMConstInt(p->i32, n, 0),
 	    LLVMConstInt(p->i64, k->first ? k->first[n] : 0, 0),
 	    p->fid_base_slot,
 	    first,
 	    LLVMConstNull(p->ptr),
+	    tables,
 	};
-	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 6, 0));
+	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 7, 0));
 }

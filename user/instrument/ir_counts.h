@@ -14,6 +14,13 @@
  * always_inline helper) adds to a hit without a call, anything else calls
  * __wpp_count_hash through a GOT stub.  The slot ranges are assigned in function order as the
  * functions are instrumented and emitted with the descriptor at the end.
+ *
+ * PPP mode (trace_abi.h, "Preferential path counting") adds functions
+ * whose range is indexed by their PPP id: a path end checks the PPP id
+ * against the interval and the slot table (a constant global per
+ * function), counts a hit with one add and sends anything else to the
+ * hash by Ball-Larus id (a third always_inline helper); the descriptor
+ * then carries the slot tables.
  */
 #ifndef WPP_INSTRUMENT_IR_COUNTS_H
 #define WPP_INSTRUMENT_IR_COUNTS_H
@@ -28,13 +35,16 @@ struct wpp_counts {
 	LLVMValueRef tls;  /* internal thread_local ptr: this thread's array */
 	LLVMValueRef desc; /* struct wpp_count_desc, initialized at the end */
 	LLVMValueRef base_helper, alloc, hash, probe_helper, self;
-	LLVMTypeRef base_fn, alloc_fn, hash_fn;
-	uint64_t *first; /* per local index: first slot; [n] = total */
-	uint32_t nfirst, cap;
+	LLVMValueRef ppp_helper; /* PPP mode only */
+	LLVMTypeRef base_fn, alloc_fn, hash_fn, ppp_fn;
+	uint64_t *first;	  /* per local index: first slot; [n] = total */
+	LLVMValueRef *ppp_tables; /* per local index: slot table or NULL */
+	uint32_t nfirst, cap, nppp;
 	uint64_t max_array_paths; /* more paths than this: the hash */
 };
 
-void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p);
+/* ppp: the unit is built with -fwpp-mode=ppp. */
+void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp);
 /* The most paths a function may have and still count in an array:
  * WPP_COUNT_ARRAY_MAX_PATHS, or the environment's WPP_COUNT_ARRAY_MAX_PATHS=N
  * for measurements (0: every function counts through the hash). */
@@ -45,6 +55,11 @@ void wpp_counts_free(struct wpp_counts *k);
  * slot, or UINT64_MAX when it counts through the hash (more than
  * k->max_array_paths paths, wpp_counts_array_limit()). */
 uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
+/* The next function counts preferentially (ppp_plan.h): interval slots,
+ * and its slot table slot_bl[interval] (returned in *table).  Its first
+ * slot. */
+uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
+				     const uint64_t *slot_bl, LLVMValueRef *table);
 
 /* In the function's entry: this thread's array of the TU (allocated on the
  * thread's first use). */
@@ -55,6 +70,12 @@ void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef b
 /* A path end of a hashed function. */
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
 			 LLVMValueRef id);
+/* A path end of a preferentially numbered function: base[first + ppp] += 1
+ * when table[ppp] is bl (ppp below interval), else bl into the hash under
+ * the fid word held in fid_slot. */
+void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
+			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
+			LLVMValueRef ppp, LLVMValueRef bl);
 
 /* The descriptor's contents, once every function is instrumented
  * (nfuncs = the functions added). */

@@ -18,6 +18,11 @@
  * instead of recording (wpp_emit_run_record), and each exit edge of such a
  * loop gets wpp_emit_run_end as the first code on the edge, before the
  * edge's own increments or path end.
+ *
+ * PPP (ppp_plan.h): a function counted preferentially has a second
+ * register, its PPP id, which every increment, restart, invoke adjustment
+ * and path end updates with the PPP increment of the same DAG edge (struct
+ * incs carries both), so the two change on exactly the same edges.
  */
 #include "ir_function.h"
 
@@ -34,8 +39,10 @@
 #include "ir_split.h"
 #include "numbering.h"
 #include "placement.h"
+#include "ppp_plan.h"
 #include "runs.h"
 #include "runs_debug.h"
+#include "interesting_read.h"
 #include "stable_hash.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
@@ -56,6 +63,13 @@ struct fn_emit {
 	struct wpp_counts *counts;
 	LLVMValueRef count_base;
 	uint64_t count_first;
+	/* PPP: the second register, its increments per DAG edge (NULL: the
+	 * function counts by Ball-Larus id), its slot table and interval, and
+	 * the fid slot its residual paths load */
+	LLVMValueRef preg;
+	const uint64_t *pinc;
+	LLVMValueRef ppp_table, fid_slot;
+	uint64_t ppp_interval;
 	uint8_t *run_role;	  /* per CFG edge, enum wpp_run_role; NULL: no runs */
 	LLVMValueRef last, count; /* run slots (ir_probes.h), when run_role */
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
@@ -73,32 +87,54 @@ static LLVMValueRef k64(struct fn_emit *x, uint64_t v)
 	return LLVMConstInt(x->p->i64, v, 0);
 }
 
-static LLVMValueRef reg_plus(struct fn_emit *x, uint64_t inc)
+/* What one DAG edge adds to each register (ppp 0 without PPP). */
+struct incs {
+	uint64_t bl, ppp;
+};
+
+static struct incs incs_of(const struct fn_emit *x, uint32_t dag_edge)
 {
-	LLVMValueRef r = LLVMBuildLoad2(x->b, x->p->i64, x->reg, "");
+	return (struct incs){x->d->edges[dag_edge].inc, x->pinc ? x->pinc[dag_edge] : 0};
+}
+
+static int incs_any(struct incs i)
+{
+	return i.bl != 0 || i.ppp != 0;
+}
+
+static LLVMValueRef slot_plus(struct fn_emit *x, LLVMValueRef slot, uint64_t inc)
+{
+	LLVMValueRef r = LLVMBuildLoad2(x->b, x->p->i64, slot, "");
 	return inc ? LLVMBuildAdd(x->b, r, k64(x, inc), "") : r;
 }
 
-static void emit_add(struct fn_emit *x, uint64_t inc)
+static void emit_add(struct fn_emit *x, struct incs inc)
 {
-	if (inc)
-		LLVMBuildStore(x->b, reg_plus(x, inc), x->reg);
+	if (inc.bl)
+		LLVMBuildStore(x->b, slot_plus(x, x->reg, inc.bl), x->reg);
+	if (x->preg && inc.ppp)
+		LLVMBuildStore(x->b, slot_plus(x, x->preg, inc.ppp), x->preg);
 }
 
 /* Path start: narrow registers carry the fid in their high bits, wide ones
  * the mark bit that keeps their record's second word non-zero. */
-static void emit_restart(struct fn_emit *x, uint64_t inc)
+static void emit_restart(struct fn_emit *x, struct incs inc)
 {
-	LLVMValueRef v = x->counts ? k64(x, inc) /* counting: the id alone */
-			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc)
-				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
+	LLVMValueRef v = x->counts ? k64(x, inc.bl) /* counting: the id alone */
+			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc.bl)
+				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc.bl), "");
 	LLVMBuildStore(x->b, v, x->reg);
+	if (x->preg)
+		LLVMBuildStore(x->b, k64(x, inc.ppp), x->preg);
 }
 
-static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
+static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 {
-	LLVMValueRef w = reg_plus(x, inc);
-	if (x->counts && x->count_first == UINT64_MAX)
+	LLVMValueRef w = slot_plus(x, x->reg, inc.bl);
+	if (x->preg)
+		wpp_emit_count_ppp(x->counts, x->b, x->count_base, x->count_first, x->ppp_table,
+				   x->ppp_interval, x->fid_slot, slot_plus(x, x->preg, inc.ppp), w);
+	else if (x->counts && x->count_first == UINT64_MAX)
 		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
 	else if (x->counts)
 		wpp_emit_count_array(x->counts, x->b, x->count_base, x->count_first, w);
@@ -116,13 +152,13 @@ static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
  * an add (real chord) or a path end + optional restart (cut). */
 struct edge_code {
 	int needed;
-	int run_end;   /* leaves a run-counting loop: write its count first */
-	int run_back;  /* back edge whose path end counts runs */
-	uint64_t undo; /* subtract first (invoke pre-adjust) */
+	int run_end;	  /* leaves a run-counting loop: write its count first */
+	int run_back;	  /* back edge whose path end counts runs */
+	struct incs undo; /* subtract first (invoke pre-adjust) */
 	int is_cut;
-	uint64_t inc; /* add (real) or final increment of the ended path (cut) */
-	int restart;  /* cut whose target restarts on the edge */
-	uint64_t restart_inc;
+	struct incs inc; /* add (real) or final increment of the ended path (cut) */
+	int restart;	 /* cut whose target restarts on the edge */
+	struct incs restart_inc;
 };
 
 /* Counting mode's function entry: the thread's array (array functions) or
@@ -139,26 +175,28 @@ static void emit_count_entry(struct fn_emit *x, uint32_t local_index)
 		x->fidw = wpp_emit_fid_word(x->p, x->b, local_index);
 	else
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
+	if (x->pinc) /* residual paths load it, interesting ones never do */
+		x->fid_slot = wpp_fid_slot_global(x->p, local_index);
 }
 
-static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const uint64_t *preadj)
+static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const struct incs *preadj)
 {
 	struct edge_code ec = {0};
 	uint32_t u = x->c->edge_src[e], v = x->c->edge_dst[e];
-	const struct wpp_dag_edge *de = &x->d->edges[x->d->cfg_edge_dag[e]];
+	uint32_t dag_edge = x->d->cfg_edge_dag[e];
+	const struct wpp_dag_edge *de = &x->d->edges[dag_edge];
 	ec.undo = preadj[u];
 	ec.run_end = x->run_role && x->run_role[e] == WPP_RUN_EXIT;
 	ec.run_back = x->run_role && x->run_role[e] == WPP_RUN_BACK;
+	ec.inc = incs_of(x, dag_edge);
 	if (de->kind == WPP_EDGE_REAL) {
-		ec.inc = de->inc;
-		ec.needed = ec.inc != 0 || ec.undo != 0 || ec.run_end;
+		ec.needed = incs_any(ec.inc) || incs_any(ec.undo) || ec.run_end;
 		return ec;
 	}
 	ec.is_cut = 1;
-	ec.inc = de->inc;
 	ec.restart = !x->d->restart_at_start[v];
 	if (ec.restart)
-		ec.restart_inc = x->d->edges[x->d->entry_edge[v]].inc;
+		ec.restart_inc = incs_of(x, x->d->entry_edge[v]);
 	ec.needed = 1;
 	return ec;
 }
@@ -167,8 +205,8 @@ static void emit_edge_code(struct fn_emit *x, const struct edge_code *ec)
 {
 	if (ec->run_end)
 		wpp_emit_run_end(x->p, x->b, x->cur, x->last, x->count);
-	if (ec->undo)
-		emit_add(x, (uint64_t)0 - ec->undo);
+	if (incs_any(ec->undo))
+		emit_add(x, (struct incs){(uint64_t)0 - ec->undo.bl, (uint64_t)0 - ec->undo.ppp});
 	if (!ec->is_cut) {
 		emit_add(x, ec->inc);
 		return;
@@ -210,7 +248,7 @@ static void instrument_paths(struct fn_emit *x)
 	uint32_t n = c->cfg.nblocks, ne = c->cfg.nedges;
 	uint32_t *npreds = calloc(n, sizeof(uint32_t));
 	uint32_t *nsuccs = calloc(n, sizeof(uint32_t));
-	uint64_t *preadj = calloc(n, sizeof(uint64_t));
+	struct incs *preadj = calloc(n, sizeof(*preadj));
 	enum edge_site *site = malloc((ne + 1) * sizeof(*site));
 	struct edge_code *code = malloc((ne + 1) * sizeof(*code));
 	LLVMBasicBlockRef *split = calloc(ne + 1, sizeof(*split));
@@ -229,7 +267,7 @@ static void instrument_paths(struct fn_emit *x)
 		uint32_t u = c->edge_src[e], v = c->edge_dst[e];
 		if (is_landing_pad(c->blocks[v]) &&
 		    LLVMGetInstructionOpcode(x->term[u]) == LLVMInvoke)
-			preadj[u] = d->edges[d->cfg_edge_dag[e]].inc;
+			preadj[u] = incs_of(x, d->cfg_edge_dag[e]);
 	}
 	for (uint32_t e = 0; e < ne; e++) {
 		uint32_t u = c->edge_src[e];
@@ -254,9 +292,9 @@ static void instrument_paths(struct fn_emit *x)
 	for (uint32_t v = 0; v < n; v++) {
 		position_before(x, x->start_at[v]);
 		if (is_landing_pad(c->blocks[v]))
-			emit_path_end(x, 0, 0); /* pre-adjusted by the invoke */
+			emit_path_end(x, (struct incs){0, 0}, 0); /* pre-adjusted by the invoke */
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
-			emit_restart(x, d->edges[d->entry_edge[v]].inc);
+			emit_restart(x, incs_of(x, d->entry_edge[v]));
 	}
 	/* C */
 	for (uint32_t e = 0; e < ne; e++)
@@ -266,13 +304,12 @@ static void instrument_paths(struct fn_emit *x)
 		}
 	for (uint32_t u = 0; u < n; u++) {
 		uint32_t xe = d->exit_edge[u];
-		if (preadj[u]) {
+		if (incs_any(preadj[u])) {
 			position_before(x, x->term[u]);
 			emit_add(x, preadj[u]);
 		}
 		if (xe == WPP_NONE)
 			continue;
-		const struct wpp_dag_edge *de = &d->edges[xe];
 		int indirect = (c->flags[u] & WPP_CFGB_INDIRECT_SRC) != 0;
 		if (!(c->exits[u] == WPP_CFG_EXIT_RETURN || c->exits[u] == WPP_CFG_EXIT_RESUME ||
 		      indirect))
@@ -284,7 +321,7 @@ static void instrument_paths(struct fn_emit *x)
 		    LLVMGetTailCallKind(prev) == LLVMTailCallKindMustTail)
 			at = prev;
 		position_before(x, at);
-		emit_path_end(x, de->inc, 0);
+		emit_path_end(x, incs_of(x, xe), 0);
 	}
 	/* D */
 	for (uint32_t e = 0; e < ne; e++)
@@ -458,6 +495,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	struct wpp_ir_cfg c;
 	struct wpp_dag d;
 	struct fn_emit x = {0};
+	struct wpp_ppp_plan plan = {0};
+	uint64_t *ids = NULL;
+	size_t nids = 0;
 	double *w = NULL;
 	int rc = -1;
 
@@ -473,10 +513,17 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
 	struct wpp_weight_input wi = {&c.cfg, &d, c.edge_prob};
 	uint64_t stable_id = function_stable_id(tu, fn, &c);
-	wpp_ir_stats_function(tu->stats, fn, stable_id, &d);
 	if (!w || tu->weigh(&wi, w) || profile_weights(tu, fn, stable_id, &d, w) ||
 	    wpp_dag_place(&d, w))
 		goto out;
+	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
+	int stale = match == WPP_INTERESTING_STALE;
+	/* PPP's increments go on the chords wpp_dag_place just chose */
+	if (tu->mode == WPP_MODE_PPP && wpp_ppp_plan_make(&d, ids, nids, stale, tu->ppp_min_paths,
+							  tu->counts.max_array_paths, &plan))
+		goto out;
+	wpp_ir_stats_function(tu->stats, fn, &d, ids, nids, stale,
+			      tu->mode == WPP_MODE_PPP ? &plan : NULL);
 	if (tu->mode == WPP_MODE_BLOCKS)
 		for (uint32_t i = 0; i < d.nedges; i++)
 			d.edges[i].inc = 0; /* nothing is placed in blocks mode */
@@ -485,12 +532,15 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	uint32_t local_index = tu->nfuncs;
 	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id))
 		goto out;
+	if (tu->mode == WPP_MODE_PPP &&
+	    wpp_mb_add_ppp(&tu->meta, ids, nids, plan.how, plan.interval))
+		goto out;
 
 	x.p = &tu->probes;
 	x.c = &c;
 	x.d = &d;
 	x.wide = tu->mode == WPP_MODE_PATHS && d.wide;
-	x.counts = tu->mode == WPP_MODE_COUNTS ? &tu->counts : NULL;
+	x.counts = wpp_meta_mode_counts(tu->mode) ? &tu->counts : NULL;
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	x.loc = sp ? LLVMDIBuilderCreateDebugLocation(tu->probes.ctx, 0, 0, sp, NULL) : NULL;
@@ -504,13 +554,23 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.term[v] = LLVMGetBasicBlockTerminator(c.blocks[v]);
 	}
 	/* From here on the function is modified; no failure exits. */
-	if (x.counts)
+	if (x.counts && plan.how == WPP_PPP_ARRAY) {
+		x.count_first = wpp_counts_add_ppp_function(x.counts, plan.interval, plan.slot_bl,
+							    &x.ppp_table);
+		x.pinc = plan.inc;
+		x.ppp_interval = plan.interval;
+	} else if (x.counts) {
 		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
+	}
 	position_before(&x, LLVMGetFirstInstruction(c.blocks[0]));
 	x.reg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.reg");
-	LLVMSetMetadata(
-	    x.reg, tu->probes.reg_md_kind,
-	    LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
+	LLVMValueRef no_md =
+	    LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0));
+	LLVMSetMetadata(x.reg, tu->probes.reg_md_kind, no_md);
+	if (x.pinc) {
+		x.preg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.ppp");
+		LLVMSetMetadata(x.preg, tu->probes.reg_md_kind, no_md);
+	}
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.run_role) {
@@ -544,6 +604,8 @@ out:
 	free(x.term);
 	free(x.run_role);
 	free(w);
+	free(ids);
+	wpp_ppp_plan_free(&plan);
 	wpp_dag_free(&d);
 	wpp_ir_cfg_free(&c);
 	return rc;

@@ -32,6 +32,8 @@ struct wpp_tu_ctx {
 	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
 	struct wpp_ir_stats *stats;    /* interesting paths, --wpp-stats; or NULL */
+	uint64_t ppp_min_paths;	       /* PPP mode: more paths than this may count
+					* preferentially (ppp_plan.h) */
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;
 };

@@ -14,6 +14,7 @@
 #include "ir_cfg.h"
 #include "ir_function.h"
 #include "ir_meta.h"
+#include "ppp_plan.h"
 #include "stable_hash.h"
 #include "weights.h"
 #include "wpp/meta_format.h"
@@ -27,6 +28,8 @@ static uint32_t mode_from_env(void)
 		return WPP_MODE_BLOCKS;
 	if (m && strcmp(m, "count") == 0)
 		return WPP_MODE_COUNTS;
+	if (m && strcmp(m, "ppp") == 0)
+		return WPP_MODE_PPP;
 	if (m && *m && strcmp(m, "paths") != 0)
 		fprintf(stderr, "wppcc: unknown WPP_MODE '%s', using paths\n", m);
 	return WPP_MODE_PATHS;
@@ -124,14 +127,15 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
 	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);
 	wpp_probes_init(&tu.probes, m);
-	if (tu.mode == WPP_MODE_COUNTS) {
-		wpp_counts_init(&tu.counts, &tu.probes);
+	if (wpp_meta_mode_counts(tu.mode)) {
+		wpp_counts_init(&tu.counts, &tu.probes, tu.mode == WPP_MODE_PPP);
+		tu.ppp_min_paths = wpp_ppp_min_paths(tu.counts.max_array_paths);
 	}
 	wpp_mb_init(&tu.meta);
 	for (size_t i = 0; i < nfn; i++)
 		wpp_instrument_function(&tu, fns[i]);
 	free(fns);
-	if (tu.mode == WPP_MODE_COUNTS) {
+	if (wpp_meta_mode_counts(tu.mode)) {
 		wpp_counts_finish(&tu.counts);
 		wpp_counts_free(&tu.counts);
 	}

@@ -408,6 +408,11 @@ void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b)
 
 LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t local_index)
 {
+	return LLVMBuildLoad2(b, p->i64, wpp_fid_slot_global(p, local_index), "wpp.fidw");
+}
+
+LLVMValueRef wpp_fid_slot_global(struct wpp_probes *p, uint32_t local_index)
+{
 	LLVMValueRef slot = p->fid_base_slot; /* index 0: the base is the word */
 	if (local_index != 0 && p->nfid_slots == p->fid_slots_cap) {
 		uint32_t cap = p->fid_slots_cap ? 2 * p->fid_slots_cap : 64;
@@ -424,7 +429,7 @@ LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t 
 		LLVMSetAlignment(slot, 8);
 		p->fid_slots[p->nfid_slots++] = (struct wpp_fid_slot){local_index, slot};
 	}
-	return LLVMBuildLoad2(b, p->i64, slot, "wpp.fidw");
+	return slot;
 }
 
 void wpp_emit_fid_slots_fill(struct wpp_probes *p, LLVMBuilderRef b)

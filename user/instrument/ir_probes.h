@@ -105,6 +105,9 @@ void wpp_emit_flush_all(struct wpp_probes *p, LLVMBuilderRef b);
  * of a per-function slot (the TU's base slot for index 0), so an activation
  * pays one instruction for its fid instead of an add and a select. */
 LLVMValueRef wpp_emit_fid_word(struct wpp_probes *p, LLVMBuilderRef b, uint32_t local_index);
+/* The slot itself (a new one per call but for index 0), for code that
+ * loads it only where it needs the word (PPP's residual paths). */
+LLVMValueRef wpp_fid_slot_global(struct wpp_probes *p, uint32_t local_index);
 /* In the TU constructor, after __wpp_register_tu: fill every slot created
  * by wpp_emit_fid_word from the registered base (adding an index to the
  * unregistered base would wrap into other fids, so that one is copied). */

@@ -18,9 +18,10 @@
 #include <unistd.h>
 
 #include "interesting_read.h"
+#include "ir_counts.h"
 #include "listed_seen.h"
 #include "ppp.h"
-#include "ir_counts.h"
+#include "wpp/meta_format.h"
 
 /* Stale functions named in the warning before "and N more". */
 #define STALE_NAMED 3
@@ -41,6 +42,9 @@ struct wpp_ir_stats {
 	uint32_t nfns, with_interesting, hashed, nstale;
 	uint32_t ppp_hashed;	/* functions whose PPP interval is above the limit */
 	uint32_t gamma_bins[4]; /* <= 1.0, <= 1.1, <= 2, more */
+	/* -fwpp-mode=ppp: functions per enum wpp_ppp_how */
+	uint32_t plan_hows[WPP_PPP_WIDE + 1];
+	int ppp_mode;
 	char stale_names[STALE_NAMED][96];
 	uint32_t nlisted_past; /* stale: a hand-written list's id past its paths */
 	/* the listed names this unit compiled, for wppcc (listed_seen.h) */
@@ -153,63 +157,97 @@ static void warn_listed_past(const struct wpp_ir_stats *st, const struct wpp_int
 		l->list_lines[k], st->set.files[l->list_files[k]], cname);
 }
 
-void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
-			   const struct wpp_dag *d)
+int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
+			const struct wpp_dag *d, uint64_t **ids, size_t *nids)
 {
-	uint64_t *ids = NULL;
-	size_t nids = 0, len;
+	size_t len;
 	const char *name;
-	char cname[1024], why[160];
-	int match = WPP_INTERESTING_NONE, stale = 0;
-	struct wpp_ppp ppp = {0};
+	char cname[1024];
+	int match;
 
-	if (!st)
-		return;
+	*ids = NULL;
+	*nids = 0;
+	if (!st || !st->has_set)
+		return WPP_INTERESTING_NONE;
 	name = LLVMGetValueName2(fn, &len);
 	snprintf(cname, sizeof(cname), "%.*s", (int)len, name);
-	if (st->has_set) {
-		const struct wpp_interesting_fn *l = wpp_interesting_listed(&st->set, cname);
-		if (l && st->seen)
-			fprintf(st->seen, "%s\n", cname);
-		match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname,
-					       st->source_field, &ids, &nids);
-		if (match == WPP_INTERESTING_FOUND && nids && ids[nids - 1] >= d->npaths) {
-			/* an id beyond its paths: a list for another build */
-			if (l && l->ids[l->nids - 1] >= d->npaths) {
-				warn_listed_past(st, l, cname, d->npaths);
-				st->nlisted_past++;
-			} else {
-				note_stale(st, name, len);
-			}
-			match = WPP_INTERESTING_STALE;
-		} else if (match == WPP_INTERESTING_STALE) {
+	const struct wpp_interesting_fn *l = wpp_interesting_listed(&st->set, cname);
+	if (l && st->seen)
+		fprintf(st->seen, "%s\n", cname);
+	match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname, st->source_field, ids,
+				       nids);
+	if (match < 0) {
+		fprintf(stderr, "wppcc: out of memory reading interesting paths of %s\n", cname);
+		return WPP_INTERESTING_NONE;
+	}
+	if (match == WPP_INTERESTING_FOUND && *nids && (*ids)[*nids - 1] >= d->npaths) {
+		/* an id beyond its paths: a list for another build */
+		if (l && l->ids[l->nids - 1] >= d->npaths) {
+			warn_listed_past(st, l, cname, d->npaths);
+			st->nlisted_past++;
+		} else {
 			note_stale(st, name, len);
 		}
-		if (match == WPP_INTERESTING_STALE) {
-			stale = 1;
-			free(ids);
-			ids = NULL;
-			nids = 0;
-		}
+		match = WPP_INTERESTING_STALE;
+	} else if (match == WPP_INTERESTING_STALE) {
+		note_stale(st, name, len);
 	}
-	if (!st->out) {
-		free(ids);
+	if (match == WPP_INTERESTING_STALE) {
+		free(*ids);
+		*ids = NULL;
+		*nids = 0;
+	}
+	return match;
+}
+
+/* PPP mode: what the pass did with the function, and the tallies. */
+static void note_plan(struct wpp_ir_stats *st, const struct wpp_ppp_plan *plan)
+{
+	fprintf(st->out, " counted=%s", wpp_ppp_how_name(plan->how));
+	if (plan->how >= WPP_PPP_ARRAY && plan->how <= WPP_PPP_WIDE)
+		st->plan_hows[plan->how]++;
+	st->ppp_mode = 1;
+}
+
+void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, const struct wpp_dag *d,
+			   const uint64_t *ids, size_t nids, int stale,
+			   const struct wpp_ppp_plan *plan)
+{
+	size_t len;
+	const char *name;
+	char why[160] = "";
+	struct wpp_ppp ppp = {0};
+	uint64_t interval = 0;
+	uint32_t ninteresting = (uint32_t)nids;
+	double g = 0;
+	int ok;
+
+	if (!st || !st->out)
 		return;
+	name = LLVMGetValueName2(fn, &len);
+	if (plan) { /* the pass numbered it already */
+		ok = plan->how != WPP_PPP_WIDE || !plan->why[0];
+		interval = plan->interval;
+		g = plan->gamma;
+		snprintf(why, sizeof(why), "%s", plan->why);
+	} else if ((ok = wpp_ppp_number(d, ids, nids, &ppp, why, sizeof(why)) == 0)) {
+		interval = ppp.interval;
+		ninteresting = ppp.npaths;
+		g = wpp_ppp_compactness(&ppp);
+		wpp_ppp_free(&ppp);
 	}
-	int ok = wpp_ppp_number(d, ids, nids, &ppp, why, sizeof(why)) == 0;
 	int hashed = d->npaths > st->array_max;
 	st->nfns++;
 	st->hashed += hashed;
-	fprintf(st->out, "wpp-stats: %s paths=%llu interesting=%u", cname,
-		(unsigned long long)d->npaths, ok ? ppp.npaths : (unsigned)nids);
+	fprintf(st->out, "wpp-stats: %.*s paths=%llu interesting=%u", (int)len, name,
+		(unsigned long long)d->npaths, ninteresting);
 	const char *ppp_counting = "-";
-	if (ok && ppp.npaths) {
-		double g = wpp_ppp_compactness(&ppp);
+	if (ok && ninteresting) {
 		st->with_interesting++;
 		st->gamma_bins[g <= 1.0 ? 0 : g <= 1.1 ? 1 : g <= 2.0 ? 2 : 3]++;
-		ppp_counting = ppp.interval > st->array_max ? "hash" : "array";
-		st->ppp_hashed += ppp.interval > st->array_max;
-		fprintf(st->out, " interval=%llu gamma=%.3f", (unsigned long long)ppp.interval, g);
+		ppp_counting = interval > st->array_max ? "hash" : "array";
+		st->ppp_hashed += interval > st->array_max;
+		fprintf(st->out, " interval=%llu gamma=%.3f", (unsigned long long)interval, g);
 	} else if (ok) {
 		fprintf(st->out, " interval=0 gamma=-");
 	} else {
@@ -217,12 +255,11 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t st
 	}
 	fprintf(st->out, " counting=%s ppp=%s%s", hashed ? "hash" : "array", ppp_counting,
 		stale ? " stale" : "");
+	if (plan)
+		note_plan(st, plan);
 	if (!ok)
 		fprintf(st->out, " (%s)", why);
 	fputc('\n', st->out);
-	if (ok)
-		wpp_ppp_free(&ppp);
-	free(ids);
 }
 
 /* The stats file is appended to by every unit of a build, so it cannot be
@@ -307,6 +344,14 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 			st->source, st->nfns, st->with_interesting, st->gamma_bins[0],
 			st->gamma_bins[1], st->gamma_bins[2], st->gamma_bins[3], st->hashed,
 			st->ppp_hashed, st->nstale + st->nlisted_past);
+		if (st->ppp_mode)
+			fprintf(st->out,
+				"wpp-stats: %s: ppp mode: %u count preferentially; Ball-Larus "
+				"counting in %u whose paths fit an array, %u without interesting "
+				"paths, %u stale, %u too wide\n",
+				st->source, st->plan_hows[WPP_PPP_ARRAY],
+				st->plan_hows[WPP_PPP_PLAIN], st->plan_hows[WPP_PPP_EMPTY],
+				st->plan_hows[WPP_PPP_STALE], st->plan_hows[WPP_PPP_WIDE]);
 		if (fclose(st->out) == 0)
 			emit(st->dest, st->buf, st->buflen);
 		free(st->buf);

@@ -21,7 +21,15 @@
  *              <= 1.1: B, <= 2: C, > 2: D; H count through a hash, P with PPP;
  *              S stale
  *
- * (one line).  A function the set recorded from another build (stable id
+ * (one line).  With -fwpp-mode=ppp each function line ends with
+ * counted=ppp|plain|empty|stale|wide (ppp_plan.h: how its paths are
+ * counted) and a second summary line counts each kind:
+ *
+ *   wpp-stats: SOURCE: ppp mode: A count preferentially; Ball-Larus counting
+ *              in P whose paths fit an array, E without interesting paths,
+ *              S stale, W too wide
+ *
+ * A function the set recorded from another build (stable id
  * or edge count differs), or given an id beyond its paths by a
  * hand-written list, falls back to plain Ball-Larus numbering ("stale" in
  * its stats line, counted in S); the translation unit then prints one
@@ -38,6 +46,7 @@
 #include <stdint.h>
 
 #include "dag.h"
+#include "ppp_plan.h"
 
 struct wpp_ir_stats;
 
@@ -45,9 +54,20 @@ struct wpp_ir_stats;
  * memory: the build goes on without them, with a message). */
 struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len);
 
-/* Called for each instrumented function once its DAG d is numbered. */
-void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
-			   const struct wpp_dag *d);
+/* The function's interesting Ball-Larus ids (d numbered): a
+ * wpp_interesting_match.  FOUND: *ids malloc'd (caller frees), *n of them,
+ * increasing; STALE (noted for the warning) and NONE (also when st is NULL
+ * or no set was given): *ids NULL, *n 0. */
+int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
+			const struct wpp_dag *d, uint64_t **ids, size_t *n);
+
+/* The function's --wpp-stats line.  plan: what -fwpp-mode=ppp made of it
+ * (reported as counted=ppp|plain|empty|stale|wide and tallied in a second
+ * summary line), or NULL in other modes, where the numbering is computed
+ * here for the report only. */
+void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, const struct wpp_dag *d,
+			   const uint64_t *ids, size_t n, int stale,
+			   const struct wpp_ppp_plan *plan);
 
 /* The summary and the stale warning; frees st (NULL allowed). */
 void wpp_ir_stats_close(struct wpp_ir_stats *st);

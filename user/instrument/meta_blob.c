@@ -16,6 +16,7 @@ void wpp_mb_init(struct wpp_meta_builder *b)
 void wpp_mb_free(struct wpp_meta_builder *b)
 {
 	free(b->funcs), free(b->blocks), free(b->edges), free(b->lines);
+	free(b->ppp), free(b->ppp_ids);
 	free(b->strtab), free(b->intern);
 	memset(b, 0, sizeof(*b));
 }
@@ -126,6 +127,24 @@ struct wpp_meta_line *wpp_mb_add_line(struct wpp_meta_builder *b)
 	ADD_ELEM(b, lines, nlines, cap_lines);
 }
 
+int wpp_mb_add_ppp(struct wpp_meta_builder *b, const uint64_t *ids, size_t n, uint32_t how,
+		   uint64_t interval)
+{
+	if (b->failed || n > UINT32_MAX - b->nppp_ids ||
+	    grow((void **)&b->ppp, &b->cap_ppp, b->nppp + 1, sizeof(*b->ppp)) ||
+	    grow((void **)&b->ppp_ids, &b->cap_ppp_ids, b->nppp_ids + (uint32_t)n,
+		 sizeof(*b->ppp_ids))) {
+		b->failed = 1;
+		return -1;
+	}
+	b->ppp[b->nppp++] = (struct wpp_meta_ppp_func){
+	    .first_id = b->nppp_ids, .nids = (uint32_t)n, .how = how, .interval = interval};
+	if (n)
+		memcpy(b->ppp_ids + b->nppp_ids, ids, n * sizeof(*ids));
+	b->nppp_ids += (uint32_t)n;
+	return 0;
+}
+
 /* Empty arrays may be NULL, which memcpy does not accept even for 0 bytes. */
 static void copy_array(unsigned char *dst, const void *src, size_t n)
 {
@@ -141,13 +160,16 @@ static size_t align8(size_t x)
 void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 		    uint32_t source_str, uint32_t producer_str, size_t *size)
 {
-	if (b->failed)
+	int v2 = mode == WPP_MODE_PPP;
+	if (b->failed || (v2 && b->nppp != b->nfuncs))
 		return NULL;
+	struct wpp_meta_header_v2 hv2;
 	struct wpp_meta_header h;
+	memset(&hv2, 0, sizeof(hv2));
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, WPP_META_MAGIC, 8);
-	h.version = WPP_META_VERSION;
-	h.header_size = sizeof(h);
+	h.version = v2 ? WPP_META_VERSION_PPP : WPP_META_VERSION;
+	h.header_size = v2 ? sizeof(hv2) : sizeof(h);
 	h.tu_hash = tu_hash;
 	h.mode = mode;
 	h.nfuncs = b->nfuncs;
@@ -156,7 +178,7 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 	h.nlines_total = b->nlines;
 	h.source_str = source_str;
 	h.producer_str = producer_str;
-	size_t off = align8(sizeof(h));
+	size_t off = align8(h.header_size);
 	h.funcs_off = off;
 	off = align8(off + (size_t)b->nfuncs * sizeof(struct wpp_meta_func));
 	h.blocks_off = off;
@@ -168,18 +190,35 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 	h.strtab_off = off;
 	h.strtab_size = b->strtab_size;
 	off += b->strtab_size;
+	if (v2) {
+		off = align8(off);
+		hv2.ppp_funcs_off = off;
+		off = align8(off + (size_t)b->nppp * sizeof(struct wpp_meta_ppp_func));
+		hv2.ppp_ids_off = off;
+		hv2.nppp_ids_total = b->nppp_ids;
+		off += (size_t)b->nppp_ids * sizeof(uint64_t);
+	}
 	h.total_size = off;
 	size_t padded = align8(off);
 	unsigned char *blob = calloc(1, padded);
 	if (!blob)
 		return NULL;
-	memcpy(blob, &h, sizeof(h));
+	hv2.v1 = h;
+	if (v2)
+		memcpy(blob, &hv2, sizeof(hv2));
+	else
+		memcpy(blob, &h, sizeof(h));
 	copy_array(blob + h.funcs_off, b->funcs, (size_t)b->nfuncs * sizeof(struct wpp_meta_func));
 	copy_array(blob + h.blocks_off, b->blocks,
 		   (size_t)b->nblocks * sizeof(struct wpp_meta_block));
 	copy_array(blob + h.edges_off, b->edges, (size_t)b->nedges * sizeof(struct wpp_meta_edge));
 	copy_array(blob + h.lines_off, b->lines, (size_t)b->nlines * sizeof(struct wpp_meta_line));
 	copy_array(blob + h.strtab_off, b->strtab, b->strtab_size);
+	if (v2) {
+		copy_array(blob + hv2.ppp_funcs_off, b->ppp,
+			   (size_t)b->nppp * sizeof(struct wpp_meta_ppp_func));
+		copy_array(blob + hv2.ppp_ids_off, b->ppp_ids, (size_t)b->nppp_ids * 8);
+	}
 	*size = padded;
 	return blob;
 }

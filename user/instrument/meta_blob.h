@@ -19,6 +19,10 @@ struct wpp_meta_builder {
 	struct wpp_meta_line *lines;
 	uint32_t nfuncs, nblocks, nedges, nlines;
 	uint32_t cap_funcs, cap_blocks, cap_edges, cap_lines;
+	/* PPP units (version 2): one entry per function, in function order */
+	struct wpp_meta_ppp_func *ppp;
+	uint64_t *ppp_ids;
+	uint32_t nppp, nppp_ids, cap_ppp, cap_ppp_ids;
 	char *strtab;
 	uint32_t strtab_size, strtab_cap;
 	/* intern table: offsets into strtab, open addressing, 0 = empty slot */
@@ -40,8 +44,15 @@ struct wpp_meta_block *wpp_mb_add_block(struct wpp_meta_builder *b);
 struct wpp_meta_edge *wpp_mb_add_edge(struct wpp_meta_builder *b);
 struct wpp_meta_line *wpp_mb_add_line(struct wpp_meta_builder *b);
 
+/* PPP units: the next function's interesting set (n increasing Ball-Larus
+ * ids), how it counts (enum wpp_ppp_how) and its PPP interval.  0 or -1
+ * (allocation: the builder has failed). */
+int wpp_mb_add_ppp(struct wpp_meta_builder *b, const uint64_t *ids, size_t n, uint32_t how,
+		   uint64_t interval);
+
 /* Serializes; returns a malloc'ed blob whose size (*size) is a multiple of
- * 8 (header.total_size is the unpadded size), or NULL on failure. */
+ * 8 (header.total_size is the unpadded size), or NULL on failure.  Mode
+ * WPP_MODE_PPP writes version 2 (one wpp_mb_add_ppp per function needed). */
 void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 		    uint32_t source_str, uint32_t producer_str, size_t *size);
 

@@ -8,7 +8,7 @@ LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
 # LLVM-independent graph algorithms (also linked into the unit tests).
 INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
-	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c \
+	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c user/instrument/ppp_plan.c \
 	user/instrument/edge_profile_read.c user/instrument/text_lines.c \
 	user/instrument/interesting_read.c
 INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \

@@ -199,6 +199,7 @@ static enum unit_holds holds_of(const struct wpp_tu *tu)
 	case WPP_MODE_BLOCKS:
 		return HOLDS_BLOCKS;
 	case WPP_MODE_COUNTS:
+	case WPP_MODE_PPP: /* counted too, only in other arrays */
 		return HOLDS_COUNTS;
 	}
 	return HOLDS_UNKNOWN;

@@ -110,8 +110,19 @@ static void put_words(const uint64_t *w, unsigned n, void *arg)
 		__wpp_flush();
 }
 
+/* A path record and its REPEAT words go into one signal level: readers
+ * attach a REPEAT to the record before it at the same depth.  So a flush
+ * that is due — a full buffer, or the pop of a level whose handler left by
+ * longjmp (rt_signal.c: the limit makes the next record flush until the
+ * pop is done) — happens before the record, never between the two.  (A
+ * count needing more words than a buffer holds may still cross an
+ * ordinary batch boundary, which readers follow.) */
 static void put_count(uint64_t fidw, uint64_t id, uint64_t count, void *arg)
 {
+	uint64_t n = rt_count_words(id, count);
+	ptrdiff_t room = __wpp_limit - __wpp_cursor; /* below 0 when a flush is forced */
+	if (n && (room <= 0 || (uint64_t)room <= n))
+		__wpp_flush();
 	rt_count_encode(fidw, id, count, put_words, arg);
 }
 
@@ -222,7 +233,7 @@ static uint64_t *alloc_locked(struct wpp_count_desc *desc, uint64_t **slot)
 	struct rt_count_thread *ct;
 	uint64_t *base = NULL;
 
-	if (desc->abi_version != WPP_ABI_VERSION)
+	if (desc->abi_version != WPP_ABI_VERSION && desc->abi_version != WPP_COUNT_DESC_PPP)
 		return spill_array(desc);
 	if (!(ct = thread_state()))
 		return spill_array(desc);

@@ -98,18 +98,23 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_
 {
 	uint64_t fid_base = *desc->fid_base_slot;
 	uint64_t unregistered = (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
+	const uint64_t *const *tables =
+	    desc->abi_version == WPP_COUNT_DESC_PPP ? desc->ppp_slots : NULL;
 	for (uint32_t f = 0; f < desc->nfuncs; f++) {
 		uint64_t fidw = fid_base == unregistered
 				    ? unregistered
 				    : fid_base + ((uint64_t)f << WPP_FID_SHIFT);
+		/* a preferentially numbered function's slots are PPP ids */
+		const uint64_t *path_of = tables ? tables[f] : NULL;
 		for (uint64_t s = desc->first[f]; s < desc->first[f + 1]; s++) {
 			/* read first: an exchange would back every page of a
 			 * sparse array the thread never touched */
 			if (!base[s])
 				continue;
+			uint64_t k = s - desc->first[f], id = path_of ? path_of[k] : k;
 			uint64_t c = __atomic_exchange_n(&base[s], 0, __ATOMIC_RELAXED);
-			if (c)
-				sink(fidw, s - desc->first[f], c, arg);
+			if (c && id != WPP_PPP_HOLE) /* a hole is never counted into */
+				sink(fidw, id, c, arg);
 		}
 	}
 }

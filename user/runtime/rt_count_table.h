@@ -78,7 +78,9 @@ void rt_count_table_clear(struct rt_count_table *t);
 
 /* Every non-zero counter of one thread's array of a TU (desc), each
  * zeroed as it is taken; fid words come from the TU's registered base
- * (the unregistered fid while it has none). */
+ * (the unregistered fid while it has none).  In a PPP TU (abi_version
+ * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
+ * sink gets the Ball-Larus id the table names for the slot. */
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_count_sink sink,
 			  void *arg);
 
@@ -87,5 +89,13 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_
  * be split across batches). */
 typedef void (*rt_word_sink)(const uint64_t *words, unsigned n, void *arg);
 void rt_count_encode(uint64_t fidw, uint64_t id, uint64_t count, rt_word_sink put, void *arg);
+
+/* How many words rt_count_encode writes for one path count (0 for none). */
+static inline uint64_t rt_count_words(uint64_t id, uint64_t count)
+{
+	if (!count)
+		return 0;
+	return (id > WPP_PAYLOAD_MASK ? 2 : 1) + (count - 1 + WPP_REPEAT_MAX - 1) / WPP_REPEAT_MAX;
+}
 
 #endif

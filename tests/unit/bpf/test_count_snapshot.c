@@ -9,7 +9,10 @@
  *  - deltas between snapshots, including a counter drained in between;
  *  - hostile layouts: a list that loops, a descriptor of another ABI,
  *    slot ranges that overrun, an unmapped array, no counts address —
- *    each an error, never a crash or a hang.
+ *    each an error, never a crash or a hang;
+ *  - a PPP unit's descriptor: slots of a function with a slot table are
+ *    read as the Ball-Larus ids it names (a hole is dropped), the others
+ *    by index; an unmapped table is an error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,7 +43,7 @@ static uint64_t head;
 
 static void layout(void)
 {
-	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL};
+	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL, NULL};
 	memset(arr0, 0, sizeof(arr0));
 	memset(arr1, 0, sizeof(arr1));
 	memset(hash0, 0, sizeof(hash0));
@@ -144,12 +147,50 @@ static void test_hostile(void **state)
 	count_snapshot_free(&s);
 }
 
+/* f0 counts by Ball-Larus id; f2's three slots are PPP ids standing for
+ * paths 900, (a hole) and 12. */
+static void test_ppp_slots(void **state)
+{
+	(void)state;
+	struct count_snapshot s;
+	static const uint64_t f2_paths[3] = {900, WPP_PPP_HOLE, 12};
+	static const uint64_t *tables[3] = {NULL, NULL, f2_paths};
+	layout();
+	desc.abi_version = WPP_COUNT_DESC_PPP;
+	desc.ppp_slots = tables;
+	/* arr1[5] = 7 and this one sit in the hole (the code never counts
+	 * there): dropped */
+	arr0[5] = 3;
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	const struct count_sample want[] = {
+	    {40, 0, 15}, {40, 3, 1}, {41, 77, 4}, {41, 5000, 10}, {42, 12, 2},
+	};
+	expect(&s, want, sizeof(want) / sizeof(*want));
+	count_snapshot_free(&s);
+	arr1[4] = 8; /* PPP id 0: path 900 */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	const struct count_sample want2[] = {
+	    {40, 0, 15}, {40, 3, 1}, {41, 77, 4}, {41, 5000, 10}, {42, 12, 2}, {42, 900, 8},
+	};
+	expect(&s, want2, sizeof(want2) / sizeof(*want2));
+	count_snapshot_free(&s);
+
+	void *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(gone != MAP_FAILED);
+	munmap(gone, 4096);
+	tables[2] = gone; /* an unmapped slot table */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), -EPROTO);
+	tables[2] = f2_paths;
+	layout();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sums_threads),
 	    cmocka_unit_test(test_deltas),
 	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_ppp_slots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

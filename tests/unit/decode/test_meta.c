@@ -4,6 +4,8 @@
  * hostile blobs are rejected with a reason; thousands of random corruptions
  * (byte flips, huge counts and offsets, truncations) never crash (ASan/UBSan
  * watch), and when one is accepted anyway the model is still safe to use.
+ * A PPP unit's version 2 blob: its interesting sets parse into the model,
+ * hostile sets are refused with a reason, and damage to them never crashes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,7 +84,7 @@ static void m_version(unsigned char *b, size_t *s)
 {
 	struct wpp_meta_header h = hdr(b);
 	(void)s;
-	h.version = 2;
+	h.version = 3; /* 1 and 2 (PPP units) exist */
 	put_hdr(b, &h);
 }
 static void m_short(unsigned char *b, size_t *s) { (void)b; *s = 40; }
@@ -293,6 +295,150 @@ static void test_section_walk(void **state)
 	free(b2);
 }
 
+/* npaths of the first function of a blob. */
+static uint64_t alpha_npaths_of(const unsigned char *b)
+{
+	struct wpp_meta_header h;
+	struct wpp_meta_func f;
+	memcpy(&h, b, sizeof(h));
+	memcpy(&f, b + h.funcs_off, sizeof(f));
+	return f.npaths;
+}
+
+/* A PPP unit (version 2): valid_blob's functions moved behind the longer
+ * header, then one wpp_meta_ppp_func per function and the id table.
+ * alpha: ids 0 and the last path, counted by PPP; beta: none; gamma:
+ * stale.  The caller may change ppp[] and ids[] through the pointers. */
+static unsigned char *ppp_blob(size_t *size, struct wpp_meta_ppp_func **ppp, uint64_t **ids)
+{
+	size_t v1size;
+	unsigned char *v1 = valid_blob(&v1size, 7);
+	struct wpp_meta_header h;
+	struct wpp_meta_header_v2 h2;
+	const size_t shift = sizeof(h2) - sizeof(h);
+	memcpy(&h, v1, sizeof(h));
+	size_t tables = (v1size - sizeof(h) + shift + 7) & ~(size_t)7;
+	size_t total = sizeof(h) + tables + 3 * sizeof(struct wpp_meta_ppp_func) + 2 * 8;
+	unsigned char *b = calloc(1, total);
+	memcpy(b + sizeof(h2), v1 + sizeof(h), v1size - sizeof(h));
+	h.version = WPP_META_VERSION_PPP;
+	h.header_size = sizeof(h2);
+	h.mode = WPP_MODE_PPP;
+	h.funcs_off += shift, h.blocks_off += shift, h.edges_off += shift;
+	h.lines_off += shift, h.strtab_off += shift;
+	h.total_size = total;
+	memset(&h2, 0, sizeof(h2));
+	h2.v1 = h;
+	h2.ppp_funcs_off = sizeof(h) + tables;
+	h2.ppp_ids_off = h2.ppp_funcs_off + 3 * sizeof(struct wpp_meta_ppp_func);
+	h2.nppp_ids_total = 2;
+	memcpy(b, &h2, sizeof(h2));
+	struct wpp_meta_func alpha;
+	memcpy(&alpha, b + h.funcs_off, sizeof(alpha));
+	*ppp = (struct wpp_meta_ppp_func *)(b + h2.ppp_funcs_off);
+	*ids = (uint64_t *)(b + h2.ppp_ids_off);
+	(*ppp)[0] = (struct wpp_meta_ppp_func){0, 2, WPP_PPP_ARRAY, 0, 2};
+	(*ppp)[1] = (struct wpp_meta_ppp_func){2, 0, WPP_PPP_EMPTY, 0, 0};
+	(*ppp)[2] = (struct wpp_meta_ppp_func){2, 0, WPP_PPP_STALE, 0, 0};
+	(*ids)[0] = 0;
+	(*ids)[1] = alpha.npaths - 1;
+	free(v1);
+	*size = total;
+	return b;
+}
+
+static void test_ppp_sets(void **state)
+{
+	char err[200] = "";
+	size_t size;
+	struct wpp_meta_ppp_func *ppp;
+	uint64_t *ids;
+	unsigned char *b = ppp_blob(&size, &ppp, &ids);
+	struct wpp_tu *tu = wpp_meta_parse(b, size, err, sizeof(err));
+
+	(void)state;
+	if (!tu)
+		fail_msg("a PPP blob was refused: %s", err);
+	assert_int_equal(tu->mode, WPP_MODE_PPP);
+	const struct wpp_fn *alpha = tu->by_local[0];
+	assert_true(alpha->npaths >= 2); /* the premise of the two ids below */
+	assert_int_equal(alpha->ppp_how, WPP_PPP_ARRAY);
+	assert_int_equal(alpha->ppp_nids, 2);
+	assert_int_equal(alpha->ppp_interval, 2);
+	assert_true(wpp_fn_ppp_interesting(alpha, 0));
+	assert_true(wpp_fn_ppp_interesting(alpha, alpha->npaths - 1));
+	assert_true(alpha->npaths < 3 || !wpp_fn_ppp_interesting(alpha, 1));
+	assert_int_equal(tu->by_local[1]->ppp_how, WPP_PPP_EMPTY);
+	assert_false(wpp_fn_ppp_interesting(tu->by_local[1], 0));
+	assert_int_equal(tu->by_local[2]->ppp_how, WPP_PPP_STALE);
+	wpp_tu_free(tu);
+
+	/* hostile sets: each refused with a reason */
+	static const struct {
+		int what;
+		const char *why;
+	} cases[] = {{0, "out of order"}, {1, "out of order"}, {2, "kind"},
+		     {3, "id range"},     {4, "table out of bounds"}, {5, "does not match"}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		free(b);
+		b = ppp_blob(&size, &ppp, &ids);
+		struct wpp_meta_header_v2 h2;
+		memcpy(&h2, b, sizeof(h2));
+		switch (cases[c].what) {
+		case 0: /* an id at or above the path count */
+			ids[1] = alpha_npaths_of(b);
+			break;
+		case 1: /* ids not increasing */
+			ids[0] = ids[1];
+			break;
+		case 2:
+			ppp[1].how = 9;
+			break;
+		case 3:
+			ppp[2].first_id = 2, ppp[2].nids = 1;
+			break;
+		case 4:
+			h2.ppp_ids_off = h2.v1.total_size - 8;
+			memcpy(b, &h2, sizeof(h2));
+			break;
+		case 5: /* a PPP set in a version 1 header */
+			h2.v1.version = WPP_META_VERSION;
+			h2.v1.header_size = sizeof(struct wpp_meta_header);
+			memcpy(b, &h2, sizeof(h2));
+			break;
+		}
+		tu = wpp_meta_parse(b, size, err, sizeof(err));
+		if (tu || !strstr(err, cases[c].why))
+			fail_msg("case %zu: expected '%s', got '%s'", c, cases[c].why,
+				 tu ? "(accepted)" : err);
+	}
+	free(b);
+
+	/* random damage to the sets never crashes; what is accepted is usable */
+	unsigned seed = 99;
+	for (int iter = 0; iter < 2000; iter++) {
+		b = ppp_blob(&size, &ppp, &ids);
+		for (int k = 1 + rand_r(&seed) % 3; k > 0; k--) {
+			size_t at = sizeof(struct wpp_meta_header) + (size_t)rand_r(&seed) % 24;
+			if (rand_r(&seed) % 2)
+				at = size - 1 - (size_t)rand_r(&seed) % (3 * 24 + 16);
+			b[at] ^= (unsigned char)(1 + rand_r(&seed) % 255);
+		}
+		unsigned char *copy = malloc(size);
+		memcpy(copy, b, size);
+		tu = wpp_meta_parse(copy, size, err, sizeof(err));
+		if (tu) {
+			for (uint32_t i = 0; i < tu->nfuncs; i++)
+				for (uint32_t k = 0; k < tu->by_local[i]->ppp_nids; k++)
+					assert_true(tu->by_local[i]->ppp_ids[k] <
+						    tu->by_local[i]->npaths);
+			wpp_tu_free(tu);
+		}
+		free(copy);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_random_corruption),
 		cmocka_unit_test(test_section_walk),
+		cmocka_unit_test(test_ppp_sets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,7 +127,7 @@ static void test_array_drain(void **state)
 	/* f0: 5 paths, f1: hashed (empty range), f2: 7 paths */
 	static const uint64_t first[4] = {0, 5, 5, 12};
 	uint64_t fid_base = (uint64_t)7 << WPP_FID_SHIFT;
-	struct wpp_count_desc desc = {WPP_ABI_VERSION, 3, 12, &fid_base, first, NULL};
+	struct wpp_count_desc desc = {WPP_ABI_VERSION, 3, 12, &fid_base, first, NULL, NULL};
 	uint64_t base[12] = {0};
 	base[0] = 3, base[4] = 1, base[5] = 9, base[11] = UINT64_C(1) << 40;
 	struct got g = {0};
@@ -152,6 +152,47 @@ static void test_array_drain(void **state)
 	assert_int_equal(g.n, 1);
 	assert_int_equal(wpp_word_fid(g.t[0].fidw), WPP_FID_UNREGISTERED);
 	assert_int_equal(g.t[0].count, 2);
+	free(g.t);
+}
+
+/* A PPP unit: f0 counts by Ball-Larus id (no table), f1 by PPP id over 4
+ * slots whose table names Ball-Larus paths 70, (hole), 3 and 12; a
+ * counting unit's descriptor with the same pointer is not read for it. */
+static void test_ppp_array_drain(void **state)
+{
+	(void)state;
+	static const uint64_t first[3] = {0, 3, 7};
+	static const uint64_t f1_paths[4] = {70, WPP_PPP_HOLE, 3, 12};
+	const uint64_t *const tables[2] = {NULL, f1_paths};
+	uint64_t fid_base = (uint64_t)5 << WPP_FID_SHIFT;
+	struct wpp_count_desc desc = {WPP_COUNT_DESC_PPP, 2, 7, &fid_base, first, NULL, tables};
+	uint64_t base[7] = {0};
+	base[1] = 4, base[3] = 2, base[5] = 8, base[6] = 1;
+	struct got g = {0};
+	rt_count_array_drain(&desc, base, collect, &g);
+	assert_int_equal(g.n, 4);
+	struct tally want[4] = {{(uint64_t)5 << 40, 1, 4},
+				{(uint64_t)6 << 40, 70, 2},
+				{(uint64_t)6 << 40, 3, 8},
+				{(uint64_t)6 << 40, 12, 1}};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(g.t[i].fidw, want[i].fidw);
+		assert_int_equal(g.t[i].id, want[i].id);
+		assert_int_equal(g.t[i].count, want[i].count);
+	}
+	/* a counter in a hole (never counted into) is dropped, not reported
+	 * as a path that does not exist */
+	base[4] = 5;
+	g.n = 0;
+	rt_count_array_drain(&desc, base, collect, &g);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(base[4], 0);
+	/* version 1: slots are Ball-Larus ids whatever the last field holds */
+	desc.abi_version = WPP_ABI_VERSION;
+	base[5] = 1;
+	rt_count_array_drain(&desc, base, collect, &g);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.t[0].id, 2);
 	free(g.t);
 }
 
@@ -222,11 +263,13 @@ static void test_encode_roundtrip(void **state)
 			unsigned record = ids[k] > WPP_PAYLOAD_MASK ? 2 : 1;
 			uint64_t repeats = (counts[c] - 1 + M - 1) / M;
 			assert_int_equal(o.n, record + repeats);
+			assert_int_equal(rt_count_words(ids[k], counts[c]), o.n);
 			assert_int_equal(o.wide_split, 0);
 		}
 	struct words none = {0};
 	rt_count_encode((uint64_t)5 << WPP_FID_SHIFT, 1, 0, put, &none);
 	assert_int_equal(none.n, 0);
+	assert_int_equal(rt_count_words(1, 0), 0);
 }
 
 int main(void)
@@ -234,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hash_counts_every_key),
 	    cmocka_unit_test(test_array_drain),
+	    cmocka_unit_test(test_ppp_array_drain),
 	    cmocka_unit_test(test_encode_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,10 @@
  * is <= the remainder, subtracting val, until EXIT (Ball-Larus regeneration).
  *
  * Versioning: readers accept exactly the versions they know; a new field
- * goes into a new version.  Documented for users in docs/metadata-format.md.
+ * goes into a new version.  Version 2 (written by -fwpp-mode=ppp units only,
+ * so every other unit stays readable by version-1 readers) appends the
+ * interesting-path sets to the header (struct wpp_meta_header_v2).
+ * Documented for users in docs/metadata-format.md.
  */
 #ifndef WPP_META_FORMAT_H
 #define WPP_META_FORMAT_H
@@ -27,6 +30,8 @@
 #define WPP_META_SECTION "wpp_meta"
 #define WPP_META_MAGIC	 "WPPMETA\0"
 #define WPP_META_VERSION 1u
+/* Version 2: a version 1 blob plus the interesting-path sets of a PPP unit. */
+#define WPP_META_VERSION_PPP 2u
 
 enum wpp_meta_mode {
 	WPP_MODE_PATHS = 1,  /* payload of a word = Ball-Larus path id */
@@ -35,7 +40,21 @@ enum wpp_meta_mode {
 			      * path id, as in PATHS, but the runtime emits each
 			      * path once with its count (REPEAT words) when it
 			      * flushes, so the order of paths is not recorded */
+	/* 4: preferential path counting (-fwpp-mode=ppp): counted like COUNTS,
+	 * and the runtime writes Ball-Larus ids as COUNTS does, but the
+	 * interesting paths were counted in arrays indexed by their PPP ids;
+	 * the blob is version 2 and holds each function's interesting set
+	 * (what `wpptrace residual` compares with).  docs/wet.md planned 3 for
+	 * WET; counting took 3 and PPP takes 4, so WET takes the next free
+	 * number. */
+	WPP_MODE_PPP = 4,
 };
+
+/* Modes whose paths were counted rather than recorded in order. */
+static inline int wpp_meta_mode_counts(uint32_t mode)
+{
+	return mode == WPP_MODE_COUNTS || mode == WPP_MODE_PPP;
+}
 
 struct wpp_meta_header {
 	char magic[8];	      /* WPP_META_MAGIC */
@@ -57,6 +76,39 @@ struct wpp_meta_header {
 	uint64_t lines_off;   /* struct wpp_meta_line[nlines_total] */
 	uint64_t strtab_off;  /* NUL-terminated strings; string index = offset into it */
 	uint64_t strtab_size; /* offset 0 is the empty string */
+};
+
+/* Version 2 (WPP_META_VERSION_PPP): header_size = sizeof(this); the
+ * interesting-path sets of a -fwpp-mode=ppp unit. */
+struct wpp_meta_header_v2 {
+	struct wpp_meta_header v1;
+	uint64_t ppp_funcs_off; /* struct wpp_meta_ppp_func[nfuncs], in the order of funcs */
+	uint64_t ppp_ids_off;	/* uint64_t[nppp_ids_total]: Ball-Larus ids */
+	uint32_t nppp_ids_total;
+	uint32_t reserved1;
+};
+
+/* How a function of a PPP unit counts its paths. */
+enum wpp_ppp_how {
+	WPP_PPP_ARRAY = 1, /* preferential numbering: interesting paths in an array
+			    * indexed by their PPP id, the others (residual) in the
+			    * thread's hash by Ball-Larus id */
+	WPP_PPP_PLAIN = 2, /* Ball-Larus counting: its paths fit an array, where
+			    * PPP would only add a register */
+	WPP_PPP_EMPTY = 3, /* no interesting path: Ball-Larus counting */
+	WPP_PPP_STALE = 4, /* the set was recorded from another build of it:
+			    * ignored (nids 0), Ball-Larus counting */
+	WPP_PPP_WIDE = 5,  /* PPP ids too wide for an array (or above 63 bits):
+			    * Ball-Larus counting */
+};
+
+struct wpp_meta_ppp_func {
+	uint32_t first_id; /* into the ids table */
+	uint32_t nids;	   /* its interesting paths, by increasing Ball-Larus id */
+	uint32_t how;	   /* enum wpp_ppp_how */
+	uint32_t reserved0;
+	uint64_t interval; /* PPP ids of the interesting paths lie below it (0
+			    * unless how is ARRAY or WIDE with a numbering) */
 };
 
 enum wpp_func_flags {

@@ -222,8 +222,33 @@ struct wpp_tu_desc {
  * array, backed only where touched (docs/instrumentation.md). */
 #define WPP_COUNT_ARRAY_MAX_PATHS 8192u
 
+/*
+ * Preferential path counting (-fwpp-mode=ppp, WPP_MODE_PPP).  A function
+ * numbered preferentially (ppp.h) keeps a second register, its PPP id,
+ * updated on the same chords as the Ball-Larus one; its array range has
+ * one counter per PPP id below the function's interval, and its path end
+ * is
+ *
+ *     if (ppp < interval && slots[ppp] == bl) base[first[i] + ppp] += 1;
+ *     else count bl in the hash, as a hashed function does (a residual path)
+ *
+ * where slots (the function's slot table, constant) holds the Ball-Larus id
+ * of the interesting path each PPP id stands for, WPP_PPP_HOLE where none
+ * does.  A path that is not interesting can share a PPP id with one that
+ * is (PPP numbers interesting paths only): the Ball-Larus register tells
+ * them apart, so nothing is ever counted for the wrong path.  Such a TU's
+ * descriptor has abi_version WPP_COUNT_DESC_PPP and `ppp_slots`; the
+ * runtime turns slot k of function i back into path ppp_slots[i][k] when
+ * it drains (functions with a NULL table count by Ball-Larus id), so the
+ * recording holds Ball-Larus ids as in counting mode.
+ */
+#define WPP_COUNT_DESC_PPP 2u
+#define WPP_PPP_HOLE	   UINT64_MAX /* never a path id (those are below 2^63) */
+/* Bytes of a descriptor without ppp_slots (abi_version WPP_ABI_VERSION). */
+#define WPP_COUNT_DESC_V1_SIZE 40u
+
 struct wpp_count_desc {
-	uint32_t abi_version;	       /* WPP_ABI_VERSION */
+	uint32_t abi_version;	       /* WPP_ABI_VERSION, or WPP_COUNT_DESC_PPP */
 	uint32_t nfuncs;	       /* the TU's functions, by local index */
 	uint64_t nslots;	       /* counters in one thread's array */
 	const uint64_t *fid_base_slot; /* the TU's wpp_tu_desc.fid_base_slot */
@@ -231,6 +256,11 @@ struct wpp_count_desc {
 					* [first[i], first[i + 1]) */
 	uint64_t *late;		       /* runtime-owned: a shared array of nslots
 					* that exited threads count into */
+	/* abi_version WPP_COUNT_DESC_PPP only: [nfuncs], function i's slot
+	 * table ([first[i + 1] - first[i]] Ball-Larus ids) or NULL */
+	const uint64_t *const *ppp_slots;
 };
+_Static_assert(__builtin_offsetof(struct wpp_count_desc, ppp_slots) == WPP_COUNT_DESC_V1_SIZE,
+	       "the PPP descriptor appends to the counting one");
 
 #endif

@@ -153,8 +153,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 		}
 		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
 			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
-			    strcmp(a + 11, "count")) {
-				p->error = "-fwpp-mode= takes 'paths', 'count' or 'blocks'";
+			    strcmp(a + 11, "count") && strcmp(a + 11, "ppp")) {
+				p->error = "-fwpp-mode= takes 'paths', 'count', 'ppp' or 'blocks'";
 				return -1;
 			}
 			p->mode = a + 11;
@@ -185,6 +185,13 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 		}
 		if (IN(a, takes_value) && i + 1 < argc)
 			p->args[p->nargs++] = argv[++i];
+	}
+	/* PPP numbers the paths a set names; without one there is nothing
+	 * to prefer */
+	if (!strcmp(p->mode, "ppp") && !p->interesting && p->compiles_source && !p->no_wpp) {
+		p->error = "-fwpp-mode=ppp needs --wpp-interesting=FILE (a recording or a path "
+			   "list: the paths to count preferentially)";
+		return -1;
 	}
 	return 0;
 }

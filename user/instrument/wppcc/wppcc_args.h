@@ -6,7 +6,8 @@
  * (when linking).  Everything else passes through untouched, in order.
  *
  * wppcc's own options (removed before clang sees the line):
- *   -fwpp-mode=paths|count|blocks  instrumentation mode (default paths)
+ *   -fwpp-mode=paths|count|ppp|blocks   instrumentation mode (default paths;
+ *                             ppp needs --wpp-interesting)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
  *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
  *   --wpp-profile=FILE        place increments by an edge profile or recording
@@ -24,7 +25,7 @@ struct wppcc_plan {
 	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
-	const char *mode;	 /* "paths", "count" or "blocks" */
+	const char *mode;	 /* "paths", "count", "ppp" or "blocks" */
 	const char *profile;	 /* --wpp-profile=FILE, or NULL */
 	const char *interesting; /* --wpp-interesting=FILE[,FILE...], or NULL */
 	const char *stats;	 /* --wpp-stats: "-" (stderr) or FILE, or NULL */

@@ -10,6 +10,8 @@ void wppcc_help(FILE *out)
 	      "read it\n"
 	      "  -fwpp-mode=count   count paths per thread, no order (cheaper): wpp, hot, kpaths, "
 	      "script refuse it\n"
+	      "  -fwpp-mode=ppp     count like count, the interesting paths (--wpp-interesting,\n"
+	      "                     required) by preferential ids; wpptrace residual lists the rest\n"
 	      "  -fwpp-mode=blocks  trace every basic block entered (the oracle mode: slow)\n"
 	      "  -fwpp-static-rt    link the runtime statically (libwpprt.a -lpthread -ldl)\n"
 	      "  -fwpp-no-runs      record every loop iteration (no REPEAT words)\n"

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_residual.c — `wpptrace residual`: the executed paths outside the
+ * interesting sets of a -fwpp-mode=ppp build (residual path profiling:
+ * what ran in this run that the recordings the set came from never ran).
+ *
+ * The recording holds Ball-Larus ids whatever way each function counted
+ * (the runtime turns PPP slots back into them), and each PPP unit's
+ * metadata holds its functions' interesting sets, so the residual paths
+ * are the profile's paths of PPP units whose id is not in their
+ * function's set: the profile (profile.h) is built as for `paths`, its
+ * entries are selected, and the tables are `paths`' own (paths_table.h).
+ * A function whose set was recorded from another build (stale) had no
+ * usable set: all its paths are residual, and the totals say how many such
+ * functions ran.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "log.h"
+#include "paths_table.h"
+#include "profile.h"
+#include "session.h"
+
+struct residual_totals {
+	uint64_t all;		/* executions in the profile */
+	uint64_t ppp;		/* ... in PPP units */
+	uint64_t residual;	/* ... of residual paths */
+	size_t ppp_distinct;	/* distinct paths of PPP units */
+	size_t stale_functions; /* executed functions with a stale set */
+};
+
+static int is_ppp_unit(const struct wpp_tu *tu)
+{
+	return tu->mode == WPP_MODE_PPP;
+}
+
+static int is_residual(const struct rpt_path *r)
+{
+	return !r->is_block && r->fn->tu->mode == WPP_MODE_PPP &&
+	       !wpp_fn_ppp_interesting(r->fn, r->id);
+}
+
+/* A shallow copy of p holding only the entries keep() accepts (the
+ * entries' static facts stay the profile's). */
+static void select_paths(const struct rpt_profile *p, int (*keep)(const struct rpt_path *),
+			 struct rpt_profile *out)
+{
+	*out = *p;
+	out->paths = malloc((p->npaths + 1) * sizeof(*out->paths));
+	if (!out->paths)
+		wpp_die("out of memory");
+	out->npaths = 0;
+	out->total_count = out->total_cost = 0;
+	for (size_t i = 0; i < p->npaths; i++)
+		if (keep(&p->paths[i])) {
+			out->paths[out->npaths++] = p->paths[i];
+			out->total_count += p->paths[i].count;
+			out->total_cost += p->paths[i].cost;
+		}
+}
+
+static int in_ppp_unit(const struct rpt_path *r)
+{
+	return !r->is_block && r->fn->tu->mode == WPP_MODE_PPP;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_text(FILE *out, const char *file, const struct paths_table *t,
+		       const struct residual_totals *n)
+{
+	fprintf(out,
+		"Residual paths of %s: executed paths outside the interesting sets of the "
+		"-fwpp-mode=ppp units\n",
+		file);
+	fprintf(out,
+		"%" PRIu64 " residual executions, %zu distinct residual paths in %zu functions\n\n",
+		n->residual, t->npaths, t->nfns);
+	paths_table_text(out, t);
+	fprintf(out,
+		"\nresidual: %zu of %zu distinct paths (%.1f%%), %" PRIu64 " of %" PRIu64
+		" executions (%.1f%%) in ppp units; %.1f%% of all %" PRIu64 " executions\n",
+		t->npaths, n->ppp_distinct, share(t->npaths, n->ppp_distinct), n->residual, n->ppp,
+		share(n->residual, n->ppp), share(n->residual, n->all), n->all);
+	if (n->all > n->ppp)
+		fprintf(out, "not compared: %" PRIu64 " executions in units of other modes\n",
+			n->all - n->ppp);
+	if (n->stale_functions)
+		fprintf(out,
+			"stale: %zu function%s had an interesting set recorded from another build; "
+			"all their paths are residual\n",
+			n->stale_functions, n->stale_functions == 1 ? "" : "s");
+}
+
+static void print_json(FILE *out, const char *file, const struct paths_table *t,
+		       const struct residual_totals *n)
+{
+	fputs("{\"file\":", out);
+	json_str(out, file);
+	fputc(',', out);
+	paths_table_json(out, t);
+	fprintf(out,
+		",\"totals\":{\"residual_distinct\":%zu,\"residual_executions\":%" PRIu64
+		",\"ppp_distinct\":%zu,\"ppp_executions\":%" PRIu64 ",\"all_executions\":%" PRIu64
+		",\"stale_functions\":%zu}}\n",
+		t->npaths, n->residual, n->ppp_distinct, n->ppp, n->all, n->stale_functions);
+}
+
+int cmd_residual(int argc, char **argv)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"top", required_argument, NULL, 'n'},
+					     {NULL, 0, NULL, 0}};
+	struct thread_filter filter = THREAD_FILTER_ANY;
+	struct rpt_profile prof, resid, ppp;
+	struct residual_totals n = {0};
+	struct paths_table t = {0};
+	struct rpt_row *rows, *fns, *ppp_rows;
+	long top = -1;
+	int json = 0, c, rc;
+	struct session s;
+
+	optind = 1;
+	opterr = 0; /* bad_option says it in one line */
+	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text") || !strcmp(optarg, "json")) {
+				json = !strcmp(optarg, "json");
+				break;
+			}
+			wpp_err("residual: unknown format '%s' (text or json)", optarg);
+			return WPP_EXIT_USAGE;
+		case 'p':
+		case 't':
+		case 'n':
+			if (parse_count_opt("residual",
+					    c == 'p'   ? "pid"
+					    : c == 't' ? "tid"
+						       : "top",
+					    optarg,
+					    c == 'p'   ? &filter.pid
+					    : c == 't' ? &filter.tid
+						       : &top))
+				return WPP_EXIT_USAGE;
+			break;
+		default: /* '?' or ':' */
+			return bad_option("residual", c, argv, opts);
+		}
+	}
+	if (optind != argc - 1) {
+		wpp_err("residual: expected one .wpp file (try wpptrace help residual)");
+		return WPP_EXIT_USAGE;
+	}
+	const char *file = argv[optind];
+	if ((rc = session_open(&s, file)))
+		return rc;
+	if (!session_find_tu(&s, NULL, is_ppp_unit)) {
+		wpp_err("residual: %s: no module of the recording was built with -fwpp-mode=ppp, "
+			"so there is no interesting set to compare with (wppcc -fwpp-mode=ppp "
+			"--wpp-interesting=FILE)",
+			file);
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
+	if (rpt_profile_build(&prof, file, s.trace, s.mods, filter.pid, filter.tid) < 0) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
+
+	if ((filter.pid >= 0 || filter.tid >= 0) && prof.nimages == 0) {
+		rc = no_thread_selected("residual", file, &filter, WPP_EXIT_OK);
+		rpt_profile_free(&prof);
+		session_close(&s);
+		return rc;
+	}
+	select_paths(&prof, is_residual, &resid);
+	select_paths(&prof, in_ppp_unit, &ppp);
+	t.npaths = rpt_rows(&resid, RPT_BY_PATH, RPT_SORT_COUNT, &rows);
+	t.nfns = rpt_rows(&resid, RPT_BY_FUNCTION, RPT_SORT_COUNT, &fns);
+	t.paths = rows;
+	t.fns = fns;
+	t.shown = top >= 0 && (size_t)top < t.npaths ? (size_t)top : t.npaths;
+	t.share_of = prof.total_count;
+	n.all = prof.total_count;
+	n.ppp = ppp.total_count;
+	n.residual = resid.total_count;
+	n.ppp_distinct = rpt_rows(&ppp, RPT_BY_PATH, RPT_SORT_COUNT, &ppp_rows);
+	for (size_t i = 0; i < t.nfns; i++)
+		n.stale_functions += fns[i].fn->ppp_how == WPP_PPP_STALE;
+	if (json)
+		print_json(stdout, file, &t, &n);
+	else
+		print_text(stdout, file, &t, &n);
+	if ((filter.pid >= 0 || filter.tid >= 0) && prof.total_count == 0)
+		wpp_warn("%s: no paths for the selected threads", file);
+	rc = s.exit_status;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("residual: writing the output failed");
+		rc = WPP_EXIT_ERROR;
+	}
+	free(rows);
+	free(fns);
+	free(ppp_rows);
+	free(resid.paths);
+	free(ppp.paths);
+	rpt_profile_free(&prof);
+	session_close(&s);
+	return rc;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ppp_plan.h — how one function of a -fwpp-mode=ppp unit counts its paths
+ * (trace_abi.h, "Preferential path counting"; docs/instrumentation.md,
+ * "Preferential path profiling"), decided from its numbered and placed
+ * DAG and its interesting set, independent of LLVM so the unit tests can
+ * run the plan against brute force.
+ *
+ * Preferential numbering (ppp.h) is used where it pays: where Ball-Larus
+ * counting would need the hash (more paths than an array range takes,
+ * min_paths) and the interval of the interesting paths fits one
+ * (max_slots).  Then the PPP weights are placed on the Ball-Larus
+ * register's chords (placement.h: the same spanning tree, so both
+ * registers change on the same edges; event counting holds for any edge
+ * values, each path's increments summing to its sum of weights), and the
+ * slot table maps each PPP id below the interval to the Ball-Larus id of
+ * the interesting path it numbers, or WPP_PPP_HOLE.  Everywhere else the
+ * function counts by Ball-Larus id as counting mode does (its how says
+ * why); its interesting set still goes into the metadata, so residual
+ * paths are found offline for it.
+ */
+#ifndef WPP_INSTRUMENT_PPP_PLAN_H
+#define WPP_INSTRUMENT_PPP_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dag.h"
+
+struct wpp_ppp_plan {
+	uint32_t how;	   /* enum wpp_ppp_how (meta_format.h) */
+	uint32_t nids;	   /* interesting paths (distinct) */
+	uint64_t interval; /* PPP interval, when numbered (ARRAY, and WIDE by size) */
+	double gamma;	   /* interval / nids, when numbered; else 0 */
+	uint64_t *inc;	   /* ARRAY: [d->nedges] PPP increments, 0 off the chords */
+	uint64_t *slot_bl; /* ARRAY: [interval] Ball-Larus id per PPP id, or WPP_PPP_HOLE */
+	char why[160];	   /* WIDE because numbering failed: the reason */
+};
+
+/* d numbered and placed (edges[].in_tree set); ids: the function's n
+ * interesting Ball-Larus ids (increasing, distinct, below d->npaths);
+ * stale: the set was recorded from another build (ids ignored).  Fills
+ * out; 0, or -1 on allocation failure (out then empty). */
+int wpp_ppp_plan_make(const struct wpp_dag *d, const uint64_t *ids, size_t n, int stale,
+		      uint64_t min_paths, uint64_t max_slots, struct wpp_ppp_plan *out);
+void wpp_ppp_plan_free(struct wpp_ppp_plan *p);
+
+/* The default min_paths: the environment's WPP_PPP_MIN_PATHS=N (tests and
+ * measurements; 0 numbers every function with interesting paths
+ * preferentially), else the counting array limit. */
+uint64_t wpp_ppp_min_paths(uint64_t array_limit);
+
+/* What how says, for --wpp-stats: "ppp", "plain", "empty", "stale", "wide". */
+const char *wpp_ppp_how_name(uint32_t how);
+
+#endif
