@@ -32,6 +32,7 @@
 #include "ir_counts.h"
 #include "ir_meta.h"
 #include "ir_split.h"
+#include "ir_wet.h"
 #include "numbering.h"
 #include "placement.h"
 #include "runs.h"
@@ -60,6 +61,7 @@ struct fn_emit {
 	LLVMValueRef last, count; /* run slots (ir_probes.h), when run_role */
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
 	LLVMValueRef *term;	  /* per block: original terminator */
+	struct wpp_wet_fn *wet;	  /* wet mode (ir_wet.h), else NULL */
 };
 
 static void position_before(struct fn_emit *x, LLVMValueRef inst)
@@ -93,6 +95,8 @@ static void emit_restart(struct fn_emit *x, uint64_t inc)
 			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc)
 				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
 	LLVMBuildStore(x->b, v, x->reg);
+	if (x->wet)
+		wpp_wet_emit_start(x->wet, x->b);
 }
 
 static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
@@ -102,6 +106,8 @@ static void emit_path_end(struct fn_emit *x, uint64_t inc, int counts_runs)
 		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
 	else if (x->counts)
 		wpp_emit_count_array(x->counts, x->b, x->count_base, x->count_first, w);
+	else if (x->wet)
+		wpp_wet_emit_end(x->wet, x->b, x->wide ? x->ctrlw : NULL, w);
 	else if (counts_runs && x->wide)
 		wpp_emit_run_record2(x->p, x->b, x->cur, x->last, x->count, x->ctrlw, w);
 	else if (counts_runs)
@@ -365,7 +371,10 @@ static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
 			else
 				continue;
 			position_before(x, at);
-			wpp_emit_cursor_reload(x->p, x->b, x->cur);
+			if (x->wet)
+				wpp_wet_after_call(x->wet, x->b, i);
+			else
+				wpp_emit_cursor_reload(x->p, x->b, x->cur);
 		}
 	}
 }
@@ -467,6 +476,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		wpp_ir_cfg_free(&c);
 		return -1;
 	}
+	if (tu->mode == WPP_MODE_WET && !(x.wet = wpp_wet_plan(tu->wet, fn, &c, &d)))
+		goto out;
 	if (wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT))
 		goto out;
 	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
@@ -482,13 +493,14 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 
 	/* Metadata describes the code as it is now, before instrumentation. */
 	uint32_t local_index = tu->nfuncs;
-	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id))
+	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id) ||
+	    (x.wet && wpp_wet_meta_add(tu->wet, &tu->meta, x.wet)))
 		goto out;
 
 	x.p = &tu->probes;
 	x.c = &c;
 	x.d = &d;
-	x.wide = tu->mode == WPP_MODE_PATHS && d.wide;
+	x.wide = (tu->mode == WPP_MODE_PATHS || tu->mode == WPP_MODE_WET) && d.wide;
 	x.counts = tu->mode == WPP_MODE_COUNTS ? &tu->counts : NULL;
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
@@ -512,6 +524,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	    LLVMMetadataAsValue(tu->probes.ctx, LLVMMDNodeInContext2(tu->probes.ctx, NULL, 0)));
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
+	if (x.wet)
+		wpp_wet_emit_slots(x.wet, x.b, x.cur, x.wide);
 	if (x.run_role) {
 		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);
 		wpp_runs_debug_count(tu->probes.mod, fn, x.count);
@@ -530,6 +544,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		instrument_blocks(&x);
 	else
 		instrument_paths(&x);
+	if (x.wet)
+		wpp_wet_emit_values(x.wet, x.b, x.loc);
 	flush_before_process_end(&x);
 	if (!x.counts)
 		reload_cursor_after_calls(&x, fn);
@@ -542,6 +558,7 @@ out:
 	free(x.start_at);
 	free(x.term);
 	free(x.run_role);
+	wpp_wet_fn_free(x.wet);
 	free(w);
 	wpp_dag_free(&d);
 	wpp_ir_cfg_free(&c);

@@ -168,6 +168,9 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 	h.strtab_off = off;
 	h.strtab_size = b->strtab_size;
 	off += b->strtab_size;
+	size_t tail_off = align8(off);
+	if (b->tail_size)
+		off = tail_off + b->tail_size;
 	h.total_size = off;
 	size_t padded = align8(off);
 	unsigned char *blob = calloc(1, padded);
@@ -180,6 +183,7 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 	copy_array(blob + h.edges_off, b->edges, (size_t)b->nedges * sizeof(struct wpp_meta_edge));
 	copy_array(blob + h.lines_off, b->lines, (size_t)b->nlines * sizeof(struct wpp_meta_line));
 	copy_array(blob + h.strtab_off, b->strtab, b->strtab_size);
+	copy_array(blob + tail_off, b->tail, b->tail_size);
 	*size = padded;
 	return blob;
 }

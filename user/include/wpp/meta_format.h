@@ -35,6 +35,10 @@ enum wpp_meta_mode {
 			      * path id, as in PATHS, but the runtime emits each
 			      * path once with its count (REPEAT words) when it
 			      * flushes, so the order of paths is not recorded */
+	/* 4 is taken by another mode. */
+	WPP_MODE_WET = 5, /* whole execution traces (-fwpp-mode=wet): PATHS records
+			   * followed by value words; the blob carries the
+			   * statement tables of meta_wet.h after its strtab */
 };
 
 struct wpp_meta_header {

@@ -6,7 +6,8 @@
  * (when linking).  Everything else passes through untouched, in order.
  *
  * wppcc's own options (removed before clang sees the line):
- *   -fwpp-mode=paths|blocks   instrumentation mode (default paths)
+ *   -fwpp-mode=paths|count|wet|blocks  instrumentation mode (default paths)
+ *   -fwpp-wet-values=memory|all  what wet mode records (default memory)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
  *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
  *   --wpp-profile=FILE        place increments by an edge profile or recording
@@ -21,7 +22,8 @@ struct wppcc_plan {
 	int no_wpp;
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
-	const char *mode;	 /* "paths" or "blocks" */
+	const char *mode;	 /* "paths", "count", "wet" or "blocks" */
+	const char *wet_values;	 /* "memory" or "all" */
 	const char *profile;	 /* --wpp-profile=FILE, or NULL */
 	const char *interesting; /* --wpp-interesting=FILE[,FILE...], or NULL */
 	const char *stats;	 /* --wpp-stats: "-" (stderr) or FILE, or NULL */
