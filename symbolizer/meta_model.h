@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "meta_wet_model.h"
 #include "wpp/meta_format.h"
 
 struct wpp_tu;
@@ -42,6 +43,7 @@ struct wpp_fn {
 	const struct wpp_meta_edge *edges;
 	/* Out-edges of node n are edges[out_first[n] .. out_first[n + 1]); nblocks + 3 entries. */
 	const uint32_t *out_first;
+	const struct wpp_wet_fn_model *wet; /* WPP_MODE_WET TUs only, else NULL */
 };
 
 struct wpp_tu {
@@ -60,6 +62,7 @@ struct wpp_tu {
 	uint32_t *out_store;
 	char *strtab;
 	uint64_t strtab_size;
+	struct wpp_wet_tu_model *wet; /* WPP_MODE_WET only (meta_wet_model.h) */
 };
 
 #define WPP_DAG_ENTRY(fn) ((fn)->nblocks)

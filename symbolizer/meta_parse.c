@@ -152,7 +152,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen,
 			    "metadata total_size %" PRIu64 " out of range (%zu available)",
 			    h.total_size, avail);
-	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS && h.mode != WPP_MODE_COUNTS)
+	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS && h.mode != WPP_MODE_COUNTS &&
+	    h.mode != WPP_MODE_WET)
 		return fail(err, errlen, "unknown metadata mode %" PRIu32, h.mode);
 	if (!table_fits(h.funcs_off, h.nfuncs, sizeof(struct wpp_meta_func), h.total_size))
 		return fail(err, errlen, "function table out of bounds");
@@ -272,6 +273,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 			goto bad;
 		}
 	}
+	if (tu->mode == WPP_MODE_WET && wpp_meta_wet_parse(tu, b, &h, err, errlen))
+		goto bad;
 	free(mf);
 	return tu;
 oom:
@@ -293,6 +296,7 @@ void wpp_tu_free(struct wpp_tu *tu)
 	free(tu->edge_store);
 	free(tu->out_store);
 	free(tu->strtab);
+	wpp_meta_wet_free(tu->wet);
 	free(tu);
 }
 

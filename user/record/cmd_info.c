@@ -139,6 +139,7 @@ static void add_kinds(struct wpp_word_counts *to, const struct wpp_word_counts *
 	to->repetitions += k->repetitions;
 	to->control += k->control;
 	to->malformed += k->malformed;
+	to->values += k->values;
 }
 
 static void count_batch(struct info *in, const struct wpp_chunk_batch *b,
