@@ -21,6 +21,7 @@ int cmd_edges(int argc, char **argv);	    /* user/cli/cmd_edges.c (REPORT room) 
 int cmd_interesting(int argc, char **argv); /* user/cli/cmd_interesting.c (REPORT room) */
 int cmd_kpaths(int argc, char **argv);	    /* user/cli/cmd_kpaths.c (KPATHS room) */
 int cmd_top(int argc, char **argv);	    /* user/record/cmd_top.c (live counts) */
+int cmd_wet(int argc, char **argv);	    /* user/cli/cmd_wet.c (WET room) */
 
 /* Exit statuses of the report commands. */
 #define WPP_EXIT_OK    0
