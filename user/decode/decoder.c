@@ -406,16 +406,11 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 			return 1;
 		}
 		if (item_event(d, ev, &it)) {
-			if (ev->kind == WPP_EV_PATH && !ev->repeat && ev->fn->wet) {
+			/* The values of a record that cannot be placed
+			 * (unregistered, unknown fid, not a path) are the
+			 * CORRUPT run that follows it. */
+			if (ev->kind == WPP_EV_PATH && !ev->repeat && ev->fn->wet)
 				read_values(d, ev);
-			} else if (it.kind == WPP_WORD_RECORDS && !it.first_repeat &&
-				   ev->kind != WPP_EV_PATH && ev->kind != WPP_EV_BLOCK) {
-				/* A record that cannot be placed (unregistered,
-				 * unknown fid, not a path): its values go with it. */
-				uint64_t words;
-				read_slots(d, ev->signal_depth, 0, &words);
-				d->stats.wet_lost_words += words;
-			}
 			return 1;
 		}
 	}

@@ -496,7 +496,7 @@ static int setup(void **state)
 		words[k++] = wpp_make_word(40, 2);
 		words[k++] = V(1), words[k++] = V(2);
 		words[k++] = WPP_WET_ESCAPE, words[k++] = 9;
-		/* a record from before registration: its values go with it */
+		/* a record from before registration: its value cannot be placed */
 		words[k++] = wpp_make_word(WPP_FID_UNREGISTERED, 0);
 		words[k++] = V(11);
 		/* path 2 again, fine */
@@ -559,6 +559,9 @@ static void test_decode_values(void **state)
 		next_path(d, &ev, 2, WPP_WET_LOST);
 		assert_int_equal(wpp_decoder_next(d, &ev), 1);
 		assert_int_equal(ev.kind, WPP_EV_UNATTRIBUTED);
+		assert_int_equal(wpp_decoder_next(d, &ev), 1); /* its value */
+		assert_int_equal(ev.kind, WPP_EV_CORRUPT);
+		assert_int_equal(ev.lost_words, 1);
 		next_path(d, &ev, 2, WPP_WET_OK);
 		assert_true(ev.values[0] == 0x1008 && ev.values[1] == 42 && ev.values[2] == 0);
 		assert_int_equal(wpp_decoder_next(d, &ev), 0);
@@ -569,7 +572,7 @@ static void test_decode_values(void **state)
 		assert_int_equal(st->wet_lost, 3);
 		/* lost: 2 (short) + 2 (stray) + 4 (long) + 4 (bad escape) + 1 (unregistered) */
 		assert_int_equal(st->wet_lost_words, 13);
-		assert_int_equal(st->corrupt, 1);
+		assert_int_equal(st->corrupt, 2);
 		assert_int_equal(st->unattributed, 1);
 		wpp_decoder_close(d);
 	}
