@@ -31,9 +31,9 @@ struct dump {
 
 static const char *kind_name(uint8_t kind)
 {
-	static const char *const names[] = {"?",	 "load",     "store", "rmw",
-					    "extcall", "call",	     "intrinsic", "phi",
-					    "computed", "ret",	     "branch"};
+	static const char *const names[] = {"?",	"load", "store",     "rmw",
+					    "extcall",	"call", "intrinsic", "phi",
+					    "computed", "ret",	"branch"};
 	return kind <= WPP_WET_KIND_MAX ? names[kind] : "?";
 }
 
@@ -61,9 +61,11 @@ static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
 		const struct wpp_meta_wet_block *bl = &fn->wet->blocks[p->blocks[i]];
 		for (uint32_t k = 0; k < bl->nstmts; k++) {
 			const struct wpp_meta_wet_stmt *s = &w->stmts[bl->first_stmt + k];
-			fprintf(dp->out, "%*s    b%-3" PRIu32 " %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32 " %s", indent,
-				"", p->blocks[i], stmt_file(fn, s), s->line, s->column, s->insn,
-				kind_name(s->kind));
+			fprintf(dp->out,
+				"%*s    b%-3" PRIu32 " %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32
+				" %s",
+				indent, "", p->blocks[i], stmt_file(fn, s), s->line, s->column,
+				s->insn, kind_name(s->kind));
 			if (s->callee_str)
 				fprintf(dp->out, " %s", wpp_tu_str(fn->tu, s->callee_str));
 			for (int what = WPP_WET_REC_ADDR; what <= WPP_WET_REC_VALUE; what <<= 1) {
@@ -71,12 +73,14 @@ static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
 				if (!(s->records & what))
 					continue;
 				if (ev->wet != WPP_WET_OK) {
-					fprintf(dp->out, "  %s=?", what == WPP_WET_REC_ADDR ? "addr" : "value");
+					fprintf(dp->out, "  %s=?",
+						what == WPP_WET_REC_ADDR ? "addr" : "value");
 					continue;
 				}
-				wpp_wet_format(&dp->items[slot], ev->values[slot], buf, sizeof(buf));
-				fprintf(dp->out, "  %s=%s", what == WPP_WET_REC_ADDR ? "addr" : "value",
-					buf);
+				wpp_wet_format(&dp->items[slot], ev->values[slot], buf,
+					       sizeof(buf));
+				fprintf(dp->out, "  %s=%s",
+					what == WPP_WET_REC_ADDR ? "addr" : "value", buf);
 				slot++;
 			}
 			fputc('\n', dp->out);
@@ -98,7 +102,7 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 	json_str(out, fn->name);
 	fprintf(out, ",\"path\":%" PRIu64 ",\"signal_depth\":%" PRIu32 ",\"values\":\"%s\"",
 		ev->value, ev->signal_depth,
-		ev->wet == WPP_WET_OK	? "ok"
+		ev->wet == WPP_WET_OK	  ? "ok"
 		: ev->wet == WPP_WET_LOST ? "lost"
 					  : "none");
 	fputs(",\"items\":[", out);
@@ -106,7 +110,8 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 		const struct wpp_wet_item *it = &dp->items[i];
 		char buf[64];
 		wpp_wet_format(it, ev->values[i], buf, sizeof(buf));
-		fprintf(out, "%s{\"block\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"kind\":\"%s\",\"file\":",
+		fprintf(out,
+			"%s{\"block\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"kind\":\"%s\",\"file\":",
 			i ? "," : "", it->block, it->stmt->insn, kind_name(it->stmt->kind));
 		json_str(out, stmt_file(fn, it->stmt));
 		fprintf(out,
@@ -143,7 +148,8 @@ static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thre
 		ts++;
 		if (!ev.fn->wet) {
 			if (dp->fmt == FMT_TEXT)
-				fprintf(dp->out, "#%" PRIu64 "  %s  path %" PRIu64 "  (not a wet build)\n",
+				fprintf(dp->out,
+					"#%" PRIu64 "  %s  path %" PRIu64 "  (not a wet build)\n",
 					ts, ev.fn->name, ev.value);
 			else
 				json_path(dp, th, &ev, ts, 0);
@@ -171,10 +177,11 @@ static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thre
 
 static int dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},    {"gen", required_argument, NULL, 'g'},
-	    {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"gen", required_argument, NULL, 'g'},
+					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct dump dp = {.fmt = FMT_TEXT, .out = stdout, .max_paths = -1};
 	struct wpp_decode_stats totals = {0};

@@ -82,11 +82,11 @@ struct wpp_event {
 	uint32_t signal_depth;	     /* 0 = main stream */
 	uint64_t batch_seq;	     /* where the record starts (not for GAP) */
 	uint32_t word_index;
-	uint64_t repeat; /* 0: a record as written; k >= 1: its k-th
-			  * repetition, from a REPEAT word */
-	uint64_t times;	 /* executions this event stands for: 1, or a whole
-			  * run with WPP_DECODE_RUNS (also for UNATTRIBUTED
-			  * and CORRUPT events of a run) */
+	uint64_t repeat;	/* 0: a record as written; k >= 1: its k-th
+				 * repetition, from a REPEAT word */
+	uint64_t times;		/* executions this event stands for: 1, or a whole
+				 * run with WPP_DECODE_RUNS (also for UNATTRIBUTED
+				 * and CORRUPT events of a run) */
 	enum wpp_wet_state wet; /* PATH of a WET function */
 	const int64_t *values;	/* WPP_WET_OK; valid until the next call */
 	uint32_t nvalues;
@@ -103,11 +103,11 @@ struct wpp_decode_stats {
 	uint64_t corrupt;
 	uint64_t zero_words;
 	uint64_t pad_words;
-	uint64_t repeat_words; /* REPEAT control words read */
-	uint64_t repeats;      /* records they stood for (PATH/BLOCK/... events) */
-	uint64_t wet_records;  /* PATH events of WET functions */
-	uint64_t wet_values;   /* value slots they handed out */
-	uint64_t wet_lost;     /* WET path executions whose values were lost */
+	uint64_t repeat_words;	 /* REPEAT control words read */
+	uint64_t repeats;	 /* records they stood for (PATH/BLOCK/... events) */
+	uint64_t wet_records;	 /* PATH events of WET functions */
+	uint64_t wet_values;	 /* value slots they handed out */
+	uint64_t wet_lost;	 /* WET path executions whose values were lost */
 	uint64_t wet_lost_words; /* value words read but not handed out */
 };
 

@@ -26,7 +26,8 @@ void wpp_wet_path_items(const struct wpp_fn *fn, const struct wpp_path *p,
 		for (uint32_t k = 0; k < bl->nstmts; k++) {
 			const struct wpp_meta_wet_stmt *s = &w->stmts[bl->first_stmt + k];
 			if (s->records & WPP_WET_REC_ADDR)
-				items[n++] = (struct wpp_wet_item){p->blocks[i], s, WPP_WET_REC_ADDR};
+				items[n++] =
+				    (struct wpp_wet_item){p->blocks[i], s, WPP_WET_REC_ADDR};
 			if (s->records & WPP_WET_REC_VALUE)
 				items[n++] =
 				    (struct wpp_wet_item){p->blocks[i], s, WPP_WET_REC_VALUE};

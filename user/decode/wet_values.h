@@ -16,9 +16,9 @@
 #include "path_regen.h"
 
 struct wpp_wet_item {
-	uint32_t block;				/* function-local block index */
-	const struct wpp_meta_wet_stmt *stmt;	/* in fn->tu->wet->stmts */
-	uint8_t what;				/* WPP_WET_REC_ADDR or WPP_WET_REC_VALUE */
+	uint32_t block;			      /* function-local block index */
+	const struct wpp_meta_wet_stmt *stmt; /* in fn->tu->wet->stmts */
+	uint8_t what;			      /* WPP_WET_REC_ADDR or WPP_WET_REC_VALUE */
 };
 
 /* Slots a record of path p of fn (a WET function) holds. */

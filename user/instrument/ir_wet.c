@@ -151,7 +151,8 @@ static int defined_here(LLVMValueRef callee)
 	const char *name;
 
 	if (!callee || LLVMIsDeclaration(callee) ||
-	    LLVMGetLinkage(callee) == LLVMAvailableExternallyLinkage || wpp_wet_skips_function(callee))
+	    LLVMGetLinkage(callee) == LLVMAvailableExternallyLinkage ||
+	    wpp_wet_skips_function(callee))
 		return 0;
 	name = LLVMGetValueName2(callee, &len);
 	return !(len >= 5 && memcmp(name, "__wpp", 5) == 0);
@@ -202,8 +203,8 @@ static int classify(struct wpp_wet_fn *f, LLVMValueRef i, struct wet_stmt *s)
 	case LLVMAtomicCmpXchg:
 		s->kind = WPP_WET_RMW;
 		s->access = produces && op == LLVMAtomicRMW ? access_bytes(w, ty) : 0;
-		s->records = WPP_WET_REC_ADDR |
-			     (op == LLVMAtomicRMW && s->vtype ? WPP_WET_REC_VALUE : 0);
+		s->records =
+		    WPP_WET_REC_ADDR | (op == LLVMAtomicRMW && s->vtype ? WPP_WET_REC_VALUE : 0);
 		return 1;
 	case LLVMCall:
 	case LLVMInvoke:

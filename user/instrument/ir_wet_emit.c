@@ -83,8 +83,8 @@ static void build_val(struct wpp_wet_tu *w, LLVMBuilderRef b)
 	LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, z, k64(p, WPP_WET_PLAIN_MAX), "big");
 	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, big, esc, plain), COLD_WEIGHT, HOT_WEIGHT);
 	LLVMPositionBuilderAtEnd(b, plain);
-	LLVMValueRef word = LLVMBuildOr(b, LLVMBuildAdd(b, z, k64(p, 1), ""),
-					k64(p, WPP_WET_VALUE_BIT), "word");
+	LLVMValueRef word =
+	    LLVMBuildOr(b, LLVMBuildAdd(b, z, k64(p, 1), ""), k64(p, WPP_WET_VALUE_BIT), "word");
 	LLVMBuildStore(b, word, vp);
 	LLVMBuildStore(b, gep64(p, b, vp, k64(p, 1)), vpslot);
 	LLVMBuildRetVoid(b);
@@ -156,8 +156,7 @@ void wpp_wet_emit_start(struct wpp_wet_fn *f, LLVMBuilderRef b)
 
 	if (!f->max_words)
 		return;
-	LLVMValueRef args[4] = {f->cur, f->vp, k64(w->p, f->hdr + f->max_words),
-				k64(w->p, f->hdr)};
+	LLVMValueRef args[4] = {f->cur, f->vp, k64(w->p, f->hdr + f->max_words), k64(w->p, f->hdr)};
 	LLVMBuildCall2(b, w->reserve_fn, w->reserve, args, 4, "");
 }
 
@@ -191,7 +190,8 @@ static LLVMValueRef as_i64(struct wpp_probes *p, LLVMBuilderRef b, LLVMValueRef 
 	case WPP_WET_VT_INT:
 		if (bits == 64)
 			return v;
-		return bits == 1 ? LLVMBuildZExt(b, v, p->i64, "") : LLVMBuildSExt(b, v, p->i64, "");
+		return bits == 1 ? LLVMBuildZExt(b, v, p->i64, "")
+				 : LLVMBuildSExt(b, v, p->i64, "");
 	case WPP_WET_VT_PTR:
 		return LLVMBuildPtrToInt(b, v, p->i64, "");
 	case WPP_WET_VT_HALF:

@@ -44,7 +44,7 @@ struct wpp_wet_fn {
 	const struct wpp_ir_cfg *c;
 	struct wet_stmt *stmts;
 	uint32_t nstmts, cap_stmts;
-	uint32_t *block_first; /* [nblocks + 1]: a block's statements */
+	uint32_t *block_first;	/* [nblocks + 1]: a block's statements */
 	uint32_t *stmt_of_insn; /* [ninsns]: statement index or UINT32_MAX */
 	uint32_t ninsns, nargs, max_words;
 	/* instruction -> id, open addressing on the pointer */

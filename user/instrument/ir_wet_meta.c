@@ -60,8 +60,9 @@ static struct wpp_meta_wet_operand operand(const struct wpp_wet_fn *f, struct wp
 		o.id = wpp_mb_str(mb, name, len);
 	} else if (LLVMIsAConstantInt(v)) {
 		o.kind = WPP_WET_OP_CONST;
-		o.id = LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 ? (uint32_t)LLVMConstIntGetZExtValue(v)
-								 : 0;
+		o.id = LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64
+			   ? (uint32_t)LLVMConstIntGetZExtValue(v)
+			   : 0;
 	} else if (LLVMIsAConstant(v)) {
 		o.kind = WPP_WET_OP_CONST;
 	}

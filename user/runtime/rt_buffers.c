@@ -404,8 +404,7 @@ __wpp_reserve(uint64_t nwords)
 				level_sink(t, t->depth, n);
 		}
 	}
-	if (!lv->sunk && lv->words &&
-	    (uint64_t)(lv->words + lv->cap - __wpp_cursor) < nwords) {
+	if (!lv->sunk && lv->words && (uint64_t)(lv->words + lv->cap - __wpp_cursor) < nwords) {
 		/* A buffer smaller than one record (WPP_BUFFER_WORDS): what it
 		 * holds is published, the level's records are lost from here. */
 		level_publish(t, t->depth, (uint64_t)(__wpp_cursor - lv->words), 0);

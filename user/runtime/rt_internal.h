@@ -22,7 +22,7 @@
 #define RT_TLS		 __attribute__((tls_model("initial-exec")))
 #define RT_HIDDEN	 __attribute__((visibility("hidden")))
 #define RT_LEVELS	 WPP_SHM_LEVELS
-#define RT_SCRATCH_WORDS 4 /* one 2-word record + slack */
+#define RT_SCRATCH_WORDS 4   /* one 2-word record + slack */
 #define RT_DISCARD_WORDS 320 /* >= a WET reservation (wet_abi.h) */
 
 extern __thread uint64_t *__wpp_cursor RT_TLS;

@@ -100,15 +100,15 @@ enum wpp_wet_vtype {
 };
 
 struct wpp_meta_wet_stmt {
-	uint32_t insn;	     /* function-local instruction id */
-	uint8_t kind;	     /* enum wpp_wet_kind */
-	uint8_t records;     /* enum wpp_wet_records */
-	uint8_t vtype;	     /* enum wpp_wet_vtype of the value (recorded or not) */
+	uint32_t insn;	 /* function-local instruction id */
+	uint8_t kind;	 /* enum wpp_wet_kind */
+	uint8_t records; /* enum wpp_wet_records */
+	uint8_t vtype;	 /* enum wpp_wet_vtype of the value (recorded or not) */
 	uint8_t reserved0;
-	uint32_t bits;	     /* width of the value in bits (0: none) */
-	uint32_t access;     /* bytes a load, store or rmw accesses (0 otherwise) */
-	uint32_t file_str;   /* source position: file ("" if unknown) */
-	uint32_t line;	     /* 0 if unknown */
+	uint32_t bits;	   /* width of the value in bits (0: none) */
+	uint32_t access;   /* bytes a load, store or rmw accesses (0 otherwise) */
+	uint32_t file_str; /* source position: file ("" if unknown) */
+	uint32_t line;	   /* 0 if unknown */
 	uint32_t column;
 	uint32_t callee_str; /* calls: the direct callee's name, else 0 */
 	uint32_t first_op;
@@ -128,7 +128,7 @@ enum wpp_wet_operand_kind {
 #define WPP_WET_NO_BLOCK UINT32_MAX
 
 struct wpp_meta_wet_operand {
-	uint32_t kind;	/* enum wpp_wet_operand_kind */
+	uint32_t kind; /* enum wpp_wet_operand_kind */
 	uint32_t id;
 	uint32_t block; /* phi incoming block, else WPP_WET_NO_BLOCK */
 	uint32_t reserved0;

@@ -46,7 +46,7 @@
 #define WPP_FID_UNREGISTERED ((1u << WPP_FID_BITS) - 1)
 /* fids 0x800000 .. 0xbfffff are never assigned: a WET value word has that
  * shape (wet_abi.h), so readers tell it from a record without metadata. */
-#define WPP_FID_MAX	     ((1u << (WPP_FID_BITS - 1)) - 1)
+#define WPP_FID_MAX ((1u << (WPP_FID_BITS - 1)) - 1)
 
 /* Functions with at most this many Ball-Larus paths use one-word records. */
 #define WPP_NARROW_PATH_LIMIT (UINT64_C(1) << WPP_FID_SHIFT)
