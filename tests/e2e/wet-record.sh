@@ -135,7 +135,7 @@ oracle O0 shm -O0
 # The text dump names the statements and their source.
 d=$WORK/oracle-O1
 line=$(grep -n 'WET:load_int' "$WET_SRC/wet_oracle.c" | cut -d: -f1)
-if "$WPPTRACE" wet dump -n 200 "$d/run.wpp" 2>/dev/null | grep -q "wet_oracle.c:$line:[0-9]*  %[0-9]* load  addr=0x[0-9a-f]*  value=-\{0,1\}[0-9]"; then
+if "$WPPTRACE" wet dump -n 3000 "$d/run.wpp" 2>/dev/null | grep -q "wet_oracle.c:$line:[0-9]*  %[0-9]* load  addr=0x[0-9a-f]*  value=-\{0,1\}[0-9]"; then
 	pass "wet dump text: wet_oracle.c:$line's load with its address and value"
 else
 	fail "wet dump text lacks wet_oracle.c:$line's load"
