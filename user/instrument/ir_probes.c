@@ -365,7 +365,7 @@ int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst)
 		return 1;
 	/* Other emitters' helpers (ir_wet_emit.c) keep the cursor slot
 	 * themselves, like these: module-internal "__wpp_" functions. */
-	size_t len;
+	size_t len = 0;
 	const char *name =
 	    callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : NULL;
 	return name && len > 6 && memcmp(name, "__wpp_", 6) == 0 &&
