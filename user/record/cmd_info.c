@@ -390,6 +390,10 @@ static void print_info(const char *path, const struct info *in, const char *stat
 	if (in->kinds.malformed)
 		printf("            %" PRIu64 " malformed items (the decoder skips them)\n",
 		       in->kinds.malformed);
+	if (in->kinds.values)
+		printf("            %" PRIu64
+		       " WET value slots (values and addresses, -fwpp-mode=wet)\n",
+		       in->kinds.values);
 	printf("lost        %" PRIu64 " words in %" PRIu64 " batches (%" PRIu64 " gaps)\n",
 	       in->lost_words, in->lost_batches, in->gaps);
 	if (in->damaged_batches)
