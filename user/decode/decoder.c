@@ -328,8 +328,19 @@ static uint64_t read_slots(struct wpp_decoder *d, uint32_t depth, uint64_t want,
 		}
 		if (wpp_wet_decode(w, w[0] == WPP_WET_ESCAPE ? 2 : 1, &v) == 0)
 			bad = 1;
-		if (got < want)
+		if (got < want) {
+			/* Grown with the words there are, not with what the
+			 * metadata claims (a crafted one may claim billions). */
+			if (got == d->values_cap) {
+				uint64_t cap = d->values_cap ? 2 * d->values_cap : 64;
+				int64_t *grown = realloc(d->values, cap * sizeof(*grown));
+				if (!grown)
+					wpp_die("out of memory");
+				d->values = grown;
+				d->values_cap = cap;
+			}
 			d->values[got] = v;
+		}
 		got++;
 	}
 	return bad ? UINT64_MAX : got;
@@ -341,15 +352,8 @@ static void read_values(struct wpp_decoder *d, struct wpp_event *ev)
 	uint64_t want = wpp_wet_path_nslots(ev->fn, ev->path), words, got;
 
 	d->stats.wet_records++;
-	if (want > d->values_cap) {
-		free(d->values);
-		d->values_cap = want;
-		d->values = malloc(want * sizeof(*d->values));
-		if (!d->values)
-			wpp_die("out of memory");
-	}
 	got = read_slots(d, ev->signal_depth, want, &words);
-	if (got != want) {
+	if (got != want || want > UINT32_MAX) {
 		ev->wet = WPP_WET_LOST;
 		d->stats.wet_lost++;
 		d->stats.wet_lost_words += words;
