@@ -269,6 +269,7 @@ static int item_event(struct wpp_decoder *d, struct wpp_event *ev, const struct 
 {
 	switch (it->kind) {
 	case WPP_WORD_NOTHING:
+	case WPP_WORD_VALUE: /* read by wpp_decoder_next itself */
 		return 0;
 	case WPP_WORD_RECORDS:
 		if (!it->first_repeat)
