@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "ir_calls.h"
-#include "ir_split.h"
 #include "ir_wet_internal.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wet_abi.h"
