@@ -18,9 +18,11 @@ WET_SRC=$ROOT/tests/e2e/wet
 
 # profile FILE.wpp: the path profile without its title line (file name).
 profile() { "$WPPTRACE" paths "$1" 2>"${1%.wpp}.paths.err" | tail -n +2 >"${1%.wpp}.paths"; }
-# report_of FILE.wpp: the report without the lines naming the file.
+# report_of FILE.wpp: the report without its title (the file's name) and
+# its process table (pids differ from run to run).
 report_of() {
-	"$WPPTRACE" report "$1" --top 50 2>"${1%.wpp}.report.err" | grep -vF "$1" >"${1%.wpp}.report"
+	"$WPPTRACE" report "$1" --top 50 2>"${1%.wpp}.report.err" |
+		sed '1d; /^Processes (by/,/^$/d' >"${1%.wpp}.report"
 }
 
 # build_mode DIR MODE SOURCE [FLAGS...]: wppcc -O2 in MODE into DIR/MODE/prog.
