@@ -62,6 +62,7 @@ struct fn_emit {
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
 	LLVMValueRef *term;	  /* per block: original terminator */
 	struct wpp_wet_fn *wet;	  /* wet mode (ir_wet.h), else NULL */
+	int call_head;		  /* restarting before a block's leading call */
 };
 
 static void position_before(struct fn_emit *x, LLVMValueRef inst)
@@ -95,7 +96,7 @@ static void emit_restart(struct fn_emit *x, uint64_t inc)
 			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc)
 				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc), "");
 	LLVMBuildStore(x->b, v, x->reg);
-	if (x->wet)
+	if (x->wet && !x->call_head) /* else reserved after the call */
 		wpp_wet_emit_start(x->wet, x->b);
 }
 
@@ -261,8 +262,10 @@ static void instrument_paths(struct fn_emit *x)
 		position_before(x, x->start_at[v]);
 		if (is_landing_pad(c->blocks[v]))
 			emit_path_end(x, 0, 0); /* pre-adjusted by the invoke */
+		x->call_head = (c->flags[v] & WPP_CFGB_CALL_HEAD) != 0;
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
 			emit_restart(x, d->edges[d->entry_edge[v]].inc);
+		x->call_head = 0;
 	}
 	/* C */
 	for (uint32_t e = 0; e < ne; e++)
