@@ -62,7 +62,7 @@ struct fn_emit {
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
 	LLVMValueRef *term;	  /* per block: original terminator */
 	struct wpp_wet_fn *wet;	  /* wet mode (ir_wet.h), else NULL */
-	int call_head;		  /* restarting before a block's leading call */
+	int call_head;		  /* wet: restarting before a call that reserves */
 };
 
 static void position_before(struct fn_emit *x, LLVMValueRef inst)
@@ -262,7 +262,7 @@ static void instrument_paths(struct fn_emit *x)
 		position_before(x, x->start_at[v]);
 		if (is_landing_pad(c->blocks[v]))
 			emit_path_end(x, 0, 0); /* pre-adjusted by the invoke */
-		x->call_head = (c->flags[v] & WPP_CFGB_CALL_HEAD) != 0;
+		x->call_head = x->wet && wpp_wet_reserves_after_call(x->wet, v);
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
 			emit_restart(x, d->edges[d->entry_edge[v]].inc);
 		x->call_head = 0;

@@ -63,6 +63,10 @@ int wpp_wet_meta_finish(struct wpp_wet_tu *w, struct wpp_meta_builder *mb);
 /* Emission, in wpp_instrument_function's order.  slots: in the entry
  * block with the other slots (wide: two-word path records). */
 void wpp_wet_emit_slots(struct wpp_wet_fn *f, LLVMBuilderRef b, LLVMValueRef cur, int wide);
+/* Does block v start with a call after which wpp_wet_after_call reserves
+ * the path (any path-ending call but a musttail one)?  Then the path's
+ * restart before the call needs no reservation of its own. */
+int wpp_wet_reserves_after_call(const struct wpp_wet_fn *f, uint32_t v);
 /* A path (re)starts here. */
 void wpp_wet_emit_start(struct wpp_wet_fn *f, LLVMBuilderRef b);
 /* The path ends here with word w (wide: ctrl, then w). */

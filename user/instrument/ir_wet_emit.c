@@ -149,6 +149,20 @@ void wpp_wet_emit_slots(struct wpp_wet_fn *f, LLVMBuilderRef b, LLVMValueRef cur
 			LLVMMetadataAsValue(p->ctx, LLVMMDNodeInContext2(p->ctx, NULL, 0)));
 }
 
+int wpp_wet_reserves_after_call(const struct wpp_wet_fn *f, uint32_t v)
+{
+	LLVMValueRef i;
+
+	if (!(f->c->flags[v] & WPP_CFGB_CALL_HEAD))
+		return 0;
+	i = LLVMGetFirstInstruction(f->c->blocks[v]);
+	while (i && (LLVMIsAPHINode(i) || wpp_ir_is_debug_intrinsic(i)))
+		i = LLVMGetNextInstruction(i);
+	return i && wpp_ir_is_path_ending_call(i) &&
+	       !(LLVMGetInstructionOpcode(i) == LLVMCall &&
+		 LLVMGetTailCallKind(i) == LLVMTailCallKindMustTail);
+}
+
 void wpp_wet_emit_start(struct wpp_wet_fn *f, LLVMBuilderRef b)
 {
 	struct wpp_wet_tu *w = f->tu;
