@@ -151,14 +151,19 @@ void wpp_wet_emit_slots(struct wpp_wet_fn *f, LLVMBuilderRef b, LLVMValueRef cur
 
 int wpp_wet_reserves_after_call(const struct wpp_wet_fn *f, uint32_t v)
 {
-	LLVMValueRef i;
+	uint32_t k = f->block_first[v];
 
 	if (!(f->c->flags[v] & WPP_CFGB_CALL_HEAD))
 		return 0;
-	i = LLVMGetFirstInstruction(f->c->blocks[v]);
-	while (i && (LLVMIsAPHINode(i) || wpp_ir_is_debug_intrinsic(i)))
-		i = LLVMGetNextInstruction(i);
-	return i && wpp_ir_is_path_ending_call(i) &&
+	/* The plan's statements are the original instructions: the first
+	 * after the phis is the block's call (instrumentation may already
+	 * stand before it). */
+	while (k < f->block_first[v + 1] && f->stmts[k].kind == WPP_WET_PHI)
+		k++;
+	if (k == f->block_first[v + 1])
+		return 0;
+	LLVMValueRef i = f->stmts[k].inst;
+	return wpp_ir_is_path_ending_call(i) &&
 	       !(LLVMGetInstructionOpcode(i) == LLVMCall &&
 		 LLVMGetTailCallKind(i) == LLVMTailCallKindMustTail);
 }
