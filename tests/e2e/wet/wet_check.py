@@ -32,7 +32,7 @@ def main():
     tags = {}
     with open(src) as f:
         for n, line in enumerate(f, 1):
-            m = re.search(r"WET:(\w+)", line)
+            m = re.search(r"/\* WET:(\w+) \*/", line)
             if m:
                 tags[n] = m.group(1)
     got = {}

@@ -92,7 +92,7 @@ static void run(struct lane *l)
 			fprintf(l->log, "store_int %p %d\n", (void *)&l->ints[(k + 1) % N],
 				x + rv % 7);
 			if (l->index == 0 && i % 15 == 0)
-				raise(SIGUSR1 + (i & 1));
+				raise(i & 1 ? SIGUSR2 : SIGUSR1);
 		}
 	}
 	fclose(l->log);
