@@ -18,11 +18,21 @@ WET_SRC=$ROOT/tests/e2e/wet
 
 # profile FILE.wpp: the path profile without its title line (file name).
 profile() { "$WPPTRACE" paths "$1" 2>"${1%.wpp}.paths.err" | tail -n +2 >"${1%.wpp}.paths"; }
-# report_of FILE.wpp: the report without its title (the file's name) and
-# its process table (pids differ from run to run).
+# report_of FILE.wpp: the report (json), less what names this file, its
+# binary or pids, and the source text, whose inlined-function labels come
+# from the binary's DWARF (a wet build's line table is another).
 report_of() {
-	"$WPPTRACE" report "$1" --top 50 2>"${1%.wpp}.report.err" |
-		sed '1d; /^Processes (by/,/^$/d' >"${1%.wpp}.report"
+	"$WPPTRACE" report "$1" --top 50 --format json 2>"${1%.wpp}.report.err" | python3 -c '
+import json, sys
+def clean(x):
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()
+                if k not in ("file", "object", "source", "pid", "pids", "exe")}
+    if isinstance(x, list):
+        return [clean(v) for v in x]
+    return x
+print(json.dumps(clean(json.load(sys.stdin)), indent=0, sort_keys=True))
+' >"${1%.wpp}.report"
 }
 
 # build_mode DIR MODE SOURCE [FLAGS...]: wppcc -O2 in MODE into DIR/MODE/prog.

@@ -285,9 +285,18 @@ void wpp_wet_emit_values(struct wpp_wet_fn *f, LLVMBuilderRef b, LLVMMetadataRef
 
 void wpp_wet_after_call(struct wpp_wet_fn *f, LLVMBuilderRef b, LLVMValueRef inst)
 {
+	struct wpp_probes *p = f->tu->p;
 	uint32_t id, k;
 
-	wpp_emit_cursor_reload(f->tu->p, b, f->cur);
+	/* Monotonic (a plain mov on x86): an unordered load may be replaced
+	 * by the value the path end stored before the call when the
+	 * optimizer's facts about the callee predate its instrumentation
+	 * (an internal function that was pure: seen on recursion.c's fib). */
+	LLVMValueRef now = LLVMBuildLoad2(b, p->ptr, p->cursor, "wpp.cur");
+	LLVMSetOrdering(now, LLVMAtomicOrderingMonotonic);
+	LLVMSetAtomicSingleThread(now, 1);
+	LLVMSetAlignment(now, 8);
+	LLVMBuildStore(b, now, f->cur);
 	if (!f->max_words || !(LLVMIsALandingPadInst(inst) || wpp_ir_is_path_ending_call(inst)))
 		return; /* a memory intrinsic: the path goes on */
 	/* The call ended the path; the one it began is reserved now that
