@@ -19,15 +19,17 @@ WET_SRC=$ROOT/tests/e2e/wet
 # profile FILE.wpp: the path profile without its title line (file name).
 profile() { "$WPPTRACE" paths "$1" 2>"${1%.wpp}.paths.err" | tail -n +2 >"${1%.wpp}.paths"; }
 # report_of FILE.wpp: the report (json), less what names this file, its
-# binary or pids, and the source text, whose inlined-function labels come
-# from the binary's DWARF (a wet build's line table is another).
+# binary or processes (pids; how a transport sees a vfork child), and the
+# source text, whose inlined-function labels come from the binary's DWARF
+# (a wet build's line table is another).
 report_of() {
 	"$WPPTRACE" report "$1" --top 50 --format json 2>"${1%.wpp}.report.err" | python3 -c '
 import json, sys
 def clean(x):
     if isinstance(x, dict):
         return {k: clean(v) for k, v in x.items()
-                if k not in ("file", "object", "source", "pid", "pids", "exe")}
+                if k not in ("file", "object", "source", "pid", "pids", "exe",
+                             "processes", "processes_total")}
     if isinstance(x, list):
         return [clean(v) for v in x]
     return x
