@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "meta_wet_model.h"
 #include "wpp/meta_format.h"
 
 struct wpp_tu;
@@ -51,6 +52,7 @@ struct wpp_fn {
 	uint32_t ppp_nids;
 	const uint64_t *ppp_ids;
 	uint64_t ppp_interval;
+	const struct wpp_wet_fn_model *wet; /* WPP_MODE_WET TUs only, else NULL */
 };
 
 struct wpp_tu {
@@ -70,6 +72,7 @@ struct wpp_tu {
 	uint64_t *ppp_id_store;
 	char *strtab;
 	uint64_t strtab_size;
+	struct wpp_wet_tu_model *wet; /* WPP_MODE_WET only (meta_wet_model.h) */
 };
 
 /* Is path id of fn in its interesting set (PPP units)? */

@@ -295,7 +295,8 @@ static void read_words(struct path_grammar *pg, const uint64_t *w, size_t n, uin
 	last = &r->last[depth];
 	while (i < n && !pg->failed) {
 		uint64_t x = w[i];
-		if (depth == r->depth && wpp_word_fid(x) != WPP_FID_CONTROL) {
+		if (depth == r->depth && wpp_word_fid(x) != WPP_FID_CONTROL &&
+		    !wpp_wet_is_value_word(x)) {
 			wpp_words_remember(last, wpp_word_fid(x), wpp_word_payload(x));
 			t = terminal_of(pg, wpp_word_fid(x), wpp_word_payload(x));
 			if (t != NO_RECORD)

@@ -22,6 +22,7 @@ int cmd_interesting(int argc, char **argv); /* user/cli/cmd_interesting.c (REPOR
 int cmd_residual(int argc, char **argv);    /* user/cli/cmd_residual.c (REPORT room) */
 int cmd_kpaths(int argc, char **argv);	    /* user/cli/cmd_kpaths.c (KPATHS room) */
 int cmd_top(int argc, char **argv);	    /* user/record/cmd_top.c (live counts) */
+int cmd_wet(int argc, char **argv);	    /* user/cli/cmd_wet.c (WET room) */
 
 /* Exit statuses of the report commands. */
 #define WPP_EXIT_OK    0

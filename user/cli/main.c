@@ -206,6 +206,16 @@ static const struct command commands[] = {
      "  --cost C        each k-path's cost (sum over its path instances) in IR\n"
      "                  instructions, executions, or a recorded counter; ranks by it\n"
      "A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"},
+    {"wet", cmd_wet, "whole execution traces of a wet build: the values and addresses",
+     "usage: wpptrace wet dump run.wpp [--format text|jsonl] [--pid P] [--tid T] [--gen G]\n"
+     "                             [-n N]\n"
+     "\n"
+     "Every path execution of the selected threads of a recording of a program built\n"
+     "with wppcc -fwpp-mode=wet, numbered from 1 per thread (its timestamp), with its\n"
+     "statements in order: source position, kind, and the address and value the\n"
+     "trace recorded for it.  Uncompressed: the reference the WET is checked against.\n"
+     "  -n N            at most N path executions per thread\n"
+     "  --format jsonl  one JSON object per path execution (see docs/wet.md)\n"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -28,6 +28,7 @@
 
 #include "online_worker.h"
 #include "stream.h"
+#include "trace_words.h"
 #include "wpp/trace_abi.h"
 
 #define DEFAULT_HOLD_LIMIT (UINT64_C(4) << 20) /* words per thread (32 MiB) */
@@ -246,16 +247,16 @@ static void flush_run(struct wpp_online *o, struct othread *t, size_t keep)
 		t->run_expect_second = 0;
 }
 
-/* Does any of words[0..n) look like a WIDE_PATH or GAP control word, the
- * only words that open a two-word record?  Branch-free, so that it
+/* Does any of words[0..n) look like a WIDE_PATH or GAP control word or a
+ * WET value escape, the only words that open a two-word item?  Branch-free, so that it
  * vectorizes: nearly every piece has none. */
 static int any_opener(const uint64_t *words, uint32_t n)
 {
 	uint32_t openers = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		openers +=
-		    (words[i] >> 32) == WPP_CTRL_WIDE_PATH || (words[i] >> 32) == WPP_CTRL_GAP;
+		openers += (words[i] >> 32) == WPP_CTRL_WIDE_PATH ||
+			   (words[i] >> 32) == WPP_CTRL_GAP || words[i] == WPP_WET_ESCAPE;
 	return openers != 0;
 }
 
@@ -302,8 +303,7 @@ static int append_run(struct wpp_online *o, struct othread *t, const struct wpp_
 		uint64_t w = src[i];
 		if (t->run_expect_second)
 			t->run_expect_second = 0;
-		else if (wpp_word_fid(w) == WPP_FID_CONTROL && w != 0 &&
-			 (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP))
+		else if (wpp_word_opens_pair(w))
 			t->run_expect_second = 1;
 	}
 	return 0;

@@ -10,7 +10,9 @@
 #include "batch_words.h"
 #include "log.h"
 #include "trace_words.h"
+#include "wet_values.h"
 #include "wpp/trace_abi.h"
+#include "wpp/wet_abi.h"
 
 struct wpp_decoder {
 	const struct wpp_image_map *image;
@@ -36,6 +38,9 @@ struct wpp_decoder {
 	 * being repetition number pending_k, and where their REPEAT word sat. */
 	uint64_t pending, pending_k, pending_value, pending_seq;
 	uint32_t pending_fid, pending_word, pending_depth;
+	/* The value slots of the last WET record (decoder.h). */
+	int64_t *values;
+	uint64_t values_cap;
 };
 
 /* Now at segment d->seg (or past the end): start at its first word and
@@ -85,6 +90,7 @@ void wpp_decoder_close(struct wpp_decoder *d)
 		wpp_batch_words_put(d->held);
 	wpp_stream_free(&d->stream);
 	free(d->blocks);
+	free(d->values);
 	free(d);
 }
 
@@ -167,9 +173,11 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 		d->stats.blocks++;
 		return 1;
 	}
-	if ((d->flags & WPP_DECODE_EXPAND) && d->expanded_fn == fn && d->expanded_value == value) {
+	/* A WET record's slots follow from its blocks: always expanded. */
+	int expand = (d->flags & WPP_DECODE_EXPAND) || fn->wet;
+	if (expand && d->expanded_fn == fn && d->expanded_value == value) {
 		ev->path = &d->path;
-	} else if (d->flags & WPP_DECODE_EXPAND) {
+	} else if (expand) {
 		d->expanded_fn = NULL;
 		if (fn->nblocks + 1 > d->blocks_cap) {
 			free(d->blocks);
@@ -185,6 +193,8 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 		ev->path = &d->path;
 	}
 	ev->kind = WPP_EV_PATH;
+	if (fn->wet)
+		ev->wet = WPP_WET_LOST; /* until its values are read */
 	d->stats.paths++;
 	return 1;
 }
@@ -204,6 +214,11 @@ static int emit_repeat(struct wpp_decoder *d, struct wpp_event *ev)
 	d->stats.repeats += times;
 	record(d, ev, d->pending_fid, d->pending_value);
 	ev->times = times;
+	if (ev->kind == WPP_EV_PATH && ev->fn->wet) {
+		/* Wet mode writes no runs: these repetitions carry no values. */
+		d->stats.wet_records += times;
+		d->stats.wet_lost += times;
+	}
 	if (times > 1) {
 		uint64_t more = times - 1;
 		switch (ev->kind) {
@@ -254,6 +269,7 @@ static int item_event(struct wpp_decoder *d, struct wpp_event *ev, const struct 
 {
 	switch (it->kind) {
 	case WPP_WORD_NOTHING:
+	case WPP_WORD_VALUE: /* read by wpp_decoder_next itself */
 		return 0;
 	case WPP_WORD_RECORDS:
 		if (!it->first_repeat)
@@ -281,6 +297,75 @@ static int item_event(struct wpp_decoder *d, struct wpp_event *ev, const struct 
 	return 0;
 }
 
+/* The next word, if it is at signal depth `depth`, not consumed. */
+static int next_word_at(struct wpp_decoder *d, uint32_t depth, uint64_t *w)
+{
+	if (peek(d) != PEEK_WORD || d->stream.segs[d->seg].signal_depth != depth)
+		return 0;
+	memcpy(w, d->words + (size_t)d->pos * 8, 8);
+	return 1;
+}
+
+/* Value words from here on at `depth` (wet_abi.h): each slot's value into
+ * d->values while there is room for `want`; the slots there were, or
+ * UINT64_MAX when one was malformed.  *words: the words taken. */
+static uint64_t read_slots(struct wpp_decoder *d, uint32_t depth, uint64_t want, uint64_t *words)
+{
+	uint64_t got = 0, w[2];
+	int bad = 0;
+
+	*words = 0;
+	while (next_word_at(d, depth, &w[0]) && wpp_wet_is_value_word(w[0])) {
+		int64_t v = 0;
+		take_word(d);
+		++*words;
+		if (w[0] == WPP_WET_ESCAPE) {
+			if (!next_word_at(d, depth, &w[1])) {
+				bad = 1;
+				break;
+			}
+			take_word(d);
+			++*words;
+		}
+		if (wpp_wet_decode(w, w[0] == WPP_WET_ESCAPE ? 2 : 1, &v) == 0)
+			bad = 1;
+		if (got < want) {
+			/* Grown with the words there are, not with what the
+			 * metadata claims (a crafted one may claim billions). */
+			if (got == d->values_cap) {
+				uint64_t cap = d->values_cap ? 2 * d->values_cap : 64;
+				int64_t *grown = realloc(d->values, cap * sizeof(*grown));
+				if (!grown)
+					wpp_die("out of memory");
+				d->values = grown;
+				d->values_cap = cap;
+			}
+			d->values[got] = v;
+		}
+		got++;
+	}
+	return bad ? UINT64_MAX : got;
+}
+
+/* The record of a WET path just read: its value slots (decoder.h). */
+static void read_values(struct wpp_decoder *d, struct wpp_event *ev)
+{
+	uint64_t want = wpp_wet_path_nslots(ev->fn, ev->path), words, got;
+
+	d->stats.wet_records++;
+	got = read_slots(d, ev->signal_depth, want, &words);
+	if (got != want || want > UINT32_MAX) {
+		ev->wet = WPP_WET_LOST;
+		d->stats.wet_lost++;
+		d->stats.wet_lost_words += words;
+		return;
+	}
+	ev->wet = WPP_WET_OK;
+	ev->values = d->values;
+	ev->nvalues = (uint32_t)want;
+	d->stats.wet_values += want;
+}
+
 int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 {
 	if (d->pending)
@@ -305,17 +390,34 @@ int wpp_decoder_next(struct wpp_decoder *d, struct wpp_event *ev)
 		ev->batch_seq = s->batch->seq;
 		ev->word_index = d->pos;
 		w[0] = take_word(d);
-		if (wpp_word_fid(w[0]) == WPP_FID_CONTROL) {
+		if (wpp_word_fid(w[0]) == WPP_FID_CONTROL)
 			count_control(d, w[0]);
-			/* A pair may straddle two batches of one depth; anything
-			 * else after its first word cuts it short. */
-			if (wpp_word_opens_pair(w[0]) && peek(d) == PEEK_WORD &&
-			    d->stream.segs[d->seg].signal_depth == ev->signal_depth)
-				w[n++] = take_word(d);
-		}
+		/* A pair may straddle two batches of one depth; anything else
+		 * after its first word cuts it short. */
+		if (wpp_word_opens_pair(w[0]) && peek(d) == PEEK_WORD &&
+		    d->stream.segs[d->seg].signal_depth == ev->signal_depth)
+			w[n++] = take_word(d);
 		wpp_words_read(&d->reader, w, n, ev->signal_depth, &it);
-		if (item_event(d, ev, &it))
+		if (it.kind == WPP_WORD_VALUE) {
+			/* Value words no record owns: a torn record (its path
+			 * word was never written) or a damaged stream. */
+			uint64_t more;
+			read_slots(d, ev->signal_depth, 0, &more);
+			ev->kind = WPP_EV_CORRUPT;
+			ev->reason = "value words outside a WET record";
+			ev->lost_words = it.nwords + more;
+			d->stats.corrupt++;
+			d->stats.wet_lost_words += it.nwords + more;
 			return 1;
+		}
+		if (item_event(d, ev, &it)) {
+			/* The values of a record that cannot be placed
+			 * (unregistered, unknown fid, not a path) are the
+			 * CORRUPT run that follows it. */
+			if (ev->kind == WPP_EV_PATH && !ev->repeat && ev->fn->wet)
+				read_values(d, ev);
+			return 1;
+		}
 	}
 }
 
@@ -333,4 +435,8 @@ void wpp_decode_stats_add(struct wpp_decode_stats *a, const struct wpp_decode_st
 	a->pad_words += b->pad_words;
 	a->repeat_words += b->repeat_words;
 	a->repeats += b->repeats;
+	a->wet_records += b->wet_records;
+	a->wet_values += b->wet_values;
+	a->wet_lost += b->wet_lost;
+	a->wet_lost_words += b->wet_lost_words;
 }

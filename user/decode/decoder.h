@@ -17,6 +17,15 @@
  * events.  Neither stops decoding.  Zero words (unwritten slots of salvaged
  * buffers) and PAD words are skipped and only counted.
  *
+ * WET records (wet_abi.h): a PATH event of a function built with
+ * -fwpp-mode=wet hands out its record's value slots, decoded, in the order
+ * wpp_wet_path_items() (wet_values.h) names them; the path is expanded for
+ * that even without WPP_DECODE_EXPAND.  A record whose value words are
+ * missing, cut short or more than its path writes (a torn salvaged record,
+ * metadata of another build, a crafted file) still is its PATH event, with
+ * wet = WPP_WET_LOST and no values, counted in stats.wet_lost; value words
+ * where no record can own them are one CORRUPT event per run.
+ *
  * REPEAT words (trace_abi.h) are expanded: the record before them comes out
  * again once per repeat, with ev.repeat = 1, 2, ... and the position
  * (batch_seq, word_index) of the REPEAT word that produced it.  A REPEAT
@@ -55,6 +64,12 @@ enum wpp_decode_flags {
 	WPP_DECODE_RUNS = 1u << 1,
 };
 
+enum wpp_wet_state {
+	WPP_WET_NONE = 0, /* not a WET function's path */
+	WPP_WET_OK,	  /* values[0 .. nvalues) are the record's slots */
+	WPP_WET_LOST,	  /* the record's values could not be read */
+};
+
 struct wpp_event {
 	enum wpp_event_kind kind;
 	uint32_t fid;
@@ -67,11 +82,14 @@ struct wpp_event {
 	uint32_t signal_depth;	     /* 0 = main stream */
 	uint64_t batch_seq;	     /* where the record starts (not for GAP) */
 	uint32_t word_index;
-	uint64_t repeat; /* 0: a record as written; k >= 1: its k-th
-			  * repetition, from a REPEAT word */
-	uint64_t times;	 /* executions this event stands for: 1, or a whole
-			  * run with WPP_DECODE_RUNS (also for UNATTRIBUTED
-			  * and CORRUPT events of a run) */
+	uint64_t repeat;	/* 0: a record as written; k >= 1: its k-th
+				 * repetition, from a REPEAT word */
+	uint64_t times;		/* executions this event stands for: 1, or a whole
+				 * run with WPP_DECODE_RUNS (also for UNATTRIBUTED
+				 * and CORRUPT events of a run) */
+	enum wpp_wet_state wet; /* PATH of a WET function */
+	const int64_t *values;	/* WPP_WET_OK; valid until the next call */
+	uint32_t nvalues;
 };
 
 struct wpp_decode_stats {
@@ -85,8 +103,12 @@ struct wpp_decode_stats {
 	uint64_t corrupt;
 	uint64_t zero_words;
 	uint64_t pad_words;
-	uint64_t repeat_words; /* REPEAT control words read */
-	uint64_t repeats;      /* records they stood for (PATH/BLOCK/... events) */
+	uint64_t repeat_words;	 /* REPEAT control words read */
+	uint64_t repeats;	 /* records they stood for (PATH/BLOCK/... events) */
+	uint64_t wet_records;	 /* PATH events of WET functions */
+	uint64_t wet_values;	 /* value slots they handed out */
+	uint64_t wet_lost;	 /* WET path executions whose values were lost */
+	uint64_t wet_lost_words; /* value words read but not handed out */
 };
 
 struct wpp_decoder;

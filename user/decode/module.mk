@@ -2,7 +2,7 @@
 # path regeneration.  Included from user/cli/module.mk.
 DECODE_SRCS := user/decode/trace_file.c user/decode/batch_words.c user/decode/stream.c \
 	user/decode/module_map.c user/decode/path_regen.c user/decode/decoder.c \
-	user/decode/trace_words.c
+	user/decode/trace_words.c user/decode/wet_values.c
 DECODE_OBJS := $(call objs,,$(DECODE_SRCS))
 DECODE_SAN_OBJS := $(call objs,san,$(DECODE_SRCS))
 $(DECODE_OBJS) $(DECODE_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)

@@ -71,6 +71,11 @@ int wpp_words_read_slow(struct wpp_words *r, const uint64_t *w, size_t n, uint32
 	struct wpp_words_last *last =
 	    depth == r->depth && depth < WPP_WORDS_DEPTHS ? &r->last[depth] : enter(r, depth);
 
+	if (wpp_wet_is_value_word(w[0])) {
+		uint32_t nwords = w[0] == WPP_WET_ESCAPE && n >= 2 ? 2 : 1;
+		*it = (struct wpp_word_item){.kind = WPP_WORD_VALUE, .nwords = nwords};
+		return (int)nwords;
+	}
 	if (wpp_word_fid(w[0]) != WPP_FID_CONTROL)
 		return record(last, it, wpp_word_fid(w[0]), wpp_word_payload(w[0]), 1);
 	if (w[0] == 0) {
@@ -116,6 +121,7 @@ int wpp_words_feed_one(struct wpp_words *r, const uint64_t *w, size_t n, uint32_
 
 	switch (it.kind) {
 	case WPP_WORD_NOTHING:
+	case WPP_WORD_VALUE:
 		break;
 	case WPP_WORD_RECORDS:
 		if (k->records(k->ctx, it.fid, it.value, it.times, it.first_repeat) < 0)
@@ -166,6 +172,9 @@ static void count_item(const struct wpp_word_item *it, struct wpp_word_counts *c
 	case WPP_WORD_NOTHING:
 	case WPP_WORD_GAP:
 		c->control++;
+		break;
+	case WPP_WORD_VALUE:
+		c->values++;
 		break;
 	}
 }

@@ -9,6 +9,11 @@
  *
  * Rules, word by word, at one signal depth:
  *   zero word, PAD                 nothing (transparent to REPEAT)
+ *   value word (wet_abi.h)         a WET value slot, skipped by its shape
+ *                                  (the escape marker takes the next word
+ *                                  too); transparent to REPEAT.  The
+ *                                  decoder reads a WET record's slots
+ *                                  itself: one seen here follows no record
  *   fid 1.. record                 a path record (fid, payload); it becomes
  *                                  what a REPEAT at this depth repeats
  *   WIDE_PATH f + id|MARK          a path record (f, id), likewise
@@ -45,6 +50,7 @@
 #include <stdint.h>
 
 #include "wpp/trace_abi.h"
+#include "wpp/wet_abi.h"
 
 #define WPP_WORDS_DEPTHS 16u
 
@@ -80,11 +86,12 @@ struct wpp_words {
 /* sink may be left empty by callers that only use wpp_words_read(). */
 void wpp_words_init(struct wpp_words *r, struct wpp_words_sink sink);
 
-/* Does w open a two-word item (WIDE_PATH or GAP)? */
+/* Does w open a two-word item (WIDE_PATH, GAP or a value escape)? */
 static inline int wpp_word_opens_pair(uint64_t w)
 {
-	return w != 0 && wpp_word_fid(w) == WPP_FID_CONTROL &&
-	       (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP);
+	return (w != 0 && wpp_word_fid(w) == WPP_FID_CONTROL &&
+		(wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP)) ||
+	       w == WPP_WET_ESCAPE;
 }
 
 /* One item, as the sink would be told it (pull form, for the decoder). */
@@ -94,6 +101,7 @@ enum wpp_word_kind {
 	WPP_WORD_GAP,		 /* times = lost words */
 	WPP_WORD_MALFORMED,	 /* why, nwords */
 	WPP_WORD_UNATTRIBUTABLE, /* times = the REPEAT's n */
+	WPP_WORD_VALUE,		 /* a WET value slot (nwords) outside a record */
 };
 struct wpp_word_item {
 	enum wpp_word_kind kind;
@@ -120,7 +128,8 @@ static inline int wpp_words_read(struct wpp_words *r, const uint64_t *w, size_t 
 {
 	uint32_t fid = wpp_word_fid(w[0]);
 
-	if (fid != WPP_FID_CONTROL && depth == r->depth && depth < WPP_WORDS_DEPTHS) {
+	if (fid != WPP_FID_CONTROL && depth == r->depth && depth < WPP_WORDS_DEPTHS &&
+	    !wpp_wet_is_value_word(w[0])) {
 		wpp_words_remember(&r->last[depth], fid, wpp_word_payload(w[0]));
 		*it = (struct wpp_word_item){.kind = WPP_WORD_RECORDS,
 					     .fid = fid,
@@ -153,6 +162,7 @@ struct wpp_word_counts {
 	uint64_t repetitions; /* executions those REPEAT words add */
 	uint64_t control;     /* zero and PAD words, GAP markers */
 	uint64_t malformed;   /* malformed items (one or two words each) */
+	uint64_t values;      /* WET value slots (wet_abi.h) */
 };
 
 /* Add the items of nwords raw little-endian words at p (any alignment),

@@ -37,6 +37,7 @@
 #include "ir_counts.h"
 #include "ir_meta.h"
 #include "ir_split.h"
+#include "ir_wet.h"
 #include "numbering.h"
 #include "placement.h"
 #include "ppp_plan.h"
@@ -74,6 +75,8 @@ struct fn_emit {
 	LLVMValueRef last, count; /* run slots (ir_probes.h), when run_role */
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
 	LLVMValueRef *term;	  /* per block: original terminator */
+	struct wpp_wet_fn *wet;	  /* wet mode (ir_wet.h), else NULL */
+	int call_head;		  /* wet: restarting before a call that reserves */
 };
 
 static void position_before(struct fn_emit *x, LLVMValueRef inst)
@@ -126,6 +129,8 @@ static void emit_restart(struct fn_emit *x, struct incs inc)
 	LLVMBuildStore(x->b, v, x->reg);
 	if (x->preg)
 		LLVMBuildStore(x->b, k64(x, inc.ppp), x->preg);
+	if (x->wet && !x->call_head) /* else reserved after the call */
+		wpp_wet_emit_start(x->wet, x->b);
 }
 
 static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
@@ -138,6 +143,8 @@ static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
 	else if (x->counts)
 		wpp_emit_count_array(x->counts, x->b, x->count_base, x->count_first, w);
+	else if (x->wet)
+		wpp_wet_emit_end(x->wet, x->b, x->wide ? x->ctrlw : NULL, w);
 	else if (counts_runs && x->wide)
 		wpp_emit_run_record2(x->p, x->b, x->cur, x->last, x->count, x->ctrlw, w);
 	else if (counts_runs)
@@ -293,8 +300,10 @@ static void instrument_paths(struct fn_emit *x)
 		position_before(x, x->start_at[v]);
 		if (is_landing_pad(c->blocks[v]))
 			emit_path_end(x, (struct incs){0, 0}, 0); /* pre-adjusted by the invoke */
+		x->call_head = x->wet && wpp_wet_reserves_after_call(x->wet, v);
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
 			emit_restart(x, incs_of(x, d->entry_edge[v]));
+		x->call_head = 0;
 	}
 	/* C */
 	for (uint32_t e = 0; e < ne; e++)
@@ -402,7 +411,10 @@ static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
 			else
 				continue;
 			position_before(x, at);
-			wpp_emit_cursor_reload(x->p, x->b, x->cur);
+			if (x->wet)
+				wpp_wet_after_call(x->wet, x->b, i);
+			else
+				wpp_emit_cursor_reload(x->p, x->b, x->cur);
 		}
 	}
 }
@@ -508,6 +520,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		wpp_ir_cfg_free(&c);
 		return -1;
 	}
+	if (tu->mode == WPP_MODE_WET && !(x.wet = wpp_wet_plan(tu->wet, fn, &c, &d)))
+		goto out;
 	if (wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT))
 		goto out;
 	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
@@ -530,7 +544,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 
 	/* Metadata describes the code as it is now, before instrumentation. */
 	uint32_t local_index = tu->nfuncs;
-	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id))
+	if (wpp_ir_meta_add_function(&tu->meta, fn, &c, &d, local_index, stable_id) ||
+	    (x.wet && wpp_wet_meta_add(tu->wet, &tu->meta, x.wet)))
 		goto out;
 	if (tu->mode == WPP_MODE_PPP &&
 	    wpp_mb_add_ppp(&tu->meta, ids, nids, plan.how, plan.interval))
@@ -539,7 +554,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	x.p = &tu->probes;
 	x.c = &c;
 	x.d = &d;
-	x.wide = tu->mode == WPP_MODE_PATHS && d.wide;
+	x.wide = (tu->mode == WPP_MODE_PATHS || tu->mode == WPP_MODE_WET) && d.wide;
 	x.counts = wpp_meta_mode_counts(tu->mode) ? &tu->counts : NULL;
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
@@ -573,6 +588,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	}
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
+	if (x.wet)
+		wpp_wet_emit_slots(x.wet, x.b, x.cur, x.wide);
 	if (x.run_role) {
 		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);
 		wpp_runs_debug_count(tu->probes.mod, fn, x.count);
@@ -591,6 +608,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		instrument_blocks(&x);
 	else
 		instrument_paths(&x);
+	if (x.wet)
+		wpp_wet_emit_values(x.wet, x.b, x.loc);
 	flush_before_process_end(&x);
 	if (!x.counts)
 		reload_cursor_after_calls(&x, fn);
@@ -603,6 +622,7 @@ out:
 	free(x.start_at);
 	free(x.term);
 	free(x.run_role);
+	wpp_wet_fn_free(x.wet);
 	free(w);
 	free(ids);
 	wpp_ppp_plan_free(&plan);

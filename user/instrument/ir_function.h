@@ -21,6 +21,7 @@
 struct wpp_tu_ctx {
 	struct wpp_probes probes;
 	struct wpp_counts counts; /* counting mode only */
+	struct wpp_wet_tu *wet;	  /* wet mode only (ir_wet.h) */
 	struct wpp_meta_builder meta;
 	uint32_t mode;	    /* enum wpp_meta_mode */
 	const char *source; /* module source file name */

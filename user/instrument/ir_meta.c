@@ -13,8 +13,7 @@
 
 #define WPPCC_VERSION "0.1"
 
-/* "dir/file" unless the file name is already absolute. */
-static uint32_t file_string(struct wpp_meta_builder *mb, LLVMMetadataRef file)
+uint32_t wpp_ir_meta_file_string(struct wpp_meta_builder *mb, LLVMMetadataRef file)
 {
 	if (!file)
 		return 0;
@@ -137,7 +136,7 @@ static void add_block(struct wpp_meta_builder *mb, const struct wpp_ir_cfg *c,
 		if (!line)
 			continue;
 		LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
-		uint32_t file = scope ? file_string(mb, LLVMDIScopeGetFile(scope)) : 0;
+		uint32_t file = scope ? wpp_ir_meta_file_string(mb, LLVMDIScopeGetFile(scope)) : 0;
 		uint32_t inlined_from = inlined_from_string(mb, i, loc);
 		uint64_t key = ((uint64_t)file << 40) ^ ((uint64_t)line << 12) ^ col ^ 1 ^
 			       ((uint64_t)inlined_from * 0x9e3779b97f4a7c15u);
@@ -179,7 +178,7 @@ int wpp_ir_meta_add_function(struct wpp_meta_builder *mb, LLVMValueRef fn,
 	f.name_str = wpp_mb_str(mb, name, nlen);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	if (sp) {
-		f.file_str = file_string(mb, LLVMDIScopeGetFile(sp));
+		f.file_str = wpp_ir_meta_file_string(mb, LLVMDIScopeGetFile(sp));
 		f.line = LLVMDISubprogramGetLine(sp);
 	}
 	if (d->wide)

@@ -15,9 +15,11 @@
 #include "ir_function.h"
 #include "ir_meta.h"
 #include "ppp_plan.h"
+#include "ir_wet.h"
 #include "stable_hash.h"
 #include "weights.h"
 #include "wpp/meta_format.h"
+#include "wpp/meta_wet.h"
 
 /* The driver passes the mode in the environment: -mllvm options of
  * -fpass-plugin plugins are not reliably parsed before the plugin loads. */
@@ -30,6 +32,8 @@ static uint32_t mode_from_env(void)
 		return WPP_MODE_COUNTS;
 	if (m && strcmp(m, "ppp") == 0)
 		return WPP_MODE_PPP;
+	if (m && strcmp(m, "wet") == 0)
+		return WPP_MODE_WET;
 	if (m && *m && strcmp(m, "paths") != 0)
 		fprintf(stderr, "wppcc: unknown WPP_MODE '%s', using paths\n", m);
 	return WPP_MODE_PATHS;
@@ -71,8 +75,10 @@ static int has_fn_attr(LLVMValueRef fn, const char *attr)
 	return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
 }
 
-static int should_instrument(LLVMValueRef fn)
+static int should_instrument(LLVMValueRef fn, uint32_t mode)
 {
+	if (mode == WPP_MODE_WET && wpp_wet_skips_function(fn))
+		return 0;
 	if (LLVMIsDeclaration(fn) || !LLVMGetFirstBasicBlock(fn))
 		return 0;
 	if (LLVMGetLinkage(fn) == LLVMAvailableExternallyLinkage)
@@ -88,9 +94,10 @@ static int should_instrument(LLVMValueRef fn)
 
 void wpp_instrument_module(LLVMModuleRef m)
 {
+	uint32_t mode = mode_from_env();
 	size_t nfn = 0;
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-		nfn += should_instrument(f);
+		nfn += should_instrument(f, mode);
 	if (!nfn)
 		return;
 	LLVMValueRef *fns = malloc(nfn * sizeof(*fns));
@@ -98,7 +105,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 		return;
 	nfn = 0;
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-		if (should_instrument(f))
+		if (should_instrument(f, mode))
 			fns[nfn++] = f;
 
 	/* Moving instructions between blocks is simplest with debug intrinsics
@@ -109,7 +116,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 
 	struct wpp_tu_ctx tu;
 	memset(&tu, 0, sizeof(tu));
-	tu.mode = mode_from_env();
+	tu.mode = mode;
 	tu.source = LLVMGetSourceFileName(m, &tu.source_len);
 	tu.weigh = wpp_weights_static;
 	struct wpp_edge_prof profile;
@@ -131,6 +138,13 @@ void wpp_instrument_module(LLVMModuleRef m)
 		wpp_counts_init(&tu.counts, &tu.probes, tu.mode == WPP_MODE_PPP);
 		tu.ppp_min_paths = wpp_ppp_min_paths(tu.counts.max_array_paths);
 	}
+	/* WPP_WET_VALUES=all (wppcc -fwpp-wet-values=all) records every value. */
+	const char *vals = getenv("WPP_WET_VALUES");
+	if (tu.mode == WPP_MODE_WET &&
+	    !(tu.wet = wpp_wet_tu_new(&tu.probes, vals && strcmp(vals, "all") == 0
+						      ? WPP_WET_VALUES_ALL
+						      : WPP_WET_VALUES_MEMORY)))
+		tu.mode = WPP_MODE_PATHS; /* out of memory: record paths only */
 	wpp_mb_init(&tu.meta);
 	for (size_t i = 0; i < nfn; i++)
 		wpp_instrument_function(&tu, fns[i]);
@@ -140,6 +154,8 @@ void wpp_instrument_module(LLVMModuleRef m)
 		wpp_counts_free(&tu.counts);
 	}
 	wpp_ir_drop_memory_claims(m);
+	if (tu.wet && tu.nfuncs)
+		wpp_wet_meta_finish(tu.wet, &tu.meta);
 	if (tu.nfuncs &&
 	    wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),
 				tu.mode, tu.source, tu.source_len))
@@ -149,6 +165,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 		wpp_edge_prof_free(&profile);
 	wpp_ir_stats_close(tu.stats);
 	wpp_mb_free(&tu.meta);
+	wpp_wet_tu_free(tu.wet);
 	wpp_probes_free(&tu.probes);
 	if (new_dbg)
 		LLVMSetIsNewDbgInfoFormat(m, 1);

@@ -360,8 +360,16 @@ int wpp_is_record_call(struct wpp_probes *p, LLVMValueRef inst)
 	if (LLVMGetInstructionOpcode(inst) != LLVMCall)
 		return 0;
 	LLVMValueRef callee = LLVMGetCalledValue(inst);
-	return callee == p->rec1 || callee == p->rec2 || callee == p->run_rec ||
-	       callee == p->run_rec2 || callee == p->run_end;
+	if (callee == p->rec1 || callee == p->rec2 || callee == p->run_rec ||
+	    callee == p->run_rec2 || callee == p->run_end)
+		return 1;
+	/* Other emitters' helpers (ir_wet_emit.c) keep the cursor slot
+	 * themselves, like these: module-internal "__wpp_" functions. */
+	size_t len = 0;
+	const char *name =
+	    callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : NULL;
+	return name && len > 6 && memcmp(name, "__wpp_", 6) == 0 &&
+	       LLVMGetLinkage(callee) == LLVMInternalLinkage;
 }
 
 static LLVMValueRef run_slot(struct wpp_probes *p, LLVMBuilderRef b, const char *name)

@@ -198,6 +198,10 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 		hv2.nppp_ids_total = b->nppp_ids;
 		off += (size_t)b->nppp_ids * sizeof(uint64_t);
 	}
+	/* WET's tables follow (a unit is PPP or WET, never both) */
+	size_t tail_off = align8(off);
+	if (b->tail_size)
+		off = tail_off + b->tail_size;
 	h.total_size = off;
 	size_t padded = align8(off);
 	unsigned char *blob = calloc(1, padded);
@@ -219,6 +223,7 @@ void *wpp_mb_finish(struct wpp_meta_builder *b, uint64_t tu_hash, uint32_t mode,
 			   (size_t)b->nppp * sizeof(struct wpp_meta_ppp_func));
 		copy_array(blob + hv2.ppp_ids_off, b->ppp_ids, (size_t)b->nppp_ids * 8);
 	}
+	copy_array(blob + tail_off, b->tail, b->tail_size);
 	*size = padded;
 	return blob;
 }

@@ -29,6 +29,10 @@ struct wpp_meta_builder {
 	uint32_t *intern;
 	uint32_t intern_cap, intern_used;
 	int failed; /* sticky allocation failure */
+	/* bytes placed after the strtab at the next multiple of 8 (a WET
+	 * TU's statement tables, meta_wet.h), owned by the caller */
+	const void *tail;
+	size_t tail_size;
 };
 
 void wpp_mb_init(struct wpp_meta_builder *b);

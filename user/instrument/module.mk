@@ -15,6 +15,7 @@ INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
 	user/instrument/tpp_profile.c
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
+	user/instrument/ir_wet.c user/instrument/ir_wet_emit.c user/instrument/ir_wet_meta.c \
 	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
 	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c \
 	user/instrument/runs_debug.c user/instrument/ir_stats.c

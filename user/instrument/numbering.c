@@ -32,9 +32,7 @@ static void count_paths(struct wpp_dag *d, const struct wpp_dag_adj *out, const 
 	}
 }
 
-/* Turns every REAL in-edge of w into a CUT_EXIT dummy and gives w its
- * ENTRY edge: paths through w now start at w. */
-static int cut_node(struct wpp_dag *d, const struct wpp_dag_adj *in, uint32_t w)
+int wpp_dag_cut_node(struct wpp_dag *d, const struct wpp_dag_adj *in, uint32_t w)
 {
 	uint32_t exit = WPP_DAG_EXIT(d->nblocks);
 	for (uint32_t i = in->start[w]; i < in->start[w + 1]; i++) {
@@ -90,7 +88,7 @@ static int truncate_to_fit(struct wpp_dag *d, uint64_t wide_limit)
 				w.np[v] = sum;
 				break;
 			}
-			if (cut_node(d, &w.in, best))
+			if (wpp_dag_cut_node(d, &w.in, best))
 				goto out;
 		}
 	}

@@ -20,9 +20,16 @@
 #define WPP_INSTRUMENT_NUMBERING_H
 
 #include "dag.h"
+#include "dag_walk.h"
 
 /* Returns 0, or -1 on allocation failure / cyclic input (a bug upstream). */
 int wpp_dag_number(struct wpp_dag *d, uint64_t narrow_limit, uint64_t wide_limit);
+
+/* Turns every REAL in-edge of w into a CUT_EXIT dummy and gives w its
+ * ENTRY edge: paths through w now start at w (in: the in-edges of a walk
+ * begun before any cut).  Also used by the WET bound (ir_wet.c).  0, or
+ * -1 on allocation failure. */
+int wpp_dag_cut_node(struct wpp_dag *d, const struct wpp_dag_adj *in, uint32_t w);
 
 /* Overflow-checked helpers (return 1 on overflow). */
 static inline int wpp_add_overflows(uint64_t a, uint64_t b, uint64_t *out)

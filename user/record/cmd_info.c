@@ -195,6 +195,7 @@ static enum unit_holds holds_of(const struct wpp_tu *tu)
 		return HOLDS_UNKNOWN;
 	switch (tu->mode) {
 	case WPP_MODE_PATHS:
+	case WPP_MODE_WET: /* paths in order, values beside them */
 		return HOLDS_PATHS;
 	case WPP_MODE_BLOCKS:
 		return HOLDS_BLOCKS;
@@ -401,6 +402,7 @@ static void add_kinds(struct wpp_word_counts *to, const struct wpp_word_counts *
 	to->repetitions += k->repetitions;
 	to->control += k->control;
 	to->malformed += k->malformed;
+	to->values += k->values;
 }
 
 static void count_batch(struct info *in, const struct wpp_chunk_batch *b,
@@ -667,6 +669,10 @@ static void print_info(const char *path, const struct info *in, const char *stat
 	if (in->kinds.malformed)
 		printf("            %" PRIu64 " malformed items (the decoder skips them)\n",
 		       in->kinds.malformed);
+	if (in->kinds.values)
+		printf("            %" PRIu64
+		       " WET value slots (values and addresses, -fwpp-mode=wet)\n",
+		       in->kinds.values);
 	printf("lost        %" PRIu64 " words in %" PRIu64 " batches (%" PRIu64 " gaps)\n",
 	       in->lost_words, in->lost_batches, in->gaps);
 	if (in->damaged_batches)

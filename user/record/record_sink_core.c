@@ -79,8 +79,8 @@ int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 /* Path records in a batch's words, a REPEAT counting the executions it
  * adds (what the summary's bytes per record divides by): every word that
  * is not a control word is one record (a wide pair's second word is its
- * record).  A figure for the user, not a decoder: malformed words count
- * as whatever they look like. */
+ * record; WET value words are none).  A figure for the user, not a
+ * decoder: malformed words count as whatever they look like. */
 static uint64_t count_records(const uint64_t *words, uint32_t n)
 {
 	uint64_t records = 0;
@@ -90,7 +90,8 @@ static uint64_t count_records(const uint64_t *words, uint32_t n)
 		uint64_t w = words[i];
 		uint64_t control = (w >> WPP_FID_SHIFT) == WPP_FID_CONTROL;
 		uint64_t repeat = control & (((w >> 32) & 0xff) == WPP_CTRL_REPEAT);
-		records += (1 - control) + ((w & UINT32_MAX) & (0 - repeat));
+		uint64_t value = (w >> 62) == 2; /* a WET value word (wet_abi.h) */
+		records += (1 - control - value) + ((w & UINT32_MAX) & (0 - repeat));
 	}
 	return records;
 }

@@ -357,6 +357,65 @@ __attribute__((noinline, used, visibility("default"), preserve_most)) void __wpp
 	errno = saved_errno;
 }
 
+/*
+ * A WET path start found less than nwords of room before the limit
+ * (wet_abi.h): the record it is about to build must fit the memory it
+ * writes, whole.  Publish the open buffer if the record would pass its
+ * end, open one (with the level's scratch words, maybe none) if the level
+ * has none, and fall back to the discard sink when no buffer can hold it
+ * (no buffer to be had, or buffers smaller than one record: counted as
+ * lost there).  The limit is re-armed as __wpp_flush does; lowering it
+ * asynchronously still only makes the next record come here.
+ */
+__attribute__((noinline, used, visibility("default"), preserve_most)) void
+__wpp_reserve(uint64_t nwords)
+{
+	struct rt_thread *t = &rt_self;
+	int saved_errno = errno;
+	struct rt_level *lv;
+	uint64_t *cur;
+
+	__asm__ volatile("" ::: "memory");
+	if (nwords > RT_DISCARD_WORDS)
+		nwords = RT_DISCARD_WORDS; /* the pass never asks for more */
+	if (t->state == RT_T_NEW)
+		rt_thread_start(t);
+	if (t->state != RT_T_LIVE || t->overflow) {
+		sink_rewind(t, __wpp_cursor);
+		errno = saved_errno;
+		return;
+	}
+	rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
+	lv = &t->lv[t->depth];
+	cur = __wpp_cursor;
+	if (!lv->sunk && lv->words && (uint64_t)(lv->words + lv->cap - cur) < nwords) {
+		level_publish(t, t->depth, (uint64_t)(cur - lv->words), 0);
+		__wpp_cursor = __wpp_limit = cur = lv->scratch;
+	}
+	if (!lv->sunk && !lv->words) {
+		uint64_t *s = scratch_of(t, t->depth, cur);
+		uint64_t n = (uint64_t)(cur - s);
+		if (n > RT_SCRATCH_WORDS) {
+			level_sink(t, t->depth, 0);
+		} else {
+			int opened = level_open(t, t->depth, s, n) == 0;
+			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
+			if (!opened)
+				level_sink(t, t->depth, n);
+		}
+	}
+	if (!lv->sunk && lv->words && (uint64_t)(lv->words + lv->cap - __wpp_cursor) < nwords) {
+		/* A buffer smaller than one record (WPP_BUFFER_WORDS): what it
+		 * holds is published, the level's records are lost from here. */
+		level_publish(t, t->depth, (uint64_t)(__wpp_cursor - lv->words), 0);
+		level_sink(t, t->depth, 0);
+	}
+	if (lv->sunk)
+		sink_rewind(t, __wpp_cursor);
+	level_arm_limit(t);
+	errno = saved_errno;
+}
+
 /* Interrupted levels that recorded nothing since their last batch but were
  * numbered as a handler batch's parent (a process forked inside a handler
  * forgets the parent's buffers, so its level 0 is such a level): nothing

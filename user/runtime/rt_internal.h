@@ -22,14 +22,16 @@
 #define RT_TLS		 __attribute__((tls_model("initial-exec")))
 #define RT_HIDDEN	 __attribute__((visibility("hidden")))
 #define RT_LEVELS	 WPP_SHM_LEVELS
-#define RT_SCRATCH_WORDS 4 /* one 2-word record + slack */
-#define RT_DISCARD_WORDS 64
+#define RT_SCRATCH_WORDS 4   /* one 2-word record + slack */
+#define RT_DISCARD_WORDS 320 /* >= a WET reservation (wet_abi.h) */
 
 extern __thread uint64_t *__wpp_cursor RT_TLS;
 extern __thread uint64_t *__wpp_limit RT_TLS;
 extern uint64_t rt_global_scratch[RT_SCRATCH_WORDS] RT_HIDDEN;
 /* The record sequence's slow path (trace_abi.h); C callers may use it. */
 __attribute__((preserve_most)) void __wpp_flush(void);
+/* A WET path start's slow path (wet_abi.h). */
+__attribute__((preserve_most)) void __wpp_reserve(uint64_t nwords);
 
 struct rt_level {
 	struct wpp_batch_hdr *hdr; /* open buffer, or NULL while in scratch */

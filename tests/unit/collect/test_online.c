@@ -23,6 +23,7 @@
 #include "online.h"
 #include "sequitur_online.h"
 #include "wpp/trace_abi.h"
+#include "wpp/wet_abi.h"
 
 /* ---- random threads ---- */
 
@@ -255,6 +256,23 @@ static void r_words(void *st, const uint64_t *w, size_t n)
 		uint32_t fid = wpp_word_fid(w[i]);
 		if (w[i] == 0)
 			continue;
+		if ((w[i] >> 62) == 2) {
+			/* A WET value word (wet_abi.h): here only the second
+			 * word of a wide pair a splice cut off.  The decoder
+			 * makes a run of them one CORRUPT event; an escape
+			 * (exactly 1 << 63) takes the next word too, which the
+			 * assembler keeps in the same call. */
+			for (;;) {
+				if (w[i] == WPP_WET_ESCAPE && i + 1 < n)
+					i++;
+				if (i + 1 < n && (w[i + 1] >> 62) == 2)
+					i++;
+				else
+					break;
+			}
+			push(r->out, EV_BAD, 0, 0);
+			continue;
+		}
 		if (fid) {
 			push(r->out, EV_SYM, fid, wpp_word_payload(w[i]));
 			continue;

@@ -10,7 +10,9 @@
  * word, at the start of a signal handler), PAD and zero words, GAP markers
  * (some cut short), unknown control words, and signal batches nested up to
  * 22 levels, spliced anywhere (also between the two words of a pair, which
- * cuts it short).  The decoder reads the file; the grammar and the k-path
+ * cuts it short), and WET value words (wet_abi.h) no record owns, escapes
+ * among them: skipped by their shape by every reader, and one CORRUPT
+ * event per run of them from the decoder.  The decoder reads the file; the grammar and the k-path
  * reader get the assembled segments the way the online assembler hands
  * them over (a call per run of one signal depth, a gap call per gap); the
  * reference expander below, written from docs/wpp-file-format.md ("Reading
@@ -51,14 +53,14 @@
 
 /* ---- the reference: what the documented rules make of the calls ---- */
 
-enum ref_kind { R_REC, R_GAP, R_BAD, R_UNATTR };
+enum ref_kind { R_REC, R_GAP, R_BAD, R_UNATTR, R_VALUES, R_NKINDS };
 
 struct ref_ev {
 	enum ref_kind kind;
 	uint32_t fid;
 	uint64_t value;	 /* R_REC */
 	uint64_t repeat; /* R_REC: 0 as written, k-th repetition otherwise */
-	uint64_t n;	 /* R_BAD: words; R_UNATTR: instances */
+	uint64_t n;	 /* R_BAD, R_VALUES: words; R_UNATTR: instances */
 };
 
 struct ref {
@@ -116,6 +118,19 @@ static void ref_call(struct ref *r, const uint64_t *w, size_t n, uint32_t depth)
 
 		if (x == 0)
 			continue;
+		if ((x >> 62) == 2) {
+			/* Value words (top bits 10), a run of them; the escape
+			 * (exactly 1 << 63) takes the next word too. */
+			uint64_t nw = 0;
+			while (i < n && (w[i] >> 62) == 2) {
+				size_t take = w[i] == 1ull << 63 && i + 1 < n ? 2 : 1;
+				nw += take;
+				i += take;
+			}
+			i--;
+			put(r, (struct ref_ev){.kind = R_VALUES, .n = nw});
+			continue;
+		}
 		if (x >> 40) {
 			ref_rec(r, depth, (uint32_t)(x >> 40), x & ((1ull << 40) - 1));
 			continue;
@@ -203,9 +218,18 @@ static void random_item(struct wbuf *b)
 		/* A pair head alone: cut short unless a spliced handler or the
 		 * batch's end is not what follows. */
 		b->w[b->n++] = wpp_make_ctrl(pick(2) ? WPP_CTRL_WIDE_PATH : WPP_CTRL_GAP, 1);
-	} else {
+	} else if (c < 95) {
 		b->w[b->n++] = wpp_make_word(random_fid(), pick(2));
 		b->w[b->n++] = wpp_make_ctrl(WPP_CTRL_REPEAT, 1 + pick(3));
+	} else {
+		/* Value words: a plain one, or an escape and its raw value
+		 * (which a splice may cut off). */
+		if (pick(3)) {
+			b->w[b->n++] = (1ull << 63) | (1 + pick(1000));
+		} else {
+			b->w[b->n++] = 1ull << 63;
+			b->w[b->n++] = pick(2) ? 1ull << 61 : (3ull << 62) | pick(9);
+		}
 	}
 }
 
@@ -298,6 +322,11 @@ static void check_decoder(const struct wpp_trace *t, const struct ref *r)
 			assert_int_equal(e->kind, R_GAP);
 			break;
 		case WPP_EV_CORRUPT:
+			if (e->kind == R_VALUES) {
+				assert_non_null(strstr(ev.reason, "value words"));
+				assert_int_equal(ev.lost_words, e->n);
+				break;
+			}
 			assert_int_equal(e->kind, R_BAD);
 			break;
 		default:
@@ -395,17 +424,20 @@ static void check_kpaths(const struct calls *cs, const struct ref *r, unsigned k
 	struct kslab_words *rd = malloc(sizeof(*rd));
 	uint64_t unattributed = 0;
 	const struct ev *ip = items;
-	size_t n = r->n;
+	size_t n;
 	struct ngram_ref *ref;
 
 	assert_non_null(items);
 	assert_non_null(s);
 	assert_non_null(f);
 	assert_non_null(rd);
+	n = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ref_ev *e = &r->ev[i];
 		int item = e->kind == R_REC && e->fid != WPP_FID_UNREGISTERED;
-		items[i] = (struct ev){.mark = !item, .fid = e->fid, .value = e->value};
+		if (e->kind == R_VALUES)
+			continue; /* transparent: neither an item nor a mark */
+		items[n++] = (struct ev){.mark = !item, .fid = e->fid, .value = e->value};
 		unattributed += e->kind == R_UNATTR ? e->n : 0;
 	}
 	ref = ngram_ref_build(&ip, &n, 1, k);
@@ -431,7 +463,7 @@ static void check_kpaths(const struct calls *cs, const struct ref *r, unsigned k
 /* ---- driver ---- */
 
 /* What the streams exercised, summed over all of them. */
-static uint64_t seen[4], deepest;
+static uint64_t seen[R_NKINDS], deepest;
 
 static void one_stream(uint64_t seed, uint32_t deep_pct, uint32_t maxdepth)
 {
@@ -490,7 +522,7 @@ static void test_readers_agree(void **state)
 	/* The streams did reach what they are meant to: repeats expanded,
 	 * gaps, malformed words, unattributable REPEATs, depths past the
 	 * tracked 16. */
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < R_NKINDS; k++)
 		assert_true(seen[k] > 50);
 	assert_true(deepest > 16);
 }

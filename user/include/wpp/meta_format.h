@@ -48,6 +48,9 @@ enum wpp_meta_mode {
 	 * WET; counting took 3 and PPP takes 4, so WET takes the next free
 	 * number. */
 	WPP_MODE_PPP = 4,
+	WPP_MODE_WET = 5, /* whole execution traces (-fwpp-mode=wet): PATHS records
+			   * followed by value words; the blob carries the
+			   * statement tables of meta_wet.h after its strtab */
 };
 
 /* Modes whose paths were counted rather than recorded in order. */

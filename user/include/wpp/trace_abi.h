@@ -44,7 +44,9 @@
 #define WPP_PAYLOAD_MASK     ((UINT64_C(1) << WPP_FID_SHIFT) - 1)
 #define WPP_FID_CONTROL	     0u
 #define WPP_FID_UNREGISTERED ((1u << WPP_FID_BITS) - 1)
-#define WPP_FID_MAX	     (WPP_FID_UNREGISTERED - 1)
+/* fids 0x800000 .. 0xbfffff are never assigned: a WET value word has that
+ * shape (wet_abi.h), so readers tell it from a record without metadata. */
+#define WPP_FID_MAX ((1u << (WPP_FID_BITS - 1)) - 1)
 
 /* Functions with at most this many Ball-Larus paths use one-word records. */
 #define WPP_NARROW_PATH_LIMIT (UINT64_C(1) << WPP_FID_SHIFT)

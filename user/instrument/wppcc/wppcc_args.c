@@ -104,6 +104,7 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = "paths";
+	p->wet_values = "memory";
 	p->args = calloc((size_t)argc + 1, sizeof(char *));
 	if (!p->args) {
 		p->error = "out of memory";
@@ -151,10 +152,19 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->stats = a[11] ? a + 12 : "-";
 			continue;
 		}
+		if (strncmp(a, "-fwpp-wet-values=", 17) == 0) {
+			if (strcmp(a + 17, "memory") && strcmp(a + 17, "all")) {
+				p->error = "-fwpp-wet-values= takes 'memory' or 'all'";
+				return -1;
+			}
+			p->wet_values = a + 17;
+			continue;
+		}
 		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
 			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
-			    strcmp(a + 11, "count") && strcmp(a + 11, "ppp")) {
-				p->error = "-fwpp-mode= takes 'paths', 'count', 'ppp' or 'blocks'";
+			    strcmp(a + 11, "count") && strcmp(a + 11, "ppp") &&
+			    strcmp(a + 11, "wet")) {
+				p->error = "-fwpp-mode= takes 'paths', 'count', 'ppp', 'wet' or 'blocks'";
 				return -1;
 			}
 			p->mode = a + 11;

@@ -6,8 +6,9 @@
  * (when linking).  Everything else passes through untouched, in order.
  *
  * wppcc's own options (removed before clang sees the line):
- *   -fwpp-mode=paths|count|ppp|blocks   instrumentation mode (default paths;
+ *   -fwpp-mode=paths|count|ppp|wet|blocks instrumentation mode (default paths;
  *                             ppp needs --wpp-interesting)
+ *   -fwpp-wet-values=memory|all  what wet mode records (default memory)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
  *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
  *   --wpp-profile=FILE        place increments by an edge profile or recording
@@ -25,7 +26,8 @@ struct wppcc_plan {
 	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
-	const char *mode;	 /* "paths", "count", "ppp" or "blocks" */
+	const char *mode;	 /* "paths", "count", "ppp", "wet" or "blocks" */
+	const char *wet_values;	 /* "memory" or "all" */
 	const char *profile;	 /* --wpp-profile=FILE, or NULL */
 	const char *interesting; /* --wpp-interesting=FILE[,FILE...], or NULL */
 	const char *stats;	 /* --wpp-stats: "-" (stderr) or FILE, or NULL */

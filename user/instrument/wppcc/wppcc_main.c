@@ -12,7 +12,8 @@
  * set, so an inherited value never decides), --wpp-profile=FILE through
  * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h),
  * --wpp-interesting through WPP_INTERESTING (the checked sets, one path a
- * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h).
+ * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h),
+ * -fwpp-wet-values through WPP_WET_VALUES (always set, like WPP_RUNS).
  * With a hand-written interesting list it runs clang as a child instead,
  * to say afterwards which listed names the build had none of
  * (wppcc_listed.h).  `--help` prints wppcc's own options before clang's.
@@ -132,7 +133,8 @@ int main(int argc, char **argv)
 		}
 	}
 	out[k] = NULL;
-	if (setenv("WPP_MODE", plan.mode, 1) || setenv("WPP_RUNS", plan.no_runs ? "0" : "1", 1))
+	if (setenv("WPP_MODE", plan.mode, 1) || setenv("WPP_RUNS", plan.no_runs ? "0" : "1", 1) ||
+	    setenv("WPP_WET_VALUES", plan.wet_values, 1))
 		die("cannot set the plugin's environment: %s", strerror(errno));
 	/* Like WPP_RUNS, always decided here, never inherited. */
 	unsetenv("WPP_EDGE_PROFILE");
