@@ -164,7 +164,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
 			    strcmp(a + 11, "count") && strcmp(a + 11, "ppp") &&
 			    strcmp(a + 11, "wet")) {
-				p->error = "-fwpp-mode= takes 'paths', 'count', 'ppp', 'wet' or 'blocks'";
+				p->error =
+				    "-fwpp-mode= takes 'paths', 'count', 'ppp', 'wet' or 'blocks'";
 				return -1;
 			}
 			p->mode = a + 11;
