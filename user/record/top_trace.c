@@ -216,8 +216,13 @@ struct top_trace *top_trace_open(int all, const pid_t *pids, int npids)
 				  .module = on_module,
 				  .batch = on_batch,
 				  .gap = on_gap};
-	if (!t->tally || !t->tus || !(t->c = bc_open(&o, &cb)) ||
-	    record_attach_running(t->c, all, pids, npids)) {
+	if (!t->tally || !t->tus || !(t->c = bc_open(&o, &cb))) {
+		top_trace_close(t);
+		return NULL;
+	}
+	if (record_attach_running(t->c, all, pids, npids)) {
+		bc_close(t->c); /* as record does when attaching fails */
+		t->c = NULL;
 		top_trace_close(t);
 		return NULL;
 	}
