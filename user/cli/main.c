@@ -160,7 +160,7 @@ static const struct command commands[] = {
      "and at the end the probes are detached.  --merge: rows summed per binary\n"
      "(build-id), with the number of processes.  --top N rows (default 20, 0:\n"
      "all).  --format json: one line per interval.  -n N stops after N intervals\n"
-     "(default: until the processes exit; -a: until SIGINT or SIGTERM).\n"
+     "(default: until the processes exit; -a: until q, SIGINT or SIGTERM).\n"
      "--ready-fd N: \"ready\" on fd N once watching has begun.  Its own CPU time\n"
      "is printed on stderr at the end.\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",

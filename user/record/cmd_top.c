@@ -9,13 +9,14 @@
  * with --merge, per binary (top_rows.h).  Its own CPU time is printed at
  * the end.
  */
-#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,9 +39,9 @@ struct top_opts {
 	int npids;
 };
 
-/* SIGINT/SIGTERM end the watch after the current interval's sleep: the
- * end line (its own CPU) is still printed, the probes are detached and
- * the exit status is 0. */
+/* SIGINT/SIGTERM (or `q`) end the watch during the current interval's
+ * sleep: the end line (its own CPU) is still printed, the probes are
+ * detached and the exit status is 0. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
@@ -57,19 +58,53 @@ static void catch_stop_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Returns early when a stop signal came. */
-static void sleep_for(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !stop_requested)
-		;
-}
-
 static double now_seconds(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* On a terminal top runs in the foreground of, `q` ends it as a stop
+ * signal does: the terminal reads keys unechoed until top ends.  A
+ * background top (whose tcsetattr would stop it) leaves it alone. */
+static struct termios saved_tty;
+static int keys_on;
+
+static void keys_start(void)
+{
+	struct termios t;
+	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp() ||
+	    tcgetattr(STDIN_FILENO, &saved_tty))
+		return;
+	t = saved_tty;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 0;
+	t.c_cc[VTIME] = 0;
+	keys_on = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+}
+
+static void keys_stop(void)
+{
+	if (keys_on)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+	keys_on = 0;
+}
+
+/* Returns early when a stop signal or `q` came. */
+static void sleep_for(double s)
+{
+	double end = now_seconds() + s, left;
+	while (!stop_requested && (left = end - now_seconds()) > 0) {
+		struct pollfd pf = {.fd = STDIN_FILENO, .events = POLLIN};
+		char key;
+		if (poll(&pf, keys_on ? 1 : 0, (int)(left * 1000) + 1) <= 0)
+			continue;
+		if (read(STDIN_FILENO, &key, 1) != 1)
+			keys_stop(); /* hung up: no more keys */
+		else if (key == 'q' || key == 'Q')
+			stop_requested = 1;
+	}
 }
 
 static double cpu_seconds(void)
@@ -264,6 +299,7 @@ int cmd_top(int argc, char **argv)
 	o.ready_fd = -1;
 	double cpu0 = cpu_seconds(), t0 = now_seconds();
 	catch_stop_signals();
+	keys_start();
 	for (long k = 1; (!o.iterations || k <= o.iterations) && !stop_requested; k++) {
 		sleep_for(o.interval);
 		if (stop_requested)
@@ -279,6 +315,7 @@ int cmd_top(int argc, char **argv)
 		if (o.all)
 			top_count_discover(count, sym, trace != NULL); /* new ones count from the next interval */
 	}
+	keys_stop();
 	double cpu = cpu_seconds() - cpu0, wall = now_seconds() - t0;
 	fprintf(stderr, "wpptrace: top: own CPU %.1f ms in %.1f s (%.2f%% of one CPU)\n", 1e3 * cpu,
 		wall, wall > 0 ? 100.0 * cpu / wall : 0.0);
