@@ -27,8 +27,8 @@ struct handler_run {
 
 struct tally_thread {
 	uint32_t pid, tid, generation;
-	struct wpp_words main;	  /* the level the thread runs on */
-	struct handler_run *runs; /* [SIGNAL_RUNS], from the first signal batch */
+	struct wpp_words main;	      /* the level the thread runs on */
+	struct handler_run *runs;     /* [SIGNAL_RUNS], from the first signal batch */
 	uint64_t recent[RECENT_SEQS]; /* seqs seen, a ring */
 	uint32_t nrecent, recent_at;
 	uint64_t batches;

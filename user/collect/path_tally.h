@@ -73,8 +73,7 @@ int path_tally_batch(struct path_tally *t, const struct wpp_chunk_batch *b, cons
  * none). */
 void path_tally_gap(struct path_tally *t, uint32_t pid, uint32_t tid);
 /* The thread ended: its state goes (its counts stay until taken). */
-void path_tally_thread_exit(struct path_tally *t, uint32_t pid, uint32_t tid,
-			    uint32_t generation);
+void path_tally_thread_exit(struct path_tally *t, uint32_t pid, uint32_t tid, uint32_t generation);
 
 /* The counts since the last take, sorted by (image, fid, id), into a new
  * array *out of *n entries (NULL, 0 when there are none; free() it); the

@@ -205,8 +205,8 @@ static int parse(int argc, char **argv, struct top_opts *o)
 
 /* The processes named by -p, each in the reader of its kind; the tracing
  * ones need BPF.  0, or -1 after one line. */
-static int watch_pids(const struct top_opts *o, struct top_count *count,
-		      struct wpp_symbolizer *sym, struct top_trace **trace)
+static int watch_pids(const struct top_opts *o, struct top_count *count, struct wpp_symbolizer *sym,
+		      struct top_trace **trace)
 {
 	pid_t tracing[MAX_PIDS];
 	int ntracing = 0;
@@ -313,7 +313,8 @@ int cmd_top(int argc, char **argv)
 		if (r > 0)
 			break; /* every process is gone */
 		if (o.all)
-			top_count_discover(count, sym, trace != NULL); /* new ones count from the next interval */
+			top_count_discover(
+			    count, sym, trace != NULL); /* new ones count from the next interval */
 	}
 	keys_stop();
 	double cpu = cpu_seconds() - cpu0, wall = now_seconds() - t0;

@@ -136,6 +136,14 @@ static int traces(struct wpp_symbolizer *sym, const struct top_proc *p)
 	return 0;
 }
 
+static int counts(struct wpp_symbolizer *sym, const struct top_proc *p)
+{
+	for (unsigned i = 0; i < p->ntus; i++)
+		if (top_tu_mode(sym, p->tus[i]) == WPP_MODE_COUNTS)
+			return 1;
+	return 0;
+}
+
 static int add_proc(struct top_count *c, struct top_proc *p)
 {
 	if (c->n == c->cap) {
@@ -169,14 +177,16 @@ int top_count_add_pid(struct top_count *c, struct wpp_symbolizer *sym, pid_t pid
 	*tracing = traces(sym, &p);
 	if (!p.counts) {
 		if (!*tracing)
-			wpp_err("top: pid %d: its runtime keeps no path counters (older than counting "
-				"mode) and it has no tracing code",
-				(int)pid);
+			wpp_err(
+			    "top: pid %d: its runtime keeps no path counters (older than counting "
+			    "mode) and it has no tracing code",
+			    (int)pid);
 		proc_free(&p);
 		return *tracing ? 0 : -1;
 	}
 	if ((err = count_snapshot_read(pid, p.counts, &p.prev))) {
-		wpp_err("top: pid %d: cannot read its path counters (%s)", (int)pid, strerror(-err));
+		wpp_err("top: pid %d: cannot read its path counters (%s)", (int)pid,
+			strerror(-err));
 		proc_free(&p);
 		return -1;
 	}
@@ -185,7 +195,7 @@ int top_count_add_pid(struct top_count *c, struct wpp_symbolizer *sym, pid_t pid
 		proc_free(&p);
 		return -1;
 	}
-	*counting = 1;
+	*counting = counts(sym, &p);
 	return 0;
 }
 

@@ -24,10 +24,11 @@ struct top_count;
 struct top_count *top_count_new(void);
 void top_count_free(struct top_count *c);
 
-/* -p PID: read its registry.  0, with *tracing set when it has TUs that
- * trace (top_trace.c watches those) and *counting when its runtime keeps
- * counters (it is then watched here from now on); or -1 after one line
- * (no such process, not instrumented, not readable, nothing to watch). */
+/* -p PID: read its registry; when its runtime keeps counters, it is
+ * watched here from now on.  0, with *tracing set when it has TUs that
+ * trace (top_trace.c watches those) and *counting when it has TUs that
+ * count; or -1 after one line (no such process, not instrumented, not
+ * readable, nothing to watch). */
 int top_count_add_pid(struct top_count *c, struct wpp_symbolizer *sym, pid_t pid, int *tracing,
 		      int *counting);
 

@@ -175,8 +175,8 @@ static void print_json(const struct top_rows *r, const struct top_header *h, siz
 static void print_text(const struct top_rows *r, const struct top_header *h, size_t shown,
 		       int merged)
 {
-	printf("top: interval %ld (%.2f s): %" PRIu64 " path executions in %u process%s", h->interval,
-	       h->seconds, r->total, h->processes, h->processes == 1 ? "" : "es");
+	printf("top: interval %ld (%.2f s): %" PRIu64 " path executions in %u process%s",
+	       h->interval, h->seconds, r->total, h->processes, h->processes == 1 ? "" : "es");
 	if (h->tracing)
 		printf(", %" PRIu64 " events lost", h->lost);
 	if (h->skipped)
@@ -195,8 +195,8 @@ static void print_text(const struct top_rows *r, const struct top_header *h, siz
 				 w->line_max);
 		printf("%12" PRIu64 " %6.2f %8d %-28.28s %10" PRIu64 " %s\n", w->count,
 		       r->total ? 100.0 * (double)w->count / (double)r->total : 0.0,
-		       merged ? (int)w->nprocs : (int)w->pid, w->fn ? w->fn->name : "?",
-		       w->id, lines);
+		       merged ? (int)w->nprocs : (int)w->pid, w->fn ? w->fn->name : "?", w->id,
+		       lines);
 	}
 	printf("\n");
 }

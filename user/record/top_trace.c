@@ -137,9 +137,8 @@ static void on_process(void *ctx, const struct bc_process *ev)
 	if (ev->event == BC_PROCESS_NEW) {
 		/* After an exec the pid runs a new image; a pid seen again
 		 * without one is another process. */
-		struct top_image *parent = (ev->proc.flags & WPP_PROC_FORKED)
-					       ? newest_live(t, ev->proc.ppid)
-					       : NULL;
+		struct top_image *parent =
+		    (ev->proc.flags & WPP_PROC_FORKED) ? newest_live(t, ev->proc.ppid) : NULL;
 		end_images(t, ev->proc.pid);
 		struct top_image *im = new_image(t, ev->proc.pid, ev->proc.generation);
 		for (size_t i = 0; im && parent && i < parent->ntus; i++)
@@ -271,8 +270,8 @@ static int take(struct top_trace *t, struct top_rows *rows, struct named **out, 
 			rc = -1;
 		for (size_t i = 0; !rc && i < *n; i++) {
 			const struct top_image *im = by_serial(t, e[i].image);
-			(*out)[i] = (struct named){im ? (pid_t)im->pid : 0, im ? tu_of(im, e[i].fid) : NULL,
-						   e[i]};
+			(*out)[i] = (struct named){im ? (pid_t)im->pid : 0,
+						   im ? tu_of(im, e[i].fid) : NULL, e[i]};
 		}
 		free(e);
 	} else {

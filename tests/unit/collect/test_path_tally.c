@@ -61,7 +61,7 @@ static int by_key(const void *x, const void *y)
 
 /* ---- the simulated runtime ---- */
 
-#define MAX_LEVELS 5
+#define MAX_LEVELS  5
 #define MAX_BATCHES 4096
 
 struct pub {
@@ -155,9 +155,8 @@ static void step(struct sim *m)
 		if (!l->seq)
 			l->seq = ++m->seq; /* numbered on demand as the parent */
 		struct level *h = &m->lv[m->depth + 1];
-		*h = (struct level){.cap = 2 + rnd(&m->s, 10),
-				    .parent_seq = l->seq,
-				    .parent_off = l->n};
+		*h = (struct level){
+		    .cap = 2 + rnd(&m->s, 10), .parent_seq = l->seq, .parent_off = l->n};
 		m->depth++;
 	} else if (r < 94) { /* the handler returns */
 		if (!m->depth)
@@ -240,13 +239,14 @@ static void test_random_threads(void **state)
 
 /* ---- hand-made cases ---- */
 
-#define A wpp_make_word(1, 4)
-#define B wpp_make_word(2, 9)
+#define A      wpp_make_word(1, 4)
+#define B      wpp_make_word(2, 9)
 #define REP(n) wpp_make_ctrl(WPP_CTRL_REPEAT, n)
 
 static struct wpp_chunk_batch head(uint64_t seq, uint32_t flags, uint32_t n)
 {
-	return (struct wpp_chunk_batch){.pid = 7, .tid = 8, .seq = seq, .flags = flags, .nwords = n};
+	return (struct wpp_chunk_batch){
+	    .pid = 7, .tid = 8, .seq = seq, .flags = flags, .nwords = n};
 }
 
 /* A main batch of one word (what the cases mostly feed). */
