@@ -32,9 +32,15 @@
 void counted(uint32_t x); /* top_counted.c */
 extern volatile uint64_t counted_acc;
 
+/* External and not inlined, so that their names and paths are the same in
+ * every build (no specialised clones). */
+void step(uint32_t i);
+void spin(uint32_t n);
+void *phase(void *arg);
+
 static volatile uint64_t acc;
 
-__attribute__((noinline)) static void step(uint32_t i)
+__attribute__((noinline)) void step(uint32_t i)
 {
 	if (i % 7 == 0)
 		acc += 3;
@@ -42,13 +48,13 @@ __attribute__((noinline)) static void step(uint32_t i)
 		acc += 1;
 }
 
-__attribute__((noinline)) static void spin(uint32_t n)
+__attribute__((noinline)) void spin(uint32_t n)
 {
 	for (uint32_t j = 0; j < n; j++)
 		acc += 2;
 }
 
-__attribute__((noinline)) static void *phase(void *arg)
+__attribute__((noinline)) void *phase(void *arg)
 {
 	(void)arg;
 	for (uint32_t i = 0; i < PHASE_N; i++) {
