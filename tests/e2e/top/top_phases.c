@@ -17,17 +17,22 @@
  *   w   print "ready PID", wait for a line on stdin, run the phase, print
  *       "phase done", wait for another line, then run the phase again
  *       (untraced by then) and check
+ *   s   a steady load until killed, for scripts/bench-top: every 10 ms,
+ *       STEADY_N calls of step() and counted() (the argument after s
+ *       scales it)
  * The check: acc equals its value computed in closed form; exit 0 and
  * "ok" if so, 1 otherwise.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define PHASE_N	  280000u
 #define SPIN_N	  4000u
 #define COUNTED_N 50000u
+#define STEADY_N  1000u
 
 void counted(uint32_t x); /* top_counted.c */
 extern volatile uint64_t counted_acc;
@@ -96,6 +101,16 @@ int main(int argc, char **argv)
 	char mode = argc > 1 ? argv[1][0] : 'r';
 	unsigned phases = 1;
 
+	if (mode == 's') {
+		uint32_t n = STEADY_N * (argc > 2 ? (uint32_t)atoi(argv[2]) : 1u);
+		for (;;) {
+			for (uint32_t i = 0; i < n; i++) {
+				step(i);
+				counted(i);
+			}
+			usleep(10000);
+		}
+	}
 	if (mode == 'w') {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
