@@ -131,7 +131,7 @@ static int load_registry(struct top_count *c, struct top_proc *p)
 static int traces(struct wpp_symbolizer *sym, const struct top_proc *p)
 {
 	for (unsigned i = 0; i < p->ntus; i++)
-		if (top_tu_mode(sym, p->tus[i]) != WPP_MODE_COUNTS)
+		if (top_tu_mode(sym, NULL, p->tus[i]) != WPP_MODE_COUNTS)
 			return 1;
 	return 0;
 }
@@ -139,7 +139,7 @@ static int traces(struct wpp_symbolizer *sym, const struct top_proc *p)
 static int counts(struct wpp_symbolizer *sym, const struct top_proc *p)
 {
 	for (unsigned i = 0; i < p->ntus; i++)
-		if (top_tu_mode(sym, p->tus[i]) == WPP_MODE_COUNTS)
+		if (top_tu_mode(sym, NULL, p->tus[i]) == WPP_MODE_COUNTS)
 			return 1;
 	return 0;
 }
@@ -275,13 +275,14 @@ void top_count_discover(struct top_count *c, struct wpp_symbolizer *sym, int tra
 }
 
 /* The function of fid in p, its TU in *tu (NULL: none holds fid). */
-static const struct wpp_fn *resolve(struct wpp_symbolizer *sym, const struct top_proc *p,
-				    uint32_t fid, const struct top_tu **tu)
+static const struct wpp_fn *resolve(struct wpp_symbolizer *sym, struct top_tu_cache *cache,
+				    const struct top_proc *p, uint32_t fid,
+				    const struct top_tu **tu)
 {
 	for (unsigned i = 0; i < p->ntus; i++)
 		if (fid >= p->tus[i]->fid_base && fid - p->tus[i]->fid_base < p->tus[i]->nfuncs) {
 			*tu = p->tus[i];
-			return top_tu_fn(sym, p->tus[i], fid);
+			return top_tu_fn(sym, cache, p->tus[i], fid);
 		}
 	*tu = NULL;
 	return NULL;
@@ -307,13 +308,14 @@ static int read_proc(struct top_count *c, struct wpp_symbolizer *sym, struct top
 	count_snapshot_free(&p->prev);
 	p->prev = now;
 	int reloaded = 0;
+	struct top_tu_cache cache = {0}; /* the samples come sorted by fid */
 	for (size_t j = 0; j < d.n; j++) {
 		const struct top_tu *tu;
-		const struct wpp_fn *fn = resolve(sym, p, d.s[j].fid, &tu);
+		const struct wpp_fn *fn = resolve(sym, &cache, p, d.s[j].fid, &tu);
 		if (!tu && !reloaded) { /* a TU registered since (dlopen) */
 			reloaded = 1;
 			if (load_registry(c, p) == 0)
-				fn = resolve(sym, p, d.s[j].fid, &tu);
+				fn = resolve(sym, &cache, p, d.s[j].fid, &tu);
 		}
 		struct top_row row = {.pid = p->pid,
 				      .nprocs = 1,

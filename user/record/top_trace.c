@@ -309,14 +309,16 @@ int top_trace_interval(struct top_trace *t, struct wpp_symbolizer *sym, struct t
 	if (take(t, rows, &v, &n))
 		return -1;
 	int rc = 0;
+	struct top_tu_cache cache = {0}; /* the counts come sorted by image and fid */
 	for (size_t i = 0; i < n && !rc; i++) {
-		int mode = v[i].tu ? top_tu_mode(sym, v[i].tu) : 0;
+		int mode = v[i].tu ? top_tu_mode(sym, &cache, v[i].tu) : 0;
 		if (mode == WPP_MODE_COUNTS || mode == WPP_MODE_BLOCKS)
 			continue; /* counts are read from memory; blocks are no paths */
 		struct top_row row = {.pid = v[i].pid,
 				      .nprocs = 1,
 				      .tu = v[i].tu,
-				      .fn = v[i].tu ? top_tu_fn(sym, v[i].tu, v[i].e.fid) : NULL,
+				      .fn = v[i].tu ? top_tu_fn(sym, &cache, v[i].tu, v[i].e.fid)
+						    : NULL,
 				      .fid = v[i].e.fid,
 				      .id = v[i].e.id,
 				      .count = v[i].e.count};

@@ -64,26 +64,33 @@ const struct top_tu *top_tus_intern(struct top_tus *t, const struct top_tu *tu)
 	return copy;
 }
 
-static const struct wpp_tu *model(struct wpp_symbolizer *sym, const struct top_tu *tu)
+static const struct wpp_tu *model(struct wpp_symbolizer *sym, struct top_tu_cache *cache,
+				  const struct top_tu *tu)
 {
-	if (!tu->path[0])
-		return NULL;
-	return wpp_sym_tu(sym, tu->path, tu->build_id, tu->build_id_len, tu->tu_hash);
+	if (cache && cache->tu == tu)
+		return cache->model;
+	const struct wpp_tu *m =
+	    tu->path[0] ? wpp_sym_tu(sym, tu->path, tu->build_id, tu->build_id_len, tu->tu_hash)
+			: NULL;
+	if (cache)
+		*cache = (struct top_tu_cache){tu, m};
+	return m;
 }
 
-const struct wpp_fn *top_tu_fn(struct wpp_symbolizer *sym, const struct top_tu *tu, uint32_t fid)
+const struct wpp_fn *top_tu_fn(struct wpp_symbolizer *sym, struct top_tu_cache *cache,
+			       const struct top_tu *tu, uint32_t fid)
 {
 	if (fid < tu->fid_base || fid - tu->fid_base >= tu->nfuncs)
 		return NULL;
-	const struct wpp_tu *m = model(sym, tu);
+	const struct wpp_tu *m = model(sym, cache, tu);
 	if (!m || fid - tu->fid_base >= m->nfuncs)
 		return NULL;
 	return m->by_local[fid - tu->fid_base];
 }
 
-int top_tu_mode(struct wpp_symbolizer *sym, const struct top_tu *tu)
+int top_tu_mode(struct wpp_symbolizer *sym, struct top_tu_cache *cache, const struct top_tu *tu)
 {
-	const struct wpp_tu *m = model(sym, tu);
+	const struct wpp_tu *m = model(sym, cache, tu);
 	return m ? (int)m->mode : 0;
 }
 

@@ -31,11 +31,20 @@ void top_tus_free(struct top_tus *t);
 /* The interned copy of *tu (path copied); NULL without memory. */
 const struct top_tu *top_tus_intern(struct top_tus *t, const struct top_tu *tu);
 
+/* The last TU looked up and its metadata model: rows come grouped by
+ * TU, and a symbolizer lookup compares paths.  Zero it to start. */
+struct top_tu_cache {
+	const struct top_tu *tu;
+	const struct wpp_tu *model; /* NULL: unusable */
+};
+
 /* fid's function if tu holds it (NULL otherwise, or when the TU's
- * metadata is unusable: the symbolizer says why, once). */
-const struct wpp_fn *top_tu_fn(struct wpp_symbolizer *sym, const struct top_tu *tu, uint32_t fid);
+ * metadata is unusable: the symbolizer says why, once).  cache may be
+ * NULL. */
+const struct wpp_fn *top_tu_fn(struct wpp_symbolizer *sym, struct top_tu_cache *cache,
+			       const struct top_tu *tu, uint32_t fid);
 /* The TU's mode (enum wpp_meta_mode), 0 when its metadata is unusable. */
-int top_tu_mode(struct wpp_symbolizer *sym, const struct top_tu *tu);
+int top_tu_mode(struct wpp_symbolizer *sym, struct top_tu_cache *cache, const struct top_tu *tu);
 
 /* Order of binaries for merging rows across processes: two TUs compare
  * equal when they are the same TU of the same build (build-id and TU
