@@ -24,6 +24,7 @@
 #include "log.h"
 #include "opt_error.h"
 #include "record_ready.h"
+#include "session.h"
 #include "symbolizer.h"
 #include "top_count.h"
 #include "top_rows.h"
