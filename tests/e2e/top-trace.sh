@@ -58,10 +58,14 @@ for i in intervals:
         procs = max(procs, p.get("processes", 1))
     if mine:
         hottest.add((mine[0]["function"], mine[0]["path"]))
-assert lost == 0, "%d events lost" % lost
+# -a watches the whole machine: what other programs lose there (a ring
+# filled by someone else's trace) may be ours too, and then only bounds hold.
+exact = lost == 0
+assert exact or "system" in opts, "%d events lost" % lost
 for k, c in rec.items():
     if k[0] in traced:
-        assert got.get(k, 0) == times * c, "%s path %d: %d, want %d" % (k + (got.get(k, 0), times * c))
+        n = got.get(k, 0)
+        assert n == times * c if exact else n <= times * c, "%s path %d: %d, want %d" % (k + (n, times * c))
 extra = [k for k in got if k[0] in traced and k not in rec]
 assert not extra, "paths the recording does not have: %s" % extra
 if "counted" in opts:
@@ -72,7 +76,8 @@ if "counted" in opts:
 if "merged" in opts:
     assert procs == times, "merged rows of %d processes at most, want %d" % (procs, times)
 assert hot in hottest, "%s path %d is never the hottest row (%s)" % (hot + (hottest,))
-print("%s path %d: %d executions, as recorded x%d, in %d intervals" % (hot + (got[hot], times, len(intervals))))
+note = "" if exact else " (at most: %d events lost on the system)" % lost
+print("%s path %d: %d executions, as recorded x%d%s, in %d intervals" % (hot + (got[hot], times, note, len(intervals))))
 PY
 
 # start_top OUT ERR ARGS...: top in the background (TOP: its pid) with
@@ -91,6 +96,8 @@ start_top() {
 	return 1
 }
 intervals() { grep -c '^{"interval"' "$1"; }
+# has_intervals FILE N: FILE holds N intervals or more (re-read each call).
+has_intervals() { [ "$(intervals "$1")" -ge "$2" ]; }
 
 # ---- -p: detach, then the whole run ----
 rm -f in
@@ -112,6 +119,9 @@ if wait_until "the program's ready line" grep -q '^ready' prog.out; then
 	if start_top p2.json p2.err -p $prog -d 0.5 --top 0 --format json; then
 		echo go >&7
 		wait_until "the first phase" grep -q '^phase done' prog.out
+		# two intervals while it waits: its counters are read alive
+		n=$(intervals p2.json)
+		wait_until "two intervals after the phase" has_intervals p2.json $((n + 2))
 		echo finish >&7
 		wait $TOP
 		rc=$?
@@ -136,7 +146,7 @@ fi
 # stop_top_after FILE N: SIGINT top once FILE has N more intervals.
 stop_top_after() {
 	local want=$(($(intervals "$1") + $2))
-	wait_until "top's next intervals" test "$(intervals "$1")" -ge "$want"
+	wait_until "top's next intervals" has_intervals "$1" "$want"
 	kill -INT $TOP
 	wait $TOP
 }
@@ -145,7 +155,7 @@ if start_top a.json a.err -a -d 0.5 --top 0 --format json; then
 	p=$!
 	wait $p || fail "top -a: the program failed: $(tail -1 a.prog.out)"
 	stop_top_after a.json 2
-	if out=$(python3 check.py a.json $p 1 2>&1); then
+	if out=$(python3 check.py a.json $p 1 system 2>&1); then
 		pass "top -a, a program started after it: $out"
 	else
 		fail "top -a: $(echo "$out" | tail -1)"
@@ -158,7 +168,7 @@ if start_top m.json m.err -a --merge -d 2 --top 0 --format json; then
 	p2=$!
 	wait $p1 && wait $p2 || fail "top -a --merge: a program failed"
 	stop_top_after m.json 1
-	if out=$(python3 check.py m.json 0 2 merged 2>&1); then
+	if out=$(python3 check.py m.json 0 2 merged system 2>&1); then
 		pass "top -a --merge, two programs: $out"
 	else
 		fail "top -a --merge: $(echo "$out" | tail -1)"

@@ -76,10 +76,21 @@ void path_tally_stats(const struct path_tally *t, struct path_tally_stats *out)
 
 /* ---- counts ---- */
 
+/* Every bit of the key moves every bit of the hash: wide path ids differ
+ * in their high bits only, and a multiply alone carries high bits nowhere
+ * near the low ones the mask keeps (a cluster per function, quadratic). */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ x >> 33;
+}
+
 static size_t home(const struct path_tally *t, uint32_t image, uint32_t fid, uint64_t id)
 {
-	uint64_t h = (id ^ ((uint64_t)fid << 32 | image)) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h ^ h >> 29) & t->mask;
+	return (size_t)mix(id ^ mix((uint64_t)fid << 32 | image)) & t->mask;
 }
 
 /* Double the table (or make the first), keeping the load under 1/2. */
@@ -112,7 +123,7 @@ static int add(struct path_tally *t, uint32_t image, uint32_t fid, uint64_t id, 
 	if ((!t->slots || 2 * (t->used + 1) > t->mask + 1) && grow(t))
 		return -ENOMEM;
 	size_t k = home(t, image, fid, id);
-	for (;; k = (k + 1) & t->mask) {
+	for (;; k = (k + 1) & t->mask, t->stats.probes++) {
 		struct count_slot *s = &t->slots[k];
 		if (!s->count) {
 			*s = (struct count_slot){image, fid, id, n};

@@ -56,6 +56,7 @@ struct path_tally_stats {
 	uint64_t unattributable; /* REPEAT instances with nothing to repeat */
 	uint64_t malformed;	 /* malformed items (trace_words.h) */
 	uint64_t duplicates;	 /* batches dropped as copies of a seen seq */
+	uint64_t probes;	 /* count slots passed over before the path's own */
 };
 
 struct path_tally;

@@ -356,11 +356,45 @@ static void test_cases(void **state)
 	path_tally_free(t);
 }
 
+/* Wide path ids differ in high bits only: they must spread over the
+ * table like any other (a hash that kept only low bits clustered them,
+ * and counting them went quadratic). */
+static void test_wide_ids_spread(void **state)
+{
+	(void)state;
+	enum { N = 50000 };
+	struct path_tally *t = path_tally_new();
+	uint64_t *w = malloc(2 * N * sizeof(*w));
+	assert_non_null(w);
+	for (uint64_t k = 0; k < N; k++) {
+		w[2 * k] = wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 3);
+		w[2 * k + 1] = WPP_WIDE_ID_MARK | k << 45;
+	}
+	struct wpp_chunk_batch h = head(1, 0, 2 * N);
+	assert_int_equal(path_tally_batch(t, &h, w, 1), 0);
+	struct path_tally_stats st;
+	path_tally_stats(t, &st);
+	assert_int_equal(st.records, N);
+	assert_true(st.probes < 4 * (uint64_t)N);
+	struct path_tally_entry *e;
+	size_t n;
+	assert_int_equal(path_tally_take(t, &e, &n), 0);
+	assert_int_equal(n, N);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(e[i].id, (uint64_t)i << 45);
+		assert_int_equal(e[i].count, 1);
+	}
+	free(e);
+	free(w);
+	path_tally_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_threads),
 	    cmocka_unit_test(test_cases),
+	    cmocka_unit_test(test_wide_ids_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
