@@ -128,7 +128,7 @@ int kinds_live_module(struct kinds_live *kl, const struct wpp_chunk_module *m, c
 			     m->build_id_len > sizeof(m->build_id) ? 0 : m->build_id_len,
 			     m->tu_hash)};
 	const struct wpp_tu *tu = im->ranges[im->nranges - 1].tu;
-	if (!kl->counted && tu && tu->mode == WPP_MODE_COUNTS)
+	if (!kl->counted && tu && wpp_meta_mode_counts(tu->mode))
 		kl->counted = tu;
 	return 0;
 }

@@ -19,7 +19,7 @@ $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 # Online analyses inside the collector: the assembler (shares the decoder's
 # splice rule, user/decode/stream.c) and the grammar consumer.
 COLLECT_SRCS := user/collect/online.c user/collect/online_worker.c user/collect/thread_loads.c \
-	user/analysis/sequitur_online.c
+	user/analysis/sequitur_online.c user/collect/path_tally.c
 # Reading a recorded thread's grammar (or rebuilding it) for the CLI.
 COLLECT_CLI_SRCS := user/collect/thread_grammar.c
 COLLECT_OBJS := $(call objs,,$(COLLECT_SRCS))

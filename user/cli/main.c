@@ -170,18 +170,22 @@ static const struct command commands[] = {
      "many there were of all paths and executions of the ppp units.  A function\n"
      "whose set was recorded from another build counts all its paths as residual.\n"
      "  --top N  only the N most executed residual paths\n"},
-    {"top", cmd_top, "live: hottest paths of running count-mode processes, refreshed",
-     "usage: wpptrace top -p PID [-p PID...] | -a  [-d SECS] [-n N] [--top N]\n"
-     "                    [--format text|json]\n"
+    {"top", cmd_top, "live: hottest paths of running instrumented processes, refreshed",
+     "usage: wpptrace top -p PID [-p PID...] | -a  [-d SECS] [-n N] [--top N] [--merge]\n"
+     "                    [--format text|json] [--ready-fd N]\n"
      "\n"
-     "Reads the path counters of running programs built with wppcc -fwpp-mode=count\n"
-     "(-a: every such process on the system) from their memory every -d seconds\n"
-     "(default 1), without stopping or recording them, and prints the paths that\n"
-     "ran most in the interval: count, share, pid, function, path id and source\n"
-     "lines.  --top N rows (default 20, 0: all).  --format json: one line per\n"
-     "interval.  -n N stops after N intervals (default: until the processes exit;\n"
-     "-a: until SIGINT or SIGTERM).  Its own CPU time is printed on stderr at the\n"
-     "end.  Not yet: tracing builds (their processes show no paths).\n"},
+     "Every -d seconds (default 1), the paths that ran most in the interval in\n"
+     "running programs built with wppcc (-a: every such process, also those that\n"
+     "start later): count, share, pid, function, path id and source lines.\n"
+     "Counting builds (-fwpp-mode=count) are read from memory; tracing builds'\n"
+     "path words are counted as they arrive over BPF (root), nothing written; a\n"
+     "full ring drops words, counted as lost in the header.  Nothing is stopped,\n"
+     "and at the end the probes are detached.  --merge: rows summed per binary\n"
+     "(build-id), with the number of processes.  --top N rows (default 20, 0:\n"
+     "all).  --format json: one line per interval.  -n N stops after N intervals\n"
+     "(default: until the processes exit; -a: until q, SIGINT or SIGTERM).\n"
+     "--ready-fd N: \"ready\" on fd N once watching has begun.  Its own CPU time\n"
+     "is printed on stderr at the end.\n"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths",
      "usage: wpptrace kpaths run.wpp [-k K] [--function F] [--min-count N] [--top N]\n"
      "                        [--format text|json] [--pid P] [--tid T] [--all]\n"

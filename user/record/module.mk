@@ -6,7 +6,11 @@ RECORD_OWN_SRCS := user/record/record.c user/record/record_opts.c user/record/re
 	user/record/record_child.c user/record/record_info.c user/record/record_bpf.c \
 	user/record/record_bpf_sink.c user/record/cmd_info.c user/record/record_sink_core.c \
 	user/record/record_online.c user/record/record_counters.c \
-	user/record/record_ready.c user/record/cmd_top.c
+	user/record/record_ready.c user/record/record_attach.c
+# `wpptrace top`: counting builds from memory, tracing builds over BPF.
+TOP_SRCS := user/record/cmd_top.c user/record/top_count.c user/record/top_trace.c \
+	user/record/top_rows.c user/record/top_tu.c
+RECORD_OWN_SRCS += $(TOP_SRCS)
 RECORD_OWN_OBJS := $(call objs,,$(RECORD_OWN_SRCS))
 RECORD_OBJS := $(RECORD_OWN_OBJS) $(BPFCOLLECT_OBJS)
 RECORD_SAN_OBJS := $(call objs,san,$(RECORD_OWN_SRCS)) $(BPFCOLLECT_SAN_OBJS)
@@ -17,5 +21,4 @@ $(RECORD_OWN_OBJS) $(call objs,san,$(RECORD_OWN_SRCS)): CPPFLAGS += -Iuser/commo
 $(call objs,,user/record/cmd_info.c) $(call objs,san,user/record/cmd_info.c): CPPFLAGS += \
 	-Iuser/report -Iuser/cli -Isymbolizer
 # top names live paths from the TUs' metadata.
-$(call objs,,user/record/cmd_top.c) $(call objs,san,user/record/cmd_top.c): CPPFLAGS += \
-	-Iuser/cli -Isymbolizer
+$(call objs,,$(TOP_SRCS)) $(call objs,san,$(TOP_SRCS)): CPPFLAGS += -Iuser/cli -Isymbolizer

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "record_attach.h"
 #include "record_bpf_sink.h"
 #include "record_child.h"
 #include "record_counters.h"
@@ -68,25 +69,6 @@ static void report_progress(struct bc_collector *c, uint64_t *reported)
 			 k.lost_words, k.lost_batches, k.lost_reserve);
 		*reported = k.lost_batches;
 	}
-}
-
-/* The libwpprt next to this wpptrace (bin/../lib/wpptrace), which wppcc
- * links programs against: attached up front so processes started later
- * (-a) or exec'd by the traced program are covered from their first batch. */
-static void attach_own_runtime(struct bc_collector *c)
-{
-	char self[PATH_MAX], lib[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return;
-	self[n] = 0;
-	char *slash = strrchr(self, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	snprintf(lib, sizeof(lib), "%s/../lib/wpptrace/libwpprt.so", self);
-	if (access(lib, R_OK) == 0)
-		bc_attach_object(c, lib);
 }
 
 /* A batch larger than the ring is lost whole, every time, with either
@@ -147,7 +129,7 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 	}
 	/* Programs built by wppcc load the runtime next to us; attaching it
 	 * up front also covers what the program execs (a wrapper, a shell). */
-	attach_own_runtime(c);
+	record_attach_own_runtime(c);
 	if (bc_attach_program(c, exe) == -ENOENT && wpp_verbosity >= 2)
 		wpp_warn("record: %s carries no wpptrace probes and does not link libwpprt "
 			 "(built without wppcc?); tracing whatever it runs",
@@ -179,22 +161,6 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 		return 127;
 	}
 	return 0;
-}
-
-static int attach_targets(struct bc_collector *c, const struct record_opts *o)
-{
-	if (o->all) {
-		attach_own_runtime(c);
-		if (bc_trace_all(c))
-			return 1;
-	}
-	/* Threads that started before the thread probe was there are read
-	 * from their runtime when their process is attached, into the
-	 * positions the counters share (bc_positions_fd). */
-	for (int i = 0; i < o->npids; i++)
-		if (bc_trace_pid(c, o->pids[i], true))
-			return 1;
-	return bc_start(c) ? 1 : 0;
 }
 
 /* Until the traced processes are gone, -d runs out or a stop signal. */
@@ -273,7 +239,7 @@ int record_bpf(const struct record_opts *o_)
 		rc = start_program(c, &o, counters, &child);
 	} else {
 		catch_stop_signals();
-		rc = attach_targets(c, &o);
+		rc = record_attach_running(c, o.all, o.pids, o.npids) ? 1 : 0;
 	}
 	if (rc) {
 		if (counters)

@@ -395,7 +395,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			wpp_err("record: --compress takes none or zstd, not '%s'", optarg);
 			return -1;
 		case O_READYFD:
-			if (record_ready_parse(optarg, &o->ready_fd))
+			if (record_ready_parse("record", optarg, &o->ready_fd))
 				return -1;
 			break;
 		case O_PRUNE:

@@ -16,19 +16,19 @@
 
 #include "log.h"
 
-int record_ready_parse(const char *arg, int *fd)
+int record_ready_parse(const char *cmd, const char *arg, int *fd)
 {
 	char *end;
 	long v = strtol(arg, &end, 10);
 	int flags;
 
 	if (!*arg || *end || v < 0 || v > 0x7fffffff) {
-		wpp_err("record: --ready-fd needs a file descriptor number, got '%s'", arg);
+		wpp_err("%s: --ready-fd needs a file descriptor number, got '%s'", cmd, arg);
 		return -1;
 	}
 	flags = fcntl((int)v, F_GETFD);
 	if (flags < 0) {
-		wpp_err("record: --ready-fd %ld: %s", v, strerror(errno));
+		wpp_err("%s: --ready-fd %ld: %s", cmd, v, strerror(errno));
 		return -1;
 	}
 	/* stdin, stdout and stderr stay the program's: the line goes to a
@@ -38,7 +38,7 @@ int record_ready_parse(const char *arg, int *fd)
 	else
 		*fd = fcntl((int)v, F_SETFD, flags | FD_CLOEXEC) < 0 ? -1 : (int)v;
 	if (*fd < 0) {
-		wpp_err("record: --ready-fd %ld: %s", v, strerror(errno));
+		wpp_err("%s: --ready-fd %ld: %s", cmd, v, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -46,10 +46,15 @@ int record_ready_parse(const char *arg, int *fd)
 
 void record_ready(int fd, const char *what)
 {
-	static const char line[] = "ready\n";
-
 	if (wpp_verbosity >= 2)
 		wpp_info("record: recording: %s", what);
+	record_ready_say(fd);
+}
+
+void record_ready_say(int fd)
+{
+	static const char line[] = "ready\n";
+
 	if (fd < 0)
 		return;
 	/* A reader that went away must not end the recording: the SIGPIPE

@@ -10,14 +10,16 @@
 #ifndef WPP_RECORD_READY_H
 #define WPP_RECORD_READY_H
 
-/* Parse --ready-fd's argument: an open descriptor, made close-on-exec so
+/* Parse --ready-fd's argument (of command cmd): an open descriptor, made close-on-exec so
  * the traced program does not inherit it (its reader would then wait for
  * the program's end, not for record's line); 0-2 are duplicated instead,
  * so the program keeps its stdin, stdout and stderr (the line is written,
  * the descriptor stays open).  0, or -1 after one line. */
-int record_ready_parse(const char *arg, int *fd);
+int record_ready_parse(const char *cmd, const char *arg, int *fd);
 
 /* Recording has begun: the line on fd (if >= 0) and under -v on stderr. */
 void record_ready(int fd, const char *what);
+/* The line alone (`top --ready-fd`: watching has begun). */
+void record_ready_say(int fd);
 
 #endif

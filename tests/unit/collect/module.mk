@@ -5,8 +5,9 @@ COLLECT_TEST_DIR := $(BUILD)/tests/unit/collect
 # test_worker: grammars on the collector's worker thread vs the same
 # consumer run inline; test_repeat: WPP_CTRL_REPEAT in the grammar's word
 # reader vs the expanded stream; test_thread_loads: the worker's table of open
-# threads vs a plain list.
-COLLECT_TEST_NAMES := test_online test_worker test_repeat test_thread_loads
+# threads vs a plain list; test_path_tally: top's live path counts vs what a
+# simulated runtime executed.
+COLLECT_TEST_NAMES := test_online test_worker test_repeat test_thread_loads test_path_tally
 COLLECT_TESTS := $(addprefix $(COLLECT_TEST_DIR)/,$(COLLECT_TEST_NAMES))
 COLLECT_TEST_SAN_OBJS := $(call objs,san,$(addprefix tests/unit/collect/,$(addsuffix .c,$(COLLECT_TEST_NAMES))))
 $(COLLECT_TEST_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Iuser/collect -Iuser/analysis
