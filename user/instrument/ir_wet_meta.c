@@ -10,21 +10,7 @@
 
 #include "ir_meta.h"
 #include "ir_wet_internal.h"
-
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	void *p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
+#include "meta_blob.h"
 
 static uint32_t arg_index(LLVMValueRef fn, LLVMValueRef arg)
 {
@@ -71,7 +57,7 @@ static struct wpp_meta_wet_operand operand(const struct wpp_wet_fn *f, struct wp
 
 static int add_op(struct wpp_wet_tu *w, struct wpp_meta_wet_operand o)
 {
-	if (grow((void **)&w->ops, &w->cap_ops, w->nops + 1, sizeof(*w->ops)))
+	if (wpp_mb_grow((void **)&w->ops, &w->cap_ops, w->nops + 1, sizeof(*w->ops)))
 		return -1;
 	w->ops[w->nops++] = o;
 	return 0;
@@ -116,9 +102,11 @@ int wpp_wet_meta_add(struct wpp_wet_tu *w, struct wpp_meta_builder *mb, struct w
 {
 	uint32_t nblocks = f->c->cfg.nblocks;
 
-	if (grow((void **)&w->funcs, &w->cap_funcs, w->nfuncs + 1, sizeof(*w->funcs)) ||
-	    grow((void **)&w->blocks, &w->cap_blocks, w->nblocks + nblocks, sizeof(*w->blocks)) ||
-	    grow((void **)&w->stmts, &w->cap_stmts, w->nstmts + f->nstmts, sizeof(*w->stmts)))
+	if (wpp_mb_grow((void **)&w->funcs, &w->cap_funcs, w->nfuncs + 1, sizeof(*w->funcs)) ||
+	    wpp_mb_grow((void **)&w->blocks, &w->cap_blocks, w->nblocks + nblocks,
+			sizeof(*w->blocks)) ||
+	    wpp_mb_grow((void **)&w->stmts, &w->cap_stmts, w->nstmts + f->nstmts,
+			sizeof(*w->stmts)))
 		goto fail;
 	w->funcs[w->nfuncs++] = (struct wpp_meta_wet_func){
 	    .ninsns = f->ninsns, .nargs = f->nargs, .max_words = f->max_words};

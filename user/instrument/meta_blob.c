@@ -21,7 +21,7 @@ void wpp_mb_free(struct wpp_meta_builder *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+int wpp_mb_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
@@ -64,7 +64,7 @@ uint32_t wpp_mb_str(struct wpp_meta_builder *b, const char *s, size_t len)
 		return 0;
 	if (len == 0) {
 		if (b->strtab_size == 0) {
-			if (grow((void **)&b->strtab, &b->strtab_cap, 1, 1)) {
+			if (wpp_mb_grow((void **)&b->strtab, &b->strtab_cap, 1, 1)) {
 				b->failed = 1;
 				return 0;
 			}
@@ -86,7 +86,8 @@ uint32_t wpp_mb_str(struct wpp_meta_builder *b, const char *s, size_t len)
 			return b->intern[h];
 	}
 	if (len > UINT32_MAX / 2 || b->strtab_size + len + 1 < b->strtab_size ||
-	    grow((void **)&b->strtab, &b->strtab_cap, b->strtab_size + (uint32_t)len + 1, 1)) {
+	    wpp_mb_grow((void **)&b->strtab, &b->strtab_cap, b->strtab_size + (uint32_t)len + 1,
+			1)) {
 		b->failed = 1;
 		return 0;
 	}
@@ -102,7 +103,7 @@ uint32_t wpp_mb_str(struct wpp_meta_builder *b, const char *s, size_t len)
 #define ADD_ELEM(b, arr, n, cap)                                                                   \
 	do {                                                                                       \
 		if ((b)->failed ||                                                                 \
-		    grow((void **)&(b)->arr, &(b)->cap, (b)->n + 1, sizeof(*(b)->arr))) {          \
+		    wpp_mb_grow((void **)&(b)->arr, &(b)->cap, (b)->n + 1, sizeof(*(b)->arr))) {   \
 			(b)->failed = 1;                                                           \
 			return NULL;                                                               \
 		}                                                                                  \
@@ -131,9 +132,9 @@ int wpp_mb_add_ppp(struct wpp_meta_builder *b, const uint64_t *ids, size_t n, ui
 		   uint64_t interval)
 {
 	if (b->failed || n > UINT32_MAX - b->nppp_ids ||
-	    grow((void **)&b->ppp, &b->cap_ppp, b->nppp + 1, sizeof(*b->ppp)) ||
-	    grow((void **)&b->ppp_ids, &b->cap_ppp_ids, b->nppp_ids + (uint32_t)n,
-		 sizeof(*b->ppp_ids))) {
+	    wpp_mb_grow((void **)&b->ppp, &b->cap_ppp, b->nppp + 1, sizeof(*b->ppp)) ||
+	    wpp_mb_grow((void **)&b->ppp_ids, &b->cap_ppp_ids, b->nppp_ids + (uint32_t)n,
+			sizeof(*b->ppp_ids))) {
 		b->failed = 1;
 		return -1;
 	}

@@ -35,6 +35,11 @@ struct wpp_meta_builder {
 	size_t tail_size;
 };
 
+/* Make *arr (elements of elem bytes, *cap of them) hold at least need,
+ * doubling from 16; 0, or -1 with *arr unchanged when out of memory.
+ * For the builder's arrays and those of builders beside it. */
+int wpp_mb_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
+
 void wpp_mb_init(struct wpp_meta_builder *b);
 void wpp_mb_free(struct wpp_meta_builder *b);
 
