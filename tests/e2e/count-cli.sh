@@ -133,7 +133,7 @@ for cmd in paths report annotate cfg export edges interesting top wpp hot kpaths
 	"$WPPTRACE" help $cmd >"$WORK/help.$cmd" 2>&1
 	case $cmd in
 	wpp | hot | kpaths | script) want="fwpp-mode=count code holds counts, not order: refused" ;;
-	top) want="built with wppcc -fwpp-mode=count" ;;
+	top) want="Counting builds (-fwpp-mode=count) are read from memory" ;;
 	*) want="fwpp-mode=count code .*the same" ;;
 	esac
 	tr '\n' ' ' <"$WORK/help.$cmd" | grep -q -- "$want" && ok "help $cmd says what it does with counts" ||
