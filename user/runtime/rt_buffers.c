@@ -312,6 +312,43 @@ static void level_arm_limit(struct rt_thread *t)
 		__wpp_limit = unwind_pending(t) ? __wpp_cursor : lv->words + lv->cap;
 }
 
+/* The entry of the record calls (__wpp_flush, __wpp_reserve): a new
+ * thread starts; a thread that does not record (not live, or overflowed)
+ * rewinds its discard sink, and 0 says there is nothing more to do; else
+ * levels a longjmp abandoned below frame (the caller's) are popped. */
+static inline __attribute__((always_inline)) int record_call_enter(struct rt_thread *t,
+								   uintptr_t frame)
+{
+	if (t->state == RT_T_NEW)
+		rt_thread_start(t);
+	if (t->state != RT_T_LIVE || t->overflow) {
+		sink_rewind(t, __wpp_cursor);
+		return 0;
+	}
+	rt_unwind(t, frame, 0);
+	return 1;
+}
+
+/* The current level recorded its first words (up to cur) into its scratch
+ * area before it had a buffer: open one holding them (maybe none), or sink
+ * the level when no buffer is to be had.  cur beyond the scratch area
+ * cannot happen; if it ever did, the sink keeps the cursor in memory we
+ * own. */
+static void level_open_from_scratch(struct rt_thread *t, uint64_t *cur)
+{
+	uint64_t *s = scratch_of(t, t->depth, cur);
+	uint64_t n = (uint64_t)(cur - s);
+
+	if (n > RT_SCRATCH_WORDS) {
+		level_sink(t, t->depth, 0);
+		return;
+	}
+	int opened = level_open(t, t->depth, s, n) == 0;
+	memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
+	if (!opened)
+		level_sink(t, t->depth, n);
+}
+
 /* preserve_most: the record's cold call costs the hot code no spilled or
  * callee-saved registers (trace_abi.h).  Callers built for the C
  * convention are served as well: this one saves more, not less. */
@@ -324,31 +361,17 @@ __attribute__((noinline, used, visibility("default"), preserve_most)) void __wpp
 
 	/* Keep this a real call the compiler cannot fold into callers. */
 	__asm__ volatile("" ::: "memory");
-	if (t->state == RT_T_NEW)
-		rt_thread_start(t);
-	if (t->state != RT_T_LIVE || t->overflow) {
-		sink_rewind(t, __wpp_cursor);
+	if (!record_call_enter(t, (uintptr_t)__builtin_frame_address(0))) {
 		errno = saved_errno;
 		return;
 	}
-	rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
 	lv = &t->lv[t->depth];
 	cur = __wpp_cursor;
 	if (lv->sunk) {
 		sink_rewind(t, cur);
 	} else if (!lv->words) {
-		uint64_t *s = scratch_of(t, t->depth, cur);
-		uint64_t n = (uint64_t)(cur - s);
-		/* n beyond the scratch area cannot happen; if it ever did, the
-		 * sink keeps the cursor in memory we own. */
-		if (n > RT_SCRATCH_WORDS) {
-			level_sink(t, t->depth, 0);
-		} else if (n > 0) {
-			int opened = level_open(t, t->depth, s, n) == 0;
-			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
-			if (!opened)
-				level_sink(t, t->depth, n);
-		}
+		if (cur != scratch_of(t, t->depth, cur)) /* else nothing recorded yet */
+			level_open_from_scratch(t, cur);
 	} else if (cur >= lv->words + lv->cap) {
 		level_publish(t, t->depth, (uint64_t)(cur - lv->words), 0);
 		__wpp_cursor = __wpp_limit = lv->scratch;
@@ -378,32 +401,18 @@ __wpp_reserve(uint64_t nwords)
 	__asm__ volatile("" ::: "memory");
 	if (nwords > RT_DISCARD_WORDS)
 		nwords = RT_DISCARD_WORDS; /* the pass never asks for more */
-	if (t->state == RT_T_NEW)
-		rt_thread_start(t);
-	if (t->state != RT_T_LIVE || t->overflow) {
-		sink_rewind(t, __wpp_cursor);
+	if (!record_call_enter(t, (uintptr_t)__builtin_frame_address(0))) {
 		errno = saved_errno;
 		return;
 	}
-	rt_unwind(t, (uintptr_t)__builtin_frame_address(0), 0);
 	lv = &t->lv[t->depth];
 	cur = __wpp_cursor;
 	if (!lv->sunk && lv->words && (uint64_t)(lv->words + lv->cap - cur) < nwords) {
 		level_publish(t, t->depth, (uint64_t)(cur - lv->words), 0);
 		__wpp_cursor = __wpp_limit = cur = lv->scratch;
 	}
-	if (!lv->sunk && !lv->words) {
-		uint64_t *s = scratch_of(t, t->depth, cur);
-		uint64_t n = (uint64_t)(cur - s);
-		if (n > RT_SCRATCH_WORDS) {
-			level_sink(t, t->depth, 0);
-		} else {
-			int opened = level_open(t, t->depth, s, n) == 0;
-			memset(s, 0, sizeof(uint64_t) * RT_SCRATCH_WORDS);
-			if (!opened)
-				level_sink(t, t->depth, n);
-		}
-	}
+	if (!lv->sunk && !lv->words)
+		level_open_from_scratch(t, cur);
 	if (!lv->sunk && lv->words && (uint64_t)(lv->words + lv->cap - __wpp_cursor) < nwords) {
 		/* A buffer smaller than one record (WPP_BUFFER_WORDS): what it
 		 * holds is published, the level's records are lost from here. */
