@@ -41,7 +41,7 @@ $(BUILD)/san/%.o: %.c
 # earlier fragments define; the CLI links everything, so it comes last.
 FRAGMENTS := user/common/module.mk user/instrument/module.mk user/runtime/module.mk \
 	kmod-free/module.mk bpf/module.mk user/bpfcollect/module.mk symbolizer/module.mk \
-	user/report/module.mk user/decode/module.mk user/analysis/module.mk user/analysis/kslab.mk \
+	user/costs/module.mk user/report/module.mk user/decode/module.mk user/analysis/module.mk user/analysis/kslab.mk \
 	user/analysis/wet/module.mk \
 	user/record/module.mk \
 	user/cli/module.mk tests/module.mk

@@ -6,7 +6,7 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WPPCC=$ROOT/bin/wppcc
 WPPTRACE=$ROOT/bin/wpptrace
-PROGS=$ROOT/tests/unit/counters/progs
+PROGS=$ROOT/tests/unit/costs/progs
 WORK=$ROOT/tests/work/counters/$(basename "$0" .sh)
 . "$ROOT/tests/e2e/root-checks-lib.sh"
 check() { if eval "$2"; then pass "$1"; else fail "$1"; fi; }

@@ -3,4 +3,5 @@
 TESTS += tests/e2e/counters-attribution.sh \
 	tests/e2e/counters-sampling.sh \
 	tests/e2e/counters-classes.sh \
-	tests/e2e/counters-throttle.sh
+	tests/e2e/counters-throttle.sh \
+	tests/e2e/counters-select.sh

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Counter attribution against a crafted REPEAT count (issue 24 item 7;
 # docs/security.md, "Bounds on the work a file can demand"): a recording
-# made with `-e page-faults -c 1` (tests/unit/counters/progs/faults.c),
+# made with `-e page-faults -c 1` (tests/unit/costs/progs/faults.c),
 # one of its records replaced by a REPEAT of 0xffffffff at the very slot
 # where a sample was taken (hostile-costs.py), so that attributing that
 # sample means placing it inside a run of four billion executions.
@@ -21,7 +21,7 @@ rm -rf "$w" && mkdir -p "$w"
 COUNT=0xffffffff
 
 check_done
-if ! "$WPPCC" -O1 -g -o "$w/faults" "$ROOT/tests/unit/counters/progs/faults.c" >"$w/build.log" 2>&1; then
+if ! "$WPPCC" -O1 -g -o "$w/faults" "$ROOT/tests/unit/costs/progs/faults.c" >"$w/build.log" 2>&1; then
 	fail "cannot build faults.c"
 	show_file_head "$w/build.log"
 	finish

@@ -6,7 +6,7 @@
 # 1-path costs what the report says its path cost, and every k-path (k = 4,
 # every node) costs count x the sum of its paths' per-execution costs; with
 # --cost count, count x length.  With root: page faults sampled at period 1
-# on tests/unit/counters/progs/faults.c, touch_a's 1-paths carry exactly its
+# on tests/unit/costs/progs/faults.c, touch_a's 1-paths carry exactly its
 # NA faults, and every k-path (k = 4, both views) costs exactly what its own
 # instances did: kpaths-ref.py sums, over every window of `script --format
 # jsonl`, the weights of the samples attributed to each instance
@@ -74,7 +74,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: counter costs need root"
 	finish
 fi
-"$WPPCC" -O1 -g -o "$WORK/faults" "$ROOT/tests/unit/counters/progs/faults.c" || { fail "wppcc faults.c"; finish; }
+"$WPPCC" -O1 -g -o "$WORK/faults" "$ROOT/tests/unit/costs/progs/faults.c" || { fail "wppcc faults.c"; finish; }
 na=300 nb=700
 w=$WORK/faults.wpp
 if ! "$WPPTRACE" record -q -e page-faults -c 1 -o "$w" -- "$WORK/faults" $na $nb 2>"$WORK/faults.err"; then

@@ -112,7 +112,7 @@ PY
 
 # Counter samples: page faults at period 1 (exact: faults.c touches NA
 # pages in touch_a and NB in touch_b), recorded with BPF (root only).
-FAULTS=$ROOT/tests/unit/counters/progs/faults.c
+FAULTS=$ROOT/tests/unit/costs/progs/faults.c
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: counter columns need root (perf events)"
 elif "$WPPCC" -O1 -g "$FAULTS" -o "$WORK/faults" &&

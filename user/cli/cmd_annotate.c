@@ -65,7 +65,8 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter, "annotate")) != 0)
 		return rc;
-	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {
+	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, "annotate", cost_line,
+				    sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);
 		return rc;
 	}

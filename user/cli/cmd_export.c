@@ -60,7 +60,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if ((rc = rpt_open(&s, &p, argv[optind], &filter, "export")) != 0)
 		return rc;
-	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {
+	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, "export", cost_line,
+				    sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);
 		return rc;
 	}

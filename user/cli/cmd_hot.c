@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_hot.c — `wpptrace hot`: minimal hot subpaths of each thread's whole
- * program path (definitions and algorithm: user/analysis/hotsub.h,
+ * program path (definitions and algorithm: user/analysis/grammar/hotsub.h,
  * docs/sequitur.md), found on the grammar's DAG without expanding it, and
  * printed as the functions and source lines they run through.
  *
@@ -10,7 +10,7 @@
  * count).  Paths whose id does not expand cost 0 in insns mode.  --cost
  * COUNTER (a counter recorded with the trace, docs/counters.md): the
  * counter events the thread's executions of the path incurred, per
- * execution (an estimate from samples, user/report/costs.h).
+ * execution (an estimate from samples, user/costs/costs.h).
  *
  * A file written by `wpptrace wpp --from-raw` has no threads, only raw
  * GRAMMAR chunks (WPP_GRAMMAR_RAW): each is reported like a thread, with
@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "costs.h"
+#include "cost_select.h"
 #include "hotsub.h"
 #include "json_out.h"
 #include "log.h"
@@ -335,25 +335,6 @@ static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path,
 	return rc != WPP_EXIT_OK ? rc : integrity;
 }
 
-/* --cost NAME names no counter of the file: one line saying what --cost
- * takes and which counters there are.  0, or -1 after that line. */
-static int check_counter(const struct cost_data *cd, const char *name, const char *path)
-{
-	char list[512] = "";
-	size_t used = 0;
-
-	for (uint32_t i = 0; i < cd->ncounters; i++)
-		if (!strcmp(cd->counters[i].name, name))
-			return 0;
-	for (uint32_t i = 0; i < cd->ncounters && used < sizeof(list) - 64; i++)
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-					 cd->counters[i].name);
-	wpp_err("hot: --cost %s: --cost takes insns, count, or the name of a counter recorded "
-		"with `record -e`; %s has %s%s",
-		name, path, cd->ncounters ? "" : "none", list);
-	return -1;
-}
-
 int cmd_hot(int argc, char **argv)
 {
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -457,26 +438,20 @@ int cmd_hot(int argc, char **argv)
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	struct cost_data cd = {0};
-	struct cost_attribution attr = {0};
-	char cost_line[512] = "";
-	if (o.counter) {
-		int idx = -2; /* -1: not a counter of the file (said); -2: no memory */
-		if (cost_load(s.trace, &cd) == 0)
-			idx = check_counter(&cd, o.counter, argv[optind]) < 0
-				  ? -1
-				  : cost_counter_find(&cd, o.counter);
-		if (idx < 0 || cost_attribute(s.trace, s.mods, &cd, (uint32_t)idx, o.filter.pid,
-					      o.filter.tid, &attr) < 0) {
-			cost_data_free(&cd);
-			session_close(&s);
-			return idx == -1 ? WPP_EXIT_USAGE : WPP_EXIT_ERROR;
-		}
-		o.attr = &attr;
+	struct cost_selection sel;
+	rc = cost_select(&sel, s.trace, s.mods, o.cost_arg, COST_TAKES_INSNS_OR_COUNT, o.filter.pid,
+			 o.filter.tid, "hot", argv[optind]);
+	if (rc) {
+		cost_selection_free(&sel);
+		session_close(&s);
+		return rc;
+	}
+	rc = s.exit_status;
+	if (sel.active) {
+		o.attr = &sel.attr;
 		/* Estimates say so, with their sample counts and what was not attributed. */
-		cost_summary(cost_line, sizeof(cost_line), &cd, &attr);
 		if (!o.json)
-			printf("%s\n", cost_line);
+			printf("%s\n", sel.summary);
 	}
 	if (o.json) {
 		printf("{\"file\": ");
@@ -489,7 +464,7 @@ int cmd_hot(int argc, char **argv)
 		       o.min_len, o.max_len, o.min_cost);
 		if (o.counter) {
 			struct cost_tally tally;
-			cost_tally_of(&cd, &attr, &tally);
+			cost_tally_of(&sel.data, &sel.attr, &tally);
 			printf(", \"cost_samples\": ");
 			cost_tally_json(stdout, &tally);
 		}
@@ -526,10 +501,7 @@ int cmd_hot(int argc, char **argv)
 		wpp_err("hot: writing the output failed");
 		rc = WPP_EXIT_ERROR;
 	}
-	if (o.counter) {
-		cost_attribution_free(&attr);
-		cost_data_free(&cd);
-	}
+	cost_selection_free(&sel);
 	session_close(&s);
 	return rc;
 }

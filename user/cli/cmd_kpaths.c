@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "costs.h"
+#include "cost_select.h"
 #include "json_out.h"
 #include "kipf.h"
 #include "kipf_build.h"
@@ -572,30 +572,9 @@ static int collect(struct session *s, struct kipf_store *store, const struct opt
 	return 0;
 }
 
-/* --cost COUNTER: load and attribute its samples (as `hot --cost` does);
- * the one-line summary (an estimate, from how many samples) goes to line.
- * 0, or an exit status after one error line. */
-static int attribute_counter(struct session *s, struct opts *o, struct cost_data *cd,
-			     struct cost_attribution *attr, char *line, size_t len)
-{
-	int idx;
-
-	if (!o->cost || !strcmp(o->cost, "insns") || !strcmp(o->cost, "count"))
-		return 0;
-	idx = cost_load(s->trace, cd) < 0 ? -2 : cost_counter_find(cd, o->cost);
-	if (idx < 0 || cost_attribute(s->trace, s->mods, cd, (uint32_t)idx, o->filter.pid,
-				      o->filter.tid, attr) < 0)
-		return WPP_EXIT_ERROR;
-	o->attr = attr;
-	cost_summary(line, len, cd, attr);
-	return 0;
-}
-
 int cmd_kpaths(int argc, char **argv)
 {
-	struct cost_data cd = {0};
-	struct cost_attribution attr = {0};
-	char cost_line[512] = "";
+	struct cost_selection sel = {0};
 	struct kipf_store store = {0};
 	struct procs ps = {0};
 	struct session s;
@@ -615,7 +594,10 @@ int cmd_kpaths(int argc, char **argv)
 	if (o.source != SRC_TRACE && kipf_store_load(&store, s.trace))
 		s.exit_status = WPP_EXIT_ERROR;
 	k = pick_k(&store, &o);
-	rc = attribute_counter(&s, &o, &cd, &attr, cost_line, sizeof(cost_line));
+	rc = cost_select(&sel, s.trace, s.mods, o.cost, COST_TAKES_INSNS_OR_COUNT, o.filter.pid,
+			 o.filter.tid, "kpaths", argv[optind]);
+	if (sel.active)
+		o.attr = &sel.attr;
 	if (rc == 0)
 		rc = collect(&s, &store, &o, k, &ps);
 	/* a filter that matched nothing is a mistake, said before any output */
@@ -632,12 +614,12 @@ int cmd_kpaths(int argc, char **argv)
 				fputs(",\"cost\":", stdout);
 				json_str(stdout, o.cost);
 				fputs(",\"cost_summary\":", stdout);
-				json_str(stdout, cost_line);
+				json_str(stdout, sel.summary);
 			}
 			fputs(",\"processes\":[", stdout);
 		} else if (o.cost) {
 			/* A counter's line names it and says it is an estimate. */
-			printf("cost: %s\n", o.attr ? cost_line
+			printf("cost: %s\n", o.attr ? sel.summary
 					     : !strcmp(o.cost, "count")
 						 ? "path executions"
 						 : "IR instructions (exact)");
@@ -663,8 +645,7 @@ int cmd_kpaths(int argc, char **argv)
 	}
 	free(ps.v);
 	kipf_store_free(&store);
-	cost_attribution_free(&attr);
-	cost_data_free(&cd);
+	cost_selection_free(&sel);
 	session_close(&s);
 	return rc;
 }

@@ -143,8 +143,8 @@ int cmd_report(int argc, char **argv)
 	char cost_line[512];
 	if ((rc = rpt_open(&s, &p, a.file, &a.filter, "report")) != 0)
 		return rc;
-	if ((rc = rpt_apply_counter(&s, &p, a.cost, &a.filter, cost_line, sizeof(cost_line))) !=
-	    0) {
+	if ((rc = rpt_apply_counter(&s, &p, a.cost, &a.filter, "report", cost_line,
+				    sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);
 		return rc;
 	}
@@ -153,7 +153,7 @@ int cmd_report(int argc, char **argv)
 		rpt_close(&s, &p);
 		return rc;
 	}
-	if (a.diff && (rc = rpt_apply_counter(&sb, &pb, a.cost, &a.filter, cost_line,
+	if (a.diff && (rc = rpt_apply_counter(&sb, &pb, a.cost, &a.filter, "report", cost_line,
 					      sizeof(cost_line))) != 0) {
 		rpt_close(&s, &p);
 		rpt_close(&sb, &pb);

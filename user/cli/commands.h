@@ -7,6 +7,8 @@
 #ifndef WPP_CLI_COMMANDS_H
 #define WPP_CLI_COMMANDS_H
 
+#include "exit_status.h" /* WPP_EXIT_*, which every command returns */
+
 int cmd_record(int argc, char **argv);	    /* user/record/ (RUNTIME room) */
 int cmd_script(int argc, char **argv);	    /* user/cli/cmd_script.c */
 int cmd_paths(int argc, char **argv);	    /* user/cli/cmd_paths.c */
@@ -23,13 +25,5 @@ int cmd_residual(int argc, char **argv);    /* user/cli/cmd_residual.c (REPORT r
 int cmd_kpaths(int argc, char **argv);	    /* user/cli/cmd_kpaths.c (KPATHS room) */
 int cmd_top(int argc, char **argv);	    /* user/record/cmd_top.c (live counts) */
 int cmd_wet(int argc, char **argv);	    /* user/cli/cmd_wet.c (WET room) */
-
-/* Exit statuses of the report commands. */
-#define WPP_EXIT_OK    0
-#define WPP_EXIT_ERROR 1 /* unusable or corrupt input */
-#define WPP_EXIT_USAGE 2 /* bad command line */
-/* The input ends early (a recording that did not finish, a torn last
- * chunk): everything intact was reported, and the caller is told so. */
-#define WPP_EXIT_INCOMPLETE 3
 
 #endif

@@ -19,6 +19,6 @@ $(RECORD_OWN_OBJS) $(call objs,san,$(RECORD_OWN_SRCS)): CPPFLAGS += -Iuser/commo
 	$(BPFCOLLECT_CPPFLAGS) -Iuser/collect -Iuser/analysis -Iuser/decode
 # info's counters section is attributed by the report side (cost_info.h).
 $(call objs,,user/record/cmd_info.c) $(call objs,san,user/record/cmd_info.c): CPPFLAGS += \
-	-Iuser/report -Iuser/cli -Isymbolizer
+	-Iuser/report -Iuser/costs -Iuser/cli -Isymbolizer
 # top names live paths from the TUs' metadata.
 $(call objs,,$(TOP_SRCS)) $(call objs,san,$(TOP_SRCS)): CPPFLAGS += -Iuser/cli -Isymbolizer

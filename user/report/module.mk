@@ -4,10 +4,8 @@ REPORT_SRCS := user/report/table_fmt.c user/report/edge_profile.c user/report/in
 	user/report/path_text.c user/report/report_common.c user/report/report_text.c \
 	user/report/report_json.c user/report/report_diff.c user/report/report_html.c \
 	user/report/fn_flow.c user/report/annotate.c user/report/cfg_dot.c \
-	user/report/report_session.c user/report/pprof_export.c user/report/cost_file.c \
-	user/report/cost_attr.c user/report/cost_position.c user/report/cost_summary.c \
-	user/report/cost_terms.c user/report/cost_scale.c user/report/cost_run_end.c \
-	user/report/inline_names.c user/report/cost_lines.c user/report/cost_info.c
+	user/report/report_session.c user/report/pprof_export.c \
+	user/report/inline_names.c
 REPORT_OBJS := $(call objs,,$(REPORT_SRCS))
 REPORT_SAN_OBJS := $(call objs,san,$(REPORT_SRCS))
 
@@ -33,7 +31,7 @@ $(call objs,,user/report/pprof_export.c) $(call objs,san,user/report/pprof_expor
 # The page's hot subpaths (report_html.c) use the grammar analyses; their
 # headers include each other by bare name.
 $(call objs,,user/report/report_html.c) $(call objs,san,user/report/report_html.c): \
-	CPPFLAGS += -Iuser/analysis -Iuser/collect
+	CPPFLAGS += -Iuser/analysis/grammar -Iuser/analysis/kpaths -Iuser/collect
 # The HTML page is embedded with .incbin; make must know the object depends on it.
 $(call objs,,user/report/report_html.c) $(call objs,san,user/report/report_html.c): \
 	user/report/report_page.html

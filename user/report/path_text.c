@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost_lines.h"
 #include "inline_names.h"
 #include "log.h"
+#include "table_fmt.h"
 
 void sb_printf(struct strbuf *b, const char *fmt, ...)
 {
@@ -236,4 +238,23 @@ void rpt_path_text(const struct rpt_path *r, struct strbuf *b)
 	}
 	}
 	run_flush(&lr);
+}
+
+void rpt_path_line_costs(struct strbuf *s, const struct line_costs *lc, const struct rpt_path *r)
+{
+	char c[FMT_NUM_LEN];
+	int n = 0;
+
+	for (size_t i = 0; lc && i < lc->n; i++) {
+		const struct line_cost *x = &lc->v[i];
+		if (x->fn != r->fn || x->path != r->id || x->is_block != r->is_block)
+			continue;
+		if (x->line)
+			sb_printf(s, "%s%" PRIu32 ": %s", n++ ? ", " : "[", x->line,
+				  fmt_count(c, x->weight));
+		else
+			sb_printf(s, "%selsewhere: %s", n++ ? ", " : "[", fmt_count(c, x->weight));
+	}
+	if (n)
+		sb_printf(s, "]");
 }

@@ -45,4 +45,9 @@ void rpt_path_text(const struct rpt_path *r, struct strbuf *b);
 /* "12" or "util.h:12" or "b3": how a block is named in renderings. */
 void rpt_block_label(const struct wpp_fn *fn, uint32_t block, struct strbuf *b);
 
+/* Append "[16: 692, 15: 3, elsewhere: 2]": path r's sampled cost per line
+ * of its function (cost_lines.h; nothing when no sample has a line). */
+struct line_costs;
+void rpt_path_line_costs(struct strbuf *s, const struct line_costs *lc, const struct rpt_path *r);
+
 #endif

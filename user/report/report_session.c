@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "exit_status.h"
 #include "cost_lines.h"
-#include "costs.h"
+#include "cost_select.h"
 #include "log.h"
 
 static int filtered(const struct thread_filter *f)
@@ -98,37 +98,29 @@ int rpt_merge_inputs(char *const *files, int n, const struct thread_filter *f, c
 }
 
 int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *counter,
-		      const struct thread_filter *f, char *summary, size_t len)
+		      const struct thread_filter *f, const char *who, char *summary, size_t len)
 {
-	struct cost_data cd;
-	struct cost_attribution a;
+	struct cost_selection sel;
 	static char unit[WPP_COUNTER_NAME_MAX];
+	int rc;
 
 	if (len)
 		summary[0] = 0;
-	if (!counter || strcmp(counter, "insns") == 0)
-		return 0;
-	if (cost_load(s->trace, &cd) < 0)
-		return WPP_EXIT_ERROR;
-	int idx = cost_counter_find(&cd, counter);
-	if (idx < 0) {
-		cost_data_free(&cd);
-		return WPP_EXIT_USAGE;
+	rc = cost_select(&sel, s->trace, s->mods, counter, COST_TAKES_INSNS, f->pid, f->tid, who,
+			 p->file);
+	if (rc || !sel.active) {
+		cost_selection_free(&sel);
+		return rc;
 	}
-	if (cost_attribute(s->trace, s->mods, &cd, (uint32_t)idx, f->pid, f->tid, &a) < 0) {
-		cost_data_free(&cd);
-		return WPP_EXIT_ERROR;
-	}
-	snprintf(unit, sizeof(unit), "%s", cd.counters[idx].name);
-	cost_summary(summary, len, &cd, &a);
-	cost_tally_of(&cd, &a, &p->cost_tally);
+	snprintf(unit, sizeof(unit), "%s", sel.data.counters[sel.attr.counter].name);
+	snprintf(summary, len, "%s", sel.summary);
+	cost_tally_of(&sel.data, &sel.attr, &p->cost_tally);
 	p->has_cost_tally = 1;
-	int rc = rpt_profile_apply_costs(p, &a, unit) < 0 ? WPP_EXIT_ERROR : 0;
+	rc = rpt_profile_apply_costs(p, &sel.attr, unit) < 0 ? WPP_EXIT_ERROR : 0;
 	/* Per line by the sampled ip (annotate and the per-path line costs). */
 	if (rc == 0 && (!(p->line_costs = calloc(1, sizeof(*p->line_costs))) ||
-			line_costs_build(s->mods, &a, p->line_costs) < 0))
+			line_costs_build(s->mods, &sel.attr, p->line_costs) < 0))
 		rc = WPP_EXIT_ERROR;
-	cost_attribution_free(&a);
-	cost_data_free(&cd);
+	cost_selection_free(&sel);
 	return rc;
 }

@@ -28,11 +28,12 @@ void rpt_close(struct session *s, struct rpt_profile *p);
 int rpt_merge_inputs(char *const *files, int n, const struct thread_filter *f, const char *who,
 		     int (*add)(void *ctx, const struct rpt_profile *p), void *ctx, int *worst);
 
-/* --cost COUNTER: make the profile's cost the counter events attributed
- * to each path (costs.h) and write a one-line summary (estimate, samples,
- * unattributed share, exact counted total) to summary.  NULL counter or
- * "insns": nothing changes.  0, or an exit status after one error line. */
+/* --cost COUNTER of command who (cost_select.h): make the profile's cost
+ * the counter events attributed to each path and write a one-line summary
+ * (estimate, samples, unattributed share, exact counted total) to
+ * summary.  NULL counter or "insns": nothing changes.  0, or an exit
+ * status after one error line (WPP_EXIT_USAGE: not a counter of the file). */
 int rpt_apply_counter(struct session *s, struct rpt_profile *p, const char *counter,
-		      const struct thread_filter *f, char *summary, size_t len);
+		      const struct thread_filter *f, const char *who, char *summary, size_t len);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dump_hits.c — the samples of one counter attributed to path instances
- * (user/report/costs.h), one JSON line per hit:
+ * (user/costs/costs.h), one JSON line per hit:
  *   {"pid":P,"gen":G,"tid":T,"event":E,"weight":W}
  * E is the instance's ordinal among its thread's PATH/BLOCK events.  The
  * per-instance k-path cost check (tests/e2e/kpaths-cost.sh) feeds these to
@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "costs.h"
+#include "cost_select.h"
 #include "log.h"
 #include "module_map.h"
 #include "symbolizer.h"
@@ -20,12 +20,10 @@
 
 int main(int argc, char **argv)
 {
-	struct cost_data cd = {0};
-	struct cost_attribution a = {0};
+	struct cost_selection sel;
 	struct wpp_symbolizer *sym;
 	struct wpp_modules *mods;
 	struct wpp_trace *t;
-	int idx;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: dump_hits FILE.wpp COUNTER\n");
@@ -36,16 +34,16 @@ int main(int argc, char **argv)
 		return 1;
 	sym = wpp_sym_new();
 	mods = wpp_modules_new(t, sym);
-	if (cost_load(t, &cd) < 0 || (idx = cost_counter_find(&cd, argv[2])) < 0 ||
-	    cost_attribute(t, mods, &cd, (uint32_t)idx, -1, -1, &a) < 0)
+	if (cost_select(&sel, t, mods, argv[2], COST_TAKES_INSNS, -1, -1, "dump_hits", argv[1]) ||
+	    !sel.active)
 		return 1;
-	for (size_t i = 0; i < a.nhits; i++)
+	const struct cost_attribution *a = &sel.attr;
+	for (size_t i = 0; i < a->nhits; i++)
 		printf("{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32
 		       ",\"event\":%" PRIu64 ",\"weight\":%" PRIu64 "}\n",
-		       a.hits[i].pid, a.hits[i].gen, a.hits[i].tid, a.hits[i].event,
-		       a.hits[i].weight);
-	cost_attribution_free(&a);
-	cost_data_free(&cd);
+		       a->hits[i].pid, a->hits[i].gen, a->hits[i].tid, a->hits[i].event,
+		       a->hits[i].weight);
+	cost_selection_free(&sel);
 	wpp_modules_free(mods);
 	wpp_sym_free(sym);
 	wpp_trace_free(t);

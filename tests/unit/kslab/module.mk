@@ -70,9 +70,7 @@ TESTS += $(KSLAB_AGREE)
 # attribution, as bin/wpptrace is).
 KSLAB_DUMP_HITS := $(KSLAB_TEST_DIR)/dump_hits
 $(call objs,,tests/unit/kslab/dump_hits.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
-$(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kslab/dump_hits.c user/report/cost_attr.c \
-		user/report/cost_file.c user/report/cost_position.c user/report/cost_scale.c \
-		user/report/cost_run_end.c) \
+$(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kslab/dump_hits.c) $(COSTS_OBJS) \
 		$(DECODE_OBJS) \
 		$(SYMBOLIZER_OBJS) $(WPPREAD_OBJS))
 	@mkdir -p $(dir $@)

@@ -185,22 +185,3 @@ void cost_data_free(struct cost_data *cd)
 	free(cd->counts);
 	memset(cd, 0, sizeof(*cd));
 }
-
-int cost_counter_find(const struct cost_data *cd, const char *name)
-{
-	char list[512] = "";
-	size_t used = 0;
-
-	for (uint32_t i = 0; i < cd->ncounters; i++)
-		if (strcmp(cd->counters[i].name, name) == 0)
-			return (int)i;
-	if (!cd->ncounters) {
-		wpp_err("--cost %s: this trace has no counters (record with -e %s)", name, name);
-		return -1;
-	}
-	for (uint32_t i = 0; i < cd->ncounters && used < sizeof(list) - 64; i++)
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-					 cd->counters[i].name);
-	wpp_err("--cost %s: not recorded in this trace (it has: %s)", name, list);
-	return -1;
-}

@@ -46,10 +46,4 @@ void line_costs_free(struct line_costs *lc);
 uint64_t line_cost_of(const struct line_costs *lc, const struct wpp_fn *fn, long long path,
 		      int is_block, uint32_t line, uint64_t *samples);
 
-/* Append "[16: 692, 15: 3, elsewhere: 2]": path r's sampled cost per line
- * of its function (nothing when no sample has a line). */
-struct strbuf;
-struct rpt_path;
-void rpt_path_line_costs(struct strbuf *s, const struct line_costs *lc, const struct rpt_path *r);
-
 #endif

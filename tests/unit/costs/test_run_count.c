@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_run_count.c — the run count read from a sample's registers
- * (user/report/cost_run_end.h run_count_place, symbolizer/dwarf_var.c).
+ * (user/costs/cost_run_end.h run_count_place, symbolizer/dwarf_var.c).
  *
  * 1. DWARF location expressions -> register / register + offset / constant
  *    / unknown, and their values from a register set: hand-made cases.
@@ -14,7 +14,7 @@
  *    the rule must put each sample on that iteration's event.  Two
  *    mutants of the rule (off by one either way) must disagree.
  * 3. The location of wppcc's count in a real build (bin/wppcc -O2 -g of
- *    tests/unit/counters/progs/faults.c) at every address of touch_b must
+ *    tests/unit/costs/progs/faults.c) at every address of touch_b must
  *    be what llvm-dwarfdump-19 prints for __wpp_run_count there, and in
  *    touch_b's loop it must be a register.
  * 4. Attribution end to end on that build's real trace (recorded through
@@ -345,7 +345,7 @@ static int setup(void **state)
 	snprintf(dir, sizeof(dir), "/tmp/wpp-test-run-count-%d", (int)getpid());
 	snprintf(exe, sizeof(exe), "%s/faults", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "mkdir -p %s && bin/wppcc -O2 -g -o %s tests/unit/counters/progs/faults.c", dir,
+		 "mkdir -p %s && bin/wppcc -O2 -g -o %s tests/unit/costs/progs/faults.c", dir,
 		 exe);
 	return system(cmd) == 0 ? 0 : -1;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_cost_attr.c — counter samples -> path executions on a hand-made
- * stream (user/report/cost_attr.c, cost_position.c, cost_summary.c).
+ * stream (user/costs/cost_attr.c, cost_position.c, cost_summary.c).
  *
  * The trace is written by the decode tests' independent writer
  * (tests/unit/decode/testlib.c) with a metadata blob placed into a copy of

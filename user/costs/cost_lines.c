@@ -13,8 +13,6 @@
 
 #include "dwarf_lookup.h"
 #include "log.h"
-#include "path_text.h"
-#include "table_fmt.h"
 
 #define LINE_UNKNOWN UINT32_MAX
 #define LINE_PENDING (UINT32_MAX - 1) /* not symbolized yet */
@@ -86,8 +84,9 @@ static uint32_t ip_line(struct wpp_dwarf *d, const struct wpp_fn *fn,
 	outer = &fr[n - 1];
 	if (!outer->function || strcmp(outer->function, fn->name) != 0)
 		return 0;
-	if (!outer->file || !outer->line ||
-	    strcmp(fmt_basename(outer->file), fmt_basename(fn->file)) != 0)
+	/* GNU basename (string.h): the name after the last '/', as the report
+	 * tables show files; DWARF and the metadata may spell directories apart. */
+	if (!outer->file || !outer->line || strcmp(basename(outer->file), basename(fn->file)) != 0)
 		return LINE_UNKNOWN;
 	return outer->line;
 }
@@ -184,23 +183,4 @@ uint64_t line_cost_of(const struct line_costs *lc, const struct wpp_fn *fn, long
 	if (samples)
 		*samples = s;
 	return w;
-}
-
-void rpt_path_line_costs(struct strbuf *s, const struct line_costs *lc, const struct rpt_path *r)
-{
-	char c[FMT_NUM_LEN];
-	int n = 0;
-
-	for (size_t i = 0; lc && i < lc->n; i++) {
-		const struct line_cost *x = &lc->v[i];
-		if (x->fn != r->fn || x->path != r->id || x->is_block != r->is_block)
-			continue;
-		if (x->line)
-			sb_printf(s, "%s%" PRIu32 ": %s", n++ ? ", " : "[", x->line,
-				  fmt_count(c, x->weight));
-		else
-			sb_printf(s, "%selsewhere: %s", n++ ? ", " : "[", fmt_count(c, x->weight));
-	}
-	if (n)
-		sb_printf(s, "]");
 }

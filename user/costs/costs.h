@@ -55,9 +55,6 @@ struct cost_data {
  * on allocation failure (message printed). */
 int cost_load(struct wpp_trace *t, struct cost_data *out);
 void cost_data_free(struct cost_data *cd);
-/* Index of the counter named name; -1 with one line listing the recorded
- * counters (or saying there are none). */
-int cost_counter_find(const struct cost_data *cd, const char *name);
 
 struct cost_hit {
 	uint32_t pid, gen, tid;
