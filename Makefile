@@ -39,10 +39,10 @@ $(BUILD)/san/%.o: %.c
 
 # Order matters: a fragment's rules may name variables (object lists) that
 # earlier fragments define; the CLI links everything, so it comes last.
-FRAGMENTS := user/common/module.mk user/instrument/module.mk user/runtime/module.mk \
-	kmod-free/module.mk bpf/module.mk user/bpfcollect/module.mk symbolizer/module.mk \
-	user/costs/module.mk user/report/module.mk user/decode/module.mk user/analysis/module.mk user/analysis/kslab.mk \
-	user/analysis/wet/module.mk \
+FRAGMENTS := user/common/module.mk user/instrument/module.mk kmod-free/module.mk \
+	user/runtime/module.mk bpf/module.mk user/bpfcollect/module.mk symbolizer/module.mk \
+	user/costs/module.mk user/report/module.mk user/decode/module.mk user/analysis/grammar/module.mk \
+	user/analysis/kpaths/module.mk user/analysis/wet/module.mk user/collect/module.mk \
 	user/record/module.mk \
 	user/cli/module.mk tests/module.mk
 include $(wildcard $(FRAGMENTS))

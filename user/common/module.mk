@@ -1,6 +1,8 @@
 # user/common: small shared pieces (crc32c, logging, .wpp file I/O, CPU clock,
 # option errors).
-COMMON_SRCS := user/common/crc32c.c user/common/log.c user/common/wppfile_write.c \
+# crc32c alone: the analysis libraries' chunks check their sums with it.
+CRC32C_SRCS := user/common/crc32c.c
+COMMON_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_write.c \
 	user/common/wppfile_read.c user/common/cpu_clock.c user/common/opt_error.c \
 	user/common/out_file.c user/common/in_file.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
@@ -16,3 +18,10 @@ CODEC_LIBS := -lzstd
 CODEC_WRITE_SRCS := user/common/wppfile_batch_group.c
 WPPTRACE_EXTRA_OBJS += $(CODEC_OBJS) $(call objs,,$(CODEC_WRITE_SRCS))
 WPPTRACE_EXTRA_LIBS += $(CODEC_LIBS)
+# The reader half of the .wpp file I/O (the writer is the recorder's) and
+# the file opening rules both halves share (in_file.h, out_file.h): what
+# every binary that reads recordings links, with the decoder.
+WPPREAD_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_read.c \
+	user/common/in_file.c user/common/out_file.c $(CODEC_SRCS)
+WPPREAD_OBJS := $(call objs,,$(WPPREAD_SRCS))
+WPPREAD_SAN_OBJS := $(call objs,san,$(WPPREAD_SRCS))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_online.c — the online stream assembler (user/collect/online.c) and
- * the grammar consumer (user/analysis/sequitur_online.c) against the
+ * the grammar consumer (user/collect/sequitur_online.c) against the
  * offline decoder (user/decode/decoder.c), which is the reference: random
  * threads shaped like the runtime's (dense seqs shared by main and signal
  * batches, nested signal handlers, handlers that fill several buffers,

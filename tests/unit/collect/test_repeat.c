@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_repeat.c — WPP_CTRL_REPEAT in the online grammar's word reader
- * (user/analysis/sequitur_online.c) and through the online assembler.
+ * (user/collect/sequitur_online.c) and through the online assembler.
  *
  * The reference is the expanded stream: every REPEAT n replaced by n copies
  * of the record (narrow word or wide pair) it refers to, by a word-level

@@ -8,9 +8,9 @@ KSLAB_TEST_NAMES := test_kslab test_kipf_serial test_kslab_online test_kslab_act
 KSLAB_TESTS := $(addprefix $(KSLAB_TEST_DIR)/,$(KSLAB_TEST_NAMES))
 KSLAB_TEST_HELPERS := tests/unit/kslab/ngram_ref.c tests/unit/kslab/streams.c \
 	tests/unit/kslab/forest_check.c tests/unit/kslab/act_streams.c
-KSLAB_CORE_SRCS := $(KSLAB_SRCS) user/common/log.c
+KSLAB_CORE_SRCS := $(KSLAB_SRCS) user/decode/trace_words.c user/common/log.c
 # The online consumer writes through the .wpp writer; its test reads back.
-KSLAB_ONLINE_SRCS := user/analysis/kslab_online.c user/common/wppfile_write.c \
+KSLAB_ONLINE_SRCS := user/collect/kslab_online.c user/common/wppfile_write.c \
 	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c
 
 $(call objs,san,tests/unit/kslab/%.c) $(call objs,,tests/unit/kslab/%.c): \
@@ -45,6 +45,7 @@ TESTS += $(KSLAB_TESTS)
 # with the decoder and the symbolizer as bin/wpptrace is.
 KSLAB_REPLAY := $(KSLAB_TEST_DIR)/replay_online_act
 $(KSLAB_REPLAY): $(sort $(call objs,,tests/unit/kslab/replay_online_act.c) $(KSLAB_OBJS) \
+		$(COLLECT_KPATHS_OBJS) \
 		$(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(COMMON_OBJS) $(CODEC_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)

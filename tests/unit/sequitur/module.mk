@@ -1,6 +1,6 @@
-# SEQUITUR(1) grammars, the WPP DAG and hot subpaths (user/analysis/), their
+# SEQUITUR(1) grammars, the WPP DAG and hot subpaths (user/analysis/grammar/), their
 # unit tests and the benchmark driver used by scripts/bench-sequitur.
-# The library itself is defined in user/analysis/module.mk.
+# The library itself is defined in user/analysis/grammar/module.mk.
 
 
 SEQ_TEST_DIR := $(BUILD)/tests/sequitur
@@ -8,7 +8,7 @@ SEQ_TEST_HELPERS := tests/unit/sequitur/test_util.c tests/unit/sequitur/tracegen
 SEQ_TEST_NAMES := test_sequitur test_serial test_wppdag test_hotsub test_rc test_recency \
 	test_digram test_chunked
 SEQ_TESTS := $(addprefix $(SEQ_TEST_DIR)/,$(SEQ_TEST_NAMES))
-SEQ_TEST_CPPFLAGS := -Iuser/analysis -Itests/unit/sequitur
+SEQ_TEST_CPPFLAGS := -Iuser/analysis/grammar -Iuser/analysis/kpaths -Itests/unit/sequitur
 
 $(call objs,san,tests/unit/sequitur/%.c) $(call objs,,tests/unit/sequitur/%.c): \
 	CPPFLAGS += $(SEQ_TEST_CPPFLAGS)
