@@ -4,7 +4,7 @@
 CRC32C_SRCS := user/common/crc32c.c
 COMMON_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_write.c \
 	user/common/wppfile_read.c user/common/cpu_clock.c user/common/opt_error.c \
-	user/common/out_file.c user/common/in_file.c
+	user/common/out_file.c user/common/in_file.c user/common/json_out.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
 # BATCH_Z chunks: the word codec (libzstd) and the chunk's pack/unpack.

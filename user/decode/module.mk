@@ -3,6 +3,12 @@
 DECODE_SRCS := user/decode/trace_file.c user/decode/batch_words.c user/decode/stream.c \
 	user/decode/module_map.c user/decode/path_regen.c user/decode/decoder.c \
 	user/decode/trace_words.c user/decode/wet_values.c
+# What a command does first with a recording (session.h): load it, say how
+# intact it is, resolve its modules; the commands of user/cli, user/record
+# and the report page link it.
+SESSION_SRCS := user/decode/session.c
+WPPTRACE_EXTRA_OBJS += $(call objs,,$(SESSION_SRCS))
+$(call objs,,$(SESSION_SRCS)): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 DECODE_OBJS := $(call objs,,$(DECODE_SRCS))
 DECODE_SAN_OBJS := $(call objs,san,$(DECODE_SRCS))
 $(DECODE_OBJS) $(DECODE_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)

@@ -4,7 +4,7 @@ TOP_TEST := $(BUILD)/tests/unit/top/test_top_rows
 $(call objs,san,tests/unit/top/test_top_rows.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) \
 	-Iuser/record -Isymbolizer
 $(TOP_TEST): $(call objs,san,tests/unit/top/test_top_rows.c user/record/top_rows.c \
-		user/record/top_tu.c user/cli/json_out.c) \
+		user/record/top_tu.c user/common/json_out.c) \
 		$(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) $(WPPREAD_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread

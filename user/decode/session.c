@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "exit_status.h"
 #include "log.h"
 
 struct reports {

@@ -9,8 +9,8 @@
  * warning and exit 3 (WPP_EXIT_INCOMPLETE); a chunk that is present but corrupt (bad checksum,
  * bad magic) is an error: the intact prefix is still reported, then exit 1.
  */
-#ifndef WPP_CLI_SESSION_H
-#define WPP_CLI_SESSION_H
+#ifndef WPP_DECODE_SESSION_H
+#define WPP_DECODE_SESSION_H
 
 #include "decoder.h"
 #include "module_map.h"
