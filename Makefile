@@ -44,7 +44,7 @@ FRAGMENTS := user/common/module.mk user/instrument/module.mk kmod-free/module.mk
 	user/costs/module.mk user/report/module.mk user/decode/module.mk user/analysis/grammar/module.mk \
 	user/analysis/kpaths/module.mk user/analysis/wet/module.mk user/collect/module.mk \
 	user/record/module.mk \
-	user/cli/module.mk tests/module.mk
+	user/cli/module.mk tests/module.mk scripts/bench-drivers/module.mk
 include $(wildcard $(FRAGMENTS))
 
 all: $(ALL_TARGETS)

@@ -8,8 +8,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WPPCC=$ROOT/bin/wppcc
 WPPTRACE=$ROOT/bin/wpptrace
 CORPUS=$ROOT/tests/corpus
-PROGS=$ROOT/tests/unit/bpf/progs
-CMP="python3 $ROOT/tests/unit/bpf/trace_cmp.py"
+PROGS=$ROOT/tests/unit/bpfcollect/progs
+CMP="python3 $ROOT/tests/unit/bpfcollect/trace_cmp.py"
 WORK=$ROOT/tests/work/bpf/$(basename "$0" .sh)
 . "$ROOT/tests/e2e/root-checks-lib.sh"
 require_root_and_tools BPF

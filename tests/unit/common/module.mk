@@ -28,11 +28,3 @@ $(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/comm
 $(call objs,san,tests/unit/common/test_word_codec.c): CPPFLAGS += -Iuser/common
 TEST_TARGETS += $(CODEC_TEST_BIN)
 TESTS += $(CODEC_TEST_BIN)
-
-# bench_codec: the coders compared on recorded batches (scripts/bench-keepup).
-CODEC_BENCH := $(BUILD)/tests/bench/bench_codec
-$(CODEC_BENCH): $(call objs,,tests/bench/bench_codec.c $(WPPREAD_SRCS))
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CODEC_LIBS) -llz4
-$(call objs,,tests/bench/bench_codec.c): CPPFLAGS += -Iuser/common
-TEST_TARGETS += $(CODEC_BENCH)

@@ -1,5 +1,5 @@
 # tests/unit/wet: tier-2 label streams of whole execution traces against
-# the raw values (docs/wet.md), and the benchmark of scripts/bench-wet.
+# the raw values (docs/wet.md).
 
 WET_TEST_DIR := $(BUILD)/tests/wet
 WET_TEST_NAMES := test_wet_stream test_wet_tier1 test_wet_cdg test_wet_shadow
@@ -14,13 +14,7 @@ $(WET_TEST_DIR)/%: $(call objs,san,tests/unit/wet/%.c) $(call objs,san,$(WET_TES
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(CMOCKA_LIBS)
 
-# The benchmark is built optimized, without sanitizers.
-WET_BENCH := $(WET_TEST_DIR)/bench_wet
-$(WET_BENCH): $(call objs,,tests/unit/wet/bench_wet.c $(WET_TEST_HELPERS)) $(WET_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $^ -o $@ $(CODEC_LIBS)
-
-TEST_TARGETS += $(WET_TESTS) $(WET_BENCH)
+TEST_TARGETS += $(WET_TESTS)
 TESTS += $(WET_TESTS)
 
 .SECONDARY: $(WET_SAN_OBJS) $(call objs,san,$(WET_TEST_HELPERS)) \

@@ -3,7 +3,7 @@
  * wpp/usdt.h — the assembler text of one USDT (SystemTap SDT v3) probe site,
  * written from the note format rather than taken from sys/sdt.h.  Shared by
  * libwpprt (user/runtime/rt_usdt.h) and the BPF transport tests
- * (tests/unit/bpf/usdt_emit.h), so both emit exactly the notes the collector
+ * (tests/unit/bpfcollect/usdt_emit.h), so both emit exactly the notes the collector
  * parses.
  *
  * A probe site is a 1-byte nop plus, in section .note.stapsdt, a note of type

@@ -1,17 +1,17 @@
-# tests/unit/bpf: the BPF transport with real BPF (needs root).  The
+# tests/unit/bpfcollect: the BPF transport with real BPF (needs root).  The
 # producer fires the wpptrace USDT probes from its own sites (usdt_emit.h,
 # on the shared note layout of wpp/usdt.h), so these tests do not depend on
 # libwpprt.
-BPFTEST_DIR := $(BUILD)/tests/unit/bpf
+BPFTEST_DIR := $(BUILD)/tests/unit/bpfcollect
 BPFTEST_PRODUCER := $(BPFTEST_DIR)/usdt_producer
 BPFTEST_BIN := $(BPFTEST_DIR)/test_bpf_transport
 
-$(BPFTEST_PRODUCER): tests/unit/bpf/usdt_producer.c tests/unit/bpf/usdt_emit.h user/include/wpp/usdt.h \
+$(BPFTEST_PRODUCER): tests/unit/bpfcollect/usdt_producer.c tests/unit/bpfcollect/usdt_emit.h user/include/wpp/usdt.h \
 		user/include/wpp/trace_abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
 
-$(BPFTEST_BIN): tests/unit/bpf/test_bpf_transport.c $(BPFCOLLECT_SAN_LIB) \
+$(BPFTEST_BIN): tests/unit/bpfcollect/test_bpf_transport.c $(BPFCOLLECT_SAN_LIB) \
 		$(call objs,san,user/common/log.c) | $(BPFTEST_PRODUCER)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) \
@@ -24,7 +24,7 @@ TESTS += $(BPFTEST_BIN)
 # The live-count reader (user/bpfcollect/count_snapshot.c) on blocks laid
 # out in the test's own memory (no root, no BPF).
 COUNTSNAP_BIN := $(BPFTEST_DIR)/test_count_snapshot
-$(COUNTSNAP_BIN): tests/unit/bpf/test_count_snapshot.c \
+$(COUNTSNAP_BIN): tests/unit/bpfcollect/test_count_snapshot.c \
 		$(call objs,san,user/bpfcollect/count_snapshot.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
