@@ -13,7 +13,13 @@ BIN   := bin
 LIBDIR := lib/wpptrace
 
 WARN     := -Wall -Wextra -Werror
-CPPFLAGS := -Iuser/include -D_GNU_SOURCE
+# One include root for the project's headers, named with their folder
+# ("decode/trace_file.h"; scripts/include-paths, docs/design.md "Rooms and
+# their order"): -iquote, so that a folder of ours can never shadow a system
+# header such as <bpf/libbpf.h>.  The public headers keep -Iuser/include
+# ("wpp/trace_abi.h"), as an installed copy would be found.
+INCLUDE_ROOT := -iquote user -iquote .
+CPPFLAGS := -Iuser/include $(INCLUDE_ROOT) -D_GNU_SOURCE
 CFLAGS   := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
 # Tests and test builds of the tools run under ASan+UBSan where they fit.
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all

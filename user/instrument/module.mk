@@ -29,7 +29,7 @@ $(BUILD)/pic/user/instrument/%.o: user/instrument/%.c
 
 $(BUILD)/pic/user/instrument/%.o: user/instrument/%.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(LLVM_CXXFLAGS) -Iuser/instrument -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
+	$(CXX) $(LLVM_CXXFLAGS) -Iuser/instrument $(INCLUDE_ROOT) -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 
 $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 	@mkdir -p $(dir $@)
