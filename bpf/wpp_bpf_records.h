@@ -32,7 +32,7 @@
 #include <linux/types.h>
 #endif
 
-#include "wpp_position_records.h"
+#include "bpf/wpp_position_records.h"
 
 enum wpp_brec_kind {
 	WPP_BREC_BATCH = 1,    /* struct wpp_brec_batch + words, batch rings */

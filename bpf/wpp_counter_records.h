@@ -16,7 +16,7 @@
 #include <linux/types.h>
 #endif
 
-#include "wpp_position_records.h"
+#include "bpf/wpp_position_records.h"
 
 /* Events of one recording; indexes fit the sample record's u16. */
 #define WPP_MAX_COUNTERS 8

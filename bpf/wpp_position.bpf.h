@@ -8,7 +8,7 @@
 #ifndef WPP_POSITION_BPF_H
 #define WPP_POSITION_BPF_H
 
-#include "wpp_position_records.h"
+#include "bpf/wpp_position_records.h"
 
 #define POSITION_MAGIC 0x534f5057u /* WPP_POSITION_MAGIC */
 /* Levels a reader follows at most (the runtime has 5). */

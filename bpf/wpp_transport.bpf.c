@@ -24,8 +24,8 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
 
-#include "wpp_bpf_records.h"
-#include "wpp_position.bpf.h"
+#include "bpf/wpp_bpf_records.h"
+#include "bpf/wpp_position.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 

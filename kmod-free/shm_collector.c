@@ -23,7 +23,7 @@
  * normally.  The region is a memfd sealed against shrinking, so no one can
  * turn our accesses into SIGBUS by truncating it.
  */
-#include "shm_collector.h"
+#include "kmod-free/shm_collector.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shm_entries.h"
-#include "shm_futex.h"
+#include "kmod-free/shm_entries.h"
+#include "kmod-free/shm_futex.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
 

@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shm_layout.h"
-#include "shm_proto.h"
+#include "kmod-free/shm_layout.h"
+#include "kmod-free/shm_proto.h"
 
 struct wpp_shm_sink {
 	void *ctx;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* shm_entries.c — see shm_entries.h. */
-#include "shm_entries.h"
+#include "kmod-free/shm_entries.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "shm_proto.h"
+#include "kmod-free/shm_proto.h"
 
 int wpp_shm_pid_gone(uint32_t pid)
 {

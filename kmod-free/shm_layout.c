@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "shm_layout.h"
+#include "kmod-free/shm_layout.h"
 
 #include <errno.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "shm_proto.h"
+#include "kmod-free/shm_proto.h"
 
 struct wpp_shm_options {
 	uint32_t buffer_words;	 /* slot capacity (records) */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "shm_producer.h"
+#include "kmod-free/shm_producer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shm_entries.h"
-#include "shm_futex.h"
-#include "shm_layout.h"
+#include "kmod-free/shm_entries.h"
+#include "kmod-free/shm_futex.h"
+#include "kmod-free/shm_layout.h"
 #include "wpp/wpp_file.h"
 
 #define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)

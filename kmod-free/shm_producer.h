@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shm_proto.h"
+#include "kmod-free/shm_proto.h"
 
 struct wpp_shm_client {
 	struct wpp_shm_header *h;

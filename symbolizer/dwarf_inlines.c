@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_private.h"
+#include "symbolizer/dwarf_private.h"
 
 /* One inlined instance inside the function (or the function itself, index 0). */
 struct inl_scope {

@@ -3,7 +3,7 @@
  * dwarf_lookup.c — one offline Dwfl per object, reported at bias 0 so that
  * the same object serves every process whatever its load address.
  */
-#include "dwarf_lookup.h"
+#include "symbolizer/dwarf_lookup.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_private.h"
-#include "elf_object.h"
+#include "symbolizer/dwarf_private.h"
+#include "symbolizer/elf_object.h"
 
 struct dw_object {
 	struct dw_object *next;

@@ -10,7 +10,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "dwarf_lookup.h"
+#include "symbolizer/dwarf_lookup.h"
 
 /* The object's module (opened once, build-id checked; bias 0), or NULL
  * with the reason in err. */

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dwarf_lookup.h"
-#include "dwarf_private.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "symbolizer/dwarf_private.h"
 
 struct wpp_varloc wpp_varloc_from_ops(const struct wpp_dwarf_op *ops, size_t nops)
 {

@@ -3,7 +3,7 @@
  * elf_object.c — open an ELF file with libelf, read the GNU build-id note
  * and locate the wpp_meta section.
  */
-#include "elf_object.h"
+#include "symbolizer/elf_object.h"
 
 #include <errno.h>
 #include <fcntl.h>

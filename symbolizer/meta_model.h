@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meta_wet_model.h"
+#include "symbolizer/meta_wet_model.h"
 #include "wpp/meta_format.h"
 
 struct wpp_tu;

@@ -8,7 +8,7 @@
  * 64 bits on values that are at most 32 bits wide or already checked against
  * the blob size, so nothing can wrap.
  */
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

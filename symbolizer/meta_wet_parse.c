@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 #include "wpp/wet_abi.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)

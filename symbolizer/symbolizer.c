@@ -3,7 +3,7 @@
  * symbolizer.c — caches of opened objects and parsed TUs.  A run typically
  * names a handful of objects, so linear lists are enough.
  */
-#include "symbolizer.h"
+#include "symbolizer/symbolizer.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "elf_object.h"
+#include "common/log.h"
+#include "symbolizer/elf_object.h"
 
 struct sym_object {
 	struct sym_object *next;

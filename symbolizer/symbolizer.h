@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 
 struct wpp_symbolizer;
 

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <zstd.h>
 
-#include "word_codec.h"
-#include "wppfile.h"
+#include "common/word_codec.h"
+#include "common/wppfile.h"
 
 struct unit {
 	uint32_t tid, n;

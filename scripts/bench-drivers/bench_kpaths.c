@@ -21,12 +21,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "batch_words.h"
-#include "kipf.h"
-#include "kslab.h"
-#include "kslab_words.h"
-#include "stream.h"
-#include "trace_file.h"
+#include "decode/batch_words.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kslab.h"
+#include "analysis/kpaths/kslab_words.h"
+#include "decode/stream.h"
+#include "decode/trace_file.h"
 #include "wpp/trace_abi.h"
 
 struct words {

@@ -24,13 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hotsub.h"
-#include "sequitur.h"
-#include "sequitur_chunked.h"
-#include "sequitur_digram.h"
-#include "sequitur_serial.h"
-#include "tracegen.h"
-#include "wppdag.h"
+#include "analysis/grammar/hotsub.h"
+#include "analysis/grammar/sequitur.h"
+#include "analysis/grammar/sequitur_chunked.h"
+#include "analysis/grammar/sequitur_digram.h"
+#include "analysis/grammar/sequitur_serial.h"
+#include "tests/unit/grammar/tracegen.h"
+#include "analysis/grammar/wppdag.h"
 
 #define SEED 0x5eed2024u
 

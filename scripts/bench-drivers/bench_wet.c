@@ -18,8 +18,8 @@
 
 #include <zstd.h>
 
-#include "wet_gen.h"
-#include "wet_stream.h"
+#include "tests/unit/wet/wet_gen.h"
+#include "analysis/wet/wet_stream.h"
 
 static double now_ns(void)
 {

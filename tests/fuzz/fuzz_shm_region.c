@@ -24,8 +24,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "shm_collector.h"
-#include "shm_producer.h"
+#include "kmod-free/shm_collector.h"
+#include "kmod-free/shm_producer.h"
 
 struct region {
 	const char *lo, *hi;

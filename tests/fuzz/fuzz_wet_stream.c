@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../user/analysis/wet/wet_stream.h"
-#include "../../user/common/crc32c.h"
+#include "analysis/wet/wet_stream.h"
+#include "common/crc32c.h"
 
 #define MAX_VALUES 20000
 

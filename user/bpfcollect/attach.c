@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
-#include "elfinfo.h"
-#include "log.h"
-#include "positions.h"
-#include "procinfo.h"
+#include "bpfcollect/bc_internal.h"
+#include "bpfcollect/elfinfo.h"
+#include "common/log.h"
+#include "bpfcollect/positions.h"
+#include "bpfcollect/procinfo.h"
 #include "wpp_transport.skel.h"
 
 static int remember(char ***list, size_t *n, size_t *cap, const char *s)

@@ -17,9 +17,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "bpfcollect.h"
-#include "idmap.h"
-#include "wpp_bpf_records.h"
+#include "bpfcollect/bpfcollect.h"
+#include "bpfcollect/idmap.h"
+#include "bpf/wpp_bpf_records.h"
 
 struct wpp_transport; /* libbpf skeleton */
 struct ring_buffer;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* count_snapshot.c — live path counters from /proc/PID/mem (see
  * count_snapshot.h). */
-#include "count_snapshot.h"
+#include "bpfcollect/count_snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "wpp/trace_abi.h"
-#include "wpp_registry.h"
+#include "runtime/wpp_registry.h"
 
 #define MAX_BLOCKS (1u << 16)
 #define MAX_ARRAYS (1u << 16)

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bc_internal.h"
-#include "log.h"
+#include "bpfcollect/bc_internal.h"
+#include "common/log.h"
 
 _Static_assert(WPP_BREC_SIGNAL == WPP_BATCH_SIGNAL && WPP_BREC_SALVAGED == WPP_BATCH_SALVAGED,
 	       "BPF sets the file's batch flags");

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
-#include "log.h"
+#include "bpfcollect/bc_internal.h"
+#include "common/log.h"
 #include "wpp_transport.skel.h"
 
 #define POLL_MS 50

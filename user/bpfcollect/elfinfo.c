@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "elfinfo.h"
+#include "bpfcollect/elfinfo.h"
 
-#include "wpp_position.h"
-#include "wpp_registry.h"
+#include "runtime/wpp_position.h"
+#include "runtime/wpp_registry.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -17,9 +17,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
-#include "log.h"
-#include "wpp_hello.h"
+#include "bpfcollect/bc_internal.h"
+#include "common/log.h"
+#include "runtime/wpp_hello.h"
 
 static void answer(struct bc_collector *c, int fd)
 {

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bc_internal.h"
+#include "bpfcollect/bc_internal.h"
 
 /* The sink's chunks hold at most 4096 batches (WPP_BATCH_Z_MAX_BATCHES). */
 #define HOLD_MAX_BATCHES 4096u

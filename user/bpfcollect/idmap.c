@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* idmap.c — linear probing with backward-shift deletion (no tombstones, so
  * tables that churn through many short-lived threads stay fast). */
-#include "idmap.h"
+#include "bpfcollect/idmap.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -20,12 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
-#include "elfinfo.h"
-#include "log.h"
-#include "procinfo.h"
-#include "registry.h"
-#include "wpp_registry.h"
+#include "bpfcollect/bc_internal.h"
+#include "bpfcollect/elfinfo.h"
+#include "common/log.h"
+#include "bpfcollect/procinfo.h"
+#include "bpfcollect/registry.h"
+#include "runtime/wpp_registry.h"
 
 #define CMDLINE_MAX 4096
 

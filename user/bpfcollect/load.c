@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
-#include "log.h"
+#include "bpfcollect/bc_internal.h"
+#include "common/log.h"
 #include "wpp_transport.skel.h"
 
 #define SHM_HINT "; use --transport=shm instead"

@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
+#include "bpfcollect/bc_internal.h"
 #include "wpp_transport.skel.h"
 
 /* What the collector last continued, per pid (struct wpp_bpf_pause). */

@@ -4,8 +4,8 @@
  * CPU, the BPF object bpf/wpp_counters.bpf.c, its ring, and the catch-up
  * of threads that registered before we attached.
  */
-#include "perf_counters.h"
-#include "perf_throttle.h"
+#include "bpfcollect/perf_counters.h"
+#include "bpfcollect/perf_throttle.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -19,9 +19,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bc_internal.h"
-#include "elfinfo.h"
-#include "log.h"
+#include "bpfcollect/bc_internal.h"
+#include "bpfcollect/elfinfo.h"
+#include "common/log.h"
 #include "wpp_counters.skel.h"
 
 #define COUNTER_RING_BYTES (16u << 20)

@@ -21,9 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bpfcollect.h"
-#include "perf_events.h"
-#include "wpp_counter_records.h"
+#include "bpfcollect/bpfcollect.h"
+#include "bpfcollect/perf_events.h"
+#include "bpf/wpp_counter_records.h"
 
 #define PC_DEFAULT_FREQ 4000u
 

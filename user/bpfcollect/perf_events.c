@@ -4,14 +4,14 @@
  * generic hardware and software events of <linux/perf_event.h> and the
  * hardware-cache combinations perf builds from cache x operation x result.
  */
-#include "perf_events.h"
+#include "bpfcollect/perf_events.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "common/log.h"
 
 struct named {
 	const char *name;

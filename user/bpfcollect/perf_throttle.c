@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "perf_throttle.h"
+#include "bpfcollect/perf_throttle.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

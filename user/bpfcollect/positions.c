@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* positions.c — see positions.h. */
-#include "positions.h"
+#include "bpfcollect/positions.h"
 
 #include <bpf/bpf.h>
 #include <fcntl.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "procinfo.h"
-#include "wpp_position.h"
-#include "wpp_position_records.h"
+#include "bpfcollect/elfinfo.h"
+#include "bpfcollect/procinfo.h"
+#include "runtime/wpp_position.h"
+#include "bpf/wpp_position_records.h"
 
 _Static_assert(WPP_POSITION_VERSION == 2, "positions.c reads descriptor versions 1 and 2");
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "procinfo.h"
+#include "bpfcollect/procinfo.h"
 
 #include <dirent.h>
 #include <errno.h>

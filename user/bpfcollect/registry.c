@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "registry.h"
+#include "bpfcollect/registry.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "procinfo.h"
+#include "bpfcollect/elfinfo.h"
+#include "bpfcollect/procinfo.h"
 #include "wpp/trace_abi.h"
-#include "wpp_registry.h"
+#include "runtime/wpp_registry.h"
 
 #define MAX_ENTRIES (1u << 20)
 #define MAX_TRIES   200

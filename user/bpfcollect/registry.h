@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "wpp_bpf_records.h"
+#include "bpf/wpp_bpf_records.h"
 
 struct registry_info {
 	uint32_t transport; /* enum wpp_registry_transport */

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "annotate.h"
-#include "commands.h"
-#include "log.h"
-#include "report_session.h"
+#include "report/annotate.h"
+#include "cli/commands.h"
+#include "common/log.h"
+#include "report/report_session.h"
 
 int cmd_annotate(int argc, char **argv)
 {

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfg_dot.h"
-#include "commands.h"
-#include "log.h"
-#include "out_file.h"
-#include "report_session.h"
+#include "report/cfg_dot.h"
+#include "cli/commands.h"
+#include "common/log.h"
+#include "common/out_file.h"
+#include "report/report_session.h"
 
 static int ends_with(const char *s, const char *suffix)
 {

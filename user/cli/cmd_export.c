@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "log.h"
-#include "pprof_export.h"
-#include "report_session.h"
+#include "cli/commands.h"
+#include "common/log.h"
+#include "report/pprof_export.h"
+#include "report/report_session.h"
 
 int cmd_export(int argc, char **argv)
 {

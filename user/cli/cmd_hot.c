@@ -31,13 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "cost_select.h"
-#include "hotsub.h"
-#include "json_out.h"
-#include "log.h"
-#include "session.h"
-#include "thread_grammar.h"
+#include "cli/commands.h"
+#include "costs/cost_select.h"
+#include "analysis/grammar/hotsub.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "decode/session.h"
+#include "collect/thread_grammar.h"
 
 struct hot_opts {
 	struct thread_filter filter;

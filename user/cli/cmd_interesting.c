@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "interesting_set.h"
-#include "log.h"
-#include "out_file.h"
-#include "report_session.h"
+#include "cli/commands.h"
+#include "report/interesting_set.h"
+#include "common/log.h"
+#include "common/out_file.h"
+#include "report/report_session.h"
 
 /* rpt_merge_inputs' add. */
 static int add_profile(void *ctx, const struct rpt_profile *p)

@@ -19,16 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "cost_select.h"
-#include "json_out.h"
-#include "kipf.h"
-#include "kipf_build.h"
-#include "kipf_cost.h"
-#include "kipf_inst_cost.h"
-#include "kipf_rank.h"
-#include "log.h"
-#include "session.h"
+#include "cli/commands.h"
+#include "costs/cost_select.h"
+#include "common/json_out.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_build.h"
+#include "analysis/kpaths/kipf_cost.h"
+#include "analysis/kpaths/kipf_inst_cost.h"
+#include "analysis/kpaths/kipf_rank.h"
+#include "common/log.h"
+#include "decode/session.h"
 
 #define DEFAULT_K   8u
 #define DEFAULT_TOP 10

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "json_out.h"
-#include "log.h"
-#include "paths_table.h"
-#include "profile.h"
-#include "session.h"
+#include "cli/commands.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "cli/paths_table.h"
+#include "report/profile.h"
+#include "decode/session.h"
 
 /* The two views `paths` prints, with the totals under them.  Cost is the
  * profile's exact one (count x static IR instructions), printed as the

@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "log.h"
-#include "out_file.h"
-#include "profile.h"
-#include "report_html.h"
-#include "report_out.h"
-#include "report_session.h"
+#include "cli/commands.h"
+#include "common/log.h"
+#include "common/out_file.h"
+#include "report/profile.h"
+#include "report/report_html.h"
+#include "report/report_out.h"
+#include "report/report_session.h"
 
 enum report_format { OUT_TEXT, OUT_JSON, OUT_HTML };
 

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "json_out.h"
-#include "log.h"
-#include "session.h"
+#include "cli/commands.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "decode/session.h"
 
 enum format { FMT_TEXT, FMT_JSONL, FMT_JSON };
 

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "json_out.h"
-#include "log.h"
-#include "session.h"
-#include "wet_values.h"
+#include "cli/commands.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "decode/session.h"
+#include "decode/wet_values.h"
 
 enum format { FMT_TEXT, FMT_JSONL };
 

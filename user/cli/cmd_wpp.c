@@ -20,18 +20,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "cpu_clock.h"
-#include "json_out.h"
-#include "in_file.h"
-#include "log.h"
-#include "out_file.h"
-#include "sequitur_chunked.h"
-#include "sequitur_serial.h"
-#include "session.h"
-#include "thread_grammar.h"
-#include "wppdag.h"
-#include "wppfile.h"
+#include "cli/commands.h"
+#include "common/cpu_clock.h"
+#include "common/json_out.h"
+#include "common/in_file.h"
+#include "common/log.h"
+#include "common/out_file.h"
+#include "analysis/grammar/sequitur_chunked.h"
+#include "analysis/grammar/sequitur_serial.h"
+#include "decode/session.h"
+#include "collect/thread_grammar.h"
+#include "analysis/grammar/wppdag.h"
+#include "common/wppfile.h"
 
 struct wpp_opts {
 	struct thread_filter filter;

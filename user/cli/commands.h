@@ -7,7 +7,7 @@
 #ifndef WPP_CLI_COMMANDS_H
 #define WPP_CLI_COMMANDS_H
 
-#include "exit_status.h" /* WPP_EXIT_*, which every command returns */
+#include "common/exit_status.h" /* WPP_EXIT_*, which every command returns */
 
 int cmd_record(int argc, char **argv);	    /* user/record/ (RUNTIME room) */
 int cmd_script(int argc, char **argv);	    /* user/cli/cmd_script.c */

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "in_file.h"
-#include "log.h"
+#include "cli/commands.h"
+#include "common/in_file.h"
+#include "common/log.h"
 
 #ifndef WPP_VERSION
 #define WPP_VERSION "0.1.0"

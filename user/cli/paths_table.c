@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* paths_table.c — the path and function tables of `paths` (see paths_table.h). */
-#include "paths_table.h"
+#include "cli/paths_table.h"
 
 #include <inttypes.h>
 
-#include "json_out.h"
-#include "table_fmt.h"
+#include "common/json_out.h"
+#include "report/table_fmt.h"
 
 /* Short kind names so the text table fits 100 columns (docs/cli.md lists them). */
 static const char *short_start(const struct rpt_path *r)

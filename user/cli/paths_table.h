@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "report/profile.h"
 
 struct paths_table {
 	const struct rpt_row *paths; /* rpt_rows(RPT_BY_PATH) */

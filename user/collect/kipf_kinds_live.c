@@ -4,13 +4,13 @@
  * kipf_kinds_live.h).  Images and their modules are few: plain arrays,
  * searched linearly, and only when the per-image cache misses.
  */
-#include "kipf_kinds_live.h"
+#include "collect/kipf_kinds_live.h"
 
 #include <stdlib.h>
 
-#include "kipf_kinds.h"
-#include "kslab_act.h"
-#include "symbolizer.h"
+#include "analysis/kpaths/kipf_kinds.h"
+#include "analysis/kpaths/kslab_act.h"
+#include "symbolizer/symbolizer.h"
 
 /* Inheritance chains longer than this are treated as cycles (module_map.c). */
 #define MAX_FORK_DEPTH 64

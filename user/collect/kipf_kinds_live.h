@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "kslab_online.h"
+#include "collect/kslab_online.h"
 #include "wpp/wpp_file.h"
 
 struct kinds_live;

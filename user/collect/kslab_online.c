@@ -2,17 +2,17 @@
 /*
  * kslab_online.c — the online k-path consumer (see kslab_online.h).
  */
-#include "kslab_online.h"
+#include "collect/kslab_online.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "kipf.h"
-#include "kipf_serial.h"
-#include "kslab_act.h"
-#include "kslab_words.h"
-#include "log.h"
-#include "wppfile.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_serial.h"
+#include "analysis/kpaths/kslab_act.h"
+#include "analysis/kpaths/kslab_words.h"
+#include "common/log.h"
+#include "common/wppfile.h"
 
 #define DEFAULT_MAX_PAYLOAD (16u << 20)
 

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "online.h"
+#include "collect/online.h"
 
 /* Where a recorded path starts and ends: KACT_ENTRY | KACT_RETURN bits
  * (kslab_act.h), KACT_UNKNOWN when its function or path is not known (yet),

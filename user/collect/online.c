@@ -20,15 +20,15 @@
  * cut.  A batch that arrives after its place was delivered is dropped and
  * counted (late_batches).
  */
-#include "online.h"
+#include "collect/online.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "online_worker.h"
-#include "stream.h"
-#include "trace_words.h"
+#include "collect/online_worker.h"
+#include "decode/stream.h"
+#include "decode/trace_words.h"
 #include "wpp/trace_abi.h"
 
 #define DEFAULT_HOLD_LIMIT (UINT64_C(4) << 20) /* words per thread (32 MiB) */

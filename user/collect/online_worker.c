@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* online_worker.c — see online_worker.h for the contract. */
-#include "online_worker.h"
+#include "collect/online_worker.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "thread_loads.h"
-#include "wppfile.h"
-#include "wppfile_batch.h"
+#include "collect/thread_loads.h"
+#include "common/wppfile.h"
+#include "common/wppfile_batch.h"
 
 enum item_kind {
 	ITEM_BATCH,

@@ -33,7 +33,7 @@
 #ifndef WPP_COLLECT_ONLINE_WORKER_H
 #define WPP_COLLECT_ONLINE_WORKER_H
 
-#include "online.h"
+#include "collect/online.h"
 
 struct online_worker;
 

@@ -5,13 +5,13 @@
  * once per batch, most recent first) with each level's last record, and
  * the counts (open addressing on (image, fid, id), emptied by a take).
  */
-#include "path_tally.h"
+#include "collect/path_tally.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_words.h"
+#include "decode/trace_words.h"
 
 #define SIGNAL_RUNS 64u
 #define RECENT_SEQS 64u

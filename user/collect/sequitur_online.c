@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* A thread's path grammar from raw trace words; see sequitur_online.h. */
-#include "sequitur_online.h"
+#include "collect/sequitur_online.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/log.h"
-#include "../common/wppfile.h"
-#include "trace_words.h"
-#include "sequitur_chunked.h"
-#include "sequitur_serial.h"
+#include "common/log.h"
+#include "common/wppfile.h"
+#include "decode/trace_words.h"
+#include "analysis/grammar/sequitur_chunked.h"
+#include "analysis/grammar/sequitur_serial.h"
 #include "wpp/trace_abi.h"
 
 /* (fid, path id) -> dense terminal: open addressing, never iterated (the

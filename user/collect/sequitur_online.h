@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../collect/online.h"
-#include "sequitur.h"
+#include "collect/online.h"
+#include "analysis/grammar/sequitur.h"
 #include "wpp/wpp_file.h"
 
 /* A finished thread grammar with its terminal table. */

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* A recorded thread's grammar and its terminals; see thread_grammar.h. */
-#include "thread_grammar.h"
+#include "collect/thread_grammar.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_words.h"
-#include "cpu_clock.h"
-#include "log.h"
-#include "online.h"
-#include "path_regen.h"
-#include "wppfile.h"
+#include "decode/batch_words.h"
+#include "common/cpu_clock.h"
+#include "common/log.h"
+#include "collect/online.h"
+#include "decode/path_regen.h"
+#include "common/wppfile.h"
 
 /* The builder for grammars built from batches (thread_grammar.h). */
 static enum seq_algorithm rebuild_algo = SEQ_CHUNKED;

@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "module_map.h"
-#include "sequitur_online.h"
-#include "trace_file.h"
+#include "decode/module_map.h"
+#include "collect/sequitur_online.h"
+#include "decode/trace_file.h"
 
 /* RECORDED: written by record, online; STORED: built from the batches
  * later and kept in the file by `wpptrace wpp --store` (after its END

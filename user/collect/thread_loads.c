@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* thread_loads.c — see thread_loads.h for the contract. */
-#include "thread_loads.h"
+#include "collect/thread_loads.h"
 
 #include <stdlib.h>
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "online.h"
+#include "collect/online.h"
 
 struct worker_instance; /* online_worker.c: what the worker shares about one thread */
 

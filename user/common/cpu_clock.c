@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cpu_clock.c — see cpu_clock.h. */
-#include "cpu_clock.h"
+#include "common/cpu_clock.h"
 
 #include <time.h>
 

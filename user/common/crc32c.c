@@ -13,7 +13,7 @@
  * Advancing over a fixed lane length is a linear map of 32 bits, kept as four
  * byte-indexed tables built once from its action on the 32 unit vectors.
  */
-#include "crc32c.h"
+#include "common/crc32c.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* in_file.c — see in_file.h. */
-#include "in_file.h"
+#include "common/in_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "common/log.h"
 
 static void say(const char *who, const char *path, const char *why)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "json_out.h"
+#include "common/json_out.h"
 
 void json_str(FILE *f, const char *s)
 {

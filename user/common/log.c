@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "log.h"
+#include "common/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

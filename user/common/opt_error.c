@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* One line for a rejected option; see opt_error.h. */
-#include "opt_error.h"
+#include "common/opt_error.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "common/log.h"
 
 /* The exit status of a bad command line (user/cli/commands.h). */
 #define OPT_EXIT_USAGE 2

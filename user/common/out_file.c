@@ -7,7 +7,7 @@
  * new one is worth having, and is just as safe against a planted name (the
  * temporary is O_EXCL, rename never follows the target).
  */
-#include "out_file.h"
+#include "common/out_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "in_file.h"
-#include "log.h"
+#include "common/in_file.h"
+#include "common/log.h"
 
 /* Longest part of the target's name kept in the temporary's (NAME_MAX 255
  * minus the dot and ".XXXXXX"). */

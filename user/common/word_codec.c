@@ -17,7 +17,7 @@
  * first the second), dict[hash(w)] = w (set on every literal), the last
  * literal's fid.  The first word's "previous word" is 0.
  */
-#include "word_codec.h"
+#include "common/word_codec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* wppfile_batch.c — reading BATCH_Z chunks (wppfile_batch.h). */
-#include "wppfile_batch.h"
+#include "common/wppfile_batch.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "common/crc32c.h"
 
 #define HEADS_OFFSET sizeof(struct wpp_chunk_batch_z)
 

@@ -16,9 +16,9 @@
 
 #include <stdint.h>
 
-#include "word_codec.h"
+#include "common/word_codec.h"
 #include "wpp/wpp_file.h"
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 /* No BATCH_Z holds more words than a BATCH chunk could, nor more batches
  * than this: a crafted head cannot make a reader allocate more than one

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* wppfile_batch_group.c — writing BATCH_Z chunks (wppfile_batch.h): the
  * recorder's half, apart so that readers do not link the writer. */
-#include "wppfile_batch.h"
+#include "common/wppfile_batch.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -16,7 +16,7 @@
  * collector killed mid-write leaves exactly such a torn tail, and everything
  * before it is still good.  Payload contents are the caller's to validate.
  */
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "in_file.h"
-#include "log.h"
+#include "common/crc32c.h"
+#include "common/in_file.h"
+#include "common/log.h"
 
 /*
  * One copy per file per process: `report --html` loads the recording again

@@ -7,7 +7,7 @@
  * file of a collector that was killed, sees whole chunks followed at most by
  * one torn chunk, which the CRC rejects.
  */
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "log.h"
-#include "out_file.h"
+#include "common/crc32c.h"
+#include "common/log.h"
+#include "common/out_file.h"
 
 struct wpp_writer {
 	int fd;

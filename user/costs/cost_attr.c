@@ -8,15 +8,15 @@
  * thread matching records by where they start.  Every sample ends up
  * either as a hit or in exactly one miss class.
  */
-#include "costs.h"
+#include "costs/costs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "cost_position.h"
-#include "cost_run_end.h"
-#include "cost_scale.h"
+#include "common/log.h"
+#include "costs/cost_position.h"
+#include "costs/cost_run_end.h"
+#include "costs/cost_scale.h"
 
 struct target {
 	uint64_t seq;

@@ -4,14 +4,14 @@
  * COUNTS), validated: hostile input, so every length is checked and every
  * counter index must name a described counter.
  */
-#include "costs.h"
+#include "costs/costs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "wppfile.h"
+#include "common/log.h"
+#include "common/wppfile.h"
 
 static int append(void **arr, size_t *n, size_t *cap, size_t elem, const void *src, size_t count)
 {

@@ -7,11 +7,11 @@
  * could not be loaded the section says so and info still describes the
  * rest.
  */
-#include "cost_info.h"
+#include "costs/cost_info.h"
 
 #include <inttypes.h>
 
-#include "costs.h"
+#include "costs/costs.h"
 
 static void tally_text(FILE *out, const struct cost_data *cd, const struct cost_attribution *a)
 {

@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "module_map.h"
-#include "trace_file.h"
+#include "decode/module_map.h"
+#include "decode/trace_file.h"
 
 /* Attribute every counter of trace t (its program's metadata in mods) and
  * print the section.  t NULL: the caller could not load the metadata; the

@@ -5,14 +5,14 @@
  * symbolized once through a small open-addressing cache; the per-sample
  * results are then sorted and merged.
  */
-#include "cost_lines.h"
+#include "costs/cost_lines.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_lookup.h"
-#include "log.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "common/log.h"
 
 #define LINE_UNKNOWN UINT32_MAX
 #define LINE_PENDING (UINT32_MAX - 1) /* not symbolized yet */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "costs.h"
+#include "costs/costs.h"
 
 struct line_cost {
 	const struct wpp_fn *fn;

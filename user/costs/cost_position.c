@@ -9,11 +9,11 @@
  * lost" is arithmetic: between two present batches k places apart in seq
  * order, (their seq difference - k) numbers are missing.
  */
-#include "cost_position.h"
+#include "costs/cost_position.h"
 
 #include <stdlib.h>
 
-#include "stream.h"
+#include "decode/stream.h"
 
 struct batch_info {
 	uint64_t seq;

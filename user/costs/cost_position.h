@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_file.h"
+#include "decode/trace_file.h"
 #include "wpp/wpp_file.h"
 
 struct cost_batch_index;

@@ -5,13 +5,13 @@
  * (innermost source position) and compared with the source positions the
  * metadata gives each block of the two records.
  */
-#include "cost_run_end.h"
+#include "costs/cost_run_end.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_lookup.h"
-#include "path_regen.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "decode/path_regen.h"
 
 /* Decisions repeat (a loop's few ips, run after run): a direct-mapped
  * memo keyed by everything the decision depends on. */

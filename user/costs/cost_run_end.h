@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "module_map.h"
+#include "decode/module_map.h"
 #include "wpp/wpp_file.h"
 
 /* One path or block record of a function: the run's, or the one after it. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cost_scale.h"
+#include "costs/cost_scale.h"
 
 uint64_t cost_scale(uint64_t count, uint64_t enabled, uint64_t running)
 {

@@ -5,13 +5,13 @@
  * One function for every command, so that report, hot and kpaths cannot
  * again disagree on what an unrecorded counter is.
  */
-#include "cost_select.h"
+#include "costs/cost_select.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "exit_status.h"
-#include "log.h"
+#include "common/exit_status.h"
+#include "common/log.h"
 
 /* The index of the counter named name, or -1 after the error line. */
 static int find_counter(const struct cost_data *cd, const char *name, enum cost_takes takes,

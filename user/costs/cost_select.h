@@ -15,7 +15,7 @@
 #ifndef WPP_COSTS_COST_SELECT_H
 #define WPP_COSTS_COST_SELECT_H
 
-#include "costs.h"
+#include "costs/costs.h"
 
 struct cost_selection {
 	int active; /* NAME was a counter of the recording: data and attr are set */

@@ -7,7 +7,7 @@
  * outside its recording (start-up, exit: no path ran to be charged).
  * Classes with no samples are left out to keep the line short.
  */
-#include "costs.h"
+#include "costs/costs.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

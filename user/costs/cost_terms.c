@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "costs.h"
+#include "costs/costs.h"
 
 struct term_key {
 	int is_block;

@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "decoder.h"
-#include "module_map.h"
-#include "trace_file.h"
+#include "decode/decoder.h"
+#include "decode/module_map.h"
+#include "decode/trace_file.h"
 #include "wpp/wpp_file.h"
 
 struct cost_data {

@@ -3,13 +3,13 @@
  * batch_words.c — decoded BATCH_Z chunks on demand, in a bounded cache
  * (see batch_words.h).
  */
-#include "batch_words.h"
+#include "decode/batch_words.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "log.h"
-#include "wppfile_batch.h"
+#include "common/log.h"
+#include "common/wppfile_batch.h"
 
 struct wpp_chunk_cache {
 	size_t budget;

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_file.h"
+#include "decode/trace_file.h"
 
 #define WPP_CHUNK_CACHE_BYTES (32u << 20)
 

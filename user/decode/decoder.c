@@ -2,15 +2,15 @@
 /*
  * decoder.c — word decoding over an assembled stream (see decoder.h).
  */
-#include "decoder.h"
+#include "decode/decoder.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_words.h"
-#include "log.h"
-#include "trace_words.h"
-#include "wet_values.h"
+#include "decode/batch_words.h"
+#include "common/log.h"
+#include "decode/trace_words.h"
+#include "decode/wet_values.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wet_abi.h"
 

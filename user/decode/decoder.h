@@ -38,10 +38,10 @@
 
 #include <stdint.h>
 
-#include "module_map.h"
-#include "path_regen.h"
-#include "stream.h"
-#include "trace_file.h"
+#include "decode/module_map.h"
+#include "decode/path_regen.h"
+#include "decode/stream.h"
+#include "decode/trace_file.h"
 
 enum wpp_event_kind {
 	WPP_EV_PATH,	     /* paths-mode record: fn + path id (+ blocks with EXPAND) */

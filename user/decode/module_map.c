@@ -3,11 +3,11 @@
  * module_map.c — see module_map.h.  Images are few, so the image list is a
  * plain array; lookups inside an image are binary searches.
  */
-#include "module_map.h"
+#include "decode/module_map.h"
 
 #include <stdlib.h>
 
-#include "log.h"
+#include "common/log.h"
 
 /* Inheritance chains longer than this are treated as corrupt (cycles). */
 #define MAX_FORK_DEPTH 64

@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "meta_model.h"
-#include "symbolizer.h"
-#include "trace_file.h"
+#include "symbolizer/meta_model.h"
+#include "symbolizer/symbolizer.h"
+#include "decode/trace_file.h"
 
 struct wpp_fid_range {
 	uint32_t base, n;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "path_regen.h"
+#include "decode/path_regen.h"
 
 const char *wpp_path_start_name(enum wpp_path_start s)
 {

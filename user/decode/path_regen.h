@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 
 /* Where a path begins: the kind of its ENTRY -> v edge. */
 enum wpp_path_start {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "session.h"
+#include "decode/session.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_status.h"
-#include "log.h"
+#include "common/exit_status.h"
+#include "common/log.h"
 
 struct reports {
 	char **msgs;

@@ -12,11 +12,11 @@
 #ifndef WPP_DECODE_SESSION_H
 #define WPP_DECODE_SESSION_H
 
-#include "decoder.h"
-#include "module_map.h"
-#include "symbolizer.h"
-#include "trace_file.h"
-#include "opt_error.h"
+#include "decode/decoder.h"
+#include "decode/module_map.h"
+#include "symbolizer/symbolizer.h"
+#include "decode/trace_file.h"
+#include "common/opt_error.h"
 
 struct session {
 	struct wpp_trace *trace;

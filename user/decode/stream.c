@@ -3,7 +3,7 @@
  * stream.c — see stream.h.  The splice tree is walked with an explicit
  * stack: a hostile file can nest signal batches arbitrarily deep.
  */
-#include "stream.h"
+#include "decode/stream.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_file.h"
+#include "decode/trace_file.h"
 
 #define WPP_LOST_UNKNOWN UINT64_MAX
 

@@ -3,17 +3,17 @@
  * trace_file.c — load a .wpp file: iterate chunks, validate each payload
  * against its fixed struct and its declared tails, group records.
  */
-#include "trace_file.h"
+#include "decode/trace_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "batch_words.h"
-#include "log.h"
+#include "decode/batch_words.h"
+#include "common/log.h"
 #include "wpp/trace_abi.h"
-#include "wppfile.h"
-#include "wppfile_batch.h"
+#include "common/wppfile.h"
+#include "common/wppfile_batch.h"
 
 /* Open-addressing map (pid, generation, tid) -> thread index, used while loading. */
 struct thread_map {

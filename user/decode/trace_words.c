@@ -3,7 +3,7 @@
  * trace_words.c — raw trace words -> records, repeats, gaps and malformed
  * items (see trace_words.h).
  */
-#include "trace_words.h"
+#include "decode/trace_words.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wet_values.c — the slots of a WET path record (see wet_values.h). */
-#include "wet_values.h"
+#include "decode/wet_values.h"
 
 #include <inttypes.h>
 #include <stdio.h>

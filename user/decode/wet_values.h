@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meta_model.h"
-#include "path_regen.h"
+#include "symbolizer/meta_model.h"
+#include "decode/path_regen.h"
 
 struct wpp_wet_item {
 	uint32_t block;			      /* function-local block index */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dag.c — CFG description -> Ball-Larus DAG with path cuts (see dag.h). */
-#include "dag.h"
+#include "instrument/dag.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dag_walk.c — edge lists and reverse topological order (see dag_walk.h). */
-#include "dag_walk.h"
+#include "instrument/dag_walk.h"
 
 #include <stdlib.h>
 #include <string.h>

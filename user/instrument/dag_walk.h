@@ -11,7 +11,7 @@
 #ifndef WPP_INSTRUMENT_DAG_WALK_H
 #define WPP_INSTRUMENT_DAG_WALK_H
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 /* Edges of node v: adj[start[v] .. start[v + 1]). */
 struct wpp_dag_adj {

@@ -6,13 +6,13 @@
  * exactly that size, so a crafted file cannot make the reader grow
  * without bound or use half of what it read.
  */
-#include "edge_profile_read.h"
+#include "instrument/edge_profile_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "text_lines.h"
+#include "instrument/text_lines.h"
 #include "wpp/edge_profile.h"
 #include "wpp/meta_format.h"
 

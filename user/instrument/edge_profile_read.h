@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 struct wpp_edge_prof_edge {
 	uint32_t src, dst, kind;

@@ -7,13 +7,13 @@
  * into per-function id lists.  A crafted file cannot make the reader grow
  * without bound or use half of what it read.
  */
-#include "interesting_read.h"
+#include "instrument/interesting_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "text_lines.h"
+#include "instrument/text_lines.h"
 #include "wpp/interesting.h"
 #include "wpp/trace_abi.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "ir_attrs.h"
+#include "instrument/ir_attrs.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ir_calls.c — call classification (see ir_calls.h). */
-#include "ir_calls.h"
+#include "instrument/ir_calls.h"
 
 #include <string.h>
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* ir_cfg.c — CFG preparation and description (see ir_cfg.h). */
-#include "ir_cfg.h"
+#include "instrument/ir_cfg.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_calls.h"
-#include "ir_split.h"
+#include "instrument/ir_calls.h"
+#include "instrument/ir_split.h"
 
 int wpp_ir_is_debug_intrinsic(LLVMValueRef inst)
 {

@@ -14,7 +14,7 @@
 #include <llvm-c/Core.h>
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 struct wpp_ir_cfg {
 	struct wpp_cfg cfg; /* points into the arrays below */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ir_counts.c — counting mode's runtime interface (see ir_counts.h). */
-#include "ir_counts.h"
+#include "instrument/ir_counts.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,7 +28,7 @@
 #include <llvm-c/Core.h>
 #include <stdint.h>
 
-#include "ir_probes.h"
+#include "instrument/ir_probes.h"
 
 struct wpp_counts {
 	struct wpp_probes *p;

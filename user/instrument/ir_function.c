@@ -24,27 +24,27 @@
  * and path end updates with the PPP increment of the same DAG edge (struct
  * incs carries both), so the two change on exactly the same edges.
  */
-#include "ir_function.h"
+#include "instrument/ir_function.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag.h"
-#include "ir_calls.h"
-#include "ir_cfg.h"
-#include "ir_counts.h"
-#include "ir_meta.h"
-#include "ir_split.h"
-#include "ir_wet.h"
-#include "numbering.h"
-#include "placement.h"
-#include "ppp_plan.h"
-#include "runs.h"
-#include "runs_debug.h"
-#include "interesting_read.h"
-#include "stable_hash.h"
+#include "instrument/dag.h"
+#include "instrument/ir_calls.h"
+#include "instrument/ir_cfg.h"
+#include "instrument/ir_counts.h"
+#include "instrument/ir_meta.h"
+#include "instrument/ir_split.h"
+#include "instrument/ir_wet.h"
+#include "instrument/numbering.h"
+#include "instrument/placement.h"
+#include "instrument/ppp_plan.h"
+#include "instrument/runs.h"
+#include "instrument/runs_debug.h"
+#include "instrument/interesting_read.h"
+#include "instrument/stable_hash.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
 

@@ -10,13 +10,13 @@
 #include <llvm-c/Core.h>
 #include <stdint.h>
 
-#include "edge_profile_read.h"
-#include "ir_counts.h"
-#include "ir_probes.h"
-#include "ir_stats.h"
-#include "meta_blob.h"
-#include "runs.h"
-#include "weights.h"
+#include "instrument/edge_profile_read.h"
+#include "instrument/ir_counts.h"
+#include "instrument/ir_probes.h"
+#include "instrument/ir_stats.h"
+#include "instrument/meta_blob.h"
+#include "instrument/runs.h"
+#include "instrument/weights.h"
 
 struct wpp_tu_ctx {
 	struct wpp_probes probes;

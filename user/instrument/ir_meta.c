@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* ir_meta.c — metadata entries and TU registration (see ir_meta.h). */
-#include "ir_meta.h"
+#include "instrument/ir_meta.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_calls.h"
+#include "instrument/ir_calls.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
 

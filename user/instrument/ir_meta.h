@@ -11,10 +11,10 @@
 #include <llvm-c/Core.h>
 #include <stdint.h>
 
-#include "dag.h"
-#include "ir_cfg.h"
-#include "ir_probes.h"
-#include "meta_blob.h"
+#include "instrument/dag.h"
+#include "instrument/ir_cfg.h"
+#include "instrument/ir_probes.h"
+#include "instrument/meta_blob.h"
 
 int wpp_ir_meta_add_function(struct wpp_meta_builder *mb, LLVMValueRef fn,
 			     const struct wpp_ir_cfg *c, const struct wpp_dag *d,

@@ -4,20 +4,20 @@
  * instruments each (ir_function.h) and emits the TU's metadata and
  * registration (ir_meta.h).  Called from the C++ plugin shim.
  */
-#include "wpp_pass.h"
+#include "instrument/wpp_pass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_attrs.h"
-#include "ir_cfg.h"
-#include "ir_function.h"
-#include "ir_meta.h"
-#include "ppp_plan.h"
-#include "ir_wet.h"
-#include "stable_hash.h"
-#include "weights.h"
+#include "instrument/ir_attrs.h"
+#include "instrument/ir_cfg.h"
+#include "instrument/ir_function.h"
+#include "instrument/ir_meta.h"
+#include "instrument/ppp_plan.h"
+#include "instrument/ir_wet.h"
+#include "instrument/stable_hash.h"
+#include "instrument/weights.h"
 #include "wpp/meta_format.h"
 #include "wpp/meta_wet.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ir_probes.c — runtime symbols and the record sequence (see ir_probes.h). */
-#include "ir_probes.h"
+#include "instrument/ir_probes.h"
 
 #include <llvm-c/Comdat.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ir_split.c — block and edge splitting on top of LLVM-C (see ir_split.h). */
-#include "ir_split.h"
+#include "instrument/ir_split.h"
 
 #include <llvm-c/DebugInfo.h>
 

@@ -7,7 +7,7 @@
  * lists the unit compiled goes to wppcc (listed_seen.h), which
  * alone sees the whole build and says which listed names none compiled.
  */
-#include "ir_stats.h"
+#include "instrument/ir_stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "interesting_read.h"
-#include "ir_counts.h"
-#include "listed_seen.h"
-#include "ppp.h"
+#include "instrument/interesting_read.h"
+#include "instrument/ir_counts.h"
+#include "instrument/listed_seen.h"
+#include "instrument/ppp.h"
 #include "wpp/meta_format.h"
 
 /* Stale functions named in the warning before "and N more". */

@@ -45,8 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dag.h"
-#include "ppp_plan.h"
+#include "instrument/dag.h"
+#include "instrument/ppp_plan.h"
 
 struct wpp_ir_stats;
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_walk.h"
-#include "ir_calls.h"
-#include "ir_wet_internal.h"
-#include "numbering.h"
+#include "instrument/dag_walk.h"
+#include "instrument/ir_calls.h"
+#include "instrument/ir_wet_internal.h"
+#include "instrument/numbering.h"
 #include "wpp/meta_format.h"
 #include "wpp/wet_abi.h"
 

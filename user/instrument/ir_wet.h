@@ -30,10 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dag.h"
-#include "ir_cfg.h"
-#include "ir_probes.h"
-#include "meta_blob.h"
+#include "instrument/dag.h"
+#include "instrument/ir_cfg.h"
+#include "instrument/ir_probes.h"
+#include "instrument/meta_blob.h"
 
 struct wpp_wet_tu;
 struct wpp_wet_fn;

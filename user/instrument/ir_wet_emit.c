@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "ir_calls.h"
-#include "ir_wet_internal.h"
+#include "instrument/ir_calls.h"
+#include "instrument/ir_wet_internal.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wet_abi.h"
 

@@ -10,7 +10,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
-#include "ir_wet.h"
+#include "instrument/ir_wet.h"
 #include "wpp/meta_wet.h"
 
 struct wpp_wet_tu {

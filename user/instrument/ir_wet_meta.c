@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_meta.h"
-#include "ir_wet_internal.h"
-#include "meta_blob.h"
+#include "instrument/ir_meta.h"
+#include "instrument/ir_wet_internal.h"
+#include "instrument/meta_blob.h"
 
 static uint32_t arg_index(LLVMValueRef fn, LLVMValueRef arg)
 {

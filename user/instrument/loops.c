@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* loops.c — natural-loop bodies (see loops.h). */
-#include "loops.h"
+#include "instrument/loops.h"
 
 #include <stdlib.h>
 #include <string.h>

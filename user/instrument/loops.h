@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 /* Predecessor lists of a CFG (compressed: the predecessors of block b are
  * src[start[b] .. start[b + 1] - 1]). */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* meta_blob.c — metadata blob builder (see meta_blob.h). */
-#include "meta_blob.h"
+#include "instrument/meta_blob.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "stable_hash.h"
+#include "instrument/stable_hash.h"
 
 void wpp_mb_init(struct wpp_meta_builder *b)
 {

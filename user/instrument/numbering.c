@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* numbering.c — Ball-Larus values with overflow handling (see numbering.h). */
-#include "numbering.h"
+#include "instrument/numbering.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_walk.h"
+#include "instrument/dag_walk.h"
 #include "wpp/meta_format.h"
 
 /* Counts paths to EXIT for every node, saturating at cap + 1 (so "too many"

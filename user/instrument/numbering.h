@@ -19,8 +19,8 @@
 #ifndef WPP_INSTRUMENT_NUMBERING_H
 #define WPP_INSTRUMENT_NUMBERING_H
 
-#include "dag.h"
-#include "dag_walk.h"
+#include "instrument/dag.h"
+#include "instrument/dag_walk.h"
 
 /* Returns 0, or -1 on allocation failure / cyclic input (a bug upstream). */
 int wpp_dag_number(struct wpp_dag *d, uint64_t narrow_limit, uint64_t wide_limit);

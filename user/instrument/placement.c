@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* placement.c — maximum spanning tree + potentials (see placement.h). */
-#include "placement.h"
+#include "instrument/placement.h"
 
 #include <stdlib.h>
 

@@ -14,7 +14,7 @@
 #ifndef WPP_INSTRUMENT_PLACEMENT_H
 #define WPP_INSTRUMENT_PLACEMENT_H
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 /* weight[e] for every DAG edge (larger = hotter).  Call after numbering.
  * Sets edges[].in_tree and edges[].inc.  Returns 0 or -1 (allocation). */

@@ -12,7 +12,7 @@
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
-#include "wpp_pass.h"
+#include "instrument/wpp_pass.h"
 
 using namespace llvm;
 

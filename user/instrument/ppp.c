@@ -9,13 +9,13 @@
  * Nodes are processed bottom-up; cis(q) lives only while q's node is
  * processed, since prefix q ends there.
  */
-#include "ppp.h"
+#include "instrument/ppp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_walk.h"
+#include "instrument/dag_walk.h"
 
 struct occurrence {
 	uint64_t prefix; /* Ball-Larus partial sum of the path before the edge */

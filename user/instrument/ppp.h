@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 struct wpp_ppp {
 	int64_t *weight;   /* per DAG edge */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* ppp_plan.c — a function's counting plan in PPP mode (see ppp_plan.h). */
-#include "ppp_plan.h"
+#include "instrument/ppp_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "placement.h"
-#include "ppp.h"
+#include "instrument/placement.h"
+#include "instrument/ppp.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
 

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 struct wpp_ppp_plan {
 	uint32_t how;	   /* enum wpp_ppp_how (meta_format.h) */

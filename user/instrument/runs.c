@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* runs.c — loop nests whose path ends are counted as runs (see runs.h). */
-#include "runs.h"
+#include "instrument/runs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "loops.h"
+#include "instrument/loops.h"
 #include "wpp/meta_format.h"
 
 /* Past this much walking, further loops are left alone (plain records are

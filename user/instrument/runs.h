@@ -37,7 +37,7 @@
 
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 enum wpp_run_role {
 	WPP_RUN_NONE = 0,

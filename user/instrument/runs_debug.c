@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* runs_debug.c — the run count as a debug variable (runs_debug.h). */
-#include "runs_debug.h"
+#include "instrument/runs_debug.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <stdlib.h>

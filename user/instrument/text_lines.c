@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* text_lines.c — bounded reading of untrusted text files (see text_lines.h). */
-#include "text_lines.h"
+#include "instrument/text_lines.h"
 
 #include <errno.h>
 #include <stdarg.h>

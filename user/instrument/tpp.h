@@ -68,7 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 #define WPP_TPP_POISON (UINT64_C(1) << 63)
 

@@ -4,16 +4,16 @@
  * numbered, obvious paths found (Figure 8), the recorded DAG numbered and
  * placed, and every full edge's register code.
  */
-#include "tpp.h"
+#include "instrument/tpp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_walk.h"
-#include "numbering.h"
-#include "placement.h"
-#include "tpp_regions.h"
+#include "instrument/dag_walk.h"
+#include "instrument/numbering.h"
+#include "instrument/placement.h"
+#include "instrument/tpp_regions.h"
 #include "wpp/meta_format.h"
 
 static int fail(char *why, size_t whylen, const char *msg)

@@ -5,13 +5,13 @@
  * Paths are decoded from their ids edge by edge (Ball-Larus: at each node
  * the out-edge whose range holds what is left of the id).
  */
-#include "tpp.h"
+#include "instrument/tpp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_walk.h"
+#include "instrument/dag_walk.h"
 
 static int fail(char *why, size_t whylen, const char *msg)
 {

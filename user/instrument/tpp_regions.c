@@ -4,15 +4,15 @@
  * high-iteration loops disconnected, every edge hot or cold by the
  * training profile (see tpp.h, tpp_regions.h).
  */
-#include "tpp_regions.h"
+#include "instrument/tpp_regions.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_walk.h"
-#include "loops.h"
+#include "instrument/dag_walk.h"
+#include "instrument/loops.h"
 #include "wpp/meta_format.h"
 
 #define LOOP_WORK_CAP (4u * 1000 * 1000)

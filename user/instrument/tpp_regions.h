@@ -8,7 +8,7 @@
 #ifndef WPP_INSTRUMENT_TPP_REGIONS_H
 #define WPP_INSTRUMENT_TPP_REGIONS_H
 
-#include "tpp.h"
+#include "instrument/tpp.h"
 
 /* Fills t->full, t->edge (train, heat, cut, dead_end), nloops, ncut.
  * Returns 0 or -1 with why. */

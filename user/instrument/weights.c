@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* weights.c — static edge weights for placement (see weights.h). */
-#include "weights.h"
+#include "instrument/weights.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "loops.h"
+#include "instrument/loops.h"
 #include "wpp/meta_format.h"
 
 #define LOOP_WORK_CAP  (4u * 1000 * 1000)

@@ -12,7 +12,7 @@
 #ifndef WPP_INSTRUMENT_WEIGHTS_H
 #define WPP_INSTRUMENT_WEIGHTS_H
 
-#include "dag.h"
+#include "instrument/dag.h"
 
 struct wpp_weight_input {
 	const struct wpp_cfg *cfg;

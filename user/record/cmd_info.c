@@ -23,15 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost_info.h"
-#include "json_out.h"
-#include "log.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "trace_words.h"
+#include "costs/cost_info.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "decode/session.h"
+#include "symbolizer/symbolizer.h"
+#include "decode/trace_words.h"
 #include "wpp/trace_abi.h"
-#include "wppfile.h"
-#include "wppfile_batch.h"
+#include "common/wppfile.h"
+#include "common/wppfile_batch.h"
 
 #define INFO_JSON_VERSION 1
 

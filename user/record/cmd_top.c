@@ -20,15 +20,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "log.h"
-#include "opt_error.h"
-#include "record_ready.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "top_count.h"
-#include "top_rows.h"
-#include "top_trace.h"
+#include "cli/commands.h"
+#include "common/log.h"
+#include "common/opt_error.h"
+#include "record/record_ready.h"
+#include "decode/session.h"
+#include "symbolizer/symbolizer.h"
+#include "record/top_count.h"
+#include "record/top_rows.h"
+#include "record/top_trace.h"
 
 #define MAX_PIDS 64
 

@@ -10,7 +10,7 @@
  * (forks and exec'd images included) is gone and every batch is written.
  * The program's stdio is untouched and its exit status becomes ours.
  */
-#include "record.h"
+#include "record/record.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,15 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "record_child.h"
-#include "record_info.h"
-#include "record_opts.h"
-#include "record_bpf.h"
-#include "record_ready.h"
-#include "record_sink.h"
-#include "shm_collector.h"
-#include "wppfile.h"
+#include "common/log.h"
+#include "record/record_child.h"
+#include "record/record_info.h"
+#include "record/record_opts.h"
+#include "record/record_bpf.h"
+#include "record/record_ready.h"
+#include "record/record_sink.h"
+#include "kmod-free/shm_collector.h"
+#include "common/wppfile.h"
 
 /* One line per producer the collector cut off for breaking the protocol
  * (a traced process that wrote the shared region where it must not). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* record_attach.c — attaching to running programs (see record_attach.h). */
-#include "record_attach.h"
+#include "record/record_attach.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 
 #include <sys/types.h>
 
-#include "bpfcollect.h"
+#include "bpfcollect/bpfcollect.h"
 
 /* The libwpprt next to this wpptrace (bin/../lib/wpptrace), which wppcc
  * links programs against, if it is there: attached up front so processes

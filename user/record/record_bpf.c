@@ -9,7 +9,7 @@
  * (their TUs come from the runtime's registry).  -a: every object carrying
  * wpptrace probes that any process maps now, or execs later.
  */
-#include "record_bpf.h"
+#include "record/record_bpf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,13 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "record_attach.h"
-#include "record_bpf_sink.h"
-#include "record_child.h"
-#include "record_counters.h"
-#include "record_info.h"
-#include "record_ready.h"
+#include "common/log.h"
+#include "record/record_attach.h"
+#include "record/record_bpf_sink.h"
+#include "record/record_child.h"
+#include "record/record_counters.h"
+#include "record/record_info.h"
+#include "record/record_ready.h"
 
 #define TICK_MS	    50
 #define PROGRESS_NS 1000000000ull

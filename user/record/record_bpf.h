@@ -8,7 +8,7 @@
 #ifndef WPP_RECORD_BPF_H
 #define WPP_RECORD_BPF_H
 
-#include "record_opts.h"
+#include "record/record_opts.h"
 
 int record_bpf(const struct record_opts *o);
 

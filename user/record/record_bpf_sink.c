@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_bpf_sink.h"
+#include "record/record_bpf_sink.h"
 
 #include <string.h>
 
-#include "record_online.h"
+#include "record/record_online.h"
 #include "wpp/wpp_file.h"
 
 static void keep(struct record_sink *rs, int err)

@@ -7,8 +7,8 @@
 #ifndef WPP_RECORD_BPF_SINK_H
 #define WPP_RECORD_BPF_SINK_H
 
-#include "bpfcollect.h"
-#include "record_sink.h"
+#include "bpfcollect/bpfcollect.h"
+#include "record/record_sink.h"
 
 /* The collector callbacks bound to rs (the shm sink's state struct). */
 struct bc_callbacks record_bpf_sink(struct record_sink *rs);

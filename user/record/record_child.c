@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_child.h"
+#include "record/record_child.h"
 
 #include <errno.h>
 #include <fcntl.h>

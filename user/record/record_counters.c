@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_counters.h"
+#include "record/record_counters.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "common/log.h"
 
 static void flush_samples(struct record_counters *rc)
 {

@@ -8,8 +8,8 @@
 #ifndef WPP_RECORD_COUNTERS_H
 #define WPP_RECORD_COUNTERS_H
 
-#include "perf_counters.h"
-#include "record_sink.h"
+#include "bpfcollect/perf_counters.h"
+#include "record/record_sink.h"
 
 #define RECORD_SAMPLES_PER_CHUNK 4096u
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_info.h"
+#include "record/record_info.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "record_opts.h"
-#include "wppfile.h"
+#include "record/record_opts.h"
+#include "common/wppfile.h"
 
 /* transport_lines: "key=value\n" lines describing the transport. */
 int record_write_info(struct wpp_writer *w, const struct record_opts *o,

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_online.h"
+#include "record/record_online.h"
 
 #include <stdlib.h>
 #include <time.h>
 
-#include "log.h"
-#include "online.h"
-#include "record_child.h"
-#include "record_sink.h"
-#include "kipf_kinds_live.h"
-#include "kslab_online.h"
-#include "sequitur_online.h"
+#include "common/log.h"
+#include "collect/online.h"
+#include "record/record_child.h"
+#include "record/record_sink.h"
+#include "collect/kipf_kinds_live.h"
+#include "collect/kslab_online.h"
+#include "collect/sequitur_online.h"
 
 /* The grammar worker's backlog limit: a burst the worker cannot absorb in
  * this much memory makes it give up (the batches are in the file and

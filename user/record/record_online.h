@@ -11,7 +11,7 @@
 #ifndef WPP_RECORD_ONLINE_H
 #define WPP_RECORD_ONLINE_H
 
-#include "record_opts.h"
+#include "record/record_opts.h"
 #include "wpp/wpp_file.h"
 
 struct record_sink;

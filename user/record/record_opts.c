@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_opts.h"
+#include "record/record_opts.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "opt_error.h"
-#include "record_ready.h"
-#include "sequitur_online.h"
+#include "common/log.h"
+#include "common/opt_error.h"
+#include "record/record_ready.h"
+#include "collect/sequitur_online.h"
 
 static const char usage[] =
     "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"

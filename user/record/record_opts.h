@@ -5,9 +5,9 @@
 
 #include <sys/types.h>
 
-#include "bpfcollect.h"
-#include "perf_counters.h"
-#include "shm_layout.h"
+#include "bpfcollect/bpfcollect.h"
+#include "bpfcollect/perf_counters.h"
+#include "kmod-free/shm_layout.h"
 
 #define RECORD_MAX_PIDS 64
 

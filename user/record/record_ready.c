@@ -3,7 +3,7 @@
  * record_ready.c — see record_ready.h.  Kept apart from the recorders so
  * both transports say "ready" the same way.
  */
-#include "record_ready.h"
+#include "record/record_ready.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "common/log.h"
 
 int record_ready_parse(const char *cmd, const char *arg, int *fd)
 {

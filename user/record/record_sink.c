@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "record_sink.h"
+#include "record/record_sink.h"
 
 #include <string.h>
 
-#include "record_online.h"
+#include "record/record_online.h"
 #include "wpp/wpp_file.h"
 
 static int sink_process(void *ctx, const struct wpp_shm_proc *p)

@@ -13,9 +13,9 @@
 #ifndef WPP_RECORD_SINK_H
 #define WPP_RECORD_SINK_H
 
-#include "record_opts.h"
-#include "shm_collector.h"
-#include "wppfile.h"
+#include "record/record_opts.h"
+#include "kmod-free/shm_collector.h"
+#include "common/wppfile.h"
 
 struct wpp_online;
 struct wpp_batch_group;

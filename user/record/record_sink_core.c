@@ -4,7 +4,7 @@
  * events every transport reports the same way, each written as a chunk and
  * passed to the online analyses.
  */
-#include "record_sink.h"
+#include "record/record_sink.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,13 +12,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cpu_clock.h"
-#include "log.h"
-#include "online.h"
-#include "record_info.h"
-#include "record_online.h"
+#include "common/cpu_clock.h"
+#include "common/log.h"
+#include "collect/online.h"
+#include "record/record_info.h"
+#include "record/record_online.h"
 #include "wpp/trace_abi.h"
-#include "wppfile_batch.h"
+#include "common/wppfile_batch.h"
 
 static int keep(struct record_sink *rs, int err)
 {

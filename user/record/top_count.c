@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* top_count.c — counting builds under `wpptrace top` (see top_count.h). */
-#include "top_count.h"
+#include "record/top_count.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "count_snapshot.h"
-#include "log.h"
-#include "procinfo.h"
-#include "registry.h"
+#include "bpfcollect/count_snapshot.h"
+#include "common/log.h"
+#include "bpfcollect/procinfo.h"
+#include "bpfcollect/registry.h"
 #include "wpp/meta_format.h"
 
 #define MAX_PROCS 4096

@@ -15,8 +15,8 @@
 
 #include <sys/types.h>
 
-#include "symbolizer.h"
-#include "top_rows.h"
+#include "symbolizer/symbolizer.h"
+#include "record/top_rows.h"
 
 struct top_count;
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* top_rows.c — an interval's rows: merge, order, print (see top_rows.h). */
-#include "top_rows.h"
+#include "record/top_rows.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "json_out.h"
-#include "meta_model.h"
-#include "path_regen.h"
+#include "common/json_out.h"
+#include "symbolizer/meta_model.h"
+#include "decode/path_regen.h"
 
 int top_rows_add(struct top_rows *r, const struct top_row *row)
 {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "top_tu.h"
+#include "record/top_tu.h"
 
 struct top_row {
 	pid_t pid;		 /* merged rows: the lowest pid */

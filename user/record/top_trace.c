@@ -10,7 +10,7 @@
  * waits for an ELF file to be read.  Images that ended are dropped once
  * their last counts were taken.
  */
-#include "top_trace.h"
+#include "record/top_trace.h"
 
 #include <linux/capability.h>
 #include <pthread.h>
@@ -19,9 +19,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bpfcollect.h"
-#include "path_tally.h"
-#include "record_attach.h"
+#include "bpfcollect/bpfcollect.h"
+#include "collect/path_tally.h"
+#include "record/record_attach.h"
 #include "wpp/meta_format.h"
 
 /* One process image: its TUs, its own last (they win over inherited). */

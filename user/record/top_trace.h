@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "symbolizer.h"
-#include "top_rows.h"
+#include "symbolizer/symbolizer.h"
+#include "record/top_rows.h"
 
 struct top_trace;
 

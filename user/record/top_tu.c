@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* top_tu.c — interned TUs and their metadata (see top_tu.h). */
-#include "top_tu.h"
+#include "record/top_tu.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 
 struct top_tus {
 	struct top_tu **v;

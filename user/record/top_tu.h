@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "symbolizer.h"
+#include "symbolizer/symbolizer.h"
 
 struct top_tu {
 	uint32_t fid_base, nfuncs;

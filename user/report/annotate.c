@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-#include "annotate.h"
+#include "report/annotate.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cost_lines.h"
-#include "fn_flow.h"
-#include "in_file.h"
-#include "json_out.h"
-#include "log.h"
-#include "path_text.h"
-#include "report_out.h"
-#include "table_fmt.h"
+#include "costs/cost_lines.h"
+#include "report/fn_flow.h"
+#include "common/in_file.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "report/path_text.h"
+#include "report/report_out.h"
+#include "report/table_fmt.h"
 
 #define WIDTH 100
 

@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "report/profile.h"
 
 #define ANNOTATE_HOT_PATHS 3
 

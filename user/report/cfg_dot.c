@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cfg_dot.h"
+#include "report/cfg_dot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fn_flow.h"
-#include "log.h"
-#include "path_text.h"
-#include "table_fmt.h"
+#include "report/fn_flow.h"
+#include "common/log.h"
+#include "report/path_text.h"
+#include "report/table_fmt.h"
 
 extern char **environ;
 

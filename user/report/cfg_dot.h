@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "report/profile.h"
 
 #define CFG_HOT_PATHS 3
 

@@ -5,7 +5,7 @@
  * of several recordings can be summed after each is closed; an open
  * addressing table on the stable id finds it.
  */
-#include "edge_profile.h"
+#include "report/edge_profile.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

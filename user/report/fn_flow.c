@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "fn_flow.h"
+#include "report/fn_flow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "path_text.h"
+#include "common/log.h"
+#include "report/path_text.h"
 
 static void add_edge(struct fn_flow *f, uint32_t u, uint32_t v, uint64_t n)
 {

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "profile.h"
+#include "report/profile.h"
 
 #define FN_FLOW_MAX_SUCC 64 /* successors tracked per block (switches beyond: "other") */
 

@@ -6,14 +6,14 @@
  * Files are compared by base name: the metadata and the line table spell
  * directories differently.
  */
-#include "inline_names.h"
+#include "report/inline_names.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_lookup.h"
-#include "table_fmt.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "report/table_fmt.h"
 
 struct fn_inlines {
 	const struct wpp_fn *fn;

@@ -14,7 +14,7 @@
 #ifndef WPP_REPORT_INLINE_NAMES_H
 #define WPP_REPORT_INLINE_NAMES_H
 
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 
 struct rpt_inlines;
 

@@ -6,7 +6,7 @@
  * and path id, sums repeats, drops functions whose stable id came with
  * two different DAGs, and keeps the selected paths.
  */
-#include "interesting_set.h"
+#include "report/interesting_set.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

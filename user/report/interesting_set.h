@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "report/profile.h"
 
 struct interesting_set;
 

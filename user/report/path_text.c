@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "path_text.h"
+#include "report/path_text.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost_lines.h"
-#include "inline_names.h"
-#include "log.h"
-#include "table_fmt.h"
+#include "costs/cost_lines.h"
+#include "report/inline_names.h"
+#include "common/log.h"
+#include "report/table_fmt.h"
 
 void sb_printf(struct strbuf *b, const char *fmt, ...)
 {

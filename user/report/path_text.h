@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meta_model.h"
-#include "profile.h"
+#include "symbolizer/meta_model.h"
+#include "report/profile.h"
 
 /* A growable NUL-terminated string. */
 struct strbuf {

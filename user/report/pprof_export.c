@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "pprof_export.h"
+#include "report/pprof_export.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,11 +8,11 @@
 #include <zlib.h>
 #include <unistd.h>
 
-#include "elf_object.h"
-#include "log.h"
-#include "out_file.h"
+#include "symbolizer/elf_object.h"
+#include "common/log.h"
+#include "common/out_file.h"
 #include "profile.pb-c.h"
-#include "report_out.h"
+#include "report/report_out.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;

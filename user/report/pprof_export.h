@@ -14,8 +14,8 @@
 #ifndef WPP_REPORT_PPROF_EXPORT_H
 #define WPP_REPORT_PPROF_EXPORT_H
 
-#include "profile.h"
-#include "trace_file.h"
+#include "report/profile.h"
+#include "decode/trace_file.h"
 
 /* 0, or -1 after one error line. */
 int rpt_export_pprof(const char *path, const struct rpt_profile *p, const struct wpp_trace *t);

@@ -3,15 +3,15 @@
  * profile.c — count (image, function, path) triples off the decoder in an
  * open-addressing table, then expand each distinct path once.
  */
-#include "profile.h"
+#include "report/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost_lines.h"
-#include "costs.h"
-#include "inline_names.h"
-#include "log.h"
+#include "costs/cost_lines.h"
+#include "costs/costs.h"
+#include "report/inline_names.h"
+#include "common/log.h"
 
 struct key_table {
 	struct rpt_path *slots;

@@ -23,10 +23,10 @@
 
 #include <stdint.h>
 
-#include "costs.h"
-#include "decoder.h"
-#include "module_map.h"
-#include "trace_file.h"
+#include "costs/costs.h"
+#include "decode/decoder.h"
+#include "decode/module_map.h"
+#include "decode/trace_file.h"
 
 struct rpt_path {
 	uint32_t pid, gen;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "profile.h"
+#include "common/log.h"
+#include "report/profile.h"
 
 /* Order that makes entries of one merged row adjacent: function identity,
  * then object (so same-named functions of two binaries stay apart). */

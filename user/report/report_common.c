@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_out.h"
-#include "path_text.h"
-#include "report_out.h"
-#include "table_fmt.h"
+#include "common/json_out.h"
+#include "report/path_text.h"
+#include "report/report_out.h"
+#include "report/table_fmt.h"
 
 const char *rpt_by_name(enum rpt_by by)
 {

@@ -9,12 +9,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "json_out.h"
-#include "log.h"
-#include "path_text.h"
-#include "report_html.h"
-#include "report_out.h"
-#include "table_fmt.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "report/path_text.h"
+#include "report/report_html.h"
+#include "report/report_out.h"
+#include "report/table_fmt.h"
 
 enum change { CH_GONE, CH_NEW, CH_HOTTER, CH_COLDER, CH_SAME };
 static const char *const change_names[] = {"gone", "new", "hotter", "colder", "same"};

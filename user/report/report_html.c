@@ -26,14 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "costs.h"
-#include "hotsub.h"
-#include "json_out.h"
-#include "log.h"
-#include "path_text.h"
-#include "report_html.h"
-#include "session.h"
-#include "thread_grammar.h"
+#include "costs/costs.h"
+#include "analysis/grammar/hotsub.h"
+#include "common/json_out.h"
+#include "common/log.h"
+#include "report/path_text.h"
+#include "report/report_html.h"
+#include "decode/session.h"
+#include "collect/thread_grammar.h"
 
 /* The page, with a NUL after it (see the .incbin below). */
 extern const char rpt_page_html[];

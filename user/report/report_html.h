@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report_out.h"
+#include "report/report_out.h"
 
 struct html_strtab {
 	char **s;

@@ -6,8 +6,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "json_out.h"
-#include "report_out.h"
+#include "common/json_out.h"
+#include "report/report_out.h"
 
 static size_t shown_rows(const struct rpt_options *o, size_t n)
 {

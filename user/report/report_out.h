@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "report/profile.h"
 
 struct rpt_options {
 	enum rpt_by by;

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-#include "report_session.h"
+#include "report/report_session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_status.h"
-#include "cost_lines.h"
-#include "cost_select.h"
-#include "log.h"
+#include "common/exit_status.h"
+#include "costs/cost_lines.h"
+#include "costs/cost_select.h"
+#include "common/log.h"
 
 static int filtered(const struct thread_filter *f)
 {

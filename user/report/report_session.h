@@ -7,8 +7,8 @@
 #ifndef WPP_REPORT_REPORT_SESSION_H
 #define WPP_REPORT_REPORT_SESSION_H
 
-#include "profile.h"
-#include "session.h"
+#include "report/profile.h"
+#include "decode/session.h"
 
 /* 0, or an exit status after one error line (a --pid/--tid filter no
  * thread matches: WPP_EXIT_USAGE, naming the filter and command who). */

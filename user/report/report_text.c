@@ -7,10 +7,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "cost_lines.h"
-#include "path_text.h"
-#include "report_out.h"
-#include "table_fmt.h"
+#include "costs/cost_lines.h"
+#include "report/path_text.h"
+#include "report/report_out.h"
+#include "report/table_fmt.h"
 
 #define WIDTH 100
 

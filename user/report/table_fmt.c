@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "table_fmt.h"
+#include "report/table_fmt.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt_count.h"
-#include "rt_internal.h"
-#include "rt_position.h"
-#include "rt_usdt.h"
+#include "runtime/rt_count.h"
+#include "runtime/rt_internal.h"
+#include "runtime/rt_position.h"
+#include "runtime/rt_usdt.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
 

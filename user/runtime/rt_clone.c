@@ -34,7 +34,7 @@
 #include <stdarg.h>
 #include <sys/types.h>
 
-#include "rt_internal.h"
+#include "runtime/rt_internal.h"
 
 typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
 

@@ -33,10 +33,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rt_count.h"
-#include "rt_count_table.h"
-#include "rt_internal.h"
-#include "wpp_registry.h"
+#include "runtime/rt_count.h"
+#include "runtime/rt_count_table.h"
+#include "runtime/rt_internal.h"
+#include "runtime/wpp_registry.h"
 
 struct rt_count_array {
 	struct wpp_count_desc *desc;

@@ -7,7 +7,7 @@
 #ifndef WPP_RT_COUNT_H
 #define WPP_RT_COUNT_H
 
-#include "rt_internal.h"
+#include "runtime/rt_internal.h"
 
 /* The list of per-thread count blocks (the registry publishes its address). */
 struct rt_count_thread;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rt_count_table.c — counting mode's hash, drains and encoding (see
  * rt_count_table.h). */
-#include "rt_count_table.h"
+#include "runtime/rt_count_table.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -33,8 +33,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "rt_internal.h"
-#include "wpp_hello.h"
+#include "runtime/rt_internal.h"
+#include "runtime/wpp_hello.h"
 
 /* Slot `slot` through *fd (a fresh unix stream socket, or -1 to make
  * one): returns once its collector, if any, answered or gave up.  A refused

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../../kmod-free/shm_producer.h"
+#include "kmod-free/shm_producer.h"
 
 #define RT_TLS		 __attribute__((tls_model("initial-exec")))
 #define RT_HIDDEN	 __attribute__((visibility("hidden")))

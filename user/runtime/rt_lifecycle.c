@@ -18,8 +18,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "rt_count.h"
-#include "rt_internal.h"
+#include "runtime/rt_count.h"
+#include "runtime/rt_internal.h"
 #include "wpp/wpp_file.h"
 
 static pthread_key_t exit_key;

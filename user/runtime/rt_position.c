@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "rt_position.h"
-#include "rt_usdt.h"
-#include "wpp_position.h"
+#include "runtime/rt_position.h"
+#include "runtime/rt_usdt.h"
+#include "runtime/wpp_position.h"
 
 static __thread struct wpp_thread_position rt_position RT_TLS;
 

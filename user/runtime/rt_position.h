@@ -6,8 +6,8 @@
 #ifndef WPP_RT_POSITION_INTERNAL_H
 #define WPP_RT_POSITION_INTERNAL_H
 
-#include "rt_internal.h"
-#include "wpp_position.h"
+#include "runtime/rt_internal.h"
+#include "runtime/wpp_position.h"
 
 /* Fill this thread's descriptor, list it in __wpp_positions and fire
  * wpptrace:thread.  Called from rt_thread_start (also in fork children,

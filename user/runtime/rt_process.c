@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rt_internal.h"
+#include "runtime/rt_internal.h"
 
 struct rt_process rt_proc;
 __thread struct rt_process *rt_proc_override;

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rt_count.h"
-#include "rt_internal.h"
-#include "rt_usdt.h"
+#include "runtime/rt_count.h"
+#include "runtime/rt_internal.h"
+#include "runtime/rt_usdt.h"
 #include "wpp/trace_abi.h"
-#include "wpp_registry.h"
+#include "runtime/wpp_registry.h"
 
 __attribute__((visibility("default"))) struct wpp_registry __wpp_registry = {
     .magic = WPP_REGISTRY_MAGIC,

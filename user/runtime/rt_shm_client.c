@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "rt_internal.h"
+#include "runtime/rt_internal.h"
 
 static struct wpp_shm_client client;
 static __thread struct wpp_shm_client *client_override RT_TLS;

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "rt_internal.h"
+#include "runtime/rt_internal.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 

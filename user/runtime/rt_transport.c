@@ -30,7 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rt_internal.h"
+#include "runtime/rt_internal.h"
 
 const struct rt_transport_ops *rt_transport = &rt_transport_discard;
 uint32_t rt_buffer_words = WPP_SHM_DEF_BUFFER_WORDS;

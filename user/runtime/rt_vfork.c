@@ -47,9 +47,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../kmod-free/shm_producer.h"
-#include "rt_internal.h"
-#include "rt_position.h"
+#include "kmod-free/shm_producer.h"
+#include "runtime/rt_internal.h"
+#include "runtime/rt_position.h"
 #include "wpp/wpp_file.h"
 
 /* vforks nested inside a vfork child (undefined behaviour in POSIX, but

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "count_snapshot.h"
-#include "registry.h"
-#include "symbolizer.h"
+#include "bpfcollect/count_snapshot.h"
+#include "bpfcollect/registry.h"
+#include "symbolizer/symbolizer.h"
 
 struct tus {
 	struct wpp_brec_register r[256];

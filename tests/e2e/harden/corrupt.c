@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shm_proto.h"
+#include "kmod-free/shm_proto.h"
 
 static unsigned long work(unsigned long rounds, unsigned long seed)
 {

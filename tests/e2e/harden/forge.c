@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "shm_layout.h"
+#include "kmod-free/shm_layout.h"
 
 static void damage(struct wpp_shm_header *h, const char *how)
 {

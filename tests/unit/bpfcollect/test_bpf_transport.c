@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "bpfcollect.h"
+#include "bpfcollect/bpfcollect.h"
 #include "wpp/trace_abi.h"
 
 #ifndef PRODUCER_PATH

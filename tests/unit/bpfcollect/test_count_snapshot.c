@@ -25,9 +25,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "count_snapshot.h"
+#include "bpfcollect/count_snapshot.h"
 #include "wpp/trace_abi.h"
-#include "wpp_registry.h"
+#include "runtime/wpp_registry.h"
 
 #define A(p) ((uint64_t)(uintptr_t)(p))
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "online.h"
-#include "sequitur_online.h"
-#include "wppfile.h"
-#include "wppfile_batch.h"
+#include "collect/online.h"
+#include "collect/sequitur_online.h"
+#include "common/wppfile.h"
+#include "common/wppfile_batch.h"
 
 int main(int argc, char **argv)
 {

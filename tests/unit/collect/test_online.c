@@ -18,10 +18,10 @@
 
 #include <cmocka.h>
 
-#include "decoder.h"
-#include "module_map.h"
-#include "online.h"
-#include "sequitur_online.h"
+#include "decode/decoder.h"
+#include "decode/module_map.h"
+#include "collect/online.h"
+#include "collect/sequitur_online.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wet_abi.h"
 

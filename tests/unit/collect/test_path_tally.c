@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "path_tally.h"
+#include "collect/path_tally.h"
 #include "wpp/trace_abi.h"
 
 static uint32_t rnd(unsigned *s, uint32_t n)

@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "online.h"
-#include "sequitur_online.h"
+#include "collect/online.h"
+#include "collect/sequitur_online.h"
 #include "wpp/trace_abi.h"
 
 static uint32_t rnd(unsigned *s, uint32_t n)

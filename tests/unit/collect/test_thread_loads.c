@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "thread_loads.h"
+#include "collect/thread_loads.h"
 
 #define MAX_OPEN 600
 

@@ -27,11 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "online.h"
-#include "sequitur_online.h"
+#include "collect/online.h"
+#include "collect/sequitur_online.h"
 #include "wpp/trace_abi.h"
-#include "wppfile.h"
-#include "wppfile_batch.h"
+#include "common/wppfile.h"
+#include "common/wppfile_batch.h"
 
 #define NTHREADS 6
 #define MAXB	 40

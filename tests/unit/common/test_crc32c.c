@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "crc32c.h"
+#include "common/crc32c.h"
 
 static void check_value(void **state)
 {

@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "in_file.h"
-#include "out_file.h"
-#include "wppfile.h"
+#include "common/in_file.h"
+#include "common/out_file.h"
+#include "common/wppfile.h"
 
 static char dir[64];
 

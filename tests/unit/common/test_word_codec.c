@@ -19,9 +19,9 @@
 #include <cmocka.h>
 #include <zstd.h>
 
-#include "word_codec.h"
+#include "common/word_codec.h"
 #include "wpp/trace_abi.h"
-#include "wppfile_batch.h"
+#include "common/wppfile_batch.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_rand(void)

@@ -25,10 +25,10 @@
 
 #include <cmocka.h>
 
-#include "costs.h"
-#include "elf_object.h"
-#include "symbolizer.h"
-#include "testlib.h"
+#include "costs/costs.h"
+#include "symbolizer/elf_object.h"
+#include "symbolizer/symbolizer.h"
+#include "tests/unit/decode/testlib.h"
 #include "wpp/trace_abi.h"
 
 static char dir[256], elf_path[300], wpp_path[300];

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
-#include "perf_events.h"
-#include "cost_scale.h"
+#include "bpfcollect/perf_events.h"
+#include "costs/cost_scale.h"
 
 static void scale_edges(void **state)
 {

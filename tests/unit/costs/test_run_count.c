@@ -37,11 +37,11 @@
 #include <cmocka.h>
 #include <dwarf.h>
 
-#include "cost_run_end.h"
-#include "costs.h"
-#include "decoder.h"
-#include "dwarf_lookup.h"
-#include "symbolizer.h"
+#include "costs/cost_run_end.h"
+#include "costs/costs.h"
+#include "decode/decoder.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "symbolizer/symbolizer.h"
 
 /* ---- 1. location expressions ---- */
 

@@ -18,12 +18,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "decoder.h"
-#include "log.h"
-#include "meta_model.h"
-#include "path_regen.h"
-#include "symbolizer.h"
+#include "common/crc32c.h"
+#include "decode/decoder.h"
+#include "common/log.h"
+#include "symbolizer/meta_model.h"
+#include "decode/path_regen.h"
+#include "symbolizer/symbolizer.h"
 
 static void fuzz_meta(const uint8_t *data, size_t size)
 {

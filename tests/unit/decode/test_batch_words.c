@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "batch_words.h"
-#include "word_codec.h"
-#include "wppfile_batch.h"
+#include "decode/batch_words.h"
+#include "common/word_codec.h"
+#include "common/wppfile_batch.h"
 
 #define NCHUNKS 24
 #define BATCHES_PER_CHUNK 3

@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "decoder.h"
-#include "elf_object.h"
-#include "symbolizer.h"
+#include "decode/decoder.h"
+#include "symbolizer/elf_object.h"
+#include "symbolizer/symbolizer.h"
 #include "testlib.h"
 #include "wpp/trace_abi.h"
 

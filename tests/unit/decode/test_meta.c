@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "meta_model.h"
-#include "path_regen.h"
+#include "symbolizer/meta_model.h"
+#include "decode/path_regen.h"
 #include "testlib.h"
 
 static void *valid_blob(size_t *size, unsigned seed)

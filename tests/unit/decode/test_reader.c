@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "testlib.h"
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 #define NCHUNKS 6
 

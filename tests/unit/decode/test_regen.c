@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "meta_model.h"
-#include "path_regen.h"
+#include "symbolizer/meta_model.h"
+#include "decode/path_regen.h"
 #include "testlib.h"
 
 struct enum_ctx {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "stream.h"
+#include "decode/stream.h"
 
 struct spec {
 	uint64_t seq;

@@ -23,13 +23,13 @@
 
 #include <cmocka.h>
 
-#include "decoder.h"
-#include "elf_object.h"
-#include "meta_model.h"
-#include "symbolizer.h"
+#include "decode/decoder.h"
+#include "symbolizer/elf_object.h"
+#include "symbolizer/meta_model.h"
+#include "symbolizer/symbolizer.h"
 #include "testlib.h"
-#include "trace_words.h"
-#include "wet_values.h"
+#include "decode/trace_words.h"
+#include "decode/wet_values.h"
 #include "wpp/meta_wet.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wet_abi.h"

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "trace_words.h"
+#include "decode/trace_words.h"
 
 static struct wpp_word_counts count(const uint64_t *w, size_t n, size_t misalign)
 {

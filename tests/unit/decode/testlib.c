@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "common/crc32c.h"
 
 /* Paths from node to EXIT, memoised; the DAG is acyclic by construction. */
 static uint64_t paths_from(const struct tl_func *f, uint32_t node, uint64_t *memo)

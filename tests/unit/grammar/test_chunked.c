@@ -14,10 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hotsub.h"
-#include "sequitur.h"
-#include "sequitur_chunked.h"
-#include "sequitur_serial.h"
+#include "analysis/grammar/hotsub.h"
+#include "analysis/grammar/sequitur.h"
+#include "analysis/grammar/sequitur_chunked.h"
+#include "analysis/grammar/sequitur_serial.h"
 #include "test_util.h"
 #include "tracegen.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sequitur_digram.h"
+#include "analysis/grammar/sequitur_digram.h"
 #include "test_util.h"
 
 #define MAX_KEYS 4000u

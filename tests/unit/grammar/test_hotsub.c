@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hotsub.h"
-#include "sequitur.h"
+#include "analysis/grammar/hotsub.h"
+#include "analysis/grammar/sequitur.h"
 #include "test_util.h"
 
 struct cand {

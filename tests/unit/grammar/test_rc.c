@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sequitur_rc.h"
+#include "analysis/grammar/sequitur_rc.h"
 #include "test_util.h"
 
 enum { BIT, DIRECT, GAMMA };

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sequitur_recency.h"
+#include "analysis/grammar/sequitur_recency.h"
 #include "test_util.h"
 
 static void check_against(const struct recency *r, const uint32_t *list, uint32_t n,

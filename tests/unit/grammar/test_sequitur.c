@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sequitur.h"
-#include "sequitur_internal.h"
-#include "sequitur_serial.h"
+#include "analysis/grammar/sequitur.h"
+#include "analysis/grammar/sequitur_internal.h"
+#include "analysis/grammar/sequitur_serial.h"
 #include "test_util.h"
 #include "tracegen.h"
 

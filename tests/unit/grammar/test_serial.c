@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../../user/common/crc32c.h"
-#include "sequitur.h"
-#include "sequitur_serial.h"
+#include "common/crc32c.h"
+#include "analysis/grammar/sequitur.h"
+#include "analysis/grammar/sequitur_serial.h"
 #include "test_util.h"
 #include "tracegen.h"
 

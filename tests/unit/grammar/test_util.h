@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sequitur.h"
+#include "analysis/grammar/sequitur.h"
 
 /* A gap in a test input; real terminals are below SEQ_TERMINAL_LIMIT. */
 #define TU_GAP 0xffffffffu

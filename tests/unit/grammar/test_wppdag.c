@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sequitur.h"
+#include "analysis/grammar/sequitur.h"
 #include "test_util.h"
-#include "wppdag.h"
+#include "analysis/grammar/wppdag.h"
 
 /* Count rule visits by walking the derivation tree itself. */
 static void count_visits(const struct seq_grammar *g, uint32_t node, uint64_t *visits)

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "../../../user/instrument/dag.h"
-#include "../../../user/instrument/edge_profile_read.h"
-#include "../../../user/instrument/numbering.h"
+#include "instrument/dag.h"
+#include "instrument/edge_profile_read.h"
+#include "instrument/numbering.h"
 #include "wpp/meta_format.h"
 
 static const char good[] = "wpp-edge-profile 2\n"

@@ -25,11 +25,11 @@
 
 #include <cmocka.h>
 
-#include "../../../user/instrument/dag.h"
-#include "../../../user/instrument/numbering.h"
-#include "../../../user/instrument/placement.h"
-#include "../../../user/instrument/runs.h"
-#include "../../../user/instrument/weights.h"
+#include "instrument/dag.h"
+#include "instrument/numbering.h"
+#include "instrument/placement.h"
+#include "instrument/runs.h"
+#include "instrument/weights.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
 

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../../../user/instrument/interesting_read.h"
+#include "instrument/interesting_read.h"
 
 static const char recorded[] = "wpp-interesting 1\n"
 			       "# from run.wpp\n"

@@ -24,10 +24,10 @@
 
 #include <cmocka.h>
 
-#include "../../../user/instrument/dag.h"
-#include "../../../user/instrument/numbering.h"
-#include "../../../user/instrument/placement.h"
-#include "../../../user/instrument/ppp.h"
+#include "instrument/dag.h"
+#include "instrument/numbering.h"
+#include "instrument/placement.h"
+#include "instrument/ppp.h"
 #include "wpp/meta_format.h"
 
 #define TEST_RNG_SEED UINT64_C(0x2545f4914f6cdd1d)

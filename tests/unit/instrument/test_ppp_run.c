@@ -31,10 +31,10 @@
 
 #include <cmocka.h>
 
-#include "../../../user/instrument/dag.h"
-#include "../../../user/instrument/numbering.h"
-#include "../../../user/instrument/placement.h"
-#include "../../../user/instrument/ppp_plan.h"
+#include "instrument/dag.h"
+#include "instrument/numbering.h"
+#include "instrument/placement.h"
+#include "instrument/ppp_plan.h"
 #include "wpp/meta_format.h"
 #include "wpp/trace_abi.h"
 

@@ -31,9 +31,9 @@
 
 #include <cmocka.h>
 
-#include "../../../user/instrument/dag.h"
-#include "../../../user/instrument/numbering.h"
-#include "../../../user/instrument/tpp.h"
+#include "instrument/dag.h"
+#include "instrument/numbering.h"
+#include "instrument/tpp.h"
 #include "wpp/meta_format.h"
 
 #define BIG (UINT64_C(1) << 62)

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "kslab_act.h"
+#include "analysis/kpaths/kslab_act.h"
 
 struct frame {
 	uint32_t fid;

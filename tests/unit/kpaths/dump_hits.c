@@ -12,11 +12,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cost_select.h"
-#include "log.h"
-#include "module_map.h"
-#include "symbolizer.h"
-#include "trace_file.h"
+#include "costs/cost_select.h"
+#include "common/log.h"
+#include "decode/module_map.h"
+#include "symbolizer/symbolizer.h"
+#include "decode/trace_file.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "kipf.h"
+#include "analysis/kpaths/kipf.h"
 #include "ngram_ref.h"
 
 void forest_check(const struct kipf *f, const struct ngram_ref *ref, uint64_t lost);

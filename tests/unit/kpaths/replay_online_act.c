@@ -20,18 +20,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "batch_words.h"
-#include "kipf.h"
-#include "kipf_build.h"
-#include "kipf_kinds_live.h"
-#include "kipf_serial.h"
-#include "kslab_online.h"
-#include "module_map.h"
-#include "stream.h"
-#include "symbolizer.h"
-#include "trace_file.h"
+#include "decode/batch_words.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_build.h"
+#include "collect/kipf_kinds_live.h"
+#include "analysis/kpaths/kipf_serial.h"
+#include "collect/kslab_online.h"
+#include "decode/module_map.h"
+#include "decode/stream.h"
+#include "symbolizer/symbolizer.h"
+#include "decode/trace_file.h"
 #include "wpp/trace_abi.h"
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 static void tell_registrations(struct kinds_live *kl, const struct wpp_trace *t)
 {

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "forest_check.h"
-#include "kipf.h"
-#include "kipf_serial.h"
-#include "kslab.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_serial.h"
+#include "analysis/kpaths/kslab.h"
 #include "streams.h"
 
 struct chunks {

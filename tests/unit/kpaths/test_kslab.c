@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "kipf.h"
-#include "kslab.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kslab.h"
 #include "forest_check.h"
-#include "kslab_words.h"
+#include "analysis/kpaths/kslab_words.h"
 #include "ngram_ref.h"
 #include "streams.h"
 #include "wpp/trace_abi.h"

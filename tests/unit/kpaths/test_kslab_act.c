@@ -20,11 +20,11 @@
 
 #include "act_streams.h"
 #include "forest_check.h"
-#include "kipf.h"
-#include "kipf_cost.h"
-#include "kipf_inst_cost.h"
-#include "kslab.h"
-#include "kslab_act.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_cost.h"
+#include "analysis/kpaths/kipf_inst_cost.h"
+#include "analysis/kpaths/kslab.h"
+#include "analysis/kpaths/kslab_act.h"
 #include "ngram_ref.h"
 
 static struct kipf *forest_of_run(const struct act_ev *e, size_t n, unsigned k, uint64_t max_nodes,

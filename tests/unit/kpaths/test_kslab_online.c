@@ -19,14 +19,14 @@
 
 #include "act_streams.h"
 #include "forest_check.h"
-#include "kipf.h"
-#include "kipf_serial.h"
-#include "kslab_act.h"
-#include "kslab_online.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_serial.h"
+#include "analysis/kpaths/kslab_act.h"
+#include "collect/kslab_online.h"
 #include "ngram_ref.h"
 #include "streams.h"
 #include "wpp/trace_abi.h"
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 /* Words for a stream: narrow records, wide ones for big values, REPEAT
  * words for most repetitions of the label before, a GAP control record for

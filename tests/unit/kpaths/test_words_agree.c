@@ -36,19 +36,19 @@
 
 #include <cmocka.h>
 
-#include "batch_words.h"
-#include "decoder.h"
+#include "decode/batch_words.h"
+#include "decode/decoder.h"
 #include "forest_check.h"
-#include "kipf.h"
-#include "kslab.h"
-#include "kslab_words.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kslab.h"
+#include "analysis/kpaths/kslab_words.h"
 #include "ngram_ref.h"
-#include "sequitur_grammar.h"
-#include "sequitur_online.h"
-#include "stream.h"
-#include "symbolizer.h"
-#include "testlib.h"
-#include "trace_file.h"
+#include "analysis/grammar/sequitur_grammar.h"
+#include "collect/sequitur_online.h"
+#include "decode/stream.h"
+#include "symbolizer/symbolizer.h"
+#include "tests/unit/decode/testlib.h"
+#include "decode/trace_file.h"
 #include "wpp/trace_abi.h"
 
 /* ---- the reference: what the documented rules make of the calls ---- */

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "top_rows.h"
+#include "record/top_rows.h"
 
 static const struct top_tu *tu(struct top_tus *t, uint32_t fid_base, uint8_t id0, const char *path)
 {

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_lookup.h"
-#include "trace_file.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "decode/trace_file.h"
 
 static const struct wpp_module_rec *module_for(const struct wpp_trace *t, const char *kind)
 {

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "table_fmt.h"
+#include "report/table_fmt.h"
 
 static void test_count(void **state)
 {

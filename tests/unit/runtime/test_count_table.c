@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_count_table.h"
+#include "runtime/rt_count_table.h"
 
 struct tally {
 	uint64_t fidw, id, count;

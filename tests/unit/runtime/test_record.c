@@ -21,7 +21,7 @@
 
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 #define WPPTRACE "bin/wpptrace"
 #define PROG "build/tests/unit/runtime/rt_prog"

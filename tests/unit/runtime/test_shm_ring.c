@@ -40,8 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shm_collector.h"
-#include "shm_producer.h"
+#include "kmod-free/shm_collector.h"
+#include "kmod-free/shm_producer.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 static uint32_t crc32c_bitwise(uint32_t crc, const unsigned char *p, size_t n)
 {

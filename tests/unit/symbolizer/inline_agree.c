@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_lookup.h"
-#include "elf_object.h"
-#include "meta_model.h"
+#include "symbolizer/dwarf_lookup.h"
+#include "symbolizer/elf_object.h"
+#include "symbolizer/meta_model.h"
 
 struct tally {
 	unsigned agree, agree_inlined, absent, disagree;

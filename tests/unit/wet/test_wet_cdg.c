@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "wet_cdg.h"
+#include "analysis/wet/wet_cdg.h"
 #include "wet_gen.h"
 
 #define MAXN 26

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "wet_gen.h"
-#include "wet_shadow.h"
+#include "analysis/wet/wet_shadow.h"
 
 #define NPAGES 6
 #define SPAN   (NPAGES * WET_SHADOW_PAGE)

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "wet_gen.h"
-#include "wet_stream.h"
-#include "../../../user/common/crc32c.h"
+#include "analysis/wet/wet_stream.h"
+#include "common/crc32c.h"
 
 static struct wet_stream *build(const uint64_t *v, size_t n, const struct wet_method *m,
 				uint32_t seg_len)

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "wet_gen.h"
-#include "wet_tier1.h"
+#include "analysis/wet/wet_tier1.h"
 
 /* The paper's figure 3 shape: two groups over inputs u, v, x; the
  * statement reading x (input set {x}) joins one of them. */

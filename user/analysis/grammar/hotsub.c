@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Minimal hot subpaths; see hotsub.h for the definitions. */
-#include "hotsub.h"
+#include "analysis/grammar/hotsub.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wppdag.h"
+#include "analysis/grammar/wppdag.h"
 
 struct hotsub_params {
 	uint32_t min_len, max_len; /* 1 <= min_len <= max_len */

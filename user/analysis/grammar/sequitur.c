@@ -14,8 +14,8 @@
  * other occurrence is a whole rule body reusing that rule from either side,
  * guards of deleted rules recycled only between steps, and the look-ahead.
  */
-#include "sequitur_internal.h"
-#include "grow_u32.h"
+#include "analysis/grammar/sequitur_internal.h"
+#include "analysis/grammar/grow_u32.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sequitur_grammar.h"
+#include "analysis/grammar/sequitur_grammar.h"
 
 /* SEQ_CHUNKED names the chunked builder (sequitur_chunked.h), runs and
  * content-defined chunks around SEQUITUR(1), for the callers that choose

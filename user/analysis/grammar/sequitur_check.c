@@ -4,7 +4,7 @@
  * Slow on purpose: it recomputes everything from the node array and
  * compares with what the algorithm maintains incrementally.
  */
-#include "sequitur_internal.h"
+#include "analysis/grammar/sequitur_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * SEQUITUR(1), chunk ids to the top one.  See sequitur_chunked.h; the
  * export is in sequitur_chunked_export.c.
  */
-#include "sequitur_chunked_internal.h"
+#include "analysis/grammar/sequitur_chunked_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

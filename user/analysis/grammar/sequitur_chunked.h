@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sequitur.h"
+#include "analysis/grammar/sequitur.h"
 
 /* Chunking at one level: a cut is taken with probability 2^-avg_bits
  * after each atom once a chunk holds min_len atoms, and always at

@@ -12,7 +12,7 @@
  * result is renumbered canonically (seq_grammar_canonical), so it depends
  * on the grammar's shape only.
  */
-#include "sequitur_chunked_internal.h"
+#include "analysis/grammar/sequitur_chunked_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

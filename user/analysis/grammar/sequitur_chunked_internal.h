@@ -8,7 +8,7 @@
 #ifndef WPP_SEQUITUR_CHUNKED_INTERNAL_H
 #define WPP_SEQUITUR_CHUNKED_INTERNAL_H
 
-#include "sequitur_chunked.h"
+#include "analysis/grammar/sequitur_chunked.h"
 
 /* A run: key (sym, n).  At the atom level sym is a terminal, at the top
  * level a chunk id.  Dense ids in first-appearance order. */

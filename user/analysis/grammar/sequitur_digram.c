@@ -2,7 +2,7 @@
 /* The digram index's rarely run parts (allocation, growth, deletion past
  * the home bucket); the lookups are inline in sequitur_digram.h, and its
  * consistency check is with the builder's in sequitur_check.c. */
-#include "sequitur_digram.h"
+#include "analysis/grammar/sequitur_digram.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * numbering depends only on the grammar's shape, never on node indices,
  * and every rule refers only to lower-numbered ones.
  */
-#include "sequitur_internal.h"
+#include "analysis/grammar/sequitur_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

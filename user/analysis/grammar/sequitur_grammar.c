@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Immutable grammar: allocation, validation, expansion.  See the header. */
-#include "sequitur_grammar.h"
+#include "analysis/grammar/sequitur_grammar.h"
 
 #include <stdio.h>
 #include <stdlib.h>

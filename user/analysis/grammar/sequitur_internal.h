@@ -17,8 +17,8 @@
 #ifndef WPP_SEQUITUR_INTERNAL_H
 #define WPP_SEQUITUR_INTERNAL_H
 
-#include "sequitur.h"
-#include "sequitur_digram.h"
+#include "analysis/grammar/sequitur.h"
+#include "analysis/grammar/sequitur_digram.h"
 
 #define SEQ_DEAD_SYM 0x7fffffffu /* sym of a free node */
 #define ROOT_FLAG    0x80000000u

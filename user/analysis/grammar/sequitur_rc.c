@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Adaptive binary range coder; see sequitur_rc.h. */
-#include "sequitur_rc.h"
+#include "analysis/grammar/sequitur_rc.h"
 
 #include <stdlib.h>
 

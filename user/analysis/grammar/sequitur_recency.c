@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Uncapped move-to-front ranks in O(log n); see sequitur_recency.h. */
-#include "sequitur_recency.h"
+#include "analysis/grammar/sequitur_recency.h"
 
 #include <stdlib.h>
 #include <string.h>

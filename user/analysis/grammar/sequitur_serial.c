@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Grammar <-> bytes: the envelope (magic, version, checksum), version 1,
  * and the choice of version; see sequitur_serial.h for the layouts. */
-#include "sequitur_serial.h"
+#include "analysis/grammar/sequitur_serial.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/crc32c.h"
-#include "sequitur_serial_internal.h"
+#include "analysis/grammar/sequitur_serial_internal.h"
 
 void seq_out_bytes(struct seq_out *o, const void *src, size_t n)
 {

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sequitur_grammar.h"
+#include "analysis/grammar/sequitur_grammar.h"
 
 #define SEQ_SERIAL_MAGIC   "WPPG"
 #define SEQ_SERIAL_VERSION 4u /* what seq_serialize writes (1 to 3 are still read) */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sequitur_grammar.h"
+#include "analysis/grammar/sequitur_grammar.h"
 
 struct seq_out {
 	uint8_t *p;

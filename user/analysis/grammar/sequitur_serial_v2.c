@@ -37,10 +37,10 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "grow_u32.h"
-#include "sequitur_rc.h"
-#include "sequitur_recency.h"
-#include "sequitur_serial_internal.h"
+#include "analysis/grammar/grow_u32.h"
+#include "analysis/grammar/sequitur_rc.h"
+#include "analysis/grammar/sequitur_recency.h"
+#include "analysis/grammar/sequitur_serial_internal.h"
 
 #define SUCC_CAP  256u	/* first terminals remembered after a terminal */
 #define CLASS_CAP 1024u /* symbols remembered per first terminal (v2, v3) */

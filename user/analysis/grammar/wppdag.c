@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* DAG queries on a grammar; see wppdag.h for the contract. */
-#include "wppdag.h"
+#include "analysis/grammar/wppdag.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sequitur_grammar.h"
+#include "analysis/grammar/sequitur_grammar.h"
 
 #define WPPDAG_PAD_START 0xfffffffeu
 #define WPPDAG_PAD_END	 0xffffffffu

@@ -2,11 +2,11 @@
 /*
  * kipf.c — k-IPF nodes, the k-SF -> k-IPF conversion, merging, ordering.
  */
-#include "kipf.h"
+#include "analysis/kpaths/kipf.h"
 
 #include <stdlib.h>
 
-#include "kslab_internal.h"
+#include "analysis/kpaths/kslab_internal.h"
 
 static void kipf_node_label(const void *pool, uint32_t idx, uint32_t *fid, uint64_t *value)
 {

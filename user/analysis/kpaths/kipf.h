@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 
-#include "kslab.h"
-#include "kslab_map.h"
+#include "analysis/kpaths/kslab.h"
+#include "analysis/kpaths/kslab_map.h"
 #include "wpp/wpp_file.h"
 
 struct kipf_node {

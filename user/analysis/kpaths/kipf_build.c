@@ -2,15 +2,15 @@
 /*
  * kipf_build.c — offline k-IPF construction and stored-forest loading.
  */
-#include "kipf_build.h"
+#include "analysis/kpaths/kipf_build.h"
 
 #include <inttypes.h>
 
-#include "kipf_kinds.h"
-#include "kslab_act.h"
-#include "log.h"
+#include "analysis/kpaths/kipf_kinds.h"
+#include "analysis/kpaths/kslab_act.h"
+#include "common/log.h"
 #include "wpp/trace_abi.h"
-#include "wppfile.h"
+#include "common/wppfile.h"
 
 /* Where the decoder's events go: one stream, or one per activation. */
 struct sink {

@@ -20,10 +20,10 @@
 
 #include <stdint.h>
 
-#include "decoder.h"
-#include "kipf.h"
-#include "kipf_inst_cost.h"
-#include "kipf_serial.h"
+#include "decode/decoder.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kipf_inst_cost.h"
+#include "analysis/kpaths/kipf_serial.h"
 
 enum kipf_view { KIPF_VIEW_ACTIVATION, KIPF_VIEW_FLAT };
 

@@ -2,7 +2,7 @@
 /*
  * kipf_cost.c — k-path costs from per-path unit costs (see kipf_cost.h).
  */
-#include "kipf_cost.h"
+#include "analysis/kpaths/kipf_cost.h"
 
 #include <stdlib.h>
 

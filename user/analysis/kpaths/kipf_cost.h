@@ -15,7 +15,7 @@
 #ifndef WPP_KIPF_COST_H
 #define WPP_KIPF_COST_H
 
-#include "kipf.h"
+#include "analysis/kpaths/kipf.h"
 
 /* root_unit[r] for each root r (indexed by node; other entries ignored).
  * Returns cost[idx] for every node idx in 1..f->nnodes (malloc'd; [0]

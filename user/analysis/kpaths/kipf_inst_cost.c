@@ -2,7 +2,7 @@
 /*
  * kipf_inst_cost.c — exact per-instance k-path costs (see kipf_inst_cost.h).
  */
-#include "kipf_inst_cost.h"
+#include "analysis/kpaths/kipf_inst_cost.h"
 
 #include <stdlib.h>
 #include <string.h>

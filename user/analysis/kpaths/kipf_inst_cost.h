@@ -26,8 +26,8 @@
 
 #include <stdint.h>
 
-#include "kipf.h"
-#include "kslab.h"
+#include "analysis/kpaths/kipf.h"
+#include "analysis/kpaths/kslab.h"
 
 struct kipf_inst_cost;
 

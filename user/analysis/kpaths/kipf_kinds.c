@@ -2,13 +2,13 @@
 /*
  * kipf_kinds.c — cached path start/end kinds (see kipf_kinds.h).
  */
-#include "kipf_kinds.h"
+#include "analysis/kpaths/kipf_kinds.h"
 
 #include <stdlib.h>
 
-#include "kslab_act.h"
-#include "kslab_map.h"
-#include "path_regen.h"
+#include "analysis/kpaths/kslab_act.h"
+#include "analysis/kpaths/kslab_map.h"
+#include "decode/path_regen.h"
 
 static int grow(struct kipf_kinds *c)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meta_model.h"
+#include "symbolizer/meta_model.h"
 
 struct kipf_kinds_slot {
 	uint64_t value;

@@ -2,7 +2,7 @@
 /*
  * kipf_rank.c — select and order k-paths for the report (see kipf_rank.h).
  */
-#include "kipf_rank.h"
+#include "analysis/kpaths/kipf_rank.h"
 
 #include <stdlib.h>
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kipf.h"
+#include "analysis/kpaths/kipf.h"
 
 /* Keep a k-path whose first path is (fid, value)?  NULL keeps all. */
 typedef int (*kipf_root_filter)(void *ctx, uint32_t fid, uint64_t value);

@@ -2,7 +2,7 @@
 /*
  * kipf_serial.c — writing and validating WPP_CHUNK_KIPF chunks.
  */
-#include "kipf_serial.h"
+#include "analysis/kpaths/kipf_serial.h"
 
 #include <errno.h>
 #include <stdarg.h>

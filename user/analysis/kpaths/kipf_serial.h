@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kipf.h"
+#include "analysis/kpaths/kipf.h"
 #include "wpp/wpp_file.h"
 
 /* The per-activation view (kipf.h `activation`) is flagged WPP_KIPF_ACTIVATION

@@ -2,7 +2,7 @@
 /*
  * kslab.c — streaming k-SF construction (see kslab.h; the paper's Figure 6).
  */
-#include "kslab_internal.h"
+#include "analysis/kpaths/kslab_internal.h"
 
 #include <stdlib.h>
 

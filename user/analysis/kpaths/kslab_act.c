@@ -7,7 +7,7 @@
  * stream and the others are its suspended streams, in the same order
  * (kslab_depth(s) == depth - 1 whenever depth > 0).
  */
-#include "kslab_act.h"
+#include "analysis/kpaths/kslab_act.h"
 
 #include <stdlib.h>
 

@@ -41,7 +41,7 @@
 
 #include <stdint.h>
 
-#include "kslab.h"
+#include "analysis/kpaths/kslab.h"
 
 enum kact_flags {
 	KACT_ENTRY = 1u << 0,	/* the path starts at function entry */

@@ -12,8 +12,8 @@
 #ifndef WPP_KSLAB_INTERNAL_H
 #define WPP_KSLAB_INTERNAL_H
 
-#include "kslab.h"
-#include "kslab_map.h"
+#include "analysis/kpaths/kslab.h"
+#include "analysis/kpaths/kslab_map.h"
 
 struct kslab_node {
 	uint64_t value;

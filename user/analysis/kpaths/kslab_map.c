@@ -2,7 +2,7 @@
 /*
  * kslab_map.c — label -> node index table (see kslab_map.h).
  */
-#include "kslab_map.h"
+#include "analysis/kpaths/kslab_map.h"
 
 #include <stdlib.h>
 

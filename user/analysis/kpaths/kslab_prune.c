@@ -22,7 +22,7 @@
  */
 #include <stdlib.h>
 
-#include "kslab_internal.h"
+#include "analysis/kpaths/kslab_internal.h"
 
 /* Histogram buckets: exact counts 0..63, then one bucket per power of two. */
 #define EXACT	 64u

@@ -3,7 +3,7 @@
  * kslab_words.c — raw trace words -> k-path items and marks (see
  * kslab_words.h).
  */
-#include "kslab_words.h"
+#include "analysis/kpaths/kslab_words.h"
 
 static void mark(struct kslab_words *r)
 {

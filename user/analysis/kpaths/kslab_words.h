@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kslab.h"
-#include "trace_words.h"
+#include "analysis/kpaths/kslab.h"
+#include "decode/trace_words.h"
 
 /* Where items and marks go.  items(): `times` >= 1 consecutive records of
  * one label; 0 or -1 (out of memory). */

@@ -5,7 +5,7 @@
  * that straddles two words is two shifts, and the serialized form is the
  * words' little-endian bytes.
  */
-#include "wet_bits.h"
+#include "analysis/wet/wet_bits.h"
 
 #include <stdlib.h>
 #include <string.h>

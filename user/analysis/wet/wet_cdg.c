@@ -4,7 +4,7 @@
  * with a virtual exit) and control dependences (Ferrante-Ottenstein-Warren)
  * of one function (wet_cdg.h).
  */
-#include "wet_cdg.h"
+#include "analysis/wet/wet_cdg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * undoes.  Each step is a constant number of table or list operations and
  * one pop and one push of a code.
  */
-#include "wet_segment.h"
+#include "analysis/wet/wet_segment.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -43,7 +43,7 @@
 
 #include <stdint.h>
 
-#include "wet_bits.h"
+#include "analysis/wet/wet_bits.h"
 
 enum wet_kind {
 	WET_FCM = 0,

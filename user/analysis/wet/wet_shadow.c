@@ -5,7 +5,7 @@
  * writer, or (both top bits set) the index of eight per-byte writers in
  * its page's expansion array; UNKNOWN is the top bit alone.
  */
-#include "wet_shadow.h"
+#include "analysis/wet/wet_shadow.h"
 
 #include <stdlib.h>
 #include <string.h>

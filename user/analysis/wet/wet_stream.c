@@ -5,8 +5,8 @@
  * of a stream is open at a time: its predictor tables are dense in the
  * stream's state, every other segment keeps only their non-zero entries.
  */
-#include "wet_stream.h"
-#include "wet_stream_internal.h"
+#include "analysis/wet/wet_stream.h"
+#include "analysis/wet/wet_stream_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

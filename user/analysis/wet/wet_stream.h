@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wet_segment.h"
+#include "analysis/wet/wet_segment.h"
 
 #define WET_DEFAULT_SEG_LEN 4096
 #define WET_DEFAULT_WARMUP  1024

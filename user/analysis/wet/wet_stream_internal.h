@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "wet_segment.h"
-#include "wet_stream.h"
+#include "analysis/wet/wet_segment.h"
+#include "analysis/wet/wet_stream.h"
 
 /* Bytes of a closed segment whose cursor is at its start: the measure the
  * warm-up's trials are judged by, so the choice minimizes what is stored. */

@@ -17,15 +17,15 @@
  * of the buffer and against what the counts allow before anything is
  * allocated.
  */
-#include "wet_stream.h"
-#include "wet_stream_internal.h"
+#include "analysis/wet/wet_stream.h"
+#include "analysis/wet/wet_stream_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/crc32c.h"
+#include "common/crc32c.h"
 
 #define MAGIC	"WETS"
 #define VERSION 2

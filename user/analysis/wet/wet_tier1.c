@@ -6,7 +6,7 @@
  * emitted the moment they appear and nothing is held back but the tuples
  * needed to recognize a repeat.
  */
-#include "wet_tier1.h"
+#include "analysis/wet/wet_tier1.h"
 
 #include <stdlib.h>
 #include <string.h>

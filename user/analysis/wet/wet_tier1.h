@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wet_stream.h"
+#include "analysis/wet/wet_stream.h"
 
 #define WET_T1_CHECK_EVERY 256
 #define WET_T1_MAX_TUPLES  (1u << 20)

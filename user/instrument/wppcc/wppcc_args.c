@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wppcc_args.c — command-line classification for wppcc (see wppcc_args.h). */
-#include "wppcc_args.h"
+#include "instrument/wppcc/wppcc_args.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wppcc_convert.c — resolve, convert and check a file option (see wppcc_convert.h). */
-#include "wppcc_convert.h"
+#include "instrument/wppcc/wppcc_convert.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../stable_hash.h"
+#include "instrument/stable_hash.h"
 #include "wpp/wpp_file.h"
 
 static int is_recording(const char *path)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wppcc_help.c — wppcc's own options for --help (see wppcc_help.h). */
-#include "wppcc_help.h"
+#include "instrument/wppcc/wppcc_help.h"
 
 void wppcc_help(FILE *out)
 {

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* wppcc_interesting.c — resolve and check --wpp-interesting (see wppcc_interesting.h). */
-#include "wppcc_interesting.h"
+#include "instrument/wppcc/wppcc_interesting.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../interesting_read.h"
-#include "wppcc_convert.h"
+#include "instrument/interesting_read.h"
+#include "instrument/wppcc/wppcc_convert.h"
 
 /* More files than any build needs; keeps the list a fixed array. */
 #define MAX_FILES 64

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../interesting_read.h"
+#include "instrument/interesting_read.h"
 
 /* The checked files' absolute paths, one per line, into out (what the
  * pass reads from WPP_INTERESTING), and their union into *set (the

@@ -5,7 +5,7 @@
  * is a memfd: nothing on disk another user could plant or read, inherited
  * by clang and its cc1 processes, appended to by each unit in one write.
  */
-#include "wppcc_listed.h"
+#include "instrument/wppcc/wppcc_listed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../listed_seen.h"
+#include "instrument/listed_seen.h"
 
 /* More than any build's units times listed names could write. */
 #define MAX_REPORT_BYTES ((off_t)256 << 20)

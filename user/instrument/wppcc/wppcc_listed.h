@@ -15,7 +15,7 @@
 #ifndef WPPCC_LISTED_H
 #define WPPCC_LISTED_H
 
-#include "../interesting_read.h"
+#include "instrument/interesting_read.h"
 
 /*
  * Run clang (path, argv with argv[0]) to completion with the report file;

@@ -25,12 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "wppcc_args.h"
-#include "wppcc_help.h"
-#include "../listed_seen.h"
-#include "wppcc_interesting.h"
-#include "wppcc_listed.h"
-#include "wppcc_profile.h"
+#include "instrument/wppcc/wppcc_args.h"
+#include "instrument/wppcc/wppcc_help.h"
+#include "instrument/listed_seen.h"
+#include "instrument/wppcc/wppcc_interesting.h"
+#include "instrument/wppcc/wppcc_listed.h"
+#include "instrument/wppcc/wppcc_profile.h"
 
 #define FALLBACK_CLANG "/usr/lib/llvm-19/bin/clang"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* wppcc_profile.c — resolve and check --wpp-profile (see wppcc_profile.h). */
-#include "wppcc_profile.h"
+#include "instrument/wppcc/wppcc_profile.h"
 
-#include "../edge_profile_read.h"
-#include "wppcc_convert.h"
+#include "instrument/edge_profile_read.h"
+#include "instrument/wppcc/wppcc_convert.h"
 
 static int check_edge_profile(const char *path, char *why, size_t whylen)
 {
