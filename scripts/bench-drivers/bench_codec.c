@@ -86,9 +86,9 @@ static void load(const char *path, uint32_t group)
 }
 
 enum method { RAW_ZSTD1, RAW_ZSTDM3, RAW_LZ4, TOKENS, TOK_ZSTD1, TOK_ZSTDM3, TOK_LZ4, CODEC, NM };
-static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw", "lz4 raw", "tokens",
-				      "tokens+zstd-1", "tokens+zstd--3", "tokens+lz4",
-				      "word_codec"};
+static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw",   "lz4 raw",
+				      "tokens",	    "tokens+zstd-1", "tokens+zstd--3",
+				      "tokens+lz4", "word_codec"};
 
 int main(int argc, char **argv)
 {
@@ -142,9 +142,8 @@ int main(int argc, char **argv)
 								m == RAW_ZSTD1 ? 1 : -3);
 					break;
 				case RAW_LZ4:
-					len = (size_t)LZ4_compress_default((const char *)u->w,
-									   (char *)out, (int)raw,
-									   zcap);
+					len = (size_t)LZ4_compress_default(
+					    (const char *)u->w, (char *)out, (int)raw, zcap);
 					break;
 				case TOKENS:
 					len = wc_tokens_encode(u->w, u->n, tok);
@@ -157,9 +156,8 @@ int main(int argc, char **argv)
 					break;
 				case TOK_LZ4:
 					len = wc_tokens_encode(u->w, u->n, tok);
-					len = (size_t)LZ4_compress_default((const char *)tok,
-									   (char *)out, (int)len,
-									   zcap);
+					len = (size_t)LZ4_compress_default(
+					    (const char *)tok, (char *)out, (int)len, zcap);
 					break;
 				case CODEC:
 					wc_encode(enc, u->w, u->n, &len, &codec);

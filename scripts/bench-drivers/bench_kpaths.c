@@ -133,8 +133,8 @@ static uint64_t hash_profile(struct table *t, const uint64_t *w, size_t n)
 	struct hash_sink h = {.t = t};
 	struct kslab_words r;
 
-	kslab_words_init(&r, (struct kslab_words_sink){.items = hash_items, .mark = hash_mark,
-						       .ctx = &h});
+	kslab_words_init(
+	    &r, (struct kslab_words_sink){.items = hash_items, .mark = hash_mark, .ctx = &h});
 	kslab_words_feed(&r, w, n, 0);
 	return h.items;
 }
@@ -160,8 +160,9 @@ static void write_runs(struct words *v)
 			continue;
 		}
 		/* Copy a wide or gap record whole; it ends any run. */
-		if (!narrow && w != 0 && (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH ||
-					  wpp_ctrl_op(w) == WPP_CTRL_GAP) && i + 1 < v->n) {
+		if (!narrow && w != 0 &&
+		    (wpp_ctrl_op(w) == WPP_CTRL_WIDE_PATH || wpp_ctrl_op(w) == WPP_CTRL_GAP) &&
+		    i + 1 < v->n) {
 			v->w[out++] = w;
 			w = v->w[++i];
 		}

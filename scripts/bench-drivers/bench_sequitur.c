@@ -275,8 +275,7 @@ static int compare_input(const char *label, const char *path)
 	}
 	printf("%-20s %10llu %8.2f %7.1f %8.4f %10zu %10zu %10ld %10ld %7.3f %7.3f | %8.2f %7.1f "
 	       "%9llu %10zu\n",
-	       label,
-	       (unsigned long long)r.stats.input_symbols,
+	       label, (unsigned long long)r.stats.input_symbols,
 	       r.cpu_seconds > 0 ? r.stats.input_symbols / r.cpu_seconds / 1e6 : 0.0,
 	       r.peak_rss_kb / 1024.0,
 	       plain.stats.grammar_symbols
@@ -317,8 +316,8 @@ static int compare_other_inputs(const char *workdir, char **files, int nfiles)
 	       "after |, the chunked builder: M symbols/s (export included), peak RSS, grammar\n"
 	       "symbols, serialized bytes):\n");
 	printf("%-20s %10s %8s %7s %8s %10s %10s %10s %10s %7s %7s | %8s %7s %9s %10s\n", "input",
-	       "symbols", "Msym/s", "RSS MB", "syms/S", "grammar", "format v3", "xz -9e", "zstd -19",
-	       "/ xz", "/ zstd", "chunked", "RSS MB", "gram syms", "serialized");
+	       "symbols", "Msym/s", "RSS MB", "syms/S", "grammar", "format v3", "xz -9e",
+	       "zstd -19", "/ xz", "/ zstd", "chunked", "RSS MB", "gram syms", "serialized");
 	if (compare_input("random loops (wpp-raw.sh)", path) < 0)
 		return -1;
 	for (int i = 0; i < nfiles; i++) {
@@ -374,7 +373,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			if (k && (runs[a][k].serialized != runs[a][0].serialized ||
-				  runs[a][k].stats.grammar_symbols != runs[a][0].stats.grammar_symbols)) {
+				  runs[a][k].stats.grammar_symbols !=
+				      runs[a][0].stats.grammar_symbols)) {
 				fprintf(stderr, "bench_sequitur: %s built two different grammars\n",
 					names[a]);
 				return 1;
@@ -402,8 +402,9 @@ int main(int argc, char **argv)
 	for (int a = 0; a < 3; a++)
 		printf("%-12s %8.3f %8.3f %11.2f %8.2f %10.1f %9u %10llu %10zu\n", names[a],
 		       res[a].seconds, res[a].cpu_seconds, n / res[a].cpu_seconds / 1e6,
-		       n / cpu[a][BUILDS / 2] / 1e6, res[a].peak_rss_kb / 1024.0, res[a].stats.rules,
-		       (unsigned long long)res[a].stats.grammar_symbols, res[a].serialized);
+		       n / cpu[a][BUILDS / 2] / 1e6, res[a].peak_rss_kb / 1024.0,
+		       res[a].stats.rules, (unsigned long long)res[a].stats.grammar_symbols,
+		       res[a].serialized);
 	printf("SEQUITUR(1) / SEQUITUR grammar symbols: %.4f\n",
 	       (double)res[1].stats.grammar_symbols / res[0].stats.grammar_symbols);
 	printf("memory latency beside the builds (dependent loads; fastest, median):");
