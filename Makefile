@@ -29,7 +29,7 @@ TEST_TARGETS :=
 TESTS        :=
 CLEAN_DIRS   := $(BUILD) $(BIN) lib
 
-.PHONY: all test run-tests clean format check-format example
+.PHONY: all test run-tests clean format check-format check-layers example
 all:
 
 # $(call objs,DIR,SRCS): object paths under build/ for sources
@@ -75,6 +75,12 @@ FORMAT_SRCS = $$(git ls-files '*.c' '*.h' | grep -v -E '^(tests|docs)/')
 
 format:
 	clang-format-19 -i $(FORMAT_SRCS)
+
+# No room includes a room of a higher layer (docs/design.md, "Rooms and
+# their order"); `make test` runs it first, with the layer check's own test.
+check-layers:
+	@scripts/check-layers
+TESTS += scripts/check-layers tests/unit/layers/check-layers.sh
 
 check-format:
 	clang-format-19 --dry-run --Werror $(FORMAT_SRCS)

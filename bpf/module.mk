@@ -11,7 +11,7 @@ BPF_SKELS   := $(patsubst bpf/%.bpf.c,$(BPF_BUILD)/%.skel.h,$(BPF_SRCS))
 # usdt.bpf.h pulls in <linux/errno.h>, which needs the multiarch asm/ dir
 # (x86-64 only, like the rest of wpptrace).
 BPF_CFLAGS  := -target bpf -g -O2 -Wall -Werror -D__TARGET_ARCH_x86 \
-	-I$(BPF_BUILD) -Ibpf $(INCLUDE_ROOT) -I/usr/include/x86_64-linux-gnu
+	-I$(BPF_BUILD) $(INCLUDE_ROOT) -I/usr/include/x86_64-linux-gnu
 
 $(BPF_VMLINUX):
 	@mkdir -p $(dir $@)

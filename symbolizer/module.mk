@@ -5,7 +5,3 @@ SYMBOLIZER_SRCS := symbolizer/elf_object.c symbolizer/meta_parse.c symbolizer/me
 SYMBOLIZER_OBJS := $(call objs,,$(SYMBOLIZER_SRCS))
 SYMBOLIZER_SAN_OBJS := $(call objs,san,$(SYMBOLIZER_SRCS))
 SYMBOLIZER_LIBS := -ldw -lelf
-# Decoder-side code includes its headers by bare name.
-DECODE_SIDE_CPPFLAGS := -Iuser/common -Isymbolizer -Iuser/decode -Iuser/cli -Iuser/report -Iuser/costs \
-	-Iuser/analysis/grammar -Iuser/analysis/kpaths -Iuser/collect
-$(SYMBOLIZER_OBJS) $(SYMBOLIZER_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)

@@ -34,11 +34,4 @@ $(BENCH_CODEC): $(call objs,,scripts/bench-drivers/bench_codec.c $(WPPREAD_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(CODEC_LIBS) -llz4
 
-# Bare-name includes until scripts/include-paths names their folders.
-$(call objs,,scripts/bench-drivers/bench_sequitur.c): CPPFLAGS += -Iuser/analysis/grammar \
-	-Itests/unit/grammar
-$(call objs,,scripts/bench-drivers/bench_kpaths.c): CPPFLAGS += $(KSLAB_CPPFLAGS) -Itests/unit/kpaths
-$(call objs,,scripts/bench-drivers/bench_wet.c): CPPFLAGS += -Iuser/analysis/wet -Itests/unit/wet
-$(call objs,,scripts/bench-drivers/bench_codec.c): CPPFLAGS += -Iuser/common
-
 TEST_TARGETS += $(BENCH_SEQUITUR) $(BENCH_KPATHS) $(BENCH_WET) $(BENCH_CODEC)

@@ -17,7 +17,7 @@ require_root_and_tools "setuid programs, another user, BPF"
 build() {
 	local name=$1 src=$2
 	shift 2
-	"$WPPCC" -O2 -g -I"$ROOT" -I"$ROOT/kmod-free" -o "$WORK/$name" "$src" "$@" \
+	"$WPPCC" -O2 -g -I"$ROOT" -o "$WORK/$name" "$src" "$@" \
 		>"$WORK/$name.buildlog" 2>&1 ||
 		{ fail "cannot build $name"; sed 's/^/    /' "$WORK/$name.buildlog" | head -20; return 1; }
 }
@@ -47,7 +47,7 @@ now_ms() { date +%s%3N; }
 # build_forge: the region forger (tests/e2e/harden/forge.c), a plain build
 # with the real layout code.
 build_forge() {
-	clang-19 -O2 -D_GNU_SOURCE -I"$ROOT" -I"$ROOT/kmod-free" -I"$ROOT/user/include" -o "$WORK/forge" \
+	clang-19 -O2 -D_GNU_SOURCE -iquote "$ROOT" -I"$ROOT/user/include" -o "$WORK/forge" \
 		"$SRC/forge.c" "$ROOT/kmod-free/shm_layout.c" >"$WORK/forge.buildlog" 2>&1 ||
 		{ fail "cannot build forge"; head -20 "$WORK/forge.buildlog"; return 1; }
 }

@@ -19,7 +19,7 @@ CLEAN_DIRS += tests/work
 
 # count-mode.sh's live reader: user/bpfcollect/count_snapshot.c as a tool.
 COUNT_PEEK := $(BUILD)/tests/e2e/count_peek
-$(call objs,,tests/e2e/count/count_peek.c): CPPFLAGS += $(BPFCOLLECT_CPPFLAGS) -Isymbolizer
+$(call objs,,tests/e2e/count/count_peek.c): CPPFLAGS += $(BPFCOLLECT_CPPFLAGS)
 $(COUNT_PEEK): $(call objs,,tests/e2e/count/count_peek.c) $(BPFCOLLECT_LIB) $(SYMBOLIZER_OBJS) \
 		$(call objs,,user/common/log.c)
 	@mkdir -p $(dir $@)

@@ -9,7 +9,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # from the transport's sources (collector and producer) in one go.
 $(FUZZ_DIR)/fuzz_shm_region: tests/fuzz/fuzz_shm_region.c $(KMODFREE_SRCS) $(wildcard kmod-free/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ikmod-free $(CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ \
 		tests/fuzz/fuzz_shm_region.c $(KMODFREE_SRCS)
 
 TEST_TARGETS += $(FUZZ_DIR)/fuzz_shm_region

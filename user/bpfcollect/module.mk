@@ -7,7 +7,7 @@ BPFCOLLECT_SAN_OBJS := $(call objs,san,$(BPFCOLLECT_SRCS))
 BPFCOLLECT_LIB := $(BUILD)/bpfcollect/libbpfcollect.a
 BPFCOLLECT_SAN_LIB := $(BUILD)/san/bpfcollect/libbpfcollect.a
 BPFCOLLECT_LDLIBS := -lbpf -lelf -lz -lpthread
-BPFCOLLECT_CPPFLAGS := -Iuser/bpfcollect -Iuser/common -Iuser/runtime -Ibpf -I$(BPF_BUILD)
+BPFCOLLECT_CPPFLAGS := -I$(BPF_BUILD)
 
 $(BPFCOLLECT_OBJS) $(BPFCOLLECT_SAN_OBJS): CPPFLAGS += $(BPFCOLLECT_CPPFLAGS)
 # The skeleton embeds the BPF object: sources must see the current one.

@@ -6,7 +6,6 @@
 CLI_SRCS := user/cli/main.c user/cli/paths_table.c \
 	$(wildcard user/cli/cmd_*.c)
 CLI_OBJS := $(call objs,,$(CLI_SRCS))
-$(CLI_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 
 WPPTRACE_OBJS := $(CLI_OBJS) $(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(RECORD_OBJS) \
 	$(KMODFREE_COLLECTOR_OBJS) $(call objs,,$(COMMON_SRCS)) $(WPPTRACE_EXTRA_OBJS)

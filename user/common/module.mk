@@ -2,9 +2,12 @@
 # option errors).
 # crc32c alone: the analysis libraries' chunks check their sums with it.
 CRC32C_SRCS := user/common/crc32c.c
-COMMON_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_write.c \
-	user/common/wppfile_read.c user/common/cpu_clock.c user/common/opt_error.c \
-	user/common/out_file.c user/common/in_file.c user/common/json_out.c
+# The reader half of the .wpp file I/O (the writer is the recorder's) and
+# the file opening rules both halves share (in_file.h, out_file.h).
+READ_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_read.c \
+	user/common/in_file.c user/common/out_file.c
+COMMON_SRCS := $(READ_SRCS) user/common/wppfile_write.c user/common/cpu_clock.c \
+	user/common/opt_error.c user/common/json_out.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
 # BATCH_Z chunks: the word codec (libzstd) and the chunk's pack/unpack.
@@ -18,10 +21,7 @@ CODEC_LIBS := -lzstd
 CODEC_WRITE_SRCS := user/common/wppfile_batch_group.c
 WPPTRACE_EXTRA_OBJS += $(CODEC_OBJS) $(call objs,,$(CODEC_WRITE_SRCS))
 WPPTRACE_EXTRA_LIBS += $(CODEC_LIBS)
-# The reader half of the .wpp file I/O (the writer is the recorder's) and
-# the file opening rules both halves share (in_file.h, out_file.h): what
-# every binary that reads recordings links, with the decoder.
-WPPREAD_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_read.c \
-	user/common/in_file.c user/common/out_file.c $(CODEC_SRCS)
+# What every binary that reads recordings links, with the decoder.
+WPPREAD_SRCS := $(READ_SRCS) $(CODEC_SRCS)
 WPPREAD_OBJS := $(call objs,,$(WPPREAD_SRCS))
 WPPREAD_SAN_OBJS := $(call objs,san,$(WPPREAD_SRCS))

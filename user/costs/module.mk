@@ -7,6 +7,5 @@ COSTS_SRCS := user/costs/cost_file.c user/costs/cost_attr.c user/costs/cost_posi
 	user/costs/cost_select.c
 COSTS_OBJS := $(call objs,,$(COSTS_SRCS))
 COSTS_SAN_OBJS := $(call objs,san,$(COSTS_SRCS))
-$(COSTS_OBJS) $(COSTS_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 
 WPPTRACE_EXTRA_OBJS += $(COSTS_OBJS)

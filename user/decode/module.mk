@@ -8,10 +8,8 @@ DECODE_SRCS := user/decode/trace_file.c user/decode/batch_words.c user/decode/st
 # and the report page link it.
 SESSION_SRCS := user/decode/session.c
 WPPTRACE_EXTRA_OBJS += $(call objs,,$(SESSION_SRCS))
-$(call objs,,$(SESSION_SRCS)): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 DECODE_OBJS := $(call objs,,$(DECODE_SRCS))
 DECODE_SAN_OBJS := $(call objs,san,$(DECODE_SRCS))
-$(DECODE_OBJS) $(DECODE_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 # Loading decodes BATCH_Z chunks (libzstd).  Every binary that links the
 # decoder links the symbolizer's libraries too, so the codec's ride along.
 SYMBOLIZER_LIBS += $(CODEC_LIBS)

@@ -5,12 +5,13 @@ LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(shell $(LLVM_CONFIG) --cxxflags))
 LLVM_LDFLAGS := $(shell $(LLVM_CONFIG) --ldflags)
 LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
 
+# What wppcc itself reads (profiles, interesting sets) with the pass's DAG.
+INSTR_READ_SRCS := user/instrument/dag.c user/instrument/edge_profile_read.c \
+	user/instrument/text_lines.c user/instrument/interesting_read.c
 # LLVM-independent graph algorithms (also linked into the unit tests).
-INSTR_GRAPH_SRCS := user/instrument/dag.c user/instrument/dag_walk.c user/instrument/numbering.c \
+INSTR_GRAPH_SRCS := $(INSTR_READ_SRCS) user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
-	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c user/instrument/ppp_plan.c \
-	user/instrument/edge_profile_read.c user/instrument/text_lines.c \
-	user/instrument/interesting_read.c
+	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c user/instrument/ppp_plan.c
 INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
 	user/instrument/tpp_profile.c
 # LLVM-C side of the pass.
@@ -29,7 +30,7 @@ $(BUILD)/pic/user/instrument/%.o: user/instrument/%.c
 
 $(BUILD)/pic/user/instrument/%.o: user/instrument/%.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(LLVM_CXXFLAGS) -Iuser/instrument $(INCLUDE_ROOT) -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
+	$(CXX) $(LLVM_CXXFLAGS) $(INCLUDE_ROOT) -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 
 $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 	@mkdir -p $(dir $@)
@@ -38,8 +39,7 @@ $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 WPPCC_SRCS := user/instrument/wppcc/wppcc_main.c user/instrument/wppcc/wppcc_args.c \
 	user/instrument/wppcc/wppcc_profile.c user/instrument/wppcc/wppcc_convert.c \
 	user/instrument/wppcc/wppcc_interesting.c user/instrument/wppcc/wppcc_listed.c \
-	user/instrument/wppcc/wppcc_help.c user/instrument/edge_profile_read.c \
-	user/instrument/text_lines.c user/instrument/interesting_read.c user/instrument/dag.c
+	user/instrument/wppcc/wppcc_help.c $(INSTR_READ_SRCS)
 
 $(BIN)/wppcc: $(call objs,,$(WPPCC_SRCS))
 	@mkdir -p $(dir $@)

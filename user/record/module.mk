@@ -15,10 +15,4 @@ RECORD_OWN_OBJS := $(call objs,,$(RECORD_OWN_SRCS))
 RECORD_OBJS := $(RECORD_OWN_OBJS) $(BPFCOLLECT_OBJS)
 RECORD_SAN_OBJS := $(call objs,san,$(RECORD_OWN_SRCS)) $(BPFCOLLECT_SAN_OBJS)
 RECORD_LIBS := $(BPFCOLLECT_LDLIBS)
-$(RECORD_OWN_OBJS) $(call objs,san,$(RECORD_OWN_SRCS)): CPPFLAGS += -Iuser/common -Ikmod-free \
-	$(BPFCOLLECT_CPPFLAGS) -Iuser/collect -Iuser/analysis/grammar -Iuser/analysis/kpaths -Iuser/decode
-# info's counters section is attributed by the report side (cost_info.h).
-$(call objs,,user/record/cmd_info.c) $(call objs,san,user/record/cmd_info.c): CPPFLAGS += \
-	-Iuser/report -Iuser/costs -Iuser/cli -Isymbolizer
-# top names live paths from the TUs' metadata.
-$(call objs,,$(TOP_SRCS)) $(call objs,san,$(TOP_SRCS)): CPPFLAGS += -Iuser/cli -Isymbolizer
+$(RECORD_OWN_OBJS) $(call objs,san,$(RECORD_OWN_SRCS)): CPPFLAGS += $(BPFCOLLECT_CPPFLAGS)

@@ -26,12 +26,8 @@ $(REPORT_PB_OBJ): $(REPORT_PB_C)
 $(REPORT_PB_SAN_OBJ): $(REPORT_PB_C)
 	$(CC) $(CPPFLAGS) -I$(REPORT_GEN) -std=gnu11 -O2 -g $(SANFLAGS) -c $< -o $@
 
-$(REPORT_OBJS) $(REPORT_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -I$(REPORT_GEN) -Iuser/bpfcollect
+$(REPORT_OBJS) $(REPORT_SAN_OBJS): CPPFLAGS += -I$(REPORT_GEN)
 $(call objs,,user/report/pprof_export.c) $(call objs,san,user/report/pprof_export.c): $(REPORT_PB_H)
-# The page's hot subpaths (report_html.c) use the grammar analyses; their
-# headers include each other by bare name.
-$(call objs,,user/report/report_html.c) $(call objs,san,user/report/report_html.c): \
-	CPPFLAGS += -Iuser/analysis/grammar -Iuser/analysis/kpaths -Iuser/collect
 # The HTML page is embedded with .incbin; make must know the object depends on it.
 $(call objs,,user/report/report_html.c) $(call objs,san,user/report/report_html.c): \
 	user/report/report_page.html

@@ -24,4 +24,3 @@ $(LIBDIR)/libwpprt.a: $(RUNTIME_OBJS)
 	ar rcs $@ $^
 
 ALL_TARGETS += $(LIBDIR)/libwpprt.so $(LIBDIR)/libwpprt.a
-

@@ -10,7 +10,6 @@ COLLECT_TEST_DIR := $(BUILD)/tests/unit/collect
 COLLECT_TEST_NAMES := test_online test_worker test_repeat test_thread_loads test_path_tally
 COLLECT_TESTS := $(addprefix $(COLLECT_TEST_DIR)/,$(COLLECT_TEST_NAMES))
 COLLECT_TEST_SAN_OBJS := $(call objs,san,$(addprefix tests/unit/collect/,$(addsuffix .c,$(COLLECT_TEST_NAMES))))
-$(COLLECT_TEST_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Iuser/collect -Iuser/analysis/grammar -Iuser/analysis/kpaths
 
 $(COLLECT_TESTS): $(COLLECT_TEST_DIR)/%: $(call objs,san,tests/unit/collect/%.c) \
 		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
@@ -24,8 +23,6 @@ TESTS += $(COLLECT_TESTS)
 
 # The record sink's online hook, replayed over a recorded file (e2e tests).
 COLLECT_REPLAY := $(COLLECT_TEST_DIR)/replay_sink
-$(call objs,,tests/unit/collect/replay_sink.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) \
-	-Iuser/collect -Iuser/analysis/grammar -Iuser/analysis/kpaths
 $(COLLECT_REPLAY): $(call objs,,tests/unit/collect/replay_sink.c) $(COLLECT_OBJS) $(ANALYSIS_OBJS) \
 		$(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(WPPREAD_OBJS) $(call objs,,user/common/wppfile_write.c)
 	@mkdir -p $(dir $@)

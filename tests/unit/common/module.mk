@@ -3,7 +3,6 @@ COMMON_TEST_BIN := $(BUILD)/tests/unit/common/test_crc32c
 $(COMMON_TEST_BIN): $(call objs,san,tests/unit/common/test_crc32c.c user/common/crc32c.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lpthread
-$(call objs,san,tests/unit/common/test_crc32c.c): CPPFLAGS += -Iuser/common
 TEST_TARGETS += $(COMMON_TEST_BIN)
 TESTS += $(COMMON_TEST_BIN)
 
@@ -13,7 +12,6 @@ FILES_TEST_BIN := $(BUILD)/tests/unit/common/test_files
 $(FILES_TEST_BIN): $(call objs,san,tests/unit/common/test_files.c) $(COMMON_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -Wl,--wrap=read -o $@ $^ $(CMOCKA_LIBS) -lpthread
-$(call objs,san,tests/unit/common/test_files.c): CPPFLAGS += -Iuser/common
 TEST_TARGETS += $(FILES_TEST_BIN)
 TESTS += $(FILES_TEST_BIN)
 
@@ -25,6 +23,5 @@ $(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/comm
 		$(CODEC_WRITE_SRCS)) $(CODEC_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CODEC_LIBS) $(CMOCKA_LIBS)
-$(call objs,san,tests/unit/common/test_word_codec.c): CPPFLAGS += -Iuser/common
 TEST_TARGETS += $(CODEC_TEST_BIN)
 TESTS += $(CODEC_TEST_BIN)

@@ -6,7 +6,7 @@ COUNTERSTEST_DEPS := $(call objs,san,user/costs/cost_scale.c user/bpfcollect/per
 
 $(COUNTERSTEST_BIN): tests/unit/costs/test_counters.c $(COUNTERSTEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) -Iuser/costs $(CFLAGS) $(SANFLAGS) -o $@ $< $(COUNTERSTEST_DEPS) \
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(COUNTERSTEST_DEPS) \
 		$(CMOCKA_LIBS)
 
 TEST_TARGETS += $(COUNTERSTEST_BIN)
@@ -17,7 +17,6 @@ TESTS += $(COUNTERSTEST_BIN)
 COSTATTR_TEST_BIN := $(BUILD)/tests/unit/costs/test_cost_attr
 COSTATTR_UNDER_TEST := $(call objs,san,user/costs/cost_attr.c user/costs/cost_position.c \
 	user/costs/cost_run_end.c user/costs/cost_summary.c user/costs/cost_scale.c)
-$(call objs,san,tests/unit/costs/test_cost_attr.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Itests/unit/decode
 $(COSTATTR_TEST_BIN): $(call objs,san,tests/unit/costs/test_cost_attr.c) $(call objs,san,tests/unit/decode/testlib.c) \
 	$(COSTATTR_UNDER_TEST) $(call objs,san,$(SYMBOLIZER_SRCS) $(DECODE_SRCS) $(WPPREAD_SRCS))
 	@mkdir -p $(dir $@)
@@ -31,7 +30,6 @@ TESTS += $(COSTATTR_TEST_BIN)
 # location lookup on a real wppcc -O2 -g build against llvm-dwarfdump-19, and
 # attribution with hand-made samples on that build's real trace (shm).
 RUNCOUNT_TEST_BIN := $(BUILD)/tests/unit/costs/test_run_count
-$(call objs,san,tests/unit/costs/test_run_count.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 $(RUNCOUNT_TEST_BIN): $(call objs,san,tests/unit/costs/test_run_count.c) \
 	$(call objs,san,user/costs/cost_run_end.c user/costs/cost_attr.c user/costs/cost_position.c \
 		user/costs/cost_scale.c) \

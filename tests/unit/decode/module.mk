@@ -7,9 +7,6 @@ DECODE_TEST_BINS := $(addprefix $(DECODE_TEST_DIR)/,$(DECODE_TEST_NAMES))
 DECODE_TESTLIB_SAN_OBJS := $(call objs,san,tests/unit/decode/testlib.c)
 DECODE_UNDER_TEST := $(SYMBOLIZER_SAN_OBJS) $(DECODE_SAN_OBJS) $(WPPREAD_SAN_OBJS)
 
-$(call objs,san,$(addprefix tests/unit/decode/,$(addsuffix .c,$(DECODE_TEST_NAMES)) testlib.c)): \
-	CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Itests/unit/decode
-
 $(DECODE_TEST_DIR)/%: $(BUILD)/san/tests/unit/decode/%.o $(DECODE_TESTLIB_SAN_OBJS) $(DECODE_UNDER_TEST)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
@@ -19,7 +16,7 @@ DECODE_FUZZ := $(DECODE_TEST_DIR)/fuzz_decode
 DECODE_FUZZ_SRCS := tests/unit/decode/fuzz_decode.c $(DECODE_SRCS) $(SYMBOLIZER_SRCS) $(WPPREAD_SRCS)
 $(DECODE_FUZZ): $(DECODE_FUZZ_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(DECODE_SIDE_CPPFLAGS) -Itests/unit/decode $(CFLAGS) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(DECODE_FUZZ_SRCS) \
 		$(SYMBOLIZER_LIBS) -lpthread
 

@@ -2,16 +2,11 @@
 # (user/analysis/grammar/) against brute force and their chunk formats.
 # The library itself is defined in user/analysis/grammar/module.mk.
 
-
 SEQ_TEST_DIR := $(BUILD)/tests/sequitur
 SEQ_TEST_HELPERS := tests/unit/grammar/test_util.c tests/unit/grammar/tracegen.c
 SEQ_TEST_NAMES := test_sequitur test_serial test_wppdag test_hotsub test_rc test_recency \
 	test_digram test_chunked
 SEQ_TESTS := $(addprefix $(SEQ_TEST_DIR)/,$(SEQ_TEST_NAMES))
-SEQ_TEST_CPPFLAGS := -Iuser/analysis/grammar -Iuser/analysis/kpaths -Itests/unit/grammar
-
-$(call objs,san,tests/unit/grammar/%.c) $(call objs,,tests/unit/grammar/%.c): \
-	CPPFLAGS += $(SEQ_TEST_CPPFLAGS)
 
 $(SEQ_TEST_DIR)/%: $(call objs,san,tests/unit/grammar/%.c) \
 		$(call objs,san,$(SEQ_TEST_HELPERS)) $(ANALYSIS_SAN_OBJS)

@@ -12,9 +12,6 @@ KSLAB_CORE_SRCS := $(KSLAB_SRCS) user/decode/trace_words.c user/common/log.c
 KSLAB_ONLINE_SRCS := user/collect/kslab_online.c user/common/wppfile_write.c \
 	user/common/wppfile_read.c user/common/crc32c.c user/common/in_file.c user/common/out_file.c
 
-$(call objs,san,tests/unit/kpaths/%.c) $(call objs,,tests/unit/kpaths/%.c): \
-	CPPFLAGS += $(KSLAB_CPPFLAGS) -Itests/unit/kpaths
-
 $(KSLAB_TEST_DIR)/%: $(call objs,san,tests/unit/kpaths/%.c) $(call objs,san,$(KSLAB_TEST_HELPERS)) \
 		$(call objs,san,$(KSLAB_CORE_SRCS))
 	@mkdir -p $(dir $@)
@@ -43,7 +40,6 @@ TEST_TARGETS += $(KSLAB_REPLAY)
 # The decoder, the grammar consumer and the k-path reader against one
 # independent expansion of hostile word streams (one raw-word reader).
 KSLAB_AGREE := $(KSLAB_TEST_DIR)/test_words_agree
-$(call objs,san,tests/unit/kpaths/test_words_agree.c): CPPFLAGS += -Itests/unit/decode
 $(KSLAB_AGREE): $(sort $(call objs,san,tests/unit/kpaths/test_words_agree.c \
 		tests/unit/decode/testlib.c $(KSLAB_TEST_HELPERS) $(KSLAB_SRCS)) \
 		$(COLLECT_SAN_OBJS) $(ANALYSIS_SAN_OBJS) $(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) \
@@ -58,7 +54,6 @@ TESTS += $(KSLAB_AGREE)
 # brute force of tests/e2e/kpaths-cost.sh (built with the report's
 # attribution, as bin/wpptrace is).
 KSLAB_DUMP_HITS := $(KSLAB_TEST_DIR)/dump_hits
-$(call objs,,tests/unit/kpaths/dump_hits.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 $(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kpaths/dump_hits.c) $(COSTS_OBJS) \
 		$(DECODE_OBJS) \
 		$(SYMBOLIZER_OBJS) $(WPPREAD_OBJS))

@@ -1,8 +1,6 @@
 # tests/unit/record: `wpptrace top`'s rows and TU table (user/record/top_rows.c,
 # top_tu.c): merging per binary, interning (cmocka).
 TOP_TEST := $(BUILD)/tests/unit/record/test_top_rows
-$(call objs,san,tests/unit/record/test_top_rows.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) \
-	-Iuser/record -Isymbolizer
 $(TOP_TEST): $(call objs,san,tests/unit/record/test_top_rows.c user/record/top_rows.c \
 		user/record/top_tu.c user/common/json_out.c) \
 		$(DECODE_SAN_OBJS) $(SYMBOLIZER_SAN_OBJS) $(WPPREAD_SAN_OBJS)

@@ -5,9 +5,6 @@ REPORT_SYMCHECK := $(REPORT_TEST_DIR)/symbolize_check
 REPORT_UNIT_NAMES := test_report_fmt
 REPORT_UNIT_BINS := $(addprefix $(REPORT_TEST_DIR)/,$(REPORT_UNIT_NAMES))
 
-$(call objs,san,tests/unit/report/symbolize_check.c $(addprefix tests/unit/report/,$(addsuffix .c,$(REPORT_UNIT_NAMES)))): \
-	CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
-
 $(REPORT_SYMCHECK): $(call objs,san,tests/unit/report/symbolize_check.c) $(SYMBOLIZER_SAN_OBJS) \
 		$(DECODE_SAN_OBJS) $(WPPREAD_SAN_OBJS)
 	@mkdir -p $(dir $@)

@@ -1,10 +1,6 @@
 # tests/unit/runtime: shm ring protocol (ASan/UBSan), .wpp writer round trip,
 # and end-to-end runs of hand-written traced programs under `wpptrace record`.
 RT_TEST_DIR := $(BUILD)/tests/unit/runtime
-RT_TEST_CPPFLAGS := -Iuser/common -Ikmod-free -Itests/unit/runtime
-
-$(call objs,san,tests/unit/runtime/test_shm_ring.c tests/unit/runtime/test_wppfile_write.c \
-	tests/unit/runtime/test_record.c): CPPFLAGS += $(RT_TEST_CPPFLAGS)
 
 $(RT_TEST_DIR)/test_shm_ring: $(call objs,san,tests/unit/runtime/test_shm_ring.c) \
 		$(call objs,san,$(KMODFREE_SRCS))
@@ -21,19 +17,18 @@ $(RT_TEST_DIR)/test_wppfile_write: $(call objs,san,tests/unit/runtime/test_wppfi
 $(RT_TEST_DIR)/rt_prog: tests/unit/runtime/rt_prog.c tests/unit/runtime/rt_emit.h \
 		$(LIBDIR)/libwpprt.so
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit/runtime $(CFLAGS) -o $@ $< -L$(LIBDIR) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(LIBDIR) \
 		-Wl,-rpath,$(abspath $(LIBDIR)) -lwpprt -lpthread
 $(RT_TEST_DIR)/rt_prog_static: tests/unit/runtime/rt_prog.c tests/unit/runtime/rt_emit.h \
 		$(LIBDIR)/libwpprt.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit/runtime $(CFLAGS) -o $@ $< $(LIBDIR)/libwpprt.a -lpthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBDIR)/libwpprt.a -lpthread
 
 $(RT_TEST_DIR)/test_record: $(call objs,san,tests/unit/runtime/test_record.c) $(COMMON_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lpthread
 
 # Counting mode's hash, drains and encoding (user/runtime/rt_count_table.c).
-$(call objs,san,tests/unit/runtime/test_count_table.c): CPPFLAGS += -Iuser/runtime
 $(RT_TEST_DIR)/test_count_table: $(call objs,san,tests/unit/runtime/test_count_table.c \
 		user/runtime/rt_count_table.c)
 	@mkdir -p $(dir $@)

@@ -2,7 +2,6 @@
 # inlined instances libdw finds in DWARF (inline-agree.sh builds programs
 # with inlined calls with bin/wppcc and runs inline_agree on them).
 SYMB_TEST_DIR := $(BUILD)/tests/unit/symbolizer
-$(call objs,san,tests/unit/symbolizer/inline_agree.c): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 
 $(SYMB_TEST_DIR)/inline_agree: $(call objs,san,tests/unit/symbolizer/inline_agree.c) \
 		$(SYMBOLIZER_SAN_OBJS) $(COMMON_SAN_OBJS)

@@ -6,9 +6,6 @@ WET_TEST_NAMES := test_wet_stream test_wet_tier1 test_wet_cdg test_wet_shadow
 WET_TESTS := $(addprefix $(WET_TEST_DIR)/,$(WET_TEST_NAMES))
 WET_TEST_HELPERS := tests/unit/wet/wet_gen.c
 
-$(call objs,san,tests/unit/wet/%.c) $(call objs,,tests/unit/wet/%.c): \
-	CPPFLAGS += -Iuser/analysis/wet -Itests/unit/wet
-
 $(WET_TEST_DIR)/%: $(call objs,san,tests/unit/wet/%.c) $(call objs,san,$(WET_TEST_HELPERS)) \
 		$(WET_SAN_OBJS)
 	@mkdir -p $(dir $@)

@@ -9,10 +9,8 @@ KSLAB_SRCS := user/analysis/kpaths/kslab_map.c user/analysis/kpaths/kslab.c \
 	user/analysis/kpaths/kipf_cost.c user/analysis/kpaths/kipf_inst_cost.c
 # These read the decoder's model of a trace.
 KSLAB_SIDE_SRCS := user/analysis/kpaths/kipf_build.c user/analysis/kpaths/kipf_kinds.c
-KSLAB_CPPFLAGS := $(DECODE_SIDE_CPPFLAGS)
 
 KSLAB_OBJS := $(call objs,,$(KSLAB_SRCS) $(KSLAB_SIDE_SRCS))
 KSLAB_SAN_OBJS := $(call objs,san,$(KSLAB_SRCS) $(KSLAB_SIDE_SRCS))
-$(KSLAB_OBJS) $(KSLAB_SAN_OBJS): CPPFLAGS += $(KSLAB_CPPFLAGS)
 
 WPPTRACE_EXTRA_OBJS += $(KSLAB_OBJS)
