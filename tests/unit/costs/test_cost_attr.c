@@ -12,6 +12,12 @@
  * process image.  Every sample's expected fate was worked out by hand
  * from the rules in trace_abi.h ("Runs") and wpp_file.h (sample
  * positions): the event ordinal it lands on, or the miss class.
+ *
+ * check_selection: `--cost NAME` on that file, which has no counters
+ * (cost_select.c): insns, NULL and (where the command takes it) count
+ * select nothing; a counter the file does not have, or count where the
+ * command does not take it, is WPP_EXIT_USAGE after exactly one stderr
+ * line naming the command and what --cost takes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +31,8 @@
 
 #include <cmocka.h>
 
+#include "common/exit_status.h"
+#include "costs/cost_select.h"
 #include "costs/costs.h"
 #include "symbolizer/elf_object.h"
 #include "symbolizer/symbolizer.h"
@@ -383,12 +391,95 @@ static void check_attribution(void **state)
 	wpp_trace_free(t);
 }
 
+/* cost_select with stderr in a file: its return, and the text it wrote. */
+static int select_capturing(struct wpp_trace *t, struct wpp_modules *mods, const char *name,
+			    enum cost_takes takes, struct cost_selection *sel, char *err, size_t len)
+{
+	char path[320];
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0);
+	assert_non_null(freopen(path, "w", stderr));
+	int rc = cost_select(sel, t, mods, name, takes, -1, -1, "demo", "f.wpp");
+	fflush(stderr);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(err, 1, len - 1, f);
+	err[n] = 0;
+	fclose(f);
+	return rc;
+}
+
+static void check_selection(void **state)
+{
+	(void)state;
+	struct wpp_trace *t = wpp_trace_load(wpp_path);
+	assert_non_null(t);
+	struct wpp_symbolizer *sym = wpp_sym_new();
+	struct wpp_modules *mods = wpp_modules_new(t, sym);
+	struct cost_selection sel;
+	char err[1024];
+
+	/* Not counters: nothing selected, nothing said. */
+	const char *none[] = {NULL, "insns"};
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(select_capturing(t, mods, none[i], COST_TAKES_INSNS, &sel, err,
+						  sizeof(err)),
+				 0);
+		assert_false(sel.active);
+		assert_string_equal(sel.summary, "");
+		assert_string_equal(err, "");
+		cost_selection_free(&sel);
+	}
+	assert_int_equal(select_capturing(t, mods, "count", COST_TAKES_INSNS_OR_COUNT, &sel, err,
+					  sizeof(err)),
+			 0);
+	assert_false(sel.active);
+	cost_selection_free(&sel);
+
+	/* A counter the file does not have; count where it is not a cost. */
+	struct {
+		const char *name;
+		enum cost_takes takes;
+		const char *line;
+	} bad[] = {
+	    {"page-faults", COST_TAKES_INSNS,
+	     "demo: --cost page-faults: --cost takes insns or the name of a counter recorded "
+	     "with `record -e`; f.wpp has none (the trace has no counters)\n"},
+	    {"cycles", COST_TAKES_INSNS_OR_COUNT,
+	     "demo: --cost cycles: --cost takes insns, count, or the name of a counter recorded "
+	     "with `record -e`; f.wpp has none (the trace has no counters)\n"},
+	    {"count", COST_TAKES_INSNS,
+	     "demo: --cost count: --cost takes insns or the name of a counter recorded with "
+	     "`record -e`; f.wpp has none (the trace has no counters)\n"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(
+		    select_capturing(t, mods, bad[i].name, bad[i].takes, &sel, err, sizeof(err)),
+		    WPP_EXIT_USAGE);
+		assert_false(sel.active);
+		/* exactly one line: the log's prefix, then the text above */
+		static const char prefix[] = "wpptrace: error: ";
+		assert_int_equal(strncmp(err, prefix, sizeof(prefix) - 1), 0);
+		assert_string_equal(err + sizeof(prefix) - 1, bad[i].line);
+		cost_selection_free(&sel);
+	}
+
+	wpp_modules_free(mods);
+	wpp_sym_free(sym);
+	wpp_trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(check_attribution),
+	    cmocka_unit_test(check_selection),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
