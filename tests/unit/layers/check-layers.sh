@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# check-layers.sh — scripts/check-layers against planted includes: on a
+# check-layers.sh — scripts/check-layers and scripts/include-paths against
+# planted includes.  check-layers: on a
 # copy of this tree it passes as the tree is, and fails (exit 1, one line
 # naming the file, the header and both layers) on an include that points
 # up (decode including a report header), on one of a test's header, and on
@@ -59,6 +60,35 @@ unplant user/decode/stream.c
 plant user/costs/cost_attr.c '#include "analysis/kpaths/kslab.h"'
 expect 0 "point down or across" "across one layer (costs -> kpaths) is allowed"
 unplant user/costs/cost_attr.c
+
+# include-paths on the same copy.
+paths() { "$ROOT/scripts/include-paths" --root "$WORK/tree" "$@" >"$WORK/out" 2>&1; }
+paths --check
+rc=$?
+[ $rc -eq 0 ] && ok "include-paths --check: nothing due" || fail "include-paths --check: exit $rc, $(head -3 "$WORK/out")"
+plant user/costs/cost_attr.c '#include "trace_file.h"'
+paths --check
+rc=$?
+[ $rc -eq 1 ] && grep -q "needs rewriting: user/costs/cost_attr.c" "$WORK/out" &&
+	ok "include-paths --check: a bare name is due" || fail "include-paths --check on a bare name: exit $rc"
+paths && tail -n 1 "$WORK/tree/user/costs/cost_attr.c" | grep -qx '#include "decode/trace_file.h"' &&
+	ok "include-paths: the bare name now names its folder" || fail "include-paths: $(tail -n 1 "$WORK/tree/user/costs/cost_attr.c")"
+cp "$WORK/tree/user/costs/cost_attr.c" "$WORK/once.c"
+paths && cmp -s "$WORK/once.c" "$WORK/tree/user/costs/cost_attr.c" && paths --check &&
+	ok "include-paths: a second run changes nothing" || fail "include-paths is not idempotent"
+unplant user/costs/cost_attr.c
+cp "$ROOT/user/common/log.h" "$WORK/tree/user/decode/log.h" && git -C "$WORK/tree" add -A
+plant user/collect/online.c '#include "log.h"'
+plant user/costs/cost_attr.c '#include "trace_file.h"' # due, but must not be written
+paths
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'user/collect/online.c: "log.h" is ambiguous: .*user/common/log.h' "$WORK/out" &&
+	grep -q "user/decode/log.h" "$WORK/out" && tail -n 1 "$WORK/tree/user/collect/online.c" | grep -qx '#include "log.h"' &&
+	tail -n 1 "$WORK/tree/user/costs/cost_attr.c" | grep -qx '#include "trace_file.h"'; then
+	ok "include-paths: an ambiguous name fails, names both, changes nothing ($(cat "$WORK/out"))"
+else
+	fail "include-paths on an ambiguous name: exit $rc, $(head -3 "$WORK/out")"
+fi
 
 [ "$fails" -eq 0 ] && echo "all check-layers checks passed"
 exit $((fails > 0))
