@@ -8,6 +8,7 @@
  *                          too full (back-pressure, pause_fill)
  *  usdt wpptrace:register  report a TU registration (fid range, metadata)
  *  usdt wpptrace:thread    remember where a thread keeps its record position
+ *  wpp_usdt_multi          the three above through one uprobe_multi link
  *  tp_btf sched_process_fork/exec/exit
  *                          open and close processes, threads and streams
  *  tp_btf sched_prepare_exec, sched_process_exit
@@ -311,9 +312,11 @@ static __always_inline int publish(__u32 pid, __u32 tid, struct wpp_bpf_thread *
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
-	     __u32 parent_off, __u32 generation)
+/* The probes' bodies take their arguments from either way in: a USDT
+ * program attached by libbpf (one uprobe link per probe and object) or the
+ * one uprobe_multi program (wpp_usdt_multi) below. */
+static __always_inline int on_batch(void *words, __u32 nwords, __u64 seq, __u32 flags,
+				    __u64 parent_seq, __u32 parent_off, __u32 generation)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -345,8 +348,7 @@ int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(wpp_thread_pos, void *desc)
+static __always_inline int on_thread_pos(void *desc)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -546,8 +548,7 @@ struct tu_desc {
 	__u64 meta_size;
 };
 
-SEC("usdt")
-int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
+static __always_inline int on_register(void *desc, __u32 fid_base, void *entry)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -594,6 +595,66 @@ int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
 		r->path_len = n > 0 ? n : 0;
 	}
 	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
+	     __u32 parent_off, __u32 generation)
+{
+	return on_batch(words, nwords, seq, flags, parent_seq, parent_off, generation);
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_thread_pos, void *desc)
+{
+	return on_thread_pos(desc);
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
+{
+	return on_register(desc, fid_base, entry);
+}
+
+/* Argument i of a probe attached through the uprobe_multi link: its byte
+ * of the link's cookie says which pt_regs slot holds it and how wide it is
+ * (WPP_MULTI_ARG_*, wpp_bpf_records.h).  Read as libbpf's bpf_usdt_arg()
+ * reads a register argument. */
+static __always_inline __u64 multi_arg(struct pt_regs *ctx, __u64 cookie, int i)
+{
+	__u8 spec = cookie >> (WPP_MULTI_KIND_BITS + 8 * i);
+	__u32 slot = spec & WPP_MULTI_ARG_SLOT_MASK;
+	__u32 shift = 64 - (8u << ((spec >> WPP_MULTI_ARG_SIZE_SHIFT) & 3));
+	__u64 v = 0;
+
+	if (slot >= sizeof(struct pt_regs) / 8)
+		return 0;
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + slot * 8);
+	v <<= shift;
+	return spec & WPP_MULTI_ARG_SIGNED ? (__u64)((__s64)v >> shift) : v >> shift;
+}
+
+/* Every wpptrace probe site of an object, through one uprobe_multi link
+ * (user/bpfcollect/multi_attach.c): one link to destroy at the end instead
+ * of three, each of which waits for its own grace period.  The cookie says
+ * which probe fired and where its arguments are. */
+SEC("usdt")
+int wpp_usdt_multi(struct pt_regs *ctx)
+{
+	__u64 k = bpf_get_attach_cookie(ctx);
+
+	switch (k & ((1u << WPP_MULTI_KIND_BITS) - 1)) {
+	case WPP_MULTI_BATCH:
+		return on_batch((void *)multi_arg(ctx, k, 0), multi_arg(ctx, k, 1),
+				multi_arg(ctx, k, 2), multi_arg(ctx, k, 3), multi_arg(ctx, k, 4),
+				multi_arg(ctx, k, 5), multi_arg(ctx, k, 6));
+	case WPP_MULTI_REGISTER:
+		return on_register((void *)multi_arg(ctx, k, 0), multi_arg(ctx, k, 1),
+				   (void *)multi_arg(ctx, k, 2));
+	case WPP_MULTI_THREAD:
+		return on_thread_pos((void *)multi_arg(ctx, k, 0));
+	}
 	return 0;
 }
 

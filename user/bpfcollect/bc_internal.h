@@ -5,6 +5,7 @@
  *
  *   load.c     bc_open/bc_close: skeleton, rings, clear errors
  *   attach.c   USDT attachment to objects, -p / -a discovery
+ *   multi_attach.c  one uprobe_multi link per object
  *   drain.c    drain threads, bc_start/bc_finish, counters
  *   demux.c    records -> ordered events (streams, loss -> gaps)
  *   lifecycle.c fork/exec/exit/register records -> process/thread events
@@ -167,6 +168,11 @@ struct bc_collector {
 
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
+	/* uprobe_multi links (multi_attach.h), one per object; multi_ok: the
+	 * program wpp_usdt_multi is loaded and new objects go through it. */
+	int *multi_fds;
+	size_t nmulti, multi_cap;
+	int multi_ok;
 	char **attached;       /* object paths already attached (or probed and skipped) */
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;

@@ -16,6 +16,7 @@
 
 #include "bc_internal.h"
 #include "log.h"
+#include "multi_attach.h"
 #include "wpp_transport.skel.h"
 
 #define SHM_HINT "; use --transport=shm instead"
@@ -349,6 +350,32 @@ static int load_programs(struct bc_collector *c)
 	return installed;
 }
 
+/* The probes go behind one uprobe_multi link per object when this kernel
+ * has them (multi_attach.h), unless WPP_BPF_UPROBE_MULTI=0 asks for the
+ * libbpf links (to compare, and to test that way in).  Either way -v says
+ * which. */
+static void multi_setup(struct bc_collector *c)
+{
+	struct bpf_program *prog = c->skel->progs.wpp_usdt_multi;
+	const char *env = getenv("WPP_BPF_UPROBE_MULTI");
+	int err = env && strcmp(env, "0") == 0 ? -ECANCELED : multi_kernel_support();
+	if (err == 0)
+		err = bpf_program__set_expected_attach_type(
+		    prog, (enum bpf_attach_type)WPP_BPF_TRACE_UPROBE_MULTI);
+	c->multi_ok = err == 0;
+	if (err)
+		bpf_program__set_autoload(prog, false);
+	if (wpp_verbosity < 2)
+		return;
+	if (err == -ECANCELED)
+		wpp_info("bpf: WPP_BPF_UPROBE_MULTI=0: a uprobe link per probe");
+	else if (err)
+		wpp_info("bpf: no uprobe_multi links on this kernel (%s): a uprobe link per probe",
+			 strerror(-err));
+	else
+		wpp_info("bpf: one uprobe_multi link per object");
+}
+
 struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callbacks *cb)
 {
 	struct bc_collector *c = calloc(1, sizeof(*c));
@@ -410,6 +437,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
 				 "thread had not published when it exec'd are not salvaged");
 	}
+	multi_setup(c);
 	err = load_programs(c);
 	if (err)
 		goto fail;
@@ -488,6 +516,7 @@ void bc_close(struct bc_collector *c)
 	hello_stop(c);
 	detach_all(c);
 	free(c->links);
+	free(c->multi_fds);
 	/* Closed without bc_finish (a start that failed after attaching):
 	 * nothing stopped may stay stopped. */
 	if (c->skel && c->skel->bss)
