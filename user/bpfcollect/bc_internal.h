@@ -153,6 +153,7 @@ struct bc_collector {
 	pthread_t *threads;
 	int nthreads;
 	atomic_int stop;
+	int stop_fd; /* eventfd, readable once stop is set: wakes the drain threads */
 	int started, finished;
 
 	pthread_mutex_t lock; /* serialises demux state and callbacks */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -386,6 +387,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	c->opt = *opt;
 	c->cb = *cb;
 	c->hello_fd = -1;
+	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->pause.lock, NULL);
 	c->ncpus = libbpf_num_possible_cpus();
@@ -530,6 +532,8 @@ void bc_close(struct bc_collector *c)
 			close(c->ring_fds[i]);
 	free(c->ring_fds);
 	free(c->rbs);
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
 	wpp_transport__destroy(c->skel);
 	idmap_each(&c->procs, free_proc, NULL);
 	idmap_each(&c->streams, free_stream, c);
