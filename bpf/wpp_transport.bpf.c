@@ -26,6 +26,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "wpp_bpf_records.h"
+#include "wpp_multi.bpf.h"
 #include "wpp_position.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -617,24 +618,6 @@ int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
 	return on_register(desc, fid_base, entry);
 }
 
-/* Argument i of a probe attached through the uprobe_multi link: its byte
- * of the link's cookie says which pt_regs slot holds it and how wide it is
- * (WPP_MULTI_ARG_*, wpp_bpf_records.h).  Read as libbpf's bpf_usdt_arg()
- * reads a register argument. */
-static __always_inline __u64 multi_arg(struct pt_regs *ctx, __u64 cookie, int i)
-{
-	__u8 spec = cookie >> (WPP_MULTI_KIND_BITS + 8 * i);
-	__u32 slot = spec & WPP_MULTI_ARG_SLOT_MASK;
-	__u32 shift = 64 - (8u << ((spec >> WPP_MULTI_ARG_SIZE_SHIFT) & 3));
-	__u64 v = 0;
-
-	if (slot >= sizeof(struct pt_regs) / 8)
-		return 0;
-	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + slot * 8);
-	v <<= shift;
-	return spec & WPP_MULTI_ARG_SIGNED ? (__u64)((__s64)v >> shift) : v >> shift;
-}
-
 /* Every wpptrace probe site of an object, through one uprobe_multi link
  * (user/bpfcollect/multi_attach.c): one link to destroy at the end instead
  * of three, each of which waits for its own grace period.  The cookie says
@@ -644,7 +627,7 @@ int wpp_usdt_multi(struct pt_regs *ctx)
 {
 	__u64 k = bpf_get_attach_cookie(ctx);
 
-	switch (k & ((1u << WPP_MULTI_KIND_BITS) - 1)) {
+	switch (multi_kind(k)) {
 	case WPP_MULTI_BATCH:
 		return on_batch((void *)multi_arg(ctx, k, 0), multi_arg(ctx, k, 1),
 				multi_arg(ctx, k, 2), multi_arg(ctx, k, 3), multi_arg(ctx, k, 4),

@@ -8,7 +8,8 @@
 # recording of the same deterministic run (an independent path from probe
 # to file): threads' batches (the batch probe), TU registration (the
 # register probe: every path attributed) and words salvaged from threads
-# killed with them unpublished (the thread probe's positions).  -v says
+# killed with them unpublished (the thread probe's positions), and the
+# counters' probes (-e: threads registered, per-batch counts).  -v says
 # which way each object was attached.
 . "$(dirname "$0")/bpf-lib.sh"
 
@@ -81,6 +82,21 @@ for mode in $modes; do
 		pass "unflushed kill 2 ($mode): $out; $salvaged"
 	else
 		fail "unflushed kill 2 ($mode): $out; salvage reported: ${salvaged:-none}"
+	fi
+done
+# The counters' programs (-e) go the same way as the transport's: their
+# thread probe registers every thread's position (samples are placed in
+# the stream) and their batch probe counts each thread's last batch.
+for mode in $modes; do
+	env=
+	[ "$mode" = single ] && env=WPP_BPF_UPROBE_MULTI=0
+	(cd "$WORK" && env $env "$WPPTRACE" record -e cpu-clock -o e-$mode.wpp -- ./mtwork 4 3000 \
+		>/dev/null 2>e-$mode.err) || { fail "-e ($mode): record failed"; continue; }
+	line=$(grep -o "counters: [0-9]* samples (0 without a stream position), [0-9]* per-batch counts, [0-9]* threads registered" "$WORK/e-$mode.err")
+	if [ -n "$line" ] && echo "$line" | grep -q " 5 per-batch counts, 5 threads registered"; then
+		pass "-e ($mode): $line"
+	else
+		fail "-e ($mode): want every sample placed, 5 threads registered and counted: $(grep counters: "$WORK/e-$mode.err")"
 	fi
 done
 finish

@@ -21,7 +21,6 @@
 #include "bc_internal.h"
 #include "elfinfo.h"
 #include "log.h"
-#include "multi_attach.h"
 #include "positions.h"
 #include "procinfo.h"
 #include "wpp_transport.skel.h"
@@ -78,33 +77,21 @@ static int attach_multi(struct bc_collector *c, const char *path, const struct e
 {
 	if (!c->multi_ok)
 		return -EOPNOTSUPP;
-	if (c->nmulti == c->multi_cap) {
-		size_t ncap = c->multi_cap ? c->multi_cap * 2 : 8;
-		int *grown = realloc(c->multi_fds, ncap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		c->multi_fds = grown;
-		c->multi_cap = ncap;
-	}
-	int fd = multi_link_create(bpf_program__fd(c->skel->progs.wpp_usdt_multi), path, f);
-	if (fd == -EOPNOTSUPP) {
+	int err = multi_links_attach(&c->multi, c->skel->progs.wpp_usdt_multi, path, f);
+	if (err == -EOPNOTSUPP) {
 		if (wpp_verbosity >= 2)
 			wpp_info("bpf: %s: probe arguments not all in registers, or a semaphore: "
 				 "a uprobe link per probe",
 				 path);
-		return fd;
-	}
-	if (fd < 0) {
+	} else if (err && err != -ENOMEM) {
 		c->multi_ok = 0;
 		if (wpp_verbosity >= 2)
 			wpp_info(
 			    "bpf: the kernel refused a uprobe_multi link for %s (%s): a uprobe "
 			    "link per probe from now on",
-			    path, strerror(-fd));
-		return fd;
+			    path, strerror(-err));
 	}
-	c->multi_fds[c->nmulti++] = fd;
-	return 0;
+	return err;
 }
 
 /* Tell the exec program this file has been looked at, so a traced process
@@ -372,9 +359,7 @@ int bc_trace_all(struct bc_collector *c)
 
 void detach_all(struct bc_collector *c)
 {
-	for (size_t i = 0; i < c->nmulti; i++)
-		close(c->multi_fds[i]);
-	c->nmulti = 0;
+	multi_links_close(&c->multi);
 	for (size_t i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	c->nlinks = 0;

@@ -20,6 +20,7 @@
 
 #include "bpfcollect.h"
 #include "idmap.h"
+#include "multi_attach.h"
 #include "wpp_bpf_records.h"
 
 struct wpp_transport; /* libbpf skeleton */
@@ -171,8 +172,7 @@ struct bc_collector {
 	size_t nlinks, links_cap;
 	/* uprobe_multi links (multi_attach.h), one per object; multi_ok: the
 	 * program wpp_usdt_multi is loaded and new objects go through it. */
-	int *multi_fds;
-	size_t nmulti, multi_cap;
+	struct multi_links multi;
 	int multi_ok;
 	char **attached;       /* object paths already attached (or probed and skipped) */
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */

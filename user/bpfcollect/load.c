@@ -17,7 +17,6 @@
 
 #include "bc_internal.h"
 #include "log.h"
-#include "multi_attach.h"
 #include "wpp_transport.skel.h"
 
 #define SHM_HINT "; use --transport=shm instead"
@@ -361,11 +360,10 @@ static void multi_setup(struct bc_collector *c)
 	const char *env = getenv("WPP_BPF_UPROBE_MULTI");
 	int err = env && strcmp(env, "0") == 0 ? -ECANCELED : multi_kernel_support();
 	if (err == 0)
-		err = bpf_program__set_expected_attach_type(
-		    prog, (enum bpf_attach_type)WPP_BPF_TRACE_UPROBE_MULTI);
+		err = multi_program_prepare(prog, 1);
 	c->multi_ok = err == 0;
 	if (err)
-		bpf_program__set_autoload(prog, false);
+		multi_program_prepare(prog, 0);
 	if (wpp_verbosity < 2)
 		return;
 	if (err == -ECANCELED)
@@ -518,7 +516,7 @@ void bc_close(struct bc_collector *c)
 	hello_stop(c);
 	detach_all(c);
 	free(c->links);
-	free(c->multi_fds);
+	multi_links_free(&c->multi);
 	/* Closed without bc_finish (a start that failed after attaching):
 	 * nothing stopped may stay stopped. */
 	if (c->skel && c->skel->bss)

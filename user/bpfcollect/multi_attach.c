@@ -8,13 +8,14 @@
 #include "multi_attach.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "wpp_bpf_records.h"
+#include "wpp_multi_records.h"
 
 /* The kernel's struct pt_regs on x86-64, as 8-byte slots: where each
  * general register is saved when a uprobe fires.  Every name a USDT
@@ -169,4 +170,47 @@ int multi_link_create(int prog_fd, const char *path, const struct elf_facts *f)
 		offsets[i] = f->sites[i].file_offset;
 	}
 	return link_create(prog_fd, path, offsets, cookies, f->nsites);
+}
+
+int multi_program_prepare(struct bpf_program *prog, int use)
+{
+	if (!use)
+		return bpf_program__set_autoload(prog, false);
+	return bpf_program__set_expected_attach_type(
+	    prog, (enum bpf_attach_type)WPP_BPF_TRACE_UPROBE_MULTI);
+}
+
+int multi_links_attach(struct multi_links *ml, struct bpf_program *prog, const char *path,
+		       const struct elf_facts *f)
+{
+	int fd = multi_link_create(bpf_program__fd(prog), path, f);
+	if (fd < 0)
+		return fd;
+	if (ml->n == ml->cap) {
+		size_t ncap = ml->cap ? ml->cap * 2 : 8;
+		int *grown = realloc(ml->fds, ncap * sizeof(*grown));
+		if (!grown) {
+			close(fd);
+			return -ENOMEM;
+		}
+		ml->fds = grown;
+		ml->cap = ncap;
+	}
+	ml->fds[ml->n++] = fd;
+	return 0;
+}
+
+void multi_links_close(struct multi_links *ml)
+{
+	for (size_t i = 0; i < ml->n; i++)
+		close(ml->fds[i]);
+	ml->n = 0;
+}
+
+void multi_links_free(struct multi_links *ml)
+{
+	multi_links_close(ml);
+	free(ml->fds);
+	ml->fds = NULL;
+	ml->cap = 0;
 }

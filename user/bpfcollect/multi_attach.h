@@ -9,7 +9,7 @@
  * link per object waits once.  libbpf 1.1 (Debian 12) has no API for these
  * links, so the link is created with the raw BPF_LINK_CREATE command, and
  * each site's cookie carries what libbpf's USDT argument specs would
- * (which probe, which registers: WPP_MULTI_* in wpp_bpf_records.h).
+ * (which probe, which registers: bpf/wpp_multi_records.h).
  *
  * Only register arguments can be described that way; libwpprt's probes
  * pass registers only ("r" constraints).  Anything else (a memory or
@@ -42,5 +42,25 @@ int multi_kernel_support(void);
  * -EOPNOTSUPP when the sites cannot be described (see above), or the
  * kernel's -errno. */
 int multi_link_create(int prog_fd, const char *path, const struct elf_facts *f);
+
+struct bpf_program;
+/* Before the object is loaded: prog goes behind uprobe_multi links (its
+ * expected attach type set) when use, else it is not loaded at all.  0 or
+ * libbpf's -errno. */
+int multi_program_prepare(struct bpf_program *prog, int use);
+
+/* The links one collector made, closed together at its end. */
+struct multi_links {
+	int *fds;
+	size_t n, cap;
+};
+/* multi_link_create for prog (loaded as multi_program_prepare says), the
+ * link kept in ml: 0, or its -errno (-ENOMEM: made but not kept, closed). */
+int multi_links_attach(struct multi_links *ml, struct bpf_program *prog, const char *path,
+		       const struct elf_facts *f);
+/* Close every link (each waits for its grace period); ml can be reused. */
+void multi_links_close(struct multi_links *ml);
+/* multi_links_close, and its memory. */
+void multi_links_free(struct multi_links *ml);
 
 #endif

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "multi_attach.h"
-#include "wpp_bpf_records.h"
+#include "wpp_multi_records.h"
 
 /* struct pt_regs (arch/x86/include/asm/ptrace.h), in order. */
 enum {
