@@ -19,7 +19,8 @@ $(BPF_VMLINUX):
 	mv $@.tmp $@
 
 $(BPF_BUILD)/%.bpf.o: bpf/%.bpf.c bpf/wpp_bpf_records.h bpf/wpp_counter_records.h \
-		bpf/wpp_position_records.h bpf/wpp_position.bpf.h $(BPF_VMLINUX)
+		bpf/wpp_position_records.h bpf/wpp_position.bpf.h bpf/wpp_multi_records.h \
+		bpf/wpp_multi.bpf.h $(BPF_VMLINUX)
 	$(CC) $(BPF_CFLAGS) -c $< -o $@
 
 $(BPF_BUILD)/%.skel.h: $(BPF_BUILD)/%.bpf.o

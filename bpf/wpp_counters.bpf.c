@@ -8,6 +8,7 @@
  *                          interrupted thread stands in its record stream
  *  usdt wpptrace:batch     counting mode: the counters' change since the
  *                          thread's previous batch
+ *  wpp_counters_multi      the two above through one uprobe_multi link
  *  tp_btf sched_switch     counting mode: per-thread totals from per-CPU
  *                          counters (read at every context switch)
  *  tp_btf sched_process_exit  forget the thread's counting state
@@ -24,6 +25,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "bpf/wpp_counter_records.h"
+#include "bpf/wpp_multi.bpf.h"
 #include "bpf/wpp_position.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -173,8 +175,9 @@ static __always_inline void stretch_total(const struct wpp_bpf_thread_counts *tc
 	reading_add_since(out, &cs->start[e], &now);
 }
 
-SEC("usdt")
-int BPF_USDT(wpp_thread, void *desc)
+/* The probes' bodies, for the libbpf USDT programs and for the
+ * uprobe_multi program (wpp_counters_multi) alike. */
+static __always_inline int on_thread(void *desc)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -344,8 +347,7 @@ int wpp_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
+static __always_inline int on_batch_count(__u64 seq)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -387,6 +389,35 @@ int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
 		bpf_ringbuf_submit(r, 0);
 		tc->emitted[e] = cur;
 		st->counts++;
+	}
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_thread, void *desc)
+{
+	return on_thread(desc);
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_batch_count, void *words, __u32 nwords, __u64 seq)
+{
+	return on_batch_count(seq);
+}
+
+/* Both probes behind one uprobe_multi link per object (the one the
+ * transport makes, user/bpfcollect/multi_attach.h): the cookie says which
+ * fired; the register probe is not this object's. */
+SEC("usdt")
+int wpp_counters_multi(struct pt_regs *ctx)
+{
+	__u64 k = bpf_get_attach_cookie(ctx);
+
+	switch (multi_kind(k)) {
+	case WPP_MULTI_THREAD:
+		return on_thread((void *)multi_arg(ctx, k, 0));
+	case WPP_MULTI_BATCH:
+		return ncounted ? on_batch_count(multi_arg(ctx, k, 2)) : 0;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
  *                          too full (back-pressure, pause_fill)
  *  usdt wpptrace:register  report a TU registration (fid range, metadata)
  *  usdt wpptrace:thread    remember where a thread keeps its record position
+ *  wpp_usdt_multi          the three above through one uprobe_multi link
  *  tp_btf sched_process_fork/exec/exit
  *                          open and close processes, threads and streams
  *  tp_btf sched_prepare_exec, sched_process_exit
@@ -25,6 +26,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "bpf/wpp_bpf_records.h"
+#include "bpf/wpp_multi.bpf.h"
 #include "bpf/wpp_position.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -311,9 +313,11 @@ static __always_inline int publish(__u32 pid, __u32 tid, struct wpp_bpf_thread *
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
-	     __u32 parent_off, __u32 generation)
+/* The probes' bodies take their arguments from either way in: a USDT
+ * program attached by libbpf (one uprobe link per probe and object) or the
+ * one uprobe_multi program (wpp_usdt_multi) below. */
+static __always_inline int on_batch(void *words, __u32 nwords, __u64 seq, __u32 flags,
+				    __u64 parent_seq, __u32 parent_off, __u32 generation)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -345,8 +349,7 @@ int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(wpp_thread_pos, void *desc)
+static __always_inline int on_thread_pos(void *desc)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -546,8 +549,7 @@ struct tu_desc {
 	__u64 meta_size;
 };
 
-SEC("usdt")
-int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
+static __always_inline int on_register(void *desc, __u32 fid_base, void *entry)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -594,6 +596,48 @@ int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
 		r->path_len = n > 0 ? n : 0;
 	}
 	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_batch, void *words, __u32 nwords, __u64 seq, __u32 flags, __u64 parent_seq,
+	     __u32 parent_off, __u32 generation)
+{
+	return on_batch(words, nwords, seq, flags, parent_seq, parent_off, generation);
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_thread_pos, void *desc)
+{
+	return on_thread_pos(desc);
+}
+
+SEC("usdt")
+int BPF_USDT(wpp_register, void *desc, __u32 fid_base, void *entry)
+{
+	return on_register(desc, fid_base, entry);
+}
+
+/* Every wpptrace probe site of an object, through one uprobe_multi link
+ * (user/bpfcollect/multi_attach.c): one link to destroy at the end instead
+ * of three, each of which waits for its own grace period.  The cookie says
+ * which probe fired and where its arguments are. */
+SEC("usdt")
+int wpp_usdt_multi(struct pt_regs *ctx)
+{
+	__u64 k = bpf_get_attach_cookie(ctx);
+
+	switch (multi_kind(k)) {
+	case WPP_MULTI_BATCH:
+		return on_batch((void *)multi_arg(ctx, k, 0), multi_arg(ctx, k, 1),
+				multi_arg(ctx, k, 2), multi_arg(ctx, k, 3), multi_arg(ctx, k, 4),
+				multi_arg(ctx, k, 5), multi_arg(ctx, k, 6));
+	case WPP_MULTI_REGISTER:
+		return on_register((void *)multi_arg(ctx, k, 0), multi_arg(ctx, k, 1),
+				   (void *)multi_arg(ctx, k, 2));
+	case WPP_MULTI_THREAD:
+		return on_thread_pos((void *)multi_arg(ctx, k, 0));
+	}
 	return 0;
 }
 

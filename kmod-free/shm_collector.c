@@ -73,6 +73,8 @@ struct thread_track {
 };
 
 #define CUTOFF_QUEUE 16
+/* How often the drain walks the whole TU table without being told to. */
+#define TU_RESCAN_NS 100000000u
 
 struct wpp_shm_collector {
 	struct wpp_shm_header *h;
@@ -85,6 +87,7 @@ struct wpp_shm_collector {
 	uint8_t *tu_announced;
 	uint32_t *tu_owner; /* the process entry a module was announced under */
 	uint32_t tu_epoch_seen;
+	uint64_t tu_scan_ns; /* when scan_tus last looked at every entry */
 	int finishing;
 	struct wpp_shm_totals totals;
 	struct {
@@ -341,6 +344,7 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 	int err;
 
 	c->tu_epoch_seen = LOAD_ACQ(&c->h->tu_epoch);
+	c->tu_scan_ns = now_ns();
 	for (uint32_t i = 0; i < c->g.max_tus; i++) {
 		struct wpp_shm_tu *t = tu_at(c, i);
 		uint32_t st = LOAD_ACQ(&t->state);
@@ -589,7 +593,14 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	int err = 0;
 
 	scan_procs(c, s, &err);
-	if (!err)
+	/* The TU table is a cache miss (and a page) per entry, too many to walk
+	 * on every pass: a producer bumps the epoch after it registers (before
+	 * any batch of that TU, which emit() checks too), so the epoch says
+	 * when to look.  The periodic walk is for the rest: entries whose
+	 * claimer died half way (freed for reuse), and a producer that
+	 * registered without the bump (its modules come late, its own loss). */
+	if (!err && (c->finishing || LOAD_ACQ(&c->h->tu_epoch) != c->tu_epoch_seen ||
+		     now_ns() - c->tu_scan_ns >= TU_RESCAN_NS))
 		err = scan_tus(c, s);
 	for (uint32_t i = 0; i < c->g.max_procs; i++) {
 		c->procs[i].nthreads = 0;

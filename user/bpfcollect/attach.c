@@ -3,7 +3,10 @@
  * attach.c — where the probes go.  The batch/register USDT programs are
  * attached per ELF object for all processes (pid -1) and the BPF side
  * filters by the traced set, so forked children and later processes of an
- * already attached object need nothing more.  Objects are read once
+ * already attached object need nothing more.  An object's probes go behind
+ * one uprobe_multi link when the kernel has them (multi_attach.h: one
+ * grace period to wait at the end instead of three), else a libbpf USDT
+ * link per probe.  Objects are read once
  * (elfinfo.c) and attached only when they carry wpptrace probes.
  */
 #include <bpf/libbpf.h>
@@ -66,6 +69,31 @@ static int attach_probe(struct bc_collector *c, struct bpf_program *prog, const 
 	return keep_link(c, l);
 }
 
+/* All of the object's probe sites behind one uprobe_multi link, when this
+ * kernel has them and the notes can be described (multi_attach.h).  0, or
+ * non-zero: attach it a link per probe instead.  A kernel that refuses
+ * the link is not asked again. */
+static int attach_multi(struct bc_collector *c, const char *path, const struct elf_facts *f)
+{
+	if (!c->multi_ok)
+		return -EOPNOTSUPP;
+	int err = multi_links_attach(&c->multi, c->skel->progs.wpp_usdt_multi, path, f);
+	if (err == -EOPNOTSUPP) {
+		if (wpp_verbosity >= 2)
+			wpp_info("bpf: %s: probe arguments not all in registers, or a semaphore: "
+				 "a uprobe link per probe",
+				 path);
+	} else if (err && err != -ENOMEM) {
+		c->multi_ok = 0;
+		if (wpp_verbosity >= 2)
+			wpp_info(
+			    "bpf: the kernel refused a uprobe_multi link for %s (%s): a uprobe "
+			    "link per probe from now on",
+			    path, strerror(-err));
+	}
+	return err;
+}
+
 /* Tell the exec program this file has been looked at, so a traced process
  * exec'ing it is not held (wpp_brec_exec.held).  Best effort: a file
  * missing from the map only costs a stop and a continue. */
@@ -105,17 +133,21 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 	c->instrumented[c->nattached - 1] = 0;
 	if (err)
 		return err;
-	err = attach_probe(c, c->skel->progs.wpp_batch, path, "batch");
-	if (!err && f.has_register_probe)
-		err = attach_probe(c, c->skel->progs.wpp_register, path, "register");
-	/* Without it (a runtime older than the probe) nothing is salvaged
-	 * from threads that end with words unpublished. */
-	if (!err && f.has_thread_probe)
-		err = attach_probe(c, c->skel->progs.wpp_thread_pos, path, "thread");
+	const char *how = "one uprobe_multi link";
+	if (attach_multi(c, path, &f) != 0) {
+		how = "a uprobe link per probe";
+		err = attach_probe(c, c->skel->progs.wpp_batch, path, "batch");
+		if (!err && f.has_register_probe)
+			err = attach_probe(c, c->skel->progs.wpp_register, path, "register");
+		/* Without it (a runtime older than the probe) nothing is salvaged
+		 * from threads that end with words unpublished. */
+		if (!err && f.has_thread_probe)
+			err = attach_probe(c, c->skel->progs.wpp_thread_pos, path, "thread");
+	}
 	if (!err) {
 		c->instrumented[c->nattached - 1] = 1;
 		if (wpp_verbosity >= 2) /* -v */
-			wpp_info("bpf: attached to %s", path);
+			wpp_info("bpf: attached to %s (%s)", path, how);
 		if (c->ext.object_attached)
 			c->ext.object_attached(c->ext.ctx, path);
 	}
@@ -327,6 +359,7 @@ int bc_trace_all(struct bc_collector *c)
 
 void detach_all(struct bc_collector *c)
 {
+	multi_links_close(&c->multi);
 	for (size_t i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	c->nlinks = 0;

@@ -5,6 +5,7 @@
  *
  *   load.c     bc_open/bc_close: skeleton, rings, clear errors
  *   attach.c   USDT attachment to objects, -p / -a discovery
+ *   multi_attach.c  one uprobe_multi link per object
  *   drain.c    drain threads, bc_start/bc_finish, counters
  *   demux.c    records -> ordered events (streams, loss -> gaps)
  *   lifecycle.c fork/exec/exit/register records -> process/thread events
@@ -19,6 +20,7 @@
 
 #include "bpfcollect/bpfcollect.h"
 #include "bpfcollect/idmap.h"
+#include "bpfcollect/multi_attach.h"
 #include "bpf/wpp_bpf_records.h"
 
 struct wpp_transport; /* libbpf skeleton */
@@ -152,6 +154,7 @@ struct bc_collector {
 	pthread_t *threads;
 	int nthreads;
 	atomic_int stop;
+	int stop_fd; /* eventfd, readable once stop is set: wakes the drain threads */
 	int started, finished;
 
 	pthread_mutex_t lock; /* serialises demux state and callbacks */
@@ -167,6 +170,10 @@ struct bc_collector {
 
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
+	/* uprobe_multi links (multi_attach.h), one per object; multi_ok: the
+	 * program wpp_usdt_multi is loaded and new objects go through it. */
+	struct multi_links multi;
+	int multi_ok;
 	char **attached;       /* object paths already attached (or probed and skipped) */
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;

@@ -35,19 +35,17 @@ static void *drain_main(void *p)
 	free(a);
 	/* Thread 0 also wakes for the lifecycle ring: a held exec waits for
 	 * it (wpp_brec_exec.held), and so does everything the process does. */
-	struct pollfd pf[2] = {
+	/* Every thread also wakes when collection stops (stop_fd), so that
+	 * the end is not a poll timeout later. */
+	struct pollfd pf[3] = {
 	    {.fd = ring_buffer__epoll_fd(c->rbs[index]), .events = POLLIN},
+	    {.fd = c->stop_fd, .events = POLLIN},
 	    {.fd = bpf_map__fd(c->skel->maps.lifecycle_ring), .events = POLLIN},
 	};
 	while (!atomic_load(&c->stop)) {
-		int n;
-		if (index == 0) {
-			n = poll(pf, 2, POLL_MS) < 0 && errno != EINTR ? -errno : 0;
-			if (n == 0)
-				n = ring_buffer__consume(c->rbs[index]);
-		} else {
-			n = ring_buffer__poll(c->rbs[index], POLL_MS);
-		}
+		int n = poll(pf, index == 0 ? 3 : 2, POLL_MS) < 0 && errno != EINTR ? -errno : 0;
+		if (n == 0)
+			n = ring_buffer__consume(c->rbs[index]);
 		if (n < 0 && n != -EINTR) {
 			wpp_err("bpf: polling the ring buffers failed: %s", strerror(-n));
 			break;
@@ -158,9 +156,13 @@ int bc_finish(struct bc_collector *c, struct bc_counters *final)
 	}
 	hello_stop(c);
 	c->finished = 1;
+	/* The drain threads stop while the probes are detached (a grace
+	 * period): what is published meanwhile is drained below. */
+	atomic_store(&c->stop, 1);
+	if (c->stop_fd >= 0)
+		(void)!write(c->stop_fd, &(uint64_t){1}, sizeof(uint64_t));
 	/* No new batches from here on, so the thread table is final. */
 	detach_all(c);
-	atomic_store(&c->stop, 1);
 	for (int i = 0; i < c->nthreads; i++)
 		pthread_join(c->threads[i], NULL);
 	while (drain_everything(c) > 0)

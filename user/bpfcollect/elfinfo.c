@@ -17,10 +17,20 @@
 
 #define STAPSDT_NOTE_TYPE 3
 
+/* What the notes say before the segments and .stapsdt.base are known:
+ * sites hold the notes' pc in file_offset until elf_facts_read() turns it
+ * into a file offset. */
+struct note_scan {
+	struct elf_facts *out;
+	uint64_t note_base[ELF_MAX_PROBE_SITES]; /* the _.stapsdt.base each note saw */
+};
+
 /* A stapsdt note's descriptor: pc, base, semaphore (3 x 8 bytes), then
- * provider\0 name\0 args\0.  Sets the flag of a wpptrace probe it names. */
-static void stapsdt_note(const char *desc, size_t descsz, struct elf_facts *out)
+ * provider\0 name\0 args\0.  Sets the flag of a wpptrace probe it names and
+ * records its site. */
+static void stapsdt_note(const char *desc, size_t descsz, struct note_scan *ns)
 {
+	struct elf_facts *out = ns->out;
 	if (descsz < 24 + 2)
 		return;
 	const char *end = desc + descsz;
@@ -29,20 +39,41 @@ static void stapsdt_note(const char *desc, size_t descsz, struct elf_facts *out)
 	if (!pnul || strcmp(provider, "wpptrace") != 0)
 		return;
 	const char *name = pnul + 1;
-	if (name >= end || !memchr(name, 0, end - name))
+	const char *nnul = name < end ? memchr(name, 0, end - name) : NULL;
+	if (!nnul)
 		return;
+	enum elf_probe_kind kind;
 	if (strcmp(name, "batch") == 0)
-		out->has_batch_probe = 1;
+		out->has_batch_probe = 1, kind = ELF_PROBE_BATCH;
 	else if (strcmp(name, "register") == 0)
-		out->has_register_probe = 1;
+		out->has_register_probe = 1, kind = ELF_PROBE_REGISTER;
 	else if (strcmp(name, "thread") == 0)
-		out->has_thread_probe = 1;
+		out->has_thread_probe = 1, kind = ELF_PROBE_THREAD;
+	else
+		return;
+	const char *args = nnul + 1;
+	const char *anul = args < end ? memchr(args, 0, end - args) : NULL;
+	if (!anul || (size_t)(anul - args) >= sizeof(out->sites[0].args) ||
+	    out->nsites == ELF_MAX_PROBE_SITES) {
+		out->sites_complete = 0;
+		return;
+	}
+	struct elf_probe_site *site = &out->sites[out->nsites];
+	uint64_t addr[3];
+	memcpy(addr, desc, sizeof(addr));
+	site->kind = kind;
+	site->file_offset = addr[0];
+	ns->note_base[out->nsites] = addr[1];
+	site->semaphore = addr[2];
+	memcpy(site->args, args, anul - args + 1);
+	out->nsites++;
 }
 
 /* One walk over a note section for both kinds of note we read; they share
  * the type number 3, so the owner name tells them apart. */
-static void scan_notes(Elf_Data *data, struct elf_facts *out)
+static void scan_notes(Elf_Data *data, struct note_scan *ns)
 {
+	struct elf_facts *out = ns->out;
 	GElf_Nhdr nh;
 	size_t off = 0, name_off, desc_off;
 	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
@@ -50,7 +81,7 @@ static void scan_notes(Elf_Data *data, struct elf_facts *out)
 		const char *desc = (const char *)data->d_buf + desc_off;
 		if (nh.n_type == STAPSDT_NOTE_TYPE && nh.n_namesz == sizeof("stapsdt") &&
 		    memcmp(owner, "stapsdt", sizeof("stapsdt")) == 0) {
-			stapsdt_note(desc, nh.n_descsz, out);
+			stapsdt_note(desc, nh.n_descsz, ns);
 		} else if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof("GNU") &&
 			   memcmp(owner, "GNU", sizeof("GNU")) == 0) {
 			uint32_t len = nh.n_descsz < sizeof(out->build_id) ? nh.n_descsz
@@ -80,6 +111,31 @@ static void scan_symbols(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, struct elf_fac
 	}
 }
 
+/* Each site's pc, moved as the object was (a prelinked object's notes
+ * hold the base they were written with), as an offset in the file: in the
+ * executable PT_LOAD segment that holds it, as uprobes are placed. */
+static void sites_to_file_offsets(Elf *e, size_t nphdr, struct note_scan *ns, uint64_t stapsdt_base)
+{
+	struct elf_facts *out = ns->out;
+	for (uint32_t i = 0; i < out->nsites; i++) {
+		uint64_t pc = out->sites[i].file_offset;
+		if (stapsdt_base && ns->note_base[i])
+			pc += stapsdt_base - ns->note_base[i];
+		int found = 0;
+		for (size_t p = 0; p < nphdr && !found; p++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)p, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X) || pc < ph.p_vaddr ||
+			    pc - ph.p_vaddr >= ph.p_filesz)
+				continue;
+			out->sites[i].file_offset = pc - ph.p_vaddr + ph.p_offset;
+			found = 1;
+		}
+		if (!found)
+			out->sites_complete = 0;
+	}
+}
+
 int elf_facts_read(const char *path, struct elf_facts *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -106,18 +162,29 @@ int elf_facts_read(const char *path, struct elf_facts *out)
 			}
 		}
 	}
+	struct note_scan ns = {.out = out};
+	uint64_t stapsdt_base = 0;
+	size_t shstrndx = 0;
+	int have_shstrndx = elf_getshdrstrndx(e, &shstrndx) == 0;
+	out->sites_complete = 1;
 	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(s, &sh))
 			continue;
 		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && !out->registry_vaddr)
 			scan_symbols(e, s, &sh, out);
+		if (sh.sh_type == SHT_PROGBITS && have_shstrndx) {
+			const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".stapsdt.base") == 0)
+				stapsdt_base = sh.sh_addr;
+		}
 		if (sh.sh_type != SHT_NOTE)
 			continue;
 		Elf_Data *data = elf_getdata(s, NULL);
 		if (data && data->d_buf)
-			scan_notes(data, out);
+			scan_notes(data, &ns);
 	}
+	sites_to_file_offsets(e, nphdr, &ns, stapsdt_base);
 out:
 	if (e)
 		elf_end(e);

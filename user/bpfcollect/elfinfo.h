@@ -13,6 +13,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The wpptrace probes an object can carry. */
+enum elf_probe_kind {
+	ELF_PROBE_BATCH = 1,
+	ELF_PROBE_REGISTER = 2,
+	ELF_PROBE_THREAD = 3,
+};
+
+/* One wpptrace probe site, as its stapsdt note describes it. */
+struct elf_probe_site {
+	enum elf_probe_kind kind;
+	uint64_t file_offset; /* where a uprobe goes: the note's pc (corrected
+				 by .stapsdt.base) in its executable segment */
+	uint64_t semaphore;   /* the note's semaphore address, 0: none */
+	char args[128];	      /* the argument string, e.g. "8@%rdi 8@%rsi" */
+};
+
+#define ELF_MAX_PROBE_SITES 32
+
 struct elf_facts {
 	int has_batch_probe;	/* wpptrace:batch note present */
 	int has_register_probe; /* wpptrace:register note present */
@@ -23,6 +41,13 @@ struct elf_facts {
 	int is_dyn;		   /* ET_DYN (PIE or shared object) */
 	uint64_t registry_vaddr;   /* link-time address of __wpp_registry, 0 if absent */
 	uint64_t positions_vaddr;  /* link-time address of __wpp_positions, 0 if absent */
+	/* The sites of the wpptrace probes, for attaching them without libbpf
+	 * (user/bpfcollect/multi_attach.c).  sites_complete is 0 when a site
+	 * could not be described (too many, an argument string too long, a
+	 * pc outside every executable segment): then attach them with libbpf. */
+	struct elf_probe_site sites[ELF_MAX_PROBE_SITES];
+	uint32_t nsites;
+	int sites_complete;
 };
 
 /* 0 or -errno (-ENOEXEC: not a readable ELF file). */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -349,6 +350,31 @@ static int load_programs(struct bc_collector *c)
 	return installed;
 }
 
+/* The probes go behind one uprobe_multi link per object when this kernel
+ * has them (multi_attach.h), unless WPP_BPF_UPROBE_MULTI=0 asks for the
+ * libbpf links (to compare, and to test that way in).  Either way -v says
+ * which. */
+static void multi_setup(struct bc_collector *c)
+{
+	struct bpf_program *prog = c->skel->progs.wpp_usdt_multi;
+	const char *env = getenv("WPP_BPF_UPROBE_MULTI");
+	int err = env && strcmp(env, "0") == 0 ? -ECANCELED : multi_kernel_support();
+	if (err == 0)
+		err = multi_program_prepare(prog, 1);
+	c->multi_ok = err == 0;
+	if (err)
+		multi_program_prepare(prog, 0);
+	if (wpp_verbosity < 2)
+		return;
+	if (err == -ECANCELED)
+		wpp_info("bpf: WPP_BPF_UPROBE_MULTI=0: a uprobe link per probe");
+	else if (err)
+		wpp_info("bpf: no uprobe_multi links on this kernel (%s): a uprobe link per probe",
+			 strerror(-err));
+	else
+		wpp_info("bpf: one uprobe_multi link per object");
+}
+
 struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callbacks *cb)
 {
 	struct bc_collector *c = calloc(1, sizeof(*c));
@@ -359,6 +385,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	c->opt = *opt;
 	c->cb = *cb;
 	c->hello_fd = -1;
+	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->pause.lock, NULL);
 	c->ncpus = libbpf_num_possible_cpus();
@@ -410,6 +437,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
 				 "thread had not published when it exec'd are not salvaged");
 	}
+	multi_setup(c);
 	err = load_programs(c);
 	if (err)
 		goto fail;
@@ -488,6 +516,7 @@ void bc_close(struct bc_collector *c)
 	hello_stop(c);
 	detach_all(c);
 	free(c->links);
+	multi_links_free(&c->multi);
 	/* Closed without bc_finish (a start that failed after attaching):
 	 * nothing stopped may stay stopped. */
 	if (c->skel && c->skel->bss)
@@ -501,6 +530,8 @@ void bc_close(struct bc_collector *c)
 			close(c->ring_fds[i]);
 	free(c->ring_fds);
 	free(c->rbs);
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
 	wpp_transport__destroy(c->skel);
 	idmap_each(&c->procs, free_proc, NULL);
 	idmap_each(&c->streams, free_stream, c);

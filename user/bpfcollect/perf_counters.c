@@ -38,6 +38,10 @@ struct pc_session {
 	struct perf_throttle_watch *watches; /* per sample fd */
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
+	/* As the transport's (bc_collector.multi): one uprobe_multi link per
+	 * object for both probes, when multi_ok. */
+	struct multi_links multi;
+	int multi_ok;
 	uint64_t delivered_samples, delivered_counts;
 	int finished;
 };
@@ -255,6 +259,15 @@ static void ext_object_attached(void *ctx, const char *path)
 	struct elf_facts f;
 	if (elf_facts_read(path, &f) != 0)
 		return;
+	if (s->multi_ok && f.has_thread_probe) {
+		int err =
+		    multi_links_attach(&s->multi, s->skel->progs.wpp_counters_multi, path, &f);
+		if (!err)
+			return;
+		/* Refused by the kernel: not asked again (as the transport). */
+		if (err != -EOPNOTSUPP && err != -ENOMEM)
+			s->multi_ok = 0;
+	}
 	if (f.has_thread_probe) {
 		struct bpf_link *l = bpf_program__attach_usdt(s->skel->progs.wpp_thread, -1, path,
 							      "wpptrace", "thread", NULL);
@@ -311,6 +324,13 @@ struct pc_session *pc_open(struct bc_collector *c, const struct pc_options *o,
 		err = bpf_program__set_autoload(s->skel->progs.wpp_counts_switch, !o->no_count);
 	if (!err)
 		err = bpf_program__set_autoload(s->skel->progs.wpp_counters_exit, !o->no_count);
+	/* The probes through the uprobe_multi program when the transport's
+	 * go that way (one grace period at the end instead of two). */
+	s->multi_ok = c->multi_ok;
+	if (!err && s->multi_ok && multi_program_prepare(s->skel->progs.wpp_counters_multi, 1))
+		s->multi_ok = 0;
+	if (!err && !s->multi_ok)
+		err = multi_program_prepare(s->skel->progs.wpp_counters_multi, 0);
 	if (!err && o->no_count)
 		err = bpf_map__set_max_entries(s->skel->maps.thread_counts, 1);
 	if (!err)
@@ -420,6 +440,7 @@ void pc_rearm(struct pc_session *s)
 
 static void close_events(struct pc_session *s)
 {
+	multi_links_close(&s->multi);
 	for (size_t i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	s->nlinks = 0;
@@ -469,5 +490,6 @@ void pc_close(struct pc_session *s)
 	free(s->count_fds);
 	free(s->watches);
 	free(s->links);
+	multi_links_free(&s->multi);
 	free(s);
 }

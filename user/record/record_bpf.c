@@ -14,10 +14,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +58,16 @@ static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
+}
+
+/* A tick of the wait for the end, cut short when the program record
+ * started exits (pidfd, -1: none), so that a short program's recording
+ * does not end a tick after it. */
+static void tick(int pidfd)
+{
+	struct pollfd p = {pidfd, POLLIN, 0};
+	if (pidfd < 0 || poll(&p, 1, TICK_MS) < 0)
+		sleep_ms(TICK_MS);
 }
 
 /* Loss is said while it happens, not only at the end. */
@@ -170,11 +182,18 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 	uint64_t start = record_now_ns(), last_progress = start, reported = 0;
 	uint64_t limit = o->duration_s > 0 ? (uint64_t)(o->duration_s * 1e9) : 0;
 	int main_reaped = 0;
+	int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
 
 	for (;;) {
 		if (child > 0) {
 			if (child_reap(child, status, &main_reaped))
 				break;
+			/* Reaped, it stays readable: what it started is waited
+			 * for tick by tick. */
+			if (main_reaped && pidfd >= 0) {
+				close(pidfd);
+				pidfd = -1;
+			}
 		} else if (stop_requested || (o->npids && bc_all_exited(c))) {
 			break;
 		}
@@ -185,8 +204,10 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 			report_progress(c, &reported);
 			last_progress = now;
 		}
-		sleep_ms(TICK_MS);
+		tick(pidfd);
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 int record_bpf(const struct record_opts *o_)

@@ -30,3 +30,12 @@ $(COUNTSNAP_BIN): tests/unit/bpfcollect/test_count_snapshot.c \
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 TEST_TARGETS += $(COUNTSNAP_BIN)
 TESTS += $(COUNTSNAP_BIN)
+
+# uprobe_multi cookies from USDT argument strings (multi_attach.c; no root).
+MULTICOOKIE_BIN := $(BPFTEST_DIR)/test_multi_cookie
+$(MULTICOOKIE_BIN): tests/unit/bpfcollect/test_multi_cookie.c \
+		$(call objs,san,user/bpfcollect/multi_attach.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
+TEST_TARGETS += $(MULTICOOKIE_BIN)
+TESTS += $(MULTICOOKIE_BIN)
