@@ -92,11 +92,16 @@ for mode in $modes; do
 	[ "$mode" = single ] && env=WPP_BPF_UPROBE_MULTI=0
 	(cd "$WORK" && env $env "$WPPTRACE" record -e cpu-clock -o e-$mode.wpp -- ./mtwork 4 3000 \
 		>/dev/null 2>e-$mode.err) || { fail "-e ($mode): record failed"; continue; }
-	line=$(grep -o "counters: [0-9]* samples (0 without a stream position), [0-9]* per-batch counts, [0-9]* threads registered" "$WORK/e-$mode.err")
-	if [ -n "$line" ] && echo "$line" | grep -q " 5 per-batch counts, 5 threads registered"; then
+	# A sample that lands in the few instructions of a buffer switch has
+	# no position by design (docs/counters.md); a missing thread probe
+	# would leave most samples without one, so allow at most 1 %.
+	line=$(grep -o "counters: [0-9]* samples ([0-9]* without a stream position), [0-9]* per-batch counts, [0-9]* threads registered" "$WORK/e-$mode.err")
+	set -- $(echo "$line" | sed 's/[^0-9 ]//g')
+	if [ -n "$line" ] && [ "$1" -gt 0 ] && [ $(($2 * 100)) -le "$1" ] &&
+		echo "$line" | grep -q " 5 per-batch counts, 5 threads registered"; then
 		pass "-e ($mode): $line"
 	else
-		fail "-e ($mode): want every sample placed, 5 threads registered and counted: $(grep counters: "$WORK/e-$mode.err")"
+		fail "-e ($mode): want samples placed (at most 1 % in a buffer switch), 5 threads registered and counted: $(grep counters: "$WORK/e-$mode.err")"
 	fi
 done
 finish
