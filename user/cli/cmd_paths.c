@@ -8,7 +8,6 @@
  * and functions, merged across processes of the same binary, by count — and
  * formats them.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "commands.h"
 #include "json_out.h"
 #include "log.h"
+#include "options.h"
 #include "paths_table.h"
 #include "profile.h"
 #include "session.h"
@@ -69,60 +69,54 @@ static void print_json(FILE *out, const struct paths_view *v)
 		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command paths_cmd = {
+    .name = "paths",
+    .usage = "paths run.wpp [options]",
+    .about = "Per function and path id: executions, blocks, static instructions of the\n"
+	     "path and executions x instructions, source line span, start/end kinds;\n"
+	     "sorted by executions, with per-function summaries and totals.\n"
+	     "A recording of -fwpp-mode=count code (path counts, no order) reads the same:\n"
+	     "the same paths and counts as a trace of a paths build.\n"};
+
 int cmd_paths(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"top", required_argument, NULL, 'n'},
-					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct rpt_profile prof;
 	struct paths_view v;
 	long top = -1;
-	int json = 0, c, rc;
+	int json = 0, rc, first;
 	struct session s;
+	struct opt table[] = {
+	    OPT_FORMAT(&json, formats),
+	    OPTS_THREADS(filter),
+	    OPT_COUNT_('n', "top", "N", "only the N most executed paths", &top, 0, LONG_MAX, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text") || !strcmp(optarg, "json")) {
-				json = !strcmp(optarg, "json");
-				break;
-			}
-			wpp_err("paths: unknown format '%s' (text or json)", optarg);
-			return WPP_EXIT_USAGE;
-		case 'p':
-		case 'n':
-			if (parse_count_opt("paths", c == 'p' ? "pid" : "top", optarg,
-					    c == 'p' ? &filter.pid : &top))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("paths", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("paths: expected one .wpp file (try wpptrace help paths)");
+	if ((rc = opts_parse(&paths_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	if (opts_operands(&paths_cmd, argc, first, 1, 1, "one .wpp file") < 0)
 		return WPP_EXIT_USAGE;
-	}
-	rc = session_open(&s, argv[optind]);
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (rpt_profile_build(&prof, argv[optind], s.trace, s.mods, filter.pid, filter.tid) < 0) {
+	if (rpt_profile_build(&prof, argv[first], s.trace, s.mods, filter.pid, filter.tid,
+			      filter.gen) < 0) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	if (filter.pid >= 0 && prof.nimages == 0) { /* a typo, not an empty profile */
-		rc = no_thread_selected("paths", argv[optind], &filter, WPP_EXIT_OK);
+	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) &&
+	    prof.nimages == 0) { /* a typo, not an empty profile */
+		rc = no_thread_selected("paths", argv[first], &filter, WPP_EXIT_OK);
 		rpt_profile_free(&prof);
 		session_close(&s);
 		return rc;
 	}
 
 	struct rpt_row *rows, *fns;
-	v = (struct paths_view){.file = argv[optind], .prof = &prof};
+	v = (struct paths_view){.file = argv[first], .prof = &prof};
 	v.t.npaths = rpt_rows(&prof, RPT_BY_PATH, RPT_SORT_COUNT, &rows);
 	v.t.nfns = rpt_rows(&prof, RPT_BY_FUNCTION, RPT_SORT_COUNT, &fns);
 	v.t.paths = rows;
@@ -134,12 +128,10 @@ int cmd_paths(int argc, char **argv)
 	else
 		print_text(stdout, &v);
 	if (filter.pid >= 0 && prof.total_count == 0)
-		wpp_warn("%s: no paths for pid %ld", argv[optind], filter.pid);
+		wpp_warn("%s: no paths for pid %ld", argv[first], filter.pid);
+	else if ((filter.tid >= 0 || filter.gen >= 0) && prof.total_count == 0)
+		wpp_warn("%s: no paths for the selected threads", argv[first]);
 	rc = s.exit_status;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("paths: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
 	free(rows);
 	free(fns);
 	rpt_profile_free(&prof);

@@ -1,8 +1,8 @@
 # user/common: small shared pieces (crc32c, logging, .wpp file I/O, CPU clock,
-# option errors).
+# option tables and errors).
 COMMON_SRCS := user/common/crc32c.c user/common/log.c user/common/wppfile_write.c \
 	user/common/wppfile_read.c user/common/cpu_clock.c user/common/opt_error.c \
-	user/common/out_file.c user/common/in_file.c
+	user/common/out_file.c user/common/in_file.c user/common/options.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
 # BATCH_Z chunks: the word codec (libzstd) and the chunk's pack/unpack.
