@@ -24,7 +24,6 @@
  * thread's entry has no "grammar" field), its sequence entries
  * {"fid": 0, "path": V, "function": null} with V the raw value.
  */
-#include <getopt.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include "hotsub.h"
 #include "json_out.h"
 #include "log.h"
+#include "options.h"
 #include "session.h"
 #include "thread_grammar.h"
 
@@ -328,10 +328,6 @@ static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path,
 		rc = WPP_EXIT_ERROR;
 	if (o->json)
 		printf("]}\n");
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("hot: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
 	return rc != WPP_EXIT_OK ? rc : integrity;
 }
 
@@ -354,106 +350,99 @@ static int check_counter(const struct cost_data *cd, const char *name, const cha
 	return -1;
 }
 
+#define STR_(x)		 #x
+#define STR(x)		 STR_(x)
+#define DEFAULT_MIN_COST 100000
+
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command hot_cmd = {
+    .name = "hot",
+    .usage = "hot run.wpp [options]",
+    .about =
+	"Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
+	"max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
+	"shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
+	"default), 1 (count) or a recorded counter's events per execution (estimated;\n"
+	"docs/counters.md).  On a grammar written by wpp --from-raw: count costs.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
+/* --min-cost: 100000 or 1e6 */
+static int set_min_cost(const struct opt *self, const char *arg)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (end == arg || *end || !(d >= 0 && d < 1.8e19)) {
+		wpp_err("hot: --min-cost needs a number, not '%s'", arg);
+		return -1;
+	}
+	*(uint64_t *)self->ctx = (uint64_t)d;
+	return 0;
+}
+
+/* --grammar-builder: grammars built from the batches; the result is the same */
+static int set_builder(const struct opt *self, const char *arg)
+{
+	return grammar_builder_parse("hot", arg, self->ctx);
+}
+
 int cmd_hot(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"gen", required_argument, NULL, 'g'},
-					     {"min-len", required_argument, NULL, 'a'},
-					     {"max-len", required_argument, NULL, 'b'},
-					     {"min-cost", required_argument, NULL, 'c'},
-					     {"cost", required_argument, NULL, 'C'},
-					     {"top", required_argument, NULL, 'n'},
-					     {"grammar-builder", required_argument, NULL, 'G'},
-					     {NULL, 0, NULL, 0}};
 	struct hot_opts o = {.filter = THREAD_FILTER_ANY,
 			     .min_len = 2,
 			     .max_len = 20,
 			     .top = 20,
-			     .min_cost = 100000};
+			     .min_cost = DEFAULT_MIN_COST};
 	struct session s;
-	int c, rc, algo = SEQ_CHUNKED;
-	long v;
+	int rc, opnd, algo = SEQ_CHUNKED;
+	struct opt table[] = {
+	    OPT_FORMAT(&o.json, formats),
+	    OPT_COUNT_(0, "min-len", "N", "shortest subpath, in paths", &o.min_len, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_COUNT_(0, "max-len", "N", "longest subpath (at most 4096)", &o.max_len, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_CALL_(0, "min-cost", "C",
+		      "least frequency x cost of a hot subpath (default " STR(DEFAULT_MIN_COST) ")",
+		      set_min_cost, &o.min_cost, 0),
+	    OPT_COST(&o.cost_arg, "insns|count|COUNTER",
+		     "a path's cost: its static instructions, 1, or a\n"
+		     "counter recorded with record -e (default insns)"),
+	    OPT_COUNT_('n', "top", "N", "the N costliest per thread; 0: all", &o.top, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPTS_THREADS(o.filter),
+	    OPT_CALL_(0, "grammar-builder", "chunked|sequitur",
+		      "how grammars missing from the file are built from\n"
+		      "the batches, as for wpp (the result does not depend on it)",
+		      set_builder, &algo, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("hot: unknown format '%s' (text or json)", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			o.json = !strcmp(optarg, "json");
-			break;
-		case 'C':
-			/* insns, count, or the name of a recorded counter */
-			o.cost_arg = optarg;
-			o.count_cost = !strcmp(optarg, "count");
-			o.counter = strcmp(optarg, "insns") && !o.count_cost ? optarg : NULL;
-			break;
-		case 'c': {
-			char *end;
-			double d = strtod(optarg, &end); /* 100000 or 1e6 */
-			if (end == optarg || *end || !(d >= 0 && d < 1.8e19)) {
-				wpp_err("hot: --min-cost needs a number, not '%s'", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			o.min_cost = (uint64_t)d;
-			break;
-		}
-		case 'p':
-		case 't':
-		case 'g':
-		case 'a':
-		case 'b':
-		case 'n':
-			if (parse_count_opt("hot",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-					    : c == 'g' ? "gen"
-					    : c == 'a' ? "min-len"
-					    : c == 'b' ? "max-len"
-						       : "top",
-					    optarg, &v) < 0)
-				return WPP_EXIT_USAGE;
-			*(c == 'p'   ? &o.filter.pid
-			  : c == 't' ? &o.filter.tid
-			  : c == 'g' ? &o.filter.gen
-			  : c == 'a' ? &o.min_len
-			  : c == 'b' ? &o.max_len
-				     : &o.top) = v;
-			break;
-		case 'G': /* grammars built from the batches; the result is the same */
-			if (grammar_builder_parse("hot", optarg, &algo) < 0)
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("hot", c, argv, opts);
-		}
+	if ((rc = opts_parse(&hot_cmd, table, argc, argv, &opnd)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	if (o.cost_arg) { /* insns, count, or the name of a recorded counter */
+		o.count_cost = !strcmp(o.cost_arg, "count");
+		o.counter = strcmp(o.cost_arg, "insns") && !o.count_cost ? o.cost_arg : NULL;
 	}
 	thread_grammar_set_builder(algo);
 	if (o.min_len < 1 || o.max_len < o.min_len || o.max_len > 4096) {
 		wpp_err("hot: need 1 <= --min-len <= --max-len <= 4096");
 		return WPP_EXIT_USAGE;
 	}
-	if (optind != argc - 1) {
-		wpp_err("hot: expected one .wpp file (try wpptrace help hot)");
+	if (opts_operands(&hot_cmd, argc, opnd, 1, 1, "one .wpp file") < 0)
 		return WPP_EXIT_USAGE;
-	}
-	if ((rc = session_open(&s, argv[optind])))
+	if ((rc = session_open(&s, argv[opnd])))
 		return rc;
 	rc = s.exit_status;
 	/* A --from-raw file has raw grammars but no threads (nor modules). */
 	uint32_t nraw = 0;
 	if (s.trace->nthreads == 0 &&
 	    thread_grammar_for_each_raw(s.trace, NULL, NULL, &nraw) == 0 && nraw > 0) {
-		rc = hot_raw_file(&o, &s, argv[optind], rc);
+		rc = hot_raw_file(&o, &s, argv[opnd], rc);
 		session_close(&s);
 		return rc;
 	}
-	if (session_refuse_counts(&s, "hot", argv[optind], &o.filter)) {
+	if (session_refuse_counts(&s, "hot", argv[opnd], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
@@ -463,7 +452,7 @@ int cmd_hot(int argc, char **argv)
 	if (o.counter) {
 		int idx = -2; /* -1: not a counter of the file (said); -2: no memory */
 		if (cost_load(s.trace, &cd) == 0)
-			idx = check_counter(&cd, o.counter, argv[optind]) < 0
+			idx = check_counter(&cd, o.counter, argv[opnd]) < 0
 				  ? -1
 				  : cost_counter_find(&cd, o.counter);
 		if (idx < 0 || cost_attribute(s.trace, s.mods, &cd, (uint32_t)idx, o.filter.pid,
@@ -480,7 +469,7 @@ int cmd_hot(int argc, char **argv)
 	}
 	if (o.json) {
 		printf("{\"file\": ");
-		json_str(stdout, argv[optind]);
+		json_str(stdout, argv[opnd]);
 		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": "
 		       "%" PRIu64,
 		       o.counter      ? o.counter
@@ -520,12 +509,8 @@ int cmd_hot(int argc, char **argv)
 	if (o.json)
 		printf("]}\n");
 	if (first && rc != WPP_EXIT_ERROR)
-		rc = no_thread_selected("hot", argv[optind], &o.filter, rc);
-	thread_grammar_suggest_store("hot", argv[optind], &builds);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("hot: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
+		rc = no_thread_selected("hot", argv[opnd], &o.filter, rc);
+	thread_grammar_suggest_store("hot", argv[opnd], &builds);
 	if (o.counter) {
 		cost_attribution_free(&attr);
 		cost_data_free(&cd);

@@ -13,7 +13,6 @@
  * the collector had the modules' metadata, else flat), else it is built
  * from the decoded trace.  Threads of one process image are merged.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +27,13 @@
 #include "kipf_inst_cost.h"
 #include "kipf_rank.h"
 #include "log.h"
+#include "options.h"
 #include "session.h"
 
-#define DEFAULT_K   8u
+#define DEFAULT_K_N 8 /* -k when no forest is stored */
+#define DEFAULT_K   ((unsigned)DEFAULT_K_N)
+#define STR_(x)	    #x
+#define STR(x)	    STR_(x)
 #define DEFAULT_TOP 10
 
 enum source { SRC_AUTO, SRC_STORED, SRC_TRACE };
@@ -361,114 +364,58 @@ static int report_proc(FILE *out, struct session *s, const struct proc *p, const
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-						 {"function", required_argument, NULL, 'F'},
-						 {"min-count", required_argument, NULL, 'm'},
-						 {"top", required_argument, NULL, 'n'},
-						 {"pid", required_argument, NULL, 'p'},
-						 {"tid", required_argument, NULL, 't'},
-						 {"all", no_argument, NULL, 'a'},
-						 {"source", required_argument, NULL, 's'},
-						 {"prune-nodes", required_argument, NULL, 'P'},
-						 {"flat", no_argument, NULL, 'L'},
-						 {"cost", required_argument, NULL, 'C'},
-						 {NULL, 0, NULL, 0}};
-	int c;
+static const char *const formats[] = {"text", "json", NULL};
+static const char *const sources[] = {"auto", "stored", "trace", NULL}; /* enum source */
 
-	*o = (struct opts){.top = -1, .filter = THREAD_FILTER_ANY};
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":k:f:", longopts, NULL)) != -1) {
-		long v = 0;
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("kpaths: unknown format '%s' (text or json)", optarg);
-				return -1;
-			}
-			o->json = !strcmp(optarg, "json");
-			continue;
-		case 'F':
-			o->function = optarg;
-			continue;
-		case 'a':
-			o->all = 1;
-			continue;
-		case 'L':
-			o->flat = 1;
-			continue;
-		case 'C':
-			o->cost = optarg; /* insns, count, or a recorded counter */
-			continue;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				o->source = SRC_AUTO;
-			else if (!strcmp(optarg, "stored"))
-				o->source = SRC_STORED;
-			else if (!strcmp(optarg, "trace"))
-				o->source = SRC_TRACE;
-			else {
-				wpp_err("kpaths: --source is auto, stored or trace, not '%s'",
-					optarg);
-				return -1;
-			}
-			continue;
-		case 'k':
-		case 'm':
-		case 'n':
-		case 'p':
-		case 't':
-		case 'P':
-			if (c == 'k') {
-				if ((v = parse_count(optarg)) < 0) {
-					wpp_err("kpaths: -k needs a number, not '%s'", optarg);
-					return -1;
-				}
-			} else if (parse_count_opt("kpaths",
-						   c == 'm'   ? "min-count"
-						   : c == 'n' ? "top"
-						   : c == 'p' ? "pid"
-						   : c == 't' ? "tid"
-							      : "prune-nodes",
-						   optarg, &v) < 0) {
-				return -1;
-			}
-			break;
-		default: /* '?' or ':' */
-			bad_option("kpaths", c, argv, longopts);
-			return -1;
-		}
-		switch (c) {
-		case 'k':
-			if (v < 1 || v > KSLAB_MAX_K) {
-				wpp_err("kpaths: -k must be 1..%u, not %ld", KSLAB_MAX_K, v);
-				return -1;
-			}
-			o->k = (unsigned)v;
-			break;
-		case 'm':
-			o->min_count = (uint64_t)v;
-			break;
-		case 'n':
-			o->top = v;
-			break;
-		case 'p':
-			o->filter.pid = v;
-			break;
-		case 't':
-			o->filter.tid = v;
-			break;
-		case 'P':
-			o->prune_nodes = (uint64_t)v;
-			break;
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("kpaths: expected one .wpp file (try wpptrace help kpaths)");
+static const struct opt_command kpaths_cmd = {
+    .name = "kpaths",
+    .usage = "kpaths run.wpp [options]",
+    .about =
+	"Per process, the hottest concatenations of up to K consecutive acyclic paths\n"
+	"of one routine activation (the caller's paths around a call join; the\n"
+	"callee's form their own), each expanded to function, path, source lines and\n"
+	"start/end kinds, with the share of its prefix's count each extension takes.\n"
+	"--flat: consecutive paths of a thread across calls and returns.  Either view\n"
+	"uses the forest `record -k` stored in that view when deep enough, else the trace.\n"
+	"See docs/kpaths.md.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
+/* 0, 1 after the help, -1 after one error line; *first: the file's index. */
+static int parse_args(int argc, char **argv, struct opts *o, int *first)
+{
+	long k = 0, min_count = 0, prune_nodes = 0;
+	int source = SRC_AUTO, rc;
+	struct opt table[] = {
+	    OPT_COUNT_('k', NULL, "K",
+		       "longest k-path (default: the stored depth, else " STR(DEFAULT_K_N) ")", &k,
+		       1, KSLAB_MAX_K, 0),
+	    OPT_STRING_(0, "function", "F", "only k-paths that start in function F", &o->function),
+	    OPT_COUNT_(0, "min-count", "N", "only k-paths that occurred at least N times",
+		       &min_count, 0, LONG_MAX, 0),
+	    OPT_COUNT_(0, "top", "N", "how many; 0: all", &o->top, 0, LONG_MAX, OPT_SHOW_DEFAULT),
+	    OPT_FLAG_(0, "all", "every k-path, not only maximal ones", &o->all),
+	    OPT_FLAG_(0, "flat", "the thread-wide view, across calls and returns", &o->flat),
+	    OPT_COST(&o->cost, "insns|count|COUNTER",
+		     "each k-path's cost (sum over its path instances) in\n"
+		     "IR instructions, executions, or a recorded counter; ranks by it"),
+	    OPT_WORD_(0, "source", "stored forest only, trace only, or either", &source, sources,
+		      OPT_SHOW_DEFAULT),
+	    OPT_COUNT_(0, "prune-nodes", "M", "build from the trace with at most M k-slab nodes",
+		       &prune_nodes, 0, LONG_MAX, 0),
+	    OPTS_THREADS(o->filter),
+	    OPT_FORMAT(&o->json, formats),
+	    OPT_END_,
+	};
+
+	*o = (struct opts){.top = DEFAULT_TOP, .filter = THREAD_FILTER_ANY};
+	if ((rc = opts_parse(&kpaths_cmd, table, argc, argv, first)) != 0)
+		return rc;
+	o->k = (unsigned)k;
+	o->min_count = (uint64_t)min_count;
+	o->prune_nodes = (uint64_t)prune_nodes;
+	o->source = (enum source)source;
+	if (opts_operands(&kpaths_cmd, argc, *first, 1, 1, "one .wpp file") < 0)
 		return -1;
-	}
 	return 0; /* --top 0: every k-path */
 }
 
@@ -601,14 +548,14 @@ int cmd_kpaths(int argc, char **argv)
 	struct session s;
 	struct opts o;
 	unsigned k;
-	int rc;
+	int rc, first;
 
-	if (parse_args(argc, argv, &o) < 0)
-		return WPP_EXIT_USAGE;
-	rc = session_open(&s, argv[optind]);
+	if ((rc = parse_args(argc, argv, &o, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "kpaths", argv[optind], &o.filter)) {
+	if (session_refuse_counts(&s, "kpaths", argv[first], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
@@ -619,14 +566,14 @@ int cmd_kpaths(int argc, char **argv)
 	if (rc == 0)
 		rc = collect(&s, &store, &o, k, &ps);
 	/* a filter that matched nothing is a mistake, said before any output */
-	if (rc == 0 && !ps.n && (o.filter.pid >= 0 || o.filter.tid >= 0))
-		rc = no_thread_selected("kpaths", argv[optind], &o.filter, s.exit_status);
+	if (rc == 0 && !ps.n && (o.filter.pid >= 0 || o.filter.tid >= 0 || o.filter.gen >= 0))
+		rc = no_thread_selected("kpaths", argv[first], &o.filter, s.exit_status);
 	if (rc == 0) {
 		if (ps.n)
 			qsort(ps.v, ps.n, sizeof(*ps.v), proc_cmp);
 		if (o.json) {
 			fputs("{\"file\":", stdout);
-			json_str(stdout, argv[optind]);
+			json_str(stdout, argv[first]);
 			printf(",\"k\":%u", k);
 			if (o.cost) {
 				fputs(",\"cost\":", stdout);
@@ -650,12 +597,8 @@ int cmd_kpaths(int argc, char **argv)
 		if (o.json)
 			fputs("]}\n", stdout);
 		if (!ps.n)
-			wpp_warn("%s: no threads selected", argv[optind]);
+			wpp_warn("%s: no threads selected", argv[first]);
 		rc = s.exit_status;
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			wpp_err("kpaths: writing the output failed");
-			rc = WPP_EXIT_ERROR;
-		}
 	}
 	for (size_t i = 0; i < ps.n; i++) {
 		kipf_free(ps.v[i].ipf);

@@ -3,7 +3,6 @@
  * cmd_script.c — `wpptrace script`: every event of every selected thread,
  * in execution order, paths expanded to blocks with file:line.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "commands.h"
 #include "json_out.h"
 #include "log.h"
+#include "options.h"
 #include "session.h"
 
 enum format { FMT_TEXT, FMT_JSONL, FMT_JSON };
@@ -267,70 +267,52 @@ static void summary(struct script *sc, const struct wpp_trace *t, const struct w
 	}
 }
 
+static const char *const formats[] = {"text", "jsonl", "json", NULL}; /* enum format */
+
+static const struct opt_command script_cmd = {
+    .name = "script",
+    .usage = "script run.wpp [options]",
+    .about =
+	"For each thread, every executed path instance expanded to its basic blocks\n"
+	"with function and file:line, plus gaps (lost data) and unattributed words.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
 int cmd_script(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},    {"gen", required_argument, NULL, 'g'},
-	    {"processes", no_argument, NULL, 'P'},    {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct script sc = {.fmt = FMT_TEXT, .out = stdout};
 	struct wpp_decode_stats totals = {0};
 	struct session s;
 	size_t nthreads = 0;
-	int c, rc;
+	int rc, first, fmt = FMT_TEXT;
+	struct opt table[] = {
+	    OPT_WORD_('f', "format",
+		      "text: a readable listing; jsonl: one JSON object per event;\n"
+		      "json: one JSON document (docs/cli.md)",
+		      &fmt, formats, OPT_SHOW_DEFAULT),
+	    OPTS_THREADS(filter),
+	    OPT_FLAG_(0, "processes",
+		      "jsonl: first one \"process\" object per process (pid, ppid,\n"
+		      "exe, flags)",
+		      &sc.processes),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				sc.fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "jsonl"))
-				sc.fmt = FMT_JSONL;
-			else if (!strcmp(optarg, "json"))
-				sc.fmt = FMT_JSON;
-			else {
-				wpp_err("script: unknown format '%s' (text, jsonl or json)",
-					optarg);
-				return WPP_EXIT_USAGE;
-			}
-			break;
-		case 'P':
-			sc.processes = 1;
-			break;
-		case 'p':
-		case 't':
-		case 'g':
-			if (parse_count_opt("script",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-						       : "gen",
-					    optarg,
-					    c == 'p'   ? &filter.pid
-					    : c == 't' ? &filter.tid
-						       : &filter.gen))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("script", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("script: expected one .wpp file (try wpptrace help script)");
+	if ((rc = opts_parse(&script_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	if (opts_operands(&script_cmd, argc, first, 1, 1, "one .wpp file") < 0)
 		return WPP_EXIT_USAGE;
-	}
-	rc = session_open(&s, argv[optind]);
+	sc.fmt = (enum format)fmt;
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "script", argv[optind], &filter)) {
+	if (session_refuse_counts(&s, "script", argv[first], &filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
 	if (sc.fmt == FMT_JSON) {
 		fputs("{\"file\":", sc.out);
-		json_str(sc.out, argv[optind]);
+		json_str(sc.out, argv[first]);
 		fputc(',', sc.out);
 	}
 	/* jsonl readers take every line for a thread's event: process lines
@@ -356,11 +338,7 @@ int cmd_script(int argc, char **argv)
 	summary(&sc, s.trace, &totals, nthreads);
 	rc = s.exit_status;
 	if (nthreads == 0)
-		rc = no_thread_selected("script", argv[optind], &filter, rc);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("script: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
+		rc = no_thread_selected("script", argv[first], &filter, rc);
 	session_close(&s);
 	return rc;
 }

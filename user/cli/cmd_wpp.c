@@ -11,7 +11,6 @@
  * without one, rebuilt from the batches by the same code.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "json_out.h"
 #include "in_file.h"
 #include "log.h"
+#include "options.h"
 #include "out_file.h"
 #include "sequitur_chunked.h"
 #include "sequitur_serial.h"
@@ -1111,117 +1111,100 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 	if (o->store && rc == WPP_EXIT_OK)
 		wpp_info("wpp: stored %" PRIu32 " grammar%s in %s", stored, stored == 1 ? "" : "s",
 			 path);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("wpp: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
 	session_close(&s);
 	return rc;
 }
 
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command wpp_cmd = {
+    .name = "wpp",
+    .usage = "wpp run.wpp [options]\n"
+	     "wpp --from-raw trace.u32 -o g.wpp [--grammar-builder chunked|sequitur]\n"
+	     "wpp run.wpp [--pid P] [--tid T] [--gen G] --raw-out trace.u32 [--raw-max N]",
+    .about =
+	"Per thread: the grammar of its path stream (chunked SEQUITUR(1); recorded online by\n"
+	"record, or rebuilt from the batches): input length, rules, grammar size and\n"
+	"ratio, serialized size, the rules covering most of the stream, path\n"
+	"frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
+	"or FUNCTION:PATHID.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
+/* --grammar-builder: how grammars built here are built */
+static int set_builder(const struct opt *self, const char *arg)
+{
+	return grammar_builder_parse("wpp", arg, self->ctx);
+}
+
+/* How many options were given that --from-raw does not take. */
+static unsigned from_raw_others(const struct opt *table)
+{
+	unsigned n = 0;
+
+	for (const struct opt *t = table; t->type != OPT_END; t++)
+		if (t->long_name && strcmp(t->long_name, "from-raw") &&
+		    strcmp(t->long_name, "output") && strcmp(t->long_name, "grammar-builder"))
+			n += t->given;
+	return n;
+}
+
 int cmd_wpp(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"gen", required_argument, NULL, 'g'},
-					     {"max-rules", required_argument, NULL, 'n'},
-					     {"freq", required_argument, NULL, 'F'},
-					     {"context", required_argument, NULL, 'c'},
-					     {"context-len", required_argument, NULL, 'k'},
-					     {"order", required_argument, NULL, 'O'},
-					     {"from-raw", required_argument, NULL, 'r'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"expand", no_argument, NULL, 'e'},
-					     {"rebuild", no_argument, NULL, 'b'},
-					     {"store", no_argument, NULL, 's'},
-					     {"raw-out", required_argument, NULL, 'R'},
-					     {"raw-max", required_argument, NULL, 'M'},
-					     {"grammar-builder", required_argument, NULL, 'G'},
-					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = THREAD_FILTER_ANY,
 			     .max_rules = 20,
 			     .context_len = 1,
 			     .grammar_algo = SEQ_CHUNKED};
 	const char *freq = NULL, *context = NULL, *order = NULL;
-	int c, rc = WPP_EXIT_OK, context_len_set = 0, others = 0, max_rules_set = 0;
-	long v;
+	int rc = WPP_EXIT_OK, first;
+	struct opt table[] = {
+	    OPTS_THREADS(o.filter),
+	    OPT_FORMAT(&o.json, formats),
+	    OPT_COUNT_('n', "max-rules", "N", "rules and paths listed", &o.max_rules, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_STRING_(0, "freq", "SEQ", "how often SEQ ran (consecutively)", &freq),
+	    OPT_STRING_(0, "context", "SEQ", "what ran K paths before and after SEQ, with counts",
+			&context),
+	    OPT_COUNT_(0, "context-len", "K", "with --context: K (1..64)", &o.context_len, 1, 64,
+		       OPT_SHOW_DEFAULT),
+	    OPT_STRING_(0, "order", "SEQ",
+			"where each path first and last ran, and which ran\n"
+			"before which (at most 16 paths)",
+			&order),
+	    OPT_FLAG_(0, "expand", "print the expanded stream (\"fid path\" lines, \"gap\")",
+		      &o.expand),
+	    OPT_FLAG_(0, "rebuild", "ignore a recorded grammar, rebuild from the batches",
+		      &o.rebuild),
+	    OPT_FLAG_(0, "store",
+		      "keep the grammars built from the batches in the file\n"
+		      "(GRAMMAR chunks after its END), so later wpp/hot runs read them",
+		      &o.store),
+	    OPT_CALL_(0, "grammar-builder", "chunked|sequitur",
+		      "how grammars built here are built: chunked (default:\n"
+		      "runs and chunks around SEQUITUR(1)) or sequitur (one-level\n"
+		      "SEQUITUR(1)); the stream they stand for is the same",
+		      set_builder, &o.grammar_algo, 0),
+	    OPT_STRING_(0, "from-raw", "F",
+			"with -o OUT: the grammar of a raw stream of little-endian\n"
+			"32-bit symbols",
+			&o.from_raw),
+	    OPT_OUTPUT(&o.output, "with --from-raw: the file to write"),
+	    OPT_STRING_(0, "raw-out", "F",
+			"write one thread's path stream as such a stream (pN as N),\n"
+			"read from the batches without building a grammar",
+			&o.raw_out),
+	    OPT_COUNT_(0, "raw-max", "N", "with --raw-out: only the first N symbols", &o.raw_max, 1,
+		       LONG_MAX, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:n:o:", opts, NULL)) != -1) {
-		others += c != 'r' && c != 'o' && c != 'G'; /* --from-raw: -o, --grammar-builder */
-		max_rules_set |= c == 'n';
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("wpp: unknown format '%s' (text or json)", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			o.json = !strcmp(optarg, "json");
-			break;
-		case 'p':
-		case 't':
-		case 'g':
-		case 'n':
-		case 'k':
-			if ((v = parse_count(optarg)) < 0 || (c == 'k' && (v < 1 || v > 64))) {
-				wpp_err("wpp: bad number '%s'%s", optarg,
-					c == 'k' ? " (--context-len is 1..64)" : "");
-				return WPP_EXIT_USAGE;
-			}
-			context_len_set |= c == 'k';
-			*(c == 'p'   ? &o.filter.pid
-			  : c == 't' ? &o.filter.tid
-			  : c == 'g' ? &o.filter.gen
-			  : c == 'n' ? &o.max_rules
-				     : &o.context_len) = v;
-			break;
-		case 'F':
-			freq = optarg;
-			break;
-		case 'c':
-			context = optarg;
-			break;
-		case 'O':
-			order = optarg;
-			break;
-		case 'r':
-			o.from_raw = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'e':
-			o.expand = 1;
-			break;
-		case 'b':
-			o.rebuild = 1;
-			break;
-		case 's':
-			o.store = 1;
-			break;
-		case 'R':
-			o.raw_out = optarg;
-			break;
-		case 'G':
-			if (grammar_builder_parse("wpp", optarg, &o.grammar_algo) < 0)
-				return WPP_EXIT_USAGE;
-			break;
-		case 'M':
-			if ((o.raw_max = parse_count(optarg)) < 1) {
-				wpp_err("wpp: bad --raw-max '%s' (a count of symbols, 1 or more)",
-					optarg);
-				return WPP_EXIT_USAGE;
-			}
-			break;
-		default:
-			return bad_option("wpp", c, argv, opts);
-		}
-	}
+	if ((rc = opts_parse(&wpp_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	int others = (int)from_raw_others(table),
+	    max_rules_set = (int)opt_given(table, "max-rules");
+	int context_len_set = (int)opt_given(table, "context-len");
 	thread_grammar_set_builder(o.grammar_algo);
 	if (o.from_raw) {
-		if (!o.output || optind != argc || others) {
+		if (!o.output || first != argc || others) {
 			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file or option "
 				"(ask wpp OUT.wpp afterwards)");
 			return WPP_EXIT_USAGE;
@@ -1237,7 +1220,7 @@ int cmd_wpp(int argc, char **argv)
 			"--max-rules, --freq, --context or --order");
 		return WPP_EXIT_USAGE;
 	}
-	if (optind != argc - 1) {
+	if (first != argc - 1) {
 		wpp_err("wpp: expected one .wpp file (try wpptrace help wpp)");
 		return WPP_EXIT_USAGE;
 	}
@@ -1245,7 +1228,7 @@ int cmd_wpp(int argc, char **argv)
 		wpp_err("wpp: --context-len goes with --context");
 		return WPP_EXIT_USAGE;
 	}
-	if (o.raw_out && same_file(argv[optind], o.raw_out)) {
+	if (o.raw_out && same_file(argv[first], o.raw_out)) {
 		wpp_err("wpp: --raw-out %s is the recording itself", o.raw_out);
 		return WPP_EXIT_USAGE;
 	}
@@ -1268,7 +1251,7 @@ int cmd_wpp(int argc, char **argv)
 		wpp_err("wpp: --order takes at most 16 paths");
 		rc = WPP_EXIT_USAGE;
 	} else {
-		rc = wpp_report_file(&o, argv[optind]);
+		rc = wpp_report_file(&o, argv[first]);
 	}
 	for (int i = 0; i < 3; i++)
 		if (*slots[i]) {

@@ -17,7 +17,6 @@
  * bumped when a key changes meaning or goes away; new keys may appear).
  * Lives with the recorder because it reports what the recorder wrote.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "cost_info.h"
 #include "json_out.h"
 #include "log.h"
+#include "options.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "trace_words.h"
@@ -760,39 +760,29 @@ static void print_info_json(const char *path, const struct info *in, const char 
 	       in->batch_bytes, in->packed_batches);
 }
 
-#define INFO_USAGE "usage: wpptrace info [--format text|json] FILE.wpp"
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command info_cmd = {
+    .name = "info",
+    .usage = "info [options] FILE.wpp",
+    .about = "What a recording holds: processes, threads, time span, words and records,\n"
+	     "lost data, counters and the transport; a file that ends early is described\n"
+	     "(status incomplete) as far as it goes.\n"};
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
 	const char *file;
-	int json = 0, c;
+	int json = 0, rc, first;
+	struct opt table[] = {
+	    OPT_FORMAT(&json, formats),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			puts(INFO_USAGE);
-			return 0;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("info: --format is text or json, not '%s'", optarg);
-				return 2;
-			}
-			json = !strcmp(optarg, "json");
-			break;
-		default: /* '?' or ':' */
-			return bad_option("info", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("info: " INFO_USAGE);
+	if ((rc = opts_parse(&info_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? 0 : 2;
+	if (opts_operands(&info_cmd, argc, first, 1, 1, "one .wpp file") < 0)
 		return 2;
-	}
-	file = argv[optind];
+	file = argv[first];
 	struct wpp_reader *r = wppr_open(file);
 	if (!r)
 		return 1;
@@ -820,7 +810,7 @@ int cmd_info(int argc, char **argv)
 	free(in.mods);
 	free(in.by_image);
 	wpp_sym_free(in.sym);
-	int rc = 0;
+	rc = 0;
 	/* Counters: attributed by the report side (needs the metadata). */
 	if (in.counters) {
 		struct session s;
