@@ -210,31 +210,29 @@ static void print_step_text(FILE *out, const struct kipf *f, const uint32_t *nod
 		li->start_short ? ">" : "", li->end_short ? li->end_short : "");
 }
 
-static void print_step_json(FILE *out, const struct kipf *f, const uint32_t *nodes, unsigned i,
-			    const struct label_info *li)
+static void step_json(struct json_out *j, const struct kipf *f, const uint32_t *nodes, unsigned i,
+		      const struct label_info *li)
 {
 	const struct kipf_node *nd = &f->nodes[nodes[i]];
 
-	fputs(i ? ",{\"function\":" : "{\"function\":", out);
-	if (li->fn)
-		json_str(out, li->fn->name);
-	else
-		fputs("null", out);
-	fprintf(out, ",\"fid\":%" PRIu32 ",\"%s\":%" PRIu64 ",\"count\":%" PRIu64 ",\"fraction\":",
-		nd->fid, li->is_block ? "block" : "path", nd->value, nd->count);
+	json_object(j, NULL);
+	json_string(j, "function", li->fn ? li->fn->name : NULL);
+	json_u64(j, "fid", nd->fid);
+	json_u64(j, li->is_block ? "block" : "path", nd->value);
+	json_u64(j, "count", nd->count);
 	if (i)
-		fprintf(out, "%.6f", (double)nd->count / (double)f->nodes[nodes[i - 1]].count);
+		json_double(j, "fraction", "%.6f",
+			    (double)nd->count / (double)f->nodes[nodes[i - 1]].count);
 	else
-		fputs("null", out);
-	fputs(",\"file\":", out);
-	if (li->fn)
-		json_str(out, li->fn->file);
-	else
-		fputs("null", out);
-	fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32, li->line_min, li->line_max);
-	if (li->start)
-		fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"", li->start, li->end);
-	fputc('}', out);
+		json_null(j, "fraction");
+	json_string(j, "file", li->fn ? li->fn->file : NULL);
+	json_u64(j, "line_min", li->line_min);
+	json_u64(j, "line_max", li->line_max);
+	if (li->start) {
+		json_string(j, "start", li->start);
+		json_string(j, "end", li->end);
+	}
+	json_close(j);
 }
 
 static const char *source_name(const struct proc *p)
@@ -270,98 +268,126 @@ static double *root_unit_costs(const struct wpp_image_map *im, const struct proc
 	return unit;
 }
 
-static int report_proc(FILE *out, struct session *s, const struct proc *p, const struct opts *o,
-		       unsigned k, int first)
+/* One process's k-paths, ranked: what the text and the JSON print. */
+struct ranked {
+	const struct proc *p;
+	const struct wpp_image_map *im;
+	uint32_t *sel; /* the k-paths shown, by their last node, hottest first */
+	long n;
+	size_t total; /* k-paths that matched */
+	double *cost; /* --cost: per node, else NULL */
+};
+
+static void rank_proc(struct session *s, const struct proc *p, const struct opts *o, unsigned k,
+		      struct ranked *r)
 {
-	const struct wpp_image_map *im = wpp_modules_image(s->mods, p->pid, p->gen);
-	struct fn_filter ff = {.im = im, .name = o->function};
+	struct fn_filter ff;
 	struct kipf_rank_opts ro = {.k = k,
 				    .all = o->all,
 				    .min_count = o->min_count,
 				    .top = o->top < 0 ? DEFAULT_TOP : (size_t)o->top,
 				    .keep = o->function ? keep_function : NULL,
 				    .keep_ctx = &ff};
-	uint32_t *sel, nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
-	struct label_info li;
-	size_t total;
-	double *cost = NULL;
-	long n;
 
+	*r = (struct ranked){.p = p, .im = wpp_modules_image(s->mods, p->pid, p->gen)};
+	ff = (struct fn_filter){.im = r->im, .name = o->function};
 	if (o->attr) {
 		/* A counter: each k-path costs what its own instances did. */
-		cost = calloc((size_t)p->ipf->nnodes + 1, sizeof(*cost));
-		if (!cost)
+		r->cost = calloc((size_t)p->ipf->nnodes + 1, sizeof(*r->cost));
+		if (!r->cost)
 			wpp_die("out of memory");
-		kipf_inst_cost_apply(p->icost, p->ipf, cost);
-		ro.cost = cost;
+		kipf_inst_cost_apply(p->icost, p->ipf, r->cost);
 	} else if (o->cost) {
-		double *unit = root_unit_costs(im, p, o);
-		cost = kipf_node_costs(p->ipf, unit);
+		double *unit = root_unit_costs(r->im, p, o);
+		r->cost = kipf_node_costs(p->ipf, unit);
 		free(unit);
-		if (!cost)
+		if (!r->cost)
 			wpp_die("out of memory");
-		ro.cost = cost;
 	}
-	n = kipf_rank(p->ipf, &ro, &sel, &total);
-
-	if (n < 0)
+	ro.cost = r->cost;
+	if ((r->n = kipf_rank(p->ipf, &ro, &r->sel, &r->total)) < 0)
 		wpp_die("out of memory");
-	if (o->json) {
-		fprintf(out,
-			"%s{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32
-			",\"threads\":%zu,\"source\":\"%s\",\"view\":\"%s\""
-			",\"items\":%" PRIu64 ",\"lost_items\":%" PRIu64 ",\"pruned\":%s"
-			",\"nodes\":%" PRIu32 ",\"matching\":%zu,\"kpaths\":[",
-			first ? "" : ",\n", p->pid, p->gen, p->nthreads, source_name(p),
-			o->flat ? "flat" : "activation", p->ipf->items, p->ipf->lost_items,
-			p->ipf->lost_items ? "true" : "false", p->ipf->nnodes, total);
-	} else {
-		fprintf(out,
-			"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
-			" path records, k-IPF from %s, %s\n",
-			first ? "" : "\n", p->pid, p->gen, p->nthreads, p->nthreads == 1 ? "" : "s",
-			p->ipf->items, source_name(p),
-			o->flat ? "flat (across calls)" : "per activation");
-		if (p->ipf->lost_items)
-			fprintf(out,
-				"pruned: each count below is at most %" PRIu64 " under the truth\n",
-				p->ipf->lost_items);
-		fprintf(out, "%ld hottest of %zu %sk-paths (k = %u)\n", n, total,
-			o->all ? "" : "maximal ", k);
-	}
-	for (long i = 0; i < n; i++) {
-		unsigned len = path_nodes(p->ipf, sel[i], nodes);
+}
+
+static void ranked_free(struct ranked *r)
+{
+	free(r->sel);
+	free(r->cost);
+}
+
+static void proc_text(FILE *out, const struct ranked *r, const struct opts *o, unsigned k,
+		      int first)
+{
+	const struct proc *p = r->p;
+	uint32_t nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
+	struct label_info li;
+
+	fprintf(out,
+		"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
+		" path records, k-IPF from %s, %s\n",
+		first ? "" : "\n", p->pid, p->gen, p->nthreads, p->nthreads == 1 ? "" : "s",
+		p->ipf->items, source_name(p), o->flat ? "flat (across calls)" : "per activation");
+	if (p->ipf->lost_items)
+		fprintf(out, "pruned: each count below is at most %" PRIu64 " under the truth\n",
+			p->ipf->lost_items);
+	fprintf(out, "%ld hottest of %zu %sk-paths (k = %u)\n", r->n, r->total,
+		o->all ? "" : "maximal ", k);
+	for (long i = 0; i < r->n; i++) {
+		unsigned len = path_nodes(p->ipf, r->sel[i], nodes);
 		char cost_text[64] = "";
-		if (cost)
-			snprintf(cost_text, sizeof(cost_text),
-				 o->json ? ",\"cost\":%.0f" : "  cost %.0f", cost[sel[i]]);
-		if (o->json)
-			fprintf(out, "%s\n{\"count\":%" PRIu64 "%s,\"length\":%u,\"paths\":[",
-				i ? "," : "", p->ipf->nodes[sel[i]].count, cost_text, len);
-		else
-			fprintf(out,
-				"\n#%ld  count %" PRIu64
-				"%s  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
-				i + 1, p->ipf->nodes[sel[i]].count, cost_text, len,
-				len == 1 ? "" : "s", "count", "of prev", "function:path", "lines",
-				"start>end");
+		if (r->cost)
+			snprintf(cost_text, sizeof(cost_text), "  cost %.0f", r->cost[r->sel[i]]);
+		fprintf(out,
+			"\n#%ld  count %" PRIu64 "%s  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
+			i + 1, p->ipf->nodes[r->sel[i]].count, cost_text, len, len == 1 ? "" : "s",
+			"count", "of prev", "function:path", "lines", "start>end");
 		for (unsigned j = 0; j < len; j++) {
 			const struct kipf_node *nd = &p->ipf->nodes[nodes[j]];
-			describe(im, nd->fid, nd->value, &li, &scratch, &cap);
-			if (o->json)
-				print_step_json(out, p->ipf, nodes, j, &li);
-			else
-				print_step_text(out, p->ipf, nodes, j, &li);
+			describe(r->im, nd->fid, nd->value, &li, &scratch, &cap);
+			print_step_text(out, p->ipf, nodes, j, &li);
 		}
-		if (o->json)
-			fputs("]}", out);
 	}
-	if (o->json)
-		fputs("]}", out);
 	free(scratch);
-	free(sel);
-	free(cost);
-	return 0;
+}
+
+/* An entry of "processes" (docs/kpaths.md). */
+static void proc_json(struct json_out *j, const struct ranked *r, const struct opts *o)
+{
+	const struct proc *p = r->p;
+	uint32_t nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
+	struct label_info li;
+
+	json_object(j, NULL);
+	json_u64(j, "pid", p->pid);
+	json_u64(j, "gen", p->gen);
+	json_u64(j, "threads", p->nthreads);
+	json_string(j, "source", source_name(p));
+	json_string(j, "view", o->flat ? "flat" : "activation");
+	json_u64(j, "items", p->ipf->items);
+	json_u64(j, "lost_items", p->ipf->lost_items);
+	json_bool(j, "pruned", p->ipf->lost_items != 0);
+	json_u64(j, "nodes", p->ipf->nnodes);
+	json_u64(j, "matching", r->total);
+	json_array_lines(j, "kpaths", ",", "\n");
+	for (long i = 0; i < r->n; i++) {
+		unsigned len = path_nodes(p->ipf, r->sel[i], nodes);
+		json_object(j, NULL);
+		json_u64(j, "count", p->ipf->nodes[r->sel[i]].count);
+		if (r->cost)
+			json_double(j, "cost", "%.0f", r->cost[r->sel[i]]);
+		json_u64(j, "length", len);
+		json_array(j, "paths");
+		for (unsigned s = 0; s < len; s++) {
+			const struct kipf_node *nd = &p->ipf->nodes[nodes[s]];
+			describe(r->im, nd->fid, nd->value, &li, &scratch, &cap);
+			step_json(j, p->ipf, nodes, s, &li);
+		}
+		json_close(j);
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+	free(scratch);
 }
 
 static const char *const formats[] = {"text", "json", NULL};
@@ -545,6 +571,7 @@ int cmd_kpaths(int argc, char **argv)
 	char cost_line[512] = "";
 	struct kipf_store store = {0};
 	struct procs ps = {0};
+	struct json_out j;
 	struct session s;
 	struct opts o;
 	unsigned k;
@@ -552,6 +579,7 @@ int cmd_kpaths(int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &o, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	json_init(&j, stdout, 0);
 	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
@@ -572,16 +600,14 @@ int cmd_kpaths(int argc, char **argv)
 		if (ps.n)
 			qsort(ps.v, ps.n, sizeof(*ps.v), proc_cmp);
 		if (o.json) {
-			fputs("{\"file\":", stdout);
-			json_str(stdout, argv[first]);
-			printf(",\"k\":%u", k);
+			json_object(&j, NULL);
+			json_string(&j, "file", argv[first]);
+			json_u64(&j, "k", k);
 			if (o.cost) {
-				fputs(",\"cost\":", stdout);
-				json_str(stdout, o.cost);
-				fputs(",\"cost_summary\":", stdout);
-				json_str(stdout, cost_line);
+				json_string(&j, "cost", o.cost);
+				json_string(&j, "cost_summary", cost_line);
 			}
-			fputs(",\"processes\":[", stdout);
+			json_array_lines(&j, "processes", ",\n", "");
 		} else if (o.cost) {
 			/* A counter's line names it and says it is an estimate. */
 			printf("cost: %s\n", o.attr ? cost_line
@@ -590,12 +616,21 @@ int cmd_kpaths(int argc, char **argv)
 						 : "IR instructions (exact)");
 		}
 		for (size_t i = 0; i < ps.n; i++) {
+			struct ranked r;
 			if (kipf_sort(ps.v[i].ipf) < 0)
 				wpp_die("out of memory");
-			report_proc(stdout, &s, &ps.v[i], &o, k, i == 0);
+			rank_proc(&s, &ps.v[i], &o, k, &r);
+			if (o.json)
+				proc_json(&j, &r, &o);
+			else
+				proc_text(stdout, &r, &o, k, i == 0);
+			ranked_free(&r);
 		}
-		if (o.json)
-			fputs("]}\n", stdout);
+		if (o.json) {
+			json_close(&j);
+			json_close(&j);
+			json_raw(&j, "\n");
+		}
 		if (!ps.n)
 			wpp_warn("%s: no threads selected", argv[first]);
 		rc = s.exit_status;
