@@ -40,8 +40,9 @@ struct wpp_opts {
 	struct spec_list *freq, *context, *order; /* parsed SEQ options, or NULL */
 	const char *from_raw, *output;
 	const char *raw_out;
-	long raw_max;	  /* --raw-max: symbols written at most (0: all) */
-	int grammar_algo; /* --grammar-builder: for grammars built here */
+	long raw_max;		   /* --raw-max: symbols written at most (0: all) */
+	int grammar_algo;	   /* --grammar-builder: for grammars built here */
+	struct json_out *json_out; /* --format json: the document */
 };
 
 /* ---- naming and parsing path sequences ---- */
@@ -52,18 +53,6 @@ struct names {
 	const uint32_t *raw_vals;	  /* a raw grammar without a table: its values, sorted */
 	uint32_t nraw;
 };
-
-static void print_sym(FILE *out, uint32_t s)
-{
-	if (s == WPPDAG_PAD_START)
-		fputs("<start>", out);
-	else if (s == WPPDAG_PAD_END)
-		fputs("<end>", out);
-	else if (seq_is_rule(s))
-		fprintf(out, "R%" PRIu32, s & ~SEQ_RULE_BIT);
-	else
-		fprintf(out, "p%" PRIu32, s);
-}
 
 /* One element of a SEQ option, parsed before any file is read: "pN"
  * (terminal N as printed) or "FUNCTION:PATHID". */
@@ -202,43 +191,7 @@ static int unmatched_specs(const struct spec_list *l, const char *opt)
 	return 0;
 }
 
-static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int json)
-{
-	char where[PATH_MAX + 32];
-	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
-	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
-
-	if (json) {
-		fprintf(out,
-			"\"fid\": %" PRIu32 ", \"path\": %" PRIu64 ", \"function\": ", term->fid,
-			term->path_id);
-		if (ti && ti->fn) {
-			json_str(out, ti->fn->name);
-			fprintf(out, ", \"file\": ");
-			json_str(out, ti->file ? ti->file : "");
-			fprintf(out,
-				", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
-				", \"insns\": %" PRIu64 ", \"valid\": %s",
-				ti->line_min, ti->line_max, ti->insns,
-				ti->valid ? "true" : "false");
-		} else {
-			fputs("null", out);
-		}
-		return;
-	}
-	if (nm->tg->hdr.flags & WPP_GRAMMAR_RAW) /* renumbered: the value it stands for */
-		fprintf(out, "raw symbol %" PRIu64, term->path_id);
-	else if (ti && ti->fn)
-		fprintf(out, "%s %s %" PRIu64 "  %s  insns %" PRIu64 "%s", ti->fn->name,
-			ti->is_block ? "block" : "path", term->path_id,
-			terminal_where(ti, where, sizeof(where)), ti->insns,
-			ti->valid ? "" : "  (not a path of its function)");
-	else
-		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)", term->fid,
-			term->path_id);
-}
-
-/* ---- per-thread report ---- */
+/* ---- per-thread report: the model, then text or JSON ---- */
 
 /* Position of terminal t in vals (sorted), or t itself without vals. */
 static uint32_t terminal_index(const uint32_t *vals, uint32_t n, uint32_t t)
@@ -259,70 +212,6 @@ static int by_key_desc(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key > y->key ? -1 : 1;
 	return x->node < y->node ? -1 : x->node > y->node;
-}
-
-static void print_body(FILE *out, const struct seq_grammar *g, uint32_t node, uint32_t max,
-		       int json)
-{
-	uint32_t n = seq_grammar_body_len(g, node);
-	const uint32_t *body = seq_grammar_body(g, node);
-
-	for (uint32_t j = 0; j < n && j < max; j++) {
-		if (json)
-			fprintf(out, "%s\"", j ? ", " : "");
-		else
-			fputc(' ', out);
-		print_sym(out, body[j]);
-		if (json)
-			fputc('"', out);
-	}
-	if (n > max && !json)
-		fprintf(out, " ... (%" PRIu32 " symbols)", n);
-}
-
-static void print_seq(FILE *out, const uint32_t *s, uint32_t m, int json)
-{
-	for (uint32_t i = 0; i < m; i++) {
-		fputs(i ? (json ? ", " : " ") : "", out);
-		if (json)
-			fputc('"', out);
-		print_sym(out, s[i]);
-		if (json)
-			fputc('"', out);
-	}
-}
-
-static int print_contexts(FILE *out, const struct wppdag *d, const uint32_t *seq, uint32_t m,
-			  uint32_t k, int json)
-{
-	for (int side = 0; side < 2; side++) {
-		struct wppdag_context *c;
-		size_t n;
-		if (wppdag_contexts(d, seq, m, k, side ? WPPDAG_AFTER : WPPDAG_BEFORE, &c, &n) < 0)
-			return -1;
-		if (json)
-			fprintf(out, "%s\"%s\": [", side ? ", " : "", side ? "after" : "before");
-		else
-			fprintf(out, "    %s:\n", side ? "after" : "before");
-		for (size_t i = 0; i < n && i < 20; i++) {
-			if (json) {
-				fprintf(out, "%s{\"count\": %" PRIu64 ", \"paths\": [",
-					i ? ", " : "", c[i].count);
-				print_seq(out, c[i].syms, k, 1);
-				fputs("]}", out);
-			} else {
-				fprintf(out, "    %12" PRIu64 "  ", c[i].count);
-				print_seq(out, c[i].syms, k, 0);
-				fputc('\n', out);
-			}
-		}
-		if (json)
-			fputs("]", out);
-		else if (n > 20)
-			fprintf(out, "    (%zu more)\n", n - 20);
-		wppdag_contexts_free(c, n);
-	}
-	return 0;
 }
 
 static int emit_expanded(void *ctx, const uint32_t *syms, size_t n)
@@ -361,315 +250,510 @@ static int all_known(const uint32_t *seq, uint32_t m)
 	return 1;
 }
 
-/* A resolved path: as wpp names it, or as typed when it names nothing in
- * this thread. */
-static void print_spec(FILE *out, const struct path_spec *sp, uint32_t sym, int json)
-{
-	if (json && sym == SPEC_NONE) {
-		json_str(out, sp->text);
-		return;
-	}
-	if (json)
-		fputc('"', out);
-	if (sym == SPEC_NONE)
-		fputs(sp->text, out);
-	else
-		print_sym(out, sym);
-	if (json)
-		fputc('"', out);
-}
+/* --order: one named path's first and last run (positions in the
+ * thread's path stream, from 0, segments one after another). */
+struct order_row {
+	uint64_t first, last, count;
+	int ran; /* 0: never ran in this thread */
+	int dup; /* named earlier in the list (p1,p1, or pN and its FUNCTION:PATHID) */
+};
 
-static void print_specs(FILE *out, const struct spec_list *l, const uint32_t *seq, int json)
-{
-	for (uint32_t i = 0; i < l->n; i++) {
-		fputs(i ? (json ? ", " : " ") : "", out);
-		print_spec(out, &l->v[i], seq[i], json);
-	}
-}
-
-/* --order: where each path first and last ran (positions in the thread's
- * path stream, from 0, segments one after another), and for each ordered
- * pair whether the first ever ran before the second: Larus' "p executes
- * before q", which holds exactly when p's first run precedes q's last. */
-static void print_order(FILE *out, const struct wppdag *d, const struct spec_list *l,
-			const uint32_t *seq, const uint64_t *tcount, const uint32_t *raw_vals,
-			uint32_t nterm, int json)
-{
-	uint64_t *first = calloc(l->n, sizeof(*first)), *last = calloc(l->n, sizeof(*last));
-	int *ran = calloc(l->n, sizeof(*ran)), *dup = calloc(l->n, sizeof(*dup));
-
-	if (!first || !last || !ran || !dup)
-		wpp_die("out of memory");
-	/* A path named twice (p1,p1, or pN and its FUNCTION:PATHID) is listed
-	 * once. */
-	for (uint32_t i = 0; i < l->n; i++)
-		for (uint32_t j = 0; j < i && !dup[i]; j++)
-			dup[i] = seq[i] != SPEC_NONE
-				     ? seq[j] == seq[i]
-				     : seq[j] == SPEC_NONE && !strcmp(l->v[i].text, l->v[j].text);
-	for (uint32_t i = 0; i < l->n; i++)
-		if (seq[i] != SPEC_NONE &&
-		    (ran[i] = wppdag_first_last(d, seq[i], &first[i], &last[i])) < 0)
-			wpp_die("out of memory");
-	fputs(json ? ",\n   \"order\": {\"paths\": ["
-		   : "  order (positions in the path stream, from 0)\n",
-	      out);
-	for (uint32_t i = 0, k = 0; i < l->n; i++) {
-		if (dup[i])
-			continue;
-		uint64_t count = ran[i] ? tcount[terminal_index(raw_vals, nterm, seq[i])] : 0;
-		if (json) {
-			fprintf(out, "%s{\"path\": ", k++ ? ", " : "");
-			print_spec(out, &l->v[i], seq[i], 1);
-			fprintf(out, ", \"count\": %" PRIu64, count);
-			if (ran[i])
-				fprintf(out, ", \"first\": %" PRIu64 ", \"last\": %" PRIu64 "}",
-					first[i], last[i]);
-			else
-				fputs(", \"first\": null, \"last\": null}", out);
-			continue;
-		}
-		fputs("    ", out);
-		print_spec(out, &l->v[i], seq[i], 0);
-		if (ran[i])
-			fprintf(out,
-				"  ran %" PRIu64 " time%s, first at %" PRIu64 ", last at %" PRIu64
-				"\n",
-				count, count == 1 ? "" : "s", first[i], last[i]);
-		else
-			fputs("  never ran in this thread\n", out);
-	}
-	fputs(json ? "], \"before\": [" : "", out);
-	for (uint32_t i = 0, k = 0; i < l->n; i++)
-		for (uint32_t j = 0; j < l->n; j++) {
-			if (i == j || dup[i] || dup[j])
-				continue;
-			int before = ran[i] && ran[j] && first[i] < last[j];
-			if (json) {
-				fputs(k++ ? ", {\"path\": " : "{\"path\": ", out);
-				print_spec(out, &l->v[i], seq[i], 1);
-				fputs(", \"then\": ", out);
-				print_spec(out, &l->v[j], seq[j], 1);
-				fprintf(out, ", \"ran_before\": %s}", before ? "true" : "false");
-				continue;
-			}
-			fputs("    ", out);
-			print_spec(out, &l->v[i], seq[i], 0);
-			fputs(before ? " ran before " : " never ran before ", out);
-			print_spec(out, &l->v[j], seq[j], 0);
-			fputc('\n', out);
-		}
-	if (json)
-		fputs("]}", out);
-	free(first);
-	free(last);
-	free(ran);
-	free(dup);
-}
-
-static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
-			 const struct terminal_info *info, const char *origin, int first)
-{
-	const struct seq_grammar *g = &tg->g;
-	struct names nm = {tg, info, NULL, 0};
+/* What wpp reports of one thread, worked out before anything is printed. */
+struct thread_model {
+	const struct wpp_thread_grammar *tg;
+	const char *origin;
+	struct names nm;
 	struct wppdag d;
-	uint8_t *ser;
-	size_t serlen;
-	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
 	/* A raw grammar without a table (--from-raw, values used as they are)
-	 * names its terminals by value: they are taken from the grammar, in
-	 * increasing order. */
-	uint32_t nterm = tg->hdr.nterminals, *raw_vals = NULL;
-	int json = o->json, rc = 0;
+	 * names its terminals by value: raw_vals holds them, increasing. */
+	uint32_t nterm, nsyms, *raw_vals;
+	size_t serlen;
+	double ratio;
+	struct rank *rules; /* by how much of the stream they cover (frequency x length) */
+	uint32_t rules_shown;
+	uint64_t *tcount;   /* per terminal: executions */
+	struct rank *paths; /* by frequency */
+	uint32_t paths_shown;
+	uint32_t *freq_seq, *context_seq, *order_seq; /* the SEQ options resolved */
+	uint64_t freq;
+	struct wppdag_context *contexts[2]; /* before, after */
+	size_t ncontexts[2];
+	struct order_row *order;
+};
 
-	if (!nterm && seq_grammar_terminals(g, &raw_vals, &nterm) < 0)
-		wpp_die("out of memory");
+static void model_free(struct thread_model *m)
+{
+	free(m->rules);
+	free(m->tcount);
+	free(m->paths);
+	free(m->freq_seq);
+	free(m->context_seq);
+	free(m->order_seq);
+	for (int side = 0; side < 2; side++)
+		if (m->contexts[side])
+			wppdag_contexts_free(m->contexts[side], m->ncontexts[side]);
+	free(m->order);
+	free(m->raw_vals);
+	wppdag_free(&m->d);
+}
 
-	if (wppdag_init(&d, g) < 0 || seq_serialize(g, &ser, &serlen) < 0)
-		wpp_die("out of memory");
-	free(ser);
-	double ratio = nsyms ? (double)tg->hdr.nsymbols / nsyms : 0;
-	if (json) {
-		fprintf(out,
-			"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32
-			", \"grammar\": \"%s\", \"paths\": %" PRIu64 ", \"segments\": %" PRIu32
-			", \"distinct_paths\": %" PRIu32 ", \"rules\": %" PRIu32
-			", \"grammar_symbols\": %" PRIu32
-			", \"ratio\": %.3f, \"serialized_bytes\": %zu, \"builder\": \"%s\""
-			", \"skipped_words\": %" PRIu64 ",\n   \"rules_shown\": [",
-			first ? "" : ",\n  ", tg->hdr.pid, tg->hdr.tid, tg->hdr.generation, origin,
-			tg->hdr.nsymbols, tg->hdr.segments, nterm, g->nrules, nsyms, ratio, serlen,
-			grammar_builder_name(g->flags), tg->hdr.skipped_words);
-	} else {
-		fprintf(out,
-			"thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32
-			"), grammar %s\n",
-			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, origin);
-		fprintf(out,
-			"  path stream    %" PRIu64 " paths, %" PRIu32 " distinct, %" PRIu32
-			" segment%s\n",
-			tg->hdr.nsymbols, nterm, tg->hdr.segments,
-			tg->hdr.segments == 1 ? "" : "s");
-		fprintf(out,
-			"  grammar        %" PRIu32 " rules, %" PRIu32
-			" symbols on right-hand sides (%.1f paths per symbol)\n",
-			g->nrules, nsyms, ratio);
-		fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", serlen,
-			tg->hdr.nsymbols ? serlen * 8.0 / tg->hdr.nsymbols : 0.0);
-		fprintf(out, "  built by       %s\n", grammar_builder_name(g->flags));
-		if (tg->hdr.skipped_words)
-			fprintf(out, "  skipped        %" PRIu64 " malformed words\n",
-				tg->hdr.skipped_words);
-	}
+/* Rules by how much of the stream they cover; terminals by frequency
+ * (each body occurrence counts its node's frequency). */
+static void rank_rules_and_paths(const struct wpp_opts *o, struct thread_model *m)
+{
+	const struct seq_grammar *g = &m->tg->g;
+	uint32_t nodes = seq_grammar_nodes(g), nterm = m->nterm;
 
-	/* Rules by how much of the stream they cover (frequency x length). */
-	struct rank *rk = malloc((g->nrules ? g->nrules : 1) * sizeof(*rk));
-	if (!rk)
+	m->rules = malloc((g->nrules ? g->nrules : 1) * sizeof(*m->rules));
+	m->tcount = calloc(nterm ? nterm : 1, sizeof(*m->tcount));
+	m->paths = malloc((nterm ? nterm : 1) * sizeof(*m->paths));
+	if (!m->rules || !m->tcount || !m->paths)
 		wpp_die("out of memory");
 	for (uint32_t r = 0; r < g->nrules; r++) {
-		unsigned __int128 cover = (unsigned __int128)d.freq[r] * g->exp_len[r];
-		rk[r] = (struct rank){r, cover > UINT64_MAX ? UINT64_MAX : (uint64_t)cover};
+		unsigned __int128 cover = (unsigned __int128)m->d.freq[r] * g->exp_len[r];
+		m->rules[r] = (struct rank){r, cover > UINT64_MAX ? UINT64_MAX : (uint64_t)cover};
 	}
-	qsort(rk, g->nrules, sizeof(*rk), by_key_desc);
-	uint32_t shown = (uint64_t)o->max_rules < g->nrules ? (uint32_t)o->max_rules : g->nrules;
-	if (!json && shown)
-		fprintf(out,
-			"  rules (%" PRIu32 " of %" PRIu32
-			", by frequency x length)\n    %8s %12s %10s  body\n",
-			shown, g->nrules, "rule", "frequency", "length");
-	for (uint32_t i = 0; i < shown; i++) {
-		uint32_t r = rk[i].node;
-		if (json) {
-			fprintf(out,
-				"%s{\"rule\": \"R%" PRIu32 "\", \"frequency\": %" PRIu64
-				", \"length\": %" PRIu64 ", \"body\": [",
-				i ? ", " : "", r, d.freq[r], g->exp_len[r]);
-			print_body(out, g, r, UINT32_MAX, 1);
-			fputs("]}", out);
-		} else {
-			fprintf(out, "    R%-7" PRIu32 " %12" PRIu64 " %10" PRIu64 " ", r,
-				d.freq[r], g->exp_len[r]);
-			print_body(out, g, r, 12, 0);
-			fputc('\n', out);
-		}
-	}
-	free(rk);
-
-	/* Terminal frequencies: each body occurrence counts its node's
-	 * frequency. */
-	uint64_t *tcount = calloc(nterm ? nterm : 1, sizeof(*tcount));
-	struct rank *tr = malloc((nterm ? nterm : 1) * sizeof(*tr));
-	if (!tcount || !tr)
-		wpp_die("out of memory");
+	qsort(m->rules, g->nrules, sizeof(*m->rules), by_key_desc);
+	m->rules_shown = (uint64_t)o->max_rules < g->nrules ? (uint32_t)o->max_rules : g->nrules;
 	for (uint32_t v = 0; v < nodes; v++)
 		for (uint32_t j = g->start[v]; j < g->start[v + 1]; j++) {
 			uint32_t t = g->sym[j];
-			if (!seq_is_rule(t) && (t = terminal_index(raw_vals, nterm, t)) < nterm)
-				tcount[t] += d.freq[v];
+			if (!seq_is_rule(t) && (t = terminal_index(m->raw_vals, nterm, t)) < nterm)
+				m->tcount[t] += m->d.freq[v];
 		}
 	for (uint32_t t = 0; t < nterm; t++)
-		tr[t] = (struct rank){t, tcount[t]};
-	qsort(tr, nterm, sizeof(*tr), by_key_desc);
-	shown = (uint64_t)o->max_rules < nterm ? (uint32_t)o->max_rules : nterm;
-	if (json)
-		fputs("],\n   \"paths_shown\": [", out);
-	else if (shown)
-		fprintf(out, "  paths (%" PRIu32 " of %" PRIu32 ", by frequency)\n", shown, nterm);
-	for (uint32_t i = 0; i < shown; i++) {
-		uint32_t t = tr[i].node, value = raw_vals ? raw_vals[t] : t;
-		if (json) {
-			fprintf(out,
-				"%s{\"terminal\": \"p%" PRIu32 "\", \"frequency\": %" PRIu64 ", ",
-				i ? ", " : "", value, tcount[t]);
-			if (raw_vals)
-				fputs("\"function\": null", out);
-			else
-				describe_terminal(out, &nm, t, 1);
-			fputc('}', out);
-		} else {
-			fprintf(out, "    p%-7" PRIu32 " %12" PRIu64 "  %s", value, tcount[t],
-				raw_vals ? "raw symbol" : "");
-			if (!raw_vals)
-				describe_terminal(out, &nm, t, 0);
-			fputc('\n', out);
-		}
-	}
-	free(tr);
-	if (json)
-		fputc(']', out);
+		m->paths[t] = (struct rank){t, m->tcount[t]};
+	qsort(m->paths, nterm, sizeof(*m->paths), by_key_desc);
+	m->paths_shown = (uint64_t)o->max_rules < nterm ? (uint32_t)o->max_rules : nterm;
+}
 
-	uint32_t *seq;
-	nm.raw_vals = raw_vals;
-	nm.nraw = nterm;
+/* --order: where each path first and last ran, and so (Larus' "p executes
+ * before q") whether p's first run precedes q's last. */
+static void order_rows(const struct spec_list *l, struct thread_model *m)
+{
+	const uint32_t *seq = m->order_seq;
+	struct order_row *rows = calloc(l->n, sizeof(*rows));
+
+	if (!rows)
+		wpp_die("out of memory");
+	for (uint32_t i = 0; i < l->n; i++)
+		for (uint32_t j = 0; j < i && !rows[i].dup; j++)
+			rows[i].dup = seq[i] != SPEC_NONE ? seq[j] == seq[i]
+							  : seq[j] == SPEC_NONE &&
+								!strcmp(l->v[i].text, l->v[j].text);
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (seq[i] != SPEC_NONE && (rows[i].ran = wppdag_first_last(
+						&m->d, seq[i], &rows[i].first, &rows[i].last)) < 0)
+			wpp_die("out of memory");
+		if (rows[i].ran)
+			rows[i].count = m->tcount[terminal_index(m->raw_vals, m->nterm, seq[i])];
+	}
+	m->order = rows;
+}
+
+/* The queries (--freq, --context, --order), their paths resolved in this
+ * thread.  0, or WPP_EXIT_USAGE after one error line. */
+static int run_queries(const struct wpp_opts *o, struct thread_model *m)
+{
 	if (o->freq) {
-		uint32_t m = o->freq->n;
-		if (resolve_specs(&nm, "freq", o->freq, &seq) < 0) {
-			rc = WPP_EXIT_USAGE;
-			goto out;
-		}
 		int failed = 0;
-		uint64_t f = 0;
-		if (all_known(seq, m))
-			f = wppdag_sequence_frequency(&d, seq, m, &failed);
+		if (resolve_specs(&m->nm, "freq", o->freq, &m->freq_seq) < 0)
+			return WPP_EXIT_USAGE;
+		if (all_known(m->freq_seq, o->freq->n))
+			m->freq =
+			    wppdag_sequence_frequency(&m->d, m->freq_seq, o->freq->n, &failed);
 		if (failed)
 			wpp_die("out of memory");
-		if (json) {
-			fputs(",\n   \"frequency_of\": {\"paths\": [", out);
-			print_specs(out, o->freq, seq, 1);
-			fprintf(out, "], \"count\": %" PRIu64 "}", f);
-		} else {
-			fputs("  frequency of ", out);
-			print_specs(out, o->freq, seq, 0);
-			fprintf(out, ": %" PRIu64 "%s\n", f,
-				all_known(seq, m) ? ""
-						  : " (a path of it never ran in this thread)");
-		}
-		free(seq);
 	}
 	if (o->context) {
-		uint32_t m = o->context->n;
-		if (resolve_specs(&nm, "context", o->context, &seq) < 0) {
-			rc = WPP_EXIT_USAGE;
-			goto out;
-		}
-		if (json) {
-			fputs(",\n   \"context_of\": {\"paths\": [", out);
-			print_specs(out, o->context, seq, 1);
-			fprintf(out, "], \"k\": %ld, ", o->context_len);
-		} else {
-			fputs("  context of ", out);
-			print_specs(out, o->context, seq, 0);
-			fprintf(out,
-				" (%ld path%s each side, <start>/<end> = segment boundary)%s\n",
-				o->context_len, o->context_len == 1 ? "" : "s",
-				all_known(seq, m) ? "" : ": a path of it never ran in this thread");
-		}
-		if (all_known(seq, m)) {
-			if (print_contexts(out, &d, seq, m, (uint32_t)o->context_len, json) < 0)
+		if (resolve_specs(&m->nm, "context", o->context, &m->context_seq) < 0)
+			return WPP_EXIT_USAGE;
+		for (int side = 0; side < 2 && all_known(m->context_seq, o->context->n); side++)
+			if (wppdag_contexts(&m->d, m->context_seq, o->context->n,
+					    (uint32_t)o->context_len,
+					    side ? WPPDAG_AFTER : WPPDAG_BEFORE, &m->contexts[side],
+					    &m->ncontexts[side]) < 0)
 				wpp_die("out of memory");
-		} else if (json) {
-			fputs("\"before\": [], \"after\": []", out);
-		}
-		if (json)
-			fputc('}', out);
-		free(seq);
 	}
 	if (o->order) {
-		if (resolve_specs(&nm, "order", o->order, &seq) < 0) {
-			rc = WPP_EXIT_USAGE;
-			goto out;
-		}
-		print_order(out, &d, o->order, seq, tcount, raw_vals, nterm, json);
-		free(seq);
+		if (resolve_specs(&m->nm, "order", o->order, &m->order_seq) < 0)
+			return WPP_EXIT_USAGE;
+		order_rows(o->order, m);
 	}
-	if (json)
-		fputc('}', out);
+	return 0;
+}
+
+/* 0, or WPP_EXIT_USAGE after one error line (a SEQ that is ambiguous here). */
+static int model_build(const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
+		       const struct terminal_info *info, const char *origin, struct thread_model *m)
+{
+	const struct seq_grammar *g = &tg->g;
+	uint8_t *ser;
+
+	*m = (struct thread_model){.tg = tg, .origin = origin, .nterm = tg->hdr.nterminals};
+	if (!m->nterm && seq_grammar_terminals(g, &m->raw_vals, &m->nterm) < 0)
+		wpp_die("out of memory");
+	m->nm = (struct names){tg, info, m->raw_vals, m->nterm};
+	if (wppdag_init(&m->d, g) < 0 || seq_serialize(g, &ser, &m->serlen) < 0)
+		wpp_die("out of memory");
+	free(ser);
+	m->nsyms = g->start[seq_grammar_nodes(g)];
+	m->ratio = m->nsyms ? (double)tg->hdr.nsymbols / m->nsyms : 0;
+	rank_rules_and_paths(o, m);
+	return run_queries(o, m);
+}
+
+/* How wpp names a grammar symbol: pN, RN, <start>, <end>. */
+static const char *sym_name(uint32_t s, char *buf, size_t len)
+{
+	if (s == WPPDAG_PAD_START)
+		return "<start>";
+	if (s == WPPDAG_PAD_END)
+		return "<end>";
+	if (seq_is_rule(s))
+		snprintf(buf, len, "R%" PRIu32, s & ~SEQ_RULE_BIT);
 	else
+		snprintf(buf, len, "p%" PRIu32, s);
+	return buf;
+}
+
+/* A resolved path: as wpp names it, or as typed when it names nothing in
+ * this thread. */
+static const char *spec_name(const struct path_spec *sp, uint32_t sym, char *buf, size_t len)
+{
+	return sym == SPEC_NONE ? sp->text : sym_name(sym, buf, len);
+}
+
+/* ---- text ---- */
+
+static void text_syms(FILE *out, const uint32_t *s, uint32_t n, const char *first_sep)
+{
+	char buf[24];
+
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? " " : first_sep, sym_name(s[i], buf, sizeof(buf)));
+}
+
+static void text_specs(FILE *out, const struct spec_list *l, const uint32_t *seq)
+{
+	char buf[24];
+
+	for (uint32_t i = 0; i < l->n; i++)
+		fprintf(out, "%s%s", i ? " " : "", spec_name(&l->v[i], seq[i], buf, sizeof(buf)));
+}
+
+static void text_terminal(FILE *out, const struct names *nm, uint32_t t)
+{
+	char where[PATH_MAX + 32];
+	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
+	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
+
+	if (nm->tg->hdr.flags & WPP_GRAMMAR_RAW) /* renumbered: the value it stands for */
+		fprintf(out, "raw symbol %" PRIu64, term->path_id);
+	else if (ti && ti->fn)
+		fprintf(out, "%s %s %" PRIu64 "  %s  insns %" PRIu64 "%s", ti->fn->name,
+			ti->is_block ? "block" : "path", term->path_id,
+			terminal_where(ti, where, sizeof(where)), ti->insns,
+			ti->valid ? "" : "  (not a path of its function)");
+	else
+		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)", term->fid,
+			term->path_id);
+}
+
+static void text_contexts(FILE *out, const struct thread_model *m, uint32_t k)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct wppdag_context *c = m->contexts[side];
+		size_t n = m->ncontexts[side];
+		fprintf(out, "    %s:\n", side ? "after" : "before");
+		for (size_t i = 0; i < n && i < 20; i++) {
+			fprintf(out, "    %12" PRIu64 "  ", c[i].count);
+			text_syms(out, c[i].syms, k, "");
+			fputc('\n', out);
+		}
+		if (n > 20)
+			fprintf(out, "    (%zu more)\n", n - 20);
+	}
+}
+
+static void text_order(FILE *out, const struct spec_list *l, const struct thread_model *m)
+{
+	const uint32_t *seq = m->order_seq;
+	char a[24], b[24];
+
+	fputs("  order (positions in the path stream, from 0)\n", out);
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct order_row *r = &m->order[i];
+		if (r->dup)
+			continue;
+		fprintf(out, "    %s", spec_name(&l->v[i], seq[i], a, sizeof(a)));
+		if (r->ran)
+			fprintf(out,
+				"  ran %" PRIu64 " time%s, first at %" PRIu64 ", last at %" PRIu64
+				"\n",
+				r->count, r->count == 1 ? "" : "s", r->first, r->last);
+		else
+			fputs("  never ran in this thread\n", out);
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		for (uint32_t j = 0; j < l->n; j++) {
+			const struct order_row *p = &m->order[i], *q = &m->order[j];
+			if (i == j || p->dup || q->dup)
+				continue;
+			fprintf(out, "    %s%s%s\n", spec_name(&l->v[i], seq[i], a, sizeof(a)),
+				p->ran && q->ran && p->first < q->last ? " ran before "
+								       : " never ran before ",
+				spec_name(&l->v[j], seq[j], b, sizeof(b)));
+		}
+}
+
+static void thread_text(FILE *out, const struct wpp_opts *o, const struct thread_model *m)
+{
+	const struct wpp_thread_grammar *tg = m->tg;
+	const struct seq_grammar *g = &tg->g;
+
+	fprintf(out, "thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 "), grammar %s\n",
+		tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, m->origin);
+	fprintf(out,
+		"  path stream    %" PRIu64 " paths, %" PRIu32 " distinct, %" PRIu32 " segment%s\n",
+		tg->hdr.nsymbols, m->nterm, tg->hdr.segments, tg->hdr.segments == 1 ? "" : "s");
+	fprintf(out,
+		"  grammar        %" PRIu32 " rules, %" PRIu32
+		" symbols on right-hand sides (%.1f paths per symbol)\n",
+		g->nrules, m->nsyms, m->ratio);
+	fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", m->serlen,
+		tg->hdr.nsymbols ? m->serlen * 8.0 / tg->hdr.nsymbols : 0.0);
+	fprintf(out, "  built by       %s\n", grammar_builder_name(g->flags));
+	if (tg->hdr.skipped_words)
+		fprintf(out, "  skipped        %" PRIu64 " malformed words\n",
+			tg->hdr.skipped_words);
+	if (m->rules_shown)
+		fprintf(out,
+			"  rules (%" PRIu32 " of %" PRIu32
+			", by frequency x length)\n    %8s %12s %10s  body\n",
+			m->rules_shown, g->nrules, "rule", "frequency", "length");
+	for (uint32_t i = 0; i < m->rules_shown; i++) {
+		uint32_t r = m->rules[i].node, n = seq_grammar_body_len(g, r);
+		fprintf(out, "    R%-7" PRIu32 " %12" PRIu64 " %10" PRIu64 " ", r, m->d.freq[r],
+			g->exp_len[r]);
+		text_syms(out, seq_grammar_body(g, r), n < 12 ? n : 12, " ");
+		if (n > 12)
+			fprintf(out, " ... (%" PRIu32 " symbols)", n);
 		fputc('\n', out);
-out:
-	free(tcount);
-	free(raw_vals);
-	wppdag_free(&d);
+	}
+	if (m->paths_shown)
+		fprintf(out, "  paths (%" PRIu32 " of %" PRIu32 ", by frequency)\n", m->paths_shown,
+			m->nterm);
+	for (uint32_t i = 0; i < m->paths_shown; i++) {
+		uint32_t t = m->paths[i].node, value = m->raw_vals ? m->raw_vals[t] : t;
+		fprintf(out, "    p%-7" PRIu32 " %12" PRIu64 "  %s", value, m->tcount[t],
+			m->raw_vals ? "raw symbol" : "");
+		if (!m->raw_vals)
+			text_terminal(out, &m->nm, t);
+		fputc('\n', out);
+	}
+	if (o->freq) {
+		fputs("  frequency of ", out);
+		text_specs(out, o->freq, m->freq_seq);
+		fprintf(out, ": %" PRIu64 "%s\n", m->freq,
+			all_known(m->freq_seq, o->freq->n)
+			    ? ""
+			    : " (a path of it never ran in this thread)");
+	}
+	if (o->context) {
+		int known = all_known(m->context_seq, o->context->n);
+		fputs("  context of ", out);
+		text_specs(out, o->context, m->context_seq);
+		fprintf(out, " (%ld path%s each side, <start>/<end> = segment boundary)%s\n",
+			o->context_len, o->context_len == 1 ? "" : "s",
+			known ? "" : ": a path of it never ran in this thread");
+		if (known)
+			text_contexts(out, m, (uint32_t)o->context_len);
+	}
+	if (o->order)
+		text_order(out, o->order, m);
+	fputc('\n', out);
+}
+
+/* ---- JSON (docs/cli.md, wpp) ---- */
+
+static void json_syms(struct json_out *j, const char *key, const uint32_t *s, uint32_t n)
+{
+	char buf[24];
+
+	json_array(j, key);
+	for (uint32_t i = 0; i < n; i++)
+		json_string(j, NULL, sym_name(s[i], buf, sizeof(buf)));
+	json_close(j);
+}
+
+static void json_specs(struct json_out *j, const struct spec_list *l, const uint32_t *seq)
+{
+	char buf[24];
+
+	json_array(j, "paths");
+	for (uint32_t i = 0; i < l->n; i++)
+		json_string(j, NULL, spec_name(&l->v[i], seq[i], buf, sizeof(buf)));
+	json_close(j);
+}
+
+/* The members of a "paths_shown" entry that describe terminal t. */
+static void json_terminal(struct json_out *j, const struct names *nm, uint32_t t)
+{
+	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
+	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
+
+	json_u64(j, "fid", term->fid);
+	json_u64(j, "path", term->path_id);
+	if (!ti || !ti->fn) {
+		json_null(j, "function");
+		return;
+	}
+	json_string(j, "function", ti->fn->name);
+	json_string(j, "file", ti->file ? ti->file : "");
+	json_u64(j, "line_min", ti->line_min);
+	json_u64(j, "line_max", ti->line_max);
+	json_u64(j, "insns", ti->insns);
+	json_bool(j, "valid", ti->valid);
+}
+
+static void json_contexts(struct json_out *j, const struct thread_model *m, uint32_t k)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct wppdag_context *c = m->contexts[side];
+		json_array(j, side ? "after" : "before");
+		for (size_t i = 0; i < m->ncontexts[side] && i < 20; i++) {
+			json_object(j, NULL);
+			json_u64(j, "count", c[i].count);
+			json_syms(j, "paths", c[i].syms, k);
+			json_close(j);
+		}
+		json_close(j);
+	}
+}
+
+static void json_order(struct json_out *j, const struct spec_list *l, const struct thread_model *m)
+{
+	const uint32_t *seq = m->order_seq;
+	char a[24], b[24];
+
+	json_object(j, "order");
+	json_array(j, "paths");
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct order_row *r = &m->order[i];
+		if (r->dup)
+			continue;
+		json_object(j, NULL);
+		json_string(j, "path", spec_name(&l->v[i], seq[i], a, sizeof(a)));
+		json_u64(j, "count", r->count);
+		if (r->ran) {
+			json_u64(j, "first", r->first);
+			json_u64(j, "last", r->last);
+		} else {
+			json_null(j, "first");
+			json_null(j, "last");
+		}
+		json_close(j);
+	}
+	json_close(j);
+	json_array(j, "before");
+	for (uint32_t i = 0; i < l->n; i++)
+		for (uint32_t k = 0; k < l->n; k++) {
+			const struct order_row *p = &m->order[i], *q = &m->order[k];
+			if (i == k || p->dup || q->dup)
+				continue;
+			json_object(j, NULL);
+			json_string(j, "path", spec_name(&l->v[i], seq[i], a, sizeof(a)));
+			json_string(j, "then", spec_name(&l->v[k], seq[k], b, sizeof(b)));
+			json_bool(j, "ran_before", p->ran && q->ran && p->first < q->last);
+			json_close(j);
+		}
+	json_close(j);
+	json_close(j);
+}
+
+/* An entry of "threads"; its lists each start a line. */
+static void thread_json(struct json_out *j, const struct wpp_opts *o, const struct thread_model *m)
+{
+	const struct wpp_thread_grammar *tg = m->tg;
+	const struct seq_grammar *g = &tg->g;
+	char name[24];
+
+	json_object(j, NULL);
+	json_u64(j, "pid", tg->hdr.pid);
+	json_u64(j, "tid", tg->hdr.tid);
+	json_u64(j, "gen", tg->hdr.generation);
+	json_string(j, "grammar", m->origin);
+	json_u64(j, "paths", tg->hdr.nsymbols);
+	json_u64(j, "segments", tg->hdr.segments);
+	json_u64(j, "distinct_paths", m->nterm);
+	json_u64(j, "rules", g->nrules);
+	json_u64(j, "grammar_symbols", m->nsyms);
+	json_double(j, "ratio", "%.3f", m->ratio);
+	json_u64(j, "serialized_bytes", m->serlen);
+	json_string(j, "builder", grammar_builder_name(g->flags));
+	json_u64(j, "skipped_words", tg->hdr.skipped_words);
+	json_next_comma(j, ",\n   ");
+	json_array(j, "rules_shown");
+	for (uint32_t i = 0; i < m->rules_shown; i++) {
+		uint32_t r = m->rules[i].node;
+		json_object(j, NULL);
+		snprintf(name, sizeof(name), "R%" PRIu32, r);
+		json_string(j, "rule", name);
+		json_u64(j, "frequency", m->d.freq[r]);
+		json_u64(j, "length", g->exp_len[r]);
+		json_syms(j, "body", seq_grammar_body(g, r), seq_grammar_body_len(g, r));
+		json_close(j);
+	}
+	json_close(j);
+	json_next_comma(j, ",\n   ");
+	json_array(j, "paths_shown");
+	for (uint32_t i = 0; i < m->paths_shown; i++) {
+		uint32_t t = m->paths[i].node;
+		json_object(j, NULL);
+		snprintf(name, sizeof(name), "p%" PRIu32, m->raw_vals ? m->raw_vals[t] : t);
+		json_string(j, "terminal", name);
+		json_u64(j, "frequency", m->tcount[t]);
+		if (m->raw_vals)
+			json_null(j, "function");
+		else
+			json_terminal(j, &m->nm, t);
+		json_close(j);
+	}
+	json_close(j);
+	if (o->freq) {
+		json_next_comma(j, ",\n   ");
+		json_object(j, "frequency_of");
+		json_specs(j, o->freq, m->freq_seq);
+		json_u64(j, "count", m->freq);
+		json_close(j);
+	}
+	if (o->context) {
+		json_next_comma(j, ",\n   ");
+		json_object(j, "context_of");
+		json_specs(j, o->context, m->context_seq);
+		json_i64(j, "k", o->context_len);
+		json_contexts(j, m, (uint32_t)o->context_len);
+		json_close(j);
+	}
+	if (o->order) {
+		json_next_comma(j, ",\n   ");
+		json_order(j, o->order, m);
+	}
+	json_close(j);
+}
+
+static int report_thread(const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
+			 const struct terminal_info *info, const char *origin)
+{
+	struct thread_model m;
+	int rc = model_build(o, tg, info, origin, &m);
+
+	if (rc == 0 && o->json)
+		thread_json(o->json_out, o, &m);
+	else if (rc == 0)
+		thread_text(stdout, o, &m);
+	model_free(&m);
 	return rc;
 }
 
@@ -963,11 +1047,30 @@ struct raw_report {
 
 static int report_raw_grammar(void *ctx, const struct wpp_thread_grammar *tg, uint32_t index)
 {
+	(void)index; /* the writer places the commas between them */
 	const struct wpp_opts *o = ((struct raw_report *)ctx)->o;
 
 	if (o->expand)
 		return expand_thread(tg) < 0 ? WPP_EXIT_ERROR : WPP_EXIT_OK;
-	return report_thread(stdout, o, tg, NULL, "from raw symbols", index == 1);
+	return report_thread(o, tg, NULL, "from raw symbols");
+}
+
+/* {"file": ..., "threads": [ — each thread on a line of its own
+ * (lead: the first one too). */
+static void json_document(const struct wpp_opts *o, const char *path, int lead)
+{
+	json_object(o->json_out, NULL);
+	json_string(o->json_out, "file", path);
+	json_array_lines(o->json_out, "threads", ",\n  ", "");
+	if (lead)
+		json_raw(o->json_out, "\n  ");
+}
+
+static void json_end(const struct wpp_opts *o)
+{
+	json_close(o->json_out);
+	json_close(o->json_out);
+	json_raw(o->json_out, "\n");
 }
 
 /* A file written by --from-raw: no threads, raw GRAMMAR chunks.
@@ -978,12 +1081,12 @@ static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t, int in
 	uint32_t n;
 
 	if (o->json)
-		printf("{\"file\": \"%s\", \"threads\": [", t->path);
+		json_document(o, t->path, 0);
 	int rc = thread_grammar_for_each_raw(t, report_raw_grammar, &ctx, &n);
 	if (rc < 0)
 		rc = WPP_EXIT_ERROR;
 	if (o->json)
-		printf("]}\n");
+		json_end(o);
 	if (!n && integrity == WPP_EXIT_OK)
 		wpp_warn("%s: no threads and no grammars", t->path);
 	return rc != WPP_EXIT_OK ? rc : integrity;
@@ -1050,12 +1153,9 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 	struct wpp_writer *store_to = NULL;
 	uint32_t stored = 0;
 	struct grammar_builds builds = {0};
-	if (o->json && !o->expand) {
-		printf("{\"file\": ");
-		json_str(stdout, path);
-		printf(", \"threads\": [\n  ");
-	}
-	int first = 1, any = 0;
+	if (o->json && !o->expand)
+		json_document(o, path, 1);
+	int any = 0;
 	for (size_t i = 0; i < s.trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s.trace->threads[i];
 		struct wpp_thread_grammar tg;
@@ -1089,9 +1189,8 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 			    [GRAMMAR_RECORDED] = "recorded online",
 			    [GRAMMAR_STORED] = "stored from the batches",
 			    [GRAMMAR_REBUILT] = "rebuilt from the batches"};
-			err = report_thread(stdout, o, &tg, info, origins[origin], first);
+			err = report_thread(o, &tg, info, origins[origin]);
 			free(info);
-			first = 0;
 			if (err) {
 				rc = err;
 				wpp_thread_grammar_free(&tg);
@@ -1101,7 +1200,7 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 		wpp_thread_grammar_free(&tg);
 	}
 	if (o->json && !o->expand)
-		printf("]}\n");
+		json_end(o);
 	if (!any && rc != WPP_EXIT_ERROR)
 		rc = no_thread_selected("wpp", path, &o->filter, rc);
 	if (!o->store)
@@ -1156,6 +1255,7 @@ int cmd_wpp(int argc, char **argv)
 			     .grammar_algo = SEQ_CHUNKED};
 	const char *freq = NULL, *context = NULL, *order = NULL;
 	int rc = WPP_EXIT_OK, first;
+	struct json_out json_out;
 	struct opt table[] = {
 	    OPTS_THREADS(o.filter),
 	    OPT_FORMAT(&o.json, formats),
@@ -1199,6 +1299,8 @@ int cmd_wpp(int argc, char **argv)
 
 	if ((rc = opts_parse(&wpp_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	json_init(&json_out, stdout, 1);
+	o.json_out = &json_out;
 	int others = (int)from_raw_others(table),
 	    max_rules_set = (int)opt_given(table, "max-rules");
 	int context_len_set = (int)opt_given(table, "context-len");

@@ -34,7 +34,8 @@ void json_key(struct json_out *j, const char *key)
 	if (j->depth > 0) {
 		struct json_level *l = &j->level[j->depth - 1];
 		if (!l->empty)
-			fputs(l->comma, j->f);
+			fputs(l->next ? l->next : l->comma, j->f);
+		l->next = NULL;
 		fputs(l->lead, j->f);
 		l->empty = 0;
 	}
@@ -90,7 +91,7 @@ static void open_level(struct json_out *j, const char *key, char open, const cha
 	if (j->depth == JSON_MAX_DEPTH)
 		wpp_die("JSON nested deeper than %d", JSON_MAX_DEPTH); /* a caller's bug */
 	fputc(open, j->f);
-	j->level[j->depth++] = (struct json_level){open == '{' ? '}' : ']', 1, comma, lead};
+	j->level[j->depth++] = (struct json_level){open == '{' ? '}' : ']', 1, comma, lead, NULL};
 }
 
 void json_object(struct json_out *j, const char *key)
@@ -106,6 +107,12 @@ void json_array(struct json_out *j, const char *key)
 void json_array_lines(struct json_out *j, const char *key, const char *comma, const char *lead)
 {
 	open_level(j, key, '[', comma, lead);
+}
+
+void json_next_comma(struct json_out *j, const char *comma)
+{
+	if (j->depth > 0)
+		j->level[j->depth - 1].next = comma;
 }
 
 void json_close(struct json_out *j)

@@ -28,6 +28,7 @@ struct json_level {
 	char empty;	   /* no member yet */
 	const char *comma; /* between members */
 	const char *lead;  /* before every member */
+	const char *next;  /* json_next_comma's, once (NULL: comma) */
 };
 
 struct json_out {
@@ -56,6 +57,9 @@ void json_array(struct json_out *j, const char *key);
 /* An array whose members each start with lead ("\n  ") and are separated
  * by comma (",") instead of the writer's own. */
 void json_array_lines(struct json_out *j, const char *key, const char *comma, const char *lead);
+/* The next member of the innermost object or array follows this instead
+ * of the usual comma (",\n   ": a list that starts a line). */
+void json_next_comma(struct json_out *j, const char *comma);
 /* Close the innermost object or array. */
 void json_close(struct json_out *j);
 /* Text written as it is, outside the member bookkeeping (a newline after
