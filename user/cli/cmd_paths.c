@@ -56,17 +56,23 @@ static void print_json(FILE *out, const struct paths_view *v)
 {
 	const struct rpt_profile *p = v->prof;
 	const struct wpp_decode_stats *st = &p->stats;
+	struct json_out j;
 
-	fputs("{\"file\":", out);
-	json_str(out, v->file);
-	fputc(',', out);
-	paths_table_json(out, &v->t);
-	fprintf(out,
-		",\"totals\":{\"executions\":%" PRIu64 ",\"distinct\":%zu,\"dyn_insns\":%" PRIu64
-		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		",\"lost_words\":%" PRIu64 "}}\n",
-		p->total_count, v->t.npaths, p->total_cost, st->unattributed,
-		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
+	json_init(&j, out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "file", v->file);
+	paths_table_json(&j, &v->t);
+	json_object(&j, "totals");
+	json_u64(&j, "executions", p->total_count);
+	json_u64(&j, "distinct", v->t.npaths);
+	json_u64(&j, "dyn_insns", p->total_cost);
+	json_u64(&j, "unattributed", st->unattributed);
+	json_u64(&j, "corrupt", st->corrupt + p->corrupt_paths);
+	json_u64(&j, "gaps", st->gaps);
+	json_u64(&j, "lost_words", st->lost_words);
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }
 
 static const char *const formats[] = {"text", "json", NULL};

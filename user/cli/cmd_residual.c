@@ -104,15 +104,22 @@ static void print_text(FILE *out, const char *file, const struct paths_table *t,
 static void print_json(FILE *out, const char *file, const struct paths_table *t,
 		       const struct residual_totals *n)
 {
-	fputs("{\"file\":", out);
-	json_str(out, file);
-	fputc(',', out);
-	paths_table_json(out, t);
-	fprintf(out,
-		",\"totals\":{\"residual_distinct\":%zu,\"residual_executions\":%" PRIu64
-		",\"ppp_distinct\":%zu,\"ppp_executions\":%" PRIu64 ",\"all_executions\":%" PRIu64
-		",\"stale_functions\":%zu}}\n",
-		t->npaths, n->residual, n->ppp_distinct, n->ppp, n->all, n->stale_functions);
+	struct json_out j;
+
+	json_init(&j, out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "file", file);
+	paths_table_json(&j, t);
+	json_object(&j, "totals");
+	json_u64(&j, "residual_distinct", t->npaths);
+	json_u64(&j, "residual_executions", n->residual);
+	json_u64(&j, "ppp_distinct", n->ppp_distinct);
+	json_u64(&j, "ppp_executions", n->ppp);
+	json_u64(&j, "all_executions", n->all);
+	json_u64(&j, "stale_functions", n->stale_functions);
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }
 
 static const char *const formats[] = {"text", "json", NULL};

@@ -92,37 +92,43 @@ static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
 static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 		      const struct wpp_event *ev, uint64_t ts, uint64_t nslots)
 {
-	FILE *out = dp->out;
 	const struct wpp_fn *fn = ev->fn;
+	struct json_out j;
 
-	fprintf(out,
-		"{\"type\":\"path\",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32
-		",\"ts\":%" PRIu64 ",\"function\":",
-		th->pid, th->generation, th->tid, ts);
-	json_str(out, fn->name);
-	fprintf(out, ",\"path\":%" PRIu64 ",\"signal_depth\":%" PRIu32 ",\"values\":\"%s\"",
-		ev->value, ev->signal_depth,
-		ev->wet == WPP_WET_OK	  ? "ok"
-		: ev->wet == WPP_WET_LOST ? "lost"
-					  : "none");
-	fputs(",\"items\":[", out);
+	json_init(&j, dp->out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "type", "path");
+	json_u64(&j, "pid", th->pid);
+	json_u64(&j, "gen", th->generation);
+	json_u64(&j, "tid", th->tid);
+	json_u64(&j, "ts", ts);
+	json_string(&j, "function", fn->name);
+	json_u64(&j, "path", ev->value);
+	json_u64(&j, "signal_depth", ev->signal_depth);
+	json_string(&j, "values",
+		    ev->wet == WPP_WET_OK     ? "ok"
+		    : ev->wet == WPP_WET_LOST ? "lost"
+					      : "none");
+	json_array(&j, "items");
 	for (uint64_t i = 0; ev->wet == WPP_WET_OK && i < nslots; i++) {
 		const struct wpp_wet_item *it = &dp->items[i];
 		char buf[64];
 		wpp_wet_format(it, ev->values[i], buf, sizeof(buf));
-		fprintf(out,
-			"%s{\"block\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"kind\":\"%s\",\"file\":",
-			i ? "," : "", it->block, it->stmt->insn, kind_name(it->stmt->kind));
-		json_str(out, stmt_file(fn, it->stmt));
-		fprintf(out,
-			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"what\":\"%s\",\"raw\":%" PRId64
-			",\"text\":",
-			it->stmt->line, it->stmt->column,
-			it->what == WPP_WET_REC_ADDR ? "addr" : "value", ev->values[i]);
-		json_str(out, buf);
-		fputc('}', out);
+		json_object(&j, NULL);
+		json_u64(&j, "block", it->block);
+		json_u64(&j, "insn", it->stmt->insn);
+		json_string(&j, "kind", kind_name(it->stmt->kind));
+		json_string(&j, "file", stmt_file(fn, it->stmt));
+		json_u64(&j, "line", it->stmt->line);
+		json_u64(&j, "col", it->stmt->column);
+		json_string(&j, "what", it->what == WPP_WET_REC_ADDR ? "addr" : "value");
+		json_i64(&j, "raw", (int64_t)ev->values[i]);
+		json_string(&j, "text", buf);
+		json_close(&j);
 	}
-	fputs("]}\n", out);
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }
 
 static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thread_trace *th,

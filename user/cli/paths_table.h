@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json_out.h"
 #include "profile.h"
 
 struct paths_table {
@@ -28,7 +29,7 @@ struct paths_table {
 /* The path table (with its header line and "... N more"), a blank line,
  * then the function table. */
 void paths_table_text(FILE *out, const struct paths_table *t);
-/* `"paths":[...],"functions":[...]` (no braces around them). */
-void paths_table_json(FILE *out, const struct paths_table *t);
+/* The members "paths" and "functions" of the object j is writing. */
+void paths_table_json(struct json_out *j, const struct paths_table *t);
 
 #endif
