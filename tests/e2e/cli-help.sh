@@ -15,7 +15,13 @@
 #   4. an option that takes one of a list of words shows the same words
 #      ("--format text|json") in the synopsis as in the help;
 #   5. a bad option and a bad value are one "wpptrace: error: CMD: ..."
-#      line naming it, exit 2.
+#      line naming it, exit 2;
+#   6. the shared thread filter means the same in every command: on a
+#      recording whose thread exec()s (two images, generations 0 and 1),
+#      `--gen G` of paths, report, residual's profile, edges, kpaths, hot,
+#      wpp and script selects what `script --gen G` lists (the oracle:
+#      script's events counted by hand), and a generation that does not
+#      exist is a usage error (exit 2) in each.
 # An option is named by its long name, or its letter when it has none.
 . "$(dirname "$0")/../oracle/lib.sh"
 require_tools "$WPPTRACE"
@@ -137,5 +143,73 @@ expect_usage "flag with a value" "edges: --quiet takes no value" edges x.wpp --q
 expect_usage "no operand" "annotate: expected a .wpp file and a function name" annotate
 expect_usage "record's own check" "record: --no-count and --count-only leave nothing to record" \
 	record -e cpu-clock --no-count --count-only -- /bin/true
+
+# 6. --gen: exec into recursion, built next to it (tests/corpus/exec.c).
+WPPCC=$ROOT/bin/wppcc
+rec=$w/exec.wpp
+if "$WPPCC" -O2 -o "$w/recursion" "$CORPUS/recursion.c" 2>"$w/cc.err" &&
+	"$WPPCC" -O2 -o "$w/exec" "$CORPUS/exec.c" 2>>"$w/cc.err" &&
+	(cd "$w" && "$WPPTRACE" -q record --transport=shm -o "$rec" -- ./exec </dev/null \
+		>/dev/null 2>"$w/rec.err"); then
+	for g in 0 1; do
+		check_done
+		"$WPPTRACE" script "$rec" --gen "$g" --format jsonl >"$w/gen$g.jsonl" &&
+			"$WPPTRACE" paths "$rec" --gen "$g" --format json >"$w/gen$g.paths" &&
+			"$WPPTRACE" report "$rec" --gen "$g" --format json --top 0 >"$w/gen$g.report" &&
+			"$WPPTRACE" edges "$rec" --gen "$g" -q -o "$w/gen$g.edges" &&
+			"$WPPTRACE" kpaths "$rec" --gen "$g" -k 1 --all --top 0 --format json \
+				>"$w/gen$g.kpaths" &&
+			"$WPPTRACE" hot "$rec" --gen "$g" --format json >"$w/gen$g.hot" &&
+			"$WPPTRACE" wpp "$rec" --gen "$g" --format json >"$w/gen$g.wpp" 2>/dev/null
+		rc=$?
+		if [ $rc -eq 0 ] && python3 - "$w/gen$g" "$g" >"$w/gen$g.cmp" 2>&1 <<'PY'; then
+import collections, json, sys
+
+base, gen = sys.argv[1], int(sys.argv[2])
+want = collections.Counter()
+for line in open(base + ".jsonl"):
+    ev = json.loads(line)
+    assert ev["gen"] == gen, f"script --gen {gen} listed gen {ev['gen']}"
+    if ev["type"] == "path":
+        want[(ev["function"], ev["path"])] += 1
+total = sum(want.values())
+paths = json.load(open(base + ".paths"))
+got = collections.Counter()
+for r in paths["paths"]:
+    got[(r["function"], r["path"])] += r["count"]
+assert got == want, f"paths --gen {gen}: {sum(got.values())} executions, script {total}"
+report = json.load(open(base + ".report"))
+assert report["totals"]["count"] == total, f"report --gen {gen}: {report['totals']}"
+for doc, what in ((json.load(open(base + ".kpaths")), "processes"),
+                  (json.load(open(base + ".hot")), "threads"),
+                  (json.load(open(base + ".wpp")), "threads")):
+    gens = {p["gen"] for p in doc[what]}
+    assert gens == {gen}, f"{what} of generations {gens}"
+kp = json.load(open(base + ".kpaths"))["processes"][0]
+assert sum(k["count"] for k in kp["kpaths"]) == total, "kpaths -k 1 --all counts"
+print(f"{total} path executions")
+PY
+			pass "--gen $g: paths, report, edges, kpaths, hot and wpp select script's $(cat "$w/gen$g.cmp")"
+		else
+			fail "--gen $g (rc $rc): $(cat "$w/gen$g.cmp" 2>/dev/null | tail -1)"
+		fi
+	done
+	for cmd in paths report edges interesting residual kpaths hot wpp script annotate; do
+		check_done
+		args=("$rec")
+		[ "$cmd" = annotate ] && args+=(main)
+		"$WPPTRACE" "$cmd" "${args[@]}" --gen 7 >/dev/null 2>"$w/gen7.err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -q "matches --gen 7\|no module of the recording" "$w/gen7.err"; then
+			pass "$cmd --gen 7: exit 2"
+		elif [ "$cmd" = residual ] && [ $rc -eq 1 ]; then
+			pass "residual --gen 7: not a ppp recording (exit 1, before any filter)"
+		else
+			fail "$cmd --gen 7: exit $rc: $(cat "$w/gen7.err")"
+		fi
+	done
+else
+	fail "building or recording exec: $(cat "$w/cc.err" "$w/rec.err" 2>/dev/null | head -3)"
+fi
 
 finish
