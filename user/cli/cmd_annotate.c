@@ -18,6 +18,9 @@ static const char *const sorts[] = {"count", "cost", NULL}; /* enum rpt_sort */
 
 static const struct opt_command annotate_cmd = {
     .name = "annotate",
+    .operands = "a .wpp file and a function name",
+    .min_operands = 2,
+    .max_operands = 2,
     .usage = "annotate run.wpp FUNCTION [options]",
     .about = "The function's source, each line with how often it ran, each branch with\n"
 	     "how often each way was taken, and the lines of the three hottest paths\n"
@@ -44,8 +47,6 @@ int cmd_annotate(int argc, char **argv)
 
 	if ((rc = opts_parse(&annotate_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&annotate_cmd, argc, first, 2, 2, "a .wpp file and a function name") < 0)
-		return WPP_EXIT_USAGE;
 	if ((rc = rpt_open(&s, &p, argv[first], &filter, "annotate")) != 0)
 		return rc;
 	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, cost_line, sizeof(cost_line))) != 0) {

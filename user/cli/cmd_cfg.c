@@ -24,6 +24,9 @@ static const char *const sorts[] = {"count", "cost", NULL}; /* enum rpt_sort */
 
 static const struct opt_command cfg_cmd = {
     .name = "cfg",
+    .operands = "a .wpp file and a function name",
+    .min_operands = 2,
+    .max_operands = 2,
     .usage = "cfg run.wpp FUNCTION [-o f.svg|f.dot] [options]",
     .about = "Blocks with source lines and counts, edges with how often they were taken,\n"
 	     "the three hottest paths in red, orange and gold.  -o NAME.svg runs\n"
@@ -49,8 +52,6 @@ int cmd_cfg(int argc, char **argv)
 
 	if ((rc = opts_parse(&cfg_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&cfg_cmd, argc, first, 2, 2, "a .wpp file and a function name") < 0)
-		return WPP_EXIT_USAGE;
 	enum rpt_sort sort = (enum rpt_sort)sort_word;
 	if ((rc = rpt_open(&s, &p, argv[first], &filter, "cfg")) != 0)
 		return rc;

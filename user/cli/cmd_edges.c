@@ -25,6 +25,9 @@ static int add_profile(void *ctx, const struct rpt_profile *p)
 
 static const struct opt_command edges_cmd = {
     .name = "edges",
+    .operands = "one or more .wpp files",
+    .min_operands = 1,
+    .max_operands = -1,
     .usage = "edges run.wpp... [options]",
     .about = "How often each edge of each function's path DAG was taken (summed over\n"
 	     "the recordings given), as a text edge profile (docs/instrumentation.md,\n"
@@ -52,8 +55,6 @@ int cmd_edges(int argc, char **argv)
 
 	if ((rc = opts_parse(&edges_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&edges_cmd, argc, first, 1, -1, "one or more .wpp files") < 0)
-		return WPP_EXIT_USAGE;
 	if (!(ep = edge_profile_new())) {
 		wpp_err("edges: out of memory");
 		return WPP_EXIT_ERROR;

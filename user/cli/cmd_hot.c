@@ -421,6 +421,9 @@ static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command hot_cmd = {
     .name = "hot",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "hot run.wpp [options]",
     .about =
 	"Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
@@ -495,8 +498,6 @@ int cmd_hot(int argc, char **argv)
 		wpp_err("hot: need 1 <= --min-len <= --max-len <= 4096");
 		return WPP_EXIT_USAGE;
 	}
-	if (opts_operands(&hot_cmd, argc, opnd, 1, 1, "one .wpp file") < 0)
-		return WPP_EXIT_USAGE;
 	if ((rc = session_open(&s, argv[opnd])))
 		return rc;
 	rc = s.exit_status;

@@ -27,6 +27,9 @@ static int add_profile(void *ctx, const struct rpt_profile *p)
 
 static const struct opt_command interesting_cmd = {
     .name = "interesting",
+    .operands = "one or more .wpp files",
+    .min_operands = 1,
+    .max_operands = -1,
     .usage = "interesting run.wpp... [options]",
     .about = "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
 	     "their counts (docs/instrumentation.md, \"Interesting paths\"): the set that\n"
@@ -60,8 +63,6 @@ int cmd_interesting(int argc, char **argv)
 
 	if ((rc = opts_parse(&interesting_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&interesting_cmd, argc, first, 1, -1, "one or more .wpp files") < 0)
-		return WPP_EXIT_USAGE;
 	sel.top = (uint64_t)top;
 	sel.min_count = min_count > 0 ? (uint64_t)min_count : 1;
 	if (!(set = interesting_set_new())) {

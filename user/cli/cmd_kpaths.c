@@ -395,6 +395,9 @@ static const char *const sources[] = {"auto", "stored", "trace", NULL}; /* enum 
 
 static const struct opt_command kpaths_cmd = {
     .name = "kpaths",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "kpaths run.wpp [options]",
     .about =
 	"Per process, the hottest concatenations of up to K consecutive acyclic paths\n"
@@ -440,8 +443,6 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first)
 	o->min_count = (uint64_t)min_count;
 	o->prune_nodes = (uint64_t)prune_nodes;
 	o->source = (enum source)source;
-	if (opts_operands(&kpaths_cmd, argc, *first, 1, 1, "one .wpp file") < 0)
-		return -1;
 	return 0; /* --top 0: every k-path */
 }
 

@@ -79,6 +79,9 @@ static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command paths_cmd = {
     .name = "paths",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "paths run.wpp [options]",
     .about = "Per function and path id: executions, blocks, static instructions of the\n"
 	     "path and executions x instructions, source line span, start/end kinds;\n"
@@ -103,8 +106,6 @@ int cmd_paths(int argc, char **argv)
 
 	if ((rc = opts_parse(&paths_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&paths_cmd, argc, first, 1, 1, "one .wpp file") < 0)
-		return WPP_EXIT_USAGE;
 	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;

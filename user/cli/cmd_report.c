@@ -41,6 +41,9 @@ static const char *const sorts[] = {"count", "cost", NULL};		  /* enum rpt_sort 
 
 static const struct opt_command report_cmd = {
     .name = "report",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "report run.wpp [options]\n"
 	     "report run.wpp --html -o report.html\n"
 	     "report a.wpp --diff b.wpp [--format text|json|html] [-o FILE]",
@@ -77,8 +80,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				  .filter = THREAD_FILTER_ANY};
 	if ((rc = opts_parse(&report_cmd, table, argc, argv, &first)) != 0)
 		return rc;
-	if (opts_operands(&report_cmd, argc, first, 1, 1, "one .wpp file") < 0)
-		return -1;
 	a->fmt = html ? OUT_HTML : (enum report_format)fmt;
 	a->opt.by = (enum rpt_by)by;
 	a->opt.sort = (enum rpt_sort)sort;

@@ -126,6 +126,9 @@ static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command residual_cmd = {
     .name = "residual",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "residual run.wpp [options]",
     .about = "For a program built with wppcc -fwpp-mode=ppp --wpp-interesting=SET: the\n"
 	     "paths this recording executed that SET does not hold (residual paths: what\n"
@@ -154,8 +157,6 @@ int cmd_residual(int argc, char **argv)
 
 	if ((rc = opts_parse(&residual_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&residual_cmd, argc, first, 1, 1, "one .wpp file") < 0)
-		return WPP_EXIT_USAGE;
 	const char *file = argv[first];
 	if ((rc = session_open(&s, file)))
 		return rc;

@@ -284,6 +284,9 @@ static const char *const formats[] = {"text", "jsonl", "json", NULL}; /* enum fo
 
 static const struct opt_command script_cmd = {
     .name = "script",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "script run.wpp [options]",
     .about =
 	"For each thread, every executed path instance expanded to its basic blocks\n"
@@ -313,8 +316,6 @@ int cmd_script(int argc, char **argv)
 
 	if ((rc = opts_parse(&script_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&script_cmd, argc, first, 1, 1, "one .wpp file") < 0)
-		return WPP_EXIT_USAGE;
 	sc.fmt = (enum format)fmt;
 	rc = session_open(&s, argv[first]);
 	if (rc)

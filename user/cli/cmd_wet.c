@@ -185,6 +185,9 @@ static const char *const formats[] = {"text", "jsonl", NULL}; /* enum format */
 
 static const struct opt_command dump_cmd = {
     .name = "wet dump",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "wet dump run.wpp [options]",
     .about = "Every path execution of the selected threads of a recording of a program built\n"
 	     "with wppcc -fwpp-mode=wet, numbered from 1 per thread (its timestamp), with its\n"
@@ -212,8 +215,6 @@ static int dump(int argc, char **argv)
 
 	if ((rc = opts_parse(&dump_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
-	if (opts_operands(&dump_cmd, argc, first, 1, 1, "one .wpp file") < 0)
-		return WPP_EXIT_USAGE;
 	dp.fmt = (enum format)fmt;
 	rc = session_open(&s, argv[first]);
 	if (rc)

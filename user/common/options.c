@@ -141,6 +141,19 @@ static int help_asked(const struct opt_command *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* "CMD: expected OPERANDS (try wpptrace help CMD)" when the count is off. */
+static int check_operands(const struct opt_command *cmd, int argc, int next)
+{
+	int n = argc - next;
+
+	if (!cmd->operands ||
+	    (n >= cmd->min_operands && (cmd->max_operands < 0 || n <= cmd->max_operands)))
+		return 0;
+	wpp_err("%s: expected %s (try wpptrace help %.*s)", cmd->name, cmd->operands,
+		(int)strcspn(cmd->name, " "), cmd->name);
+	return -1;
+}
+
 int opts_parse(const struct opt_command *cmd, struct opt *table, int argc, char **argv, int *next)
 {
 	struct option longopts[MAX_OPTS + 2];
@@ -198,7 +211,7 @@ int opts_parse(const struct opt_command *cmd, struct opt *table, int argc, char 
 			return -1;
 	}
 	*next = optind;
-	return 0;
+	return check_operands(cmd, argc, optind);
 }
 
 unsigned opt_given(const struct opt *table, const char *name)
@@ -208,18 +221,6 @@ unsigned opt_given(const struct opt *table, const char *name)
 				     (!o->long_name && name[0] == o->short_name && !name[1])))
 			return o->given;
 	return 0;
-}
-
-int opts_operands(const struct opt_command *cmd, int argc, int next, int min, int max,
-		  const char *what)
-{
-	int n = argc - next;
-
-	if (n >= min && (max < 0 || n <= max))
-		return 0;
-	wpp_err("%s: expected %s (try wpptrace help %.*s)", cmd->name, what,
-		(int)strcspn(cmd->name, " "), cmd->name);
-	return -1;
 }
 
 /* Lines of text, each after indent spaces (the first after first_indent). */

@@ -65,12 +65,18 @@ struct opt_command {
 	const char *usage; /* lines after "wpptrace ", e.g. "paths run.wpp [options]" */
 	const char *about; /* what the command does (may be NULL) */
 	unsigned flags;
+	/* The operands after the options, checked by opts_parse: between
+	 * min_operands and max_operands (-1: no limit) of them, said as
+	 * "expected OPERANDS" otherwise.  NULL: the command checks them. */
+	const char *operands;
+	int min_operands, max_operands;
 };
 #define OPTS_STOP_AT_OPERAND 1u /* record: options end at the program's name */
 
-/* Read argv[1..] against table.  Returns 0 with *next the index of the
- * first operand; 1 after printing the help on stdout (the command exits
- * 0); -1 after one "CMD: ..." error line (the command exits 2).  A
+/* Read argv[1..] against table, and count the operands (cmd->operands).
+ * Returns 0 with *next the index of the first operand; 1 after printing
+ * the help on stdout (the command exits 0); -1 after one "CMD: ..." error
+ * line (the command exits 2).  A
  * "--help" or "-h" anywhere before "--" asks for the help (for
  * OPTS_STOP_AT_OPERAND commands, before the first operand). */
 int opts_parse(const struct opt_command *cmd, struct opt *table, int argc, char **argv, int *next);
@@ -80,10 +86,6 @@ void opts_help(const struct opt_command *cmd, struct opt *table, FILE *out);
 const char *opt_name(const struct opt *o, char *buf, size_t len);
 /* How often the option with this long name (else short name) was given. */
 unsigned opt_given(const struct opt *table, const char *long_name);
-/* Operands: when argc - next is outside min..max (max < 0: no limit),
- * "CMD: expected WHAT (try wpptrace help HELP_NAME)" and -1; else 0. */
-int opts_operands(const struct opt_command *cmd, int argc, int next, int min, int max,
-		  const char *what);
 
 /* Table entries. */
 #define OPT_FLAG_(s, l, help_, ptr)                                                                \

@@ -774,6 +774,9 @@ static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command info_cmd = {
     .name = "info",
+    .operands = "one .wpp file",
+    .min_operands = 1,
+    .max_operands = 1,
     .usage = "info [options] FILE.wpp",
     .about = "What a recording holds: processes, threads, time span, words and records,\n"
 	     "lost data, counters and the transport; a file that ends early is described\n"
@@ -791,8 +794,6 @@ int cmd_info(int argc, char **argv)
 
 	if ((rc = opts_parse(&info_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? 0 : 2;
-	if (opts_operands(&info_cmd, argc, first, 1, 1, "one .wpp file") < 0)
-		return 2;
 	file = argv[first];
 	struct wpp_reader *r = wppr_open(file);
 	if (!r)
