@@ -18,9 +18,7 @@ static const char *const sorts[] = {"count", "cost", NULL}; /* enum rpt_sort */
 
 static const struct opt_command annotate_cmd = {
     .name = "annotate",
-    .operands = "a .wpp file and a function name",
-    .min_operands = 2,
-    .max_operands = 2,
+    OPT_OPERANDS("a .wpp file and a function name", 2, 2),
     .usage = "annotate run.wpp FUNCTION [options]",
     .about = "The function's source, each line with how often it ran, each branch with\n"
 	     "how often each way was taken, and the lines of the three hottest paths\n"

@@ -24,9 +24,7 @@ static const char *const sorts[] = {"count", "cost", NULL}; /* enum rpt_sort */
 
 static const struct opt_command cfg_cmd = {
     .name = "cfg",
-    .operands = "a .wpp file and a function name",
-    .min_operands = 2,
-    .max_operands = 2,
+    OPT_OPERANDS("a .wpp file and a function name", 2, 2),
     .usage = "cfg run.wpp FUNCTION [-o f.svg|f.dot] [options]",
     .about = "Blocks with source lines and counts, edges with how often they were taken,\n"
 	     "the three hottest paths in red, orange and gold.  -o NAME.svg runs\n"

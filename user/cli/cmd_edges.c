@@ -25,9 +25,7 @@ static int add_profile(void *ctx, const struct rpt_profile *p)
 
 static const struct opt_command edges_cmd = {
     .name = "edges",
-    .operands = "one or more .wpp files",
-    .min_operands = 1,
-    .max_operands = -1,
+    OPT_OPERANDS("one or more .wpp files", 1, -1),
     .usage = "edges run.wpp... [options]",
     .about = "How often each edge of each function's path DAG was taken (summed over\n"
 	     "the recordings given), as a text edge profile (docs/instrumentation.md,\n"

@@ -421,9 +421,7 @@ static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command hot_cmd = {
     .name = "hot",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "hot run.wpp [options]",
     .about =
 	"Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"

@@ -27,9 +27,7 @@ static int add_profile(void *ctx, const struct rpt_profile *p)
 
 static const struct opt_command interesting_cmd = {
     .name = "interesting",
-    .operands = "one or more .wpp files",
-    .min_operands = 1,
-    .max_operands = -1,
+    OPT_OPERANDS("one or more .wpp files", 1, -1),
     .usage = "interesting run.wpp... [options]",
     .about = "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
 	     "their counts (docs/instrumentation.md, \"Interesting paths\"): the set that\n"

@@ -395,9 +395,7 @@ static const char *const sources[] = {"auto", "stored", "trace", NULL}; /* enum 
 
 static const struct opt_command kpaths_cmd = {
     .name = "kpaths",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "kpaths run.wpp [options]",
     .about =
 	"Per process, the hottest concatenations of up to K consecutive acyclic paths\n"

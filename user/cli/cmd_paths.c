@@ -52,36 +52,26 @@ static void print_text(FILE *out, const struct paths_view *v)
 			st->unattributed, st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
-static void print_json(FILE *out, const struct paths_view *v)
+static void json_totals(struct json_out *j, const void *ctx)
 {
+	const struct paths_view *v = ctx;
 	const struct rpt_profile *p = v->prof;
 	const struct wpp_decode_stats *st = &p->stats;
-	struct json_out j;
 
-	json_init(&j, out, 0);
-	json_object(&j, NULL);
-	json_string(&j, "file", v->file);
-	paths_table_json(&j, &v->t);
-	json_object(&j, "totals");
-	json_u64(&j, "executions", p->total_count);
-	json_u64(&j, "distinct", v->t.npaths);
-	json_u64(&j, "dyn_insns", p->total_cost);
-	json_u64(&j, "unattributed", st->unattributed);
-	json_u64(&j, "corrupt", st->corrupt + p->corrupt_paths);
-	json_u64(&j, "gaps", st->gaps);
-	json_u64(&j, "lost_words", st->lost_words);
-	json_close(&j);
-	json_close(&j);
-	json_raw(&j, "\n");
+	json_u64(j, "executions", p->total_count);
+	json_u64(j, "distinct", v->t.npaths);
+	json_u64(j, "dyn_insns", p->total_cost);
+	json_u64(j, "unattributed", st->unattributed);
+	json_u64(j, "corrupt", st->corrupt + p->corrupt_paths);
+	json_u64(j, "gaps", st->gaps);
+	json_u64(j, "lost_words", st->lost_words);
 }
 
 static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command paths_cmd = {
     .name = "paths",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "paths run.wpp [options]",
     .about = "Per function and path id: executions, blocks, static instructions of the\n"
 	     "path and executions x instructions, source line span, start/end kinds;\n"
@@ -131,7 +121,7 @@ int cmd_paths(int argc, char **argv)
 	v.t.shown = top >= 0 && (size_t)top < v.t.npaths ? (size_t)top : v.t.npaths;
 	v.t.share_of = prof.total_count;
 	if (json)
-		print_json(stdout, &v);
+		paths_table_json(stdout, v.file, &v.t, json_totals, &v);
 	else
 		print_text(stdout, &v);
 	if (filter.pid >= 0 && prof.total_count == 0)

@@ -41,9 +41,7 @@ static const char *const sorts[] = {"count", "cost", NULL};		  /* enum rpt_sort 
 
 static const struct opt_command report_cmd = {
     .name = "report",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "report run.wpp [options]\n"
 	     "report run.wpp --html -o report.html\n"
 	     "report a.wpp --diff b.wpp [--format text|json|html] [-o FILE]",

@@ -101,34 +101,29 @@ static void print_text(FILE *out, const char *file, const struct paths_table *t,
 			n->stale_functions, n->stale_functions == 1 ? "" : "s");
 }
 
-static void print_json(FILE *out, const char *file, const struct paths_table *t,
-		       const struct residual_totals *n)
-{
-	struct json_out j;
+/* paths_table_json's totals: ctx is a struct residual_json. */
+struct residual_json {
+	const struct paths_table *t;
+	const struct residual_totals *n;
+};
 
-	json_init(&j, out, 0);
-	json_object(&j, NULL);
-	json_string(&j, "file", file);
-	paths_table_json(&j, t);
-	json_object(&j, "totals");
-	json_u64(&j, "residual_distinct", t->npaths);
-	json_u64(&j, "residual_executions", n->residual);
-	json_u64(&j, "ppp_distinct", n->ppp_distinct);
-	json_u64(&j, "ppp_executions", n->ppp);
-	json_u64(&j, "all_executions", n->all);
-	json_u64(&j, "stale_functions", n->stale_functions);
-	json_close(&j);
-	json_close(&j);
-	json_raw(&j, "\n");
+static void json_totals(struct json_out *j, const void *ctx)
+{
+	const struct residual_json *r = ctx;
+
+	json_u64(j, "residual_distinct", r->t->npaths);
+	json_u64(j, "residual_executions", r->n->residual);
+	json_u64(j, "ppp_distinct", r->n->ppp_distinct);
+	json_u64(j, "ppp_executions", r->n->ppp);
+	json_u64(j, "all_executions", r->n->all);
+	json_u64(j, "stale_functions", r->n->stale_functions);
 }
 
 static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command residual_cmd = {
     .name = "residual",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "residual run.wpp [options]",
     .about = "For a program built with wppcc -fwpp-mode=ppp --wpp-interesting=SET: the\n"
 	     "paths this recording executed that SET does not hold (residual paths: what\n"
@@ -195,7 +190,7 @@ int cmd_residual(int argc, char **argv)
 	for (size_t i = 0; i < t.nfns; i++)
 		n.stale_functions += fns[i].fn->ppp_how == WPP_PPP_STALE;
 	if (json)
-		print_json(stdout, file, &t, &n);
+		paths_table_json(stdout, file, &t, json_totals, &(struct residual_json){&t, &n});
 	else
 		print_text(stdout, file, &t, &n);
 	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) && prof.total_count == 0)

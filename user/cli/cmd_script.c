@@ -284,9 +284,7 @@ static const char *const formats[] = {"text", "jsonl", "json", NULL}; /* enum fo
 
 static const struct opt_command script_cmd = {
     .name = "script",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "script run.wpp [options]",
     .about =
 	"For each thread, every executed path instance expanded to its basic blocks\n"

@@ -185,9 +185,7 @@ static const char *const formats[] = {"text", "jsonl", NULL}; /* enum format */
 
 static const struct opt_command dump_cmd = {
     .name = "wet dump",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "wet dump run.wpp [options]",
     .about = "Every path execution of the selected threads of a recording of a program built\n"
 	     "with wppcc -fwpp-mode=wet, numbered from 1 per thread (its timestamp), with its\n"

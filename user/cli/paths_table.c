@@ -65,7 +65,7 @@ void paths_table_text(FILE *out, const struct paths_table *t)
 	}
 }
 
-void paths_table_json(struct json_out *j, const struct paths_table *t)
+static void table_json(struct json_out *j, const struct paths_table *t)
 {
 	char id[24];
 
@@ -106,4 +106,20 @@ void paths_table_json(struct json_out *j, const struct paths_table *t)
 	}
 	json_raw(j, "\n");
 	json_close(j);
+}
+
+void paths_table_json(FILE *out, const char *file, const struct paths_table *t,
+		      void (*totals)(struct json_out *j, const void *ctx), const void *ctx)
+{
+	struct json_out j;
+
+	json_init(&j, out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "file", file);
+	table_json(&j, t);
+	json_object(&j, "totals");
+	totals(&j, ctx);
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }

@@ -29,7 +29,10 @@ struct paths_table {
 /* The path table (with its header line and "... N more"), a blank line,
  * then the function table. */
 void paths_table_text(FILE *out, const struct paths_table *t);
-/* The members "paths" and "functions" of the object j is writing. */
-void paths_table_json(struct json_out *j, const struct paths_table *t);
+/* The JSON document: {"file", "paths": [...], "functions": [...],
+ * "totals": {...}} and a newline; totals(j, ctx) writes the members of
+ * "totals", which are the command's own. */
+void paths_table_json(FILE *out, const char *file, const struct paths_table *t,
+		      void (*totals)(struct json_out *j, const void *ctx), const void *ctx);
 
 #endif

@@ -87,6 +87,9 @@ const char *opt_name(const struct opt *o, char *buf, size_t len);
 /* How often the option with this long name (else short name) was given. */
 unsigned opt_given(const struct opt *table, const char *long_name);
 
+/* struct opt_command's operands, on one line. */
+#define OPT_OPERANDS(what, lo, hi) .operands = (what), .min_operands = (lo), .max_operands = (hi)
+
 /* Table entries. */
 #define OPT_FLAG_(s, l, help_, ptr)                                                                \
 	{.type = OPT_FLAG, .short_name = (s), .long_name = (l), .help = (help_), .value = (ptr)}

@@ -774,9 +774,7 @@ static const char *const formats[] = {"text", "json", NULL};
 
 static const struct opt_command info_cmd = {
     .name = "info",
-    .operands = "one .wpp file",
-    .min_operands = 1,
-    .max_operands = 1,
+    OPT_OPERANDS("one .wpp file", 1, 1),
     .usage = "info [options] FILE.wpp",
     .about = "What a recording holds: processes, threads, time span, words and records,\n"
 	     "lost data, counters and the transport; a file that ends early is described\n"
