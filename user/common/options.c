@@ -191,7 +191,7 @@ int opts_parse(const struct opt_command *cmd, struct opt *table, int argc, char 
 	shorts[ns++] = 'h';
 	shorts[ns] = 0;
 
-	optind = 1;
+	optind = 0; /* glibc: a full restart, '+' mode included (a test parses many) */
 	opterr = 0; /* bad_option says it in one line */
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		struct opt *o = NULL;
