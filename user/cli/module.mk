@@ -4,9 +4,12 @@
 # to WPPTRACE_EXTRA_OBJS / WPPTRACE_EXTRA_LIBS in their own fragment.
 
 CLI_SRCS := user/cli/main.c user/cli/session.c user/cli/json_out.c user/cli/paths_table.c \
+	user/cli/wpp_thread_report.c \
 	$(wildcard user/cli/cmd_*.c)
 CLI_OBJS := $(call objs,,$(CLI_SRCS))
 $(CLI_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+# wpp's thread report reads grammars, as cmd_wpp.c does (user/analysis/module.mk).
+$(call objs,,user/cli/wpp_thread_report.c): CPPFLAGS += -Iuser/analysis -Iuser/collect
 
 WPPTRACE_OBJS := $(CLI_OBJS) $(DECODE_OBJS) $(SYMBOLIZER_OBJS) $(RECORD_OBJS) \
 	$(KMODFREE_COLLECTOR_OBJS) $(call objs,,$(COMMON_SRCS)) $(WPPTRACE_EXTRA_OBJS)
