@@ -21,7 +21,9 @@
 #      `--gen G` of paths, report, residual's profile, edges, kpaths, hot,
 #      wpp and script selects what `script --gen G` lists (the oracle:
 #      script's events counted by hand), and a generation that does not
-#      exist is a usage error (exit 2) in each.
+#      exist is a usage error (exit 2) in each;
+#   7. a report that cannot be written (stdout is /dev/full) is one line,
+#      "CMD: writing the output failed", exit 1 — said once, by main.c.
 # An option is named by its long name, or its letter when it has none.
 . "$(dirname "$0")/../oracle/lib.sh"
 require_tools "$WPPTRACE"
@@ -206,6 +208,16 @@ PY
 			pass "residual --gen 7: not a ppp recording (exit 1, before any filter)"
 		else
 			fail "$cmd --gen 7: exit $rc: $(cat "$w/gen7.err")"
+		fi
+	done
+	for cmd in paths report script hot kpaths wpp info edges interesting; do
+		check_done
+		"$WPPTRACE" "$cmd" "$rec" >/dev/full 2>"$w/full.err"
+		rc=$?
+		if [ $rc -eq 1 ] && [ "$(cat "$w/full.err")" = "wpptrace: error: $cmd: writing the output failed" ]; then
+			pass "$cmd >/dev/full: one line, exit 1"
+		else
+			fail "$cmd >/dev/full: exit $rc: $(cat "$w/full.err")"
 		fi
 	done
 else

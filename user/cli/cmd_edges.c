@@ -72,7 +72,8 @@ int cmd_edges(int argc, char **argv)
 	if (edge_profile_write(ep, out, argc - first == 1 ? argv[first] : "several recordings",
 			       &st) < 0 ||
 	    fflush(out) != 0 || ferror(out)) {
-		wpp_err("edges: writing the profile failed");
+		if (out != stdout || !ferror(out)) /* stdout's: main.c says it */
+			wpp_err("edges: writing the profile failed");
 		rc = WPP_EXIT_ERROR;
 	}
 	if (output && rc == WPP_EXIT_ERROR)

@@ -82,7 +82,8 @@ int cmd_interesting(int argc, char **argv)
 	if (interesting_set_write(
 		set, &sel, out, argc - first == 1 ? argv[first] : "several recordings", &st) < 0 ||
 	    fflush(out) != 0 || ferror(out)) {
-		wpp_err("interesting: writing the set failed");
+		if (out != stdout || !ferror(out)) /* stdout's: main.c says it */
+			wpp_err("interesting: writing the set failed");
 		rc = WPP_EXIT_ERROR;
 	}
 	if (output && rc == WPP_EXIT_ERROR)
