@@ -285,7 +285,7 @@ static void rank_proc(struct session *s, const struct proc *p, const struct opts
 	struct kipf_rank_opts ro = {.k = k,
 				    .all = o->all,
 				    .min_count = o->min_count,
-				    .top = o->top < 0 ? DEFAULT_TOP : (size_t)o->top,
+				    .top = (size_t)o->top,
 				    .keep = o->function ? keep_function : NULL,
 				    .keep_ctx = &ff};
 
