@@ -3,8 +3,7 @@
 #include "json_out.h"
 
 #include <inttypes.h>
-
-#include "log.h"
+#include <stdlib.h>
 
 void json_str(FILE *f, const char *s)
 {
@@ -89,7 +88,7 @@ static void open_level(struct json_out *j, const char *key, char open, const cha
 {
 	json_key(j, key);
 	if (j->depth == JSON_MAX_DEPTH)
-		wpp_die("JSON nested deeper than %d", JSON_MAX_DEPTH); /* a caller's bug */
+		abort(); /* the nesting is the code's, never the input's: a caller's bug */
 	fputc(open, j->f);
 	j->level[j->depth++] = (struct json_level){open == '{' ? '}' : ']', 1, comma, lead, NULL};
 }
@@ -118,7 +117,7 @@ void json_next_comma(struct json_out *j, const char *comma)
 void json_close(struct json_out *j)
 {
 	if (j->depth == 0)
-		wpp_die("JSON closed more than it opened");
+		abort(); /* closed more than it opened: a caller's bug */
 	fputc(j->level[--j->depth].close, j->f);
 }
 
