@@ -171,10 +171,10 @@ int opts_parse(const struct opt_command *cmd, struct opt *table, int argc, char 
 	shorts[ns++] = ':';	    /* a missing value comes back as ':' (opt_error.h) */
 	for (int i = 0; table[i].type != OPT_END; i++) {
 		const struct opt *o = &table[i];
+		if (i == MAX_OPTS) /* bounds longopts and shorts alike */
+			wpp_die("%s: more than %d table entries", cmd->name, MAX_OPTS);
 		if (!is_option(o))
 			continue;
-		if (nlong == MAX_OPTS)
-			wpp_die("%s: more than %d options", cmd->name, MAX_OPTS);
 		int val = o->short_name ? o->short_name : LONG_FIRST + i;
 		if (o->long_name)
 			longopts[nlong++] = (struct option){
