@@ -76,9 +76,9 @@ struct opt_command {
 /* Read argv[1..] against table, and count the operands (cmd->operands).
  * Returns 0 with *next the index of the first operand; 1 after printing
  * the help on stdout (the command exits 0); -1 after one "CMD: ..." error
- * line (the command exits 2).  A
- * "--help" or "-h" anywhere before "--" asks for the help (for
- * OPTS_STOP_AT_OPERAND commands, before the first operand). */
+ * line (the command exits 2).  A "--help" or "-h" anywhere before "--"
+ * asks for the help (for OPTS_STOP_AT_OPERAND commands, before the first
+ * operand). */
 int opts_parse(const struct opt_command *cmd, struct opt *table, int argc, char **argv, int *next);
 /* The help text, as --help prints it. */
 void opts_help(const struct opt_command *cmd, struct opt *table, FILE *out);
