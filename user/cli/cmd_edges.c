@@ -6,7 +6,6 @@
  * functions and edges it holds, and how many path-register increments the
  * recorded builds executed (what profile-guided placement tries to lower).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "cli/commands.h"
 #include "report/edge_profile.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "common/out_file.h"
 #include "report/report_session.h"
 
@@ -23,50 +23,41 @@ static int add_profile(void *ctx, const struct rpt_profile *p)
 	return edge_profile_add((struct edge_profile *)ctx, p);
 }
 
+static const struct opt_command edges_cmd = {
+    .name = "edges",
+    OPT_OPERANDS("one or more .wpp files", 1, -1),
+    .usage = "edges run.wpp... [options]",
+    .about = "How often each edge of each function's path DAG was taken (summed over\n"
+	     "the recordings given), as a text edge profile (docs/instrumentation.md,\n"
+	     "\"Profile-guided placement\").  wppcc --wpp-profile=FILE places the path\n"
+	     "register's increments on the edges that ran least; path ids keep their\n"
+	     "meaning.  On stderr: functions, edges, path executions and the increments\n"
+	     "the recorded build executed.  A recording of -fwpp-mode=count code gives\n"
+	     "the same profile as a trace.\n"};
+
 int cmd_edges(int argc, char **argv)
 {
-	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"quiet", no_argument, NULL, 'q'},
-					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	const char *output = NULL;
 	struct edge_profile_stats st;
 	struct out_file of = {.fd = -1};
 	struct edge_profile *ep;
 	FILE *out = stdout;
-	int c, rc, quiet = 0, status = 0;
+	int first, rc, quiet = 0, status = 0;
+	struct opt table[] = {
+	    OPTS_THREADS(filter),
+	    OPT_OUTPUT(&output, "write there instead of stdout"),
+	    OPT_FLAG_('q', "quiet", "no summary line", &quiet),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":p:t:o:q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'p':
-		case 't':
-			if (parse_count_opt("edges", c == 'p' ? "pid" : "tid", optarg,
-					    c == 'p' ? &filter.pid : &filter.tid))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("edges", c, argv, opts);
-		}
-	}
-	if (optind >= argc) {
-		wpp_err("edges: expected one or more .wpp files (try wpptrace help edges)");
-		return WPP_EXIT_USAGE;
-	}
+	if ((rc = opts_parse(&edges_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 	if (!(ep = edge_profile_new())) {
 		wpp_err("edges: out of memory");
 		return WPP_EXIT_ERROR;
 	}
-	if ((rc = rpt_merge_inputs(argv + optind, argc - optind, &filter, "edges", add_profile, ep,
+	if ((rc = rpt_merge_inputs(argv + first, argc - first, &filter, "edges", add_profile, ep,
 				   &status)) != 0) {
 		edge_profile_free(ep);
 		return rc;
@@ -78,10 +69,11 @@ int cmd_edges(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	rc = status;
-	if (edge_profile_write(ep, out, argc - optind == 1 ? argv[optind] : "several recordings",
+	if (edge_profile_write(ep, out, argc - first == 1 ? argv[first] : "several recordings",
 			       &st) < 0 ||
 	    fflush(out) != 0 || ferror(out)) {
-		wpp_err("edges: writing the profile failed");
+		if (out != stdout || !ferror(out)) /* stdout's: main.c says it */
+			wpp_err("edges: writing the profile failed");
 		rc = WPP_EXIT_ERROR;
 	}
 	if (output && rc == WPP_EXIT_ERROR)

@@ -3,62 +3,56 @@
  * cmd_export.c — `wpptrace export run.wpp --format pprof -o run.pb.gz`
  * (user/report/pprof_export.c).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "report/pprof_export.h"
 #include "report/report_session.h"
 
+static const char *const formats[] = {"pprof", NULL};
+
+static const struct opt_command export_cmd = {
+    .name = "export",
+    .usage = "export run.wpp --format pprof -o run.pb.gz [options]",
+    .about = "A pprof profile (profile.proto, gzip-compressed): one sample per path and\n"
+	     "process, its locations the path's blocks (function, file:line), its values\n"
+	     "the executions and the IR instructions executed (--cost EV: a recorded\n"
+	     "counter's events instead).  A recording of -fwpp-mode=count code gives the\n"
+	     "same samples as a trace.\n"};
+
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},    {"output", required_argument, NULL, 'o'},
-	    {"cost", required_argument, NULL, 'c'},   {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
-	const char *output = NULL, *format = NULL;
+	const char *output = NULL;
+	int format = 0;
 	const char *cost =
 	    NULL; /* --cost COUNTER: the second sample value (default: IR instructions) */
 	char cost_line[512];
 	struct rpt_profile p;
 	struct session s;
-	int c, rc;
+	int rc, first;
+	struct opt table[] = {
+	    OPT_WORD_('f', "format", "the export format (needed)", &format, formats, 0),
+	    OPTS_THREADS(filter),
+	    OPT_OUTPUT(&output, "the file to write (needed)"),
+	    OPT_COST(&cost, "EV", "the second value: a counter recorded with record -e EV"),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:o:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'c':
-			cost = optarg;
-			break;
-		case 'p':
-		case 't':
-			if (parse_count_opt("export", c == 'p' ? "pid" : "tid", optarg,
-					    c == 'p' ? &filter.pid : &filter.tid))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("export", c, argv, opts);
-		}
-	}
-	if (!format || strcmp(format, "pprof") != 0) {
+	if ((rc = opts_parse(&export_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	if (!opt_given(table, "format")) {
 		wpp_err("export: --format pprof is the one export format");
 		return WPP_EXIT_USAGE;
 	}
-	if (!output || optind != argc - 1) {
+	if (!output || first != argc - 1) {
 		wpp_err("export: expected one .wpp file and -o FILE (try wpptrace help export)");
 		return WPP_EXIT_USAGE;
 	}
-	if ((rc = rpt_open(&s, &p, argv[optind], &filter, "export")) != 0)
+	if ((rc = rpt_open(&s, &p, argv[first], &filter, "export")) != 0)
 		return rc;
 	if ((rc = rpt_apply_counter(&s, &p, cost, &filter, "export", cost_line,
 				    sizeof(cost_line))) != 0) {

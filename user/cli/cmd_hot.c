@@ -24,7 +24,6 @@
  * thread's entry has no "grammar" field), its sequence entries
  * {"fid": 0, "path": V, "function": null} with V the raw value.
  */
-#include <getopt.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,10 +31,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "costs/cost_select.h"
+#include "costs/costs.h"
 #include "analysis/grammar/hotsub.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "decode/session.h"
 #include "collect/thread_grammar.h"
 
@@ -47,6 +47,7 @@ struct hot_opts {
 	const char *cost_arg;		     /* --cost as given, or NULL */
 	const char *counter;		     /* --cost COUNTER, or NULL */
 	const struct cost_attribution *attr; /* its samples, attributed */
+	struct json_out *json_out;	     /* --format json: the document */
 };
 
 /* Each terminal's counter events per execution in this thread. */
@@ -88,39 +89,19 @@ static uint64_t raw_value(const struct hot_names *nm, uint32_t t)
 	return nm->raw_vals ? nm->raw_vals[t] : nm->tg->terms[t].path_id;
 }
 
-static void print_path(FILE *out, const struct hot_names *nm, uint32_t t, int json, int first)
+/* One path of a subpath, as a line of the text listing. */
+static void path_text(FILE *out, const struct hot_names *nm, uint32_t t)
 {
-	const struct wpp_thread_grammar *tg = nm->tg;
 	char where[PATH_MAX + 32];
 
 	if (!nm->info) {
-		if (json)
-			fprintf(out, "%s{\"fid\": 0, \"path\": %" PRIu64 ", \"function\": null}",
-				first ? "" : ", ", raw_value(nm, t));
-		else
-			fprintf(out, "      p%-23" PRIu64 " raw symbol %" PRIu64 "\n",
-				terminal_name(nm, t), raw_value(nm, t));
+		fprintf(out, "      p%-23" PRIu64 " raw symbol %" PRIu64 "\n", terminal_name(nm, t),
+			raw_value(nm, t));
 		return;
 	}
 	const struct terminal_info *ti = &nm->info[t];
-	const struct wpp_grammar_terminal *term = &tg->terms[t];
+	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
 
-	if (json) {
-		fprintf(out, "%s{\"fid\": %" PRIu32 ", \"path\": %" PRIu64 ", \"function\": ",
-			first ? "" : ", ", term->fid, term->path_id);
-		if (ti->fn) {
-			json_str(out, ti->fn->name);
-			fputs(", \"file\": ", out);
-			json_str(out, ti->file ? ti->file : "");
-			fprintf(out,
-				", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
-				", \"insns\": %" PRIu64 "}",
-				ti->line_min, ti->line_max, ti->insns);
-		} else {
-			fputs("null}", out);
-		}
-		return;
-	}
 	/* pN first: the name `wpp --freq/--context/--order` take */
 	fprintf(out, "      p%-6" PRIu32 " ", t);
 	if (ti->fn)
@@ -132,86 +113,146 @@ static void print_path(FILE *out, const struct hot_names *nm, uint32_t t, int js
 			term->path_id);
 }
 
-/* The minimal hot subpaths of one grammar (d, over terminals < nterm with
- * cost[]), costliest first, at most --top of them (0: all). */
-static void hot_report(FILE *out, const struct hot_opts *o, const struct hot_names *nm,
-		       const struct wppdag *d, const uint64_t *cost, uint32_t nterm, int first)
+/* One path of a subpath, as an entry of its "sequence". */
+static void path_json(struct json_out *j, const struct hot_names *nm, uint32_t t)
 {
-	const struct wpp_chunk_grammar *h = &nm->tg->hdr;
-	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost,
-				  nterm};
-	struct hotsub_result r;
+	json_object(j, NULL);
+	if (!nm->info) {
+		json_u64(j, "fid", 0);
+		json_u64(j, "path", raw_value(nm, t));
+		json_null(j, "function");
+		json_close(j);
+		return;
+	}
+	const struct terminal_info *ti = &nm->info[t];
+	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
 
-	if (hotsub_find(d, &p, &r) < 0)
-		wpp_die("out of memory finding hot subpaths");
-	hotsub_sort_by_cost(&r);
-	size_t shown = o->top > 0 && (size_t)o->top < r.n ? (size_t)o->top : r.n;
-	if (o->json) {
-		if (nm->info)
-			fprintf(out,
-				"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32,
-				first ? "" : ",\n  ", h->pid, h->tid, h->generation);
-		else
-			fprintf(out, "%s{\"pid\": 0, \"tid\": 0, \"gen\": 0, \"grammar\": \"raw\"",
-				first ? "" : ",\n  ");
-		fprintf(out, ", \"paths\": %" PRIu64 ", \"hot_subpaths\": %zu, \"subpaths\": [",
-			h->nsymbols, r.n);
+	json_u64(j, "fid", term->fid);
+	json_u64(j, "path", term->path_id);
+	if (ti->fn) {
+		json_string(j, "function", ti->fn->name);
+		json_string(j, "file", ti->file ? ti->file : "");
+		json_u64(j, "line_min", ti->line_min);
+		json_u64(j, "line_max", ti->line_max);
+		json_u64(j, "insns", ti->insns);
 	} else {
-		char shown_note[64] = "";
-		if (shown < r.n)
-			snprintf(shown_note, sizeof(shown_note), ", the %zu costliest shown",
-				 shown);
-		if (nm->info)
-			fprintf(out, "thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 ")",
-				h->tid, h->pid, h->generation);
-		else
-			fprintf(out, "raw grammar %" PRIu32 " (wpp --from-raw; %s)", nm->raw_index,
-				nm->raw_vals ? "pV is raw value V" : "pN is table entry N");
-		fprintf(out,
-			": %" PRIu64
-			" paths, %zu minimal hot subpath%s (length %ld..%ld, cost >= %" PRIu64
-			" %s%s)%s\n",
-			h->nsymbols, r.n, r.n == 1 ? "" : "s", o->min_len, o->max_len, o->min_cost,
-			o->counter	? o->counter
-			: o->count_cost ? "path executions"
-					: "instructions",
-			!nm->info && !o->cost_arg
-			    ? "; --cost count: a raw grammar has no instruction counts"
-			    : "",
-			shown_note);
+		json_null(j, "function");
 	}
-	for (size_t i = 0; i < shown; i++) {
-		const struct hotsub_path *hp = &r.paths[i];
-		if (o->json) {
-			fprintf(out,
-				"%s\n   {\"cost\": %" PRIu64 ", \"frequency\": %" PRIu64
-				", \"length\": %" PRIu32 ", \"terminals\": [",
-				i ? "," : "", hp->cost, hp->occurrences, hp->len);
-			for (uint32_t k = 0; k < hp->len; k++)
-				fprintf(out, "%s\"p%" PRIu64 "\"", k ? ", " : "",
-					terminal_name(nm, hp->syms[k]));
-			fputs("], \"sequence\": [", out);
-			for (uint32_t k = 0; k < hp->len; k++)
-				print_path(out, nm, hp->syms[k], 1, k == 0);
-			fputs("]}", out);
-		} else {
-			fprintf(out,
-				"  #%zu  cost %" PRIu64 "  frequency %" PRIu64 "  length %" PRIu32
-				"\n",
-				i + 1, hp->cost, hp->occurrences, hp->len);
-			for (uint32_t k = 0; k < hp->len; k++)
-				print_path(out, nm, hp->syms[k], 0, 0);
-		}
-	}
-	if (o->json)
-		fputs("]}", out);
-	else
-		fputc('\n', out);
-	hotsub_result_free(&r);
+	json_close(j);
 }
 
-static void hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thread_grammar *tg,
-		       const struct terminal_info *info, int first)
+/* What hot found in one grammar: the model both renderings print. */
+struct hot_found {
+	const struct hot_names *nm;
+	struct hotsub_result r; /* costliest first */
+	size_t shown;		/* how many of them are printed (--top) */
+};
+
+/* The minimal hot subpaths of one grammar (d, over terminals < nterm with
+ * cost[]), costliest first, at most --top of them shown (0: all). */
+static void hot_find(const struct hot_opts *o, const struct hot_names *nm, const struct wppdag *d,
+		     const uint64_t *cost, uint32_t nterm, struct hot_found *h)
+{
+	struct hotsub_params p = {(uint32_t)o->min_len, (uint32_t)o->max_len, o->min_cost, cost,
+				  nterm};
+
+	h->nm = nm;
+	if (hotsub_find(d, &p, &h->r) < 0)
+		wpp_die("out of memory finding hot subpaths");
+	hotsub_sort_by_cost(&h->r);
+	h->shown = o->top > 0 && (size_t)o->top < h->r.n ? (size_t)o->top : h->r.n;
+}
+
+static void hot_text(FILE *out, const struct hot_opts *o, const struct hot_found *h)
+{
+	const struct hot_names *nm = h->nm;
+	const struct wpp_chunk_grammar *hdr = &nm->tg->hdr;
+	char shown_note[64] = "";
+
+	if (h->shown < h->r.n)
+		snprintf(shown_note, sizeof(shown_note), ", the %zu costliest shown", h->shown);
+	if (nm->info)
+		fprintf(out, "thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32 ")",
+			hdr->tid, hdr->pid, hdr->generation);
+	else
+		fprintf(out, "raw grammar %" PRIu32 " (wpp --from-raw; %s)", nm->raw_index,
+			nm->raw_vals ? "pV is raw value V" : "pN is table entry N");
+	fprintf(out,
+		": %" PRIu64 " paths, %zu minimal hot subpath%s (length %ld..%ld, cost >= %" PRIu64
+		" %s%s)%s\n",
+		hdr->nsymbols, h->r.n, h->r.n == 1 ? "" : "s", o->min_len, o->max_len, o->min_cost,
+		o->counter	? o->counter
+		: o->count_cost ? "path executions"
+				: "instructions",
+		!nm->info && !o->cost_arg
+		    ? "; --cost count: a raw grammar has no instruction counts"
+		    : "",
+		shown_note);
+	for (size_t i = 0; i < h->shown; i++) {
+		const struct hotsub_path *hp = &h->r.paths[i];
+		fprintf(out,
+			"  #%zu  cost %" PRIu64 "  frequency %" PRIu64 "  length %" PRIu32 "\n",
+			i + 1, hp->cost, hp->occurrences, hp->len);
+		for (uint32_t k = 0; k < hp->len; k++)
+			path_text(out, nm, hp->syms[k]);
+	}
+	fputc('\n', out);
+}
+
+/* An entry of "threads" (docs/cli.md, hot). */
+static void hot_json(struct json_out *j, const struct hot_found *h)
+{
+	const struct hot_names *nm = h->nm;
+	const struct wpp_chunk_grammar *hdr = &nm->tg->hdr;
+	char name[24];
+
+	json_object(j, NULL);
+	json_u64(j, "pid", nm->info ? hdr->pid : 0);
+	json_u64(j, "tid", nm->info ? hdr->tid : 0);
+	json_u64(j, "gen", nm->info ? hdr->generation : 0);
+	if (!nm->info)
+		json_string(j, "grammar", "raw");
+	json_u64(j, "paths", hdr->nsymbols);
+	json_u64(j, "hot_subpaths", h->r.n);
+	json_array_lines(j, "subpaths", ",", "\n   ");
+	for (size_t i = 0; i < h->shown; i++) {
+		const struct hotsub_path *hp = &h->r.paths[i];
+		json_object(j, NULL);
+		json_u64(j, "cost", hp->cost);
+		json_u64(j, "frequency", hp->occurrences);
+		json_u64(j, "length", hp->len);
+		json_array(j, "terminals");
+		for (uint32_t k = 0; k < hp->len; k++) {
+			snprintf(name, sizeof(name), "p%" PRIu64, terminal_name(nm, hp->syms[k]));
+			json_string(j, NULL, name);
+		}
+		json_close(j);
+		json_array(j, "sequence");
+		for (uint32_t k = 0; k < hp->len; k++)
+			path_json(j, nm, hp->syms[k]);
+		json_close(j);
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+}
+
+/* One grammar found and printed the way --format asks. */
+static void hot_report(const struct hot_opts *o, const struct hot_names *nm, const struct wppdag *d,
+		       const uint64_t *cost, uint32_t nterm)
+{
+	struct hot_found h;
+
+	hot_find(o, nm, d, cost, nterm, &h);
+	if (o->json)
+		hot_json(o->json_out, &h);
+	else
+		hot_text(stdout, o, &h);
+	hotsub_result_free(&h.r);
+}
+
+static void hot_thread(const struct hot_opts *o, const struct wpp_thread_grammar *tg,
+		       const struct terminal_info *info)
 {
 	uint32_t nterm = tg->hdr.nterminals;
 	uint64_t *cost = malloc((nterm ? nterm : 1) * sizeof(*cost));
@@ -225,7 +266,7 @@ static void hot_thread(FILE *out, const struct hot_opts *o, const struct wpp_thr
 	else
 		for (uint32_t t = 0; t < nterm; t++)
 			cost[t] = o->count_cost ? 1 : info[t].insns;
-	hot_report(out, o, &nm, &d, cost, nterm, first);
+	hot_report(o, &nm, &d, cost, nterm);
 	wppdag_free(&d);
 	free(cost);
 }
@@ -284,13 +325,40 @@ static int hot_raw_grammar(void *ctx, const struct wpp_thread_grammar *tg, uint3
 		wpp_die("out of memory");
 	for (uint32_t t = 0; t < nterm; t++)
 		cost[t] = 1;
-	hot_report(stdout, o, &nm, &d, cost, nterm, index == 1);
+	hot_report(o, &nm, &d, cost, nterm);
 	wppdag_free(&d);
 	free(cost);
 	free(vals);
 	if (vals)
 		seq_grammar_free(&dense);
 	return 0;
+}
+
+/* The document's members before "threads", and "threads" opened (each
+ * thread on a line of its own); tally: a counter's samples, or NULL. */
+static void json_header(const struct hot_opts *o, const char *path, const struct cost_tally *tally)
+{
+	struct json_out *j = o->json_out;
+
+	json_object(j, NULL);
+	json_string(j, "file", path);
+	json_string(j, "cost", o->counter ? o->counter : o->count_cost ? "count" : "insns");
+	json_i64(j, "min_len", o->min_len);
+	json_i64(j, "max_len", o->max_len);
+	json_u64(j, "min_cost", o->min_cost);
+	if (tally) {
+		json_key(j, "cost_samples");
+		cost_tally_json(j->f, tally);
+	}
+	json_array_lines(j, "threads", ",\n  ", "");
+	json_raw(j, "\n  ");
+}
+
+static void json_footer(const struct hot_opts *o)
+{
+	json_close(o->json_out); /* threads */
+	json_close(o->json_out);
+	json_raw(o->json_out, "\n");
 }
 
 /* A file written by `wpp --from-raw`: no threads, raw GRAMMAR chunks, each
@@ -317,130 +385,116 @@ static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path,
 		return WPP_EXIT_USAGE;
 	}
 	o->count_cost = 1;
-	if (o->json) {
-		printf("{\"file\": ");
-		json_str(stdout, path);
-		printf(", \"cost\": \"count\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": "
-		       "%" PRIu64 ", \"threads\": [\n  ",
-		       o->min_len, o->max_len, o->min_cost);
-	}
+	if (o->json)
+		json_header(o, path, NULL);
 	if (thread_grammar_for_each_raw(s->trace, hot_raw_grammar, o, &n) < 0)
 		rc = WPP_EXIT_ERROR;
 	if (o->json)
-		printf("]}\n");
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("hot: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
+		json_footer(o);
 	return rc != WPP_EXIT_OK ? rc : integrity;
+}
+
+#define STR_(x)		 #x
+#define STR(x)		 STR_(x)
+#define DEFAULT_MIN_COST 100000
+
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command hot_cmd = {
+    .name = "hot",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "hot run.wpp [options]",
+    .about =
+	"Minimal hot subpaths of each thread's path stream: sequences of min-len to\n"
+	"max-len consecutive paths whose frequency x cost reaches min-cost and whose\n"
+	"shorter prefixes do not.  Cost of a path: its static instructions (insns,\n"
+	"default), 1 (count) or a recorded counter's events per execution (estimated;\n"
+	"docs/counters.md).  On a grammar written by wpp --from-raw: count costs.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
+/* --min-cost: 100000 or 1e6 */
+static int set_min_cost(const struct opt *self, const char *arg)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (end == arg || *end || !(d >= 0 && d < 1.8e19)) {
+		wpp_err("hot: --min-cost needs a number, not '%s'", arg);
+		return -1;
+	}
+	*(uint64_t *)self->ctx = (uint64_t)d;
+	return 0;
+}
+
+/* --grammar-builder: grammars built from the batches; the result is the same */
+static int set_builder(const struct opt *self, const char *arg)
+{
+	return grammar_builder_parse("hot", arg, self->ctx);
 }
 
 int cmd_hot(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"gen", required_argument, NULL, 'g'},
-					     {"min-len", required_argument, NULL, 'a'},
-					     {"max-len", required_argument, NULL, 'b'},
-					     {"min-cost", required_argument, NULL, 'c'},
-					     {"cost", required_argument, NULL, 'C'},
-					     {"top", required_argument, NULL, 'n'},
-					     {"grammar-builder", required_argument, NULL, 'G'},
-					     {NULL, 0, NULL, 0}};
 	struct hot_opts o = {.filter = THREAD_FILTER_ANY,
 			     .min_len = 2,
 			     .max_len = 20,
 			     .top = 20,
-			     .min_cost = 100000};
+			     .min_cost = DEFAULT_MIN_COST};
+	struct json_out json_out;
 	struct session s;
-	int c, rc, algo = SEQ_CHUNKED;
-	long v;
+	int rc, opnd, algo = SEQ_CHUNKED;
+	struct opt table[] = {
+	    OPT_FORMAT(&o.json, formats),
+	    OPT_COUNT_(0, "min-len", "N", "shortest subpath, in paths", &o.min_len, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_COUNT_(0, "max-len", "N", "longest subpath (at most 4096)", &o.max_len, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_CALL_(0, "min-cost", "C",
+		      "least frequency x cost of a hot subpath (default " STR(DEFAULT_MIN_COST) ")",
+		      set_min_cost, &o.min_cost, 0),
+	    OPT_COST(&o.cost_arg, "insns|count|COUNTER",
+		     "a path's cost: its static instructions, 1, or a\n"
+		     "counter recorded with record -e (default insns)"),
+	    OPT_COUNT_('n', "top", "N", "the N costliest per thread; 0: all", &o.top, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPTS_THREADS(o.filter),
+	    OPT_CALL_(0, "grammar-builder", "chunked|sequitur",
+		      "how grammars missing from the file are built from\n"
+		      "the batches, as for wpp (the result does not depend on it)",
+		      set_builder, &algo, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("hot: unknown format '%s' (text or json)", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			o.json = !strcmp(optarg, "json");
-			break;
-		case 'C':
-			/* insns, count, or the name of a recorded counter */
-			o.cost_arg = optarg;
-			o.count_cost = !strcmp(optarg, "count");
-			o.counter = strcmp(optarg, "insns") && !o.count_cost ? optarg : NULL;
-			break;
-		case 'c': {
-			char *end;
-			double d = strtod(optarg, &end); /* 100000 or 1e6 */
-			if (end == optarg || *end || !(d >= 0 && d < 1.8e19)) {
-				wpp_err("hot: --min-cost needs a number, not '%s'", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			o.min_cost = (uint64_t)d;
-			break;
-		}
-		case 'p':
-		case 't':
-		case 'g':
-		case 'a':
-		case 'b':
-		case 'n':
-			if (parse_count_opt("hot",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-					    : c == 'g' ? "gen"
-					    : c == 'a' ? "min-len"
-					    : c == 'b' ? "max-len"
-						       : "top",
-					    optarg, &v) < 0)
-				return WPP_EXIT_USAGE;
-			*(c == 'p'   ? &o.filter.pid
-			  : c == 't' ? &o.filter.tid
-			  : c == 'g' ? &o.filter.gen
-			  : c == 'a' ? &o.min_len
-			  : c == 'b' ? &o.max_len
-				     : &o.top) = v;
-			break;
-		case 'G': /* grammars built from the batches; the result is the same */
-			if (grammar_builder_parse("hot", optarg, &algo) < 0)
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("hot", c, argv, opts);
-		}
+	if ((rc = opts_parse(&hot_cmd, table, argc, argv, &opnd)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	if (o.cost_arg) { /* insns, count, or the name of a recorded counter */
+		o.count_cost = !strcmp(o.cost_arg, "count");
+		o.counter = strcmp(o.cost_arg, "insns") && !o.count_cost ? o.cost_arg : NULL;
 	}
+	json_init(&json_out, stdout, 1);
+	o.json_out = &json_out;
 	thread_grammar_set_builder(algo);
 	if (o.min_len < 1 || o.max_len < o.min_len || o.max_len > 4096) {
 		wpp_err("hot: need 1 <= --min-len <= --max-len <= 4096");
 		return WPP_EXIT_USAGE;
 	}
-	if (optind != argc - 1) {
-		wpp_err("hot: expected one .wpp file (try wpptrace help hot)");
-		return WPP_EXIT_USAGE;
-	}
-	if ((rc = session_open(&s, argv[optind])))
+	if ((rc = session_open(&s, argv[opnd])))
 		return rc;
 	rc = s.exit_status;
 	/* A --from-raw file has raw grammars but no threads (nor modules). */
 	uint32_t nraw = 0;
 	if (s.trace->nthreads == 0 &&
 	    thread_grammar_for_each_raw(s.trace, NULL, NULL, &nraw) == 0 && nraw > 0) {
-		rc = hot_raw_file(&o, &s, argv[optind], rc);
+		rc = hot_raw_file(&o, &s, argv[opnd], rc);
 		session_close(&s);
 		return rc;
 	}
-	if (session_refuse_counts(&s, "hot", argv[optind], &o.filter)) {
+	if (session_refuse_counts(&s, "hot", argv[opnd], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
 	struct cost_selection sel;
 	rc = cost_select(&sel, s.trace, s.mods, o.cost_arg, COST_TAKES_INSNS_OR_COUNT, o.filter.pid,
-			 o.filter.tid, "hot", argv[optind]);
+			 o.filter.tid, "hot", argv[opnd]);
 	if (rc) {
 		cost_selection_free(&sel);
 		session_close(&s);
@@ -453,22 +507,12 @@ int cmd_hot(int argc, char **argv)
 		if (!o.json)
 			printf("%s\n", sel.summary);
 	}
-	if (o.json) {
-		printf("{\"file\": ");
-		json_str(stdout, argv[optind]);
-		printf(", \"cost\": \"%s\", \"min_len\": %ld, \"max_len\": %ld, \"min_cost\": "
-		       "%" PRIu64,
-		       o.counter      ? o.counter
-		       : o.count_cost ? "count"
-				      : "insns",
-		       o.min_len, o.max_len, o.min_cost);
-		if (o.counter) {
-			struct cost_tally tally;
-			cost_tally_of(&sel.data, &sel.attr, &tally);
-			printf(", \"cost_samples\": ");
-			cost_tally_json(stdout, &tally);
-		}
-		printf(", \"threads\": [\n  ");
+	if (o.json && o.counter) {
+		struct cost_tally tally;
+		cost_tally_of(&sel.data, &sel.attr, &tally);
+		json_header(&o, argv[opnd], &tally);
+	} else if (o.json) {
+		json_header(&o, argv[opnd], NULL);
 	}
 	int first = 1;
 	struct grammar_builds builds = {0};
@@ -487,20 +531,16 @@ int cmd_hot(int argc, char **argv)
 		    calloc(tg.hdr.nterminals ? tg.hdr.nterminals : 1, sizeof(*info));
 		if (!info || thread_grammar_describe(&tg, s.mods, info) < 0)
 			wpp_die("out of memory");
-		hot_thread(stdout, &o, &tg, info, first);
+		hot_thread(&o, &tg, info);
 		first = 0;
 		free(info);
 		wpp_thread_grammar_free(&tg);
 	}
 	if (o.json)
-		printf("]}\n");
+		json_footer(&o);
 	if (first && rc != WPP_EXIT_ERROR)
-		rc = no_thread_selected("hot", argv[optind], &o.filter, rc);
-	thread_grammar_suggest_store("hot", argv[optind], &builds);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("hot: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
+		rc = no_thread_selected("hot", argv[opnd], &o.filter, rc);
+	thread_grammar_suggest_store("hot", argv[opnd], &builds);
 	cost_selection_free(&sel);
 	session_close(&s);
 	return rc;

@@ -8,7 +8,6 @@
  * --wpp-interesting=FILE` (preferential path profiling).  A summary on
  * stderr says how many functions and paths it holds out of how many ran.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "cli/commands.h"
 #include "report/interesting_set.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "common/out_file.h"
 #include "report/report_session.h"
 
@@ -25,15 +25,18 @@ static int add_profile(void *ctx, const struct rpt_profile *p)
 	return interesting_set_add((struct interesting_set *)ctx, p);
 }
 
+static const struct opt_command interesting_cmd = {
+    .name = "interesting",
+    OPT_OPERANDS("one or more .wpp files", 1, -1),
+    .usage = "interesting run.wpp... [options]",
+    .about = "Per function, the Ball-Larus ids of the paths the recordings executed, with\n"
+	     "their counts (docs/instrumentation.md, \"Interesting paths\"): the set that\n"
+	     "wppcc --wpp-interesting=FILE numbers compactly (preferential path profiling).\n"
+	     "On stderr: functions, paths kept and paths executed.  A recording of\n"
+	     "-fwpp-mode=count code gives the same set as a trace.\n"};
+
 int cmd_interesting(int argc, char **argv)
 {
-	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"top", required_argument, NULL, 'n'},
-					     {"min-count", required_argument, NULL, 'm'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"quiet", no_argument, NULL, 'q'},
-					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct interesting_select sel = {0, 1};
 	const char *output = NULL;
@@ -41,54 +44,31 @@ int cmd_interesting(int argc, char **argv)
 	struct out_file of = {.fd = -1};
 	struct interesting_set *set;
 	FILE *out = stdout;
-	int c, rc, quiet = 0, status = 0;
-	long v;
+	int first, rc, quiet = 0, status = 0;
+	long top = 0, min_count = 0;
+	struct opt table[] = {
+	    OPT_COUNT_(0, "top", "N", "only the N hottest paths over all recordings", &top, 1,
+		       LONG_MAX, 0),
+	    OPT_COUNT_(0, "min-count", "C",
+		       "only paths executed at least C times (with --top: the N\n"
+		       "hottest of those; the file's '# kept:' line says which)",
+		       &min_count, 0, LONG_MAX, 0),
+	    OPTS_THREADS(filter),
+	    OPT_OUTPUT(&output, "write there instead of stdout"),
+	    OPT_FLAG_('q', "quiet", "no summary line", &quiet),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":p:t:o:q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'n':
-		case 'm':
-			if (parse_count_opt("interesting", c == 'n' ? "top" : "min-count", optarg,
-					    &v))
-				return WPP_EXIT_USAGE;
-			if (c == 'n')
-				sel.top = (uint64_t)v;
-			else
-				sel.min_count = v > 0 ? (uint64_t)v : 1;
-			if (c == 'n' && !v) {
-				wpp_err("interesting: --top needs a number above 0");
-				return WPP_EXIT_USAGE;
-			}
-			break;
-		case 'p':
-		case 't':
-			if (parse_count_opt("interesting", c == 'p' ? "pid" : "tid", optarg,
-					    c == 'p' ? &filter.pid : &filter.tid))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("interesting", c, argv, opts);
-		}
-	}
-	if (optind >= argc) {
-		wpp_err("interesting: expected one or more .wpp files (try wpptrace help "
-			"interesting)");
-		return WPP_EXIT_USAGE;
-	}
+	if ((rc = opts_parse(&interesting_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	sel.top = (uint64_t)top;
+	sel.min_count = min_count > 0 ? (uint64_t)min_count : 1;
 	if (!(set = interesting_set_new())) {
 		wpp_err("interesting: out of memory");
 		return WPP_EXIT_ERROR;
 	}
-	if ((rc = rpt_merge_inputs(argv + optind, argc - optind, &filter, "interesting",
-				   add_profile, set, &status)) != 0) {
+	if ((rc = rpt_merge_inputs(argv + first, argc - first, &filter, "interesting", add_profile,
+				   set, &status)) != 0) {
 		interesting_set_free(set);
 		return rc;
 	}
@@ -99,11 +79,11 @@ int cmd_interesting(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	rc = status;
-	if (interesting_set_write(set, &sel, out,
-				  argc - optind == 1 ? argv[optind] : "several recordings",
-				  &st) < 0 ||
+	if (interesting_set_write(
+		set, &sel, out, argc - first == 1 ? argv[first] : "several recordings", &st) < 0 ||
 	    fflush(out) != 0 || ferror(out)) {
-		wpp_err("interesting: writing the set failed");
+		if (out != stdout || !ferror(out)) /* stdout's: main.c says it */
+			wpp_err("interesting: writing the set failed");
 		rc = WPP_EXIT_ERROR;
 	}
 	if (output && rc == WPP_EXIT_ERROR)

@@ -13,14 +13,13 @@
  * the collector had the modules' metadata, else flat), else it is built
  * from the decoded trace.  Threads of one process image are merged.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
-#include "costs/cost_select.h"
+#include "costs/costs.h"
 #include "common/json_out.h"
 #include "analysis/kpaths/kipf.h"
 #include "analysis/kpaths/kipf_build.h"
@@ -28,9 +27,13 @@
 #include "analysis/kpaths/kipf_inst_cost.h"
 #include "analysis/kpaths/kipf_rank.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "decode/session.h"
 
-#define DEFAULT_K   8u
+#define DEFAULT_K_N 8 /* -k when no forest is stored */
+#define DEFAULT_K   ((unsigned)DEFAULT_K_N)
+#define STR_(x)	    #x
+#define STR(x)	    STR_(x)
 #define DEFAULT_TOP 10
 
 enum source { SRC_AUTO, SRC_STORED, SRC_TRACE };
@@ -207,31 +210,29 @@ static void print_step_text(FILE *out, const struct kipf *f, const uint32_t *nod
 		li->start_short ? ">" : "", li->end_short ? li->end_short : "");
 }
 
-static void print_step_json(FILE *out, const struct kipf *f, const uint32_t *nodes, unsigned i,
-			    const struct label_info *li)
+static void step_json(struct json_out *j, const struct kipf *f, const uint32_t *nodes, unsigned i,
+		      const struct label_info *li)
 {
 	const struct kipf_node *nd = &f->nodes[nodes[i]];
 
-	fputs(i ? ",{\"function\":" : "{\"function\":", out);
-	if (li->fn)
-		json_str(out, li->fn->name);
-	else
-		fputs("null", out);
-	fprintf(out, ",\"fid\":%" PRIu32 ",\"%s\":%" PRIu64 ",\"count\":%" PRIu64 ",\"fraction\":",
-		nd->fid, li->is_block ? "block" : "path", nd->value, nd->count);
+	json_object(j, NULL);
+	json_string(j, "function", li->fn ? li->fn->name : NULL);
+	json_u64(j, "fid", nd->fid);
+	json_u64(j, li->is_block ? "block" : "path", nd->value);
+	json_u64(j, "count", nd->count);
 	if (i)
-		fprintf(out, "%.6f", (double)nd->count / (double)f->nodes[nodes[i - 1]].count);
+		json_double(j, "fraction", "%.6f",
+			    (double)nd->count / (double)f->nodes[nodes[i - 1]].count);
 	else
-		fputs("null", out);
-	fputs(",\"file\":", out);
-	if (li->fn)
-		json_str(out, li->fn->file);
-	else
-		fputs("null", out);
-	fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32, li->line_min, li->line_max);
-	if (li->start)
-		fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"", li->start, li->end);
-	fputc('}', out);
+		json_null(j, "fraction");
+	json_string(j, "file", li->fn ? li->fn->file : NULL);
+	json_u64(j, "line_min", li->line_min);
+	json_u64(j, "line_max", li->line_max);
+	if (li->start) {
+		json_string(j, "start", li->start);
+		json_string(j, "end", li->end);
+	}
+	json_close(j);
 }
 
 static const char *source_name(const struct proc *p)
@@ -267,208 +268,179 @@ static double *root_unit_costs(const struct wpp_image_map *im, const struct proc
 	return unit;
 }
 
-static int report_proc(FILE *out, struct session *s, const struct proc *p, const struct opts *o,
-		       unsigned k, int first)
+/* One process's k-paths, ranked: what the text and the JSON print. */
+struct ranked {
+	const struct proc *p;
+	const struct wpp_image_map *im;
+	uint32_t *sel; /* the k-paths shown, by their last node, hottest first */
+	long n;
+	size_t total; /* k-paths that matched */
+	double *cost; /* --cost: per node, else NULL */
+};
+
+static void rank_proc(struct session *s, const struct proc *p, const struct opts *o, unsigned k,
+		      struct ranked *r)
 {
-	const struct wpp_image_map *im = wpp_modules_image(s->mods, p->pid, p->gen);
-	struct fn_filter ff = {.im = im, .name = o->function};
+	struct fn_filter ff;
 	struct kipf_rank_opts ro = {.k = k,
 				    .all = o->all,
 				    .min_count = o->min_count,
-				    .top = o->top < 0 ? DEFAULT_TOP : (size_t)o->top,
+				    .top = (size_t)o->top,
 				    .keep = o->function ? keep_function : NULL,
 				    .keep_ctx = &ff};
-	uint32_t *sel, nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
-	struct label_info li;
-	size_t total;
-	double *cost = NULL;
-	long n;
 
+	*r = (struct ranked){.p = p, .im = wpp_modules_image(s->mods, p->pid, p->gen)};
+	ff = (struct fn_filter){.im = r->im, .name = o->function};
 	if (o->attr) {
 		/* A counter: each k-path costs what its own instances did. */
-		cost = calloc((size_t)p->ipf->nnodes + 1, sizeof(*cost));
-		if (!cost)
+		r->cost = calloc((size_t)p->ipf->nnodes + 1, sizeof(*r->cost));
+		if (!r->cost)
 			wpp_die("out of memory");
-		kipf_inst_cost_apply(p->icost, p->ipf, cost);
-		ro.cost = cost;
+		kipf_inst_cost_apply(p->icost, p->ipf, r->cost);
 	} else if (o->cost) {
-		double *unit = root_unit_costs(im, p, o);
-		cost = kipf_node_costs(p->ipf, unit);
+		double *unit = root_unit_costs(r->im, p, o);
+		r->cost = kipf_node_costs(p->ipf, unit);
 		free(unit);
-		if (!cost)
+		if (!r->cost)
 			wpp_die("out of memory");
-		ro.cost = cost;
 	}
-	n = kipf_rank(p->ipf, &ro, &sel, &total);
-
-	if (n < 0)
+	ro.cost = r->cost;
+	if ((r->n = kipf_rank(p->ipf, &ro, &r->sel, &r->total)) < 0)
 		wpp_die("out of memory");
-	if (o->json) {
-		fprintf(out,
-			"%s{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32
-			",\"threads\":%zu,\"source\":\"%s\",\"view\":\"%s\""
-			",\"items\":%" PRIu64 ",\"lost_items\":%" PRIu64 ",\"pruned\":%s"
-			",\"nodes\":%" PRIu32 ",\"matching\":%zu,\"kpaths\":[",
-			first ? "" : ",\n", p->pid, p->gen, p->nthreads, source_name(p),
-			o->flat ? "flat" : "activation", p->ipf->items, p->ipf->lost_items,
-			p->ipf->lost_items ? "true" : "false", p->ipf->nnodes, total);
-	} else {
-		fprintf(out,
-			"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
-			" path records, k-IPF from %s, %s\n",
-			first ? "" : "\n", p->pid, p->gen, p->nthreads, p->nthreads == 1 ? "" : "s",
-			p->ipf->items, source_name(p),
-			o->flat ? "flat (across calls)" : "per activation");
-		if (p->ipf->lost_items)
-			fprintf(out,
-				"pruned: each count below is at most %" PRIu64 " under the truth\n",
-				p->ipf->lost_items);
-		fprintf(out, "%ld hottest of %zu %sk-paths (k = %u)\n", n, total,
-			o->all ? "" : "maximal ", k);
-	}
-	for (long i = 0; i < n; i++) {
-		unsigned len = path_nodes(p->ipf, sel[i], nodes);
-		char cost_text[64] = "";
-		if (cost)
-			snprintf(cost_text, sizeof(cost_text),
-				 o->json ? ",\"cost\":%.0f" : "  cost %.0f", cost[sel[i]]);
-		if (o->json)
-			fprintf(out, "%s\n{\"count\":%" PRIu64 "%s,\"length\":%u,\"paths\":[",
-				i ? "," : "", p->ipf->nodes[sel[i]].count, cost_text, len);
-		else
-			fprintf(out,
-				"\n#%ld  count %" PRIu64
-				"%s  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
-				i + 1, p->ipf->nodes[sel[i]].count, cost_text, len,
-				len == 1 ? "" : "s", "count", "of prev", "function:path", "lines",
-				"start>end");
-		for (unsigned j = 0; j < len; j++) {
-			const struct kipf_node *nd = &p->ipf->nodes[nodes[j]];
-			describe(im, nd->fid, nd->value, &li, &scratch, &cap);
-			if (o->json)
-				print_step_json(out, p->ipf, nodes, j, &li);
-			else
-				print_step_text(out, p->ipf, nodes, j, &li);
-		}
-		if (o->json)
-			fputs("]}", out);
-	}
-	if (o->json)
-		fputs("]}", out);
-	free(scratch);
-	free(sel);
-	free(cost);
-	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
+static void ranked_free(struct ranked *r)
 {
-	static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-						 {"function", required_argument, NULL, 'F'},
-						 {"min-count", required_argument, NULL, 'm'},
-						 {"top", required_argument, NULL, 'n'},
-						 {"pid", required_argument, NULL, 'p'},
-						 {"tid", required_argument, NULL, 't'},
-						 {"all", no_argument, NULL, 'a'},
-						 {"source", required_argument, NULL, 's'},
-						 {"prune-nodes", required_argument, NULL, 'P'},
-						 {"flat", no_argument, NULL, 'L'},
-						 {"cost", required_argument, NULL, 'C'},
-						 {NULL, 0, NULL, 0}};
-	int c;
+	free(r->sel);
+	free(r->cost);
+}
 
-	*o = (struct opts){.top = -1, .filter = THREAD_FILTER_ANY};
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":k:f:", longopts, NULL)) != -1) {
-		long v = 0;
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("kpaths: unknown format '%s' (text or json)", optarg);
-				return -1;
-			}
-			o->json = !strcmp(optarg, "json");
-			continue;
-		case 'F':
-			o->function = optarg;
-			continue;
-		case 'a':
-			o->all = 1;
-			continue;
-		case 'L':
-			o->flat = 1;
-			continue;
-		case 'C':
-			o->cost = optarg; /* insns, count, or a recorded counter */
-			continue;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				o->source = SRC_AUTO;
-			else if (!strcmp(optarg, "stored"))
-				o->source = SRC_STORED;
-			else if (!strcmp(optarg, "trace"))
-				o->source = SRC_TRACE;
-			else {
-				wpp_err("kpaths: --source is auto, stored or trace, not '%s'",
-					optarg);
-				return -1;
-			}
-			continue;
-		case 'k':
-		case 'm':
-		case 'n':
-		case 'p':
-		case 't':
-		case 'P':
-			if (c == 'k') {
-				if ((v = parse_count(optarg)) < 0) {
-					wpp_err("kpaths: -k needs a number, not '%s'", optarg);
-					return -1;
-				}
-			} else if (parse_count_opt("kpaths",
-						   c == 'm'   ? "min-count"
-						   : c == 'n' ? "top"
-						   : c == 'p' ? "pid"
-						   : c == 't' ? "tid"
-							      : "prune-nodes",
-						   optarg, &v) < 0) {
-				return -1;
-			}
-			break;
-		default: /* '?' or ':' */
-			bad_option("kpaths", c, argv, longopts);
-			return -1;
-		}
-		switch (c) {
-		case 'k':
-			if (v < 1 || v > KSLAB_MAX_K) {
-				wpp_err("kpaths: -k must be 1..%u, not %ld", KSLAB_MAX_K, v);
-				return -1;
-			}
-			o->k = (unsigned)v;
-			break;
-		case 'm':
-			o->min_count = (uint64_t)v;
-			break;
-		case 'n':
-			o->top = v;
-			break;
-		case 'p':
-			o->filter.pid = v;
-			break;
-		case 't':
-			o->filter.tid = v;
-			break;
-		case 'P':
-			o->prune_nodes = (uint64_t)v;
-			break;
+static void proc_text(FILE *out, const struct ranked *r, const struct opts *o, unsigned k,
+		      int first)
+{
+	const struct proc *p = r->p;
+	uint32_t nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
+	struct label_info li;
+
+	fprintf(out,
+		"%sprocess %" PRIu32 " (gen %" PRIu32 "): %zu thread%s, %" PRIu64
+		" path records, k-IPF from %s, %s\n",
+		first ? "" : "\n", p->pid, p->gen, p->nthreads, p->nthreads == 1 ? "" : "s",
+		p->ipf->items, source_name(p), o->flat ? "flat (across calls)" : "per activation");
+	if (p->ipf->lost_items)
+		fprintf(out, "pruned: each count below is at most %" PRIu64 " under the truth\n",
+			p->ipf->lost_items);
+	fprintf(out, "%ld hottest of %zu %sk-paths (k = %u)\n", r->n, r->total,
+		o->all ? "" : "maximal ", k);
+	for (long i = 0; i < r->n; i++) {
+		unsigned len = path_nodes(p->ipf, r->sel[i], nodes);
+		char cost_text[64] = "";
+		if (r->cost)
+			snprintf(cost_text, sizeof(cost_text), "  cost %.0f", r->cost[r->sel[i]]);
+		fprintf(out,
+			"\n#%ld  count %" PRIu64 "%s  %u path%s\n    %10s %7s  %-34s %-26s %s\n",
+			i + 1, p->ipf->nodes[r->sel[i]].count, cost_text, len, len == 1 ? "" : "s",
+			"count", "of prev", "function:path", "lines", "start>end");
+		for (unsigned j = 0; j < len; j++) {
+			const struct kipf_node *nd = &p->ipf->nodes[nodes[j]];
+			describe(r->im, nd->fid, nd->value, &li, &scratch, &cap);
+			print_step_text(out, p->ipf, nodes, j, &li);
 		}
 	}
-	if (optind != argc - 1) {
-		wpp_err("kpaths: expected one .wpp file (try wpptrace help kpaths)");
-		return -1;
+	free(scratch);
+}
+
+/* An entry of "processes" (docs/kpaths.md). */
+static void proc_json(struct json_out *j, const struct ranked *r, const struct opts *o)
+{
+	const struct proc *p = r->p;
+	uint32_t nodes[WPP_KIPF_MAX_K], *scratch = NULL, cap = 0;
+	struct label_info li;
+
+	json_object(j, NULL);
+	json_u64(j, "pid", p->pid);
+	json_u64(j, "gen", p->gen);
+	json_u64(j, "threads", p->nthreads);
+	json_string(j, "source", source_name(p));
+	json_string(j, "view", o->flat ? "flat" : "activation");
+	json_u64(j, "items", p->ipf->items);
+	json_u64(j, "lost_items", p->ipf->lost_items);
+	json_bool(j, "pruned", p->ipf->lost_items != 0);
+	json_u64(j, "nodes", p->ipf->nnodes);
+	json_u64(j, "matching", r->total);
+	json_array_lines(j, "kpaths", ",", "\n");
+	for (long i = 0; i < r->n; i++) {
+		unsigned len = path_nodes(p->ipf, r->sel[i], nodes);
+		json_object(j, NULL);
+		json_u64(j, "count", p->ipf->nodes[r->sel[i]].count);
+		if (r->cost)
+			json_double(j, "cost", "%.0f", r->cost[r->sel[i]]);
+		json_u64(j, "length", len);
+		json_array(j, "paths");
+		for (unsigned s = 0; s < len; s++) {
+			const struct kipf_node *nd = &p->ipf->nodes[nodes[s]];
+			describe(r->im, nd->fid, nd->value, &li, &scratch, &cap);
+			step_json(j, p->ipf, nodes, s, &li);
+		}
+		json_close(j);
+		json_close(j);
 	}
+	json_close(j);
+	json_close(j);
+	free(scratch);
+}
+
+static const char *const formats[] = {"text", "json", NULL};
+static const char *const sources[] = {"auto", "stored", "trace", NULL}; /* enum source */
+
+static const struct opt_command kpaths_cmd = {
+    .name = "kpaths",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "kpaths run.wpp [options]",
+    .about =
+	"Per process, the hottest concatenations of up to K consecutive acyclic paths\n"
+	"of one routine activation (the caller's paths around a call join; the\n"
+	"callee's form their own), each expanded to function, path, source lines and\n"
+	"start/end kinds, with the share of its prefix's count each extension takes.\n"
+	"--flat: consecutive paths of a thread across calls and returns.  Either view\n"
+	"uses the forest `record -k` stored in that view when deep enough, else the trace.\n"
+	"See docs/kpaths.md.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
+/* 0, 1 after the help, -1 after one error line; *first: the file's index. */
+static int parse_args(int argc, char **argv, struct opts *o, int *first)
+{
+	long k = 0, min_count = 0, prune_nodes = 0;
+	int source = SRC_AUTO, rc;
+	struct opt table[] = {
+	    OPT_COUNT_('k', NULL, "K",
+		       "longest k-path (default: the stored depth, else " STR(DEFAULT_K_N) ")", &k,
+		       1, KSLAB_MAX_K, 0),
+	    OPT_STRING_(0, "function", "F", "only k-paths that start in function F", &o->function),
+	    OPT_COUNT_(0, "min-count", "N", "only k-paths that occurred at least N times",
+		       &min_count, 0, LONG_MAX, 0),
+	    OPT_COUNT_(0, "top", "N", "how many; 0: all", &o->top, 0, LONG_MAX, OPT_SHOW_DEFAULT),
+	    OPT_FLAG_(0, "all", "every k-path, not only maximal ones", &o->all),
+	    OPT_FLAG_(0, "flat", "the thread-wide view, across calls and returns", &o->flat),
+	    OPT_COST(&o->cost, "insns|count|COUNTER",
+		     "each k-path's cost (sum over its path instances) in\n"
+		     "IR instructions, executions, or a recorded counter; ranks by it"),
+	    OPT_WORD_(0, "source", "stored forest only, trace only, or either", &source, sources,
+		      OPT_SHOW_DEFAULT),
+	    OPT_COUNT_(0, "prune-nodes", "M", "build from the trace with at most M k-slab nodes",
+		       &prune_nodes, 0, LONG_MAX, 0),
+	    OPTS_THREADS(o->filter),
+	    OPT_FORMAT(&o->json, formats),
+	    OPT_END_,
+	};
+
+	*o = (struct opts){.top = DEFAULT_TOP, .filter = THREAD_FILTER_ANY};
+	if ((rc = opts_parse(&kpaths_cmd, table, argc, argv, first)) != 0)
+		return rc;
+	o->k = (unsigned)k;
+	o->min_count = (uint64_t)min_count;
+	o->prune_nodes = (uint64_t)prune_nodes;
+	o->source = (enum source)source;
 	return 0; /* --top 0: every k-path */
 }
 
@@ -577,17 +549,19 @@ int cmd_kpaths(int argc, char **argv)
 	struct cost_selection sel = {0};
 	struct kipf_store store = {0};
 	struct procs ps = {0};
+	struct json_out j;
 	struct session s;
 	struct opts o;
 	unsigned k;
-	int rc;
+	int rc, first;
 
-	if (parse_args(argc, argv, &o) < 0)
-		return WPP_EXIT_USAGE;
-	rc = session_open(&s, argv[optind]);
+	if ((rc = parse_args(argc, argv, &o, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	json_init(&j, stdout, 0);
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "kpaths", argv[optind], &o.filter)) {
+	if (session_refuse_counts(&s, "kpaths", argv[first], &o.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
@@ -595,28 +569,26 @@ int cmd_kpaths(int argc, char **argv)
 		s.exit_status = WPP_EXIT_ERROR;
 	k = pick_k(&store, &o);
 	rc = cost_select(&sel, s.trace, s.mods, o.cost, COST_TAKES_INSNS_OR_COUNT, o.filter.pid,
-			 o.filter.tid, "kpaths", argv[optind]);
+			 o.filter.tid, "kpaths", argv[first]);
 	if (sel.active)
 		o.attr = &sel.attr;
 	if (rc == 0)
 		rc = collect(&s, &store, &o, k, &ps);
 	/* a filter that matched nothing is a mistake, said before any output */
-	if (rc == 0 && !ps.n && (o.filter.pid >= 0 || o.filter.tid >= 0))
-		rc = no_thread_selected("kpaths", argv[optind], &o.filter, s.exit_status);
+	if (rc == 0 && !ps.n && (o.filter.pid >= 0 || o.filter.tid >= 0 || o.filter.gen >= 0))
+		rc = no_thread_selected("kpaths", argv[first], &o.filter, s.exit_status);
 	if (rc == 0) {
 		if (ps.n)
 			qsort(ps.v, ps.n, sizeof(*ps.v), proc_cmp);
 		if (o.json) {
-			fputs("{\"file\":", stdout);
-			json_str(stdout, argv[optind]);
-			printf(",\"k\":%u", k);
+			json_object(&j, NULL);
+			json_string(&j, "file", argv[first]);
+			json_u64(&j, "k", k);
 			if (o.cost) {
-				fputs(",\"cost\":", stdout);
-				json_str(stdout, o.cost);
-				fputs(",\"cost_summary\":", stdout);
-				json_str(stdout, sel.summary);
+				json_string(&j, "cost", o.cost);
+				json_string(&j, "cost_summary", sel.summary);
 			}
-			fputs(",\"processes\":[", stdout);
+			json_array_lines(&j, "processes", ",\n", "");
 		} else if (o.cost) {
 			/* A counter's line names it and says it is an estimate. */
 			printf("cost: %s\n", o.attr ? sel.summary
@@ -625,19 +597,24 @@ int cmd_kpaths(int argc, char **argv)
 						 : "IR instructions (exact)");
 		}
 		for (size_t i = 0; i < ps.n; i++) {
+			struct ranked r;
 			if (kipf_sort(ps.v[i].ipf) < 0)
 				wpp_die("out of memory");
-			report_proc(stdout, &s, &ps.v[i], &o, k, i == 0);
+			rank_proc(&s, &ps.v[i], &o, k, &r);
+			if (o.json)
+				proc_json(&j, &r, &o);
+			else
+				proc_text(stdout, &r, &o, k, i == 0);
+			ranked_free(&r);
 		}
-		if (o.json)
-			fputs("]}\n", stdout);
+		if (o.json) {
+			json_close(&j);
+			json_close(&j);
+			json_raw(&j, "\n");
+		}
 		if (!ps.n)
-			wpp_warn("%s: no threads selected", argv[optind]);
+			wpp_warn("%s: no threads selected", argv[first]);
 		rc = s.exit_status;
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			wpp_err("kpaths: writing the output failed");
-			rc = WPP_EXIT_ERROR;
-		}
 	}
 	for (size_t i = 0; i < ps.n; i++) {
 		kipf_free(ps.v[i].ipf);

@@ -8,7 +8,6 @@
  * and functions, merged across processes of the same binary, by count — and
  * formats them.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "cli/commands.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "cli/paths_table.h"
 #include "report/profile.h"
 #include "decode/session.h"
@@ -52,77 +52,68 @@ static void print_text(FILE *out, const struct paths_view *v)
 			st->unattributed, st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
 }
 
-static void print_json(FILE *out, const struct paths_view *v)
+static void json_totals(struct json_out *j, const void *ctx)
 {
+	const struct paths_view *v = ctx;
 	const struct rpt_profile *p = v->prof;
 	const struct wpp_decode_stats *st = &p->stats;
 
-	fputs("{\"file\":", out);
-	json_str(out, v->file);
-	fputc(',', out);
-	paths_table_json(out, &v->t);
-	fprintf(out,
-		",\"totals\":{\"executions\":%" PRIu64 ",\"distinct\":%zu,\"dyn_insns\":%" PRIu64
-		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		",\"lost_words\":%" PRIu64 "}}\n",
-		p->total_count, v->t.npaths, p->total_cost, st->unattributed,
-		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
+	json_u64(j, "executions", p->total_count);
+	json_u64(j, "distinct", v->t.npaths);
+	json_u64(j, "dyn_insns", p->total_cost);
+	json_u64(j, "unattributed", st->unattributed);
+	json_u64(j, "corrupt", st->corrupt + p->corrupt_paths);
+	json_u64(j, "gaps", st->gaps);
+	json_u64(j, "lost_words", st->lost_words);
 }
+
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command paths_cmd = {
+    .name = "paths",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "paths run.wpp [options]",
+    .about = "Per function and path id: executions, blocks, static instructions of the\n"
+	     "path and executions x instructions, source line span, start/end kinds;\n"
+	     "sorted by executions, with per-function summaries and totals.\n"
+	     "A recording of -fwpp-mode=count code (path counts, no order) reads the same:\n"
+	     "the same paths and counts as a trace of a paths build.\n"};
 
 int cmd_paths(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"top", required_argument, NULL, 'n'},
-					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct rpt_profile prof;
 	struct paths_view v;
 	long top = -1;
-	int json = 0, c, rc;
+	int json = 0, rc, first;
 	struct session s;
+	struct opt table[] = {
+	    OPT_FORMAT(&json, formats),
+	    OPTS_THREADS(filter),
+	    OPT_COUNT_('n', "top", "N", "only the N most executed paths", &top, 0, LONG_MAX, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text") || !strcmp(optarg, "json")) {
-				json = !strcmp(optarg, "json");
-				break;
-			}
-			wpp_err("paths: unknown format '%s' (text or json)", optarg);
-			return WPP_EXIT_USAGE;
-		case 'p':
-		case 'n':
-			if (parse_count_opt("paths", c == 'p' ? "pid" : "top", optarg,
-					    c == 'p' ? &filter.pid : &top))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("paths", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("paths: expected one .wpp file (try wpptrace help paths)");
-		return WPP_EXIT_USAGE;
-	}
-	rc = session_open(&s, argv[optind]);
+	if ((rc = opts_parse(&paths_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (rpt_profile_build(&prof, argv[optind], s.trace, s.mods, filter.pid, filter.tid) < 0) {
+	if (rpt_profile_build(&prof, argv[first], s.trace, s.mods, filter.pid, filter.tid,
+			      filter.gen) < 0) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	if (filter.pid >= 0 && prof.nimages == 0) { /* a typo, not an empty profile */
-		rc = no_thread_selected("paths", argv[optind], &filter, WPP_EXIT_OK);
+	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) &&
+	    prof.nimages == 0) { /* a typo, not an empty profile */
+		rc = no_thread_selected("paths", argv[first], &filter, WPP_EXIT_OK);
 		rpt_profile_free(&prof);
 		session_close(&s);
 		return rc;
 	}
 
 	struct rpt_row *rows, *fns;
-	v = (struct paths_view){.file = argv[optind], .prof = &prof};
+	v = (struct paths_view){.file = argv[first], .prof = &prof};
 	v.t.npaths = rpt_rows(&prof, RPT_BY_PATH, RPT_SORT_COUNT, &rows);
 	v.t.nfns = rpt_rows(&prof, RPT_BY_FUNCTION, RPT_SORT_COUNT, &fns);
 	v.t.paths = rows;
@@ -130,16 +121,14 @@ int cmd_paths(int argc, char **argv)
 	v.t.shown = top >= 0 && (size_t)top < v.t.npaths ? (size_t)top : v.t.npaths;
 	v.t.share_of = prof.total_count;
 	if (json)
-		print_json(stdout, &v);
+		paths_table_json(stdout, v.file, &v.t, json_totals, &v);
 	else
 		print_text(stdout, &v);
 	if (filter.pid >= 0 && prof.total_count == 0)
-		wpp_warn("%s: no paths for pid %ld", argv[optind], filter.pid);
+		wpp_warn("%s: no paths for pid %ld", argv[first], filter.pid);
+	else if ((filter.tid >= 0 || filter.gen >= 0) && prof.total_count == 0)
+		wpp_warn("%s: no paths for the selected threads", argv[first]);
 	rc = s.exit_status;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("paths: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
 	free(rows);
 	free(fns);
 	rpt_profile_free(&prof);

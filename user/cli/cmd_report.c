@@ -4,12 +4,12 @@
  * HTML page, and the diff of two runs.  The work is in user/report/; this
  * file only reads the command line and opens the traces.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "common/out_file.h"
 #include "report/profile.h"
 #include "report/report_html.h"
@@ -32,101 +32,62 @@ struct report_args {
 	const char *cost; /* --cost COUNTER (default: IR instructions) */
 };
 
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
+static const char *const formats[] = {"text", "json", "html", NULL};
+static const char *const views[] = {"path", "function", "process", NULL}; /* enum rpt_by */
+static const char *const sorts[] = {"count", "cost", NULL};		  /* enum rpt_sort */
+
+static const struct opt_command report_cmd = {
+    .name = "report",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "report run.wpp [options]\n"
+	     "report run.wpp --html -o report.html\n"
+	     "report a.wpp --diff b.wpp [--format text|json|html] [-o FILE]",
+    .about = "Hot paths as the source lines they cover (branch decisions in [ ]), top\n"
+	     "functions and, for system-wide traces, processes; processes of the same\n"
+	     "binary are merged.  Cost = IR instructions executed.  See docs/reports.md.\n"
+	     "A recording of -fwpp-mode=count code (path counts, no order) gives the same\n"
+	     "report as a trace of a paths build.\n"};
+
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"by", required_argument, NULL, 'b'},
-					     {"sort", required_argument, NULL, 's'},
-					     {"top", required_argument, NULL, 'n'},
-					     {"html", no_argument, NULL, 'H'},
-					     {"diff", required_argument, NULL, 'd'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"cost", required_argument, NULL, 'c'},
-					     {NULL, 0, NULL, 0}};
-	int c;
+	int fmt = OUT_TEXT, html = 0, by = RPT_BY_PATH, sort = RPT_SORT_COUNT, first, rc;
+	struct opt table[] = {
+	    OPT_FORMAT(&fmt, formats),
+	    OPTS_THREADS(a->filter),
+	    OPT_WORD_('b', "by", "main table: one row per path, function or process", &by, views,
+		      OPT_SHOW_DEFAULT),
+	    OPT_WORD_('s', "sort", "by executions or by cost", &sort, sorts, OPT_SHOW_DEFAULT),
+	    OPT_COST(&a->cost, "EV",
+		     "cost = a counter recorded with record -e EV (docs/counters.md)"),
+	    OPT_COUNT_('n', "top", "N",
+		       "rows per table (default " STR(TOP_DEFAULT) "; HTML: all, paged)",
+		       &a->opt.top, 0, LONG_MAX, 0),
+	    OPT_FLAG_('H', "html", "one self-contained page (needs -o FILE)", &html),
+	    OPT_STRING_('d', "diff", "B",
+			"what changed from this run to B: paths gone, new,\n"
+			"hotter, colder",
+			&a->diff),
+	    OPT_OUTPUT(&a->output, "write there instead of stdout"),
+	    OPT_END_,
+	};
 
 	*a = (struct report_args){.opt = {RPT_BY_PATH, RPT_SORT_COUNT, TOP_UNSET},
 				  .filter = THREAD_FILTER_ANY};
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:b:s:n:Hd:o:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				a->fmt = OUT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				a->fmt = OUT_JSON;
-			else if (!strcmp(optarg, "html"))
-				a->fmt = OUT_HTML;
-			else {
-				wpp_err("report: unknown format '%s' (text, json or html)", optarg);
-				return -1;
-			}
-			break;
-		case 'H':
-			a->fmt = OUT_HTML;
-			break;
-		case 'b':
-			if (!strcmp(optarg, "path"))
-				a->opt.by = RPT_BY_PATH;
-			else if (!strcmp(optarg, "function"))
-				a->opt.by = RPT_BY_FUNCTION;
-			else if (!strcmp(optarg, "process"))
-				a->opt.by = RPT_BY_PROCESS;
-			else {
-				wpp_err("report: --by takes function, path or process, not '%s'",
-					optarg);
-				return -1;
-			}
-			break;
-		case 's':
-			if (!strcmp(optarg, "count") || !strcmp(optarg, "cost")) {
-				a->opt.sort =
-				    !strcmp(optarg, "cost") ? RPT_SORT_COST : RPT_SORT_COUNT;
-				break;
-			}
-			wpp_err("report: --sort takes count or cost, not '%s'", optarg);
-			return -1;
-		case 'p':
-		case 't':
-		case 'n':
-			if (parse_count_opt("report",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-						       : "top",
-					    optarg,
-					    c == 'p'   ? &a->filter.pid
-					    : c == 't' ? &a->filter.tid
-						       : &a->opt.top))
-				return -1;
-			break;
-		case 'd':
-			a->diff = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'c':
-			a->cost = optarg;
-			break;
-		default: /* '?' or ':' */
-			bad_option("report", c, argv, opts);
-			return -1;
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("report: expected one .wpp file (try wpptrace help report)");
-		return -1;
-	}
+	if ((rc = opts_parse(&report_cmd, table, argc, argv, &first)) != 0)
+		return rc;
+	a->fmt = html ? OUT_HTML : (enum report_format)fmt;
+	a->opt.by = (enum rpt_by)by;
+	a->opt.sort = (enum rpt_sort)sort;
 	if (a->fmt == OUT_HTML && !a->output) {
 		wpp_err("report: --html needs -o FILE");
 		return -1;
 	}
 	if (a->opt.top == TOP_UNSET)
 		a->opt.top = a->fmt == OUT_HTML ? -1 : TOP_DEFAULT;
-	a->file = argv[optind];
+	a->file = argv[first];
 	return 0;
 }
 
@@ -138,8 +99,8 @@ int cmd_report(int argc, char **argv)
 	FILE *out = stdout;
 	int rc;
 
-	if (parse_args(argc, argv, &a) < 0)
-		return WPP_EXIT_USAGE;
+	if ((rc = parse_args(argc, argv, &a)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 	char cost_line[512];
 	if ((rc = rpt_open(&s, &p, a.file, &a.filter, "report")) != 0)
 		return rc;
@@ -185,9 +146,6 @@ int cmd_report(int argc, char **argv)
 	if (out != stdout) {
 		if (out_file_commit(&of, "report") < 0)
 			rc = WPP_EXIT_ERROR;
-	} else if (fflush(out) != 0 || ferror(out)) {
-		wpp_err("report: writing the output failed");
-		rc = WPP_EXIT_ERROR;
 	}
 done:
 	if (a.diff)

@@ -14,7 +14,6 @@
  * usable set: all its paths are residual, and the totals say how many such
  * functions ran.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "cli/commands.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "cli/paths_table.h"
 #include "report/profile.h"
 #include "decode/session.h"
@@ -101,69 +101,58 @@ static void print_text(FILE *out, const char *file, const struct paths_table *t,
 			n->stale_functions, n->stale_functions == 1 ? "" : "s");
 }
 
-static void print_json(FILE *out, const char *file, const struct paths_table *t,
-		       const struct residual_totals *n)
+/* paths_table_json's totals: ctx is a struct residual_json. */
+struct residual_json {
+	const struct paths_table *t;
+	const struct residual_totals *n;
+};
+
+static void json_totals(struct json_out *j, const void *ctx)
 {
-	fputs("{\"file\":", out);
-	json_str(out, file);
-	fputc(',', out);
-	paths_table_json(out, t);
-	fprintf(out,
-		",\"totals\":{\"residual_distinct\":%zu,\"residual_executions\":%" PRIu64
-		",\"ppp_distinct\":%zu,\"ppp_executions\":%" PRIu64 ",\"all_executions\":%" PRIu64
-		",\"stale_functions\":%zu}}\n",
-		t->npaths, n->residual, n->ppp_distinct, n->ppp, n->all, n->stale_functions);
+	const struct residual_json *r = ctx;
+
+	json_u64(j, "residual_distinct", r->t->npaths);
+	json_u64(j, "residual_executions", r->n->residual);
+	json_u64(j, "ppp_distinct", r->n->ppp_distinct);
+	json_u64(j, "ppp_executions", r->n->ppp);
+	json_u64(j, "all_executions", r->n->all);
+	json_u64(j, "stale_functions", r->n->stale_functions);
 }
+
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command residual_cmd = {
+    .name = "residual",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "residual run.wpp [options]",
+    .about = "For a program built with wppcc -fwpp-mode=ppp --wpp-interesting=SET: the\n"
+	     "paths this recording executed that SET does not hold (residual paths: what\n"
+	     "ran here that the recordings SET came from never ran), per function and\n"
+	     "path as `paths` lists them, with their source lines and counts; then how\n"
+	     "many there were of all paths and executions of the ppp units.  A function\n"
+	     "whose set was recorded from another build counts all its paths as residual.\n"};
 
 int cmd_residual(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"top", required_argument, NULL, 'n'},
-					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct rpt_profile prof, resid, ppp;
 	struct residual_totals n = {0};
 	struct paths_table t = {0};
 	struct rpt_row *rows, *fns, *ppp_rows;
 	long top = -1;
-	int json = 0, c, rc;
+	int json = 0, rc, first;
 	struct session s;
+	struct opt table[] = {
+	    OPT_FORMAT(&json, formats),
+	    OPTS_THREADS(filter),
+	    OPT_COUNT_('n', "top", "N", "only the N most executed residual paths", &top, 0,
+		       LONG_MAX, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text") || !strcmp(optarg, "json")) {
-				json = !strcmp(optarg, "json");
-				break;
-			}
-			wpp_err("residual: unknown format '%s' (text or json)", optarg);
-			return WPP_EXIT_USAGE;
-		case 'p':
-		case 't':
-		case 'n':
-			if (parse_count_opt("residual",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-						       : "top",
-					    optarg,
-					    c == 'p'   ? &filter.pid
-					    : c == 't' ? &filter.tid
-						       : &top))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("residual", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("residual: expected one .wpp file (try wpptrace help residual)");
-		return WPP_EXIT_USAGE;
-	}
-	const char *file = argv[optind];
+	if ((rc = opts_parse(&residual_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	const char *file = argv[first];
 	if ((rc = session_open(&s, file)))
 		return rc;
 	if (!session_find_tu(&s, NULL, is_ppp_unit)) {
@@ -174,12 +163,13 @@ int cmd_residual(int argc, char **argv)
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	if (rpt_profile_build(&prof, file, s.trace, s.mods, filter.pid, filter.tid) < 0) {
+	if (rpt_profile_build(&prof, file, s.trace, s.mods, filter.pid, filter.tid, filter.gen) <
+	    0) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
 
-	if ((filter.pid >= 0 || filter.tid >= 0) && prof.nimages == 0) {
+	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) && prof.nimages == 0) {
 		rc = no_thread_selected("residual", file, &filter, WPP_EXIT_OK);
 		rpt_profile_free(&prof);
 		session_close(&s);
@@ -200,16 +190,12 @@ int cmd_residual(int argc, char **argv)
 	for (size_t i = 0; i < t.nfns; i++)
 		n.stale_functions += fns[i].fn->ppp_how == WPP_PPP_STALE;
 	if (json)
-		print_json(stdout, file, &t, &n);
+		paths_table_json(stdout, file, &t, json_totals, &(struct residual_json){&t, &n});
 	else
 		print_text(stdout, file, &t, &n);
-	if ((filter.pid >= 0 || filter.tid >= 0) && prof.total_count == 0)
+	if ((filter.pid >= 0 || filter.tid >= 0 || filter.gen >= 0) && prof.total_count == 0)
 		wpp_warn("%s: no paths for the selected threads", file);
 	rc = s.exit_status;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("residual: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
 	free(rows);
 	free(fns);
 	free(ppp_rows);

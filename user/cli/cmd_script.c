@@ -3,7 +3,6 @@
  * cmd_script.c — `wpptrace script`: every event of every selected thread,
  * in execution order, paths expanded to blocks with file:line.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "decode/session.h"
 
 enum format { FMT_TEXT, FMT_JSONL, FMT_JSON };
@@ -18,37 +18,42 @@ enum format { FMT_TEXT, FMT_JSONL, FMT_JSON };
 struct script {
 	enum format fmt;
 	FILE *out;
-	int first_event; /* json: no comma before the first event of a thread */
-	int processes;	 /* jsonl: process records first (--processes) */
+	struct json_out j; /* json, jsonl: one document, or one per line */
+	int processes;	   /* jsonl: process records first (--processes) */
 };
 
-static void json_blocks(FILE *out, const struct wpp_fn *fn, const uint32_t *blocks, uint32_t n)
+static void json_blocks(struct json_out *j, const struct wpp_fn *fn, const uint32_t *blocks,
+			uint32_t n)
 {
-	fputs("\"blocks\":[", out);
+	json_array(j, "blocks");
 	for (uint32_t i = 0; i < n; i++) {
 		const char *file;
 		uint32_t line;
 		block_position(fn, blocks[i], &file, &line);
-		fprintf(out, "%s{\"block\":%" PRIu32 ",\"file\":", i ? "," : "", blocks[i]);
-		json_str(out, file);
+		json_object(j, NULL);
+		json_u64(j, "block", blocks[i]);
+		json_string(j, "file", file);
 		if (line)
-			fprintf(out, ",\"line\":%" PRIu32 "}", line);
+			json_u64(j, "line", line);
 		else
-			fputs(",\"line\":null}", out);
+			json_null(j, "line");
+		json_close(j);
 	}
-	fputc(']', out);
+	json_close(j);
 }
 
 /* "function" and its "stable_id": the metadata's identity of the function
  * (same source built the same way), which joins runs and binaries. */
-static void json_function(FILE *out, const struct wpp_fn *fn)
+static void json_function(struct json_out *j, const struct wpp_fn *fn)
 {
-	fputs(",\"function\":", out);
-	json_str(out, fn->name);
-	fprintf(out, ",\"stable_id\":\"%016" PRIx64 "\"", fn->stable_id);
+	char id[24];
+
+	json_string(j, "function", fn->name);
+	snprintf(id, sizeof(id), "%016" PRIx64, fn->stable_id);
+	json_string(j, "stable_id", id);
 }
 
-static void json_flags(FILE *out, uint32_t flags)
+static void json_flags(struct json_out *j, uint32_t flags)
 {
 	static const struct {
 		uint32_t bit;
@@ -56,13 +61,20 @@ static void json_flags(FILE *out, uint32_t flags)
 	} names[] = {{WPP_PROC_FORKED, "forked"},
 		     {WPP_PROC_EXECED, "execed"},
 		     {WPP_PROC_ATTACHED, "attached"}};
-	int n = 0;
 
-	fputs(",\"flags\":[", out);
+	json_array(j, "flags");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (flags & names[i].bit)
-			fprintf(out, "%s\"%s\"", n++ ? "," : "", names[i].name);
-	fputc(']', out);
+			json_string(j, NULL, names[i].name);
+	json_close(j);
+}
+
+/* A line of its own in jsonl, an element in json's lists. */
+static void end_record(struct script *sc)
+{
+	json_close(&sc->j);
+	if (sc->fmt == FMT_JSONL)
+		json_raw(&sc->j, "\n");
 }
 
 /* Processes that own a selected thread: pid, exec generation, parent, the
@@ -70,10 +82,10 @@ static void json_flags(FILE *out, uint32_t flags)
 static void json_processes(struct script *sc, const struct wpp_trace *t,
 			   const struct thread_filter *f)
 {
-	int n = 0;
+	struct json_out *j = &sc->j;
 
 	if (sc->fmt == FMT_JSON)
-		fputs("\"processes\":[", sc->out);
+		json_array_lines(j, "processes", ",", "\n");
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct wpp_process_rec *pr = &t->procs[i];
 		int selected = 0;
@@ -83,93 +95,80 @@ static void json_processes(struct script *sc, const struct wpp_trace *t,
 				   thread_selected(f, &t->threads[k]);
 		if (!selected)
 			continue;
-		if (sc->fmt == FMT_JSON)
-			fputs(n ? ",\n" : "\n", sc->out);
-		n++;
-		fprintf(sc->out,
-			"{\"type\":\"process\",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32
-			",\"ppid\":%" PRIu32 ",\"parent_tid\":%" PRIu32 ",\"parent_gen\":%" PRIu32
-			",\"exe\":",
-			pr->pid, pr->generation, pr->ppid, pr->parent_tid, pr->parent_generation);
-		json_str(sc->out, pr->exe ? pr->exe : "");
-		json_flags(sc->out, pr->flags);
-		fprintf(sc->out, ",\"time_ns\":%" PRIu64 "}", pr->time_ns);
-		if (sc->fmt == FMT_JSONL)
-			fputc('\n', sc->out);
+		json_object(j, NULL);
+		json_string(j, "type", "process");
+		json_u64(j, "pid", pr->pid);
+		json_u64(j, "gen", pr->generation);
+		json_u64(j, "ppid", pr->ppid);
+		json_u64(j, "parent_tid", pr->parent_tid);
+		json_u64(j, "parent_gen", pr->parent_generation);
+		json_string(j, "exe", pr->exe ? pr->exe : "");
+		json_flags(j, pr->flags);
+		json_u64(j, "time_ns", pr->time_ns);
+		end_record(sc);
 	}
-	if (sc->fmt == FMT_JSON)
-		fputs("\n],", sc->out);
+	if (sc->fmt == FMT_JSON) {
+		json_raw(j, "\n");
+		json_close(j);
+	}
 }
+
+static const char *const event_types[] = {[WPP_EV_PATH] = "path",
+					  [WPP_EV_BLOCK] = "block",
+					  [WPP_EV_GAP] = "gap",
+					  [WPP_EV_UNATTRIBUTED] = "unattributed",
+					  [WPP_EV_CORRUPT] = "corrupt"};
 
 static void json_event(struct script *sc, const struct wpp_thread_trace *th, uint64_t seq,
 		       const struct wpp_event *ev)
 {
-	FILE *out = sc->out;
+	struct json_out *j = &sc->j;
 
-	if (sc->fmt == FMT_JSON)
-		fputs(sc->first_event ? "\n" : ",\n", out);
-	sc->first_event = 0;
-	fputs("{\"type\":", out);
-	switch (ev->kind) {
-	case WPP_EV_PATH:
-		fputs("\"path\"", out);
-		break;
-	case WPP_EV_BLOCK:
-		fputs("\"block\"", out);
-		break;
-	case WPP_EV_GAP:
-		fputs("\"gap\"", out);
-		break;
-	case WPP_EV_UNATTRIBUTED:
-		fputs("\"unattributed\"", out);
-		break;
-	case WPP_EV_CORRUPT:
-		fputs("\"corrupt\"", out);
-		break;
-	}
-	fprintf(out,
-		",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"seq\":%" PRIu64,
-		th->pid, th->generation, th->tid, seq);
+	json_object(j, NULL);
+	json_string(j, "type", event_types[ev->kind]);
+	json_u64(j, "pid", th->pid);
+	json_u64(j, "gen", th->generation);
+	json_u64(j, "tid", th->tid);
+	json_u64(j, "seq", seq);
 	if (ev->signal_depth)
-		fprintf(out, ",\"signal_depth\":%" PRIu32, ev->signal_depth);
+		json_u64(j, "signal_depth", ev->signal_depth);
 	if (ev->repeat)
-		fprintf(out, ",\"repeat\":%" PRIu64, ev->repeat);
+		json_u64(j, "repeat", ev->repeat);
 	switch (ev->kind) {
 	case WPP_EV_PATH:
-		json_function(out, ev->fn);
-		fprintf(out,
-			",\"fid\":%" PRIu32 ",\"path\":%" PRIu64
-			",\"start\":\"%s\",\"end\":\"%s\",",
-			ev->fid, ev->value, wpp_path_start_name(ev->path->start),
-			wpp_path_end_name(ev->path->end));
-		json_blocks(out, ev->fn, ev->path->entered, ev->path->nentered);
+		json_function(j, ev->fn);
+		json_u64(j, "fid", ev->fid);
+		json_u64(j, "path", ev->value);
+		json_string(j, "start", wpp_path_start_name(ev->path->start));
+		json_string(j, "end", wpp_path_end_name(ev->path->end));
+		json_blocks(j, ev->fn, ev->path->entered, ev->path->nentered);
 		break;
 	case WPP_EV_BLOCK: {
 		uint32_t b = (uint32_t)ev->value;
-		json_function(out, ev->fn);
-		fprintf(out, ",\"fid\":%" PRIu32 ",", ev->fid);
-		json_blocks(out, ev->fn, &b, 1);
+		json_function(j, ev->fn);
+		json_u64(j, "fid", ev->fid);
+		json_blocks(j, ev->fn, &b, 1);
 		break;
 	}
 	case WPP_EV_GAP:
 		if (ev->lost_words == WPP_LOST_UNKNOWN)
-			fputs(",\"lost_words\":null", out);
+			json_null(j, "lost_words");
 		else
-			fprintf(out, ",\"lost_words\":%" PRIu64, ev->lost_words);
-		fprintf(out, ",\"lost_batches\":%" PRIu64, ev->lost_batches);
+			json_u64(j, "lost_words", ev->lost_words);
+		json_u64(j, "lost_batches", ev->lost_batches);
 		break;
 	case WPP_EV_UNATTRIBUTED:
 	case WPP_EV_CORRUPT:
-		fprintf(out, ",\"fid\":%" PRIu32 ",\"payload\":%" PRIu64 ",\"reason\":", ev->fid,
-			ev->value);
-		json_str(out, ev->reason);
+		json_u64(j, "fid", ev->fid);
+		json_u64(j, "payload", ev->value);
+		json_string(j, "reason", ev->reason);
 		if (ev->kind == WPP_EV_UNATTRIBUTED && ev->lost_words)
-			fprintf(out, ",\"records\":%" PRIu64, ev->lost_words);
+			json_u64(j, "records", ev->lost_words);
 		if (ev->fn)
-			json_function(out, ev->fn);
+			json_function(j, ev->fn);
 		break;
 	}
-	fputs(sc->fmt == FMT_JSONL ? "}\n" : "}", out);
+	end_record(sc);
 }
 
 static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *ev)
@@ -228,11 +227,13 @@ static int script_thread(struct script *sc, struct session *s, const struct wpp_
 	if (sc->fmt == FMT_TEXT)
 		fprintf(sc->out, "== pid %" PRIu32 " tid %" PRIu32 "%s ==\n", th->pid, th->tid,
 			th->generation ? " (after exec)" : "");
-	else if (sc->fmt == FMT_JSON)
-		fprintf(sc->out,
-			"{\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"events\":[",
-			th->pid, th->generation, th->tid);
-	sc->first_event = 1;
+	else if (sc->fmt == FMT_JSON) {
+		json_object(&sc->j, NULL);
+		json_u64(&sc->j, "pid", th->pid);
+		json_u64(&sc->j, "gen", th->generation);
+		json_u64(&sc->j, "tid", th->tid);
+		json_array_lines(&sc->j, "events", ",", "\n");
+	}
 	while (wpp_decoder_next(d, &ev)) {
 		if (sc->fmt == FMT_TEXT)
 			text_event(sc, seq, &ev);
@@ -240,8 +241,11 @@ static int script_thread(struct script *sc, struct session *s, const struct wpp_
 			json_event(sc, th, seq, &ev);
 		seq++;
 	}
-	if (sc->fmt == FMT_JSON)
-		fputs("\n]}", sc->out);
+	if (sc->fmt == FMT_JSON) {
+		json_raw(&sc->j, "\n");
+		json_close(&sc->j);
+		json_close(&sc->j);
+	}
 	wpp_decode_stats_add(totals, wpp_decoder_stats(d));
 	wpp_decoder_close(d);
 	return 0;
@@ -251,12 +255,21 @@ static void summary(struct script *sc, const struct wpp_trace *t, const struct w
 		    size_t nthreads)
 {
 	if (sc->fmt == FMT_JSON) {
-		fprintf(sc->out,
-			"],\"summary\":{\"threads\":%zu,\"words\":%" PRIu64 ",\"paths\":%" PRIu64
-			",\"blocks\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost_words\":%" PRIu64
-			",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"complete\":%s}}\n",
-			nthreads, st->words, st->paths, st->blocks, st->gaps, st->lost_words,
-			st->unattributed, st->corrupt, t->stop_reason[0] ? "false" : "true");
+		struct json_out *j = &sc->j;
+		json_close(j); /* threads */
+		json_object(j, "summary");
+		json_u64(j, "threads", nthreads);
+		json_u64(j, "words", st->words);
+		json_u64(j, "paths", st->paths);
+		json_u64(j, "blocks", st->blocks);
+		json_u64(j, "gaps", st->gaps);
+		json_u64(j, "lost_words", st->lost_words);
+		json_u64(j, "unattributed", st->unattributed);
+		json_u64(j, "corrupt", st->corrupt);
+		json_bool(j, "complete", !t->stop_reason[0]);
+		json_close(j);
+		json_close(j);
+		json_raw(j, "\n");
 	} else if (sc->fmt == FMT_TEXT) {
 		fprintf(sc->out,
 			"\n%zu threads, %" PRIu64 " words: %" PRIu64 " paths, %" PRIu64
@@ -267,84 +280,63 @@ static void summary(struct script *sc, const struct wpp_trace *t, const struct w
 	}
 }
 
+static const char *const formats[] = {"text", "jsonl", "json", NULL}; /* enum format */
+
+static const struct opt_command script_cmd = {
+    .name = "script",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "script run.wpp [options]",
+    .about =
+	"For each thread, every executed path instance expanded to its basic blocks\n"
+	"with function and file:line, plus gaps (lost data) and unattributed words.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
 int cmd_script(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},    {"gen", required_argument, NULL, 'g'},
-	    {"processes", no_argument, NULL, 'P'},    {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct script sc = {.fmt = FMT_TEXT, .out = stdout};
 	struct wpp_decode_stats totals = {0};
 	struct session s;
 	size_t nthreads = 0;
-	int c, rc;
+	int rc, first, fmt = FMT_TEXT;
+	struct opt table[] = {
+	    OPT_WORD_('f', "format",
+		      "text: a readable listing; jsonl: one JSON object per event;\n"
+		      "json: one JSON document (docs/cli.md)",
+		      &fmt, formats, OPT_SHOW_DEFAULT),
+	    OPTS_THREADS(filter),
+	    OPT_FLAG_(0, "processes",
+		      "jsonl: first one \"process\" object per process (pid, ppid,\n"
+		      "exe, flags)",
+		      &sc.processes),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				sc.fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "jsonl"))
-				sc.fmt = FMT_JSONL;
-			else if (!strcmp(optarg, "json"))
-				sc.fmt = FMT_JSON;
-			else {
-				wpp_err("script: unknown format '%s' (text, jsonl or json)",
-					optarg);
-				return WPP_EXIT_USAGE;
-			}
-			break;
-		case 'P':
-			sc.processes = 1;
-			break;
-		case 'p':
-		case 't':
-		case 'g':
-			if (parse_count_opt("script",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-						       : "gen",
-					    optarg,
-					    c == 'p'   ? &filter.pid
-					    : c == 't' ? &filter.tid
-						       : &filter.gen))
-				return WPP_EXIT_USAGE;
-			break;
-		default: /* '?' or ':' */
-			return bad_option("script", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("script: expected one .wpp file (try wpptrace help script)");
-		return WPP_EXIT_USAGE;
-	}
-	rc = session_open(&s, argv[optind]);
+	if ((rc = opts_parse(&script_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	sc.fmt = (enum format)fmt;
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "script", argv[optind], &filter)) {
+	if (session_refuse_counts(&s, "script", argv[first], &filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
+	json_init(&sc.j, sc.out, 0);
 	if (sc.fmt == FMT_JSON) {
-		fputs("{\"file\":", sc.out);
-		json_str(sc.out, argv[optind]);
-		fputc(',', sc.out);
+		json_object(&sc.j, NULL);
+		json_string(&sc.j, "file", argv[first]);
 	}
 	/* jsonl readers take every line for a thread's event: process lines
 	 * only when asked for; the json document always has them. */
 	if (sc.fmt == FMT_JSON || (sc.fmt == FMT_JSONL && sc.processes))
 		json_processes(&sc, s.trace, &filter);
 	if (sc.fmt == FMT_JSON)
-		fputs("\"threads\":[", sc.out);
+		json_array(&sc.j, "threads");
 	for (size_t i = 0; i < s.trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s.trace->threads[i];
 		if (!thread_selected(&filter, th))
 			continue;
-		if (sc.fmt == FMT_JSON && nthreads)
-			fputc(',', sc.out);
 		if (sc.fmt == FMT_TEXT && nthreads)
 			fputc('\n', sc.out);
 		if (script_thread(&sc, &s, th, &totals) < 0) {
@@ -356,11 +348,7 @@ int cmd_script(int argc, char **argv)
 	summary(&sc, s.trace, &totals, nthreads);
 	rc = s.exit_status;
 	if (nthreads == 0)
-		rc = no_thread_selected("script", argv[optind], &filter, rc);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("script: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
+		rc = no_thread_selected("script", argv[first], &filter, rc);
 	session_close(&s);
 	return rc;
 }

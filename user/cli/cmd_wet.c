@@ -7,7 +7,6 @@
  * path executions counted from 1, REPEAT runs expanded, as the WET counts
  * them.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "cli/commands.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "decode/session.h"
 #include "decode/wet_values.h"
 
@@ -92,37 +92,43 @@ static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
 static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 		      const struct wpp_event *ev, uint64_t ts, uint64_t nslots)
 {
-	FILE *out = dp->out;
 	const struct wpp_fn *fn = ev->fn;
+	struct json_out j;
 
-	fprintf(out,
-		"{\"type\":\"path\",\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"tid\":%" PRIu32
-		",\"ts\":%" PRIu64 ",\"function\":",
-		th->pid, th->generation, th->tid, ts);
-	json_str(out, fn->name);
-	fprintf(out, ",\"path\":%" PRIu64 ",\"signal_depth\":%" PRIu32 ",\"values\":\"%s\"",
-		ev->value, ev->signal_depth,
-		ev->wet == WPP_WET_OK	  ? "ok"
-		: ev->wet == WPP_WET_LOST ? "lost"
-					  : "none");
-	fputs(",\"items\":[", out);
+	json_init(&j, dp->out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "type", "path");
+	json_u64(&j, "pid", th->pid);
+	json_u64(&j, "gen", th->generation);
+	json_u64(&j, "tid", th->tid);
+	json_u64(&j, "ts", ts);
+	json_string(&j, "function", fn->name);
+	json_u64(&j, "path", ev->value);
+	json_u64(&j, "signal_depth", ev->signal_depth);
+	json_string(&j, "values",
+		    ev->wet == WPP_WET_OK     ? "ok"
+		    : ev->wet == WPP_WET_LOST ? "lost"
+					      : "none");
+	json_array(&j, "items");
 	for (uint64_t i = 0; ev->wet == WPP_WET_OK && i < nslots; i++) {
 		const struct wpp_wet_item *it = &dp->items[i];
 		char buf[64];
 		wpp_wet_format(it, ev->values[i], buf, sizeof(buf));
-		fprintf(out,
-			"%s{\"block\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"kind\":\"%s\",\"file\":",
-			i ? "," : "", it->block, it->stmt->insn, kind_name(it->stmt->kind));
-		json_str(out, stmt_file(fn, it->stmt));
-		fprintf(out,
-			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"what\":\"%s\",\"raw\":%" PRId64
-			",\"text\":",
-			it->stmt->line, it->stmt->column,
-			it->what == WPP_WET_REC_ADDR ? "addr" : "value", ev->values[i]);
-		json_str(out, buf);
-		fputc('}', out);
+		json_object(&j, NULL);
+		json_u64(&j, "block", it->block);
+		json_u64(&j, "insn", it->stmt->insn);
+		json_string(&j, "kind", kind_name(it->stmt->kind));
+		json_string(&j, "file", stmt_file(fn, it->stmt));
+		json_u64(&j, "line", it->stmt->line);
+		json_u64(&j, "col", it->stmt->column);
+		json_string(&j, "what", it->what == WPP_WET_REC_ADDR ? "addr" : "value");
+		json_i64(&j, "raw", (int64_t)ev->values[i]);
+		json_string(&j, "text", buf);
+		json_close(&j);
 	}
-	fputs("]}\n", out);
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }
 
 static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thread_trace *th,
@@ -175,63 +181,43 @@ static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thre
 	return 0;
 }
 
+static const char *const formats[] = {"text", "jsonl", NULL}; /* enum format */
+
+static const struct opt_command dump_cmd = {
+    .name = "wet dump",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "wet dump run.wpp [options]",
+    .about = "Every path execution of the selected threads of a recording of a program built\n"
+	     "with wppcc -fwpp-mode=wet, numbered from 1 per thread (its timestamp), with its\n"
+	     "statements in order: source position, kind, and the address and value the\n"
+	     "trace recorded for it.  Uncompressed: the reference the WET is checked against.\n"};
+
 static int dump(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"gen", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct dump dp = {.fmt = FMT_TEXT, .out = stdout, .max_paths = -1};
 	struct wpp_decode_stats totals = {0};
 	struct session s;
 	size_t nthreads = 0;
-	int c, rc;
+	int rc, first, fmt = FMT_TEXT;
+	struct opt table[] = {
+	    OPT_WORD_('f', "format",
+		      "text: a readable listing; jsonl: one JSON object per path\n"
+		      "execution (docs/wet.md)",
+		      &fmt, formats, OPT_SHOW_DEFAULT),
+	    OPTS_THREADS(filter),
+	    OPT_COUNT_('n', NULL, "N", "at most N path executions per thread", &dp.max_paths, 0,
+		       LONG_MAX, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				dp.fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "jsonl"))
-				dp.fmt = FMT_JSONL;
-			else {
-				wpp_err("wet dump: unknown format '%s' (text or jsonl)", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (parse_count_opt("wet dump", "n", optarg, &dp.max_paths))
-				return WPP_EXIT_USAGE;
-			break;
-		case 'p':
-		case 't':
-		case 'g':
-			if (parse_count_opt("wet dump",
-					    c == 'p'   ? "pid"
-					    : c == 't' ? "tid"
-						       : "gen",
-					    optarg,
-					    c == 'p'   ? &filter.pid
-					    : c == 't' ? &filter.tid
-						       : &filter.gen))
-				return WPP_EXIT_USAGE;
-			break;
-		default:
-			return bad_option("wet dump", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("wet dump: expected one .wpp file (try wpptrace help wet)");
-		return WPP_EXIT_USAGE;
-	}
-	rc = session_open(&s, argv[optind]);
+	if ((rc = opts_parse(&dump_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	dp.fmt = (enum format)fmt;
+	rc = session_open(&s, argv[first]);
 	if (rc)
 		return rc;
-	if (session_refuse_counts(&s, "wet dump", argv[optind], &filter)) {
+	if (session_refuse_counts(&s, "wet dump", argv[first], &filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
@@ -262,11 +248,7 @@ static int dump(int argc, char **argv)
 			 totals.wet_lost);
 	rc = s.exit_status;
 	if (nthreads == 0)
-		rc = no_thread_selected("wet dump", argv[optind], &filter, rc);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("wet dump: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
+		rc = no_thread_selected("wet dump", argv[first], &filter, rc);
 	session_close(&s);
 	return rc;
 }
@@ -276,9 +258,8 @@ int cmd_wet(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "dump"))
 		return dump(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: wpptrace wet dump run.wpp [--format text|jsonl] [--pid P] [--tid T] "
-		     "[--gen G] [-n N]");
-		return WPP_EXIT_OK;
+		char *help[] = {"dump", "--help", NULL};
+		return dump(2, help); /* its one subcommand's help */
 	}
 	wpp_err("wet: expected a subcommand: dump (try wpptrace help wet)");
 	return WPP_EXIT_USAGE;

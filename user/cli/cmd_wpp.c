@@ -8,10 +8,11 @@
  * stream of 32-bit symbols instead, to compare with other compressors.
  *
  * The grammar is the one `record` stored (WPP_CHUNK_GRAMMAR) or, for files
- * without one, rebuilt from the batches by the same code.
+ * without one, rebuilt from the batches by the same code.  What is printed
+ * of each thread is wpp_thread_report.c's; this file reads the command
+ * line, walks the threads and writes files (--from-raw, --raw-out, --store).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,12 +26,13 @@
 #include "common/json_out.h"
 #include "common/in_file.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "common/out_file.h"
 #include "analysis/grammar/sequitur_chunked.h"
 #include "analysis/grammar/sequitur_serial.h"
 #include "decode/session.h"
 #include "collect/thread_grammar.h"
-#include "analysis/grammar/wppdag.h"
+#include "cli/wpp_thread_report.h"
 #include "common/wppfile.h"
 
 struct wpp_opts {
@@ -40,290 +42,12 @@ struct wpp_opts {
 	struct spec_list *freq, *context, *order; /* parsed SEQ options, or NULL */
 	const char *from_raw, *output;
 	const char *raw_out;
-	long raw_max;	  /* --raw-max: symbols written at most (0: all) */
-	int grammar_algo; /* --grammar-builder: for grammars built here */
+	long raw_max;		   /* --raw-max: symbols written at most (0: all) */
+	int grammar_algo;	   /* --grammar-builder: for grammars built here */
+	struct json_out *json_out; /* --format json: the document */
 };
 
-/* ---- naming and parsing path sequences ---- */
-
-struct names {
-	const struct wpp_thread_grammar *tg;
-	const struct terminal_info *info; /* NULL for raw grammars */
-	const uint32_t *raw_vals;	  /* a raw grammar without a table: its values, sorted */
-	uint32_t nraw;
-};
-
-static void print_sym(FILE *out, uint32_t s)
-{
-	if (s == WPPDAG_PAD_START)
-		fputs("<start>", out);
-	else if (s == WPPDAG_PAD_END)
-		fputs("<end>", out);
-	else if (seq_is_rule(s))
-		fprintf(out, "R%" PRIu32, s & ~SEQ_RULE_BIT);
-	else
-		fprintf(out, "p%" PRIu32, s);
-}
-
-/* One element of a SEQ option, parsed before any file is read: "pN"
- * (terminal N as printed) or "FUNCTION:PATHID". */
-struct path_spec {
-	const char *text; /* as the user typed it (within struct spec_list's copy) */
-	int by_number;
-	unsigned long long number; /* N, or PATHID */
-	size_t fn_len;		   /* FUNCTION is text[0 .. fn_len) */
-	int matched;		   /* named a path in some reported thread */
-};
-
-struct spec_list {
-	char *copy; /* the option's text, split at the commas */
-	struct path_spec *v;
-	uint32_t n;
-};
-
-/* Resolved: the spec names nothing in this thread. */
-#define SPEC_NONE UINT32_MAX
-
-/* Syntax only: 0, or -1 after one error line naming the option. */
-static int parse_spec_list(const char *opt, const char *text, struct spec_list *l)
-{
-	*l = (struct spec_list){0};
-	l->copy = strdup(text);
-	l->v = calloc(strlen(text) / 2 + 1, sizeof(*l->v)); /* elements are >= 2 chars + ',' */
-	if (!l->copy || !l->v)
-		wpp_die("out of memory");
-	for (char *tok = l->copy, *next; tok; tok = next) {
-		struct path_spec *sp = &l->v[l->n];
-		char *end, *colon;
-		if ((next = strchr(tok, ',')))
-			*next++ = '\0';
-		sp->text = tok;
-		for (const char *q = tok; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				goto bad;
-		colon = strrchr(tok, ':');
-		errno = 0;
-		if (tok[0] == 'p' && !colon) {
-			sp->by_number = 1;
-			sp->number = strtoull(tok + 1, &end, 10);
-			if (errno || end == tok + 1 || *end || tok[1] == '-' || tok[1] == '+')
-				goto bad;
-		} else {
-			if (!colon || colon == tok)
-				goto bad;
-			sp->fn_len = (size_t)(colon - tok);
-			sp->number = strtoull(colon + 1, &end, 10);
-			if (errno || end == colon + 1 || *end || colon[1] == '-' || colon[1] == '+')
-				goto bad;
-		}
-		l->n++;
-		continue;
-	bad:
-		for (char *q = tok; *q; q++) /* the error stays one line */
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				*q = '?';
-		wpp_err("wpp: --%s: '%s' is not a path (pN or FUNCTION:PATHID, comma-separated)",
-			opt, tok);
-		free(l->copy);
-		free(l->v);
-		return -1;
-	}
-	return 0;
-}
-
-static void spec_list_free(struct spec_list *l)
-{
-	free(l->copy);
-	free(l->v);
-}
-
-/* The terminal a spec names in this thread (its value in the grammar's
- * bodies), or SPEC_NONE.  -1 after an error line when FUNCTION:PATHID is
- * ambiguous (static functions of one name in several files). */
-static int resolve_spec(const struct names *nm, const char *opt, struct path_spec *sp,
-			uint32_t *out)
-{
-	uint32_t nterm = nm->tg->hdr.nterminals, hits = 0;
-
-	*out = SPEC_NONE;
-	if (sp->by_number) {
-		/* raw grammars without a table: the values themselves */
-		int known = nm->raw_vals
-				? sp->number < SEQ_TERMINAL_LIMIT &&
-				      seq_grammar_terminal_rank(nm->raw_vals, nm->nraw,
-								(uint32_t)sp->number) < nm->nraw
-				: sp->number < nterm;
-		if (known)
-			*out = (uint32_t)sp->number;
-	}
-	for (uint32_t i = 0; !sp->by_number && nm->info && i < nterm; i++) {
-		const struct terminal_info *ti = &nm->info[i];
-		if (ti->fn && nm->tg->terms[i].path_id == sp->number &&
-		    strlen(ti->fn->name) == sp->fn_len &&
-		    !strncmp(ti->fn->name, sp->text, sp->fn_len) && hits++ == 0)
-			*out = i;
-	}
-	if (hits > 1) {
-		wpp_err("wpp: --%s: '%s' names %" PRIu32 " paths of thread %" PRIu32
-			" (functions of one name in several files); name one as pN",
-			opt, sp->text, hits, nm->tg->hdr.tid);
-		return -1;
-	}
-	sp->matched |= *out != SPEC_NONE;
-	return 0;
-}
-
-/* Every spec of l resolved in this thread into a malloc'd *seq; -1 after
- * an error line. */
-static int resolve_specs(const struct names *nm, const char *opt, struct spec_list *l,
-			 uint32_t **seq)
-{
-	*seq = malloc(l->n * sizeof(**seq));
-	if (!*seq)
-		wpp_die("out of memory");
-	for (uint32_t i = 0; i < l->n; i++)
-		if (resolve_spec(nm, opt, &l->v[i], &(*seq)[i]) < 0) {
-			free(*seq);
-			return -1;
-		}
-	return 0;
-}
-
-/* After every thread: a spec that named nothing anywhere is most likely a
- * typo; 0, or WPP_EXIT_USAGE after one error line. */
-static int unmatched_specs(const struct spec_list *l, const char *opt)
-{
-	for (uint32_t i = 0; i < l->n; i++)
-		if (!l->v[i].matched) {
-			wpp_err("wpp: --%s: '%s' names no path of any reported thread", opt,
-				l->v[i].text);
-			return WPP_EXIT_USAGE;
-		}
-	return 0;
-}
-
-static void describe_terminal(FILE *out, const struct names *nm, uint32_t t, int json)
-{
-	char where[PATH_MAX + 32];
-	const struct wpp_grammar_terminal *term = &nm->tg->terms[t];
-	const struct terminal_info *ti = nm->info ? &nm->info[t] : NULL;
-
-	if (json) {
-		fprintf(out,
-			"\"fid\": %" PRIu32 ", \"path\": %" PRIu64 ", \"function\": ", term->fid,
-			term->path_id);
-		if (ti && ti->fn) {
-			json_str(out, ti->fn->name);
-			fprintf(out, ", \"file\": ");
-			json_str(out, ti->file ? ti->file : "");
-			fprintf(out,
-				", \"line_min\": %" PRIu32 ", \"line_max\": %" PRIu32
-				", \"insns\": %" PRIu64 ", \"valid\": %s",
-				ti->line_min, ti->line_max, ti->insns,
-				ti->valid ? "true" : "false");
-		} else {
-			fputs("null", out);
-		}
-		return;
-	}
-	if (nm->tg->hdr.flags & WPP_GRAMMAR_RAW) /* renumbered: the value it stands for */
-		fprintf(out, "raw symbol %" PRIu64, term->path_id);
-	else if (ti && ti->fn)
-		fprintf(out, "%s %s %" PRIu64 "  %s  insns %" PRIu64 "%s", ti->fn->name,
-			ti->is_block ? "block" : "path", term->path_id,
-			terminal_where(ti, where, sizeof(where)), ti->insns,
-			ti->valid ? "" : "  (not a path of its function)");
-	else
-		fprintf(out, "fid %" PRIu32 " path %" PRIu64 " (unknown function)", term->fid,
-			term->path_id);
-}
-
-/* ---- per-thread report ---- */
-
-/* Position of terminal t in vals (sorted), or t itself without vals. */
-static uint32_t terminal_index(const uint32_t *vals, uint32_t n, uint32_t t)
-{
-	if (!vals)
-		return t;
-	return seq_grammar_terminal_rank(vals, n, t);
-}
-
-struct rank {
-	uint32_t node;
-	uint64_t key;
-};
-
-static int by_key_desc(const void *a, const void *b)
-{
-	const struct rank *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
-}
-
-static void print_body(FILE *out, const struct seq_grammar *g, uint32_t node, uint32_t max,
-		       int json)
-{
-	uint32_t n = seq_grammar_body_len(g, node);
-	const uint32_t *body = seq_grammar_body(g, node);
-
-	for (uint32_t j = 0; j < n && j < max; j++) {
-		if (json)
-			fprintf(out, "%s\"", j ? ", " : "");
-		else
-			fputc(' ', out);
-		print_sym(out, body[j]);
-		if (json)
-			fputc('"', out);
-	}
-	if (n > max && !json)
-		fprintf(out, " ... (%" PRIu32 " symbols)", n);
-}
-
-static void print_seq(FILE *out, const uint32_t *s, uint32_t m, int json)
-{
-	for (uint32_t i = 0; i < m; i++) {
-		fputs(i ? (json ? ", " : " ") : "", out);
-		if (json)
-			fputc('"', out);
-		print_sym(out, s[i]);
-		if (json)
-			fputc('"', out);
-	}
-}
-
-static int print_contexts(FILE *out, const struct wppdag *d, const uint32_t *seq, uint32_t m,
-			  uint32_t k, int json)
-{
-	for (int side = 0; side < 2; side++) {
-		struct wppdag_context *c;
-		size_t n;
-		if (wppdag_contexts(d, seq, m, k, side ? WPPDAG_AFTER : WPPDAG_BEFORE, &c, &n) < 0)
-			return -1;
-		if (json)
-			fprintf(out, "%s\"%s\": [", side ? ", " : "", side ? "after" : "before");
-		else
-			fprintf(out, "    %s:\n", side ? "after" : "before");
-		for (size_t i = 0; i < n && i < 20; i++) {
-			if (json) {
-				fprintf(out, "%s{\"count\": %" PRIu64 ", \"paths\": [",
-					i ? ", " : "", c[i].count);
-				print_seq(out, c[i].syms, k, 1);
-				fputs("]}", out);
-			} else {
-				fprintf(out, "    %12" PRIu64 "  ", c[i].count);
-				print_seq(out, c[i].syms, k, 0);
-				fputc('\n', out);
-			}
-		}
-		if (json)
-			fputs("]", out);
-		else if (n > 20)
-			fprintf(out, "    (%zu more)\n", n - 20);
-		wppdag_contexts_free(c, n);
-	}
-	return 0;
-}
+/* ---- --expand ---- */
 
 static int emit_expanded(void *ctx, const uint32_t *syms, size_t n)
 {
@@ -351,326 +75,6 @@ static int expand_thread(const struct wpp_thread_grammar *tg)
 			return -1;
 	}
 	return 0;
-}
-
-static int all_known(const uint32_t *seq, uint32_t m)
-{
-	for (uint32_t i = 0; i < m; i++)
-		if (seq[i] == SPEC_NONE)
-			return 0;
-	return 1;
-}
-
-/* A resolved path: as wpp names it, or as typed when it names nothing in
- * this thread. */
-static void print_spec(FILE *out, const struct path_spec *sp, uint32_t sym, int json)
-{
-	if (json && sym == SPEC_NONE) {
-		json_str(out, sp->text);
-		return;
-	}
-	if (json)
-		fputc('"', out);
-	if (sym == SPEC_NONE)
-		fputs(sp->text, out);
-	else
-		print_sym(out, sym);
-	if (json)
-		fputc('"', out);
-}
-
-static void print_specs(FILE *out, const struct spec_list *l, const uint32_t *seq, int json)
-{
-	for (uint32_t i = 0; i < l->n; i++) {
-		fputs(i ? (json ? ", " : " ") : "", out);
-		print_spec(out, &l->v[i], seq[i], json);
-	}
-}
-
-/* --order: where each path first and last ran (positions in the thread's
- * path stream, from 0, segments one after another), and for each ordered
- * pair whether the first ever ran before the second: Larus' "p executes
- * before q", which holds exactly when p's first run precedes q's last. */
-static void print_order(FILE *out, const struct wppdag *d, const struct spec_list *l,
-			const uint32_t *seq, const uint64_t *tcount, const uint32_t *raw_vals,
-			uint32_t nterm, int json)
-{
-	uint64_t *first = calloc(l->n, sizeof(*first)), *last = calloc(l->n, sizeof(*last));
-	int *ran = calloc(l->n, sizeof(*ran)), *dup = calloc(l->n, sizeof(*dup));
-
-	if (!first || !last || !ran || !dup)
-		wpp_die("out of memory");
-	/* A path named twice (p1,p1, or pN and its FUNCTION:PATHID) is listed
-	 * once. */
-	for (uint32_t i = 0; i < l->n; i++)
-		for (uint32_t j = 0; j < i && !dup[i]; j++)
-			dup[i] = seq[i] != SPEC_NONE
-				     ? seq[j] == seq[i]
-				     : seq[j] == SPEC_NONE && !strcmp(l->v[i].text, l->v[j].text);
-	for (uint32_t i = 0; i < l->n; i++)
-		if (seq[i] != SPEC_NONE &&
-		    (ran[i] = wppdag_first_last(d, seq[i], &first[i], &last[i])) < 0)
-			wpp_die("out of memory");
-	fputs(json ? ",\n   \"order\": {\"paths\": ["
-		   : "  order (positions in the path stream, from 0)\n",
-	      out);
-	for (uint32_t i = 0, k = 0; i < l->n; i++) {
-		if (dup[i])
-			continue;
-		uint64_t count = ran[i] ? tcount[terminal_index(raw_vals, nterm, seq[i])] : 0;
-		if (json) {
-			fprintf(out, "%s{\"path\": ", k++ ? ", " : "");
-			print_spec(out, &l->v[i], seq[i], 1);
-			fprintf(out, ", \"count\": %" PRIu64, count);
-			if (ran[i])
-				fprintf(out, ", \"first\": %" PRIu64 ", \"last\": %" PRIu64 "}",
-					first[i], last[i]);
-			else
-				fputs(", \"first\": null, \"last\": null}", out);
-			continue;
-		}
-		fputs("    ", out);
-		print_spec(out, &l->v[i], seq[i], 0);
-		if (ran[i])
-			fprintf(out,
-				"  ran %" PRIu64 " time%s, first at %" PRIu64 ", last at %" PRIu64
-				"\n",
-				count, count == 1 ? "" : "s", first[i], last[i]);
-		else
-			fputs("  never ran in this thread\n", out);
-	}
-	fputs(json ? "], \"before\": [" : "", out);
-	for (uint32_t i = 0, k = 0; i < l->n; i++)
-		for (uint32_t j = 0; j < l->n; j++) {
-			if (i == j || dup[i] || dup[j])
-				continue;
-			int before = ran[i] && ran[j] && first[i] < last[j];
-			if (json) {
-				fputs(k++ ? ", {\"path\": " : "{\"path\": ", out);
-				print_spec(out, &l->v[i], seq[i], 1);
-				fputs(", \"then\": ", out);
-				print_spec(out, &l->v[j], seq[j], 1);
-				fprintf(out, ", \"ran_before\": %s}", before ? "true" : "false");
-				continue;
-			}
-			fputs("    ", out);
-			print_spec(out, &l->v[i], seq[i], 0);
-			fputs(before ? " ran before " : " never ran before ", out);
-			print_spec(out, &l->v[j], seq[j], 0);
-			fputc('\n', out);
-		}
-	if (json)
-		fputs("]}", out);
-	free(first);
-	free(last);
-	free(ran);
-	free(dup);
-}
-
-static int report_thread(FILE *out, const struct wpp_opts *o, const struct wpp_thread_grammar *tg,
-			 const struct terminal_info *info, const char *origin, int first)
-{
-	const struct seq_grammar *g = &tg->g;
-	struct names nm = {tg, info, NULL, 0};
-	struct wppdag d;
-	uint8_t *ser;
-	size_t serlen;
-	uint32_t nodes = seq_grammar_nodes(g), nsyms = g->start[nodes];
-	/* A raw grammar without a table (--from-raw, values used as they are)
-	 * names its terminals by value: they are taken from the grammar, in
-	 * increasing order. */
-	uint32_t nterm = tg->hdr.nterminals, *raw_vals = NULL;
-	int json = o->json, rc = 0;
-
-	if (!nterm && seq_grammar_terminals(g, &raw_vals, &nterm) < 0)
-		wpp_die("out of memory");
-
-	if (wppdag_init(&d, g) < 0 || seq_serialize(g, &ser, &serlen) < 0)
-		wpp_die("out of memory");
-	free(ser);
-	double ratio = nsyms ? (double)tg->hdr.nsymbols / nsyms : 0;
-	if (json) {
-		fprintf(out,
-			"%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"gen\": %" PRIu32
-			", \"grammar\": \"%s\", \"paths\": %" PRIu64 ", \"segments\": %" PRIu32
-			", \"distinct_paths\": %" PRIu32 ", \"rules\": %" PRIu32
-			", \"grammar_symbols\": %" PRIu32
-			", \"ratio\": %.3f, \"serialized_bytes\": %zu, \"builder\": \"%s\""
-			", \"skipped_words\": %" PRIu64 ",\n   \"rules_shown\": [",
-			first ? "" : ",\n  ", tg->hdr.pid, tg->hdr.tid, tg->hdr.generation, origin,
-			tg->hdr.nsymbols, tg->hdr.segments, nterm, g->nrules, nsyms, ratio, serlen,
-			grammar_builder_name(g->flags), tg->hdr.skipped_words);
-	} else {
-		fprintf(out,
-			"thread %" PRIu32 " (pid %" PRIu32 ", generation %" PRIu32
-			"), grammar %s\n",
-			tg->hdr.tid, tg->hdr.pid, tg->hdr.generation, origin);
-		fprintf(out,
-			"  path stream    %" PRIu64 " paths, %" PRIu32 " distinct, %" PRIu32
-			" segment%s\n",
-			tg->hdr.nsymbols, nterm, tg->hdr.segments,
-			tg->hdr.segments == 1 ? "" : "s");
-		fprintf(out,
-			"  grammar        %" PRIu32 " rules, %" PRIu32
-			" symbols on right-hand sides (%.1f paths per symbol)\n",
-			g->nrules, nsyms, ratio);
-		fprintf(out, "  serialized     %zu bytes (%.2f bits per path)\n", serlen,
-			tg->hdr.nsymbols ? serlen * 8.0 / tg->hdr.nsymbols : 0.0);
-		fprintf(out, "  built by       %s\n", grammar_builder_name(g->flags));
-		if (tg->hdr.skipped_words)
-			fprintf(out, "  skipped        %" PRIu64 " malformed words\n",
-				tg->hdr.skipped_words);
-	}
-
-	/* Rules by how much of the stream they cover (frequency x length). */
-	struct rank *rk = malloc((g->nrules ? g->nrules : 1) * sizeof(*rk));
-	if (!rk)
-		wpp_die("out of memory");
-	for (uint32_t r = 0; r < g->nrules; r++) {
-		unsigned __int128 cover = (unsigned __int128)d.freq[r] * g->exp_len[r];
-		rk[r] = (struct rank){r, cover > UINT64_MAX ? UINT64_MAX : (uint64_t)cover};
-	}
-	qsort(rk, g->nrules, sizeof(*rk), by_key_desc);
-	uint32_t shown = (uint64_t)o->max_rules < g->nrules ? (uint32_t)o->max_rules : g->nrules;
-	if (!json && shown)
-		fprintf(out,
-			"  rules (%" PRIu32 " of %" PRIu32
-			", by frequency x length)\n    %8s %12s %10s  body\n",
-			shown, g->nrules, "rule", "frequency", "length");
-	for (uint32_t i = 0; i < shown; i++) {
-		uint32_t r = rk[i].node;
-		if (json) {
-			fprintf(out,
-				"%s{\"rule\": \"R%" PRIu32 "\", \"frequency\": %" PRIu64
-				", \"length\": %" PRIu64 ", \"body\": [",
-				i ? ", " : "", r, d.freq[r], g->exp_len[r]);
-			print_body(out, g, r, UINT32_MAX, 1);
-			fputs("]}", out);
-		} else {
-			fprintf(out, "    R%-7" PRIu32 " %12" PRIu64 " %10" PRIu64 " ", r,
-				d.freq[r], g->exp_len[r]);
-			print_body(out, g, r, 12, 0);
-			fputc('\n', out);
-		}
-	}
-	free(rk);
-
-	/* Terminal frequencies: each body occurrence counts its node's
-	 * frequency. */
-	uint64_t *tcount = calloc(nterm ? nterm : 1, sizeof(*tcount));
-	struct rank *tr = malloc((nterm ? nterm : 1) * sizeof(*tr));
-	if (!tcount || !tr)
-		wpp_die("out of memory");
-	for (uint32_t v = 0; v < nodes; v++)
-		for (uint32_t j = g->start[v]; j < g->start[v + 1]; j++) {
-			uint32_t t = g->sym[j];
-			if (!seq_is_rule(t) && (t = terminal_index(raw_vals, nterm, t)) < nterm)
-				tcount[t] += d.freq[v];
-		}
-	for (uint32_t t = 0; t < nterm; t++)
-		tr[t] = (struct rank){t, tcount[t]};
-	qsort(tr, nterm, sizeof(*tr), by_key_desc);
-	shown = (uint64_t)o->max_rules < nterm ? (uint32_t)o->max_rules : nterm;
-	if (json)
-		fputs("],\n   \"paths_shown\": [", out);
-	else if (shown)
-		fprintf(out, "  paths (%" PRIu32 " of %" PRIu32 ", by frequency)\n", shown, nterm);
-	for (uint32_t i = 0; i < shown; i++) {
-		uint32_t t = tr[i].node, value = raw_vals ? raw_vals[t] : t;
-		if (json) {
-			fprintf(out,
-				"%s{\"terminal\": \"p%" PRIu32 "\", \"frequency\": %" PRIu64 ", ",
-				i ? ", " : "", value, tcount[t]);
-			if (raw_vals)
-				fputs("\"function\": null", out);
-			else
-				describe_terminal(out, &nm, t, 1);
-			fputc('}', out);
-		} else {
-			fprintf(out, "    p%-7" PRIu32 " %12" PRIu64 "  %s", value, tcount[t],
-				raw_vals ? "raw symbol" : "");
-			if (!raw_vals)
-				describe_terminal(out, &nm, t, 0);
-			fputc('\n', out);
-		}
-	}
-	free(tr);
-	if (json)
-		fputc(']', out);
-
-	uint32_t *seq;
-	nm.raw_vals = raw_vals;
-	nm.nraw = nterm;
-	if (o->freq) {
-		uint32_t m = o->freq->n;
-		if (resolve_specs(&nm, "freq", o->freq, &seq) < 0) {
-			rc = WPP_EXIT_USAGE;
-			goto out;
-		}
-		int failed = 0;
-		uint64_t f = 0;
-		if (all_known(seq, m))
-			f = wppdag_sequence_frequency(&d, seq, m, &failed);
-		if (failed)
-			wpp_die("out of memory");
-		if (json) {
-			fputs(",\n   \"frequency_of\": {\"paths\": [", out);
-			print_specs(out, o->freq, seq, 1);
-			fprintf(out, "], \"count\": %" PRIu64 "}", f);
-		} else {
-			fputs("  frequency of ", out);
-			print_specs(out, o->freq, seq, 0);
-			fprintf(out, ": %" PRIu64 "%s\n", f,
-				all_known(seq, m) ? ""
-						  : " (a path of it never ran in this thread)");
-		}
-		free(seq);
-	}
-	if (o->context) {
-		uint32_t m = o->context->n;
-		if (resolve_specs(&nm, "context", o->context, &seq) < 0) {
-			rc = WPP_EXIT_USAGE;
-			goto out;
-		}
-		if (json) {
-			fputs(",\n   \"context_of\": {\"paths\": [", out);
-			print_specs(out, o->context, seq, 1);
-			fprintf(out, "], \"k\": %ld, ", o->context_len);
-		} else {
-			fputs("  context of ", out);
-			print_specs(out, o->context, seq, 0);
-			fprintf(out,
-				" (%ld path%s each side, <start>/<end> = segment boundary)%s\n",
-				o->context_len, o->context_len == 1 ? "" : "s",
-				all_known(seq, m) ? "" : ": a path of it never ran in this thread");
-		}
-		if (all_known(seq, m)) {
-			if (print_contexts(out, &d, seq, m, (uint32_t)o->context_len, json) < 0)
-				wpp_die("out of memory");
-		} else if (json) {
-			fputs("\"before\": [], \"after\": []", out);
-		}
-		if (json)
-			fputc('}', out);
-		free(seq);
-	}
-	if (o->order) {
-		if (resolve_specs(&nm, "order", o->order, &seq) < 0) {
-			rc = WPP_EXIT_USAGE;
-			goto out;
-		}
-		print_order(out, &d, o->order, seq, tcount, raw_vals, nterm, json);
-		free(seq);
-	}
-	if (json)
-		fputc('}', out);
-	else
-		fputc('\n', out);
-out:
-	free(tcount);
-	free(raw_vals);
-	wppdag_free(&d);
-	return rc;
 }
 
 /* ---- --from-raw ---- */
@@ -961,13 +365,40 @@ struct raw_report {
 	const struct wpp_opts *o;
 };
 
+/* What o asks of each thread's report. */
+static struct wpp_queries queries(const struct wpp_opts *o)
+{
+	return (struct wpp_queries){o->max_rules, o->context_len, o->freq,
+				    o->context,	  o->order,	  o->json ? o->json_out : NULL};
+}
+
 static int report_raw_grammar(void *ctx, const struct wpp_thread_grammar *tg, uint32_t index)
 {
+	(void)index; /* the writer places the commas between them */
 	const struct wpp_opts *o = ((struct raw_report *)ctx)->o;
 
 	if (o->expand)
 		return expand_thread(tg) < 0 ? WPP_EXIT_ERROR : WPP_EXIT_OK;
-	return report_thread(stdout, o, tg, NULL, "from raw symbols", index == 1);
+	struct wpp_queries q = queries(o);
+	return wpp_thread_report(&q, tg, NULL, "from raw symbols");
+}
+
+/* {"file": ..., "threads": [ — each thread on a line of its own
+ * (lead: the first one too). */
+static void json_document(const struct wpp_opts *o, const char *path, int lead)
+{
+	json_object(o->json_out, NULL);
+	json_string(o->json_out, "file", path);
+	json_array_lines(o->json_out, "threads", ",\n  ", "");
+	if (lead)
+		json_raw(o->json_out, "\n  ");
+}
+
+static void json_end(const struct wpp_opts *o)
+{
+	json_close(o->json_out);
+	json_close(o->json_out);
+	json_raw(o->json_out, "\n");
 }
 
 /* A file written by --from-raw: no threads, raw GRAMMAR chunks.
@@ -978,12 +409,12 @@ static int report_raw_file(const struct wpp_opts *o, struct wpp_trace *t, int in
 	uint32_t n;
 
 	if (o->json)
-		printf("{\"file\": \"%s\", \"threads\": [", t->path);
+		json_document(o, t->path, 0);
 	int rc = thread_grammar_for_each_raw(t, report_raw_grammar, &ctx, &n);
 	if (rc < 0)
 		rc = WPP_EXIT_ERROR;
 	if (o->json)
-		printf("]}\n");
+		json_end(o);
 	if (!n && integrity == WPP_EXIT_OK)
 		wpp_warn("%s: no threads and no grammars", t->path);
 	return rc != WPP_EXIT_OK ? rc : integrity;
@@ -1050,12 +481,9 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 	struct wpp_writer *store_to = NULL;
 	uint32_t stored = 0;
 	struct grammar_builds builds = {0};
-	if (o->json && !o->expand) {
-		printf("{\"file\": ");
-		json_str(stdout, path);
-		printf(", \"threads\": [\n  ");
-	}
-	int first = 1, any = 0;
+	if (o->json && !o->expand)
+		json_document(o, path, 1);
+	int any = 0;
 	for (size_t i = 0; i < s.trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s.trace->threads[i];
 		struct wpp_thread_grammar tg;
@@ -1089,9 +517,9 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 			    [GRAMMAR_RECORDED] = "recorded online",
 			    [GRAMMAR_STORED] = "stored from the batches",
 			    [GRAMMAR_REBUILT] = "rebuilt from the batches"};
-			err = report_thread(stdout, o, &tg, info, origins[origin], first);
+			struct wpp_queries q = queries(o);
+			err = wpp_thread_report(&q, &tg, info, origins[origin]);
 			free(info);
-			first = 0;
 			if (err) {
 				rc = err;
 				wpp_thread_grammar_free(&tg);
@@ -1101,7 +529,7 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 		wpp_thread_grammar_free(&tg);
 	}
 	if (o->json && !o->expand)
-		printf("]}\n");
+		json_end(o);
 	if (!any && rc != WPP_EXIT_ERROR)
 		rc = no_thread_selected("wpp", path, &o->filter, rc);
 	if (!o->store)
@@ -1111,117 +539,103 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 	if (o->store && rc == WPP_EXIT_OK)
 		wpp_info("wpp: stored %" PRIu32 " grammar%s in %s", stored, stored == 1 ? "" : "s",
 			 path);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		wpp_err("wpp: writing the output failed");
-		rc = WPP_EXIT_ERROR;
-	}
 	session_close(&s);
 	return rc;
 }
 
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command wpp_cmd = {
+    .name = "wpp",
+    .usage = "wpp run.wpp [options]\n"
+	     "wpp --from-raw trace.u32 -o g.wpp [--grammar-builder chunked|sequitur]\n"
+	     "wpp run.wpp [--pid P] [--tid T] [--gen G] --raw-out trace.u32 [--raw-max N]",
+    .about =
+	"Per thread: the grammar of its path stream (chunked SEQUITUR(1); recorded online by\n"
+	"record, or rebuilt from the batches): input length, rules, grammar size and\n"
+	"ratio, serialized size, the rules covering most of the stream, path\n"
+	"frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
+	"or FUNCTION:PATHID.\n"
+	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
+
+/* --grammar-builder: how grammars built here are built */
+static int set_builder(const struct opt *self, const char *arg)
+{
+	return grammar_builder_parse("wpp", arg, self->ctx);
+}
+
+/* How many options were given that --from-raw does not take. */
+static unsigned from_raw_others(const struct opt *table)
+{
+	unsigned n = 0;
+
+	for (const struct opt *t = table; t->type != OPT_END; t++)
+		if (t->long_name && strcmp(t->long_name, "from-raw") &&
+		    strcmp(t->long_name, "output") && strcmp(t->long_name, "grammar-builder"))
+			n += t->given;
+	return n;
+}
+
 int cmd_wpp(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"tid", required_argument, NULL, 't'},
-					     {"gen", required_argument, NULL, 'g'},
-					     {"max-rules", required_argument, NULL, 'n'},
-					     {"freq", required_argument, NULL, 'F'},
-					     {"context", required_argument, NULL, 'c'},
-					     {"context-len", required_argument, NULL, 'k'},
-					     {"order", required_argument, NULL, 'O'},
-					     {"from-raw", required_argument, NULL, 'r'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"expand", no_argument, NULL, 'e'},
-					     {"rebuild", no_argument, NULL, 'b'},
-					     {"store", no_argument, NULL, 's'},
-					     {"raw-out", required_argument, NULL, 'R'},
-					     {"raw-max", required_argument, NULL, 'M'},
-					     {"grammar-builder", required_argument, NULL, 'G'},
-					     {NULL, 0, NULL, 0}};
 	struct wpp_opts o = {.filter = THREAD_FILTER_ANY,
 			     .max_rules = 20,
 			     .context_len = 1,
 			     .grammar_algo = SEQ_CHUNKED};
 	const char *freq = NULL, *context = NULL, *order = NULL;
-	int c, rc = WPP_EXIT_OK, context_len_set = 0, others = 0, max_rules_set = 0;
-	long v;
+	int rc = WPP_EXIT_OK, first;
+	struct json_out json_out;
+	struct opt table[] = {
+	    OPTS_THREADS(o.filter),
+	    OPT_FORMAT(&o.json, formats),
+	    OPT_COUNT_('n', "max-rules", "N", "rules and paths listed", &o.max_rules, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_STRING_(0, "freq", "SEQ", "how often SEQ ran (consecutively)", &freq),
+	    OPT_STRING_(0, "context", "SEQ", "what ran K paths before and after SEQ, with counts",
+			&context),
+	    OPT_COUNT_(0, "context-len", "K", "with --context: K (1..64)", &o.context_len, 1, 64,
+		       OPT_SHOW_DEFAULT),
+	    OPT_STRING_(0, "order", "SEQ",
+			"where each path first and last ran, and which ran\n"
+			"before which (at most 16 paths)",
+			&order),
+	    OPT_FLAG_(0, "expand", "print the expanded stream (\"fid path\" lines, \"gap\")",
+		      &o.expand),
+	    OPT_FLAG_(0, "rebuild", "ignore a recorded grammar, rebuild from the batches",
+		      &o.rebuild),
+	    OPT_FLAG_(0, "store",
+		      "keep the grammars built from the batches in the file\n"
+		      "(GRAMMAR chunks after its END), so later wpp/hot runs read them",
+		      &o.store),
+	    OPT_CALL_(0, "grammar-builder", "chunked|sequitur",
+		      "how grammars built here are built: chunked (default:\n"
+		      "runs and chunks around SEQUITUR(1)) or sequitur (one-level\n"
+		      "SEQUITUR(1)); the stream they stand for is the same",
+		      set_builder, &o.grammar_algo, 0),
+	    OPT_STRING_(0, "from-raw", "F",
+			"with -o OUT: the grammar of a raw stream of little-endian\n"
+			"32-bit symbols",
+			&o.from_raw),
+	    OPT_OUTPUT(&o.output, "with --from-raw: the file to write"),
+	    OPT_STRING_(0, "raw-out", "F",
+			"write one thread's path stream as such a stream (pN as N),\n"
+			"read from the batches without building a grammar",
+			&o.raw_out),
+	    OPT_COUNT_(0, "raw-max", "N", "with --raw-out: only the first N symbols", &o.raw_max, 1,
+		       LONG_MAX, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":f:p:t:n:o:", opts, NULL)) != -1) {
-		others += c != 'r' && c != 'o' && c != 'G'; /* --from-raw: -o, --grammar-builder */
-		max_rules_set |= c == 'n';
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("wpp: unknown format '%s' (text or json)", optarg);
-				return WPP_EXIT_USAGE;
-			}
-			o.json = !strcmp(optarg, "json");
-			break;
-		case 'p':
-		case 't':
-		case 'g':
-		case 'n':
-		case 'k':
-			if ((v = parse_count(optarg)) < 0 || (c == 'k' && (v < 1 || v > 64))) {
-				wpp_err("wpp: bad number '%s'%s", optarg,
-					c == 'k' ? " (--context-len is 1..64)" : "");
-				return WPP_EXIT_USAGE;
-			}
-			context_len_set |= c == 'k';
-			*(c == 'p'   ? &o.filter.pid
-			  : c == 't' ? &o.filter.tid
-			  : c == 'g' ? &o.filter.gen
-			  : c == 'n' ? &o.max_rules
-				     : &o.context_len) = v;
-			break;
-		case 'F':
-			freq = optarg;
-			break;
-		case 'c':
-			context = optarg;
-			break;
-		case 'O':
-			order = optarg;
-			break;
-		case 'r':
-			o.from_raw = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'e':
-			o.expand = 1;
-			break;
-		case 'b':
-			o.rebuild = 1;
-			break;
-		case 's':
-			o.store = 1;
-			break;
-		case 'R':
-			o.raw_out = optarg;
-			break;
-		case 'G':
-			if (grammar_builder_parse("wpp", optarg, &o.grammar_algo) < 0)
-				return WPP_EXIT_USAGE;
-			break;
-		case 'M':
-			if ((o.raw_max = parse_count(optarg)) < 1) {
-				wpp_err("wpp: bad --raw-max '%s' (a count of symbols, 1 or more)",
-					optarg);
-				return WPP_EXIT_USAGE;
-			}
-			break;
-		default:
-			return bad_option("wpp", c, argv, opts);
-		}
-	}
+	if ((rc = opts_parse(&wpp_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
+	json_init(&json_out, stdout, 1);
+	o.json_out = &json_out;
+	int others = (int)from_raw_others(table),
+	    max_rules_set = (int)opt_given(table, "max-rules");
+	int context_len_set = (int)opt_given(table, "context-len");
 	thread_grammar_set_builder(o.grammar_algo);
 	if (o.from_raw) {
-		if (!o.output || optind != argc || others) {
+		if (!o.output || first != argc || others) {
 			wpp_err("wpp: --from-raw FILE needs -o OUT.wpp and no other file or option "
 				"(ask wpp OUT.wpp afterwards)");
 			return WPP_EXIT_USAGE;
@@ -1237,7 +651,7 @@ int cmd_wpp(int argc, char **argv)
 			"--max-rules, --freq, --context or --order");
 		return WPP_EXIT_USAGE;
 	}
-	if (optind != argc - 1) {
+	if (first != argc - 1) {
 		wpp_err("wpp: expected one .wpp file (try wpptrace help wpp)");
 		return WPP_EXIT_USAGE;
 	}
@@ -1245,7 +659,7 @@ int cmd_wpp(int argc, char **argv)
 		wpp_err("wpp: --context-len goes with --context");
 		return WPP_EXIT_USAGE;
 	}
-	if (o.raw_out && same_file(argv[optind], o.raw_out)) {
+	if (o.raw_out && same_file(argv[first], o.raw_out)) {
 		wpp_err("wpp: --raw-out %s is the recording itself", o.raw_out);
 		return WPP_EXIT_USAGE;
 	}
@@ -1268,7 +682,7 @@ int cmd_wpp(int argc, char **argv)
 		wpp_err("wpp: --order takes at most 16 paths");
 		rc = WPP_EXIT_USAGE;
 	} else {
-		rc = wpp_report_file(&o, argv[optind]);
+		rc = wpp_report_file(&o, argv[first]);
 	}
 	for (int i = 0; i < 3; i++)
 		if (*slots[i]) {

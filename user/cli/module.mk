@@ -3,7 +3,7 @@
 # main.c); libraries that commands use append their objects and link flags
 # to WPPTRACE_EXTRA_OBJS / WPPTRACE_EXTRA_LIBS in their own fragment.
 
-CLI_SRCS := user/cli/main.c user/cli/paths_table.c \
+CLI_SRCS := user/cli/main.c user/cli/paths_table.c user/cli/wpp_thread_report.c \
 	$(wildcard user/cli/cmd_*.c)
 CLI_OBJS := $(call objs,,$(CLI_SRCS))
 

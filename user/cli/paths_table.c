@@ -65,35 +65,61 @@ void paths_table_text(FILE *out, const struct paths_table *t)
 	}
 }
 
-void paths_table_json(FILE *out, const struct paths_table *t)
+static void table_json(struct json_out *j, const struct paths_table *t)
 {
-	fputs("\"paths\":[", out);
+	char id[24];
+
+	json_array_lines(j, "paths", ",", "\n");
 	for (size_t i = 0; i < t->shown; i++) {
 		const struct rpt_row *row = &t->paths[i];
 		const struct rpt_path *r = row->path;
-		fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
-		json_str(out, r->fn->name);
-		fprintf(out,
-			",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"count\":%" PRIu64
-			",\"blocks\":%" PRIu32 ",\"insns\":%" PRIu64 ",\"count_insns\":%" PRIu64
-			",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32,
-			r->fn->stable_id, r->is_block ? "block" : "path", r->id, row->count,
-			r->nblocks, r->insns, row->cost, r->line_min, r->line_max);
-		if (!r->is_block)
-			fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\"",
-				wpp_path_start_name(r->start), wpp_path_end_name(r->end));
-		fputc('}', out);
+		json_object(j, NULL);
+		json_string(j, "function", r->fn->name);
+		snprintf(id, sizeof(id), "%016" PRIx64, r->fn->stable_id);
+		json_string(j, "stable_id", id);
+		json_u64(j, r->is_block ? "block" : "path", r->id);
+		json_u64(j, "count", row->count);
+		json_u64(j, "blocks", r->nblocks);
+		json_u64(j, "insns", r->insns);
+		json_u64(j, "count_insns", row->cost);
+		json_u64(j, "line_min", r->line_min);
+		json_u64(j, "line_max", r->line_max);
+		if (!r->is_block) {
+			json_string(j, "start", wpp_path_start_name(r->start));
+			json_string(j, "end", wpp_path_end_name(r->end));
+		}
+		json_close(j);
 	}
-	fputs("\n],\"functions\":[", out);
+	json_raw(j, "\n");
+	json_close(j);
+	json_array_lines(j, "functions", ",", "\n");
 	for (size_t i = 0; i < t->nfns; i++) {
-		fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
-		json_str(out, t->fns[i].fn->name);
-		fputs(",\"file\":", out);
-		json_str(out, t->fns[i].fn->file);
-		fprintf(out,
-			",\"line\":%" PRIu32 ",\"count\":%" PRIu64 ",\"distinct\":%" PRIu64
-			",\"dyn_insns\":%" PRIu64 "}",
-			t->fns[i].fn->line, t->fns[i].count, t->fns[i].distinct, t->fns[i].cost);
+		const struct wpp_fn *fn = t->fns[i].fn;
+		json_object(j, NULL);
+		json_string(j, "function", fn->name);
+		json_string(j, "file", fn->file);
+		json_u64(j, "line", fn->line);
+		json_u64(j, "count", t->fns[i].count);
+		json_u64(j, "distinct", t->fns[i].distinct);
+		json_u64(j, "dyn_insns", t->fns[i].cost);
+		json_close(j);
 	}
-	fputs("\n]", out);
+	json_raw(j, "\n");
+	json_close(j);
+}
+
+void paths_table_json(FILE *out, const char *file, const struct paths_table *t,
+		      void (*totals)(struct json_out *j, const void *ctx), const void *ctx)
+{
+	struct json_out j;
+
+	json_init(&j, out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "file", file);
+	table_json(&j, t);
+	json_object(&j, "totals");
+	totals(&j, ctx);
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/json_out.h"
 #include "report/profile.h"
 
 struct paths_table {
@@ -28,7 +29,10 @@ struct paths_table {
 /* The path table (with its header line and "... N more"), a blank line,
  * then the function table. */
 void paths_table_text(FILE *out, const struct paths_table *t);
-/* `"paths":[...],"functions":[...]` (no braces around them). */
-void paths_table_json(FILE *out, const struct paths_table *t);
+/* The JSON document: {"file", "paths": [...], "functions": [...],
+ * "totals": {...}} and a newline; totals(j, ctx) writes the members of
+ * "totals", which are the command's own. */
+void paths_table_json(FILE *out, const char *file, const struct paths_table *t,
+		      void (*totals)(struct json_out *j, const void *ctx), const void *ctx);
 
 #endif

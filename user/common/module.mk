@@ -1,5 +1,5 @@
 # user/common: small shared pieces (crc32c, logging, .wpp file I/O, CPU clock,
-# option errors).
+# option tables and errors).
 # crc32c alone: the analysis libraries' chunks check their sums with it.
 CRC32C_SRCS := user/common/crc32c.c
 # The reader half of the .wpp file I/O (the writer is the recorder's) and
@@ -7,7 +7,7 @@ CRC32C_SRCS := user/common/crc32c.c
 READ_SRCS := $(CRC32C_SRCS) user/common/log.c user/common/wppfile_read.c \
 	user/common/in_file.c user/common/out_file.c
 COMMON_SRCS := $(READ_SRCS) user/common/wppfile_write.c user/common/cpu_clock.c \
-	user/common/opt_error.c user/common/json_out.c
+	user/common/opt_error.c user/common/json_out.c user/common/options.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
 # BATCH_Z chunks: the word codec (libzstd) and the chunk's pack/unpack.

@@ -17,7 +17,6 @@
  * bumped when a key changes meaning or goes away; new keys may appear).
  * Lives with the recorder because it reports what the recorder wrote.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "costs/cost_info.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "common/options.h"
 #include "decode/session.h"
 #include "symbolizer/symbolizer.h"
 #include "decode/trace_words.h"
@@ -64,7 +64,7 @@ struct info_module {
 enum unit_holds { HOLDS_PATHS, HOLDS_BLOCKS, HOLDS_COUNTS, HOLDS_UNKNOWN, NHOLDS };
 static const char *const holds_text[NHOLDS] = {"path traces", "block traces", "path counts",
 					       "unknown (no metadata)"};
-static const char *const holds_json[NHOLDS] = {"\"paths\"", "\"blocks\"", "\"counts\"", "null"};
+static const char *const holds_json[NHOLDS] = {"paths", "blocks", "counts", NULL}; /* NULL: null */
 /* Units named per kind before ", ...". */
 #define UNITS_NAMED 3
 
@@ -375,24 +375,21 @@ static int print_holds(const struct holds *h)
 }
 
 /* The units of img as JSON objects {source, object, holds}. */
-static void json_units(const struct info *in, const struct wpp_chunk_process *img)
+static void json_units(struct json_out *j, const struct info *in,
+		       const struct wpp_chunk_process *img)
 {
 	const struct info_module *m;
 	size_t k = 0;
-	int n = 0;
 
-	fputs(",\"units\":[", stdout);
+	json_array(j, "units");
 	while ((m = next_unit(in, img, &k))) {
-		fputs(n++ ? ",{\"source\":" : "{\"source\":", stdout);
-		if (m->tu && m->tu->source)
-			json_str(stdout, m->tu->source);
-		else
-			fputs("null", stdout);
-		fputs(",\"object\":", stdout);
-		json_str(stdout, m->path);
-		printf(",\"holds\":%s}", holds_json[holds_of(m->tu)]);
+		json_object(j, NULL);
+		json_string(j, "source", m->tu && m->tu->source ? m->tu->source : NULL);
+		json_string(j, "object", m->path);
+		json_string(j, "holds", holds_json[holds_of(m->tu)]);
+		json_close(j);
 	}
-	fputs("]", stdout);
+	json_close(j);
 }
 
 static void add_kinds(struct wpp_word_counts *to, const struct wpp_word_counts *k)
@@ -688,111 +685,114 @@ static void print_info(const char *path, const struct info *in, const char *stat
 	printf("\n");
 }
 
-static void json_kinds(const struct wpp_word_counts *k)
+static void json_kinds(struct json_out *j, const struct wpp_word_counts *k)
 {
-	printf(",\"records\":%" PRIu64 ",\"repeat_words\":%" PRIu64
-	       ",\"repeated_executions\":%" PRIu64 ",\"other_control_words\":%" PRIu64
-	       ",\"malformed_items\":%" PRIu64,
-	       k->records, k->repeats, k->repetitions, k->control, k->malformed);
+	json_u64(j, "records", k->records);
+	json_u64(j, "repeat_words", k->repeats);
+	json_u64(j, "repeated_executions", k->repetitions);
+	json_u64(j, "other_control_words", k->control);
+	json_u64(j, "malformed_items", k->malformed);
 }
 
-static void print_info_json(const char *path, const struct info *in, const char *status)
+/* The document up to its last member, "counters", whose key is written:
+ * its value comes from the report side (cost_info.h). */
+static void print_info_json(struct json_out *j, const char *path, const struct info *in,
+			    const char *status)
 {
-	char buf[1024];
-	printf("{\"info_version\":%d,\"file\":", INFO_JSON_VERSION);
-	json_str(stdout, path);
-	printf(",\"complete\":%s,\"incomplete_reason\":", status ? "false" : "true");
-	if (status)
-		json_str(stdout, status);
-	else
-		fputs("null", stdout);
-	fputs(",\"settings\":{", stdout);
-	int n = 0;
+	char key[1024], value[1024];
+	struct holds h;
+
+	json_object(j, NULL);
+	json_i64(j, "info_version", INFO_JSON_VERSION);
+	json_string(j, "file", path);
+	json_bool(j, "complete", !status);
+	json_string(j, "incomplete_reason", status);
+	json_object(j, "settings");
 	for (const char *p = in->settings; *p;) {
 		size_t len = strcspn(p, "\n");
 		const char *eq = memchr(p, '=', len);
 		if (eq) {
-			snprintf(buf, sizeof(buf), "%.*s", (int)(eq - p), p);
-			fputs(n++ ? "," : "", stdout);
-			json_str(stdout, buf);
-			snprintf(buf, sizeof(buf), "%.*s", (int)(len - (size_t)(eq - p) - 1),
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
+			snprintf(value, sizeof(value), "%.*s", (int)(len - (size_t)(eq - p) - 1),
 				 eq + 1);
-			fputc(':', stdout);
-			json_str(stdout, buf);
+			json_string(j, key, value);
 		}
 		p += len + (p[len] == '\n');
 	}
-	printf("},\"time_span_s\":%.6f,\"processes\":[", span_s(in));
+	json_close(j);
+	json_double(j, "time_span_s", "%.6f", span_s(in));
+	json_array(j, "processes");
 	for (size_t i = 0; i < in->nprocs; i++) {
 		const struct info_proc *ip = &in->procs[i];
 		const struct wpp_chunk_process *p = &ip->p;
 		uint64_t threads;
 		struct info_thread sum = proc_sums(in, p, &threads);
-		printf("%s{\"pid\":%u,\"image\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid,
-		       p->generation, p->ppid);
-		json_str(stdout, ip->exe);
-		fputs(",\"command\":", stdout);
-		json_str(stdout, ip->cmd);
-		printf(",\"threads\":%" PRIu64 ",\"modules\":%u,\"batches\":%" PRIu64
-		       ",\"words\":%" PRIu64,
-		       threads, ip->modules, sum.batches, sum.words);
-		json_kinds(&sum.kinds);
-		json_units(in, p);
-		printf(",\"lost_words\":%" PRIu64 ",\"attached\":%s,\"forked\":%s,\"execed\":%s}",
-		       sum.lost_words, p->flags & WPP_PROC_ATTACHED ? "true" : "false",
-		       p->flags & WPP_PROC_FORKED ? "true" : "false",
-		       p->flags & WPP_PROC_EXECED ? "true" : "false");
+		json_object(j, NULL);
+		json_u64(j, "pid", p->pid);
+		json_u64(j, "image", p->generation);
+		json_u64(j, "ppid", p->ppid);
+		json_string(j, "exe", ip->exe);
+		json_string(j, "command", ip->cmd);
+		json_u64(j, "threads", threads);
+		json_u64(j, "modules", ip->modules);
+		json_u64(j, "batches", sum.batches);
+		json_u64(j, "words", sum.words);
+		json_kinds(j, &sum.kinds);
+		json_units(j, in, p);
+		json_u64(j, "lost_words", sum.lost_words);
+		json_bool(j, "attached", p->flags & WPP_PROC_ATTACHED);
+		json_bool(j, "forked", p->flags & WPP_PROC_FORKED);
+		json_bool(j, "execed", p->flags & WPP_PROC_EXECED);
+		json_close(j);
 	}
-	printf("],\"threads\":%zu,\"threads_without_exit\":%zu,\"modules\":%" PRIu64
-	       ",\"batches\":%" PRIu64 ",\"salvaged_batches\":%" PRIu64 ",\"words\":%" PRIu64,
-	       in->nthreads, threads_running(in), in->modules, in->batches, in->salvaged,
-	       in->words);
-	json_kinds(&in->kinds);
-	struct holds h;
+	json_close(j);
+	json_u64(j, "threads", in->nthreads);
+	json_u64(j, "threads_without_exit", threads_running(in));
+	json_u64(j, "modules", in->modules);
+	json_u64(j, "batches", in->batches);
+	json_u64(j, "salvaged_batches", in->salvaged);
+	json_u64(j, "words", in->words);
+	json_kinds(j, &in->kinds);
 	count_holds(in, NULL, &h);
-	printf(",\"holds\":{\"paths\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"counts\":%" PRIu64
-	       ",\"unknown\":%" PRIu64 "}",
-	       h.n[HOLDS_PATHS], h.n[HOLDS_BLOCKS], h.n[HOLDS_COUNTS], h.n[HOLDS_UNKNOWN]);
-	printf(",\"lost_words\":%" PRIu64 ",\"lost_batches\":%" PRIu64 ",\"gaps\":%" PRIu64
-	       ",\"damaged_batches\":%" PRIu64 ",\"damaged_words\":%" PRIu64
-	       ",\"batch_bytes\":%" PRIu64 ",\"compressed_batches\":%" PRIu64 ",\"counters\":",
-	       in->lost_words, in->lost_batches, in->gaps, in->damaged_batches, in->damaged_words,
-	       in->batch_bytes, in->packed_batches);
+	json_object(j, "holds");
+	json_u64(j, "paths", h.n[HOLDS_PATHS]);
+	json_u64(j, "blocks", h.n[HOLDS_BLOCKS]);
+	json_u64(j, "counts", h.n[HOLDS_COUNTS]);
+	json_u64(j, "unknown", h.n[HOLDS_UNKNOWN]);
+	json_close(j);
+	json_u64(j, "lost_words", in->lost_words);
+	json_u64(j, "lost_batches", in->lost_batches);
+	json_u64(j, "gaps", in->gaps);
+	json_u64(j, "damaged_batches", in->damaged_batches);
+	json_u64(j, "damaged_words", in->damaged_words);
+	json_u64(j, "batch_bytes", in->batch_bytes);
+	json_u64(j, "compressed_batches", in->packed_batches);
+	json_key(j, "counters");
 }
 
-#define INFO_USAGE "usage: wpptrace info [--format text|json] FILE.wpp"
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command info_cmd = {
+    .name = "info",
+    OPT_OPERANDS("one .wpp file", 1, 1),
+    .usage = "info [options] FILE.wpp",
+    .about = "What a recording holds: processes, threads, time span, words and records,\n"
+	     "lost data, counters and the transport; a file that ends early is described\n"
+	     "(status incomplete) as far as it goes.\n"};
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
 	const char *file;
-	int json = 0, c;
+	struct json_out j;
+	int json = 0, rc, first;
+	struct opt table[] = {
+	    OPT_FORMAT(&json, formats),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0; /* bad_option says it in one line */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			puts(INFO_USAGE);
-			return 0;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				wpp_err("info: --format is text or json, not '%s'", optarg);
-				return 2;
-			}
-			json = !strcmp(optarg, "json");
-			break;
-		default: /* '?' or ':' */
-			return bad_option("info", c, argv, opts);
-		}
-	}
-	if (optind != argc - 1) {
-		wpp_err("info: " INFO_USAGE);
-		return 2;
-	}
-	file = argv[optind];
+	if ((rc = opts_parse(&info_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? 0 : 2;
+	file = argv[first];
 	struct wpp_reader *r = wppr_open(file);
 	if (!r)
 		return 1;
@@ -807,8 +807,9 @@ int cmd_info(int argc, char **argv)
 			on_chunk(&in, &ch);
 	const char *status = wppr_status(r);
 	resolve_units(&in);
+	json_init(&j, stdout, 0);
 	if (json)
-		print_info_json(file, &in, status);
+		print_info_json(&j, file, &in, status);
 	else
 		print_info(file, &in, status);
 	wppr_close(r);
@@ -820,7 +821,7 @@ int cmd_info(int argc, char **argv)
 	free(in.mods);
 	free(in.by_image);
 	wpp_sym_free(in.sym);
-	int rc = 0;
+	rc = 0;
 	/* Counters: attributed by the report side (needs the metadata). */
 	if (in.counters) {
 		struct session s;
@@ -832,9 +833,11 @@ int cmd_info(int argc, char **argv)
 		if (loaded)
 			session_close(&s);
 	} else if (json) {
-		fputs("[]", stdout);
+		json_raw(&j, "[]");
 	}
-	if (json)
-		puts("}");
+	if (json) {
+		json_close(&j);
+		json_raw(&j, "\n");
+	}
 	return rc;
 }

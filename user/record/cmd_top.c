@@ -9,7 +9,6 @@
  * with --merge, per binary (top_rows.h).  Its own CPU time is printed at
  * the end.
  */
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +21,7 @@
 
 #include "cli/commands.h"
 #include "common/log.h"
-#include "common/opt_error.h"
+#include "common/options.h"
 #include "record/record_ready.h"
 #include "decode/session.h"
 #include "symbolizer/symbolizer.h"
@@ -116,81 +115,92 @@ static double cpu_seconds(void)
 	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
-/* 0 = run, 1 = usage error (said), 2 = out of memory. */
+static const char *const formats[] = {"text", "json", NULL};
+
+static const struct opt_command top_cmd = {
+    .name = "top",
+    .usage = "top -p PID [-p PID...] | -a  [options]",
+    .about = "Every -d seconds, the paths that ran most in the interval in\n"
+	     "running programs built with wppcc (-a: every such process, also those that\n"
+	     "start later): count, share, pid, function, path id and source lines.\n"
+	     "Counting builds (-fwpp-mode=count) are read from memory; tracing builds'\n"
+	     "path words are counted as they arrive over BPF (root), nothing written; a\n"
+	     "full ring drops words, counted as lost in the header.  Nothing is stopped,\n"
+	     "and at the end the probes are detached.  Its own CPU time is printed on\n"
+	     "stderr at the end.\n"};
+
+/* -p PID (repeatable; a pid named twice is watched once) */
+static int add_pid(const struct opt *self, const char *arg)
+{
+	struct top_opts *o = self->ctx;
+	long v;
+	int seen = 0;
+
+	if (parse_count_opt("top", "pid", arg, &v))
+		return -1;
+	if (v <= 0 || v > INT32_MAX) {
+		wpp_err("top: -p takes a process id, not '%s'", arg);
+		return -1;
+	}
+	for (int i = 0; i < o->npids; i++)
+		seen |= o->pids[i] == (pid_t)v;
+	if (seen)
+		return 0;
+	if (o->npids == MAX_PIDS) {
+		wpp_err("top: -p takes up to %d process ids", MAX_PIDS);
+		return -1;
+	}
+	o->pids[o->npids++] = (pid_t)v;
+	return 0;
+}
+
+static int set_interval(const struct opt *self, const char *arg)
+{
+	double *interval = self->ctx;
+	char *end;
+
+	*interval = strtod(arg, &end);
+	if (*end || !(*interval >= 0.01 && *interval <= 86400)) {
+		wpp_err("top: -d takes seconds (0.01 to 86400), not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_ready_fd(const struct opt *self, const char *arg)
+{
+	return record_ready_parse("top", arg, self->ctx);
+}
+
+/* 0 = run, 1 = usage error (said), -1 = the help was printed. */
 static int parse(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-					     {"all", no_argument, NULL, 'a'},
-					     {"delay", required_argument, NULL, 'd'},
-					     {"iterations", required_argument, NULL, 'n'},
-					     {"top", required_argument, NULL, 't'},
-					     {"format", required_argument, NULL, 'f'},
-					     {"merge", no_argument, NULL, 'm'},
-					     {"ready-fd", required_argument, NULL, 'r'},
-					     {NULL, 0, NULL, 0}};
-	int c;
+	int rc, first;
+	struct opt table[] = {
+	    OPT_CALL_('p', "pid", "PID", "watch this process (repeatable)", add_pid, o, 0),
+	    OPT_FLAG_('a', "all", "every instrumented process, also those that start later",
+		      &o->all),
+	    OPT_CALL_('d', "delay", "SECS", "seconds between refreshes (0.01 to 86400; default 1)",
+		      set_interval, &o->interval, 0),
+	    OPT_COUNT_('n', "iterations", "N",
+		       "stop after N intervals (default: until the processes exit;\n"
+		       "-a: until q, SIGINT or SIGTERM)",
+		       &o->iterations, 0, LONG_MAX, 0),
+	    OPT_COUNT_('t', "top", "N", "rows per interval; 0: all", &o->rows, 0, LONG_MAX,
+		       OPT_SHOW_DEFAULT),
+	    OPT_FLAG_(0, "merge", "rows summed per binary (build-id), with the number of processes",
+		      &o->merge),
+	    OPT_WORD_('f', "format", "text, or json: one line per interval", &o->json, formats,
+		      OPT_SHOW_DEFAULT),
+	    OPT_CALL_(0, "ready-fd", "N", "\"ready\" on fd N once watching has begun", set_ready_fd,
+		      &o->ready_fd, 0),
+	    OPT_END_,
+	};
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:ad:n:t:f:", opts, NULL)) != -1) {
-		long v;
-		char *end;
-		int seen = 0;
-		switch (c) {
-		case 'p':
-			if (parse_count_opt("top", "pid", optarg, &v))
-				return 1;
-			if (v <= 0 || v > INT32_MAX) {
-				wpp_err("top: -p takes a process id, not '%s'", optarg);
-				return 1;
-			}
-			for (int i = 0; i < o->npids; i++)
-				seen |= o->pids[i] == (pid_t)v; /* named twice: watched once */
-			if (seen)
-				break;
-			if (o->npids == MAX_PIDS) {
-				wpp_err("top: -p takes up to %d process ids", MAX_PIDS);
-				return 1;
-			}
-			o->pids[o->npids++] = (pid_t)v;
-			break;
-		case 'a':
-			o->all = 1;
-			break;
-		case 'd':
-			o->interval = strtod(optarg, &end);
-			if (*end || !(o->interval >= 0.01 && o->interval <= 86400)) {
-				wpp_err("top: -d takes seconds (0.01 to 86400), not '%s'", optarg);
-				return 1;
-			}
-			break;
-		case 'n':
-		case 't':
-			if (parse_count_opt("top", c == 'n' ? "iterations" : "top", optarg,
-					    c == 'n' ? &o->iterations : &o->rows))
-				return 1;
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
-				wpp_err("top: --format takes text or json, not '%s'", optarg);
-				return 1;
-			}
-			o->json = !strcmp(optarg, "json");
-			break;
-		case 'm':
-			o->merge = 1;
-			break;
-		case 'r':
-			if (record_ready_parse("top", optarg, &o->ready_fd))
-				return 1;
-			break;
-		default:
-			bad_option("top", c, argv, opts);
-			return 1;
-		}
-	}
-	if (optind != argc) {
-		wpp_err("top: unexpected argument '%s' (try wpptrace help top)", argv[optind]);
+	if ((rc = opts_parse(&top_cmd, table, argc, argv, &first)) != 0)
+		return rc > 0 ? -1 : 1;
+	if (first != argc) {
+		wpp_err("top: unexpected argument '%s' (try wpptrace help top)", argv[first]);
 		return 1;
 	}
 	if (o->npids && o->all) {
@@ -278,7 +288,7 @@ int cmd_top(int argc, char **argv)
 	struct top_opts o = {.interval = 1.0, .rows = 20, .ready_fd = -1};
 	int rc = parse(argc, argv, &o);
 	if (rc)
-		return WPP_EXIT_USAGE;
+		return rc < 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 
 	struct wpp_symbolizer *sym = wpp_sym_new();
 	struct top_count *count = top_count_new();

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * record_opts.c — the command line of `wpptrace record`: one option table
+ * (options.h; the help is made from it) and the checks of how the options
+ * go together (check_options), which the table cannot say.
+ */
 #include "record/record_opts.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,67 +14,14 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/opt_error.h"
+#include "common/options.h"
 #include "record/record_ready.h"
 #include "collect/sequitur_online.h"
 
-static const char usage[] =
-    "usage: wpptrace record [options] [--] PROGRAM [ARGS...]\n"
-    "       wpptrace record [options] -p PID [-p PID...] [-d SECONDS]\n"
-    "       wpptrace record [options] -a [-d SECONDS]\n"
-    "  -o, --output FILE       trace file to write (default run.wpp)\n"
-    "      --transport bpf|shm how batches reach the collector (default bpf: needs root;\n"
-    "                          shm needs no privilege but only runs PROGRAM)\n"
-    "  -p, --pid PID           attach to a running instrumented process (repeatable)\n"
-    "  -a, --all               every instrumented process, including later ones\n"
-    "  -d, --duration SECONDS  stop after this long (-p, -a; Ctrl-C also stops)\n"
-    "  -q, --quiet             no summary line\n"
-    "      --ready-fd N        once every probe is attached and recording has begun,\n"
-    "                          write \"ready\" and a newline to file descriptor N and close\n"
-    "                          it (closed without the line if record fails first)\n"
-    "      --grammar           also build whole-program-path grammars while recording,\n"
-    "                          on a worker thread (by default `wpptrace wpp` and `hot`\n"
-    "                          build them from the recorded batches when asked)\n"
-    "      --no-grammar        do not (the default)\n"
-    "      --grammar-builder chunked|sequitur  with --grammar: how grammars are built:\n"
-    "                          chunked (default, runs and chunks around SEQUITUR(1),\n"
-    "                          several times faster on repetitive paths) or sequitur\n"
-    "      --grammar-wait SECS|all|auto  with --grammar: how long to go on building\n"
-    "                          grammars after the program ends (default auto: as long\n"
-    "                          again as the recording ran, at least 1 s)\n"
-    "      --compress none|zstd  how batches are stored: zstd (default) codes each\n"
-    "                          batch's words (docs/wpp-file-format.md, BATCH_Z); none\n"
-    "                          stores them raw, readable by older wpptrace\n"
-    "  -k K                    also build k-iteration path forests (k-slab, 1 <= K <= 32)\n"
-    "      --prune-nodes M     with -k: keep each forest within about M nodes by pruning\n"
-    "                          cold ones (counts then lower bounds; docs/kpaths.md)\n"
-    "counters (bpf transport; docs/counters.md):\n"
-    "  -e, --event EV[,EV...]  hardware/software events to sample and count per batch\n"
-    "                          (perf names: cpu-clock, page-faults, cache-misses, rNNNN, ...)\n"
-    "  -c, --count N           sample every N events\n"
-    "  -F, --freq HZ           sample about HZ times a second per CPU (default 4000)\n"
-    "      --no-count          sample only (no per-batch counter deltas)\n"
-    "      --count-only        count per batch only (no samples)\n"
-    "      --list-events       the event names wpptrace knows\n"
-    "bpf transport:\n"
-    "      --ring-size BYTES   batch ring per CPU, power of two, K/M suffix\n"
-    "                          (default 16M, less when there are more than 16 CPUs)\n"
-    "      --record-words N    most words in one ring record (default 131072)\n"
-    "      --drain-threads N   collector threads draining the rings (default: one per CPU)\n"
-    "      --ring-full pause|drop  when the collector falls behind: stop the traced\n"
-    "                          processes until it catches up (default, lossless), or\n"
-    "                          drop batches (counted; the file marks each gap)\n"
-    "      --max-threads N     threads traced at the same time (bpf 65536, shm 128)\n"
-    "shm transport (these options select it; --buffer-words also works with\n"
-    "--transport=bpf when running a program: it sets the program's batch size):\n"
-    "      --buffer-words N    words per batch buffer (default 8192; a program\n"
-    "                          started by record with --transport=bpf: 65536)\n"
-    "      --ring-slots N      buffers per thread ring (default 16)\n"
-    "      --max-procs N       processes traced at the same time (default 128)\n";
-
-static int parse_u32(const char *opt, const char *s, uint32_t *out)
+/* A positive 32-bit number, with a K, M or G suffix (--ring-size 16M). */
+static int set_u32(const struct opt *self, const char *s)
 {
-	char *end;
+	char name[64], *end;
 	unsigned long long v = strtoull(s, &end, 10);
 
 	if (*end == 'K' || *end == 'k')
@@ -80,17 +31,21 @@ static int parse_u32(const char *opt, const char *s, uint32_t *out)
 	else if (*end == 'G' || *end == 'g')
 		v <<= 30, end++;
 	if (!*s || *end || v == 0 || v > UINT32_MAX) {
-		wpp_err("record: %s needs a positive number, got '%s'", opt, s);
+		wpp_err("record: %s needs a positive number, got '%s'",
+			opt_name(self, name, sizeof(name)), s);
 		return -1;
 	}
-	*out = (uint32_t)v;
+	*(uint32_t *)self->ctx = (uint32_t)v;
 	return 0;
 }
 
-static int parse_pid(const char *s, struct record_opts *o)
+/* -p PID (repeatable) */
+static int add_pid(const struct opt *self, const char *s)
 {
+	struct record_opts *o = self->ctx;
 	char *end;
 	long v = strtol(s, &end, 10);
+
 	if (!*s || *end || v <= 0 || v > 0x7fffffff) {
 		wpp_err("record: -p needs a process id, got '%s'", s);
 		return -1;
@@ -104,9 +59,11 @@ static int parse_pid(const char *s, struct record_opts *o)
 }
 
 /* -e a,b,c (repeatable) */
-static int parse_events(const char *s, struct pc_options *c)
+static int add_events(const struct opt *self, const char *s)
 {
+	struct pc_options *c = self->ctx;
 	char buf[1024];
+
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (c->nevents == WPP_MAX_COUNTERS) {
@@ -125,23 +82,24 @@ static int parse_events(const char *s, struct pc_options *c)
 	return 0;
 }
 
-static int parse_duration(const char *s, double *out)
+static int set_duration(const struct opt *self, const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
+
 	if (!*s || *end || !(v > 0) || v > 1e9) {
 		wpp_err("record: -d needs a positive number of seconds, got '%s'", s);
 		return -1;
 	}
-	*out = v;
+	*(double *)self->ctx = v;
 	return 0;
 }
 
 /* --grammar-wait: seconds (0 = none), all, or auto */
-static int parse_grammar_wait(const char *s, double *out)
+static int set_grammar_wait(const struct opt *self, const char *s)
 {
+	double *out = self->ctx, v;
 	char *end;
-	double v;
 
 	if (!strcmp(s, "all") || !strcmp(s, "auto")) {
 		*out = s[1] == 'l' ? RECORD_GRAMMAR_WAIT_ALL : RECORD_GRAMMAR_WAIT_AUTO;
@@ -153,6 +111,57 @@ static int parse_grammar_wait(const char *s, double *out)
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* --grammar and --no-grammar: the last one given counts (o->grammar
+ * starts at -1: neither, so tuning the worker turns it on). */
+static int grammar_on(const struct opt *self, const char *s)
+{
+	(void)s;
+	*(int *)self->ctx = 1;
+	return 0;
+}
+
+static int grammar_off(const struct opt *self, const char *s)
+{
+	(void)s;
+	*(int *)self->ctx = 0;
+	return 0;
+}
+
+static int set_builder(const struct opt *self, const char *s)
+{
+	return grammar_builder_parse("record", s, self->ctx);
+}
+
+static int set_ready_fd(const struct opt *self, const char *s)
+{
+	return record_ready_parse("record", s, self->ctx);
+}
+
+/* --ring-size, with the value as typed (for check_ring_holds_batch's line) */
+struct ring_size {
+	uint32_t *bytes;
+	const char *typed;
+};
+
+/* The kernel's rule for a ring buffer map, said here in record's words
+ * rather than at load time. */
+static int set_ring_size(const struct opt *self, const char *s)
+{
+	struct ring_size *ring = self->ctx;
+	struct opt as_u32 = *self;
+
+	as_u32.ctx = ring->bytes;
+	if (set_u32(&as_u32, s))
+		return -1;
+	if (!bc_ring_size_valid(*ring->bytes)) {
+		wpp_err("record: --ring-size %s must be a power of two of at least %ldK", s,
+			sysconf(_SC_PAGESIZE) / 1024);
+		return -1;
+	}
+	ring->typed = s;
 	return 0;
 }
 
@@ -272,67 +281,133 @@ static int output_is_inherited(const char *path)
 	return 0;
 }
 
+static const char *const transports[] = {"bpf", "shm", NULL};	  /* enum record_transport */
+static const char *const compressions[] = {"none", "zstd", NULL}; /* o->compress */
+static const char *const ring_full_words[] = {"pause", "drop", NULL};
+
+static const struct opt_command record_cmd = {
+    .name = "record",
+    .usage = "record [options] [--] PROGRAM [ARGS...]\n"
+	     "record [options] -p PID [-p PID...] [-d SECONDS]\n"
+	     "record [options] -a [-d SECONDS]",
+    .flags = OPTS_STOP_AT_OPERAND};
+
+/* How often any of the options named was given. */
+static unsigned given_any(const struct opt *table, const char *const *names)
+{
+	unsigned n = 0;
+
+	for (; *names; names++)
+		n += opt_given(table, *names);
+	return n;
+}
+
+static int check_options(struct record_opts *o, const struct opt *table, int argc, char **argv,
+			 int first, uint32_t max_threads, const char *ring_arg);
+
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
-	enum {
-		O_TRANSPORT = 256,
-		O_BUFWORDS,
-		O_RINGSLOTS,
-		O_THREADS,
-		O_PROCS,
-		O_RINGSIZE,
-		O_RECWORDS,
-		O_DRAIN,
-		O_RINGFULL,
-		O_DRAINDELAY,
-		O_GRAMMAR,
-		O_NOGRAMMAR,
-		O_GRAMMARWAIT,
-		O_GRAMMARBUILDER,
-		O_NOCOUNT,
-		O_COUNTONLY,
-		O_LISTEV,
-		O_PRUNE,
-		O_COMPRESS,
-		O_READYFD
-	};
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"transport", required_argument, NULL, O_TRANSPORT},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"buffer-words", required_argument, NULL, O_BUFWORDS},
-	    {"ring-slots", required_argument, NULL, O_RINGSLOTS},
-	    {"max-threads", required_argument, NULL, O_THREADS},
-	    {"max-procs", required_argument, NULL, O_PROCS},
-	    {"ring-size", required_argument, NULL, O_RINGSIZE},
-	    {"record-words", required_argument, NULL, O_RECWORDS},
-	    {"drain-threads", required_argument, NULL, O_DRAIN},
-	    {"ring-full", required_argument, NULL, O_RINGFULL},
-	    /* undocumented: a slow consumer for the overload tests */
-	    {"debug-drain-delay-us", required_argument, NULL, O_DRAINDELAY},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"grammar", no_argument, NULL, O_GRAMMAR},
-	    {"no-grammar", no_argument, NULL, O_NOGRAMMAR},
-	    {"grammar-wait", required_argument, NULL, O_GRAMMARWAIT},
-	    {"grammar-builder", required_argument, NULL, O_GRAMMARBUILDER},
-	    {"event", required_argument, NULL, 'e'},
-	    {"count", required_argument, NULL, 'c'},
-	    {"freq", required_argument, NULL, 'F'},
-	    {"no-count", no_argument, NULL, O_NOCOUNT},
-	    {"count-only", no_argument, NULL, O_COUNTONLY},
-	    {"list-events", no_argument, NULL, O_LISTEV},
-	    {"prune-nodes", required_argument, NULL, O_PRUNE},
-	    {"compress", required_argument, NULL, O_COMPRESS},
-	    {"ready-fd", required_argument, NULL, O_READYFD},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c, bpf_only = 0, shm_only = 0, batch_words = 0, transport_given = 0, counter_opts = 0;
-	const char *grammar_tuned = NULL; /* an option that only means something with --grammar */
 	uint32_t max_threads = 0;
-	const char *ring_arg = NULL;
+	int transport = RECORD_BPF, ring_full = 0, list_events = 0, no_count = 0, count_only = 0;
+	int first, rc;
+	long kpaths_k = 0;
+	struct ring_size ring = {&o->bpf.ring_bytes, NULL};
+	struct opt table[] = {
+	    {.type = OPT_STRING,
+	     .short_name = 'o',
+	     .long_name = "output",
+	     .arg = "FILE",
+	     .help = "trace file to write",
+	     .value = &o->output,
+	     .flags = OPT_SHOW_DEFAULT},
+	    OPT_WORD_(0, "transport",
+		      "how batches reach the collector (bpf: needs root;\n"
+		      "shm needs no privilege but only runs PROGRAM)",
+		      &transport, transports, OPT_SHOW_DEFAULT),
+	    OPT_CALL_('p', "pid", "PID", "attach to a running instrumented process (repeatable)",
+		      add_pid, o, 0),
+	    OPT_FLAG_('a', "all", "every instrumented process, including later ones", &o->all),
+	    OPT_CALL_('d', "duration", "SECONDS",
+		      "stop after this long (-p, -a; Ctrl-C also stops)", set_duration,
+		      &o->duration_s, 0),
+	    OPT_FLAG_('q', "quiet", "no summary line", &o->quiet),
+	    OPT_CALL_(0, "ready-fd", "N",
+		      "once every probe is attached and recording has begun,\n"
+		      "write \"ready\" and a newline to file descriptor N and close\n"
+		      "it (closed without the line if record fails first)",
+		      set_ready_fd, &o->ready_fd, 0),
+	    OPT_CALL_(0, "grammar", NULL,
+		      "also build whole-program-path grammars while recording,\n"
+		      "on a worker thread (by default `wpptrace wpp` and `hot`\n"
+		      "build them from the recorded batches when asked)",
+		      grammar_on, &o->grammar, OPT_NO_VALUE),
+	    OPT_CALL_(0, "no-grammar", NULL, "do not (the default)", grammar_off, &o->grammar,
+		      OPT_NO_VALUE),
+	    OPT_CALL_(0, "grammar-builder", "chunked|sequitur",
+		      "with --grammar: how grammars are built: chunked\n"
+		      "(default, runs and chunks around SEQUITUR(1), several times\n"
+		      "faster on repetitive paths) or sequitur",
+		      set_builder, &o->grammar_algo, 0),
+	    OPT_CALL_(0, "grammar-wait", "SECS|all|auto",
+		      "with --grammar: how long to go on building grammars\n"
+		      "after the program ends (default auto: as long again as the\n"
+		      "recording ran, at least 1 s)",
+		      set_grammar_wait, &o->grammar_wait_s, 0),
+	    OPT_WORD_(0, "compress",
+		      "how batches are stored: zstd codes each batch's words\n"
+		      "(docs/wpp-file-format.md, BATCH_Z); none stores them raw,\n"
+		      "readable by older wpptrace",
+		      &o->compress, compressions, OPT_SHOW_DEFAULT),
+	    OPT_COUNT_('k', NULL, "K", "also build k-iteration path forests (k-slab)", &kpaths_k, 1,
+		       32, 0),
+	    OPT_CALL_(0, "prune-nodes", "M",
+		      "with -k: keep each forest within about M nodes by pruning\n"
+		      "cold ones (counts then lower bounds; docs/kpaths.md)",
+		      set_u32, &o->kpaths_prune_nodes, 0),
+	    OPT_HEADING_("counters (bpf transport; docs/counters.md):"),
+	    OPT_CALL_('e', "event", "EV[,EV...]",
+		      "hardware/software events to sample and count per batch\n"
+		      "(perf names: cpu-clock, page-faults, cache-misses, rNNNN, ...)",
+		      add_events, &o->counters, 0),
+	    OPT_CALL_('c', "count", "N", "sample every N events", set_u32, &o->counters.period, 0),
+	    OPT_CALL_('F', "freq", "HZ", "sample about HZ times a second per CPU (default 4000)",
+		      set_u32, &o->counters.freq, 0),
+	    OPT_FLAG_(0, "no-count", "sample only (no per-batch counter deltas)", &no_count),
+	    OPT_FLAG_(0, "count-only", "count per batch only (no samples)", &count_only),
+	    OPT_FLAG_(0, "list-events", "the event names wpptrace knows", &list_events),
+	    OPT_HEADING_("bpf transport:"),
+	    OPT_CALL_(0, "ring-size", "BYTES",
+		      "batch ring per CPU, power of two, K/M suffix\n"
+		      "(default 16M, less when there are more than 16 CPUs)",
+		      set_ring_size, &ring, 0),
+	    OPT_CALL_(0, "record-words", "N", "most words in one ring record (default 131072)",
+		      set_u32, &o->bpf.record_words, 0),
+	    OPT_CALL_(0, "drain-threads", "N",
+		      "collector threads draining the rings (default: one per CPU)", set_u32,
+		      &o->bpf.drain_threads, 0),
+	    OPT_WORD_(0, "ring-full",
+		      "when the collector falls behind: stop the traced\n"
+		      "processes until it catches up (pause, lossless), or drop\n"
+		      "batches (counted; the file marks each gap)",
+		      &ring_full, ring_full_words, OPT_SHOW_DEFAULT),
+	    OPT_CALL_(0, "max-threads", "N", "threads traced at the same time (bpf 65536, shm 128)",
+		      set_u32, &max_threads, 0),
+	    /* a slow consumer for the overload tests */
+	    OPT_CALL_(0, "debug-drain-delay-us", "N", "", set_u32, &o->bpf.drain_delay_us,
+		      OPT_HIDDEN),
+	    OPT_HEADING_(
+		"shm transport (these options select it; --buffer-words also works with\n"
+		"--transport=bpf when running a program: it sets the program's batch size):"),
+	    OPT_CALL_(0, "buffer-words", "N",
+		      "words per batch buffer (default 8192; a program\n"
+		      "started by record with --transport=bpf: 65536)",
+		      set_u32, &o->shm.buffer_words, 0),
+	    OPT_CALL_(0, "ring-slots", "N", "buffers per thread ring (default 16)", set_u32,
+		      &o->shm.ring_slots, 0),
+	    OPT_CALL_(0, "max-procs", "N", "processes traced at the same time (default 128)",
+		      set_u32, &o->shm.max_procs, 0),
+	    OPT_END_,
+	};
 
 	memset(o, 0, sizeof(*o));
 	/* Grammars are built when asked (`wpp`, `hot`), not while recording:
@@ -346,180 +421,45 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->output = "run.wpp";
 	o->ready_fd = -1;
 	o->transport = RECORD_BPF;
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the program name, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+:o:p:ad:qhk:e:c:F:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case O_GRAMMAR:
-			o->grammar = 1;
-			break;
-		case O_NOGRAMMAR:
-			o->grammar = 0;
-			break;
-		case O_GRAMMARWAIT:
-			if (parse_grammar_wait(optarg, &o->grammar_wait_s))
-				return -1;
-			grammar_tuned = "--grammar-wait";
-			break;
-		case O_GRAMMARBUILDER:
-			if (grammar_builder_parse("record", optarg, &o->grammar_algo) < 0)
-				return -1;
-			grammar_tuned = "--grammar-builder";
-			break;
-		case 'k':
-			if (parse_u32("-k", optarg, &o->kpaths_k))
-				return -1;
-			if (o->kpaths_k < 1 || o->kpaths_k > 32) {
-				wpp_err("record: -k takes 1 to 32, not %s", optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		case O_LISTEV:
-			pc_events_list(stdout);
-			return 1;
-		case O_COMPRESS:
-			if (!strcmp(optarg, "none") || !strcmp(optarg, "zstd")) {
-				o->compress = optarg[0] == 'z';
-				break;
-			}
-			wpp_err("record: --compress takes none or zstd, not '%s'", optarg);
-			return -1;
-		case O_READYFD:
-			if (record_ready_parse("record", optarg, &o->ready_fd))
-				return -1;
-			break;
-		case O_PRUNE:
-			if (parse_u32("--prune-nodes", optarg, &o->kpaths_prune_nodes))
-				return -1;
-			break;
-		case 'e':
-			bpf_only = 1;
-			if (parse_events(optarg, &o->counters))
-				return -1;
-			break;
-		case 'c': {
-			uint32_t v;
-			counter_opts = 1;
-			if (parse_u32("-c", optarg, &v))
-				return -1;
-			o->counters.period = v;
-			break;
-		}
-		case 'F':
-			counter_opts = 1;
-			if (parse_u32("-F", optarg, &o->counters.freq))
-				return -1;
-			break;
-		case O_NOCOUNT:
-			counter_opts = 1;
-			o->counters.no_count = true;
-			break;
-		case O_COUNTONLY:
-			counter_opts = 1;
-			o->counters.no_sample = true;
-			break;
-		case 'p':
-			bpf_only = 1;
-			if (parse_pid(optarg, o))
-				return -1;
-			break;
-		case 'a':
-			bpf_only = 1;
-			o->all = 1;
-			break;
-		case 'd':
-			bpf_only = 1;
-			if (parse_duration(optarg, &o->duration_s))
-				return -1;
-			break;
-		case O_TRANSPORT:
-			transport_given = 1;
-			if (strcmp(optarg, "bpf") == 0) {
-				o->transport = RECORD_BPF;
-			} else if (strcmp(optarg, "shm") == 0) {
-				o->transport = RECORD_SHM;
-			} else {
-				wpp_err(
-				    "record: unknown transport '%s' (use --transport=bpf or shm)",
-				    optarg);
-				return -1;
-			}
-			break;
-		case O_BUFWORDS:
-			batch_words = 1;
-			if (parse_u32("--buffer-words", optarg, &o->shm.buffer_words))
-				return -1;
-			break;
-		case O_RINGSLOTS:
-			shm_only = 1;
-			if (parse_u32("--ring-slots", optarg, &o->shm.ring_slots))
-				return -1;
-			break;
-		case O_PROCS:
-			shm_only = 1;
-			if (parse_u32("--max-procs", optarg, &o->shm.max_procs))
-				return -1;
-			break;
-		case O_THREADS:
-			if (parse_u32("--max-threads", optarg, &max_threads))
-				return -1;
-			break;
-		case O_RINGSIZE:
-			bpf_only = 1;
-			if (parse_u32("--ring-size", optarg, &o->bpf.ring_bytes))
-				return -1;
-			/* the kernel's rule for a ring buffer map, said here in
-			 * record's words rather than at load time */
-			if (!bc_ring_size_valid(o->bpf.ring_bytes)) {
-				wpp_err("record: --ring-size %s must be a power of two of at "
-					"least %ldK",
-					optarg, sysconf(_SC_PAGESIZE) / 1024);
-				return -1;
-			}
-			ring_arg = optarg;
-			break;
-		case O_RECWORDS:
-			bpf_only = 1;
-			if (parse_u32("--record-words", optarg, &o->bpf.record_words))
-				return -1;
-			break;
-		case O_DRAIN:
-			bpf_only = 1;
-			if (parse_u32("--drain-threads", optarg, &o->bpf.drain_threads))
-				return -1;
-			break;
-		case O_RINGFULL:
-			bpf_only = 1;
-			if (strcmp(optarg, "pause") == 0) {
-				o->bpf.drop_when_full = false;
-			} else if (strcmp(optarg, "drop") == 0) {
-				o->bpf.drop_when_full = true;
-			} else {
-				wpp_err("record: --ring-full takes pause or drop, not '%s'",
-					optarg);
-				return -1;
-			}
-			break;
-		case O_DRAINDELAY:
-			bpf_only = 1;
-			if (parse_u32("--debug-drain-delay-us", optarg, &o->bpf.drain_delay_us))
-				return -1;
-			break;
-		default:
-			bad_option("record", c, argv, longopts);
-			return -1;
-		}
+	if ((rc = opts_parse(&record_cmd, table, argc, argv, &first)) != 0)
+		return rc;
+	if (list_events) {
+		pc_events_list(stdout);
+		return 1;
 	}
+	o->transport = (enum record_transport)transport;
+	o->kpaths_k = (uint32_t)kpaths_k;
+	o->counters.no_count = no_count;
+	o->counters.no_sample = count_only;
+	o->bpf.drop_when_full = ring_full == 1;
+	return check_options(o, table, argc, argv, first, max_threads, ring.typed);
+}
+
+/* How the options go together: each option's own value was checked as it
+ * was read. */
+static int check_options(struct record_opts *o, const struct opt *table, int argc, char **argv,
+			 int first, uint32_t max_threads, const char *ring_arg)
+{
+	static const char *const bpf_opts[] = {"event",
+					       "pid",
+					       "all",
+					       "duration",
+					       "ring-size",
+					       "record-words",
+					       "drain-threads",
+					       "ring-full",
+					       "debug-drain-delay-us",
+					       NULL};
+	static const char *const shm_opts[] = {"ring-slots", "max-procs", NULL};
+	static const char *const counter_opts_[] = {"count", "freq", "no-count", "count-only",
+						    NULL};
+	int bpf_only = given_any(table, bpf_opts) > 0, shm_only = given_any(table, shm_opts) > 0;
+	int batch_words = opt_given(table, "buffer-words") > 0;
+	int transport_given = opt_given(table, "transport") > 0;
+	int counter_opts = given_any(table, counter_opts_) > 0;
+	const char *grammar_tuned = opt_given(table, "grammar-wait")	  ? "--grammar-wait"
+				    : opt_given(table, "grammar-builder") ? "--grammar-builder"
+									  : NULL;
 	/* Tuning the grammar worker asks for it; tuning it away is a mistake. */
 	if (grammar_tuned && o->grammar == 0) {
 		wpp_err("record: %s tunes the grammars --no-grammar turns off", grammar_tuned);
@@ -567,7 +507,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		wpp_err("record: --no-count and --count-only leave nothing to record");
 		return -1;
 	}
-	int sources = (optind < argc) + (o->npids > 0) + o->all;
+	int sources = (first < argc) + (o->npids > 0) + o->all;
 	if (sources == 0) {
 		wpp_err("record: nothing to trace (give a program after --, -p PID or -a)");
 		return -1;
@@ -576,11 +516,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		wpp_err("record: give one of a program, -p PID or -a");
 		return -1;
 	}
-	if (o->duration_s > 0 && optind < argc) {
+	if (o->duration_s > 0 && first < argc) {
 		wpp_err("record: -d applies to -p and -a; a program is traced until it ends");
 		return -1;
 	}
-	o->argv = optind < argc ? argv + optind : NULL;
+	o->argv = first < argc ? argv + first : NULL;
 	if (check_ring_holds_batch(o, ring_arg))
 		return -1;
 	if (o->argv && output_is_inherited(o->output))

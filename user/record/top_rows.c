@@ -149,27 +149,41 @@ void top_rows_sort(struct top_rows *r, size_t shown)
 static void print_json(const struct top_rows *r, const struct top_header *h, size_t shown,
 		       int merged)
 {
-	printf("{\"interval\":%ld,\"seconds\":%.3f,\"processes\":%u,\"total\":%" PRIu64
-	       ",\"lost\":%" PRIu64 ",\"skipped\":%u,\"untraced\":%u,\"merged\":%s,\"paths\":[",
-	       h->interval, h->seconds, h->processes, r->total, h->lost, h->skipped, h->untraced,
-	       merged ? "true" : "false");
+	struct json_out j;
+
+	json_init(&j, stdout, 0);
+	json_object(&j, NULL);
+	json_i64(&j, "interval", h->interval);
+	json_double(&j, "seconds", "%.3f", h->seconds);
+	json_u64(&j, "processes", h->processes);
+	json_u64(&j, "total", r->total);
+	json_u64(&j, "lost", h->lost);
+	json_u64(&j, "skipped", h->skipped);
+	json_u64(&j, "untraced", h->untraced);
+	json_bool(&j, "merged", merged);
+	json_array(&j, "paths");
 	for (size_t i = 0; i < shown; i++) {
 		const struct top_row *w = &r->v[i];
+		json_object(&j, NULL);
 		if (merged && w->fn)
-			printf("%s{\"processes\":%" PRIu32 ",\"object\":", i ? "," : "", w->nprocs);
+			json_u64(&j, "processes", w->nprocs);
 		else
-			printf("%s{\"pid\":%d,\"object\":", i ? "," : "", (int)w->pid);
-		json_str(stdout, w->tu ? w->tu->path : "");
-		printf(",\"function\":");
-		json_str(stdout, w->fn ? w->fn->name : "?");
-		printf(",\"fid\":%" PRIu32 ",\"path\":%" PRIu64 ",\"count\":%" PRIu64
-		       ",\"share\":%.4f,\"file\":",
-		       w->fid, w->id, w->count, r->total ? (double)w->count / (double)r->total : 0);
-		json_str(stdout, w->fn && w->fn->file ? w->fn->file : "");
-		printf(",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32 "}", w->line_min,
-		       w->line_max);
+			json_i64(&j, "pid", (int)w->pid);
+		json_string(&j, "object", w->tu ? w->tu->path : "");
+		json_string(&j, "function", w->fn ? w->fn->name : "?");
+		json_u64(&j, "fid", w->fid);
+		json_u64(&j, "path", w->id);
+		json_u64(&j, "count", w->count);
+		json_double(&j, "share", "%.4f",
+			    r->total ? (double)w->count / (double)r->total : 0);
+		json_string(&j, "file", w->fn && w->fn->file ? w->fn->file : "");
+		json_u64(&j, "line_min", w->line_min);
+		json_u64(&j, "line_max", w->line_max);
+		json_close(&j);
 	}
-	printf("]}\n");
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 }
 
 static void print_text(const struct top_rows *r, const struct top_header *h, size_t shown,

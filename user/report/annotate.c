@@ -262,93 +262,96 @@ static void annotate_text(FILE *out, const struct fn_flow *f, const struct sourc
 	free(li);
 }
 
-static void json_path_line_costs(FILE *out, const struct line_costs *lc, const struct rpt_path *r)
+static void json_path_line_costs(struct json_out *j, const struct line_costs *lc,
+				 const struct rpt_path *r)
 {
-	int n = 0;
-
-	fputs(",\"cost_by_line\":[", out);
+	json_array(j, "cost_by_line");
 	for (size_t i = 0; i < lc->n; i++) {
 		const struct line_cost *x = &lc->v[i];
 		if (x->fn != r->fn || x->path != r->id || x->is_block != r->is_block)
 			continue;
-		fprintf(out,
-			"%s{\"line\":%" PRIu32 ",\"cost\":%" PRIu64 ",\"samples\":%" PRIu64 "}",
-			n++ ? "," : "", x->line, x->weight, x->samples);
+		json_object(j, NULL);
+		json_u64(j, "line", x->line);
+		json_u64(j, "cost", x->weight);
+		json_u64(j, "samples", x->samples);
+		json_close(j);
 	}
-	fputc(']', out);
+	json_close(j);
 }
 
-static void annotate_json(FILE *out, const struct fn_flow *f, const struct source *src,
+static void annotate_json(struct json_out *j, const struct fn_flow *f, const struct source *src,
 			  const struct line_costs *lc)
 {
 	const struct wpp_fn *fn = f->fn;
 	uint32_t lo, hi;
 	struct line_info *li;
-	int first = 1;
+	char mark[2] = "A";
 
 	line_range(fn, &lo, &hi);
 	li = line_infos(f, lo, hi);
-	fputs("{\"function\":", out);
-	json_str(out, fn->name);
-	fputs(",\"object\":", out);
-	json_str(out, f->paths[0].object);
-	fputs(",\"file\":", out);
-	json_str(out, fn->file);
-	fprintf(out, ",\"line\":%" PRIu32 ",\"count\":%" PRIu64, fn->line, f->total);
+	json_object(j, NULL);
+	json_string(j, "function", fn->name);
+	json_string(j, "object", f->paths[0].object);
+	json_string(j, "file", fn->file);
+	json_u64(j, "line", fn->line);
+	json_u64(j, "count", f->total);
 	if (lc) {
 		uint64_t ns, w = line_cost_of(lc, fn, -1, 0, 0, &ns);
-		fprintf(out, ",\"cost_elsewhere\":%" PRIu64 ",\"samples_elsewhere\":%" PRIu64, w,
-			ns);
+		json_u64(j, "cost_elsewhere", w);
+		json_u64(j, "samples_elsewhere", ns);
 	}
-	fputs(",\"hot_paths\":[", out);
+	json_array(j, "hot_paths");
 	for (size_t h = 0; h < f->npaths && h < ANNOTATE_HOT_PATHS; h++) {
-		fprintf(out, "%s{\"mark\":\"%c\",", h ? "," : "", (char)('A' + h));
-		rpt_json_path_fields(out, f->paths[h].path);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64, f->paths[h].count,
-			f->paths[h].cost);
+		json_object(j, NULL);
+		mark[0] = (char)('A' + h);
+		json_string(j, "mark", mark);
+		rpt_json_path_fields(j, f->paths[h].path);
+		json_u64(j, "count", f->paths[h].count);
+		json_u64(j, "cost", f->paths[h].cost);
 		if (lc)
-			json_path_line_costs(out, lc, f->paths[h].path);
-		fputc('}', out);
+			json_path_line_costs(j, lc, f->paths[h].path);
+		json_close(j);
 	}
+	json_close(j);
 
-	fputs("],\"lines\":[", out);
+	json_array_lines(j, "lines", ",", "\n");
 	for (uint32_t line = lo; line && line <= hi; line++) {
 		const struct line_info *x = &li[line - lo];
-		const char *text = source_line(src, line);
-		fprintf(out, "%s\n{\"line\":%" PRIu32 ",\"count\":", first ? "" : ",", line);
-		first = 0;
+		json_object(j, NULL);
+		json_u64(j, "line", line);
 		if (x->covered)
-			fprintf(out, "%" PRIu64, x->count);
+			json_u64(j, "count", x->count);
 		else
-			fputs("null", out);
+			json_null(j, "count");
 		if (lc) {
 			uint64_t ns, w = line_cost_of(lc, fn, -1, 0, line, &ns);
-			fprintf(out, ",\"cost\":%" PRIu64 ",\"samples\":%" PRIu64, w, ns);
+			json_u64(j, "cost", w);
+			json_u64(j, "samples", ns);
 		}
-		fprintf(out, ",\"hot\":\"%s\",\"source\":", x->hot);
-		if (text)
-			json_str(out, text);
-		else
-			fputs("null", out);
-		fputc('}', out);
+		json_string(j, "hot", x->hot);
+		json_string(j, "source", source_line(src, line));
+		json_close(j);
 	}
-	fputs("\n],\"edges\":[", out);
-	first = 1;
+	json_raw(j, "\n");
+	json_close(j);
+	json_array_lines(j, "edges", ",", "\n");
 	for (uint32_t b = 0; b < fn->nblocks; b++)
 		for (uint32_t k = 0; k < f->nsucc[b]; k++) {
 			uint32_t v = f->succ[(size_t)b * FN_FLOW_MAX_SUCC + k];
 			const struct wpp_meta_line *lu = wpp_fn_block_line(fn, b),
 						   *lv = wpp_fn_block_line(fn, v);
-			fprintf(out,
-				"%s\n{\"from_block\":%" PRIu32 ",\"to_block\":%" PRIu32
-				",\"from_line\":%" PRIu32 ",\"to_line\":%" PRIu32
-				",\"branch\":%s,\"count\":%" PRIu64 "}",
-				first ? "" : ",", b, v, lu ? lu->line : 0, lv ? lv->line : 0,
-				f->nsucc[b] > 1 ? "true" : "false",
-				f->edge_count[(size_t)b * FN_FLOW_MAX_SUCC + k]);
-			first = 0;
+			json_object(j, NULL);
+			json_u64(j, "from_block", b);
+			json_u64(j, "to_block", v);
+			json_u64(j, "from_line", lu ? lu->line : 0);
+			json_u64(j, "to_line", lv ? lv->line : 0);
+			json_bool(j, "branch", f->nsucc[b] > 1);
+			json_u64(j, "count", f->edge_count[(size_t)b * FN_FLOW_MAX_SUCC + k]);
+			json_close(j);
 		}
-	fputs("\n]}", out);
+	json_raw(j, "\n");
+	json_close(j);
+	json_close(j);
 	free(li);
 }
 
@@ -363,12 +366,16 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 		free(fns);
 		return -1;
 	}
-	if (json && p->has_cost_tally) {
-		fputs("{\"cost_samples\":", out);
-		cost_tally_json(out, &p->cost_tally);
-		fputs(",\"functions\":[", out);
-	} else if (json) {
-		fputs("{\"functions\":[", out);
+	struct json_out j;
+
+	json_init(&j, out, 0);
+	if (json) {
+		json_object(&j, NULL);
+		if (p->has_cost_tally) {
+			json_key(&j, "cost_samples");
+			cost_tally_json(out, &p->cost_tally);
+		}
+		json_array_lines(&j, "functions", ",", "\n");
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct fn_flow f;
@@ -382,8 +389,7 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 				 fns[i]->file[0] ? fns[i]->file : "(no debug info)", name);
 		}
 		if (json) {
-			fputs(i ? ",\n" : "\n", out);
-			annotate_json(out, &f, &src, p->line_costs);
+			annotate_json(&j, &f, &src, p->line_costs);
 		} else {
 			if (i)
 				fputc('\n', out);
@@ -397,8 +403,12 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 		free(src.text);
 		fn_flow_free(&f);
 	}
-	if (json)
-		fputs("\n]}\n", out);
+	if (json) {
+		json_raw(&j, "\n");
+		json_close(&j);
+		json_close(&j);
+		json_raw(&j, "\n");
+	}
 	free(fns);
 	return 0;
 }

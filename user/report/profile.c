@@ -206,8 +206,8 @@ static int image_order(const void *x, const void *y)
 }
 
 static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struct wpp_modules *mods,
-			 long pid, long tid, struct key_table *tab, struct tu_object **map,
-			 size_t *nmap)
+			 long pid, long tid, long gen, struct key_table *tab,
+			 struct tu_object **map, size_t *nmap)
 {
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct wpp_thread_trace *th = &t->threads[i];
@@ -217,7 +217,8 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 		struct rpt_image *img;
 
 		if ((pid >= 0 && (uint32_t)pid != th->pid) ||
-		    (tid >= 0 && (uint32_t)tid != th->tid))
+		    (tid >= 0 && (uint32_t)tid != th->tid) ||
+		    (gen >= 0 && (uint32_t)gen != th->generation))
 			continue;
 		if (!(img = image_get(p, t, th->pid, th->generation)))
 			return -1;
@@ -252,14 +253,14 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 static int profile_totals(struct rpt_profile *p);
 
 int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_trace *t,
-		      struct wpp_modules *mods, long pid, long tid)
+		      struct wpp_modules *mods, long pid, long tid, long gen)
 {
 	struct key_table tab = {0};
 	struct tu_object *map = NULL;
 	size_t nmap = 0;
 
 	*p = (struct rpt_profile){.file = file, .inlines = rpt_inlines_new()};
-	if (count_threads(p, t, mods, pid, tid, &tab, &map, &nmap) < 0)
+	if (count_threads(p, t, mods, pid, tid, gen, &tab, &map, &nmap) < 0)
 		goto fail;
 	p->paths = tab.slots; /* compacted in place */
 	for (size_t i = 0; i < tab.cap; i++) {

@@ -91,9 +91,10 @@ struct cost_attribution;
 int rpt_profile_apply_costs(struct rpt_profile *p, const struct cost_attribution *a,
 			    const char *unit);
 
-/* Threads selected by pid / tid (negative = any).  0, or -1 on allocation failure. */
+/* Threads selected by pid / tid / exec generation (negative = any).  0, or
+ * -1 on allocation failure. */
 int rpt_profile_build(struct rpt_profile *p, const char *file, const struct wpp_trace *t,
-		      struct wpp_modules *mods, long pid, long tid);
+		      struct wpp_modules *mods, long pid, long tid, long gen);
 void rpt_profile_free(struct rpt_profile *p);
 
 enum rpt_by { RPT_BY_PATH, RPT_BY_FUNCTION, RPT_BY_PROCESS };

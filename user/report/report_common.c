@@ -109,47 +109,47 @@ void rpt_spans(const struct rpt_path *r, size_t width, struct strbuf *b)
 	}
 }
 
-void rpt_json_spans(FILE *out, const struct rpt_path *r)
+static void json_spans(struct json_out *j, const struct rpt_path *r)
 {
 	struct file_span v[SPAN_FILES_MAX];
 	size_t n = file_spans(r, v, SPAN_FILES_MAX);
 
-	fputs(",\"spans\":[", out);
+	json_array(j, "spans");
 	for (size_t k = 0; k < n; k++) {
-		fputs(k ? ",{\"file\":" : "{\"file\":", out);
-		json_str(out, k ? wpp_tu_str(r->fn->tu, v[k].file_str) : r->fn->file);
-		fprintf(out, ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32 "}", v[k].min,
-			v[k].max);
+		json_object(j, NULL);
+		json_string(j, "file", k ? wpp_tu_str(r->fn->tu, v[k].file_str) : r->fn->file);
+		json_u64(j, "line_min", v[k].min);
+		json_u64(j, "line_max", v[k].max);
+		json_close(j);
 	}
-	fputs("]", out);
+	json_close(j);
 }
 
-void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object)
+void rpt_json_fn_fields(struct json_out *j, const struct wpp_fn *fn, const char *object)
 {
-	fputs("\"function\":", out);
-	json_str(out, fn->name);
-	fputs(",\"object\":", out);
-	json_str(out, object);
-	fputs(",\"file\":", out);
-	json_str(out, fn->file);
+	json_string(j, "function", fn->name);
+	json_string(j, "object", object);
+	json_string(j, "file", fn->file);
 }
 
-void rpt_json_path_fields(FILE *out, const struct rpt_path *r)
+void rpt_json_path_fields(struct json_out *j, const struct rpt_path *r)
 {
 	struct strbuf text = {0};
-	char kinds[16];
+	char kinds[16], id[24];
 
-	rpt_json_fn_fields(out, r->fn, r->object);
-	fprintf(out,
-		",\"stable_id\":\"%016" PRIx64 "\",\"%s\":%" PRIu64 ",\"blocks\":%" PRIu32
-		",\"insns\":%" PRIu64 ",\"line_min\":%" PRIu32 ",\"line_max\":%" PRIu32
-		",\"kind\":\"%s\",\"source\":",
-		r->fn->stable_id, r->is_block ? "block" : "path", r->id, r->nblocks, r->insns,
-		r->line_min, r->line_max, rpt_kinds(r, kinds, sizeof(kinds)));
+	rpt_json_fn_fields(j, r->fn, r->object);
+	snprintf(id, sizeof(id), "%016" PRIx64, r->fn->stable_id);
+	json_string(j, "stable_id", id);
+	json_u64(j, r->is_block ? "block" : "path", r->id);
+	json_u64(j, "blocks", r->nblocks);
+	json_u64(j, "insns", r->insns);
+	json_u64(j, "line_min", r->line_min);
+	json_u64(j, "line_max", r->line_max);
+	json_string(j, "kind", rpt_kinds(r, kinds, sizeof(kinds)));
 	rpt_path_text(r, &text);
-	json_str(out, text.s ? text.s : "");
+	json_string(j, "source", text.s ? text.s : "");
 	sb_free(&text);
-	rpt_json_spans(out, r);
+	json_spans(j, r);
 }
 
 const char *rpt_cost_label(const struct rpt_profile *p)
@@ -161,13 +161,17 @@ const char *rpt_cost_label(const struct rpt_profile *p)
 	return label;
 }
 
-void rpt_json_totals(FILE *out, const struct rpt_profile *p)
+void rpt_json_totals(struct json_out *j, const struct rpt_profile *p)
 {
 	const struct wpp_decode_stats *st = &p->stats;
-	fprintf(out,
-		"\"totals\":{\"count\":%" PRIu64 ",\"cost\":%" PRIu64 ",\"process_paths\":%zu"
-		",\"unattributed\":%" PRIu64 ",\"corrupt\":%" PRIu64 ",\"gaps\":%" PRIu64
-		",\"lost_words\":%" PRIu64 "}",
-		p->total_count, p->total_cost, p->npaths, st->unattributed,
-		st->corrupt + p->corrupt_paths, st->gaps, st->lost_words);
+
+	json_object(j, "totals");
+	json_u64(j, "count", p->total_count);
+	json_u64(j, "cost", p->total_cost);
+	json_u64(j, "process_paths", p->npaths);
+	json_u64(j, "unattributed", st->unattributed);
+	json_u64(j, "corrupt", st->corrupt + p->corrupt_paths);
+	json_u64(j, "gaps", st->gaps);
+	json_u64(j, "lost_words", st->lost_words);
+	json_close(j);
 }

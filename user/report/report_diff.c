@@ -185,36 +185,45 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 			 const struct rpt_options *o)
 {
 	struct diff_row *d;
-	size_t n = diff_rows(a, b, o->sort, &d), shown[5] = {0}, written = 0;
+	size_t n = diff_rows(a, b, o->sort, &d), shown[5] = {0};
+	struct json_out j;
 
-	fputs("{\"a\":", out);
-	json_str(out, a->file);
-	fputs(",\"b\":", out);
-	json_str(out, b->file);
+	json_init(&j, out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "a", a->file);
+	json_string(&j, "b", b->file);
 	if (a->has_cost_tally && b->has_cost_tally) {
-		fputs(",\"cost_samples_a\":", out);
+		json_key(&j, "cost_samples_a");
 		cost_tally_json(out, &a->cost_tally);
-		fputs(",\"cost_samples_b\":", out);
+		json_key(&j, "cost_samples_b");
 		cost_tally_json(out, &b->cost_tally);
 	}
-	fprintf(out,
-		",\"sort\":\"%s\",\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
-		",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
-		rpt_sort_name(o->sort), a->total_count, b->total_count, a->total_cost,
-		b->total_cost);
+	json_string(&j, "sort", rpt_sort_name(o->sort));
+	json_object(&j, "totals");
+	json_u64(&j, "count_a", a->total_count);
+	json_u64(&j, "count_b", b->total_count);
+	json_u64(&j, "cost_a", a->total_cost);
+	json_u64(&j, "cost_b", b->total_cost);
+	json_close(&j);
+	json_array_lines(&j, "paths", ",", "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &d[i];
 		if (r->change == CH_SAME || (o->top >= 0 && shown[r->change] >= (size_t)o->top))
 			continue;
 		shown[r->change]++;
-		fputs(written++ ? ",\n{" : "\n{", out);
-		rpt_json_path_fields(out, r->path);
-		fprintf(out,
-			",\"change\":\"%s\",\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
-			",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "}",
-			change_names[r->change], r->count_a, r->count_b, r->cost_a, r->cost_b);
+		json_object(&j, NULL);
+		rpt_json_path_fields(&j, r->path);
+		json_string(&j, "change", change_names[r->change]);
+		json_u64(&j, "count_a", r->count_a);
+		json_u64(&j, "count_b", r->count_b);
+		json_u64(&j, "cost_a", r->cost_a);
+		json_u64(&j, "cost_b", r->cost_b);
+		json_close(&j);
 	}
-	fputs("\n]}\n", out);
+	json_raw(&j, "\n");
+	json_close(&j);
+	json_close(&j);
+	json_raw(&j, "\n");
 	free(d);
 }
 

@@ -591,7 +591,9 @@ void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 	fputs("\"cost_unit\":", mem);
 	json_str(mem, p->cost_unit);
 	fprintf(mem, ",\"cost_estimated\":%s,", p->cost_estimated ? "true" : "false");
-	rpt_json_totals(mem, p);
+	struct json_out totals; /* one member of the page's object, on its own */
+	json_init(&totals, mem, 0);
+	rpt_json_totals(&totals, p);
 	write_counters(mem, &x);
 	for (enum rpt_by by = RPT_BY_PATH; by <= RPT_BY_PROCESS; by++)
 		write_rows(mem, &st, p, o, &x, by);

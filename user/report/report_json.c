@@ -14,73 +14,73 @@ static size_t shown_rows(const struct rpt_options *o, size_t n)
 	return o->top >= 0 && (size_t)o->top < n ? (size_t)o->top : n;
 }
 
-static void json_rows(FILE *out, const struct rpt_profile *p, enum rpt_by by,
+static void json_rows(struct json_out *j, const struct rpt_profile *p, enum rpt_by by,
 		      const struct rpt_options *o)
 {
 	struct rpt_row *rows;
 	size_t n = rpt_rows(p, by, o->sort, &rows), shown = shown_rows(o, n);
+	char key[32], id[24];
 
 	static const char *const plural[] = {"paths", "functions", "processes"};
 
-	fprintf(out, "\"%s\":[", plural[by]);
+	json_array_lines(j, plural[by], ",", "\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct rpt_row *r = &rows[i];
-		fputs(i ? ",\n{" : "\n{", out);
+		json_object(j, NULL);
 		switch (by) {
 		case RPT_BY_PATH:
-			rpt_json_path_fields(out, r->path);
-			fprintf(out, ",\"processes\":%" PRIu32, r->nimages);
+			rpt_json_path_fields(j, r->path);
+			json_u64(j, "processes", r->nimages);
 			break;
 		case RPT_BY_FUNCTION:
-			rpt_json_fn_fields(out, r->fn, r->object);
-			fprintf(out,
-				",\"line\":%" PRIu32 ",\"stable_id\":\"%016" PRIx64
-				"\",\"paths\":%" PRIu64,
-				r->fn->line, r->fn->stable_id, r->distinct);
+			rpt_json_fn_fields(j, r->fn, r->object);
+			json_u64(j, "line", r->fn->line);
+			snprintf(id, sizeof(id), "%016" PRIx64, r->fn->stable_id);
+			json_string(j, "stable_id", id);
+			json_u64(j, "paths", r->distinct);
 			break;
 		case RPT_BY_PROCESS:
-			fprintf(out,
-				"\"pid\":%" PRIu32 ",\"gen\":%" PRIu32 ",\"exe\":", r->image->pid,
-				r->image->gen);
-			json_str(out, r->image->exe);
-			fprintf(out,
-				",\"threads\":%" PRIu32 ",\"paths\":%" PRIu64
-				",\"hottest_function\":",
-				r->image->nthreads, r->distinct);
-			if (r->image->hottest)
-				json_str(out, r->image->hottest->name);
-			else
-				fputs("null", out);
+			json_u64(j, "pid", r->image->pid);
+			json_u64(j, "gen", r->image->gen);
+			json_string(j, "exe", r->image->exe);
+			json_u64(j, "threads", r->image->nthreads);
+			json_u64(j, "paths", r->distinct);
+			json_string(j, "hottest_function",
+				    r->image->hottest ? r->image->hottest->name : NULL);
 			break;
 		}
-		fprintf(out, ",\"count\":%" PRIu64 ",\"cost\":%" PRIu64 "}", r->count, r->cost);
+		json_u64(j, "count", r->count);
+		json_u64(j, "cost", r->cost);
+		json_close(j);
 	}
-	fprintf(out, "\n],\"%s_total\":%zu", plural[by], n);
+	json_raw(j, "\n");
+	json_close(j);
+	snprintf(key, sizeof(key), "%s_total", plural[by]);
+	json_u64(j, key, n);
 	free(rows);
 }
 
 void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
 {
-	fputs("{\"file\":", out);
-	json_str(out, p->file);
-	fprintf(out, ",\"by\":\"%s\",\"sort\":\"%s\",\"cost_unit\":\"%s\",\"cost_estimated\":%s,",
-		rpt_by_name(o->by), rpt_sort_name(o->sort), p->cost_unit,
-		p->cost_estimated ? "true" : "false");
+	struct json_out j;
+
+	json_init(&j, out, 0);
+	json_object(&j, NULL);
+	json_string(&j, "file", p->file);
+	json_string(&j, "by", rpt_by_name(o->by));
+	json_string(&j, "sort", rpt_sort_name(o->sort));
+	json_string(&j, "cost_unit", p->cost_unit);
+	json_bool(&j, "cost_estimated", p->cost_estimated);
 	if (p->has_cost_tally) {
-		fputs("\"cost_samples\":", out);
+		json_key(&j, "cost_samples");
 		cost_tally_json(out, &p->cost_tally);
-		fputc(',', out);
 	}
-	if (o->by == RPT_BY_PATH) {
-		json_rows(out, p, RPT_BY_PATH, o);
-		fputc(',', out);
-	}
-	if (o->by != RPT_BY_PROCESS) {
-		json_rows(out, p, RPT_BY_FUNCTION, o);
-		fputc(',', out);
-	}
-	json_rows(out, p, RPT_BY_PROCESS, o);
-	fputc(',', out);
-	rpt_json_totals(out, p);
-	fputs("}\n", out);
+	if (o->by == RPT_BY_PATH)
+		json_rows(&j, p, RPT_BY_PATH, o);
+	if (o->by != RPT_BY_PROCESS)
+		json_rows(&j, p, RPT_BY_FUNCTION, o);
+	json_rows(&j, p, RPT_BY_PROCESS, o);
+	rpt_json_totals(&j, p);
+	json_close(&j);
+	json_raw(&j, "\n");
 }

@@ -45,15 +45,17 @@ const char *rpt_span(const struct rpt_path *r, char *buf, size_t len);
  * first).  Wider than width (0 = no limit): "wordfreq.c:84-86 +1 file". */
 struct strbuf;
 void rpt_spans(const struct rpt_path *r, size_t width, struct strbuf *b);
-/* ,"spans":[{"file","line_min","line_max"}...] (own file first). */
-void rpt_json_spans(FILE *out, const struct rpt_path *r);
-/* "function","object","file" of a function, no braces: the identity both a
- * path object and a function object start with. */
-void rpt_json_fn_fields(FILE *out, const struct wpp_fn *fn, const char *object);
-/* JSON fields identifying a path: "function","object","file","path"|"block",... (no braces). */
-void rpt_json_path_fields(FILE *out, const struct rpt_path *r);
+/* Members of the object j is writing (json_out.h). */
+struct json_out;
+/* "function","object","file" of a function: the identity both a path
+ * object and a function object start with. */
+void rpt_json_fn_fields(struct json_out *j, const struct wpp_fn *fn, const char *object);
+/* The members identifying a path: "function","object","file",
+ * "path"|"block", ..., "spans":[{"file","line_min","line_max"}...] (own
+ * file first). */
+void rpt_json_path_fields(struct json_out *j, const struct rpt_path *r);
 /* "totals":{count, cost, process_paths, unattributed, corrupt, gaps,
- * lost_words} (no leading comma): the JSON report's and the HTML page's. */
-void rpt_json_totals(FILE *out, const struct rpt_profile *p);
+ * lost_words}: the JSON report's and the HTML page's. */
+void rpt_json_totals(struct json_out *j, const struct rpt_profile *p);
 
 #endif

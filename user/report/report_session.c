@@ -12,7 +12,7 @@
 
 static int filtered(const struct thread_filter *f)
 {
-	return f->pid >= 0 || f->tid >= 0;
+	return f->pid >= 0 || f->tid >= 0 || f->gen >= 0;
 }
 
 /* rpt_open without its word on a filter that matched nothing. */
@@ -23,7 +23,7 @@ static int open_profile(struct session *s, struct rpt_profile *p, const char *fi
 
 	if (rc)
 		return rc;
-	if (rpt_profile_build(p, file, s->trace, s->mods, f->pid, f->tid) < 0) {
+	if (rpt_profile_build(p, file, s->trace, s->mods, f->pid, f->tid, f->gen) < 0) {
 		session_close(s);
 		return WPP_EXIT_ERROR;
 	}

@@ -15,6 +15,16 @@ $(FILES_TEST_BIN): $(call objs,san,tests/unit/common/test_files.c) $(COMMON_SAN_
 TEST_TARGETS += $(FILES_TEST_BIN)
 TESTS += $(FILES_TEST_BIN)
 
+# The option tables' parser and help (options.h), under ASan/UBSan.
+OPTIONS_TEST_BIN := $(BUILD)/tests/unit/common/test_options
+$(OPTIONS_TEST_BIN): $(call objs,san,tests/unit/common/test_options.c user/common/options.c \
+		user/common/opt_error.c user/common/log.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+$(call objs,san,tests/unit/common/test_options.c): CPPFLAGS += -Iuser/common
+TEST_TARGETS += $(OPTIONS_TEST_BIN)
+TESTS += $(OPTIONS_TEST_BIN)
+
 # The batch word codec and BATCH_Z heads, under ASan/UBSan.
 CODEC_TEST_BIN := $(BUILD)/tests/unit/common/test_word_codec
 $(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/common/crc32c.c \
