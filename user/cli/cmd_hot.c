@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "costs/cost_select.h"
 #include "costs/costs.h"
 #include "analysis/grammar/hotsub.h"
 #include "common/json_out.h"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "costs/cost_select.h"
 #include "costs/costs.h"
 #include "common/json_out.h"
 #include "analysis/kpaths/kipf.h"

@@ -21,7 +21,6 @@ $(OPTIONS_TEST_BIN): $(call objs,san,tests/unit/common/test_options.c user/commo
 		user/common/opt_error.c user/common/log.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
-$(call objs,san,tests/unit/common/test_options.c): CPPFLAGS += -Iuser/common
 TEST_TARGETS += $(OPTIONS_TEST_BIN)
 TESTS += $(OPTIONS_TEST_BIN)
 
