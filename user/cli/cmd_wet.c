@@ -115,9 +115,9 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 			i ? "," : "", it->block, it->stmt->insn, kind_name(it->stmt->kind));
 		json_str(out, stmt_file(fn, it->stmt));
 		fprintf(out,
-			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"what\":\"%s\",\"raw\":%" PRId64
-			",\"text\":",
-			it->stmt->line, it->stmt->column,
+			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"access\":%" PRIu32
+			",\"what\":\"%s\",\"raw\":%" PRId64 ",\"text\":",
+			it->stmt->line, it->stmt->column, it->stmt->access,
 			it->what == WPP_WET_REC_ADDR ? "addr" : "value", ev->values[i]);
 		json_str(out, buf);
 		fputc('}', out);
@@ -277,9 +277,18 @@ int cmd_wet(int argc, char **argv)
 		return dump(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		puts("usage: wpptrace wet dump run.wpp [--format text|jsonl] [--pid P] [--tid T] "
-		     "[--gen G] [-n N]");
+		     "[--gen G] [-n N]\n"
+		     "       wpptrace wet info run.wpp\n"
+		     "       wpptrace wet flow run.wpp --from FILE:LINE#N [--backward] [-n N]\n"
+		     "       wpptrace wet values|addrs run.wpp FILE:LINE[:COL][@K] [-n N]\n"
+		     "       wpptrace wet deps run.wpp FILE:LINE#N\n"
+		     "       wpptrace wet slice run.wpp FILE:LINE#N [--forward] [-n MAX]\n"
+		     "  queries take [--pid P] [--tid T] [--gen G] [--format text|json]");
 		return WPP_EXIT_OK;
 	}
-	wpp_err("wet: expected a subcommand: dump (try wpptrace help wet)");
+	if (argc >= 2 && argv[1][0] != '-')
+		return cmd_wet_query(argc - 1, argv + 1);
+	wpp_err("wet: expected a subcommand: dump, info, flow, values, addrs, deps, slice "
+		"(try wpptrace help wet)");
 	return WPP_EXIT_USAGE;
 }

@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_wet_query.c — the WET queries of `wpptrace wet` (docs/wet.md,
+ * "Queries"): info, flow, values, addrs, deps and slice.  Each builds the
+ * selected thread's WET from the recording (wet_build.h) and answers from
+ * its compressed streams (wet_query.h); this file only picks the thread,
+ * parses instance names (FILE:LINE[:COL][@K][#N]) and renders.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "log.h"
+#include "meta_wet_model.h"
+#include "session.h"
+#include "wet_build.h"
+#include "wet_query.h"
+#include "wet_shadow.h"
+#include "wet_values.h"
+
+enum sub { SUB_INFO, SUB_FLOW, SUB_VALUES, SUB_ADDRS, SUB_DEPS, SUB_SLICE };
+
+struct q {
+	enum sub sub;
+	const char *name; /* "wet flow" ... */
+	int json;
+	int backward, forward;
+	long count; /* -n */
+	const char *where;
+	struct thread_filter filter;
+	struct wet_thread *t;
+	FILE *out;
+};
+
+/* --- building --------------------------------------------------------------- */
+
+/* Pages other threads of the process store to (their loads' writers
+ * cannot be ordered against this thread's: unknown). */
+struct pages {
+	uint64_t *v; /* page + 1, 0 empty */
+	size_t cap, n;
+};
+
+static int pages_has(const struct pages *p, uint64_t page)
+{
+	if (!p->cap)
+		return 0;
+	for (size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (p->cap - 1); p->v[j];
+	     j = (j + 1) & (p->cap - 1))
+		if (p->v[j] == page + 1)
+			return 1;
+	return 0;
+}
+
+static void pages_add(struct pages *p, uint64_t page)
+{
+	if (pages_has(p, page))
+		return;
+	if ((p->n + 1) * 2 > p->cap) {
+		struct pages np = {.cap = p->cap ? 2 * p->cap : 1024};
+		np.v = calloc(np.cap, sizeof(*np.v));
+		if (!np.v)
+			wpp_die("out of memory");
+		for (size_t j = 0; j < p->cap; j++)
+			if (p->v[j])
+				pages_add(&np, p->v[j] - 1);
+		free(p->v);
+		*p = np;
+	}
+	size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (p->cap - 1);
+	while (p->v[j])
+		j = (j + 1) & (p->cap - 1);
+	p->v[j] = page + 1;
+	p->n++;
+}
+
+static int page_shared(void *ctx, uint64_t page)
+{
+	return pages_has(ctx, page);
+}
+
+static int collect_stores(struct session *s, const struct wpp_thread_trace *th, struct pages *pg)
+{
+	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
+	struct wpp_wet_item *items = NULL;
+	size_t cap = 0;
+	struct wpp_event ev;
+
+	if (!d)
+		return -1;
+	while (wpp_decoder_next(d, &ev)) {
+		if (ev.kind != WPP_EV_PATH || ev.wet != WPP_WET_OK || !ev.fn->wet)
+			continue;
+		if (ev.nvalues > cap) {
+			free(items);
+			cap = ev.nvalues;
+			items = malloc(cap * sizeof(*items));
+			if (!items)
+				wpp_die("out of memory");
+		}
+		wpp_wet_path_items(ev.fn, ev.path, items);
+		for (uint32_t i = 0; i < ev.nvalues; i++) {
+			const struct wpp_meta_wet_stmt *st = items[i].stmt;
+			uint64_t a = (uint64_t)ev.values[i];
+			if (items[i].what != WPP_WET_REC_ADDR ||
+			    (st->kind != WPP_WET_STORE && st->kind != WPP_WET_RMW) || !st->access)
+				continue;
+			for (uint64_t p = a / WET_SHADOW_PAGE;
+			     p <= (a + st->access - 1) / WET_SHADOW_PAGE; p++)
+				pages_add(pg, p);
+		}
+	}
+	free(items);
+	wpp_decoder_close(d);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The WET of thread th, or NULL after an error line. */
+static struct wet_thread *build(struct q *q, struct session *s, const struct wpp_thread_trace *th)
+{
+	struct pages pg = {0};
+	struct wet_build_opts o = {0};
+	double t0 = now(), last = t0;
+	int progress = isatty(2);
+
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
+		if (o2 != th && o2->pid == th->pid && o2->generation == th->generation &&
+		    collect_stores(s, o2, &pg) < 0) {
+			free(pg.v);
+			return NULL;
+		}
+	}
+	if (pg.n) {
+		o.shared_page = page_shared;
+		o.ctx = &pg;
+	}
+	struct wet_build *b = wet_build_new(&o, th->pid, th->tid, th->generation);
+	struct wpp_decoder *d = b ? wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND) : NULL;
+	struct wpp_event ev;
+	int rc = 0;
+	if (!d) {
+		wet_build_free(b);
+		free(pg.v);
+		wpp_err("%s: out of memory", q->name);
+		return NULL;
+	}
+	while (rc == 0 && wpp_decoder_next(d, &ev)) {
+		if (ev.kind == WPP_EV_PATH)
+			rc = wet_build_path(b, ev.fn, ev.value, ev.path,
+					    ev.wet == WPP_WET_OK ? ev.values : NULL,
+					    ev.signal_depth);
+		else if (ev.kind != WPP_EV_BLOCK)
+			rc = wet_build_gap(b);
+		if (progress && (wet_build_timestamps(b) & 0xffff) == 0 && now() - last >= 1) {
+			last = now();
+			fprintf(stderr, "\r%s: building the WET: %" PRIu64 " path executions, %.0f s",
+				q->name, wet_build_timestamps(b), last - t0);
+		}
+	}
+	if (progress && last != t0)
+		fputc('\n', stderr);
+	wpp_decoder_close(d);
+	struct wet_thread *t = rc == 0 ? wet_build_finish(b) : NULL;
+	if (rc)
+		wet_build_free(b);
+	free(pg.v);
+	if (!t)
+		wpp_err("%s: building the WET failed (out of memory)", q->name);
+	return t;
+}
+
+/* The thread the filter names; without --tid, the process's main thread. */
+static const struct wpp_thread_trace *pick_thread(struct q *q, struct session *s)
+{
+	const struct wpp_thread_trace *first = NULL;
+
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s->trace->threads[i];
+		if (!thread_selected(&q->filter, th))
+			continue;
+		if (q->filter.tid >= 0 || th->tid == th->pid)
+			return th;
+		if (!first)
+			first = th;
+	}
+	return first;
+}
+
+/* --- instance names ----------------------------------------------------------- */
+
+struct where {
+	char file[4096];
+	uint32_t line, col, k;
+	uint64_t n; /* 0: none given */
+};
+
+static int parse_u(const char *s, const char *end, uint64_t *v)
+{
+	if (s == end)
+		return -1;
+	*v = 0;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9' || *v > UINT64_MAX / 10 - 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+	}
+	return 0;
+}
+
+static int parse_where(const char *arg, struct where *w)
+{
+	const char *end = arg + strlen(arg), *hash = strrchr(arg, '#'), *at = strrchr(arg, '@');
+	uint64_t v;
+
+	*w = (struct where){0};
+	if (hash) {
+		if (parse_u(hash + 1, end, &w->n) < 0 || w->n == 0)
+			return -1;
+		end = hash;
+	}
+	if (at && at < end) {
+		if (parse_u(at + 1, end, &v) < 0 || v == 0 || v > UINT32_MAX)
+			return -1;
+		w->k = (uint32_t)v;
+		end = at;
+	}
+	const char *c1 = end;
+	while (c1 > arg && c1[-1] != ':')
+		c1--;
+	if (c1 == arg || parse_u(c1, end, &v) < 0 || v > UINT32_MAX)
+		return -1;
+	w->line = (uint32_t)v;
+	end = c1 - 1;
+	const char *c2 = end;
+	while (c2 > arg && c2[-1] != ':')
+		c2--;
+	if (c2 > arg && parse_u(c2, end, &v) == 0 && v <= UINT32_MAX) {
+		w->col = w->line;
+		w->line = (uint32_t)v;
+		end = c2 - 1;
+	}
+	if (end == arg || (size_t)(end - arg) >= sizeof(w->file))
+		return -1;
+	memcpy(w->file, arg, (size_t)(end - arg));
+	w->file[end - arg] = 0;
+	return 0;
+}
+
+static const char *kind_name(uint8_t kind)
+{
+	static const char *const names[] = {"?",	"load", "store",     "rmw",
+					    "extcall",	"call", "intrinsic", "phi",
+					    "computed", "ret",	"branch"};
+	return kind <= WPP_WET_KIND_MAX ? names[kind] : "?";
+}
+
+static const char *file_of(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s)
+{
+	const char *f = wpp_tu_str(fn->tu, s->file_str);
+	return f[0] ? f : fn->file && fn->file[0] ? fn->file : "?";
+}
+
+/* The instruction FILE:LINE[:COL][@K] names, or an exit status after one
+ * error line (several without COL or @K: listed, exit 2). */
+static int resolve_insn(struct q *q, const struct where *w, struct wet_insn *out)
+{
+	struct wet_insn *v;
+	int n = wet_find_insns(q->t, w->file, w->line, w->col, &v);
+
+	if (n < 0) {
+		wpp_err("%s: out of memory", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	if (n == 0) {
+		wpp_err("%s: no executed instruction at %s:%" PRIu32 "%s in thread %" PRIu32,
+			q->name, w->file, w->line, w->col ? " (at that column)" : "", q->t->tid);
+		free(v);
+		return WPP_EXIT_ERROR;
+	}
+	if (w->k > (uint32_t)n || (n > 1 && !w->k)) {
+		wpp_err("%s: %s:%" PRIu32 " holds %d executed instructions: name one with :COL or "
+			"@K",
+			q->name, w->file, w->line, n);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "  @%d  %s:%" PRIu32 ":%" PRIu32 "  %s %%%" PRIu32 " %s\n",
+				i + 1, file_of(v[i].fn, v[i].stmt), v[i].stmt->line,
+				v[i].stmt->column, v[i].fn->name, v[i].insn,
+				kind_name(v[i].stmt->kind));
+		free(v);
+		return WPP_EXIT_USAGE;
+	}
+	*out = v[w->k ? w->k - 1 : 0];
+	free(v);
+	return 0;
+}
+
+/* The instance FILE:LINE...#N names, or an exit status after one line. */
+static int resolve_inst(struct q *q, const char *arg, struct wet_inst *out)
+{
+	struct where w;
+	struct wet_insn in;
+	int rc;
+
+	if (parse_where(arg, &w) < 0 || !w.n) {
+		wpp_err("%s: '%s' is not FILE:LINE[:COL][@K]#N", q->name, arg);
+		return WPP_EXIT_USAGE;
+	}
+	if ((rc = resolve_insn(q, &w, &in)))
+		return rc;
+	rc = wet_insn_nth(q->t, &in, w.n, out);
+	if (rc < 0) {
+		wpp_err("%s: reading the WET failed", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	if (rc == 0) {
+		wpp_err("%s: %s ran fewer than %" PRIu64 " times in thread %" PRIu32, q->name, arg,
+			w.n, q->t->tid);
+		return WPP_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* --- rendering ------------------------------------------------------------ */
+
+static void fmt_value(struct q *q, const struct wet_inst *i, uint8_t what, char *buf,
+		      size_t len, int64_t *raw, int *ok)
+{
+	const struct wet_node *n = q->t->nodes[i->node];
+	uint64_t v = 0;
+	int st = wet_inst_value(q->t, i, what, &v);
+
+	*ok = st == WET_V_OK;
+	*raw = (int64_t)v;
+	if (st == WET_V_OK) {
+		struct wpp_wet_item it = {n->blocks[n->stmt_block[i->pos]], n->stmts[i->pos], what};
+		wpp_wet_format(&it, (int64_t)v, buf, len);
+	} else
+		snprintf(buf, len, "%s", st == WET_V_LOST ? "lost" : st < 0 ? "unreadable" : "-");
+}
+
+/* One instance: text "@TS  fn  file:line:col  %insn kind  [addr=..] [value=..]",
+ * json an object. */
+static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
+{
+	const struct wet_node *n = q->t->nodes[i->node];
+	char addr[64], val[64];
+	int64_t ra, rv;
+	int oka, okv;
+
+	if (i->pos & WET_POS_BLOCK) {
+		uint32_t b = n->blocks[i->pos & ~WET_POS_BLOCK];
+		if (q->json)
+			fprintf(q->out,
+				"%s{\"ts\":%" PRIu64 ",\"function\":\"%s\",\"block\":%" PRIu32 "}",
+				prefix, i->ts, n->fn->name, b);
+		else
+			fprintf(q->out, "%s@%" PRIu64 "  %s  block %" PRIu32 "\n", prefix, i->ts,
+				n->fn->name, b);
+		return;
+	}
+	const struct wpp_meta_wet_stmt *st = n->stmts[i->pos];
+	fmt_value(q, i, WPP_WET_REC_ADDR, addr, sizeof(addr), &ra, &oka);
+	fmt_value(q, i, WPP_WET_REC_VALUE, val, sizeof(val), &rv, &okv);
+	if (q->json) {
+		fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", prefix, i->ts);
+		json_str(q->out, n->fn->name);
+		fputs(",\"file\":", q->out);
+		json_str(q->out, file_of(n->fn, st));
+		fprintf(q->out,
+			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"insn\":%" PRIu32
+			",\"kind\":\"%s\"",
+			st->line, st->column, st->insn, kind_name(st->kind));
+		if (oka)
+			fprintf(q->out, ",\"addr\":%" PRId64, ra);
+		if (okv) {
+			fprintf(q->out, ",\"value\":%" PRId64 ",\"text\":", rv);
+			json_str(q->out, val);
+		}
+		fputc('}', q->out);
+		return;
+	}
+	fprintf(q->out, "%s@%" PRIu64 "  %s  %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32 " %s", prefix,
+		i->ts, n->fn->name, file_of(n->fn, st), st->line, st->column, st->insn,
+		kind_name(st->kind));
+	if (st->records & WPP_WET_REC_ADDR)
+		fprintf(q->out, "  addr=%s", addr);
+	if (st->records & WPP_WET_REC_VALUE)
+		fprintf(q->out, "  value=%s", val);
+	fputc('\n', q->out);
+}
+
+static const char *const label_names[WET_NLBL] = {"timestamps", "flow", "values", "edges"};
+
+static int do_info(struct q *q, double secs)
+{
+	const struct wet_thread *t = q->t;
+	const struct wet_sizes *z = &t->sizes;
+	uint64_t o = 0, t1 = 0, t2 = 0;
+
+	for (int k = 0; k < WET_NLBL; k++)
+		o += z->orig[k], t1 += z->tier1[k], t2 += z->tier2[k];
+	if (q->json) {
+		fprintf(q->out,
+			"{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"gen\":%" PRIu32
+			",\"timestamps\":%" PRIu64 ",\"nodes\":%" PRIu32 ",\"gaps\":%zu"
+			",\"mem_unknown\":%" PRIu64 ",\"shadow_peak\":%" PRIu64
+			",\"build_seconds\":%.3f,\"labels\":{",
+			t->pid, t->tid, t->gen, t->nts, t->nnodes, t->ngaps, t->mem_unknown,
+			t->shadow_peak, secs);
+		for (int k = 0; k < WET_NLBL; k++)
+			fprintf(q->out,
+				"%s\"%s\":{\"orig\":%" PRIu64 ",\"tier1\":%" PRIu64
+				",\"tier2\":%" PRIu64 "}",
+				k ? "," : "", label_names[k], z->orig[k], z->tier1[k], z->tier2[k]);
+		fprintf(q->out,
+			"},\"total\":{\"orig\":%" PRIu64 ",\"tier1\":%" PRIu64 ",\"tier2\":%" PRIu64
+			"}}\n",
+			o, t1, t2);
+		return 0;
+	}
+	fprintf(q->out,
+		"WET of pid %" PRIu32 " tid %" PRIu32 "%s: %" PRIu64 " path executions, %" PRIu32
+		" nodes, %zu gaps; built in %.2f s\n",
+		t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes, t->ngaps, secs);
+	fprintf(q->out, "%-11s %14s %14s %14s %9s %9s\n", "label", "original", "tier 1", "tier 2",
+		"orig/t1", "orig/t2");
+	for (int k = 0; k <= WET_NLBL; k++) {
+		uint64_t a = k < WET_NLBL ? z->orig[k] : o, b = k < WET_NLBL ? z->tier1[k] : t1,
+			 c = k < WET_NLBL ? z->tier2[k] : t2;
+		fprintf(q->out, "%-11s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %8.1fx %8.1fx\n",
+			k < WET_NLBL ? label_names[k] : "total", a, b, c, b ? (double)a / b : 0.0,
+			c ? (double)a / c : 0.0);
+	}
+	fprintf(q->out,
+		"(bytes; original counts 8 per per-block timestamp, value and address, 16 per "
+		"dependence instance)\n%" PRIu64
+		" load instances with an unknown writer; shadow memory peak %" PRIu64 " bytes\n",
+		t->mem_unknown, t->shadow_peak);
+	return 0;
+}
+
+static int do_values(struct q *q, uint8_t what)
+{
+	struct where w;
+	struct wet_insn in;
+	struct wet_insn_iter it;
+	struct wet_inst i;
+	uint64_t n = 0;
+	int rc;
+
+	if (parse_where(q->where, &w) < 0 || w.n) {
+		wpp_err("%s: '%s' is not FILE:LINE[:COL][@K]", q->name, q->where);
+		return WPP_EXIT_USAGE;
+	}
+	if ((rc = resolve_insn(q, &w, &in)))
+		return rc;
+	if (!(in.stmt->records & what)) {
+		wpp_err("%s: %s:%" PRIu32 " (%s) records no %s%s", q->name, w.file, w.line,
+			kind_name(in.stmt->kind), what == WPP_WET_REC_ADDR ? "address" : "value",
+			what == WPP_WET_REC_VALUE ? " (build with -fwpp-wet-values=all)" : "");
+		return WPP_EXIT_ERROR;
+	}
+	if (wet_insn_iter_init(&it, q->t, &in) < 0) {
+		wpp_err("%s: reading the WET failed", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	if (q->json)
+		fprintf(q->out, "{\"tid\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"instances\":[",
+			q->t->tid, in.insn);
+	while ((q->count < 0 || n < (uint64_t)q->count) && (rc = wet_insn_iter_next(&it, &i)) > 0) {
+		char buf[64];
+		int64_t raw;
+		int ok;
+		n++;
+		fmt_value(q, &i, what, buf, sizeof(buf), &raw, &ok);
+		if (q->json) {
+			fprintf(q->out, "%s{\"n\":%" PRIu64 ",\"ts\":%" PRIu64, n > 1 ? "," : "", n,
+				i.ts);
+			if (ok) {
+				fprintf(q->out, ",\"raw\":%" PRId64 ",\"text\":", raw);
+				json_str(q->out, buf);
+			}
+			fputc('}', q->out);
+		} else
+			fprintf(q->out, "#%" PRIu64 "  @%" PRIu64 "  %s\n", n, i.ts, buf);
+	}
+	wet_insn_iter_free(&it);
+	if (q->json)
+		fputs("]}\n", q->out);
+	if (rc < 0) {
+		wpp_err("%s: reading the WET failed", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	return 0;
+}
+
+static int do_flow(struct q *q)
+{
+	struct wet_inst i;
+	long n = q->count < 0 ? 20 : q->count;
+	int rc = resolve_inst(q, q->where, &i);
+
+	if (rc)
+		return rc;
+	if (q->json)
+		fprintf(q->out, "{\"tid\":%" PRIu32 ",\"from\":%" PRIu64 ",\"paths\":[", q->t->tid,
+			i.ts);
+	uint64_t ts = i.ts;
+	for (long c = 0; c < n && ts >= 1 && ts <= q->t->nts; c++) {
+		uint32_t node;
+		if (wet_flow_at(q->t, ts, &node) < 0) {
+			wpp_err("%s: reading the WET failed", q->name);
+			return WPP_EXIT_ERROR;
+		}
+		const struct wet_node *nd = q->t->nodes[node];
+		int gap = wet_gap_after(q->t, q->backward ? ts - 1 : ts);
+		if (q->json) {
+			fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", c ? "," : "", ts);
+			json_str(q->out, nd->fn->name);
+			fprintf(q->out, ",\"path\":%" PRIu64 ",\"gap\":%s}", nd->path_id,
+				gap ? "true" : "false");
+		} else
+			fprintf(q->out, "@%" PRIu64 "  %s  path %" PRIu64 "%s\n", ts, nd->fn->name,
+				nd->path_id,
+				gap ? (q->backward ? "\n   -- gap: words lost before --"
+						   : "\n   -- gap: words lost after --")
+				    : "");
+		ts = q->backward ? ts - 1 : ts + 1;
+	}
+	if (q->json)
+		fputs("]}\n", q->out);
+	return 0;
+}
+
+static const char *const dep_names[] = {"reg", "phi", "arg", "ret", "mem", "ctrl"};
+
+static int do_deps(struct q *q)
+{
+	struct wet_inst i;
+	struct wet_dep_ans *a;
+	int rc = resolve_inst(q, q->where, &i), n;
+
+	if (rc)
+		return rc;
+	if ((n = wet_deps(q->t, &i, &a)) < 0) {
+		wpp_err("%s: reading the WET failed", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	if (q->json) {
+		fputs("{\"instance\":", q->out);
+		put_inst(q, &i, "");
+		fputs(",\"deps\":[", q->out);
+	} else
+		put_inst(q, &i, "");
+	for (int j = 0; j < n; j++) {
+		const char *st = a[j].status == WET_DEP_IS_NONE	   ? "none"
+				 : a[j].status == WET_DEP_IS_UNKNOWN ? "unknown"
+								     : "found";
+		if (q->json) {
+			fprintf(q->out, "%s{\"kind\":\"%s\",\"op\":%u,\"status\":\"%s\"",
+				j ? "," : "", dep_names[a[j].kind], a[j].op, st);
+			if (a[j].status == WET_DEP_FOUND)
+				put_inst(q, &a[j].def, ",\"def\":");
+			fputc('}', q->out);
+		} else if (a[j].status == WET_DEP_FOUND) {
+			char pre[32];
+			snprintf(pre, sizeof(pre), "  %-4s ", dep_names[a[j].kind]);
+			put_inst(q, &a[j].def, pre);
+		} else
+			fprintf(q->out, "  %-4s %s\n", dep_names[a[j].kind],
+				a[j].status == WET_DEP_IS_NONE ? "(none: a constant or a root)"
+							       : "(unknown)");
+	}
+	if (q->json)
+		fputs("]}\n", q->out);
+	free(a);
+	return 0;
+}
+
+static int do_slice(struct q *q)
+{
+	struct wet_inst i, *v;
+	int truncated, rc = resolve_inst(q, q->where, &i), n;
+	uint64_t unknown;
+
+	if (rc)
+		return rc;
+	n = wet_slice(q->t, &i, q->forward, q->count < 0 ? 1000000 : (size_t)q->count, &v,
+		      &truncated, &unknown);
+	if (n < 0) {
+		wpp_err("%s: reading the WET failed", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	if (q->json)
+		fprintf(q->out, "{\"direction\":\"%s\",\"truncated\":%s,\"unknown\":%" PRIu64
+				",\"instances\":[",
+			q->forward ? "forward" : "backward", truncated ? "true" : "false",
+			unknown);
+	for (int j = 0; j < n; j++)
+		put_inst(q, &v[j], q->json && j ? "," : "");
+	if (q->json)
+		fputs("]}\n", q->out);
+	else
+		fprintf(q->out, "%d instances in the %s slice%s; %" PRIu64 " unknown dependences\n",
+			n, q->forward ? "forward" : "backward", truncated ? " (truncated: -n)" : "",
+			unknown);
+	free(v);
+	return 0;
+}
+
+/* --- the command ------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum sub sub;
+	int args; /* positional arguments after the file */
+} subs[] = {{"info", SUB_INFO, 0},     {"flow", SUB_FLOW, 0},  {"values", SUB_VALUES, 1},
+	    {"addrs", SUB_ADDRS, 1},   {"deps", SUB_DEPS, 1},  {"slice", SUB_SLICE, 1}};
+
+int cmd_wet_query(int argc, char **argv)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"tid", required_argument, NULL, 't'},
+					     {"gen", required_argument, NULL, 'g'},
+					     {"from", required_argument, NULL, 'F'},
+					     {"backward", no_argument, NULL, 'b'},
+					     {"forward", no_argument, NULL, 'w'},
+					     {NULL, 0, NULL, 0}};
+	char name[32];
+	struct q q = {.out = stdout, .count = -1, .filter = THREAD_FILTER_ANY};
+	size_t si = 0;
+	int c, rc;
+
+	while (si < sizeof(subs) / sizeof(subs[0]) && strcmp(subs[si].name, argv[0]))
+		si++;
+	if (si == sizeof(subs) / sizeof(subs[0])) {
+		wpp_err("wet: unknown subcommand '%s' (try wpptrace help wet)", argv[0]);
+		return WPP_EXIT_USAGE;
+	}
+	q.sub = subs[si].sub;
+	snprintf(name, sizeof(name), "wet %s", subs[si].name);
+	q.name = name;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:p:t:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				wpp_err("%s: unknown format '%s' (text or json)", name, optarg);
+				return WPP_EXIT_USAGE;
+			}
+			q.json = !strcmp(optarg, "json");
+			break;
+		case 'n':
+			if (parse_count_opt(name, "n", optarg, &q.count))
+				return WPP_EXIT_USAGE;
+			break;
+		case 'F':
+			q.where = optarg;
+			break;
+		case 'b':
+			q.backward = 1;
+			break;
+		case 'w':
+			q.forward = 1;
+			break;
+		case 'p':
+		case 't':
+		case 'g':
+			if (parse_count_opt(name,
+					    c == 'p'   ? "pid"
+					    : c == 't' ? "tid"
+						       : "gen",
+					    optarg,
+					    c == 'p'   ? &q.filter.pid
+					    : c == 't' ? &q.filter.tid
+						       : &q.filter.gen))
+				return WPP_EXIT_USAGE;
+			break;
+		default:
+			return bad_option(name, c, argv, opts);
+		}
+	}
+	if (optind + 1 + subs[si].args != argc || (q.sub == SUB_FLOW) != (q.where != NULL) ||
+	    (q.backward && q.sub != SUB_FLOW) || (q.forward && q.sub != SUB_SLICE)) {
+		wpp_err("%s: expected %s (try wpptrace wet --help)", name,
+			q.sub == SUB_INFO   ? "one .wpp file"
+			: q.sub == SUB_FLOW ? "run.wpp --from FILE:LINE#N [--backward] [-n N]"
+			: q.sub == SUB_SLICE
+			    ? "run.wpp FILE:LINE#N [--forward] [-n MAX]"
+			: q.sub == SUB_DEPS ? "run.wpp FILE:LINE#N"
+					    : "run.wpp FILE:LINE[:COL][@K] [-n N]");
+		return WPP_EXIT_USAGE;
+	}
+	if (subs[si].args)
+		q.where = argv[optind + 1];
+	struct session s;
+	const char *path = argv[optind];
+	if ((rc = session_open(&s, path)))
+		return rc;
+	if (session_refuse_counts(&s, name, path, &q.filter)) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
+	const struct wpp_thread_trace *th = pick_thread(&q, &s);
+	if (!th) {
+		rc = no_thread_selected(name, path, &q.filter, s.exit_status);
+		session_close(&s);
+		return rc ? rc : WPP_EXIT_ERROR;
+	}
+	double t0 = now();
+	q.t = build(&q, &s, th);
+	if (!q.t) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
+	}
+	double secs = now() - t0;
+	switch (q.sub) {
+	case SUB_INFO:
+		rc = do_info(&q, secs);
+		break;
+	case SUB_FLOW:
+		rc = do_flow(&q);
+		break;
+	case SUB_VALUES:
+	case SUB_ADDRS:
+		rc = do_values(&q, q.sub == SUB_ADDRS ? WPP_WET_REC_ADDR : WPP_WET_REC_VALUE);
+		break;
+	case SUB_DEPS:
+		rc = do_deps(&q);
+		break;
+	case SUB_SLICE:
+		rc = do_slice(&q);
+		break;
+	}
+	if (!rc)
+		rc = s.exit_status;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("%s: writing the output failed", name);
+		rc = WPP_EXIT_ERROR;
+	}
+	wet_thread_free(q.t);
+	session_close(&s);
+	return rc;
+}
