@@ -30,7 +30,7 @@ struct q {
 	enum sub sub;
 	const char *name; /* "wet flow" ... */
 	int json;
-	int backward, forward;
+	int backward, forward, verify;
 	long count; /* -n */
 	const char *where;
 	struct thread_filter filter;
@@ -167,7 +167,8 @@ static struct wet_thread *build(struct q *q, struct session *s, const struct wpp
 			rc = wet_build_gap(b);
 		if (progress && (wet_build_timestamps(b) & 0xffff) == 0 && now() - last >= 1) {
 			last = now();
-			fprintf(stderr, "\r%s: building the WET: %" PRIu64 " path executions, %.0f s",
+			fprintf(stderr,
+				"\r%s: building the WET: %" PRIu64 " path executions, %.0f s",
 				q->name, wet_build_timestamps(b), last - t0);
 		}
 	}
@@ -336,8 +337,8 @@ static int resolve_inst(struct q *q, const char *arg, struct wet_inst *out)
 
 /* --- rendering ------------------------------------------------------------ */
 
-static void fmt_value(struct q *q, const struct wet_inst *i, uint8_t what, char *buf,
-		      size_t len, int64_t *raw, int *ok)
+static void fmt_value(struct q *q, const struct wet_inst *i, uint8_t what, char *buf, size_t len,
+		      int64_t *raw, int *ok)
 {
 	const struct wet_node *n = q->t->nodes[i->node];
 	uint64_t v = 0;
@@ -409,7 +410,13 @@ static int do_info(struct q *q, double secs)
 {
 	const struct wet_thread *t = q->t;
 	const struct wet_sizes *z = &t->sizes;
-	uint64_t o = 0, t1 = 0, t2 = 0;
+	uint64_t o = 0, t1 = 0, t2 = 0, vs = 0, vv = 0;
+	char err[256];
+
+	if (q->verify && wet_verify(q->t, &vs, &vv, err, sizeof(err)) < 0) {
+		wpp_err("%s: the WET does not verify: %s", q->name, err);
+		return WPP_EXIT_ERROR;
+	}
 
 	for (int k = 0; k < WET_NLBL; k++)
 		o += z->orig[k], t1 += z->tier1[k], t2 += z->tier2[k];
@@ -418,9 +425,14 @@ static int do_info(struct q *q, double secs)
 			"{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"gen\":%" PRIu32
 			",\"timestamps\":%" PRIu64 ",\"nodes\":%" PRIu32 ",\"gaps\":%zu"
 			",\"mem_unknown\":%" PRIu64 ",\"shadow_peak\":%" PRIu64
-			",\"build_seconds\":%.3f,\"labels\":{",
+			",\"build_seconds\":%.3f,",
 			t->pid, t->tid, t->gen, t->nts, t->nnodes, t->ngaps, t->mem_unknown,
 			t->shadow_peak, secs);
+		if (q->verify)
+			fprintf(q->out,
+				"\"verified_streams\":%" PRIu64 ",\"verified_values\":%" PRIu64 ",",
+				vs, vv);
+		fputs("\"labels\":{", q->out);
 		for (int k = 0; k < WET_NLBL; k++)
 			fprintf(q->out,
 				"%s\"%s\":{\"orig\":%" PRIu64 ",\"tier1\":%" PRIu64
@@ -450,6 +462,11 @@ static int do_info(struct q *q, double secs)
 		"dependence instance)\n%" PRIu64
 		" load instances with an unknown writer; shadow memory peak %" PRIu64 " bytes\n",
 		t->mem_unknown, t->shadow_peak);
+	if (q->verify)
+		fprintf(q->out,
+			"verified: %" PRIu64 " streams, %" PRIu64
+			" values read whole forward and backward\n",
+			vs, vv);
 	return 0;
 }
 
@@ -567,7 +584,7 @@ static int do_deps(struct q *q)
 	} else
 		put_inst(q, &i, "");
 	for (int j = 0; j < n; j++) {
-		const char *st = a[j].status == WET_DEP_IS_NONE	   ? "none"
+		const char *st = a[j].status == WET_DEP_IS_NONE	     ? "none"
 				 : a[j].status == WET_DEP_IS_UNKNOWN ? "unknown"
 								     : "found";
 		if (q->json) {
@@ -606,10 +623,10 @@ static int do_slice(struct q *q)
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json)
-		fprintf(q->out, "{\"direction\":\"%s\",\"truncated\":%s,\"unknown\":%" PRIu64
-				",\"instances\":[",
-			q->forward ? "forward" : "backward", truncated ? "true" : "false",
-			unknown);
+		fprintf(q->out,
+			"{\"direction\":\"%s\",\"truncated\":%s,\"unknown\":%" PRIu64
+			",\"instances\":[",
+			q->forward ? "forward" : "backward", truncated ? "true" : "false", unknown);
 	for (int j = 0; j < n; j++)
 		put_inst(q, &v[j], q->json && j ? "," : "");
 	if (q->json)
@@ -628,8 +645,8 @@ static const struct {
 	const char *name;
 	enum sub sub;
 	int args; /* positional arguments after the file */
-} subs[] = {{"info", SUB_INFO, 0},     {"flow", SUB_FLOW, 0},  {"values", SUB_VALUES, 1},
-	    {"addrs", SUB_ADDRS, 1},   {"deps", SUB_DEPS, 1},  {"slice", SUB_SLICE, 1}};
+} subs[] = {{"info", SUB_INFO, 0},   {"flow", SUB_FLOW, 0}, {"values", SUB_VALUES, 1},
+	    {"addrs", SUB_ADDRS, 1}, {"deps", SUB_DEPS, 1}, {"slice", SUB_SLICE, 1}};
 
 int cmd_wet_query(int argc, char **argv)
 {
@@ -640,6 +657,7 @@ int cmd_wet_query(int argc, char **argv)
 					     {"from", required_argument, NULL, 'F'},
 					     {"backward", no_argument, NULL, 'b'},
 					     {"forward", no_argument, NULL, 'w'},
+					     {"verify", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	char name[32];
 	struct q q = {.out = stdout, .count = -1, .filter = THREAD_FILTER_ANY};
@@ -679,6 +697,9 @@ int cmd_wet_query(int argc, char **argv)
 		case 'w':
 			q.forward = 1;
 			break;
+		case 'V':
+			q.verify = 1;
+			break;
 		case 'p':
 		case 't':
 		case 'g':
@@ -697,14 +718,14 @@ int cmd_wet_query(int argc, char **argv)
 		}
 	}
 	if (optind + 1 + subs[si].args != argc || (q.sub == SUB_FLOW) != (q.where != NULL) ||
-	    (q.backward && q.sub != SUB_FLOW) || (q.forward && q.sub != SUB_SLICE)) {
+	    (q.backward && q.sub != SUB_FLOW) || (q.forward && q.sub != SUB_SLICE) ||
+	    (q.verify && q.sub != SUB_INFO)) {
 		wpp_err("%s: expected %s (try wpptrace wet --help)", name,
-			q.sub == SUB_INFO   ? "one .wpp file"
-			: q.sub == SUB_FLOW ? "run.wpp --from FILE:LINE#N [--backward] [-n N]"
-			: q.sub == SUB_SLICE
-			    ? "run.wpp FILE:LINE#N [--forward] [-n MAX]"
-			: q.sub == SUB_DEPS ? "run.wpp FILE:LINE#N"
-					    : "run.wpp FILE:LINE[:COL][@K] [-n N]");
+			q.sub == SUB_INFO    ? "one .wpp file [--verify]"
+			: q.sub == SUB_FLOW  ? "run.wpp --from FILE:LINE#N [--backward] [-n N]"
+			: q.sub == SUB_SLICE ? "run.wpp FILE:LINE#N [--forward] [-n MAX]"
+			: q.sub == SUB_DEPS  ? "run.wpp FILE:LINE#N"
+					     : "run.wpp FILE:LINE[:COL][@K] [-n N]");
 		return WPP_EXIT_USAGE;
 	}
 	if (subs[si].args)

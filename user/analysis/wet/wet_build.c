@@ -292,7 +292,8 @@ static struct frame *enter(struct wet_build *b, struct stack *st, const struct w
 		const struct wpp_meta_wet_block *bl = &caller->fn->wet->blocks[caller->call_block];
 		const struct wpp_meta_wet_stmt *s = &caller->fn->tu->wet->stmts[bl->first_stmt];
 		if (bl->nstmts && s->kind == WPP_WET_CALL && s->callee_str &&
-		    caller->fn->tu == fn->tu && !strcmp(wpp_tu_str(fn->tu, s->callee_str), fn->name))
+		    caller->fn->tu == fn->tu &&
+		    !strcmp(wpp_tu_str(fn->tu, s->callee_str), fn->name))
 			call = s;
 	}
 	/* Resolved before the push, which may move the caller frame. */
@@ -437,8 +438,8 @@ static int stmt_store(struct wet_build *b, uint32_t node, struct wet_node *n, ui
 	const struct wpp_meta_wet_stmt *st = n->stmts[s];
 	uint32_t sl = wet_node_slot_of(n, s, WPP_WET_REC_ADDR);
 
-	if ((st->kind != WPP_WET_STORE && st->kind != WPP_WET_RMW) || !values ||
-	    sl == UINT32_MAX || st->access == 0)
+	if ((st->kind != WPP_WET_STORE && st->kind != WPP_WET_RMW) || !values || sl == UINT32_MAX ||
+	    st->access == 0)
 		return 0;
 	return wet_shadow_store(b->sh, (uint64_t)values[sl], st->access, writer_id(node, s, k));
 }
@@ -552,13 +553,14 @@ int wet_build_path(struct wet_build *b, const struct wpp_fn *fn, uint64_t path_i
 			if (!n->deps[c].local && resolve(b, f, n, &n->deps[c], k, values, p) < 0)
 				return -1;
 		for (; s < n->nstmts && n->stmt_block[s] == j; s++) {
-			for (; d < n->ndeps && n->deps[d].kind != WET_DEP_CTRL && n->deps[d].pos == s;
+			for (;
+			     d < n->ndeps && n->deps[d].kind != WET_DEP_CTRL && n->deps[d].pos == s;
 			     d++)
 				if (!n->deps[d].local &&
 				    resolve(b, f, n, &n->deps[d], k, values, p) < 0)
 					return -1;
-			f->insn[n->stmts[s]->insn] =
-			    (struct last){.node1 = node + 1, .pos = s, .k = k, .ts = ts, .gen = f->gen};
+			f->insn[n->stmts[s]->insn] = (struct last){
+			    .node1 = node + 1, .pos = s, .k = k, .ts = ts, .gen = f->gen};
 			if (stmt_store(b, node, n, s, k, values) < 0)
 				return -1;
 		}
@@ -570,14 +572,14 @@ int wet_build_path(struct wet_build *b, const struct wpp_fn *fn, uint64_t path_i
 	if (p->end == WPP_END_CALL && p->exit_edge < fn->nedges)
 		f->call_block = fn->edges[p->exit_edge].cfg_dst;
 	if (p->end == WPP_END_RETURN || p->end == WPP_END_NORETURN) {
-		struct stack *st = &b->stacks[signal_depth < WET_MAX_SIGNAL_DEPTH
-						  ? signal_depth
-						  : WET_MAX_SIGNAL_DEPTH - 1];
+		struct stack *st =
+		    &b->stacks[signal_depth < WET_MAX_SIGNAL_DEPTH ? signal_depth
+								   : WET_MAX_SIGNAL_DEPTH - 1];
 		uint32_t last = n->nstmts;
 		if (last && n->stmts[last - 1]->kind == WPP_WET_RET && f->linked &&
 		    st->depth >= 2 && &st->f[st->depth - 1] == f) {
-			st->f[st->depth - 2].ret = (struct last){
-			    .node1 = node + 1, .pos = last - 1, .k = k, .ts = ts};
+			st->f[st->depth - 2].ret =
+			    (struct last){.node1 = node + 1, .pos = last - 1, .k = k, .ts = ts};
 		}
 		if (st->depth && &st->f[st->depth - 1] == f)
 			st->depth--;

@@ -53,7 +53,7 @@
 #define WET_MAX_SIGNAL_DEPTH	8u
 
 /* A def's node in a label: node + 1; these two are not nodes. */
-#define WET_DEF_NONE	0u	    /* no def in the trace: a constant, a root */
+#define WET_DEF_NONE	0u	   /* no def in the trace: a constant, a root */
 #define WET_DEF_UNKNOWN UINT32_MAX /* a def exists but is not known */
 
 enum wet_dep_kind {
@@ -92,17 +92,17 @@ struct wet_node {
 	const struct wpp_fn *fn;
 	uint64_t path_id;
 	uint32_t nblocks, nstmts, nslots;
-	uint32_t *blocks;			     /* function-local block indices */
-	const struct wpp_meta_wet_stmt **stmts;	     /* [nstmts] */
-	uint32_t *stmt_block;			     /* block position of each statement */
-	uint32_t *slot_stmt;			     /* [nslots] statement position */
-	uint8_t *slot_what;			     /* WPP_WET_REC_ADDR / _VALUE */
-	uint32_t *slot_group, *slot_member;	     /* tier-1 group and index in it */
+	uint32_t *blocks;			/* function-local block indices */
+	const struct wpp_meta_wet_stmt **stmts; /* [nstmts] */
+	uint32_t *stmt_block;			/* block position of each statement */
+	uint32_t *slot_stmt;			/* [nslots] statement position */
+	uint8_t *slot_what;			/* WPP_WET_REC_ADDR / _VALUE */
+	uint32_t *slot_group, *slot_member;	/* tier-1 group and index in it */
 	uint32_t ngroups;
-	struct wet_t1_builder *gb;		     /* while building */
-	struct wet_t1_group *groups;		     /* when built */
+	struct wet_t1_builder *gb;   /* while building */
+	struct wet_t1_group *groups; /* when built */
 	uint32_t ndeps;
-	struct wet_dep *deps;			     /* by position, CTRL last */
+	struct wet_dep *deps; /* by position, CTRL last */
 	uint64_t ninst;
 	struct wet_builder tsb;
 	struct wet_stream *ts; /* timestamps, increasing */

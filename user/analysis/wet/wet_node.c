@@ -191,10 +191,10 @@ static int stmt_deps(struct wet_node *n, const struct wpp_path *p, const uint32_
 		} else {
 			for (uint32_t i = 0; i < st->nops && i < UINT16_MAX; i++) {
 				const struct wpp_meta_wet_operand *op = &ops[st->first_op + i];
-				uint32_t d = op->kind == WPP_WET_OP_INSN ? insn_pos[op->id]
-									 : UINT32_MAX;
-				uint8_t kind = op->kind == WPP_WET_OP_ARG ? WET_DEP_ARG
-									  : WET_DEP_REG;
+				uint32_t d =
+				    op->kind == WPP_WET_OP_INSN ? insn_pos[op->id] : UINT32_MAX;
+				uint8_t kind =
+				    op->kind == WPP_WET_OP_ARG ? WET_DEP_ARG : WET_DEP_REG;
 
 				if (op->kind != WPP_WET_OP_INSN && op->kind != WPP_WET_OP_ARG)
 					continue;
@@ -225,7 +225,8 @@ static int ctrl_deps(struct wet_node *n, const struct wet_fn_cdg *cdg, uint32_t 
 
 		for (uint32_t c = cdg->cd.off[b]; c < cdg->cd.off[b + 1]; c++)
 			for (uint32_t i = 0; i < j; i++)
-				if (n->blocks[i] == cdg->cd.on[c] && (local == UINT32_MAX || i > local))
+				if (n->blocks[i] == cdg->cd.on[c] &&
+				    (local == UINT32_MAX || i > local))
 					local = i;
 		if (cdg->cd.off[b] == cdg->cd.off[b + 1] && b != 0)
 			continue; /* depends on nothing (runs whenever its function does) */

@@ -7,6 +7,7 @@
  */
 #include "wet_query.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ static int insn_cmp(const void *a, const void *b)
 	const struct wet_insn *x = a, *y = b;
 
 	if (x->fn != y->fn)
-		return strcmp(x->fn->name, y->fn->name) ? strcmp(x->fn->name, y->fn->name)
+		return strcmp(x->fn->name, y->fn->name)	     ? strcmp(x->fn->name, y->fn->name)
 		       : (uintptr_t)x->fn < (uintptr_t)y->fn ? -1
 							     : 1;
 	return x->insn < y->insn ? -1 : x->insn > y->insn;
@@ -274,7 +275,8 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 		const struct wet_node *nd = t->nodes[i->node];
 		a = (struct wet_dep_ans){.kind = d->kind, .op = d->op};
 		a.def = (struct wet_inst){.node = i->node, .k = i->k, .ts = i->ts};
-		a.def.pos = d->kind == WET_DEP_CTRL ? block_inst_pos(nd, d->local_pos) : d->local_pos;
+		a.def.pos =
+		    d->kind == WET_DEP_CTRL ? block_inst_pos(nd, d->local_pos) : d->local_pos;
 		return push_ans(v, n, cap, a);
 	}
 	for (int s = 0; s < 3; s++)
@@ -309,8 +311,9 @@ int wet_deps(struct wet_thread *t, const struct wet_inst *i, struct wet_dep_ans 
 		return -1;
 	for (uint32_t d = 0; d < nd->ndeps; d++) {
 		const struct wet_dep *dp = &nd->deps[d];
-		int mine = dp->kind == WET_DEP_CTRL ? dp->pos == block
-						    : !(i->pos & WET_POS_BLOCK) && dp->pos == i->pos;
+		int mine = dp->kind == WET_DEP_CTRL
+			       ? dp->pos == block
+			       : !(i->pos & WET_POS_BLOCK) && dp->pos == i->pos;
 		if (mine && dep_answers(t, i, dp, &v, &n, &cap) < 0) {
 			free(v);
 			return -1;
@@ -550,5 +553,71 @@ int wet_slice(struct wet_thread *t, const struct wet_inst *i, int forward, size_
 	if (rc == 0)
 		rc = set_list(&set, out);
 	free(set.v);
+	return rc;
+}
+
+/* --- verification --------------------------------------------------------- */
+
+struct verify {
+	uint64_t streams, values;
+	uint64_t *buf;
+	size_t cap;
+	char *err;
+	size_t errlen;
+};
+
+static int verify_stream(struct verify *v, struct wet_stream *s, const char *what)
+{
+	uint64_t n = wet_stream_count(s), x;
+
+	if (wet_stream_verify(s, v->err, v->errlen) < 0)
+		return -1;
+	if (n > v->cap) {
+		uint64_t *b = realloc(v->buf, n * sizeof(*b));
+		if (!b) {
+			snprintf(v->err, v->errlen, "out of memory");
+			return -1;
+		}
+		v->buf = b;
+		v->cap = n;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		if (wet_stream_get(s, i, &v->buf[i]) < 0)
+			goto bad;
+	for (uint64_t i = n; i-- > 0;)
+		if (wet_stream_get(s, i, &x) < 0 || x != v->buf[i])
+			goto bad;
+	v->streams++;
+	v->values += n;
+	return 0;
+bad:
+	snprintf(v->err, v->errlen, "a %s stream reads differently backward", what);
+	return -1;
+}
+
+int wet_verify(struct wet_thread *t, uint64_t *streams, uint64_t *values, char *err, size_t errlen)
+{
+	struct verify v = {.err = err, .errlen = errlen};
+	int rc = verify_stream(&v, t->flow, "flow");
+
+	for (uint32_t i = 0; rc == 0 && i < t->nnodes; i++) {
+		struct wet_node *n = t->nodes[i];
+		rc = verify_stream(&v, n->ts, "timestamp");
+		for (uint32_t g = 0; rc == 0 && g < n->ngroups; g++) {
+			struct wet_t1_group *gr = &n->groups[g];
+			rc = verify_stream(&v, gr->pattern, "pattern");
+			for (uint32_t s = 0; rc == 0 && s < gr->nstmts; s++) {
+				rc = verify_stream(&v, gr->uvals[s], "unique value");
+				if (rc == 0 && gr->direct)
+					rc = verify_stream(&v, gr->direct[s], "value");
+			}
+		}
+		for (uint32_t d = 0; rc == 0 && d < n->ndeps; d++)
+			for (int j = 0; rc == 0 && !n->deps[d].local && j < 3; j++)
+				rc = verify_stream(&v, n->deps[d].s[j], "edge label");
+	}
+	free(v.buf);
+	*streams = v.streams;
+	*values = v.values;
 	return rc;
 }

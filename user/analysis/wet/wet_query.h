@@ -91,4 +91,10 @@ int wet_deps(struct wet_thread *t, const struct wet_inst *i, struct wet_dep_ans 
 int wet_slice(struct wet_thread *t, const struct wet_inst *i, int forward, size_t max,
 	      struct wet_inst **out, int *truncated, uint64_t *unknown);
 
+/* Every label stream of the WET read whole, forward, then backward and
+ * compared, after wet_stream_verify: the bidirectional traversal round
+ * trip on real labels.  0 with the streams and values read, or -1 with a
+ * one-line reason in err. */
+int wet_verify(struct wet_thread *t, uint64_t *streams, uint64_t *values, char *err, size_t errlen);
+
 #endif
