@@ -12,8 +12,14 @@
 #  - every label stream of a built WET read whole forward and backward
 #    (`wet info --verify`);
 #  - slices with a hand-written answer (tests/e2e/wet/wet_slice.c);
-#  - hostile input: bad instance names, a torn recording, damaged or
-#    foreign WET files: one error line, the right exit status.
+#  - the WET stored after END (docs/wet.md "The WET in the .wpp file"):
+#    built by the first query, read back by the next ones (the checks above
+#    run on the stored form), other readers unaffected, nothing appended
+#    to a read-only or damaged file;
+#  - hostile input: bad instance names, a torn recording, WET chunks
+#    damaged or crafted with every checksum made right again
+#    (tests/e2e/wet/wet_craft.py): one error line, exit 1, the WET built
+#    again from the batches and the query still answered.
 . "$(dirname "$0")/bpf-lib.sh"
 WET_SRC=$ROOT/tests/e2e/wet
 CHECK=$WET_SRC/wet_query_check.py
@@ -123,9 +129,72 @@ expect_err "flow without --from" 2 wet flow "$d/run.wpp"
 expect_err "an unknown format" 2 wet info --format xml "$d/run.wpp"
 expect_err "a thread that is not there" 2 wet info --tid 1 "$d/run.wpp"
 
-# A torn recording: the WET of what is intact, exit 3.
+# The stored WET: the checks above stored the oracle's on their first
+# query and read it back since; other readers skip its chunks.
 o=$WORK/oracle/run.wpp
-head -c $(($(stat -c %s "$o") * 2 / 3)) "$o" >"$WORK/torn.wpp"
+if "$WPPTRACE" wet info "$o" 2>/dev/null | grep -q 'read from the file' &&
+	"$WPPTRACE" wet build "$o" 2>/dev/null | grep -q 'already stored'; then
+	pass "the oracle's WET was stored by its first query and is read back"
+else
+	fail "the oracle's WET is not read back from the file"
+fi
+"$WPPTRACE" paths "$o" >"$WORK/paths-with-wet.txt" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] && [ -s "$WORK/paths-with-wet.txt" ] && pass "paths reads a recording with WET chunks" ||
+	fail "paths on a recording with WET chunks: exit $rc"
+# A read-only copy: answered, not written.
+cp "$WORK/branches/run.wpp" "$WORK/ro.wpp"
+python3 - "$WORK/ro.wpp" <<'PY'
+import struct, sys
+# keep the recording up to its END chunk: a copy without a stored WET
+d = open(sys.argv[1], "rb").read(); pos = 32
+while pos + 16 <= len(d):
+    magic, typ, flags, length, crc = struct.unpack_from("<IHHII", d, pos)
+    pos += 16 + length
+    if typ == 7:
+        break
+open(sys.argv[1], "wb").write(d[:pos])
+PY
+chmod a-w "$WORK/ro.wpp"
+size=$(stat -c %s "$WORK/ro.wpp")
+if "$WPPTRACE" wet info "$WORK/ro.wpp" 2>/dev/null | grep -q 'built in' && [ "$(stat -c %s "$WORK/ro.wpp")" -eq "$size" ]; then
+	pass "a read-only recording: the WET is built and answers, the file is unchanged"
+else
+	fail "a read-only recording was changed or not answered"
+fi
+
+# Crafted WET chunks (every checksum right again): one error line, exit 1,
+# the WET built again and the question answered.
+for mode in version nodes truncate streamlen "flip 1" "flip 2" "flip 3" "flip 4" "flip 5"; do
+	rm -f "$WORK/craft.wpp"
+	# shellcheck disable=SC2086
+	python3 "$WET_SRC/wet_craft.py" "$o" "$WORK/craft.wpp" $mode || { fail "craft $mode"; continue; }
+	chmod a-w "$WORK/craft.wpp"
+	"$WPPTRACE" wet info "$WORK/craft.wpp" >"$WORK/craft.out" 2>"$WORK/craft.err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/craft.err")" -eq 1 ] && grep -q 'unusable' "$WORK/craft.err" &&
+		grep -q 'built in' "$WORK/craft.out"; then
+		pass "crafted WET ($mode): exit 1, $(sed 's/.*unusable/unusable/' "$WORK/craft.err")"
+	else
+		fail "crafted WET ($mode): exit $rc: $(head -2 "$WORK/craft.err" | tr '\n' ' ')"
+	fi
+done
+# A WET chunk with a bad checksum: the recording's damage, reported once;
+# nothing appended behind it.
+cp "$o" "$WORK/bad.wpp"
+printf '\x55' | dd of="$WORK/bad.wpp" bs=1 seek=$(($(stat -c %s "$o") - 100)) conv=notrunc status=none
+size=$(stat -c %s "$WORK/bad.wpp")
+"$WPPTRACE" wet info "$WORK/bad.wpp" >"$WORK/bad.out" 2>"$WORK/bad.err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] && [ "$(stat -c %s "$WORK/bad.wpp")" -eq "$size" ] &&
+	grep -q 'built in' "$WORK/bad.out"; then
+	pass "a WET chunk with a bad checksum: exit 1, $(cat "$WORK/bad.err"); nothing appended"
+else
+	fail "a WET chunk with a bad checksum: exit $rc, $(head -2 "$WORK/bad.err" | tr '\n' ' ')"
+fi
+
+# A torn recording: the WET of what is intact, exit 3.
+head -c $(($(stat -c %s "$WORK/ro.wpp") * 2 / 3)) "$WORK/ro.wpp" >"$WORK/torn.wpp"
 "$WPPTRACE" wet info "$WORK/torn.wpp" >"$WORK/torn.out" 2>"$WORK/torn.err"
 rc=$?
 [ $rc -eq 3 ] && grep -q 'path executions' "$WORK/torn.out" &&

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,16 +23,18 @@
 #include "wet_build.h"
 #include "wet_query.h"
 #include "wet_shadow.h"
+#include "wet_store.h"
 #include "wet_values.h"
 
-enum sub { SUB_INFO, SUB_FLOW, SUB_VALUES, SUB_ADDRS, SUB_DEPS, SUB_SLICE };
+enum sub { SUB_BUILD, SUB_INFO, SUB_FLOW, SUB_VALUES, SUB_ADDRS, SUB_DEPS, SUB_SLICE };
 
 struct q {
 	enum sub sub;
 	const char *name; /* "wet flow" ... */
 	int json;
 	int backward, forward, verify;
-	long count; /* -n */
+	double read_secs; /* building or reading the WET */
+	long count;	  /* -n */
 	const char *where;
 	struct thread_filter filter;
 	struct wet_thread *t;
@@ -160,7 +163,7 @@ static struct wet_thread *build(struct q *q, struct session *s, const struct wpp
 	}
 	while (rc == 0 && wpp_decoder_next(d, &ev)) {
 		if (ev.kind == WPP_EV_PATH)
-			rc = wet_build_path(b, ev.fn, ev.value, ev.path,
+			rc = wet_build_path(b, ev.fid, ev.fn, ev.value, ev.path,
 					    ev.wet == WPP_WET_OK ? ev.values : NULL,
 					    ev.signal_depth);
 		else if (ev.kind != WPP_EV_BLOCK)
@@ -181,6 +184,56 @@ static struct wet_thread *build(struct q *q, struct session *s, const struct wpp
 	free(pg.v);
 	if (!t)
 		wpp_err("%s: building the WET failed (out of memory)", q->name);
+	return t;
+}
+
+/* A file a query may append its WET to: one its mode lets the owner write
+ * (root too: a file made read-only stays as it is) and we may write. */
+static int writable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (st.st_mode & S_IWUSR) && access(path, W_OK) == 0;
+}
+
+/* The thread's WET: the one stored in the recording, else built (and
+ * stored when the file can take it: `wet build` insists, a query does
+ * not).  *secs: the build's time (0 when read).  NULL after an error line. */
+static struct wet_thread *obtain(struct q *q, struct session *s, const char *path,
+				 const struct wpp_thread_trace *th, double *secs, int *stored)
+{
+	struct wet_thread *t = NULL;
+	char err[256];
+	int rc = wet_store_load(s, th, &t, err, sizeof(err));
+	double t0 = now();
+
+	*secs = 0;
+	*stored = rc == 1;
+	if (rc == 1)
+		return t;
+	if (rc < 0) {
+		wpp_err("%s: the WET stored for thread %" PRIu32
+			" in %s is unusable (%s); building "
+			"it again",
+			q->name, th->tid, path, err);
+		s->exit_status = WPP_EXIT_ERROR;
+	}
+	t = build(q, s, th);
+	*secs = now() - t0;
+	if (!t)
+		return NULL;
+	/* Never after damage: chunks behind it would be unreadable, and each
+	 * query would append another WET. */
+	if (q->sub == SUB_BUILD && s->exit_status)
+		*stored = 3; /* the damage was reported: said on stdout */
+	else if (q->sub == SUB_BUILD || (!s->exit_status && s->trace->has_end && writable(path))) {
+		if (wet_store_save(s, path, t, err, sizeof(err)) == 0)
+			*stored = 2;
+		else if (q->sub == SUB_BUILD) {
+			wpp_err("%s: storing the WET: %s", q->name, err);
+			s->exit_status = WPP_EXIT_ERROR;
+		}
+	}
 	return t;
 }
 
@@ -446,8 +499,9 @@ static int do_info(struct q *q, double secs)
 	}
 	fprintf(q->out,
 		"WET of pid %" PRIu32 " tid %" PRIu32 "%s: %" PRIu64 " path executions, %" PRIu32
-		" nodes, %zu gaps; built in %.2f s\n",
-		t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes, t->ngaps, secs);
+		" nodes, %zu gaps; %s %.2f s\n",
+		t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes, t->ngaps,
+		secs > 0 ? "built in" : "read from the file in", q->read_secs);
 	fprintf(q->out, "%-11s %14s %14s %14s %9s %9s\n", "label", "original", "tier 1", "tier 2",
 		"orig/t1", "orig/t2");
 	for (int k = 0; k <= WET_NLBL; k++) {
@@ -645,8 +699,9 @@ static const struct {
 	const char *name;
 	enum sub sub;
 	int args; /* positional arguments after the file */
-} subs[] = {{"info", SUB_INFO, 0},   {"flow", SUB_FLOW, 0}, {"values", SUB_VALUES, 1},
-	    {"addrs", SUB_ADDRS, 1}, {"deps", SUB_DEPS, 1}, {"slice", SUB_SLICE, 1}};
+} subs[] = {{"build", SUB_BUILD, 0},   {"info", SUB_INFO, 0},	{"flow", SUB_FLOW, 0},
+	    {"values", SUB_VALUES, 1}, {"addrs", SUB_ADDRS, 1}, {"deps", SUB_DEPS, 1},
+	    {"slice", SUB_SLICE, 1}};
 
 int cmd_wet_query(int argc, char **argv)
 {
@@ -744,14 +799,26 @@ int cmd_wet_query(int argc, char **argv)
 		session_close(&s);
 		return rc ? rc : WPP_EXIT_ERROR;
 	}
-	double t0 = now();
-	q.t = build(&q, &s, th);
+	double secs, t0 = now();
+	int stored;
+	q.t = obtain(&q, &s, path, th, &secs, &stored);
 	if (!q.t) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	double secs = now() - t0;
+	q.read_secs = secs > 0 ? secs : now() - t0;
 	switch (q.sub) {
+	case SUB_BUILD:
+		rc = 0;
+		if (stored)
+			fprintf(q.out,
+				"WET of pid %" PRIu32 " tid %" PRIu32 ": %" PRIu64
+				" path executions, %" PRIu32 " nodes; %s\n",
+				q.t->pid, q.t->tid, q.t->nts, q.t->nnodes,
+				stored == 1   ? "already stored"
+				: stored == 2 ? "built and stored"
+					      : "built, not stored (the recording is damaged)");
+		break;
 	case SUB_INFO:
 		rc = do_info(&q, secs);
 		break;

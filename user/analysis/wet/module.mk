@@ -20,8 +20,12 @@ ALL_TARGETS += $(WET_LIB)
 # The builder and the queries work on decoded threads and their metadata
 # (user/decode, symbolizer): linked into wpptrace with the libraries above.
 WET_BUILD_SRCS := user/analysis/wet/wet_build.c user/analysis/wet/wet_node.c \
-	user/analysis/wet/wet_query.c
+	user/analysis/wet/wet_query.c user/analysis/wet/wet_file.c
 WET_BUILD_OBJS := $(call objs,,$(WET_BUILD_SRCS))
 $(WET_BUILD_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 WPPTRACE_EXTRA_OBJS += $(WET_OBJS) $(WET_BUILD_OBJS)
-$(call objs,,user/cli/cmd_wet_query.c): CPPFLAGS += -Iuser/analysis/wet
+# Storing a WET in its recording (CLI room: it reads and appends chunks).
+WET_CLI_OBJS := $(call objs,,user/cli/wet_store.c)
+$(WET_CLI_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+WPPTRACE_EXTRA_OBJS += $(WET_CLI_OBJS)
+$(WET_CLI_OBJS) $(call objs,,user/cli/cmd_wet_query.c): CPPFLAGS += -Iuser/analysis/wet

@@ -60,10 +60,7 @@ struct wet_build {
 	uint64_t gen;
 	struct wet_shadow *sh;
 	int after_gap;
-	/* Control dependences per function met, by fn pointer (open
-	 * addressing; cdgs[i].fn NULL: empty). */
-	struct wet_fn_cdg *cdgs;
-	uint32_t cap_cdgs, ncdgs;
+	struct wet_cdg_cache cdgs;
 	uint64_t next_release;
 	uint64_t writers[WET_SHADOW_MAX_ACCESS];
 	size_t cap_gaps;
@@ -119,38 +116,6 @@ static uint64_t node_key(const struct wpp_fn *fn, uint64_t path_id)
 	return h ? h : 1;
 }
 
-/* The control dependences of fn, computed on first use; NULL on error. */
-static const struct wet_fn_cdg *cdg_of(struct wet_build *b, const struct wpp_fn *fn)
-{
-	if ((b->ncdgs + 1) * 2 > b->cap_cdgs) {
-		uint32_t nc = b->cap_cdgs ? 2 * b->cap_cdgs : 64;
-		struct wet_fn_cdg *n = calloc(nc, sizeof(*n));
-		if (!n)
-			return NULL;
-		for (uint32_t i = 0; i < b->cap_cdgs; i++) {
-			if (!b->cdgs[i].fn)
-				continue;
-			uint32_t j = (uint32_t)(node_key(b->cdgs[i].fn, 0) & (nc - 1));
-			while (n[j].fn)
-				j = (j + 1) & (nc - 1);
-			n[j] = b->cdgs[i];
-		}
-		free(b->cdgs);
-		b->cdgs = n;
-		b->cap_cdgs = nc;
-	}
-	uint32_t j = (uint32_t)(node_key(fn, 0) & (b->cap_cdgs - 1));
-	for (; b->cdgs[j].fn; j = (j + 1) & (b->cap_cdgs - 1))
-		if (b->cdgs[j].fn == fn)
-			return &b->cdgs[j];
-	if (wet_fn_cdg_build(fn, &b->cdgs[j]) < 0) {
-		wet_fn_cdg_free(&b->cdgs[j]);
-		return NULL;
-	}
-	b->ncdgs++;
-	return &b->cdgs[j];
-}
-
 static int map_grow(struct node_map *m, struct wet_node **nodes)
 {
 	uint32_t nc = m->cap ? 2 * m->cap : 256;
@@ -195,7 +160,7 @@ static uint32_t node_of(struct wet_build *b, const struct wpp_fn *fn, uint64_t p
 		if (b->map.keys[j] == key && n->fn == fn && n->path_id == path_id)
 			return b->map.idx[j];
 	}
-	const struct wet_fn_cdg *cdg = fn->wet ? cdg_of(b, fn) : NULL;
+	const struct wet_fn_cdg *cdg = fn->wet ? wet_cdg_cache_get(&b->cdgs, fn) : NULL;
 	if (fn->wet && !cdg)
 		return UINT32_MAX;
 	if (t->nnodes == b->cap_nodes) {
@@ -266,7 +231,7 @@ static struct last frame_get(const struct frame *f, const struct last *a, uint32
 /* The latest instance in the frame of a block controlling block b. */
 static struct last ctrl_def(struct wet_build *b, const struct frame *f, uint32_t blk)
 {
-	const struct wet_fn_cdg *cdg = cdg_of(b, f->fn);
+	const struct wet_fn_cdg *cdg = wet_cdg_cache_get(&b->cdgs, f->fn);
 	struct last best = NO_DEF;
 
 	if (!cdg)
@@ -521,7 +486,7 @@ static int release_idle(struct wet_build *b)
 	return 0;
 }
 
-int wet_build_path(struct wet_build *b, const struct wpp_fn *fn, uint64_t path_id,
+int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, uint64_t path_id,
 		   const struct wpp_path *p, const int64_t *values, uint32_t signal_depth)
 {
 	struct wet_thread *t = b->t;
@@ -531,6 +496,7 @@ int wet_build_path(struct wet_build *b, const struct wpp_fn *fn, uint64_t path_i
 		return -1;
 	struct wet_node *n = t->nodes[node];
 	uint64_t ts = ++t->nts, k = n->ninst++;
+	n->fid = fid;
 	n->last_fed = ts;
 	if (wet_builder_add(&n->tsb, ts) < 0 || wet_builder_add(&b->flow, node) < 0)
 		return -1;
@@ -700,10 +666,7 @@ void wet_build_free(struct wet_build *b)
 	}
 	free(b->map.keys);
 	free(b->map.idx);
-	for (uint32_t i = 0; i < b->cap_cdgs; i++)
-		if (b->cdgs[i].fn)
-			wet_fn_cdg_free(&b->cdgs[i]);
-	free(b->cdgs);
+	wet_cdg_cache_free(&b->cdgs);
 	wet_shadow_free(b->sh);
 	free(b);
 }

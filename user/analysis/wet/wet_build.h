@@ -90,6 +90,7 @@ struct wet_dep {
 
 struct wet_node {
 	const struct wpp_fn *fn;
+	uint32_t fid; /* the trace's function id */
 	uint64_t path_id;
 	uint32_t nblocks, nstmts, nslots;
 	uint32_t *blocks;			/* function-local block indices */
@@ -146,11 +147,12 @@ struct wet_build;
 /* NULL when out of memory. */
 struct wet_build *wet_build_new(const struct wet_build_opts *opts, uint32_t pid, uint32_t tid,
 				uint32_t gen);
-/* One path execution: fn (a WET function or not), its expanded path, its
+/* One path execution: fn (a WET function or not; fid: its id in the trace,
+ * kept so a stored WET finds its functions again), its expanded path, its
  * slot values (wpp_wet_path_items order) or NULL when they were lost or fn
  * records none.  0, or -1 when out of memory or fn's metadata is unusable
  * (the builder can then only be freed). */
-int wet_build_path(struct wet_build *b, const struct wpp_fn *fn, uint64_t path_id,
+int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, uint64_t path_id,
 		   const struct wpp_path *p, const int64_t *values, uint32_t signal_depth);
 /* Words were lost here: a flow break, and no dependence across it. */
 int wet_build_gap(struct wet_build *b);

@@ -66,6 +66,51 @@ void wet_fn_cdg_free(struct wet_fn_cdg *c)
 	c->fn = NULL;
 }
 
+static uint64_t fn_hash(const struct wpp_fn *fn)
+{
+	return (uint64_t)(uintptr_t)fn * UINT64_C(0x9e3779b97f4a7c15) >> 17;
+}
+
+const struct wet_fn_cdg *wet_cdg_cache_get(struct wet_cdg_cache *c, const struct wpp_fn *fn)
+{
+	if ((c->n + 1) * 2 > c->cap) {
+		uint32_t nc = c->cap ? 2 * c->cap : 64;
+		struct wet_fn_cdg *v = calloc(nc, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (uint32_t i = 0; i < c->cap; i++) {
+			if (!c->v[i].fn)
+				continue;
+			uint32_t j = (uint32_t)(fn_hash(c->v[i].fn) & (nc - 1));
+			while (v[j].fn)
+				j = (j + 1) & (nc - 1);
+			v[j] = c->v[i];
+		}
+		free(c->v);
+		c->v = v;
+		c->cap = nc;
+	}
+	uint32_t j = (uint32_t)(fn_hash(fn) & (c->cap - 1));
+	for (; c->v[j].fn; j = (j + 1) & (c->cap - 1))
+		if (c->v[j].fn == fn)
+			return &c->v[j];
+	if (wet_fn_cdg_build(fn, &c->v[j]) < 0) {
+		wet_fn_cdg_free(&c->v[j]);
+		return NULL;
+	}
+	c->n++;
+	return &c->v[j];
+}
+
+void wet_cdg_cache_free(struct wet_cdg_cache *c)
+{
+	for (uint32_t i = 0; i < c->cap; i++)
+		if (c->v[i].fn)
+			wet_fn_cdg_free(&c->v[i]);
+	free(c->v);
+	*c = (struct wet_cdg_cache){0};
+}
+
 static void set_bit(uint64_t *set, uint64_t key)
 {
 	uint32_t bit = (uint32_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 56) % SET_BITS;
@@ -298,6 +343,24 @@ fail:
 	free(insn_pos);
 	wet_node_free(n);
 	return NULL;
+}
+
+struct wet_node *wet_node_shell(const struct wpp_fn *fn, uint64_t path_id, const struct wpp_path *p,
+				const struct wet_fn_cdg *cdg)
+{
+	struct wet_node *n = wet_node_new(fn, path_id, p, cdg);
+
+	if (!n)
+		return NULL;
+	wet_builder_abort(&n->tsb);
+	for (uint32_t g = 0; n->gb && g < n->ngroups; g++)
+		wet_t1_builder_abort(&n->gb[g]);
+	free(n->gb);
+	n->gb = NULL;
+	for (uint32_t d = 0; d < n->ndeps; d++)
+		for (int i = 0; !n->deps[d].local && i < 3; i++)
+			wet_builder_abort(&n->deps[d].b[i]);
+	return n;
 }
 
 uint32_t wet_node_slot_of(const struct wet_node *n, uint32_t pos, uint8_t what)
