@@ -56,8 +56,8 @@ int wet_store_load(struct session *s, const struct wpp_thread_trace *th, struct 
 		uint64_t len = c.length - sizeof(h);
 		if (h.part == 0) { /* a new set starts; an unfinished one is dropped */
 			free(cur.buf);
-			cur = (struct parts){.total = h.total_len, .nparts = h.nparts,
-					     .crc = h.blob_crc32c};
+			cur = (struct parts){
+			    .total = h.total_len, .nparts = h.nparts, .crc = h.blob_crc32c};
 			if (h.total_len > limit || h.nparts == 0 ||
 			    !(cur.buf = malloc(h.total_len + 1)))
 				cur.total = 0, cur.nparts = 0;

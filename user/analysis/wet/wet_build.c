@@ -325,11 +325,14 @@ static struct last operand_def(const struct frame *f, const struct wpp_meta_wet_
 
 static int feed(struct wet_dep *d, struct last l)
 {
-	if (wet_builder_add(&d->b[0], l.node1) < 0)
+	int known = l.node1 && l.node1 != WET_DEF_UNKNOWN;
+
+	if (known && l.pos >= (1u << WET_SITE_POS_BITS))
+		l.node1 = WET_DEF_UNKNOWN, known = 0;
+	if (wet_builder_add(&d->b[0],
+			    (uint64_t)l.node1 << WET_SITE_POS_BITS | (known ? l.pos : 0)) < 0)
 		return -1;
-	if (wet_builder_add(&d->b[1], l.node1 && l.node1 != WET_DEF_UNKNOWN ? l.pos : 0) < 0)
-		return -1;
-	return wet_builder_add(&d->b[2], l.node1 && l.node1 != WET_DEF_UNKNOWN ? l.k : 0);
+	return wet_builder_add(&d->b[1], known ? l.k : 0);
 }
 
 /* Writer ids in the shadow: node + 1 (22 bits), position (10), instance
@@ -476,7 +479,7 @@ static int release_idle(struct wet_build *b)
 	struct wet_thread *t = b->t;
 
 	for (uint32_t i = 0; i < t->nnodes; i++)
-		if (t->nodes[i]->last_fed + WET_BUILD_RELEASE_EVERY < t->nts &&
+		if (t->nodes[i]->last_fed + WET_BUILD_RELEASE_EVERY >= b->next_release &&
 		    wet_node_release(t->nodes[i]) < 0)
 			return -1;
 	b->next_release = t->nts + WET_BUILD_RELEASE_EVERY;
@@ -617,7 +620,7 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 			continue;
 		z->tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
 		z->tier2[WET_LBL_EDGE] += 8 * dp->nmore;
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < WET_DEP_STREAMS; i++)
 			z->tier2[WET_LBL_EDGE] += stream_bytes(dp->s[i]);
 	}
 }

@@ -16,8 +16,8 @@
  *   - Labels: per node its timestamp stream and tier-1 value groups; the
  *     thread's flow stream (node per timestamp); per dependence slot of a
  *     node (a statement's operand, a load's memory, a block's control) the
- *     def instance of every node instance, as three streams (def node + 1,
- *     def position, def instance) — unless every instance's def lies in the
+ *     def instance of every node instance, as two streams (def site: node
+ *     and position; def instance) — unless every instance's def lies in the
  *     same path execution at a position known statically (a local edge:
  *     no label, the paper's 3.3).
  *   - Register dependences follow SSA def-use within an activation (the
@@ -49,9 +49,13 @@
 #include "wet_stream.h"
 #include "wet_tier1.h"
 
-#define WET_BUILD_RELEASE_EVERY 65536u
+#define WET_BUILD_RELEASE_EVERY 1024u
 #define WET_MAX_SIGNAL_DEPTH	8u
 
+/* A dependence label holds per instance two streams: the def's site,
+ * (node + 1) << WET_SITE_POS_BITS | position, and the def's instance. */
+#define WET_DEP_STREAMS	  2
+#define WET_SITE_POS_BITS 20
 /* A def's node in a label: node + 1; these two are not nodes. */
 #define WET_DEF_NONE	0u	   /* no def in the trace: a constant, a root */
 #define WET_DEF_UNKNOWN UINT32_MAX /* a def exists but is not known */
@@ -78,9 +82,9 @@ struct wet_dep {
 	uint8_t kind; /* enum wet_dep_kind */
 	uint8_t local;
 	uint32_t local_pos; /* local: the def's position in the same execution */
-	/* not local: def node + 1, def position, def instance, per instance */
-	struct wet_builder b[3];
-	struct wet_stream *s[3];
+	/* not local: def site and def instance, per instance */
+	struct wet_builder b[WET_DEP_STREAMS];
+	struct wet_stream *s[WET_DEP_STREAMS];
 	/* MEM: the writers after the first of instances with several, as
 	 * (k, node + 1, pos, def k) rows in instance order; uncompressed (rare:
 	 * partial overlaps). */

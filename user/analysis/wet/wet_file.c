@@ -12,7 +12,7 @@
  *             per group: nstmts u32 direct u32 ninst switch_at u64,
  *                        pattern stream (switch_at > 0), nstmts unique
  *                        value streams, nstmts direct streams (direct)
- *             per labelled dep: nmore u64 more[nmore] u64, 3 streams
+ *             per labelled dep: nmore u64 more[nmore] u64, its 2 streams
  *   crc32c u32 of everything before it
  *
  * where a stream is its byte length (u64) and its wet_stream_serialize
@@ -127,7 +127,7 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 				continue;
 			put64(&o, dp->nmore);
 			put(&o, dp->more, dp->nmore * sizeof(*dp->more));
-			for (int j = 0; j < 3; j++)
+			for (int j = 0; j < WET_DEP_STREAMS; j++)
 				put_stream(&o, dp->s[j]);
 		}
 	}
@@ -321,7 +321,7 @@ static int read_node(struct in *r, struct wet_thread *t, uint32_t i, wet_fn_of f
 		if (!(dp->more = get_array(r, nmore)))
 			return -1;
 		dp->nmore = dp->cap_more = nmore;
-		for (int j = 0; j < 3; j++)
+		for (int j = 0; j < WET_DEP_STREAMS; j++)
 			if (!(dp->s[j] = get_stream(r, ninst, "edge label")))
 				return -1;
 	}

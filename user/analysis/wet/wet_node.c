@@ -210,7 +210,7 @@ static struct wet_dep *add_dep(struct wet_node *n, uint32_t *cap, uint32_t pos, 
 		d->local_pos = local_pos;
 		return d;
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < WET_DEP_STREAMS; i++)
 		if (wet_builder_init(&d->b[i], NULL) < 0) {
 			for (int j = 0; j < i; j++)
 				wet_builder_abort(&d->b[j]);
@@ -358,7 +358,7 @@ struct wet_node *wet_node_shell(const struct wpp_fn *fn, uint64_t path_id, const
 	free(n->gb);
 	n->gb = NULL;
 	for (uint32_t d = 0; d < n->ndeps; d++)
-		for (int i = 0; !n->deps[d].local && i < 3; i++)
+		for (int i = 0; !n->deps[d].local && i < WET_DEP_STREAMS; i++)
 			wet_builder_abort(&n->deps[d].b[i]);
 	return n;
 }
@@ -385,7 +385,7 @@ int wet_node_release(struct wet_node *n)
 		}
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++)
-		for (int i = 0; !n->deps[d].local && i < 3; i++)
+		for (int i = 0; !n->deps[d].local && i < WET_DEP_STREAMS; i++)
 			rc |= wet_builder_release(&n->deps[d].b[i]);
 	return rc ? -1 : 0;
 }
@@ -406,7 +406,7 @@ int wet_node_finish(struct wet_node *n)
 		n->gb = NULL;
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++)
-		for (int i = 0; !n->deps[d].local && i < 3; i++) {
+		for (int i = 0; !n->deps[d].local && i < WET_DEP_STREAMS; i++) {
 			n->deps[d].s[i] = wet_builder_finish(&n->deps[d].b[i]);
 			if (!n->deps[d].s[i])
 				return -1;
@@ -430,7 +430,7 @@ void wet_node_free(struct wet_node *n)
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
-		for (int i = 0; !dp->local && i < 3; i++) {
+		for (int i = 0; !dp->local && i < WET_DEP_STREAMS; i++) {
 			if (dp->s[i])
 				wet_stream_free(dp->s[i]);
 			else

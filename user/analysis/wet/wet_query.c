@@ -269,7 +269,7 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 		       struct wet_dep_ans **v, size_t *n, size_t *cap)
 {
 	struct wet_dep_ans a;
-	uint64_t row[3];
+	uint64_t row[WET_DEP_STREAMS];
 
 	if (d->local) {
 		const struct wet_node *nd = t->nodes[i->node];
@@ -279,10 +279,12 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 		    d->kind == WET_DEP_CTRL ? block_inst_pos(nd, d->local_pos) : d->local_pos;
 		return push_ans(v, n, cap, a);
 	}
-	for (int s = 0; s < 3; s++)
+	for (int s = 0; s < WET_DEP_STREAMS; s++)
 		if (wet_stream_get(d->s[s], i->k, &row[s]) < 0)
 			return -1;
-	if (label_ans(t, d, row[0], row[1], row[2], &a) < 0 || push_ans(v, n, cap, a) < 0)
+	if (label_ans(t, d, row[0] >> WET_SITE_POS_BITS,
+		      row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), row[1], &a) < 0 ||
+	    push_ans(v, n, cap, a) < 0)
 		return -1;
 	/* Further writers of a partly overlapped load. */
 	for (size_t r = 0; r + 4 <= d->nmore; r += 4)
@@ -613,7 +615,7 @@ int wet_verify(struct wet_thread *t, uint64_t *streams, uint64_t *values, char *
 			}
 		}
 		for (uint32_t d = 0; rc == 0 && d < n->ndeps; d++)
-			for (int j = 0; rc == 0 && !n->deps[d].local && j < 3; j++)
+			for (int j = 0; rc == 0 && !n->deps[d].local && j < WET_DEP_STREAMS; j++)
 				rc = verify_stream(&v, n->deps[d].s[j], "edge label");
 	}
 	free(v.buf);
