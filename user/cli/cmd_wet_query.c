@@ -346,9 +346,11 @@ static int resolve_insn(struct q *q, const struct where *w, struct wet_insn *out
 		return WPP_EXIT_ERROR;
 	}
 	if (w->k > (uint32_t)n || (n > 1 && !w->k)) {
-		wpp_err("%s: %s:%" PRIu32 " holds %d executed instructions: name one with :COL or "
-			"@K",
-			q->name, w->file, w->line, n);
+		char col[16] = "";
+		if (w->col)
+			snprintf(col, sizeof(col), ":%" PRIu32, w->col);
+		wpp_err("%s: %s:%" PRIu32 "%s holds %d executed instructions: name one with %s@K",
+			q->name, w->file, w->line, col, n, w->col ? "" : ":COL or ");
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, "  @%d  %s:%" PRIu32 ":%" PRIu32 "  %s %%%" PRIu32 " %s\n",
 				i + 1, file_of(v[i].fn, v[i].stmt), v[i].stmt->line,
@@ -459,6 +461,45 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 
 static const char *const label_names[WET_NLBL] = {"timestamps", "flow", "values", "edges"};
 
+/* Per function: its nodes, path executions and stored bytes. */
+struct fn_size {
+	const struct wpp_fn *fn;
+	uint64_t nodes, execs, bytes;
+};
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct fn_size *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->fn->name, y->fn->name);
+}
+
+/* The functions of the WET by stored bytes, malloc'd; their count. */
+static size_t fn_sizes(const struct wet_thread *t, struct fn_size **out)
+{
+	struct fn_size *v = calloc((size_t)t->nnodes + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		wpp_die("out of memory");
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct wet_node *nd = t->nodes[i];
+		size_t j = 0;
+		while (j < n && v[j].fn != nd->fn)
+			j++;
+		if (j == n)
+			v[n++].fn = nd->fn;
+		v[j].nodes++;
+		v[j].execs += nd->ninst;
+		v[j].bytes += nd->bytes;
+	}
+	qsort(v, n, sizeof(*v), by_bytes);
+	*out = v;
+	return n;
+}
+
 static int do_info(struct q *q, double secs)
 {
 	const struct wet_thread *t = q->t;
@@ -473,14 +514,16 @@ static int do_info(struct q *q, double secs)
 
 	for (int k = 0; k < WET_NLBL; k++)
 		o += z->orig[k], t1 += z->tier1[k], t2 += z->tier2[k];
+	struct fn_size *fs;
+	size_t nf = fn_sizes(t, &fs);
 	if (q->json) {
 		fprintf(q->out,
 			"{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"gen\":%" PRIu32
 			",\"timestamps\":%" PRIu64 ",\"nodes\":%" PRIu32 ",\"gaps\":%zu"
 			",\"mem_unknown\":%" PRIu64 ",\"shadow_peak\":%" PRIu64
-			",\"build_seconds\":%.3f,",
+			",\"built\":%s,\"seconds\":%.3f,",
 			t->pid, t->tid, t->gen, t->nts, t->nnodes, t->ngaps, t->mem_unknown,
-			t->shadow_peak, secs);
+			t->shadow_peak, secs > 0 ? "true" : "false", q->read_secs);
 		if (q->verify)
 			fprintf(q->out,
 				"\"verified_streams\":%" PRIu64 ",\"verified_values\":%" PRIu64 ",",
@@ -493,8 +536,18 @@ static int do_info(struct q *q, double secs)
 				k ? "," : "", label_names[k], z->orig[k], z->tier1[k], z->tier2[k]);
 		fprintf(q->out,
 			"},\"total\":{\"orig\":%" PRIu64 ",\"tier1\":%" PRIu64 ",\"tier2\":%" PRIu64
-			"}}\n",
+			"},\"functions\":[",
 			o, t1, t2);
+		for (size_t i = 0; i < nf; i++) {
+			fputs(i ? ",{\"name\":" : "{\"name\":", q->out);
+			json_str(q->out, fs[i].fn->name);
+			fprintf(q->out,
+				",\"nodes\":%" PRIu64 ",\"executions\":%" PRIu64
+				",\"bytes\":%" PRIu64 "}",
+				fs[i].nodes, fs[i].execs, fs[i].bytes);
+		}
+		fputs("]}\n", q->out);
+		free(fs);
 		return 0;
 	}
 	fprintf(q->out,
@@ -516,6 +569,12 @@ static int do_info(struct q *q, double secs)
 		"dependence instance)\n%" PRIu64
 		" load instances with an unknown writer; shadow memory peak %" PRIu64 " bytes\n",
 		t->mem_unknown, t->shadow_peak);
+	fprintf(q->out, "%-24s %8s %12s %12s\n", "function (top 10)", "nodes", "executions",
+		"bytes");
+	for (size_t i = 0; i < nf && i < 10; i++)
+		fprintf(q->out, "%-24s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", fs[i].fn->name,
+			fs[i].nodes, fs[i].execs, fs[i].bytes);
+	free(fs);
 	if (q->verify)
 		fprintf(q->out,
 			"verified: %" PRIu64 " streams, %" PRIu64

@@ -597,6 +597,10 @@ static uint64_t stream_bytes(struct wet_stream *s)
 
 static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 {
+	uint64_t before = 0, after = 0;
+
+	for (int k = 0; k < WET_NLBL; k++)
+		before += z->tier2[k];
 	uint64_t blocks = (uint64_t)n->nblocks * n->ninst;
 
 	z->orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
@@ -623,6 +627,9 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 		for (int i = 0; i < WET_DEP_STREAMS; i++)
 			z->tier2[WET_LBL_EDGE] += stream_bytes(dp->s[i]);
 	}
+	for (int k = 0; k < WET_NLBL; k++)
+		after += z->tier2[k];
+	n->bytes = after - before;
 }
 
 struct wet_thread *wet_build_finish(struct wet_build *b)

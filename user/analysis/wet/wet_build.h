@@ -114,6 +114,7 @@ struct wet_node {
 	uint64_t *lost;	       /* instances whose values were lost, increasing */
 	size_t nlost, cap_lost;
 	uint64_t last_fed;
+	uint64_t bytes; /* its label streams, stored (`wet info` per function) */
 };
 
 /* Sizes the paper counts (8 bytes per label element) and what they take. */

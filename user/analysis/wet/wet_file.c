@@ -149,6 +149,7 @@ struct in {
 	char *err;
 	size_t errlen;
 	int bad;
+	uint64_t stream_bytes; /* of the streams read so far */
 };
 
 static int fail(struct in *r, const char *why)
@@ -222,6 +223,7 @@ static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *w
 		return NULL;
 	}
 	r->pos += (size_t)len;
+	r->stream_bytes += len;
 	return s;
 }
 
@@ -289,6 +291,7 @@ static int read_node(struct in *r, struct wet_thread *t, uint32_t i, wet_fn_of f
 	n->ninst = ninst;
 	if (ninst == 0 || ninst > t->nts || nlost > ninst)
 		return fail(r, "a node's instance count is out of range");
+	uint64_t bytes_before = r->stream_bytes, more_bytes = 0;
 	if (!(n->lost = get_array(r, nlost)))
 		return -1;
 	n->nlost = n->cap_lost = nlost;
@@ -321,10 +324,12 @@ static int read_node(struct in *r, struct wet_thread *t, uint32_t i, wet_fn_of f
 		if (!(dp->more = get_array(r, nmore)))
 			return -1;
 		dp->nmore = dp->cap_more = nmore;
+		more_bytes += 8 * nmore;
 		for (int j = 0; j < WET_DEP_STREAMS; j++)
 			if (!(dp->s[j] = get_stream(r, ninst, "edge label")))
 				return -1;
 	}
+	n->bytes = r->stream_bytes - bytes_before + more_bytes; /* as the builder counts */
 	return 0;
 }
 
