@@ -87,7 +87,7 @@ static int start_segment(struct wet_stream *s, const struct wet_method *m)
 	if (s->nsegs && wet_stream_park(s, s->nsegs - 1) < 0)
 		return -1;
 	if (s->nsegs == s->cap_segs) {
-		uint32_t cap = s->cap_segs ? 2 * s->cap_segs : 4;
+		uint32_t cap = s->cap_segs ? 2 * s->cap_segs : 1;
 		struct wet_seg *segs;
 
 		/* Segment numbers are 32-bit (2^31 segments: trillions of values). */
