@@ -279,11 +279,12 @@ int cmd_wet(int argc, char **argv)
 		puts("usage: wpptrace wet dump run.wpp [--format text|jsonl] [--pid P] [--tid T] "
 		     "[--gen G] [-n N]\n"
 		     "       wpptrace wet info run.wpp\n"
-		     "       wpptrace wet flow run.wpp --from FILE:LINE#N [--backward] [-n N]\n"
+		     "       wpptrace wet flow run.wpp --from FILE:LINE#N|@TS [--backward] [-n N]\n"
 		     "       wpptrace wet values|addrs run.wpp FILE:LINE[:COL][@K] [-n N]\n"
 		     "       wpptrace wet deps run.wpp FILE:LINE#N\n"
 		     "       wpptrace wet slice run.wpp FILE:LINE#N [--forward] [-n MAX]\n"
-		     "  queries take [--pid P] [--tid T] [--gen G] [--format text|json]");
+		     "  queries take [--pid P] [--tid T] [--gen G] [--format text|json]\n"
+		     "  [--wet-shadow-mb MB] (when they build the WET; default 1024) [--timing]");
 		return WPP_EXIT_OK;
 	}
 	if (argc >= 2 && argv[1][0] != '-')

@@ -32,7 +32,8 @@ struct q {
 	enum sub sub;
 	const char *name; /* "wet flow" ... */
 	int json;
-	int backward, forward, verify;
+	int backward, forward, verify, timing;
+	long shadow_mb;	  /* --wet-shadow-mb, -1: the builder's default */
 	double read_secs; /* building or reading the WET */
 	long count;	  /* -n */
 	const char *where;
@@ -147,6 +148,8 @@ static struct wet_thread *build(struct q *q, struct session *s, const struct wpp
 			return NULL;
 		}
 	}
+	if (q->shadow_mb > 0)
+		o.shadow_bytes = (size_t)q->shadow_mb << 20;
 	if (pg.n) {
 		o.shared_page = page_shared;
 		o.ctx = &pg;
@@ -204,7 +207,9 @@ static struct wet_thread *obtain(struct q *q, struct session *s, const char *pat
 {
 	struct wet_thread *t = NULL;
 	char err[256];
-	int rc = wet_store_load(s, th, &t, err, sizeof(err));
+	/* Queries read streams unverified (a damaged code is a read error
+	 * when reached); `wet build` checks what is stored. */
+	int rc = wet_store_load(s, th, q->sub == SUB_BUILD, &t, err, sizeof(err));
 	double t0 = now();
 
 	*secs = 0;
@@ -235,6 +240,42 @@ static struct wet_thread *obtain(struct q *q, struct session *s, const char *pat
 		}
 	}
 	return t;
+}
+
+/* `wet build`: the WET of every thread the filter selects, stored. */
+static int build_all(struct q *q, struct session *s, const char *path)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s->trace->threads[i];
+		double secs;
+		int stored;
+		if (!thread_selected(&q->filter, th))
+			continue;
+		n++;
+		struct wet_thread *t = obtain(q, s, path, th, &secs, &stored);
+		if (!t)
+			return WPP_EXIT_ERROR;
+		fprintf(q->out,
+			"WET of pid %" PRIu32 " tid %" PRIu32 "%s: %" PRIu64
+			" path executions, %" PRIu32 " nodes; %s\n",
+			t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes,
+			stored == 1   ? "already stored"
+			: stored == 2 ? "built and stored"
+			: stored == 3 ? "built, not stored (the recording is damaged)"
+				      : "built, not stored");
+		wet_thread_free(t);
+	}
+	if (n == 0) {
+		int rc = no_thread_selected(q->name, path, &q->filter, s->exit_status);
+		return rc ? rc : WPP_EXIT_ERROR;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		wpp_err("%s: writing the output failed", q->name);
+		return WPP_EXIT_ERROR;
+	}
+	return s->exit_status;
 }
 
 /* The thread the filter names; without --tid, the process's main thread. */
@@ -419,11 +460,11 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 
 	if (i->pos & WET_POS_BLOCK) {
 		uint32_t b = n->blocks[i->pos & ~WET_POS_BLOCK];
-		if (q->json)
-			fprintf(q->out,
-				"%s{\"ts\":%" PRIu64 ",\"function\":\"%s\",\"block\":%" PRIu32 "}",
-				prefix, i->ts, n->fn->name, b);
-		else
+		if (q->json) {
+			fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", prefix, i->ts);
+			json_str(q->out, n->fn->name);
+			fprintf(q->out, ",\"block\":%" PRIu32 "}", b);
+		} else
 			fprintf(q->out, "%s@%" PRIu64 "  %s  block %" PRIu32 "\n", prefix, i->ts,
 				n->fn->name, b);
 		return;
@@ -640,10 +681,21 @@ static int do_values(struct q *q, uint8_t what)
 
 static int do_flow(struct q *q)
 {
-	struct wet_inst i;
+	struct wet_inst i = {0};
 	long n = q->count < 0 ? 20 : q->count;
-	int rc = resolve_inst(q, q->where, &i);
+	int rc = 0;
 
+	/* --from @TS: a timestamp, as the listing shows them */
+	if (q->where[0] == '@') {
+		long ts = parse_count(q->where + 1);
+		if (ts < 1 || (uint64_t)ts > q->t->nts) {
+			wpp_err("%s: --from %s: the thread's timestamps are @1 .. @%" PRIu64,
+				q->name, q->where, q->t->nts);
+			return WPP_EXIT_USAGE;
+		}
+		i.ts = (uint64_t)ts;
+	} else
+		rc = resolve_inst(q, q->where, &i);
 	if (rc)
 		return rc;
 	if (q->json)
@@ -772,9 +824,11 @@ int cmd_wet_query(int argc, char **argv)
 					     {"backward", no_argument, NULL, 'b'},
 					     {"forward", no_argument, NULL, 'w'},
 					     {"verify", no_argument, NULL, 'V'},
+					     {"timing", no_argument, NULL, 'T'},
+					     {"wet-shadow-mb", required_argument, NULL, 'S'},
 					     {NULL, 0, NULL, 0}};
 	char name[32];
-	struct q q = {.out = stdout, .count = -1, .filter = THREAD_FILTER_ANY};
+	struct q q = {.out = stdout, .count = -1, .shadow_mb = -1, .filter = THREAD_FILTER_ANY};
 	size_t si = 0;
 	int c, rc;
 
@@ -814,6 +868,17 @@ int cmd_wet_query(int argc, char **argv)
 		case 'V':
 			q.verify = 1;
 			break;
+		case 'T':
+			q.timing = 1;
+			break;
+		case 'S':
+			if (parse_count_opt(name, "wet-shadow-mb", optarg, &q.shadow_mb))
+				return WPP_EXIT_USAGE;
+			if (q.shadow_mb < 1 || q.shadow_mb > (1L << 20)) {
+				wpp_err("%s: --wet-shadow-mb wants 1 .. 1048576", name);
+				return WPP_EXIT_USAGE;
+			}
+			break;
 		case 'p':
 		case 't':
 		case 'g':
@@ -852,6 +917,11 @@ int cmd_wet_query(int argc, char **argv)
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
+	if (q.sub == SUB_BUILD) {
+		rc = build_all(&q, &s, path);
+		session_close(&s);
+		return rc;
+	}
 	const struct wpp_thread_trace *th = pick_thread(&q, &s);
 	if (!th) {
 		rc = no_thread_selected(name, path, &q.filter, s.exit_status);
@@ -866,17 +936,9 @@ int cmd_wet_query(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	q.read_secs = secs > 0 ? secs : now() - t0;
+	double t_answer = now();
 	switch (q.sub) {
 	case SUB_BUILD:
-		rc = 0;
-		if (stored)
-			fprintf(q.out,
-				"WET of pid %" PRIu32 " tid %" PRIu32 ": %" PRIu64
-				" path executions, %" PRIu32 " nodes; %s\n",
-				q.t->pid, q.t->tid, q.t->nts, q.t->nnodes,
-				stored == 1   ? "already stored"
-				: stored == 2 ? "built and stored"
-					      : "built, not stored (the recording is damaged)");
 		break;
 	case SUB_INFO:
 		rc = do_info(&q, secs);
@@ -895,6 +957,9 @@ int cmd_wet_query(int argc, char **argv)
 		rc = do_slice(&q);
 		break;
 	}
+	if (q.timing)
+		fprintf(stderr, "%s: WET %s in %.3f s, answered in %.3f s\n", name,
+			secs > 0 ? "built" : "read", q.read_secs, now() - t_answer);
 	if (!rc)
 		rc = s.exit_status;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

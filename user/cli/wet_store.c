@@ -36,8 +36,8 @@ struct parts {
 	uint32_t next, nparts, crc;
 };
 
-int wet_store_load(struct session *s, const struct wpp_thread_trace *th, struct wet_thread **out,
-		   char *err, size_t errlen)
+int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int verify,
+		   struct wet_thread **out, char *err, size_t errlen)
 {
 	struct parts cur = {0}, done = {0};
 	struct wpp_chunk c;
@@ -89,8 +89,8 @@ int wet_store_load(struct session *s, const struct wpp_thread_trace *th, struct 
 		return -1;
 	}
 	*out = wet_file_decode(done.buf, done.total, fn_of_fid,
-			       (void *)wpp_modules_image(s->mods, th->pid, th->generation), err,
-			       errlen);
+			       (void *)wpp_modules_image(s->mods, th->pid, th->generation), verify,
+			       err, errlen);
 	free(done.buf);
 	return *out ? 1 : -1;
 }

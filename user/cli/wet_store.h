@@ -14,9 +14,10 @@
 #include "wet_build.h"
 
 /* The thread's last complete stored WET: 1 with it in *out, 0 when none is
- * stored, -1 when one is stored but unusable (reason in err). */
-int wet_store_load(struct session *s, const struct wpp_thread_trace *th, struct wet_thread **out,
-		   char *err, size_t errlen);
+ * stored, -1 when one is stored but unusable (reason in err).  verify: walk
+ * every stream on reading (wet_file.h). */
+int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int verify,
+		   struct wet_thread **out, char *err, size_t errlen);
 
 /* Append t to the recording at path.  0, or -1 with a reason in err (a
  * file without END, read-only, out of space). */

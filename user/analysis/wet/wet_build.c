@@ -510,6 +510,10 @@ int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, u
 	struct frame *f = frame_for(b, signal_depth, fn, p);
 	if (!f)
 		return -1;
+	/* A callee's result is for the path resuming at its call only (not
+	 * after a longjmp past it). */
+	if (p->start != WPP_START_CALL)
+		f->ret = NO_DEF;
 	/* Statement deps come first in n->deps, by position; control deps
 	 * after them, by block.  A block's control dependence is resolved
 	 * before the block is entered: the blocks before it in the path were

@@ -14,11 +14,14 @@
  *     caller (the recording's module map).
  *   - Reading trusts nothing: magic, version, a CRC32C over the whole
  *     string, every count against the bytes left and against the static
- *     part rebuilt from metadata, every stream parsed and walked end to
- *     end (wet_stream_verify), label counts against instance counts.  A
- *     damaged or crafted string gives NULL and one line, never a crash;
- *     values inside streams that point elsewhere (a def node, a tuple
- *     index) are checked when a query reads them.
+ *     part rebuilt from metadata, every stream parsed (its own CRC, every
+ *     count and index), label counts against instance counts, and with
+ *     `verify` every stream walked end to end (wet_stream_verify: codes a
+ *     crafted file got past the checksums).  A damaged or crafted string
+ *     gives NULL and one line, never a crash.  Without `verify`, damaged
+ *     codes surface as read errors when a query reaches them (wet_stream.h:
+ *     returned, never crashed on); values inside streams that point
+ *     elsewhere (a def node, a tuple index) are checked when read.
  */
 #ifndef WPP_WET_FILE_H
 #define WPP_WET_FILE_H
@@ -37,8 +40,9 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len);
 /* The function a fid names in the thread's image, or NULL. */
 typedef const struct wpp_fn *(*wet_fn_of)(void *ctx, uint32_t fid);
 
-/* A WET read back; NULL with a one-line reason in err. */
+/* A WET read back; NULL with a one-line reason in err.  verify: walk
+ * every stream (about as long as reading them all once). */
 struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_of, void *ctx,
-				   char *err, size_t errlen);
+				   int verify, char *err, size_t errlen);
 
 #endif
