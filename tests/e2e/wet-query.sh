@@ -179,15 +179,16 @@ for mode in version nodes truncate streamlen "flip 1" "flip 2" "flip 3" "flip 4"
 		fail "crafted WET ($mode): exit $rc: $(head -2 "$WORK/craft.err" | tr '\n' ' ')"
 	fi
 done
-# A WET chunk with a bad checksum: the recording's damage, reported once;
-# nothing appended behind it.
+# A WET chunk with a bad checksum (the last thread's: `wet build` above
+# stored every thread's): the recording's damage, reported once, the query
+# answered; nothing appended behind it.
 cp "$o" "$WORK/bad.wpp"
 printf '\x55' | dd of="$WORK/bad.wpp" bs=1 seek=$(($(stat -c %s "$o") - 100)) conv=notrunc status=none
 size=$(stat -c %s "$WORK/bad.wpp")
 "$WPPTRACE" wet info "$WORK/bad.wpp" >"$WORK/bad.out" 2>"$WORK/bad.err"
 rc=$?
 if [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] && [ "$(stat -c %s "$WORK/bad.wpp")" -eq "$size" ] &&
-	grep -q 'built in' "$WORK/bad.out"; then
+	grep -q 'path executions' "$WORK/bad.out"; then
 	pass "a WET chunk with a bad checksum: exit 1, $(cat "$WORK/bad.err"); nothing appended"
 else
 	fail "a WET chunk with a bad checksum: exit $rc, $(head -2 "$WORK/bad.err" | tr '\n' ' ')"
