@@ -624,7 +624,7 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
 		z->orig[WET_LBL_EDGE] += 16 * n->ninst;
-		if (dp->local)
+		if (dp->local || dp->share != WET_NO_SHARE)
 			continue;
 		z->tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
 		z->tier2[WET_LBL_EDGE] += 8 * dp->nmore;

@@ -19,7 +19,8 @@
  *     def instance of every node instance, as two streams (def site: node
  *     and position; def instance) — unless every instance's def lies in the
  *     same path execution at a position known statically (a local edge:
- *     no label, the paper's 3.3).
+ *     no label, the paper's 3.3).  Slots of one node whose labels come
+ *     out equal share one copy.
  *   - Register dependences follow SSA def-use within an activation (the
  *     last instance of the defining instruction); phis take the operand of
  *     the block the path came from; a formal argument depends on the
@@ -55,6 +56,7 @@
 /* A dependence label holds per instance two streams: the def's site,
  * (node + 1) << WET_SITE_POS_BITS | position, and the def's instance. */
 #define WET_DEP_STREAMS	  2
+#define WET_NO_SHARE	  UINT32_MAX
 #define WET_SITE_POS_BITS 20
 /* A def's node in a label: node + 1; these two are not nodes. */
 #define WET_DEF_NONE	0u	   /* no def in the trace: a constant, a root */
@@ -82,6 +84,10 @@ struct wet_dep {
 	uint8_t kind; /* enum wet_dep_kind */
 	uint8_t local;
 	uint32_t local_pos; /* local: the def's position in the same execution */
+	/* WET_NO_SHARE, or an earlier dep of the node whose labels are equal
+	 * to this one's: s[] are that dep's streams (the paper's shared labels
+	 * of non-local edges), stored once. */
+	uint32_t share;
 	/* not local: def site and def instance, per instance */
 	struct wet_builder b[WET_DEP_STREAMS];
 	struct wet_stream *s[WET_DEP_STREAMS];

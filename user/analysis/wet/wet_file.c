@@ -12,7 +12,9 @@
  *             per group: nstmts u32 direct u32 ninst switch_at u64,
  *                        pattern stream (switch_at > 0), nstmts unique
  *                        value streams, nstmts direct streams (direct)
- *             per labelled dep: nmore u64 more[nmore] u64, its 2 streams
+ *             per labelled dep: share u32 (an earlier dep's index whose
+ *                        labels it shares, or UINT32_MAX and then:)
+ *                        nmore u64 more[nmore] u64, its 2 streams
  *   crc32c u32 of everything before it
  *
  * where a stream is its byte length (u64) and its wet_stream_serialize
@@ -124,6 +126,9 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 		for (uint32_t d = 0; d < n->ndeps; d++) {
 			struct wet_dep *dp = &n->deps[d];
 			if (dp->local)
+				continue;
+			put32(&o, dp->share);
+			if (dp->share != WET_NO_SHARE)
 				continue;
 			put64(&o, dp->nmore);
 			put(&o, dp->more, dp->nmore * sizeof(*dp->more));
@@ -319,6 +324,18 @@ static int read_node(struct in *r, struct wet_thread *t, uint32_t i, wet_fn_of f
 		struct wet_dep *dp = &n->deps[d];
 		if (dp->local)
 			continue;
+		uint32_t share = get32(r);
+		if (r->bad)
+			return -1;
+		if (share != WET_NO_SHARE) {
+			if (share >= d || n->deps[share].local ||
+			    n->deps[share].share != WET_NO_SHARE)
+				return fail(r, "a dependence shares the labels of one it cannot");
+			dp->share = share;
+			for (int j = 0; j < WET_DEP_STREAMS; j++)
+				dp->s[j] = n->deps[share].s[j];
+			continue;
+		}
 		uint64_t nmore = get64(r);
 		if (r->bad || nmore % 4)
 			return fail(r, "a dependence's extra writers are malformed");

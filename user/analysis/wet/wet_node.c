@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32c.h"
 #include "meta_wet_model.h"
 #include "wet_values.h"
 
@@ -204,7 +205,7 @@ static struct wet_dep *add_dep(struct wet_node *n, uint32_t *cap, uint32_t pos, 
 		*cap = nc;
 	}
 	struct wet_dep *d = &n->deps[n->ndeps++];
-	*d = (struct wet_dep){.pos = pos, .op = op, .kind = kind};
+	*d = (struct wet_dep){.pos = pos, .op = op, .kind = kind, .share = WET_NO_SHARE};
 	if (local_pos != UINT32_MAX) {
 		d->local = 1;
 		d->local_pos = local_pos;
@@ -390,6 +391,76 @@ int wet_node_release(struct wet_node *n)
 	return rc ? -1 : 0;
 }
 
+/* The serialized labels of a dep: its streams' bytes, end to end. */
+struct label_bytes {
+	uint8_t *b;
+	size_t n;
+	uint32_t crc;
+};
+
+static int label_bytes(struct wet_dep *d, struct label_bytes *out)
+{
+	*out = (struct label_bytes){0};
+	for (int i = 0; i < WET_DEP_STREAMS; i++) {
+		uint8_t *b = NULL;
+		size_t n = wet_stream_serialize(d->s[i], &b);
+		uint8_t *nb = n ? realloc(out->b, out->n + n + 8) : NULL;
+		if (!nb) {
+			free(b);
+			free(out->b);
+			out->b = NULL;
+			return -1;
+		}
+		out->b = nb;
+		memcpy(out->b + out->n, &n, 8); /* where one stream ends counts */
+		memcpy(out->b + out->n + 8, b, n);
+		out->n += n + 8;
+		free(b);
+	}
+	out->crc = wpp_crc32c(0, out->b, out->n);
+	return 0;
+}
+
+/* Labelled deps whose streams (and extra writers) are equal to an earlier
+ * one's drop theirs and read that one's: a value used by several
+ * statements of a path has the same def everywhere. */
+static int share_labels(struct wet_node *n)
+{
+	struct label_bytes *lb = calloc((size_t)n->ndeps + 1, sizeof(*lb));
+	int rc = -1;
+
+	if (!lb)
+		return -1;
+	for (uint32_t d = 0; d < n->ndeps; d++) {
+		struct wet_dep *dp = &n->deps[d];
+		if (dp->local)
+			continue;
+		if (label_bytes(dp, &lb[d]) < 0)
+			goto out;
+		for (uint32_t e = 0; e < d; e++) {
+			struct wet_dep *ep = &n->deps[e];
+			if (ep->local || ep->share != WET_NO_SHARE || lb[e].crc != lb[d].crc ||
+			    lb[e].n != lb[d].n || memcmp(lb[e].b, lb[d].b, lb[d].n) ||
+			    ep->nmore != dp->nmore ||
+			    (dp->nmore &&
+			     memcmp(ep->more, dp->more, dp->nmore * sizeof(*dp->more))))
+				continue;
+			for (int i = 0; i < WET_DEP_STREAMS; i++) {
+				wet_stream_free(dp->s[i]);
+				dp->s[i] = ep->s[i];
+			}
+			dp->share = e;
+			break;
+		}
+	}
+	rc = 0;
+out:
+	for (uint32_t d = 0; d < n->ndeps; d++)
+		free(lb[d].b);
+	free(lb);
+	return rc;
+}
+
 int wet_node_finish(struct wet_node *n)
 {
 	n->ts = wet_builder_finish(&n->tsb);
@@ -411,7 +482,7 @@ int wet_node_finish(struct wet_node *n)
 			if (!n->deps[d].s[i])
 				return -1;
 		}
-	return 0;
+	return share_labels(n);
 }
 
 void wet_node_free(struct wet_node *n)
@@ -430,7 +501,8 @@ void wet_node_free(struct wet_node *n)
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
-		for (int i = 0; !dp->local && i < WET_DEP_STREAMS; i++) {
+		for (int i = 0; !dp->local && dp->share == WET_NO_SHARE && i < WET_DEP_STREAMS;
+		     i++) {
 			if (dp->s[i])
 				wet_stream_free(dp->s[i]);
 			else

@@ -286,11 +286,14 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 		      row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), row[1], &a) < 0 ||
 	    push_ans(v, n, cap, a) < 0)
 		return -1;
-	/* Further writers of a partly overlapped load. */
-	for (size_t r = 0; r + 4 <= d->nmore; r += 4)
-		if (d->more[r] == i->k &&
-		    (label_ans(t, d, d->more[r + 1], d->more[r + 2], d->more[r + 3], &a) < 0 ||
-		     push_ans(v, n, cap, a) < 0))
+	/* Further writers of a partly overlapped load (a shared label's are
+	 * its owner's). */
+	const struct wet_dep *lab =
+	    d->share != WET_NO_SHARE ? &t->nodes[i->node]->deps[d->share] : d;
+	for (size_t r = 0; r + 4 <= lab->nmore; r += 4)
+		if (lab->more[r] == i->k && (label_ans(t, d, lab->more[r + 1], lab->more[r + 2],
+						       lab->more[r + 3], &a) < 0 ||
+					     push_ans(v, n, cap, a) < 0))
 			return -1;
 	return 0;
 }
@@ -615,7 +618,9 @@ int wet_verify(struct wet_thread *t, uint64_t *streams, uint64_t *values, char *
 			}
 		}
 		for (uint32_t d = 0; rc == 0 && d < n->ndeps; d++)
-			for (int j = 0; rc == 0 && !n->deps[d].local && j < WET_DEP_STREAMS; j++)
+			for (int j = 0; rc == 0 && !n->deps[d].local &&
+					n->deps[d].share == WET_NO_SHARE && j < WET_DEP_STREAMS;
+			     j++)
 				rc = verify_stream(&v, n->deps[d].s[j], "edge label");
 	}
 	free(v.buf);
