@@ -109,6 +109,13 @@ want=$(lines_of s1 s3 s5 s6)
 [ "$got" = "$want" ] && pass "forward slice of a = argc: lines $got exactly" ||
 	fail "forward slice of a = argc: lines $got, want $want ($(head -1 "$d/slice.err"))"
 
+# The text slice shows the source line of each run of instances.
+if "$WPPTRACE" wet slice "$d/run.wpp" "wet_slice.c:$s5:4#1" 2>/dev/null | grep -q '^ *| c = a + 1;'; then
+	pass "the slice shows its source lines"
+else
+	fail "the slice shows no source lines"
+fi
+
 # expect_err NAME WANT_RC ARGS...: one error line and that exit status.
 expect_err() {
 	local name=$1 want=$2

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "meta_wet_model.h"
 #include "session.h"
+#include "src_lines.h"
 #include "wet_build.h"
 #include "wet_query.h"
 #include "wet_shadow.h"
@@ -33,9 +34,12 @@ struct q {
 	const char *name; /* "wet flow" ... */
 	int json;
 	int backward, forward, verify, timing;
-	long shadow_mb;	  /* --wet-shadow-mb, -1: the builder's default */
-	double read_secs; /* building or reading the WET */
-	long count;	  /* -n */
+	long shadow_mb;	       /* --wet-shadow-mb, -1: the builder's default */
+	double read_secs;      /* building or reading the WET */
+	struct src_lines *src; /* slices show their source lines */
+	uint32_t src_line;     /* the last line shown */
+	char src_file[1024];
+	long count; /* -n */
 	const char *where;
 	struct thread_filter filter;
 	struct wet_thread *t;
@@ -472,11 +476,22 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 	const struct wpp_meta_wet_stmt *st = n->stmts[i->pos];
 	fmt_value(q, i, WPP_WET_REC_ADDR, addr, sizeof(addr), &ra, &oka);
 	fmt_value(q, i, WPP_WET_REC_VALUE, val, sizeof(val), &rv, &okv);
+	size_t srclen = 0;
+	const char *src =
+	    q->src ? src_lines_get(q->src, file_of(n->fn, st), st->line, &srclen) : NULL;
 	if (q->json) {
 		fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", prefix, i->ts);
 		json_str(q->out, n->fn->name);
 		fputs(",\"file\":", q->out);
 		json_str(q->out, file_of(n->fn, st));
+		if (src) {
+			char *line = strndup(src, srclen);
+			if (!line)
+				wpp_die("out of memory");
+			fputs(",\"source\":", q->out);
+			json_str(q->out, line);
+			free(line);
+		}
 		fprintf(q->out,
 			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"insn\":%" PRIu32
 			",\"kind\":\"%s\"",
@@ -498,6 +513,16 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 	if (st->records & WPP_WET_REC_VALUE)
 		fprintf(q->out, "  value=%s", val);
 	fputc('\n', q->out);
+	/* the line's text under its first instance of a run */
+	if (src && (st->line != q->src_line || strcmp(file_of(n->fn, st), q->src_file))) {
+		while (srclen && (src[0] == ' ' || src[0] == '\t'))
+			src++, srclen--;
+		fprintf(q->out, "%*s    | %.*s\n", (int)strlen(prefix), "", (int)srclen, src);
+	}
+	if (src) {
+		q->src_line = st->line;
+		snprintf(q->src_file, sizeof(q->src_file), "%s", file_of(n->fn, st));
+	}
 }
 
 static const char *const label_names[WET_NLBL] = {"timestamps", "flow", "values", "edges"};
@@ -783,6 +808,7 @@ static int do_slice(struct q *q)
 		return rc;
 	n = wet_slice(q->t, &i, q->forward, q->count < 0 ? 1000000 : (size_t)q->count, &v,
 		      &truncated, &unknown);
+	q->src = src_lines_new();
 	if (n < 0) {
 		wpp_err("%s: reading the WET failed", q->name);
 		return WPP_EXIT_ERROR;
@@ -801,6 +827,8 @@ static int do_slice(struct q *q)
 			n, q->forward ? "forward" : "backward", truncated ? " (truncated: -n)" : "",
 			unknown);
 	free(v);
+	src_lines_free(q->src);
+	q->src = NULL;
 	return 0;
 }
 
