@@ -16,11 +16,11 @@
 #define SRC_MAX_BYTES (16u << 20)
 
 struct src_file {
-	char *name;	   /* NULL: empty slot */
-	char *text;	   /* NULL: unreadable (remembered, not retried) */
-	size_t *starts;	   /* offset of each line */
+	char *name;	/* NULL: empty slot */
+	char *text;	/* NULL: unreadable (remembered, not retried) */
+	size_t *starts; /* offset of each line */
 	uint32_t nlines;
-	uint64_t used;	   /* for dropping the least recently used */
+	uint64_t used; /* for dropping the least recently used */
 	size_t size;
 };
 

@@ -489,6 +489,8 @@ static int release_idle(struct wet_build *b)
 	return 0;
 }
 
+static int forget_memory(struct wet_build *b);
+
 int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, uint64_t path_id,
 		   const struct wpp_path *p, const int64_t *values, uint32_t signal_depth)
 {
@@ -506,6 +508,8 @@ int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, u
 	if (!fn->wet)
 		return 0;
 	if (n->nslots && add_values(n, k, values) < 0)
+		return -1;
+	if (!values && n->stores && forget_memory(b) < 0)
 		return -1;
 	struct frame *f = frame_for(b, signal_depth, fn, p);
 	if (!f)
@@ -562,6 +566,21 @@ int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, u
 	return 0;
 }
 
+/* Stores whose addresses are unknown happened (lost words, a record whose
+ * values were lost): a fresh shadow, where a byte nobody wrote since
+ * answers unknown. */
+static int forget_memory(struct wet_build *b)
+{
+	struct wet_shadow *sh = wet_shadow_new(b->opts.shadow_bytes);
+
+	if (!sh)
+		return -1;
+	wet_shadow_free(b->sh);
+	b->sh = sh;
+	b->after_gap = 1;
+	return 0;
+}
+
 int wet_build_gap(struct wet_build *b)
 {
 	struct wet_thread *t = b->t;
@@ -577,15 +596,7 @@ int wet_build_gap(struct wet_build *b)
 	t->gaps[t->ngaps++] = t->nts;
 	for (uint32_t d = 0; d < WET_MAX_SIGNAL_DEPTH; d++)
 		b->stacks[d].depth = 0;
-	/* What the lost words stored is unknown: a fresh shadow, where a
-	 * byte nobody wrote since answers unknown. */
-	struct wet_shadow *sh = wet_shadow_new(b->opts.shadow_bytes);
-	if (!sh)
-		return -1;
-	wet_shadow_free(b->sh);
-	b->sh = sh;
-	b->after_gap = 1;
-	return 0;
+	return forget_memory(b);
 }
 
 /* --- finishing ------------------------------------------------------------ */

@@ -103,7 +103,8 @@ struct wet_node {
 	uint32_t fid; /* the trace's function id */
 	uint64_t path_id;
 	uint32_t nblocks, nstmts, nslots;
-	uint32_t *blocks;			/* function-local block indices */
+	uint32_t stores;  /* statements that store (a lost record's are unknown) */
+	uint32_t *blocks; /* function-local block indices */
 	const struct wpp_meta_wet_stmt **stmts; /* [nstmts] */
 	uint32_t *stmt_block;			/* block position of each statement */
 	uint32_t *slot_stmt;			/* [nslots] statement position */

@@ -322,6 +322,8 @@ struct wet_node *wet_node_new(const struct wpp_fn *fn, uint64_t path_id, const s
 		for (uint32_t i = 0; i < bl->nstmts; i++, s++) {
 			n->stmts[s] = &w->stmts[bl->first_stmt + i];
 			n->stmt_block[s] = j;
+			n->stores +=
+			    n->stmts[s]->kind == WPP_WET_STORE || n->stmts[s]->kind == WPP_WET_RMW;
 			insn_pos[n->stmts[s]->insn] = s;
 		}
 	}
