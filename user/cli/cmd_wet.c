@@ -29,20 +29,6 @@ struct dump {
 	uint64_t items_cap;
 };
 
-static const char *kind_name(uint8_t kind)
-{
-	static const char *const names[] = {"?",	"load", "store",     "rmw",
-					    "extcall",	"call", "intrinsic", "phi",
-					    "computed", "ret",	"branch"};
-	return kind <= WPP_WET_KIND_MAX ? names[kind] : "?";
-}
-
-static const char *stmt_file(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s)
-{
-	const char *f = wpp_tu_str(fn->tu, s->file_str);
-	return f[0] ? f : fn->file[0] ? fn->file : "?";
-}
-
 /* Text: every statement of the path's blocks, the recorded ones with the
  * slots the items name (items in record order, so one cursor walks both). */
 static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
@@ -64,8 +50,8 @@ static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
 			fprintf(dp->out,
 				"%*s    b%-3" PRIu32 " %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32
 				" %s",
-				indent, "", p->blocks[i], stmt_file(fn, s), s->line, s->column,
-				s->insn, kind_name(s->kind));
+				indent, "", p->blocks[i], wpp_wet_stmt_file(fn, s), s->line,
+				s->column, s->insn, wpp_wet_kind_name(s->kind));
 			if (s->callee_str)
 				fprintf(dp->out, " %s", wpp_tu_str(fn->tu, s->callee_str));
 			for (int what = WPP_WET_REC_ADDR; what <= WPP_WET_REC_VALUE; what <<= 1) {
@@ -112,8 +98,8 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 		wpp_wet_format(it, ev->values[i], buf, sizeof(buf));
 		fprintf(out,
 			"%s{\"block\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"kind\":\"%s\",\"file\":",
-			i ? "," : "", it->block, it->stmt->insn, kind_name(it->stmt->kind));
-		json_str(out, stmt_file(fn, it->stmt));
+			i ? "," : "", it->block, it->stmt->insn, wpp_wet_kind_name(it->stmt->kind));
+		json_str(out, wpp_wet_stmt_file(fn, it->stmt));
 		fprintf(out,
 			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"access\":%" PRIu32
 			",\"what\":\"%s\",\"raw\":%" PRId64 ",\"text\":",

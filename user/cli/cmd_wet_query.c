@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_wet_query.c — the WET queries of `wpptrace wet` (docs/wet.md,
- * "Queries"): info, flow, values, addrs, deps and slice.  Each builds the
- * selected thread's WET from the recording (wet_build.h) and answers from
- * its compressed streams (wet_query.h); this file only picks the thread,
- * parses instance names (FILE:LINE[:COL][@K][#N]) and renders.
+ * cmd_wet_query.c — the WET commands of `wpptrace wet` but dump
+ * (docs/wet.md, "Queries"): build, info, flow, values, addrs, deps and
+ * slice.  Each gets the selected thread's WET (wet_obtain.h: stored in
+ * the recording, else built and stored) and answers from its compressed
+ * streams (wet_query.h); this file picks the thread, parses instance names
+ * (FILE:LINE[:COL][@K][#N]) and renders.
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "json_out.h"
@@ -22,9 +20,8 @@
 #include "session.h"
 #include "src_lines.h"
 #include "wet_build.h"
+#include "wet_obtain.h"
 #include "wet_query.h"
-#include "wet_shadow.h"
-#include "wet_store.h"
 #include "wet_values.h"
 
 enum sub { SUB_BUILD, SUB_INFO, SUB_FLOW, SUB_VALUES, SUB_ADDRS, SUB_DEPS, SUB_SLICE };
@@ -43,208 +40,9 @@ struct q {
 	const char *where;
 	struct thread_filter filter;
 	struct wet_thread *t;
+	struct wet_obtain how;
 	FILE *out;
 };
-
-/* --- building --------------------------------------------------------------- */
-
-/* Pages other threads of the process store to (their loads' writers
- * cannot be ordered against this thread's: unknown). */
-struct pages {
-	uint64_t *v; /* page + 1, 0 empty */
-	size_t cap, n;
-};
-
-static int pages_has(const struct pages *p, uint64_t page)
-{
-	if (!p->cap)
-		return 0;
-	for (size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (p->cap - 1); p->v[j];
-	     j = (j + 1) & (p->cap - 1))
-		if (p->v[j] == page + 1)
-			return 1;
-	return 0;
-}
-
-static void pages_add(struct pages *p, uint64_t page)
-{
-	if (pages_has(p, page))
-		return;
-	if ((p->n + 1) * 2 > p->cap) {
-		struct pages np = {.cap = p->cap ? 2 * p->cap : 1024};
-		np.v = calloc(np.cap, sizeof(*np.v));
-		if (!np.v)
-			wpp_die("out of memory");
-		for (size_t j = 0; j < p->cap; j++)
-			if (p->v[j])
-				pages_add(&np, p->v[j] - 1);
-		free(p->v);
-		*p = np;
-	}
-	size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (p->cap - 1);
-	while (p->v[j])
-		j = (j + 1) & (p->cap - 1);
-	p->v[j] = page + 1;
-	p->n++;
-}
-
-static int page_shared(void *ctx, uint64_t page)
-{
-	return pages_has(ctx, page);
-}
-
-static int collect_stores(struct session *s, const struct wpp_thread_trace *th, struct pages *pg)
-{
-	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
-	struct wpp_wet_item *items = NULL;
-	size_t cap = 0;
-	struct wpp_event ev;
-
-	if (!d)
-		return -1;
-	while (wpp_decoder_next(d, &ev)) {
-		if (ev.kind != WPP_EV_PATH || ev.wet != WPP_WET_OK || !ev.fn->wet)
-			continue;
-		if (ev.nvalues > cap) {
-			free(items);
-			cap = ev.nvalues;
-			items = malloc(cap * sizeof(*items));
-			if (!items)
-				wpp_die("out of memory");
-		}
-		wpp_wet_path_items(ev.fn, ev.path, items);
-		for (uint32_t i = 0; i < ev.nvalues; i++) {
-			const struct wpp_meta_wet_stmt *st = items[i].stmt;
-			uint64_t a = (uint64_t)ev.values[i];
-			if (items[i].what != WPP_WET_REC_ADDR ||
-			    (st->kind != WPP_WET_STORE && st->kind != WPP_WET_RMW) || !st->access)
-				continue;
-			for (uint64_t p = a / WET_SHADOW_PAGE;
-			     p <= (a + st->access - 1) / WET_SHADOW_PAGE; p++)
-				pages_add(pg, p);
-		}
-	}
-	free(items);
-	wpp_decoder_close(d);
-	return 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The WET of thread th, or NULL after an error line. */
-static struct wet_thread *build(struct q *q, struct session *s, const struct wpp_thread_trace *th)
-{
-	struct pages pg = {0};
-	struct wet_build_opts o = {0};
-	double t0 = now(), last = t0;
-	int progress = isatty(2);
-
-	for (size_t i = 0; i < s->trace->nthreads; i++) {
-		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
-		if (o2 != th && o2->pid == th->pid && o2->generation == th->generation &&
-		    collect_stores(s, o2, &pg) < 0) {
-			free(pg.v);
-			return NULL;
-		}
-	}
-	if (q->shadow_mb > 0)
-		o.shadow_bytes = (size_t)q->shadow_mb << 20;
-	if (pg.n) {
-		o.shared_page = page_shared;
-		o.ctx = &pg;
-	}
-	struct wet_build *b = wet_build_new(&o, th->pid, th->tid, th->generation);
-	struct wpp_decoder *d = b ? wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND) : NULL;
-	struct wpp_event ev;
-	int rc = 0;
-	if (!d) {
-		wet_build_free(b);
-		free(pg.v);
-		wpp_err("%s: out of memory", q->name);
-		return NULL;
-	}
-	while (rc == 0 && wpp_decoder_next(d, &ev)) {
-		if (ev.kind == WPP_EV_PATH)
-			rc = wet_build_path(b, ev.fid, ev.fn, ev.value, ev.path,
-					    ev.wet == WPP_WET_OK ? ev.values : NULL,
-					    ev.signal_depth);
-		else if (ev.kind != WPP_EV_BLOCK)
-			rc = wet_build_gap(b);
-		if (progress && (wet_build_timestamps(b) & 0xffff) == 0 && now() - last >= 1) {
-			last = now();
-			fprintf(stderr,
-				"\r%s: building the WET: %" PRIu64 " path executions, %.0f s",
-				q->name, wet_build_timestamps(b), last - t0);
-		}
-	}
-	if (progress && last != t0)
-		fputc('\n', stderr);
-	wpp_decoder_close(d);
-	struct wet_thread *t = rc == 0 ? wet_build_finish(b) : NULL;
-	if (rc)
-		wet_build_free(b);
-	free(pg.v);
-	if (!t)
-		wpp_err("%s: building the WET failed (out of memory)", q->name);
-	return t;
-}
-
-/* A file a query may append its WET to: one its mode lets the owner write
- * (root too: a file made read-only stays as it is) and we may write. */
-static int writable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && (st.st_mode & S_IWUSR) && access(path, W_OK) == 0;
-}
-
-/* The thread's WET: the one stored in the recording, else built (and
- * stored when the file can take it: `wet build` insists, a query does
- * not).  *secs: the build's time (0 when read).  NULL after an error line. */
-static struct wet_thread *obtain(struct q *q, struct session *s, const char *path,
-				 const struct wpp_thread_trace *th, double *secs, int *stored)
-{
-	struct wet_thread *t = NULL;
-	char err[256];
-	/* Queries read streams unverified (a damaged code is a read error
-	 * when reached); `wet build` checks what is stored. */
-	int rc = wet_store_load(s, th, q->sub == SUB_BUILD, &t, err, sizeof(err));
-	double t0 = now();
-
-	*secs = 0;
-	*stored = rc == 1;
-	if (rc == 1)
-		return t;
-	if (rc < 0) {
-		wpp_err("%s: the WET stored for thread %" PRIu32
-			" in %s is unusable (%s); building "
-			"it again",
-			q->name, th->tid, path, err);
-		s->exit_status = WPP_EXIT_ERROR;
-	}
-	t = build(q, s, th);
-	*secs = now() - t0;
-	if (!t)
-		return NULL;
-	/* Never after damage: chunks behind it would be unreadable, and each
-	 * query would append another WET. */
-	if (q->sub == SUB_BUILD && s->exit_status)
-		*stored = 3; /* the damage was reported: said on stdout */
-	else if (q->sub == SUB_BUILD || (!s->exit_status && s->trace->has_end && writable(path))) {
-		if (wet_store_save(s, path, t, err, sizeof(err)) == 0)
-			*stored = 2;
-		else if (q->sub == SUB_BUILD) {
-			wpp_err("%s: storing the WET: %s", q->name, err);
-			s->exit_status = WPP_EXIT_ERROR;
-		}
-	}
-	return t;
-}
 
 /* `wet build`: the WET of every thread the filter selects, stored. */
 static int build_all(struct q *q, struct session *s, const char *path)
@@ -254,21 +52,22 @@ static int build_all(struct q *q, struct session *s, const char *path)
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &s->trace->threads[i];
 		double secs;
-		int stored;
+		enum wet_origin stored;
 		if (!thread_selected(&q->filter, th))
 			continue;
 		n++;
-		struct wet_thread *t = obtain(q, s, path, th, &secs, &stored);
+		struct wet_thread *t = wet_obtain(&q->how, s, path, th, &secs, &stored);
 		if (!t)
 			return WPP_EXIT_ERROR;
 		fprintf(q->out,
 			"WET of pid %" PRIu32 " tid %" PRIu32 "%s: %" PRIu64
 			" path executions, %" PRIu32 " nodes; %s\n",
 			t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes,
-			stored == 1   ? "already stored"
-			: stored == 2 ? "built and stored"
-			: stored == 3 ? "built, not stored (the recording is damaged)"
-				      : "built, not stored");
+			stored == WET_READ     ? "already stored"
+			: stored == WET_STORED ? "built and stored"
+			: stored == WET_BUILT_DAMAGED
+			    ? "built, not stored (the recording is damaged)"
+			    : "built, not stored");
 		wet_thread_free(t);
 	}
 	if (n == 0) {
@@ -359,20 +158,6 @@ static int parse_where(const char *arg, struct where *w)
 	return 0;
 }
 
-static const char *kind_name(uint8_t kind)
-{
-	static const char *const names[] = {"?",	"load", "store",     "rmw",
-					    "extcall",	"call", "intrinsic", "phi",
-					    "computed", "ret",	"branch"};
-	return kind <= WPP_WET_KIND_MAX ? names[kind] : "?";
-}
-
-static const char *file_of(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s)
-{
-	const char *f = wpp_tu_str(fn->tu, s->file_str);
-	return f[0] ? f : fn->file && fn->file[0] ? fn->file : "?";
-}
-
 /* The instruction FILE:LINE[:COL][@K] names, or an exit status after one
  * error line (several without COL or @K: listed, exit 2). */
 static int resolve_insn(struct q *q, const struct where *w, struct wet_insn *out)
@@ -398,9 +183,9 @@ static int resolve_insn(struct q *q, const struct where *w, struct wet_insn *out
 			q->name, w->file, w->line, col, n, w->col ? "" : ":COL or ");
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, "  @%d  %s:%" PRIu32 ":%" PRIu32 "  %s %%%" PRIu32 " %s\n",
-				i + 1, file_of(v[i].fn, v[i].stmt), v[i].stmt->line,
+				i + 1, wpp_wet_stmt_file(v[i].fn, v[i].stmt), v[i].stmt->line,
 				v[i].stmt->column, v[i].fn->name, v[i].insn,
-				kind_name(v[i].stmt->kind));
+				wpp_wet_kind_name(v[i].stmt->kind));
 		free(v);
 		return WPP_EXIT_USAGE;
 	}
@@ -478,12 +263,12 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 	fmt_value(q, i, WPP_WET_REC_VALUE, val, sizeof(val), &rv, &okv);
 	size_t srclen = 0;
 	const char *src =
-	    q->src ? src_lines_get(q->src, file_of(n->fn, st), st->line, &srclen) : NULL;
+	    q->src ? src_lines_get(q->src, wpp_wet_stmt_file(n->fn, st), st->line, &srclen) : NULL;
 	if (q->json) {
 		fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", prefix, i->ts);
 		json_str(q->out, n->fn->name);
 		fputs(",\"file\":", q->out);
-		json_str(q->out, file_of(n->fn, st));
+		json_str(q->out, wpp_wet_stmt_file(n->fn, st));
 		if (src) {
 			char *line = strndup(src, srclen);
 			if (!line)
@@ -495,7 +280,7 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 		fprintf(q->out,
 			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"insn\":%" PRIu32
 			",\"kind\":\"%s\"",
-			st->line, st->column, st->insn, kind_name(st->kind));
+			st->line, st->column, st->insn, wpp_wet_kind_name(st->kind));
 		if (oka)
 			fprintf(q->out, ",\"addr\":%" PRId64, ra);
 		if (okv) {
@@ -506,22 +291,22 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 		return;
 	}
 	fprintf(q->out, "%s@%" PRIu64 "  %s  %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32 " %s", prefix,
-		i->ts, n->fn->name, file_of(n->fn, st), st->line, st->column, st->insn,
-		kind_name(st->kind));
+		i->ts, n->fn->name, wpp_wet_stmt_file(n->fn, st), st->line, st->column, st->insn,
+		wpp_wet_kind_name(st->kind));
 	if (st->records & WPP_WET_REC_ADDR)
 		fprintf(q->out, "  addr=%s", addr);
 	if (st->records & WPP_WET_REC_VALUE)
 		fprintf(q->out, "  value=%s", val);
 	fputc('\n', q->out);
 	/* the line's text under its first instance of a run */
-	if (src && (st->line != q->src_line || strcmp(file_of(n->fn, st), q->src_file))) {
+	if (src && (st->line != q->src_line || strcmp(wpp_wet_stmt_file(n->fn, st), q->src_file))) {
 		while (srclen && (src[0] == ' ' || src[0] == '\t'))
 			src++, srclen--;
 		fprintf(q->out, "%*s    | %.*s\n", (int)strlen(prefix), "", (int)srclen, src);
 	}
 	if (src) {
 		q->src_line = st->line;
-		snprintf(q->src_file, sizeof(q->src_file), "%s", file_of(n->fn, st));
+		snprintf(q->src_file, sizeof(q->src_file), "%s", wpp_wet_stmt_file(n->fn, st));
 	}
 }
 
@@ -666,7 +451,8 @@ static int do_values(struct q *q, uint8_t what)
 		return rc;
 	if (!(in.stmt->records & what)) {
 		wpp_err("%s: %s:%" PRIu32 " (%s) records no %s%s", q->name, w.file, w.line,
-			kind_name(in.stmt->kind), what == WPP_WET_REC_ADDR ? "address" : "value",
+			wpp_wet_kind_name(in.stmt->kind),
+			what == WPP_WET_REC_ADDR ? "address" : "value",
 			what == WPP_WET_REC_VALUE ? " (build with -fwpp-wet-values=all)" : "");
 		return WPP_EXIT_ERROR;
 	}
@@ -946,6 +732,7 @@ int cmd_wet_query(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	if (q.sub == SUB_BUILD) {
+		q.how = (struct wet_obtain){name, 1, q.shadow_mb};
 		rc = build_all(&q, &s, path);
 		session_close(&s);
 		return rc;
@@ -956,15 +743,16 @@ int cmd_wet_query(int argc, char **argv)
 		session_close(&s);
 		return rc ? rc : WPP_EXIT_ERROR;
 	}
-	double secs, t0 = now();
-	int stored;
-	q.t = obtain(&q, &s, path, th, &secs, &stored);
+	double secs, t0 = wet_now();
+	enum wet_origin stored;
+	q.how = (struct wet_obtain){name, q.sub == SUB_BUILD, q.shadow_mb};
+	q.t = wet_obtain(&q.how, &s, path, th, &secs, &stored);
 	if (!q.t) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	q.read_secs = secs > 0 ? secs : now() - t0;
-	double t_answer = now();
+	q.read_secs = secs > 0 ? secs : wet_now() - t0;
+	double t_answer = wet_now();
 	switch (q.sub) {
 	case SUB_BUILD:
 		break;
@@ -987,7 +775,7 @@ int cmd_wet_query(int argc, char **argv)
 	}
 	if (q.timing)
 		fprintf(stderr, "%s: WET %s in %.3f s, answered in %.3f s\n", name,
-			secs > 0 ? "built" : "read", q.read_secs, now() - t_answer);
+			secs > 0 ? "built" : "read", q.read_secs, wet_now() - t_answer);
 	if (!rc)
 		rc = s.exit_status;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -25,7 +25,7 @@ WET_BUILD_OBJS := $(call objs,,$(WET_BUILD_SRCS))
 $(WET_BUILD_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 WPPTRACE_EXTRA_OBJS += $(WET_OBJS) $(WET_BUILD_OBJS)
 # Storing a WET in its recording (CLI room: it reads and appends chunks).
-WET_CLI_OBJS := $(call objs,,user/cli/wet_store.c user/cli/src_lines.c)
+WET_CLI_OBJS := $(call objs,,user/cli/wet_store.c user/cli/wet_obtain.c user/cli/src_lines.c)
 $(WET_CLI_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
 WPPTRACE_EXTRA_OBJS += $(WET_CLI_OBJS)
 $(WET_CLI_OBJS) $(call objs,,user/cli/cmd_wet_query.c): CPPFLAGS += -Iuser/analysis/wet

@@ -13,6 +13,7 @@
 
 #include "meta_wet_model.h"
 #include "wet_node.h"
+#include "wet_values.h"
 
 static int file_matches(const char *have, const char *want)
 {
@@ -21,12 +22,6 @@ static int file_matches(const char *have, const char *want)
 	if (!strcmp(have, want))
 		return 1;
 	return lh > lw && have[lh - lw - 1] == '/' && !strcmp(have + lh - lw, want);
-}
-
-static const char *stmt_file(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s)
-{
-	const char *f = wpp_tu_str(fn->tu, s->file_str);
-	return f[0] ? f : fn->file ? fn->file : "";
 }
 
 static int insn_cmp(const void *a, const void *b)
@@ -51,7 +46,7 @@ int wet_find_insns(const struct wet_thread *t, const char *file, uint32_t line, 
 		for (uint32_t s = 0; s < nd->nstmts; s++) {
 			const struct wpp_meta_wet_stmt *st = nd->stmts[s];
 			if (st->line != line || (col && st->column != col) ||
-			    !file_matches(stmt_file(nd->fn, st), file))
+			    !file_matches(wpp_wet_stmt_file(nd->fn, st), file))
 				continue;
 			size_t j = 0;
 			while (j < n && !(v[j].fn == nd->fn && v[j].insn == st->insn))
