@@ -77,6 +77,12 @@ for spec in branches:shm switches:shm recursion:shm callbacks:shm interp:bpf sig
 	check "$name" 12 $((seed++))
 	verify "$name"
 done
+# Another thread than main: its own WET, chosen with --tid.
+if out=$(python3 "$CHECK" "$WPPTRACE" "$WORK/threads/run.wpp" "$WORK/threads/dump.jsonl" 10 5 --mem --thread 1); then
+	pass "threads, the second thread: $out"
+else
+	fail "threads, the second thread: $(echo "$out" | head -3 | tr '\n' ' ')"
+fi
 if record interp-all "$CORPUS/interp.c" shm -O1 -fwpp-wet-values=all --; then
 	check interp-all 12 42
 	verify interp-all

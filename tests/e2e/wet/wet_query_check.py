@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""wet_query_check.py WPPTRACE RUN.wpp DUMP.jsonl QUERIES SEED [--mem]
+"""wet_query_check.py WPPTRACE RUN.wpp DUMP.jsonl QUERIES SEED [--mem] [--thread K]
 
 Every answer of the WET queries (`wpptrace wet values|addrs|flow|deps`,
 read from the compressed WET) against a brute force over the uncompressed
 record of the same run (`wpptrace wet dump --format jsonl`): for QUERIES
 statements of the process's main thread chosen at random (SEED), their
 whole value and address sequences, the control flow 15 paths forward and
-backward from a random instance, and with --mem the memory dependences of
+backward from a random instance (of the process's main thread, or with
+--thread K the dump's K-th thread), and with --mem the memory dependences of
 a random load instance (the last store to each byte it reads).  Half the
 statements are drawn from the most executed ones.  Prints one
 summary line; exits 1 with the first differences."""
@@ -34,9 +35,16 @@ def main():
             o = json.loads(line)
             if o.get("type") == "path":
                 recs.append(o)
+    threads = []
+    for r in recs:
+        if (r["pid"], r["tid"], r["gen"]) not in threads:
+            threads.append((r["pid"], r["tid"], r["gen"]))
     main_t = next(((r["pid"], r["tid"], r["gen"]) for r in recs if r["tid"] == r["pid"]), None)
+    if "--thread" in sys.argv[6:]:  # the K-th thread of the dump instead (from 0)
+        k = int(sys.argv[sys.argv.index("--thread") + 1])
+        main_t = threads[k] if k < len(threads) else None
     if main_t is None:
-        print("FAIL no main thread in the dump")
+        print("FAIL no such thread in the dump")
         return 1
     # Pages other threads of the process store to: the WET cannot order
     # their stores against this thread's loads, so it must say unknown.
