@@ -122,8 +122,14 @@ static int parse_u(const char *s, const char *end, uint64_t *v)
 static int parse_where(const char *arg, struct where *w)
 {
 	const char *end = arg + strlen(arg), *hash = strrchr(arg, '#'), *at = strrchr(arg, '@');
+	const char *colon = strrchr(arg, ':');
 	uint64_t v;
 
+	/* '#' and '@' count after the line only: a file's path may hold them */
+	if (hash && (!colon || hash < colon))
+		hash = NULL;
+	if (at && (!colon || at < colon))
+		at = NULL;
 	*w = (struct where){0};
 	if (hash) {
 		if (parse_u(hash + 1, end, &w->n) < 0 || w->n == 0)

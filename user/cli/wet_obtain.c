@@ -177,7 +177,8 @@ static int writable(const char *path)
 }
 
 struct wet_thread *wet_obtain(const struct wet_obtain *q, struct session *s, const char *path,
-			      const struct wpp_thread_trace *th, double *secs, enum wet_origin *stored)
+			      const struct wpp_thread_trace *th, double *secs,
+			      enum wet_origin *stored)
 {
 	struct wet_thread *t = NULL;
 	char err[256];
@@ -215,4 +216,3 @@ struct wet_thread *wet_obtain(const struct wet_obtain *q, struct session *s, con
 	}
 	return t;
 }
-

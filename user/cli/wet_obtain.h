@@ -31,7 +31,8 @@ enum wet_origin {
  * not).  *secs: the build's time (0 when read).  NULL after an error
  * line. */
 struct wet_thread *wet_obtain(const struct wet_obtain *o, struct session *s, const char *path,
-			      const struct wpp_thread_trace *th, double *secs, enum wet_origin *stored);
+			      const struct wpp_thread_trace *th, double *secs,
+			      enum wet_origin *stored);
 
 /* Seconds on the monotonic clock. */
 double wet_now(void);
