@@ -29,20 +29,6 @@ struct dump {
 	uint64_t items_cap;
 };
 
-static const char *kind_name(uint8_t kind)
-{
-	static const char *const names[] = {"?",	"load", "store",     "rmw",
-					    "extcall",	"call", "intrinsic", "phi",
-					    "computed", "ret",	"branch"};
-	return kind <= WPP_WET_KIND_MAX ? names[kind] : "?";
-}
-
-static const char *stmt_file(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s)
-{
-	const char *f = wpp_tu_str(fn->tu, s->file_str);
-	return f[0] ? f : fn->file[0] ? fn->file : "?";
-}
-
 /* Text: every statement of the path's blocks, the recorded ones with the
  * slots the items name (items in record order, so one cursor walks both). */
 static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
@@ -64,8 +50,8 @@ static void text_path(struct dump *dp, const struct wpp_event *ev, uint64_t ts)
 			fprintf(dp->out,
 				"%*s    b%-3" PRIu32 " %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32
 				" %s",
-				indent, "", p->blocks[i], stmt_file(fn, s), s->line, s->column,
-				s->insn, kind_name(s->kind));
+				indent, "", p->blocks[i], wpp_wet_stmt_file(fn, s), s->line,
+				s->column, s->insn, wpp_wet_kind_name(s->kind));
 			if (s->callee_str)
 				fprintf(dp->out, " %s", wpp_tu_str(fn->tu, s->callee_str));
 			for (int what = WPP_WET_REC_ADDR; what <= WPP_WET_REC_VALUE; what <<= 1) {
@@ -117,10 +103,11 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 		json_object(&j, NULL);
 		json_u64(&j, "block", it->block);
 		json_u64(&j, "insn", it->stmt->insn);
-		json_string(&j, "kind", kind_name(it->stmt->kind));
-		json_string(&j, "file", stmt_file(fn, it->stmt));
+		json_string(&j, "kind", wpp_wet_kind_name(it->stmt->kind));
+		json_string(&j, "file", wpp_wet_stmt_file(fn, it->stmt));
 		json_u64(&j, "line", it->stmt->line);
 		json_u64(&j, "col", it->stmt->column);
+		json_u64(&j, "access", it->stmt->access);
 		json_string(&j, "what", it->what == WPP_WET_REC_ADDR ? "addr" : "value");
 		json_i64(&j, "raw", (int64_t)ev->values[i]);
 		json_string(&j, "text", buf);
@@ -259,8 +246,15 @@ int cmd_wet(int argc, char **argv)
 		return dump(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		char *help[] = {"dump", "--help", NULL};
-		return dump(2, help); /* its one subcommand's help */
+		int rc = dump(2, help); /* the reference's help, then the queries */
+		puts("\nThe queries, each with its own --help (docs/cli.md, \"wet\"):\n"
+		     "  wet build|info run.wpp, wet flow run.wpp --from FILE:LINE#N|@TS,\n"
+		     "  wet values|addrs run.wpp FILE:LINE, wet deps|slice run.wpp FILE:LINE#N");
+		return rc;
 	}
-	wpp_err("wet: expected a subcommand: dump (try wpptrace help wet)");
+	if (argc >= 2 && argv[1][0] != '-')
+		return cmd_wet_query(argc - 1, argv + 1);
+	wpp_err("wet: expected a subcommand: dump, info, flow, values, addrs, deps, slice "
+		"(try wpptrace help wet)");
 	return WPP_EXIT_USAGE;
 }

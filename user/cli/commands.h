@@ -25,5 +25,7 @@ int cmd_residual(int argc, char **argv);    /* user/cli/cmd_residual.c (REPORT r
 int cmd_kpaths(int argc, char **argv);	    /* user/cli/cmd_kpaths.c (KPATHS room) */
 int cmd_top(int argc, char **argv);	    /* user/record/cmd_top.c (live counts) */
 int cmd_wet(int argc, char **argv);	    /* user/cli/cmd_wet.c (WET room) */
+/* wet's queries, argv[0] the subcommand: user/cli/cmd_wet_query.c */
+int cmd_wet_query(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
 # to WPPTRACE_EXTRA_OBJS / WPPTRACE_EXTRA_LIBS in their own fragment.
 
 CLI_SRCS := user/cli/main.c user/cli/paths_table.c user/cli/wpp_thread_report.c \
+	user/cli/wet_store.c user/cli/wet_obtain.c user/cli/src_lines.c \
 	$(wildcard user/cli/cmd_*.c)
 CLI_OBJS := $(call objs,,$(CLI_SRCS))
 

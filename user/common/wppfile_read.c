@@ -243,13 +243,15 @@ int wppr_next(struct wpp_reader *r, struct wpp_chunk *out)
 		return 0;
 	}
 	/* What a finished recording may be followed by: results stored by
-	 * analyses (`wpptrace wpp --store`), never more of the recording. */
+	 * analyses (`wpptrace wpp --store`, `wpptrace wet`), never more of the
+	 * recording. */
 	if (r->saw_end && left < sizeof(h))
 		return stop(r, "data after the END chunk");
 	if (left < sizeof(h))
 		return stop(r, "truncated chunk header");
 	memcpy(&h, r->map + r->pos, sizeof(h));
-	if (r->saw_end && !(h.magic == WPP_CHUNK_MAGIC && h.type == WPP_CHUNK_GRAMMAR))
+	if (r->saw_end && !(h.magic == WPP_CHUNK_MAGIC &&
+			    (h.type == WPP_CHUNK_GRAMMAR || h.type == WPP_CHUNK_WET)))
 		return stop(r, "data after the END chunk");
 	if (h.magic != WPP_CHUNK_MAGIC)
 		return stop(r, "bad chunk magic");

@@ -35,6 +35,20 @@ void wpp_wet_path_items(const struct wpp_fn *fn, const struct wpp_path *p,
 	}
 }
 
+const char *wpp_wet_kind_name(uint8_t kind)
+{
+	static const char *const names[] = {"?",	"load", "store",     "rmw",
+					    "extcall",	"call", "intrinsic", "phi",
+					    "computed", "ret",	"branch"};
+	return kind <= WPP_WET_KIND_MAX ? names[kind] : "?";
+}
+
+const char *wpp_wet_stmt_file(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s)
+{
+	const char *f = wpp_tu_str(fn->tu, s->file_str);
+	return f[0] ? f : fn->file && fn->file[0] ? fn->file : "?";
+}
+
 void wpp_wet_format(const struct wpp_wet_item *it, int64_t v, char *buf, size_t size)
 {
 	uint64_t u = (uint64_t)v;

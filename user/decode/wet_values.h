@@ -28,6 +28,12 @@ uint64_t wpp_wet_path_nslots(const struct wpp_fn *fn, const struct wpp_path *p);
 void wpp_wet_path_items(const struct wpp_fn *fn, const struct wpp_path *p,
 			struct wpp_wet_item *items);
 
+/* A statement kind's name ("load", "store", ...; "?" for none known). */
+const char *wpp_wet_kind_name(uint8_t kind);
+
+/* A statement's source file: its own, else its function's, else "?". */
+const char *wpp_wet_stmt_file(const struct wpp_fn *fn, const struct wpp_meta_wet_stmt *s);
+
 /* The 64 bits of a slot as text for its statement's type: addresses and
  * pointers in hex, integers signed, floats as numbers. */
 void wpp_wet_format(const struct wpp_wet_item *it, int64_t v, char *buf, size_t size);

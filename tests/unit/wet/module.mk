@@ -16,3 +16,17 @@ TESTS += $(WET_TESTS)
 
 .SECONDARY: $(WET_SAN_OBJS) $(call objs,san,$(WET_TEST_HELPERS)) \
 	$(call objs,san,$(addprefix tests/unit/wet/,$(addsuffix .c,$(WET_TEST_NAMES))))
+
+# The builder's labels and the stored form, on metadata of random DAGs
+# built by the decode tests' testlib (decode and symbolizer under test too).
+WET_FILE_TEST := $(WET_TEST_DIR)/test_wet_file
+WET_BUILD_SAN_OBJS := $(call objs,san,$(WET_BUILD_SRCS))
+$(WET_BUILD_SAN_OBJS): CPPFLAGS += $(DECODE_SIDE_CPPFLAGS)
+$(call objs,san,tests/unit/wet/test_wet_file.c): \
+	CPPFLAGS += $(DECODE_SIDE_CPPFLAGS) -Itests/unit/decode
+$(WET_FILE_TEST): $(call objs,san,tests/unit/wet/test_wet_file.c) $(WET_BUILD_SAN_OBJS) \
+		$(WET_SAN_OBJS) $(DECODE_TESTLIB_SAN_OBJS) $(DECODE_UNDER_TEST)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
+TEST_TARGETS += $(WET_FILE_TEST)
+TESTS += $(WET_FILE_TEST)

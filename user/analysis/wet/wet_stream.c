@@ -87,7 +87,7 @@ static int start_segment(struct wet_stream *s, const struct wet_method *m)
 	if (s->nsegs && wet_stream_park(s, s->nsegs - 1) < 0)
 		return -1;
 	if (s->nsegs == s->cap_segs) {
-		uint32_t cap = s->cap_segs ? 2 * s->cap_segs : 4;
+		uint32_t cap = s->cap_segs ? 2 * s->cap_segs : 1;
 		struct wet_seg *segs;
 
 		/* Segment numbers are 32-bit (2^31 segments: trillions of values). */
@@ -173,9 +173,8 @@ int wet_builder_init(struct wet_builder *b, const struct wet_stream_opts *opts)
 	/* The warm-up is the start of a segment. */
 	if (b->opts.warmup > b->opts.seg_len)
 		b->opts.warmup = b->opts.seg_len;
-	b->warm = malloc(b->opts.warmup * sizeof(*b->warm));
 	b->s = stream_new(b->opts.seg_len);
-	if (!b->warm || !b->s) {
+	if (!b->s) {
 		wet_builder_abort(b);
 		return -1;
 	}
@@ -268,6 +267,17 @@ int wet_builder_add(struct wet_builder *b, uint64_t x)
 	/* Past the warm-up of the last segment, with room in it: code now. */
 	if (!b->nwarm && s->nsegs && s->count % s->seg_len)
 		return stream_append(s, x);
+	/* The warm-up buffer grows as it fills: a builder of many streams
+	 * (the WET's) holds thousands that never see a full warm-up. */
+	if (b->nwarm == b->cap_warm) {
+		uint32_t nc = b->cap_warm ? 2 * b->cap_warm : 16;
+		uint64_t *w =
+		    realloc(b->warm, (nc < b->opts.warmup ? nc : b->opts.warmup) * sizeof(*w));
+		if (!w)
+			return -1;
+		b->warm = w;
+		b->cap_warm = nc < b->opts.warmup ? nc : b->opts.warmup;
+	}
 	b->warm[b->nwarm++] = x;
 	return b->nwarm == b->opts.warmup ? choose_segment(b) : 0;
 }

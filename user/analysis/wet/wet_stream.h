@@ -7,7 +7,8 @@
  *
  * Contract
  *   - Building is streaming: wet_builder_add takes one value at a time;
- *     memory is the compressed stream plus the warm-up buffer plus one
+ *     memory is the compressed stream plus the warm-up buffer (grown as it
+ *     fills, up to `warmup` values) plus one
  *     segment's predictor tables (2 * 8 << table_bits bytes, at most
  *     64 KiB), which wet_builder_release gives back between adds.  The
  *     trials cost about six extra steps per value (thirteen methods, a
@@ -69,7 +70,7 @@ struct wet_stream {
 struct wet_builder {
 	struct wet_stream_opts opts;
 	uint64_t *warm; /* a segment's first values, until its method is chosen */
-	uint32_t nwarm;
+	uint32_t nwarm, cap_warm;
 	struct wet_stream *s;
 };
 

@@ -66,6 +66,8 @@ enum wpp_chunk_type {
 				     * wpp_chunk_batch + packed_len bytes of their
 				     * compressed words (user/common/word_codec.h);
 				     * only in files of version WPP_FILE_VERSION_BATCH_Z */
+	WPP_CHUNK_WET = 15,	    /* struct wpp_chunk_wet + one part of a thread's stored
+				     * WET (user/analysis/wet/wet_file.h, docs/wet.md) */
 };
 
 enum wpp_process_flags {
@@ -221,6 +223,22 @@ enum wpp_grammar_flags {
 	 * SEQUITUR(1): the serialized grammar is a DAG like any other, so
 	 * readers that predate the flag read it as it is. */
 	WPP_GRAMMAR_CHUNKED = 1u << 1,
+};
+
+/* One part of a thread's whole execution trace, stored after END by
+ * `wpptrace wet` (docs/wet.md): a stored WET larger than a chunk is cut
+ * into parts 0 .. nparts-1, written in order; blob_crc32c and total_len
+ * keep the parts of one build together (a reader takes the thread's last
+ * complete set). */
+struct wpp_chunk_wet {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t generation;
+	uint32_t part;
+	uint32_t nparts;
+	uint32_t blob_crc32c; /* of the whole stored WET */
+	uint64_t total_len;   /* bytes of the whole stored WET */
+	uint64_t offset;      /* where this part's bytes go in it */
 };
 
 /* The whole-program-path grammar of one thread, built while recording. */
