@@ -98,6 +98,13 @@ void json_object(struct json_out *j, const char *key)
 	open_level(j, key, '{', j->comma, "");
 }
 
+void json_object_continued(struct json_out *j)
+{
+	if (j->depth == JSON_MAX_DEPTH)
+		abort(); /* as open_level */
+	j->level[j->depth++] = (struct json_level){'}', 0, j->comma, "", NULL};
+}
+
 void json_array(struct json_out *j, const char *key)
 {
 	open_level(j, key, '[', j->comma, "");

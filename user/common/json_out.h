@@ -60,6 +60,10 @@ void json_array_lines(struct json_out *j, const char *key, const char *comma, co
 /* The next member of the innermost object or array follows this instead
  * of the usual comma (",\n   ": a list that starts a line). */
 void json_next_comma(struct json_out *j, const char *comma);
+/* Continue an object whose '{' and first members were written elsewhere
+ * (a document written in two parts, its head last: the report page's
+ * data): the next member gets a comma, and json_close writes the '}'. */
+void json_object_continued(struct json_out *j);
 /* Close the innermost object or array. */
 void json_close(struct json_out *j);
 /* Text written as it is, outside the member bookkeeping (a newline after

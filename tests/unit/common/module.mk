@@ -34,3 +34,11 @@ $(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/comm
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CODEC_LIBS) $(CMOCKA_LIBS)
 TEST_TARGETS += $(CODEC_TEST_BIN)
 TESTS += $(CODEC_TEST_BIN)
+
+# The JSON writer (json_out.h), under ASan/UBSan.
+JSON_OUT_TEST_BIN := $(BUILD)/tests/unit/common/test_json_out
+$(JSON_OUT_TEST_BIN): $(call objs,san,tests/unit/common/test_json_out.c user/common/json_out.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+TEST_TARGETS += $(JSON_OUT_TEST_BIN)
+TESTS += $(JSON_OUT_TEST_BIN)
