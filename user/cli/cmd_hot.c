@@ -348,8 +348,7 @@ static void json_header(const struct hot_opts *o, const char *path, const struct
 	json_i64(j, "max_len", o->max_len);
 	json_u64(j, "min_cost", o->min_cost);
 	if (tally) {
-		json_key(j, "cost_samples");
-		cost_tally_json(j->f, tally);
+		cost_tally_json(j, "cost_samples", tally);
 	}
 	json_array_lines(j, "threads", ",\n  ", "");
 	json_raw(j, "\n  ");

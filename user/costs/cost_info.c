@@ -28,14 +28,14 @@ static void tally_text(FILE *out, const struct cost_data *cd, const struct cost_
 	fputc('\n', out);
 }
 
-int cost_info_print(FILE *out, struct wpp_trace *t, struct wpp_modules *mods, int json)
+int cost_info_print(FILE *out, struct json_out *j, struct wpp_trace *t, struct wpp_modules *mods)
 {
 	struct cost_data cd;
 	int rc = 0;
 
 	if (!t) {
-		if (json)
-			fputs("null", out);
+		if (j)
+			json_null(j, "counters");
 		else
 			fputs("counters    not attributed: the trace's metadata could not be "
 			      "loaded (above)\n",
@@ -44,8 +44,8 @@ int cost_info_print(FILE *out, struct wpp_trace *t, struct wpp_modules *mods, in
 	}
 	if (cost_load(t, &cd) < 0)
 		return -1;
-	if (json)
-		fputc('[', out);
+	if (j)
+		json_array(j, "counters");
 	else
 		fprintf(out, "counters    %" PRIu32 "\n", cd.ncounters);
 	for (uint32_t i = 0; i < cd.ncounters && rc == 0; i++) {
@@ -54,18 +54,17 @@ int cost_info_print(FILE *out, struct wpp_trace *t, struct wpp_modules *mods, in
 			rc = -1;
 			break;
 		}
-		if (json) {
+		if (j) {
 			struct cost_tally t;
 			cost_tally_of(&cd, &a, &t);
-			fputs(i ? "," : "", out);
-			cost_tally_json(out, &t);
+			cost_tally_json(j, NULL, &t);
 		} else {
 			tally_text(out, &cd, &a);
 		}
 		cost_attribution_free(&a);
 	}
-	if (json)
-		fputc(']', out);
+	if (j)
+		json_close(j);
 	cost_data_free(&cd);
 	return rc;
 }

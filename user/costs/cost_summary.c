@@ -71,23 +71,33 @@ static double share_percent(const struct cost_tally *t)
 	return t->recording ? 100.0 * (double)t->unattributed / (double)t->recording : 0.0;
 }
 
-void cost_tally_json(FILE *out, const struct cost_tally *t)
+void cost_tally_json(struct json_out *doc, const char *key, const struct cost_tally *t)
 {
-	fprintf(out, "{\"counter\":\"%s\",\"estimated\":true,\"%s\":%" PRIu64, t->counter,
-		t->freq ? "frequency_hz" : "period", t->period);
-	fprintf(out,
-		",\"samples\":%" PRIu64 ",\"samples_on_paths\":%" PRIu64
-		",\"events_on_paths\":%" PRIu64 ",\"samples_while_recording\":%" PRIu64
-		",\"unattributed_while_recording\":%" PRIu64
-		",\"unattributed_percent\":%.4f,\"outside_recording\":%" PRIu64 ",\"by_class\":{",
-		t->samples, t->on_paths, t->events_on_paths, t->recording, t->unattributed,
-		share_percent(t), t->outside);
+	struct json_out j;
+
+	json_key(doc, key);
+	/* compact in every document, hot's spaced one too: as it always printed */
+	json_init(&j, doc->f, 0);
+	json_object(&j, NULL);
+	json_string(&j, "counter", t->counter);
+	json_bool(&j, "estimated", 1);
+	json_u64(&j, t->freq ? "frequency_hz" : "period", t->period);
+	json_u64(&j, "samples", t->samples);
+	json_u64(&j, "samples_on_paths", t->on_paths);
+	json_u64(&j, "events_on_paths", t->events_on_paths);
+	json_u64(&j, "samples_while_recording", t->recording);
+	json_u64(&j, "unattributed_while_recording", t->unattributed);
+	json_double(&j, "unattributed_percent", "%.4f", share_percent(t));
+	json_u64(&j, "outside_recording", t->outside);
+	json_object(&j, "by_class");
 	for (int m = 0; m < COST_MISS_N; m++)
-		fprintf(out, "%s\"%s\":%" PRIu64, m ? "," : "", miss_key[m], t->missed[m]);
+		json_u64(&j, miss_key[m], t->missed[m]);
+	json_close(&j);
 	if (t->has_counts)
-		fprintf(out, "},\"counted\":%" PRIu64 "}", t->counted);
+		json_u64(&j, "counted", t->counted);
 	else
-		fputs("},\"counted\":null}", out);
+		json_null(&j, "counted");
+	json_close(&j);
 }
 
 struct line {

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/json_out.h"
 #include "decode/decoder.h"
 #include "decode/module_map.h"
 #include "decode/trace_file.h"
@@ -135,12 +136,13 @@ struct cost_tally {
 };
 void cost_tally_of(const struct cost_data *cd, const struct cost_attribution *a,
 		   struct cost_tally *out);
-/* One JSON object, keys stable (docs/counters.md, "JSON"): counter,
- * estimated, period or frequency_hz, samples, samples_on_paths,
+/* The member key (NULL in an array) of document j: one compact JSON
+ * object, whatever j's spacing, keys stable (docs/counters.md, "JSON"):
+ * counter, estimated, period or frequency_hz, samples, samples_on_paths,
  * events_on_paths, samples_while_recording, unattributed_while_recording,
  * unattributed_percent, outside_recording, by_class {key: n for every
  * class, zeros included}, counted (null without per-batch counts). */
-void cost_tally_json(FILE *out, const struct cost_tally *t);
+void cost_tally_json(struct json_out *j, const char *key, const struct cost_tally *t);
 
 /* One line: "cache-misses: ~N on paths, estimated from S samples (...);
  * M of the R samples taken while recording unattributed (P%) [per class];

@@ -694,8 +694,8 @@ static void json_kinds(struct json_out *j, const struct wpp_word_counts *k)
 	json_u64(j, "malformed_items", k->malformed);
 }
 
-/* The document up to its last member, "counters", whose key is written:
- * its value comes from the report side (cost_info.h). */
+/* The document, open, up to its last member, "counters", which the
+ * counters' room writes (cost_info.h). */
 static void print_info_json(struct json_out *j, const char *path, const struct info *in,
 			    const char *status)
 {
@@ -767,7 +767,6 @@ static void print_info_json(struct json_out *j, const char *path, const struct i
 	json_u64(j, "damaged_words", in->damaged_words);
 	json_u64(j, "batch_bytes", in->batch_bytes);
 	json_u64(j, "compressed_batches", in->packed_batches);
-	json_key(j, "counters");
 }
 
 static const char *const formats[] = {"text", "json", NULL};
@@ -828,12 +827,13 @@ int cmd_info(int argc, char **argv)
 		int loaded;
 		fflush(stdout);
 		loaded = session_open_optional(&s, file) == 0;
-		rc = cost_info_print(stdout, loaded ? s.trace : NULL, loaded ? s.mods : NULL,
-				     json) < 0;
+		rc = cost_info_print(stdout, json ? &j : NULL, loaded ? s.trace : NULL,
+				     loaded ? s.mods : NULL) < 0;
 		if (loaded)
 			session_close(&s);
 	} else if (json) {
-		json_raw(&j, "[]");
+		json_array(&j, "counters");
+		json_close(&j);
 	}
 	if (json) {
 		json_close(&j);

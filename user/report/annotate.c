@@ -372,8 +372,7 @@ int rpt_annotate(FILE *out, const struct rpt_profile *p, const char *name, int j
 	if (json) {
 		json_object(&j, NULL);
 		if (p->has_cost_tally) {
-			json_key(&j, "cost_samples");
-			cost_tally_json(out, &p->cost_tally);
+			cost_tally_json(&j, "cost_samples", &p->cost_tally);
 		}
 		json_array_lines(&j, "functions", ",", "\n");
 	}

@@ -193,10 +193,8 @@ void rpt_print_diff_json(FILE *out, const struct rpt_profile *a, const struct rp
 	json_string(&j, "a", a->file);
 	json_string(&j, "b", b->file);
 	if (a->has_cost_tally && b->has_cost_tally) {
-		json_key(&j, "cost_samples_a");
-		cost_tally_json(out, &a->cost_tally);
-		json_key(&j, "cost_samples_b");
-		cost_tally_json(out, &b->cost_tally);
+		cost_tally_json(&j, "cost_samples_a", &a->cost_tally);
+		cost_tally_json(&j, "cost_samples_b", &b->cost_tally);
 	}
 	json_string(&j, "sort", rpt_sort_name(o->sort));
 	json_object(&j, "totals");
@@ -233,42 +231,56 @@ void rpt_print_diff_html(FILE *out, const struct rpt_profile *a, const struct rp
 			 const struct rpt_options *o)
 {
 	struct diff_row *d;
-	size_t n = diff_rows(a, b, o->sort, &d), shown[5] = {0}, written = 0, blen = 0;
+	size_t n = diff_rows(a, b, o->sort, &d), shown[5] = {0}, blen = 0;
 	struct html_strtab st = {0};
 	char *body = NULL, kinds[16];
 	FILE *mem = open_memstream(&body, &blen);
+	struct json_out j;
 
 	if (!mem)
 		wpp_die("out of memory");
-	fputs("\"a\":", mem);
-	json_str(mem, a->file);
-	fputs(",\"b\":", mem);
-	json_str(mem, b->file);
-	fprintf(mem, ",\"sort\":\"%s\",\"cost_unit\":", rpt_sort_name(o->sort));
-	json_str(mem, b->cost_unit);
-	fprintf(mem,
-		",\"cost_estimated\":%s,\"totals\":{\"count_a\":%" PRIu64 ",\"count_b\":%" PRIu64
-		",\"cost_a\":%" PRIu64 ",\"cost_b\":%" PRIu64 "},\"paths\":[",
-		b->cost_estimated ? "true" : "false", a->total_count, b->total_count, a->total_cost,
-		b->total_cost);
+	json_init(&j, mem, 0);
+	json_object_continued(&j); /* after the head's members (html_emit_page) */
+	json_string(&j, "a", a->file);
+	json_string(&j, "b", b->file);
+	json_string(&j, "sort", rpt_sort_name(o->sort));
+	json_string(&j, "cost_unit", b->cost_unit);
+	json_bool(&j, "cost_estimated", b->cost_estimated);
+	json_object(&j, "totals");
+	json_u64(&j, "count_a", a->total_count);
+	json_u64(&j, "count_b", b->total_count);
+	json_u64(&j, "cost_a", a->total_cost);
+	json_u64(&j, "cost_b", b->total_cost);
+	json_close(&j);
+	json_array_lines(&j, "paths", ",", "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &d[i];
 		const struct rpt_path *q = r->path;
 		if (r->change == CH_SAME || (o->top >= 0 && shown[r->change] >= (size_t)o->top))
 			continue;
 		shown[r->change]++;
-		fprintf(mem,
-			"%s[%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32
-			",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%d]",
-			written++ ? ",\n" : "\n", (int)r->change, r->count_a, r->count_b, r->cost_a,
-			r->cost_b, html_str(&st, q->fn->name), html_path_text(&st, q, 1),
-			q->line_min, q->line_max, q->id,
-			html_str(&st, rpt_kinds(q, kinds, sizeof(kinds))),
-			html_path_text(&st, q, 0), q->is_block);
+		json_array(&j, NULL);
+		json_i64(&j, NULL, (int)r->change);
+		json_u64(&j, NULL, r->count_a);
+		json_u64(&j, NULL, r->count_b);
+		json_u64(&j, NULL, r->cost_a);
+		json_u64(&j, NULL, r->cost_b);
+		json_u64(&j, NULL, html_str(&st, q->fn->name));
+		json_u64(&j, NULL, html_path_text(&st, q, 1));
+		json_u64(&j, NULL, q->line_min);
+		json_u64(&j, NULL, q->line_max);
+		json_u64(&j, NULL, q->id);
+		json_u64(&j, NULL, html_str(&st, rpt_kinds(q, kinds, sizeof(kinds))));
+		json_u64(&j, NULL, html_path_text(&st, q, 0));
+		json_i64(&j, NULL, q->is_block);
+		json_close(&j);
 	}
 	for (size_t i = 0; i < n; i++)
 		shown[CH_SAME] += d[i].change == CH_SAME;
-	fprintf(mem, "\n],\"unchanged\":%zu", shown[CH_SAME]);
+	json_raw(&j, "\n");
+	json_close(&j);
+	json_u64(&j, "unchanged", shown[CH_SAME]);
+	json_close(&j);
 	if (fclose(mem) != 0)
 		wpp_die("out of memory");
 	html_emit_page(out, "diff", b->file, &st, body, blen);

@@ -108,15 +108,16 @@ uint32_t html_str(struct html_strtab *t, const char *s)
 	return (uint32_t)t->n++;
 }
 
-void html_strtab_write(FILE *out, const struct html_strtab *t)
+/* The member "S": the strings, 16 to a line. */
+static void strtab_write(struct json_out *j, const struct html_strtab *t)
 {
-	fputs("\"S\":[", out);
+	json_array(j, "S");
 	for (size_t i = 0; i < t->n; i++) {
-		if (i)
-			fputs(i % 16 ? "," : ",\n", out);
-		json_str(out, t->s[i]);
+		if (i && i % 16 == 0)
+			json_next_comma(j, ",\n");
+		json_string(j, NULL, t->s[i]);
 	}
-	fputc(']', out);
+	json_close(j);
 }
 
 void html_strtab_free(struct html_strtab *t)
@@ -159,21 +160,23 @@ void html_emit_page(FILE *out, const char *kind, const char *file, const struct 
 	char *head = NULL;
 	size_t hlen = 0;
 	FILE *mem = open_memstream(&head, &hlen);
+	struct json_out j;
 
 	if (!mark || !mem)
 		wpp_die("report: HTML template broken or out of memory");
-	/* The string table goes first so the page can resolve rows as it reads them. */
-	fprintf(mem, "{\"kind\":\"%s\",\"file\":", kind);
-	json_str(mem, file);
-	fputc(',', mem);
-	html_strtab_write(mem, st);
-	fputc(',', mem);
+	/* The string table goes first so the page can resolve rows as it
+	 * reads them; the object stays open: the body continues it. */
+	json_init(&j, mem, 0);
+	json_object(&j, NULL);
+	json_string(&j, "kind", kind);
+	json_string(&j, "file", file);
+	strtab_write(&j, st);
 	if (fclose(mem) != 0)
 		wpp_die("out of memory");
 	fwrite(rpt_page_html, 1, (size_t)(mark - rpt_page_html), out);
 	emit_escaped(out, head, hlen);
 	emit_escaped(out, body, len);
-	fputs("}\n", out);
+	fputc('\n', out);
 	fputs(mark + strlen(DATA_MARKER), out);
 	free(head);
 }
@@ -295,13 +298,14 @@ static void counter_sum(const struct page_counter *c, const char *object, const 
 	}
 }
 
-static void write_counter_cols(FILE *out, const struct page_extras *x, const char *object,
+static void write_counter_cols(struct json_out *j, const struct page_extras *x, const char *object,
 			       const struct wpp_fn *fn, const struct rpt_path *path)
 {
 	for (uint32_t i = 0; i < x->ncounters; i++) {
 		uint64_t e, s;
 		counter_sum(&x->counters[i], object, fn, path, &e, &s);
-		fprintf(out, ",%" PRIu64 ",%" PRIu64, e, s);
+		json_u64(j, NULL, e);
+		json_u64(j, NULL, s);
 	}
 }
 
@@ -389,9 +393,9 @@ static uint32_t terminal_name(struct html_strtab *t, const struct wpp_grammar_te
 
 /* Rows [pid, tid, occurrences, IR insns, length, [terminal names], counter
  * events...] of one thread; returns how many. */
-static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct page_extras *x,
-			      const struct wpp_thread_grammar *tg, const struct terminal_info *info,
-			      int *first)
+static size_t thread_subpaths(struct json_out *j, struct html_strtab *st,
+			      const struct page_extras *x, const struct wpp_thread_grammar *tg,
+			      const struct terminal_info *info)
 {
 	uint32_t nterm = tg->hdr.nterminals;
 	uint64_t *cost = calloc(nterm + 1, sizeof(*cost)), total = 0;
@@ -424,21 +428,24 @@ static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct pa
 	size_t shown = r.n < SUB_PER_THREAD ? r.n : SUB_PER_THREAD;
 	for (size_t i = 0; i < shown; i++) {
 		const struct hotsub_path *h = &r.paths[i];
-		fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",[",
-			*first ? "\n" : ",\n", tg->hdr.pid, tg->hdr.tid, h->occurrences, h->cost,
-			h->len);
-		*first = 0;
+		json_array(j, NULL);
+		json_u64(j, NULL, tg->hdr.pid);
+		json_u64(j, NULL, tg->hdr.tid);
+		json_u64(j, NULL, h->occurrences);
+		json_u64(j, NULL, h->cost);
+		json_u64(j, NULL, h->len);
+		json_array(j, NULL);
 		for (uint32_t k = 0; k < h->len; k++)
-			fprintf(out, "%s%" PRIu32, k ? "," : "",
-				terminal_name(st, &tg->terms[h->syms[k]], &info[h->syms[k]]));
-		fputc(']', out);
+			json_u64(j, NULL,
+				 terminal_name(st, &tg->terms[h->syms[k]], &info[h->syms[k]]));
+		json_close(j);
 		for (uint32_t c = 0; c < x->ncounters; c++) {
 			uint64_t per = 0;
 			for (uint32_t k = 0; k < h->len; k++)
 				per += ccost[c][h->syms[k]];
-			fprintf(out, ",%" PRIu64, per * h->occurrences);
+			json_u64(j, NULL, per * h->occurrences);
 		}
-		fputc(']', out);
+		json_close(j);
 	}
 	for (uint32_t c = 0; c < x->ncounters; c++)
 		free(ccost[c]);
@@ -451,15 +458,14 @@ static size_t thread_subpaths(FILE *out, struct html_strtab *st, const struct pa
 	return shown;
 }
 
-static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_profile *p,
+static void write_subpaths(struct json_out *j, struct html_strtab *st, const struct rpt_profile *p,
 			   const struct page_extras *x, const char *why)
 {
 	uint64_t budget = SUB_WORD_BUDGET, words = 0, skipped_words = 0;
 	size_t threads = 0, skipped = 0, rows = 0;
-	int first = 1;
 	char note[512];
 
-	fputs(",\"subpaths\":[", out);
+	json_array_lines(j, "subpaths", ",", "\n");
 	for (size_t i = 0; x->open && !x->thread_filtered && i < x->s.trace->nthreads; i++) {
 		const struct wpp_thread_trace *th = &x->s.trace->threads[i];
 		struct wpp_thread_grammar tg;
@@ -479,14 +485,15 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
 		struct terminal_info *info = calloc(tg.hdr.nterminals + 1, sizeof(*info));
 		if (!info || thread_grammar_describe(&tg, x->s.mods, info) < 0)
 			wpp_die("out of memory");
-		rows += thread_subpaths(out, st, x, &tg, info, &first);
+		rows += thread_subpaths(j, st, x, &tg, info);
 		free(info);
 		wpp_thread_grammar_free(&tg);
 		budget -= th->nwords;
 		words += th->nwords;
 		threads++;
 	}
-	fputs("\n]", out);
+	json_raw(j, "\n");
+	json_close(j);
 	if (why)
 		snprintf(note, sizeof(note), "Hot subpaths: %s.", why);
 	else
@@ -504,8 +511,7 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
 			 " words) not analysed: over the page's %u-word budget or "
 			 "unreadable (wpptrace hot analyses them).",
 			 skipped, skipped == 1 ? "" : "s", skipped_words, SUB_WORD_BUDGET);
-	fputs(",\"subpaths_note\":", out);
-	json_str(out, note);
+	json_string(j, "subpaths_note", note);
 }
 
 /* ---- the main tables ---- */
@@ -515,7 +521,7 @@ static void write_subpaths(FILE *out, struct html_strtab *st, const struct rpt_p
  *   paths      [count, cost, function, spans ("t.c:4-9 + u.h:3"), line_min, line_max, id,
  *               kind, text, processes, is_block, counter events, samples...]
  *   processes  [count, cost, paths, pid, gen, threads, program, hottest function or -1] */
-static void write_rows(FILE *out, struct html_strtab *st, const struct rpt_profile *p,
+static void write_rows(struct json_out *j, struct html_strtab *st, const struct rpt_profile *p,
 		       const struct rpt_options *o, const struct page_extras *x, enum rpt_by by)
 {
 	static const char *const names[] = {"paths", "functions", "processes"};
@@ -523,57 +529,66 @@ static void write_rows(FILE *out, struct html_strtab *st, const struct rpt_profi
 	size_t n = rpt_rows(p, by, o->sort, &rows);
 	char kinds[16];
 
-	fprintf(out, ",\"%s\":[", names[by]);
+	json_array_lines(j, names[by], ",", "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct rpt_row *r = &rows[i];
 		const struct rpt_path *q = r->path;
-		fprintf(out, "%s[%" PRIu64 ",%" PRIu64, i ? ",\n" : "\n", r->count, r->cost);
+		json_array(j, NULL);
+		json_u64(j, NULL, r->count);
+		json_u64(j, NULL, r->cost);
 		switch (by) {
 		case RPT_BY_FUNCTION:
-			fprintf(out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32,
-				r->distinct, html_str(st, r->fn->name), html_str(st, r->fn->file),
-				r->fn->line, html_str(st, r->object));
-			write_counter_cols(out, x, r->object, r->fn, NULL);
+			json_u64(j, NULL, r->distinct);
+			json_u64(j, NULL, html_str(st, r->fn->name));
+			json_u64(j, NULL, html_str(st, r->fn->file));
+			json_u64(j, NULL, r->fn->line);
+			json_u64(j, NULL, html_str(st, r->object));
+			write_counter_cols(j, x, r->object, r->fn, NULL);
 			break;
 		case RPT_BY_PATH:
-			fprintf(out,
-				",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64
-				",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%d",
-				html_str(st, q->fn->name), html_path_text(st, q, 1), q->line_min,
-				q->line_max, q->id,
-				html_str(st, rpt_kinds(q, kinds, sizeof(kinds))),
-				html_path_text(st, q, 0), r->nimages, q->is_block);
-			write_counter_cols(out, x, r->object, r->fn, q);
+			json_u64(j, NULL, html_str(st, q->fn->name));
+			json_u64(j, NULL, html_path_text(st, q, 1));
+			json_u64(j, NULL, q->line_min);
+			json_u64(j, NULL, q->line_max);
+			json_u64(j, NULL, q->id);
+			json_u64(j, NULL, html_str(st, rpt_kinds(q, kinds, sizeof(kinds))));
+			json_u64(j, NULL, html_path_text(st, q, 0));
+			json_u64(j, NULL, r->nimages);
+			json_i64(j, NULL, q->is_block);
+			write_counter_cols(j, x, r->object, r->fn, q);
 			break;
 		case RPT_BY_PROCESS:
-			fprintf(
-			    out, ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%ld",
-			    r->distinct, r->image->pid, r->image->gen, r->image->nthreads,
-			    html_str(st, r->image->exe),
-			    r->image->hottest ? (long)html_str(st, r->image->hottest->name) : -1L);
+			json_u64(j, NULL, r->distinct);
+			json_u64(j, NULL, r->image->pid);
+			json_u64(j, NULL, r->image->gen);
+			json_u64(j, NULL, r->image->nthreads);
+			json_u64(j, NULL, html_str(st, r->image->exe));
+			json_i64(j, NULL,
+				 r->image->hottest ? (int64_t)html_str(st, r->image->hottest->name)
+						   : -1);
 			break;
 		}
-		fputc(']', out);
+		json_close(j);
 	}
-	fputs("\n]", out);
+	json_raw(j, "\n");
+	json_close(j);
 	free(rows);
 }
 
-static void write_counters(FILE *out, const struct page_extras *x)
+static void write_counters(struct json_out *j, const struct page_extras *x)
 {
-	fputs(",\"counters\":[", out);
+	json_array(j, "counters");
 	for (uint32_t i = 0; i < x->ncounters; i++) {
 		const struct page_counter *c = &x->counters[i];
-		fputs(i ? ",{\"name\":" : "{\"name\":", out);
-		json_str(out, c->name);
-		fprintf(out, ",\"samples\":%" PRIu64 ",\"events\":%" PRIu64 ",\"note\":",
-			c->attr.samples, c->attr.weight);
-		json_str(out, c->note);
-		fputs(",\"cost_samples\":", out);
-		cost_tally_json(out, &c->tally);
-		fputc('}', out);
+		json_object(j, NULL);
+		json_string(j, "name", c->name);
+		json_u64(j, "samples", c->attr.samples);
+		json_u64(j, "events", c->attr.weight);
+		json_string(j, "note", c->note);
+		cost_tally_json(j, "cost_samples", &c->tally);
+		json_close(j);
 	}
-	fputc(']', out);
+	json_close(j);
 }
 
 void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_options *o)
@@ -584,20 +599,21 @@ void rpt_print_html(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 	char *body = NULL;
 	size_t blen = 0;
 	FILE *mem = open_memstream(&body, &blen);
+	struct json_out j;
 
 	if (!mem)
 		wpp_die("out of memory");
 	extras_open(&x, p, why, sizeof(why));
-	fputs("\"cost_unit\":", mem);
-	json_str(mem, p->cost_unit);
-	fprintf(mem, ",\"cost_estimated\":%s,", p->cost_estimated ? "true" : "false");
-	struct json_out totals; /* one member of the page's object, on its own */
-	json_init(&totals, mem, 0);
-	rpt_json_totals(&totals, p);
-	write_counters(mem, &x);
+	json_init(&j, mem, 0);
+	json_object_continued(&j); /* after the head's members (html_emit_page) */
+	json_string(&j, "cost_unit", p->cost_unit);
+	json_bool(&j, "cost_estimated", p->cost_estimated);
+	rpt_json_totals(&j, p);
+	write_counters(&j, &x);
 	for (enum rpt_by by = RPT_BY_PATH; by <= RPT_BY_PROCESS; by++)
-		write_rows(mem, &st, p, o, &x, by);
-	write_subpaths(mem, &st, p, &x, why[0] ? why : NULL);
+		write_rows(&j, &st, p, o, &x, by);
+	write_subpaths(&j, &st, p, &x, why[0] ? why : NULL);
+	json_close(&j);
 	if (fclose(mem) != 0)
 		wpp_die("out of memory");
 	extras_close(&x);

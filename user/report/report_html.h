@@ -31,13 +31,13 @@ uint32_t html_str(struct html_strtab *t, const char *s);
 /* Index of the path's text (path_text.h), or with spans set of its line
  * spans per file (rpt_spans). */
 uint32_t html_path_text(struct html_strtab *t, const struct rpt_path *r, int spans);
-/* "S":[...] */
-void html_strtab_write(FILE *out, const struct html_strtab *t);
 void html_strtab_free(struct html_strtab *t);
 
 /* The page; its data is {"kind":KIND,"file":FILE,"S":[strings],BODY}
- * where body[0..len) holds the remaining members, made safe inside the
- * page's <script> element. */
+ * where body[0..len) holds the remaining members and the closing brace,
+ * written by a JSON writer that continued the object
+ * (json_object_continued) and closed it; made safe inside the page's
+ * <script> element. */
 void html_emit_page(FILE *out, const char *kind, const char *file, const struct html_strtab *st,
 		    const char *body, size_t len);
 

@@ -72,8 +72,7 @@ void rpt_print_json(FILE *out, const struct rpt_profile *p, const struct rpt_opt
 	json_string(&j, "cost_unit", p->cost_unit);
 	json_bool(&j, "cost_estimated", p->cost_estimated);
 	if (p->has_cost_tally) {
-		json_key(&j, "cost_samples");
-		cost_tally_json(out, &p->cost_tally);
+		cost_tally_json(&j, "cost_samples", &p->cost_tally);
 	}
 	if (o->by == RPT_BY_PATH)
 		json_rows(&j, p, RPT_BY_PATH, o);
