@@ -42,6 +42,7 @@ struct q {
 	struct wet_thread *t;
 	struct wet_obtain how;
 	FILE *out;
+	struct json_out j; /* on out, compact: --format json */
 };
 
 /* `wet build`: the WET of every thread the filter selects, stored. */
@@ -244,8 +245,64 @@ static void fmt_value(struct q *q, const struct wet_inst *i, uint8_t what, char 
 		snprintf(buf, len, "%s", st == WET_V_LOST ? "lost" : st < 0 ? "unreadable" : "-");
 }
 
-/* One instance: text "@TS  fn  file:line:col  %insn kind  [addr=..] [value=..]",
- * json an object. */
+/* One instance as the JSON object key (NULL: an array's element) of q->j:
+ * ts, function, then block, or file, [source,] line, col, insn, kind,
+ * [addr,] [value, text]. */
+static void put_inst_json(struct q *q, const char *key, const struct wet_inst *i)
+{
+	const struct wet_node *n = q->t->nodes[i->node];
+	struct json_out *j = &q->j;
+
+	json_object(j, key);
+	json_u64(j, "ts", i->ts);
+	json_string(j, "function", n->fn->name);
+	if (i->pos & WET_POS_BLOCK) {
+		json_u64(j, "block", n->blocks[i->pos & ~WET_POS_BLOCK]);
+		json_close(j);
+		return;
+	}
+	const struct wpp_meta_wet_stmt *st = n->stmts[i->pos];
+	const char *file = wpp_wet_stmt_file(n->fn, st);
+	char addr[64], val[64];
+	int64_t ra, rv;
+	int oka, okv;
+	size_t srclen = 0;
+	const char *src = q->src ? src_lines_get(q->src, file, st->line, &srclen) : NULL;
+
+	fmt_value(q, i, WPP_WET_REC_ADDR, addr, sizeof(addr), &ra, &oka);
+	fmt_value(q, i, WPP_WET_REC_VALUE, val, sizeof(val), &rv, &okv);
+	json_string(j, "file", file);
+	if (src) {
+		char *line = strndup(src, srclen);
+		if (!line)
+			wpp_die("out of memory");
+		json_string(j, "source", line);
+		free(line);
+	}
+	json_u64(j, "line", st->line);
+	json_u64(j, "col", st->column);
+	json_u64(j, "insn", st->insn);
+	json_string(j, "kind", wpp_wet_kind_name(st->kind));
+	if (oka)
+		json_i64(j, "addr", ra);
+	if (okv) {
+		json_i64(j, "value", rv);
+		json_string(j, "text", val);
+	}
+	json_close(j);
+}
+
+/* The end of a query's JSON answer: its list, the object, a newline. */
+static void json_end(struct q *q)
+{
+	json_close(&q->j);
+	json_close(&q->j);
+	json_raw(&q->j, "\n");
+}
+
+/* One instance as text: "@TS  fn  file:line:col  %insn kind  [addr=..]
+ * [value=..]" after prefix, and the source line under the first instance
+ * of a run on one line. */
 static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 {
 	const struct wet_node *n = q->t->nodes[i->node];
@@ -254,14 +311,8 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 	int oka, okv;
 
 	if (i->pos & WET_POS_BLOCK) {
-		uint32_t b = n->blocks[i->pos & ~WET_POS_BLOCK];
-		if (q->json) {
-			fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", prefix, i->ts);
-			json_str(q->out, n->fn->name);
-			fprintf(q->out, ",\"block\":%" PRIu32 "}", b);
-		} else
-			fprintf(q->out, "%s@%" PRIu64 "  %s  block %" PRIu32 "\n", prefix, i->ts,
-				n->fn->name, b);
+		fprintf(q->out, "%s@%" PRIu64 "  %s  block %" PRIu32 "\n", prefix, i->ts,
+			n->fn->name, n->blocks[i->pos & ~WET_POS_BLOCK]);
 		return;
 	}
 	const struct wpp_meta_wet_stmt *st = n->stmts[i->pos];
@@ -270,32 +321,6 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 	size_t srclen = 0;
 	const char *src =
 	    q->src ? src_lines_get(q->src, wpp_wet_stmt_file(n->fn, st), st->line, &srclen) : NULL;
-	if (q->json) {
-		fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", prefix, i->ts);
-		json_str(q->out, n->fn->name);
-		fputs(",\"file\":", q->out);
-		json_str(q->out, wpp_wet_stmt_file(n->fn, st));
-		if (src) {
-			char *line = strndup(src, srclen);
-			if (!line)
-				wpp_die("out of memory");
-			fputs(",\"source\":", q->out);
-			json_str(q->out, line);
-			free(line);
-		}
-		fprintf(q->out,
-			",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"insn\":%" PRIu32
-			",\"kind\":\"%s\"",
-			st->line, st->column, st->insn, wpp_wet_kind_name(st->kind));
-		if (oka)
-			fprintf(q->out, ",\"addr\":%" PRId64, ra);
-		if (okv) {
-			fprintf(q->out, ",\"value\":%" PRId64 ",\"text\":", rv);
-			json_str(q->out, val);
-		}
-		fputc('}', q->out);
-		return;
-	}
 	fprintf(q->out, "%s@%" PRIu64 "  %s  %s:%" PRIu32 ":%" PRIu32 "  %%%" PRIu32 " %s", prefix,
 		i->ts, n->fn->name, wpp_wet_stmt_file(n->fn, st), st->line, st->column, st->insn,
 		wpp_wet_kind_name(st->kind));
@@ -357,6 +382,17 @@ static size_t fn_sizes(const struct wet_thread *t, struct fn_size **out)
 	return n;
 }
 
+/* The member key: {orig, tier1, tier2} bytes. */
+static void json_sizes(struct json_out *j, const char *key, uint64_t orig, uint64_t tier1,
+		       uint64_t tier2)
+{
+	json_object(j, key);
+	json_u64(j, "orig", orig);
+	json_u64(j, "tier1", tier1);
+	json_u64(j, "tier2", tier2);
+	json_close(j);
+}
+
 static int do_info(struct q *q, double secs)
 {
 	const struct wet_thread *t = q->t;
@@ -374,36 +410,39 @@ static int do_info(struct q *q, double secs)
 	struct fn_size *fs;
 	size_t nf = fn_sizes(t, &fs);
 	if (q->json) {
-		fprintf(q->out,
-			"{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"gen\":%" PRIu32
-			",\"timestamps\":%" PRIu64 ",\"nodes\":%" PRIu32 ",\"gaps\":%zu"
-			",\"mem_unknown\":%" PRIu64 ",\"shadow_peak\":%" PRIu64
-			",\"built\":%s,\"seconds\":%.3f,",
-			t->pid, t->tid, t->gen, t->nts, t->nnodes, t->ngaps, t->mem_unknown,
-			t->shadow_peak, secs > 0 ? "true" : "false", q->read_secs);
-		if (q->verify)
-			fprintf(q->out,
-				"\"verified_streams\":%" PRIu64 ",\"verified_values\":%" PRIu64 ",",
-				vs, vv);
-		fputs("\"labels\":{", q->out);
-		for (int k = 0; k < WET_NLBL; k++)
-			fprintf(q->out,
-				"%s\"%s\":{\"orig\":%" PRIu64 ",\"tier1\":%" PRIu64
-				",\"tier2\":%" PRIu64 "}",
-				k ? "," : "", label_names[k], z->orig[k], z->tier1[k], z->tier2[k]);
-		fprintf(q->out,
-			"},\"total\":{\"orig\":%" PRIu64 ",\"tier1\":%" PRIu64 ",\"tier2\":%" PRIu64
-			"},\"functions\":[",
-			o, t1, t2);
-		for (size_t i = 0; i < nf; i++) {
-			fputs(i ? ",{\"name\":" : "{\"name\":", q->out);
-			json_str(q->out, fs[i].fn->name);
-			fprintf(q->out,
-				",\"nodes\":%" PRIu64 ",\"executions\":%" PRIu64
-				",\"bytes\":%" PRIu64 "}",
-				fs[i].nodes, fs[i].execs, fs[i].bytes);
+		struct json_out *j = &q->j;
+		json_object(j, NULL);
+		json_u64(j, "pid", t->pid);
+		json_u64(j, "tid", t->tid);
+		json_u64(j, "gen", t->gen);
+		json_u64(j, "timestamps", t->nts);
+		json_u64(j, "nodes", t->nnodes);
+		json_u64(j, "gaps", t->ngaps);
+		json_u64(j, "mem_unknown", t->mem_unknown);
+		json_u64(j, "shadow_peak", t->shadow_peak);
+		json_bool(j, "built", secs > 0);
+		json_double(j, "seconds", "%.3f", q->read_secs);
+		if (q->verify) {
+			json_u64(j, "verified_streams", vs);
+			json_u64(j, "verified_values", vv);
 		}
-		fputs("]}\n", q->out);
+		json_object(j, "labels");
+		for (int k = 0; k < WET_NLBL; k++)
+			json_sizes(j, label_names[k], z->orig[k], z->tier1[k], z->tier2[k]);
+		json_close(j);
+		json_sizes(j, "total", o, t1, t2);
+		json_array(j, "functions");
+		for (size_t i = 0; i < nf; i++) {
+			json_object(j, NULL);
+			json_string(j, "name", fs[i].fn->name);
+			json_u64(j, "nodes", fs[i].nodes);
+			json_u64(j, "executions", fs[i].execs);
+			json_u64(j, "bytes", fs[i].bytes);
+			json_close(j);
+		}
+		json_close(j);
+		json_close(j);
+		json_raw(j, "\n");
 		free(fs);
 		return 0;
 	}
@@ -466,9 +505,12 @@ static int do_values(struct q *q, uint8_t what)
 		wpp_err("%s: reading the WET failed", q->name);
 		return WPP_EXIT_ERROR;
 	}
-	if (q->json)
-		fprintf(q->out, "{\"tid\":%" PRIu32 ",\"insn\":%" PRIu32 ",\"instances\":[",
-			q->t->tid, in.insn);
+	if (q->json) {
+		json_object(&q->j, NULL);
+		json_u64(&q->j, "tid", q->t->tid);
+		json_u64(&q->j, "insn", in.insn);
+		json_array(&q->j, "instances");
+	}
 	while ((q->count < 0 || n < (uint64_t)q->count) && (rc = wet_insn_iter_next(&it, &i)) > 0) {
 		char buf[64];
 		int64_t raw;
@@ -476,19 +518,20 @@ static int do_values(struct q *q, uint8_t what)
 		n++;
 		fmt_value(q, &i, what, buf, sizeof(buf), &raw, &ok);
 		if (q->json) {
-			fprintf(q->out, "%s{\"n\":%" PRIu64 ",\"ts\":%" PRIu64, n > 1 ? "," : "", n,
-				i.ts);
+			json_object(&q->j, NULL);
+			json_u64(&q->j, "n", n);
+			json_u64(&q->j, "ts", i.ts);
 			if (ok) {
-				fprintf(q->out, ",\"raw\":%" PRId64 ",\"text\":", raw);
-				json_str(q->out, buf);
+				json_i64(&q->j, "raw", raw);
+				json_string(&q->j, "text", buf);
 			}
-			fputc('}', q->out);
+			json_close(&q->j);
 		} else
 			fprintf(q->out, "#%" PRIu64 "  @%" PRIu64 "  %s\n", n, i.ts, buf);
 	}
 	wet_insn_iter_free(&it);
 	if (q->json)
-		fputs("]}\n", q->out);
+		json_end(q);
 	if (rc < 0) {
 		wpp_err("%s: reading the WET failed", q->name);
 		return WPP_EXIT_ERROR;
@@ -515,9 +558,12 @@ static int do_flow(struct q *q)
 		rc = resolve_inst(q, q->where, &i);
 	if (rc)
 		return rc;
-	if (q->json)
-		fprintf(q->out, "{\"tid\":%" PRIu32 ",\"from\":%" PRIu64 ",\"paths\":[", q->t->tid,
-			i.ts);
+	if (q->json) {
+		json_object(&q->j, NULL);
+		json_u64(&q->j, "tid", q->t->tid);
+		json_u64(&q->j, "from", i.ts);
+		json_array(&q->j, "paths");
+	}
 	uint64_t ts = i.ts;
 	for (long c = 0; c < n && ts >= 1 && ts <= q->t->nts; c++) {
 		uint32_t node;
@@ -528,10 +574,12 @@ static int do_flow(struct q *q)
 		const struct wet_node *nd = q->t->nodes[node];
 		int gap = wet_gap_after(q->t, q->backward ? ts - 1 : ts);
 		if (q->json) {
-			fprintf(q->out, "%s{\"ts\":%" PRIu64 ",\"function\":", c ? "," : "", ts);
-			json_str(q->out, nd->fn->name);
-			fprintf(q->out, ",\"path\":%" PRIu64 ",\"gap\":%s}", nd->path_id,
-				gap ? "true" : "false");
+			json_object(&q->j, NULL);
+			json_u64(&q->j, "ts", ts);
+			json_string(&q->j, "function", nd->fn->name);
+			json_u64(&q->j, "path", nd->path_id);
+			json_bool(&q->j, "gap", gap);
+			json_close(&q->j);
 		} else
 			fprintf(q->out, "@%" PRIu64 "  %s  path %" PRIu64 "%s\n", ts, nd->fn->name,
 				nd->path_id,
@@ -541,7 +589,7 @@ static int do_flow(struct q *q)
 		ts = q->backward ? ts - 1 : ts + 1;
 	}
 	if (q->json)
-		fputs("]}\n", q->out);
+		json_end(q);
 	return 0;
 }
 
@@ -560,9 +608,9 @@ static int do_deps(struct q *q)
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
-		fputs("{\"instance\":", q->out);
-		put_inst(q, &i, "");
-		fputs(",\"deps\":[", q->out);
+		json_object(&q->j, NULL);
+		put_inst_json(q, "instance", &i);
+		json_array(&q->j, "deps");
 	} else
 		put_inst(q, &i, "");
 	for (int j = 0; j < n; j++) {
@@ -570,11 +618,13 @@ static int do_deps(struct q *q)
 				 : a[j].status == WET_DEP_IS_UNKNOWN ? "unknown"
 								     : "found";
 		if (q->json) {
-			fprintf(q->out, "%s{\"kind\":\"%s\",\"op\":%u,\"status\":\"%s\"",
-				j ? "," : "", dep_names[a[j].kind], a[j].op, st);
+			json_object(&q->j, NULL);
+			json_string(&q->j, "kind", dep_names[a[j].kind]);
+			json_u64(&q->j, "op", a[j].op);
+			json_string(&q->j, "status", st);
 			if (a[j].status == WET_DEP_FOUND)
-				put_inst(q, &a[j].def, ",\"def\":");
-			fputc('}', q->out);
+				put_inst_json(q, "def", &a[j].def);
+			json_close(&q->j);
 		} else if (a[j].status == WET_DEP_FOUND) {
 			char pre[32];
 			snprintf(pre, sizeof(pre), "  %-4s ", dep_names[a[j].kind]);
@@ -585,7 +635,7 @@ static int do_deps(struct q *q)
 							       : "(unknown)");
 	}
 	if (q->json)
-		fputs("]}\n", q->out);
+		json_end(q);
 	free(a);
 	return 0;
 }
@@ -605,15 +655,20 @@ static int do_slice(struct q *q)
 		wpp_err("%s: reading the WET failed", q->name);
 		return WPP_EXIT_ERROR;
 	}
-	if (q->json)
-		fprintf(q->out,
-			"{\"direction\":\"%s\",\"truncated\":%s,\"unknown\":%" PRIu64
-			",\"instances\":[",
-			q->forward ? "forward" : "backward", truncated ? "true" : "false", unknown);
+	if (q->json) {
+		json_object(&q->j, NULL);
+		json_string(&q->j, "direction", q->forward ? "forward" : "backward");
+		json_bool(&q->j, "truncated", truncated);
+		json_u64(&q->j, "unknown", unknown);
+		json_array(&q->j, "instances");
+	}
 	for (int j = 0; j < n; j++)
-		put_inst(q, &v[j], q->json && j ? "," : "");
+		if (q->json)
+			put_inst_json(q, NULL, &v[j]);
+		else
+			put_inst(q, &v[j], "");
 	if (q->json)
-		fputs("]}\n", q->out);
+		json_end(q);
 	else
 		fprintf(q->out, "%d instances in the %s slice%s; %" PRIu64 " unknown dependences\n",
 			n, q->forward ? "forward" : "backward", truncated ? " (truncated: -n)" : "",
@@ -726,6 +781,7 @@ int cmd_wet_query(int argc, char **argv)
 	if ((rc = opts_parse(&cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 	q.json = fmt == 1;
+	json_init(&q.j, q.out, 0);
 	if (q.sub == SUB_FLOW && !q.where) {
 		wpp_err("%s: --from names where the trace starts (try wpptrace wet flow --help)",
 			name);
