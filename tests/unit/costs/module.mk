@@ -17,7 +17,7 @@ TESTS += $(COUNTERSTEST_BIN)
 COSTATTR_TEST_BIN := $(BUILD)/tests/unit/costs/test_cost_attr
 COSTATTR_UNDER_TEST := $(call objs,san,user/costs/cost_attr.c user/costs/cost_position.c \
 	user/costs/cost_run_end.c user/costs/cost_summary.c user/costs/cost_scale.c \
-	user/costs/cost_select.c user/costs/cost_file.c)
+	user/costs/cost_select.c user/costs/cost_file.c user/common/json_out.c)
 $(COSTATTR_TEST_BIN): $(call objs,san,tests/unit/costs/test_cost_attr.c) $(call objs,san,tests/unit/decode/testlib.c) \
 	$(COSTATTR_UNDER_TEST) $(call objs,san,$(SYMBOLIZER_SRCS) $(DECODE_SRCS) $(WPPREAD_SRCS))
 	@mkdir -p $(dir $@)

@@ -351,14 +351,26 @@ static void check_attribution(void **state)
 	assert_non_null(strstr(line, "; counted exactly per batch: 3510"));
 
 	/* The same figures as JSON (report, annotate, hot, info): every class
-	 * by its key, samples = on paths + classes. */
+	 * by its key, samples = on paths + classes; compact even as a member
+	 * of a spaced document (hot's). */
 	char *json = NULL;
 	size_t jlen = 0;
 	FILE *mem = open_memstream(&json, &jlen);
 	struct cost_tally tally;
+	struct json_out doc;
 	cost_tally_of(&cd, &a, &tally);
-	cost_tally_json(mem, &tally);
+	json_init(&doc, mem, 1);
+	json_object(&doc, NULL);
+	json_u64(&doc, "before", 1);
+	cost_tally_json(&doc, "cost_samples", &tally);
+	json_close(&doc);
 	fclose(mem);
+	assert_non_null(strstr(
+	    json,
+	    "{\"before\": 1, \"cost_samples\": {\"counter\":\"page-faults\",\"estimated\":true,"
+	    "\"period\":10,\"samples\":"));
+	assert_int_equal(json[jlen - 2], '}');
+	assert_int_equal(json[jlen - 1], '}');
 	snprintf(want, sizeof(want),
 		 "\"samples\":%llu,\"samples_on_paths\":%llu,\"events_on_paths\":%llu",
 		 (unsigned long long)a.samples, (unsigned long long)a.nhits,
@@ -393,7 +405,8 @@ static void check_attribution(void **state)
 
 /* cost_select with stderr in a file: its return, and the text it wrote. */
 static int select_capturing(struct wpp_trace *t, struct wpp_modules *mods, const char *name,
-			    enum cost_takes takes, struct cost_selection *sel, char *err, size_t len)
+			    enum cost_takes takes, struct cost_selection *sel, char *err,
+			    size_t len)
 {
 	char path[320];
 	snprintf(path, sizeof(path), "%s/stderr", dir);
@@ -426,17 +439,17 @@ static void check_selection(void **state)
 	/* Not counters: nothing selected, nothing said. */
 	const char *none[] = {NULL, "insns"};
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(select_capturing(t, mods, none[i], COST_TAKES_INSNS, &sel, err,
-						  sizeof(err)),
-				 0);
+		assert_int_equal(
+		    select_capturing(t, mods, none[i], COST_TAKES_INSNS, &sel, err, sizeof(err)),
+		    0);
 		assert_false(sel.active);
 		assert_string_equal(sel.summary, "");
 		assert_string_equal(err, "");
 		cost_selection_free(&sel);
 	}
-	assert_int_equal(select_capturing(t, mods, "count", COST_TAKES_INSNS_OR_COUNT, &sel, err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+	    select_capturing(t, mods, "count", COST_TAKES_INSNS_OR_COUNT, &sel, err, sizeof(err)),
+	    0);
 	assert_false(sel.active);
 	cost_selection_free(&sel);
 
