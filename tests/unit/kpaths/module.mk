@@ -55,7 +55,7 @@ TESTS += $(KSLAB_AGREE)
 # attribution, as bin/wpptrace is).
 KSLAB_DUMP_HITS := $(KSLAB_TEST_DIR)/dump_hits
 $(KSLAB_DUMP_HITS): $(sort $(call objs,,tests/unit/kpaths/dump_hits.c) $(COSTS_OBJS) \
-		$(DECODE_OBJS) \
+		$(DECODE_OBJS) $(call objs,,user/common/json_out.c) \
 		$(SYMBOLIZER_OBJS) $(WPPREAD_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(SYMBOLIZER_LIBS)
