@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,21 @@ static void merge(struct count_snapshot *s)
 	s->n = out + 1;
 }
 
+/* Did the block's thread drain while it was read (wpp_registry.h,
+ * `drains`)?  Its counters were then taken by an exchange meanwhile, each
+ * either read here or gone into its stream, not both, unless the stream is
+ * still being collected: the caller decides (count_snapshot.h). */
+static int note_drain(int fd, const struct wpp_count_block *b, uint64_t at,
+		      struct count_snapshot *out)
+{
+	uint64_t drains;
+	int err =
+	    read_at(fd, &drains, sizeof(drains), at + offsetof(struct wpp_count_block, drains));
+	if (!err && (drains != b->drains || (drains & 1)))
+		out->threads_draining++;
+	return err;
+}
+
 /* One pass over the block list. */
 static int read_all(int fd, uint64_t counts, struct count_snapshot *out)
 {
@@ -220,6 +236,8 @@ static int read_all(int fd, uint64_t counts, struct count_snapshot *out)
 		if (b.state == WPP_COUNT_LIVE) {
 			out->threads++;
 			err = read_block(fd, &b, out);
+			if (!err)
+				err = note_drain(fd, &b, at, out);
 		}
 		at = b.next;
 	}
@@ -269,6 +287,7 @@ int count_snapshot_delta(const struct count_snapshot *before, const struct count
 	memset(delta, 0, sizeof(*delta));
 	delta->threads = after->threads;
 	delta->hashes_busy = after->hashes_busy;
+	delta->threads_draining = after->threads_draining;
 	for (size_t j = 0; j < after->n; j++) {
 		const struct count_sample *a = &after->s[j];
 		while (i < before->n && by_path(&before->s[i], a) < 0)

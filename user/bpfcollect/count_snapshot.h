@@ -34,6 +34,9 @@ struct count_snapshot {
 	size_t n, cap;
 	uint32_t threads;     /* live counting threads read */
 	uint32_t hashes_busy; /* threads whose hash was being changed (not read) */
+	/* threads that drained (or were draining) while their block was read:
+	 * what was read of them may also be, or partly be, in a trace stream */
+	uint32_t threads_draining;
 };
 
 /* Read process pid's counters, given the registry's `counts` address
