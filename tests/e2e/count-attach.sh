@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# count-attach — `record -p` on a count build (-fwpp-mode=count) that is
+# already running: the counts its threads still hold when recording stops
+# are read after detach and written into the .wpp (record_live_counts.c);
+# a thread that ends while attached hands its own over as it always did.
+# The oracle is a paths-mode recording of the same deterministic program
+# run to its end (tests/e2e/count/count_phases.c, mode b): every path of
+# the phase functions, every count.  What a window holds is each live
+# thread's counts since it started (docs/design.md, "Counts of attached
+# processes are read at detach"), so the windows below all end with the
+# same counts as that run:
+#   q  pause 1 -> pause 2: the helper ends inside the window (its counts
+#      come through its stream), main is alive at the stop (read);
+#   p  pause 1 -> pause 2: both threads alive at the stop (two blocks read);
+#   p  pause 2 -> the end: the helper and then the process end inside the
+#      window (their drains hand everything over) and nothing is left to
+#      read at detach, so nothing is counted twice.
+. "$(dirname "$0")/bpf-lib.sh"
+SRC=$ROOT/tests/e2e/count/count_phases.c
+PHASE_FNS="alpha beta beta_wide shared"
+
+# fns_of FILE.wpp [FUNCTION...]: "function path count" lines, sorted (all
+# functions when none is named).
+fns_of() {
+	local f=$1
+	shift
+	"$WPPTRACE" paths --format json "$f" | python3 -c '
+import json, sys
+keep = set(sys.argv[1:])
+rows = json.load(sys.stdin)["paths"]
+for r in sorted((r["function"], r["path"], r["count"]) for r in rows if not keep or r["function"] in keep):
+    print(*r)' "$@"
+}
+
+# window NAME MODE FROM TO: run the count build in MODE, attach `record -p`
+# at pause FROM, let it go, stop the recording at pause TO (SIGINT) or let
+# it end with the program (TO = end); $WORK/NAME.wpp, .err, .prog.
+window() {
+	local name=$1 mode=$2 from=$3 to=$4 d=$WORK prog rec pid
+	rm -f "$d/$name.in" "$d/$name.ready"
+	mkfifo -m 600 "$d/$name.in"
+	(cd "$d" && exec ./count "$mode" <"$name.in" >"$name.prog" 2>&1) &
+	prog=$!
+	exec 7>"$d/$name.in"
+	for n in 1 2; do
+		wait_until "$name: pause $n" grep -q "^paused $n" "$d/$name.prog" || break
+		pid=$(sed -n "s/^paused $n //p" "$d/$name.prog")
+		if [ "$n" = "$from" ]; then
+			mkfifo -m 600 "$d/$name.ready"
+			"$WPPTRACE" record -q --ready-fd 9 -o "$d/$name.wpp" -p "$pid" \
+				9>"$d/$name.ready" 2>"$d/$name.err" &
+			rec=$!
+			read -r -t 60 _ <"$d/$name.ready" || fail "$name: record never got ready"
+		fi
+		[ "$n" = "$to" ] && { kill -INT "$rec"; wait "$rec" || fail "$name: record failed: $(head -1 "$d/$name.err")"; }
+		echo go >&7
+	done
+	exec 7>&-
+	wait "$prog" || fail "$name: the program failed"
+	[ "$to" = end ] && { wait "$rec" || fail "$name: record failed: $(head -1 "$d/$name.err")"; }
+}
+
+# same NAME WHAT FUNCTIONS...: NAME.wpp's paths of FUNCTIONS equal the oracle's.
+same() {
+	local name=$1 what=$2
+	shift 2
+	fns_of "$WORK/$name.wpp" "$@" >"$WORK/$name.got"
+	fns_of "$WORK/b.wpp" "$@" >"$WORK/$name.want"
+	if [ -s "$WORK/$name.want" ] && cmp -s "$WORK/$name.got" "$WORK/$name.want"; then
+		pass "$name: $what ($(wc -l <"$WORK/$name.want") paths, every count)"
+	else
+		fail "$name: $what: $(diff "$WORK/$name.got" "$WORK/$name.want" | sed -n 2p) (see $WORK)"
+	fi
+}
+
+"$WPPCC" -O2 -g -pthread -o "$WORK/paths" "$SRC" >"$WORK/build.log" 2>&1 &&
+	"$WPPCC" -O2 -g -pthread -fwpp-mode=count -o "$WORK/count" "$SRC" >>"$WORK/build.log" 2>&1 ||
+	{ fail "count_phases builds: $(head -1 "$WORK/build.log")"; finish; }
+(cd "$WORK" && "$WPPTRACE" record -q -o b.wpp -- ./paths b >b.out) || fail "the paths run"
+
+window ended q 1 2
+same ended "a thread ending in the window, one read at detach" $PHASE_FNS helper
+
+window alive p 1 2
+same alive "two threads alive at the stop, both read at detach" $PHASE_FNS
+
+window exits p 2 end
+same exits "the process ends in the window: its own drain only" $PHASE_FNS helper
+if grep -q "draining\|missing\|incomplete" "$WORK"/*.err; then
+	fail "a warning in a quiet window: $(grep -h "draining\|missing\|incomplete" "$WORK"/*.err | head -1)"
+fi
+
+finish
