@@ -61,6 +61,9 @@ static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char 
 
 static void sink_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words)
 {
+	struct record_sink *rs = ctx;
+	if (rs->live_counts)
+		record_live_counts_batch(rs->live_counts, b);
 	record_sink_batch(ctx, b, words);
 }
 

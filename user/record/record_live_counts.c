@@ -4,8 +4,11 @@
 #include "record/record_live_counts.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "bpfcollect/count_snapshot.h"
@@ -21,14 +24,37 @@
 /* A hash its owner is changing is not read; it is busy for microseconds. */
 #define BUSY_TRIES 20
 
+/* Periodic snapshots: a process killed meanwhile loses what ran after the
+ * last one (said, with how long that was). */
+#define SNAPSHOT_NS 1000000000ull
+/* Batches a process may send between two snapshots and still be salvaged
+ * (a mixed build's tracing TUs send many: it is not, rather than slowly). */
+#define MAX_GONE 4096u
+
 struct live_proc {
 	uint32_t pid, generation;
+	/* The last periodic snapshot, per thread (tid of each sample), taken
+	 * at last_ns; the threads that sent words since it began (`gone`:
+	 * a count build's thread sends words when it drains, at its exit, so
+	 * its snapshot may be in its stream already: not salvaged twice). */
+	struct count_snapshot last;
+	uint64_t last_ns;
+	uint32_t *gone;
+	size_t ngone, capgone;
 };
 
+/* The process list is written by the collector's callbacks (its drain
+ * threads) and read by the recorder's main thread for snapshots. */
 struct record_live_counts {
+	pthread_mutex_t lock;
 	struct live_proc *p;
 	size_t n, cap;
 	uint64_t unremembered; /* processes left out for want of memory */
+	uint64_t next_ns;      /* of the next periodic snapshot */
+	struct record_sink *rs;
+	uint64_t salvaged;	/* path executions from killed processes' snapshots */
+	uint64_t killed;	/* processes killed: their counts since the last snapshot lost */
+	uint64_t killed_unread; /* of them: no snapshot at all */
 };
 
 struct words {
@@ -37,15 +63,33 @@ struct words {
 	int failed;
 };
 
-struct record_live_counts *record_live_counts_new(void)
+struct record_live_counts *record_live_counts_new(struct record_sink *rs)
 {
-	return calloc(1, sizeof(struct record_live_counts));
+	struct record_live_counts *l = calloc(1, sizeof(*l));
+	if (l) {
+		pthread_mutex_init(&l->lock, NULL);
+		l->rs = rs;
+	}
+	return l;
+}
+
+static void forget(struct live_proc *p)
+{
+	count_snapshot_free(&p->last);
+	free(p->gone);
+	p->gone = NULL;
+	p->ngone = p->capgone = 0;
+	p->last_ns = 0;
 }
 
 void record_live_counts_free(struct record_live_counts *l)
 {
-	if (l)
-		free(l->p);
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		forget(&l->p[i]);
+	pthread_mutex_destroy(&l->lock);
+	free(l->p);
 	free(l);
 }
 
@@ -57,24 +101,89 @@ static struct live_proc *find(struct record_live_counts *l, uint32_t pid)
 	return NULL;
 }
 
+static int write_batches(struct record_sink *rs, const struct live_proc *p,
+			 const struct count_snapshot *s, uint64_t *paths);
+
+/* Killed (by a signal abort() did not send: abort drains first), the
+ * process drained nothing at its end: what its threads held at the last
+ * snapshot goes into the file, but for the threads that sent words since
+ * (they drained, or may have: rather too few than twice). */
+static void salvage(struct record_live_counts *l, struct live_proc *p, int status)
+{
+	if (!WIFSIGNALED(status) || WTERMSIG(status) == SIGABRT)
+		return;
+	l->killed++;
+	if (!p->last_ns) {
+		l->killed_unread++;
+		return;
+	}
+	struct count_snapshot keep;
+	size_t n = 0;
+	for (size_t i = 0; i < p->last.n; i++) {
+		int ended = 0;
+		for (size_t g = 0; g < p->ngone && !ended; g++)
+			ended = p->gone[g] == p->last.s[i].tid;
+		if (!ended)
+			p->last.s[n++] = p->last.s[i];
+	}
+	keep = p->last;
+	keep.n = n;
+	uint64_t before = l->salvaged;
+	if (n && !l->rs->failed && write_batches(l->rs, p, &keep, &l->salvaged) < 0)
+		l->rs->failed = 1;
+	wpp_warn("record: process %u was killed (signal %d): its %llu path executions counted "
+		 "until %.1f s before its end are recorded, what ran after is lost",
+		 p->pid, WTERMSIG(status), (unsigned long long)(l->salvaged - before),
+		 (double)(record_now_ns() - p->last_ns) / 1e9);
+}
+
+void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chunk_batch *b)
+{
+	pthread_mutex_lock(&l->lock);
+	struct live_proc *p = find(l, b->pid);
+	/* (A tid may be listed more than once: the oldest entries go when a
+	 * snapshot is kept, the newer ones must stay.) */
+	if (p && p->last.n && p->generation == b->generation) {
+		if (p->ngone == p->capgone) {
+			size_t cap = p->capgone ? 2 * p->capgone : 16;
+			uint32_t *g = cap <= MAX_GONE ? realloc(p->gone, cap * sizeof(*g)) : NULL;
+			if (!g) { /* no telling which threads: salvage nothing */
+				forget(p);
+				goto out;
+			}
+			p->gone = g;
+			p->capgone = cap;
+		}
+		p->gone[p->ngone++] = b->tid;
+	}
+out:
+	pthread_mutex_unlock(&l->lock);
+}
+
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p)
 {
+	pthread_mutex_lock(&l->lock);
 	struct live_proc *at = find(l, p->proc.pid);
 
 	if (p->event == BC_PROCESS_EXIT) {
-		if (at)
+		if (at) {
+			salvage(l, at, p->exit_status);
+			forget(at);
 			*at = l->p[--l->n];
-		return;
+		}
+		goto out;
 	}
 	if (p->event != BC_PROCESS_NEW)
-		return;
-	if (!at) {
+		goto out;
+	if (at) {
+		forget(at); /* an exec: the old image drained at its end */
+	} else {
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 64;
 			struct live_proc *g = realloc(l->p, cap * sizeof(*g));
 			if (!g) {
 				l->unremembered++; /* said at the end */
-				return;
+				goto out;
 			}
 			l->p = g;
 			l->cap = cap;
@@ -82,7 +191,9 @@ void record_live_counts_process(struct record_live_counts *l, const struct bc_pr
 		at = &l->p[l->n++];
 	}
 	/* an exec'd image counts anew: its generation names its modules */
-	*at = (struct live_proc){p->proc.pid, p->proc.generation};
+	*at = (struct live_proc){.pid = p->proc.pid, .generation = p->proc.generation};
+out:
+	pthread_mutex_unlock(&l->lock);
 }
 
 static void put(const uint64_t *w, unsigned n, void *arg)
@@ -111,7 +222,7 @@ static void skip_tu(const struct wpp_brec_register *r, void *arg)
 }
 
 /* A snapshot of pid with no hash left unread, if the owners let us. */
-static int snapshot(uint32_t pid, struct count_snapshot *s)
+static int snapshot(uint32_t pid, int by_thread, struct count_snapshot *s)
 {
 	struct registry_info info;
 	int err = registry_read((pid_t)pid, skip_tu, NULL, &info);
@@ -119,7 +230,8 @@ static int snapshot(uint32_t pid, struct count_snapshot *s)
 	if (err)
 		return err;
 	for (int t = 0;; t++) {
-		if ((err = count_snapshot_read((pid_t)pid, info.counts, s)))
+		if ((err = by_thread ? count_snapshot_read_threads((pid_t)pid, info.counts, s)
+				     : count_snapshot_read((pid_t)pid, info.counts, s)))
 			return err;
 		if (!s->hashes_busy || t + 1 == BUSY_TRIES)
 			return 0;
@@ -162,6 +274,55 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
 	return err;
 }
 
+/* Read pid's per-thread counts while the list may change: the list is not
+ * held during the read; the snapshot is kept if the image is still the one
+ * read, and the threads that ended meanwhile stay on its `gone` list. */
+static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t generation)
+{
+	pthread_mutex_lock(&l->lock);
+	struct live_proc *p = find(l, pid);
+	size_t gone_before = p ? p->ngone : 0;
+	pthread_mutex_unlock(&l->lock);
+	if (!p)
+		return;
+	struct count_snapshot s;
+	uint64_t began = record_now_ns();
+	if (snapshot(pid, 1, &s))
+		return; /* gone, or no counting runtime: nothing to salvage */
+	pthread_mutex_lock(&l->lock);
+	p = find(l, pid);
+	if (p && p->generation == generation && p->ngone >= gone_before) {
+		count_snapshot_free(&p->last);
+		p->last = s;
+		p->last_ns = began;
+		memmove(p->gone, p->gone + gone_before,
+			(p->ngone - gone_before) * sizeof(*p->gone));
+		p->ngone -= gone_before;
+		s.s = NULL;
+		if (wpp_verbosity >= 2)
+			wpp_info("record: counts of process %u read (%u threads)", pid, s.threads);
+	}
+	pthread_mutex_unlock(&l->lock);
+	count_snapshot_free(&s);
+}
+
+void record_live_counts_tick(struct record_live_counts *l)
+{
+	uint64_t now = record_now_ns();
+	if (now < l->next_ns)
+		return;
+	l->next_ns = now + SNAPSHOT_NS;
+	pthread_mutex_lock(&l->lock);
+	size_t n = l->n;
+	struct live_proc *ids = malloc((n ? n : 1) * sizeof(*ids));
+	for (size_t i = 0; ids && i < n; i++)
+		ids[i] = (struct live_proc){.pid = l->p[i].pid, .generation = l->p[i].generation};
+	pthread_mutex_unlock(&l->lock);
+	for (size_t i = 0; ids && i < n; i++)
+		periodic(l, ids[i].pid, ids[i].generation);
+	free(ids);
+}
+
 int record_live_counts_write(struct record_live_counts *l, struct record_sink *rs, int quiet)
 {
 	uint64_t paths = 0, draining = 0, busy = 0, threads = 0, procs = 0;
@@ -169,7 +330,7 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 
 	for (size_t i = 0; i < l->n && !rs->failed; i++) {
 		struct count_snapshot s;
-		int err = snapshot(l->p[i].pid, &s);
+		int err = snapshot(l->p[i].pid, 0, &s);
 		if (err == -ENOENT || err == -ESRCH)
 			continue; /* no counting runtime, or gone (its end drained it) */
 		if (err) {
@@ -201,6 +362,10 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 		wpp_warn("record: %llu threads were ending as their counts were read at detach; "
 			 "their counts may be incomplete",
 			 (unsigned long long)draining);
+	if (l->killed_unread)
+		wpp_warn("record: %llu processes were killed before their counts were first read; "
+			 "their live threads' counts are lost",
+			 (unsigned long long)l->killed_unread);
 	if (l->unremembered)
 		wpp_warn("record: out of memory: the counts %llu processes held at detach "
 			 "are missing",

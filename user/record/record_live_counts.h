@@ -19,6 +19,12 @@
  * counted twice: a drain the collector saw zeroed what it sent.  A thread
  * caught draining while read (its words published after the detach are
  * not in the file) is counted and said as possibly incomplete.
+ *
+ * A process killed meanwhile (SIGKILL, or any signal but abort's, which
+ * drains first) hands nothing over: every second each process is read
+ * per thread, and at its death the last snapshot is written, but for the
+ * threads that sent words after it (their own drains may carry them).  What ran
+ * after the snapshot is lost, and said with how long that was.
  */
 #ifndef WPP_RECORD_LIVE_COUNTS_H
 #define WPP_RECORD_LIVE_COUNTS_H
@@ -28,10 +34,18 @@
 struct record_sink;
 struct record_live_counts;
 
-struct record_live_counts *record_live_counts_new(void);
+/* rs: where a killed process's last snapshot goes. */
+struct record_live_counts *record_live_counts_new(struct record_sink *rs);
 /* A process event from the collector: NEW remembers (pid, generation),
- * EXIT forgets the pid (its counts went into its stream at its end). */
+ * EXIT forgets the pid (its counts went into its stream at its end) or,
+ * when a signal killed it, writes its last snapshot first. */
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p);
+/* A batch: its thread sent words (a count build's thread does when it
+ * drains at its exit), so its earlier snapshot is not to be salvaged. */
+void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chunk_batch *b);
+/* Called often from the recorder's loop: every second, a per-thread
+ * snapshot of every remembered process (not holding the collector up). */
+void record_live_counts_tick(struct record_live_counts *l);
 /* After bc_finish: read every remembered process still alive and write
  * its counts.  Problems are one line each (quiet: only losses).  0, or -1
  * when the file could not be written. */

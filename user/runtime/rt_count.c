@@ -54,6 +54,8 @@ struct rt_count_thread {
 	uint32_t narrays, cap;
 	struct rt_count_table hash;
 	uint64_t drains; /* +1 as a drain begins, +1 as it ends (wpp_registry.h) */
+	uint32_t tid;	 /* the owner, for a collector that salvages a killed process */
+	uint32_t reserved;
 };
 
 /* Collectors read the blocks through the registry (wpp_registry.h). */
@@ -70,6 +72,7 @@ SAME_AT(hash.e, hash);
 SAME_AT(hash.cap, hash_cap);
 SAME_AT(hash.used, hash_used);
 SAME_AT(drains, drains);
+SAME_AT(tid, tid);
 _Static_assert(sizeof(struct rt_count_array) == sizeof(struct wpp_count_array_ref), "array ref");
 _Static_assert(sizeof(struct rt_count_entry) == sizeof(struct wpp_count_hash_entry), "entry");
 
@@ -177,6 +180,7 @@ static struct rt_count_thread *thread_state(void)
 						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			;
 	}
+	ct->tid = rt_gettid();
 	self = ct;
 	/* A thread that only counts never records: its exit still has to
 	 * drain (rt_lifecycle.c). */
@@ -381,6 +385,7 @@ void rt_count_fork_child(void)
 				ct->arrays[i].tls_slot = NULL;
 		}
 		if (ct == self) {
+			ct->tid = rt_gettid();
 			rt_count_table_clear(&ct->hash);
 		} else {
 			/* its owner may have been growing it at the fork: start

@@ -93,6 +93,8 @@ struct wpp_count_block {
 	 * (docs/design.md, "Counts of attached processes are read at
 	 * detach").  A runtime without it leaves the zeroed page there: 0. */
 	uint64_t drains;
+	uint32_t tid; /* the owner's thread id (0 from a runtime without it) */
+	uint32_t reserved;
 };
 
 struct wpp_count_array_ref {
