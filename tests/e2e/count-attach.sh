@@ -15,7 +15,10 @@
 #   p  pause 1 -> pause 2: both threads alive at the stop (two blocks read);
 #   p  pause 2 -> the end: the helper and then the process end inside the
 #      window (their drains hand everything over) and nothing is left to
-#      read at detach, so nothing is counted twice.
+#      read at detach, so nothing is counted twice;
+#   p  pause 1 -> SIGKILL at pause 2, after two of record's periodic
+#      snapshots (seen with -v -v): the process drains nothing, the last
+#      snapshot is written, and the loss is said.
 . "$(dirname "$0")/bpf-lib.sh"
 SRC=$ROOT/tests/e2e/count/count_phases.c
 PHASE_FNS="alpha beta beta_wide shared"
@@ -87,6 +90,39 @@ same alive "two threads alive at the stop, both read at detach" $PHASE_FNS
 
 window exits p 2 end
 same exits "the process ends in the window: its own drain only" $PHASE_FNS helper
+# Killed: record -v -v says each periodic snapshot; two after the pause
+# mean one began after it, so the last holds every count.
+d=$WORK
+rm -f "$d/kill.in" "$d/kill.ready"
+mkfifo -m 600 "$d/kill.in" "$d/kill.ready"
+(cd "$d" && exec ./count p <kill.in >kill.prog 2>&1) &
+prog=$!
+exec 7>"$d/kill.in"
+snaps() { grep -c "counts of process $pid read" "$d/kill.err"; }
+snaps_past() { [ "$(snaps)" -ge "$1" ]; }
+if wait_until "kill: pause 1" grep -q "^paused 1" "$d/kill.prog"; then
+	pid=$(sed -n 's/^paused 1 //p' "$d/kill.prog")
+	"$WPPTRACE" -v -v record --ready-fd 9 -o "$d/kill.wpp" -p "$pid" 9>"$d/kill.ready" \
+		2>"$d/kill.err" &
+	rec=$!
+	read -r -t 60 _ <"$d/kill.ready" || fail "kill: record never got ready"
+	echo go >&7
+	if wait_until "kill: pause 2" grep -q "^paused 2" "$d/kill.prog"; then
+		n=$(snaps)
+		wait_until "kill: two snapshots after the pause" snaps_past $((n + 2))
+		kill -KILL "$pid"
+		wait "$rec" || fail "kill: record failed: $(grep -v '^wpptrace: record: counts of' "$d/kill.err" | head -1)"
+	fi
+fi
+exec 7>&-
+wait "$prog" 2>/dev/null
+same kill "killed: the last snapshot written" $PHASE_FNS
+if grep -q "process $pid was killed (signal 9): its [0-9]* path executions counted until .* s before its end are recorded, what ran after is lost" "$d/kill.err"; then
+	pass "kill: $(grep -o "process $pid was killed.*" "$d/kill.err" | sed "s/$pid/PID/")"
+else
+	fail "kill: no loss line: $(grep warning "$d/kill.err" | head -1)"
+fi
+
 if grep -q "draining\|missing\|incomplete" "$WORK"/*.err; then
 	fail "a warning in a quiet window: $(grep -h "draining\|missing\|incomplete" "$WORK"/*.err | head -1)"
 fi
