@@ -33,6 +33,10 @@
 
 struct live_proc {
 	uint32_t pid, generation;
+	/* its registry's count list address, read once per image (0: no
+	 * counting runtime), when counts_known */
+	uint64_t counts;
+	int counts_known;
 	/* The last periodic snapshot, per thread (tid of each sample), taken
 	 * at last_ns; the threads that sent words since it began (`gone`:
 	 * a count build's thread sends words when it drains, at its exit, so
@@ -222,16 +226,26 @@ static void skip_tu(const struct wpp_brec_register *r, void *arg)
 }
 
 /* A snapshot of pid with no hash left unread, if the owners let us. */
-static int snapshot(uint32_t pid, int by_thread, struct count_snapshot *s)
+/* The address of pid's count block list, from its registry unless known:
+ * 0 with *counts set, -ENOENT (no counting runtime; *counts 0), or -errno. */
+static int counts_at(uint32_t pid, int known, uint64_t *counts)
 {
 	struct registry_info info;
-	int err = registry_read((pid_t)pid, skip_tu, NULL, &info);
+	int err = known ? 0 : registry_read((pid_t)pid, skip_tu, NULL, &info);
 
+	if (!known)
+		*counts = err == 0 ? info.counts : 0;
 	if (err)
-		return err;
+		return err; /* -ENOENT: not instrumented, known to have no counts */
+	return *counts ? 0 : -ENOENT;
+}
+
+static int snapshot(uint32_t pid, uint64_t counts, int by_thread, struct count_snapshot *s)
+{
 	for (int t = 0;; t++) {
-		if ((err = by_thread ? count_snapshot_read_threads((pid_t)pid, info.counts, s)
-				     : count_snapshot_read((pid_t)pid, info.counts, s)))
+		int err = by_thread ? count_snapshot_read_threads((pid_t)pid, counts, s)
+				    : count_snapshot_read((pid_t)pid, counts, s);
+		if (err)
 			return err;
 		if (!s->hashes_busy || t + 1 == BUSY_TRIES)
 			return 0;
@@ -282,12 +296,23 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 	pthread_mutex_lock(&l->lock);
 	struct live_proc *p = find(l, pid);
 	size_t gone_before = p ? p->ngone : 0;
+	int known = p ? p->counts_known : 0;
+	uint64_t counts = p ? p->counts : 0;
 	pthread_mutex_unlock(&l->lock);
 	if (!p)
 		return;
-	struct count_snapshot s;
+	struct count_snapshot s = {0};
 	uint64_t began = record_now_ns();
-	if (snapshot(pid, 1, &s))
+	int err = counts_at(pid, known, &counts);
+	if (!known && (err == 0 || err == -ENOENT)) {
+		pthread_mutex_lock(&l->lock);
+		if ((p = find(l, pid)) && p->generation == generation) {
+			p->counts = counts;
+			p->counts_known = 1;
+		}
+		pthread_mutex_unlock(&l->lock);
+	}
+	if (err || snapshot(pid, counts, 1, &s))
 		return; /* gone, or no counting runtime: nothing to salvage */
 	pthread_mutex_lock(&l->lock);
 	p = find(l, pid);
@@ -330,7 +355,9 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 
 	for (size_t i = 0; i < l->n && !rs->failed; i++) {
 		struct count_snapshot s;
-		int err = snapshot(l->p[i].pid, 0, &s);
+		int err = counts_at(l->p[i].pid, l->p[i].counts_known, &l->p[i].counts);
+		if (!err)
+			err = snapshot(l->p[i].pid, l->p[i].counts, 0, &s);
 		if (err == -ENOENT || err == -ESRCH)
 			continue; /* no counting runtime, or gone (its end drained it) */
 		if (err) {
