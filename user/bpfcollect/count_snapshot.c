@@ -39,7 +39,7 @@ static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t cou
 		s->s = g;
 		s->cap = cap;
 	}
-	s->s[s->n++] = (struct count_sample){s->tid_now, fid, id, count};
+	s->s[s->n++] = (struct count_sample){fid, id, count, s->tid_now};
 	return 0;
 }
 

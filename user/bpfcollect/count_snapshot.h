@@ -24,10 +24,10 @@
 #include <sys/types.h>
 
 struct count_sample {
-	uint32_t tid; /* count_snapshot_read_threads: the thread's; else 0 */
 	uint32_t fid;
 	uint64_t id; /* Ball-Larus path id */
 	uint64_t count;
+	uint32_t tid; /* count_snapshot_read_threads: the thread's; else 0 */
 };
 
 struct count_snapshot {
