@@ -13,6 +13,7 @@
 #   q  pause 1 -> pause 2: the helper ends inside the window (its counts
 #      come through its stream), main is alive at the stop (read);
 #   p  pause 1 -> pause 2: both threads alive at the stop (two blocks read);
+#      the same with -a (the process found among all, compared by its pid);
 #   p  pause 2 -> the end: the helper and then the process end inside the
 #      window (their drains hand everything over) and nothing is left to
 #      read at detach, so nothing is counted twice;
@@ -26,9 +27,10 @@ PHASE_FNS="alpha beta beta_wide shared"
 # fns_of FILE.wpp [FUNCTION...]: "function path count" lines, sorted (all
 # functions when none is named).
 fns_of() {
-	local f=$1
+	local f=$1 pid=()
 	shift
-	"$WPPTRACE" paths --format json "$f" | python3 -c '
+	[ -s "${f%.wpp}.pid" ] && pid=(--pid "$(cat "${f%.wpp}.pid")")
+	"$WPPTRACE" paths --format json "${pid[@]}" "$f" | python3 -c '
 import json, sys
 keep = set(sys.argv[1:])
 rows = json.load(sys.stdin)["paths"]
@@ -36,11 +38,12 @@ for r in sorted((r["function"], r["path"], r["count"]) for r in rows if not keep
     print(*r)' "$@"
 }
 
-# window NAME MODE FROM TO: run the count build in MODE, attach `record -p`
-# at pause FROM, let it go, stop the recording at pause TO (SIGINT) or let
-# it end with the program (TO = end); $WORK/NAME.wpp, .err, .prog.
+# window NAME MODE FROM TO [-a]: run the count build in MODE, attach
+# `record -p` (or -a) at pause FROM, let it go, stop the recording at pause
+# TO (SIGINT) or let it end with the program (TO = end); $WORK/NAME.wpp,
+# .err, .prog, .pid (the program's, which the comparison keeps to).
 window() {
-	local name=$1 mode=$2 from=$3 to=$4 d=$WORK prog rec pid
+	local name=$1 mode=$2 from=$3 to=$4 how=${5:--p} d=$WORK prog rec pid
 	rm -f "$d/$name.in" "$d/$name.ready"
 	mkfifo -m 600 "$d/$name.in"
 	(cd "$d" && exec ./count "$mode" <"$name.in" >"$name.prog" 2>&1) &
@@ -51,7 +54,10 @@ window() {
 		pid=$(sed -n "s/^paused $n //p" "$d/$name.prog")
 		if [ "$n" = "$from" ]; then
 			mkfifo -m 600 "$d/$name.ready"
-			"$WPPTRACE" record -q --ready-fd 9 -o "$d/$name.wpp" -p "$pid" \
+			echo "$pid" >"$d/$name.pid"
+			# shellcheck disable=SC2046
+			"$WPPTRACE" record -q --ready-fd 9 -o "$d/$name.wpp" \
+				$([ "$how" = -a ] && echo -a || echo -p "$pid") \
 				9>"$d/$name.ready" 2>"$d/$name.err" &
 			rec=$!
 			read -r -t 60 _ <"$d/$name.ready" || fail "$name: record never got ready"
@@ -87,6 +93,9 @@ same ended "a thread ending in the window, one read at detach" $PHASE_FNS helper
 
 window alive p 1 2
 same alive "two threads alive at the stop, both read at detach" $PHASE_FNS
+
+window all p 1 2 -a
+same all "-a: the same process found system-wide, read at detach" $PHASE_FNS
 
 window exits p 2 end
 same exits "the process ends in the window: its own drain only" $PHASE_FNS helper
