@@ -56,9 +56,7 @@ struct record_live_counts {
 	uint64_t unremembered; /* processes left out for want of memory */
 	uint64_t next_ns;      /* of the next periodic snapshot */
 	struct record_sink *rs;
-	uint64_t salvaged;	/* path executions from killed processes' snapshots */
-	uint64_t killed;	/* processes killed: their counts since the last snapshot lost */
-	uint64_t killed_unread; /* of them: no snapshot at all */
+	uint64_t salvaged; /* path executions from killed processes' snapshots */
 };
 
 struct words {
@@ -114,13 +112,11 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
  * (they drained, or may have: rather too few than twice). */
 static void salvage(struct record_live_counts *l, struct live_proc *p, int status)
 {
-	if (!WIFSIGNALED(status) || WTERMSIG(status) == SIGABRT)
+	/* No counts at the last look (a tracing build, or none yet): nothing
+	 * to say; a count build killed before its first look (up to one
+	 * interval after it was seen) cannot be told from a tracing one. */
+	if (!WIFSIGNALED(status) || WTERMSIG(status) == SIGABRT || !p->last.n)
 		return;
-	l->killed++;
-	if (!p->last_ns) {
-		l->killed_unread++;
-		return;
-	}
 	struct count_snapshot keep;
 	size_t n = 0;
 	for (size_t i = 0; i < p->last.n; i++) {
@@ -389,10 +385,6 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 		wpp_warn("record: %llu threads were ending as their counts were read at detach; "
 			 "their counts may be incomplete",
 			 (unsigned long long)draining);
-	if (l->killed_unread)
-		wpp_warn("record: %llu processes were killed before their counts were first read; "
-			 "their live threads' counts are lost",
-			 (unsigned long long)l->killed_unread);
 	if (l->unremembered)
 		wpp_warn("record: out of memory: the counts %llu processes held at detach "
 			 "are missing",
