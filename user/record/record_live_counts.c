@@ -45,6 +45,8 @@ struct live_proc {
 	uint64_t last_ns;
 	uint32_t *gone;
 	size_t ngone, capgone;
+	int reading;  /* a snapshot is being read: note batches already */
+	int given_up; /* too many batches to tell whose: not salvaged */
 };
 
 /* The process list is written by the collector's callbacks (its drain
@@ -115,7 +117,15 @@ static void salvage(struct record_live_counts *l, struct live_proc *p, int statu
 	/* No counts at the last look (a tracing build, or none yet): nothing
 	 * to say; a count build killed before its first look (up to one
 	 * interval after it was seen) cannot be told from a tracing one. */
-	if (!WIFSIGNALED(status) || WTERMSIG(status) == SIGABRT || !p->last.n)
+	if (!WIFSIGNALED(status) || WTERMSIG(status) == SIGABRT)
+		return;
+	if (p->given_up) {
+		wpp_warn("record: process %u was killed (signal %d) and sent too many batches to "
+			 "tell its threads' counts apart: the counts it held are lost",
+			 p->pid, WTERMSIG(status));
+		return;
+	}
+	if (!p->last.n)
 		return;
 	struct count_snapshot keep;
 	size_t n = 0;
@@ -143,12 +153,14 @@ void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chu
 	struct live_proc *p = find(l, b->pid);
 	/* (A tid may be listed more than once: the oldest entries go when a
 	 * snapshot is kept, the newer ones must stay.) */
-	if (p && p->last.n && p->generation == b->generation) {
+	if (p && (p->last.n || p->reading) && !p->given_up && p->generation == b->generation) {
 		if (p->ngone == p->capgone) {
 			size_t cap = p->capgone ? 2 * p->capgone : 16;
 			uint32_t *g = cap <= MAX_GONE ? realloc(p->gone, cap * sizeof(*g)) : NULL;
 			if (!g) { /* no telling which threads: salvage nothing */
+				int counted = p->last.n != 0;
 				forget(p);
+				p->given_up = counted;
 				goto out;
 			}
 			p->gone = g;
@@ -294,6 +306,8 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 	size_t gone_before = p ? p->ngone : 0;
 	int known = p ? p->counts_known : 0;
 	uint64_t counts = p ? p->counts : 0;
+	if (p)
+		p->reading = 1;
 	pthread_mutex_unlock(&l->lock);
 	if (!p)
 		return;
@@ -308,17 +322,23 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
-	if (err || snapshot(pid, counts, 1, &s))
-		return; /* gone, or no counting runtime: nothing to salvage */
+	if (!err)
+		err = snapshot(pid, counts, 1, &s);
 	pthread_mutex_lock(&l->lock);
 	p = find(l, pid);
-	if (p && p->generation == generation && p->ngone >= gone_before) {
+	if (p && p->generation == generation)
+		p->reading = 0;
+	/* gone, or no counting runtime: nothing to keep */
+	if (!err && p && p->generation == generation && p->ngone >= gone_before) {
+		p->given_up = 0;
 		count_snapshot_free(&p->last);
 		p->last = s;
 		p->last_ns = began;
-		memmove(p->gone, p->gone + gone_before,
-			(p->ngone - gone_before) * sizeof(*p->gone));
-		p->ngone -= gone_before;
+		if (gone_before) {
+			memmove(p->gone, p->gone + gone_before,
+				(p->ngone - gone_before) * sizeof(*p->gone));
+			p->ngone -= gone_before;
+		}
 		s.s = NULL;
 		if (wpp_verbosity >= 2)
 			wpp_info("record: counts of process %u read (%u threads)", pid, s.threads);
