@@ -47,6 +47,11 @@ struct live_proc {
 	size_t ngone, capgone;
 	int reading;  /* a snapshot is being read: note batches already */
 	int given_up; /* too many batches to tell whose: not salvaged */
+	/* Killed: kept until the end, when every batch it sent is known
+	 * (the rings are per CPU: its threads' last batches may come after
+	 * the news of its death). */
+	int dead, status;
+	uint64_t died_ns;
 };
 
 /* The process list is written by the collector's callbacks (its drain
@@ -97,10 +102,11 @@ void record_live_counts_free(struct record_live_counts *l)
 	free(l);
 }
 
+/* The running process pid (not one killed earlier under the same pid). */
 static struct live_proc *find(struct record_live_counts *l, uint32_t pid)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (l->p[i].pid == pid)
+		if (l->p[i].pid == pid && !l->p[i].dead)
 			return &l->p[i];
 	return NULL;
 }
@@ -112,8 +118,9 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
  * process drained nothing at its end: what its threads held at the last
  * snapshot goes into the file, but for the threads that sent words since
  * (they drained, or may have: rather too few than twice). */
-static void salvage(struct record_live_counts *l, struct live_proc *p, int status)
+static void salvage(struct record_live_counts *l, struct live_proc *p)
 {
+	int status = p->status;
 	/* No counts at the last look (a tracing build, or none yet): nothing
 	 * to say; a count build killed before its first look (up to one
 	 * interval after it was seen) cannot be told from a tracing one. */
@@ -144,16 +151,25 @@ static void salvage(struct record_live_counts *l, struct live_proc *p, int statu
 	wpp_warn("record: process %u was killed (signal %d): its %llu path executions counted "
 		 "until %.1f s before its end are recorded, what ran after is lost",
 		 p->pid, WTERMSIG(status), (unsigned long long)(l->salvaged - before),
-		 (double)(record_now_ns() - p->last_ns) / 1e9);
+		 (double)(p->died_ns - p->last_ns) / 1e9);
 }
+
+static void note_batch(struct live_proc *p, uint32_t tid);
 
 void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chunk_batch *b)
 {
 	pthread_mutex_lock(&l->lock);
-	struct live_proc *p = find(l, b->pid);
-	/* (A tid may be listed more than once: the oldest entries go when a
-	 * snapshot is kept, the newer ones must stay.) */
-	if (p && (p->last.n || p->reading) && !p->given_up && p->generation == b->generation) {
+	for (size_t i = 0; i < l->n; i++)
+		if (l->p[i].pid == b->pid && l->p[i].generation == b->generation)
+			note_batch(&l->p[i], b->tid);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* (A tid may be listed more than once: the oldest entries go when a
+ * snapshot is kept, the newer ones must stay.) */
+static void note_batch(struct live_proc *p, uint32_t tid)
+{
+	if ((p->last.n || p->reading) && !p->given_up) {
 		if (p->ngone == p->capgone) {
 			size_t cap = p->capgone ? 2 * p->capgone : 16;
 			uint32_t *g = cap <= MAX_GONE ? realloc(p->gone, cap * sizeof(*g)) : NULL;
@@ -161,15 +177,13 @@ void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chu
 				int counted = p->last.n != 0;
 				forget(p);
 				p->given_up = counted;
-				goto out;
+				return;
 			}
 			p->gone = g;
 			p->capgone = cap;
 		}
-		p->gone[p->ngone++] = b->tid;
+		p->gone[p->ngone++] = tid;
 	}
-out:
-	pthread_mutex_unlock(&l->lock);
 }
 
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p)
@@ -178,8 +192,11 @@ void record_live_counts_process(struct record_live_counts *l, const struct bc_pr
 	struct live_proc *at = find(l, p->proc.pid);
 
 	if (p->event == BC_PROCESS_EXIT) {
-		if (at) {
-			salvage(l, at, p->exit_status);
+		if (at && WIFSIGNALED(p->exit_status) && WTERMSIG(p->exit_status) != SIGABRT) {
+			at->dead = 1; /* salvaged at the end */
+			at->status = p->exit_status;
+			at->died_ns = record_now_ns();
+		} else if (at) {
 			forget(at);
 			*at = l->p[--l->n];
 		}
@@ -371,6 +388,10 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 
 	for (size_t i = 0; i < l->n && !rs->failed; i++) {
 		struct count_snapshot s;
+		if (l->p[i].dead) {
+			salvage(l, &l->p[i]);
+			continue;
+		}
 		int err = counts_at(l->p[i].pid, l->p[i].counts_known, &l->p[i].counts);
 		if (!err)
 			err = snapshot(l->p[i].pid, l->p[i].counts, 0, &s);

@@ -22,8 +22,9 @@
  *
  * A process killed meanwhile (SIGKILL, or any signal but abort's, which
  * drains first) hands nothing over: every second each process is read
- * per thread, and at its death the last snapshot is written, but for the
- * threads that sent words after it (their own drains may carry them).  What ran
+ * per thread; at the end, when every batch is in, the last snapshot of a
+ * process reported killed is written, but for the threads that sent words
+ * after it began (their own drains may carry the same counts).  What ran
  * after the snapshot is lost, and said with how long that was.
  */
 #ifndef WPP_RECORD_LIVE_COUNTS_H
@@ -38,7 +39,7 @@ struct record_live_counts;
 struct record_live_counts *record_live_counts_new(struct record_sink *rs);
 /* A process event from the collector: NEW remembers (pid, generation),
  * EXIT forgets the pid (its counts went into its stream at its end) or,
- * when a signal killed it, writes its last snapshot first. */
+ * when a signal killed it, keeps its last snapshot for the end. */
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p);
 /* A batch: its thread sent words (a count build's thread does when it
  * drains at its exit), so its earlier snapshot is not to be salvaged. */
@@ -47,7 +48,7 @@ void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chu
  * snapshot of every remembered process (not holding the collector up). */
 void record_live_counts_tick(struct record_live_counts *l);
 /* After bc_finish: read every remembered process still alive and write
- * its counts.  Problems are one line each (quiet: only losses).  0, or -1
+ * its counts, and the last snapshots of the killed ones.  Problems are one line each (quiet: only losses).  0, or -1
  * when the file could not be written. */
 int record_live_counts_write(struct record_live_counts *l, struct record_sink *rs, int quiet);
 void record_live_counts_free(struct record_live_counts *l);
