@@ -48,8 +48,9 @@ void record_live_counts_batch(struct record_live_counts *l, const struct wpp_chu
  * snapshot of every remembered process (not holding the collector up). */
 void record_live_counts_tick(struct record_live_counts *l);
 /* After bc_finish: read every remembered process still alive and write
- * its counts, and the last snapshots of the killed ones.  Problems are one line each (quiet: only
- * losses).  0, or -1 when the file could not be written. */
+ * its counts, and the last snapshots of the killed ones.  Problems are
+ * one line each (quiet: only losses).  0, or -1 when the file could not
+ * be written. */
 int record_live_counts_write(struct record_live_counts *l, struct record_sink *rs, int quiet);
 void record_live_counts_free(struct record_live_counts *l);
 
