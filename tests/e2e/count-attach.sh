@@ -19,7 +19,9 @@
 #      read at detach, so nothing is counted twice;
 #   p  pause 1 -> SIGKILL at pause 2, after two of record's periodic
 #      snapshots (seen with -v -v): the process drains nothing, the last
-#      snapshot is written, and the loss is said.
+#      snapshot is written, and the loss is said;
+#   k  the same, but the helper ends after the snapshot and before the
+#      kill: its counts come once, from its own drain.
 . "$(dirname "$0")/bpf-lib.sh"
 SRC=$ROOT/tests/e2e/count/count_phases.c
 PHASE_FNS="alpha beta beta_wide shared"
@@ -99,39 +101,51 @@ same all "-a: the same process found system-wide, read at detach" $PHASE_FNS
 
 window exits p 2 end
 same exits "the process ends in the window: its own drain only" $PHASE_FNS helper
-# Killed: record -v -v says each periodic snapshot; two after the pause
-# mean one began after it, so the last holds every count.
-d=$WORK
-rm -f "$d/kill.in" "$d/kill.ready"
-mkfifo -m 600 "$d/kill.in" "$d/kill.ready"
-(cd "$d" && exec ./count p <kill.in >kill.prog 2>&1) &
-prog=$!
-exec 7>"$d/kill.in"
-snaps() { grep -c "counts of process $pid read" "$d/kill.err"; }
-snaps_past() { [ "$(snaps)" -ge "$1" ]; }
-if wait_until "kill: pause 1" grep -q "^paused 1" "$d/kill.prog"; then
-	pid=$(sed -n 's/^paused 1 //p' "$d/kill.prog")
-	"$WPPTRACE" -v -v record --ready-fd 9 -o "$d/kill.wpp" -p "$pid" 9>"$d/kill.ready" \
-		2>"$d/kill.err" &
-	rec=$!
-	read -r -t 60 _ <"$d/kill.ready" || fail "kill: record never got ready"
-	echo go >&7
-	if wait_until "kill: pause 2" grep -q "^paused 2" "$d/kill.prog"; then
-		n=$(snaps)
-		wait_until "kill: two snapshots after the pause" snaps_past $((n + 2))
-		kill -KILL "$pid"
-		# (the shell's "Killed" line for the program: not ours to show)
-		{ wait "$rec"; } 2>/dev/null || fail "kill: record failed: $(grep -v '^wpptrace: record: counts of' "$d/kill.err" | head -1)"
+# killed NAME MODE LAST WHAT FUNCTIONS...: attach record -v -v -p at pause
+# 1, let the program go; at pause 2 wait for two of record's periodic
+# snapshots (it says each: two after the pause mean one began after it),
+# let it go on to pause LAST, SIGKILL it there.  The recording must hold
+# FUNCTIONS' paths as the paths run, and say the loss in one line.
+killed() {
+	local name=$1 mode=$2 last=$3 what=$4 d=$WORK prog rec pid n
+	shift 4
+	rm -f "$d/$name.in" "$d/$name.ready"
+	mkfifo -m 600 "$d/$name.in" "$d/$name.ready"
+	(cd "$d" && exec ./count "$mode" <"$name.in" >"$name.prog" 2>&1) &
+	prog=$!
+	exec 7>"$d/$name.in"
+	snaps() { grep -c "counts of process $pid read" "$d/$name.err"; }
+	snaps_past() { [ "$(snaps)" -ge "$1" ]; }
+	if wait_until "$name: pause 1" grep -q "^paused 1" "$d/$name.prog"; then
+		pid=$(sed -n 's/^paused 1 //p' "$d/$name.prog")
+		"$WPPTRACE" -v -v record --ready-fd 9 -o "$d/$name.wpp" -p "$pid" 9>"$d/$name.ready" \
+			2>"$d/$name.err" &
+		rec=$!
+		read -r -t 60 _ <"$d/$name.ready" || fail "$name: record never got ready"
+		echo go >&7
+		if wait_until "$name: pause 2" grep -q "^paused 2" "$d/$name.prog"; then
+			n=$(snaps)
+			wait_until "$name: two snapshots after the pause" snaps_past $((n + 2))
+			[ "$last" = 3 ] && echo go >&7
+			wait_until "$name: pause $last" grep -q "^paused $last" "$d/$name.prog"
+			kill -KILL "$pid"
+			# (the shell's "Killed" line for the program: not ours to show)
+			{ wait "$rec"; } 2>/dev/null || fail "$name: record failed: $(grep -v '^wpptrace: record: counts of' "$d/$name.err" | head -1)"
+		fi
 	fi
-fi
-exec 7>&-
-{ wait "$prog"; } 2>/dev/null
-same kill "killed: the last snapshot written" $PHASE_FNS
-if grep -q "process $pid was killed (signal 9): its [0-9]* path executions counted until .* s before its end are recorded, what ran after is lost" "$d/kill.err"; then
-	pass "kill: $(grep -o "process $pid was killed.*" "$d/kill.err" | sed "s/$pid/PID/")"
-else
-	fail "kill: no loss line: $(grep warning "$d/kill.err" | head -1)"
-fi
+	exec 7>&-
+	{ wait "$prog"; } 2>/dev/null
+	same "$name" "$what" "$@"
+	if grep -q "process $pid was killed (signal 9): its [0-9]* path executions counted until .* s before its end are recorded, what ran after is lost" "$d/$name.err"; then
+		pass "$name: $(grep -o "process $pid was killed.*" "$d/$name.err" | sed "s/$pid/PID/")"
+	else
+		fail "$name: no loss line: $(grep warning "$d/$name.err" | head -1)"
+	fi
+}
+killed kill p 2 "killed: the last snapshot written" $PHASE_FNS
+# The helper drains at its exit after the last snapshot, before the kill:
+# its counts come from its stream, not a second time from the snapshot.
+killed kill-ended k 3 "killed after a thread ended: that thread's counts once" $PHASE_FNS helper
 
 if grep -q "draining\|missing\|incomplete" "$WORK"/*.err; then
 	fail "a warning in a quiet window: $(grep -h "draining\|missing\|incomplete" "$WORK"/*.err | head -1)"

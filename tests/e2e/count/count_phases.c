@@ -11,6 +11,9 @@
  *       PID" and waits for a line on stdin (a live reader looks meanwhile)
  *   q   as p, but the helper is let go and joined right after phase B,
  *       before the second pause (a thread that ends while attached)
+ *   k   as p, and after the second pause the helper is let go and joined
+ *       before a third ("paused 3 PID": a thread that ended since a
+ *       snapshot, before the process is killed)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -136,10 +139,9 @@ int main(int argc, char **argv)
 	while (!helper_done)
 		pthread_cond_wait(&cond, &lock);
 	pthread_mutex_unlock(&lock);
+	int pauses = mode == 'p' || mode == 'q' || mode == 'k';
 	if (mode != 'a') {
-		if (mode == 'p')
-			pause_here(1);
-		if (mode == 'q')
+		if (pauses)
 			pause_here(1);
 		for (int i = 0; i < 4000; i++) {
 			s = next(s);
@@ -148,11 +150,13 @@ int main(int argc, char **argv)
 		}
 		if (mode == 'q')
 			release_helper(th);
-		if (mode == 'p' || mode == 'q')
+		if (pauses)
 			pause_here(2);
 	}
 	if (mode != 'q')
 		release_helper(th);
+	if (mode == 'k')
+		pause_here(3);
 	printf("acc %u\n", (unsigned)acc);
 	return 0;
 }
