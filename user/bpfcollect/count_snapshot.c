@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t cou
 		s->s = g;
 		s->cap = cap;
 	}
-	s->s[s->n++] = (struct count_sample){fid, id, count};
+	s->s[s->n++] = (struct count_sample){fid, id, count, s->tid_now};
 	return 0;
 }
 
@@ -183,6 +184,8 @@ static int read_block(int fd, const struct wpp_count_block *b, struct count_snap
 static int by_path(const void *x, const void *y)
 {
 	const struct count_sample *a = x, *b = y;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
 	if (a->fid != b->fid)
 		return a->fid < b->fid ? -1 : 1;
 	return a->id < b->id ? -1 : a->id > b->id;
@@ -196,7 +199,7 @@ static void merge(struct count_snapshot *s)
 		return;
 	qsort(s->s, s->n, sizeof(*s->s), by_path);
 	for (size_t i = 1; i < s->n; i++) {
-		if (s->s[i].fid == s->s[out].fid && s->s[i].id == s->s[out].id)
+		if (by_path(&s->s[i], &s->s[out]) == 0)
 			s->s[out].count += s->s[i].count;
 		else
 			s->s[++out] = s->s[i];
@@ -204,8 +207,23 @@ static void merge(struct count_snapshot *s)
 	s->n = out + 1;
 }
 
+/* Did the block's thread drain while it was read (wpp_registry.h,
+ * `drains`)?  Its counters were then taken by an exchange meanwhile, each
+ * either read here or gone into its stream, not both, unless the stream is
+ * still being collected: the caller decides (count_snapshot.h). */
+static int note_drain(int fd, const struct wpp_count_block *b, uint64_t at,
+		      struct count_snapshot *out)
+{
+	uint64_t drains;
+	int err =
+	    read_at(fd, &drains, sizeof(drains), at + offsetof(struct wpp_count_block, drains));
+	if (!err && (drains != b->drains || (drains & 1)))
+		out->threads_draining++;
+	return err;
+}
+
 /* One pass over the block list. */
-static int read_all(int fd, uint64_t counts, struct count_snapshot *out)
+static int read_all(int fd, uint64_t counts, int by_thread, struct count_snapshot *out)
 {
 	uint64_t at;
 	int err = read_at(fd, &at, sizeof(at), counts);
@@ -219,7 +237,10 @@ static int read_all(int fd, uint64_t counts, struct count_snapshot *out)
 			break;
 		if (b.state == WPP_COUNT_LIVE) {
 			out->threads++;
+			out->tid_now = by_thread ? b.tid : 0;
 			err = read_block(fd, &b, out);
+			if (!err)
+				err = note_drain(fd, &b, at, out);
 		}
 		at = b.next;
 	}
@@ -230,7 +251,7 @@ static int read_all(int fd, uint64_t counts, struct count_snapshot *out)
  * can look inconsistent (a new size with the old address): read again. */
 #define TRIES 5
 
-int count_snapshot_read(pid_t pid, uint64_t counts, struct count_snapshot *out)
+static int read_snapshot(pid_t pid, uint64_t counts, int by_thread, struct count_snapshot *out)
 {
 	char path[64];
 	int fd, err = -EPROTO;
@@ -244,7 +265,7 @@ int count_snapshot_read(pid_t pid, uint64_t counts, struct count_snapshot *out)
 	for (int t = 0; t < TRIES && err == -EPROTO; t++) {
 		count_snapshot_free(out);
 		memset(out, 0, sizeof(*out));
-		err = read_all(fd, counts, out);
+		err = read_all(fd, counts, by_thread, out);
 	}
 	close(fd);
 	if (err) {
@@ -253,6 +274,16 @@ int count_snapshot_read(pid_t pid, uint64_t counts, struct count_snapshot *out)
 	}
 	merge(out);
 	return 0;
+}
+
+int count_snapshot_read(pid_t pid, uint64_t counts, struct count_snapshot *out)
+{
+	return read_snapshot(pid, counts, 0, out);
+}
+
+int count_snapshot_read_threads(pid_t pid, uint64_t counts, struct count_snapshot *out)
+{
+	return read_snapshot(pid, counts, 1, out);
 }
 
 void count_snapshot_free(struct count_snapshot *s)
@@ -269,6 +300,7 @@ int count_snapshot_delta(const struct count_snapshot *before, const struct count
 	memset(delta, 0, sizeof(*delta));
 	delta->threads = after->threads;
 	delta->hashes_busy = after->hashes_busy;
+	delta->threads_draining = after->threads_draining;
 	for (size_t j = 0; j < after->n; j++) {
 		const struct count_sample *a = &after->s[j];
 		while (i < before->n && by_path(&before->s[i], a) < 0)

@@ -27,6 +27,7 @@ struct count_sample {
 	uint32_t fid;
 	uint64_t id; /* Ball-Larus path id */
 	uint64_t count;
+	uint32_t tid; /* count_snapshot_read_threads: the thread's; else 0 */
 };
 
 struct count_snapshot {
@@ -34,6 +35,10 @@ struct count_snapshot {
 	size_t n, cap;
 	uint32_t threads;     /* live counting threads read */
 	uint32_t hashes_busy; /* threads whose hash was being changed (not read) */
+	/* threads that drained (or were draining) while their block was read:
+	 * what was read of them may also be, or partly be, in a trace stream */
+	uint32_t threads_draining;
+	uint32_t tid_now; /* private: the block being read */
 };
 
 /* Read process pid's counters, given the registry's `counts` address
@@ -41,6 +46,10 @@ struct count_snapshot {
  * counting runtime), -ESRCH (gone), -EACCES/-EPERM, -EPROTO (memory that
  * does not describe counters), -ENOMEM. */
 int count_snapshot_read(pid_t pid, uint64_t counts, struct count_snapshot *out);
+/* The same, per thread: sorted by (tid, fid, id), one sample per path of
+ * each thread (tid as the runtime published it in the block; 0 from a
+ * runtime that does not). */
+int count_snapshot_read_threads(pid_t pid, uint64_t counts, struct count_snapshot *out);
 void count_snapshot_free(struct count_snapshot *s);
 
 /* after - before, path by path (a counter drained in between counts from

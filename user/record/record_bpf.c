@@ -29,6 +29,7 @@
 #include "record/record_child.h"
 #include "record/record_counters.h"
 #include "record/record_info.h"
+#include "record/record_live_counts.h"
 #include "record/record_ready.h"
 
 #define TICK_MS	    50
@@ -177,7 +178,7 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 
 /* Until the traced processes are gone, -d runs out or a stop signal. */
 static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
-			 int *status)
+			 struct record_live_counts *live, int *status)
 {
 	uint64_t start = record_now_ns(), last_progress = start, reported = 0;
 	uint64_t limit = o->duration_s > 0 ? (uint64_t)(o->duration_s * 1e9) : 0;
@@ -204,6 +205,8 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 			report_progress(c, &reported);
 			last_progress = now;
 		}
+		if (live)
+			record_live_counts_tick(live);
 		tick(pidfd);
 	}
 	if (pidfd >= 0)
@@ -241,6 +244,15 @@ int record_bpf(const struct record_opts *o_)
 		bc_close(c);
 		return 1;
 	}
+	/* -p/-a: counting builds still running at the end leave their counts
+	 * in memory; they are read after detach.  A program started here is
+	 * waited for to its end, which drains them. */
+	if (!o.argv && !(rs.live_counts = record_live_counts_new(&rs))) {
+		wpp_err("out of memory");
+		bc_close(c);
+		record_sink_abort(&rs, &o);
+		return 1;
+	}
 	struct record_counters *counters = NULL;
 	if (o.counters.nevents) {
 		/* Before anything is attached: the counters attach with the probes. */
@@ -263,6 +275,7 @@ int record_bpf(const struct record_opts *o_)
 		rc = record_attach_running(c, o.all, o.pids, o.npids) ? 1 : 0;
 	}
 	if (rc) {
+		record_live_counts_free(rs.live_counts);
 		if (counters)
 			record_counters_close(counters);
 		free(counters);
@@ -275,8 +288,14 @@ int record_bpf(const struct record_opts *o_)
 	record_ready(o.ready_fd, o.argv	 ? "the program runs with the probes attached"
 				 : o.all ? "the probes are attached system-wide"
 					 : "the probes are attached to the processes");
-	wait_for_end(c, &o, child, &status);
+	wait_for_end(c, &o, child, rs.live_counts, &status);
 	bc_finish(c, &k);
+	/* Probes detached, rings drained: what the threads hold now reached
+	 * no stream and will reach none (record_live_counts.h). */
+	if (rs.live_counts && record_live_counts_write(rs.live_counts, &rs, o.quiet) < 0)
+		rs.failed = 1;
+	record_live_counts_free(rs.live_counts);
+	rs.live_counts = NULL;
 	if (counters)
 		record_counters_finish(counters, o.quiet);
 	char extra[256], more[160] = "";

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "record/record_live_counts.h"
 #include "record/record_online.h"
 #include "wpp/wpp_file.h"
 
@@ -16,6 +17,8 @@ static void keep(struct record_sink *rs, int err)
 static void sink_process(void *ctx, const struct bc_process *p)
 {
 	struct record_sink *rs = ctx;
+	if (rs->live_counts)
+		record_live_counts_process(rs->live_counts, p);
 	if (rs->failed || p->event != BC_PROCESS_NEW)
 		return; /* the file knows exits from the THREAD chunks */
 	struct wpp_chunk_process c = p->proc;
@@ -58,6 +61,9 @@ static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char 
 
 static void sink_batch(void *ctx, const struct wpp_chunk_batch *b, const uint64_t *words)
 {
+	struct record_sink *rs = ctx;
+	if (rs->live_counts)
+		record_live_counts_batch(rs->live_counts, b);
 	record_sink_batch(ctx, b, words);
 }
 

@@ -223,8 +223,8 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	 * when batches came and were lost (the loss report says why). */
 	if (!rs->totals.batches && !rs->totals.lost_words)
 		wpp_warn("record: nothing was traced: no batch came from %s%s (built without "
-			 "wppcc? a -fwpp-mode=count program hands its counts over only when its "
-			 "threads or the process end normally, not when killed or detached from)",
+			 "wppcc? a -fwpp-mode=count program record runs hands its counts over only "
+			 "when its threads or the process end normally, not when killed)",
 			 o->argv ? o->argv[0] : "any process", o->argv ? " or what it ran" : "");
 	return 0;
 }

@@ -53,6 +53,9 @@ struct rt_count_thread {
 	struct rt_count_array *arrays;
 	uint32_t narrays, cap;
 	struct rt_count_table hash;
+	uint64_t drains; /* +1 as a drain begins, +1 as it ends (wpp_registry.h) */
+	uint32_t tid;	 /* the owner, for a collector that salvages a killed process */
+	uint32_t reserved;
 };
 
 /* Collectors read the blocks through the registry (wpp_registry.h). */
@@ -68,6 +71,8 @@ SAME_AT(cap, cap);
 SAME_AT(hash.e, hash);
 SAME_AT(hash.cap, hash_cap);
 SAME_AT(hash.used, hash_used);
+SAME_AT(drains, drains);
+SAME_AT(tid, tid);
 _Static_assert(sizeof(struct rt_count_array) == sizeof(struct wpp_count_array_ref), "array ref");
 _Static_assert(sizeof(struct rt_count_entry) == sizeof(struct wpp_count_hash_entry), "entry");
 
@@ -128,6 +133,9 @@ static void put_count(uint64_t fidw, uint64_t id, uint64_t count, void *arg)
 
 static void drain(struct rt_count_thread *ct, int own)
 {
+	/* A collector reading the block at detach sees the drain (the
+	 * counters it reads may be leaving into this stream). */
+	__atomic_fetch_add(&ct->drains, 1, __ATOMIC_SEQ_CST);
 	uint32_t n = __atomic_load_n(&ct->narrays, __ATOMIC_ACQUIRE);
 	struct rt_count_array *a = __atomic_load_n(&ct->arrays, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
@@ -145,6 +153,7 @@ static void drain(struct rt_count_thread *ct, int own)
 	} else if (!own && !__atomic_load_n(&ct->busy, __ATOMIC_ACQUIRE)) {
 		rt_count_table_drain(&ct->hash, put_count, NULL);
 	}
+	__atomic_fetch_add(&ct->drains, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- per-thread state ---- */
@@ -171,6 +180,7 @@ static struct rt_count_thread *thread_state(void)
 						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			;
 	}
+	ct->tid = rt_gettid();
 	self = ct;
 	/* A thread that only counts never records: its exit still has to
 	 * drain (rt_lifecycle.c). */
@@ -375,6 +385,7 @@ void rt_count_fork_child(void)
 				ct->arrays[i].tls_slot = NULL;
 		}
 		if (ct == self) {
+			ct->tid = rt_gettid();
 			rt_count_table_clear(&ct->hash);
 		} else {
 			/* its owner may have been growing it at the fork: start

@@ -87,6 +87,14 @@ struct wpp_count_block {
 	uint64_t hash;	   /* address of struct wpp_count_hash_entry[hash_cap] */
 	uint64_t hash_cap; /* 0 or a power of two */
 	uint64_t hash_used;
+	/* Drains begun plus drains ended: odd while one runs.  A reader that
+	 * sees it move (or odd) across its read of the block knows the counts
+	 * it read may have left (partly) into a trace stream meanwhile
+	 * (docs/design.md, "Counts of attached processes are read at
+	 * detach").  A runtime without it leaves the zeroed page there: 0. */
+	uint64_t drains;
+	uint32_t tid; /* the owner's thread id (0 from a runtime without it) */
+	uint32_t reserved;
 };
 
 struct wpp_count_array_ref {

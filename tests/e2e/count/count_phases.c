@@ -9,6 +9,11 @@
  *   b   both phases, then exit
  *   p   both phases, pausing before B and before exit: prints "paused N
  *       PID" and waits for a line on stdin (a live reader looks meanwhile)
+ *   q   as p, but the helper is let go and joined right after phase B,
+ *       before the second pause (a thread that ends while attached)
+ *   k   as p, and after the second pause the helper is let go and joined
+ *       before a third ("paused 3 PID": a thread that ended since a
+ *       snapshot, before the process is killed)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -103,6 +108,15 @@ static void *helper(void *arg)
 	return NULL;
 }
 
+static void release_helper(pthread_t th)
+{
+	pthread_mutex_lock(&lock);
+	helper_release = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	pthread_join(th, NULL);
+}
+
 static void pause_here(int n)
 {
 	char line[16];
@@ -125,22 +139,24 @@ int main(int argc, char **argv)
 	while (!helper_done)
 		pthread_cond_wait(&cond, &lock);
 	pthread_mutex_unlock(&lock);
+	int pauses = mode == 'p' || mode == 'q' || mode == 'k';
 	if (mode != 'a') {
-		if (mode == 'p')
+		if (pauses)
 			pause_here(1);
 		for (int i = 0; i < 4000; i++) {
 			s = next(s);
 			beta(s >> 7);
 			beta_wide(s >> 9);
 		}
-		if (mode == 'p')
+		if (mode == 'q')
+			release_helper(th);
+		if (pauses)
 			pause_here(2);
 	}
-	pthread_mutex_lock(&lock);
-	helper_release = 1;
-	pthread_cond_broadcast(&cond);
-	pthread_mutex_unlock(&lock);
-	pthread_join(th, NULL);
+	if (mode != 'q')
+		release_helper(th);
+	if (mode == 'k')
+		pause_here(3);
 	printf("acc %u\n", (unsigned)acc);
 	return 0;
 }

@@ -6,6 +6,7 @@
  *  - two threads' blocks (arrays of a TU with a hashed function between
  *    two array functions, and hashes) sum to the expected (fid, path,
  *    count) list; a free block and a busy hash are left out;
+ *  - per thread: samples under each block's tid; a drain under way said;
  *  - deltas between snapshots, including a counter drained in between;
  *  - hostile layouts: a list that loops, a descriptor of another ABI,
  *    slot ranges that overrun, an unmapped array, no counts address —
@@ -55,9 +56,12 @@ static void layout(void)
 	hash1[1] = (struct wpp_count_hash_entry){(uint64_t)41 << WPP_FID_SHIFT, 77, 4};
 	refs0[0] = (struct wpp_count_array_ref){A(&desc), 0, A(arr0)};
 	refs1[0] = (struct wpp_count_array_ref){A(&desc), 0, A(arr1)};
-	b2 = (struct wpp_count_block){0, WPP_COUNT_FREE, 0, A(refs1), 1, 2, A(hash1), 8, 2};
-	b1 = (struct wpp_count_block){A(&b2), WPP_COUNT_LIVE, 0, A(refs1), 1, 2, A(hash1), 8, 2};
-	b0 = (struct wpp_count_block){A(&b1), WPP_COUNT_LIVE, 0, A(refs0), 1, 2, A(hash0), 8, 1};
+	b2 =
+	    (struct wpp_count_block){0, WPP_COUNT_FREE, 0, A(refs1), 1, 2, A(hash1), 8, 2, 0, 0, 0};
+	b1 = (struct wpp_count_block){
+	    A(&b2), WPP_COUNT_LIVE, 0, A(refs1), 1, 2, A(hash1), 8, 2, 0, 0, 0};
+	b0 = (struct wpp_count_block){
+	    A(&b1), WPP_COUNT_LIVE, 0, A(refs0), 1, 2, A(hash0), 8, 1, 0, 0, 0};
 	head = A(&b0);
 }
 
@@ -78,7 +82,8 @@ static void test_sums_threads(void **state)
 	layout();
 	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
 	const struct count_sample want[] = {
-	    {40, 0, 15}, {40, 3, 1}, {41, 77, 4}, {41, 5000, 10}, {42, 1, 7}, {42, 2, 2},
+	    {40, 0, 15, 0},    {40, 3, 1, 0}, {41, 77, 4, 0},
+	    {41, 5000, 10, 0}, {42, 1, 7, 0}, {42, 2, 2, 0},
 	};
 	expect(&s, want, sizeof(want) / sizeof(*want));
 	assert_int_equal(s.threads, 2); /* b2 is free */
@@ -89,9 +94,44 @@ static void test_sums_threads(void **state)
 	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
 	assert_int_equal(s.hashes_busy, 1);
 	const struct count_sample want_busy[] = {
-	    {40, 0, 15}, {40, 3, 1}, {41, 5000, 9}, {42, 1, 7}, {42, 2, 2},
+	    {40, 0, 15, 0}, {40, 3, 1, 0}, {41, 5000, 9, 0}, {42, 1, 7, 0}, {42, 2, 2, 0},
 	};
 	expect(&s, want_busy, sizeof(want_busy) / sizeof(*want_busy));
+	count_snapshot_free(&s);
+}
+
+/* Per thread (record's periodic snapshot, record_live_counts.c): each
+ * block's samples under its owner's tid, sorted by (tid, fid, id); a block
+ * whose drain count is odd (a drain runs) is said, its counts kept. */
+static void test_threads_and_drains(void **state)
+{
+	(void)state;
+	struct count_snapshot s;
+	layout();
+	b0.tid = 200, b1.tid = 100;
+	assert_int_equal(count_snapshot_read_threads(getpid(), A(&head), &s), 0);
+	const struct count_sample want[] = {
+	    {40, 0, 10, 100}, {41, 77, 4, 100}, {41, 5000, 1, 100}, {42, 1, 7, 100},
+	    {40, 0, 5, 200},  {40, 3, 1, 200},	{41, 5000, 9, 200}, {42, 2, 2, 200},
+	};
+	expect(&s, want, sizeof(want) / sizeof(*want));
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_equal(s.s[i].tid, want[i].tid);
+	assert_int_equal(s.threads_draining, 0);
+	count_snapshot_free(&s);
+
+	/* merged, the tids are gone and the sums are the same as ever */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	assert_int_equal(s.n, 6);
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_equal(s.s[i].tid, 0);
+	count_snapshot_free(&s);
+
+	b1.drains = 3; /* a drain began and has not ended */
+	b0.drains = 4; /* two drains, both over */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	assert_int_equal(s.threads_draining, 1);
+	assert_int_equal(s.n, 6);
 	count_snapshot_free(&s);
 }
 
@@ -107,7 +147,7 @@ static void test_deltas(void **state)
 	arr0[1] = 6;	    /* new path */
 	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s2), 0);
 	assert_int_equal(count_snapshot_delta(&s1, &s2, &d), 0);
-	const struct count_sample want[] = {{40, 0, 3}, {40, 1, 6}, {42, 1, 2}};
+	const struct count_sample want[] = {{40, 0, 3, 0}, {40, 1, 6, 0}, {42, 1, 2, 0}};
 	expect(&d, want, sizeof(want) / sizeof(*want));
 	count_snapshot_free(&s1);
 	count_snapshot_free(&s2);
@@ -163,14 +203,15 @@ static void test_ppp_slots(void **state)
 	arr0[5] = 3;
 	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
 	const struct count_sample want[] = {
-	    {40, 0, 15}, {40, 3, 1}, {41, 77, 4}, {41, 5000, 10}, {42, 12, 2},
+	    {40, 0, 15, 0}, {40, 3, 1, 0}, {41, 77, 4, 0}, {41, 5000, 10, 0}, {42, 12, 2, 0},
 	};
 	expect(&s, want, sizeof(want) / sizeof(*want));
 	count_snapshot_free(&s);
 	arr1[4] = 8; /* PPP id 0: path 900 */
 	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
 	const struct count_sample want2[] = {
-	    {40, 0, 15}, {40, 3, 1}, {41, 77, 4}, {41, 5000, 10}, {42, 12, 2}, {42, 900, 8},
+	    {40, 0, 15, 0},    {40, 3, 1, 0},  {41, 77, 4, 0},
+	    {41, 5000, 10, 0}, {42, 12, 2, 0}, {42, 900, 8, 0},
 	};
 	expect(&s, want2, sizeof(want2) / sizeof(*want2));
 	count_snapshot_free(&s);
@@ -187,9 +228,8 @@ static void test_ppp_slots(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sums_threads),
-	    cmocka_unit_test(test_deltas),
-	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_sums_threads), cmocka_unit_test(test_threads_and_drains),
+	    cmocka_unit_test(test_deltas),	 cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_ppp_slots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
