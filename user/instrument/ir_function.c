@@ -632,7 +632,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	    wpp_mb_add_ppp(&tu->meta, ids, nids, plan.how, plan.interval))
 		goto out;
 	if (tu->mode == WPP_MODE_TPP &&
-	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL))
+	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL, d.nedges))
 		goto out;
 
 	x.p = &tu->probes;

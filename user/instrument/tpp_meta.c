@@ -18,7 +18,7 @@ void wpp_tpp_meta_free(struct wpp_tpp_meta *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static struct wpp_meta_tpp_edge edge_of(const struct wpp_tpp *t, uint32_t e)
+static struct wpp_meta_tpp_edge edge_of(const struct wpp_tpp *t, uint32_t dag_nedges, uint32_t e)
 {
 	const struct wpp_dag_edge *fe = &t->full.edges[e];
 	const struct wpp_tpp_edge *te = &t->edge[e];
@@ -32,7 +32,10 @@ static struct wpp_meta_tpp_edge edge_of(const struct wpp_tpp *t, uint32_t e)
 	    .rec = te->rec_edge != WPP_NONE,
 	    .op = te->op,
 	    .cut = te->cut,
+	    .in_dag = e < dag_nedges && !te->cut,
 	};
+	if (me.in_dag)
+		me.bl_val = fe->val; /* the full DAG keeps the DAG's values */
 	if (me.hot)
 		me.hot_val = t->hot.edges[te->hot_edge].val;
 	if (me.rec)
@@ -40,7 +43,7 @@ static struct wpp_meta_tpp_edge edge_of(const struct wpp_tpp *t, uint32_t e)
 	return me;
 }
 
-int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t)
+int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t, uint32_t dag_nedges)
 {
 	uint32_t ne = t ? t->full.nedges : 0, no = t ? t->nobvious : 0;
 	if (ne > UINT32_MAX - m->nedges || no > UINT32_MAX - m->nobvious ||
@@ -61,7 +64,7 @@ int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t)
 	f->nslots = t->nslots;
 	f->hot_npaths = t->hot.npaths;
 	for (uint32_t e = 0; e < ne; e++)
-		m->edges[m->nedges++] = edge_of(t, e);
+		m->edges[m->nedges++] = edge_of(t, dag_nedges, e);
 	for (uint32_t k = 0; k < no; k++)
 		m->obvious[m->nobvious++] = (struct wpp_meta_tpp_obvious){
 		    t->obvious[k].id, t->obvious[k].edge, t->obvious[k].exit};

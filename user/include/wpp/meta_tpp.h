@@ -35,7 +35,7 @@ struct wpp_meta_tpp_header {
 	char magic[8]; /* WPP_META_TPP_MAGIC */
 	uint32_t version;
 	uint32_t header_size;
-	uint32_t nfuncs; /* the blob's */
+	uint32_t nfuncs;	     /* the blob's */
 	uint32_t cold_ppm, loop_ppm; /* --tpp-cold / --tpp-loop, parts per million */
 	uint32_t nedges, nobvious;   /* table sizes */
 	uint32_t reserved0;
@@ -61,12 +61,17 @@ struct wpp_meta_tpp_edge {
 	uint32_t src, dst; /* nodes */
 	uint32_t kind;	   /* enum wpp_edge_kind (meta_format.h) */
 	uint32_t cfg_src, cfg_dst;
-	uint8_t hot;	   /* on hot: hot_val is its value there */
-	uint8_t rec;	   /* on rec: rec_val is its value there */
-	uint8_t op;	   /* enum wpp_tpp_op (for readers: what ran there) */
-	uint8_t cut;	   /* a REAL edge of the DAG cut here */
-	uint64_t hot_val;  /* value in the hot numbering */
-	uint64_t rec_val;  /* value in the rec numbering (counter slots) */
+	uint8_t hot;	/* on hot: hot_val is its value there */
+	uint8_t rec;	/* on rec: rec_val is its value there */
+	uint8_t op;	/* enum wpp_tpp_op (for readers: what ran there) */
+	uint8_t cut;	/* a REAL edge of the DAG cut here */
+	uint8_t in_dag; /* an edge of the function's DAG as the blob has it:
+			 * bl_val is its Ball-Larus value (a path of such
+			 * edges only is a path of the DAG) */
+	uint8_t reserved[7];
+	uint64_t hot_val; /* value in the hot numbering */
+	uint64_t rec_val; /* value in the rec numbering (counter slots) */
+	uint64_t bl_val;  /* value in the DAG's Ball-Larus numbering */
 };
 
 struct wpp_meta_tpp_obvious {
