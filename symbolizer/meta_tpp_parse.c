@@ -154,8 +154,8 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 		const char *why = check_fn(fn, f, fm, next, next + fn->nblocks + 3);
 		if (why) {
 			free(funcs);
-			return fail(err, errlen, "function %s: %s", fn->name[0] ? fn->name : "(unnamed)",
-				    why);
+			return fail(err, errlen, "function %s: %s",
+				    fn->name[0] ? fn->name : "(unnamed)", why);
 		}
 		next += fn->nblocks + 3 + f->nedges;
 		fn->tpp = fm;
@@ -195,8 +195,7 @@ static int decode(const struct wpp_fn *fn, int rec, uint64_t id, uint32_t *path,
 	return id ? -1 : 0;
 }
 
-enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t c,
-					       uint64_t *bl_id)
+enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t c, uint64_t *bl_id)
 {
 	const struct wpp_tpp_fn_model *m = fn->tpp;
 	uint32_t len, *path = malloc(((size_t)fn->nblocks + 2) * sizeof(uint32_t));
