@@ -66,6 +66,13 @@ one() {
 	for t in $transports; do
 		rec "$dir" tpp0 "$t" "$want" "$@" && same "$name" "$dir" count-shm "tpp0-$t"
 	done
+	# AoDF of the exact profile: 100 %, nothing cold
+	if "$WPPTRACE" tpp-quality "$dir/tpp0-shm.wpp" --against "$dir/count-shm.wpp" \
+		>"$dir/q0.txt" 2>&1 && tail -1 "$dir/q0.txt" | grep -q "^AoDF 100.00%: over 0.00%, under 0.00%.*; 0 of [0-9]* path executions counted cold, 0 in loop pieces"; then
+		ok "$name: tpp-quality of TPP(0,0): $(tail -1 "$dir/q0.txt" | cut -d';' -f1)"
+	else
+		fail "$name: tpp-quality of TPP(0,0): $(tail -1 "$dir/q0.txt")"
+	fi
 	build "$dir" tpp515 "$src" -fwpp-mode=tpp --wpp-profile="$dir/count-shm.wpp" || return 1
 	if rec "$dir" tpp515 shm "$want" "$@"; then
 		if ! cmp -s "$dir/count-shm.out" "$dir/tpp515-shm.out"; then
@@ -74,6 +81,8 @@ one() {
 			fail "$name: TPP(5,15) recording: $(head -1 "$dir/tpp515-shm.paths.err")"
 		else
 			ok "$name: TPP(5,15) runs alike and its recording reads"
+			"$WPPTRACE" tpp-quality "$dir/tpp515-shm.wpp" --against "$dir/count-shm.wpp" \
+				>"$dir/q515.txt" 2>&1 || fail "$name: tpp-quality: $(tail -1 "$dir/q515.txt")"
 		fi
 	fi
 }
@@ -118,4 +127,15 @@ done
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] && ok "tpp without a profile refused" ||
 	fail "tpp without a profile: rc=$rc: $(head -1 "$WORK/bad.err")"
+# tpp-quality refuses what it cannot compare, in one line.
+for args in "$WORK/interp/count-shm.wpp --against $WORK/interp/count-shm.wpp" \
+	"$WORK/interp/tpp0-shm.wpp --against $WORK/interp/tpp515-shm.wpp" \
+	"$WORK/interp/tpp0-shm.wpp"; do
+	# shellcheck disable=SC2086
+	"$WPPTRACE" tpp-quality $args >"$WORK/q.out" 2>"$WORK/q.err"
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(wc -l <"$WORK/q.err")" -eq 1 ] && [ ! -s "$WORK/q.out" ] &&
+		ok "tpp-quality refuses: $(cat "$WORK/q.err")" ||
+		fail "tpp-quality $args: rc=$rc: $(head -2 "$WORK/q.err")"
+done
 finish

@@ -172,11 +172,13 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 			ev->value = value;
 			break;
 		case WPP_TPP_COUNTER_COLD:
+			ev->tpp_cold = 1;
 			ev->kind = WPP_EV_UNATTRIBUTED;
 			ev->reason = "cold paths (targeted path profiling counts them together)";
 			d->stats.unattributed++;
 			return 1;
 		case WPP_TPP_COUNTER_PIECE:
+			ev->tpp_piece = 1;
 			ev->kind = WPP_EV_UNATTRIBUTED;
 			ev->reason = "a disconnected loop's path piece (targeted path profiling)";
 			d->stats.unattributed++;
