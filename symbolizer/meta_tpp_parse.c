@@ -116,8 +116,9 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 	for (uint32_t i = 0; i < x.nfuncs; i++) {
 		const struct wpp_meta_tpp_func *f = &funcs[i];
 		if (f->how != WPP_TPP_HOW_PLAN && f->how != WPP_TPP_HOW_PLAIN) {
+			uint32_t how = f->how;
 			free(funcs);
-			return fail(err, errlen, "unknown TPP function kind %" PRIu32, f->how);
+			return fail(err, errlen, "unknown TPP function kind %" PRIu32, how);
 		}
 		if (f->how == WPP_TPP_HOW_PLAN &&
 		    ((uint64_t)f->first_edge + f->nedges > x.nedges ||
