@@ -65,7 +65,8 @@ static void add_cold(struct session *s, struct tppq_fn *f, size_t n)
 		if (!d)
 			wpp_die("out of memory");
 		while (wpp_decoder_next(d, &ev) == 1) {
-			if (ev.kind != WPP_EV_UNATTRIBUTED || !ev.fn || !(ev.tpp_cold || ev.tpp_piece))
+			if (ev.kind != WPP_EV_UNATTRIBUTED || !ev.fn ||
+			    !(ev.tpp_cold || ev.tpp_piece))
 				continue;
 			size_t lo = 0, hi = n;
 			while (lo < hi) { /* f is sorted by key */
@@ -189,7 +190,8 @@ int cmd_tpp_quality(int argc, char **argv)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 	const char *file = argv[first];
 	if (!against) {
-		wpp_err("tpp-quality: --against FILE is required (a full recording of the same run)");
+		wpp_err(
+		    "tpp-quality: --against FILE is required (a full recording of the same run)");
 		return WPP_EXIT_USAGE;
 	}
 	if (load(&s, &tp, file))

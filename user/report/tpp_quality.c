@@ -49,7 +49,8 @@ int tppq_compare(struct tppq_path *ref, size_t nref, struct tppq_path *tpp, size
 	while (i < nref || j < ntpp) {
 		/* the next path in either list */
 		const struct tppq_path *next =
-		    j >= ntpp || (i < nref && by_fn_path(&ref[i], &tpp[j]) <= 0) ? &ref[i] : &tpp[j];
+		    j >= ntpp || (i < nref && by_fn_path(&ref[i], &tpp[j]) <= 0) ? &ref[i]
+										 : &tpp[j];
 		uint64_t key = next->fn_key, id = next->id;
 		uint32_t len = next->nblocks;
 		uint64_t r = take(ref, nref, &i, key, id, &len);

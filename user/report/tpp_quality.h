@@ -28,10 +28,10 @@ struct tppq_path {
 
 struct tppq_fn {
 	uint64_t fn_key;
-	uint64_t ref_exec, tpp_exec;  /* executions in each profile */
-	uint64_t total, over, under;  /* weights: executions x blocks (saturating) */
-	uint64_t cold, pieces;	      /* left to the caller: the TPP run's cold
-				       * counter and loop pieces */
+	uint64_t ref_exec, tpp_exec; /* executions in each profile */
+	uint64_t total, over, under; /* weights: executions x blocks (saturating) */
+	uint64_t cold, pieces;	     /* left to the caller: the TPP run's cold
+				      * counter and loop pieces */
 };
 
 /* Per function of either list, by increasing key (ref and tpp are sorted
