@@ -123,6 +123,23 @@ for bad in "--tpp-cold=abc" "--tpp-loop=101" "--tpp-cold=" "--tpp-loop=-1"; do
 		ok "$bad refused: $(cat "$WORK/bad.err")" ||
 		fail "$bad: rc=$rc: $(head -1 "$WORK/bad.err")"
 done
+# A corrupt training profile: one error line, nothing built.
+printf 'not a profile\n' >"$WORK/corrupt.edges"
+head -c 300 "$WORK/interp/count-shm.wpp" >"$WORK/truncated.wpp"
+for bad in corrupt.edges truncated.wpp; do
+	rm -f "$WORK/bad.out"
+	"$WPPCC" -O2 -fwpp-mode=tpp --wpp-profile="$WORK/$bad" -o "$WORK/bad.out" \
+		"$CORPUS/branches.c" 2>"$WORK/bad.err"
+	rc=$?
+	# a truncated recording: the reader's notice of what it salvaged
+	# comes first (wppcc converts recordings with wpptrace edges)
+	lines=1
+	[ $bad = truncated.wpp ] && lines=2
+	[ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -le $lines ] && [ ! -e "$WORK/bad.out" ] &&
+		tail -1 "$WORK/bad.err" | grep -q "^wppcc: " &&
+		ok "$bad refused: $(tail -1 "$WORK/bad.err")" ||
+		fail "$bad: rc=$rc, $(wc -l <"$WORK/bad.err") lines: $(head -1 "$WORK/bad.err")"
+done
 "$WPPCC" -O2 -fwpp-mode=tpp -o "$WORK/bad.out" "$CORPUS/branches.c" 2>"$WORK/bad.err"
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] && ok "tpp without a profile refused" ||
