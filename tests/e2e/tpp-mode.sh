@@ -9,7 +9,8 @@
 # the path profile read back from the tpp recording (counters decoded
 # through the plan tables of metadata mode 6) must equal the count build's,
 # path by path and count by count, over shm and BPF, with the hash (a
-# 16384-path function; every function through it) as well as arrays.  A
+# 16384-path function; every function through it) as well as arrays, and
+# C++ exceptions (tests/e2e/tpp/tpp_eh.cpp: invokes and landing pads).  A
 # stale profile (one function changed) is one warning line and that
 # function counts plain Ball-Larus paths.  TPP(5,15) builds run the same
 # and their recordings read.  Bad thresholds are one error line.
@@ -23,7 +24,8 @@ build() {
 	local dir=$1/$2 src=$3
 	shift 3
 	mkdir -p "$dir"
-	"$WPPCC" -O2 -g -pthread -I"$CORPUS" "$@" -o "$dir/prog" "$src" >"$dir/build.log" 2>&1 ||
+	# shellcheck disable=SC2086
+	"$WPPCC" -O2 -g -pthread -I"$CORPUS" "$@" -o "$dir/prog" "$src" ${LIBS:-} >"$dir/build.log" 2>&1 ||
 		{ fail "$(basename "$1") $(basename "$dir"): build: $(head -1 "$dir/build.log")"; return 1; }
 }
 
@@ -97,6 +99,8 @@ for spec in branches:::shm switches:::shm computed_goto:::shm longjmp:::shm vari
 done
 one count_mix "$COUNT_SRC/count_mix.c" 0 "shm bpf"
 WPP_COUNT_ARRAY_MAX_PATHS=0 one interp_hash "$CORPUS/interp.c" 0 shm
+# C++ exceptions: landing pads, unwind edges hot and cold
+LIBS=-lstdc++ one tpp_eh "$ROOT/tests/e2e/tpp/tpp_eh.cpp" 0 "shm bpf" x
 
 # A stale profile: interp's `run` changed since the recording (the same
 # source file, so the profile knows it by name).
