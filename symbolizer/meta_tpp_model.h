@@ -61,5 +61,20 @@ enum wpp_tpp_counter_kind {
  * Ball-Larus id. */
 enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t c,
 					       uint64_t *bl_id);
+/* Counter c's TPP path id (hot numbering) and its length in blocks, for
+ * counted and obvious paths (pieces included).  0, or -1. */
+int wpp_tpp_counter_hot(const struct wpp_fn *fn, uint64_t c, uint64_t *hot_id, uint32_t *nblocks);
+
+/* One piece of a path of the DAG, as the TPP DAG cuts it: its TPP path
+ * id, or cold (some edge of it is cold), and its length in blocks. */
+typedef void (*wpp_tpp_piece_fn)(void *ctx, int cold, uint64_t hot_id, uint32_t nblocks);
+
+/*
+ * Splits Ball-Larus path bl_id of fn's DAG where the TPP DAG cuts it (a
+ * disconnected loop's boundary: the paper's footnote 5) and calls piece
+ * for each piece in order.  0, or -1 when bl_id is no path of the DAG or
+ * an edge of it has no counterpart in the plan (a damaged plan).
+ */
+int wpp_tpp_split_path(const struct wpp_fn *fn, uint64_t bl_id, wpp_tpp_piece_fn piece, void *ctx);
 
 #endif

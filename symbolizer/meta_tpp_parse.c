@@ -223,7 +223,8 @@ enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t
 		const struct wpp_meta_tpp_edge *e = &m->edges[path[i]];
 		if (!e->in_dag)
 			kind = WPP_TPP_COUNTER_PIECE;
-		id += e->bl_val;
+		else
+			id += e->bl_val;
 	}
 	if (kind == WPP_TPP_COUNTER_PATH && id >= fn->npaths)
 		kind = WPP_TPP_COUNTER_BAD;
@@ -231,4 +232,90 @@ enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t
 out:
 	free(path);
 	return kind;
+}
+
+int wpp_tpp_counter_hot(const struct wpp_fn *fn, uint64_t c, uint64_t *hot_id, uint32_t *nblocks)
+{
+	const struct wpp_tpp_fn_model *m = fn->tpp;
+	uint32_t len, *path = malloc(((size_t)fn->nblocks + 2) * sizeof(uint32_t));
+	int rc = -1;
+
+	if (!path)
+		return -1;
+	if (c < m->nslots)
+		rc = decode(fn, 1, c, path, &len);
+	else if (c > m->nslots && c - m->nslots - 1 < m->nobvious)
+		rc = decode(fn, 0, m->obvious[c - m->nslots - 1].id, path, &len);
+	if (!rc) {
+		*hot_id = 0;
+		for (uint32_t i = 0; i < len; i++)
+			*hot_id += m->edges[path[i]].hot_val;
+		*nblocks = len ? len - 1 : 0;
+	}
+	free(path);
+	return rc;
+}
+
+/* The plan's edge standing for DAG edge de out of its source: the same
+ * edge, or the cut that replaced a REAL edge (same CFG edge and value:
+ * parallel edges between two nodes differ in value).  UINT32_MAX when
+ * none. */
+static uint32_t plan_edge(const struct wpp_tpp_fn_model *m, const struct wpp_meta_edge *de)
+{
+	for (uint32_t k = m->out_first[de->src]; k < m->out_first[de->src + 1]; k++) {
+		const struct wpp_meta_tpp_edge *e = &m->edges[m->out[k]];
+		if (e->cfg_src != de->cfg_src || e->cfg_dst != de->cfg_dst || e->bl_val != de->val)
+			continue;
+		if ((e->in_dag && e->dst == de->dst && e->kind == de->kind) ||
+		    (e->cut && de->kind == WPP_EDGE_REAL))
+			return m->out[k];
+	}
+	return UINT32_MAX;
+}
+
+/* The plan's ENTRY -> v edge (one per node, as in the DAG). */
+static uint32_t plan_entry(const struct wpp_fn *fn, uint32_t v)
+{
+	const struct wpp_tpp_fn_model *m = fn->tpp;
+	uint32_t entry = fn->nblocks;
+	for (uint32_t k = m->out_first[entry]; k < m->out_first[entry + 1]; k++)
+		if (m->edges[m->out[k]].dst == v)
+			return m->out[k];
+	return UINT32_MAX;
+}
+
+int wpp_tpp_split_path(const struct wpp_fn *fn, uint64_t bl_id, wpp_tpp_piece_fn piece, void *ctx)
+{
+	const struct wpp_tpp_fn_model *m = fn->tpp;
+	uint32_t node = fn->nblocks, exit = fn->nblocks + 1, steps = 0, nedges = 0;
+	uint64_t rest = bl_id, hot = 0;
+	int cold = 0;
+
+	while (node != exit) {
+		const struct wpp_meta_edge *de = NULL;
+		/* the last out-edge whose value is not above the remainder */
+		for (uint32_t k = fn->out_first[node]; k < fn->out_first[node + 1]; k++)
+			if (fn->edges[k].val <= rest)
+				de = &fn->edges[k];
+		if (!de || ++steps > fn->nblocks + 1)
+			return -1;
+		rest -= de->val;
+		uint32_t g = plan_edge(m, de);
+		if (g == UINT32_MAX)
+			return -1;
+		const struct wpp_meta_tpp_edge *e = &m->edges[g];
+		cold |= !e->hot, hot += e->hot_val, nedges++;
+		if (e->cut) { /* the piece ends here; the next starts at ENTRY -> v */
+			piece(ctx, cold, hot, nedges - 1);
+			if ((g = plan_entry(fn, de->dst)) == UINT32_MAX)
+				return -1;
+			e = &m->edges[g];
+			cold = !e->hot, hot = e->hot_val, nedges = 1;
+		}
+		node = de->dst;
+	}
+	if (rest)
+		return -1;
+	piece(ctx, cold, hot, nedges - 1);
+	return 0;
 }

@@ -7,7 +7,10 @@
  * same source), as the TPP paper measures it: the accuracy of definite
  * flow per function and summed (report/tpp_quality.h), with the over- and
  * undercounts behind it and the executions TPP counted only as cold or as
- * pieces of disconnected loops.
+ * pieces of disconnected loops.  As the paper's footnote 5 says, both
+ * profiles' paths of a planned function are split where its plan cuts
+ * them (wpp_tpp_split_path) and compared as TPP paths; a cold piece is an
+ * undercount.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,21 +31,124 @@ static int is_tpp_unit(const struct wpp_tu *tu)
 	return tu->mode == WPP_MODE_TPP;
 }
 
-/* The profile's paths as (stable id, path id, count, blocks). */
-static struct tppq_path *paths_of(const struct rpt_profile *p, size_t *n)
+/* A growing list of paths. */
+struct plist {
+	struct tppq_path *v;
+	size_t n, cap;
+};
+
+static void push(struct plist *l, struct tppq_path p)
 {
-	struct tppq_path *q = malloc((p->npaths + 1) * sizeof(*q));
-	if (!q)
-		wpp_die("out of memory");
-	*n = 0;
-	for (size_t i = 0; i < p->npaths; i++)
-		if (!p->paths[i].is_block)
-			q[(*n)++] = (struct tppq_path){p->paths[i].fn->stable_id, p->paths[i].id,
-						       p->paths[i].count, p->paths[i].nblocks};
-	return q;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		if (!(l->v = realloc(l->v, l->cap * sizeof(*l->v))))
+			wpp_die("out of memory");
+	}
+	l->v[l->n++] = p;
 }
 
-/* The function of f's key in the TPP profile (for its name). */
+/* The TPP run's functions with a plan (by stable id), and their cold
+ * counter executions. */
+struct tpp_fns {
+	const struct wpp_fn **fn;
+	uint64_t *cold, *pieces;
+	size_t n, cap;
+};
+
+static size_t fn_slot(struct tpp_fns *t, const struct wpp_fn *fn)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->fn[i]->stable_id == fn->stable_id)
+			return i;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->fn = realloc(t->fn, t->cap * sizeof(*t->fn));
+		t->cold = realloc(t->cold, t->cap * sizeof(*t->cold));
+		t->pieces = realloc(t->pieces, t->cap * sizeof(*t->pieces));
+		if (!t->fn || !t->cold || !t->pieces)
+			wpp_die("out of memory");
+	}
+	t->fn[t->n] = fn;
+	t->cold[t->n] = t->pieces[t->n] = 0;
+	return t->n++;
+}
+
+static const struct wpp_fn *plan_of(const struct tpp_fns *t, uint64_t key)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->fn[i]->stable_id == key)
+			return t->fn[i];
+	return NULL;
+}
+
+/* A path's pieces, collected until the split succeeds. */
+struct pieces {
+	struct plist *out;
+	size_t first;
+	uint64_t key, count, *cold_serial;
+};
+
+static void add_piece(void *ctx, int cold, uint64_t hot_id, uint32_t nblocks)
+{
+	struct pieces *p = ctx;
+	/* a cold piece is no TPP path: an id TPP never has, its own */
+	uint64_t id = cold ? UINT64_MAX - (*p->cold_serial)++ : hot_id;
+	push(p->out, (struct tppq_path){p->key, id, p->count, nblocks});
+}
+
+/* The profile's paths as (stable id, path id, count, blocks); a function
+ * with a plan in the TPP run in the plan's terms, split where it cuts. */
+static void paths_of(const struct rpt_profile *p, const struct tpp_fns *t, struct plist *out,
+		     uint64_t *cold_serial, uint64_t *unsplit)
+{
+	for (size_t i = 0; i < p->npaths; i++) {
+		const struct rpt_path *r = &p->paths[i];
+		if (r->is_block)
+			continue;
+		const struct wpp_fn *plan = plan_of(t, r->fn->stable_id);
+		struct pieces pc = {out, out->n, r->fn->stable_id, r->count, cold_serial};
+		if (plan && plan->npaths == r->fn->npaths &&
+		    wpp_tpp_split_path(plan, r->id, add_piece, &pc) == 0)
+			continue;
+		out->n = pc.first; /* compared by Ball-Larus id */
+		*unsplit += plan != NULL;
+		push(out, (struct tppq_path){r->fn->stable_id, r->id, r->count, r->nblocks});
+	}
+}
+
+/* The TPP run's plan functions, cold counters, and its loop pieces as
+ * TPP paths. */
+static void scan_tpp(struct session *s, const struct rpt_profile *p, struct tpp_fns *t,
+		     struct plist *tpp)
+{
+	for (size_t i = 0; i < p->npaths; i++)
+		if (!p->paths[i].is_block && p->paths[i].fn->tpp)
+			fn_slot(t, p->paths[i].fn);
+	for (size_t th = 0; th < s->trace->nthreads; th++) {
+		struct wpp_decoder *d =
+		    wpp_decoder_open(&s->trace->threads[th], s->mods, WPP_DECODE_RUNS);
+		struct wpp_event ev;
+		if (!d)
+			wpp_die("out of memory");
+		while (wpp_decoder_next(d, &ev) == 1) {
+			if (ev.kind != WPP_EV_UNATTRIBUTED || !ev.fn || !ev.fn->tpp ||
+			    !(ev.tpp_cold || ev.tpp_piece))
+				continue;
+			size_t k = fn_slot(t, ev.fn);
+			uint64_t hot;
+			uint32_t nb;
+			if (ev.tpp_cold)
+				t->cold[k] += ev.times;
+			else if (wpp_tpp_counter_hot(ev.fn, ev.value, &hot, &nb) == 0) {
+				t->pieces[k] += ev.times;
+				push(tpp, (struct tppq_path){ev.fn->stable_id, hot, ev.times, nb});
+			}
+		}
+		wpp_decoder_close(d);
+	}
+}
+
+/* The function of key (for its name). */
 static const struct wpp_fn *fn_named(const struct rpt_profile *a, const struct rpt_profile *b,
 				     uint64_t key)
 {
@@ -53,38 +159,6 @@ static const struct wpp_fn *fn_named(const struct rpt_profile *a, const struct r
 		if (!b->paths[i].is_block && b->paths[i].fn->stable_id == key)
 			return b->paths[i].fn;
 	return NULL;
-}
-
-/* The TPP run's cold-counter and loop-piece executions, per function. */
-static void add_cold(struct session *s, struct tppq_fn *f, size_t n)
-{
-	for (size_t t = 0; t < s->trace->nthreads; t++) {
-		struct wpp_decoder *d =
-		    wpp_decoder_open(&s->trace->threads[t], s->mods, WPP_DECODE_RUNS);
-		struct wpp_event ev;
-		if (!d)
-			wpp_die("out of memory");
-		while (wpp_decoder_next(d, &ev) == 1) {
-			if (ev.kind != WPP_EV_UNATTRIBUTED || !ev.fn ||
-			    !(ev.tpp_cold || ev.tpp_piece))
-				continue;
-			size_t lo = 0, hi = n;
-			while (lo < hi) { /* f is sorted by key */
-				size_t mid = lo + (hi - lo) / 2;
-				if (f[mid].fn_key < ev.fn->stable_id)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < n && f[lo].fn_key == ev.fn->stable_id) {
-				if (ev.tpp_cold)
-					f[lo].cold += ev.times;
-				else
-					f[lo].pieces += ev.times;
-			}
-		}
-		wpp_decoder_close(d);
-	}
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -109,7 +183,7 @@ static void print_text(const char *file, const char *against, const struct tppq_
 	}
 	printf("\nAoDF %.2f%%: over %.2f%%, under %.2f%% of %" PRIu64
 	       " block executions in %zu functions; %" PRIu64 " of %" PRIu64
-	       " path executions counted cold, %" PRIu64 " in loop pieces\n",
+	       " path (piece) executions counted cold, %" PRIu64 " in loop pieces\n",
 	       tppq_aodf(sum->total, sum->over, sum->under), pct(sum->over, sum->total),
 	       pct(sum->under, sum->total), sum->total, n, sum->cold, sum->ref_exec, sum->pieces);
 }
@@ -216,12 +290,26 @@ int cmd_tpp_quality(int argc, char **argv)
 		rc = WPP_EXIT_ERROR;
 		goto out;
 	}
-	size_t nref, ntpp, n;
-	struct tppq_path *ref = paths_of(&rp, &nref), *tpp = paths_of(&tp, &ntpp);
+	struct plist ref = {0}, tpp = {0};
+	struct tpp_fns plans = {0};
+	uint64_t serial = 0, unsplit = 0;
+	size_t n;
 	struct tppq_fn *f, sum = {0};
-	if (tppq_compare(ref, nref, tpp, ntpp, &f, &n))
+	scan_tpp(&s, &tp, &plans, &tpp);
+	paths_of(&rp, &plans, &ref, &serial, &unsplit);
+	paths_of(&tp, &plans, &tpp, &serial, &unsplit);
+	if (tppq_compare(ref.v, ref.n, tpp.v, tpp.n, &f, &n))
 		wpp_die("out of memory");
-	add_cold(&s, f, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct wpp_fn *plan = plan_of(&plans, f[i].fn_key);
+		for (size_t k = 0; plan && k < plans.n; k++)
+			if (plans.fn[k] == plan)
+				f[i].cold = plans.cold[k], f[i].pieces = plans.pieces[k];
+	}
+	if (unsplit)
+		wpp_warn("tpp-quality: %" PRIu64 " paths of planned functions could not be split "
+			 "by their plan; compared by Ball-Larus id",
+			 unsplit);
 	for (size_t i = 0; i < n; i++) {
 		sum.ref_exec += f[i].ref_exec, sum.tpp_exec += f[i].tpp_exec;
 		sum.total += f[i].total, sum.over += f[i].over, sum.under += f[i].under;
@@ -231,7 +319,7 @@ int cmd_tpp_quality(int argc, char **argv)
 		print_json(file, against, f, n, &sum, &tp, &rp);
 	else
 		print_text(file, against, f, n, &sum, &tp, &rp);
-	free(ref), free(tpp), free(f);
+	free(ref.v), free(tpp.v), free(f), free(plans.fn), free(plans.cold), free(plans.pieces);
 out:
 	rpt_profile_free(&rp);
 	session_close(&r);

@@ -34,8 +34,8 @@ static struct wpp_meta_tpp_edge edge_of(const struct wpp_tpp *t, uint32_t dag_ne
 	    .cut = te->cut,
 	    .in_dag = e < dag_nedges && !te->cut,
 	};
-	if (me.in_dag)
-		me.bl_val = fe->val; /* the full DAG keeps the DAG's values */
+	if (e < dag_nedges) /* the full DAG keeps the DAG's values, cut or not */
+		me.bl_val = fe->val;
 	if (me.hot)
 		me.hot_val = t->hot.edges[te->hot_edge].val;
 	if (me.rec)

@@ -49,7 +49,7 @@ static void make(struct tpp_blob *t)
 	memcpy(&alpha, v1 + h.funcs_off, sizeof(alpha));
 	memcpy(&gamma, v1 + h.funcs_off + 2 * sizeof(gamma), sizeof(gamma));
 	size_t tail = (h.strtab_off + h.strtab_size + 7) & ~(size_t)7;
-	uint32_t ne = alpha.nedges + 1;
+	uint32_t ne = alpha.nedges + 2; /* alpha's, a spare, gamma's */
 	size_t funcs = sizeof(struct wpp_meta_tpp_header);
 	size_t edges = funcs + 3 * sizeof(struct wpp_meta_tpp_func);
 	size_t obv = edges + ne * sizeof(struct wpp_meta_tpp_edge);
@@ -77,6 +77,8 @@ static void make(struct tpp_blob *t)
 		t->e[i] = (struct wpp_meta_tpp_edge){.src = de.src,
 						     .dst = de.dst,
 						     .kind = de.kind,
+						     .cfg_src = de.cfg_src,
+						     .cfg_dst = de.cfg_dst,
 						     .hot = 1,
 						     .rec = 1,
 						     .in_dag = 1,
@@ -88,9 +90,9 @@ static void make(struct tpp_blob *t)
 					     alpha.npaths, alpha.npaths};
 	t->f[1] = (struct wpp_meta_tpp_func){.how = WPP_TPP_HOW_PLAIN};
 	/* gamma: one edge ENTRY -> EXIT that is no DAG edge, its one obvious path */
-	t->e[alpha.nedges] = (struct wpp_meta_tpp_edge){
+	t->e[alpha.nedges + 1] = (struct wpp_meta_tpp_edge){
 	    .src = gamma.nblocks, .dst = gamma.nblocks + 1, .hot = 1, .kind = WPP_EDGE_CUT_EXIT};
-	t->f[2] = (struct wpp_meta_tpp_func){WPP_TPP_HOW_PLAN, 1, alpha.nedges, 1, 0, 0, 0, 1};
+	t->f[2] = (struct wpp_meta_tpp_func){WPP_TPP_HOW_PLAN, 1, alpha.nedges + 1, 1, 0, 0, 0, 1};
 	t->o[0] = (struct wpp_meta_tpp_obvious){0, 0, 0};
 	free(v1);
 }
@@ -232,12 +234,102 @@ static void test_random_damage(void **state)
 	}
 }
 
+struct split {
+	int n;
+	uint64_t ids;
+	uint32_t blocks;
+};
+
+static void on_piece(void *ctx, int cold, uint64_t hot_id, uint32_t nblocks)
+{
+	struct split *s = ctx;
+	assert_false(cold);
+	s->n++, s->ids += hot_id, s->blocks += nblocks;
+}
+
+/* Path c of fn's DAG: whether it takes edge (u -> v), and its blocks. */
+static int takes(const struct wpp_fn *fn, uint64_t c, uint32_t u, uint32_t v, uint32_t *blocks)
+{
+	uint32_t node = fn->nblocks, hit = 0;
+	*blocks = 0;
+	while (node != fn->nblocks + 1) {
+		const struct wpp_meta_edge *de = NULL;
+		for (uint32_t k = fn->out_first[node]; k < fn->out_first[node + 1]; k++)
+			if (fn->edges[k].val <= c)
+				de = &fn->edges[k];
+		c -= de->val;
+		hit |= de->src == u && de->dst == v;
+		node = de->dst;
+		*blocks += node != fn->nblocks + 1;
+	}
+	return hit;
+}
+
+/* Footnote 5: a path through a disconnected loop's cut is two pieces, the
+ * second starting at ENTRY -> v; elsewhere one piece, its own id. */
+static void test_split(void **state)
+{
+	struct tpp_blob t;
+	char err[200];
+	(void)state;
+	make(&t);
+	uint32_t na = t.f[0].nedges, k = 0, nb;
+	while (k < na && !(t.e[k].src < 8 && t.e[k].dst < 8))
+		k++;
+	assert_true(k < na); /* a REAL edge to cut */
+	uint32_t u = t.e[k].src, v = t.e[k].dst, entry = UINT32_MAX;
+	for (uint32_t i = 0; i < na; i++)
+		if (t.e[i].src == 8 && t.e[i].dst == v)
+			entry = i;
+	uint64_t mark = UINT64_C(1) << 40;
+	if (entry == UINT32_MAX) { /* the plan adds ENTRY -> v */
+		t.e[na] = (struct wpp_meta_tpp_edge){
+		    .src = 8, .dst = v, .kind = WPP_EDGE_CUT_ENTRY, .hot = 1, .hot_val = mark};
+		t.f[0].nedges = na + 1;
+	} else {
+		mark = t.e[entry].hot_val;
+	}
+	struct wpp_tu *plain = wpp_meta_parse(t.b, t.size, err, sizeof(err));
+	assert_non_null(plain);
+	const struct wpp_fn *alpha = plain->by_local[0];
+	for (uint64_t c = 0; c < alpha->npaths; c++) { /* uncut: the path itself */
+		struct split s = {0};
+		assert_int_equal(wpp_tpp_split_path(alpha, c, on_piece, &s), 0);
+		takes(alpha, c, u, v, &nb);
+		assert_int_equal(s.n, 1);
+		assert_int_equal(s.ids, c);
+		assert_int_equal(s.blocks, nb);
+	}
+	wpp_tu_free(plain);
+	t.e[k].dst = 9, t.e[k].kind = WPP_EDGE_CUT_EXIT, t.e[k].cut = 1, t.e[k].in_dag = 0;
+	struct wpp_tu *tu = wpp_meta_parse(t.b, t.size, err, sizeof(err));
+	if (!tu)
+		fail_msg("refused: %s", err);
+	alpha = tu->by_local[0];
+	int cut = 0;
+	for (uint64_t c = 0; c < alpha->npaths; c++) {
+		struct split s = {0};
+		assert_int_equal(wpp_tpp_split_path(alpha, c, on_piece, &s), 0);
+		int through = takes(alpha, c, u, v, &nb);
+		cut += through;
+		assert_int_equal(s.n, through ? 2 : 1);
+		assert_int_equal(s.ids, c + (through ? mark : 0));
+		assert_int_equal(s.blocks, nb);
+	}
+	assert_true(cut > 0);
+	struct split s = {0};
+	assert_int_equal(wpp_tpp_split_path(alpha, alpha->npaths, on_piece, &s), -1);
+	wpp_tu_free(tu);
+	free(t.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_decode),
 	    cmocka_unit_test(test_rejects),
 	    cmocka_unit_test(test_cycle),
+	    cmocka_unit_test(test_split),
 	    cmocka_unit_test(test_random_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,7 +71,8 @@ struct wpp_meta_tpp_edge {
 	uint8_t reserved[7];
 	uint64_t hot_val; /* value in the hot numbering */
 	uint64_t rec_val; /* value in the rec numbering (counter slots) */
-	uint64_t bl_val;  /* value in the DAG's Ball-Larus numbering */
+	uint64_t bl_val;  /* value in the DAG's Ball-Larus numbering (also
+			   * of a cut edge: the REAL edge it was) */
 };
 
 struct wpp_meta_tpp_obvious {
