@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolizer/meta_tpp_model.h"
 #include "symbolizer/meta_wet_model.h"
 #include "wpp/meta_format.h"
 
@@ -53,6 +54,9 @@ struct wpp_fn {
 	const uint64_t *ppp_ids;
 	uint64_t ppp_interval;
 	const struct wpp_wet_fn_model *wet; /* WPP_MODE_WET TUs only, else NULL */
+	/* WPP_MODE_TPP TUs, functions counted by their plan (else NULL: a
+	 * TPP function with a stale profile counts Ball-Larus ids) */
+	const struct wpp_tpp_fn_model *tpp;
 };
 
 struct wpp_tu {
@@ -73,6 +77,7 @@ struct wpp_tu {
 	char *strtab;
 	uint64_t strtab_size;
 	struct wpp_wet_tu_model *wet; /* WPP_MODE_WET only (meta_wet_model.h) */
+	struct wpp_tpp_tu_model *tpp; /* WPP_MODE_TPP only (meta_tpp_model.h) */
 };
 
 /* Is path id of fn in its interesting set (PPP units)? */

@@ -220,7 +220,7 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 			    "metadata total_size %" PRIu64 " out of range (%zu available)",
 			    h.total_size, avail);
 	if (h.mode != WPP_MODE_PATHS && h.mode != WPP_MODE_BLOCKS && h.mode != WPP_MODE_COUNTS &&
-	    h.mode != WPP_MODE_PPP && h.mode != WPP_MODE_WET)
+	    h.mode != WPP_MODE_PPP && h.mode != WPP_MODE_WET && h.mode != WPP_MODE_TPP)
 		return fail(err, errlen, "unknown metadata mode %" PRIu32, h.mode);
 	/* PPP units carry their sets, other units none */
 	if ((h.mode == WPP_MODE_PPP) != (h.version == WPP_META_VERSION_PPP))
@@ -351,6 +351,8 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 	}
 	if (tu->mode == WPP_MODE_WET && wpp_meta_wet_parse(tu, b, &h, err, errlen))
 		goto bad;
+	if (tu->mode == WPP_MODE_TPP && wpp_meta_tpp_parse(tu, b, &h, err, errlen))
+		goto bad;
 	free(mf);
 	return tu;
 oom:
@@ -374,6 +376,7 @@ void wpp_tu_free(struct wpp_tu *tu)
 	free(tu->ppp_id_store);
 	free(tu->strtab);
 	wpp_meta_wet_free(tu->wet);
+	wpp_meta_tpp_free(tu->tpp);
 	free(tu);
 }
 

@@ -15,6 +15,7 @@ TESTS += tests/e2e/oracle_selfcheck.sh \
 	tests/e2e/ppp-interesting.sh \
 	tests/e2e/count-cli.sh \
 	tests/e2e/ppp-mode.sh \
+	tests/e2e/tpp-mode.sh \
 	tests/e2e/format.sh \
 	tests/e2e/cli-help.sh
 CLEAN_DIRS += tests/work

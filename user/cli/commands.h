@@ -21,6 +21,7 @@ int cmd_cfg(int argc, char **argv);	    /* user/cli/cmd_cfg.c (REPORT room) */
 int cmd_export(int argc, char **argv);	    /* user/cli/cmd_export.c (REPORT room) */
 int cmd_edges(int argc, char **argv);	    /* user/cli/cmd_edges.c (REPORT room) */
 int cmd_interesting(int argc, char **argv); /* user/cli/cmd_interesting.c (REPORT room) */
+int cmd_tpp_quality(int argc, char **argv); /* user/cli/cmd_tpp_quality.c (REPORT room) */
 int cmd_residual(int argc, char **argv);    /* user/cli/cmd_residual.c (REPORT room) */
 int cmd_kpaths(int argc, char **argv);	    /* user/cli/cmd_kpaths.c (KPATHS room) */
 int cmd_top(int argc, char **argv);	    /* user/record/cmd_top.c (live counts) */

@@ -37,6 +37,7 @@ static const struct command commands[] = {
     {"edges", cmd_edges, "edge profile for profile-guided placement (wppcc --wpp-profile)"},
     {"interesting", cmd_interesting, "interesting paths for PPP (wppcc --wpp-interesting)"},
     {"residual", cmd_residual, "executed paths outside a PPP build's interesting sets"},
+    {"tpp-quality", cmd_tpp_quality, "a TPP run's profile against a full one (AoDF)"},
     {"top", cmd_top, "live: hottest paths of running instrumented processes, refreshed"},
     {"kpaths", cmd_kpaths, "hottest k-paths: runs of up to k consecutive acyclic paths"},
     {"wet", cmd_wet, "whole execution traces of a wet build: the values and addresses"},

@@ -166,6 +166,27 @@ static int record(struct wpp_decoder *d, struct wpp_event *ev, uint32_t fid, uin
 		return 1;
 	}
 	ev->fn = fn;
+	if (fn->tpp) { /* a counter of a TPP plan: which path it stands for */
+		switch (wpp_tpp_counter_path(fn, value, &value)) {
+		case WPP_TPP_COUNTER_PATH:
+			ev->value = value;
+			break;
+		case WPP_TPP_COUNTER_COLD:
+			ev->tpp_cold = 1;
+			ev->kind = WPP_EV_UNATTRIBUTED;
+			ev->reason = "cold paths (targeted path profiling counts them together)";
+			d->stats.unattributed++;
+			return 1;
+		case WPP_TPP_COUNTER_PIECE:
+			ev->tpp_piece = 1;
+			ev->kind = WPP_EV_UNATTRIBUTED;
+			ev->reason = "a disconnected loop's path piece (targeted path profiling)";
+			d->stats.unattributed++;
+			return 1;
+		case WPP_TPP_COUNTER_BAD:
+			return corrupt(d, ev, "counter is not one of the function's TPP plan");
+		}
+	}
 	if (fn->tu->mode == WPP_MODE_BLOCKS) {
 		if (value >= fn->nblocks)
 			return corrupt(d, ev, "block index out of range");

@@ -79,8 +79,11 @@ struct wpp_event {
 	uint64_t lost_words;	     /* GAP; WPP_LOST_UNKNOWN if unknown */
 	uint64_t lost_batches;	     /* GAP */
 	const char *reason;	     /* UNATTRIBUTED, CORRUPT */
-	uint32_t signal_depth;	     /* 0 = main stream */
-	uint64_t batch_seq;	     /* where the record starts (not for GAP) */
+	/* UNATTRIBUTED with fn set: a TPP function's cold counter or a
+	 * disconnected loop's path piece (symbolizer/meta_tpp_model.h) */
+	uint8_t tpp_cold, tpp_piece;
+	uint32_t signal_depth; /* 0 = main stream */
+	uint64_t batch_seq;    /* where the record starts (not for GAP) */
 	uint32_t word_index;
 	uint64_t repeat;	/* 0: a record as written; k >= 1: its k-th
 				 * repetition, from a REPEAT word */

@@ -158,7 +158,10 @@ int session_refuse_counts(struct session *s, const char *cmd, const char *path,
 		"in order, which %s needs (paths, report, annotate, cfg, export, edges and "
 		"interesting read counts)",
 		cmd, path, tu->source[0] ? tu->source : "a module",
-		tu->mode == WPP_MODE_PPP ? "ppp" : "count", cmd);
+		tu->mode == WPP_MODE_PPP   ? "ppp"
+		: tu->mode == WPP_MODE_TPP ? "tpp"
+					   : "count",
+		cmd);
 	return WPP_EXIT_ERROR;
 }
 

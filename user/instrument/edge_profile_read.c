@@ -239,22 +239,39 @@ int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, cons
 	return 0;
 }
 
-int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, double *w)
+/* The meta order of d when f's edges are d's, one for one; NULL with *rc
+ * 1 (another build of the function) or -1 (out of memory). */
+static uint32_t *matching_order(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, int *rc)
 {
 	uint32_t *order;
-	double max_static = 0;
-	int rc = 1;
 
+	*rc = 1;
 	if (f->nedges != d->nedges)
-		return 1;
-	if (!(order = wpp_dag_meta_order(d)))
-		return -1;
+		return NULL;
+	if (!(order = wpp_dag_meta_order(d))) {
+		*rc = -1;
+		return NULL;
+	}
 	for (uint32_t k = 0; k < f->nedges; k++) {
 		const struct wpp_dag_edge *de = &d->edges[order[k]];
 		const struct wpp_edge_prof_edge *pe = &f->edges[k];
-		if (de->src != pe->src || de->dst != pe->dst || de->kind != pe->kind)
-			goto out;
+		if (de->src != pe->src || de->dst != pe->dst || de->kind != pe->kind) {
+			free(order);
+			return NULL;
+		}
 	}
+	*rc = 0;
+	return order;
+}
+
+int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, double *w)
+{
+	double max_static = 0;
+	int rc;
+	uint32_t *order = matching_order(f, d, &rc);
+
+	if (!order)
+		return rc;
 	for (uint32_t e = 0; e < d->nedges; e++)
 		if (w[e] > max_static)
 			max_static = w[e];
@@ -263,8 +280,19 @@ int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *
 	for (uint32_t k = 0; k < f->nedges; k++)
 		w[order[k]] = (double)f->edges[k].count +
 			      (max_static > 0 ? 0.5 * w[order[k]] / max_static : 0);
-	rc = 0;
-out:
 	free(order);
-	return rc;
+	return 0;
+}
+
+int wpp_edge_prof_counts(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, uint64_t *train)
+{
+	int rc;
+	uint32_t *order = matching_order(f, d, &rc);
+
+	if (!order)
+		return rc;
+	for (uint32_t k = 0; k < f->nedges; k++)
+		train[order[k]] = f->edges[k].count;
+	free(order);
+	return 0;
 }

@@ -65,4 +65,10 @@ int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, cons
  */
 int wpp_edge_prof_apply(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d, double *w);
 
+/* The measured count of each edge of d (numbered) into train[d->nedges]
+ * (TPP's training profile, tpp.h).  Returns like wpp_edge_prof_apply;
+ * train is untouched unless 0. */
+int wpp_edge_prof_counts(const struct wpp_edge_prof_fn *f, const struct wpp_dag *d,
+			 uint64_t *train);
+
 #endif

@@ -23,6 +23,11 @@
  * register, its PPP id, which every increment, restart, invoke adjustment
  * and path end updates with the PPP increment of the same DAG edge (struct
  * incs carries both), so the two change on exactly the same edges.
+ *
+ * TPP (ir_tpp.h): the walk goes over the plan's full DAG instead of the
+ * function's, and every edge's code is the plan's op for that full edge
+ * (struct incs then names the edge); placement of edge code, cuts,
+ * restarts and landing pads are the same as in counting mode.
  */
 #include "instrument/ir_function.h"
 
@@ -37,6 +42,7 @@
 #include "instrument/ir_counts.h"
 #include "instrument/ir_meta.h"
 #include "instrument/ir_split.h"
+#include "instrument/ir_tpp.h"
 #include "instrument/ir_wet.h"
 #include "instrument/numbering.h"
 #include "instrument/placement.h"
@@ -76,6 +82,7 @@ struct fn_emit {
 	LLVMValueRef *start_at;	  /* per block: first original non-phi instruction */
 	LLVMValueRef *term;	  /* per block: original terminator */
 	struct wpp_wet_fn *wet;	  /* wet mode (ir_wet.h), else NULL */
+	struct wpp_ir_tpp *tpp;	  /* tpp mode with a plan, else NULL */
 	int call_head;		  /* wet: restarting before a call that reserves */
 };
 
@@ -90,18 +97,24 @@ static LLVMValueRef k64(struct fn_emit *x, uint64_t v)
 	return LLVMConstInt(x->p->i64, v, 0);
 }
 
-/* What one DAG edge adds to each register (ppp 0 without PPP). */
+/* What one DAG edge adds to each register (ppp 0 without PPP); in TPP
+ * mode only which full-DAG edge it is (tpp: edge + 1, 0 for none). */
 struct incs {
 	uint64_t bl, ppp;
+	uint32_t tpp;
 };
 
 static struct incs incs_of(const struct fn_emit *x, uint32_t dag_edge)
 {
-	return (struct incs){x->d->edges[dag_edge].inc, x->pinc ? x->pinc[dag_edge] : 0};
+	if (x->tpp)
+		return (struct incs){0, 0, dag_edge + 1};
+	return (struct incs){x->d->edges[dag_edge].inc, x->pinc ? x->pinc[dag_edge] : 0, 0};
 }
 
-static int incs_any(struct incs i)
+static int incs_any(const struct fn_emit *x, struct incs i)
 {
+	if (x->tpp)
+		return i.tpp && wpp_ir_tpp_has_code(x->tpp, i.tpp - 1);
 	return i.bl != 0 || i.ppp != 0;
 }
 
@@ -113,6 +126,11 @@ static LLVMValueRef slot_plus(struct fn_emit *x, LLVMValueRef slot, uint64_t inc
 
 static void emit_add(struct fn_emit *x, struct incs inc)
 {
+	if (x->tpp) {
+		if (inc.tpp)
+			wpp_ir_tpp_emit_edge(x->tpp, x->b, inc.tpp - 1);
+		return;
+	}
 	if (inc.bl)
 		LLVMBuildStore(x->b, slot_plus(x, x->reg, inc.bl), x->reg);
 	if (x->preg && inc.ppp)
@@ -123,6 +141,10 @@ static void emit_add(struct fn_emit *x, struct incs inc)
  * the mark bit that keeps their record's second word non-zero. */
 static void emit_restart(struct fn_emit *x, struct incs inc)
 {
+	if (x->tpp) {
+		emit_add(x, inc); /* the ENTRY->v edge's op: SET, or nothing */
+		return;
+	}
 	LLVMValueRef v = x->counts ? k64(x, inc.bl) /* counting: the id alone */
 			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc.bl)
 				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc.bl), "");
@@ -135,6 +157,13 @@ static void emit_restart(struct fn_emit *x, struct incs inc)
 
 static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 {
+	if (x->tpp) {
+		if (inc.tpp) /* the u->EXIT edge's op: RECORD, COLD or nothing */
+			emit_add(x, inc);
+		else /* a landing pad: what the invoke prepared */
+			wpp_ir_tpp_emit_landing(x->tpp, x->b);
+		return;
+	}
 	LLVMValueRef w = slot_plus(x, x->reg, inc.bl);
 	if (x->preg)
 		wpp_emit_count_ppp(x->counts, x->b, x->count_base, x->count_first, x->ppp_table,
@@ -155,6 +184,24 @@ static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 		wpp_emit_record1(x->p, x->b, x->cur, w);
 }
 
+/* An invoke's preparation of its unwind edge's path end, and its undoing
+ * on the normal edge. */
+static void emit_preadjust(struct fn_emit *x, struct incs inc)
+{
+	if (x->tpp)
+		wpp_ir_tpp_emit_preadjust(x->tpp, x->b, inc.tpp - 1);
+	else
+		emit_add(x, inc);
+}
+
+static void emit_undo(struct fn_emit *x, struct incs inc)
+{
+	if (x->tpp)
+		wpp_ir_tpp_emit_undo(x->tpp, x->b, inc.tpp - 1);
+	else
+		emit_add(x, (struct incs){(uint64_t)0 - inc.bl, (uint64_t)0 - inc.ppp, 0});
+}
+
 /* What one CFG edge needs, in order: a pre-adjust undo (invoke normal edge),
  * an add (real chord) or a path end + optional restart (cut). */
 struct edge_code {
@@ -171,8 +218,8 @@ struct edge_code {
 /* Counting mode's function entry: the thread's array (array functions) or
  * the fid word (hashed ones).  After the entry block's allocas: the array
  * load becomes a branch once inlined, and allocas must stay in the entry
- * block to remain static. */
-static void emit_count_entry(struct fn_emit *x, uint32_t local_index)
+ * block to remain static.  Returns the instruction it went before. */
+static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
 {
 	LLVMValueRef at = x->start_at[0];
 	while (at && LLVMIsAAllocaInst(at))
@@ -184,6 +231,7 @@ static void emit_count_entry(struct fn_emit *x, uint32_t local_index)
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
 	if (x->pinc) /* residual paths load it, interesting ones never do */
 		x->fid_slot = wpp_fid_slot_global(x->p, local_index);
+	return at;
 }
 
 static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const struct incs *preadj)
@@ -197,14 +245,17 @@ static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const struc
 	ec.run_back = x->run_role && x->run_role[e] == WPP_RUN_BACK;
 	ec.inc = incs_of(x, dag_edge);
 	if (de->kind == WPP_EDGE_REAL) {
-		ec.needed = incs_any(ec.inc) || incs_any(ec.undo) || ec.run_end;
+		ec.needed = incs_any(x, ec.inc) || incs_any(x, ec.undo) || ec.run_end;
 		return ec;
 	}
 	ec.is_cut = 1;
 	ec.restart = !x->d->restart_at_start[v];
 	if (ec.restart)
 		ec.restart_inc = incs_of(x, x->d->entry_edge[v]);
-	ec.needed = 1;
+	/* a count or trace build ends the path on every cut; TPP's plan says
+	 * where nothing needs to run */
+	ec.needed = !x->tpp || incs_any(x, ec.inc) || incs_any(x, ec.undo) ||
+		    (ec.restart && incs_any(x, ec.restart_inc));
 	return ec;
 }
 
@@ -212,8 +263,8 @@ static void emit_edge_code(struct fn_emit *x, const struct edge_code *ec)
 {
 	if (ec->run_end)
 		wpp_emit_run_end(x->p, x->b, x->cur, x->last, x->count);
-	if (incs_any(ec->undo))
-		emit_add(x, (struct incs){(uint64_t)0 - ec->undo.bl, (uint64_t)0 - ec->undo.ppp});
+	if (incs_any(x, ec->undo))
+		emit_undo(x, ec->undo);
 	if (!ec->is_cut) {
 		emit_add(x, ec->inc);
 		return;
@@ -299,7 +350,8 @@ static void instrument_paths(struct fn_emit *x)
 	for (uint32_t v = 0; v < n; v++) {
 		position_before(x, x->start_at[v]);
 		if (is_landing_pad(c->blocks[v]))
-			emit_path_end(x, (struct incs){0, 0}, 0); /* pre-adjusted by the invoke */
+			emit_path_end(x, (struct incs){0, 0, 0},
+				      0); /* pre-adjusted by the invoke */
 		x->call_head = x->wet && wpp_wet_reserves_after_call(x->wet, v);
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
 			emit_restart(x, incs_of(x, d->entry_edge[v]));
@@ -313,9 +365,9 @@ static void instrument_paths(struct fn_emit *x)
 		}
 	for (uint32_t u = 0; u < n; u++) {
 		uint32_t xe = d->exit_edge[u];
-		if (incs_any(preadj[u])) {
+		if (incs_any(x, preadj[u])) {
 			position_before(x, x->term[u]);
-			emit_add(x, preadj[u]);
+			emit_preadjust(x, preadj[u]);
 		}
 		if (xe == WPP_NONE)
 			continue;
@@ -474,31 +526,56 @@ static uint64_t function_stable_id(struct wpp_tu_ctx *tu, LLVMValueRef fn,
 
 /* With an edge profile (wppcc --wpp-profile), replace the static weights w
  * by the measured ones when the profile has this very function (same
- * stable id, same DAG); a function the profile knows by name and source
- * file only (by name only in a version 1 profile), or whose DAG differs,
- * was changed since it was recorded: one warning line,
- * static weights.  -1 only on allocation failure. */
+ * stable id, same DAG; *used is then its entry); a function the profile
+ * knows by name and source file only (by name only in a version 1
+ * profile), or whose DAG differs, was changed since it was recorded: one
+ * warning line, static weights, *stale set (TPP then counts it as plain
+ * Ball-Larus paths).  -1 only on allocation failure. */
 static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stable_id,
-			   const struct wpp_dag *d, double *w)
+			   const struct wpp_dag *d, double *w, const struct wpp_edge_prof_fn **used,
+			   int *stale)
 {
 	const struct wpp_edge_prof_fn *f;
 	const char *name;
 	size_t len;
 	int rc;
 
+	*used = NULL;
+	*stale = 0;
 	if (!tu->profile)
 		return 0;
 	name = LLVMGetValueName2(fn, &len);
 	if ((f = wpp_edge_prof_find(tu->profile, stable_id))) {
-		if ((rc = wpp_edge_prof_apply(f, d, w)) <= 0)
+		if ((rc = wpp_edge_prof_apply(f, d, w)) <= 0) {
+			*used = rc == 0 ? f : NULL;
 			return rc;
+		}
 	} else if (!wpp_edge_prof_has_name(tu->profile, name, tu->source, tu->source_len)) {
 		return 0; /* not in the recording: nothing measured */
 	}
-	fprintf(stderr,
-		"wppcc: warning: %s changed since the profile %s was recorded; its increments "
-		"are placed without it\n",
-		name, tu->profile_path);
+	*stale = 1;
+	fprintf(stderr, "wppcc: warning: %s changed since the profile %s was recorded; %s\n", name,
+		tu->profile_path,
+		tu->mode == WPP_MODE_TPP ? "its paths are all counted (plain Ball-Larus)"
+					 : "its increments are placed without it");
+	return 0;
+}
+
+/* TPP mode: the function's plan, unless the profile is stale for it. */
+static int plan_tpp(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c,
+		    const struct wpp_dag *d, const struct wpp_edge_prof_fn *f, int stale,
+		    const double *w, struct wpp_ir_tpp *t)
+{
+	char why[256];
+	memset(t, 0, sizeof(*t));
+	if (tu->mode != WPP_MODE_TPP || stale)
+		return 0;
+	if (wpp_ir_tpp_plan(t, &c->cfg, d, f, w, tu->tpp_cold, tu->tpp_loop, why, sizeof(why))) {
+		size_t len;
+		fprintf(stderr, "wppcc: %s: targeted path profiling: %s\n",
+			LLVMGetValueName2(fn, &len), why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -508,6 +585,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	struct wpp_dag d;
 	struct fn_emit x = {0};
 	struct wpp_ppp_plan plan = {0};
+	struct wpp_ir_tpp tpp = {0};
+	const struct wpp_edge_prof_fn *prof = NULL;
+	int prof_stale = 0;
 	uint64_t *ids = NULL;
 	size_t nids = 0;
 	double *w = NULL;
@@ -527,8 +607,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	w = malloc(((size_t)d.nedges + 1) * sizeof(double));
 	struct wpp_weight_input wi = {&c.cfg, &d, c.edge_prob};
 	uint64_t stable_id = function_stable_id(tu, fn, &c);
-	if (!w || tu->weigh(&wi, w) || profile_weights(tu, fn, stable_id, &d, w) ||
-	    wpp_dag_place(&d, w))
+	if (!w || tu->weigh(&wi, w) ||
+	    profile_weights(tu, fn, stable_id, &d, w, &prof, &prof_stale) || wpp_dag_place(&d, w) ||
+	    plan_tpp(tu, fn, &c, &d, prof, prof_stale, w, &tpp))
 		goto out;
 	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
 	int stale = match == WPP_INTERESTING_STALE;
@@ -549,6 +630,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		goto out;
 	if (tu->mode == WPP_MODE_PPP &&
 	    wpp_mb_add_ppp(&tu->meta, ids, nids, plan.how, plan.interval))
+		goto out;
+	if (tu->mode == WPP_MODE_TPP &&
+	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL, d.nedges))
 		goto out;
 
 	x.p = &tu->probes;
@@ -574,6 +658,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 							    &x.ppp_table);
 		x.pinc = plan.inc;
 		x.ppp_interval = plan.interval;
+	} else if (x.counts && tpp.active) {
+		x.tpp = &tpp;
+		x.d = &tpp.plan.full;
+		x.count_first = wpp_counts_add_function(x.counts, wpp_ir_tpp_ncounters(&tpp));
 	} else if (x.counts) {
 		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
 	}
@@ -586,6 +674,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.preg = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.ppp");
 		LLVMSetMetadata(x.preg, tu->probes.reg_md_kind, no_md);
 	}
+	if (x.tpp && wpp_ir_tpp_needs_saved(x.tpp))
+		x.tpp->saved = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.tpp.saved");
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.wet)
@@ -595,12 +685,21 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		wpp_runs_debug_count(tu->probes.mod, fn, x.count);
 	}
 	position_before(&x, x.start_at[0]);
-	if (x.counts)
-		emit_count_entry(&x, local_index);
-	else
+	LLVMValueRef after_entry = x.counts ? emit_count_entry(&x, local_index) : NULL;
+	if (x.tpp) {
+		/* the entry block's own edge code may count: after the base */
+		x.start_at[0] = after_entry;
+		x.tpp->counts = x.counts;
+		x.tpp->reg = x.reg;
+		x.tpp->base = x.count_base;
+		x.tpp->fidw = x.fidw;
+		x.tpp->first = x.count_first;
+		wpp_ir_tpp_emit_entry(x.tpp, x.b);
+	}
+	if (!x.counts) {
 		wpp_emit_cursor_reload(&tu->probes, x.b, x.cur);
-	if (!x.counts)
 		x.fidw = wpp_emit_fid_word(&tu->probes, x.b, local_index);
+	}
 	if (x.wide)
 		x.ctrlw = LLVMBuildOr(x.b, LLVMBuildLShr(x.b, x.fidw, k64(&x, WPP_FID_SHIFT), ""),
 				      k64(&x, (uint64_t)WPP_CTRL_WIDE_PATH << 32), "wpp.ctrl");
@@ -626,6 +725,7 @@ out:
 	free(w);
 	free(ids);
 	wpp_ppp_plan_free(&plan);
+	wpp_ir_tpp_free(&tpp);
 	wpp_dag_free(&d);
 	wpp_ir_cfg_free(&c);
 	return rc;

@@ -16,6 +16,7 @@
 #include "instrument/ir_stats.h"
 #include "instrument/meta_blob.h"
 #include "instrument/runs.h"
+#include "instrument/tpp_meta.h"
 #include "instrument/weights.h"
 
 struct wpp_tu_ctx {
@@ -35,6 +36,9 @@ struct wpp_tu_ctx {
 	struct wpp_ir_stats *stats;    /* interesting paths, --wpp-stats; or NULL */
 	uint64_t ppp_min_paths;	       /* PPP mode: more paths than this may count
 					* preferentially (ppp_plan.h) */
+	/* TPP mode: --tpp-cold, --tpp-loop (percent) and the plan tables */
+	double tpp_cold, tpp_loop;
+	struct wpp_tpp_meta tpp_meta;
 	uint32_t nfuncs;
 	uint64_t tu_hash_acc;
 };

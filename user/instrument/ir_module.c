@@ -32,11 +32,22 @@ static uint32_t mode_from_env(void)
 		return WPP_MODE_COUNTS;
 	if (m && strcmp(m, "ppp") == 0)
 		return WPP_MODE_PPP;
+	if (m && strcmp(m, "tpp") == 0)
+		return WPP_MODE_TPP;
 	if (m && strcmp(m, "wet") == 0)
 		return WPP_MODE_WET;
 	if (m && *m && strcmp(m, "paths") != 0)
 		fprintf(stderr, "wppcc: unknown WPP_MODE '%s', using paths\n", m);
 	return WPP_MODE_PATHS;
+}
+
+/* A TPP threshold from the driver (wppcc checked it), else the default. */
+static double percent_from_env(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	double p = v && *v ? strtod(v, &end) : dflt;
+	return v && *v && (*end || !(p >= 0 && p <= 100)) ? dflt : p;
 }
 
 /* Runs (WPP_CTRL_REPEAT) are on unless the driver says WPP_RUNS=0
@@ -146,6 +157,15 @@ void wpp_instrument_module(LLVMModuleRef m)
 						      : WPP_WET_VALUES_MEMORY)))
 		tu.mode = WPP_MODE_PATHS; /* out of memory: record paths only */
 	wpp_mb_init(&tu.meta);
+	tu.tpp_cold = percent_from_env("WPP_TPP_COLD", 5);
+	tu.tpp_loop = percent_from_env("WPP_TPP_LOOP", 15);
+	wpp_tpp_meta_init(&tu.tpp_meta, tu.tpp_cold, tu.tpp_loop);
+	if (tu.mode == WPP_MODE_TPP && !tu.profile) {
+		fprintf(stderr,
+			"wppcc: -fwpp-mode=tpp without a usable profile: %.*s counts "
+			"every path (plain Ball-Larus)\n",
+			(int)tu.source_len, tu.source);
+	}
 	for (size_t i = 0; i < nfn; i++)
 		wpp_instrument_function(&tu, fns[i]);
 	free(fns);
@@ -156,6 +176,8 @@ void wpp_instrument_module(LLVMModuleRef m)
 	wpp_ir_drop_memory_claims(m);
 	if (tu.wet && tu.nfuncs)
 		wpp_wet_meta_finish(tu.wet, &tu.meta);
+	if (tu.mode == WPP_MODE_TPP && tu.nfuncs)
+		wpp_tpp_meta_finish(&tu.tpp_meta, &tu.meta);
 	if (tu.nfuncs &&
 	    wpp_ir_meta_emit_tu(&tu.probes, &tu.meta, tu.nfuncs, wpp_hash_final(tu.tu_hash_acc),
 				tu.mode, tu.source, tu.source_len))
@@ -165,6 +187,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 		wpp_edge_prof_free(&profile);
 	wpp_ir_stats_close(tu.stats);
 	wpp_mb_free(&tu.meta);
+	wpp_tpp_meta_free(&tu.tpp_meta);
 	wpp_wet_tu_free(tu.wet);
 	wpp_probes_free(&tu.probes);
 	if (new_dbg)

@@ -257,9 +257,15 @@ static int find_obvious(struct wpp_tpp *t, uint8_t *keep)
 	if (!from || !to || !node_needed || !defining || !nonobv)
 		goto out;
 	count_one_paths(h, &w, from, to);
+	/* A path that starts after a call (CALL_ENTRY) starts at the call
+	 * head's start, before the call: code there runs even when the call
+	 * never returns (longjmp, exit, a signal handler that leaves), so
+	 * counting it would count paths that never end.  Such an edge is
+	 * defining, but no obvious path may be counted on it. */
 	for (uint32_t k = 0; k < h->nedges; k++) {
-		defining[k] = from[h->edges[k].src] == 1 && to[h->edges[k].dst] == 1;
-		t->edge[t->hot_full[k]].defining = defining[k];
+		uint8_t one = from[h->edges[k].src] == 1 && to[h->edges[k].dst] == 1;
+		t->edge[t->hot_full[k]].defining = one;
+		defining[k] = one && h->edges[k].kind != WPP_EDGE_CALL_ENTRY;
 	}
 	if (find_obvious_recording_points(t, &w, defining, nonobv))
 		goto out;

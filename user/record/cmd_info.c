@@ -201,6 +201,7 @@ static enum unit_holds holds_of(const struct wpp_tu *tu)
 		return HOLDS_BLOCKS;
 	case WPP_MODE_COUNTS:
 	case WPP_MODE_PPP: /* counted too, only in other arrays */
+	case WPP_MODE_TPP: /* counters of a plan (meta_tpp.h) */
 		return HOLDS_COUNTS;
 	}
 	return HOLDS_UNKNOWN;

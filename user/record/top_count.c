@@ -317,12 +317,17 @@ static int read_proc(struct top_count *c, struct wpp_symbolizer *sym, struct top
 			if (load_registry(c, p) == 0)
 				fn = resolve(sym, &cache, p, d.s[j].fid, &tu);
 		}
+		uint64_t id = d.s[j].id;
+		/* a TPP function's counter: the path it stands for; its cold
+		 * counter and loop pieces are no path to show */
+		if (fn && fn->tpp && wpp_tpp_counter_path(fn, id, &id) != WPP_TPP_COUNTER_PATH)
+			continue;
 		struct top_row row = {.pid = p->pid,
 				      .nprocs = 1,
 				      .tu = tu,
 				      .fn = fn,
 				      .fid = d.s[j].fid,
-				      .id = d.s[j].id,
+				      .id = id,
 				      .count = d.s[j].count};
 		if (top_rows_add(rows, &row)) {
 			count_snapshot_free(&d);

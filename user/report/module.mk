@@ -5,7 +5,7 @@ REPORT_SRCS := user/report/table_fmt.c user/report/edge_profile.c user/report/in
 	user/report/report_json.c user/report/report_diff.c user/report/report_html.c \
 	user/report/fn_flow.c user/report/annotate.c user/report/cfg_dot.c \
 	user/report/report_session.c user/report/pprof_export.c \
-	user/report/inline_names.c
+	user/report/inline_names.c user/report/tpp_quality.c
 REPORT_OBJS := $(call objs,,$(REPORT_SRCS))
 REPORT_SAN_OBJS := $(call objs,san,$(REPORT_SRCS))
 

@@ -1,7 +1,7 @@
 # tests/unit/decode: reader, metadata parser, path regeneration, stream
 # assembly, decoder end to end, CLI smoke, fuzz driver smoke run.
 DECODE_TEST_DIR := $(BUILD)/tests/unit/decode
-DECODE_TEST_NAMES := test_reader test_meta test_regen test_stream test_decode test_words test_wet \
+DECODE_TEST_NAMES := test_reader test_meta test_meta_tpp test_regen test_stream test_decode test_words test_wet \
 	test_batch_words
 DECODE_TEST_BINS := $(addprefix $(DECODE_TEST_DIR)/,$(DECODE_TEST_NAMES))
 DECODE_TESTLIB_SAN_OBJS := $(call objs,san,tests/unit/decode/testlib.c)

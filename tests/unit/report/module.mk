@@ -2,7 +2,7 @@
 # driver used by tests/e2e/report-symbolize.sh.
 REPORT_TEST_DIR := $(BUILD)/tests/unit/report
 REPORT_SYMCHECK := $(REPORT_TEST_DIR)/symbolize_check
-REPORT_UNIT_NAMES := test_report_fmt
+REPORT_UNIT_NAMES := test_report_fmt test_tpp_quality
 REPORT_UNIT_BINS := $(addprefix $(REPORT_TEST_DIR)/,$(REPORT_UNIT_NAMES))
 
 $(REPORT_SYMCHECK): $(call objs,san,tests/unit/report/symbolize_check.c) $(SYMBOLIZER_SAN_OBJS) \
@@ -14,6 +14,12 @@ $(REPORT_SYMCHECK): $(call objs,san,tests/unit/report/symbolize_check.c) $(SYMBO
 # grammar analyses and the writer, which a formatting test does not need).
 $(REPORT_TEST_DIR)/test_report_fmt: $(BUILD)/san/tests/unit/report/test_report_fmt.o \
 		$(call objs,san,user/report/table_fmt.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+
+# test_tpp_quality: the AoDF arithmetic alone.
+$(REPORT_TEST_DIR)/test_tpp_quality: $(BUILD)/san/tests/unit/report/test_tpp_quality.o \
+		$(call objs,san,user/report/tpp_quality.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 

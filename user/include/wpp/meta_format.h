@@ -51,12 +51,16 @@ enum wpp_meta_mode {
 	WPP_MODE_WET = 5, /* whole execution traces (-fwpp-mode=wet): PATHS records
 			   * followed by value words; the blob carries the
 			   * statement tables of meta_wet.h after its strtab */
+	WPP_MODE_TPP = 6, /* targeted path profiling (-fwpp-mode=tpp): counted like
+			   * COUNTS, but a payload is a function's counter
+			   * (meta_tpp.h), which the blob's plan tables after its
+			   * strtab turn back into paths */
 };
 
 /* Modes whose paths were counted rather than recorded in order. */
 static inline int wpp_meta_mode_counts(uint32_t mode)
 {
-	return mode == WPP_MODE_COUNTS || mode == WPP_MODE_PPP;
+	return mode == WPP_MODE_COUNTS || mode == WPP_MODE_PPP || mode == WPP_MODE_TPP;
 }
 
 struct wpp_meta_header {

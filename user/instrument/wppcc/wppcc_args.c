@@ -100,11 +100,23 @@ static int sets_debug_level(const char *a)
 	       strcmp(r, "full") == 0 || strcmp(r, "used") == 0 || strcmp(r, "codeview") == 0;
 }
 
+/* A threshold of --tpp-cold/--tpp-loop: a plain decimal in [0, 100]. */
+static int is_percent(const char *s)
+{
+	char *end;
+	if (!*s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return 0;
+	double v = strtod(s, &end);
+	return !*end && v >= 0 && v <= 100;
+}
+
 int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = "paths";
 	p->wet_values = "memory";
+	p->tpp_cold = WPPCC_TPP_COLD_DEFAULT;
+	p->tpp_loop = WPPCC_TPP_LOOP_DEFAULT;
 	p->args = calloc((size_t)argc + 1, sizeof(char *));
 	if (!p->args) {
 		p->error = "out of memory";
@@ -152,6 +164,15 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->stats = a[11] ? a + 12 : "-";
 			continue;
 		}
+		if (strncmp(a, "--tpp-cold=", 11) == 0 || strncmp(a, "--tpp-loop=", 11) == 0) {
+			if (!is_percent(a + 11)) {
+				p->error =
+				    "--tpp-cold= and --tpp-loop= take a percentage from 0 to 100";
+				return -1;
+			}
+			*(a[6] == 'c' ? &p->tpp_cold : &p->tpp_loop) = a + 11;
+			continue;
+		}
 		if (strncmp(a, "-fwpp-wet-values=", 17) == 0) {
 			if (strcmp(a + 17, "memory") && strcmp(a + 17, "all")) {
 				p->error = "-fwpp-wet-values= takes 'memory' or 'all'";
@@ -163,9 +184,10 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
 			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
 			    strcmp(a + 11, "count") && strcmp(a + 11, "ppp") &&
-			    strcmp(a + 11, "wet")) {
+			    strcmp(a + 11, "tpp") && strcmp(a + 11, "wet")) {
 				p->error =
-				    "-fwpp-mode= takes 'paths', 'count', 'ppp', 'wet' or 'blocks'";
+				    "-fwpp-mode= takes 'paths', 'count', 'ppp', 'tpp', 'wet' or "
+				    "'blocks'";
 				return -1;
 			}
 			p->mode = a + 11;
@@ -202,6 +224,13 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 	if (!strcmp(p->mode, "ppp") && !p->interesting && p->compiles_source && !p->no_wpp) {
 		p->error = "-fwpp-mode=ppp needs --wpp-interesting=FILE (a recording or a path "
 			   "list: the paths to count preferentially)";
+		return -1;
+	}
+	/* TPP targets what a training run found hot; without one there is
+	 * no target */
+	if (!strcmp(p->mode, "tpp") && !p->profile && p->compiles_source && !p->no_wpp) {
+		p->error = "-fwpp-mode=tpp needs --wpp-profile=FILE (a training recording or an "
+			   "edge profile)";
 		return -1;
 	}
 	return 0;

@@ -6,8 +6,11 @@
  * (when linking).  Everything else passes through untouched, in order.
  *
  * wppcc's own options (removed before clang sees the line):
- *   -fwpp-mode=paths|count|ppp|wet|blocks instrumentation mode (default paths;
- *                             ppp needs --wpp-interesting)
+ *   -fwpp-mode=paths|count|ppp|tpp|wet|blocks instrumentation mode (default
+ *                             paths; ppp needs --wpp-interesting, tpp
+ *                             --wpp-profile)
+ *   --tpp-cold=P --tpp-loop=P TPP thresholds, percent (default 5 and 15: the
+ *                             paper's TPP(5,15), its best trade-off)
  *   -fwpp-wet-values=memory|all  what wet mode records (default memory)
  *   -fwpp-static-rt           link libwpprt.a instead of libwpprt.so
  *   -fwpp-no-runs             record every loop iteration (no REPEAT words)
@@ -21,13 +24,18 @@
 #ifndef WPPCC_ARGS_H
 #define WPPCC_ARGS_H
 
+#define WPPCC_TPP_COLD_DEFAULT "5"
+#define WPPCC_TPP_LOOP_DEFAULT "15"
+
 struct wppcc_plan {
 	int no_wpp;
 	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
-	const char *mode;	 /* "paths", "count", "ppp", "wet" or "blocks" */
+	const char *mode;	 /* "paths", "count", "ppp", "tpp", "wet", "blocks" */
 	const char *wet_values;	 /* "memory" or "all" */
+	const char *tpp_cold;	 /* --tpp-cold=P (percent, checked) */
+	const char *tpp_loop;	 /* --tpp-loop=P */
 	const char *profile;	 /* --wpp-profile=FILE, or NULL */
 	const char *interesting; /* --wpp-interesting=FILE[,FILE...], or NULL */
 	const char *stats;	 /* --wpp-stats: "-" (stderr) or FILE, or NULL */

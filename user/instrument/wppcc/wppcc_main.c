@@ -134,7 +134,8 @@ int main(int argc, char **argv)
 	}
 	out[k] = NULL;
 	if (setenv("WPP_MODE", plan.mode, 1) || setenv("WPP_RUNS", plan.no_runs ? "0" : "1", 1) ||
-	    setenv("WPP_WET_VALUES", plan.wet_values, 1))
+	    setenv("WPP_WET_VALUES", plan.wet_values, 1) ||
+	    setenv("WPP_TPP_COLD", plan.tpp_cold, 1) || setenv("WPP_TPP_LOOP", plan.tpp_loop, 1))
 		die("cannot set the plugin's environment: %s", strerror(errno));
 	/* Like WPP_RUNS, always decided here, never inherited. */
 	unsetenv("WPP_EDGE_PROFILE");

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_tpp.c — targeted path profiling's code in a function (see ir_tpp.h
+ * and docs/instrumentation.md, "Targeted path profiling").  The plan
+ * (tpp_plan.c) decides what runs on each edge; this file turns one edge's
+ * decision into IR.
+ */
+#include "instrument/ir_tpp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "instrument/numbering.h"
+#include "wpp/trace_abi.h"
+
+int wpp_ir_tpp_plan(struct wpp_ir_tpp *x, const struct wpp_cfg *cfg, const struct wpp_dag *d,
+		    const struct wpp_edge_prof_fn *f, const double *weight, double cold_pct,
+		    double loop_pct, char *why, size_t whylen)
+{
+	uint64_t *train = calloc((size_t)d->nedges + 1, sizeof(uint64_t));
+	struct wpp_tpp_params p = {cold_pct, loop_pct, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT,
+				   weight};
+	int rc = -1;
+
+	memset(x, 0, sizeof(*x));
+	if (!train) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (f && wpp_edge_prof_counts(f, d, train)) {
+		snprintf(why, whylen, "profile entry does not match");
+		goto out;
+	}
+	if (wpp_tpp_plan(&x->plan, cfg, d, train, &p, why, whylen))
+		goto out;
+	x->active = 1;
+	rc = 0;
+out:
+	free(train);
+	return rc;
+}
+
+void wpp_ir_tpp_free(struct wpp_ir_tpp *x)
+{
+	if (x->active)
+		wpp_tpp_free(&x->plan);
+	memset(x, 0, sizeof(*x));
+}
+
+uint64_t wpp_ir_tpp_ncounters(const struct wpp_ir_tpp *x)
+{
+	return x->plan.nslots + 1 + x->plan.nobvious;
+}
+
+int wpp_ir_tpp_has_code(const struct wpp_ir_tpp *x, uint32_t e)
+{
+	const struct wpp_tpp_edge *te = &x->plan.edge[e];
+	return te->op != WPP_TPP_NONE || te->counter != WPP_NONE;
+}
+
+int wpp_ir_tpp_needs_saved(const struct wpp_ir_tpp *x)
+{
+	for (uint32_t e = 0; e < x->plan.full.nedges; e++)
+		if (x->plan.edge[e].at_target && x->plan.edge[e].op == WPP_TPP_COLD)
+			return 1;
+	return 0;
+}
+
+static LLVMValueRef k64(const struct wpp_ir_tpp *x, uint64_t v)
+{
+	return LLVMConstInt(x->counts->p->i64, v, 0);
+}
+
+static LLVMValueRef load_reg(struct wpp_ir_tpp *x, LLVMBuilderRef b, LLVMValueRef slot)
+{
+	return LLVMBuildLoad2(b, x->counts->p->i64, slot, "");
+}
+
+/* counter[slot] += 1, in the array or the hash */
+static void count(struct wpp_ir_tpp *x, LLVMBuilderRef b, LLVMValueRef slot)
+{
+	if (x->first == UINT64_MAX)
+		wpp_emit_count_hash(x->counts, b, x->fidw, slot);
+	else
+		wpp_emit_count_array(x->counts, b, x->base, x->first, slot);
+}
+
+/* count[s < nslots ? s : nslots]++: a compare and a select, no branch
+ * (appendix A.1); poisoned registers land on the cold counter. */
+static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
+{
+	LLVMValueRef s = load_reg(x, b, x->reg);
+	if (k)
+		s = LLVMBuildAdd(b, s, k64(x, k), "");
+	LLVMValueRef n = k64(x, x->plan.nslots);
+	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, s, n, "");
+	count(x, b, LLVMBuildSelect(b, in, s, n, "wpp.tpp.slot"));
+}
+
+void wpp_ir_tpp_emit_entry(struct wpp_ir_tpp *x, LLVMBuilderRef b)
+{
+	LLVMBuildStore(b, k64(x, WPP_TPP_POISON), x->reg);
+}
+
+void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
+{
+	const struct wpp_tpp_edge *te = &x->plan.edge[e];
+	switch (te->op) {
+	case WPP_TPP_ADD:
+		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->reg), k64(x, te->value), ""),
+			       x->reg);
+		break;
+	case WPP_TPP_SET:
+		LLVMBuildStore(b, k64(x, te->value), x->reg);
+		break;
+	case WPP_TPP_RECORD:
+		record(x, b, te->value);
+		break;
+	case WPP_TPP_COLD:
+		count(x, b, k64(x, x->plan.nslots));
+		break;
+	default:
+		break;
+	}
+	if (te->counter != WPP_NONE)
+		count(x, b, k64(x, x->plan.nslots + 1 + te->counter));
+}
+
+void wpp_ir_tpp_emit_landing(struct wpp_ir_tpp *x, LLVMBuilderRef b)
+{
+	record(x, b, 0);
+}
+
+void wpp_ir_tpp_emit_preadjust(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
+{
+	const struct wpp_tpp_edge *te = &x->plan.edge[e];
+	if (te->op == WPP_TPP_COLD) {
+		LLVMBuildStore(b, load_reg(x, b, x->reg), x->saved);
+		LLVMBuildStore(b, k64(x, WPP_TPP_POISON), x->reg);
+	} else if (te->op == WPP_TPP_RECORD && te->value) {
+		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->reg), k64(x, te->value), ""),
+			       x->reg);
+	}
+}
+
+void wpp_ir_tpp_emit_undo(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
+{
+	const struct wpp_tpp_edge *te = &x->plan.edge[e];
+	if (te->op == WPP_TPP_COLD)
+		LLVMBuildStore(b, load_reg(x, b, x->saved), x->reg);
+	else if (te->op == WPP_TPP_RECORD && te->value)
+		LLVMBuildStore(b, LLVMBuildSub(b, load_reg(x, b, x->reg), k64(x, te->value), ""),
+			       x->reg);
+}

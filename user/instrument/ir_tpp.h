@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir_tpp.h — targeted path profiling in the pass (-fwpp-mode=tpp): a
+ * function's plan from the training profile (tpp.h) and the code of each
+ * edge of its full DAG.  ir_function.c walks the full DAG exactly as it
+ * walks a count build's DAG (same sites, cuts, restarts, landing pads) and
+ * asks this module for the code of each edge.
+ *
+ * A function's counters (one range of the TU's per-thread array, or the
+ * hash under its fid word, as in counting mode) are laid out as
+ *   0 .. nslots-1            the counted paths (rec ids, tpp.h)
+ *   nslots                   the cold counter
+ *   nslots + 1 + k           edge counter k (obvious path k's defining edge)
+ * so a recording holds (fid, counter) pairs; the metadata (mode 6) says how
+ * they turn back into paths.
+ */
+#ifndef WPP_INSTRUMENT_IR_TPP_H
+#define WPP_INSTRUMENT_IR_TPP_H
+
+#include <llvm-c/Core.h>
+#include <stdint.h>
+
+#include "instrument/dag.h"
+#include "instrument/edge_profile_read.h"
+#include "instrument/ir_counts.h"
+#include "instrument/tpp.h"
+
+struct wpp_ir_tpp {
+	struct wpp_tpp plan; /* valid when active */
+	int active;
+	/* set by the caller before emitting */
+	struct wpp_counts *counts;
+	LLVMValueRef reg;   /* alloca i64: the path register */
+	LLVMValueRef saved; /* alloca i64 when wpp_ir_tpp_needs_saved */
+	LLVMValueRef base;  /* the thread's array (array functions) */
+	LLVMValueRef fidw;  /* the fid word (hashed functions) */
+	uint64_t first;	    /* first counter, or UINT64_MAX: the hash */
+};
+
+/*
+ * Plans the function from f (its matching profile entry, NULL when the
+ * training never ran it: every count 0).  weight: the placement weights of
+ * d's edges.  0 with x->active set, or -1 on allocation failure (why is
+ * printed by the caller).
+ */
+int wpp_ir_tpp_plan(struct wpp_ir_tpp *x, const struct wpp_cfg *cfg, const struct wpp_dag *d,
+		    const struct wpp_edge_prof_fn *f, const double *weight, double cold_pct,
+		    double loop_pct, char *why, size_t whylen);
+void wpp_ir_tpp_free(struct wpp_ir_tpp *x);
+
+/* How many counters the function owns (slots, cold counter, edge counters). */
+uint64_t wpp_ir_tpp_ncounters(const struct wpp_ir_tpp *x);
+/* Full edge e runs any code. */
+int wpp_ir_tpp_has_code(const struct wpp_ir_tpp *x, uint32_t e);
+/* An at_target edge whose source must save the register (COLD). */
+int wpp_ir_tpp_needs_saved(const struct wpp_ir_tpp *x);
+
+/* Function entry, after the count base: the register starts poisoned, so
+ * a path no hot edge started can never count for a valid slot. */
+void wpp_ir_tpp_emit_entry(struct wpp_ir_tpp *x, LLVMBuilderRef b);
+/* Full edge e's op and counter. */
+void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e);
+/* A landing pad: records the register the invoke prepared. */
+void wpp_ir_tpp_emit_landing(struct wpp_ir_tpp *x, LLVMBuilderRef b);
+/* An invoke's unwind edge e (at_target): prepared before the invoke, taken
+ * back on its normal edge. */
+void wpp_ir_tpp_emit_preadjust(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e);
+void wpp_ir_tpp_emit_undo(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e);
+
+#endif
