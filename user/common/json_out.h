@@ -11,8 +11,8 @@
  * put each element on its own line (json_open_lines).  Values the writer
  * does not know (a report module's own JSON) follow json_key().
  */
-#ifndef WPP_CLI_JSON_OUT_H
-#define WPP_CLI_JSON_OUT_H
+#ifndef WPP_COMMON_JSON_OUT_H
+#define WPP_COMMON_JSON_OUT_H
 
 #include <stdint.h>
 #include <stdio.h>
