@@ -13,7 +13,6 @@
 #include "common/options.h"
 #include "report/report_session.h"
 
-static const char *const formats[] = {"text", "json", NULL};
 static const char *const sorts[] = {"count", "cost", NULL}; /* enum rpt_sort */
 
 static const struct opt_command annotate_cmd = {
@@ -35,7 +34,7 @@ int cmd_annotate(int argc, char **argv)
 	char cost_line[512];
 	int json = 0, rc, first;
 	struct opt table[] = {
-	    OPT_FORMAT(&json, formats),
+	    OPT_FORMAT(&json, opt_text_json),
 	    OPTS_THREADS(filter),
 	    OPT_WORD_('s', "sort", "which paths are the hottest: by executions or by cost", &sort,
 		      sorts, OPT_SHOW_DEFAULT),

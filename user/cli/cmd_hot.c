@@ -398,8 +398,6 @@ static int hot_raw_file(struct hot_opts *o, struct session *s, const char *path,
 #define STR(x)		 STR_(x)
 #define DEFAULT_MIN_COST 100000
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command hot_cmd = {
     .name = "hot",
     OPT_OPERANDS("one .wpp file", 1, 1),
@@ -443,7 +441,7 @@ int cmd_hot(int argc, char **argv)
 	struct session s;
 	int rc, opnd, algo = SEQ_CHUNKED;
 	struct opt table[] = {
-	    OPT_FORMAT(&o.json, formats),
+	    OPT_FORMAT(&o.json, opt_text_json),
 	    OPT_COUNT_(0, "min-len", "N", "shortest subpath, in paths", &o.min_len, 0, LONG_MAX,
 		       OPT_SHOW_DEFAULT),
 	    OPT_COUNT_(0, "max-len", "N", "longest subpath (at most 4096)", &o.max_len, 0, LONG_MAX,

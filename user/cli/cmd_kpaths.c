@@ -391,7 +391,6 @@ static void proc_json(struct json_out *j, const struct ranked *r, const struct o
 	free(scratch);
 }
 
-static const char *const formats[] = {"text", "json", NULL};
 static const char *const sources[] = {"auto", "stored", "trace", NULL}; /* enum source */
 
 static const struct opt_command kpaths_cmd = {
@@ -431,7 +430,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first)
 	    OPT_COUNT_(0, "prune-nodes", "M", "build from the trace with at most M k-slab nodes",
 		       &prune_nodes, 0, LONG_MAX, 0),
 	    OPTS_THREADS(o->filter),
-	    OPT_FORMAT(&o->json, formats),
+	    OPT_FORMAT(&o->json, opt_text_json),
 	    OPT_END_,
 	};
 

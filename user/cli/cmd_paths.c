@@ -6,7 +6,7 @@
  * over the decoder, each distinct path expanded once, ids that do not expand
  * counted as corrupt); this file only picks the two views it prints — paths
  * and functions, merged across processes of the same binary, by count — and
- * formats them.
+ * opt_text_json them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,8 +67,6 @@ static void json_totals(struct json_out *j, const void *ctx)
 	json_u64(j, "lost_words", st->lost_words);
 }
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command paths_cmd = {
     .name = "paths",
     OPT_OPERANDS("one .wpp file", 1, 1),
@@ -88,7 +86,7 @@ int cmd_paths(int argc, char **argv)
 	int json = 0, rc, first;
 	struct session s;
 	struct opt table[] = {
-	    OPT_FORMAT(&json, formats),
+	    OPT_FORMAT(&json, opt_text_json),
 	    OPTS_THREADS(filter),
 	    OPT_COUNT_('n', "top", "N", "only the N most executed paths", &top, 0, LONG_MAX, 0),
 	    OPT_END_,

@@ -119,8 +119,6 @@ static void json_totals(struct json_out *j, const void *ctx)
 	json_u64(j, "stale_functions", r->n->stale_functions);
 }
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command residual_cmd = {
     .name = "residual",
     OPT_OPERANDS("one .wpp file", 1, 1),
@@ -143,7 +141,7 @@ int cmd_residual(int argc, char **argv)
 	int json = 0, rc, first;
 	struct session s;
 	struct opt table[] = {
-	    OPT_FORMAT(&json, formats),
+	    OPT_FORMAT(&json, opt_text_json),
 	    OPTS_THREADS(filter),
 	    OPT_COUNT_('n', "top", "N", "only the N most executed residual paths", &top, 0,
 		       LONG_MAX, 0),

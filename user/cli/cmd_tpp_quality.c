@@ -223,8 +223,6 @@ static void print_json(const char *file, const char *against, const struct tppq_
 	fputc('\n', stdout);
 }
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command tpp_quality_cmd = {
     .name = "tpp-quality",
     OPT_OPERANDS("one .wpp file", 1, 1),
@@ -256,7 +254,7 @@ int cmd_tpp_quality(int argc, char **argv)
 	struct opt table[] = {
 	    OPT_STRING_('a', "against", "FILE", "the full profile of the same run (required)",
 			&against),
-	    OPT_FORMAT(&json, formats),
+	    OPT_FORMAT(&json, opt_text_json),
 	    OPT_END_,
 	};
 

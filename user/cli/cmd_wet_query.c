@@ -683,10 +683,8 @@ static int do_slice(struct q *q)
 
 /* One table of options per subcommand, each with only what it takes, so
  * that each subcommand's --help lists what it accepts. */
-static const char *const query_formats[] = {"text", "json", NULL};
-
 #define WET_QUERY_COMMON(q, fmt)                                                                   \
-	OPT_FORMAT(&(fmt), query_formats), OPTS_THREADS((q).filter),                               \
+	OPT_FORMAT(&(fmt), opt_text_json), OPTS_THREADS((q).filter),                               \
 	    OPT_COUNT_(0, "wet-shadow-mb", "MB",                                                   \
 		       "memory for matching loads to stores when the query builds\n"               \
 		       "the WET (default 1024)",                                                   \

@@ -543,8 +543,6 @@ static int wpp_report_file(struct wpp_opts *o, const char *path)
 	return rc;
 }
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command wpp_cmd = {
     .name = "wpp",
     .usage = "wpp run.wpp [options]\n"
@@ -587,7 +585,7 @@ int cmd_wpp(int argc, char **argv)
 	struct json_out json_out;
 	struct opt table[] = {
 	    OPTS_THREADS(o.filter),
-	    OPT_FORMAT(&o.json, formats),
+	    OPT_FORMAT(&o.json, opt_text_json),
 	    OPT_COUNT_('n', "max-rules", "N", "rules and paths listed", &o.max_rules, 0, LONG_MAX,
 		       OPT_SHOW_DEFAULT),
 	    OPT_STRING_(0, "freq", "SEQ", "how often SEQ ran (consecutively)", &freq),

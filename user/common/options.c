@@ -15,6 +15,8 @@
 #include "common/log.h"
 #include "common/opt_error.h"
 
+const char *const opt_text_json[] = {"text", "json", NULL};
+
 #define MAX_OPTS   64 /* the longest table (record) has about 30 */
 #define HELP_COL   28 /* where an option's help starts */
 #define LONG_FIRST 256

@@ -138,6 +138,8 @@ unsigned opt_given(const struct opt *table, const char *long_name);
 		       "only exec generation G (0: the first image; a thread\n"                    \
 		       "that exec()s keeps its pid and tid, its generation + 1)",                  \
 		       &(f).gen, 0, LONG_MAX, 0)
+/* The word list of the usual --format: text (the default, index 0) or json (1). */
+extern const char *const opt_text_json[];
 /* --format: *ptr is the index of the word (the first is the default). */
 #define OPT_FORMAT(ptr, word_list)                                                                 \
 	OPT_WORD_('f', "format", "output format", (ptr), (word_list), OPT_SHOW_DEFAULT)

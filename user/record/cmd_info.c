@@ -770,8 +770,6 @@ static void print_info_json(struct json_out *j, const char *path, const struct i
 	json_u64(j, "compressed_batches", in->packed_batches);
 }
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command info_cmd = {
     .name = "info",
     OPT_OPERANDS("one .wpp file", 1, 1),
@@ -786,7 +784,7 @@ int cmd_info(int argc, char **argv)
 	struct json_out j;
 	int json = 0, rc, first;
 	struct opt table[] = {
-	    OPT_FORMAT(&json, formats),
+	    OPT_FORMAT(&json, opt_text_json),
 	    OPT_END_,
 	};
 

@@ -115,8 +115,6 @@ static double cpu_seconds(void)
 	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
-static const char *const formats[] = {"text", "json", NULL};
-
 static const struct opt_command top_cmd = {
     .name = "top",
     .usage = "top -p PID [-p PID...] | -a  [options]",
@@ -190,8 +188,8 @@ static int parse(int argc, char **argv, struct top_opts *o)
 		       OPT_SHOW_DEFAULT),
 	    OPT_FLAG_(0, "merge", "rows summed per binary (build-id), with the number of processes",
 		      &o->merge),
-	    OPT_WORD_('f', "format", "text, or json: one line per interval", &o->json, formats,
-		      OPT_SHOW_DEFAULT),
+	    OPT_WORD_('f', "format", "text, or json: one line per interval", &o->json,
+		      opt_text_json, OPT_SHOW_DEFAULT),
 	    OPT_CALL_(0, "ready-fd", "N", "\"ready\" on fd N once watching has begun", set_ready_fd,
 		      &o->ready_fd, 0),
 	    OPT_END_,
