@@ -8,6 +8,7 @@
  * 64 bits on values that are at most 32 bits wide or already checked against
  * the blob size, so nothing can wrap.
  */
+#include "symbolizer/meta_check.h"
 #include "symbolizer/meta_model.h"
 
 #include <inttypes.h>
@@ -19,25 +20,20 @@
 static void *fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+void wpp_meta_failv(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+}
+
 static void *fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	wpp_meta_failv(err, errlen, fmt, ap);
+	va_end(ap);
 	return NULL;
-}
-
-/* Is [off, off + count * elem) inside a blob of total bytes? */
-static int table_fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t total)
-{
-	if (off > total)
-		return 0;
-	/* count < 2^32 and elem <= 48, so the product cannot wrap. */
-	return count * elem <= total - off;
 }
 
 static int str_ok(const struct wpp_tu *tu, uint32_t idx)
@@ -136,9 +132,9 @@ static const char *parse_ppp(struct wpp_tu *tu, const unsigned char *b,
 	const struct wpp_meta_header *h = &h2->v1;
 	struct wpp_meta_ppp_func *pf;
 
-	if (!table_fits(h2->ppp_funcs_off, h->nfuncs, sizeof(*pf), h->total_size))
+	if (!wpp_meta_fits(h2->ppp_funcs_off, h->nfuncs, sizeof(*pf), h->total_size))
 		return "PPP function table out of bounds";
-	if (!table_fits(h2->ppp_ids_off, h2->nppp_ids_total, sizeof(uint64_t), h->total_size))
+	if (!wpp_meta_fits(h2->ppp_ids_off, h2->nppp_ids_total, sizeof(uint64_t), h->total_size))
 		return "PPP id table out of bounds";
 	pf = malloc(((size_t)h->nfuncs + 1) * sizeof(*pf));
 	tu->ppp_id_store = malloc(((size_t)h2->nppp_ids_total + 1) * sizeof(uint64_t));
@@ -227,15 +223,16 @@ struct wpp_tu *wpp_meta_parse(const void *buf, size_t avail, char *err, size_t e
 		return fail(err, errlen,
 			    "metadata version %" PRIu32 " does not match mode %" PRIu32, h.version,
 			    h.mode);
-	if (!table_fits(h.funcs_off, h.nfuncs, sizeof(struct wpp_meta_func), h.total_size))
+	if (!wpp_meta_fits(h.funcs_off, h.nfuncs, sizeof(struct wpp_meta_func), h.total_size))
 		return fail(err, errlen, "function table out of bounds");
-	if (!table_fits(h.blocks_off, h.nblocks_total, sizeof(struct wpp_meta_block), h.total_size))
+	if (!wpp_meta_fits(h.blocks_off, h.nblocks_total, sizeof(struct wpp_meta_block),
+			   h.total_size))
 		return fail(err, errlen, "block table out of bounds");
-	if (!table_fits(h.edges_off, h.nedges_total, sizeof(struct wpp_meta_edge), h.total_size))
+	if (!wpp_meta_fits(h.edges_off, h.nedges_total, sizeof(struct wpp_meta_edge), h.total_size))
 		return fail(err, errlen, "edge table out of bounds");
-	if (!table_fits(h.lines_off, h.nlines_total, sizeof(struct wpp_meta_line), h.total_size))
+	if (!wpp_meta_fits(h.lines_off, h.nlines_total, sizeof(struct wpp_meta_line), h.total_size))
 		return fail(err, errlen, "line table out of bounds");
-	if (!table_fits(h.strtab_off, h.strtab_size, 1, h.total_size))
+	if (!wpp_meta_fits(h.strtab_off, h.strtab_size, 1, h.total_size))
 		return fail(err, errlen, "string table out of bounds");
 	if (h.strtab_size == 0 || b[h.strtab_off] != '\0' ||
 	    b[h.strtab_off + h.strtab_size - 1] != '\0')
@@ -418,4 +415,14 @@ int wpp_meta_find(const void *section, size_t size, uint64_t tu_hash, const void
 		off = next;
 	}
 	return 0;
+}
+
+int wpp_meta_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	wpp_meta_failv(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
 }

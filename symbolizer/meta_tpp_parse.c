@@ -6,32 +6,12 @@
 #include "symbolizer/meta_tpp_model.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolizer/meta_check.h"
 #include "symbolizer/meta_model.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-static int fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t size)
-{
-	return off <= size && count * elem <= size - off;
-}
 
 void wpp_meta_tpp_free(struct wpp_tpp_tu_model *m)
 {
@@ -88,26 +68,26 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 
 	/* strtab_off + strtab_size <= total_size was checked, so no wrap. */
 	if (off > h->total_size || h->total_size - off < sizeof(x))
-		return fail(err, errlen, "TPP plan tables missing");
+		return wpp_meta_fail(err, errlen, "TPP plan tables missing");
 	t = b + off;
 	size = h->total_size - off;
 	memcpy(&x, t, sizeof(x));
 	if (memcmp(x.magic, WPP_META_TPP_MAGIC, sizeof(x.magic)) != 0)
-		return fail(err, errlen, "bad TPP plan table magic");
+		return wpp_meta_fail(err, errlen, "bad TPP plan table magic");
 	if (x.version != WPP_META_TPP_VERSION)
-		return fail(err, errlen, "TPP plan tables version %" PRIu32 " not supported",
-			    x.version);
+		return wpp_meta_fail(
+		    err, errlen, "TPP plan tables version %" PRIu32 " not supported", x.version);
 	if (x.header_size != sizeof(x) || x.nfuncs != tu->nfuncs)
-		return fail(err, errlen, "TPP plan tables do not match the functions");
-	if (!fits(x.funcs_off, x.nfuncs, sizeof(struct wpp_meta_tpp_func), size) ||
-	    !fits(x.edges_off, x.nedges, sizeof(struct wpp_meta_tpp_edge), size) ||
-	    !fits(x.obvious_off, x.nobvious, sizeof(struct wpp_meta_tpp_obvious), size))
-		return fail(err, errlen, "TPP plan table out of bounds");
+		return wpp_meta_fail(err, errlen, "TPP plan tables do not match the functions");
+	if (!wpp_meta_fits(x.funcs_off, x.nfuncs, sizeof(struct wpp_meta_tpp_func), size) ||
+	    !wpp_meta_fits(x.edges_off, x.nedges, sizeof(struct wpp_meta_tpp_edge), size) ||
+	    !wpp_meta_fits(x.obvious_off, x.nobvious, sizeof(struct wpp_meta_tpp_obvious), size))
+		return wpp_meta_fail(err, errlen, "TPP plan table out of bounds");
 	struct wpp_meta_tpp_func *funcs = malloc(((size_t)x.nfuncs + 1) * sizeof(*funcs));
 	m = calloc(1, sizeof(*m));
 	if (!funcs || !m) {
 		free(funcs), free(m);
-		return fail(err, errlen, "out of memory parsing metadata");
+		return wpp_meta_fail(err, errlen, "out of memory parsing metadata");
 	}
 	tu->tpp = m;
 	m->cold_ppm = x.cold_ppm;
@@ -118,13 +98,14 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 		if (f->how != WPP_TPP_HOW_PLAN && f->how != WPP_TPP_HOW_PLAIN) {
 			uint32_t how = f->how;
 			free(funcs);
-			return fail(err, errlen, "unknown TPP function kind %" PRIu32, how);
+			return wpp_meta_fail(err, errlen, "unknown TPP function kind %" PRIu32,
+					     how);
 		}
 		if (f->how == WPP_TPP_HOW_PLAN &&
 		    ((uint64_t)f->first_edge + f->nedges > x.nedges ||
 		     (uint64_t)f->first_obvious + f->nobvious > x.nobvious)) {
 			free(funcs);
-			return fail(err, errlen, "TPP function tables out of range");
+			return wpp_meta_fail(err, errlen, "TPP function tables out of range");
 		}
 		if (f->how == WPP_TPP_HOW_PLAN)
 			nout += (uint64_t)tu->fns[i].nblocks + 3 + f->nedges;
@@ -135,7 +116,7 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 	m->out_store = nout < UINT32_MAX ? malloc((size_t)(nout + 1) * sizeof(uint32_t)) : NULL;
 	if (!m->fns || !m->edges || !m->obvious || !m->out_store) {
 		free(funcs);
-		return fail(err, errlen, "out of memory parsing metadata");
+		return wpp_meta_fail(err, errlen, "out of memory parsing metadata");
 	}
 	memcpy(m->edges, t + x.edges_off, (size_t)x.nedges * sizeof(*m->edges));
 	memcpy(m->obvious, t + x.obvious_off, (size_t)x.nobvious * sizeof(*m->obvious));
@@ -155,8 +136,8 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 		const char *why = check_fn(fn, f, fm, next, next + fn->nblocks + 3);
 		if (why) {
 			free(funcs);
-			return fail(err, errlen, "function %s: %s",
-				    fn->name[0] ? fn->name : "(unnamed)", why);
+			return wpp_meta_fail(err, errlen, "function %s: %s",
+					     fn->name[0] ? fn->name : "(unnamed)", why);
 		}
 		next += fn->nblocks + 3 + f->nedges;
 		fn->tpp = fm;

@@ -10,34 +10,13 @@
  * ranges already inside the blob, so nothing wraps.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolizer/meta_check.h"
 #include "symbolizer/meta_model.h"
 #include "wpp/wet_abi.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* [off, off + count * elem) inside a region of size bytes? */
-static int fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t size)
-{
-	return off <= size && count * elem <= size - off;
-}
 
 void wpp_meta_wet_free(struct wpp_wet_tu_model *w)
 {
@@ -141,30 +120,32 @@ int wpp_meta_wet_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 
 	/* strtab_off + strtab_size <= total_size was checked, so no wrap. */
 	if (off > h->total_size || h->total_size - off < sizeof(x))
-		return fail(err, errlen, "WET statement tables missing");
+		return wpp_meta_fail(err, errlen, "WET statement tables missing");
 	t = b + off;
 	size = h->total_size - off;
 	memcpy(&x, t, sizeof(x));
 	if (memcmp(x.magic, WPP_META_WET_MAGIC, sizeof(x.magic)) != 0)
-		return fail(err, errlen, "bad WET statement table magic");
+		return wpp_meta_fail(err, errlen, "bad WET statement table magic");
 	if (x.version != WPP_META_WET_VERSION)
-		return fail(err, errlen, "WET statement tables version %" PRIu32 " not supported",
-			    x.version);
+		return wpp_meta_fail(err, errlen,
+				     "WET statement tables version %" PRIu32 " not supported",
+				     x.version);
 	if (x.header_size != sizeof(x))
-		return fail(err, errlen, "bad WET statement table header size %" PRIu32,
-			    x.header_size);
+		return wpp_meta_fail(err, errlen, "bad WET statement table header size %" PRIu32,
+				     x.header_size);
 	if (x.values != WPP_WET_VALUES_MEMORY && x.values != WPP_WET_VALUES_ALL)
-		return fail(err, errlen, "unknown WET value set %" PRIu32, x.values);
+		return wpp_meta_fail(err, errlen, "unknown WET value set %" PRIu32, x.values);
 	if (x.nfuncs != h->nfuncs || x.nblocks != h->nblocks_total)
-		return fail(err, errlen, "WET statement tables do not match the functions");
-	if (!fits(x.funcs_off, x.nfuncs, sizeof(struct wpp_meta_wet_func), size) ||
-	    !fits(x.blocks_off, x.nblocks, sizeof(struct wpp_meta_wet_block), size) ||
-	    !fits(x.stmts_off, x.nstmts, sizeof(struct wpp_meta_wet_stmt), size) ||
-	    !fits(x.ops_off, x.nops, sizeof(struct wpp_meta_wet_operand), size))
-		return fail(err, errlen, "WET statement table out of bounds");
+		return wpp_meta_fail(err, errlen,
+				     "WET statement tables do not match the functions");
+	if (!wpp_meta_fits(x.funcs_off, x.nfuncs, sizeof(struct wpp_meta_wet_func), size) ||
+	    !wpp_meta_fits(x.blocks_off, x.nblocks, sizeof(struct wpp_meta_wet_block), size) ||
+	    !wpp_meta_fits(x.stmts_off, x.nstmts, sizeof(struct wpp_meta_wet_stmt), size) ||
+	    !wpp_meta_fits(x.ops_off, x.nops, sizeof(struct wpp_meta_wet_operand), size))
+		return wpp_meta_fail(err, errlen, "WET statement table out of bounds");
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return fail(err, errlen, "out of memory parsing metadata");
+		return wpp_meta_fail(err, errlen, "out of memory parsing metadata");
 	tu->wet = w;
 	w->values = x.values;
 	w->nstmts = x.nstmts;
@@ -175,7 +156,7 @@ int wpp_meta_wet_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 	w->slots = calloc((size_t)x.nblocks + 1, sizeof(*w->slots));
 	w->fns = calloc((size_t)x.nfuncs + 1, sizeof(*w->fns));
 	if (!w->stmts || !w->ops || !w->blocks || !w->slots || !w->fns)
-		return fail(err, errlen, "out of memory parsing metadata");
+		return wpp_meta_fail(err, errlen, "out of memory parsing metadata");
 	memcpy(w->stmts, t + x.stmts_off, (size_t)x.nstmts * sizeof(*w->stmts));
 	memcpy(w->ops, t + x.ops_off, (size_t)x.nops * sizeof(*w->ops));
 	memcpy(w->blocks, t + x.blocks_off, (size_t)x.nblocks * sizeof(*w->blocks));
@@ -187,8 +168,9 @@ int wpp_meta_wet_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 	for (uint32_t i = 0; i < tu->nfuncs; i++) {
 		const char *why = check_fn(tu, &tu->fns[i], i);
 		if (why)
-			return fail(err, errlen, "function %s: %s",
-				    tu->fns[i].name[0] ? tu->fns[i].name : "(unnamed)", why);
+			return wpp_meta_fail(err, errlen, "function %s: %s",
+					     tu->fns[i].name[0] ? tu->fns[i].name : "(unnamed)",
+					     why);
 	}
 	return 0;
 }
