@@ -657,6 +657,8 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 			continue;
 		if (pt->dead || st == WPP_SHM_EXITING || c->finishing) {
 			err = scan_tus(c, s); /* report late modules before retiring */
+			if (s->process_end)
+				s->process_end(s->ctx, &pt->snap, st == WPP_SHM_EXITING);
 			retire_proc(c, i);
 		}
 	}

@@ -39,6 +39,10 @@ struct wpp_shm_sink {
 		     const struct wpp_batch_hdr *hdr, const uint64_t *words, uint32_t nwords);
 	int (*gap)(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_t after_seq,
 		   uint64_t lost_words);
+	/* Optional (NULL: not told): an image is done, after its last batch
+	 * and thread exit — replaced by an exec'd one (execed 1), or gone
+	 * (0: how it ended is not the collector's to know). */
+	void (*process_end)(void *ctx, const struct wpp_shm_proc *p, int execed);
 };
 
 struct wpp_shm_collector;

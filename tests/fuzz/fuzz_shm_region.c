@@ -99,7 +99,7 @@ static int on_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_
 	check_proc(p);
 	return 0;
 }
-static const struct wpp_shm_sink sink = {NULL, on_process, on_module, on_thread, on_batch, on_gap};
+static const struct wpp_shm_sink sink = {NULL, on_process, on_module, on_thread, on_batch, on_gap, NULL};
 
 /* The input, read front to back; reads past its end give zeros. */
 struct script {

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "record/record_child.h"
 #include "record/record_info.h"
+#include "record/record_live_counts.h"
 #include "record/record_opts.h"
 #include "record/record_bpf.h"
 #include "record/record_ready.h"
@@ -40,7 +41,16 @@ static void report_cutoffs(struct wpp_shm_collector *col)
 		wpp_warn("record: producer %u misbehaved (%s): cut off", pid, why);
 }
 
-/* Drain until the program and everything it started are gone. */
+/* How the processes we reap ended: what tells a killed count build. */
+static void reaped(void *arg, pid_t pid, int status)
+{
+	struct record_sink *rs = arg;
+	if (rs->live_counts)
+		record_live_counts_reaped(rs->live_counts, (uint32_t)pid, status);
+}
+
+/* Drain until the program and everything it started are gone; count
+ * builds are read every snapshot interval (record_live_counts.h). */
 static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 			const struct wpp_shm_sink *ops, pid_t main, int *status)
 {
@@ -55,7 +65,9 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 			rs->failed = 1;
 			n = 1; /* drain again at once */
 		}
-		no_children = child_reap(main, status, &main_reaped);
+		no_children = child_reap_each(main, status, &main_reaped, reaped, rs);
+		if (rs->live_counts)
+			record_live_counts_tick(rs->live_counts);
 		/* Nothing more for now: the held batches go to the file
 		 * before the collector sleeps. */
 		if (n == 0 && record_sink_flush(rs) < 0)
@@ -91,7 +103,17 @@ static int record_shm(struct record_opts *o_)
 		return 1;
 	}
 	ops = record_sink_ops(&rs);
+	/* A count build killed before its end drains nothing: its periodic
+	 * snapshots are what is left of its counts. */
+	if (!(rs.live_counts =
+		  record_live_counts_new(&rs, (uint64_t)(o.snapshot_interval_s * 1e9)))) {
+		wpp_err("out of memory");
+		record_sink_abort(&rs, &o);
+		wpp_shm_collector_destroy(col);
+		return 1;
+	}
 	if (setenv(WPP_SHM_ENV, wpp_shm_collector_env(col), 1) < 0) {
+		record_live_counts_free(rs.live_counts);
 		record_sink_abort(&rs, &o);
 		wpp_shm_collector_destroy(col);
 		return 1;
@@ -101,6 +123,7 @@ static int record_shm(struct record_opts *o_)
 	unsetenv(WPP_SHM_ENV);
 	if (err) {
 		wpp_err("record: cannot run '%s': %s", o.argv[0], strerror(-err));
+		record_live_counts_free(rs.live_counts);
 		record_sink_abort(&rs, &o);
 		wpp_shm_collector_destroy(col);
 		return 127;
@@ -115,6 +138,11 @@ static int record_shm(struct record_opts *o_)
 		rs.failed = 1;
 	if (rs.failed)
 		wpp_shm_collector_finish(col, &record_sink_drop);
+	/* Every batch is in: the last snapshots of the killed ones. */
+	if (!rs.failed && record_live_counts_write(rs.live_counts, &rs, o.quiet) < 0)
+		rs.failed = 1;
+	record_live_counts_free(rs.live_counts);
+	rs.live_counts = NULL;
 	report_cutoffs(col);
 	wpp_shm_collector_totals(col, &tot);
 	/* Back-pressure and wake-ups, as the producers counted them: how

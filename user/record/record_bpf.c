@@ -244,10 +244,12 @@ int record_bpf(const struct record_opts *o_)
 		bc_close(c);
 		return 1;
 	}
-	/* -p/-a: counting builds still running at the end leave their counts
-	 * in memory; they are read after detach.  A program started here is
-	 * waited for to its end, which drains them. */
-	if (!o.argv && !(rs.live_counts = record_live_counts_new(&rs))) {
+	/* Counting builds still running at the end (-p/-a) leave their counts
+	 * in memory; they are read after detach.  Any of them killed meanwhile
+	 * (a program started here too: its end drains nothing then) leaves
+	 * the counts of its last periodic snapshot. */
+	if (!(rs.live_counts =
+		  record_live_counts_new(&rs, (uint64_t)(o.snapshot_interval_s * 1e9)))) {
 		wpp_err("out of memory");
 		bc_close(c);
 		record_sink_abort(&rs, &o);

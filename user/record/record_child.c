@@ -174,9 +174,17 @@ int child_resolve(const char *name, char *out, size_t size)
 
 int child_reap(pid_t main, int *main_status, int *main_reaped)
 {
+	return child_reap_each(main, main_status, main_reaped, NULL, NULL);
+}
+
+int child_reap_each(pid_t main, int *main_status, int *main_reaped,
+		    void (*reaped)(void *arg, pid_t pid, int status), void *arg)
+{
 	for (;;) {
 		int status;
 		pid_t p = waitpid(-1, &status, WNOHANG);
+		if (p > 0 && reaped)
+			reaped(arg, p, status);
 		if (p > 0) {
 			if (p == main) {
 				*main_status = status;

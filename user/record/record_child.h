@@ -32,6 +32,10 @@ int child_resolve(const char *name, char *out, size_t size);
 /* Reap whatever has exited.  Sets *main_status when `main` is reaped.
  * Returns 1 when we have no children left at all. */
 int child_reap(pid_t main, int *main_status, int *main_reaped);
+/* The same, telling reaped(arg, pid, status) of every process reaped (the
+ * program and the orphans re-parented to us). */
+int child_reap_each(pid_t main, int *main_status, int *main_reaped,
+		    void (*reaped)(void *arg, pid_t pid, int status), void *arg);
 /* Exit status for the wait status: the code, or 128 + signal. */
 int child_exit_code(int status);
 

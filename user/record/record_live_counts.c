@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bpfcollect/count_snapshot.h"
 #include "bpfcollect/registry.h"
@@ -24,9 +26,6 @@
 /* A hash its owner is changing is not read; it is busy for microseconds. */
 #define BUSY_TRIES 20
 
-/* Periodic snapshots: a process killed meanwhile loses what ran after the
- * last one (said, with how long that was). */
-#define SNAPSHOT_NS 1000000000ull
 /* Batches a process may send between two snapshots and still be salvaged
  * (a mixed build's tracing TUs send many: it is not, rather than slowly). */
 #define MAX_GONE 4096u
@@ -47,9 +46,10 @@ struct live_proc {
 	size_t ngone, capgone;
 	int reading;  /* a snapshot is being read: note batches already */
 	int given_up; /* too many batches to tell whose: not salvaged */
-	/* Killed: kept until the end, when every batch it sent is known
-	 * (the rings are per CPU: its threads' last batches may come after
-	 * the news of its death). */
+	/* Ended, not normally or not known how: kept until the end, when
+	 * every batch it sent is known (the BPF rings are per CPU: its
+	 * threads' last batches may come after the news of its death).
+	 * status: its wait status, or RECORD_LIVE_STATUS_UNKNOWN. */
 	int dead, status;
 	uint64_t died_ns;
 };
@@ -62,6 +62,7 @@ struct record_live_counts {
 	size_t n, cap;
 	uint64_t unremembered; /* processes left out for want of memory */
 	uint64_t next_ns;      /* of the next periodic snapshot */
+	uint64_t interval_ns;  /* between two */
 	struct record_sink *rs;
 	uint64_t salvaged; /* path executions from killed processes' snapshots */
 };
@@ -72,12 +73,13 @@ struct words {
 	int failed;
 };
 
-struct record_live_counts *record_live_counts_new(struct record_sink *rs)
+struct record_live_counts *record_live_counts_new(struct record_sink *rs, uint64_t interval_ns)
 {
 	struct record_live_counts *l = calloc(1, sizeof(*l));
 	if (l) {
 		pthread_mutex_init(&l->lock, NULL);
 		l->rs = rs;
+		l->interval_ns = interval_ns;
 	}
 	return l;
 }
@@ -114,18 +116,39 @@ static struct live_proc *find(struct record_live_counts *l, uint32_t pid)
 static int write_batches(struct record_sink *rs, const struct live_proc *p,
 			 const struct count_snapshot *s, uint64_t *paths);
 
+/* Ended by a signal that drains nothing (abort drains first). */
+static int killed(int status)
+{
+	return status != RECORD_LIVE_STATUS_UNKNOWN && WIFSIGNALED(status) &&
+	       WTERMSIG(status) != SIGABRT;
+}
+
 /* Killed (by a signal abort() did not send: abort drains first), the
  * process drained nothing at its end: what its threads held at the last
  * snapshot goes into the file, but for the threads that sent words since
- * (they drained, or may have: rather too few than twice). */
+ * (they drained, or may have: rather too few than twice).  Ended with no
+ * status known (its parent reaped it), it was killed if it sent no word
+ * since a snapshot that held counts: a normal end drains them all, into
+ * the stream of the thread that ends the process, which leaves no way to
+ * tell its threads apart, so then nothing is salvaged. */
 static void salvage(struct record_live_counts *l, struct live_proc *p)
 {
 	int status = p->status;
+	char how[96];
 	/* No counts at the last look (a tracing build, or none yet): nothing
 	 * to say; a count build killed before its first look (up to one
 	 * interval after it was seen) cannot be told from a tracing one. */
-	if (!WIFSIGNALED(status) || WTERMSIG(status) == SIGABRT)
+	if (status == RECORD_LIVE_STATUS_UNKNOWN) {
+		if (p->given_up || p->ngone || !p->last.n)
+			return;
+		snprintf(how, sizeof(how),
+			 "ended without handing its counts over (killed; its parent took "
+			 "its status)");
+	} else if (!killed(status)) {
 		return;
+	} else {
+		snprintf(how, sizeof(how), "was killed (signal %d)", WTERMSIG(status));
+	}
 	if (p->given_up) {
 		wpp_warn("record: process %u was killed (signal %d) and sent too many batches to "
 			 "tell its threads' counts apart: the counts it held are lost",
@@ -148,9 +171,9 @@ static void salvage(struct record_live_counts *l, struct live_proc *p)
 	uint64_t before = l->salvaged;
 	if (n && !l->rs->failed && write_batches(l->rs, p, &keep, &l->salvaged) < 0)
 		l->rs->failed = 1;
-	wpp_warn("record: process %u was killed (signal %d): its %llu path executions counted "
-		 "until %.1f s before its end are recorded, what ran after is lost",
-		 p->pid, WTERMSIG(status), (unsigned long long)(l->salvaged - before),
+	wpp_warn("record: process %u %s: its %llu path executions counted "
+		 "until %.2f s before its end are recorded, what ran after is lost",
+		 p->pid, how, (unsigned long long)(l->salvaged - before),
 		 (double)(p->died_ns - p->last_ns) / 1e9);
 }
 
@@ -186,24 +209,56 @@ static void note_batch(struct live_proc *p, uint32_t tid)
 	}
 }
 
-void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p)
+static void drop(struct record_live_counts *l, struct live_proc *p)
+{
+	forget(p);
+	*p = l->p[--l->n];
+}
+
+void record_live_counts_ended(struct record_live_counts *l, uint32_t pid, uint32_t generation,
+			      int status)
 {
 	pthread_mutex_lock(&l->lock);
-	struct live_proc *at = find(l, p->proc.pid);
+	struct live_proc *at = find(l, pid);
 
-	if (p->event == BC_PROCESS_EXIT) {
-		if (at && WIFSIGNALED(p->exit_status) && WTERMSIG(p->exit_status) != SIGABRT) {
-			at->dead = 1; /* salvaged at the end */
-			at->status = p->exit_status;
+	/* (an image an exec replaced is no longer remembered: its counts
+	 * went into its stream at the exec) */
+	if (at && at->generation == generation) {
+		if (status == RECORD_LIVE_STATUS_UNKNOWN)
+			status = at->status; /* reaped before its end was reported */
+		if (status != RECORD_LIVE_STATUS_UNKNOWN ? !killed(status)
+							 : !at->last.n && !at->reading) {
+			drop(l, at); /* a normal end, or nothing to salvage */
+		} else {
+			at->dead = 1; /* salvaged (or said) at the end */
+			at->status = status;
 			at->died_ns = record_now_ns();
-		} else if (at) {
-			forget(at);
-			*at = l->p[--l->n];
 		}
-		goto out;
 	}
-	if (p->event != BC_PROCESS_NEW)
-		goto out;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void record_live_counts_reaped(struct record_live_counts *l, uint32_t pid, int status)
+{
+	pthread_mutex_lock(&l->lock);
+	struct live_proc *at = find(l, pid);
+
+	/* its last image, still remembered as running or ended untold */
+	for (size_t i = l->n; !at && i-- > 0;)
+		if (l->p[i].pid == pid && l->p[i].status == RECORD_LIVE_STATUS_UNKNOWN)
+			at = &l->p[i];
+	if (at && at->dead && !killed(status))
+		drop(l, at);
+	else if (at)
+		at->status = status;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void record_live_counts_started(struct record_live_counts *l, uint32_t pid, uint32_t generation)
+{
+	pthread_mutex_lock(&l->lock);
+	struct live_proc *at = find(l, pid);
+
 	if (at) {
 		forget(at); /* an exec: the old image drained at its end */
 	} else {
@@ -220,9 +275,18 @@ void record_live_counts_process(struct record_live_counts *l, const struct bc_pr
 		at = &l->p[l->n++];
 	}
 	/* an exec'd image counts anew: its generation names its modules */
-	*at = (struct live_proc){.pid = p->proc.pid, .generation = p->proc.generation};
+	*at = (struct live_proc){
+	    .pid = pid, .generation = generation, .status = RECORD_LIVE_STATUS_UNKNOWN};
 out:
 	pthread_mutex_unlock(&l->lock);
+}
+
+void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p)
+{
+	if (p->event == BC_PROCESS_NEW)
+		record_live_counts_started(l, p->proc.pid, p->proc.generation);
+	else if (p->event == BC_PROCESS_EXIT)
+		record_live_counts_ended(l, p->proc.pid, p->proc.generation, p->exit_status);
 }
 
 static void put(const uint64_t *w, unsigned n, void *arg)
@@ -313,6 +377,30 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
 	return err;
 }
 
+/* Leave out the samples of blocks whose owner is not a thread of pid: a
+ * fork child read before its runtime took over its blocks (its atfork
+ * handler), or a vfork child, which shares its parent's memory, holds its
+ * parent's blocks, named by the parent's threads.  Samples come sorted by
+ * tid: one look per thread. */
+static void keep_own_threads(uint32_t pid, struct count_snapshot *s)
+{
+	size_t n = 0;
+	uint32_t tid = 0;
+	int own = 1;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (i == 0 || s->s[i].tid != tid) {
+			char path[64];
+			tid = s->s[i].tid;
+			snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
+			own = tid == 0 || tid == pid || access(path, F_OK) == 0;
+		}
+		if (own)
+			s->s[n++] = s->s[i];
+	}
+	s->n = n;
+}
+
 /* Read pid's per-thread counts while the list may change: the list is not
  * held during the read; the snapshot is kept if the image is still the one
  * read, and the threads that ended meanwhile stay on its `gone` list. */
@@ -339,8 +427,9 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
-	if (!err)
-		err = snapshot(pid, counts, 1, &s);
+	if (!err && (err = snapshot(pid, counts, 1, &s)) == 0)
+		keep_own_threads(pid, &s);
+	uint64_t took = record_now_ns() - began;
 	pthread_mutex_lock(&l->lock);
 	p = find(l, pid);
 	if (p && p->generation == generation)
@@ -358,7 +447,9 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 		}
 		s.s = NULL;
 		if (wpp_verbosity >= 2)
-			wpp_info("record: counts of process %u read (%u threads)", pid, s.threads);
+			wpp_info(
+			    "record: counts of process %u read (%u threads, %zu paths, %.0f us)",
+			    pid, p->last.threads, p->last.n, (double)took / 1e3);
 	}
 	pthread_mutex_unlock(&l->lock);
 	count_snapshot_free(&s);
@@ -369,7 +460,7 @@ void record_live_counts_tick(struct record_live_counts *l)
 	uint64_t now = record_now_ns();
 	if (now < l->next_ns)
 		return;
-	l->next_ns = now + SNAPSHOT_NS;
+	l->next_ns = now + l->interval_ns;
 	pthread_mutex_lock(&l->lock);
 	size_t n = l->n;
 	struct live_proc *ids = malloc((n ? n : 1) * sizeof(*ids));

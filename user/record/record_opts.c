@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/options.h"
+#include "record/record_live_counts.h"
 #include "record/record_ready.h"
 #include "collect/sequitur_online.h"
 
@@ -89,6 +90,23 @@ static int set_duration(const struct opt *self, const char *s)
 
 	if (!*s || *end || !(v > 0) || v > 1e9) {
 		wpp_err("record: -d needs a positive number of seconds, got '%s'", s);
+		return -1;
+	}
+	*(double *)self->ctx = v;
+	return 0;
+}
+
+/* --snapshot-interval: seconds, within the bounds record_live_counts.h
+ * sets (a read per thread at most every 10 ms; at least one an hour). */
+static int set_snapshot_interval(const struct opt *self, const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || *end || !(v >= RECORD_LIVE_INTERVAL_MIN_S) ||
+	    !(v <= RECORD_LIVE_INTERVAL_MAX_S)) {
+		wpp_err("record: --snapshot-interval takes seconds from %g to %g, not '%s'",
+			RECORD_LIVE_INTERVAL_MIN_S, RECORD_LIVE_INTERVAL_MAX_S, s);
 		return -1;
 	}
 	*(double *)self->ctx = v;
@@ -330,6 +348,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    OPT_CALL_('d', "duration", "SECONDS",
 		      "stop after this long (-p, -a; Ctrl-C also stops)", set_duration,
 		      &o->duration_s, 0),
+	    OPT_CALL_(0, "snapshot-interval", "SECS",
+		      "read the path counters of count builds (-fwpp-mode=count)\n"
+		      "this often (default 1, 0.01..3600): a process killed\n"
+		      "before its counts reach the trace keeps those of the\n"
+		      "last read, and loses at most this long",
+		      set_snapshot_interval, &o->snapshot_interval_s, 0),
 	    OPT_FLAG_('q', "quiet", "no summary line", &o->quiet),
 	    OPT_CALL_(0, "ready-fd", "N",
 		      "once every probe is attached and recording has begun,\n"
@@ -420,6 +444,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->compress = 1; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
 	o->ready_fd = -1;
+	o->snapshot_interval_s = 1.0;
 	o->transport = RECORD_BPF;
 	if ((rc = opts_parse(&record_cmd, table, argc, argv, &first)) != 0)
 		return rc;

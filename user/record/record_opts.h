@@ -22,6 +22,9 @@ struct record_opts {
 	int npids;
 	int all;	   /* -a (bpf only) */
 	double duration_s; /* -d, 0 = until the processes end or Ctrl-C */
+	/* --snapshot-interval: seconds between two reads of a count build's
+	 * counters (record_live_counts.h), what a killed one loses at most */
+	double snapshot_interval_s;
 	int quiet;
 	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
 	int grammar;		     /* --grammar (or --grammar-wait/-builder): build grammars

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "record/record_live_counts.h"
 #include "record/record_online.h"
 #include "wpp/wpp_file.h"
 
@@ -28,11 +29,22 @@ static int sink_process(void *ctx, const struct wpp_shm_proc *p)
 	tail[exe_len - 1] = 0;
 	memcpy(tail + exe_len, p->cmdline, cmd_len);
 	rs->processes++;
+	if (rs->live_counts)
+		record_live_counts_started(rs->live_counts, p->pid, p->generation);
 	if (record_sink_flush(rs) < 0 ||
 	    wppw_chunk2(rs->w, WPP_CHUNK_PROCESS, &c, sizeof(c), tail, exe_len + cmd_len) < 0)
 		return -1;
 	record_online_process(rs, &c);
 	return 0;
+}
+
+/* Exec'd, the image drained its counts at the exec: a normal end. */
+static void sink_process_end(void *ctx, const struct wpp_shm_proc *p, int execed)
+{
+	struct record_sink *rs = ctx;
+	if (rs->live_counts)
+		record_live_counts_ended(rs->live_counts, p->pid, p->generation,
+					 execed ? 0 : RECORD_LIVE_STATUS_UNKNOWN);
 }
 
 static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp_shm_tu *t)
@@ -85,7 +97,10 @@ static int sink_batch(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
 	c.time_ns = h->time_ns;
 	c.generation = p->generation;
 	c.nwords = nwords;
-	return record_sink_batch(ctx, &c, words);
+	struct record_sink *rs = ctx;
+	if (rs->live_counts)
+		record_live_counts_batch(rs->live_counts, &c);
+	return record_sink_batch(rs, &c, words);
 }
 
 static int sink_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint64_t after_seq,
@@ -126,11 +141,12 @@ static int drop_gap(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, uint6
 	return 0;
 }
 
-const struct wpp_shm_sink record_sink_drop = {NULL,	   drop_process, drop_module,
-					      drop_thread, drop_batch,	 drop_gap};
+const struct wpp_shm_sink record_sink_drop = {NULL,	  drop_process, drop_module, drop_thread,
+					      drop_batch, drop_gap,	NULL};
 
 struct wpp_shm_sink record_sink_ops(struct record_sink *rs)
 {
-	struct wpp_shm_sink s = {rs, sink_process, sink_module, sink_thread, sink_batch, sink_gap};
+	struct wpp_shm_sink s = {rs,	     sink_process, sink_module,	    sink_thread,
+				 sink_batch, sink_gap,	   sink_process_end};
 	return s;
 }

@@ -40,8 +40,8 @@ struct record_sink {
 	uint64_t group_words;
 	uint64_t batch_bytes; /* bytes of BATCH/BATCH_Z chunks written */
 	uint64_t records;     /* path records in them (REPEATs expanded) */
-	/* -p/-a: the processes whose live counts are read at detach
-	 * (record_live_counts.h); NULL otherwise */
+	/* The processes whose counts are read periodically, and at detach
+	 * (record_live_counts.h); NULL: none */
 	struct record_live_counts *live_counts;
 };
 

@@ -184,7 +184,7 @@ static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
 	pi.start_ticks = start_ticks_of(getpid());
 	assert_int_equal(wpp_shm_register_process(&e->cl, &pi), 0);
 	e->sink =
-	    (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap};
+	    (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap, NULL};
 	return e;
 }
 
