@@ -557,7 +557,25 @@ static const char *setting(const struct info *in, const char *key, char *buf, si
 	return NULL;
 }
 
-/* The per-image sums of the threads of p. */
+/* Thread id 0 is no thread: record writes there the counts it read from
+ * a count build's memory (record_live_counts.h: the live threads' counts
+ * at detach, or a killed process's last snapshot). */
+#define MEMORY_COUNTS_TID 0
+
+/* Path executions in p's stream of counts read from its memory (0: none). */
+static uint64_t memory_counts(const struct info *in, const struct wpp_chunk_process *p)
+{
+	for (size_t i = 0; i < in->nthreads; i++) {
+		const struct info_thread *t = &in->threads[i];
+		if (t->pid == p->pid && t->generation == p->generation &&
+		    t->tid == MEMORY_COUNTS_TID)
+			return t->kinds.records + t->kinds.repetitions;
+	}
+	return 0;
+}
+
+/* The per-image sums of the threads of p (its stream of counts read from
+ * memory included, but not counted as a thread). */
 static struct info_thread proc_sums(const struct info *in, const struct wpp_chunk_process *p,
 				    uint64_t *threads)
 {
@@ -567,7 +585,7 @@ static struct info_thread proc_sums(const struct info *in, const struct wpp_chun
 		const struct info_thread *t = &in->threads[i];
 		if (t->pid != p->pid || t->generation != p->generation)
 			continue;
-		++*threads;
+		*threads += t->tid != MEMORY_COUNTS_TID;
 		sum.batches += t->batches;
 		sum.words += t->words;
 		sum.lost_words += t->lost_words;
@@ -594,6 +612,11 @@ static void print_proc(const struct info *in, const struct info_proc *ip)
 	if (sum.lost_words)
 		printf(", lost %" PRIu64 " words", sum.lost_words);
 	printf("\n");
+	uint64_t read = memory_counts(in, p);
+	if (read)
+		printf("    counts    %" PRIu64 " path executions record read from its memory "
+		       "(thread id 0)\n",
+		       read);
 	struct holds h;
 	count_holds(in, p, &h);
 	if (h.n[0] + h.n[1] + h.n[2] + h.n[3]) {
@@ -617,8 +640,17 @@ static size_t threads_running(const struct info *in)
 {
 	size_t running = 0;
 	for (size_t i = 0; i < in->nthreads; i++)
-		running += !in->threads[i].exited;
+		running += !in->threads[i].exited && in->threads[i].tid != MEMORY_COUNTS_TID;
 	return running;
+}
+
+/* Streams of counts record read from processes' memory (not threads). */
+static size_t memory_count_streams(const struct info *in)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < in->nthreads; i++)
+		n += in->threads[i].tid == MEMORY_COUNTS_TID;
+	return n;
 }
 
 static void print_info(const char *path, const struct info *in, const char *status)
@@ -644,7 +676,13 @@ static void print_info(const char *path, const struct info *in, const char *stat
 	printf("processes   %zu\n", in->nprocs);
 	for (size_t i = 0; i < in->nprocs; i++)
 		print_proc(in, &in->procs[i]);
-	printf("threads     %zu (%zu without an exit record)\n", in->nthreads, threads_running(in));
+	size_t streams = memory_count_streams(in);
+	printf("threads     %zu (%zu without an exit record)\n", in->nthreads - streams,
+	       threads_running(in));
+	if (streams)
+		printf("            and %zu stream%s of path counts record read from process "
+		       "memory (thread id 0, no thread)\n",
+		       streams, streams == 1 ? "" : "s");
 	printf("modules     %" PRIu64 "\n", in->modules);
 	struct holds h;
 	count_holds(in, NULL, &h);
@@ -735,6 +773,7 @@ static void print_info_json(struct json_out *j, const char *path, const struct i
 		json_string(j, "exe", ip->exe);
 		json_string(j, "command", ip->cmd);
 		json_u64(j, "threads", threads);
+		json_u64(j, "counts_read_from_memory", memory_counts(in, p));
 		json_u64(j, "modules", ip->modules);
 		json_u64(j, "batches", sum.batches);
 		json_u64(j, "words", sum.words);
@@ -747,8 +786,9 @@ static void print_info_json(struct json_out *j, const char *path, const struct i
 		json_close(j);
 	}
 	json_close(j);
-	json_u64(j, "threads", in->nthreads);
+	json_u64(j, "threads", in->nthreads - memory_count_streams(in));
 	json_u64(j, "threads_without_exit", threads_running(in));
+	json_u64(j, "memory_count_streams", memory_count_streams(in));
 	json_u64(j, "modules", in->modules);
 	json_u64(j, "batches", in->batches);
 	json_u64(j, "salvaged_batches", in->salvaged);
