@@ -29,6 +29,10 @@
 /* Batches a process may send between two snapshots and still be salvaged
  * (a mixed build's tracing TUs send many: it is not, rather than slowly). */
 #define MAX_GONE 4096u
+/* Snapshots that find no registry before a process is taken for one
+ * without a counting runtime: a process is often reported before its
+ * exec, or before the loader has mapped the runtime. */
+#define REGISTRY_TRIES 5u
 
 struct live_proc {
 	uint32_t pid, generation;
@@ -36,6 +40,7 @@ struct live_proc {
 	 * counting runtime), when counts_known */
 	uint64_t counts;
 	int counts_known;
+	uint32_t no_registry; /* snapshots that found none (REGISTRY_TRIES) */
 	/* The last periodic snapshot, per thread (tid of each sample), taken
 	 * at last_ns; the threads that sent words since it began (`gone`:
 	 * a count build's thread sends words when it drains, at its exit, so
@@ -423,7 +428,7 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 		pthread_mutex_lock(&l->lock);
 		if ((p = find(l, pid)) && p->generation == generation) {
 			p->counts = counts;
-			p->counts_known = 1;
+			p->counts_known = err == 0 || ++p->no_registry >= REGISTRY_TRIES;
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
