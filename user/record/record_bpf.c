@@ -61,14 +61,14 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* A tick of the wait for the end, cut short when the program record
- * started exits (pidfd, -1: none), so that a short program's recording
- * does not end a tick after it. */
-static void tick(int pidfd)
+/* A tick of the wait for the end (ms long), cut short when the program
+ * record started exits (pidfd, -1: none), so that a short program's
+ * recording does not end a tick after it. */
+static void tick(int pidfd, unsigned ms)
 {
 	struct pollfd p = {pidfd, POLLIN, 0};
-	if (pidfd < 0 || poll(&p, 1, TICK_MS) < 0)
-		sleep_ms(TICK_MS);
+	if (pidfd < 0 || poll(&p, 1, (int)ms) < 0)
+		sleep_ms(ms);
 }
 
 /* Loss is said while it happens, not only at the end. */
@@ -184,6 +184,10 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 	uint64_t limit = o->duration_s > 0 ? (uint64_t)(o->duration_s * 1e9) : 0;
 	int main_reaped = 0;
 	int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	/* no longer than a snapshot interval (--snapshot-interval) */
+	unsigned ms = o->snapshot_interval_s * 1e3 < TICK_MS
+			  ? (unsigned)(o->snapshot_interval_s * 1e3)
+			  : TICK_MS;
 
 	for (;;) {
 		if (child > 0) {
@@ -207,7 +211,7 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 		}
 		if (live)
 			record_live_counts_tick(live);
-		tick(pidfd);
+		tick(pidfd, ms);
 	}
 	if (pidfd >= 0)
 		close(pidfd);
