@@ -12,6 +12,7 @@ TESTS += tests/e2e/oracle_selfcheck.sh \
 	tests/e2e/profile-placement.sh \
 	tests/e2e/count-mode.sh \
 	tests/e2e/count-attach.sh \
+	tests/e2e/count-kill.sh \
 	tests/e2e/ppp-interesting.sh \
 	tests/e2e/count-cli.sh \
 	tests/e2e/ppp-mode.sh \
