@@ -6,7 +6,8 @@
 # its parent runs on, an exec'd image killed.  Its counts live in memory
 # until its end drains them, so record reads each process per thread every
 # --snapshot-interval and writes the last snapshot of a killed one
-# (record_live_counts.c; docs/design.md, "Counts of killed processes").
+# (record_live_counts.c; docs/design.md, "Counts of killed processes are
+# their last snapshot").
 # Both transports: BPF reports exit statuses; over shm record knows those
 # of the processes it reaps, and tells a killed child its parent reaped by
 # its silence since a snapshot that held counts.

@@ -28,7 +28,8 @@
  * the end, when every batch is in, the last snapshot of a process that was
  * killed is written, but for the threads that sent words after it began
  * (their own drains may carry the same counts).  What ran after the
- * snapshot is lost, and said with how long that was.
+ * snapshot is lost, and said with how long that was (docs/design.md,
+ * "Counts of killed processes are their last snapshot").
  *
  * How a process ended comes from the transport: BPF reports every exit
  * status; the shm collector reports that a process is gone, and record
