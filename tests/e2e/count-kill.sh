@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # count-kill — a count build (-fwpp-mode=count) that record started
 # (`record -- PROG`) and that ends without its runtime's end: SIGKILL (what
-# the OOM killer sends too), a crash (SIGSEGV), a fork child killed while
-# its parent runs on, an exec'd image killed.  Its counts live in memory
+# the OOM killer sends too), a crash (SIGSEGV), SIGABRT sent from outside
+# (abort() itself drains: it must not be salvaged), a fork child killed
+# while its parent runs on, an exec'd image killed.  Its counts live in memory
 # until its end drains them, so record reads each process per thread every
 # --snapshot-interval and writes the last snapshot of a killed one
 # (record_live_counts.c; docs/design.md, "Counts of killed processes are
@@ -134,7 +135,8 @@ done
 (cd "$WORK" && "$WPPTRACE" record -q -o a.wpp -- ./phases-paths a >/dev/null &&
 	"$WPPTRACE" record -q -o b.wpp -- ./phases-paths b >/dev/null &&
 	"$WPPTRACE" record -q -o F.wpp -- ./kids-paths F >/dev/null &&
-	"$WPPTRACE" record -q -o E.wpp -- ./kids-paths E >/dev/null) || fail "the paths runs"
+	"$WPPTRACE" record -q -o E.wpp -- ./kids-paths E >/dev/null &&
+	"$WPPTRACE" record -q -o G.wpp -- ./kids-paths G >/dev/null) || fail "the paths runs"
 
 for t in bpf shm; do
 	# Phase A, two snapshots at the pause, then phase B runs and the
@@ -166,6 +168,21 @@ for t in bpf shm; do
 	end crash-$t 139
 	same crash-$t a "$t: crashed (SIGSEGV) at a pause" $PHASE_FNS
 	loss crash-$t "$pid" "was killed (signal 11)"
+
+	# SIGABRT: abort() drains first, so its end is trusted only when the
+	# process was silent since its last snapshot.  Sent from outside it
+	# drains nothing (salvaged); abort() called after the snapshots drains
+	# (its counts once, nothing said).
+	start sigabrt-$t $t 0.2 ./kids-count a
+	at_pause sigabrt-$t && kill -ABRT "$pid"
+	end sigabrt-$t 134
+	same sigabrt-$t G "$t: SIGABRT sent at a pause" $KID_FNS
+	loss sigabrt-$t "$pid" "was killed (signal 6) without handing its counts over"
+	start abort-$t $t 0.2 ./kids-count a
+	at_pause abort-$t && echo go >&7
+	end abort-$t 134
+	same abort-$t G "$t: abort() after the snapshots" $KID_FNS
+	quiet abort-$t "nothing said lost"
 
 	# A fork child killed while its parent waits, which then counts on
 	# and ends normally: the child's snapshot and the parent's own drain.

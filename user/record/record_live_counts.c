@@ -121,21 +121,27 @@ static struct live_proc *find(struct record_live_counts *l, uint32_t pid)
 static int write_batches(struct record_sink *rs, const struct live_proc *p,
 			 const struct count_snapshot *s, uint64_t *paths);
 
-/* Ended by a signal that drains nothing (abort drains first). */
-static int killed(int status)
+/* What an end with this wait status did with the counts: drained them
+ * (an exit, or an exec), nothing (a signal), or not known — no status,
+ * or SIGABRT: abort() drains first, a SIGABRT sent from outside does not. */
+enum end_kind { END_DRAINED, END_KILLED, END_UNSURE };
+
+static enum end_kind end_kind(int status)
 {
-	return status != RECORD_LIVE_STATUS_UNKNOWN && WIFSIGNALED(status) &&
-	       WTERMSIG(status) != SIGABRT;
+	if (status == RECORD_LIVE_STATUS_UNKNOWN)
+		return END_UNSURE;
+	if (!WIFSIGNALED(status))
+		return END_DRAINED;
+	return WTERMSIG(status) == SIGABRT ? END_UNSURE : END_KILLED;
 }
 
-/* Killed (by a signal abort() did not send: abort drains first), the
- * process drained nothing at its end: what its threads held at the last
- * snapshot goes into the file, but for the threads that sent words since
- * (they drained, or may have: rather too few than twice).  Ended with no
- * status known (its parent reaped it), it was killed if it sent no word
- * since a snapshot that held counts: a normal end drains them all, into
- * the stream of the thread that ends the process, which leaves no way to
- * tell its threads apart, so then nothing is salvaged. */
+/* Killed, the process drained nothing at its end: what its threads held
+ * at the last snapshot goes into the file, but for the threads that sent
+ * words since (they drained, or may have: rather too few than twice).
+ * Unsure, it drained nothing if it sent no word since a snapshot that held
+ * counts: a draining end drains them all, into the stream of the thread
+ * that ends the process, which leaves no way to tell its threads apart,
+ * so when words came nothing is salvaged. */
 static void salvage(struct record_live_counts *l, struct live_proc *p)
 {
 	int status = p->status;
@@ -143,16 +149,24 @@ static void salvage(struct record_live_counts *l, struct live_proc *p)
 	/* No counts at the last look (a tracing build, or none yet): nothing
 	 * to say; a count build killed before its first look (up to one
 	 * interval after it was seen) cannot be told from a tracing one. */
-	if (status == RECORD_LIVE_STATUS_UNKNOWN) {
+	switch (end_kind(status)) {
+	case END_DRAINED:
+		return;
+	case END_UNSURE:
 		if (p->given_up || p->ngone || !p->last.n)
 			return;
-		snprintf(how, sizeof(how),
-			 "ended without handing its counts over (killed; its parent took "
-			 "its status)");
-	} else if (!killed(status)) {
-		return;
-	} else {
+		if (status == RECORD_LIVE_STATUS_UNKNOWN)
+			snprintf(how, sizeof(how),
+				 "ended without handing its counts over (killed; its parent "
+				 "took its status)");
+		else
+			snprintf(how, sizeof(how),
+				 "was killed (signal %d) without handing its counts over",
+				 WTERMSIG(status));
+		break;
+	case END_KILLED:
 		snprintf(how, sizeof(how), "was killed (signal %d)", WTERMSIG(status));
+		break;
 	}
 	if (p->given_up) {
 		wpp_warn("record: process %u was killed (signal %d) and sent too many batches to "
@@ -231,8 +245,8 @@ void record_live_counts_ended(struct record_live_counts *l, uint32_t pid, uint32
 	if (at && at->generation == generation) {
 		if (status == RECORD_LIVE_STATUS_UNKNOWN)
 			status = at->status; /* reaped before its end was reported */
-		if (status != RECORD_LIVE_STATUS_UNKNOWN ? !killed(status)
-							 : !at->last.n && !at->reading) {
+		enum end_kind how = end_kind(status);
+		if (how == END_DRAINED || (how == END_UNSURE && !at->last.n && !at->reading)) {
 			drop(l, at); /* a normal end, or nothing to salvage */
 		} else {
 			at->dead = 1; /* salvaged (or said) at the end */
@@ -252,7 +266,7 @@ void record_live_counts_reaped(struct record_live_counts *l, uint32_t pid, int s
 	for (size_t i = l->n; !at && i-- > 0;)
 		if (l->p[i].pid == pid && l->p[i].status == RECORD_LIVE_STATUS_UNKNOWN)
 			at = &l->p[i];
-	if (at && at->dead && !killed(status))
+	if (at && at->dead && end_kind(status) == END_DRAINED)
 		drop(l, at);
 	else if (at)
 		at->status = status;

@@ -23,7 +23,7 @@
  * not in the file) is counted and said as possibly incomplete.
  *
  * A process killed meanwhile (SIGKILL, the OOM killer, a crash: any
- * signal but abort's, which drains first) hands nothing over: every
+ * signal not raised by abort(), which drains first) hands nothing over: every
  * interval (--snapshot-interval, 1 s) each process is read per thread; at
  * the end, when every batch is in, the last snapshot of a process that was
  * killed is written, but for the threads that sent words after it began
@@ -36,7 +36,9 @@
  * knows the status of the processes it reaps itself (its program, and
  * orphans).  A process whose parent took its status was killed for sure
  * if it held counts at its last snapshot and sent no word since: a normal
- * end (exit, exec, _exit, abort) drains every count into the stream.
+ * end (exit, exec, _exit, abort) drains every count into the stream.  So
+ * is one that died of SIGABRT: abort() drains first, a SIGABRT sent from
+ * outside does not.
  */
 #ifndef WPP_RECORD_LIVE_COUNTS_H
 #define WPP_RECORD_LIVE_COUNTS_H

@@ -12,6 +12,9 @@
  *   e  counts in gamma(), then execs itself as "e2", which counts in
  *      delta(), prints "paused 1 PID" and waits (killed there)
  *   E  the same, but the new image ("E2") exits where e2 waits
+ *   a  counts in gamma(), prints "paused 1 PID", waits, then calls abort()
+ *      (which drains: its counts come once, from its stream)
+ *   G  counts in gamma() as a does, and exits
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -90,6 +93,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	run(gamma_, 7, 3000);
+	if (mode[0] == 'a') {
+		pause_here();
+		abort();
+	}
+	if (mode[0] == 'G')
+		return 0;
 	if (mode[0] == 'e' || mode[0] == 'E') {
 		fflush(stdout);
 		execl("/proc/self/exe", argv[0], mode[0] == 'e' ? "e2" : "E2", (char *)NULL);
