@@ -557,18 +557,13 @@ static const char *setting(const struct info *in, const char *key, char *buf, si
 	return NULL;
 }
 
-/* Thread id 0 is no thread: record writes there the counts it read from
- * a count build's memory (record_live_counts.h: the live threads' counts
- * at detach, or a killed process's last snapshot). */
-#define MEMORY_COUNTS_TID 0
-
 /* Path executions in p's stream of counts read from its memory (0: none). */
 static uint64_t memory_counts(const struct info *in, const struct wpp_chunk_process *p)
 {
 	for (size_t i = 0; i < in->nthreads; i++) {
 		const struct info_thread *t = &in->threads[i];
 		if (t->pid == p->pid && t->generation == p->generation &&
-		    t->tid == MEMORY_COUNTS_TID)
+		    t->tid == WPP_TID_MEMORY_COUNTS)
 			return t->kinds.records + t->kinds.repetitions;
 	}
 	return 0;
@@ -585,7 +580,7 @@ static struct info_thread proc_sums(const struct info *in, const struct wpp_chun
 		const struct info_thread *t = &in->threads[i];
 		if (t->pid != p->pid || t->generation != p->generation)
 			continue;
-		*threads += t->tid != MEMORY_COUNTS_TID;
+		*threads += t->tid != WPP_TID_MEMORY_COUNTS;
 		sum.batches += t->batches;
 		sum.words += t->words;
 		sum.lost_words += t->lost_words;
@@ -640,7 +635,7 @@ static size_t threads_running(const struct info *in)
 {
 	size_t running = 0;
 	for (size_t i = 0; i < in->nthreads; i++)
-		running += !in->threads[i].exited && in->threads[i].tid != MEMORY_COUNTS_TID;
+		running += !in->threads[i].exited && in->threads[i].tid != WPP_TID_MEMORY_COUNTS;
 	return running;
 }
 
@@ -649,7 +644,7 @@ static size_t memory_count_streams(const struct info *in)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < in->nthreads; i++)
-		n += in->threads[i].tid == MEMORY_COUNTS_TID;
+		n += in->threads[i].tid == WPP_TID_MEMORY_COUNTS;
 	return n;
 }
 

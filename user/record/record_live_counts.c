@@ -383,7 +383,7 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
 		size_t n = ws.n - at < BATCH_WORDS ? ws.n - at : BATCH_WORDS;
 		struct wpp_chunk_batch b = {
 		    .pid = p->pid,
-		    .tid = 0,
+		    .tid = WPP_TID_MEMORY_COUNTS,
 		    .seq = seq,
 		    .flags = at + n == ws.n ? WPP_BATCH_FINAL : 0,
 		    .time_ns = record_now_ns(),

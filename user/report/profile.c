@@ -222,7 +222,7 @@ static int count_threads(struct rpt_profile *p, const struct wpp_trace *t, struc
 			continue;
 		if (!(img = image_get(p, t, th->pid, th->generation)))
 			return -1;
-		img->nthreads++;
+		img->nthreads += th->tid != WPP_TID_MEMORY_COUNTS; /* no thread's */
 		im = wpp_modules_image(mods, th->pid, th->generation);
 		for (size_t r = 0; r < im->nranges; r++) {
 			struct tu_object *m;

@@ -325,7 +325,8 @@ static void extras_open(struct page_extras *x, const struct rpt_profile *p, char
 		uint32_t n = 0;
 		for (size_t k = 0; k < x->s.trace->nthreads; k++)
 			n += x->s.trace->threads[k].pid == p->images[i].pid &&
-			     x->s.trace->threads[k].generation == p->images[i].gen;
+			     x->s.trace->threads[k].generation == p->images[i].gen &&
+			     x->s.trace->threads[k].tid != WPP_TID_MEMORY_COUNTS;
 		if (n != p->images[i].nthreads)
 			x->thread_filtered = 1;
 	}

@@ -119,9 +119,15 @@ enum wpp_batch_flags {
 	WPP_BATCH_FINAL = 1u << 2,    /* last batch of the thread */
 };
 
+/* The tid of the batches a recorder writes with a count build's counts it
+ * read from the process's memory (at detach, or a killed process's last
+ * snapshot): path records and REPEATs like a thread's drain, but no
+ * thread's (no kernel thread has tid 0). */
+#define WPP_TID_MEMORY_COUNTS 0u
+
 struct wpp_chunk_batch {
 	uint32_t pid;
-	uint32_t tid;
+	uint32_t tid;	     /* WPP_TID_MEMORY_COUNTS: counts read from memory */
 	uint64_t seq;	     /* per-thread, assigned when the buffer starts filling */
 	uint64_t parent_seq; /* SIGNAL only */
 	uint32_t parent_off; /* SIGNAL only: words of the parent written before */
