@@ -138,7 +138,9 @@ done
 	"$WPPTRACE" record -q -o E.wpp -- ./kids-paths E >/dev/null &&
 	"$WPPTRACE" record -q -o G.wpp -- ./kids-paths G >/dev/null) || fail "the paths runs"
 
+pid=0
 for t in bpf shm; do
+	n=-1 gap=0 lost_s=
 	# Phase A, two snapshots at the pause, then phase B runs and the
 	# process is killed at once at the next pause, long before the next
 	# snapshot (2 s): phase A is recorded whole, phase B lost whole, and
