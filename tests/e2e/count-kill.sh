@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # count-kill — a count build (-fwpp-mode=count) that record started
 # (`record -- PROG`) and that ends without its runtime's end: SIGKILL (what
-# the OOM killer sends too), a crash (SIGSEGV), SIGABRT sent from outside
+# the OOM killer sends too), a crash (SIGSEGV), SIGINT (record's Ctrl-C,
+# passed on to the program), SIGABRT sent from outside
 # (abort() itself drains: it must not be salvaged), a fork child killed
 # while its parent runs on, an exec'd image killed.  Its counts live in memory
 # until its end drains them, so record reads each process per thread every
@@ -170,6 +171,14 @@ for t in bpf shm; do
 	end crash-$t 139
 	same crash-$t a "$t: crashed (SIGSEGV) at a pause" $PHASE_FNS
 	loss crash-$t "$pid" "was killed (signal 11)"
+
+	# Ctrl-C on record: it passes SIGINT on to its program, which dies of
+	# it (no handler, no drain) — how a started server usually ends.
+	start ctrlc-$t $t 0.2 ./phases-count p
+	at_pause ctrlc-$t && kill -INT "$rec"
+	end ctrlc-$t 130
+	same ctrlc-$t a "$t: record interrupted, its program dies of SIGINT" $PHASE_FNS
+	loss ctrlc-$t "$pid" "was killed (signal 2)"
 
 	# SIGABRT: abort() drains first, so its end is trusted only when the
 	# process was silent since its last snapshot.  Sent from outside it
