@@ -5,7 +5,8 @@
 # the OOM killer sends too), a crash (SIGSEGV), SIGINT (record's Ctrl-C,
 # passed on to the program), SIGABRT sent from outside
 # (abort() itself drains: it must not be salvaged), a fork child killed
-# while its parent runs on, an exec'd image killed.  Its counts live in memory
+# while its parent runs on, a vfork child killed (its memory is its
+# parent's), an exec'd image killed.  Its counts live in memory
 # until its end drains them, so record reads each process per thread every
 # --snapshot-interval and writes the last snapshot of a killed one
 # (record_live_counts.c; docs/design.md, "Counts of killed processes are
@@ -117,6 +118,9 @@ print(sum(p["counts_read_from_memory"] for p in json.load(sys.stdin)["processes"
 	fi
 }
 
+# gone PID: no such process (record reaps its program at once).
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # quiet NAME: no loss said.
 quiet() {
 	if grep -q "warning" "$WORK/$1.err"; then
@@ -137,7 +141,8 @@ done
 	"$WPPTRACE" record -q -o b.wpp -- ./phases-paths b >/dev/null &&
 	"$WPPTRACE" record -q -o F.wpp -- ./kids-paths F >/dev/null &&
 	"$WPPTRACE" record -q -o E.wpp -- ./kids-paths E >/dev/null &&
-	"$WPPTRACE" record -q -o G.wpp -- ./kids-paths G >/dev/null) || fail "the paths runs"
+	"$WPPTRACE" record -q -o G.wpp -- ./kids-paths G >/dev/null &&
+	"$WPPTRACE" record -q -o V.wpp -- ./kids-paths V >/dev/null) || fail "the paths runs"
 
 pid=0
 for t in bpf shm; do
@@ -174,8 +179,10 @@ for t in bpf shm; do
 
 	# Ctrl-C on record: it passes SIGINT on to its program, which dies of
 	# it (no handler, no drain) — how a started server usually ends.
+	# (record passes it on when it next runs: the program's stdin stays
+	# open until the program is gone)
 	start ctrlc-$t $t 0.2 ./phases-count p
-	at_pause ctrlc-$t && kill -INT "$rec"
+	at_pause ctrlc-$t && kill -INT "$rec" && wait_until "ctrlc-$t: the program gone" gone "$pid"
 	end ctrlc-$t 130
 	same ctrlc-$t a "$t: record interrupted, its program dies of SIGINT" $PHASE_FNS
 	loss ctrlc-$t "$pid" "was killed (signal 2)"
@@ -233,6 +240,16 @@ sys.exit(not (d["threads"] == int(sys.argv[2]) and d["memory_count_streams"] == 
 	end forkok-$t 0
 	same forkok-$t F "$t: a fork child that exits after its snapshots" $KID_FNS
 	quiet forkok-$t "nothing said lost"
+
+	# A vfork child killed while its parent is suspended: it shares its
+	# parent's memory, so a read of it finds the parent's counters, named
+	# by the parent's threads — not its own, not to be salvaged (they
+	# come once, from the parent's end).
+	start vfork-$t $t 0.2 ./kids-count v
+	at_pause vfork-$t && kill -KILL "$pid"
+	end vfork-$t 0
+	same vfork-$t V "$t: a vfork child killed, its parent ends normally" $KID_FNS
+	quiet vfork-$t "nothing salvaged from the parent's counters"
 
 	# An exec'd image killed: the old image drained at its exec, the new
 	# one's last snapshot is kept (same pid, the next image).

@@ -15,6 +15,11 @@
  *   a  counts in gamma(), prints "paused 1 PID", waits, then calls abort()
  *      (which drains: its counts come once, from its stream)
  *   G  counts in gamma() as a does, and exits
+ *   v  counts in gamma(), vforks a child that prints "paused 1 CHILD" and
+ *      waits (killed there: it shares its parent's memory, so its parent's
+ *      counters are what a reader of its memory finds); the parent then
+ *      counts in gamma() again and exits
+ *   V  the same, but the child _exits at once
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -104,6 +109,23 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", argv[0], mode[0] == 'e' ? "e2" : "E2", (char *)NULL);
 		perror("exec");
 		return 1;
+	}
+	if (mode[0] == 'v' || mode[0] == 'V') {
+		char line[64];
+		pid_t kid = vfork();
+		if (kid == 0) {
+			/* only system calls in a vfork child */
+			if (mode[0] == 'v') {
+				int n = snprintf(line, sizeof(line), "paused 1 %d\n", (int)getpid());
+				if (write(1, line, (size_t)n) == n && read(0, line, sizeof(line)) < 0)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		waitpid(kid, NULL, 0);
+		run(gamma_, 8, 2000);
+		printf("acc %u\n", (unsigned)acc);
+		return 0;
 	}
 	pid_t kid = fork();
 	if (kid == 0) {
