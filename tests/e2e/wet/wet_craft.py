@@ -57,10 +57,13 @@ def main():
     elif mode == "truncate":
         body = body[:-100]
     elif mode == "streamlen":
-        # the flow stream's length: after the header (32 + 32 + sizes) and the gaps
+        # the flow stream's length (a varint): after the header (32 + 32 +
+        # sizes) and the gaps
         ngaps = struct.unpack_from("<Q", body, 40)[0]
-        off = 64 + 3 * 4 * 8 + 8 * ngaps
-        body[off:off + 8] = struct.pack("<Q", 1 << 40)
+        off = end = 64 + 3 * 4 * 8 + 8 * ngaps
+        while body[end] & 0x80:
+            end += 1
+        body[off:end + 1] = bytes([0x80, 0x80, 0x80, 0x80, 0x80, 0x20])  # 2^40
     elif mode == "flip":
         r = random.Random(seed)
         i = r.randrange(len(body))

@@ -323,7 +323,7 @@ static struct last operand_def(const struct frame *f, const struct wpp_meta_wet_
 	return NO_DEF;
 }
 
-static int feed(struct wet_dep *d, struct last l)
+static int feed(struct wet_dep *d, uint64_t k, struct last l)
 {
 	int known = l.node1 && l.node1 != WET_DEF_UNKNOWN;
 
@@ -332,7 +332,7 @@ static int feed(struct wet_dep *d, struct last l)
 	if (wet_builder_add(&d->b[0],
 			    (uint64_t)l.node1 << WET_SITE_POS_BITS | (known ? l.pos : 0)) < 0)
 		return -1;
-	return wet_builder_add(&d->b[1], known ? l.k : 0);
+	return wet_builder_add(&d->b[1], known ? k - l.k : 0);
 }
 
 /* Writer ids in the shadow: node + 1 (22 bits), position (10), instance
@@ -377,7 +377,7 @@ static int mem_dep(struct wet_build *b, struct wet_node *n, struct wet_dep *d, u
 	    addr + st->access < addr || shared(b, addr, st->access) ||
 	    (nw = wet_shadow_load(b->sh, addr, st->access, b->writers)) < 1) {
 		b->t->mem_unknown++;
-		return feed(d, unknown_def());
+		return feed(d, k, unknown_def());
 	}
 	struct last first = writer_def(b, b->writers[0]);
 	for (int i = 1; i < nw; i++) {
@@ -397,7 +397,7 @@ static int mem_dep(struct wet_build *b, struct wet_node *n, struct wet_dep *d, u
 	}
 	if (first.node1 == WET_DEF_UNKNOWN)
 		b->t->mem_unknown++;
-	return feed(d, first);
+	return feed(d, k, first);
 }
 
 static int stmt_store(struct wet_build *b, uint32_t node, struct wet_node *n, uint32_t s,
@@ -422,26 +422,26 @@ static int resolve(struct wet_build *b, struct frame *f, struct wet_node *n, str
 	switch (d->kind) {
 	case WET_DEP_REG:
 	case WET_DEP_ARG:
-		return feed(d, operand_def(f, &ops[st->first_op + d->op]));
+		return feed(d, k, operand_def(f, &ops[st->first_op + d->op]));
 	case WET_DEP_PHI: {
 		uint32_t j = n->stmt_block[d->pos];
 		uint32_t pred = j ? n->blocks[j - 1] : f->last_block;
 		for (uint32_t i = 0; i < st->nops; i++)
 			if (ops[st->first_op + i].block == pred)
-				return feed(d, operand_def(f, &ops[st->first_op + i]));
-		return feed(d, pred == UINT32_MAX ? unknown_def() : NO_DEF);
+				return feed(d, k, operand_def(f, &ops[st->first_op + i]));
+		return feed(d, k, pred == UINT32_MAX ? unknown_def() : NO_DEF);
 	}
 	case WET_DEP_RET: {
 		struct last r = f->ret;
 		f->ret = NO_DEF;
-		return feed(d, r);
+		return feed(d, k, r);
 	}
 	case WET_DEP_MEM:
 		return mem_dep(b, n, d, k, values);
 	case WET_DEP_CTRL:
 		if (d->pos == 0 && p->start == WPP_START_ENTRY)
-			return feed(d, f->entry_ctrl);
-		return feed(d, ctrl_def(b, f, n->blocks[d->pos]));
+			return feed(d, k, f->entry_ctrl);
+		return feed(d, k, ctrl_def(b, f, n->blocks[d->pos]));
 	}
 	return -1;
 }
@@ -604,10 +604,16 @@ int wet_build_gap(struct wet_build *b)
 static uint64_t stream_bytes(struct wet_stream *s)
 {
 	uint8_t *buf = NULL;
-	size_t n = wet_stream_serialize(s, &buf);
+	size_t n = wet_stream_serialize_bare(s, &buf);
 
 	free(buf);
-	return n;
+	if (!n)
+		return 0;
+	/* as stored (wet_file.c): a varint length, then the bare bytes */
+	size_t len_bytes = 1;
+	for (size_t v = n; v >= 0x80; v >>= 7)
+		len_bytes++;
+	return n + len_bytes;
 }
 
 static void node_sizes(struct wet_sizes *z, struct wet_node *n)

@@ -17,8 +17,12 @@
  *                        nmore u64 more[nmore] u64, its 2 streams
  *   crc32c u32 of everything before it
  *
- * where a stream is its byte length (u64) and its wet_stream_serialize
- * bytes.
+ * where a stream is its byte length (varint: 7 bits a byte, low first)
+ * and its wet_stream_serialize_bare bytes (the string's CRC covers them).
+ * Version 1 stored framed streams after a u64 length and edge labels'
+ * def instances as they are; version 2 stores a def instance as the
+ * distance from the use's instance (wet_build.h), so version 1 is refused
+ * (the WET is then built again).
  */
 #include "analysis/wet/wet_file.h"
 
@@ -67,16 +71,29 @@ static void put64(struct out *o, uint64_t v)
 	put(o, &v, 8);
 }
 
+static void put_varint(struct out *o, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	put(o, b, n);
+}
+
 static void put_stream(struct out *o, struct wet_stream *s)
 {
 	uint8_t *bytes = NULL;
-	size_t n = wet_stream_serialize(s, &bytes);
+	size_t n = wet_stream_serialize_bare(s, &bytes);
 
 	if (!n) {
 		o->oom = 1;
 		return;
 	}
-	put64(o, n);
+	put_varint(o, n);
 	put(o, bytes, n);
 	free(bytes);
 }
@@ -205,17 +222,36 @@ static uint64_t *get_array(struct in *r, uint64_t n)
 	return v;
 }
 
+static uint64_t get_varint(struct in *r)
+{
+	uint64_t x = 0;
+
+	for (unsigned shift = 0; shift < 64 && !r->bad; shift += 7) {
+		uint8_t b = 0;
+
+		if (get(r, &b, 1) < 0)
+			return 0;
+		if (shift == 63 && b > 1)
+			break;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return x;
+	}
+	fail(r, "a malformed length");
+	return 0;
+}
+
 /* A stream of exactly count values (UINT64_MAX: any), verified. */
 static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *what)
 {
 	char why[160];
-	uint64_t len = get64(r);
+	uint64_t len = get_varint(r);
 
 	if (r->bad || len > r->n - r->pos) {
 		fail(r, "a stream longer than the data");
 		return NULL;
 	}
-	struct wet_stream *s = wet_stream_parse(r->b + r->pos, (size_t)len, why, sizeof(why));
+	struct wet_stream *s = wet_stream_parse_bare(r->b + r->pos, (size_t)len, why, sizeof(why));
 	if (!s || (r->verify && wet_stream_verify(s, why, sizeof(why)) < 0)) {
 		wet_stream_free(s);
 		char msg[256];

@@ -14,8 +14,8 @@
  *     caller (the recording's module map).
  *   - Reading trusts nothing: magic, version, a CRC32C over the whole
  *     string, every count against the bytes left and against the static
- *     part rebuilt from metadata, every stream parsed (its own CRC, every
- *     count and index), label counts against instance counts, and with
+ *     part rebuilt from metadata, every stream parsed (every count and
+ *     index; the string's CRC covers the streams' bytes), label counts against instance counts, and with
  *     `verify` every stream walked end to end (wet_stream_verify: codes a
  *     crafted file got past the checksums).  A damaged or crafted string
  *     gives NULL and one line, never a crash.  Without `verify`, damaged
@@ -32,7 +32,7 @@
 #include "analysis/wet/wet_build.h"
 
 #define WET_FILE_MAGIC	 "WPPWETT1"
-#define WET_FILE_VERSION 1u
+#define WET_FILE_VERSION 2u
 
 /* The stored form of t into a malloc'd *out.  0, or -1 out of memory. */
 int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len);

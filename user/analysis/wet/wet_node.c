@@ -405,7 +405,7 @@ static int label_bytes(struct wet_dep *d, struct label_bytes *out)
 	*out = (struct label_bytes){0};
 	for (int i = 0; i < WET_DEP_STREAMS; i++) {
 		uint8_t *b = NULL;
-		size_t n = wet_stream_serialize(d->s[i], &b);
+		size_t n = wet_stream_serialize_bare(d->s[i], &b);
 		uint8_t *nb = n ? realloc(out->b, out->n + n + 8) : NULL;
 		if (!nb) {
 			free(b);

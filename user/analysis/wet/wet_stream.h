@@ -102,6 +102,13 @@ int wet_stream_get(struct wet_stream *s, uint64_t i, uint64_t *x);
 size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out);
 /* Parse a serialized stream; NULL with a one-line reason in err. */
 struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* The bare form: the same codes without magic, version and CRC, and a
+ * header of two bytes or so, for a container that checks its bytes itself
+ * (the stored WET: most of its streams hold a few values, and the framed
+ * form's fixed 15 bytes were a fifth of it).  Parsing checks every count
+ * and index as wet_stream_parse does. */
+size_t wet_stream_serialize_bare(struct wet_stream *s, uint8_t **out);
+struct wet_stream *wet_stream_parse_bare(const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* Walk every segment to its start and back; 0 when every code decodes and
  * each segment's start state is the empty one, else -1 with a reason. */
 int wet_stream_verify(struct wet_stream *s, char *err, size_t errlen);
