@@ -13,6 +13,7 @@
 
 #include "symbolizer/meta_wet_model.h"
 #include "wpp/wet_abi.h"
+#include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_node.h"
 #include "analysis/wet/wet_shadow.h"
 
@@ -601,22 +602,42 @@ int wet_build_gap(struct wet_build *b)
 
 /* --- finishing ------------------------------------------------------------ */
 
-static uint64_t stream_bytes(struct wet_stream *s)
+/* What a stream takes in the stored form (wet_file.c), in the order the
+ * file stores them: its bare bytes after a varint length, or a reference
+ * to an equal earlier stream (wet_dedup.h).  UINT64_MAX out of memory. */
+static uint64_t stream_bytes(struct wet_dedup *dd, struct wet_stream *s)
 {
 	uint8_t *buf = NULL;
 	size_t n = wet_stream_serialize_bare(s, &buf);
+	uint64_t same = n ? wet_dedup_offer(dd, buf, n) : WET_DEDUP_OOM;
 
 	free(buf);
-	if (!n)
-		return 0;
-	/* as stored (wet_file.c): a varint length, then the bare bytes */
+	if (same == WET_DEDUP_OOM)
+		return UINT64_MAX;
+	if (same != WET_DEDUP_NEW)
+		return wet_dedup_ref_bytes(same);
 	size_t len_bytes = 1;
 	for (size_t v = n; v >= 0x80; v >>= 7)
 		len_bytes++;
 	return n + len_bytes;
 }
 
-static void node_sizes(struct wet_sizes *z, struct wet_node *n)
+struct sizer {
+	struct wet_dedup dd;
+	int oom;
+};
+
+static void add_stream(struct sizer *z, uint64_t *to, struct wet_stream *s)
+{
+	uint64_t n = stream_bytes(&z->dd, s);
+
+	if (n == UINT64_MAX)
+		z->oom = 1;
+	else
+		*to += n;
+}
+
+static void node_sizes(struct sizer *zr, struct wet_sizes *z, struct wet_node *n)
 {
 	uint64_t before = 0, after = 0;
 
@@ -626,17 +647,17 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 
 	z->orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
 	z->tier1[WET_LBL_TS] += 8 * n->ninst;
-	z->tier2[WET_LBL_TS] += stream_bytes(n->ts);
+	add_stream(zr, &z->tier2[WET_LBL_TS], n->ts);
 	z->orig[WET_LBL_VALUE] += 8 * (uint64_t)n->nslots * n->ninst;
 	for (uint32_t g = 0; g < n->ngroups; g++) {
 		struct wet_t1_group *gr = &n->groups[g];
 		z->tier1[WET_LBL_VALUE] += (wet_t1_bits(gr) + 7) / 8;
-		z->tier2[WET_LBL_VALUE] += stream_bytes(gr->pattern);
-		for (uint32_t s = 0; s < gr->nstmts; s++) {
-			z->tier2[WET_LBL_VALUE] += stream_bytes(gr->uvals[s]);
-			if (gr->direct)
-				z->tier2[WET_LBL_VALUE] += stream_bytes(gr->direct[s]);
-		}
+		if (gr->switch_at)
+			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->pattern);
+		for (uint32_t s = 0; s < gr->nstmts; s++)
+			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->uvals[s]);
+		for (uint32_t s = 0; gr->direct && s < gr->nstmts; s++)
+			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->direct[s]);
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
@@ -646,7 +667,7 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 		z->tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
 		z->tier2[WET_LBL_EDGE] += 8 * dp->nmore;
 		for (int i = 0; i < WET_DEP_STREAMS; i++)
-			z->tier2[WET_LBL_EDGE] += stream_bytes(dp->s[i]);
+			add_stream(zr, &z->tier2[WET_LBL_EDGE], dp->s[i]);
 	}
 	for (int k = 0; k < WET_NLBL; k++)
 		after += z->tier2[k];
@@ -662,14 +683,20 @@ struct wet_thread *wet_build_finish(struct wet_build *b)
 	t->flow = wet_builder_finish(&b->flow);
 	if (!t->flow)
 		goto fail;
-	for (uint32_t i = 0; i < t->nnodes; i++) {
-		if (wet_node_finish(t->nodes[i]) < 0)
-			goto fail;
-		node_sizes(&t->sizes, t->nodes[i]);
-	}
+	struct sizer z = {0};
+	wet_dedup_init(&z.dd);
 	t->sizes.orig[WET_LBL_FLOW] = 8 * t->nts;
 	t->sizes.tier1[WET_LBL_FLOW] = 8 * t->nts;
-	t->sizes.tier2[WET_LBL_FLOW] = stream_bytes(t->flow);
+	add_stream(&z, &t->sizes.tier2[WET_LBL_FLOW], t->flow);
+	for (uint32_t i = 0; i < t->nnodes && !z.oom; i++) {
+		if (wet_node_finish(t->nodes[i]) < 0)
+			z.oom = 1;
+		else
+			node_sizes(&z, &t->sizes, t->nodes[i]);
+	}
+	wet_dedup_free(&z.dd);
+	if (z.oom)
+		goto fail;
 	b->t = NULL;
 	wet_build_free(b);
 	return t;

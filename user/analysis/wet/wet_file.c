@@ -18,7 +18,10 @@
  *   crc32c u32 of everything before it
  *
  * where a stream is its byte length (varint: 7 bits a byte, low first)
- * and its wet_stream_serialize_bare bytes (the string's CRC covers them).
+ * and its wet_stream_serialize_bare bytes (the string's CRC covers them),
+ * or, when its bytes equal an earlier stream's, a 0 length and the
+ * ordinal of that stream (varint; streams count from 0 in the order they
+ * are stored, references included: wet_dedup.h).
  * Version 1 stored framed streams after a u64 length and edge labels'
  * def instances as they are; version 2 stores a def instance as the
  * distance from the use's instance (wet_build.h), so version 1 is refused
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_node.h"
 
 /* --- writing -------------------------------------------------------------- */
@@ -39,6 +43,7 @@ struct out {
 	uint8_t *b;
 	size_t n, cap;
 	int oom;
+	struct wet_dedup dd;
 };
 
 static void put(struct out *o, const void *p, size_t n)
@@ -88,13 +93,20 @@ static void put_stream(struct out *o, struct wet_stream *s)
 {
 	uint8_t *bytes = NULL;
 	size_t n = wet_stream_serialize_bare(s, &bytes);
+	uint64_t same = n ? wet_dedup_offer(&o->dd, bytes, n) : WET_DEDUP_OOM;
 
-	if (!n) {
+	if (same == WET_DEDUP_OOM) {
+		free(bytes);
 		o->oom = 1;
 		return;
 	}
-	put_varint(o, n);
-	put(o, bytes, n);
+	if (same == WET_DEDUP_NEW) {
+		put_varint(o, n);
+		put(o, bytes, n);
+	} else {
+		put_varint(o, 0);
+		put_varint(o, same);
+	}
 	free(bytes);
 }
 
@@ -154,6 +166,7 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 		}
 	}
 	put32(&o, o.oom ? 0 : wpp_crc32c(0, o.b, o.n));
+	wet_dedup_free(&o.dd);
 	if (o.oom) {
 		free(o.b);
 		return -1;
@@ -172,6 +185,9 @@ struct in {
 	size_t errlen;
 	int bad;
 	uint64_t stream_bytes; /* of the streams read so far */
+	/* per stream read so far (its ordinal): where its bytes are */
+	uint64_t *s_off, nstreams, cap_streams;
+	uint32_t *s_len;
 	int verify;
 };
 
@@ -245,13 +261,40 @@ static uint64_t get_varint(struct in *r)
 static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *what)
 {
 	char why[160];
-	uint64_t len = get_varint(r);
+	uint64_t len = get_varint(r), off, at = r->pos;
 
-	if (r->bad || len > r->n - r->pos) {
-		fail(r, "a stream longer than the data");
+	if (r->bad)
 		return NULL;
+	if (r->nstreams == r->cap_streams) {
+		uint64_t nc = r->cap_streams ? 2 * r->cap_streams : 1024;
+		uint64_t *o = realloc(r->s_off, nc * sizeof(*o));
+		if (o)
+			r->s_off = o;
+		uint32_t *l = o ? realloc(r->s_len, nc * sizeof(*l)) : NULL;
+		if (!l) {
+			fail(r, "out of memory");
+			return NULL;
+		}
+		r->s_len = l;
+		r->cap_streams = nc;
 	}
-	struct wet_stream *s = wet_stream_parse_bare(r->b + r->pos, (size_t)len, why, sizeof(why));
+	if (len == 0) { /* the bytes of an earlier stream */
+		uint64_t to = get_varint(r);
+		if (r->bad || to >= r->nstreams) {
+			fail(r, "a stream refers to one not before it");
+			return NULL;
+		}
+		off = r->s_off[to];
+		len = r->s_len[to];
+	} else {
+		if (len > r->n - r->pos || len > UINT32_MAX) {
+			fail(r, "a stream longer than the data");
+			return NULL;
+		}
+		off = r->pos;
+		r->pos += (size_t)len;
+	}
+	struct wet_stream *s = wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
 	if (!s || (r->verify && wet_stream_verify(s, why, sizeof(why)) < 0)) {
 		wet_stream_free(s);
 		char msg[256];
@@ -264,8 +307,9 @@ static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *w
 		fail(r, "a label stream's length is not its node's instance count");
 		return NULL;
 	}
-	r->pos += (size_t)len;
-	r->stream_bytes += len;
+	r->s_off[r->nstreams] = off;
+	r->s_len[r->nstreams++] = (uint32_t)len;
+	r->stream_bytes += r->pos - at;
 	return s;
 }
 
@@ -460,10 +504,14 @@ struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_
 		goto bad;
 	}
 	free(blocks);
+	free(r.s_off);
+	free(r.s_len);
 	wet_cdg_cache_free(&cdgs);
 	return t;
 bad:
 	free(blocks);
+	free(r.s_off);
+	free(r.s_len);
 	wet_cdg_cache_free(&cdgs);
 	wet_thread_free(t);
 	return NULL;
