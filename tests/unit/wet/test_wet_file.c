@@ -10,7 +10,9 @@
  *   - hostile stored forms — bits flipped with the whole-string checksum
  *     made right again, every truncation, a fid the recording does not
  *     have — give NULL and a reason, or a WET that still reads back
- *     consistently; never a crash (run under the sanitizers).
+ *     consistently; never a crash (run under the sanitizers);
+ *   - equal streams stored once (wet_dedup.h): the ordinal of the first
+ *     equal stream, against a brute-force search over every earlier one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "symbolizer/meta_model.h"
 #include "tests/unit/decode/testlib.h"
 #include "analysis/wet/wet_build.h"
+#include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_file.h"
 #include "analysis/wet/wet_query.h"
 
@@ -239,9 +242,47 @@ static void test_hostile(void **state)
 	free(blob);
 }
 
+/* Offers of short random strings from a small alphabet (many repeats,
+ * many equal lengths, the empty string), against a brute force. */
+static void test_dedup(void **state)
+{
+	(void)state;
+	enum { N = 20000, MAXLEN = 6 };
+	static uint8_t seen[N][MAXLEN];
+	static size_t seen_len[N];
+	static uint64_t first[N]; /* the ordinal of the first equal one */
+	struct wet_dedup d;
+	unsigned seed = 5;
+	uint64_t repeats = 0;
+
+	wet_dedup_init(&d);
+	for (size_t i = 0; i < N; i++) {
+		size_t n = (size_t)rand_r(&seed) % (MAXLEN + 1);
+		for (size_t j = 0; j < n; j++)
+			seen[i][j] = (uint8_t)(rand_r(&seed) % 3);
+		seen_len[i] = n;
+		first[i] = i;
+		for (size_t e = 0; e < i; e++)
+			if (first[e] == e && seen_len[e] == n && !memcmp(seen[e], seen[i], n)) {
+				first[i] = e;
+				break;
+			}
+		uint64_t got = wet_dedup_offer(&d, seen[i], n);
+		assert_int_not_equal(got, WET_DEDUP_OOM);
+		assert_int_equal(got, first[i] == i ? WET_DEDUP_NEW : first[i]);
+		repeats += first[i] != i;
+	}
+	/* 3^0 + ... + 3^6 = 1093 distinct strings at most */
+	assert_true(repeats >= N - 1093);
+	assert_int_equal(wet_dedup_ref_bytes(5), 2);
+	assert_int_equal(wet_dedup_ref_bytes(300), 3);
+	wet_dedup_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dedup),
 	    cmocka_unit_test(test_build_against_feed),
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_hostile),
