@@ -479,10 +479,17 @@ static int release_idle(struct wet_build *b)
 {
 	struct wet_thread *t = b->t;
 
-	for (uint32_t i = 0; i < t->nnodes; i++)
-		if (t->nodes[i]->last_fed + WET_BUILD_RELEASE_EVERY >= b->next_release &&
-		    wet_node_release(t->nodes[i]) < 0)
+	/* Fed in the last window: release the tables; fed in the one before
+	 * but not since: idle, its warm-ups coded now (memory bounded by the
+	 * streams in use, not by all of them). */
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		uint64_t fed = t->nodes[i]->last_fed + WET_BUILD_RELEASE_EVERY;
+		if (fed >= b->next_release && wet_node_release(t->nodes[i]) < 0)
 			return -1;
+		if (fed < b->next_release && fed + WET_BUILD_RELEASE_EVERY >= b->next_release &&
+		    wet_node_settle(t->nodes[i]) < 0)
+			return -1;
+	}
 	b->next_release = t->nts + WET_BUILD_RELEASE_EVERY;
 	size_t sb = wet_shadow_bytes(b->sh);
 	if (sb > t->shadow_peak)

@@ -15,13 +15,15 @@
  *   - Reading trusts nothing: magic, version, a CRC32C over the whole
  *     string, every count against the bytes left and against the static
  *     part rebuilt from metadata, every stream parsed (every count and
- *     index; the string's CRC covers the streams' bytes), label counts against instance counts, and with
- *     `verify` every stream walked end to end (wet_stream_verify: codes a
- *     crafted file got past the checksums).  A damaged or crafted string
- *     gives NULL and one line, never a crash.  Without `verify`, damaged
- *     codes surface as read errors when a query reaches them (wet_stream.h:
- *     returned, never crashed on); values inside streams that point
- *     elsewhere (a def node, a tuple index) are checked when read.
+ *     index; the string's CRC covers the streams' bytes) and every
+ *     reference to an earlier stream checked, label counts against
+ *     instance counts, and with `verify` every stream walked end to end
+ *     (wet_stream_verify: codes a crafted file got past the checksums).
+ *     A damaged or crafted string gives NULL and one line, never a crash.
+ *     Without `verify`, damaged codes surface as read errors when a query
+ *     reaches them (wet_stream.h: returned, never crashed on); values
+ *     inside streams that point elsewhere (a def node, a tuple index) are
+ *     checked when read.
  */
 #ifndef WPP_WET_FILE_H
 #define WPP_WET_FILE_H

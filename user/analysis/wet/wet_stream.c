@@ -287,6 +287,18 @@ int wet_builder_release(struct wet_builder *b)
 	return wet_stream_release(b->s);
 }
 
+int wet_builder_settle(struct wet_builder *b, uint32_t min)
+{
+	if (b->nwarm && b->nwarm >= min && choose_segment(b) < 0)
+		return -1;
+	if (!b->nwarm) {
+		free(b->warm);
+		b->warm = NULL;
+		b->cap_warm = 0;
+	}
+	return wet_stream_release(b->s);
+}
+
 struct wet_stream *wet_builder_finish(struct wet_builder *b)
 {
 	struct wet_stream *s;

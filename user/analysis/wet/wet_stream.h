@@ -81,6 +81,15 @@ int wet_builder_add(struct wet_builder *b, uint64_t x);
  * them from their non-zero entries): what a builder of many streams calls
  * on the streams it has not fed for a while.  0, or -1 out of memory. */
 int wet_builder_release(struct wet_builder *b);
+/* What a builder of many streams calls on a stream it has not fed for a
+ * while: when at least `min` values wait in the warm-up, choose the
+ * segment's method on them now and code them (the rest of the segment
+ * follows that choice), and give back the warm-up buffer; then release as
+ * above.  The stored bytes then depend on when this was called, the
+ * values read back do not.  A WET holds 10^5 streams, most short and
+ * idle: waiting for full warm-ups kept their values raw, most of the
+ * build's memory.  0, or -1 out of memory. */
+int wet_builder_settle(struct wet_builder *b, uint32_t min);
 /* The finished stream (the builder is reset), or NULL when out of memory. */
 struct wet_stream *wet_builder_finish(struct wet_builder *b);
 void wet_builder_abort(struct wet_builder *b);
