@@ -393,7 +393,7 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 	struct source r = {NULL, NULL, err, errlen};
 	struct wet_seg *seg = &s->segs[k];
 	const struct wet_method *m = &seg->method;
-	struct wet_state *st = &s->st;
+	struct wet_state *st;
 
 	/* Every step is reversible, so codes that walk from the empty start
 	 * state to an empty end state and back are a coding of the values they
@@ -401,6 +401,7 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 	 * stream). */
 	if (wet_stream_park(s, k) < 0)
 		return fail(&r, "segment %u: damaged code", k);
+	st = s->st; /* the open segment's */
 	if (!left_empty(m, seg, st))
 		return fail(&r, "segment %u: does not start empty", k);
 	while (seg->pos < seg->count)
