@@ -243,19 +243,22 @@ static void test_hostile(void **state)
 }
 
 /* Offers of short random strings from a small alphabet (many repeats,
- * many equal lengths, the empty string), against a brute force. */
+ * many equal lengths, the empty string), against a brute force: with the
+ * stored string at hand (bytes compared, as the writer does) and without
+ * (hashes only, as the size figures do). */
 static void test_dedup(void **state)
 {
 	(void)state;
 	enum { N = 20000, MAXLEN = 6 };
-	static uint8_t seen[N][MAXLEN];
+	static uint8_t seen[N][MAXLEN], stored[N * MAXLEN];
 	static size_t seen_len[N];
 	static uint64_t first[N]; /* the ordinal of the first equal one */
-	struct wet_dedup d;
+	struct wet_dedup d, h;
 	unsigned seed = 5;
-	uint64_t repeats = 0;
+	uint64_t repeats = 0, nstored = 0;
 
 	wet_dedup_init(&d);
+	wet_dedup_init(&h);
 	for (size_t i = 0; i < N; i++) {
 		size_t n = (size_t)rand_r(&seed) % (MAXLEN + 1);
 		for (size_t j = 0; j < n; j++)
@@ -267,9 +270,14 @@ static void test_dedup(void **state)
 				first[i] = e;
 				break;
 			}
-		uint64_t got = wet_dedup_offer(&d, seen[i], n);
-		assert_int_not_equal(got, WET_DEDUP_OOM);
-		assert_int_equal(got, first[i] == i ? WET_DEDUP_NEW : first[i]);
+		uint64_t want = first[i] == i ? WET_DEDUP_NEW : first[i];
+		uint64_t got = wet_dedup_offer(&d, stored, seen[i], n, nstored);
+		assert_int_equal(got, want);
+		if (got == WET_DEDUP_NEW) {
+			memcpy(stored + nstored, seen[i], n);
+			nstored += n;
+		}
+		assert_int_equal(wet_dedup_offer(&h, NULL, seen[i], n, 0), want);
 		repeats += first[i] != i;
 	}
 	/* 3^0 + ... + 3^6 = 1093 distinct strings at most */
@@ -277,6 +285,7 @@ static void test_dedup(void **state)
 	assert_int_equal(wet_dedup_ref_bytes(5), 2);
 	assert_int_equal(wet_dedup_ref_bytes(300), 3);
 	wet_dedup_free(&d);
+	wet_dedup_free(&h);
 }
 
 int main(void)

@@ -616,17 +616,15 @@ static uint64_t stream_bytes(struct wet_dedup *dd, struct wet_stream *s)
 {
 	uint8_t *buf = NULL;
 	size_t n = wet_stream_serialize_bare(s, &buf);
-	uint64_t same = n ? wet_dedup_offer(dd, buf, n) : WET_DEDUP_OOM;
+	/* figures only: equal by hash (wet_dedup.h), the bytes not kept */
+	uint64_t same = n ? wet_dedup_offer(dd, NULL, buf, n, 0) : WET_DEDUP_OOM;
 
 	free(buf);
 	if (same == WET_DEDUP_OOM)
 		return UINT64_MAX;
 	if (same != WET_DEDUP_NEW)
 		return wet_dedup_ref_bytes(same);
-	size_t len_bytes = 1;
-	for (size_t v = n; v >= 0x80; v >>= 7)
-		len_bytes++;
-	return n + len_bytes;
+	return n + wet_dedup_varint_bytes(n);
 }
 
 struct sizer {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wet_dedup.c — equal label streams stored once (wet_dedup.h): a hash
- * table over the distinct streams' bytes, open addressing, compared byte
- * for byte.
+ * table over the streams' two CRC32Cs, open addressing; with the stored
+ * string at hand, a match is confirmed byte for byte.
  */
 #include "analysis/wet/wet_dedup.h"
 
@@ -16,9 +16,9 @@ void wet_dedup_init(struct wet_dedup *d)
 	*d = (struct wet_dedup){0};
 }
 
-static uint64_t slot_of(uint32_t crc, size_t n, uint64_t nslots)
+static uint64_t slot_of(uint64_t hash, uint32_t n, uint64_t nslots)
 {
-	return ((uint64_t)crc * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)n) & (nslots - 1);
+	return ((hash ^ n) * UINT64_C(0x9e3779b97f4a7c15) >> 17) & (nslots - 1);
 }
 
 static int grow_table(struct wet_dedup *d)
@@ -32,8 +32,7 @@ static int grow_table(struct wet_dedup *d)
 		uint64_t o = d->slots[i];
 		if (!o)
 			continue;
-		const uint8_t *b = d->bytes + d->off[o - 1];
-		uint64_t j = slot_of(wpp_crc32c(0, b, d->len[o - 1]), d->len[o - 1], nn);
+		uint64_t j = slot_of(d->hash[o - 1], d->len[o - 1], nn);
 		while (s[j])
 			j = (j + 1) & (nn - 1);
 		s[j] = o;
@@ -44,7 +43,7 @@ static int grow_table(struct wet_dedup *d)
 	return 0;
 }
 
-static int reserve(struct wet_dedup *d, size_t n)
+static int reserve(struct wet_dedup *d)
 {
 	if (d->count == d->cap) {
 		uint64_t nc = d->cap ? 2 * d->cap : 1024;
@@ -56,46 +55,43 @@ static int reserve(struct wet_dedup *d, size_t n)
 		if (!len)
 			return -1;
 		d->len = len;
-		d->cap = nc;
-	}
-	if (d->nbytes + n > d->cap_bytes) {
-		size_t nc = d->cap_bytes ? d->cap_bytes : 65536;
-		while (nc < d->nbytes + n)
-			nc *= 2;
-		uint8_t *b = realloc(d->bytes, nc);
-		if (!b)
+		uint64_t *hash = realloc(d->hash, nc * sizeof(*hash));
+		if (!hash)
 			return -1;
-		d->bytes = b;
-		d->cap_bytes = nc;
+		d->hash = hash;
+		d->cap = nc;
 	}
 	if ((d->used + 1) * 2 > d->nslots && grow_table(d) < 0)
 		return -1;
 	return 0;
 }
 
-uint64_t wet_dedup_offer(struct wet_dedup *d, const uint8_t *b, size_t n)
+uint64_t wet_dedup_offer(struct wet_dedup *d, const uint8_t *base, const uint8_t *b, size_t n,
+			 uint64_t at)
 {
-	if (n > UINT32_MAX || reserve(d, n) < 0)
+	if (n > UINT32_MAX || reserve(d) < 0)
 		return WET_DEDUP_OOM;
-	uint64_t j = slot_of(wpp_crc32c(0, b, n), n, d->nslots);
+	uint64_t hash = (uint64_t)wpp_crc32c(0, b, n) << 32 | wpp_crc32c(0x5bd1e995u, b, n);
+	uint64_t j = slot_of(hash, (uint32_t)n, d->nslots);
 	for (; d->slots[j]; j = (j + 1) & (d->nslots - 1)) {
 		uint64_t o = d->slots[j] - 1;
-		if (d->len[o] == n && memcmp(d->bytes + d->off[o], b, n) == 0) {
+		if (d->len[o] == n && d->hash[o] == hash &&
+		    (!base || memcmp(base + d->off[o], b, n) == 0)) {
 			d->off[d->count] = UINT64_MAX;
-			d->len[d->count++] = 0;
+			d->len[d->count] = 0;
+			d->hash[d->count++] = 0;
 			return o;
 		}
 	}
-	memcpy(d->bytes + d->nbytes, b, n);
-	d->off[d->count] = d->nbytes;
+	d->off[d->count] = at;
 	d->len[d->count] = (uint32_t)n;
-	d->nbytes += n;
+	d->hash[d->count] = hash;
 	d->slots[j] = ++d->count;
 	d->used++;
 	return WET_DEDUP_NEW;
 }
 
-static size_t varint_bytes(uint64_t v)
+size_t wet_dedup_varint_bytes(uint64_t v)
 {
 	size_t n = 1;
 
@@ -108,14 +104,14 @@ static size_t varint_bytes(uint64_t v)
 
 size_t wet_dedup_ref_bytes(uint64_t to)
 {
-	return 1 + varint_bytes(to);
+	return 1 + wet_dedup_varint_bytes(to);
 }
 
 void wet_dedup_free(struct wet_dedup *d)
 {
-	free(d->bytes);
 	free(d->off);
 	free(d->len);
+	free(d->hash);
 	free(d->slots);
 	*d = (struct wet_dedup){0};
 }

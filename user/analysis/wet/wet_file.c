@@ -92,8 +92,14 @@ static void put_varint(struct out *o, uint64_t v)
 static void put_stream(struct out *o, struct wet_stream *s)
 {
 	uint8_t *bytes = NULL;
+
+	if (o->oom) /* what was written stops short: no offsets to compare at */
+		return;
 	size_t n = wet_stream_serialize_bare(s, &bytes);
-	uint64_t same = n ? wet_dedup_offer(&o->dd, bytes, n) : WET_DEDUP_OOM;
+	/* new bytes go right after their length */
+	uint64_t same =
+	    n ? wet_dedup_offer(&o->dd, o->b, bytes, n, o->n + wet_dedup_varint_bytes(n))
+	      : WET_DEDUP_OOM;
 
 	if (same == WET_DEDUP_OOM) {
 		free(bytes);
