@@ -178,7 +178,7 @@ fi
 
 # Crafted WET chunks (every checksum right again): one error line, exit 1,
 # the WET built again and the question answered.
-for mode in version nodes truncate streamlen "flip 1" "flip 2" "flip 3" "flip 4" "flip 5"; do
+for mode in version nodes truncate streamlen streamref "flip 1" "flip 2" "flip 3" "flip 4" "flip 5"; do
 	rm -f "$WORK/craft.wpp"
 	# shellcheck disable=SC2086
 	python3 "$WET_SRC/wet_craft.py" "$o" "$WORK/craft.wpp" $mode || { fail "craft $mode"; continue; }

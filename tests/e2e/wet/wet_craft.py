@@ -7,7 +7,8 @@ CRC32C, its parts' blob checksum and the chunk checksums are made right
 again, so only the WET reader's own checks stand between the bytes and a
 query (tests/e2e/wet-query.sh).  MODE: version, nodes (a node count the
 data cannot hold), truncate (the last 100 bytes gone), streamlen (a stream
-longer than the data), flip (SEED picks a byte and a bit)."""
+longer than the data), streamref (a stream naming one not stored before
+it), flip (SEED picks a byte and a bit)."""
 import random
 import struct
 import sys
@@ -64,6 +65,19 @@ def main():
         while body[end] & 0x80:
             end += 1
         body[off:end + 1] = bytes([0x80, 0x80, 0x80, 0x80, 0x80, 0x20])  # 2^40
+    elif mode == "streamref":
+        # the flow stream (ordinal 0) made a reference to ordinal 5: a
+        # stream may only name one stored before it
+        ngaps = struct.unpack_from("<Q", body, 40)[0]
+        off = end = 64 + 3 * 4 * 8 + 8 * ngaps
+        n, shift = 0, 0
+        while True:
+            n |= (body[end] & 0x7F) << shift
+            shift += 7
+            if not body[end] & 0x80:
+                break
+            end += 1
+        body[off:end + 1 + n] = bytes([0, 5])
     elif mode == "flip":
         r = random.Random(seed)
         i = r.randrange(len(body))
