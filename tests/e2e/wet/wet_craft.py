@@ -5,7 +5,8 @@ whose stored WET (the WET chunks after END, docs/wet.md) is damaged in a
 way no checksum catches: the change is made, then the stored WET's own
 CRC32C, its parts' blob checksum and the chunk checksums are made right
 again, so only the WET reader's own checks stand between the bytes and a
-query (tests/e2e/wet-query.sh).  MODE: version, nodes (a node count the
+query (tests/e2e/wet-query.sh).  MODE: version (a future one), oldversion
+(version 1, which a reader builds again rather than refuses), nodes (a node count the
 data cannot hold), truncate (the last 100 bytes gone), streamlen (a stream
 longer than the data), streamref (a stream naming one not stored before
 it), flip (SEED picks a byte and a bit)."""
@@ -53,6 +54,8 @@ def main():
     body = blob[:-4]
     if mode == "version":
         body[8:12] = struct.pack("<I", 99)
+    elif mode == "oldversion":
+        body[8:12] = struct.pack("<I", 1)
     elif mode == "nodes":
         body[28:32] = struct.pack("<I", 0x7FFFFFFF)
     elif mode == "truncate":

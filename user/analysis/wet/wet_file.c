@@ -24,8 +24,8 @@
  * are stored, references included: wet_dedup.h).
  * Version 1 stored framed streams after a u64 length and edge labels'
  * def instances as they are; version 2 stores a def instance as the
- * distance from the use's instance (wet_build.h), so version 1 is refused
- * (the WET is then built again).
+ * distance from the use's instance (wet_build.h).  wet_file_version tells
+ * a caller an older WET (to build again and store) from a damaged one.
  */
 #include "analysis/wet/wet_file.h"
 
@@ -183,6 +183,17 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 }
 
 /* --- reading -------------------------------------------------------------- */
+
+uint32_t wet_file_version(const uint8_t *buf, size_t len)
+{
+	uint32_t crc, version;
+
+	if (len < 16 || (memcpy(&crc, buf + len - 4, 4), crc != wpp_crc32c(0, buf, len - 4)) ||
+	    memcmp(buf, WET_FILE_MAGIC, 8))
+		return 0;
+	memcpy(&version, buf + 8, 4);
+	return version;
+}
 
 struct in {
 	const uint8_t *b;

@@ -42,6 +42,11 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len);
 /* The function a fid names in the thread's image, or NULL. */
 typedef const struct wpp_fn *(*wet_fn_of)(void *ctx, uint32_t fid);
 
+/* The format version of a stored WET string whose CRC is whole and magic
+ * right, else 0: a reader tells an older WET (built again, not an error)
+ * from a damaged one. */
+uint32_t wet_file_version(const uint8_t *buf, size_t len);
+
 /* A WET read back; NULL with a one-line reason in err.  verify: walk
  * every stream (about as long as reading them all once). */
 struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_of, void *ctx,
