@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wet_dedup.c — equal label streams stored once (wet_dedup.h): a hash
- * table over the streams' two CRC32Cs, open addressing; with the stored
- * string at hand, a match is confirmed byte for byte.
+ * table over a CRC32C and an FNV-1a of each stream, open addressing; with
+ * the stored string at hand, a match is confirmed byte for byte.
  */
 #include "analysis/wet/wet_dedup.h"
 
@@ -14,6 +14,17 @@
 void wet_dedup_init(struct wet_dedup *d)
 {
 	*d = (struct wet_dedup){0};
+}
+
+/* A second hash unrelated to the CRC: two CRC32Cs of different seeds
+ * differ by a function of the length only, so they would add nothing. */
+static uint32_t fnv1a_high(const uint8_t *b, size_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+	return (uint32_t)(h >> 32);
 }
 
 static uint64_t slot_of(uint64_t hash, uint32_t n, uint64_t nslots)
@@ -71,7 +82,7 @@ uint64_t wet_dedup_offer(struct wet_dedup *d, const uint8_t *base, const uint8_t
 {
 	if (n > UINT32_MAX || reserve(d) < 0)
 		return WET_DEDUP_OOM;
-	uint64_t hash = (uint64_t)wpp_crc32c(0, b, n) << 32 | wpp_crc32c(0x5bd1e995u, b, n);
+	uint64_t hash = (uint64_t)wpp_crc32c(0, b, n) << 32 | fnv1a_high(b, n);
 	uint64_t j = slot_of(hash, (uint32_t)n, d->nslots);
 	for (; d->slots[j]; j = (j + 1) & (d->nslots - 1)) {
 		uint64_t o = d->slots[j] - 1;
