@@ -178,7 +178,7 @@ fi
 
 # Crafted WET chunks (every checksum right again): one error line, exit 1,
 # the WET built again and the question answered.
-for mode in version nodes truncate streamlen "flip 1" "flip 2" "flip 3" "flip 4" "flip 5"; do
+for mode in version nodes truncate streamlen streamref "flip 1" "flip 2" "flip 3" "flip 4" "flip 5"; do
 	rm -f "$WORK/craft.wpp"
 	# shellcheck disable=SC2086
 	python3 "$WET_SRC/wet_craft.py" "$o" "$WORK/craft.wpp" $mode || { fail "craft $mode"; continue; }
@@ -192,6 +192,22 @@ for mode in version nodes truncate streamlen "flip 1" "flip 2" "flip 3" "flip 4"
 		fail "crafted WET ($mode): exit $rc: $(head -2 "$WORK/craft.err" | tr '\n' ' ')"
 	fi
 done
+# A WET of an older format (version 1) in a writable recording: not
+# damage — built again without an error, stored, and read from the file
+# by the next query.
+rm -f "$WORK/old.wpp"
+python3 "$WET_SRC/wet_craft.py" "$o" "$WORK/old.wpp" oldversion || fail "craft oldversion"
+"$WPPTRACE" wet info "$WORK/old.wpp" >"$WORK/old.out" 2>"$WORK/old.err"
+rc=$?
+"$WPPTRACE" wet info "$WORK/old.wpp" >"$WORK/old2.out" 2>>"$WORK/old.err"
+rc2=$?
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ ! -s "$WORK/old.err" ] && grep -q 'built in' "$WORK/old.out" &&
+	grep -q 'read from the file' "$WORK/old2.out"; then
+	pass "a WET of format version 1: built again and stored, then read from the file"
+else
+	fail "a WET of format version 1: exit $rc then $rc2: $(head -2 "$WORK/old.err" | tr '\n' ' ')"
+fi
+
 # A WET chunk with a bad checksum (the last thread's: `wet build` above
 # stored every thread's): the recording's damage, reported once, the query
 # answered; nothing appended behind it.

@@ -191,6 +191,7 @@ struct wet_thread *wet_obtain(const struct wet_obtain *q, struct session *s, con
 	*stored = rc == 1 ? WET_READ : WET_BUILT;
 	if (rc == 1)
 		return t;
+	/* rc 2: an older format, built again and stored below like none */
 	if (rc < 0) {
 		wpp_err("%s: the WET stored for thread %" PRIu32
 			" in %s is unusable (%s); building "

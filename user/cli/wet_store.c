@@ -88,6 +88,12 @@ int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int ver
 		free(done.buf);
 		return -1;
 	}
+	uint32_t version = wet_file_version(done.buf, done.total);
+	if (version && version < WET_FILE_VERSION) { /* stale, not damaged */
+		snprintf(err, errlen, "a WET of format version %u", version);
+		free(done.buf);
+		return 2;
+	}
 	*out = wet_file_decode(done.buf, done.total, fn_of_fid,
 			       (void *)wpp_modules_image(s->mods, th->pid, th->generation), verify,
 			       err, errlen);

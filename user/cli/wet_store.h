@@ -14,8 +14,10 @@
 #include "analysis/wet/wet_build.h"
 
 /* The thread's last complete stored WET: 1 with it in *out, 0 when none is
- * stored, -1 when one is stored but unusable (reason in err).  verify: walk
- * every stream on reading (wet_file.h). */
+ * stored, 2 when the last one is of an older format (built again and
+ * stored anew, as if none were: not damage), -1 when one is stored but
+ * unusable (reason in err).  verify: walk every stream on reading
+ * (wet_file.h). */
 int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int verify,
 		   struct wet_thread **out, char *err, size_t errlen);
 

@@ -5,9 +5,11 @@ whose stored WET (the WET chunks after END, docs/wet.md) is damaged in a
 way no checksum catches: the change is made, then the stored WET's own
 CRC32C, its parts' blob checksum and the chunk checksums are made right
 again, so only the WET reader's own checks stand between the bytes and a
-query (tests/e2e/wet-query.sh).  MODE: version, nodes (a node count the
+query (tests/e2e/wet-query.sh).  MODE: version (a future one), oldversion
+(version 1, which a reader builds again rather than refuses), nodes (a node count the
 data cannot hold), truncate (the last 100 bytes gone), streamlen (a stream
-longer than the data), flip (SEED picks a byte and a bit)."""
+longer than the data), streamref (a stream naming one not stored before
+it), flip (SEED picks a byte and a bit)."""
 import random
 import struct
 import sys
@@ -52,15 +54,33 @@ def main():
     body = blob[:-4]
     if mode == "version":
         body[8:12] = struct.pack("<I", 99)
+    elif mode == "oldversion":
+        body[8:12] = struct.pack("<I", 1)
     elif mode == "nodes":
         body[28:32] = struct.pack("<I", 0x7FFFFFFF)
     elif mode == "truncate":
         body = body[:-100]
     elif mode == "streamlen":
-        # the flow stream's length: after the header (32 + 32 + sizes) and the gaps
+        # the flow stream's length (a varint): after the header (32 + 32 +
+        # sizes) and the gaps
         ngaps = struct.unpack_from("<Q", body, 40)[0]
-        off = 64 + 3 * 4 * 8 + 8 * ngaps
-        body[off:off + 8] = struct.pack("<Q", 1 << 40)
+        off = end = 64 + 3 * 4 * 8 + 8 * ngaps
+        while body[end] & 0x80:
+            end += 1
+        body[off:end + 1] = bytes([0x80, 0x80, 0x80, 0x80, 0x80, 0x20])  # 2^40
+    elif mode == "streamref":
+        # the flow stream (ordinal 0) made a reference to ordinal 5: a
+        # stream may only name one stored before it
+        ngaps = struct.unpack_from("<Q", body, 40)[0]
+        off = end = 64 + 3 * 4 * 8 + 8 * ngaps
+        n, shift = 0, 0
+        while True:
+            n |= (body[end] & 0x7F) << shift
+            shift += 7
+            if not body[end] & 0x80:
+                break
+            end += 1
+        body[off:end + 1 + n] = bytes([0, 5])
     elif mode == "flip":
         r = random.Random(seed)
         i = r.randrange(len(body))

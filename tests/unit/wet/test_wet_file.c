@@ -10,7 +10,9 @@
  *   - hostile stored forms — bits flipped with the whole-string checksum
  *     made right again, every truncation, a fid the recording does not
  *     have — give NULL and a reason, or a WET that still reads back
- *     consistently; never a crash (run under the sanitizers).
+ *     consistently; never a crash (run under the sanitizers);
+ *   - equal streams stored once (wet_dedup.h): the ordinal of the first
+ *     equal stream, against a brute-force search over every earlier one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "symbolizer/meta_model.h"
 #include "tests/unit/decode/testlib.h"
 #include "analysis/wet/wet_build.h"
+#include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_file.h"
 #include "analysis/wet/wet_query.h"
 
@@ -85,11 +88,11 @@ static int setup(void **state)
 			fx->exec_path[i] = fx->exec_path[i - 1];
 		}
 		const struct wpp_fn *fn = fx->tu->by_local[fx->exec_fn[i]];
-		assert_int_equal(wpp_path_expand(fn, fx->exec_path[i], blocks, TL_MAX_BLOCKS + 1, &p),
-				 0);
-		assert_int_equal(wet_build_path(b, FID_BASE + fx->exec_fn[i], fn, fx->exec_path[i],
-						&p, NULL, 0),
-				 0);
+		assert_int_equal(
+		    wpp_path_expand(fn, fx->exec_path[i], blocks, TL_MAX_BLOCKS + 1, &p), 0);
+		assert_int_equal(
+		    wet_build_path(b, FID_BASE + fx->exec_fn[i], fn, fx->exec_path[i], &p, NULL, 0),
+		    0);
 		if (i == 999 || i == 15000)
 			assert_int_equal(wet_build_gap(b), 0);
 	}
@@ -169,7 +172,10 @@ static void test_round_trip(void **state)
 	free(blob);
 }
 
-/* Decode hostile bytes: NULL with a reason, or a WET that reads whole. */
+/* Decode hostile bytes: NULL with a reason, or a WET whose damage (codes
+ * in a stream: the stored form has no per-stream checksums, only the
+ * whole string's) the full walk reports, or that reads whole.  Caught
+ * either way counts as rejected. */
 static uint64_t tries;
 
 static void decode_hostile(struct fixture *fx, const uint8_t *buf, size_t len, int verify,
@@ -185,8 +191,10 @@ static void decode_hostile(struct fixture *fx, const uint8_t *buf, size_t len, i
 		return;
 	}
 	uint64_t s, v;
-	if (wet_verify(t, &s, &v, err, sizeof(err)) < 0)
+	if (wet_verify(t, &s, &v, err, sizeof(err)) < 0) {
 		assert_true(err[0] != 0);
+		(*rejected)++;
+	}
 	for (uint64_t ts = 1; ts <= t->nts; ts += 97) {
 		uint32_t node;
 		uint64_t x;
@@ -227,16 +235,63 @@ static void test_hostile(void **state)
 		decode_hostile(fx, copy, n, 1, &rejected);
 		decode_hostile(fx, blob, n, 0, &rejected);
 	}
-	print_message("%llu of %llu hostile forms rejected, none crashed\n",
+	print_message("%llu of %llu hostile forms rejected or caught reading, none crashed\n",
 		      (unsigned long long)rejected, (unsigned long long)tries);
 	assert_true(rejected > tries / 2);
 	free(copy);
 	free(blob);
 }
 
+/* Offers of short random strings from a small alphabet (many repeats,
+ * many equal lengths, the empty string), against a brute force: with the
+ * stored string at hand (bytes compared, as the writer does) and without
+ * (hashes only, as the size figures do). */
+static void test_dedup(void **state)
+{
+	(void)state;
+	enum { N = 20000, MAXLEN = 6 };
+	static uint8_t seen[N][MAXLEN], stored[N * MAXLEN];
+	static size_t seen_len[N];
+	static uint64_t first[N]; /* the ordinal of the first equal one */
+	struct wet_dedup d, h;
+	unsigned seed = 5;
+	uint64_t repeats = 0, nstored = 0;
+
+	wet_dedup_init(&d);
+	wet_dedup_init(&h);
+	for (size_t i = 0; i < N; i++) {
+		size_t n = (size_t)rand_r(&seed) % (MAXLEN + 1);
+		for (size_t j = 0; j < n; j++)
+			seen[i][j] = (uint8_t)(rand_r(&seed) % 3);
+		seen_len[i] = n;
+		first[i] = i;
+		for (size_t e = 0; e < i; e++)
+			if (first[e] == e && seen_len[e] == n && !memcmp(seen[e], seen[i], n)) {
+				first[i] = e;
+				break;
+			}
+		uint64_t want = first[i] == i ? WET_DEDUP_NEW : first[i];
+		uint64_t got = wet_dedup_offer(&d, stored, seen[i], n, nstored);
+		assert_int_equal(got, want);
+		if (got == WET_DEDUP_NEW) {
+			memcpy(stored + nstored, seen[i], n);
+			nstored += n;
+		}
+		assert_int_equal(wet_dedup_offer(&h, NULL, seen[i], n, 0), want);
+		repeats += first[i] != i;
+	}
+	/* 3^0 + ... + 3^6 = 1093 distinct strings at most */
+	assert_true(repeats >= N - 1093);
+	assert_int_equal(wet_dedup_ref_bytes(5), 2);
+	assert_int_equal(wet_dedup_ref_bytes(300), 3);
+	wet_dedup_free(&d);
+	wet_dedup_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dedup),
 	    cmocka_unit_test(test_build_against_feed),
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_hostile),

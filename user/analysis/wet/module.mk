@@ -20,6 +20,6 @@ ALL_TARGETS += $(WET_LIB)
 # The builder and the queries work on decoded threads and their metadata
 # (user/decode, symbolizer): linked into wpptrace with the libraries above.
 WET_BUILD_SRCS := user/analysis/wet/wet_build.c user/analysis/wet/wet_node.c \
-	user/analysis/wet/wet_query.c user/analysis/wet/wet_file.c
+	user/analysis/wet/wet_query.c user/analysis/wet/wet_file.c user/analysis/wet/wet_dedup.c
 WET_BUILD_OBJS := $(call objs,,$(WET_BUILD_SRCS))
 WPPTRACE_EXTRA_OBJS += $(WET_OBJS) $(WET_BUILD_OBJS)

@@ -13,6 +13,7 @@
 
 #include "symbolizer/meta_wet_model.h"
 #include "wpp/wet_abi.h"
+#include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_node.h"
 #include "analysis/wet/wet_shadow.h"
 
@@ -323,7 +324,7 @@ static struct last operand_def(const struct frame *f, const struct wpp_meta_wet_
 	return NO_DEF;
 }
 
-static int feed(struct wet_dep *d, struct last l)
+static int feed(struct wet_dep *d, uint64_t k, struct last l)
 {
 	int known = l.node1 && l.node1 != WET_DEF_UNKNOWN;
 
@@ -332,7 +333,7 @@ static int feed(struct wet_dep *d, struct last l)
 	if (wet_builder_add(&d->b[0],
 			    (uint64_t)l.node1 << WET_SITE_POS_BITS | (known ? l.pos : 0)) < 0)
 		return -1;
-	return wet_builder_add(&d->b[1], known ? l.k : 0);
+	return wet_builder_add(&d->b[1], known ? k - l.k : 0);
 }
 
 /* Writer ids in the shadow: node + 1 (22 bits), position (10), instance
@@ -377,7 +378,7 @@ static int mem_dep(struct wet_build *b, struct wet_node *n, struct wet_dep *d, u
 	    addr + st->access < addr || shared(b, addr, st->access) ||
 	    (nw = wet_shadow_load(b->sh, addr, st->access, b->writers)) < 1) {
 		b->t->mem_unknown++;
-		return feed(d, unknown_def());
+		return feed(d, k, unknown_def());
 	}
 	struct last first = writer_def(b, b->writers[0]);
 	for (int i = 1; i < nw; i++) {
@@ -397,7 +398,7 @@ static int mem_dep(struct wet_build *b, struct wet_node *n, struct wet_dep *d, u
 	}
 	if (first.node1 == WET_DEF_UNKNOWN)
 		b->t->mem_unknown++;
-	return feed(d, first);
+	return feed(d, k, first);
 }
 
 static int stmt_store(struct wet_build *b, uint32_t node, struct wet_node *n, uint32_t s,
@@ -422,26 +423,26 @@ static int resolve(struct wet_build *b, struct frame *f, struct wet_node *n, str
 	switch (d->kind) {
 	case WET_DEP_REG:
 	case WET_DEP_ARG:
-		return feed(d, operand_def(f, &ops[st->first_op + d->op]));
+		return feed(d, k, operand_def(f, &ops[st->first_op + d->op]));
 	case WET_DEP_PHI: {
 		uint32_t j = n->stmt_block[d->pos];
 		uint32_t pred = j ? n->blocks[j - 1] : f->last_block;
 		for (uint32_t i = 0; i < st->nops; i++)
 			if (ops[st->first_op + i].block == pred)
-				return feed(d, operand_def(f, &ops[st->first_op + i]));
-		return feed(d, pred == UINT32_MAX ? unknown_def() : NO_DEF);
+				return feed(d, k, operand_def(f, &ops[st->first_op + i]));
+		return feed(d, k, pred == UINT32_MAX ? unknown_def() : NO_DEF);
 	}
 	case WET_DEP_RET: {
 		struct last r = f->ret;
 		f->ret = NO_DEF;
-		return feed(d, r);
+		return feed(d, k, r);
 	}
 	case WET_DEP_MEM:
 		return mem_dep(b, n, d, k, values);
 	case WET_DEP_CTRL:
 		if (d->pos == 0 && p->start == WPP_START_ENTRY)
-			return feed(d, f->entry_ctrl);
-		return feed(d, ctrl_def(b, f, n->blocks[d->pos]));
+			return feed(d, k, f->entry_ctrl);
+		return feed(d, k, ctrl_def(b, f, n->blocks[d->pos]));
 	}
 	return -1;
 }
@@ -478,10 +479,17 @@ static int release_idle(struct wet_build *b)
 {
 	struct wet_thread *t = b->t;
 
-	for (uint32_t i = 0; i < t->nnodes; i++)
-		if (t->nodes[i]->last_fed + WET_BUILD_RELEASE_EVERY >= b->next_release &&
-		    wet_node_release(t->nodes[i]) < 0)
+	/* Fed in the last window: release the tables; fed in the one before
+	 * but not since: idle, its warm-ups coded now (memory bounded by the
+	 * streams in use, not by all of them). */
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		uint64_t fed = t->nodes[i]->last_fed + WET_BUILD_RELEASE_EVERY;
+		if (fed >= b->next_release && wet_node_release(t->nodes[i]) < 0)
 			return -1;
+		if (fed < b->next_release && fed + WET_BUILD_RELEASE_EVERY >= b->next_release &&
+		    wet_node_settle(t->nodes[i]) < 0)
+			return -1;
+	}
 	b->next_release = t->nts + WET_BUILD_RELEASE_EVERY;
 	size_t sb = wet_shadow_bytes(b->sh);
 	if (sb > t->shadow_peak)
@@ -601,16 +609,40 @@ int wet_build_gap(struct wet_build *b)
 
 /* --- finishing ------------------------------------------------------------ */
 
-static uint64_t stream_bytes(struct wet_stream *s)
+/* What a stream takes in the stored form (wet_file.c), in the order the
+ * file stores them: its bare bytes after a varint length, or a reference
+ * to an equal earlier stream (wet_dedup.h).  UINT64_MAX out of memory. */
+static uint64_t stream_bytes(struct wet_dedup *dd, struct wet_stream *s)
 {
 	uint8_t *buf = NULL;
-	size_t n = wet_stream_serialize(s, &buf);
+	size_t n = wet_stream_serialize_bare(s, &buf);
+	/* figures only: equal by hash (wet_dedup.h), the bytes not kept */
+	uint64_t same = n ? wet_dedup_offer(dd, NULL, buf, n, 0) : WET_DEDUP_OOM;
 
 	free(buf);
-	return n;
+	if (same == WET_DEDUP_OOM)
+		return UINT64_MAX;
+	if (same != WET_DEDUP_NEW)
+		return wet_dedup_ref_bytes(same);
+	return n + wet_dedup_varint_bytes(n);
 }
 
-static void node_sizes(struct wet_sizes *z, struct wet_node *n)
+struct sizer {
+	struct wet_dedup dd;
+	int oom;
+};
+
+static void add_stream(struct sizer *z, uint64_t *to, struct wet_stream *s)
+{
+	uint64_t n = stream_bytes(&z->dd, s);
+
+	if (n == UINT64_MAX)
+		z->oom = 1;
+	else
+		*to += n;
+}
+
+static void node_sizes(struct sizer *zr, struct wet_sizes *z, struct wet_node *n)
 {
 	uint64_t before = 0, after = 0;
 
@@ -620,17 +652,17 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 
 	z->orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
 	z->tier1[WET_LBL_TS] += 8 * n->ninst;
-	z->tier2[WET_LBL_TS] += stream_bytes(n->ts);
+	add_stream(zr, &z->tier2[WET_LBL_TS], n->ts);
 	z->orig[WET_LBL_VALUE] += 8 * (uint64_t)n->nslots * n->ninst;
 	for (uint32_t g = 0; g < n->ngroups; g++) {
 		struct wet_t1_group *gr = &n->groups[g];
 		z->tier1[WET_LBL_VALUE] += (wet_t1_bits(gr) + 7) / 8;
-		z->tier2[WET_LBL_VALUE] += stream_bytes(gr->pattern);
-		for (uint32_t s = 0; s < gr->nstmts; s++) {
-			z->tier2[WET_LBL_VALUE] += stream_bytes(gr->uvals[s]);
-			if (gr->direct)
-				z->tier2[WET_LBL_VALUE] += stream_bytes(gr->direct[s]);
-		}
+		if (gr->switch_at)
+			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->pattern);
+		for (uint32_t s = 0; s < gr->nstmts; s++)
+			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->uvals[s]);
+		for (uint32_t s = 0; gr->direct && s < gr->nstmts; s++)
+			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->direct[s]);
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
@@ -640,7 +672,7 @@ static void node_sizes(struct wet_sizes *z, struct wet_node *n)
 		z->tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
 		z->tier2[WET_LBL_EDGE] += 8 * dp->nmore;
 		for (int i = 0; i < WET_DEP_STREAMS; i++)
-			z->tier2[WET_LBL_EDGE] += stream_bytes(dp->s[i]);
+			add_stream(zr, &z->tier2[WET_LBL_EDGE], dp->s[i]);
 	}
 	for (int k = 0; k < WET_NLBL; k++)
 		after += z->tier2[k];
@@ -656,14 +688,20 @@ struct wet_thread *wet_build_finish(struct wet_build *b)
 	t->flow = wet_builder_finish(&b->flow);
 	if (!t->flow)
 		goto fail;
-	for (uint32_t i = 0; i < t->nnodes; i++) {
-		if (wet_node_finish(t->nodes[i]) < 0)
-			goto fail;
-		node_sizes(&t->sizes, t->nodes[i]);
-	}
+	struct sizer z = {0};
+	wet_dedup_init(&z.dd);
 	t->sizes.orig[WET_LBL_FLOW] = 8 * t->nts;
 	t->sizes.tier1[WET_LBL_FLOW] = 8 * t->nts;
-	t->sizes.tier2[WET_LBL_FLOW] = stream_bytes(t->flow);
+	add_stream(&z, &t->sizes.tier2[WET_LBL_FLOW], t->flow);
+	for (uint32_t i = 0; i < t->nnodes && !z.oom; i++) {
+		if (wet_node_finish(t->nodes[i]) < 0)
+			z.oom = 1;
+		else
+			node_sizes(&z, &t->sizes, t->nodes[i]);
+	}
+	wet_dedup_free(&z.dd);
+	if (z.oom)
+		goto fail;
 	b->t = NULL;
 	wet_build_free(b);
 	return t;

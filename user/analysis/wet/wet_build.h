@@ -54,7 +54,11 @@
 #define WET_MAX_SIGNAL_DEPTH	8u
 
 /* A dependence label holds per instance two streams: the def's site,
- * (node + 1) << WET_SITE_POS_BITS | position, and the def's instance. */
+ * (node + 1) << WET_SITE_POS_BITS | position, and the def's instance as
+ * its distance from the use's, k - k' (wrapping; 0 when there is no def).
+ * A use and its def tend to run in step (a loop's phi and the previous
+ * iteration), so the distance repeats where k' only strides: on zlib it
+ * stores the phi labels in three quarters of the bytes. */
 #define WET_DEP_STREAMS	  2
 #define WET_NO_SHARE	  UINT32_MAX
 #define WET_SITE_POS_BITS 20
@@ -88,7 +92,7 @@ struct wet_dep {
 	 * to this one's: s[] are that dep's streams (the paper's shared labels
 	 * of non-local edges), stored once. */
 	uint32_t share;
-	/* not local: def site and def instance, per instance */
+	/* not local: def site and k - def instance, per instance */
 	struct wet_builder b[WET_DEP_STREAMS];
 	struct wet_stream *s[WET_DEP_STREAMS];
 	/* MEM: the writers after the first of instances with several, as

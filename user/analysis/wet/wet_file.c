@@ -17,8 +17,15 @@
  *                        nmore u64 more[nmore] u64, its 2 streams
  *   crc32c u32 of everything before it
  *
- * where a stream is its byte length (u64) and its wet_stream_serialize
- * bytes.
+ * where a stream is its byte length (varint: 7 bits a byte, low first)
+ * and its wet_stream_serialize_bare bytes (the string's CRC covers them),
+ * or, when its bytes equal an earlier stream's, a 0 length and the
+ * ordinal of that stream (varint; streams count from 0 in the order they
+ * are stored, references included: wet_dedup.h).
+ * Version 1 stored framed streams after a u64 length and edge labels'
+ * def instances as they are; version 2 stores a def instance as the
+ * distance from the use's instance (wet_build.h).  wet_file_version tells
+ * a caller an older WET (to build again and store) from a damaged one.
  */
 #include "analysis/wet/wet_file.h"
 
@@ -27,6 +34,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_node.h"
 
 /* --- writing -------------------------------------------------------------- */
@@ -35,6 +43,7 @@ struct out {
 	uint8_t *b;
 	size_t n, cap;
 	int oom;
+	struct wet_dedup dd;
 };
 
 static void put(struct out *o, const void *p, size_t n)
@@ -67,17 +76,43 @@ static void put64(struct out *o, uint64_t v)
 	put(o, &v, 8);
 }
 
+static void put_varint(struct out *o, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	put(o, b, n);
+}
+
 static void put_stream(struct out *o, struct wet_stream *s)
 {
 	uint8_t *bytes = NULL;
-	size_t n = wet_stream_serialize(s, &bytes);
 
-	if (!n) {
+	if (o->oom) /* what was written stops short: no offsets to compare at */
+		return;
+	size_t n = wet_stream_serialize_bare(s, &bytes);
+	/* new bytes go right after their length */
+	uint64_t same =
+	    n ? wet_dedup_offer(&o->dd, o->b, bytes, n, o->n + wet_dedup_varint_bytes(n))
+	      : WET_DEDUP_OOM;
+
+	if (same == WET_DEDUP_OOM) {
+		free(bytes);
 		o->oom = 1;
 		return;
 	}
-	put64(o, n);
-	put(o, bytes, n);
+	if (same == WET_DEDUP_NEW) {
+		put_varint(o, n);
+		put(o, bytes, n);
+	} else {
+		put_varint(o, 0);
+		put_varint(o, same);
+	}
 	free(bytes);
 }
 
@@ -137,6 +172,7 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 		}
 	}
 	put32(&o, o.oom ? 0 : wpp_crc32c(0, o.b, o.n));
+	wet_dedup_free(&o.dd);
 	if (o.oom) {
 		free(o.b);
 		return -1;
@@ -148,6 +184,17 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 
 /* --- reading -------------------------------------------------------------- */
 
+uint32_t wet_file_version(const uint8_t *buf, size_t len)
+{
+	uint32_t crc, version;
+
+	if (len < 16 || (memcpy(&crc, buf + len - 4, 4), crc != wpp_crc32c(0, buf, len - 4)) ||
+	    memcmp(buf, WET_FILE_MAGIC, 8))
+		return 0;
+	memcpy(&version, buf + 8, 4);
+	return version;
+}
+
 struct in {
 	const uint8_t *b;
 	size_t n, pos;
@@ -155,6 +202,9 @@ struct in {
 	size_t errlen;
 	int bad;
 	uint64_t stream_bytes; /* of the streams read so far */
+	/* per stream read so far (its ordinal): where its bytes are */
+	uint64_t *s_off, nstreams, cap_streams;
+	uint32_t *s_len;
 	int verify;
 };
 
@@ -205,17 +255,63 @@ static uint64_t *get_array(struct in *r, uint64_t n)
 	return v;
 }
 
+static uint64_t get_varint(struct in *r)
+{
+	uint64_t x = 0;
+
+	for (unsigned shift = 0; shift < 64 && !r->bad; shift += 7) {
+		uint8_t b = 0;
+
+		if (get(r, &b, 1) < 0)
+			return 0;
+		if (shift == 63 && b > 1)
+			break;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return x;
+	}
+	fail(r, "a malformed length");
+	return 0;
+}
+
 /* A stream of exactly count values (UINT64_MAX: any), verified. */
 static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *what)
 {
 	char why[160];
-	uint64_t len = get64(r);
+	uint64_t len = get_varint(r), off, at = r->pos;
 
-	if (r->bad || len > r->n - r->pos) {
-		fail(r, "a stream longer than the data");
+	if (r->bad)
 		return NULL;
+	if (r->nstreams == r->cap_streams) {
+		uint64_t nc = r->cap_streams ? 2 * r->cap_streams : 1024;
+		uint64_t *o = realloc(r->s_off, nc * sizeof(*o));
+		if (o)
+			r->s_off = o;
+		uint32_t *l = o ? realloc(r->s_len, nc * sizeof(*l)) : NULL;
+		if (!l) {
+			fail(r, "out of memory");
+			return NULL;
+		}
+		r->s_len = l;
+		r->cap_streams = nc;
 	}
-	struct wet_stream *s = wet_stream_parse(r->b + r->pos, (size_t)len, why, sizeof(why));
+	if (len == 0) { /* the bytes of an earlier stream */
+		uint64_t to = get_varint(r);
+		if (r->bad || to >= r->nstreams) {
+			fail(r, "a stream refers to one not before it");
+			return NULL;
+		}
+		off = r->s_off[to];
+		len = r->s_len[to];
+	} else {
+		if (len > r->n - r->pos || len > UINT32_MAX) {
+			fail(r, "a stream longer than the data");
+			return NULL;
+		}
+		off = r->pos;
+		r->pos += (size_t)len;
+	}
+	struct wet_stream *s = wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
 	if (!s || (r->verify && wet_stream_verify(s, why, sizeof(why)) < 0)) {
 		wet_stream_free(s);
 		char msg[256];
@@ -228,8 +324,9 @@ static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *w
 		fail(r, "a label stream's length is not its node's instance count");
 		return NULL;
 	}
-	r->pos += (size_t)len;
-	r->stream_bytes += len;
+	r->s_off[r->nstreams] = off;
+	r->s_len[r->nstreams++] = (uint32_t)len;
+	r->stream_bytes += r->pos - at;
 	return s;
 }
 
@@ -424,10 +521,14 @@ struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_
 		goto bad;
 	}
 	free(blocks);
+	free(r.s_off);
+	free(r.s_len);
 	wet_cdg_cache_free(&cdgs);
 	return t;
 bad:
 	free(blocks);
+	free(r.s_off);
+	free(r.s_len);
 	wet_cdg_cache_free(&cdgs);
 	wet_thread_free(t);
 	return NULL;

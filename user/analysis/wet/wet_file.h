@@ -14,14 +14,16 @@
  *     caller (the recording's module map).
  *   - Reading trusts nothing: magic, version, a CRC32C over the whole
  *     string, every count against the bytes left and against the static
- *     part rebuilt from metadata, every stream parsed (its own CRC, every
- *     count and index), label counts against instance counts, and with
- *     `verify` every stream walked end to end (wet_stream_verify: codes a
- *     crafted file got past the checksums).  A damaged or crafted string
- *     gives NULL and one line, never a crash.  Without `verify`, damaged
- *     codes surface as read errors when a query reaches them (wet_stream.h:
- *     returned, never crashed on); values inside streams that point
- *     elsewhere (a def node, a tuple index) are checked when read.
+ *     part rebuilt from metadata, every stream parsed (every count and
+ *     index; the string's CRC covers the streams' bytes) and every
+ *     reference to an earlier stream checked, label counts against
+ *     instance counts, and with `verify` every stream walked end to end
+ *     (wet_stream_verify: codes a crafted file got past the checksums).
+ *     A damaged or crafted string gives NULL and one line, never a crash.
+ *     Without `verify`, damaged codes surface as read errors when a query
+ *     reaches them (wet_stream.h: returned, never crashed on); values
+ *     inside streams that point elsewhere (a def node, a tuple index) are
+ *     checked when read.
  */
 #ifndef WPP_WET_FILE_H
 #define WPP_WET_FILE_H
@@ -32,13 +34,18 @@
 #include "analysis/wet/wet_build.h"
 
 #define WET_FILE_MAGIC	 "WPPWETT1"
-#define WET_FILE_VERSION 1u
+#define WET_FILE_VERSION 2u
 
 /* The stored form of t into a malloc'd *out.  0, or -1 out of memory. */
 int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len);
 
 /* The function a fid names in the thread's image, or NULL. */
 typedef const struct wpp_fn *(*wet_fn_of)(void *ctx, uint32_t fid);
+
+/* The format version of a stored WET string whose CRC is whole and magic
+ * right, else 0: a reader tells an older WET (built again, not an error)
+ * from a damaged one. */
+uint32_t wet_file_version(const uint8_t *buf, size_t len);
 
 /* A WET read back; NULL with a one-line reason in err.  verify: walk
  * every stream (about as long as reading them all once). */

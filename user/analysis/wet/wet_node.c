@@ -374,23 +374,40 @@ uint32_t wet_node_slot_of(const struct wet_node *n, uint32_t pos, uint8_t what)
 	return UINT32_MAX;
 }
 
-int wet_node_release(struct wet_node *n)
+/* settle == 0: release the streams' tables; else also settle warm-ups of
+ * at least `settle` values (wet_builder_settle). */
+static int each_builder(struct wet_builder *b, uint32_t settle)
 {
-	int rc = wet_builder_release(&n->tsb);
+	return settle ? wet_builder_settle(b, settle) : wet_builder_release(b);
+}
+
+static int release_or_settle(struct wet_node *n, uint32_t settle)
+{
+	int rc = each_builder(&n->tsb, settle);
 
 	for (uint32_t g = 0; n->gb && g < n->ngroups; g++) {
 		struct wet_t1_builder *gb = &n->gb[g];
-		rc |= wet_builder_release(&gb->pattern);
+		rc |= each_builder(&gb->pattern, settle);
 		for (uint32_t s = 0; s < gb->nstmts; s++) {
-			rc |= wet_builder_release(&gb->uvals[s]);
+			rc |= each_builder(&gb->uvals[s], settle);
 			if (gb->direct)
-				rc |= wet_builder_release(&gb->direct[s]);
+				rc |= each_builder(&gb->direct[s], settle);
 		}
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++)
 		for (int i = 0; !n->deps[d].local && i < WET_DEP_STREAMS; i++)
-			rc |= wet_builder_release(&n->deps[d].b[i]);
+			rc |= each_builder(&n->deps[d].b[i], settle);
 	return rc ? -1 : 0;
+}
+
+int wet_node_release(struct wet_node *n)
+{
+	return release_or_settle(n, 0);
+}
+
+int wet_node_settle(struct wet_node *n)
+{
+	return release_or_settle(n, WET_NODE_SETTLE_MIN);
 }
 
 /* The serialized labels of a dep: its streams' bytes, end to end. */
@@ -405,7 +422,7 @@ static int label_bytes(struct wet_dep *d, struct label_bytes *out)
 	*out = (struct label_bytes){0};
 	for (int i = 0; i < WET_DEP_STREAMS; i++) {
 		uint8_t *b = NULL;
-		size_t n = wet_stream_serialize(d->s[i], &b);
+		size_t n = wet_stream_serialize_bare(d->s[i], &b);
 		uint8_t *nb = n ? realloc(out->b, out->n + n + 8) : NULL;
 		if (!nb) {
 			free(b);

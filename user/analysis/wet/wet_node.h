@@ -47,6 +47,11 @@ struct wet_node *wet_node_shell(const struct wpp_fn *fn, uint64_t path_id, const
 				const struct wet_fn_cdg *cdg);
 /* Give back the dense tables of the node's builders (wet_builder_release). */
 int wet_node_release(struct wet_node *n);
+/* A node not fed for a while: its streams' warm-ups of at least
+ * WET_NODE_SETTLE_MIN values are coded now (wet_builder_settle), so an
+ * idle node costs its compressed labels, not its raw values. */
+#define WET_NODE_SETTLE_MIN 32u
+int wet_node_settle(struct wet_node *n);
 /* Finish every builder of the node into its streams.  0, or -1. */
 int wet_node_finish(struct wet_node *n);
 void wet_node_free(struct wet_node *n);

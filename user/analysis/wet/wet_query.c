@@ -278,7 +278,7 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 		if (wet_stream_get(d->s[s], i->k, &row[s]) < 0)
 			return -1;
 	if (label_ans(t, d, row[0] >> WET_SITE_POS_BITS,
-		      row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), row[1], &a) < 0 ||
+		      row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), i->k - row[1], &a) < 0 ||
 	    push_ans(v, n, cap, a) < 0)
 		return -1;
 	/* Further writers of a partly overlapped load (a shared label's are

@@ -492,7 +492,10 @@ void wet_state_free(struct wet_state *st)
 void wet_seg_open(const struct wet_method *m, const struct wet_seg *seg, struct wet_state *st)
 {
 	if (!is_table_kind(m)) {
-		memcpy(st->list, seg->list, sizeof(st->list));
+		if (seg->list)
+			memcpy(st->list, seg->list, sizeof(st->list));
+		else
+			memset(st->list, 0, sizeof(st->list));
 		return;
 	}
 	memset(st->left_tab, 0, st->entries * sizeof(uint64_t));
@@ -534,7 +537,18 @@ int wet_seg_close(const struct wet_method *m, struct wet_seg *seg, const struct 
 	wet_bits_shrink(&seg->left.bits);
 	wet_bits_shrink(&seg->right.bits);
 	if (!is_table_kind(m)) {
-		memcpy(seg->list, st->list, sizeof(seg->list));
+		uint32_t used = 0;
+		for (unsigned i = 0; i < WET_MAX_LIST; i++)
+			used |= st->list[i] != 0;
+		/* Empty where segments rest (at their start): nothing kept. */
+		if (!used) {
+			free(seg->list);
+			seg->list = NULL;
+			return 0;
+		}
+		if (!seg->list && !(seg->list = malloc(sizeof(st->list))))
+			return -1;
+		memcpy(seg->list, st->list, sizeof(st->list));
 		return 0;
 	}
 	nl = count_nonzero(st->left_tab, st->entries);
@@ -583,5 +597,6 @@ void wet_seg_free(struct wet_seg *seg)
 	wet_bits_free(&seg->left.bits);
 	wet_bits_free(&seg->right.bits);
 	free(seg->tab);
+	free(seg->list);
 	*seg = (struct wet_seg){0};
 }

@@ -103,10 +103,12 @@ struct wet_seg {
 	uint64_t win[WET_MAX_WINDOW];
 	struct wet_side left, right;
 	/* Closed form of the state: the tables' non-zero entries by index
-	 * (left side first), or the list. */
+	 * (left side first), or the list (WET_MAX_LIST values; NULL when
+	 * empty, as at the segment's start where built and parsed segments
+	 * rest: a WET's 10^5 segments need none). */
 	struct wet_tab_entry *tab;
 	uint32_t nleft_tab, nright_tab;
-	uint64_t list[WET_MAX_LIST];
+	uint64_t *list;
 };
 
 int wet_state_init(struct wet_state *st, const struct wet_method *m);

@@ -33,7 +33,7 @@ static int close_open(struct wet_stream *s)
 	if (s->open == NO_SEGMENT)
 		return 0;
 	seg = &s->segs[s->open];
-	if (wet_seg_close(&seg->method, seg, &s->st) < 0)
+	if (wet_seg_close(&seg->method, seg, s->st) < 0)
 		return -1;
 	s->open = NO_SEGMENT;
 	return 0;
@@ -46,11 +46,13 @@ static int open_segment(struct wet_stream *s, uint32_t k)
 		return 0;
 	if (close_open(s) < 0)
 		return -1;
-	/* The dense tables are made the first time a table kind needs them. */
-	if (s->segs[k].method.table_bits && !s->st.left_tab &&
-	    wet_state_init(&s->st, &s->segs[k].method) < 0)
+	if (!s->st && !(s->st = calloc(1, sizeof(*s->st))))
 		return -1;
-	wet_seg_open(&s->segs[k].method, &s->segs[k], &s->st);
+	/* The dense tables are made the first time a table kind needs them. */
+	if (s->segs[k].method.table_bits && !s->st->left_tab &&
+	    wet_state_init(s->st, &s->segs[k].method) < 0)
+		return -1;
+	wet_seg_open(&s->segs[k].method, &s->segs[k], s->st);
 	s->open = k;
 	return 0;
 }
@@ -78,7 +80,7 @@ int wet_stream_park(struct wet_stream *s, uint32_t k)
 {
 	if (open_segment(s, k) < 0)
 		return -1;
-	return wet_seg_rewind(&s->segs[k].method, &s->segs[k], &s->st);
+	return wet_seg_rewind(&s->segs[k].method, &s->segs[k], s->st);
 }
 
 /* Start the next segment, coded with m; the one before rests at its start. */
@@ -110,17 +112,26 @@ static int stream_append(struct wet_stream *s, uint64_t x)
 	struct wet_seg *seg = &s->segs[s->nsegs - 1];
 
 	/* The builder may have released the segment (wet_builder_release). */
-	if (open_segment(s, s->nsegs - 1) < 0 || wet_seg_append(&seg->method, seg, &s->st, x) < 0)
+	if (open_segment(s, s->nsegs - 1) < 0 || wet_seg_append(&seg->method, seg, s->st, x) < 0)
 		return -1;
 	s->count++;
 	return 0;
+}
+
+static void drop_state(struct wet_stream *s)
+{
+	if (!s->st)
+		return;
+	wet_state_free(s->st);
+	free(s->st);
+	s->st = NULL;
 }
 
 int wet_stream_release(struct wet_stream *s)
 {
 	if (close_open(s) < 0)
 		return -1;
-	wet_state_free(&s->st);
+	drop_state(s);
 	return 0;
 }
 
@@ -131,7 +142,7 @@ void wet_stream_free(struct wet_stream *s)
 	for (uint32_t i = 0; i < s->nsegs; i++)
 		wet_seg_free(&s->segs[i]);
 	free(s->segs);
-	wet_state_free(&s->st);
+	drop_state(s);
 	free(s);
 }
 
@@ -147,10 +158,10 @@ int wet_stream_get(struct wet_stream *s, uint64_t i, uint64_t *x)
 	seg = &s->segs[s->open];
 	target = (uint32_t)(i % s->seg_len) + 1;
 	while (seg->pos < target)
-		if (wet_seg_forward(&seg->method, seg, &s->st) < 0)
+		if (wet_seg_forward(&seg->method, seg, s->st) < 0)
 			return -1;
 	while (seg->pos > target)
-		if (wet_seg_backward(&seg->method, seg, &s->st) < 0)
+		if (wet_seg_backward(&seg->method, seg, s->st) < 0)
 			return -1;
 	*x = wet_seg_current(&seg->method, seg);
 	return 0;
@@ -284,6 +295,18 @@ int wet_builder_add(struct wet_builder *b, uint64_t x)
 
 int wet_builder_release(struct wet_builder *b)
 {
+	return wet_stream_release(b->s);
+}
+
+int wet_builder_settle(struct wet_builder *b, uint32_t min)
+{
+	if (b->nwarm && b->nwarm >= min && choose_segment(b) < 0)
+		return -1;
+	if (!b->nwarm) {
+		free(b->warm);
+		b->warm = NULL;
+		b->cap_warm = 0;
+	}
 	return wet_stream_release(b->s);
 }
 

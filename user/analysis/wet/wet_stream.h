@@ -63,7 +63,9 @@ struct wet_stream {
 	uint32_t seg_len;
 	uint32_t nsegs, cap_segs;
 	struct wet_seg *segs;
-	struct wet_state st;
+	/* The open segment's state, NULL while none is open (a WET holds
+	 * 10^5 streams, nearly all closed: 152 bytes each saved). */
+	struct wet_state *st;
 	uint32_t open; /* the segment whose state is in st, or UINT32_MAX */
 };
 
@@ -81,6 +83,15 @@ int wet_builder_add(struct wet_builder *b, uint64_t x);
  * them from their non-zero entries): what a builder of many streams calls
  * on the streams it has not fed for a while.  0, or -1 out of memory. */
 int wet_builder_release(struct wet_builder *b);
+/* What a builder of many streams calls on a stream it has not fed for a
+ * while: when at least `min` values wait in the warm-up, choose the
+ * segment's method on them now and code them (the rest of the segment
+ * follows that choice), and give back the warm-up buffer; then release as
+ * above.  The stored bytes then depend on when this was called, the
+ * values read back do not.  A WET holds 10^5 streams, most short and
+ * idle: waiting for full warm-ups kept their values raw, most of the
+ * build's memory.  0, or -1 out of memory. */
+int wet_builder_settle(struct wet_builder *b, uint32_t min);
 /* The finished stream (the builder is reset), or NULL when out of memory. */
 struct wet_stream *wet_builder_finish(struct wet_builder *b);
 void wet_builder_abort(struct wet_builder *b);
@@ -102,6 +113,13 @@ int wet_stream_get(struct wet_stream *s, uint64_t i, uint64_t *x);
 size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out);
 /* Parse a serialized stream; NULL with a one-line reason in err. */
 struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* The bare form: the same codes without magic, version and CRC, and a
+ * header of two bytes or so, for a container that checks its bytes itself
+ * (the stored WET: most of its streams hold a few values, and the framed
+ * form's fixed 15 bytes were a fifth of it).  Parsing checks every count
+ * and index as wet_stream_parse does. */
+size_t wet_stream_serialize_bare(struct wet_stream *s, uint8_t **out);
+struct wet_stream *wet_stream_parse_bare(const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* Walk every segment to its start and back; 0 when every code decodes and
  * each segment's start state is the empty one, else -1 with a reason. */
 int wet_stream_verify(struct wet_stream *s, char *err, size_t errlen);

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wet_stream_serial.c — the byte form of a tier-2 stream, its parser and
- * its full check (wet_stream.h).
+ * wet_stream_serial.c — the byte forms of a tier-2 stream, their parsers
+ * and the full check (wet_stream.h).
  *
+ * Framed (standalone, self-checking):
  *   "WETS" u8 version u8 table_bits (of the FCM/DFCM segments)
- *   varint seg_len, varint count
- *   per segment (ceil(count / seg_len), each parked at its start, where
- *   the window, the left stack and table and the last-n list are empty):
+ *   varint seg_len, varint count, segments,
+ *   u32 CRC32C of everything before, little-endian
+ * Bare (inside a container that checks its own bytes, the stored WET):
+ *   varint count; when count > 0: u8 table_bits | 0x20 when seg_len is
+ *   not WET_DEFAULT_SEG_LEN, then varint seg_len when flagged; segments.
+ *   A WET holds tens of thousands of label streams, most of a few values:
+ *   the framed form's 15 fixed bytes were a fifth of all it stored.
+ * Segments (ceil(count / seg_len), each parked at its start, where the
+ * window, the left stack and table and the last-n list are empty):
  *     u8 method: kind << 5 | size
  *     varint right_bits, ceil(right_bits / 8) bytes of the right stack
  *     FCM/DFCM: varint n, n x (varint index gap, varint zigzag value) —
  *               the right table's non-zero entries
- *   u32 CRC32C of everything before, little-endian
  *
  * The parser trusts nothing: every length is checked against what is left
  * of the buffer and against what the counts allow before anything is
@@ -104,13 +110,26 @@ size_t wet_seg_serial_size(const struct wet_seg *seg)
 	return k.len;
 }
 
-static void put_stream(struct sink *k, const struct wet_stream *s)
+#define BARE_SEG_LEN_FLAG 0x20
+
+static void put_stream(struct sink *k, const struct wet_stream *s, int bare)
 {
 	uint8_t head[6] = {MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], VERSION, s->table_bits};
 
-	put_bytes(k, head, sizeof(head));
-	put_varint(k, s->seg_len);
-	put_varint(k, s->count);
+	if (!bare) {
+		put_bytes(k, head, sizeof(head));
+		put_varint(k, s->seg_len);
+		put_varint(k, s->count);
+	} else {
+		put_varint(k, s->count);
+		if (!s->count)
+			return;
+		head[0] = (uint8_t)(s->table_bits |
+				    (s->seg_len != WET_DEFAULT_SEG_LEN ? BARE_SEG_LEN_FLAG : 0));
+		put_bytes(k, head, 1);
+		if (s->seg_len != WET_DEFAULT_SEG_LEN)
+			put_varint(k, s->seg_len);
+	}
 	for (uint32_t i = 0; i < s->nsegs; i++)
 		put_segment(k, &s->segs[i]);
 }
@@ -124,7 +143,7 @@ static int park(struct wet_stream *s)
 	return wet_stream_release(s);
 }
 
-size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out)
+static size_t serialize(struct wet_stream *s, uint8_t **out, int bare)
 {
 	struct sink k = {0};
 	uint32_t crc;
@@ -132,17 +151,29 @@ size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out)
 	*out = NULL;
 	if (park(s) < 0)
 		return 0;
-	put_stream(&k, s);
+	put_stream(&k, s, bare);
 	k.out = malloc(k.len + 4);
 	if (!k.out)
 		return 0;
 	k.len = 0;
-	put_stream(&k, s);
-	crc = wpp_crc32c(0, k.out, k.len);
-	for (unsigned i = 0; i < 4; i++)
-		k.out[k.len++] = (uint8_t)(crc >> (8 * i));
+	put_stream(&k, s, bare);
+	if (!bare) {
+		crc = wpp_crc32c(0, k.out, k.len);
+		for (unsigned i = 0; i < 4; i++)
+			k.out[k.len++] = (uint8_t)(crc >> (8 * i));
+	}
 	*out = k.out;
 	return k.len;
+}
+
+size_t wet_stream_serialize(struct wet_stream *s, uint8_t **out)
+{
+	return serialize(s, out, 0);
+}
+
+size_t wet_stream_serialize_bare(struct wet_stream *s, uint8_t **out)
+{
+	return serialize(s, out, 1);
 }
 
 /* --- parsing ------------------------------------------------------------ */
@@ -235,11 +266,60 @@ static int get_segment(struct source *r, unsigned table_bits, struct wet_seg *se
 	return 0;
 }
 
+/* The segments of a stream whose header said table_bits, seg_len and
+ * count; r must end exactly after them. */
+static struct wet_stream *parse_segments(struct source *r, unsigned table_bits, uint64_t seg_len,
+					 uint64_t count)
+{
+	struct wet_stream *s;
+	uint64_t nsegs;
+
+	if (table_bits > WET_MAX_TABLE_BITS) {
+		fail(r, "table of 2^%u entries", table_bits);
+		return NULL;
+	}
+	if (seg_len == 0 || seg_len > WET_MAX_SEG_LEN) {
+		fail(r, "segment length %llu out of range", (unsigned long long)seg_len);
+		return NULL;
+	}
+	nsegs = (count + seg_len - 1) / seg_len;
+	/* Every segment takes at least two bytes. */
+	if (nsegs > (uint64_t)(r->end - r->p) / 2 || nsegs >= UINT32_MAX) {
+		fail(r, "%llu values do not fit in the bytes", (unsigned long long)count);
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || (nsegs && !(s->segs = calloc(nsegs, sizeof(*s->segs))))) {
+		free(s);
+		fail(r, "out of memory");
+		return NULL;
+	}
+	s->table_bits = (uint8_t)table_bits;
+	s->seg_len = (uint32_t)seg_len;
+	s->count = count;
+	s->nsegs = s->cap_segs = (uint32_t)nsegs;
+	s->open = UINT32_MAX;
+	for (uint32_t i = 0; i < nsegs; i++) {
+		uint64_t left = count - (uint64_t)i * seg_len;
+
+		if (get_segment(r, table_bits, &s->segs[i],
+				(uint32_t)(left < seg_len ? left : seg_len)) < 0) {
+			wet_stream_free(s);
+			return NULL;
+		}
+	}
+	if (r->p != r->end) {
+		fail(r, "%zu bytes after the last segment", (size_t)(r->end - r->p));
+		wet_stream_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
 	struct source r = {buf, buf + len, err, errlen};
-	struct wet_stream *s;
-	uint64_t seg_len, count, nsegs;
+	uint64_t seg_len, count;
 	uint32_t crc = 0;
 
 	if (len < 10 || memcmp(buf, MAGIC, 4) != 0) {
@@ -256,50 +336,36 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
 		fail(&r, "unsupported WET stream version %u", buf[4]);
 		return NULL;
 	}
-	if (buf[5] > WET_MAX_TABLE_BITS) {
-		fail(&r, "table of 2^%u entries", buf[5]);
-		return NULL;
-	}
 	r.p = buf + 6;
 	r.end = buf + len - 4;
 	if (get_varint(&r, &seg_len, "segment length") < 0 || get_varint(&r, &count, "count") < 0)
 		return NULL;
-	if (seg_len == 0 || seg_len > WET_MAX_SEG_LEN) {
-		fail(&r, "segment length %llu out of range", (unsigned long long)seg_len);
-		return NULL;
-	}
-	nsegs = (count + seg_len - 1) / seg_len;
-	/* Every segment takes at least two bytes. */
-	if (nsegs > (uint64_t)(r.end - r.p) / 2 || nsegs >= UINT32_MAX) {
-		fail(&r, "%llu values do not fit in %zu bytes", (unsigned long long)count, len);
-		return NULL;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s || (nsegs && !(s->segs = calloc(nsegs, sizeof(*s->segs))))) {
-		free(s);
-		fail(&r, "out of memory");
-		return NULL;
-	}
-	s->table_bits = buf[5];
-	s->seg_len = (uint32_t)seg_len;
-	s->count = count;
-	s->nsegs = s->cap_segs = (uint32_t)nsegs;
-	s->open = UINT32_MAX;
-	for (uint32_t i = 0; i < nsegs; i++) {
-		uint64_t left = count - (uint64_t)i * seg_len;
+	return parse_segments(&r, buf[5], seg_len, count);
+}
 
-		if (get_segment(&r, buf[5], &s->segs[i],
-				(uint32_t)(left < seg_len ? left : seg_len)) < 0) {
-			wet_stream_free(s);
+struct wet_stream *wet_stream_parse_bare(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+	struct source r = {buf, buf + len, err, errlen};
+	uint64_t seg_len = WET_DEFAULT_SEG_LEN, count;
+	uint8_t head;
+
+	if (get_varint(&r, &count, "count") < 0)
+		return NULL;
+	if (count) {
+		if (r.p == r.end) {
+			fail(&r, "truncated stream head");
 			return NULL;
 		}
+		head = *r.p++;
+		if (head & ~(BARE_SEG_LEN_FLAG | 0x1f)) {
+			fail(&r, "unknown stream head %#x", head);
+			return NULL;
+		}
+		if ((head & BARE_SEG_LEN_FLAG) && get_varint(&r, &seg_len, "segment length") < 0)
+			return NULL;
+		return parse_segments(&r, head & 0x1f, seg_len, count);
 	}
-	if (r.p != r.end) {
-		fail(&r, "%zu bytes after the last segment", (size_t)(r.end - r.p));
-		wet_stream_free(s);
-		return NULL;
-	}
-	return s;
+	return parse_segments(&r, 0, seg_len, 0);
 }
 
 /* --- the full check ------------------------------------------------------ */
@@ -327,7 +393,7 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 	struct source r = {NULL, NULL, err, errlen};
 	struct wet_seg *seg = &s->segs[k];
 	const struct wet_method *m = &seg->method;
-	struct wet_state *st = &s->st;
+	struct wet_state *st;
 
 	/* Every step is reversible, so codes that walk from the empty start
 	 * state to an empty end state and back are a coding of the values they
@@ -335,6 +401,7 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 	 * stream). */
 	if (wet_stream_park(s, k) < 0)
 		return fail(&r, "segment %u: damaged code", k);
+	st = s->st; /* the open segment's */
 	if (!left_empty(m, seg, st))
 		return fail(&r, "segment %u: does not start empty", k);
 	while (seg->pos < seg->count)
