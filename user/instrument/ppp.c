@@ -3,11 +3,14 @@
  * ppp.c — preferential path numbering (see ppp.h).
  *
  * Each interesting path is decoded from its Ball-Larus id into its edges;
- * every edge then lists its occurrences (path, prefix), where the prefix
- * before an edge is named by the Ball-Larus partial sum up to it (id minus
- * what is left to decode: unique among the prefixes reaching one node).
- * Nodes are processed bottom-up; cis(q) lives only while q's node is
- * processed, since prefix q ends there.
+ * every edge then lists its occurrences (path, context).  Forward, the
+ * context of an edge is the path's prefix before it, named by the
+ * Ball-Larus partial sum up to it (id minus what is left to decode: unique
+ * among the prefixes reaching one node); reversed, it is the path's suffix
+ * after it, named by what is left to decode there (the suffix's Ball-Larus
+ * value from that node: unique among the suffixes leaving it).  Nodes are
+ * processed in the order that sees every context end at the node being
+ * processed, so cis(q) lives only while that node is.
  */
 #include "instrument/ppp.h"
 
@@ -17,25 +20,42 @@
 
 #include "instrument/dag_walk.h"
 
+/* Fill searches stop after this many candidate weights for one edge. */
+#define FILL_TRIES 64
+/* Greedy ordering looks at nodes with at most this many numbered edges. */
+#define GREEDY_MAX_EDGES 64
+
 struct occurrence {
-	uint64_t prefix; /* Ball-Larus partial sum of the path before the edge */
+	uint64_t context; /* Ball-Larus name of the prefix (suffix) at the node */
 	uint32_t path;
 };
 
-/* A node's prefixes and their cumulative interval sizes. */
-struct prefix_table {
+/* A node's contexts and their cumulative interval sizes. */
+struct context_table {
 	uint64_t *key;
 	int64_t *cis;
 	uint32_t n;
 };
 
+/* The ids each context of the node holds so far (fill): an open-addressing
+ * set of (context index, id), cleared per node by a generation stamp. */
+struct used_ids {
+	uint32_t *ctx, *stamp;
+	int64_t *id;
+	uint32_t cap, gen;
+};
+
 struct ppp_work {
 	const struct wpp_dag *d;
+	const struct wpp_ppp_way *way;
 	struct wpp_dag_walk walk;
 	uint32_t *estart; /* occurrences of edge e: occ[estart[e] .. estart[e + 1]) */
 	struct occurrence *occ;
 	int64_t *pid;
-	struct prefix_table pt;
+	struct context_table ct;
+	struct used_ids used;
+	uint32_t *todo; /* a node's edges not numbered yet */
+	int64_t budget; /* fill: set look-ups left for the whole numbering */
 	char *why;
 	size_t whylen;
 };
@@ -56,8 +76,8 @@ static int cmp_u64(const void *a, const void *b)
 static int cmp_occ(const void *a, const void *b)
 {
 	const struct occurrence *x = a, *y = b;
-	if (x->prefix != y->prefix)
-		return (x->prefix > y->prefix) - (x->prefix < y->prefix);
+	if (x->context != y->context)
+		return (x->context > y->context) - (x->context < y->context);
 	return (x->path > y->path) - (x->path < y->path);
 }
 
@@ -101,73 +121,221 @@ static int walk_path(struct ppp_work *w, uint32_t p, uint64_t id, uint32_t *fill
 		uint32_t e = edge_for(w, v, r);
 		if (e == WPP_NONE || steps > d->nedges)
 			return fail(w, "a Ball-Larus id does not decode to a path of this DAG");
+		uint64_t after = r - d->edges[e].val;
 		if (fill)
-			w->occ[fill[e]++] = (struct occurrence){id - r, p};
+			w->occ[fill[e]++] =
+			    (struct occurrence){w->way->reverse ? after : id - r, p};
 		else
 			w->estart[e + 1]++;
-		r -= d->edges[e].val;
+		r = after;
 		v = d->edges[e].dst;
 	}
 	return 0;
 }
 
-/* The distinct prefixes of the occurrences on v's out-edges, each cis 0. */
-static void prefixes_of(struct ppp_work *w, uint32_t v)
+/* The edges whose occurrences have their context at v. */
+static const struct wpp_dag_adj *node_edges(const struct ppp_work *w)
 {
-	const struct wpp_dag_adj *out = &w->walk.out;
+	return w->way->reverse ? &w->walk.in : &w->walk.out;
+}
+
+/* The distinct contexts of the occurrences on v's edges, each cis 0;
+ * returns how many occurrences there are. */
+static uint32_t contexts_of(struct ppp_work *w, uint32_t v)
+{
+	const struct wpp_dag_adj *adj = node_edges(w);
 	uint32_t n = 0;
 
-	for (uint32_t i = out->start[v]; i < out->start[v + 1]; i++) {
-		uint32_t e = out->adj[i];
+	for (uint32_t i = adj->start[v]; i < adj->start[v + 1]; i++) {
+		uint32_t e = adj->adj[i];
 		for (uint32_t k = w->estart[e]; k < w->estart[e + 1]; k++)
-			w->pt.key[n++] = w->occ[k].prefix;
+			w->ct.key[n++] = w->occ[k].context;
 	}
-	qsort(w->pt.key, n, sizeof(uint64_t), cmp_u64);
+	uint32_t nocc = n;
+	qsort(w->ct.key, n, sizeof(uint64_t), cmp_u64);
 	uint32_t m = 0;
 	for (uint32_t k = 0; k < n; k++)
-		if (!m || w->pt.key[m - 1] != w->pt.key[k])
-			w->pt.key[m++] = w->pt.key[k];
-	memset(w->pt.cis, 0, (size_t)m * sizeof(int64_t));
-	w->pt.n = m;
+		if (!m || w->ct.key[m - 1] != w->ct.key[k])
+			w->ct.key[m++] = w->ct.key[k];
+	memset(w->ct.cis, 0, (size_t)m * sizeof(int64_t));
+	w->ct.n = m;
+	return nocc;
 }
 
-static int64_t *cis_of(struct ppp_work *w, uint64_t prefix)
+static uint32_t context_index(const struct ppp_work *w, uint64_t context)
 {
-	uint64_t *k = bsearch(&prefix, w->pt.key, w->pt.n, sizeof(uint64_t), cmp_u64);
-	return &w->pt.cis[k - w->pt.key]; /* always there: prefixes_of saw it */
+	uint64_t *k = bsearch(&context, w->ct.key, w->ct.n, sizeof(uint64_t), cmp_u64);
+	return (uint32_t)(k - w->ct.key); /* always there: contexts_of saw it */
 }
 
-/* Figure 10's body for one edge: the join, the partial ids, the new cis. */
-static int number_edge(struct ppp_work *w, uint32_t e, int64_t *weight)
+static uint32_t used_slot(const struct used_ids *u, uint32_t c, int64_t id)
+{
+	uint64_t h = ((uint64_t)id * UINT64_C(0x9e3779b97f4a7c15)) ^ ((uint64_t)c << 32 | c);
+	h ^= h >> 29;
+	return (uint32_t)(h * UINT64_C(0xbf58476d1ce4e5b9) >> 32) & (u->cap - 1);
+}
+
+/* Empties the set for a node with nocc occurrences (room for all). */
+static int used_reset(struct used_ids *u, uint32_t nocc)
+{
+	uint32_t cap = 16;
+	while (cap < 2 * (uint64_t)nocc)
+		cap *= 2;
+	if (cap > u->cap) {
+		free(u->ctx);
+		free(u->stamp);
+		free(u->id);
+		u->ctx = malloc((size_t)cap * sizeof(uint32_t));
+		u->stamp = calloc(cap, sizeof(uint32_t));
+		u->id = malloc((size_t)cap * sizeof(int64_t));
+		u->cap = cap;
+		u->gen = 0;
+		if (!u->ctx || !u->stamp || !u->id) {
+			u->cap = 0;
+			return -1;
+		}
+	}
+	u->gen++;
+	return 0;
+}
+
+static int used_has(const struct used_ids *u, uint32_t c, int64_t id)
+{
+	for (uint32_t s = used_slot(u, c, id);; s = (s + 1) & (u->cap - 1)) {
+		if (u->stamp[s] != u->gen)
+			return 0;
+		if (u->ctx[s] == c && u->id[s] == id)
+			return 1;
+	}
+}
+
+static void used_add(struct used_ids *u, uint32_t c, int64_t id)
+{
+	uint32_t s = used_slot(u, c, id);
+	while (u->stamp[s] == u->gen)
+		s = (s + 1) & (u->cap - 1);
+	u->stamp[s] = u->gen, u->ctx[s] = c, u->id[s] = id;
+}
+
+/* Whether weight wt puts none of e's paths on an id its context holds. */
+static int fits(struct ppp_work *w, uint32_t e, int64_t wt)
+{
+	for (uint32_t k = w->estart[e]; k < w->estart[e + 1]; k++) {
+		const struct occurrence *o = &w->occ[k];
+		int64_t id;
+		if (--w->budget < 0 || __builtin_add_overflow(w->pid[o->path], wt, &id))
+			return 0;
+		if (used_has(&w->used, context_index(w, o->context), id))
+			return 0;
+	}
+	return 1;
+}
+
+/* Edge e's weight at this point of its node, and the holes it leaves
+ * (growth of its contexts' cis beyond their intervals' own sizes).
+ * Figure 10: weight_q = cis(q) - min over q's paths, the join takes the
+ * largest, so q's ids start past every id q holds.  Fill: the smallest
+ * weight (from the one putting the lowest id at 0) under which none of
+ * the edge's paths lands on an id its context holds, else the join's. */
+static int weigh_edge(struct ppp_work *w, uint32_t e, int64_t *weight, int64_t *holes)
 {
 	struct occurrence *o = w->occ + w->estart[e];
 	uint32_t n = w->estart[e + 1] - w->estart[e];
-	int have = 0;
-	int64_t wt = 0;
+	int64_t join = INT64_MIN, low = INT64_MIN;
 
 	for (uint32_t a = 0, b; a < n; a = b) {
 		int64_t min = w->pid[o[a].path], wq;
-		for (b = a + 1; b < n && o[b].prefix == o[a].prefix; b++)
+		for (b = a + 1; b < n && o[b].context == o[a].context; b++)
 			if (w->pid[o[b].path] < min)
 				min = w->pid[o[b].path];
-		if (__builtin_sub_overflow(*cis_of(w, o[a].prefix), min, &wq))
+		if (__builtin_sub_overflow(w->ct.cis[context_index(w, o[a].context)], min, &wq) ||
+		    min == INT64_MIN)
 			return fail(w, "preferential weights do not fit 63 bits");
-		if (!have || wq > wt)
-			wt = wq, have = 1;
+		join = wq > join ? wq : join;
+		low = -min > low ? -min : low;
 	}
-	*weight = wt;
+	*weight = join;
+	if (w->way->fill)
+		for (int64_t t = 0, c = low; t < FILL_TRIES && c < join && w->budget > 0; t++, c++)
+			if (fits(w, e, c)) {
+				*weight = c;
+				break;
+			}
+	*holes = 0;
 	for (uint32_t a = 0, b; a < n; a = b) {
+		int64_t min = w->pid[o[a].path], max = min;
+		for (b = a + 1; b < n && o[b].context == o[a].context; b++) {
+			int64_t p = w->pid[o[b].path];
+			min = p < min ? p : min;
+			max = p > max ? p : max;
+		}
+		int64_t cis = w->ct.cis[context_index(w, o[a].context)], end;
+		if (__builtin_add_overflow(max, *weight, &end) || end == INT64_MAX)
+			return fail(w, "preferential ids do not fit 63 bits");
+		*holes += (end + 1 > cis ? end + 1 - cis : 0) - (max - min + 1);
+	}
+	return 0;
+}
+
+/* Gives e its weight: every path through it moves, cis grows. */
+static int number_edge(struct ppp_work *w, uint32_t e, int64_t wt)
+{
+	struct occurrence *o = w->occ + w->estart[e];
+	uint32_t n = w->estart[e + 1] - w->estart[e];
+
+	for (uint32_t a = 0, b; a < n; a = b) {
+		uint32_t c = context_index(w, o[a].context);
 		int64_t max = INT64_MIN;
-		for (b = a; b < n && o[b].prefix == o[a].prefix; b++) {
+		for (b = a; b < n && o[b].context == o[a].context; b++) {
 			int64_t *pid = &w->pid[o[b].path];
 			if (__builtin_add_overflow(*pid, wt, pid))
 				return fail(w, "preferential ids do not fit 63 bits");
 			if (*pid > max)
 				max = *pid;
+			if (w->way->fill)
+				used_add(&w->used, c, *pid);
 		}
 		if (max == INT64_MAX)
 			return fail(w, "preferential ids do not fit 63 bits");
-		*cis_of(w, o[a].prefix) = max + 1;
+		if (max + 1 > w->ct.cis[c])
+			w->ct.cis[c] = max + 1;
+	}
+	return 0;
+}
+
+/* One node: its edges in edge-array order (Ball-Larus's), or greedily the
+ * one leaving the fewest holes next.  Edges no interesting path takes keep
+ * weight 0. */
+static int number_node(struct ppp_work *w, uint32_t v, int64_t *weights)
+{
+	const struct wpp_dag_adj *adj = node_edges(w);
+	uint32_t n = 0;
+
+	uint32_t nocc = contexts_of(w, v);
+	if (w->way->fill && used_reset(&w->used, nocc))
+		return fail(w, "out of memory");
+	for (uint32_t i = adj->start[v]; i < adj->start[v + 1]; i++)
+		if (w->estart[adj->adj[i]] < w->estart[adj->adj[i] + 1])
+			w->todo[n++] = adj->adj[i];
+	int greedy = w->way->greedy && n <= GREEDY_MAX_EDGES;
+	while (n) {
+		uint32_t pick = 0;
+		int64_t wt, holes;
+		if (weigh_edge(w, w->todo[0], &wt, &holes))
+			return -1;
+		for (uint32_t k = 1; greedy && k < n; k++) {
+			int64_t wk, hk;
+			if (weigh_edge(w, w->todo[k], &wk, &hk))
+				return -1;
+			if (hk < holes)
+				pick = k, wt = wk, holes = hk;
+		}
+		uint32_t e = w->todo[pick];
+		memmove(w->todo + pick, w->todo + pick + 1, (n - pick - 1) * sizeof(uint32_t));
+		n--;
+		weights[e] = wt;
+		if (number_edge(w, e, wt))
+			return -1;
 	}
 	return 0;
 }
@@ -178,8 +346,12 @@ static void work_end(struct ppp_work *w)
 	free(w->estart);
 	free(w->occ);
 	free(w->pid);
-	free(w->pt.key);
-	free(w->pt.cis);
+	free(w->ct.key);
+	free(w->ct.cis);
+	free(w->used.ctx);
+	free(w->used.stamp);
+	free(w->used.id);
+	free(w->todo);
 }
 
 static int number(struct ppp_work *w, struct wpp_ppp *out)
@@ -194,7 +366,8 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	count_paths(w);
 	w->estart = calloc((size_t)ne + 1, sizeof(uint32_t));
 	w->pid = calloc((size_t)np + 1, sizeof(int64_t));
-	if (!w->estart || !w->pid)
+	w->todo = malloc(((size_t)ne + 1) * sizeof(uint32_t));
+	if (!w->estart || !w->pid || !w->todo)
 		return fail(w, "out of memory");
 	for (uint32_t p = 0; p < np; p++) {
 		if (out->slot_bl[p] >= d->npaths)
@@ -206,11 +379,12 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	for (uint32_t e = 0; e < ne; e++)
 		w->estart[e + 1] += w->estart[e];
 	nocc = w->estart[ne];
+	w->budget = 16 * (int64_t)nocc + (INT64_C(1) << 20);
 	w->occ = malloc(((size_t)nocc + 1) * sizeof(*w->occ));
-	w->pt.key = malloc(((size_t)nocc + 1) * sizeof(uint64_t));
-	w->pt.cis = malloc(((size_t)nocc + 1) * sizeof(int64_t));
+	w->ct.key = malloc(((size_t)nocc + 1) * sizeof(uint64_t));
+	w->ct.cis = malloc(((size_t)nocc + 1) * sizeof(int64_t));
 	fill = malloc(((size_t)ne + 1) * sizeof(uint32_t));
-	if (!w->occ || !w->pt.key || !w->pt.cis || !fill) {
+	if (!w->occ || !w->ct.key || !w->ct.cis || !fill) {
 		free(fill);
 		return fail(w, "out of memory");
 	}
@@ -223,17 +397,14 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 		      cmp_occ);
 
 	for (uint32_t k = 0; k < w->walk.nn; k++) {
-		uint32_t v = w->walk.order[k];
-		prefixes_of(w, v);
-		for (uint32_t i = w->walk.out.start[v]; i < w->walk.out.start[v + 1]; i++) {
-			uint32_t e = w->walk.out.adj[i];
-			if (number_edge(w, e, &out->weight[e]))
-				return -1;
-		}
+		uint32_t v = w->walk.order[w->way->reverse ? w->walk.nn - 1 - k : k];
+		if (number_node(w, v, out->weight))
+			return -1;
 	}
 
-	/* At ENTRY every path has the empty prefix, so its first edge moved
-	 * the smallest id to 0 and the last cis is the interval. */
+	/* The last node (ENTRY forward, EXIT reversed) has one context, the
+	 * empty one: its first edge moved the smallest id to 0, every weight
+	 * kept ids >= 0, so the largest id + 1 is the interval. */
 	int64_t max = -1;
 	for (uint32_t p = 0; p < np; p++) {
 		if (w->pid[p] < 0)
@@ -243,13 +414,14 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 		out->slot_ppp[p] = (uint64_t)w->pid[p];
 	}
 	out->interval = (uint64_t)(max + 1);
+	out->way = *w->way;
 	return 0;
 }
 
-int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, struct wpp_ppp *out,
-		   char *why, size_t whylen)
+int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n,
+		       const struct wpp_ppp_way *way, struct wpp_ppp *out, char *why, size_t whylen)
 {
-	struct ppp_work w = {.d = d, .why = why, .whylen = whylen};
+	struct ppp_work w = {.d = d, .way = way, .why = why, .whylen = whylen};
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -274,6 +446,43 @@ out:
 	if (rc)
 		wpp_ppp_free(out);
 	return rc;
+}
+
+const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS] = {
+    {0, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}, {1, 0, 0}, {1, 1, 0}, {1, 0, 1}, {1, 1, 1},
+};
+
+int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, struct wpp_ppp *out,
+		   char *why, size_t whylen)
+{
+	struct wpp_ppp next;
+	char first_why[160] = "";
+	int have = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int k = 0; k < WPP_PPP_NWAYS; k++) {
+		if (have && out->interval <= out->npaths)
+			break; /* perfect: nothing to gain */
+		if (wpp_ppp_number_way(d, bl_ids, n, &wpp_ppp_ways[k], &next, k ? NULL : first_why,
+				       k ? 0 : sizeof(first_why))) {
+			if (!k && !strncmp(first_why, "out of memory", 13))
+				break;
+			if (!k && strstr(first_why, "not below") != NULL)
+				break; /* the set itself is bad: every way says so */
+			continue;
+		}
+		if (have && next.interval >= out->interval) {
+			wpp_ppp_free(&next);
+			continue;
+		}
+		if (have)
+			wpp_ppp_free(out);
+		*out = next;
+		have = 1;
+	}
+	if (!have && why && whylen)
+		snprintf(why, whylen, "%s", first_why);
+	return have ? 0 : -1;
 }
 
 void wpp_ppp_free(struct wpp_ppp *p)

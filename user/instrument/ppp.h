@@ -29,7 +29,33 @@
  * 1 is not always reachable).  With I = every path, PPP is Ball-Larus:
  * W = val and every id equals the Ball-Larus id.
  *
- * Cost: O(L log L) for L = the total length of I's paths.
+ * The join leaves holes (a prefix whose intervals are smaller than
+ * another's on the same edge), and the holes compound bottom-up: a
+ * prefix's interval at one node is the sum of its (holed) intervals
+ * below.  Three choices keep every property above and often leave fewer
+ * (struct wpp_ppp_way); wpp_ppp_number tries them and keeps the smallest
+ * interval:
+ *   reverse  number top-down instead, with suffixes as the contexts (the
+ *            paper's footnote to Lemma 4: the same invariant over
+ *            suffixes); sums along a path do not care which way it was
+ *            numbered, and graphs that branch late and merge early number
+ *            more tightly this way;
+ *   greedy   at each node, number next the edge whose weight leaves the
+ *            fewest holes (the paper takes Ball-Larus's edge order);
+ *   fill     give an edge the smallest weight under which none of its
+ *            paths lands on an id its context already holds — the ids,
+ *            not the intervals, must be disjoint — so an edge's ids may
+ *            fill the holes earlier edges left (the paper's section 3.3,
+ *            Figure 11); the search is bounded (a fixed number of
+ *            candidates per edge, a budget of set look-ups per numbering)
+ *            and falls back to the join's weight, which always fits.
+ * Uniqueness holds for each: after a node, the paths sharing a context
+ * there have distinct partial ids (distinct per edge by induction, and
+ * no two edges' ids meet within one context).
+ *
+ * Cost: O(L log L) for L = the total length of I's paths, per way tried
+ * (greedy: times the node's numbered edges, at most 64; fill: the bounded
+ * search).
  */
 #ifndef WPP_INSTRUMENT_PPP_H
 #define WPP_INSTRUMENT_PPP_H
@@ -39,10 +65,20 @@
 
 #include "instrument/dag.h"
 
+/* How to number (see above); all zero is the paper's Figure 10. */
+struct wpp_ppp_way {
+	uint8_t reverse, greedy, fill;
+};
+
+#define WPP_PPP_NWAYS 8
+/* Every way, the paper's first (wpp_ppp_number's order of trying). */
+extern const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS];
+
 struct wpp_ppp {
-	int64_t *weight;   /* per DAG edge */
-	uint64_t interval; /* ids of I's paths lie in [0, interval) */
-	uint32_t npaths;   /* |I| after removing duplicates */
+	int64_t *weight;	/* per DAG edge */
+	struct wpp_ppp_way way; /* the way that numbered it */
+	uint64_t interval;	/* ids of I's paths lie in [0, interval) */
+	uint32_t npaths;	/* |I| after removing duplicates */
 	/* slot_bl[k] for k < npaths: the k-th interesting path's Ball-Larus id
 	 * (increasing); slot_ppp[k] its preferential id. */
 	uint64_t *slot_bl, *slot_ppp;
@@ -54,6 +90,12 @@ struct wpp_ppp {
  * not fit 63 bits, allocation failure); out is then empty. */
 int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, struct wpp_ppp *out,
 		   char *why, size_t whylen);
+/* The same, one way only (wpp_ppp_number tries the paper's first and the
+ * others only while Γ > 1, keeping the first smallest interval; why gets
+ * the paper's way's reason when no way fits). */
+int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n,
+		       const struct wpp_ppp_way *way, struct wpp_ppp *out, char *why,
+		       size_t whylen);
 void wpp_ppp_free(struct wpp_ppp *p);
 
 /* Γ: interval / npaths (1.0 for an empty set). */
