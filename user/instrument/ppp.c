@@ -20,8 +20,6 @@
 
 #include "instrument/dag_walk.h"
 
-/* Fill searches stop after this many candidate weights for one edge. */
-#define FILL_TRIES 64
 /* Greedy ordering looks at nodes with at most this many numbered edges. */
 #define GREEDY_MAX_EDGES 64
 
@@ -37,12 +35,18 @@ struct context_table {
 	uint32_t n;
 };
 
-/* The ids each context of the node holds so far (fill): an open-addressing
- * set of (context index, id), cleared per node by a generation stamp. */
-struct used_ids {
-	uint32_t *ctx, *stamp;
-	int64_t *id;
-	uint32_t cap, gen;
+/* Fill: a node's occurrences by context, to find the ids a context holds
+ * (its paths on the node's edges numbered already). */
+struct member {
+	uint32_t ctx, path, edge;
+};
+
+struct by_context {
+	struct member *m;
+	uint32_t *start; /* context c: m[start[c] .. start[c + 1]) */
+	uint8_t *done;	 /* per edge: numbered at its node */
+	int64_t *forbid; /* weights that would put two ids of a context together */
+	size_t nforbid, capforbid;
 };
 
 struct ppp_work {
@@ -53,9 +57,12 @@ struct ppp_work {
 	struct occurrence *occ;
 	int64_t *pid;
 	struct context_table ct;
-	struct used_ids used;
+	struct by_context bc;
 	uint32_t *todo; /* a node's edges not numbered yet */
-	int64_t budget; /* fill: set look-ups left for the whole numbering */
+	int64_t budget; /* fill: id pairs left to compare in the whole numbering */
+	int64_t limit;	/* the most this numbering may use: occurrences + pairs */
+	uint64_t work;	/* used: occurrences visited, edges weighed, pairs compared */
+	uint64_t rng;	/* shuffle: xorshift state */
 	char *why;
 	size_t whylen;
 };
@@ -168,67 +175,95 @@ static uint32_t context_index(const struct ppp_work *w, uint64_t context)
 	return (uint32_t)(k - w->ct.key); /* always there: contexts_of saw it */
 }
 
-static uint32_t used_slot(const struct used_ids *u, uint32_t c, int64_t id)
+static int cmp_member(const void *a, const void *b)
 {
-	uint64_t h = ((uint64_t)id * UINT64_C(0x9e3779b97f4a7c15)) ^ ((uint64_t)c << 32 | c);
-	h ^= h >> 29;
-	return (uint32_t)(h * UINT64_C(0xbf58476d1ce4e5b9) >> 32) & (u->cap - 1);
+	const struct member *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return (x->ctx > y->ctx) - (x->ctx < y->ctx);
+	return (x->edge > y->edge) - (x->edge < y->edge);
 }
 
-/* Empties the set for a node with nocc occurrences (room for all). */
-static int used_reset(struct used_ids *u, uint32_t nocc)
+static int cmp_i64(const void *a, const void *b)
 {
-	uint32_t cap = 16;
-	while (cap < 2 * (uint64_t)nocc)
-		cap *= 2;
-	if (cap > u->cap) {
-		free(u->ctx);
-		free(u->stamp);
-		free(u->id);
-		u->ctx = malloc((size_t)cap * sizeof(uint32_t));
-		u->stamp = calloc(cap, sizeof(uint32_t));
-		u->id = malloc((size_t)cap * sizeof(int64_t));
-		u->cap = cap;
-		u->gen = 0;
-		if (!u->ctx || !u->stamp || !u->id) {
-			u->cap = 0;
-			return -1;
-		}
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Fill: node v's occurrences grouped by context. */
+static void group_by_context(struct ppp_work *w, uint32_t v)
+{
+	const struct wpp_dag_adj *adj = node_edges(w);
+	struct by_context *bc = &w->bc;
+	uint32_t n = 0;
+
+	for (uint32_t i = adj->start[v]; i < adj->start[v + 1]; i++) {
+		uint32_t e = adj->adj[i];
+		for (uint32_t k = w->estart[e]; k < w->estart[e + 1]; k++)
+			bc->m[n++] =
+			    (struct member){context_index(w, w->occ[k].context), w->occ[k].path, e};
 	}
-	u->gen++;
+	qsort(bc->m, n, sizeof(*bc->m), cmp_member);
+	memset(bc->start, 0, ((size_t)w->ct.n + 1) * sizeof(uint32_t));
+	for (uint32_t k = 0; k < n; k++)
+		bc->start[bc->m[k].ctx + 1]++;
+	for (uint32_t c = 0; c < w->ct.n; c++)
+		bc->start[c + 1] += bc->start[c];
+}
+
+static int forbid(struct by_context *bc, int64_t f)
+{
+	if (bc->nforbid == bc->capforbid) {
+		size_t cap = bc->capforbid ? 2 * bc->capforbid : 1024;
+		int64_t *p = realloc(bc->forbid, cap * sizeof(int64_t));
+		if (!p)
+			return -1;
+		bc->forbid = p, bc->capforbid = cap;
+	}
+	bc->forbid[bc->nforbid++] = f;
 	return 0;
 }
 
-static int used_has(const struct used_ids *u, uint32_t c, int64_t id)
+/* Fill: the smallest weight in [low, join) under which none of e's paths
+ * lands on an id its context holds, else join (which always fits: it
+ * puts each context's ids past all it holds).  A weight f is ruled out
+ * by every pair (held id a, e's partial id b) of one context with
+ * f = a - b; the pairs compared count against the budget. */
+static int fill_weight(struct ppp_work *w, uint32_t e, int64_t low, int64_t join, int64_t *weight)
 {
-	for (uint32_t s = used_slot(u, c, id);; s = (s + 1) & (u->cap - 1)) {
-		if (u->stamp[s] != u->gen)
-			return 0;
-		if (u->ctx[s] == c && u->id[s] == id)
-			return 1;
-	}
-}
+	struct by_context *bc = &w->bc;
+	struct occurrence *o = w->occ + w->estart[e];
+	uint32_t n = w->estart[e + 1] - w->estart[e];
 
-static void used_add(struct used_ids *u, uint32_t c, int64_t id)
-{
-	uint32_t s = used_slot(u, c, id);
-	while (u->stamp[s] == u->gen)
-		s = (s + 1) & (u->cap - 1);
-	u->stamp[s] = u->gen, u->ctx[s] = c, u->id[s] = id;
-}
-
-/* Whether weight wt puts none of e's paths on an id its context holds. */
-static int fits(struct ppp_work *w, uint32_t e, int64_t wt)
-{
-	for (uint32_t k = w->estart[e]; k < w->estart[e + 1]; k++) {
-		const struct occurrence *o = &w->occ[k];
-		int64_t id;
-		if (--w->budget < 0 || __builtin_add_overflow(w->pid[o->path], wt, &id))
-			return 0;
-		if (used_has(&w->used, context_index(w, o->context), id))
-			return 0;
+	*weight = join;
+	bc->nforbid = 0;
+	for (uint32_t a = 0, b; a < n; a = b) {
+		uint32_t c = context_index(w, o[a].context);
+		for (b = a + 1; b < n && o[b].context == o[a].context; b++)
+			;
+		for (uint32_t k = bc->start[c]; k < bc->start[c + 1]; k++) {
+			if (!bc->done[bc->m[k].edge])
+				continue;
+			int64_t held = w->pid[bc->m[k].path];
+			w->budget -= b - a;
+			if (w->budget < 0)
+				return 0;
+			for (uint32_t i = a; i < b; i++) {
+				int64_t f;
+				if (__builtin_sub_overflow(held, w->pid[o[i].path], &f) ||
+				    f < low || f >= join)
+					continue;
+				if (forbid(bc, f))
+					return fail(w, "out of memory");
+			}
+		}
 	}
-	return 1;
+	qsort(bc->forbid, bc->nforbid, sizeof(int64_t), cmp_i64);
+	int64_t cand = low;
+	for (size_t k = 0; k < bc->nforbid && bc->forbid[k] <= cand; k++)
+		if (bc->forbid[k] == cand)
+			cand++;
+	*weight = cand;
+	return 0;
 }
 
 /* Edge e's weight at this point of its node, and the holes it leaves
@@ -255,12 +290,8 @@ static int weigh_edge(struct ppp_work *w, uint32_t e, int64_t *weight, int64_t *
 		low = -min > low ? -min : low;
 	}
 	*weight = join;
-	if (w->way->fill)
-		for (int64_t t = 0, c = low; t < FILL_TRIES && c < join && w->budget > 0; t++, c++)
-			if (fits(w, e, c)) {
-				*weight = c;
-				break;
-			}
+	if (w->way->fill && low < join && w->budget > 0 && fill_weight(w, e, low, join, weight))
+		return -1;
 	*holes = 0;
 	for (uint32_t a = 0, b; a < n; a = b) {
 		int64_t min = w->pid[o[a].path], max = min;
@@ -292,14 +323,14 @@ static int number_edge(struct ppp_work *w, uint32_t e, int64_t wt)
 				return fail(w, "preferential ids do not fit 63 bits");
 			if (*pid > max)
 				max = *pid;
-			if (w->way->fill)
-				used_add(&w->used, c, *pid);
 		}
 		if (max == INT64_MAX)
 			return fail(w, "preferential ids do not fit 63 bits");
 		if (max + 1 > w->ct.cis[c])
 			w->ct.cis[c] = max + 1;
 	}
+	if (w->bc.done)
+		w->bc.done[e] = 1;
 	return 0;
 }
 
@@ -311,13 +342,19 @@ static int number_node(struct ppp_work *w, uint32_t v, int64_t *weights)
 	const struct wpp_dag_adj *adj = node_edges(w);
 	uint32_t n = 0;
 
-	uint32_t nocc = contexts_of(w, v);
-	if (w->way->fill && used_reset(&w->used, nocc))
-		return fail(w, "out of memory");
+	contexts_of(w, v);
+	if (w->way->fill)
+		group_by_context(w, v);
 	for (uint32_t i = adj->start[v]; i < adj->start[v + 1]; i++)
 		if (w->estart[adj->adj[i]] < w->estart[adj->adj[i] + 1])
 			w->todo[n++] = adj->adj[i];
 	int greedy = w->way->greedy && n <= GREEDY_MAX_EDGES;
+	if (w->way->shuffle)
+		for (uint32_t k = n; k > 1; k--) {
+			w->rng ^= w->rng << 13, w->rng ^= w->rng >> 7, w->rng ^= w->rng << 17;
+			uint32_t j = (uint32_t)(w->rng % k), t = w->todo[k - 1];
+			w->todo[k - 1] = w->todo[j], w->todo[j] = t;
+		}
 	while (n) {
 		uint32_t pick = 0;
 		int64_t wt, holes;
@@ -325,6 +362,7 @@ static int number_node(struct ppp_work *w, uint32_t v, int64_t *weights)
 			return -1;
 		for (uint32_t k = 1; greedy && k < n; k++) {
 			int64_t wk, hk;
+			w->work += w->estart[w->todo[k] + 1] - w->estart[w->todo[k]];
 			if (weigh_edge(w, w->todo[k], &wk, &hk))
 				return -1;
 			if (hk < holes)
@@ -348,9 +386,10 @@ static void work_end(struct ppp_work *w)
 	free(w->pid);
 	free(w->ct.key);
 	free(w->ct.cis);
-	free(w->used.ctx);
-	free(w->used.stamp);
-	free(w->used.id);
+	free(w->bc.m);
+	free(w->bc.start);
+	free(w->bc.done);
+	free(w->bc.forbid);
 	free(w->todo);
 }
 
@@ -379,12 +418,21 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	for (uint32_t e = 0; e < ne; e++)
 		w->estart[e + 1] += w->estart[e];
 	nocc = w->estart[ne];
-	w->budget = 16 * (int64_t)nocc + (INT64_C(1) << 20);
+	w->budget = 32 * (int64_t)nocc + (INT64_C(1) << 22);
+	if (w->budget > w->limit - (int64_t)nocc)
+		w->budget = w->limit - (int64_t)nocc;
+	int64_t budget0 = w->budget;
 	w->occ = malloc(((size_t)nocc + 1) * sizeof(*w->occ));
 	w->ct.key = malloc(((size_t)nocc + 1) * sizeof(uint64_t));
 	w->ct.cis = malloc(((size_t)nocc + 1) * sizeof(int64_t));
 	fill = malloc(((size_t)ne + 1) * sizeof(uint32_t));
-	if (!w->occ || !w->ct.key || !w->ct.cis || !fill) {
+	if (w->way->fill) {
+		w->bc.m = malloc(((size_t)nocc + 1) * sizeof(*w->bc.m));
+		w->bc.start = malloc(((size_t)nocc + 2) * sizeof(uint32_t));
+		w->bc.done = calloc((size_t)ne + 1, 1);
+	}
+	if (!w->occ || !w->ct.key || !w->ct.cis || !fill ||
+	    (w->way->fill && (!w->bc.m || !w->bc.start || !w->bc.done))) {
 		free(fill);
 		return fail(w, "out of memory");
 	}
@@ -415,13 +463,17 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	}
 	out->interval = (uint64_t)(max + 1);
 	out->way = *w->way;
+	out->work = w->work + nocc + (uint64_t)(budget0 - (w->budget > 0 ? w->budget : 0));
 	return 0;
 }
 
-int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n,
-		       const struct wpp_ppp_way *way, struct wpp_ppp *out, char *why, size_t whylen)
+/* One way, using at most limit units of work (struct wpp_ppp's work). */
+static int number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n,
+		      const struct wpp_ppp_way *way, int64_t limit, struct wpp_ppp *out, char *why,
+		      size_t whylen)
 {
-	struct ppp_work w = {.d = d, .way = way, .why = why, .whylen = whylen};
+	struct ppp_work w = {.d = d, .way = way, .limit = limit, .why = why, .whylen = whylen};
+	w.rng = UINT64_C(0x9e3779b97f4a7c15) * (way->shuffle + 1);
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -448,9 +500,26 @@ out:
 	return rc;
 }
 
+int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n,
+		       const struct wpp_ppp_way *way, struct wpp_ppp *out, char *why, size_t whylen)
+{
+	return number_way(d, bl_ids, n, way, INT64_MAX, out, why, whylen);
+}
+
 const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS] = {
-    {0, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}, {1, 0, 0}, {1, 1, 0}, {1, 0, 1}, {1, 1, 1},
+    {0, 0, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0}, {0, 1, 1, 0},
+    {1, 1, 1, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0},
 };
+
+/* The k-th way wpp_ppp_number tries: the fixed ones, then fill with
+ * shuffled edge orders, forward and reversed in turn. */
+static struct wpp_ppp_way way_to_try(int k)
+{
+	if (k < WPP_PPP_NWAYS)
+		return wpp_ppp_ways[k];
+	int s = k - WPP_PPP_NWAYS + 1;
+	return (struct wpp_ppp_way){(uint8_t)(s & 1), 0, 1, (uint32_t)s};
+}
 
 int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, struct wpp_ppp *out,
 		   char *why, size_t whylen)
@@ -458,19 +527,25 @@ int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, st
 	struct wpp_ppp next;
 	char first_why[160] = "";
 	int have = 0;
+	int64_t left = INT64_MAX;
 
 	memset(out, 0, sizeof(*out));
-	for (int k = 0; k < WPP_PPP_NWAYS; k++) {
+	for (int k = 0; k < WPP_PPP_NWAYS + WPP_PPP_SHUFFLES && left > 0; k++) {
 		if (have && out->interval <= out->npaths)
 			break; /* perfect: nothing to gain */
-		if (wpp_ppp_number_way(d, bl_ids, n, &wpp_ppp_ways[k], &next, k ? NULL : first_why,
-				       k ? 0 : sizeof(first_why))) {
-			if (!k && !strncmp(first_why, "out of memory", 13))
-				break;
-			if (!k && strstr(first_why, "not below") != NULL)
-				break; /* the set itself is bad: every way says so */
+		struct wpp_ppp_way way = way_to_try(k);
+		int rc = number_way(d, bl_ids, n, &way, left, &next, k ? NULL : first_why,
+				    k ? 0 : sizeof(first_why));
+		if (rc && !k &&
+		    (!strncmp(first_why, "out of memory", 13) ||
+		     strstr(first_why, "not below") != NULL))
+			break; /* no memory, or the set itself is bad: every way says so */
+		if (!k)	       /* the paper's way: one pass over the paths' edges */
+			left =
+			    (int64_t)(WPP_PPP_EFFORT * (rc ? 1 : next.work)) + (INT64_C(1) << 23);
+		if (rc)
 			continue;
-		}
+		left -= (int64_t)next.work;
 		if (have && next.interval >= out->interval) {
 			wpp_ppp_free(&next);
 			continue;

@@ -68,15 +68,22 @@
 /* How to number (see above); all zero is the paper's Figure 10. */
 struct wpp_ppp_way {
 	uint8_t reverse, greedy, fill;
+	uint32_t shuffle; /* nonzero: each node's edges in an order shuffled from this seed */
 };
 
 #define WPP_PPP_NWAYS 8
 /* Every way, the paper's first (wpp_ppp_number's order of trying). */
 extern const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS];
+/* After them, wpp_ppp_number tries fill with this many shuffled edge
+ * orders (struct wpp_ppp_way's shuffle: the seed), all within a work
+ * budget of WPP_PPP_EFFORT times the paper's way's work plus 2^23. */
+#define WPP_PPP_SHUFFLES 32
+#define WPP_PPP_EFFORT	 48
 
 struct wpp_ppp {
 	int64_t *weight;	/* per DAG edge */
 	struct wpp_ppp_way way; /* the way that numbered it */
+	uint64_t work;		/* occurrences visited, edges weighed, id pairs compared */
 	uint64_t interval;	/* ids of I's paths lie in [0, interval) */
 	uint32_t npaths;	/* |I| after removing duplicates */
 	/* slot_bl[k] for k < npaths: the k-th interesting path's Ball-Larus id
