@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "instrument/dag_walk.h"
+#include "instrument/ppp_compact.h"
 
 /* Greedy ordering looks at nodes with at most this many numbered edges. */
 #define GREEDY_MAX_EDGES 64
@@ -58,11 +59,12 @@ struct ppp_work {
 	int64_t *pid;
 	struct context_table ct;
 	struct by_context bc;
-	uint32_t *todo; /* a node's edges not numbered yet */
-	int64_t budget; /* fill: id pairs left to compare in the whole numbering */
-	int64_t limit;	/* the most this numbering may use: occurrences + pairs */
-	uint64_t work;	/* used: occurrences visited, edges weighed, pairs compared */
-	uint64_t rng;	/* shuffle: xorshift state */
+	uint32_t *todo;	 /* a node's edges not numbered yet */
+	int64_t budget;	 /* fill: id pairs left to compare in the whole numbering */
+	int64_t limit;	 /* the most this numbering may use: occurrences + pairs */
+	int64_t budget0; /* fill's budget at the start */
+	uint64_t work;	 /* used: occurrences visited, edges weighed, pairs compared */
+	uint64_t rng;	 /* shuffle: xorshift state */
 	char *why;
 	size_t whylen;
 };
@@ -334,8 +336,14 @@ static int number_edge(struct ppp_work *w, uint32_t e, int64_t wt)
 	return 0;
 }
 
-/* One node: its edges in edge-array order (Ball-Larus's), or greedily the
- * one leaving the fewest holes next.  Edges no interesting path takes keep
+static uint32_t edge_paths(const struct ppp_work *w, uint32_t e)
+{
+	return w->estart[e + 1] - w->estart[e];
+}
+
+/* One node: its edges in edge-array order (Ball-Larus's), the ones with
+ * the most interesting paths first, or greedily the one leaving the
+ * fewest holes next; shuffled first if asked.  Edges no interesting path takes keep
  * weight 0. */
 static int number_node(struct ppp_work *w, uint32_t v, int64_t *weights)
 {
@@ -348,7 +356,15 @@ static int number_node(struct ppp_work *w, uint32_t v, int64_t *weights)
 	for (uint32_t i = adj->start[v]; i < adj->start[v + 1]; i++)
 		if (w->estart[adj->adj[i]] < w->estart[adj->adj[i] + 1])
 			w->todo[n++] = adj->adj[i];
-	int greedy = w->way->greedy && n <= GREEDY_MAX_EDGES;
+	int greedy = w->way->order == WPP_PPP_ORDER_HOLES && n <= GREEDY_MAX_EDGES;
+	if (w->way->order == WPP_PPP_ORDER_LARGEST) /* stable: insertion */
+		for (uint32_t a = 1; a < n; a++)
+			for (uint32_t b = a;
+			     b > 0 && edge_paths(w, w->todo[b]) > edge_paths(w, w->todo[b - 1]);
+			     b--) {
+				uint32_t t = w->todo[b];
+				w->todo[b] = w->todo[b - 1], w->todo[b - 1] = t;
+			}
 	if (w->way->shuffle)
 		for (uint32_t k = n; k > 1; k--) {
 			w->rng ^= w->rng << 13, w->rng ^= w->rng >> 7, w->rng ^= w->rng << 17;
@@ -393,6 +409,28 @@ static void work_end(struct ppp_work *w)
 	free(w->todo);
 }
 
+/* Compaction (ppp_compact.h) of the numbering, on what the budget left. */
+static int compact(struct ppp_work *w, struct wpp_ppp *out, uint32_t np)
+{
+	uint32_t ne = w->d->nedges, nocc = w->estart[ne];
+	uint32_t *epaths = malloc(((size_t)nocc + 1) * sizeof(uint32_t));
+	if (!epaths)
+		return fail(w, "out of memory");
+	for (uint32_t k = 0; k < nocc; k++)
+		epaths[k] = w->occ[k].path;
+	struct wpp_ppp_compact_in in = {np, ne, w->estart, epaths};
+	int64_t budget = 32 * (int64_t)nocc + (INT64_C(1) << 22);
+	int64_t left =
+	    w->limit - (int64_t)(w->work + nocc) - (w->budget0 - (w->budget > 0 ? w->budget : 0));
+	if (budget > left)
+		budget = left;
+	int64_t start = budget;
+	int rc = budget > 0 ? wpp_ppp_compact(&in, w->pid, out->weight, &budget) : 0;
+	w->work += (uint64_t)(start - (budget > 0 ? budget : 0));
+	free(epaths);
+	return rc ? fail(w, "out of memory") : 0;
+}
+
 static int number(struct ppp_work *w, struct wpp_ppp *out)
 {
 	const struct wpp_dag *d = w->d;
@@ -421,7 +459,7 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	w->budget = 32 * (int64_t)nocc + (INT64_C(1) << 22);
 	if (w->budget > w->limit - (int64_t)nocc)
 		w->budget = w->limit - (int64_t)nocc;
-	int64_t budget0 = w->budget;
+	w->budget0 = w->budget;
 	w->occ = malloc(((size_t)nocc + 1) * sizeof(*w->occ));
 	w->ct.key = malloc(((size_t)nocc + 1) * sizeof(uint64_t));
 	w->ct.cis = malloc(((size_t)nocc + 1) * sizeof(int64_t));
@@ -453,6 +491,8 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	/* The last node (ENTRY forward, EXIT reversed) has one context, the
 	 * empty one: its first edge moved the smallest id to 0, every weight
 	 * kept ids >= 0, so the largest id + 1 is the interval. */
+	if (w->way->compact && compact(w, out, np))
+		return -1;
 	int64_t max = -1;
 	for (uint32_t p = 0; p < np; p++) {
 		if (w->pid[p] < 0)
@@ -463,7 +503,7 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	}
 	out->interval = (uint64_t)(max + 1);
 	out->way = *w->way;
-	out->work = w->work + nocc + (uint64_t)(budget0 - (w->budget > 0 ? w->budget : 0));
+	out->work = w->work + nocc + (uint64_t)(w->budget0 - (w->budget > 0 ? w->budget : 0));
 	return 0;
 }
 
@@ -506,9 +546,13 @@ int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n
 	return number_way(d, bl_ids, n, way, INT64_MAX, out, why, whylen);
 }
 
+/* {reverse, order, fill, compact, shuffle} */
 const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS] = {
-    {0, 0, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0}, {0, 1, 1, 0},
-    {1, 1, 1, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0},
+    {0, WPP_PPP_ORDER_BL, 0, 0, 0},	 {0, WPP_PPP_ORDER_BL, 1, 1, 0},
+    {1, WPP_PPP_ORDER_BL, 1, 1, 0},	 {0, WPP_PPP_ORDER_LARGEST, 1, 1, 0},
+    {1, WPP_PPP_ORDER_LARGEST, 1, 1, 0}, {0, WPP_PPP_ORDER_HOLES, 1, 1, 0},
+    {1, WPP_PPP_ORDER_HOLES, 1, 1, 0},	 {0, WPP_PPP_ORDER_BL, 0, 1, 0},
+    {1, WPP_PPP_ORDER_BL, 0, 1, 0},	 {0, WPP_PPP_ORDER_HOLES, 0, 0, 0},
 };
 
 /* The k-th way wpp_ppp_number tries: the fixed ones, then fill with
@@ -518,7 +562,9 @@ static struct wpp_ppp_way way_to_try(int k)
 	if (k < WPP_PPP_NWAYS)
 		return wpp_ppp_ways[k];
 	int s = k - WPP_PPP_NWAYS + 1;
-	return (struct wpp_ppp_way){(uint8_t)(s & 1), 0, 1, (uint32_t)s};
+	return (struct wpp_ppp_way){(uint8_t)(s & 1),
+				    (uint8_t)(s / 2 % 2 ? WPP_PPP_ORDER_LARGEST : WPP_PPP_ORDER_BL),
+				    1, 1, (uint32_t)s};
 }
 
 int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, struct wpp_ppp *out,

@@ -66,12 +66,18 @@
 #include "instrument/dag.h"
 
 /* How to number (see above); all zero is the paper's Figure 10. */
-struct wpp_ppp_way {
-	uint8_t reverse, greedy, fill;
-	uint32_t shuffle; /* nonzero: each node's edges in an order shuffled from this seed */
+enum wpp_ppp_order {
+	WPP_PPP_ORDER_BL,      /* Ball-Larus's edge order (the paper's) */
+	WPP_PPP_ORDER_LARGEST, /* the edges with the most interesting paths first */
+	WPP_PPP_ORDER_HOLES,   /* next the edge whose weight leaves the fewest holes */
 };
 
-#define WPP_PPP_NWAYS 8
+struct wpp_ppp_way {
+	uint8_t reverse, order, fill, compact;
+	uint32_t shuffle; /* nonzero: each node's edges shuffled from this seed first */
+};
+
+#define WPP_PPP_NWAYS 10
 /* Every way, the paper's first (wpp_ppp_number's order of trying). */
 extern const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS];
 /* After them, wpp_ppp_number tries fill with this many shuffled edge

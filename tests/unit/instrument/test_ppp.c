@@ -11,8 +11,9 @@
  *     [0, interval) with the smallest at 0 and the largest at interval - 1,
  *     agree with what wpp_ppp_number reports, and the same ids come out of
  *     increments placed on the Ball-Larus register's chords;
- *     each of the eight ways (reverse, greedy, fill and their mixes) and
- *     three with shuffled edge orders is checked so on its own, and
+ *     each of the fixed ways (reverse, edge orders, fill, compaction and
+ *     their mixes) and four with shuffled edge orders is checked so on its
+ *     own (compaction's moves are checked by the same oracle), and
  *     wpp_ppp_number's pick: never a larger interval than any fixed way;
  *   - a DAG where the paper's way leaves a hole and the others close it;
  *   - every path interesting: the numbering is Ball-Larus itself (Γ = 1);
@@ -202,7 +203,7 @@ static void test_closing_a_hole(void **state)
 	assert_int_equal(wpp_dag_number(&d, BIG, BIG), 0);
 	assert_int_equal(d.npaths, 6);
 	const uint64_t set[5] = {0, 1, 2, 3, 5};
-	const struct wpp_ppp_way paper = {0, 0, 0, 0}, reverse = {1, 0, 0, 0};
+	const struct wpp_ppp_way paper = {0}, reverse = {.reverse = 1};
 	assert_int_equal(wpp_ppp_number_way(&d, set, 5, &paper, &pp, why, sizeof(why)), 0);
 	assert_int_equal(pp.interval, 6);
 	wpp_ppp_free(&pp);
@@ -211,7 +212,7 @@ static void test_closing_a_hole(void **state)
 	wpp_ppp_free(&pp);
 	assert_int_equal(wpp_ppp_number(&d, set, 5, &pp, why, sizeof(why)), 0);
 	assert_int_equal(pp.interval, 5);
-	assert_true(pp.way.reverse || pp.way.greedy || pp.way.fill);
+	assert_true(pp.way.reverse || pp.way.order || pp.way.fill || pp.way.compact);
 	wpp_ppp_free(&pp);
 	free(d.edges);
 }
@@ -286,10 +287,15 @@ static uint64_t check_way(struct wpp_dag *d, const struct paths *ps, const uint8
 
 /* The ways checked one by one: every fixed way, and shuffled edge orders
  * (fill forward and reversed, and the paper's join shuffled). */
-#define NCHECKED (WPP_PPP_NWAYS + 3)
+#define NCHECKED (WPP_PPP_NWAYS + 4)
 static struct wpp_ppp_way checked_way(int k)
 {
-	static const struct wpp_ppp_way shuffled[3] = {{0, 0, 1, 7}, {1, 0, 1, 8}, {0, 0, 0, 9}};
+	static const struct wpp_ppp_way shuffled[4] = {
+	    {0, WPP_PPP_ORDER_BL, 1, 1, 7},
+	    {1, WPP_PPP_ORDER_LARGEST, 1, 0, 8},
+	    {0, WPP_PPP_ORDER_BL, 0, 0, 9},
+	    {1, WPP_PPP_ORDER_HOLES, 0, 1, 10},
+	};
 	return k < WPP_PPP_NWAYS ? wpp_ppp_ways[k] : shuffled[k - WPP_PPP_NWAYS];
 }
 
@@ -381,7 +387,8 @@ static void test_random_dags(void **state)
 		      (unsigned long long)total_paths);
 	for (int k = 0; k < NCHECKED; k++) {
 		struct wpp_ppp_way way = checked_way(k);
-		print_message("r%dg%df%ds%u %llu, ", way.reverse, way.greedy, way.fill, way.shuffle,
+		print_message("r%do%df%dc%ds%u %llu, ", way.reverse, way.order, way.fill, way.compact,
+			      way.shuffle,
 			      (unsigned long long)total_interval[k]);
 	}
 	print_message("picked %llu\n", (unsigned long long)total_interval[NCHECKED]);
