@@ -32,7 +32,9 @@
  * The join leaves holes (a prefix whose intervals are smaller than
  * another's on the same edge), and the holes compound bottom-up: a
  * prefix's interval at one node is the sum of its (holed) intervals
- * below.  Three choices keep every property above and often leave fewer
+ * below; along a chain of two-way branches whose paths are a sparse
+ * subset of the combinations the widest interval doubles per branch.
+ * These choices keep every property above and often leave fewer holes
  * (struct wpp_ppp_way); wpp_ppp_number tries them and keeps the smallest
  * interval:
  *   reverse  number top-down instead, with suffixes as the contexts (the
@@ -40,22 +42,30 @@
  *            suffixes); sums along a path do not care which way it was
  *            numbered, and graphs that branch late and merge early number
  *            more tightly this way;
- *   greedy   at each node, number next the edge whose weight leaves the
- *            fewest holes (the paper takes Ball-Larus's edge order);
+ *   order    which of a node's edges is numbered first: Ball-Larus's
+ *            order (the paper's), the most interesting paths first, or
+ *            greedily the one whose weight leaves the fewest holes; and
+ *            shuffled from a seed first (shuffle != 0);
  *   fill     give an edge the smallest weight under which none of its
  *            paths lands on an id its context already holds — the ids,
  *            not the intervals, must be disjoint — so an edge's ids may
  *            fill the holes earlier edges left (the paper's section 3.3,
- *            Figure 11); the search is bounded (a fixed number of
- *            candidates per edge, a budget of set look-ups per numbering)
- *            and falls back to the join's weight, which always fits.
+ *            Figure 11).  Every weight that would make two ids of one
+ *            context meet is (held id - partial id) of that context: they
+ *            are collected and the first gap above the lowest weight
+ *            taken.  The pairs compared count against a budget; once it
+ *            is spent, the join's weight (which always fits) is used;
+ *   compact  afterwards, pull ids down into the holes left
+ *            (ppp_compact.h).
  * Uniqueness holds for each: after a node, the paths sharing a context
  * there have distinct partial ids (distinct per edge by induction, and
- * no two edges' ids meet within one context).
+ * no two edges' ids meet within one context); compaction checks every
+ * move against all ids.
  *
  * Cost: O(L log L) for L = the total length of I's paths, per way tried
- * (greedy: times the node's numbered edges, at most 64; fill: the bounded
- * search).
+ * (the greedy order: times the node's numbered edges, at most 64; fill
+ * and compaction: their budget); wpp_ppp_number bounds the sum
+ * (WPP_PPP_EFFORT).
  */
 #ifndef WPP_INSTRUMENT_PPP_H
 #define WPP_INSTRUMENT_PPP_H

@@ -192,8 +192,8 @@ int wpp_ppp_compact(const struct wpp_ppp_compact_in *in, int64_t *pid, int64_t *
 		for (uint32_t k = c.pstart[top]; k < c.pstart[top + 1]; k++) {
 			uint32_t e = c.pedges[k], n = in->estart[e + 1] - in->estart[e];
 			int64_t shift = lowest_shift(&c, e, best_e == WPP_NONE ? 0 : best + 1);
-			if (shift < 0 && (best_e == WPP_NONE || shift < best ||
-					  (shift == best && n < best_n)))
+			if (shift < 0 &&
+			    (best_e == WPP_NONE || shift < best || (shift == best && n < best_n)))
 				best = shift, best_e = e, best_n = n;
 		}
 		if (best_e != WPP_NONE)
