@@ -424,9 +424,12 @@ static int compact(struct ppp_work *w, struct wpp_ppp *out, uint32_t np)
 	    w->limit - (int64_t)(w->work + nocc) - (w->budget0 - (w->budget > 0 ? w->budget : 0));
 	if (budget > left)
 		budget = left;
-	int64_t start = budget;
-	int rc = budget > 0 ? wpp_ppp_compact(&in, w->pid, out->weight, &budget) : 0;
-	w->work += (uint64_t)(start - (budget > 0 ? budget : 0));
+	int rc = 0;
+	if (budget > 0) {
+		int64_t start = budget;
+		rc = wpp_ppp_compact(&in, w->pid, out->weight, &budget);
+		w->work += (uint64_t)(start - (budget > 0 ? budget : 0));
+	}
 	free(epaths);
 	return rc ? fail(w, "out of memory") : 0;
 }
@@ -459,6 +462,8 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 	w->budget = 32 * (int64_t)nocc + (INT64_C(1) << 22);
 	if (w->budget > w->limit - (int64_t)nocc)
 		w->budget = w->limit - (int64_t)nocc;
+	if (w->budget < 0) /* the caller's limit is spent: fill uses the join */
+		w->budget = 0;
 	w->budget0 = w->budget;
 	w->occ = malloc(((size_t)nocc + 1) * sizeof(*w->occ));
 	w->ct.key = malloc(((size_t)nocc + 1) * sizeof(uint64_t));
