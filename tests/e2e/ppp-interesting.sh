@@ -10,7 +10,10 @@
 # changed since the recording: one warning line naming it, the build goes
 # on; a static function whose namesake in another file ran is not stale.
 # A corrupt set: one error line, exit 1, no output.  scripts/ppp-stats
-# sums the units' Γ distributions.
+# sums the units' Γ distributions.  wide_paths' chains of 45 and 70
+# diamonds, whose 20 and 70 executed paths are sparse random
+# combinations, number within Γ <= 1.1 (the paper's join alone gave 1.85
+# and 2.43: its holes double along such chains; ppp.h).
 # --pid/--tid matching no thread: one error line, exit 2, no file.
 # --top with --min-count: the N hottest of those run at least C times,
 # said in the file.  A hand-written list: names no function of the build
@@ -65,6 +68,17 @@ for spec in branches: switches: interp: recursion:12 wide_paths: callbacks:; do
 	"$WPPTRACE" interesting -q "$d/r.wpp" -o "$d/r.int" || { fail "$name: interesting"; continue; }
 	"$WPPCC" -O2 --wpp-interesting="$d/r.int" --wpp-stats="$d/stats2" -c -o "$d/p2.o" "$src"
 	cmp -s "$d/stats" "$d/stats2" || fail "$name: the recording and its set give different stats"
+done
+
+# Chains of diamonds: compact despite the join's compounding holes.
+for fn in diamonds45 diamonds70; do
+	line=$(grep "wpp-stats: $fn " "$WORK/wide_paths/stats")
+	g=$(sed -n 's/.* gamma=\([0-9.]*\) .*/\1/p' <<<"$line")
+	if [ -n "$g" ] && awk -v g="$g" 'BEGIN { exit !(g <= 1.1) }'; then
+		ok "wide_paths: $fn numbers its paths within Γ $g"
+	else
+		fail "wide_paths: $fn: '$line'"
+	fi
 done
 
 # scripts/ppp-stats over every program: the sums of the per-unit summaries

@@ -47,11 +47,12 @@ rec() {
 
 # build DIR BUILD SOURCE FLAGS...: wppcc -O2 into DIR/BUILD/prog.
 build() {
-	local dir=$1/$2 src=$3
+	local dir=$1/$2 src=$3 what
+	what="$(basename "$1") $2"
 	shift 3
 	mkdir -p "$dir"
 	"$WPPCC" -O2 -g -pthread -I"$CORPUS" "$@" -o "$dir/prog" "$src" >"$dir/build.log" 2>&1 ||
-		{ fail "$(basename "$1") $2: build: $(head -1 "$dir/build.log")"; return 1; }
+		{ fail "$what: build: $(head -1 "$dir/build.log")"; return 1; }
 }
 
 # residual_check EXECUTED.json SET RESIDUAL.json: the brute force; prints

@@ -29,7 +29,43 @@
  * 1 is not always reachable).  With I = every path, PPP is Ball-Larus:
  * W = val and every id equals the Ball-Larus id.
  *
- * Cost: O(L log L) for L = the total length of I's paths.
+ * The join leaves holes (a prefix whose intervals are smaller than
+ * another's on the same edge), and the holes compound bottom-up: a
+ * prefix's interval at one node is the sum of its (holed) intervals
+ * below; along a chain of two-way branches whose paths are a sparse
+ * subset of the combinations the widest interval doubles per branch.
+ * These choices keep every property above and often leave fewer holes
+ * (struct wpp_ppp_way); wpp_ppp_number tries them and keeps the smallest
+ * interval:
+ *   reverse  number top-down instead, with suffixes as the contexts (the
+ *            paper's footnote to Lemma 4: the same invariant over
+ *            suffixes); sums along a path do not care which way it was
+ *            numbered, and graphs that branch late and merge early number
+ *            more tightly this way;
+ *   order    which of a node's edges is numbered first: Ball-Larus's
+ *            order (the paper's), the most interesting paths first, or
+ *            greedily the one whose weight leaves the fewest holes; and
+ *            shuffled from a seed first (shuffle != 0);
+ *   fill     give an edge the smallest weight under which none of its
+ *            paths lands on an id its context already holds — the ids,
+ *            not the intervals, must be disjoint — so an edge's ids may
+ *            fill the holes earlier edges left (the paper's section 3.3,
+ *            Figure 11).  Every weight that would make two ids of one
+ *            context meet is (held id - partial id) of that context: they
+ *            are collected and the first gap above the lowest weight
+ *            taken.  The pairs compared count against a budget; once it
+ *            is spent, the join's weight (which always fits) is used;
+ *   compact  afterwards, pull ids down into the holes left
+ *            (ppp_compact.h).
+ * Uniqueness holds for each: after a node, the paths sharing a context
+ * there have distinct partial ids (distinct per edge by induction, and
+ * no two edges' ids meet within one context); compaction checks every
+ * move against all ids.
+ *
+ * Cost: O(L log L) for L = the total length of I's paths, per way tried
+ * (the greedy order: times the node's numbered edges, at most 64; fill
+ * and compaction: their budget); wpp_ppp_number bounds the sum
+ * (WPP_PPP_EFFORT).
  */
 #ifndef WPP_INSTRUMENT_PPP_H
 #define WPP_INSTRUMENT_PPP_H
@@ -39,10 +75,33 @@
 
 #include "instrument/dag.h"
 
+/* How to number (see above); all zero is the paper's Figure 10. */
+enum wpp_ppp_order {
+	WPP_PPP_ORDER_BL,      /* Ball-Larus's edge order (the paper's) */
+	WPP_PPP_ORDER_LARGEST, /* the edges with the most interesting paths first */
+	WPP_PPP_ORDER_HOLES,   /* next the edge whose weight leaves the fewest holes */
+};
+
+struct wpp_ppp_way {
+	uint8_t reverse, order, fill, compact;
+	uint32_t shuffle; /* nonzero: each node's edges shuffled from this seed first */
+};
+
+#define WPP_PPP_NWAYS 10
+/* Every way, the paper's first (wpp_ppp_number's order of trying). */
+extern const struct wpp_ppp_way wpp_ppp_ways[WPP_PPP_NWAYS];
+/* After them, wpp_ppp_number tries fill with this many shuffled edge
+ * orders (struct wpp_ppp_way's shuffle: the seed), all within a work
+ * budget of WPP_PPP_EFFORT times the paper's way's work plus 2^23. */
+#define WPP_PPP_SHUFFLES 32
+#define WPP_PPP_EFFORT	 48
+
 struct wpp_ppp {
-	int64_t *weight;   /* per DAG edge */
-	uint64_t interval; /* ids of I's paths lie in [0, interval) */
-	uint32_t npaths;   /* |I| after removing duplicates */
+	int64_t *weight;	/* per DAG edge */
+	struct wpp_ppp_way way; /* the way that numbered it */
+	uint64_t work;		/* occurrences visited, edges weighed, id pairs compared */
+	uint64_t interval;	/* ids of I's paths lie in [0, interval) */
+	uint32_t npaths;	/* |I| after removing duplicates */
 	/* slot_bl[k] for k < npaths: the k-th interesting path's Ball-Larus id
 	 * (increasing); slot_ppp[k] its preferential id. */
 	uint64_t *slot_bl, *slot_ppp;
@@ -54,6 +113,12 @@ struct wpp_ppp {
  * not fit 63 bits, allocation failure); out is then empty. */
 int wpp_ppp_number(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n, struct wpp_ppp *out,
 		   char *why, size_t whylen);
+/* The same, one way only (wpp_ppp_number tries the paper's first and the
+ * others only while Γ > 1, keeping the first smallest interval; why gets
+ * the paper's way's reason when no way fits). */
+int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n,
+		       const struct wpp_ppp_way *way, struct wpp_ppp *out, char *why,
+		       size_t whylen);
 void wpp_ppp_free(struct wpp_ppp *p);
 
 /* Γ: interval / npaths (1.0 for an empty set). */

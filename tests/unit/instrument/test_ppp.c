@@ -11,6 +11,11 @@
  *     [0, interval) with the smallest at 0 and the largest at interval - 1,
  *     agree with what wpp_ppp_number reports, and the same ids come out of
  *     increments placed on the Ball-Larus register's chords;
+ *     each of the fixed ways (reverse, edge orders, fill, compaction and
+ *     their mixes) and four with shuffled edge orders is checked so on its
+ *     own (compaction's moves are checked by the same oracle), and
+ *     wpp_ppp_number's pick: never a larger interval than any fixed way;
+ *   - a DAG where the paper's way leaves a hole and the others close it;
  *   - every path interesting: the numbering is Ball-Larus itself (Γ = 1);
  *   - one path: interval 1; no path: interval 0; bad ids: an error.
  */
@@ -175,9 +180,49 @@ static void random_dag(struct wpp_dag *d)
 	}
 }
 
-static void check_set(struct wpp_dag *d, const struct paths *ps, const uint8_t *chosen)
+/* ENTRY -> A twice (parallel edges), A -> B, A -> EXIT, B -> EXIT twice:
+ * 2 x 3 paths; all but Ball-Larus id 4 interesting.  The paper's way
+ * leaves a hole (interval 6 for 5 paths): at A the two prefixes' suffix
+ * sets differ and the join pads one.  Numbered top-down the two
+ * contexts at A are suffixes and nothing pads: interval 5. */
+static void test_closing_a_hole(void **state)
 {
-	uint64_t ids[MAXPATHS];
+	(void)state;
+	enum { A, B, S, T };
+	struct wpp_dag d;
+	struct wpp_ppp pp;
+	char why[128];
+
+	dag_init(&d, 2);
+	dag_edge(&d, S, A);
+	dag_edge(&d, S, A);
+	dag_edge(&d, A, B);
+	dag_edge(&d, A, T);
+	dag_edge(&d, B, T);
+	dag_edge(&d, B, T);
+	assert_int_equal(wpp_dag_number(&d, BIG, BIG), 0);
+	assert_int_equal(d.npaths, 6);
+	const uint64_t set[5] = {0, 1, 2, 3, 5};
+	const struct wpp_ppp_way paper = {0}, reverse = {.reverse = 1};
+	assert_int_equal(wpp_ppp_number_way(&d, set, 5, &paper, &pp, why, sizeof(why)), 0);
+	assert_int_equal(pp.interval, 6);
+	wpp_ppp_free(&pp);
+	assert_int_equal(wpp_ppp_number_way(&d, set, 5, &reverse, &pp, why, sizeof(why)), 0);
+	assert_int_equal(pp.interval, 5);
+	wpp_ppp_free(&pp);
+	assert_int_equal(wpp_ppp_number(&d, set, 5, &pp, why, sizeof(why)), 0);
+	assert_int_equal(pp.interval, 5);
+	assert_true(pp.way.reverse || pp.way.order || pp.way.fill || pp.way.compact);
+	wpp_ppp_free(&pp);
+	free(d.edges);
+}
+
+/* One numbering (way, or wpp_ppp_number's pick when way is NULL) of the
+ * chosen paths against brute force; returns its interval. */
+static uint64_t check_way(struct wpp_dag *d, const struct paths *ps, const uint8_t *chosen,
+			  const struct wpp_ppp_way *way)
+{
+	uint64_t ids[2 * MAXPATHS];
 	uint32_t n = 0;
 	struct wpp_ppp pp;
 	char why[128] = "";
@@ -188,7 +233,10 @@ static void check_set(struct wpp_dag *d, const struct paths *ps, const uint8_t *
 			if (rnd_below(4) == 0)
 				ids[n++] = sum_val(d, ps, p); /* duplicates are one path */
 		}
-	assert_int_equal(wpp_ppp_number(d, ids, n, &pp, why, sizeof(why)), 0);
+	if (way)
+		assert_int_equal(wpp_ppp_number_way(d, ids, n, way, &pp, why, sizeof(why)), 0);
+	else
+		assert_int_equal(wpp_ppp_number(d, ids, n, &pp, why, sizeof(why)), 0);
 
 	uint64_t *inc = malloc(d->nedges * sizeof(uint64_t));
 	uint64_t *w = malloc(d->nedges * sizeof(uint64_t));
@@ -227,10 +275,49 @@ static void check_set(struct wpp_dag *d, const struct paths *ps, const uint8_t *
 	} else {
 		assert_int_equal(pp.interval, 0);
 	}
+	if (way)
+		assert_memory_equal(&pp.way, way, sizeof(*way));
+	uint64_t interval = pp.interval;
 	free(seen);
 	free(inc);
 	free(w);
 	wpp_ppp_free(&pp);
+	return interval;
+}
+
+/* The ways checked one by one: every fixed way, and shuffled edge orders
+ * (fill forward and reversed, and the paper's join shuffled). */
+#define NCHECKED (WPP_PPP_NWAYS + 4)
+static struct wpp_ppp_way checked_way(int k)
+{
+	static const struct wpp_ppp_way shuffled[4] = {
+	    {0, WPP_PPP_ORDER_BL, 1, 1, 7},
+	    {1, WPP_PPP_ORDER_LARGEST, 1, 0, 8},
+	    {0, WPP_PPP_ORDER_BL, 0, 0, 9},
+	    {1, WPP_PPP_ORDER_HOLES, 0, 1, 10},
+	};
+	return k < WPP_PPP_NWAYS ? wpp_ppp_ways[k] : shuffled[k - WPP_PPP_NWAYS];
+}
+
+/* Intervals summed over the random sets, per way and for the pick. */
+static uint64_t total_interval[NCHECKED + 1], total_paths;
+
+/* Every way on its own, then the pick: no larger than any fixed way's. */
+static void check_set(struct wpp_dag *d, const struct paths *ps, const uint8_t *chosen)
+{
+	uint64_t best = UINT64_MAX;
+	for (int k = 0; k < NCHECKED; k++) {
+		struct wpp_ppp_way way = checked_way(k);
+		uint64_t got = check_way(d, ps, chosen, &way);
+		if (k < WPP_PPP_NWAYS && got < best)
+			best = got;
+		total_interval[k] += got;
+	}
+	uint64_t pick = check_way(d, ps, chosen, NULL);
+	total_interval[NCHECKED] += pick;
+	for (uint32_t p = 0; p < ps->n; p++)
+		total_paths += chosen[p];
+	assert_true(pick <= best);
 }
 
 static void test_random_dags(void **state)
@@ -296,6 +383,17 @@ static void test_random_dags(void **state)
 		free(d.edges);
 	}
 	print_message("worst compactness on random halves: %.3f\n", worst);
+	print_message("sum of intervals over %llu interesting paths: ",
+		      (unsigned long long)total_paths);
+	for (int k = 0; k < NCHECKED; k++) {
+		struct wpp_ppp_way way = checked_way(k);
+		print_message("r%do%df%dc%ds%u %llu, ", way.reverse, way.order, way.fill, way.compact,
+			      way.shuffle,
+			      (unsigned long long)total_interval[k]);
+	}
+	print_message("picked %llu\n", (unsigned long long)total_interval[NCHECKED]);
+	/* the choices pay: the pick beats the paper's way over the sets */
+	assert_true(total_interval[NCHECKED] < total_interval[0]);
 }
 
 static void test_bad_ids(void **state)
@@ -330,6 +428,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_paper_figure3),
+	    cmocka_unit_test(test_closing_a_hole),
 	    cmocka_unit_test(test_random_dags),
 	    cmocka_unit_test(test_bad_ids),
 	};
