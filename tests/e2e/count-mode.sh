@@ -5,10 +5,10 @@
 # paths mode and once with count mode, both are recorded through shm and
 # through BPF, and `wpptrace paths` (every path, every count) and the
 # program's output must be the same for all four recordings.  The corpus
-# programs plus tests/e2e/count/count_mix.c (a 16384-path function counted
-# in the runtime's hash, threads leaving through return and pthread_exit,
-# a signal handler, a fork child that must not count its parent's paths
-# again) cover threads, fork, exec, vfork, signals, longjmp and a shared
+# programs plus tests/e2e/count/count_mix.c (a 2^24-path function counted
+# in a sparse array range, a 2^31-path one in the runtime's hash, threads
+# leaving through return and pthread_exit, a signal handler, a fork child
+# that must not count its parent's paths again) cover threads, fork, exec, vfork, signals, longjmp and a shared
 # library.  Also: a program mixing a count TU and a paths TU; -O0 and the
 # static runtime; the edge profile (`edges`) equal to the paths build's;
 # report/annotate/cfg/export read a count recording; wpp, hot, kpaths and
@@ -105,7 +105,7 @@ fi
 if objdump -d "$WORK/count_mix/count/prog" | grep -q "call.*<__wpp_count_hash@plt>"; then
 	fail "count_mix calls __wpp_count_hash through the PLT"
 elif nm "$WORK/count_mix/count/prog" | grep -q " U __wpp_count_hash"; then
-	pass "count_mix counts its 16384-path function in the runtime's hash (through the GOT)"
+	pass "count_mix counts its 2^31-path function in the runtime's hash (through the GOT)"
 else
 	fail "count_mix does not call __wpp_count_hash"
 fi

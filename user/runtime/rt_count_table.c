@@ -93,7 +93,8 @@ void rt_count_table_clear(struct rt_count_table *t)
 	t->used = 0;
 }
 
-void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_count_sink sink,
+void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
+			  rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
 			  void *arg)
 {
 	uint64_t fid_base = *desc->fid_base_slot;
@@ -107,6 +108,13 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_
 		/* a preferentially numbered function's slots are PPP ids */
 		const uint64_t *path_of = tables ? tables[f] : NULL;
 		for (uint64_t s = desc->first[f]; s < desc->first[f + 1]; s++) {
+			/* a page never written holds no count: skip it unread
+			 * (reading would map it) */
+			if (touched && (s == desc->first[f] || s % RT_COUNT_PAGE_SLOTS == 0) &&
+			    !touched(touched_ctx, &base[s])) {
+				s |= RT_COUNT_PAGE_SLOTS - 1; /* the loop steps to the next page */
+				continue;
+			}
 			/* read first: an exchange would back every page of a
 			 * sparse array the thread never touched */
 			if (!base[s])
