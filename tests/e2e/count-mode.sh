@@ -200,9 +200,10 @@ done
 # recorded; the snapshot at the first pause must hold exactly phase A's
 # paths of alpha and shared (one thread's counts in a block of its own, the
 # helper's in another), and the delta to the second exactly phase B's
-# (beta, beta_wide through the hash, shared), each against paths-mode
-# recordings of runs that stop after A (`a`) and after B (`b`); the
-# recording of the paused run must still hold every count.
+# (beta, beta_wide through the hash, beta_sparse in a sparse array range,
+# shared), each against paths-mode recordings of runs that stop after A
+# (`a`) and after B (`b`); the recording of the paused run must still hold
+# every count.
 PEEK=$ROOT/build/tests/e2e/count_peek
 d=$WORK/live
 mkdir -p "$d"
@@ -230,7 +231,7 @@ import json, subprocess, sys
 def prof(f):
     out = subprocess.run([sys.argv[1], "paths", "--format", "json", f], capture_output=True, text=True).stdout
     return {(r["function"], r["path"]): r["count"] for r in json.loads(out)["paths"]
-            if r["function"] in ("beta", "beta_wide", "shared")}
+            if r["function"] in ("beta", "beta_wide", "beta_sparse", "shared")}
 a, b = prof(sys.argv[2]), prof(sys.argv[3])
 for k in sorted(b):
     if b[k] - a.get(k, 0):
@@ -268,12 +269,13 @@ PY
 	else
 		fail "live snapshot 1: $(only "alpha shared" <"$d/snap1" | diff - "$d/want1" | sed -n 2p)"
 	fi
-	if only "beta beta_wide shared" <"$d/snap2" | cmp -s - "$d/want2" && [ -s "$d/want2" ]; then
-		pass "live delta over phase B: beta, beta_wide (hash) and shared, every count"
+	if only "beta beta_wide beta_sparse shared" <"$d/snap2" | cmp -s - "$d/want2" &&
+		[ -s "$d/want2" ] && grep -q "^beta_sparse " "$d/want2"; then
+		pass "live delta over phase B: beta, beta_wide (hash), beta_sparse (sparse array) and shared, every count"
 	else
-		fail "live delta 2: $(only "beta beta_wide shared" <"$d/snap2" | diff - "$d/want2" | sed -n 2p)"
+		fail "live delta 2: $(only "beta beta_wide beta_sparse shared" <"$d/snap2" | diff - "$d/want2" | sed -n 2p)"
 	fi
-	if [ "$(fns_of "$d/live.wpp" alpha beta beta_wide shared)" = "$(fns_of "$d/b.wpp" alpha beta beta_wide shared)" ]; then
+	if [ "$(fns_of "$d/live.wpp" alpha beta beta_wide beta_sparse shared)" = "$(fns_of "$d/b.wpp" alpha beta beta_wide beta_sparse shared)" ]; then
 		pass "the paused, snapshotted run still records every count"
 	else
 		fail "live: the recording of the paused run differs from the paths build's"
@@ -336,9 +338,9 @@ want = {}
 for l in open(sys.argv[3]):
     f, p, c = l.split()
     want[(f, int(p))] = int(c)
-mine = {k: v for k, v in got.items() if k[0] in ("beta", "beta_wide", "shared")}
+mine = {k: v for k, v in got.items() if k[0] in ("beta", "beta_wide", "beta_sparse", "shared")}
 assert mine == want, "phase B paths differ"
-assert hot & {"beta", "beta_wide", "shared"}, "hottest paths in %s" % hot
+assert hot & {"beta", "beta_wide", "beta_sparse", "shared"}, "hottest paths in %s" % hot
 PY
 			pass "top: nothing while waiting, then exactly phase B's paths, $(sed -n 's/.*(\(.*\) of one CPU)/\1/p' "$d/top.err" | head -1) own CPU"
 		else

@@ -173,8 +173,8 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			if (f == d.nfuncs) /* cannot happen: first[nfuncs] == nslots here */
 				break;
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
-			uint64_t k = slot - first[f];
-			uint64_t id = tabs && tabs[f] ? tabs[f][k] : k;
+			uint64_t rel = slot - first[f];
+			uint64_t id = tabs && tabs[f] ? tabs[f][rel] : rel;
 			if (id > WPP_WIDE_PATH_LIMIT - 1)
 				continue; /* a hole (never counted into) or garbage */
 			if ((err = add(s, fid, id, buf[k])))

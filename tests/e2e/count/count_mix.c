@@ -79,7 +79,10 @@ __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
 	return r;
 }
 
-__attribute__((noinline)) static uint32_t huge_paths(uint32_t x)
+/* external: the optimizer may not assume its callers leave bits of x zero
+ * and drop their branches */
+__attribute__((noinline)) uint32_t huge_paths(uint32_t x);
+__attribute__((noinline)) uint32_t huge_paths(uint32_t x)
 {
 	r = 0;
 	if (x & UINT32_C(1))
