@@ -381,4 +381,29 @@ rc=$?
 s_p=$(stat -c %s "$WORK/count_mix/p-shm.wpp") s_c=$(stat -c %s "$WORK/count_mix/c-shm.wpp")
 [ "$s_c" -lt "$s_p" ] && pass "count_mix recording: $s_p bytes traced, $s_c bytes counted" ||
 	fail "count recording not smaller ($s_c vs $s_p bytes)"
+
+# The TU's array budget (WPP_COUNT_TU_MAX_SLOTS, 2^30 counters): three
+# functions of 2^29 paths each, in order: two take array ranges, the third
+# would take the TU past the budget and counts in the hash.
+d=$WORK/budget
+mkdir -p "$d"
+{
+	for f in one two three; do
+		echo "volatile unsigned acc_$f;"
+		echo "void $f(unsigned x);"
+		echo "void $f(unsigned x) {"
+		for ((i = 0; i < 29; i++)); do echo "  if (x & (1u << $i)) acc_$f += $i;"; done
+		echo "}"
+	done
+	echo "int main(int argc, char **argv) { (void)argv; one(argc); two(argc); three(argc); return 0; }"
+} >"$d/budget.c"
+if "$WPPCC" -O2 -fwpp-mode=count --wpp-stats="$d/stats" -o "$d/prog" "$d/budget.c" &&
+	[ "$(awk '$2 ~ /^(one|two|three)$/ { print $2, $3, $(NF - 1) }' "$d/stats" | tr '\n' ' ')" = \
+		"one paths=536870912 counting=array two paths=536870912 counting=array three paths=536870912 counting=hash " ] &&
+	(cd "$d" && "$WPPTRACE" record -q -o run.wpp -- ./prog) &&
+	[ "$("$WPPTRACE" paths "$d/run.wpp" | sed -n 2p | cut -d' ' -f1)" = 4 ]; then
+	pass "TU budget: two 2^29-path functions in arrays, the third in the hash, all counted"
+else
+	fail "TU budget: $(grep -E ' (one|two|three) ' "$d/stats" | tr '\n' ';')"
+fi
 finish

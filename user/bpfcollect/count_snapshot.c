@@ -94,25 +94,35 @@ static void free_ppp_tables(uint64_t **tabs, uint32_t nfuncs)
 	free(tabs);
 }
 
-/* How many counters from slot `at` (address addr) to read in one go: up
- * to CHUNK, but only over pages the process ever wrote (pages NULL: all);
- * 0 and *skip set when the page at addr was never written. */
-static uint64_t touched_run(struct rt_count_pages *pages, uint64_t addr, uint64_t want,
-			    uint64_t *skip)
+/* Where to read next from slot `at` (address addr) of an array of
+ * nslots: *skip slots of pages the process never wrote (pages NULL: none),
+ * then a run of at most CHUNK counters on written pages (0: none left). */
+static uint64_t touched_run(struct rt_count_pages *pages, uint64_t addr, uint64_t at,
+			    uint64_t nslots, uint64_t *skip)
 {
-	uint64_t page = UINT64_C(1) << (pages ? pages->page_shift : 12);
-	uint64_t to_next = (page - addr % page + 7) / 8; /* slots left on addr's page */
+	uint64_t want = nslots - at < CHUNK ? nslots - at : CHUNK;
 	*skip = 0;
-	if (!pages)
+	if (!pages || pages->fd < 0)
 		return want;
-	if (!rt_count_pages_touched_at(pages, addr)) {
-		*skip = to_next < want ? to_next : want;
+	uint64_t end = addr + (nslots - at) * 8;
+	if (end < addr)
+		return want; /* hostile: read_at fails on it */
+	uint64_t from = rt_count_pages_next(pages, addr, end);
+	*skip = (from - addr) / 8;
+	if (*skip >= nslots - at) {
+		*skip = nslots - at;
 		return 0;
 	}
-	uint64_t n = to_next;
-	while (n < want && rt_count_pages_touched_at(pages, addr + n * 8))
-		n += page / 8;
-	return n < want ? n : want;
+	/* the run ends at the first page not written */
+	uint64_t n = 0, page = UINT64_C(1) << pages->page_shift;
+	uint64_t room = nslots - at - *skip < CHUNK ? nslots - at - *skip : CHUNK;
+	uint64_t next = from;
+	while (n < room && rt_count_pages_next(pages, next, next + 1) == next) {
+		uint64_t to_page = (page - next % page + 7) / 8;
+		n += to_page;
+		next += to_page * 8;
+	}
+	return n < room ? n : room;
 }
 
 /* One thread's array of one TU.  A large array is read only over the
@@ -157,9 +167,9 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 	uint32_t fid0 = wpp_word_fid(fid_base);
 	uint32_t f = 0;
 	int sparse = d.nslots * 8 >= RT_COUNT_PAGES_MIN_BYTES;
-	for (uint64_t at = 0, n, skip; at < d.nslots; at += n + skip) {
-		n = touched_run(sparse ? pages : NULL, a->base + at * 8,
-				d.nslots - at < CHUNK ? d.nslots - at : CHUNK, &skip);
+	for (uint64_t at = 0, n, skip; at < d.nslots; at += n) {
+		n = touched_run(sparse ? pages : NULL, a->base + at * 8, at, d.nslots, &skip);
+		at += skip;
 		if (!n)
 			continue;
 		if ((err = read_at(fd, buf, n * 8, a->base + at * 8)))
@@ -321,7 +331,7 @@ static int read_snapshot(pid_t pid, uint64_t counts, int by_thread, struct count
 		count_snapshot_free(out);
 		memset(out, 0, sizeof(*out));
 		if (pages)
-			pages->lo = pages->n = 0; /* pages written since */
+			rt_count_pages_forget(pages); /* pages written since */
 		err = read_all(fd, pages, counts, by_thread, out);
 	}
 	if (pages)

@@ -152,7 +152,8 @@ static void drain(struct rt_count_thread *ct, int own)
 		int sparse = a[i].desc->nslots * 8 >= RT_COUNT_PAGES_MIN_BYTES;
 		if (sparse && pages.fd < 0 && !pages.page_shift)
 			rt_count_pages_open(&pages, "/proc/self/pagemap");
-		rt_count_array_drain(a[i].desc, a[i].base, sparse ? rt_count_pages_touched : NULL,
+		rt_count_array_drain(a[i].desc, a[i].base,
+				     sparse && pages.fd >= 0 ? rt_count_pages_next_here : NULL,
 				     &pages, put_count, NULL);
 	}
 	rt_count_pages_close(&pages);

@@ -107,13 +107,14 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
 				    : fid_base + ((uint64_t)f << WPP_FID_SHIFT);
 		/* a preferentially numbered function's slots are PPP ids */
 		const uint64_t *path_of = tables ? tables[f] : NULL;
-		for (uint64_t s = desc->first[f]; s < desc->first[f + 1]; s++) {
-			/* a page never written holds no count: skip it unread
-			 * (reading would map it) */
-			if (touched && (s == desc->first[f] || s % RT_COUNT_PAGE_SLOTS == 0) &&
-			    !touched(touched_ctx, &base[s])) {
-				s |= RT_COUNT_PAGE_SLOTS - 1; /* the loop steps to the next page */
-				continue;
+		uint64_t end = desc->first[f + 1];
+		for (uint64_t s = desc->first[f]; s < end; s++) {
+			/* pages never written hold no count: skip them unread
+			 * (reading would map them) */
+			if (touched && (s == desc->first[f] || s % RT_COUNT_PAGE_SLOTS == 0)) {
+				const uint64_t *t = touched(touched_ctx, &base[s], &base[end]);
+				if ((s = (uint64_t)(t - base)) >= end)
+					break;
 			}
 			/* read first: an exchange would back every page of a
 			 * sparse array the thread never touched */

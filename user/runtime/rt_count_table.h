@@ -76,9 +76,10 @@ void rt_count_table_drain(struct rt_count_table *t, rt_count_sink sink, void *ar
  * stays, reading zeros), e.g. in a fork child or at thread exit. */
 void rt_count_table_clear(struct rt_count_table *t);
 
-/* Was the 4 KiB page of the array holding addr ever written?  (0: it reads
- * zeros and need not be read.) */
-typedef int (*rt_count_touched_fn)(void *ctx, const void *addr);
+/* The lowest address in [from, end) of the array whose page was ever
+ * written (from itself when its own page was), or end: the pages between
+ * read zeros and need not be read. */
+typedef const void *(*rt_count_touched_fn)(void *ctx, const void *from, const void *end);
 #define RT_COUNT_PAGE_SLOTS 512u /* counters per 4 KiB */
 
 /* Every non-zero counter of one thread's array of a TU (desc), each
