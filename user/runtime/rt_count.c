@@ -247,7 +247,10 @@ static uint64_t *spill_array(const struct wpp_count_desc *desc)
 {
 	static int said;
 	if (desc->nslots > SPILL_SLOTS) {
-		rt_say("counting: no memory for a TU's path counters", "");
+		/* its code indexes the whole range: nowhere else to count */
+		rt_say("counting: cannot map a TU's path counters (address space limit, "
+		       "ulimit -v?); ",
+		       "rebuild with WPP_COUNT_ARRAY_MAX_PATHS=8192 in wppcc's environment");
 		abort();
 	}
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
