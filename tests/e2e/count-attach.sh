@@ -24,7 +24,7 @@
 #      kill: its counts come once, from its own drain.
 . "$(dirname "$0")/bpf-lib.sh"
 SRC=$ROOT/tests/e2e/count/count_phases.c
-PHASE_FNS="alpha beta beta_wide shared"
+PHASE_FNS="alpha beta beta_wide beta_sparse shared"
 
 # fns_of FILE.wpp [FUNCTION...]: "function path count" lines, sorted (all
 # functions when none is named).

@@ -5,10 +5,10 @@
 # paths mode and once with count mode, both are recorded through shm and
 # through BPF, and `wpptrace paths` (every path, every count) and the
 # program's output must be the same for all four recordings.  The corpus
-# programs plus tests/e2e/count/count_mix.c (a 16384-path function counted
-# in the runtime's hash, threads leaving through return and pthread_exit,
-# a signal handler, a fork child that must not count its parent's paths
-# again) cover threads, fork, exec, vfork, signals, longjmp and a shared
+# programs plus tests/e2e/count/count_mix.c (a 2^24-path function counted
+# in a sparse array range, a 2^31-path one in the runtime's hash, threads
+# leaving through return and pthread_exit, a signal handler, a fork child
+# that must not count its parent's paths again) cover threads, fork, exec, vfork, signals, longjmp and a shared
 # library.  Also: a program mixing a count TU and a paths TU; -O0 and the
 # static runtime; the edge profile (`edges`) equal to the paths build's;
 # report/annotate/cfg/export read a count recording; wpp, hot, kpaths and
@@ -105,7 +105,7 @@ fi
 if objdump -d "$WORK/count_mix/count/prog" | grep -q "call.*<__wpp_count_hash@plt>"; then
 	fail "count_mix calls __wpp_count_hash through the PLT"
 elif nm "$WORK/count_mix/count/prog" | grep -q " U __wpp_count_hash"; then
-	pass "count_mix counts its 16384-path function in the runtime's hash (through the GOT)"
+	pass "count_mix counts its 2^31-path function in the runtime's hash (through the GOT)"
 else
 	fail "count_mix does not call __wpp_count_hash"
 fi
@@ -200,9 +200,10 @@ done
 # recorded; the snapshot at the first pause must hold exactly phase A's
 # paths of alpha and shared (one thread's counts in a block of its own, the
 # helper's in another), and the delta to the second exactly phase B's
-# (beta, beta_wide through the hash, shared), each against paths-mode
-# recordings of runs that stop after A (`a`) and after B (`b`); the
-# recording of the paused run must still hold every count.
+# (beta, beta_wide through the hash, beta_sparse in a sparse array range,
+# shared), each against paths-mode recordings of runs that stop after A
+# (`a`) and after B (`b`); the recording of the paused run must still hold
+# every count.
 PEEK=$ROOT/build/tests/e2e/count_peek
 d=$WORK/live
 mkdir -p "$d"
@@ -230,7 +231,7 @@ import json, subprocess, sys
 def prof(f):
     out = subprocess.run([sys.argv[1], "paths", "--format", "json", f], capture_output=True, text=True).stdout
     return {(r["function"], r["path"]): r["count"] for r in json.loads(out)["paths"]
-            if r["function"] in ("beta", "beta_wide", "shared")}
+            if r["function"] in ("beta", "beta_wide", "beta_sparse", "shared")}
 a, b = prof(sys.argv[2]), prof(sys.argv[3])
 for k in sorted(b):
     if b[k] - a.get(k, 0):
@@ -268,12 +269,13 @@ PY
 	else
 		fail "live snapshot 1: $(only "alpha shared" <"$d/snap1" | diff - "$d/want1" | sed -n 2p)"
 	fi
-	if only "beta beta_wide shared" <"$d/snap2" | cmp -s - "$d/want2" && [ -s "$d/want2" ]; then
-		pass "live delta over phase B: beta, beta_wide (hash) and shared, every count"
+	if only "beta beta_wide beta_sparse shared" <"$d/snap2" | cmp -s - "$d/want2" &&
+		[ -s "$d/want2" ] && grep -q "^beta_sparse " "$d/want2"; then
+		pass "live delta over phase B: beta, beta_wide (hash), beta_sparse (sparse array) and shared, every count"
 	else
-		fail "live delta 2: $(only "beta beta_wide shared" <"$d/snap2" | diff - "$d/want2" | sed -n 2p)"
+		fail "live delta 2: $(only "beta beta_wide beta_sparse shared" <"$d/snap2" | diff - "$d/want2" | sed -n 2p)"
 	fi
-	if [ "$(fns_of "$d/live.wpp" alpha beta beta_wide shared)" = "$(fns_of "$d/b.wpp" alpha beta beta_wide shared)" ]; then
+	if [ "$(fns_of "$d/live.wpp" alpha beta beta_wide beta_sparse shared)" = "$(fns_of "$d/b.wpp" alpha beta beta_wide beta_sparse shared)" ]; then
 		pass "the paused, snapshotted run still records every count"
 	else
 		fail "live: the recording of the paused run differs from the paths build's"
@@ -336,9 +338,9 @@ want = {}
 for l in open(sys.argv[3]):
     f, p, c = l.split()
     want[(f, int(p))] = int(c)
-mine = {k: v for k, v in got.items() if k[0] in ("beta", "beta_wide", "shared")}
+mine = {k: v for k, v in got.items() if k[0] in ("beta", "beta_wide", "beta_sparse", "shared")}
 assert mine == want, "phase B paths differ"
-assert hot & {"beta", "beta_wide", "shared"}, "hottest paths in %s" % hot
+assert hot & {"beta", "beta_wide", "beta_sparse", "shared"}, "hottest paths in %s" % hot
 PY
 			pass "top: nothing while waiting, then exactly phase B's paths, $(sed -n 's/.*(\(.*\) of one CPU)/\1/p' "$d/top.err" | head -1) own CPU"
 		else
@@ -379,4 +381,32 @@ rc=$?
 s_p=$(stat -c %s "$WORK/count_mix/p-shm.wpp") s_c=$(stat -c %s "$WORK/count_mix/c-shm.wpp")
 [ "$s_c" -lt "$s_p" ] && pass "count_mix recording: $s_p bytes traced, $s_c bytes counted" ||
 	fail "count recording not smaller ($s_c vs $s_p bytes)"
+
+# The TU's array budget (WPP_COUNT_TU_MAX_SLOTS, 2^30 counters): three
+# functions of 2^29 paths each, in order: two take array ranges, the third
+# would take the TU past the budget and counts in the hash.
+d=$WORK/budget
+mkdir -p "$d"
+{
+	for f in one two three; do
+		echo "volatile unsigned acc_$f;"
+		echo "void $f(unsigned x);"
+		echo "void $f(unsigned x) {"
+		for ((i = 0; i < 29; i++)); do echo "  if (x & (1u << $i)) acc_$f += $i;"; done
+		echo "}"
+	done
+	echo "int main(int argc, char **argv) { (void)argv; one(argc); two(argc); three(argc); return 0; }"
+} >"$d/budget.c"
+if "$WPPCC" -O2 -fwpp-mode=count --wpp-stats="$d/stats" -o "$d/count" "$d/budget.c" &&
+	"$WPPCC" -O2 -o "$d/paths" "$d/budget.c" &&
+	[ "$(awk '$2 ~ /^(one|two|three)$/ { print $2, $3, $(NF - 1) }' "$d/stats" | tr '\n' ' ')" = \
+		"one paths=536870912 counting=array two paths=536870912 counting=array three paths=536870912 counting=hash " ] &&
+	(cd "$d" && "$WPPTRACE" record -q -o count.wpp -- ./count 1 2 3 &&
+		"$WPPTRACE" record -q -o paths.wpp -- ./paths 1 2 3) &&
+	paths_of "$d/count.wpp" && paths_of "$d/paths.wpp" && [ -s "$d/paths.paths" ] &&
+	cmp -s "$d/count.paths" "$d/paths.paths"; then
+	pass "TU budget: two 2^29-path functions in arrays, the third in the hash, counts as traced"
+else
+	fail "TU budget: $(grep -E ' (one|two|three) ' "$d/stats" | tr '\n' ';') $(diff "$d/count.paths" "$d/paths.paths" 2>&1 | sed -n 2p)"
+fi
 finish

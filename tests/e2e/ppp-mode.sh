@@ -13,7 +13,7 @@
 #     (the count build's recording) that the set file does not hold, with
 #     their counts (brute force over the two files);
 #   - --wpp-stats says which functions counted preferentially.
-# ppp_mix (tests/e2e/ppp/ppp_mix.c: a 16384-path function, threads, a
+# ppp_mix (tests/e2e/ppp/ppp_mix.c: a 2^31-path function, threads, a
 # signal handler) runs with the default policy (PPP only where counting
 # would hash) and with every function forced to PPP, through shm and BPF;
 # corpus programs run forced.  Also: a stale set (one warning, the changed
@@ -153,7 +153,7 @@ cp "$PPP_SRC/ppp_mix.c" "$WORK/src/ppp_mix.c"
 run_ppp ppp_mix "$WORK/src/ppp_mix.c" args:train field &&
 	grep -q "wpp-stats: many_paths .*counted=ppp" "$WORK/ppp_mix/stats" &&
 	grep -q "wpp-stats: few_paths .*counted=plain" "$WORK/ppp_mix/stats" &&
-	pass "ppp_mix: by default many_paths (16384 paths) counts by PPP, few_paths by Ball-Larus" ||
+	pass "ppp_mix: by default many_paths (2^31 paths) counts by PPP, few_paths by Ball-Larus" ||
 	fail "ppp_mix: default policy: $(grep -E 'many_paths|few_paths' "$WORK/ppp_mix/stats" | tr '\n' '|')"
 run_ppp ppp_mix_all "$WORK/src/ppp_mix.c" args:train field WPP_PPP_MIN_PATHS=0 &&
 	grep -q "wpp-stats: few_paths .*counted=ppp" "$WORK/ppp_mix_all/stats" &&

@@ -12,12 +12,13 @@
 #include <unistd.h>
 
 #include "wpp/trace_abi.h"
+#include "runtime/rt_count_pages.h"
 #include "runtime/wpp_registry.h"
 
 #define MAX_BLOCKS (1u << 16)
 #define MAX_ARRAYS (1u << 16)
 #define MAX_FUNCS  (1u << 24)
-#define MAX_SLOTS  (UINT64_C(1) << 27)
+#define MAX_SLOTS  WPP_COUNT_TU_MAX_SLOTS
 #define MAX_HASH   (UINT64_C(1) << 26)
 #define CHUNK	   8192 /* counters read per pread */
 
@@ -43,45 +44,96 @@ static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t cou
 	return 0;
 }
 
-/* A PPP unit's slot tables (trace_abi.h, "Preferential path counting"),
- * all in one array of nslots: paths[s] is the Ball-Larus id slot s counts.
- * Slots of functions without a table keep their own index. */
-static int read_ppp_paths(int fd, const struct wpp_count_desc *d, const uint64_t *first,
-			  uint64_t **out)
+/* A PPP unit's slot tables (trace_abi.h, "Preferential path counting"):
+ * tabs[f] is NULL for a function that counts by Ball-Larus id, else
+ * [first[f + 1] - first[f]] Ball-Larus ids, one per PPP slot.  (Per
+ * function: the unit's other functions may own up to 2^29 slots each.) */
+static int read_ppp_tables(int fd, const struct wpp_count_desc *d, const uint64_t *first,
+			   uint64_t ***out)
 {
-	uint64_t *tables = malloc(((size_t)d->nfuncs + 1) * sizeof(*tables));
-	uint64_t *paths = malloc(((size_t)d->nslots + 1) * sizeof(*paths));
+	uint64_t *addrs = malloc(((size_t)d->nfuncs + 1) * sizeof(*addrs));
+	uint64_t **tabs = calloc((size_t)d->nfuncs + 1, sizeof(*tabs));
 	int err = -ENOMEM;
 
-	if (!tables || !paths)
+	if (!addrs || !tabs)
 		goto out;
-	for (uint64_t k = 0; k < d->nslots; k++)
-		paths[k] = WPP_PPP_HOLE; /* slots no function claims */
-	if ((err = read_at(fd, tables, (size_t)d->nfuncs * sizeof(*tables),
+	if ((err = read_at(fd, addrs, (size_t)d->nfuncs * sizeof(*addrs),
 			   (uint64_t)(uintptr_t)d->ppp_slots)))
 		goto out;
 	for (uint32_t f = 0; f < d->nfuncs; f++) {
 		uint64_t n = first[f + 1] - first[f];
-		if (tables[f] && n &&
-		    (err = read_at(fd, paths + first[f], n * sizeof(*paths), tables[f])))
+		if (!addrs[f] || !n)
+			continue;
+		/* the pass bounds an interval by WPP_PPP_MAX_INTERVAL */
+		if (n > WPP_PPP_MAX_INTERVAL) {
+			err = -EPROTO;
 			goto out;
-		for (uint64_t k = 0; !tables[f] && k < n; k++)
-			paths[first[f] + k] = k;
+		}
+		if (!(tabs[f] = malloc(n * sizeof(*tabs[f])))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if ((err = read_at(fd, tabs[f], n * sizeof(*tabs[f]), addrs[f])))
+			goto out;
 	}
-	*out = paths;
-	paths = NULL;
+	*out = tabs;
+	tabs = NULL;
 	err = 0;
 out:
-	free(tables);
-	free(paths);
+	for (uint32_t f = 0; tabs && f < d->nfuncs; f++)
+		free(tabs[f]);
+	free(tabs);
+	free(addrs);
 	return err;
 }
 
-/* One thread's array of one TU. */
-static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_snapshot *s)
+static void free_ppp_tables(uint64_t **tabs, uint32_t nfuncs)
+{
+	for (uint32_t f = 0; tabs && f < nfuncs; f++)
+		free(tabs[f]);
+	free(tabs);
+}
+
+/* Where to read next from slot `at` (address addr) of an array of
+ * nslots: *skip slots of pages the process never wrote (pages NULL: none),
+ * then a run of at most CHUNK counters on written pages (0: none left). */
+static uint64_t touched_run(struct rt_count_pages *pages, uint64_t addr, uint64_t at,
+			    uint64_t nslots, uint64_t *skip)
+{
+	uint64_t want = nslots - at < CHUNK ? nslots - at : CHUNK;
+	*skip = 0;
+	if (!pages || pages->fd < 0)
+		return want;
+	uint64_t end = addr + (nslots - at) * 8;
+	if (end < addr)
+		return want; /* hostile: read_at fails on it */
+	uint64_t from = rt_count_pages_next(pages, addr, end);
+	*skip = (from - addr) / 8;
+	if (*skip >= nslots - at) {
+		*skip = nslots - at;
+		return 0;
+	}
+	/* the run ends at the first page not written */
+	uint64_t n = 0, page = UINT64_C(1) << pages->page_shift;
+	uint64_t room = nslots - at - *skip < CHUNK ? nslots - at - *skip : CHUNK;
+	uint64_t next = from;
+	while (n < room && rt_count_pages_next(pages, next, next + 1) == next) {
+		uint64_t to_page = (page - next % page + 7) / 8;
+		n += to_page;
+		next += to_page * 8;
+	}
+	return n < room ? n : room;
+}
+
+/* One thread's array of one TU.  A large array is read only over the
+ * pages its thread wrote (pages: the process's pagemap): reading the
+ * others through /proc/PID/mem would map them in the process, and take
+ * seconds over a function's 4 GiB range. */
+static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_count_array_ref *a,
+		      struct count_snapshot *s)
 {
 	struct wpp_count_desc d = {0};
-	uint64_t fid_base, *first = NULL, *buf = NULL, *paths = NULL;
+	uint64_t fid_base, *first = NULL, *buf = NULL, **tabs = NULL;
 	int err;
 
 	/* a counting unit's descriptor ends before ppp_slots */
@@ -110,12 +162,16 @@ static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_
 			err = -EPROTO;
 			goto out;
 		}
-	if (d.abi_version == WPP_COUNT_DESC_PPP && (err = read_ppp_paths(fd, &d, first, &paths)))
+	if (d.abi_version == WPP_COUNT_DESC_PPP && (err = read_ppp_tables(fd, &d, first, &tabs)))
 		goto out;
 	uint32_t fid0 = wpp_word_fid(fid_base);
 	uint32_t f = 0;
-	for (uint64_t at = 0; at < d.nslots; at += CHUNK) {
-		uint64_t n = d.nslots - at < CHUNK ? d.nslots - at : CHUNK;
+	int sparse = d.nslots * 8 >= RT_COUNT_PAGES_MIN_BYTES;
+	for (uint64_t at = 0, n, skip; at < d.nslots; at += n) {
+		n = touched_run(sparse ? pages : NULL, a->base + at * 8, at, d.nslots, &skip);
+		at += skip;
+		if (!n)
+			continue;
 		if ((err = read_at(fd, buf, n * 8, a->base + at * 8)))
 			goto out;
 		for (uint64_t k = 0; k < n; k++) {
@@ -127,7 +183,8 @@ static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_
 			if (f == d.nfuncs) /* cannot happen: first[nfuncs] == nslots here */
 				break;
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
-			uint64_t id = paths ? paths[slot] : slot - first[f];
+			uint64_t rel = slot - first[f];
+			uint64_t id = tabs && tabs[f] ? tabs[f][rel] : rel;
 			if (id > WPP_WIDE_PATH_LIMIT - 1)
 				continue; /* a hole (never counted into) or garbage */
 			if ((err = add(s, fid, id, buf[k])))
@@ -137,7 +194,7 @@ static int read_array(int fd, const struct wpp_count_array_ref *a, struct count_
 out:
 	free(first);
 	free(buf);
-	free(paths);
+	free_ppp_tables(tabs, d.nfuncs);
 	return err;
 }
 
@@ -159,7 +216,8 @@ static int read_hash(int fd, const struct wpp_count_block *b, struct count_snaps
 	return 0;
 }
 
-static int read_block(int fd, const struct wpp_count_block *b, struct count_snapshot *s)
+static int read_block(int fd, struct rt_count_pages *pages, const struct wpp_count_block *b,
+		      struct count_snapshot *s)
 {
 	struct wpp_count_array_ref *a;
 	int err = 0;
@@ -171,7 +229,7 @@ static int read_block(int fd, const struct wpp_count_block *b, struct count_snap
 			return -ENOMEM;
 		err = read_at(fd, a, b->narrays * sizeof(*a), b->arrays);
 		for (uint32_t i = 0; !err && i < b->narrays; i++)
-			err = read_array(fd, &a[i], s);
+			err = read_array(fd, pages, &a[i], s);
 		free(a);
 	}
 	if (!err && b->busy)
@@ -223,7 +281,8 @@ static int note_drain(int fd, const struct wpp_count_block *b, uint64_t at,
 }
 
 /* One pass over the block list. */
-static int read_all(int fd, uint64_t counts, int by_thread, struct count_snapshot *out)
+static int read_all(int fd, struct rt_count_pages *pages, uint64_t counts, int by_thread,
+		    struct count_snapshot *out)
 {
 	uint64_t at;
 	int err = read_at(fd, &at, sizeof(at), counts);
@@ -238,7 +297,7 @@ static int read_all(int fd, uint64_t counts, int by_thread, struct count_snapsho
 		if (b.state == WPP_COUNT_LIVE) {
 			out->threads++;
 			out->tid_now = by_thread ? b.tid : 0;
-			err = read_block(fd, &b, out);
+			err = read_block(fd, pages, &b, out);
 			if (!err)
 				err = note_drain(fd, &b, at, out);
 		}
@@ -262,11 +321,22 @@ static int read_snapshot(pid_t pid, uint64_t counts, int by_thread, struct count
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	/* without a readable pagemap every page is read, as before */
+	struct rt_count_pages *pages = malloc(sizeof(*pages));
+	if (pages) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+		rt_count_pages_open(pages, path);
+	}
 	for (int t = 0; t < TRIES && err == -EPROTO; t++) {
 		count_snapshot_free(out);
 		memset(out, 0, sizeof(*out));
-		err = read_all(fd, counts, by_thread, out);
+		if (pages)
+			rt_count_pages_forget(pages); /* pages written since */
+		err = read_all(fd, pages, counts, by_thread, out);
 	}
+	if (pages)
+		rt_count_pages_close(pages);
+	free(pages);
 	close(fd);
 	if (err) {
 		count_snapshot_free(out);

@@ -1,7 +1,9 @@
 # user/bpfcollect: the BPF transport's collector library (libbpf loader,
 # USDT attacher, ring drainer, stream demux).  Linked into wpptrace by
 # user/record or user/cli with $(BPFCOLLECT_LIB) $(BPFCOLLECT_LDLIBS).
-BPFCOLLECT_SRCS := $(wildcard user/bpfcollect/*.c)
+# rt_count_pages.c: live count snapshots skip the pages of a process's
+# counter arrays that were never written, as the runtime's drain does.
+BPFCOLLECT_SRCS := $(wildcard user/bpfcollect/*.c) user/runtime/rt_count_pages.c
 BPFCOLLECT_OBJS := $(call objs,,$(BPFCOLLECT_SRCS))
 BPFCOLLECT_SAN_OBJS := $(call objs,san,$(BPFCOLLECT_SRCS))
 BPFCOLLECT_LIB := $(BUILD)/bpfcollect/libbpfcollect.a

@@ -275,9 +275,15 @@ static uint64_t add_range(struct wpp_counts *k, uint64_t nslots)
 	return at;
 }
 
+int wpp_counts_would_hash(const struct wpp_counts *k, uint64_t npaths)
+{
+	uint64_t used = k->first ? k->first[k->nfirst] : 0;
+	return npaths > k->max_array_paths || npaths > WPP_COUNT_TU_MAX_SLOTS - used;
+}
+
 uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
 {
-	int hashed = npaths > k->max_array_paths;
+	int hashed = wpp_counts_would_hash(k, npaths);
 	uint64_t at = add_range(k, hashed ? 0 : npaths);
 	return hashed ? UINT64_MAX : at;
 }

@@ -9,7 +9,8 @@
  * at entry (wpp_count_base: an always_inline helper, so the NULL test and
  * the cold allocation call become a branch in the caller after the plugin's
  * inliner) and counts each path end with one add to memory.  A function
- * with more paths than WPP_COUNT_ARRAY_MAX_PATHS counts in the runtime's
+ * with more paths than WPP_COUNT_ARRAY_MAX_PATHS (or whose range would take
+ * the TU past WPP_COUNT_TU_MAX_SLOTS) counts in the runtime's
  * per-thread hash: an inline probe of the path's home slot (another
  * always_inline helper) adds to a hit without a call, anything else calls
  * __wpp_count_hash through a GOT stub.  The slot ranges are assigned in function order as the
@@ -51,9 +52,13 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp);
 uint64_t wpp_counts_array_limit(void);
 void wpp_counts_free(struct wpp_counts *k);
 
+/* Would the next function, with npaths paths, count through the hash:
+ * more than k->max_array_paths paths (wpp_counts_array_limit()), or a
+ * range that would take the TU's array past WPP_COUNT_TU_MAX_SLOTS? */
+int wpp_counts_would_hash(const struct wpp_counts *k, uint64_t npaths);
 /* The next function (local index k->nfirst) has npaths paths: its first
- * slot, or UINT64_MAX when it counts through the hash (more than
- * k->max_array_paths paths, wpp_counts_array_limit()). */
+ * slot, or UINT64_MAX when it counts through the hash
+ * (wpp_counts_would_hash). */
 uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
 /* The next function counts preferentially (ppp_plan.h): interval slots,
  * and its slot table slot_bl[interval] (returned in *table).  Its first

@@ -613,11 +613,19 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		goto out;
 	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
 	int stale = match == WPP_INTERESTING_STALE;
+	/* Where Ball-Larus counting would hash this function (too many paths,
+	 * or no room left in the TU's array), PPP may number it whatever
+	 * WPP_PPP_MIN_PATHS says: "PPP where counting would hash". */
+	int hashes = wpp_meta_mode_counts(tu->mode) ? wpp_counts_would_hash(&tu->counts, d.npaths)
+						    : d.npaths > wpp_counts_array_limit();
+	uint64_t ppp_min =
+	    hashes && d.npaths <= tu->ppp_min_paths ? d.npaths - 1 : tu->ppp_min_paths;
 	/* PPP's increments go on the chords wpp_dag_place just chose */
-	if (tu->mode == WPP_MODE_PPP && wpp_ppp_plan_make(&d, ids, nids, stale, tu->ppp_min_paths,
-							  tu->counts.max_array_paths, &plan))
+	if (tu->mode == WPP_MODE_PPP &&
+	    wpp_ppp_plan_make(&d, ids, nids, stale, ppp_min,
+			      wpp_ppp_max_interval(tu->counts.max_array_paths), &plan))
 		goto out;
-	wpp_ir_stats_function(tu->stats, fn, &d, ids, nids, stale,
+	wpp_ir_stats_function(tu->stats, fn, &d, ids, nids, stale, hashes,
 			      tu->mode == WPP_MODE_PPP ? &plan : NULL);
 	if (tu->mode == WPP_MODE_BLOCKS)
 		for (uint32_t i = 0; i < d.nedges; i++)

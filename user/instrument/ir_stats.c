@@ -21,6 +21,7 @@
 #include "instrument/ir_counts.h"
 #include "instrument/listed_seen.h"
 #include "instrument/ppp.h"
+#include "instrument/ppp_plan.h"
 #include "wpp/meta_format.h"
 
 /* Stale functions named in the warning before "and N more". */
@@ -36,7 +37,7 @@ struct wpp_ir_stats {
 	const char *dest; /* "-" or the file */
 	struct wpp_interesting set;
 	int has_set;
-	uint64_t array_max;
+	uint64_t ppp_max; /* the largest PPP interval an array takes */
 	char *source;
 	char *source_field; /* source as set files write it (wpp/interesting.h) */
 	uint32_t nfns, with_interesting, hashed, nstale;
@@ -119,7 +120,7 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len)
 	for (char *c = st->source_field; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			*c = '?';
-	st->array_max = wpp_counts_array_limit();
+	st->ppp_max = wpp_ppp_max_interval(wpp_counts_array_limit());
 	if (files && *files)
 		st->has_set = load_set(st, files) == 0;
 	st->seen_fd = st->has_set && st->set.nrecorded < st->set.nfns ? seen_report_fd() : -1;
@@ -210,7 +211,7 @@ static void note_plan(struct wpp_ir_stats *st, const struct wpp_ppp_plan *plan)
 }
 
 void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, const struct wpp_dag *d,
-			   const uint64_t *ids, size_t nids, int stale,
+			   const uint64_t *ids, size_t nids, int stale, int hashes,
 			   const struct wpp_ppp_plan *plan)
 {
 	size_t len;
@@ -236,7 +237,7 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, const struc
 		g = wpp_ppp_compactness(&ppp);
 		wpp_ppp_free(&ppp);
 	}
-	int hashed = d->npaths > st->array_max;
+	int hashed = hashes;
 	st->nfns++;
 	st->hashed += hashed;
 	fprintf(st->out, "wpp-stats: %.*s paths=%llu interesting=%u", (int)len, name,
@@ -245,8 +246,8 @@ void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, const struc
 	if (ok && ninteresting) {
 		st->with_interesting++;
 		st->gamma_bins[g <= 1.0 ? 0 : g <= 1.1 ? 1 : g <= 2.0 ? 2 : 3]++;
-		ppp_counting = interval > st->array_max ? "hash" : "array";
-		st->ppp_hashed += interval > st->array_max;
+		ppp_counting = interval > st->ppp_max ? "hash" : "array";
+		st->ppp_hashed += interval > st->ppp_max;
 		fprintf(st->out, " interval=%llu gamma=%.3f", (unsigned long long)interval, g);
 	} else if (ok) {
 		fprintf(st->out, " interval=0 gamma=-");

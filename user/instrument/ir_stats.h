@@ -61,12 +61,13 @@ struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len);
 int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
 			const struct wpp_dag *d, uint64_t **ids, size_t *n);
 
-/* The function's --wpp-stats line.  plan: what -fwpp-mode=ppp made of it
- * (reported as counted=ppp|plain|empty|stale|wide and tallied in a second
- * summary line), or NULL in other modes, where the numbering is computed
- * here for the report only. */
+/* The function's --wpp-stats line.  hashes: Ball-Larus counting puts
+ * (would put) its paths in the hash (counting=hash).  plan: what
+ * -fwpp-mode=ppp made of it (reported as counted=ppp|plain|empty|stale|wide
+ * and tallied in a second summary line), or NULL in other modes, where the
+ * numbering is computed here for the report only. */
 void wpp_ir_stats_function(struct wpp_ir_stats *st, LLVMValueRef fn, const struct wpp_dag *d,
-			   const uint64_t *ids, size_t n, int stale,
+			   const uint64_t *ids, size_t n, int stale, int hashes,
 			   const struct wpp_ppp_plan *plan);
 
 /* The summary and the stale warning; frees st (NULL allowed). */

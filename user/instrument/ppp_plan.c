@@ -17,6 +17,11 @@ uint64_t wpp_ppp_min_paths(uint64_t array_limit)
 	return v && *v ? strtoull(v, NULL, 10) : array_limit;
 }
 
+uint64_t wpp_ppp_max_interval(uint64_t array_limit)
+{
+	return array_limit < WPP_PPP_MAX_INTERVAL ? array_limit : WPP_PPP_MAX_INTERVAL;
+}
+
 const char *wpp_ppp_how_name(uint32_t how)
 {
 	switch (how) {

@@ -50,6 +50,11 @@ void wpp_ppp_plan_free(struct wpp_ppp_plan *p);
  * preferentially), else the counting array limit. */
 uint64_t wpp_ppp_min_paths(uint64_t array_limit);
 
+/* The largest PPP interval that counts in an array: array_limit (the
+ * counting array limit), but no more than WPP_PPP_MAX_INTERVAL, since the
+ * slot table is a constant of the binary. */
+uint64_t wpp_ppp_max_interval(uint64_t array_limit);
+
 /* What how says, for --wpp-stats: "ppp", "plain", "empty", "stale", "wide". */
 const char *wpp_ppp_how_name(uint32_t how);
 

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/rt_count.h"
+#include "runtime/rt_count_pages.h"
 #include "runtime/rt_count_table.h"
 #include "runtime/rt_internal.h"
 #include "runtime/wpp_registry.h"
@@ -97,7 +98,14 @@ static void *map_zeroed(uint64_t bytes)
 		return NULL;
 	void *p = mmap(NULL, bytes ? bytes : 8, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	/* A sparse array (a function with up to 2^29 paths, a few of them
+	 * run) must stay sparse: a transparent huge page would back 2 MiB
+	 * for one counter. */
+	if (bytes >= RT_COUNT_PAGES_MIN_BYTES)
+		madvise(p, bytes, MADV_NOHUGEPAGE);
+	return p;
 }
 
 /* ---- emission into the calling thread's stream ---- */
@@ -138,8 +146,17 @@ static void drain(struct rt_count_thread *ct, int own)
 	__atomic_fetch_add(&ct->drains, 1, __ATOMIC_SEQ_CST);
 	uint32_t n = __atomic_load_n(&ct->narrays, __ATOMIC_ACQUIRE);
 	struct rt_count_array *a = __atomic_load_n(&ct->arrays, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < n; i++)
-		rt_count_array_drain(a[i].desc, a[i].base, put_count, NULL);
+	struct rt_count_pages pages = {.fd = -1};
+	for (uint32_t i = 0; i < n; i++) {
+		/* a large array is read only where its pages were written */
+		int sparse = a[i].desc->nslots * 8 >= RT_COUNT_PAGES_MIN_BYTES;
+		if (sparse && pages.fd < 0 && !pages.page_shift)
+			rt_count_pages_open(&pages, "/proc/self/pagemap");
+		rt_count_array_drain(a[i].desc, a[i].base,
+				     sparse && pages.fd >= 0 ? rt_count_pages_next_here : NULL,
+				     &pages, put_count, NULL);
+	}
+	rt_count_pages_close(&pages);
 	/* The hash only from its owner, and not from a handler that
 	 * interrupted the owner inside it; at process end another thread's
 	 * hash is read racing with its owner (a table that grows meanwhile
@@ -230,7 +247,10 @@ static uint64_t *spill_array(const struct wpp_count_desc *desc)
 {
 	static int said;
 	if (desc->nslots > SPILL_SLOTS) {
-		rt_say("counting: no memory for a TU's path counters", "");
+		/* its code indexes the whole range: nowhere else to count */
+		rt_say("counting: cannot map a TU's path counters (address space limit, "
+		       "ulimit -v?); ",
+		       "rebuild with WPP_COUNT_ARRAY_MAX_PATHS=8192 in wppcc's environment");
 		abort();
 	}
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))

@@ -93,7 +93,8 @@ void rt_count_table_clear(struct rt_count_table *t)
 	t->used = 0;
 }
 
-void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_count_sink sink,
+void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
+			  rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
 			  void *arg)
 {
 	uint64_t fid_base = *desc->fid_base_slot;
@@ -106,7 +107,15 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_
 				    : fid_base + ((uint64_t)f << WPP_FID_SHIFT);
 		/* a preferentially numbered function's slots are PPP ids */
 		const uint64_t *path_of = tables ? tables[f] : NULL;
-		for (uint64_t s = desc->first[f]; s < desc->first[f + 1]; s++) {
+		uint64_t end = desc->first[f + 1];
+		for (uint64_t s = desc->first[f]; s < end; s++) {
+			/* pages never written hold no count: skip them unread
+			 * (reading would map them) */
+			if (touched && (s == desc->first[f] || s % RT_COUNT_PAGE_SLOTS == 0)) {
+				const uint64_t *t = touched(touched_ctx, &base[s], &base[end]);
+				if ((s = (uint64_t)(t - base)) >= end)
+					break;
+			}
 			/* read first: an exchange would back every page of a
 			 * sparse array the thread never touched */
 			if (!base[s])

@@ -76,12 +76,21 @@ void rt_count_table_drain(struct rt_count_table *t, rt_count_sink sink, void *ar
  * stays, reading zeros), e.g. in a fork child or at thread exit. */
 void rt_count_table_clear(struct rt_count_table *t);
 
+/* The lowest address in [from, end) of the array whose page was ever
+ * written (from itself when its own page was), or end: the pages between
+ * read zeros and need not be read. */
+typedef const void *(*rt_count_touched_fn)(void *ctx, const void *from, const void *end);
+#define RT_COUNT_PAGE_SLOTS 512u /* counters per 4 KiB */
+
 /* Every non-zero counter of one thread's array of a TU (desc), each
  * zeroed as it is taken; fid words come from the TU's registered base
  * (the unregistered fid while it has none).  In a PPP TU (abi_version
  * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
- * sink gets the Ball-Larus id the table names for the slot. */
-void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base, rt_count_sink sink,
+ * sink gets the Ball-Larus id the table names for the slot.  touched
+ * (NULL: every page) skips the pages of base (page-aligned) that were
+ * never written, unread (rt_count_pages.h). */
+void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
+			  rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
 			  void *arg);
 
 /* Trace words for `count` executions of path id of fidw's function, one

@@ -3,8 +3,9 @@
  * count_phases.c — a program with two known phases for the live-count test
  * (tests/e2e/count-mode.sh): phase A runs alpha() and shared() on the main
  * thread and on a helper thread that stays alive (its counts stay in its
- * own block, undrained); phase B runs beta() and beta_wide() (16384
- * paths: the runtime's hash) and shared().  Argument:
+ * own block, undrained); phase B runs beta(), beta_wide() (2^31 paths:
+ * the runtime's hash), beta_sparse() (2^24 paths: a sparse array range)
+ * and shared().  Argument:
  *   a   phase A only, then exit
  *   b   both phases, then exit
  *   p   both phases, pausing before B and before exit: prints "paused N
@@ -52,36 +53,127 @@ __attribute__((noinline)) static void beta(uint32_t x)
 }
 
 /* 14 independent branches: 16384 paths, more than an array range. */
-__attribute__((noinline)) static void beta_wide(uint32_t x)
+/* external: the optimizer may not assume its callers leave the high bits
+ * of x zero and drop their branches */
+__attribute__((noinline)) void beta_wide(uint32_t x);
+__attribute__((noinline)) void beta_wide(uint32_t x)
 {
-	if (x & 1)
+	if (x & UINT32_C(1))
 		acc += 1;
-	if (x & 2)
+	if (x & UINT32_C(2))
 		acc += 2;
-	if (x & 4)
+	if (x & UINT32_C(4))
 		acc += 3;
-	if (x & 8)
+	if (x & UINT32_C(8))
 		acc += 4;
-	if (x & 16)
+	if (x & UINT32_C(16))
 		acc += 5;
-	if (x & 32)
+	if (x & UINT32_C(32))
 		acc += 6;
-	if (x & 64)
+	if (x & UINT32_C(64))
 		acc += 7;
-	if (x & 128)
+	if (x & UINT32_C(128))
 		acc += 8;
-	if (x & 256)
+	if (x & UINT32_C(256))
 		acc += 9;
-	if (x & 512)
+	if (x & UINT32_C(512))
 		acc += 10;
-	if (x & 1024)
+	if (x & UINT32_C(1024))
 		acc += 11;
-	if (x & 2048)
+	if (x & UINT32_C(2048))
 		acc += 12;
-	if (x & 4096)
+	if (x & UINT32_C(4096))
 		acc += 13;
-	if (x & 8192)
+	if (x & UINT32_C(8192))
 		acc += 14;
+	if (x & UINT32_C(16384))
+		acc += 15;
+	if (x & UINT32_C(32768))
+		acc += 16;
+	if (x & UINT32_C(65536))
+		acc += 17;
+	if (x & UINT32_C(131072))
+		acc += 18;
+	if (x & UINT32_C(262144))
+		acc += 19;
+	if (x & UINT32_C(524288))
+		acc += 20;
+	if (x & UINT32_C(1048576))
+		acc += 21;
+	if (x & UINT32_C(2097152))
+		acc += 22;
+	if (x & UINT32_C(4194304))
+		acc += 23;
+	if (x & UINT32_C(8388608))
+		acc += 24;
+	if (x & UINT32_C(16777216))
+		acc += 25;
+	if (x & UINT32_C(33554432))
+		acc += 26;
+	if (x & UINT32_C(67108864))
+		acc += 27;
+	if (x & UINT32_C(134217728))
+		acc += 28;
+	if (x & UINT32_C(268435456))
+		acc += 29;
+	if (x & UINT32_C(536870912))
+		acc += 30;
+	if (x & UINT32_C(1073741824))
+		acc += 31;
+}
+
+/* 2^24 paths: a sparse array range of 128 MiB, of which phase B writes a
+ * few pages (a live reader reads only those, rt_count_pages.h). */
+__attribute__((noinline)) static void beta_sparse(uint32_t x)
+{
+	if (x & UINT32_C(1))
+		acc += 1;
+	if (x & UINT32_C(2))
+		acc += 2;
+	if (x & UINT32_C(4))
+		acc += 3;
+	if (x & UINT32_C(8))
+		acc += 4;
+	if (x & UINT32_C(16))
+		acc += 5;
+	if (x & UINT32_C(32))
+		acc += 6;
+	if (x & UINT32_C(64))
+		acc += 7;
+	if (x & UINT32_C(128))
+		acc += 8;
+	if (x & UINT32_C(256))
+		acc += 9;
+	if (x & UINT32_C(512))
+		acc += 10;
+	if (x & UINT32_C(1024))
+		acc += 11;
+	if (x & UINT32_C(2048))
+		acc += 12;
+	if (x & UINT32_C(4096))
+		acc += 13;
+	if (x & UINT32_C(8192))
+		acc += 14;
+	if (x & UINT32_C(16384))
+		acc += 15;
+	if (x & UINT32_C(32768))
+		acc += 16;
+	if (x & UINT32_C(65536))
+		acc += 17;
+	if (x & UINT32_C(131072))
+		acc += 18;
+	if (x & UINT32_C(262144))
+		acc += 19;
+	if (x & UINT32_C(524288))
+		acc += 20;
+	if (x & UINT32_C(1048576))
+		acc += 21;
+	if (x & UINT32_C(2097152))
+		acc += 22;
+	if (x & UINT32_C(4194304))
+		acc += 23;
+	if (x & UINT32_C(8388608))
+		acc += 24;
 }
 
 static uint32_t next(uint32_t s)
@@ -147,6 +239,12 @@ int main(int argc, char **argv)
 			s = next(s);
 			beta(s >> 7);
 			beta_wide(s >> 9);
+			/* 6 bits of s on every fourth branch: 64 paths spread
+			 * over the range */
+			uint32_t y = 0;
+			for (int b = 0; b < 6; b++)
+				y |= ((s >> (11 + b)) & 1u) << (4 * b);
+			beta_sparse(y);
 		}
 		if (mode == 'q')
 			release_helper(th);

@@ -9,7 +9,7 @@
  *   ./prog field   the same and more: more bits reach many_paths, and
  *                  rare() takes branches train never takes
  *
- * many_paths has 2^17 Ball-Larus paths (the runtime's hash in counting
+ * many_paths has 2^31 Ball-Larus paths (the runtime's hash in counting
  * mode; preferential numbering in ppp mode: its interesting paths are
  * few), few_paths and rare a handful (Ball-Larus arrays unless every
  * function is forced to PPP).  Threads (one leaving through pthread_exit)
@@ -26,10 +26,13 @@ static volatile uint32_t sink;
 static volatile uint32_t mask = 0x0f0f; /* the bits of x many_paths sees (volatile:
 					 * many_paths must not learn which) */
 
-/* 17 independent branches, 2^17 paths (volatile: no selects), far above
- * an array range's 8192. */
+/* 31 independent branches, 2^31 paths (volatile: no selects), more than
+ * an array range takes (2^29). */
 static volatile uint32_t r;
-__attribute__((noinline)) static uint32_t many_paths(uint32_t x)
+/* external: the optimizer may not assume its callers leave high bits of x
+ * zero and drop their branches */
+__attribute__((noinline)) uint32_t many_paths(uint32_t x);
+__attribute__((noinline)) uint32_t many_paths(uint32_t x)
 {
 	r = 0;
 	if (x & 1)
@@ -66,6 +69,34 @@ __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
 		r ^= 59;
 	if (x & 65536)
 		r += 61;
+	if (x & UINT32_C(131072))
+		r ^= 67;
+	if (x & UINT32_C(262144))
+		r += 71;
+	if (x & UINT32_C(524288))
+		r ^= 73;
+	if (x & UINT32_C(1048576))
+		r += 79;
+	if (x & UINT32_C(2097152))
+		r ^= 83;
+	if (x & UINT32_C(4194304))
+		r += 89;
+	if (x & UINT32_C(8388608))
+		r ^= 97;
+	if (x & UINT32_C(16777216))
+		r += 101;
+	if (x & UINT32_C(33554432))
+		r ^= 103;
+	if (x & UINT32_C(67108864))
+		r += 107;
+	if (x & UINT32_C(134217728))
+		r ^= 109;
+	if (x & UINT32_C(268435456))
+		r += 113;
+	if (x & UINT32_C(536870912))
+		r ^= 127;
+	if (x & UINT32_C(1073741824))
+		r += 131;
 	return r;
 }
 

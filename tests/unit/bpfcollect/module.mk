@@ -25,7 +25,7 @@ TESTS += $(BPFTEST_BIN)
 # out in the test's own memory (no root, no BPF).
 COUNTSNAP_BIN := $(BPFTEST_DIR)/test_count_snapshot
 $(COUNTSNAP_BIN): tests/unit/bpfcollect/test_count_snapshot.c \
-		$(call objs,san,user/bpfcollect/count_snapshot.c)
+		$(call objs,san,user/bpfcollect/count_snapshot.c user/runtime/rt_count_pages.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 TEST_TARGETS += $(COUNTSNAP_BIN)

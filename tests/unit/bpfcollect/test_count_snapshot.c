@@ -13,7 +13,10 @@
  *    each an error, never a crash or a hang;
  *  - a PPP unit's descriptor: slots of a function with a slot table are
  *    read as the Ball-Larus ids it names (a hole is dropped), the others
- *    by index; an unmapped table is an error.
+ *    by index; an unmapped table is an error;
+ *  - a sparse array (2^25 counters, 256 MiB of address space, counts at
+ *    random slots): every count read, and no page the test did not write
+ *    mapped by the reading (mincore before and after).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -225,12 +229,86 @@ static void test_ppp_slots(void **state)
 	layout();
 }
 
+/* A sparse array read through the process's pagemap (rt_count_pages.h). */
+#define SPARSE_SLOTS (UINT64_C(1) << 25)
+
+static uint64_t resident_pages(void *p, uint64_t bytes)
+{
+	uint64_t npages = bytes / 4096, n = 0;
+	unsigned char *vec = malloc(npages);
+	assert_non_null(vec);
+	assert_int_equal(mincore(p, bytes, vec), 0);
+	for (uint64_t i = 0; i < npages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
+}
+
+static void test_sparse_array(void **state)
+{
+	(void)state;
+	static uint64_t sfirst[3] = {0, SPARSE_SLOTS - 5, SPARSE_SLOTS};
+	static struct wpp_count_desc sdesc;
+	static struct wpp_count_array_ref sref;
+	static struct wpp_count_block sb;
+	static uint64_t shead;
+	uint64_t bytes = SPARSE_SLOTS * 8, seed = 0x1234567;
+	uint64_t *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(base != MAP_FAILED);
+	madvise(base, bytes, MADV_NOHUGEPAGE);
+	enum { N = 100 };
+	uint64_t slots[N + 1];
+	for (int i = 0; i < N; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		slots[i] = seed % (SPARSE_SLOTS - 5);
+		base[slots[i]] += 1 + (uint64_t)i;
+	}
+	slots[N] = SPARSE_SLOTS - 1; /* f1's last path */
+	base[slots[N]] = 3;
+	uint64_t total = 0;
+	sdesc = (struct wpp_count_desc){WPP_ABI_VERSION, 2, SPARSE_SLOTS, &fid_base, sfirst, NULL,
+					NULL};
+	sref = (struct wpp_count_array_ref){A(&sdesc), 0, A(base)};
+	sb = (struct wpp_count_block){0, WPP_COUNT_LIVE, 0, A(&sref), 1, 1, 0, 0, 0, 0, 0, 0};
+	shead = A(&sb);
+	uint64_t before = resident_pages(base, bytes);
+
+	struct count_snapshot s;
+	assert_int_equal(count_snapshot_read(getpid(), A(&shead), &s), 0);
+	assert_int_equal(resident_pages(base, bytes), before);
+	/* every nonzero counter, as (fid, path, count), sorted */
+	size_t want = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		uint64_t slot = s.s[i].fid == 40 ? s.s[i].id : SPARSE_SLOTS - 5 + s.s[i].id;
+		assert_true(s.s[i].fid == 40 || s.s[i].fid == 41);
+		assert_int_equal(s.s[i].count, base[slot]);
+		total += s.s[i].count;
+	}
+	uint64_t sum = 0;
+	for (uint64_t k = 0; k <= N; k++) {
+		int seen = 0;
+		for (uint64_t j = 0; j < k; j++)
+			seen |= slots[j] == slots[k];
+		if (!seen) {
+			want++;
+			sum += base[slots[k]];
+		}
+	}
+	assert_int_equal(s.n, want);
+	assert_int_equal(total, sum);
+	assert_int_equal(s.s[s.n - 1].fid, 41);
+	assert_int_equal(s.s[s.n - 1].id, 4);
+	count_snapshot_free(&s);
+	munmap(base, bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sums_threads), cmocka_unit_test(test_threads_and_drains),
 	    cmocka_unit_test(test_deltas),	 cmocka_unit_test(test_hostile),
-	    cmocka_unit_test(test_ppp_slots),
+	    cmocka_unit_test(test_ppp_slots),	 cmocka_unit_test(test_sparse_array),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

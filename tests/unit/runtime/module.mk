@@ -28,9 +28,10 @@ $(RT_TEST_DIR)/test_record: $(call objs,san,tests/unit/runtime/test_record.c) $(
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lpthread
 
-# Counting mode's hash, drains and encoding (user/runtime/rt_count_table.c).
+# Counting mode's hash, drains and encoding (user/runtime/rt_count_table.c),
+# and the pagemap-guided drain of sparse arrays (rt_count_pages.c).
 $(RT_TEST_DIR)/test_count_table: $(call objs,san,tests/unit/runtime/test_count_table.c \
-		user/runtime/rt_count_table.c)
+		user/runtime/rt_count_table.c user/runtime/rt_count_pages.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 

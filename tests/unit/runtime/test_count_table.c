@@ -8,6 +8,11 @@
  *  - an array drain names each slot's function and path from the TU's
  *    registered base (the unregistered fid before registration), skips
  *    hashed functions' empty ranges and zeroes what it took;
+ *  - a sparse array of 2^26 counters (512 MiB of address space, as a
+ *    function with up to 2^29 paths gets): the pagemap-guided drain takes
+ *    every count written at random slots and maps no page it was not
+ *    written to (mincore afterwards), and a touched oracle that denies a
+ *    page leaves that page's counts where they are;
  *  - the encoding of a count decodes, by the trace ABI's rules written out
  *    here, to the same (fid, id, count), with the fewest REPEAT words and a
  *    wide record's two words in one piece.
@@ -20,7 +25,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "runtime/rt_count_pages.h"
 #include "runtime/rt_count_table.h"
 
 struct tally {
@@ -131,7 +139,7 @@ static void test_array_drain(void **state)
 	uint64_t base[12] = {0};
 	base[0] = 3, base[4] = 1, base[5] = 9, base[11] = UINT64_C(1) << 40;
 	struct got g = {0};
-	rt_count_array_drain(&desc, base, collect, &g);
+	rt_count_array_drain(&desc, base, NULL, NULL, collect, &g);
 	assert_int_equal(g.n, 4);
 	struct tally want[4] = {{(uint64_t)7 << 40, 0, 3},
 				{(uint64_t)7 << 40, 4, 1},
@@ -148,7 +156,7 @@ static void test_array_drain(void **state)
 	fid_base = (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
 	base[6] = 2;
 	g.n = 0;
-	rt_count_array_drain(&desc, base, collect, &g);
+	rt_count_array_drain(&desc, base, NULL, NULL, collect, &g);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(wpp_word_fid(g.t[0].fidw), WPP_FID_UNREGISTERED);
 	assert_int_equal(g.t[0].count, 2);
@@ -169,7 +177,7 @@ static void test_ppp_array_drain(void **state)
 	uint64_t base[7] = {0};
 	base[1] = 4, base[3] = 2, base[5] = 8, base[6] = 1;
 	struct got g = {0};
-	rt_count_array_drain(&desc, base, collect, &g);
+	rt_count_array_drain(&desc, base, NULL, NULL, collect, &g);
 	assert_int_equal(g.n, 4);
 	struct tally want[4] = {{(uint64_t)5 << 40, 1, 4},
 				{(uint64_t)6 << 40, 70, 2},
@@ -184,15 +192,115 @@ static void test_ppp_array_drain(void **state)
 	 * as a path that does not exist */
 	base[4] = 5;
 	g.n = 0;
-	rt_count_array_drain(&desc, base, collect, &g);
+	rt_count_array_drain(&desc, base, NULL, NULL, collect, &g);
 	assert_int_equal(g.n, 0);
 	assert_int_equal(base[4], 0);
 	/* version 1: slots are Ball-Larus ids whatever the last field holds */
 	desc.abi_version = WPP_ABI_VERSION;
 	base[5] = 1;
-	rt_count_array_drain(&desc, base, collect, &g);
+	rt_count_array_drain(&desc, base, NULL, NULL, collect, &g);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.t[0].id, 2);
+	free(g.t);
+}
+
+/* Slots of the sparse test: f0 2^25 + 100 slots (f2 starts mid-page), f1
+ * hashed, f2 the rest of 2^26. */
+#define SPARSE_SLOTS (UINT64_C(1) << 26)
+#define SPARSE_F0    ((UINT64_C(1) << 25) + 100)
+
+static uint64_t resident_pages(void *p, uint64_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t npages = (bytes + (uint64_t)page - 1) / (uint64_t)page, n = 0;
+	unsigned char *vec = malloc(npages);
+	assert_non_null(vec);
+	assert_int_equal(mincore(p, bytes, vec), 0);
+	for (uint64_t i = 0; i < npages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
+}
+
+/* The kernel's word, but every odd page denied. */
+static const void *even_pages_only(void *ctx, const void *from, const void *end)
+{
+	for (const char *at = rt_count_pages_next_here(ctx, from, end); at < (const char *)end;
+	     at = rt_count_pages_next_here(ctx, at, end)) {
+		if (((uintptr_t)at / 4096) % 2 == 0)
+			return at;
+		at = (const char *)(((uintptr_t)at | 4095) + 1);
+	}
+	return end;
+}
+
+static void test_sparse_drain(void **state)
+{
+	(void)state;
+	static const uint64_t first[4] = {0, SPARSE_F0, SPARSE_F0, SPARSE_SLOTS};
+	uint64_t fid_base = (uint64_t)3 << WPP_FID_SHIFT;
+	struct wpp_count_desc desc = {WPP_ABI_VERSION, 3, SPARSE_SLOTS, &fid_base, first, NULL,
+				      NULL};
+	uint64_t bytes = SPARSE_SLOTS * 8;
+	uint64_t *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(base != MAP_FAILED);
+	madvise(base, bytes, MADV_NOHUGEPAGE);
+
+	/* 200 counts at random slots, plus both sides of f2's first slot */
+	enum { N = 202 };
+	struct tally ref[N];
+	uint64_t seed = 0x5eed5eedULL;
+	size_t nref = 0;
+	for (int i = 0; i < N; i++) {
+		uint64_t s = i == 0 ? SPARSE_F0 - 1 : i == 1 ? SPARSE_F0 : rnd(&seed) % SPARSE_SLOTS;
+		int dup = 0;
+		for (size_t k = 0; k < nref; k++)
+			dup |= ref[k].id == s;
+		if (dup)
+			continue;
+		base[s] = 1 + rnd(&seed) % 1000;
+		ref[nref++] = (struct tally){0, s, base[s]};
+	}
+	uint64_t touched_before = resident_pages(base, bytes);
+	assert_true(touched_before >= 2 && touched_before <= nref);
+
+	/* odd pages denied: their counts stay */
+	struct got g = {0};
+	struct rt_count_pages pages = {.fd = -1};
+	rt_count_pages_open(&pages, "/proc/self/pagemap");
+	assert_true(pages.fd >= 0);
+	rt_count_array_drain(&desc, base, even_pages_only, &pages, collect, &g);
+	size_t left = 0;
+	for (size_t k = 0; k < nref; k++)
+		left += base[ref[k].id] != 0;
+	assert_int_equal(g.n + left, nref);
+	assert_true(left > 0 && g.n > 0);
+
+	/* the kernel's word alone: every remaining count, and no page the
+	 * test did not write was mapped by either drain */
+	rt_count_array_drain(&desc, base, rt_count_pages_next_here, &pages, collect, &g);
+	rt_count_pages_close(&pages);
+	assert_int_equal(resident_pages(base, bytes), touched_before);
+	assert_int_equal(g.n, nref);
+	qsort(g.t, g.n, sizeof(*g.t), by_key);
+	for (size_t k = 0; k < nref; k++) {
+		uint64_t s = ref[k].id;
+		int f2 = s >= SPARSE_F0;
+		ref[k].fidw = (uint64_t)(f2 ? 5 : 3) << WPP_FID_SHIFT;
+		ref[k].id = f2 ? s - SPARSE_F0 : s;
+	}
+	qsort(ref, nref, sizeof(*ref), by_key);
+	for (size_t k = 0; k < nref; k++) {
+		assert_int_equal(g.t[k].fidw, ref[k].fidw);
+		assert_int_equal(g.t[k].id, ref[k].id);
+		assert_int_equal(g.t[k].count, ref[k].count);
+	}
+	for (size_t k = 0; k < nref; k++)
+		assert_int_equal(base[(ref[k].fidw >> WPP_FID_SHIFT) == 5 ? SPARSE_F0 + ref[k].id
+									 : ref[k].id],
+				 0);
+	munmap(base, bytes);
 	free(g.t);
 }
 
@@ -278,6 +386,7 @@ int main(void)
 	    cmocka_unit_test(test_hash_counts_every_key),
 	    cmocka_unit_test(test_array_drain),
 	    cmocka_unit_test(test_ppp_array_drain),
+	    cmocka_unit_test(test_sparse_drain),
 	    cmocka_unit_test(test_encode_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

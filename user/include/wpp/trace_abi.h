@@ -194,7 +194,8 @@ struct wpp_tu_desc {
  * which stores the thread's (zeroed) array into *tls_slot and returns it.
  * A path end of function i with first[i] < first[i + 1] is one
  * `base[first[i] + id] += 1`; a function whose paths do not fit an array
- * range (first[i] == first[i + 1]: more than WPP_COUNT_ARRAY_MAX_PATHS) calls
+ * range (first[i] == first[i + 1]: more than WPP_COUNT_ARRAY_MAX_PATHS, or
+ * past the TU's WPP_COUNT_TU_MAX_SLOTS) calls
  *
  *     void __wpp_count_hash(uint64_t fid_word, uint64_t id)
  *
@@ -220,9 +221,19 @@ struct wpp_tu_desc {
 #define WPP_COUNT_HASH_MUL	  UINT64_C(0x9e3779b97f4a7c15)
 #define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
 /* Default; the pass takes another from WPP_COUNT_ARRAY_MAX_PATHS in its
- * environment (measurements).  A range is at most 64 KiB of a thread's
- * array, backed only where touched (docs/instrumentation.md). */
-#define WPP_COUNT_ARRAY_MAX_PATHS 8192u
+ * environment (measurements).  A range is at most 4 GiB of a thread's
+ * array: virtual, backed only where touched, and drained page by page
+ * where the kernel says a page was ever written (docs/instrumentation.md,
+ * "Counting mode").  Functions with more paths than this (bzip2's
+ * BZ2_compressBlock has 7e17) count in the hash. */
+#define WPP_COUNT_ARRAY_MAX_PATHS (UINT64_C(1) << 29)
+/* A TU's array holds at most this many counters (8 GiB of address space
+ * per thread and TU): a function whose range would take it past this
+ * counts in the hash, in function order. */
+#define WPP_COUNT_TU_MAX_SLOTS (UINT64_C(1) << 30)
+/* A PPP function's interval bound: its slot table is a constant in the
+ * binary, 8 bytes per PPP id. */
+#define WPP_PPP_MAX_INTERVAL 8192u
 
 /*
  * Preferential path counting (-fwpp-mode=ppp, WPP_MODE_PPP).  A function
