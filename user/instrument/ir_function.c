@@ -474,7 +474,11 @@ static void reload_cursor_after_calls(struct fn_emit *x, LLVMValueRef fn)
 /* Blocks that runs must not pass through (runs.h): something in them may
  * record behind the function's back (a memory intrinsic that becomes a
  * call of an instrumented memcpy), or their terminator is not a plain
- * branch or switch, so its edges may not carry the run's exit code. */
+ * branch or switch, so its edges may not carry the run's exit code.  The
+ * call a call head begins with is not such a thing: the edges into the
+ * block write the pending count before it (runs.h, "Calls") — unless it
+ * returns twice (after a longjmp the run's registers are indeterminate)
+ * or ends the process. */
 static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
 {
 	uint8_t *veto = calloc(c->cfg.nblocks + 1, 1);
@@ -484,9 +488,13 @@ static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
 		LLVMValueRef t = LLVMGetBasicBlockTerminator(c->blocks[v]);
 		LLVMOpcode op = t ? LLVMGetInstructionOpcode(t) : LLVMUnreachable;
 		veto[v] = op != LLVMBr && op != LLVMSwitch;
+		int head = (c->cfg.block_flags[v] & WPP_CFGB_CALL_HEAD) != 0;
 		for (LLVMValueRef i = LLVMGetFirstInstruction(c->blocks[v]); i && !veto[v];
 		     i = LLVMGetNextInstruction(i))
-			veto[v] = wpp_ir_may_move_cursor(i);
+			veto[v] =
+			    wpp_ir_may_move_cursor(i) && !(head && wpp_ir_is_path_ending_call(i) &&
+							   !wpp_ir_is_returns_twice_call(i) &&
+							   !wpp_ir_is_process_ending_call(i));
 	}
 	return veto;
 }

@@ -61,15 +61,17 @@ static int runs_from_env(void)
 /* Which loop nests count runs (runs.h).  The environment overrides the
  * defaults for measurements: WPP_RUN_MAX_PATHS (0 = no limit),
  * WPP_RUN_MIN_RECORDS (0 = no minimum), WPP_RUN_NESTS (enum
- * wpp_runs_nests: 0 innermost loops, 1 nests, 2 levels). */
+ * wpp_runs_nests: 0 innermost loops, 1 nests, 2 levels), WPP_RUN_CALLS
+ * (0: loops with calls never count runs). */
 #define RUN_MAX_PATHS_DEFAULT	0
 #define RUN_MIN_RECORDS_DEFAULT 8.0
 #define RUN_NESTS_DEFAULT	WPP_RUNS_NESTS
+#define RUN_CALLS_DEFAULT	1
 
 static struct wpp_runs_opts run_opts_from_env(void)
 {
-	struct wpp_runs_opts o = {RUN_MAX_PATHS_DEFAULT, RUN_MIN_RECORDS_DEFAULT,
-				  RUN_NESTS_DEFAULT};
+	struct wpp_runs_opts o = {RUN_MAX_PATHS_DEFAULT, RUN_MIN_RECORDS_DEFAULT, RUN_NESTS_DEFAULT,
+				  RUN_CALLS_DEFAULT};
 	const char *v = getenv("WPP_RUN_MAX_PATHS");
 	if (v && *v)
 		o.max_paths = (uint32_t)strtoul(v, NULL, 10);
@@ -77,6 +79,8 @@ static struct wpp_runs_opts run_opts_from_env(void)
 		o.min_records = strtod(v, NULL);
 	if ((v = getenv("WPP_RUN_NESTS")) && *v)
 		o.nests = (enum wpp_runs_nests)strtoul(v, NULL, 10);
+	if ((v = getenv("WPP_RUN_CALLS")) && *v)
+		o.calls = strcmp(v, "0") != 0;
 	return o;
 }
 

@@ -35,6 +35,7 @@ struct run_finder {
 	uint32_t *owner;	    /* per block: header of its innermost loop + 1, 0 = none */
 	uint32_t *paths;	    /* per block: words from it, saturated */
 	double *stay;		    /* per block: probability its path ends on a back edge */
+	uint8_t *to_call;	    /* per block: every path from it ends at a call */
 	struct post_block *order;   /* the body in reverse topological order */
 	struct post_block *headers; /* loop headers, largest body first */
 };
@@ -44,7 +45,9 @@ static int block_allows_runs(const struct run_finder *f, uint32_t b)
 	const struct wpp_cfg *cfg = f->cfg;
 	if (f->veto && f->veto[b])
 		return 0;
-	if (cfg->block_flags[b] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_INDIRECT_SRC | WPP_CFGB_PINNED))
+	if (cfg->block_flags[b] & (WPP_CFGB_INDIRECT_SRC | WPP_CFGB_PINNED))
+		return 0;
+	if ((cfg->block_flags[b] & WPP_CFGB_CALL_HEAD) && !f->opts->calls)
 		return 0;
 	return cfg->block_exit[b] == WPP_CFG_EXIT_NONE;
 }
@@ -52,6 +55,12 @@ static int block_allows_runs(const struct run_finder *f, uint32_t b)
 static int in_region(const struct run_finder *f, uint32_t b, uint32_t id)
 {
 	return f->member[b] == id;
+}
+
+/* Edge e ends the path before a call (into a call head). */
+static int is_call_edge(const struct run_finder *f, uint32_t e)
+{
+	return f->d->edges[f->d->cfg_edge_dag[e]].kind == WPP_EDGE_CALL_EXIT;
 }
 
 /* In the loop whose region is being tried (its region, or a hole in it). */
@@ -85,7 +94,8 @@ static int region_qualifies(const struct run_finder *f, uint32_t id, uint32_t he
 			if (kind != WPP_EDGE_BACK_EXIT ||
 			    (v != header && f->opts->nests == WPP_RUNS_INNERMOST))
 				return 0; /* a back edge also cut otherwise, or an inner loop */
-		} else if (kind != WPP_EDGE_REAL) {
+		} else if (kind != WPP_EDGE_REAL &&
+			   !(kind == WPP_EDGE_CALL_EXIT && f->opts->calls)) {
 			return 0; /* truncation or other cut inside */
 		}
 	}
@@ -111,7 +121,10 @@ static int by_size_desc(const void *a, const void *b)
  * different words, and at least min_records records per entry by the
  * static estimate.  Inside a qualifying region the edges other than back
  * edges are forward DAG edges, so a block's successors end their DFS
- * before it: increasing post order is a reverse topological order. */
+ * before it: increasing post order is a reverse topological order.  A path
+ * that ends at a call writes a plain record, not a counted word: it adds no
+ * word and does not stay, and an edge that leads only to a call weighs as
+ * little as a loop exit (runs.h). */
 static int region_worth_it(struct run_finder *f, uint32_t id, uint32_t header)
 {
 	const struct wpp_cfg *cfg = f->cfg;
@@ -123,33 +136,45 @@ static int region_worth_it(struct run_finder *f, uint32_t id, uint32_t header)
 		uint32_t u = f->order[i].block;
 		uint64_t npaths = 0;
 		double wsum = 0, stay = 0;
+		int only_calls = 1, nsucc = 0;
 		for (uint32_t e = 0; e < cfg->nedges; e++) {
 			if (cfg->edge_src[e] != u)
 				continue;
 			uint32_t v = cfg->edge_dst[e];
+			nsucc++;
 			if (!in_region(f, v, id)) {
 				/* a hole (an inner loop) counts as staying, a loop exit as leaving
 				 */
 				int hole = in_loop(f, v, id);
 				wsum += hole ? RUN_EXIT_ODDS - 1.0 : 1.0;
 				stay += hole ? RUN_EXIT_ODDS - 1.0 : 0.0;
+				only_calls = 0;
+				continue;
+			}
+			if (is_call_edge(f, e)) {
+				wsum += 1.0;
 				continue;
 			}
 			int back = f->d->cfg_edge_retreating[e];
+			int to_call = !back && f->to_call[v];
+			double w = to_call ? 1.0 : RUN_EXIT_ODDS - 1.0;
 			npaths += back ? 1 : f->paths[v];
-			wsum += RUN_EXIT_ODDS - 1.0;
-			stay += (RUN_EXIT_ODDS - 1.0) * (back ? 1.0 : f->stay[v]);
+			wsum += w;
+			stay += w * (back ? 1.0 : f->stay[v]);
+			only_calls &= to_call;
 		}
 		f->paths[u] = limit && npaths > limit ? limit + 1 : (uint32_t)npaths;
 		f->stay[u] = wsum > 0 ? stay / wsum : 0.0;
+		f->to_call[u] = (uint8_t)(nsucc > 0 && only_calls);
 	}
-	/* Path starts: the header and the targets of back edges inside. */
+	/* Path starts: the header and the targets of back edges and calls
+	 * inside. */
 	uint64_t words = f->paths[header];
 	double qmin = f->stay[header];
 	for (uint32_t e = 0; e < cfg->nedges; e++) {
 		uint32_t u = cfg->edge_src[e], v = cfg->edge_dst[e];
-		if (!f->d->cfg_edge_retreating[e] || v == header || !in_region(f, u, id) ||
-		    !in_region(f, v, id))
+		if (!(f->d->cfg_edge_retreating[e] || is_call_edge(f, e)) || v == header ||
+		    !in_region(f, u, id) || !in_region(f, v, id))
 			continue;
 		words += f->paths[v];
 		if (f->stay[v] < qmin)
@@ -172,8 +197,8 @@ static void claim_region(struct run_finder *f, uint32_t id, uint8_t *role)
 		    to = in_region(f, cfg->edge_dst[e], id);
 		if (from && to && f->d->cfg_edge_retreating[e])
 			role[e] = WPP_RUN_BACK;
-		else if (from && !to)
-			role[e] = WPP_RUN_EXIT;
+		else if ((from && !to) || (from && to && is_call_edge(f, e)))
+			role[e] = WPP_RUN_EXIT; /* a call's path end: count first */
 	}
 }
 
@@ -262,16 +287,17 @@ int wpp_runs_find(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint
 	f.owner = calloc(n, sizeof(uint32_t));
 	f.paths = malloc((size_t)n * sizeof(uint32_t));
 	f.stay = malloc((size_t)n * sizeof(double));
+	f.to_call = malloc(n);
 	f.order = malloc((size_t)n * sizeof(*f.order));
 	f.headers = malloc((size_t)n * sizeof(*f.headers));
 	if (n && f.w.mark && f.w.stack && f.body && f.claimed && f.member && f.owner && f.paths &&
-	    f.stay && f.order && f.headers && !wpp_preds_build(&f.preds, cfg))
+	    f.stay && f.to_call && f.order && f.headers && !wpp_preds_build(&f.preds, cfg))
 		nregions = choose_regions(&f, role);
 	else if (!n)
 		nregions = 0;
 	wpp_preds_free(&f.preds);
 	free(f.w.mark), free(f.w.stack), free(f.body), free(f.claimed), free(f.member),
 	    free(f.owner);
-	free(f.paths), free(f.stay), free(f.order), free(f.headers);
+	free(f.paths), free(f.stay), free(f.to_call), free(f.order), free(f.headers);
 	return nregions;
 }

@@ -8,11 +8,22 @@
  * which nothing can record but the region's own back edges: entered only at
  * its header, every edge inside it an ordinary DAG edge or a back edge
  * (retreating edge cut as BACK_EXIT) to a block of the region, no call
- * heads, truncation cuts, returns, unreachable, indirect branches or
- * landing pads, and no block the IR side vetoed (instructions that may
- * move the thread's cursor; terminators other than br/switch).  Its exit
- * edges are ordinary edges whose code can go on the edge (never into a
- * pinned target); there the pending count is written.
+ * heads (unless calls are allowed, below), truncation cuts, returns,
+ * unreachable, indirect branches or landing pads, and no block the IR side
+ * vetoed (instructions that may move the thread's cursor; terminators
+ * other than br/switch).  Its exit edges are ordinary edges whose code can
+ * go on the edge (never into a pinned target); there the pending count is
+ * written.
+ *
+ * Calls (opts->calls): a loop whose body calls instrumented code on some
+ * of its trips (its back edge is still cut, so some trip avoids every
+ * call) may count runs too.  The edge into a call head ends the caller's
+ * path there (CALL_EXIT); inside a region it gets the exit role as well:
+ * the pending count is written and the state cleared before that path's
+ * record, so the count precedes it and everything the callee records, and
+ * after the call the region goes on with nothing pending, as if entered
+ * anew.  The estimate below follows Ball and Larus's call heuristic: a
+ * branch edge that leads only to a call is taken as rarely as a loop exit.
  *
  * Every path end inside a region compares its word with the last word the
  * region wrote, whichever back edge wrote it, so a REPEAT word still means
@@ -29,8 +40,8 @@
  * estimate gives every loop-exit branch LLVM's loop-exit likelihood (1 in
  * RUN_EXIT_ODDS) and takes, over the region's path starts (header and
  * inner back-edge targets), the smallest probability q that the path ends
- * on a back edge rather than leaving: a region then records at least
- * 1 / (1 - q) times per entry on average.
+ * on a back edge rather than leaving (or reaching a call): a region then
+ * records at least 1 / (1 - q) times per entry on average.
  */
 #ifndef WPP_INSTRUMENT_RUNS_H
 #define WPP_INSTRUMENT_RUNS_H
@@ -42,7 +53,8 @@
 enum wpp_run_role {
 	WPP_RUN_NONE = 0,
 	WPP_RUN_BACK, /* back edge inside a region: its path end counts runs */
-	WPP_RUN_EXIT, /* edge leaving a region: write the pending count */
+	WPP_RUN_EXIT, /* edge leaving a region, or into a call head inside one:
+		       * write the pending count and clear the state */
 };
 
 /* What a region is made of. */
@@ -60,6 +72,8 @@ struct wpp_runs_opts {
 	 * alone (see above); 0 = no minimum. */
 	double min_records;
 	enum wpp_runs_nests nests;
+	/* Loops with calls on some trips count runs too (see above). */
+	int calls;
 };
 
 /* Fills role[e] for every CFG edge.  veto: per block, non-zero when the IR

@@ -415,8 +415,10 @@ static void check_program(const char *prog, const char *opt, int exact)
  * on may (and for progs/runs.c must) write REPEAT words, and then fewer
  * words in all.  Runs on: the default choice of regions, then every kind
  * of region (runs.h: innermost loops, whole nests, levels) with no
- * minimum trip estimate, so that short loops count too. */
-static void check_runs_on(const char *opt, const struct run *off, const struct run *b, const char *nests)
+ * minimum trip estimate, so that short loops count too, and the default
+ * without regions around calls (WPP_RUN_CALLS=0).  Returns the words. */
+static size_t check_runs_on(const char *opt, const struct run *off, const struct run *b,
+			    const char *nests, int calls)
 {
 	struct run on = {0};
 	char tag[32] = "";
@@ -425,16 +427,23 @@ static void check_runs_on(const char *opt, const struct run *off, const struct r
 		setenv("WPP_RUN_MIN_RECORDS", "0", 1);
 		snprintf(tag, sizeof(tag), ".nests%s", nests);
 	}
+	if (!calls) {
+		setenv("WPP_RUN_CALLS", "0", 1);
+		snprintf(tag + strlen(tag), sizeof(tag) - strlen(tag), ".nocalls");
+	}
 	trace_variant(&on, "runs", "paths", opt, "", tag);
 	unsetenv("WPP_RUN_NESTS");
 	unsetenv("WPP_RUN_MIN_RECORDS");
+	unsetenv("WPP_RUN_CALLS");
 	compare_sequences(&on, b);
 	assert_int_equal(on.nsteps, off->nsteps);
 	assert_true(on.repeat_words > 0);
 	assert_true(on.nwords + on.repeated_words == off->nwords + on.repeat_words);
 	fprintf(stderr, "runs %s%s: %zu words with runs (%zu REPEAT for %llu records), %zu without\n", opt,
 		tag, on.nwords, on.repeat_words, (unsigned long long)on.repeats, off->nwords);
+	size_t words = on.nwords;
 	run_free(&on);
+	return words;
 }
 
 static void check_runs(const char *opt)
@@ -445,10 +454,12 @@ static void check_runs(const char *opt)
 	reorder_call_heads(&b);
 	compare_sequences(&off, &b);
 	assert_int_equal(off.repeat_words, 0);
-	check_runs_on(opt, &off, &b, NULL);
-	check_runs_on(opt, &off, &b, "0");
-	check_runs_on(opt, &off, &b, "1");
-	check_runs_on(opt, &off, &b, "2");
+	size_t with_calls = check_runs_on(opt, &off, &b, NULL, 1);
+	check_runs_on(opt, &off, &b, "0", 1);
+	check_runs_on(opt, &off, &b, "1", 1);
+	check_runs_on(opt, &off, &b, "2", 1);
+	/* rare_call's and rare_qsort's loops count only with calls inside */
+	assert_true(with_calls < check_runs_on(opt, &off, &b, NULL, 0));
 	run_free(&off);
 	run_free(&b);
 }

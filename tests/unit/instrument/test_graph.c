@@ -218,6 +218,7 @@ struct run_sim {
 };
 
 static uint64_t run_loops_seen, repeats_seen; /* the run checks ran at all */
+static uint64_t run_calls_seen; /* calls walked to from inside a run */
 
 static void run_flush(struct run_sim *s, uint32_t pair)
 {
@@ -293,7 +294,8 @@ static struct wpp_runs_opts random_run_opts(void)
 	if (forced_run_opts)
 		return *forced_run_opts;
 	static const double min_records[] = {0, 2, 8, 30};
-	return (struct wpp_runs_opts){rnd_below(4), min_records[rnd_below(4)], (enum wpp_runs_nests)rnd_below(3)};
+	return (struct wpp_runs_opts){rnd_below(4), min_records[rnd_below(4)],
+				      (enum wpp_runs_nests)rnd_below(3), (int)rnd_below(2)};
 }
 
 static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const uint32_t *ord)
@@ -333,6 +335,8 @@ static void simulate(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			uint32_t e = outs[rnd_below(no)];
 			uint32_t v = t->dst[e];
 			const struct wpp_dag_edge *de = &d->edges[d->cfg_edge_dag[e]];
+			/* a call reached while the region holds a last word */
+			run_calls_seen += de->kind == WPP_EDGE_CALL_EXIT && rs[0].last[0] != 0;
 			run_edge(&rs[0], e), run_edge(&rs[1], e);
 			if (de->kind == WPP_EDGE_REAL) {
 				r += de->inc;
@@ -584,29 +588,64 @@ static void test_simple_shapes(void **state)
 	wpp_dag_free(&d);
 }
 
+/* Loops whose bodies call on some trips: a chain of diamonds (top -> arm
+ * -> join, top -> join) whose arms may be call heads, joins going back to
+ * an earlier top now and then, tops leaving to the return block.  A call
+ * on an arm rejoins a call-free cycle at the join, so the back edges stay
+ * cut and the loops may count runs with the call inside (runs.h, "Calls";
+ * a call whose path goes round by itself leaves its loop uncounted, and
+ * random_cfg_p rarely makes anything else). */
+static void random_call_loops(struct test_cfg *t)
+{
+	uint32_t k = 1 + rnd_below(4), n = 3 * k + 2, ret = n - 1;
+	memset(t, 0, sizeof(*t));
+	add_edge(t, 0, 1);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t top = 1 + 3 * i, arm = top + 1, join = top + 2;
+		add_edge(t, top, arm), add_edge(t, top, join), add_edge(t, arm, join);
+		if (rnd_below(2))
+			t->flags[arm] |= WPP_CFGB_CALL_HEAD;
+		if (rnd_below(3) == 0)
+			add_edge(t, top, ret);
+		if (rnd_below(3))
+			add_edge(t, join, 1 + 3 * rnd_below(i + 1)); /* back to a top */
+		add_edge(t, join, i + 1 < k ? join + 1 : ret);
+	}
+	t->exits[ret] = WPP_CFG_EXIT_RETURN;
+	finish_cfg(t, n);
+}
+
 /* CFGs with few calls and indirect branches and many back edges, so that
  * many loops qualify for runs and the walks repeat their paths. */
 static void test_random_run_cfgs(void **state)
 {
 	(void)state;
 	struct test_cfg *t = malloc(sizeof(*t));
-	run_loops_seen = repeats_seen = mutant_walks_caught = 0;
-	for (int iter = 0; iter < 4000; iter++) {
-		/* the last 1000 with whole nests and no limits: the shape the
-		 * mutant gets wrong, so it must be caught there */
-		static const struct wpp_runs_opts nests = {0, 0, WPP_RUNS_NESTS};
-		forced_run_opts = iter >= 3000 ? &nests : NULL;
-		random_cfg_p(t, 2 + rnd_below(9), 8, 40, 3, 1);
+	run_loops_seen = repeats_seen = mutant_walks_caught = run_calls_seen = 0;
+	for (int iter = 0; iter < 5000; iter++) {
+		/* then 1000 with whole nests and no limits: the shape the
+		 * mutant gets wrong, so it must be caught there; the last 1000
+		 * the same with calls inside regions, and more calls */
+		static const struct wpp_runs_opts nests = {0, 0, WPP_RUNS_NESTS, 0};
+		static const struct wpp_runs_opts nests_calls = {0, 0, WPP_RUNS_NESTS, 1};
+		forced_run_opts = iter >= 4000 ? &nests_calls : iter >= 3000 ? &nests : NULL;
+		if (iter >= 4000)
+			random_call_loops(t);
+		else
+			random_cfg_p(t, 2 + rnd_below(9), 8, 40, 3, 1);
 		for (uint32_t b = 0; b < t->cfg.nblocks; b++)
 			t->flags[b] &= (uint8_t)~(WPP_CFGB_INDIRECT_SRC | WPP_CFGB_PINNED);
 		run_one(t, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT, 1);
 	}
 	forced_run_opts = NULL;
 	free(t);
-	fprintf(stderr, "runs: %llu regions, %llu repeated records, %llu walks caught the mutant\n",
+	fprintf(stderr,
+		"runs: %llu regions, %llu repeated records, %llu calls inside regions, %llu walks "
+		"caught the mutant\n",
 		(unsigned long long)run_loops_seen, (unsigned long long)repeats_seen,
-		(unsigned long long)mutant_walks_caught);
+		(unsigned long long)run_calls_seen, (unsigned long long)mutant_walks_caught);
 	assert_true(run_loops_seen >= 300);
+	assert_true(run_calls_seen >= 100); /* calls inside regions were walked */
 	assert_true(repeats_seen >= 1000);
 	assert_true(mutant_walks_caught >= 10); /* nests repeated, and the check sees a wrong design */
 }
@@ -630,7 +669,7 @@ static void expect_runs_opts(struct test_cfg *t, uint32_t n, const uint8_t *veto
 static void expect_runs_max(struct test_cfg *t, uint32_t n, const uint8_t *veto, uint32_t max_paths,
 			    int nloops, const char *roles)
 {
-	expect_runs_opts(t, n, veto, (struct wpp_runs_opts){max_paths, 0, 1}, nloops, roles);
+	expect_runs_opts(t, n, veto, (struct wpp_runs_opts){max_paths, 0, 1, 0}, nloops, roles);
 }
 
 static void expect_runs(struct test_cfg *t, uint32_t n, const uint8_t *veto, int nloops, const char *roles)
@@ -650,6 +689,9 @@ static void test_run_loops(void **state)
 	/* the same with a call in the body: every iteration is recorded */
 	t.flags[2] = WPP_CFGB_CALL_HEAD;
 	expect_runs(&t, 4, NULL, 0, "....");
+	/* ... also when calls may be in regions: every trip goes through the
+	 * call, so the back edge is not cut and there is nothing to count */
+	expect_runs_opts(&t, 4, NULL, (struct wpp_runs_opts){0, 0, 1, 1}, 0, "....");
 	/* vetoed by the IR side (a memory intrinsic, an invoke) */
 	t.flags[2] = 0;
 	uint8_t veto[4] = {0, 0, 1, 0};
@@ -672,11 +714,11 @@ static void test_run_loops(void **state)
 	expect_runs(&t, 6, NULL, 1, "...B.BX");
 	/* innermost loops only: the inner loop {2,3} counts, its exit 3 -> 4
 	 * writes the count and the outer back edge records */
-	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, 0}, 1, "...BX..");
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, 0, 0}, 1, "...BX..");
 	/* levels: the outer loop's own blocks {1,4} and the inner loop {2,3}
 	 * are two regions; 1 -> 2 leaves the outer level into its hole and
 	 * 3 -> 4 comes back by leaving the inner one */
-	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, WPP_RUNS_LEVELS}, 2, ".X.BXBX");
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, WPP_RUNS_LEVELS, 0}, 2, ".X.BXBX");
 	/* words of the nest: 1 -> 2 -> 3 -> 2 from the header, 2 -> 3 -> 2
 	 * and 2 -> 3 -> 4 -> 1 from the inner header, 1 -> 2 -> 3 -> 4 -> 1
 	 * from the header: four; a limit of three leaves the nest alone and
@@ -692,7 +734,7 @@ static void test_run_loops(void **state)
 	 * no back edge to count, as a nest or as levels */
 	t.flags[4] = 0, t.flags[3] = WPP_CFGB_CALL_HEAD;
 	expect_runs(&t, 6, NULL, 0, ".......");
-	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, WPP_RUNS_LEVELS}, 0, ".......");
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 0, WPP_RUNS_LEVELS, 0}, 0, ".......");
 	/* two nests side by side in one outer loop with a call: each inner
 	 * loop is its own region, and 2 -> 3 leaves the first into the second */
 	memset(&t, 0, sizeof(t));
@@ -707,13 +749,41 @@ static void test_run_loops(void **state)
 	memset(&t, 0, sizeof(t));
 	add_edge(&t, 0, 1), add_edge(&t, 1, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 1, 4);
 	t.exits[2] = t.exits[3] = t.exits[4] = WPP_CFG_EXIT_RETURN;
-	expect_runs_opts(&t, 5, NULL, (struct wpp_runs_opts){0, 8, 1}, 1, ".BXXX");
+	expect_runs_opts(&t, 5, NULL, (struct wpp_runs_opts){0, 8, 1, 0}, 1, ".BXXX");
 	memset(&t, 0, sizeof(t));
 	add_edge(&t, 0, 1), add_edge(&t, 1, 1);
 	for (uint32_t k = 2; k <= 6; k++)
 		add_edge(&t, 1, k), t.exits[k] = WPP_CFG_EXIT_RETURN;
-	expect_runs_opts(&t, 7, NULL, (struct wpp_runs_opts){0, 8, 1}, 0, ".......");
-	expect_runs_opts(&t, 7, NULL, (struct wpp_runs_opts){0, 7, 1}, 1, ".BXXXXX");
+	expect_runs_opts(&t, 7, NULL, (struct wpp_runs_opts){0, 8, 1, 0}, 0, ".......");
+	expect_runs_opts(&t, 7, NULL, (struct wpp_runs_opts){0, 7, 1, 0}, 1, ".BXXXXX");
+	/* a call on one branch of the body: 1 -> 2 (call head) -> 3, or
+	 * 1 -> 3; 3 -> 1 back, 3 -> 4 leaves.  With calls the loop counts
+	 * runs, and the edge into the call writes the count first (X); by
+	 * Ball and Larus's call heuristic the branch to the call is taken as
+	 * rarely as a loop exit, so the estimate reaches 8 records per entry
+	 * (stay 31/32 * 31/32: 16.5) */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 2, 3);
+	add_edge(&t, 3, 1), add_edge(&t, 3, 4);
+	t.flags[2] = WPP_CFGB_CALL_HEAD;
+	t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs_opts(&t, 5, NULL, (struct wpp_runs_opts){0, 8, 1, 1}, 1, ".X..BX");
+	expect_runs_opts(&t, 5, NULL, (struct wpp_runs_opts){0, 8, 1, 0}, 0, "......");
+	/* the heuristic looks through a block that only leads to the call
+	 * (1 -> 5 -> 2): still taken rarely */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 5), add_edge(&t, 5, 2), add_edge(&t, 1, 3);
+	add_edge(&t, 2, 3), add_edge(&t, 3, 1), add_edge(&t, 3, 4);
+	t.flags[2] = WPP_CFGB_CALL_HEAD;
+	t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs_opts(&t, 6, NULL, (struct wpp_runs_opts){0, 8, 1, 1}, 1, "..X..BX");
+	/* a call on both branches' way back: each trip ends at a call */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 2, 3);
+	add_edge(&t, 3, 1), add_edge(&t, 3, 4);
+	t.flags[2] = t.flags[3] = WPP_CFGB_CALL_HEAD;
+	t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs_opts(&t, 5, NULL, (struct wpp_runs_opts){0, 0, 1, 1}, 0, "......");
 	/* entered in the middle (0 -> 2): not a natural loop entry */
 	memset(&t, 0, sizeof(t));
 	add_edge(&t, 0, 1), add_edge(&t, 0, 2), add_edge(&t, 1, 2), add_edge(&t, 2, 1), add_edge(&t, 2, 3);

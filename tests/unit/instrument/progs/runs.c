@@ -5,8 +5,10 @@
  * whose usual step repeats one path around a nested compare loop (zlib's
  * longest_match in miniature), a triple nest left from its innermost loop
  * by a return, loops run zero to three times, a loop with a call (it
- * records every iteration), and loops of a wide function (their runs
- * repeat two-word records).  Deterministic. */
+ * records every iteration), loops that call on some trips only (an
+ * instrumented callee with runs of its own, a library call that calls back
+ * into instrumented code), and loops of a wide function (their runs repeat
+ * two-word records).  Deterministic. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +130,55 @@ __attribute__((noinline)) static unsigned with_call(unsigned n)
 	return s;
 }
 
+__attribute__((noinline)) static unsigned callee_loop(unsigned k)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < k; i++)
+		s += data[(k + i) & 4095];
+	return s;
+}
+
+/* Calls on some trips (runs.h, "Calls"): the edge into the call writes
+ * the pending count before the callee records; after the call the loop
+ * counts again from nothing.  phase moves the call to the first trip. */
+__attribute__((noinline)) static unsigned rare_call(unsigned n, unsigned phase)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (((i + phase) & 15) == 15)
+			s += callee_loop(i & 63);
+		else if (i % 100 < 50)
+			s += data[i & 4095];
+		else
+			s ^= i;
+		sink = s;
+	}
+	return s;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
+/* A library call on some trips that calls back into instrumented code. */
+__attribute__((noinline)) static unsigned rare_qsort(unsigned n)
+{
+	unsigned s = 0, v[6];
+	for (unsigned i = 0; i < n; i++) {
+		if ((i & 63) == 0) {
+			for (unsigned k = 0; k < 6; k++)
+				v[k] = data[(i + 7 * k) & 4095];
+			qsort(v, 6, sizeof(v[0]), by_value);
+			s += v[0];
+		}
+		s += data[i & 4095] * 7u;
+		sink = s;
+	}
+	return s;
+}
+
 /* 48 independent branches ahead of the loops: more than 2^40 paths, so
  * the function is wide and each record is a [ctrl, id] pair. */
 #define WB(k)                                                                                      \
@@ -171,6 +222,7 @@ int main(void)
 	s += chain_walk(1, 5000) + chain_walk(7, 3);
 	s += (unsigned)find_in_cube(9, 99) + (unsigned)find_in_cube(5, 1000);
 	s += with_call(300);
+	s += rare_call(1000, 0) + rare_call(40, 1) + rare_call(3, 0) + rare_qsort(500);
 	s += wide_loops(0x123456789abcull, 3000) + wide_loops(~(uint64_t)0, 2);
 	printf("%u\n", s);
 	return 0;
