@@ -139,7 +139,7 @@ for variant in O0:-O0:1 static:-fwpp-static-rt:1 allhash:-O2:0; do
 	for mode in paths count; do
 		max=
 		[ "$arrays" = 0 ] && [ $mode = count ] && max=0
-		WPP_COUNT_ARRAY_MAX_PATHS=$max "$WPPCC" $flag -g -pthread -fwpp-mode=$mode -o "$d/$mode" \
+		WPP_COUNT_ARRAY_MAX_PATHS=$max "$WPPCC" $flag -g -pthread -I"$CORPUS" -fwpp-mode=$mode -o "$d/$mode" \
 			"$COUNT_SRC/count_mix.c" || fail "$tag: $mode build"
 		(cd "$d" && "$WPPTRACE" record -q -o $mode.wpp -- ./$mode >$mode.out 2>&1) ||
 			fail "$tag: $mode record"

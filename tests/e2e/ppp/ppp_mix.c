@@ -13,61 +13,18 @@
  * mode; preferential numbering in ppp mode: its interesting paths are
  * few), few_paths and rare a handful (Ball-Larus arrays unless every
  * function is forced to PPP).  Threads (one leaving through pthread_exit)
- * and a signal handler count too.
+ * and a signal handler count too (tests/corpus/mix_paths.h, shared with
+ * count_mix.c).
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static volatile uint32_t sink;
+#define MIX_BRANCHES 17 /* 2^17 paths, far above an array range's 8192 */
+#include "mix_paths.h"
+
 static volatile uint32_t mask = 0x0f0f; /* the bits of x many_paths sees (volatile:
 					 * many_paths must not learn which) */
-
-/* 17 independent branches, 2^17 paths (volatile: no selects), far above
- * an array range's 8192. */
-static volatile uint32_t r;
-__attribute__((noinline)) static uint32_t many_paths(uint32_t x)
-{
-	r = 0;
-	if (x & 1)
-		r += 3;
-	if (x & 2)
-		r ^= 5;
-	if (x & 4)
-		r += 7;
-	if (x & 8)
-		r ^= 11;
-	if (x & 16)
-		r += 13;
-	if (x & 32)
-		r ^= 17;
-	if (x & 64)
-		r += 19;
-	if (x & 128)
-		r ^= 23;
-	if (x & 256)
-		r += 29;
-	if (x & 512)
-		r ^= 31;
-	if (x & 1024)
-		r += 37;
-	if (x & 2048)
-		r ^= 41;
-	if (x & 4096)
-		r += 43;
-	if (x & 8192)
-		r ^= 47;
-	if (x & 16384)
-		r += 53;
-	if (x & 32768)
-		r ^= 59;
-	if (x & 65536)
-		r += 61;
-	return r;
-}
 
 __attribute__((noinline)) static uint32_t few_paths(uint32_t x)
 {
@@ -89,11 +46,6 @@ __attribute__((noinline)) static uint32_t rare(uint32_t x)
 	return x;
 }
 
-static uint32_t step(uint32_t s)
-{
-	return s * 1103515245u + 12345u;
-}
-
 static void work(uint32_t seed, int n)
 {
 	uint32_t s = seed;
@@ -103,24 +55,8 @@ static void work(uint32_t seed, int n)
 	}
 }
 
-static void on_usr1(int sig)
-{
-	(void)sig;
-	work(77, 500);
-}
-
-static void *worker(void *arg)
-{
-	int index = (int)(intptr_t)arg;
-	work(1000 + (uint32_t)index, 20000 + 1000 * index);
-	if (index == 1)
-		pthread_exit(NULL); /* from instrumented code */
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
-	pthread_t th[3];
 	if (argc != 2 || (strcmp(argv[1], "train") && strcmp(argv[1], "field"))) {
 		fprintf(stderr, "usage: ppp_mix train|field\n");
 		return 2;
@@ -128,13 +64,7 @@ int main(int argc, char **argv)
 	field = !strcmp(argv[1], "field");
 	if (field)
 		mask = 0x1f3f;
-	signal(SIGUSR1, on_usr1);
-	work(1, 30000);
-	raise(SIGUSR1);
-	for (int i = 0; i < 3; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
-	for (int i = 0; i < 3; i++)
-		pthread_join(th[i], NULL);
+	mix_run();
 	work(9, 3000);
 	printf("done\n"); /* (sink: threads race on it) */
 	return 0;
