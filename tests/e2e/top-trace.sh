@@ -42,9 +42,12 @@ top, pid, times = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 opts = set(sys.argv[4:])
 # Rows of this test's binary only: -a also shows what other programs on
 # the machine run, and a merged row has no pid to tell them apart.
-prog = os.path.realpath("prog")
+prog, real = os.path.realpath("prog"), {}
 def ours(p):
-    return p.get("pid", pid) == pid and os.path.realpath(p["object"]) == prog
+    o = p["object"]
+    if o not in real:
+        real[o] = os.path.realpath(o) == prog
+    return p.get("pid", pid) == pid and real[o]
 traced = ("phase", "step", "spin")
 rec = {}
 for r in json.load(open("rec.json"))["paths"]:
@@ -181,27 +184,32 @@ if start_top m.json m.err -a --merge -d 2 --top 0 --format json; then
 		fail "top -a --merge: $(echo "$out" | tail -1)"
 	fi
 fi
-# merged_rows FILE: the largest number of processes a row of this test's
-# binary sums in FILE's complete intervals (0: no row yet).
+# merged_rows FILE [N]: the largest number of processes a row of this
+# test's binary sums in FILE's complete intervals (0: no row yet), or N
+# once a row sums N (-a --top 0 on a busy machine writes megabytes of
+# other programs' rows an interval: read no further than needed).
 merged_rows() {
-	python3 - "$1" <<'PY' 2>/dev/null
+	python3 - "$1" "${2:-0}" <<'PY'
 import json, os, sys
-prog, most = os.path.realpath("prog"), 0
+prog, want, most = os.path.realpath("prog"), int(sys.argv[2]), 0
 for line in open(sys.argv[1]):
-    if line.endswith("\n"):
-        for p in json.loads(line)["paths"]:
-            if os.path.realpath(p["object"]) == prog:
-                most = max(most, p.get("processes", 1))
+    if not line.endswith("\n") or prog not in line:
+        continue
+    for p in json.loads(line)["paths"]:
+        if p["object"] == prog:
+            most = max(most, p.get("processes", 1))
+    if want and most >= want:
+        break
 print(most)
 PY
 }
 # has_merged FILE N: a row of FILE sums N processes of this binary.
-has_merged() { [ "$(merged_rows "$1")" -ge "$2" ]; }
+has_merged() { [ "$(merged_rows "$1" "$2")" -ge "$2" ]; }
 # Rows of two processes merge.  Whether the two short runs above share an
 # interval is up to the clock; two steady programs (a batch of step's
 # paths every ~0.1 s each, until killed) certainly do, so this waits for
 # the row that sums both, and no row may sum more.
-if start_top ms.json ms.err -a --merge -d 0.5 --top 0 --format json; then
+if start_top ms.json ms.err -a --merge -d 1 --top 0 --format json; then
 	./prog s >s1.out 2>&1 &
 	s1=$!
 	./prog s >s2.out 2>&1 &
