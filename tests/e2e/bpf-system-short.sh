@@ -28,21 +28,27 @@ hello_socket() {
 	awk '$NF ~ /^@wpptrace-all-/ { print $7 }' /proc/net/unix | grep -qxF -f <(echo "$inodes")
 }
 
-# Ready (--ready-fd) means attached and listening for hellos.
-start_record "$WORK/all.err" -q -a -o "$WORK/all.wpp" || finish
+# Ready (--ready-fd) means attached and listening for hellos.  Verbose:
+# the recorder names each pid whose hello it answered (for a failure).
+RECORD_VERBOSE=1 start_record "$WORK/all.err" -a -o "$WORK/all.wpp" || finish
 rec=$REC
 hello_socket $rec || fail "-a: the recorder does not listen for hellos"
+: >"$WORK/started"
 for i in $(seq $RUNS); do
 	cp "$WORK/mtstatic" "$WORK/s$i"
-	(cd "$WORK" && WPP_BUFFER_WORDS=64 "./s$i" 2 3000 >/dev/null)
+	(cd "$WORK" && WPP_BUFFER_WORDS=64 exec "./s$i" 2 3000 >/dev/null) &
+	echo "$! s$i" >>"$WORK/started"
+	wait $!
 done
 for i in $(seq $LIBRUNS); do
 	mkdir -p "$WORK/lib$i"
 	cp "$ROOT/lib/wpptrace/libwpprt.so" "$WORK/lib$i/"
-	(cd "$WORK" && LD_LIBRARY_PATH="$WORK/lib$i" WPP_BUFFER_WORDS=64 ./mtshared 2 3000 >/dev/null)
+	(cd "$WORK" && LD_LIBRARY_PATH="$WORK/lib$i" WPP_BUFFER_WORDS=64 exec ./mtshared 2 3000 >/dev/null) &
+	echo "$! lib$i/mtshared" >>"$WORK/started"
+	wait $!
 done
 kill -INT $rec
-wait $rec || fail "-a record failed: $(cat "$WORK/all.err")"
+wait $rec || fail "-a record failed: $(grep -v '^wpptrace: bpf: ' "$WORK/all.err" | head -3)"
 
 info "$WORK/all.wpp" >"$WORK/all.info"
 check_runs() { # NAME-REGEX COUNT WHAT (the name under $WORK: -a also
@@ -59,7 +65,26 @@ check_runs() { # NAME-REGEX COUNT WHAT (the name under $WORK: -a also
 		pass "$3: $n of $2 recorded, every trace identical to shm"
 	else
 		fail "$3: $n of $2 in the recording, $bad of them different from shm"
+		missing "$1" "$pids"
 	fi
+}
+# missing NAME-REGEX PIDS: each program started that is not among PIDS,
+# and whether the recorder answered its hello (it attaches first): a
+# program waits WPP_HELLO_TIMEOUT_MS (2 s) at most for that, then runs
+# unrecorded, so a recorder busy with every other instrumented program
+# starting on the machine can miss it.
+missing() {
+	local pid name
+	while read -r pid name; do
+		[[ "/$name" =~ $1 ]] || continue
+		grep -qxF "$pid" <<<"$2" && continue
+		if grep -q "pid $pid said hello" "$WORK/all.err"; then
+			echo "    $name (pid $pid): not recorded; the recorder answered its hello: $(grep -m1 "pid $pid said hello" "$WORK/all.err" | sed 's/.*: //')"
+		else
+			echo "    $name (pid $pid): not recorded; the recorder never answered its hello"
+		fi
+	done <"$WORK/started"
+	echo "    (the recorder answered $(grep -c 'said hello' "$WORK/all.err") hellos in all, other programs' included)"
 }
 check_runs '/s[0-9]+$' $RUNS "-a, short static-runtime programs started after the tracer"
 check_runs '/mtshared$' $LIBRUNS "-a, short programs loading their own copy of libwpprt.so"

@@ -139,7 +139,7 @@ for variant in O0:-O0:1 static:-fwpp-static-rt:1 allhash:-O2:0; do
 	for mode in paths count; do
 		max=
 		[ "$arrays" = 0 ] && [ $mode = count ] && max=0
-		WPP_COUNT_ARRAY_MAX_PATHS=$max "$WPPCC" $flag -g -pthread -fwpp-mode=$mode -o "$d/$mode" \
+		WPP_COUNT_ARRAY_MAX_PATHS=$max "$WPPCC" $flag -g -pthread -I"$CORPUS" -fwpp-mode=$mode -o "$d/$mode" \
 			"$COUNT_SRC/count_mix.c" || fail "$tag: $mode build"
 		(cd "$d" && "$WPPTRACE" record -q -o $mode.wpp -- ./$mode >$mode.out 2>&1) ||
 			fail "$tag: $mode record"
@@ -310,10 +310,19 @@ if [ -x "$WORK/live/count" ] && [ -s "$WORK/live/want2" ]; then
 		IFS= read -r -t 60 i1 <&8 && IFS= read -r -t 60 i2 <&8
 		echo go >&7
 		wait_until "the pause after phase B" grep -q "^paused 2" "$d/prog.out"
-		# two idle intervals more, then let it exit: top ends with it
-		sleep 0.5
-		echo go >&7
+		# Phase B's counts leave memory when the program exits, so top
+		# must read them while it waits: take the intervals printed so
+		# far, then two more (the second began after the pause for
+		# sure), then let it exit: top ends with it.
 		: >"$d/after"
+		while read -r -t 0 <&8 && IFS= read -r -t 60 line <&8; do
+			echo "$line" >>"$d/after"
+		done
+		for _ in 1 2; do
+			IFS= read -r -t 60 line <&8 && echo "$line" >>"$d/after" ||
+				fail "top: no interval after phase B"
+		done
+		echo go >&7
 		while IFS= read -r -t 60 line <&8; do
 			echo "$line" >>"$d/after"
 		done

@@ -28,3 +28,21 @@ r = json.load(open(sys.argv[1]))
 print(sum(f["cost"] for f in r["functions"] if f["function"] == sys.argv[2]))
 PY
 }
+
+# counters-throttle.sh lowers kernel.perf_event_max_sample_rate, which
+# throttles every sampling recording on the machine while it is low, and
+# restores what it found: two of them overlapping (checkouts tested side
+# by side) would throttle each other's "normal" recording, and the later
+# would restore the earlier's lowered rate for good.  So that one holds
+# this lock exclusively and every other counters test shared: none runs
+# in that window, whatever the load.
+SAMPLE_RATE_LOCK=/run/lock/wpptrace-sample-rate.lock
+# sample_rate_lock -s|-x: take it (shared or exclusive) until the script
+# exits; waiting longer than WAIT_LIMIT_S is a FAIL that says so.
+sample_rate_lock() {
+	exec {SAMPLE_RATE_FD}>>"$SAMPLE_RATE_LOCK" ||
+		{ fail "cannot open $SAMPLE_RATE_LOCK"; finish; }
+	flock "$1" -w "$WAIT_LIMIT_S" "$SAMPLE_RATE_FD" ||
+		{ fail "waited $WAIT_LIMIT_S s for $SAMPLE_RATE_LOCK (another test lowering the sample rate)"; finish; }
+}
+[ "$(basename "$0")" = counters-throttle.sh ] || sample_rate_lock -s

@@ -13,6 +13,7 @@
 . "$(dirname "$0")/counters-lib.sh"
 
 RATE=/proc/sys/kernel/perf_event_max_sample_rate
+sample_rate_lock -x # (counters-lib.sh) no other sampling test meanwhile
 saved=$(cat "$RATE")
 trap 'echo "$saved" >"$RATE"' EXIT
 build spin "$PROGS/spin.c"

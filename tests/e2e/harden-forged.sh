@@ -31,7 +31,11 @@ check file "$(head -1 "$WORK/file.err")"
 for damage in tail ring0; do
 	"$WORK/forge" memfd $damage >"$WORK/$damage.path" &
 	forger=$!
-	for _ in $(seq 50); do [ -s "$WORK/$damage.path" ] && break; sleep 0.05; done
+	if ! wait_file "$WORK/$damage.path" "the forger's $damage region"; then
+		kill $forger
+		wait $forger 2>/dev/null
+		continue
+	fi
 	t0=$(now_ms)
 	run_capture "$WORK/$damage" env WPP_SHM="$(cat "$WORK/$damage.path")" "$WORK/work" 300
 	check $damage "$(($(now_ms) - t0)) ms"

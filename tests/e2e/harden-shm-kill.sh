@@ -8,6 +8,8 @@
 . "$(dirname "$0")/harden-lib.sh"
 
 ROUNDS=100000
+# larger_than FILE BYTES: FILE holds more than BYTES.
+larger_than() { [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ]; }
 build work "$SRC/work.c" -fwpp-no-runs || finish
 run_capture "$WORK/ref" "$WORK/work" $ROUNDS
 [ "$(cat "$WORK/ref.rc")" = 7 ] || { fail "reference run"; show_run "$WORK/ref"; finish; }
@@ -19,16 +21,15 @@ for i in 1 2 3; do
 		sh -c '"$1" "$2"; echo $? >"$3"' sh "$WORK/work" $ROUNDS "$WORK/k$i.status" \
 		>"$WORK/k$i.out" 2>"$WORK/k$i.err" &
 	rec=$!
-	for _ in $(seq 200); do
-		[ "$(stat -c %s "$WORK/k$i.wpp" 2>/dev/null || echo 0)" -gt 2000000 ] && break
-		sleep 0.05
-	done
+	# Killed mid-run: the whole recording is about 700 KB, written as
+	# the program goes, so once 200 KB are there most of the run is to
+	# come (a fixed wait would race the program's speed, and a run that
+	# ended first tests nothing).
+	wait_until "run $i's recording to pass 200 KB" larger_than "$WORK/k$i.wpp" 200000
+	[ -s "$WORK/k$i.status" ] && fail "run $i: the program ended before its collector was killed"
 	kill -9 $rec
 	wait $rec 2>/dev/null
-	for _ in $(seq 600); do
-		[ -s "$WORK/k$i.status" ] && break
-		sleep 0.1
-	done
+	wait_file "$WORK/k$i.status" "run $i's program to end after its collector's SIGKILL"
 	st=$(cat "$WORK/k$i.status" 2>/dev/null)
 	if [ "$st" = 7 ] && cmp -s "$WORK/ref.out" "$WORK/k$i.out"; then
 		pass "run $i: the program finished after its collector's SIGKILL (status 7, same output)"

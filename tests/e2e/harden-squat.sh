@@ -3,8 +3,8 @@
 # harden-squat — another user binds the four hello names (@wpptrace-all-N)
 # and never accepts, so a blocking connect() would sleep for ever.  An
 # instrumented program still starts at once (the hello connects without
-# blocking and trusts only a root listener: far below the 2 s hello
-# timeout), and a root `record --` over BPF records it completely.
+# blocking and trusts only a root listener: each connect fails at once,
+# as strace shows), and a root `record --` over BPF records it completely.
 . "$(dirname "$0")/harden-lib.sh"
 
 build work "$SRC/work.c" || finish
@@ -16,17 +16,27 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 "$SRC/squ
 	>"$WORK/squat.out" 2>&1 &
 squatter=$!
 trap 'kill $squatter 2>/dev/null' EXIT
-for _ in $(seq 100); do grep -q ready "$WORK/squat.out" && break; sleep 0.05; done
-grep -q ready "$WORK/squat.out" || { fail "the squatter did not start: $(cat "$WORK/squat.out")"; finish; }
+wait_until "the squatter's ready line" grep -q ready "$WORK/squat.out" ||
+	{ fail "the squatter did not start: $(cat "$WORK/squat.out")"; finish; }
 
+# Whether the program was held is what its hello's system calls say, not
+# the clock (a loaded machine makes any run slow): each of the four
+# connects must fail at once (EAGAIN: non-blocking, the backlog is full),
+# so no hello socket is ever waited on.  A blocking connect would sleep
+# until `timeout` (status 124, and no result in the trace).
+command -v strace >/dev/null || { fail "strace missing (scripts/install-deps)"; finish; }
 t0=$(now_ms)
-run_capture "$WORK/squatted" timeout 20 "$WORK/work" 300
+run_capture "$WORK/squatted" timeout 20 strace -f -qq -o "$WORK/squatted.strace" -e trace=connect \
+	"$WORK/work" 300
 ms=$(($(now_ms) - t0))
-if same_run "$WORK/ref" "$WORK/squatted" && [ $ms -lt 1500 ]; then
-	pass "with every hello name squatted the program ran in $ms ms, same output"
+hellos=$(grep -c 'connect(.*@"wpptrace-all-' "$WORK/squatted.strace")
+refused=$(grep -c 'connect(.*@"wpptrace-all-.*= -1 EAGAIN' "$WORK/squatted.strace")
+if same_run "$WORK/ref" "$WORK/squatted" && [ "$hellos" = 4 ] && [ "$refused" = 4 ]; then
+	pass "with every hello name squatted the program ran on at once: 4 hello connects, each EAGAIN ($ms ms), same output"
 else
-	fail "the squatter held the program: $ms ms"
+	fail "the squatter held the program: $refused of $hellos hello connects failed at once (want 4 of 4), $ms ms"
 	show_run "$WORK/squatted"
+	grep 'wpptrace-all-' "$WORK/squatted.strace" | head -4 | sed 's/^/    /'
 fi
 
 t0=$(now_ms)

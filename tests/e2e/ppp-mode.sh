@@ -290,7 +290,7 @@ for r in sorted((r["function"], r["path"], r["count"]) for r in json.load(sys.st
 		done
 		exec {peek_in}>&-
 		echo go >&7
-		sleep 0.2
+		wait_until "the second pause" grep -q "^paused 2" "$l/live.out"
 		echo go >&7
 	fi
 	exec 7>&-

@@ -59,13 +59,15 @@ wait_file() { wait_until "$2" test -s "$1"; }
 # start_record ERRFILE RECORD-ARGS...: `wpptrace record RECORD-ARGS` in the
 # background (REC is its pid, its stderr goes to ERRFILE), returning once
 # it has said on --ready-fd that every probe is attached and it records.
-# A record that ends without saying so is a FAIL (and return 1).
+# A record that ends without saying so is a FAIL (and return 1).  With
+# RECORD_VERBOSE=1, `wpptrace -v -v record`: what it attached, and when.
 start_record() {
-	local err=$1 fifo line=
+	local err=$1 fifo line= verbose=()
 	shift
+	[ "${RECORD_VERBOSE:-0}" = 1 ] && verbose=(-v -v)
 	fifo=$(mktemp -u "$WORK/ready.XXXXXX")
 	mkfifo "$fifo" || { fail "mkfifo $fifo"; return 1; }
-	"$WPPTRACE" record --ready-fd 9 "$@" 9>"$fifo" 2>"$err" &
+	"$WPPTRACE" "${verbose[@]}" record --ready-fd 9 "$@" 9>"$fifo" 2>"$err" &
 	REC=$!
 	read -r -t "$WAIT_LIMIT_S" line <"$fifo"
 	rm -f "$fifo"

@@ -18,8 +18,9 @@ enum format { FMT_TEXT, FMT_JSONL, FMT_JSON };
 struct script {
 	enum format fmt;
 	FILE *out;
-	struct json_out j; /* json, jsonl: one document, or one per line */
-	int processes;	   /* jsonl: process records first (--processes) */
+	struct json_out j;		/* json, jsonl: one document, or one per line */
+	int processes;			/* jsonl: process records first (--processes) */
+	struct wpp_decode_stats totals; /* over the threads listed */
 };
 
 static void json_blocks(struct json_out *j, const struct wpp_fn *fn, const uint32_t *blocks,
@@ -215,19 +216,18 @@ static void text_event(struct script *sc, uint64_t seq, const struct wpp_event *
 	}
 }
 
-static int script_thread(struct script *sc, struct session *s, const struct wpp_thread_trace *th,
-			 struct wpp_decode_stats *totals)
+/* One thread's events (session_each_thread's callback: ctx is the script). */
+static int script_thread(void *ctx, struct session *s, const struct wpp_thread_trace *th)
 {
-	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
+	struct script *sc = ctx;
+	struct wpp_decoder *d =
+	    session_listing_decoder(s, th, sc->fmt == FMT_TEXT ? sc->out : NULL);
 	struct wpp_event ev;
 	uint64_t seq = 0;
 
 	if (!d)
 		return -1;
-	if (sc->fmt == FMT_TEXT)
-		fprintf(sc->out, "== pid %" PRIu32 " tid %" PRIu32 "%s ==\n", th->pid, th->tid,
-			th->generation ? " (after exec)" : "");
-	else if (sc->fmt == FMT_JSON) {
+	if (sc->fmt == FMT_JSON) {
 		json_object(&sc->j, NULL);
 		json_u64(&sc->j, "pid", th->pid);
 		json_u64(&sc->j, "gen", th->generation);
@@ -246,7 +246,7 @@ static int script_thread(struct script *sc, struct session *s, const struct wpp_
 		json_close(&sc->j);
 		json_close(&sc->j);
 	}
-	wpp_decode_stats_add(totals, wpp_decoder_stats(d));
+	wpp_decode_stats_add(&sc->totals, wpp_decoder_stats(d));
 	wpp_decoder_close(d);
 	return 0;
 }
@@ -295,9 +295,8 @@ int cmd_script(int argc, char **argv)
 {
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct script sc = {.fmt = FMT_TEXT, .out = stdout};
-	struct wpp_decode_stats totals = {0};
 	struct session s;
-	size_t nthreads = 0;
+	long nthreads;
 	int rc, first, fmt = FMT_TEXT;
 	struct opt table[] = {
 	    OPT_WORD_('f', "format",
@@ -315,13 +314,8 @@ int cmd_script(int argc, char **argv)
 	if ((rc = opts_parse(&script_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 	sc.fmt = (enum format)fmt;
-	rc = session_open(&s, argv[first]);
-	if (rc)
+	if ((rc = session_open_ordered(&s, "script", argv[first], &filter)) != 0)
 		return rc;
-	if (session_refuse_counts(&s, "script", argv[first], &filter)) {
-		session_close(&s);
-		return WPP_EXIT_ERROR;
-	}
 	json_init(&sc.j, sc.out, 0);
 	if (sc.fmt == FMT_JSON) {
 		json_object(&sc.j, NULL);
@@ -333,19 +327,13 @@ int cmd_script(int argc, char **argv)
 		json_processes(&sc, s.trace, &filter);
 	if (sc.fmt == FMT_JSON)
 		json_array(&sc.j, "threads");
-	for (size_t i = 0; i < s.trace->nthreads; i++) {
-		const struct wpp_thread_trace *th = &s.trace->threads[i];
-		if (!thread_selected(&filter, th))
-			continue;
-		if (sc.fmt == FMT_TEXT && nthreads)
-			fputc('\n', sc.out);
-		if (script_thread(&sc, &s, th, &totals) < 0) {
-			session_close(&s);
-			return WPP_EXIT_ERROR;
-		}
-		nthreads++;
+	nthreads = session_each_thread(&s, &filter, sc.fmt == FMT_TEXT ? sc.out : NULL,
+				       script_thread, &sc);
+	if (nthreads < 0) {
+		session_close(&s);
+		return WPP_EXIT_ERROR;
 	}
-	summary(&sc, s.trace, &totals, nthreads);
+	summary(&sc, s.trace, &sc.totals, (size_t)nthreads);
 	rc = s.exit_status;
 	if (nthreads == 0)
 		rc = no_thread_selected("script", argv[first], &filter, rc);

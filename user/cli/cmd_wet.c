@@ -27,6 +27,7 @@ struct dump {
 	long max_paths; /* per thread, -1: all */
 	struct wpp_wet_item *items;
 	uint64_t items_cap;
+	struct wpp_decode_stats totals; /* over the threads dumped */
 };
 
 /* Text: every statement of the path's blocks, the recorded ones with the
@@ -118,18 +119,17 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 	json_raw(&j, "\n");
 }
 
-static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thread_trace *th,
-		       struct wpp_decode_stats *totals)
+/* One thread's path executions (session_each_thread's callback: ctx is the dump). */
+static int dump_thread(void *ctx, struct session *s, const struct wpp_thread_trace *th)
 {
-	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
+	struct dump *dp = ctx;
+	struct wpp_decoder *d =
+	    session_listing_decoder(s, th, dp->fmt == FMT_TEXT ? dp->out : NULL);
 	struct wpp_event ev;
 	uint64_t ts = 0;
 
 	if (!d)
 		return -1;
-	if (dp->fmt == FMT_TEXT)
-		fprintf(dp->out, "== pid %" PRIu32 " tid %" PRIu32 "%s ==\n", th->pid, th->tid,
-			th->generation ? " (after exec)" : "");
 	while ((dp->max_paths < 0 || ts < (uint64_t)dp->max_paths) && wpp_decoder_next(d, &ev)) {
 		if (ev.kind != WPP_EV_PATH) {
 			if (dp->fmt == FMT_TEXT && ev.kind == WPP_EV_GAP)
@@ -163,7 +163,7 @@ static int dump_thread(struct dump *dp, struct session *s, const struct wpp_thre
 		else
 			json_path(dp, th, &ev, ts, nslots);
 	}
-	wpp_decode_stats_add(totals, wpp_decoder_stats(d));
+	wpp_decode_stats_add(&dp->totals, wpp_decoder_stats(d));
 	wpp_decoder_close(d);
 	return 0;
 }
@@ -183,9 +183,8 @@ static int dump(int argc, char **argv)
 {
 	struct thread_filter filter = THREAD_FILTER_ANY;
 	struct dump dp = {.fmt = FMT_TEXT, .out = stdout, .max_paths = -1};
-	struct wpp_decode_stats totals = {0};
 	struct session s;
-	size_t nthreads = 0;
+	long nthreads;
 	int rc, first, fmt = FMT_TEXT;
 	struct opt table[] = {
 	    OPT_WORD_('f', "format",
@@ -201,38 +200,26 @@ static int dump(int argc, char **argv)
 	if ((rc = opts_parse(&dump_cmd, table, argc, argv, &first)) != 0)
 		return rc > 0 ? WPP_EXIT_OK : WPP_EXIT_USAGE;
 	dp.fmt = (enum format)fmt;
-	rc = session_open(&s, argv[first]);
-	if (rc)
+	if ((rc = session_open_ordered(&s, "wet dump", argv[first], &filter)) != 0)
 		return rc;
-	if (session_refuse_counts(&s, "wet dump", argv[first], &filter)) {
+	nthreads =
+	    session_each_thread(&s, &filter, dp.fmt == FMT_TEXT ? dp.out : NULL, dump_thread, &dp);
+	free(dp.items);
+	if (nthreads < 0) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < s.trace->nthreads; i++) {
-		const struct wpp_thread_trace *th = &s.trace->threads[i];
-		if (!thread_selected(&filter, th))
-			continue;
-		if (dp.fmt == FMT_TEXT && nthreads)
-			fputc('\n', dp.out);
-		if (dump_thread(&dp, &s, th, &totals) < 0) {
-			free(dp.items);
-			session_close(&s);
-			return WPP_EXIT_ERROR;
-		}
-		nthreads++;
-	}
-	free(dp.items);
 	if (dp.fmt == FMT_TEXT)
 		fprintf(dp.out,
-			"\n%zu threads: %" PRIu64 " wet path executions, %" PRIu64
+			"\n%ld threads: %" PRIu64 " wet path executions, %" PRIu64
 			" values; %" PRIu64 " with values lost, %" PRIu64
 			" value words unplaced; %" PRIu64 " corrupt, %" PRIu64 " gaps\n",
-			nthreads, totals.wet_records, totals.wet_values, totals.wet_lost,
-			totals.wet_lost_words, totals.corrupt, totals.gaps);
-	if (totals.wet_lost)
+			nthreads, dp.totals.wet_records, dp.totals.wet_values, dp.totals.wet_lost,
+			dp.totals.wet_lost_words, dp.totals.corrupt, dp.totals.gaps);
+	if (dp.totals.wet_lost)
 		wpp_warn("wet dump: the values of %" PRIu64
 			 " path executions were lost (torn or damaged records)",
-			 totals.wet_lost);
+			 dp.totals.wet_lost);
 	rc = s.exit_status;
 	if (nthreads == 0)
 		rc = no_thread_selected("wet dump", argv[first], &filter, rc);

@@ -183,6 +183,50 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
 	       (f->gen < 0 || f->gen == (long)th->generation);
 }
 
+int session_open_ordered(struct session *s, const char *cmd, const char *path,
+			 const struct thread_filter *f)
+{
+	int rc = session_open(s, path);
+
+	if (rc)
+		return rc;
+	if (session_refuse_counts(s, cmd, path, f)) {
+		session_close(s);
+		return WPP_EXIT_ERROR;
+	}
+	return 0;
+}
+
+long session_each_thread(struct session *s, const struct thread_filter *f, FILE *between,
+			 int (*fn)(void *ctx, struct session *s, const struct wpp_thread_trace *th),
+			 void *ctx)
+{
+	long listed = 0;
+
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *th = &s->trace->threads[i];
+		if (!thread_selected(f, th))
+			continue;
+		if (between && listed)
+			fputc('\n', between);
+		if (fn(ctx, s, th) < 0)
+			return -1;
+		listed++;
+	}
+	return listed;
+}
+
+struct wpp_decoder *session_listing_decoder(struct session *s, const struct wpp_thread_trace *th,
+					    FILE *heading)
+{
+	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
+
+	if (d && heading)
+		fprintf(heading, "== pid %" PRIu32 " tid %" PRIu32 "%s ==\n", th->pid, th->tid,
+			th->generation ? " (after exec)" : "");
+	return d;
+}
+
 void thread_filter_text(const struct thread_filter *f, char *what, size_t len)
 {
 	size_t n = 0;

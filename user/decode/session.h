@@ -12,6 +12,8 @@
 #ifndef WPP_DECODE_SESSION_H
 #define WPP_DECODE_SESSION_H
 
+#include <stdio.h>
+
 #include "decode/decoder.h"
 #include "decode/module_map.h"
 #include "symbolizer/symbolizer.h"
@@ -51,6 +53,19 @@ int thread_selected(const struct thread_filter *f, const struct wpp_thread_trace
  * already reported; returns exit_status unchanged). */
 int no_thread_selected(const char *cmd, const char *path, const struct thread_filter *f,
 		       int exit_status);
+/* What the listings (script, wet dump) do for every thread: fn(ctx, s, th)
+ * for each thread f selects, in the file's order, with a blank line on
+ * `between` (NULL: none) separating two threads.  The number of threads
+ * listed, or -1 as soon as fn returns < 0 (no thread after it is listed). */
+long session_each_thread(struct session *s, const struct thread_filter *f, FILE *between,
+			 int (*fn)(void *ctx, struct session *s, const struct wpp_thread_trace *th),
+			 void *ctx);
+/* A listing's decoder for th (every path expanded to its blocks); with
+ * heading not NULL, the thread's title line "== pid P tid T ==" ("== pid
+ * P tid T (after exec) ==" for a later image) is printed on it first.
+ * NULL without memory. */
+struct wpp_decoder *session_listing_decoder(struct session *s, const struct wpp_thread_trace *th,
+					    FILE *heading);
 /* The filter as the command line gave it (" --pid P --tid T --gen G",
  * the fields given; "" for none), for messages. */
 void thread_filter_text(const struct thread_filter *f, char *what, size_t len);
@@ -63,6 +78,11 @@ void thread_filter_text(const struct thread_filter *f, char *what, size_t len);
  * line naming the TU. */
 int session_refuse_counts(struct session *s, const char *cmd, const char *path,
 			  const struct thread_filter *f);
+/* session_open(), then session_refuse_counts(): what a command needing
+ * the order of paths opens its input with.  0, or the exit status (the
+ * session closed, the one line said). */
+int session_open_ordered(struct session *s, const char *cmd, const char *path,
+			 const struct thread_filter *f);
 /* The first TU of an image of the threads f selects (every thread when f
  * is NULL) for which pred holds, or NULL. */
 const struct wpp_tu *session_find_tu(struct session *s, const struct thread_filter *f,

@@ -62,7 +62,7 @@ static int write_fixture(void)
 {
 	struct tl_func f;
 	size_t size;
-	char blob_path[320], cmd[1200], err[200];
+	char err[200];
 	struct tl_writer w;
 
 	unsigned seed = 7;
@@ -72,16 +72,10 @@ static int write_fixture(void)
 	void *blob = tl_blob(&f, 1, 0xA, WPP_MODE_PATHS, &size);
 	snprintf(elf_path, sizeof(elf_path), "%s/prog.elf", dir);
 	snprintf(wpp_path, sizeof(wpp_path), "%s/run.wpp", dir);
-	snprintf(blob_path, sizeof(blob_path), "%s/meta.bin", dir);
-	tl_spit(blob_path, blob, size);
+	int copied = tl_exe_with_meta(elf_path, blob, size);
 	free(blob);
-	snprintf(cmd, sizeof(cmd),
-		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly "
-		 "/proc/%d/exe %s",
-		 blob_path, (int)getpid(), elf_path);
-	if (system(cmd) != 0)
+	if (copied < 0)
 		return -1;
-	unlink(blob_path);
 	struct wpp_elf_object *obj = wpp_elf_open(elf_path, err, sizeof(err));
 	if (!obj || !obj->build_id_len)
 		return -1;
@@ -136,18 +130,13 @@ static int write_fixture(void)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/wpp-test-cost-attr-%d", (int)getpid());
-	if (mkdir(dir, 0700) < 0)
-		return -1;
-	return write_fixture();
+	return tl_scratch_dir(dir, sizeof(dir), "cost-attr") < 0 ? -1 : write_fixture();
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(elf_path);
-	unlink(wpp_path);
-	rmdir(dir);
+	tl_scratch_remove(dir);
 	return 0;
 }
 

@@ -34,20 +34,8 @@ static struct tl_func fa[2], fb[1];
 static void make_funcs(void)
 {
 	unsigned seed = 99;
-	struct tl_func *d = &fa[0];
 
-	memset(d, 0, sizeof(*d));
-	d->name = "diamond";
-	d->nblocks = 4;
-	d->edges[d->nedges++] = (struct tl_edge){4, 0, WPP_EDGE_FUNC_ENTRY, 0};
-	d->edges[d->nedges++] = (struct tl_edge){4, 0, WPP_EDGE_BACK_ENTRY, 0};
-	d->edges[d->nedges++] = (struct tl_edge){0, 1, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){0, 2, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){1, 3, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){2, 3, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){3, 5, WPP_EDGE_RETURN, 0};
-	d->edges[d->nedges++] = (struct tl_edge){3, 5, WPP_EDGE_BACK_EXIT, 0};
-	tl_number(d);
+	tl_diamond(&fa[0]);
 	tl_random_dag(&fa[1], 5, &seed);
 	fa[1].name = "helper";
 	tl_random_dag(&fb[0], 4, &seed);
@@ -59,7 +47,7 @@ static int write_fixture(const char *d)
 	size_t sa, sb;
 	void *ba, *bb;
 	unsigned char *sec;
-	char blob_path[320], cmd[1200];
+	char nometa_path[320];
 	struct wpp_elf_object *obj;
 	char err[200];
 	struct tl_writer w;
@@ -67,7 +55,6 @@ static int write_fixture(const char *d)
 
 	snprintf(elf_path, sizeof(elf_path), "%s/prog.elf", d);
 	snprintf(wpp_path, sizeof(wpp_path), "%s/run.wpp", d);
-	snprintf(blob_path, sizeof(blob_path), "%s/meta.bin", d);
 	make_funcs();
 	ba = tl_blob(fa, 2, 0xA, WPP_MODE_PATHS, &sa);
 	bb = tl_blob(fb, 1, 0xB, WPP_MODE_BLOCKS, &sb);
@@ -75,15 +62,11 @@ static int write_fixture(const char *d)
 	sec = calloc(1, pa + sb);
 	memcpy(sec, ba, sa);
 	memcpy(sec + pa, bb, sb);
-	tl_spit(blob_path, sec, pa + sb);
+	int copied = tl_exe_with_meta(elf_path, sec, pa + sb);
 	free(sec);
 	free(ba);
 	free(bb);
-	snprintf(cmd, sizeof(cmd),
-		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly "
-		 "/proc/%d/exe %s",
-		 blob_path, (int)getpid(), elf_path);
-	if (system(cmd) != 0)
+	if (copied < 0)
 		return -1;
 	obj = wpp_elf_open(elf_path, err, sizeof(err));
 	if (!obj || obj->build_id_len == 0 || !obj->meta)
@@ -129,11 +112,10 @@ static int write_fixture(const char *d)
 		tl_batch(&w, 101, 0, 101, 0, 0, 0, 0, c0, 2);
 	}
 	tl_wclose(&w, 1);
-	unlink(blob_path);
 
 	/* A trace of a program whose binary carries no metadata (for cli-smoke.sh). */
-	snprintf(blob_path, sizeof(blob_path), "%s/nometa.wpp", d);
-	if (tl_wopen(&w, blob_path) < 0)
+	snprintf(nometa_path, sizeof(nometa_path), "%s/nometa.wpp", d);
+	if (tl_wopen(&w, nometa_path) < 0)
 		return -1;
 	tl_process(&w, 7, 1, 0, 0);
 	tl_module(&w, 7, 0, 1, 1, 0xA, bad_id, 0, "/bin/true");
@@ -148,20 +130,13 @@ static int write_fixture(const char *d)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/wpp-test-decode-%d", (int)getpid());
-	if (mkdir(dir, 0700) < 0)
-		return -1;
-	return write_fixture(dir);
+	return tl_scratch_dir(dir, sizeof(dir), "decode") < 0 ? -1 : write_fixture(dir);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(elf_path);
-	unlink(wpp_path);
-	snprintf(elf_path, sizeof(elf_path), "%s/nometa.wpp", dir);
-	unlink(elf_path);
-	rmdir(dir);
+	tl_scratch_remove(dir);
 	return 0;
 }
 

@@ -152,8 +152,8 @@ static void test_reader_skips_values(void **state)
 
 /* ---- a WET blob written by hand ---- */
 
-/* diamond: 0 -> {1, 2} -> 3, function entry and a back edge (as in
- * test_decode.c); path 0 is 0,1,3, path 2 is 0,2,3.  Block 0 loads (address
+/* diamond: 0 -> {1, 2} -> 3, function entry and a back edge (testlib's
+ * tl_diamond); path 0 is 0,1,3, path 2 is 0,2,3.  Block 0 loads (address
  * and value), block 1 stores a pointer (address, value), block 2 calls an
  * external function (its result), block 3 has a phi, an add and the ret. */
 static struct tl_func diamond;
@@ -164,23 +164,6 @@ struct fixture {
 	size_t tail; /* the wet header's offset in the blob */
 	struct wpp_meta_wet_header h;
 };
-
-static void make_diamond(void)
-{
-	struct tl_func *d = &diamond;
-	memset(d, 0, sizeof(*d));
-	d->name = "diamond";
-	d->nblocks = 4;
-	d->edges[d->nedges++] = (struct tl_edge){4, 0, WPP_EDGE_FUNC_ENTRY, 0};
-	d->edges[d->nedges++] = (struct tl_edge){4, 0, WPP_EDGE_BACK_ENTRY, 0};
-	d->edges[d->nedges++] = (struct tl_edge){0, 1, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){0, 2, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){1, 3, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){2, 3, WPP_EDGE_REAL, 0};
-	d->edges[d->nedges++] = (struct tl_edge){3, 5, WPP_EDGE_RETURN, 0};
-	d->edges[d->nedges++] = (struct tl_edge){3, 5, WPP_EDGE_BACK_EXIT, 0};
-	tl_number(d);
-}
 
 #define OP(k, i, b) ((struct wpp_meta_wet_operand){(k), (i), (b), 0})
 
@@ -431,28 +414,21 @@ static char dir[256], elf_path[300], wpp_path[300];
 static int setup(void **state)
 {
 	struct fixture fx;
-	char blob_path[320], cmd[1200], err[200];
+	char err[200];
 	struct wpp_elf_object *obj;
 	struct tl_writer w;
 
 	(void)state;
-	make_diamond();
-	snprintf(dir, sizeof(dir), "/tmp/wpp-test-wet-%d", (int)getpid());
-	if (mkdir(dir, 0700) < 0)
+	tl_diamond(&diamond);
+	if (tl_scratch_dir(dir, sizeof(dir), "wet") < 0)
 		return -1;
 	snprintf(elf_path, sizeof(elf_path), "%s/prog.elf", dir);
 	snprintf(wpp_path, sizeof(wpp_path), "%s/run.wpp", dir);
-	snprintf(blob_path, sizeof(blob_path), "%s/meta.bin", dir);
 	build_fixture(&fx);
-	tl_spit(blob_path, fx.blob, fx.size);
+	int copied = tl_exe_with_meta(elf_path, fx.blob, fx.size);
 	free(fx.blob);
-	snprintf(cmd, sizeof(cmd),
-		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly "
-		 "/proc/%d/exe %s",
-		 blob_path, (int)getpid(), elf_path);
-	if (system(cmd) != 0)
+	if (copied < 0)
 		return -1;
-	unlink(blob_path);
 	obj = wpp_elf_open(elf_path, err, sizeof(err));
 	if (!obj || obj->build_id_len == 0 || !obj->meta)
 		return -1;
@@ -512,9 +488,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(elf_path);
-	unlink(wpp_path);
-	rmdir(dir);
+	tl_scratch_remove(dir);
 	return 0;
 }
 

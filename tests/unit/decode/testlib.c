@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "testlib.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/crc32c.h"
 
@@ -50,6 +54,22 @@ static void add_edge(struct tl_func *f, uint32_t src, uint32_t dst, uint32_t kin
 {
 	if (f->nedges < TL_MAX_EDGES)
 		f->edges[f->nedges++] = (struct tl_edge){src, dst, kind, 0};
+}
+
+void tl_diamond(struct tl_func *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->name = "diamond";
+	d->nblocks = 4;
+	add_edge(d, 4, 0, WPP_EDGE_FUNC_ENTRY);
+	add_edge(d, 4, 0, WPP_EDGE_BACK_ENTRY);
+	add_edge(d, 0, 1, WPP_EDGE_REAL);
+	add_edge(d, 0, 2, WPP_EDGE_REAL);
+	add_edge(d, 1, 3, WPP_EDGE_REAL);
+	add_edge(d, 2, 3, WPP_EDGE_REAL);
+	add_edge(d, 3, 5, WPP_EDGE_RETURN);
+	add_edge(d, 3, 5, WPP_EDGE_BACK_EXIT);
+	tl_number(d);
 }
 
 void tl_random_dag(struct tl_func *f, uint32_t n, unsigned *seed)
@@ -266,4 +286,40 @@ void tl_spit(const char *path, const void *buf, size_t size)
 		fprintf(stderr, "testlib: cannot write %s\n", path);
 		exit(1);
 	}
+}
+
+int tl_scratch_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "/tmp/wpp-test-%s-%d", name, (int)getpid());
+	return mkdir(dir, 0700) < 0 ? -1 : 0;
+}
+
+void tl_scratch_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+int tl_exe_with_meta(const char *elf_path, const void *blob, size_t size)
+{
+	char blob_path[4096], cmd[9000];
+	int rc;
+
+	snprintf(blob_path, sizeof(blob_path), "%s.meta", elf_path);
+	tl_spit(blob_path, blob, size);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --add-section wpp_meta=%s --set-section-flags wpp_meta=readonly "
+		 "/proc/%d/exe %s",
+		 blob_path, (int)getpid(), elf_path);
+	rc = system(cmd);
+	unlink(blob_path);
+	return rc == 0 ? 0 : -1;
 }
