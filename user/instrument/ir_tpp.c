@@ -19,8 +19,12 @@ int wpp_ir_tpp_plan(struct wpp_ir_tpp *x, const struct wpp_cfg *cfg, const struc
 		    double loop_pct, char *why, size_t whylen)
 {
 	uint64_t *train = calloc((size_t)d->nedges + 1, sizeof(uint64_t));
-	struct wpp_tpp_params p = {cold_pct, loop_pct, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT,
-				   weight};
+	struct wpp_tpp_params p = {cold_pct,
+				   loop_pct,
+				   WPP_NARROW_PATH_LIMIT,
+				   WPP_WIDE_PATH_LIMIT,
+				   weight,
+				   wpp_counts_array_limit()};
 	int rc = -1;
 
 	memset(x, 0, sizeof(*x));

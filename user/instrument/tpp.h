@@ -80,6 +80,11 @@ struct wpp_tpp_params {
 	 * profile applied with the static order as tie-break), or NULL for
 	 * the training counts alone. */
 	const double *weight;
+	/* 0: cold paths are always removed.  Else the counting array's limit
+	 * (ir_counts.h): cold paths are removed from a function only when
+	 * that moves it from the hash to the array or saves a tenth of its
+	 * instrumentation on the training run (section 5; tpp_plan.c). */
+	uint64_t array_max;
 };
 
 enum wpp_tpp_op {
@@ -142,6 +147,7 @@ struct wpp_tpp {
 	uint32_t nloops;	    /* loops disconnected */
 	uint32_t ncut;		    /* REAL edges cut for them */
 	uint32_t nops;		    /* edges with register code */
+	uint32_t ncold_declined;    /* cold edges not removed (array_max) */
 };
 
 /*

@@ -381,8 +381,9 @@ void wpp_tpp_free(struct wpp_tpp *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int wpp_tpp_plan(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
-		 const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen)
+static int plan_once(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
+		     const uint64_t *train, const struct wpp_tpp_params *p, char *why,
+		     size_t whylen)
 {
 	uint8_t *keep = NULL, *in_rec = NULL;
 	uint64_t *phi = NULL;
@@ -412,4 +413,79 @@ out:
 	if (rc)
 		wpp_tpp_free(t);
 	return rc;
+}
+
+/*
+ * What a plan would execute on the training run, in rough instructions:
+ * register code 1, a counter increment 3 in the array and 20 in the hash
+ * (a call), RECORD's compare and select 2 more.  Only to compare two plans
+ * of one function.
+ */
+static double training_cost(const struct wpp_tpp *t, uint64_t array_max)
+{
+	double inc = t->nslots + 1 + t->nobvious > array_max ? 20 : 3, cost = 0;
+	for (uint32_t g = 0; g < t->full.nedges; g++) {
+		const struct wpp_tpp_edge *te = &t->edge[g];
+		double c = te->counter != WPP_NONE ? inc : 0;
+		switch (te->op) {
+		case WPP_TPP_ADD:
+		case WPP_TPP_SET:
+			c += 1;
+			break;
+		case WPP_TPP_RECORD:
+			c += inc + 2;
+			break;
+		case WPP_TPP_COLD:
+			c += inc;
+			break;
+		default:
+			break;
+		}
+		cost += c * (double)te->train;
+	}
+	return cost;
+}
+
+/*
+ * Section 5: "TPP eliminates cold paths from a routine only when doing so
+ * permits the substitution of a counter array for a hash table", and
+ * section 5.1 would also do it when it lets "a region be considered
+ * obvious".  Cold removal costs accuracy (a cold path is not attributed;
+ * a defining edge also on cold paths overcounts, section 4.3), so it is
+ * kept only for one of those gains: the exact plan needs the hash and the
+ * cold one does not, or the cold one executes at least a tenth less on
+ * the training run.
+ */
+static int cold_pays(const struct wpp_tpp *cold, const struct wpp_tpp *exact, uint64_t array_max)
+{
+	int cold_hashed = cold->nslots + 1 + cold->nobvious > array_max;
+	int exact_hashed = exact->nslots + 1 + exact->nobvious > array_max;
+	if (exact_hashed != cold_hashed)
+		return exact_hashed;
+	return training_cost(cold, array_max) <= 0.9 * training_cost(exact, array_max);
+}
+
+int wpp_tpp_plan(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
+		 const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen)
+{
+	if (!p->array_max || !(p->cold_pct > 0))
+		return plan_once(t, cfg, d, train, p, why, whylen);
+	struct wpp_tpp_params q = *p;
+	struct wpp_tpp exact;
+	q.cold_pct = 0;
+	if (plan_once(&exact, cfg, d, train, &q, why, whylen))
+		return -1;
+	if (plan_once(t, cfg, d, train, p, why, whylen)) {
+		wpp_tpp_free(&exact);
+		return -1;
+	}
+	if (t->ncold && !cold_pays(t, &exact, p->array_max)) {
+		uint32_t declined = t->ncold;
+		wpp_tpp_free(t);
+		*t = exact;
+		t->ncold_declined = declined;
+	} else {
+		wpp_tpp_free(&exact);
+	}
+	return 0;
 }

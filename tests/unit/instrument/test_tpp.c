@@ -725,7 +725,7 @@ static void test_random(void **state)
 				weight[g] = (double)rnd_below(1000) / 7;
 			uint64_t limit = s.limit == SMALL ? small_limit(&f) : s.limit;
 			struct wpp_tpp_params p = {s.cold, s.loop, limit, limit,
-						   s.weighted ? weight : NULL};
+						   s.weighted ? weight : NULL, 0};
 			char why[128] = "";
 			int planned = wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why));
 			if (planned)
@@ -779,7 +779,7 @@ static void replay(const struct fn *f, const struct wpp_tpp *t, struct run *x, c
 static void plan(struct wpp_tpp *t, const struct fn *f, const uint64_t *train, uint32_t cold,
 		 uint32_t loop)
 {
-	struct wpp_tpp_params p = {cold, loop, BIG, BIG, NULL};
+	struct wpp_tpp_params p = {cold, loop, BIG, BIG, NULL, 0};
 	char why[128] = "";
 	assert_int_equal(wpp_tpp_plan(t, &f->cfg, &f->d, train, &p, why, sizeof(why)), 0);
 	assert_int_equal(check_plan(f, t, cold, loop, train), 1);
@@ -936,6 +936,25 @@ static void test_figure5(void **state)
 		valid += run_b.slot[k];
 	assert_int_equal(valid, 5);
 	wpp_tpp_free(&t);
+
+	/* Section 5: cold paths are removed only for a gain.  16 counters fit
+	 * an array of 64 and removing the cold edges saves next to nothing
+	 * on the training run (the chords lie on them either way): the exact
+	 * plan is kept.  With an array of 8, removal is what keeps the
+	 * function out of the hash, so it stays. */
+	char why[128] = "";
+	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 64};
+	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
+	assert_int_equal(t.ncold, 0);
+	assert_int_equal(t.ncold_declined, 4);
+	assert_int_equal(t.nslots, 16);
+	wpp_tpp_free(&t);
+	p.array_max = 8;
+	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
+	assert_int_equal(t.ncold, 4);
+	assert_int_equal(t.ncold_declined, 0);
+	assert_int_equal(t.nslots, 4);
+	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
 }
 
@@ -1089,7 +1108,7 @@ static void test_aodf_by_hand(void **state)
 	assert_int_equal(wpp_tpp_aodf(&t, &f.d, NULL, 0, &odd, &q, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "hot path"));
 	struct wpp_tpp t2;
-	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL};
+	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 0};
 	struct wpp_cfg other = f.cfg;
 	other.nblocks = f.n + 1;
 	assert_int_equal(wpp_tpp_plan(&t2, &other, &f.d, train, &p, why, sizeof(why)), -1);
@@ -1123,7 +1142,7 @@ static void test_extreme_counts(void **state)
 			train[g] = k == 0 ? 0 : k == 1 ? UINT64_MAX : k == 2 ? rnd() : rnd() >> 40;
 		}
 		struct wpp_tpp t;
-		struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL};
+		struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 0};
 		char why[128] = "";
 		assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
 		if (check_plan(&f, &t, 5, 15, train) && t.nslots <= MAXSLOTS &&
