@@ -610,6 +610,7 @@ struct setting {
 	uint32_t cold, loop;
 	uint64_t limit; /* numbering's wide limit: small ones truncate */
 	int weighted;	/* placement weights other than the counts */
+	uint64_t array; /* wpp_tpp_params.array_max: 0 always removes cold paths */
 };
 
 static struct run run_a, run_b;
@@ -691,10 +692,11 @@ static void test_random(void **state)
 {
 	(void)state;
 	static const struct setting settings[] = {
-	    {0, 0, BIG, 0},  {0, 15, BIG, 0},  {1, 1, BIG, 0},	 {5, 5, BIG, 0},
-	    {5, 15, BIG, 0}, {20, 50, BIG, 0}, {0, 0, SMALL, 0}, {5, 15, SMALL, 0},
-	    {5, 15, BIG, 1}, {0, 0, SMALL, 1}};
+	    {0, 0, BIG, 0, 0},  {0, 15, BIG, 0, 0},  {1, 1, BIG, 0, 0},	 {5, 5, BIG, 0, 0},
+	    {5, 15, BIG, 0, 0}, {20, 50, BIG, 0, 0}, {0, 0, SMALL, 0, 0}, {5, 15, SMALL, 0, 0},
+	    {5, 15, BIG, 1, 0}, {0, 0, SMALL, 1, 0}, {5, 15, BIG, 0, 16}, {20, 15, BIG, 1, BIG}};
 	uint32_t functions = 0, poisoned = 0, obvious_fns = 0, cut_fns = 0, truncated = 0;
+	uint32_t declined = 0, kept = 0;
 
 	for (int round = 0; round < 1000; round++) {
 		struct fn f;
@@ -725,19 +727,26 @@ static void test_random(void **state)
 				weight[g] = (double)rnd_below(1000) / 7;
 			uint64_t limit = s.limit == SMALL ? small_limit(&f) : s.limit;
 			struct wpp_tpp_params p = {s.cold, s.loop, limit, limit,
-						   s.weighted ? weight : NULL, 0};
+						   s.weighted ? weight : NULL, s.array};
 			char why[128] = "";
 			int planned = wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why));
 			if (planned)
 				print_error("setting %zu: %s\n", si, why);
 			assert_int_equal(planned, 0);
-			int enumerated = check_plan(&f, &t, s.cold, s.loop, train);
+			/* with array_max, the plan is the cold one or the exact
+			 * one, each checked against its own definition */
+			uint32_t cold = t.ncold_declined ? 0 : s.cold;
+			if (s.array && s.cold) {
+				declined += t.ncold_declined > 0;
+				kept += t.ncold > 0;
+			}
+			int enumerated = check_plan(&f, &t, cold, s.loop, train);
 			if (!enumerated || t.nslots > MAXSLOTS || t.hot.npaths > MAXSLOTS) {
 				wpp_tpp_free(&t);
 				continue;
 			}
 			rng_state = measured;
-			measure(&f, &t, nwalks, s.cold != 0, exact);
+			measure(&f, &t, nwalks, cold != 0, exact);
 			poisoned += run_b.poisoned_records > 0;
 			obvious_fns += t.nslots == 0;
 			cut_fns += t.nloops > 0;
@@ -748,9 +757,11 @@ static void test_random(void **state)
 	}
 	print_message(
 	    "%u functions x settings; %u with poisoned paths recorded, %u with every path "
-	    "obvious, %u with loops disconnected, %u truncated\n",
-	    functions, poisoned, obvious_fns, cut_fns, truncated);
+	    "obvious, %u with loops disconnected, %u truncated; with an array limit, cold "
+	    "removal declined in %u, kept in %u\n",
+	    functions, poisoned, obvious_fns, cut_fns, truncated, declined, kept);
 	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20 && truncated > 20);
+	assert_true(declined > 20 && kept > 20);
 }
 
 /* ---- hand-checked examples ------------------------------------------- */
