@@ -25,7 +25,11 @@
  * edge on no ENTRY->EXIT path of such "locally hot" edges.  An ENTRY->v
  * edge is locally hot when one of the cuts that restart at v is (so a
  * header whose back edges are all cold has no path start, section 4.1.2).
- * A function that never ran in training has no cold edge.
+ * A function that never ran in training has no cold edge.  With
+ * params.array_max set, cold edges are removed only where that pays
+ * (section 5): the function is planned with and without them, and the
+ * exact plan is kept unless it needs the hash and the cold one does not,
+ * or the cold one executes a tenth less on the training run.
  *
  * Loop disconnection (section 4.2.1): a natural loop (loops.h) whose
  * entry edges (and calls, for the entry block) ran less than loop_pct %
@@ -36,7 +40,8 @@
  * one hot path; a recording point (hot edge into EXIT) is obvious when
  * every path ending there has a defining edge (Figure 8).  Paths ending
  * at obvious recording points are not counted: each has one chosen
- * defining edge whose executions are counted instead (the one with the
+ * defining edge whose executions are counted instead (one on no cold
+ * path when there is one, so its count is exact, else the one with the
  * fewest training executions, which bounds the overcount by cold paths
  * through it, section 4.3).  Hot edges that reach no non-obvious
  * recording point carry no register code.
