@@ -148,7 +148,7 @@ static void scan_tpp(struct session *s, const struct rpt_profile *p, struct tpp_
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_obvious_id(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = ((const struct wpp_meta_tpp_obvious *)b)->id;
 	return (x > y) - (x < y);
@@ -157,21 +157,26 @@ static int cmp_u64(const void *a, const void *b)
 /* What each planned function's TPP paths cost: executions counted at a
  * recording point or on a defining edge (the plan's obvious table,
  * sorted by id), and its counters (slots, the cold counter, one per
- * obvious path).  tpp: the TPP run's paths in TPP ids. */
+ * obvious path).  tpp: the TPP run's paths in TPP ids, sorted by
+ * function as tppq_compare leaves them; f by increasing key too. */
 static void cost_breakdown(const struct tpp_fns *t, const struct plist *tpp, struct tppq_fn *f,
 			   size_t n)
 {
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
+		while (k < tpp->n && tpp->v[k].fn_key < f[i].fn_key)
+			k++;
 		const struct wpp_fn *plan = plan_of(t, f[i].fn_key);
 		if (!plan)
 			continue;
 		const struct wpp_tpp_fn_model *m = plan->tpp;
 		f[i].counters = m->nslots + 1 + m->nobvious;
-		for (size_t k = 0; k < tpp->n; k++) {
+		for (; k < tpp->n && tpp->v[k].fn_key == f[i].fn_key; k++) {
 			const struct tppq_path *p = &tpp->v[k];
-			if (p->fn_key != f[i].fn_key || p->id >= m->hot_npaths)
+			if (p->id >= m->hot_npaths)
 				continue;
-			if (bsearch(&p->id, m->obvious, m->nobvious, sizeof(*m->obvious), cmp_u64))
+			if (bsearch(&p->id, m->obvious, m->nobvious, sizeof(*m->obvious),
+				    cmp_obvious_id))
 				f[i].obvious += p->count;
 			else
 				f[i].counted += p->count;
