@@ -54,7 +54,9 @@
  *   RECORD k  s = r + k; count[s < nslots ? s : nslots]++
  *                                          non-obvious recording points:
  *                                          a compare and a conditional
- *                                          move, no branch (appendix A.1)
+ *                                          move, no branch (appendix A.1);
+ *                                          count[s]++ in a plan with no
+ *                                          cold edge (nothing is poisoned)
  *   COLD      count[nslots]++              cold edges into EXIT (cold
  *                                          back edges, cold returns, ...)
  * and, on the edges with a counter (never one with register code),
