@@ -68,12 +68,15 @@ one() {
 	for t in $transports; do
 		rec "$dir" tpp0 "$t" "$want" "$@" && same "$name" "$dir" count-shm "tpp0-$t"
 	done
-	# AoDF of the exact profile: 100 %, nothing cold
+	# AoDF of the exact profile: 100 %, nothing cold; every execution of
+	# the full profile paid for once, at a recording point or on an edge
 	if "$WPPTRACE" tpp-quality "$dir/tpp0-shm.wpp" --against "$dir/count-shm.wpp" \
-		>"$dir/q0.txt" 2>&1 && tail -1 "$dir/q0.txt" | grep -q "^AoDF 100.00%: over 0.00%, under 0.00%.*; 0 of [0-9]* path (piece) executions counted cold, 0 in loop pieces"; then
-		ok "$name: tpp-quality of TPP(0,0): $(tail -1 "$dir/q0.txt" | cut -d';' -f1)"
+		>"$dir/q0.txt" 2>&1 && grep -q "^AoDF 100.00%: over 0.00%, under 0.00%.*; 0 of [0-9]* path (piece) executions counted cold, 0 in loop pieces" "$dir/q0.txt" &&
+		[ "$(sed -n 's/^AoDF.*; 0 of \([0-9]*\) path.*/\1/p' "$dir/q0.txt")" = \
+			"$(sed -n 's/^TPP increments: \([0-9]*\) at recording points, \([0-9]*\) on defining edges, 0 cold.*/\1 \2/p' "$dir/q0.txt" | awk '{ print $1 + $2 }')" ]; then
+		ok "$name: tpp-quality of TPP(0,0): $(grep '^AoDF' "$dir/q0.txt" | cut -d';' -f1); $(tail -1 "$dir/q0.txt")"
 	else
-		fail "$name: tpp-quality of TPP(0,0): $(tail -1 "$dir/q0.txt")"
+		fail "$name: tpp-quality of TPP(0,0): $(tail -2 "$dir/q0.txt" | tr '\n' '|')"
 	fi
 	build "$dir" tpp515 "$src" -fwpp-mode=tpp --wpp-profile="$dir/count-shm.wpp" || return 1
 	if rec "$dir" tpp515 shm "$want" "$@"; then

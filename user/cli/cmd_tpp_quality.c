@@ -148,6 +148,42 @@ static void scan_tpp(struct session *s, const struct rpt_profile *p, struct tpp_
 	}
 }
 
+static int cmp_obvious_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = ((const struct wpp_meta_tpp_obvious *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* What each planned function's TPP paths cost: executions counted at a
+ * recording point or on a defining edge (the plan's obvious table,
+ * sorted by id), and its counters (slots, the cold counter, one per
+ * obvious path).  tpp: the TPP run's paths in TPP ids, sorted by
+ * function as tppq_compare leaves them; f by increasing key too. */
+static void cost_breakdown(const struct tpp_fns *t, const struct plist *tpp, struct tppq_fn *f,
+			   size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		while (k < tpp->n && tpp->v[k].fn_key < f[i].fn_key)
+			k++;
+		const struct wpp_fn *plan = plan_of(t, f[i].fn_key);
+		if (!plan)
+			continue;
+		const struct wpp_tpp_fn_model *m = plan->tpp;
+		f[i].counters = m->nslots + 1 + m->nobvious;
+		for (; k < tpp->n && tpp->v[k].fn_key == f[i].fn_key; k++) {
+			const struct tppq_path *p = &tpp->v[k];
+			if (p->id >= m->hot_npaths)
+				continue;
+			if (bsearch(&p->id, m->obvious, m->nobvious, sizeof(*m->obvious),
+				    cmp_obvious_id))
+				f[i].obvious += p->count;
+			else
+				f[i].counted += p->count;
+		}
+	}
+}
+
 /* The function of key (for its name). */
 static const struct wpp_fn *fn_named(const struct rpt_profile *a, const struct rpt_profile *b,
 				     uint64_t key)
@@ -171,21 +207,24 @@ static void print_text(const char *file, const char *against, const struct tppq_
 		       const struct rpt_profile *rp)
 {
 	printf("TPP quality of %s against %s (AoDF: accuracy of definite flow)\n\n", file, against);
-	printf("%7s %12s %12s %12s %12s %10s %10s  %s\n", "AoDF%", "full", "tpp", "over", "under",
-	       "cold", "pieces", "function");
+	printf("%7s %12s %12s %12s %12s %10s %10s %12s %12s %6s  %s\n", "AoDF%", "full", "tpp",
+	       "over", "under", "cold", "pieces", "counted", "obvious", "ctrs", "function");
 	for (size_t i = 0; i < n; i++) {
 		const struct wpp_fn *fn = fn_named(tp, rp, f[i].fn_key);
 		printf("%7.2f %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64
-		       " %10" PRIu64 "  %s\n",
+		       " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu64 "  %s\n",
 		       tppq_aodf(f[i].total, f[i].over, f[i].under), f[i].ref_exec, f[i].tpp_exec,
-		       f[i].over, f[i].under, f[i].cold, f[i].pieces,
-		       fn && fn->name[0] ? fn->name : "?");
+		       f[i].over, f[i].under, f[i].cold, f[i].pieces, f[i].counted, f[i].obvious,
+		       f[i].counters, fn && fn->name[0] ? fn->name : "?");
 	}
 	printf("\nAoDF %.2f%%: over %.2f%%, under %.2f%% of %" PRIu64
 	       " block executions in %zu functions; %" PRIu64 " of %" PRIu64
 	       " path (piece) executions counted cold, %" PRIu64 " in loop pieces\n",
 	       tppq_aodf(sum->total, sum->over, sum->under), pct(sum->over, sum->total),
 	       pct(sum->under, sum->total), sum->total, n, sum->cold, sum->ref_exec, sum->pieces);
+	printf("TPP increments: %" PRIu64 " at recording points, %" PRIu64
+	       " on defining edges, %" PRIu64 " cold; %" PRIu64 " counters\n",
+	       sum->counted, sum->obvious, sum->cold, sum->counters);
 }
 
 static void print_json(const char *file, const char *against, const struct tppq_fn *f, size_t n,
@@ -203,6 +242,9 @@ static void print_json(const char *file, const char *against, const struct tppq_
 	json_u64(&j, "under", sum->under);
 	json_u64(&j, "cold", sum->cold);
 	json_u64(&j, "pieces", sum->pieces);
+	json_u64(&j, "counted", sum->counted);
+	json_u64(&j, "obvious", sum->obvious);
+	json_u64(&j, "counters", sum->counters);
 	json_array(&j, "functions");
 	for (size_t i = 0; i < n; i++) {
 		const struct wpp_fn *fn = fn_named(tp, rp, f[i].fn_key);
@@ -216,6 +258,9 @@ static void print_json(const char *file, const char *against, const struct tppq_
 		json_u64(&j, "under", f[i].under);
 		json_u64(&j, "cold", f[i].cold);
 		json_u64(&j, "pieces", f[i].pieces);
+		json_u64(&j, "counted", f[i].counted);
+		json_u64(&j, "obvious", f[i].obvious);
+		json_u64(&j, "counters", f[i].counters);
 		json_close(&j);
 	}
 	json_close(&j);
@@ -304,6 +349,7 @@ int cmd_tpp_quality(int argc, char **argv)
 			if (plans.fn[k] == plan)
 				f[i].cold = plans.cold[k], f[i].pieces = plans.pieces[k];
 	}
+	cost_breakdown(&plans, &tpp, f, n);
 	if (unsplit)
 		wpp_warn("tpp-quality: %" PRIu64 " paths of planned functions could not be split "
 			 "by their plan; compared by Ball-Larus id",
@@ -312,6 +358,8 @@ int cmd_tpp_quality(int argc, char **argv)
 		sum.ref_exec += f[i].ref_exec, sum.tpp_exec += f[i].tpp_exec;
 		sum.total += f[i].total, sum.over += f[i].over, sum.under += f[i].under;
 		sum.cold += f[i].cold, sum.pieces += f[i].pieces;
+		sum.counted += f[i].counted, sum.obvious += f[i].obvious;
+		sum.counters += f[i].counters;
 	}
 	if (json)
 		print_json(file, against, f, n, &sum, &tp, &rp);

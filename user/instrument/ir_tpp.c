@@ -19,8 +19,12 @@ int wpp_ir_tpp_plan(struct wpp_ir_tpp *x, const struct wpp_cfg *cfg, const struc
 		    double loop_pct, char *why, size_t whylen)
 {
 	uint64_t *train = calloc((size_t)d->nedges + 1, sizeof(uint64_t));
-	struct wpp_tpp_params p = {cold_pct, loop_pct, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT,
-				   weight};
+	struct wpp_tpp_params p = {cold_pct,
+				   loop_pct,
+				   WPP_NARROW_PATH_LIMIT,
+				   WPP_WIDE_PATH_LIMIT,
+				   weight,
+				   wpp_counts_array_limit()};
 	int rc = -1;
 
 	memset(x, 0, sizeof(*x));
@@ -87,12 +91,20 @@ static void count(struct wpp_ir_tpp *x, LLVMBuilderRef b, LLVMValueRef slot)
 }
 
 /* count[s < nslots ? s : nslots]++: a compare and a select, no branch
- * (appendix A.1); poisoned registers land on the cold counter. */
+ * (appendix A.1); poisoned registers land on the cold counter.  A plan
+ * with no cold edge at all (every exact plan, tpp_plan.c) cannot poison:
+ * each path that reaches a recording point lies wholly in rec and starts
+ * with a SET there, so s is its slot and the count is counting mode's
+ * count[s]++ (test_tpp checks s against the slot on every recorded path). */
 static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
 {
 	LLVMValueRef s = load_reg(x, b, x->reg);
 	if (k)
 		s = LLVMBuildAdd(b, s, k64(x, k), "");
+	if (x->plan.ncold == 0) {
+		count(x, b, s);
+		return;
+	}
 	LLVMValueRef n = k64(x, x->plan.nslots);
 	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, s, n, "");
 	count(x, b, LLVMBuildSelect(b, in, s, n, "wpp.tpp.slot"));

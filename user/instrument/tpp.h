@@ -25,7 +25,11 @@
  * edge on no ENTRY->EXIT path of such "locally hot" edges.  An ENTRY->v
  * edge is locally hot when one of the cuts that restart at v is (so a
  * header whose back edges are all cold has no path start, section 4.1.2).
- * A function that never ran in training has no cold edge.
+ * A function that never ran in training has no cold edge.  With
+ * params.array_max set, cold edges are removed only where that pays
+ * (section 5): the function is planned with and without them, and the
+ * exact plan is kept unless it needs the hash and the cold one does not,
+ * or the cold one executes a tenth less on the training run.
  *
  * Loop disconnection (section 4.2.1): a natural loop (loops.h) whose
  * entry edges (and calls, for the entry block) ran less than loop_pct %
@@ -36,7 +40,8 @@
  * one hot path; a recording point (hot edge into EXIT) is obvious when
  * every path ending there has a defining edge (Figure 8).  Paths ending
  * at obvious recording points are not counted: each has one chosen
- * defining edge whose executions are counted instead (the one with the
+ * defining edge whose executions are counted instead (one on no cold
+ * path when there is one, so its count is exact, else the one with the
  * fewest training executions, which bounds the overcount by cold paths
  * through it, section 4.3).  Hot edges that reach no non-obvious
  * recording point carry no register code.
@@ -49,7 +54,9 @@
  *   RECORD k  s = r + k; count[s < nslots ? s : nslots]++
  *                                          non-obvious recording points:
  *                                          a compare and a conditional
- *                                          move, no branch (appendix A.1)
+ *                                          move, no branch (appendix A.1);
+ *                                          count[s]++ in a plan with no
+ *                                          cold edge (nothing is poisoned)
  *   COLD      count[nslots]++              cold edges into EXIT (cold
  *                                          back edges, cold returns, ...)
  * and, on the edges with a counter (never one with register code),
@@ -80,6 +87,11 @@ struct wpp_tpp_params {
 	 * profile applied with the static order as tie-break), or NULL for
 	 * the training counts alone. */
 	const double *weight;
+	/* 0: cold paths are always removed.  Else the counting array's limit
+	 * (ir_counts.h): cold paths are removed from a function only when
+	 * that moves it from the hash to the array or saves a tenth of its
+	 * instrumentation on the training run (section 5; tpp_plan.c). */
+	uint64_t array_max;
 };
 
 enum wpp_tpp_op {
@@ -142,6 +154,7 @@ struct wpp_tpp {
 	uint32_t nloops;	    /* loops disconnected */
 	uint32_t ncut;		    /* REAL edges cut for them */
 	uint32_t nops;		    /* edges with register code */
+	uint32_t ncold_declined;    /* cold edges not removed (array_max) */
 };
 
 /*

@@ -160,6 +160,7 @@ static int find_obvious_recording_points(const struct wpp_tpp *t, const struct w
 struct defining_path {
 	uint64_t id, train;
 	uint32_t hot_edge, exit;
+	uint8_t inexact; /* also on cold paths (section 4.3's overcount) */
 };
 
 static int cmp_defining(const void *a, const void *b)
@@ -167,14 +168,36 @@ static int cmp_defining(const void *a, const void *b)
 	const struct defining_path *x = a, *y = b;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
+	if (x->inexact != y->inexact)
+		return x->inexact < y->inexact ? -1 : 1;
 	if (x->train != y->train)
 		return x->train < y->train ? -1 : 1;
 	return (x->hot_edge > y->hot_edge) - (x->hot_edge < y->hot_edge);
 }
 
+/* exact[g]: full edge g lies on one path of the full DAG, cold paths
+ * included, so its count is its hot path's whatever runs cold. */
+static int full_defining(const struct wpp_tpp *t, uint8_t *exact)
+{
+	struct wpp_dag_walk w;
+	if (wpp_dag_walk_begin(&w, &t->full))
+		return -1;
+	uint8_t *from = calloc(w.nn, 1), *to = calloc(w.nn, 1);
+	if (from && to) {
+		count_one_paths(&t->full, &w, from, to);
+		for (uint32_t g = 0; g < t->full.nedges; g++)
+			exact[g] = from[t->full.edges[g].src] == 1 && to[t->full.edges[g].dst] == 1;
+	}
+	wpp_dag_walk_end(&w);
+	int rc = from && to ? 0 : -1;
+	free(from), free(to);
+	return rc;
+}
+
 /*
- * The obvious paths whose recording point is obvious, each with the
- * defining edge of fewest training executions.  A defining edge's path
+ * The obvious paths whose recording point is obvious, each with one
+ * defining edge: one on no cold path when there is one (its count is
+ * exact, section 4.3), else the one of fewest training executions.  A defining edge's path
  * is its node's unique prefix from ENTRY and unique suffix to EXIT:
  * pre/suf are their Ball-Larus sums, ex the suffix's last edge.
  */
@@ -186,8 +209,9 @@ static int choose_defining(struct wpp_tpp *t, const struct wpp_dag_walk *w, cons
 	uint64_t *pre = calloc(nn, sizeof(uint64_t)), *suf = calloc(nn, sizeof(uint64_t));
 	uint32_t *ex = malloc((size_t)nn * sizeof(uint32_t));
 	struct defining_path *dp = malloc(((size_t)h->nedges + 1) * sizeof(*dp));
+	uint8_t *exact = calloc((size_t)t->full.nedges + 1, 1);
 	int rc = -1;
-	if (!pre || !suf || !ex || !dp)
+	if (!pre || !suf || !ex || !dp || !exact || full_defining(t, exact))
 		goto out;
 	for (uint32_t k = 0; k < nn; k++) {
 		uint32_t v = w->order[k];
@@ -220,7 +244,8 @@ static int choose_defining(struct wpp_tpp *t, const struct wpp_dag_walk *w, cons
 		if (nonobv[x] || t->edge[t->hot_full[x]].dead_end)
 			continue;
 		dp[m++] = (struct defining_path){pre[e->src] + e->val + suf[e->dst],
-						 t->edge[t->hot_full[k]].train, k, x};
+						 t->edge[t->hot_full[k]].train, k, x,
+						 !exact[t->hot_full[k]]};
 	}
 	qsort(dp, m, sizeof(*dp), cmp_defining);
 	t->obvious = malloc(((size_t)m + 1) * sizeof(*t->obvious));
@@ -236,7 +261,7 @@ static int choose_defining(struct wpp_tpp *t, const struct wpp_dag_walk *w, cons
 	}
 	rc = 0;
 out:
-	free(pre), free(suf), free(ex), free(dp);
+	free(pre), free(suf), free(ex), free(dp), free(exact);
 	return rc;
 }
 
@@ -381,8 +406,9 @@ void wpp_tpp_free(struct wpp_tpp *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int wpp_tpp_plan(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
-		 const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen)
+static int plan_once(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
+		     const uint64_t *train, const struct wpp_tpp_params *p, char *why,
+		     size_t whylen)
 {
 	uint8_t *keep = NULL, *in_rec = NULL;
 	uint64_t *phi = NULL;
@@ -412,4 +438,79 @@ out:
 	if (rc)
 		wpp_tpp_free(t);
 	return rc;
+}
+
+/*
+ * What a plan would execute on the training run, in rough instructions:
+ * register code 1, a counter increment 3 in the array and 20 in the hash
+ * (a call), RECORD's compare and select 2 more.  Only to compare two plans
+ * of one function.
+ */
+static double training_cost(const struct wpp_tpp *t, uint64_t array_max)
+{
+	double inc = t->nslots + 1 + t->nobvious > array_max ? 20 : 3, cost = 0;
+	for (uint32_t g = 0; g < t->full.nedges; g++) {
+		const struct wpp_tpp_edge *te = &t->edge[g];
+		double c = te->counter != WPP_NONE ? inc : 0;
+		switch (te->op) {
+		case WPP_TPP_ADD:
+		case WPP_TPP_SET:
+			c += 1;
+			break;
+		case WPP_TPP_RECORD:
+			c += inc + 2;
+			break;
+		case WPP_TPP_COLD:
+			c += inc;
+			break;
+		default:
+			break;
+		}
+		cost += c * (double)te->train;
+	}
+	return cost;
+}
+
+/*
+ * Section 5: "TPP eliminates cold paths from a routine only when doing so
+ * permits the substitution of a counter array for a hash table", and
+ * section 5.1 would also do it when it lets "a region be considered
+ * obvious".  Cold removal costs accuracy (a cold path is not attributed;
+ * a defining edge also on cold paths overcounts, section 4.3), so it is
+ * kept only for one of those gains: the exact plan needs the hash and the
+ * cold one does not, or the cold one executes at least a tenth less on
+ * the training run.
+ */
+static int cold_pays(const struct wpp_tpp *cold, const struct wpp_tpp *exact, uint64_t array_max)
+{
+	int cold_hashed = cold->nslots + 1 + cold->nobvious > array_max;
+	int exact_hashed = exact->nslots + 1 + exact->nobvious > array_max;
+	if (exact_hashed != cold_hashed)
+		return exact_hashed;
+	return training_cost(cold, array_max) <= 0.9 * training_cost(exact, array_max);
+}
+
+int wpp_tpp_plan(struct wpp_tpp *t, const struct wpp_cfg *cfg, const struct wpp_dag *d,
+		 const uint64_t *train, const struct wpp_tpp_params *p, char *why, size_t whylen)
+{
+	if (!p->array_max || !(p->cold_pct > 0))
+		return plan_once(t, cfg, d, train, p, why, whylen);
+	struct wpp_tpp_params q = *p;
+	struct wpp_tpp exact;
+	q.cold_pct = 0;
+	if (plan_once(&exact, cfg, d, train, &q, why, whylen))
+		return -1;
+	if (plan_once(t, cfg, d, train, p, why, whylen)) {
+		wpp_tpp_free(&exact);
+		return -1;
+	}
+	if (t->ncold && !cold_pays(t, &exact, p->array_max)) {
+		uint32_t declined = t->ncold;
+		wpp_tpp_free(t);
+		*t = exact;
+		t->ncold_declined = declined;
+	} else {
+		wpp_tpp_free(&exact);
+	}
+	return 0;
 }

@@ -31,7 +31,10 @@ struct tppq_fn {
 	uint64_t ref_exec, tpp_exec; /* executions in each profile */
 	uint64_t total, over, under; /* weights: executions x blocks (saturating) */
 	uint64_t cold, pieces;	     /* left to the caller: the TPP run's cold
-				      * counter and loop pieces */
+				      * counter and loop pieces, */
+	uint64_t counted, obvious;   /* its paths counted by a recording point
+				      * and by a defining edge's counter, */
+	uint64_t counters;	     /* and the counters the function owns */
 };
 
 /* Per function of either list, by increasing key (ref and tpp are sorted

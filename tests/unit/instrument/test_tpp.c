@@ -610,6 +610,7 @@ struct setting {
 	uint32_t cold, loop;
 	uint64_t limit; /* numbering's wide limit: small ones truncate */
 	int weighted;	/* placement weights other than the counts */
+	uint64_t array; /* wpp_tpp_params.array_max: 0 always removes cold paths */
 };
 
 static struct run run_a, run_b;
@@ -691,10 +692,11 @@ static void test_random(void **state)
 {
 	(void)state;
 	static const struct setting settings[] = {
-	    {0, 0, BIG, 0},  {0, 15, BIG, 0},  {1, 1, BIG, 0},	 {5, 5, BIG, 0},
-	    {5, 15, BIG, 0}, {20, 50, BIG, 0}, {0, 0, SMALL, 0}, {5, 15, SMALL, 0},
-	    {5, 15, BIG, 1}, {0, 0, SMALL, 1}};
+	    {0, 0, BIG, 0, 0},  {0, 15, BIG, 0, 0},  {1, 1, BIG, 0, 0},	 {5, 5, BIG, 0, 0},
+	    {5, 15, BIG, 0, 0}, {20, 50, BIG, 0, 0}, {0, 0, SMALL, 0, 0}, {5, 15, SMALL, 0, 0},
+	    {5, 15, BIG, 1, 0}, {0, 0, SMALL, 1, 0}, {5, 15, BIG, 0, 16}, {20, 15, BIG, 1, BIG}};
 	uint32_t functions = 0, poisoned = 0, obvious_fns = 0, cut_fns = 0, truncated = 0;
+	uint32_t declined = 0, kept = 0;
 
 	for (int round = 0; round < 1000; round++) {
 		struct fn f;
@@ -725,19 +727,26 @@ static void test_random(void **state)
 				weight[g] = (double)rnd_below(1000) / 7;
 			uint64_t limit = s.limit == SMALL ? small_limit(&f) : s.limit;
 			struct wpp_tpp_params p = {s.cold, s.loop, limit, limit,
-						   s.weighted ? weight : NULL};
+						   s.weighted ? weight : NULL, s.array};
 			char why[128] = "";
 			int planned = wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why));
 			if (planned)
 				print_error("setting %zu: %s\n", si, why);
 			assert_int_equal(planned, 0);
-			int enumerated = check_plan(&f, &t, s.cold, s.loop, train);
+			/* with array_max, the plan is the cold one or the exact
+			 * one, each checked against its own definition */
+			uint32_t cold = t.ncold_declined ? 0 : s.cold;
+			if (s.array && s.cold) {
+				declined += t.ncold_declined > 0;
+				kept += t.ncold > 0;
+			}
+			int enumerated = check_plan(&f, &t, cold, s.loop, train);
 			if (!enumerated || t.nslots > MAXSLOTS || t.hot.npaths > MAXSLOTS) {
 				wpp_tpp_free(&t);
 				continue;
 			}
 			rng_state = measured;
-			measure(&f, &t, nwalks, s.cold != 0, exact);
+			measure(&f, &t, nwalks, cold != 0, exact);
 			poisoned += run_b.poisoned_records > 0;
 			obvious_fns += t.nslots == 0;
 			cut_fns += t.nloops > 0;
@@ -748,9 +757,11 @@ static void test_random(void **state)
 	}
 	print_message(
 	    "%u functions x settings; %u with poisoned paths recorded, %u with every path "
-	    "obvious, %u with loops disconnected, %u truncated\n",
-	    functions, poisoned, obvious_fns, cut_fns, truncated);
+	    "obvious, %u with loops disconnected, %u truncated; with an array limit, cold "
+	    "removal declined in %u, kept in %u\n",
+	    functions, poisoned, obvious_fns, cut_fns, truncated, declined, kept);
 	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20 && truncated > 20);
+	assert_true(declined > 20 && kept > 20);
 }
 
 /* ---- hand-checked examples ------------------------------------------- */
@@ -779,7 +790,7 @@ static void replay(const struct fn *f, const struct wpp_tpp *t, struct run *x, c
 static void plan(struct wpp_tpp *t, const struct fn *f, const uint64_t *train, uint32_t cold,
 		 uint32_t loop)
 {
-	struct wpp_tpp_params p = {cold, loop, BIG, BIG, NULL};
+	struct wpp_tpp_params p = {cold, loop, BIG, BIG, NULL, 0};
 	char why[128] = "";
 	assert_int_equal(wpp_tpp_plan(t, &f->cfg, &f->d, train, &p, why, sizeof(why)), 0);
 	assert_int_equal(check_plan(f, t, cold, loop, train), 1);
@@ -936,6 +947,25 @@ static void test_figure5(void **state)
 		valid += run_b.slot[k];
 	assert_int_equal(valid, 5);
 	wpp_tpp_free(&t);
+
+	/* Section 5: cold paths are removed only for a gain.  16 counters fit
+	 * an array of 64 and removing the cold edges saves next to nothing
+	 * on the training run (the chords lie on them either way): the exact
+	 * plan is kept.  With an array of 8, removal is what keeps the
+	 * function out of the hash, so it stays. */
+	char why[128] = "";
+	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 64};
+	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
+	assert_int_equal(t.ncold, 0);
+	assert_int_equal(t.ncold_declined, 4);
+	assert_int_equal(t.nslots, 16);
+	wpp_tpp_free(&t);
+	p.array_max = 8;
+	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
+	assert_int_equal(t.ncold, 4);
+	assert_int_equal(t.ncold_declined, 0);
+	assert_int_equal(t.nslots, 4);
+	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
 }
 
@@ -1089,7 +1119,7 @@ static void test_aodf_by_hand(void **state)
 	assert_int_equal(wpp_tpp_aodf(&t, &f.d, NULL, 0, &odd, &q, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "hot path"));
 	struct wpp_tpp t2;
-	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL};
+	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 0};
 	struct wpp_cfg other = f.cfg;
 	other.nblocks = f.n + 1;
 	assert_int_equal(wpp_tpp_plan(&t2, &other, &f.d, train, &p, why, sizeof(why)), -1);
@@ -1110,6 +1140,50 @@ static void test_aodf_by_hand(void **state)
 
 /* Training counts anywhere in 64 bits (sums saturate, bias compares in
  * 128 bits): plans stay what their definitions say, and runs stay right. */
+/* Section 4.3's overcount, avoided where it can be: 0 -> 1 | 2 (even),
+ * 1 -> 3 | 4 (1 -> 4 never ran in training: cold), 3, 4, 2 -> 5.  The
+ * hot path 0-1-3-5 has three defining edges of one training count; 0 -> 1
+ * is also on the cold path 0-1-4-5, 1 -> 3 and 3 -> 5 are not, so one of
+ * them counts it, and a run through the cold edge leaves its count
+ * exact (AoDF loses only the cold path itself). */
+static void test_exact_defining(void **state)
+{
+	(void)state;
+	static const uint32_t edges[][2] = {{0, 1}, {0, 2}, {1, 3}, {1, 4},
+					    {3, 5}, {4, 5}, {2, 5}};
+	static const uint32_t rets[] = {5};
+	static const uint32_t a[] = {0, 1, 3, 5}, b[] = {0, 2, 5}, c[] = {0, 1, 4, 5};
+	struct fn f;
+	struct wpp_tpp t;
+	uint64_t train[MAXE * 2] = {0};
+
+	hand_fn(&f, 6, edges, 7, rets, 1);
+	memset(&run_a, 0, sizeof(run_a));
+	run_a.train = train;
+	replay(&f, NULL, &run_a, a, 4, 50);
+	replay(&f, NULL, &run_a, b, 3, 50);
+	plan(&t, &f, train, 5, 15);
+	assert_int_equal(t.nslots, 0);
+	assert_int_equal(t.nobvious, 2);
+	for (uint32_t k = 0; k < t.nobvious; k++)
+		assert_int_not_equal(t.obvious[k].edge, cfg_edge(&f, &t, 0, 1));
+	memset(&run_b, 0, sizeof(run_b));
+	replay(&f, &t, &run_b, a, 4, 40);
+	replay(&f, &t, &run_b, b, 3, 50);
+	replay(&f, &t, &run_b, c, 4, 10);
+	struct wpp_tpp_profile prof;
+	assert_int_equal(slots_profile(&t, &run_b, &prof), 0);
+	struct wpp_tpp_quality q;
+	quality(&f, &t, &run_b, &prof, &q);
+	assert_int_equal(q.total, 40 * 4 + 50 * 3 + 10 * 4);
+	assert_int_equal(q.over, 0);
+	assert_int_equal(q.under, 10 * 4);
+	assert_int_equal(q.cold_under, 10 * 4);
+	wpp_tpp_profile_free(&prof);
+	wpp_tpp_free(&t);
+	wpp_dag_free(&f.d);
+}
+
 static void test_extreme_counts(void **state)
 {
 	(void)state;
@@ -1123,7 +1197,7 @@ static void test_extreme_counts(void **state)
 			train[g] = k == 0 ? 0 : k == 1 ? UINT64_MAX : k == 2 ? rnd() : rnd() >> 40;
 		}
 		struct wpp_tpp t;
-		struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL};
+		struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 0};
 		char why[128] = "";
 		assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
 		if (check_plan(&f, &t, 5, 15, train) && t.nslots <= MAXSLOTS &&
@@ -1171,7 +1245,7 @@ int main(void)
 	    cmocka_unit_test(test_one_block),	   cmocka_unit_test(test_figure7),
 	    cmocka_unit_test(test_figure5),	   cmocka_unit_test(test_figure6),
 	    cmocka_unit_test(test_aodf_by_hand),   cmocka_unit_test(test_random),
-	    cmocka_unit_test(test_extreme_counts),
+	    cmocka_unit_test(test_extreme_counts), cmocka_unit_test(test_exact_defining),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
