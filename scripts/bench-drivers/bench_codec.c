@@ -9,7 +9,11 @@
  * The figures are in docs/benchmarks.md ("Compressing batches"); run by
  * scripts/bench-keepup.
  *
- *   bench_codec [--group N] [--reps R] FILE.wpp...
+ *   bench_codec [--group N] [--reps R] [--dump TOKENS] FILE.wpp...
+ *
+ * --dump writes every unit's token bytes to TOKENS, one after another: two
+ * builds of the encoder must write the same file (a faster token stage may
+ * not change the format).
  */
 #include <lz4.h>
 #include <stdio.h>
@@ -93,6 +97,7 @@ static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw",   "lz4 raw",
 int main(int argc, char **argv)
 {
 	uint32_t group = 1, reps = 1;
+	const char *dump = NULL;
 	int i = 1;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -100,8 +105,11 @@ int main(int argc, char **argv)
 			group = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+			dump = argv[++i];
 		else {
-			fprintf(stderr, "usage: bench_codec [--group N] [--reps R] FILE.wpp...\n");
+			fprintf(stderr, "usage: bench_codec [--group N] [--reps R] [--dump TOKENS] "
+					"FILE.wpp...\n");
 			return 2;
 		}
 	}
@@ -122,6 +130,15 @@ int main(int argc, char **argv)
 	struct wc_decoder *dec = wc_decoder_new();
 	int zcap = (int)(ZSTD_compressBound(tb) + maxn * 9);
 
+	if (dump) {
+		FILE *f = fopen(dump, "w");
+		for (size_t k = 0; f && k < nunits; k++)
+			fwrite(tok, 1, wc_tokens_encode(units[k].w, units[k].n, tok), f);
+		if (!f || fclose(f)) {
+			perror(dump);
+			return 1;
+		}
+	}
 	printf("units %zu (group %u), words %llu\n", nunits, group,
 	       (unsigned long long)total_words);
 	printf("%-16s %10s %12s\n", "method", "bytes/word", "Mwords/s");

@@ -92,7 +92,8 @@ static void structured_words(void **state)
 			if (r % 97 == 0)
 				w[i] = wpp_make_ctrl(WPP_CTRL_REPEAT, (uint32_t)(r >> 20) | 1);
 			else if (r % 101 == 0 && i + 1 < N) {
-				w[i++] = wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 1 + (uint32_t)(r % nfun));
+				w[i++] =
+				    wpp_make_ctrl(WPP_CTRL_WIDE_PATH, 1 + (uint32_t)(r % nfun));
 				w[i] = WPP_WIDE_ID_MARK | (r >> 8);
 			} else if (i >= 3 && r % 4)
 				w[i] = w[i - 2 - (r >> 40) % 2]; /* loops */
@@ -111,7 +112,7 @@ static void adversarial_words(void **state)
 	uint64_t *w = calloc(N, 8);
 	(void)state;
 	round_trip(w, 0);
-	round_trip(w, 1);	    /* the zero word: predicted by the empty table */
+	round_trip(w, 1);		    /* the zero word: predicted by the empty table */
 	assert_true(round_trip(w, N) < 64); /* all zero: one run */
 	for (uint32_t i = 0; i < N; i++)
 		w[i] = UINT64_MAX; /* fid 0xffffff, payload max */
@@ -134,17 +135,162 @@ static void adversarial_words(void **state)
 	free(w);
 }
 
+/* A reference token encoder written from the format's text alone
+ * (docs/wpp-file-format.md, "Compressed batches"), as plainly as it goes:
+ * one table of successor pairs, the dictionary, a byte-at-a-time varint.
+ * The codec's encoder may be tuned (branches, stores, loop shapes), but
+ * must write these bytes exactly: files already written read the same. */
+#define REF_PRED_BITS 12
+#define REF_DICT_BITS 10
+struct ref_state {
+	uint64_t pred[1u << REF_PRED_BITS][2]; /* [0] last successor, [1] the one before */
+	uint64_t dict[1u << REF_DICT_BITS];
+	uint64_t prev, run;
+	uint32_t last_fid;
+};
+
+static size_t ref_varint(unsigned char *out, uint64_t v)
+{
+	size_t k = 0;
+	do {
+		out[k] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			out[k] |= 0x80;
+		k++;
+	} while (v);
+	return k;
+}
+
+static size_t ref_flush_run(struct ref_state *st, unsigned char *out)
+{
+	size_t k = 0;
+	if (st->run)
+		k = ref_varint(out, (st->run - 1) * 4 + 0);
+	st->run = 0;
+	return k;
+}
+
+static size_t ref_add(struct ref_state *st, const uint64_t *w, uint32_t n, unsigned char *out)
+{
+	size_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t slot =
+		    (uint32_t)((st->prev * 0x9E3779B97F4A7C15ull) >> (64 - REF_PRED_BITS));
+		uint32_t d = (uint32_t)((w[i] * 0xC2B2AE3D27D4EB4Full) >> (64 - REF_DICT_BITS));
+		uint64_t *pair = st->pred[slot];
+
+		st->prev = w[i];
+		if (pair[0] == w[i]) {
+			st->run++;
+			continue;
+		}
+		k += ref_flush_run(st, out + k);
+		int was_second = pair[1] == w[i];
+		pair[1] = pair[0];
+		pair[0] = w[i];
+		if (was_second) {
+			out[k++] = 3;
+		} else if (st->dict[d] == w[i]) {
+			k += ref_varint(out + k, (uint64_t)d * 4 + 1);
+		} else {
+			uint32_t fid = (uint32_t)(w[i] >> 40);
+			int64_t delta = (int64_t)fid - (int64_t)st->last_fid;
+			uint64_t zz = delta < 0 ? (uint64_t)(-delta) * 2 - 1 : (uint64_t)delta * 2;
+			st->dict[d] = w[i];
+			k += ref_varint(out + k, zz * 4 + 2);
+			k += ref_varint(out + k, w[i] & ((1ull << 40) - 1));
+			st->last_fid = fid;
+		}
+	}
+	return k;
+}
+
+/* The codec's tokens of w, whole and in random pieces through wc_add
+ * (unpacked from zstd where wc_finish packed them), against the
+ * reference's. */
+static void check_against_reference(const uint64_t *w, uint32_t n)
+{
+	struct ref_state *st = calloc(1, sizeof(*st));
+	unsigned char *want = malloc(wc_tokens_bound(n)), *got = malloc(wc_tokens_bound(n));
+	struct wc_encoder *e = wc_encoder_new(1);
+	size_t nwant, len;
+	uint32_t codec;
+
+	assert_non_null(e);
+	nwant = ref_add(st, w, n, want);
+	nwant += ref_flush_run(st, want + nwant);
+	assert_int_equal(wc_tokens_encode(w, n, got), nwant);
+	assert_memory_equal(got, want, nwant);
+
+	wc_begin(e);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t piece = 1 + (uint32_t)(next_rand() % (next_rand() % 2 ? 7 : 9000));
+		piece = piece < n - i ? piece : n - i;
+		assert_int_equal(wc_add(e, w + i, piece), 0);
+		i += piece;
+	}
+	const void *p = wc_finish(e, &len, &codec);
+	assert_non_null(p);
+	if (codec == WC_CODEC_TOKENS_ZSTD) {
+		size_t un = ZSTD_decompress(got, wc_tokens_bound(n), p, len);
+		assert_false(ZSTD_isError(un));
+		len = un;
+	} else {
+		memcpy(got, p, len);
+	}
+	assert_int_equal(len, nwant);
+	assert_memory_equal(got, want, nwant);
+	wc_encoder_free(e);
+	free(got);
+	free(want);
+	free(st);
+}
+
+/* Streams from all-literal to all-run: random words, a few words in
+ * random order (dictionary hits and second successors, the first-successor
+ * branch right about half the time, as on data-dependent traces), loops
+ * with noise, runs longer than two varint bytes count, colliding slots. */
+static void matches_reference_encoder(void **state)
+{
+	enum { N = 60000 };
+	uint64_t *w = malloc(N * 8);
+	(void)state;
+	for (int round = 0; round < 24; round++) {
+		uint32_t n = 1 + (uint32_t)(next_rand() % N),
+			 kinds = 2 + (uint32_t)(next_rand() % 600);
+		unsigned loop_pct = (unsigned)(round * 4 % 100);
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t r = next_rand();
+			if (round == 0)
+				w[i] = r; /* all literals, fid deltas of any size */
+			else if (i >= 2 && r % 100 < loop_pct)
+				w[i] = w[i - 2 + (r >> 60) % 2]; /* a loop or a repeat */
+			else if (r % 1000 == 0)
+				w[i] = r >> (r % 64); /* a rare literal, any fid */
+			else
+				w[i] = wpp_make_word(1 + (uint32_t)((r >> 8) % (kinds / 2 + 1)),
+						     (r >> 32) % kinds);
+		}
+		if (round % 6 == 5) /* a run of 20000 words: a 3-byte run token */
+			for (uint32_t i = n / 3; i < n / 3 + 20000 && i < n; i++)
+				w[i] = wpp_make_word(5, i & 1);
+		check_against_reference(w, n);
+	}
+	free(w);
+}
+
 /* The token layout, written by hand (docs/wpp-file-format.md, BATCH_Z).
  * Both tables start empty and the first word's previous word is 0. */
 static void hand_written_tokens(void **state)
 {
 	const unsigned char t[] = {
-	    10 << 2 | 2, 7,	     /* literal: fid 0 + unzigzag(10) = 5, payload 7: w0 */
-	    2 << 2 | 0,		     /* run of 3: after w0 the table holds nothing (0); */
-				     /* after 0 it holds w0; after w0 again 0 */
+	    10 << 2 | 2, 7,	    /* literal: fid 0 + unzigzag(10) = 5, payload 7: w0 */
+	    2 << 2 | 0,		    /* run of 3: after w0 the table holds nothing (0); */
+				    /* after 0 it holds w0; after w0 again 0 */
 	    3 << 2 | 2, 0xac, 0x02, /* literal: fid 5 + unzigzag(3) = 3, payload 300: w4 */
-	    0 << 2 | 0,		     /* run of 1: nothing follows w4 yet: 0 */
-	    3,			     /* second successor of 0: w0 (w4 displaced it) */
+	    0 << 2 | 0,		    /* run of 1: nothing follows w4 yet: 0 */
+	    3,			    /* second successor of 0: w0 (w4 displaced it) */
 	};
 	uint64_t w0 = wpp_make_word(5, 7), w4 = wpp_make_word(3, 300);
 	uint64_t want[7] = {w0, 0, w0, 0, w4, 0, w0}, w[7];
@@ -160,8 +306,8 @@ static void hand_written_tokens(void **state)
 	/* kind 3 carries no value; a dictionary index past the table; a fid
 	 * below 0 or past 24 bits; a payload past 40 bits */
 	const unsigned char bad_second[] = {1 << 2 | 3};
-	const unsigned char bad_dict[] = {0x81, 0x80, 0x01}; /* (1 << 12 | 1) >> 2 = 1024 */
-	const unsigned char bad_fid[] = {1 << 2 | 2, 0};     /* fid 0 - 1 */
+	const unsigned char bad_dict[] = {0x81, 0x80, 0x01};	     /* (1 << 12 | 1) >> 2 = 1024 */
+	const unsigned char bad_fid[] = {1 << 2 | 2, 0};	     /* fid 0 - 1 */
 	const unsigned char big_fid[] = {0x82, 0x80, 0x80, 0x40, 0}; /* fid +2^24 */
 	const unsigned char big_payload[] = {2, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20};
 	assert_int_equal(wc_tokens_decode(bad_second, 1, w, 1, &why), -1);
@@ -471,10 +617,10 @@ static void batch_z_walker(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(random_words),	  cmocka_unit_test(structured_words),
-	    cmocka_unit_test(adversarial_words),  cmocka_unit_test(hand_written_tokens),
-	    cmocka_unit_test(hostile_payloads),	  cmocka_unit_test(batch_z_groups),
-	    cmocka_unit_test(batch_z_walker),
+	    cmocka_unit_test(random_words),	 cmocka_unit_test(structured_words),
+	    cmocka_unit_test(adversarial_words), cmocka_unit_test(hand_written_tokens),
+	    cmocka_unit_test(hostile_payloads),	 cmocka_unit_test(batch_z_groups),
+	    cmocka_unit_test(batch_z_walker),	 cmocka_unit_test(matches_reference_encoder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
