@@ -8,9 +8,8 @@
  * signal handler (raise: synchronous, so every run is the same) and three
  * threads, one of them leaving through pthread_exit from instrumented code.
  *
- * MIX_CHAIN24(x) and MIX_CHAIN31(x) are chains of independent branches on
- * bits of x (2^24 and 2^31 paths); a branch stores to the volatile r, so
- * the optimizer cannot turn it into a select.  The including file defines
+ * The many-path functions are chains of branches (branch_chain.h) adding
+ * to the volatile r.  The including file defines
  * work(seed, n), the loop each caller runs; mix_run() is the run's shape.
  */
 #ifndef WPP_TESTS_MIX_PATHS_H
@@ -20,16 +19,10 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "branch_chain.h"
+
 static volatile uint32_t sink;
 static volatile uint32_t r;
-
-#define MIX_IF(x, b)                                                                               \
-	if ((x) & (UINT32_C(1) << (b)))                                                            \
-		r ^= (b) + 3;
-#define MIX_IF4(x, b)  MIX_IF(x, b) MIX_IF(x, (b) + 1) MIX_IF(x, (b) + 2) MIX_IF(x, (b) + 3)
-#define MIX_IF8(x, b)  MIX_IF4(x, b) MIX_IF4(x, (b) + 4)
-#define MIX_CHAIN24(x) MIX_IF8(x, 0) MIX_IF8(x, 8) MIX_IF8(x, 16)
-#define MIX_CHAIN31(x) MIX_CHAIN24(x) MIX_IF4(x, 24) MIX_IF(x, 28) MIX_IF(x, 29) MIX_IF(x, 30)
 
 static uint32_t step(uint32_t s)
 {

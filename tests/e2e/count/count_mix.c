@@ -21,7 +21,7 @@
 __attribute__((noinline)) static uint32_t many_paths(uint32_t x)
 {
 	r = 0;
-	MIX_CHAIN24(x)
+	BRANCH_CHAIN24(r, x)
 	return r;
 }
 
@@ -31,7 +31,7 @@ __attribute__((noinline)) uint32_t huge_paths(uint32_t x);
 __attribute__((noinline)) uint32_t huge_paths(uint32_t x)
 {
 	r = 0;
-	MIX_CHAIN31(x)
+	BRANCH_CHAIN31(r, x)
 	return r;
 }
 

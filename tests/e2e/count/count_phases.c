@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../corpus/branch_chain.h"
+
 static volatile uint32_t acc;
 
 __attribute__((noinline)) static void shared(uint32_t x)
@@ -52,128 +54,20 @@ __attribute__((noinline)) static void beta(uint32_t x)
 	shared(x);
 }
 
-/* 14 independent branches: 16384 paths, more than an array range. */
+/* 31 independent branches: 2^31 paths, more than an array range: the hash. */
 /* external: the optimizer may not assume its callers leave the high bits
  * of x zero and drop their branches */
 __attribute__((noinline)) void beta_wide(uint32_t x);
 __attribute__((noinline)) void beta_wide(uint32_t x)
 {
-	if (x & UINT32_C(1))
-		acc += 1;
-	if (x & UINT32_C(2))
-		acc += 2;
-	if (x & UINT32_C(4))
-		acc += 3;
-	if (x & UINT32_C(8))
-		acc += 4;
-	if (x & UINT32_C(16))
-		acc += 5;
-	if (x & UINT32_C(32))
-		acc += 6;
-	if (x & UINT32_C(64))
-		acc += 7;
-	if (x & UINT32_C(128))
-		acc += 8;
-	if (x & UINT32_C(256))
-		acc += 9;
-	if (x & UINT32_C(512))
-		acc += 10;
-	if (x & UINT32_C(1024))
-		acc += 11;
-	if (x & UINT32_C(2048))
-		acc += 12;
-	if (x & UINT32_C(4096))
-		acc += 13;
-	if (x & UINT32_C(8192))
-		acc += 14;
-	if (x & UINT32_C(16384))
-		acc += 15;
-	if (x & UINT32_C(32768))
-		acc += 16;
-	if (x & UINT32_C(65536))
-		acc += 17;
-	if (x & UINT32_C(131072))
-		acc += 18;
-	if (x & UINT32_C(262144))
-		acc += 19;
-	if (x & UINT32_C(524288))
-		acc += 20;
-	if (x & UINT32_C(1048576))
-		acc += 21;
-	if (x & UINT32_C(2097152))
-		acc += 22;
-	if (x & UINT32_C(4194304))
-		acc += 23;
-	if (x & UINT32_C(8388608))
-		acc += 24;
-	if (x & UINT32_C(16777216))
-		acc += 25;
-	if (x & UINT32_C(33554432))
-		acc += 26;
-	if (x & UINT32_C(67108864))
-		acc += 27;
-	if (x & UINT32_C(134217728))
-		acc += 28;
-	if (x & UINT32_C(268435456))
-		acc += 29;
-	if (x & UINT32_C(536870912))
-		acc += 30;
-	if (x & UINT32_C(1073741824))
-		acc += 31;
+	BRANCH_CHAIN31(acc, x)
 }
 
 /* 2^24 paths: a sparse array range of 128 MiB, of which phase B writes a
  * few pages (a live reader reads only those, rt_count_pages.h). */
 __attribute__((noinline)) static void beta_sparse(uint32_t x)
 {
-	if (x & UINT32_C(1))
-		acc += 1;
-	if (x & UINT32_C(2))
-		acc += 2;
-	if (x & UINT32_C(4))
-		acc += 3;
-	if (x & UINT32_C(8))
-		acc += 4;
-	if (x & UINT32_C(16))
-		acc += 5;
-	if (x & UINT32_C(32))
-		acc += 6;
-	if (x & UINT32_C(64))
-		acc += 7;
-	if (x & UINT32_C(128))
-		acc += 8;
-	if (x & UINT32_C(256))
-		acc += 9;
-	if (x & UINT32_C(512))
-		acc += 10;
-	if (x & UINT32_C(1024))
-		acc += 11;
-	if (x & UINT32_C(2048))
-		acc += 12;
-	if (x & UINT32_C(4096))
-		acc += 13;
-	if (x & UINT32_C(8192))
-		acc += 14;
-	if (x & UINT32_C(16384))
-		acc += 15;
-	if (x & UINT32_C(32768))
-		acc += 16;
-	if (x & UINT32_C(65536))
-		acc += 17;
-	if (x & UINT32_C(131072))
-		acc += 18;
-	if (x & UINT32_C(262144))
-		acc += 19;
-	if (x & UINT32_C(524288))
-		acc += 20;
-	if (x & UINT32_C(1048576))
-		acc += 21;
-	if (x & UINT32_C(2097152))
-		acc += 22;
-	if (x & UINT32_C(4194304))
-		acc += 23;
-	if (x & UINT32_C(8388608))
-		acc += 24;
+	BRANCH_CHAIN24(acc, x)
 }
 
 static uint32_t next(uint32_t s)

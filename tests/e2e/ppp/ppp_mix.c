@@ -32,7 +32,7 @@ __attribute__((noinline)) uint32_t many_paths(uint32_t x);
 __attribute__((noinline)) uint32_t many_paths(uint32_t x)
 {
 	r = 0;
-	MIX_CHAIN31(x)
+	BRANCH_CHAIN31(r, x)
 	return r;
 }
 
