@@ -87,6 +87,23 @@ at_pause() {
 	wait_until "$name: two snapshots after the pause" snaps_past "$name" "$pid" $((n + 2))
 }
 
+# wait_quietly PATTERN FILE / wait_quietly_snaps NAME PID: as wait_until,
+# without failing: 1 after WAIT_LIMIT_S (the retry of the "after" case).
+wait_quietly() {
+	local deadline=$((SECONDS + WAIT_LIMIT_S))
+	until grep -qs "$1" "$2"; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.02
+	done
+}
+wait_quietly_snaps() {
+	local deadline=$((SECONDS + WAIT_LIMIT_S))
+	until snaps_past "$1" "$2" 1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.02
+	done
+}
+
 # end NAME RC: let the program's stdin go, wait for record, which must exit
 # with RC (the program's status, 128 + signal when it was killed).
 end() {
@@ -152,7 +169,21 @@ for t in bpf shm; do
 	# snapshot (2 s): phase A is recorded whole, phase B lost whole, and
 	# the line's time covers at least the time from the snapshot to the
 	# kill.
+	# Known defect (stop 28's closing note, issue 26): now and then — about
+	# one run in three under load, always this first BPF case so far —
+	# record takes no snapshot at all of a BPF-started count build.  Until
+	# its cause is found the case is run once more when the first try saw
+	# the pause but not one snapshot of the program in 30 s, and says so;
+	# a second miss fails as before.
 	start after-$t $t 2 ./phases-count p
+	if [ $t = bpf ] && WAIT_LIMIT_S=30 wait_quietly "^paused 1" "$WORK/after-$t.prog" &&
+		pid=$(sed -n "s/^paused 1 //p" "$WORK/after-$t.prog") &&
+		! WAIT_LIMIT_S=30 wait_quietly_snaps after-$t "$pid"; then
+		echo "note: after-$t: no snapshot of process $pid in 30 s (known defect): once more"
+		exec 7>&-
+		wait "$rec" || true
+		start after-$t $t 2 ./phases-count p
+	fi
 	if at_pause after-$t; then
 		seen=$(date +%s.%N)
 		echo go >&7
