@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "common/varint.h"
 #include "wpp/trace_abi.h"
 
 #define PRED_BITS 12
@@ -49,16 +50,6 @@ static inline uint32_t pred_slot(uint64_t prev)
 static inline uint32_t dict_slot(uint64_t w)
 {
 	return (uint32_t)((w * UINT64_C(0xC2B2AE3D27D4EB4F)) >> (64 - DICT_BITS));
-}
-
-static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
 }
 
 /* 0, or -1 when the varint runs past end or past 64 bits. */
@@ -124,7 +115,7 @@ static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n
 			continue;
 		}
 		if (run) {
-			p = put_varint(p, (run - 1) << 2 | TOK_RUN);
+			p = varint_put(p, (run - 1) << 2 | TOK_RUN);
 			run = 0;
 		}
 		uint64_t second = tb->second[slot];
@@ -136,13 +127,13 @@ static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n
 		}
 		uint32_t d = dict_slot(w);
 		if (tb->dict[d] == w) {
-			p = put_varint(p, (uint64_t)d << 2 | TOK_DICT);
+			p = varint_put(p, (uint64_t)d << 2 | TOK_DICT);
 			continue;
 		}
 		tb->dict[d] = w;
 		uint32_t fid = wpp_word_fid(w);
-		p = put_varint(p, zigzag((int64_t)fid - (int64_t)last_fid) << 2 | TOK_LITERAL);
-		p = put_varint(p, wpp_word_payload(w));
+		p = varint_put(p, zigzag((int64_t)fid - (int64_t)last_fid) << 2 | TOK_LITERAL);
+		p = varint_put(p, wpp_word_payload(w));
 		last_fid = fid;
 	}
 	st->prev = prev;
@@ -157,7 +148,7 @@ static size_t tokens_end(struct tok_state *st, unsigned char *out)
 	unsigned char *p = out;
 
 	if (st->run)
-		p = put_varint(p, (st->run - 1) << 2 | TOK_RUN);
+		p = varint_put(p, (st->run - 1) << 2 | TOK_RUN);
 	st->run = 0;
 	return (size_t)(p - out);
 }

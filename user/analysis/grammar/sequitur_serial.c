@@ -9,6 +9,7 @@
 
 #include "../common/crc32c.h"
 #include "analysis/grammar/sequitur_serial_internal.h"
+#include "common/varint.h"
 
 void seq_out_bytes(struct seq_out *o, const void *src, size_t n)
 {
@@ -32,14 +33,9 @@ void seq_out_bytes(struct seq_out *o, const void *src, size_t n)
 
 void seq_out_varint(struct seq_out *o, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t b[VARINT_MAX];
 
-	do {
-		b[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	seq_out_bytes(o, b, n);
+	seq_out_bytes(o, b, (size_t)(varint_put(b, v) - b));
 }
 
 struct term_use {

@@ -14,6 +14,7 @@
 #include "symbolizer/meta_wet_model.h"
 #include "wpp/wet_abi.h"
 #include "analysis/wet/wet_dedup.h"
+#include "common/varint.h"
 #include "analysis/wet/wet_node.h"
 #include "analysis/wet/wet_shadow.h"
 
@@ -624,7 +625,7 @@ static uint64_t stream_bytes(struct wet_dedup *dd, struct wet_stream *s)
 		return UINT64_MAX;
 	if (same != WET_DEDUP_NEW)
 		return wet_dedup_ref_bytes(same);
-	return n + wet_dedup_varint_bytes(n);
+	return n + varint_size(n);
 }
 
 struct sizer {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "common/varint.h"
 
 void wet_dedup_init(struct wet_dedup *d)
 {
@@ -102,20 +103,9 @@ uint64_t wet_dedup_offer(struct wet_dedup *d, const uint8_t *base, const uint8_t
 	return WET_DEDUP_NEW;
 }
 
-size_t wet_dedup_varint_bytes(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 size_t wet_dedup_ref_bytes(uint64_t to)
 {
-	return 1 + wet_dedup_varint_bytes(to);
+	return 1 + varint_size(to);
 }
 
 void wet_dedup_free(struct wet_dedup *d)

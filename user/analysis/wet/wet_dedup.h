@@ -53,8 +53,6 @@ uint64_t wet_dedup_offer(struct wet_dedup *d, const uint8_t *base, const uint8_t
 /* Bytes a reference to ordinal `to` takes where it is stored: a 0 length
  * and the ordinal, varints. */
 size_t wet_dedup_ref_bytes(uint64_t to);
-/* Bytes of v as a varint (7 bits a byte). */
-size_t wet_dedup_varint_bytes(uint64_t v);
 void wet_dedup_free(struct wet_dedup *d);
 
 #endif

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "common/varint.h"
 #include "analysis/wet/wet_dedup.h"
 #include "analysis/wet/wet_node.h"
 
@@ -78,15 +79,9 @@ static void put64(struct out *o, uint64_t v)
 
 static void put_varint(struct out *o, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t b[VARINT_MAX];
 
-	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b[n++] = (uint8_t)v;
-	put(o, b, n);
+	put(o, b, (size_t)(varint_put(b, v) - b));
 }
 
 static void put_stream(struct out *o, struct wet_stream *s)
@@ -98,8 +93,7 @@ static void put_stream(struct out *o, struct wet_stream *s)
 	size_t n = wet_stream_serialize_bare(s, &bytes);
 	/* new bytes go right after their length */
 	uint64_t same =
-	    n ? wet_dedup_offer(&o->dd, o->b, bytes, n, o->n + wet_dedup_varint_bytes(n))
-	      : WET_DEDUP_OOM;
+	    n ? wet_dedup_offer(&o->dd, o->b, bytes, n, o->n + varint_size(n)) : WET_DEDUP_OOM;
 
 	if (same == WET_DEDUP_OOM) {
 		free(bytes);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "common/varint.h"
 
 #define MAGIC	"WETS"
 #define VERSION 2
@@ -64,15 +65,9 @@ static void put_bytes(struct sink *k, const void *p, size_t n)
 
 static void put_varint(struct sink *k, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t b[VARINT_MAX];
 
-	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b[n++] = (uint8_t)v;
-	put_bytes(k, b, n);
+	put_bytes(k, b, (size_t)(varint_put(b, v) - b));
 }
 
 static int is_table_kind(const struct wet_method *m)
