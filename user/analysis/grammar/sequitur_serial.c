@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/crc32c.h"
+#include "common/crc32c.h"
 #include "analysis/grammar/sequitur_serial_internal.h"
 #include "common/varint.h"
 
