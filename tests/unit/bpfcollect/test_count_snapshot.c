@@ -33,6 +33,7 @@
 #include "bpfcollect/count_snapshot.h"
 #include "wpp/trace_abi.h"
 #include "runtime/wpp_registry.h"
+#include "tests/unit/runtime/resident_pages.h"
 
 #define A(p) ((uint64_t)(uintptr_t)(p))
 
@@ -231,18 +232,6 @@ static void test_ppp_slots(void **state)
 
 /* A sparse array read through the process's pagemap (rt_count_pages.h). */
 #define SPARSE_SLOTS (UINT64_C(1) << 25)
-
-static uint64_t resident_pages(void *p, uint64_t bytes)
-{
-	uint64_t npages = bytes / 4096, n = 0;
-	unsigned char *vec = malloc(npages);
-	assert_non_null(vec);
-	assert_int_equal(mincore(p, bytes, vec), 0);
-	for (uint64_t i = 0; i < npages; i++)
-		n += vec[i] & 1;
-	free(vec);
-	return n;
-}
 
 static void test_sparse_array(void **state)
 {

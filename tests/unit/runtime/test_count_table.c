@@ -30,6 +30,7 @@
 
 #include "runtime/rt_count_pages.h"
 #include "runtime/rt_count_table.h"
+#include "tests/unit/runtime/resident_pages.h"
 
 struct tally {
 	uint64_t fidw, id, count;
@@ -208,19 +209,6 @@ static void test_ppp_array_drain(void **state)
  * hashed, f2 the rest of 2^26. */
 #define SPARSE_SLOTS (UINT64_C(1) << 26)
 #define SPARSE_F0    ((UINT64_C(1) << 25) + 100)
-
-static uint64_t resident_pages(void *p, uint64_t bytes)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t npages = (bytes + (uint64_t)page - 1) / (uint64_t)page, n = 0;
-	unsigned char *vec = malloc(npages);
-	assert_non_null(vec);
-	assert_int_equal(mincore(p, bytes, vec), 0);
-	for (uint64_t i = 0; i < npages; i++)
-		n += vec[i] & 1;
-	free(vec);
-	return n;
-}
 
 /* The kernel's word, but every odd page denied. */
 static const void *even_pages_only(void *ctx, const void *from, const void *end)
