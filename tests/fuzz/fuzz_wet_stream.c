@@ -68,43 +68,42 @@ static void read_all(struct wet_stream *s, const uint64_t *want)
 	free(seen);
 }
 
+/* A parsed stream (or NULL, err saying why) is checked and read whole;
+ * -1 when it holds too many values to read here (the caller stops). */
+static int check_and_read(struct wet_stream *s, char *err, size_t errlen, const char *rejected)
+{
+	/* Checking and reading are linear in the count, and a few bytes of
+	 * runs can honestly hold millions of values: keep runs short. */
+	if (s && wet_stream_count(s) > 64 * MAX_VALUES) {
+		wet_stream_free(s);
+		return -1;
+	}
+	if (s && wet_stream_verify(s, err, errlen) == 0)
+		read_all(s, NULL);
+	else if (!err[0])
+		broken(rejected);
+	wet_stream_free(s);
+	return 0;
+}
+
 static void parse_and_read(const uint8_t *data, size_t size)
 {
 	uint8_t *copy = malloc(size ? size : 1);
-	char err[160];
-	struct wet_stream *s;
+	char err[160] = "";
 
 	if (!copy)
 		return;
 	memcpy(copy, data, size);
 	fix_crc(copy, size);
-	s = wet_stream_parse(copy, size, err, sizeof(err));
-	/* Checking and reading are linear in the count, and a few bytes of
-	 * runs can honestly hold millions of values: keep runs short. */
-	if (s && wet_stream_count(s) > 64 * MAX_VALUES) {
-		wet_stream_free(s);
-		free(copy);
-		return;
+	if (check_and_read(wet_stream_parse(copy, size, err, sizeof(err)), err, sizeof(err),
+			   "a rejected stream says why") == 0) {
+		/* The same bytes as the bare form a stored WET holds (no
+		 * checksum of its own: the parser and the full check are all
+		 * there is). */
+		err[0] = 0;
+		check_and_read(wet_stream_parse_bare(data, size, err, sizeof(err)), err,
+			       sizeof(err), "a rejected bare stream says why");
 	}
-	if (s && wet_stream_verify(s, err, sizeof(err)) == 0)
-		read_all(s, NULL);
-	else if (!err[0])
-		broken("a rejected stream says why");
-	wet_stream_free(s);
-	/* The same bytes as the bare form a stored WET holds (no checksum
-	 * of its own: the parser and the full check are all there is). */
-	err[0] = 0;
-	s = wet_stream_parse_bare(data, size, err, sizeof(err));
-	if (s && wet_stream_count(s) > 64 * MAX_VALUES) {
-		wet_stream_free(s);
-		free(copy);
-		return;
-	}
-	if (s && wet_stream_verify(s, err, sizeof(err)) == 0)
-		read_all(s, NULL);
-	else if (!err[0])
-		broken("a rejected bare stream says why");
-	wet_stream_free(s);
 	free(copy);
 }
 
