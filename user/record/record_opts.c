@@ -426,7 +426,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "words per batch buffer (default 8192; a program\n"
 		      "started by record with --transport=bpf: 65536)",
 		      set_u32, &o->shm.buffer_words, 0),
-	    OPT_CALL_(0, "ring-slots", "N", "buffers per thread ring (default 16)", set_u32,
+	    OPT_CALL_(0, "ring-slots", "N", "buffers per thread ring (default 32)", set_u32,
 		      &o->shm.ring_slots, 0),
 	    OPT_CALL_(0, "max-procs", "N", "processes traced at the same time (default 128)",
 		      set_u32, &o->shm.max_procs, 0),
