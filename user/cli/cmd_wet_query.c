@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/options.h"
 #include "symbolizer/meta_wet_model.h"
+#include "decode/module_map.h"
 #include "decode/session.h"
 #include "cli/src_lines.h"
 #include "analysis/wet/wet_build.h"
@@ -40,6 +41,7 @@ struct q {
 	const char *where;
 	struct thread_filter filter;
 	struct wet_thread *t;
+	struct session *s; /* the recording: other threads' functions */
 	struct wet_obtain how;
 	FILE *out;
 	struct json_out j; /* on out, compact: --format json */
@@ -595,6 +597,55 @@ static int do_flow(struct q *q)
 
 static const char *const dep_names[] = {"reg", "phi", "arg", "ret", "mem", "ctrl"};
 
+/* Another thread's store a load read (WET_DEP_OTHER_THREAD): its function
+ * and statement, or NULLs when the recording does not name them. */
+static const struct wpp_meta_wet_stmt *other_stmt(struct q *q, const struct wet_dep_ans *a,
+						  const struct wpp_fn **fn)
+{
+	const struct wpp_fid_range *range;
+
+	*fn = NULL;
+	if (wpp_image_resolve(wpp_modules_image(q->s->mods, q->t->pid, q->t->gen), a->x_fid, fn,
+			      &range) != WPP_RESOLVED ||
+	    !(*fn)->tu->wet || a->x_stmt >= (*fn)->tu->wet->nstmts) {
+		*fn = NULL;
+		return NULL;
+	}
+	return &(*fn)->tu->wet->stmts[a->x_stmt];
+}
+
+/* A dependence on another thread's store, as text or as a JSON member. */
+static void put_other(struct q *q, const struct wet_dep_ans *a)
+{
+	const struct wpp_fn *fn;
+	const struct wpp_meta_wet_stmt *st = other_stmt(q, a, &fn);
+
+	if (q->json) {
+		json_u64(&q->j, "tid", a->x_tid);
+		json_object(&q->j, "def");
+		json_u64(&q->j, "ts", a->def.ts);
+		if (st) {
+			json_string(&q->j, "function", fn->name);
+			json_string(&q->j, "file", wpp_wet_stmt_file(fn, st));
+			json_u64(&q->j, "line", st->line);
+			json_u64(&q->j, "col", st->column);
+			json_u64(&q->j, "insn", st->insn);
+			json_string(&q->j, "kind", wpp_wet_kind_name(st->kind));
+		}
+		json_close(&q->j);
+		return;
+	}
+	if (st)
+		fprintf(q->out,
+			"  mem  thread %" PRIu32 " @%" PRIu64 "  %s  %s:%" PRIu32 ":%" PRIu32
+			"  %%%" PRIu32 " %s\n",
+			a->x_tid, a->def.ts, fn->name, wpp_wet_stmt_file(fn, st), st->line,
+			st->column, st->insn, wpp_wet_kind_name(st->kind));
+	else
+		fprintf(q->out, "  mem  thread %" PRIu32 " @%" PRIu64 "  (function %" PRIu32 ")\n",
+			a->x_tid, a->def.ts, a->x_fid);
+}
+
 static int do_deps(struct q *q)
 {
 	struct wet_inst i;
@@ -614,9 +665,10 @@ static int do_deps(struct q *q)
 	} else
 		put_inst(q, &i, "");
 	for (int j = 0; j < n; j++) {
-		const char *st = a[j].status == WET_DEP_IS_NONE	     ? "none"
-				 : a[j].status == WET_DEP_IS_UNKNOWN ? "unknown"
-								     : "found";
+		const char *st = a[j].status == WET_DEP_IS_NONE	       ? "none"
+				 : a[j].status == WET_DEP_IS_UNKNOWN   ? "unknown"
+				 : a[j].status == WET_DEP_OTHER_THREAD ? "other_thread"
+								       : "found";
 		if (q->json) {
 			json_object(&q->j, NULL);
 			json_string(&q->j, "kind", dep_names[a[j].kind]);
@@ -624,7 +676,11 @@ static int do_deps(struct q *q)
 			json_string(&q->j, "status", st);
 			if (a[j].status == WET_DEP_FOUND)
 				put_inst_json(q, "def", &a[j].def);
+			else if (a[j].status == WET_DEP_OTHER_THREAD)
+				put_other(q, &a[j]);
 			json_close(&q->j);
+		} else if (a[j].status == WET_DEP_OTHER_THREAD) {
+			put_other(q, &a[j]);
 		} else if (a[j].status == WET_DEP_FOUND) {
 			char pre[32];
 			snprintf(pre, sizeof(pre), "  %-4s ", dep_names[a[j].kind]);
@@ -791,6 +847,7 @@ int cmd_wet_query(int argc, char **argv)
 	const char *path = argv[first];
 	if ((rc = session_open(&s, path)))
 		return rc;
+	q.s = &s;
 	if (session_refuse_counts(&s, name, path, &q.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;

@@ -34,7 +34,7 @@
 #include "analysis/wet/wet_build.h"
 
 #define WET_FILE_MAGIC	 "WPPWETT1"
-#define WET_FILE_VERSION 2u
+#define WET_FILE_VERSION 3u
 
 /* The stored form of t into a malloc'd *out.  0, or -1 out of memory. */
 int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len);

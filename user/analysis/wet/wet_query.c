@@ -241,6 +241,14 @@ static int label_ans(struct wet_thread *t, const struct wet_dep *d, uint64_t nod
 		a->status = WET_DEP_IS_UNKNOWN;
 		return 0;
 	}
+	if ((uint32_t)node1 == WET_DEF_XTHREAD && d->kind == WET_DEP_MEM && k) {
+		a->status = WET_DEP_OTHER_THREAD;
+		a->x_fid = (uint32_t)(node1 >> 32);
+		a->x_tid = (uint32_t)(pos >> 32);
+		a->x_stmt = (uint32_t)pos;
+		a->def.ts = k;
+		return 0;
+	}
 	if (node1 > t->nnodes)
 		return -1;
 	const struct wet_node *dn = t->nodes[node1 - 1];
@@ -277,9 +285,13 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 	for (int s = 0; s < WET_DEP_STREAMS; s++)
 		if (wet_stream_get(d->s[s], i->k, &row[s]) < 0)
 			return -1;
-	if (label_ans(t, d, row[0] >> WET_SITE_POS_BITS,
-		      row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), i->k - row[1], &a) < 0 ||
-	    push_ans(v, n, cap, a) < 0)
+	/* A first writer in another thread is the first of the extra rows. */
+	int xfirst = row[0] >> WET_SITE_POS_BITS == WET_DEF_XTHREAD;
+	size_t before = *n;
+	if (!xfirst &&
+	    (label_ans(t, d, row[0] >> WET_SITE_POS_BITS,
+		       row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), i->k - row[1], &a) < 0 ||
+	     push_ans(v, n, cap, a) < 0))
 		return -1;
 	/* Further writers of a partly overlapped load (a shared label's are
 	 * its owner's). */
@@ -290,6 +302,9 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 						       lab->more[r + 3], &a) < 0 ||
 					     push_ans(v, n, cap, a) < 0))
 			return -1;
+	/* the site said another thread: its row must be there and come first */
+	if (xfirst && (*n == before || (*v)[before].status != WET_DEP_OTHER_THREAD))
+		return -1;
 	return 0;
 }
 
@@ -422,7 +437,8 @@ static int slice_backward(struct wet_thread *t, struct inst_set *set, const stru
 		if (na < 0)
 			goto out;
 		for (int j = 0; j < na; j++) {
-			if (a[j].status == WET_DEP_IS_UNKNOWN)
+			if (a[j].status == WET_DEP_IS_UNKNOWN ||
+			    a[j].status == WET_DEP_OTHER_THREAD)
 				(*unknown)++;
 			if (a[j].status != WET_DEP_FOUND)
 				continue;
