@@ -47,6 +47,14 @@ struct q {
 	struct json_out j; /* on out, compact: --format json */
 };
 
+/* The end of a query's JSON answer: its list, the object, a newline. */
+static void json_end(struct q *q)
+{
+	json_close(&q->j);
+	json_close(&q->j);
+	json_raw(&q->j, "\n");
+}
+
 /* `wet build`: the WET of every thread the filter selects, stored. */
 static int build_all(struct q *q, struct session *s, const char *path)
 {
@@ -60,19 +68,44 @@ static int build_all(struct q *q, struct session *s, const char *path)
 			continue;
 		n++;
 		struct wet_thread *t = wet_obtain(&q->how, s, path, th, &secs, &stored);
-		if (!t)
+		if (!t) {
+			if (q->json && n > 1)
+				json_end(q);
 			return WPP_EXIT_ERROR;
+		}
+		const char *how = stored == WET_READ	 ? "already stored"
+				  : stored == WET_STORED ? "built and stored"
+				  : stored == WET_BUILT_DAMAGED
+				      ? "built, not stored (the recording is damaged)"
+				      : "built, not stored";
+		if (q->json) {
+			if (n == 1) {
+				json_object(&q->j, NULL);
+				json_array(&q->j, "threads");
+			}
+			json_object(&q->j, NULL);
+			json_u64(&q->j, "pid", t->pid);
+			json_u64(&q->j, "tid", t->tid);
+			json_u64(&q->j, "gen", t->gen);
+			json_u64(&q->j, "timestamps", t->nts);
+			json_u64(&q->j, "nodes", t->nnodes);
+			json_string(&q->j, "stored",
+				    stored == WET_READ	   ? "read"
+				    : stored == WET_STORED ? "stored"
+							   : "not_stored");
+			json_double(&q->j, "seconds", "%.3f", secs);
+			json_close(&q->j);
+			wet_thread_free(t);
+			continue;
+		}
 		fprintf(q->out,
 			"WET of pid %" PRIu32 " tid %" PRIu32 "%s: %" PRIu64
 			" path executions, %" PRIu32 " nodes; %s\n",
-			t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes,
-			stored == WET_READ     ? "already stored"
-			: stored == WET_STORED ? "built and stored"
-			: stored == WET_BUILT_DAMAGED
-			    ? "built, not stored (the recording is damaged)"
-			    : "built, not stored");
+			t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes, how);
 		wet_thread_free(t);
 	}
+	if (q->json && n)
+		json_end(q);
 	if (n == 0) {
 		int rc = no_thread_selected(q->name, path, &q->filter, s->exit_status);
 		return rc ? rc : WPP_EXIT_ERROR;
@@ -294,14 +327,6 @@ static void put_inst_json(struct q *q, const char *key, const struct wet_inst *i
 	json_close(j);
 }
 
-/* The end of a query's JSON answer: its list, the object, a newline. */
-static void json_end(struct q *q)
-{
-	json_close(&q->j);
-	json_close(&q->j);
-	json_raw(&q->j, "\n");
-}
-
 /* One instance as text: "@TS  fn  file:line:col  %insn kind  [addr=..]
  * [value=..]" after prefix, and the source line under the first instance
  * of a run on one line. */
@@ -345,11 +370,22 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 
 static const char *const label_names[WET_NLBL] = {"timestamps", "flow", "values", "edges"};
 
-/* Per function: its nodes, path executions and stored bytes. */
+/* Per function: its nodes, path executions, original and tier-1 figures
+ * (every label kind but the thread's flow) and stored bytes. */
 struct fn_size {
 	const struct wpp_fn *fn;
 	uint64_t nodes, execs, bytes;
+	uint64_t orig[WET_NLBL], tier1[WET_NLBL];
 };
+
+static uint64_t sum_lbl(const uint64_t v[WET_NLBL])
+{
+	uint64_t s = 0;
+
+	for (int k = 0; k < WET_NLBL; k++)
+		s += v[k];
+	return s;
+}
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -378,6 +414,7 @@ static size_t fn_sizes(const struct wet_thread *t, struct fn_size **out)
 		v[j].nodes++;
 		v[j].execs += nd->ninst;
 		v[j].bytes += nd->bytes;
+		wet_node_figures(nd, v[j].orig, v[j].tier1);
 	}
 	qsort(v, n, sizeof(*v), by_bytes);
 	*out = v;
@@ -421,6 +458,7 @@ static int do_info(struct q *q, double secs)
 		json_u64(j, "nodes", t->nnodes);
 		json_u64(j, "gaps", t->ngaps);
 		json_u64(j, "mem_unknown", t->mem_unknown);
+		json_u64(j, "mem_other_thread", t->mem_xthread);
 		json_u64(j, "shadow_peak", t->shadow_peak);
 		json_bool(j, "built", secs > 0);
 		json_double(j, "seconds", "%.3f", q->read_secs);
@@ -439,6 +477,8 @@ static int do_info(struct q *q, double secs)
 			json_string(j, "name", fs[i].fn->name);
 			json_u64(j, "nodes", fs[i].nodes);
 			json_u64(j, "executions", fs[i].execs);
+			json_u64(j, "orig", sum_lbl(fs[i].orig));
+			json_u64(j, "tier1", sum_lbl(fs[i].tier1));
 			json_u64(j, "bytes", fs[i].bytes);
 			json_close(j);
 		}
@@ -464,14 +504,19 @@ static int do_info(struct q *q, double secs)
 	}
 	fprintf(q->out,
 		"(bytes; original counts 8 per per-block timestamp, value and address, 16 per "
-		"dependence instance)\n%" PRIu64
-		" load instances with an unknown writer; shadow memory peak %" PRIu64 " bytes\n",
-		t->mem_unknown, t->shadow_peak);
-	fprintf(q->out, "%-24s %8s %12s %12s\n", "function (top 10)", "nodes", "executions",
-		"bytes");
+		"dependence instance)\n%" PRIu64 " load instances with an unknown writer, %" PRIu64
+		" writers in other threads; shadow memory peak %" PRIu64 " bytes\n",
+		t->mem_unknown, t->mem_xthread, t->shadow_peak);
+	fprintf(q->out, "%-24s %8s %12s %14s %14s %14s %9s\n", "function (top 10)", "nodes",
+		"executions", "original", "tier 1", "tier 2", "orig/t2");
 	for (size_t i = 0; i < nf && i < 10; i++)
-		fprintf(q->out, "%-24s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", fs[i].fn->name,
-			fs[i].nodes, fs[i].execs, fs[i].bytes);
+		fprintf(q->out,
+			"%-24s %8" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64
+			" %8.1fx\n",
+			fs[i].fn->name, fs[i].nodes, fs[i].execs, sum_lbl(fs[i].orig),
+			sum_lbl(fs[i].tier1), fs[i].bytes,
+			fs[i].bytes ? (double)sum_lbl(fs[i].orig) / fs[i].bytes : 0.0);
+	fprintf(q->out, "(per function: every label kind but the thread's flow stream)\n");
 	free(fs);
 	if (q->verify)
 		fprintf(q->out,
@@ -743,7 +788,8 @@ static int do_slice(struct q *q)
 	OPT_FORMAT(&(fmt), opt_text_json), OPTS_THREADS((q).filter),                               \
 	    OPT_COUNT_(0, "wet-shadow-mb", "MB",                                                   \
 		       "memory for matching loads to stores when the query builds\n"               \
-		       "the WET (default 1024)",                                                   \
+		       "the WET (default 1024; as much again for other threads'\n"                 \
+		       "stores when the process has several)",                                     \
 		       &(q).shadow_mb, 1, 1L << 20, 0),                                            \
 	    OPT_FLAG_(0, "timing", "say on stderr how long reading and answering took",            \
 		      &(q).timing)

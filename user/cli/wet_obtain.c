@@ -203,7 +203,8 @@ static int other_threads(struct session *s, const struct wpp_thread_trace *th, s
 		if (o2 != th && o2->pid == th->pid && o2->generation == th->generation)
 			gaps |= o2->ngaps != 0;
 	}
-	if (!gaps && !(*xo = wet_xorder_new(shadow, XORDER_MAX_STORES)))
+	/* its three shadows share one more budget of the builder's size */
+	if (!gaps && !(*xo = wet_xorder_new(shadow / 3, XORDER_MAX_STORES)))
 		return -1;
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *o2 = &s->trace->threads[i];

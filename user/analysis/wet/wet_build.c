@@ -720,21 +720,33 @@ static void add_stream(struct sizer *z, uint64_t *to, struct wet_stream *s)
 		*to += n;
 }
 
+void wet_node_figures(const struct wet_node *n, uint64_t orig[WET_NLBL], uint64_t tier1[WET_NLBL])
+{
+	uint64_t blocks = (uint64_t)n->nblocks * n->ninst;
+
+	orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
+	tier1[WET_LBL_TS] += 8 * n->ninst;
+	orig[WET_LBL_VALUE] += 8 * (uint64_t)n->nslots * n->ninst;
+	for (uint32_t g = 0; g < n->ngroups; g++)
+		tier1[WET_LBL_VALUE] += (wet_t1_bits(&n->groups[g]) + 7) / 8;
+	for (uint32_t d = 0; d < n->ndeps; d++) {
+		const struct wet_dep *dp = &n->deps[d];
+		orig[WET_LBL_EDGE] += 16 * n->ninst;
+		if (!dp->local && dp->share == WET_NO_SHARE)
+			tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
+	}
+}
+
 static void node_sizes(struct sizer *zr, struct wet_sizes *z, struct wet_node *n)
 {
 	uint64_t before = 0, after = 0;
 
 	for (int k = 0; k < WET_NLBL; k++)
 		before += z->tier2[k];
-	uint64_t blocks = (uint64_t)n->nblocks * n->ninst;
-
-	z->orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
-	z->tier1[WET_LBL_TS] += 8 * n->ninst;
+	wet_node_figures(n, z->orig, z->tier1);
 	add_stream(zr, &z->tier2[WET_LBL_TS], n->ts);
-	z->orig[WET_LBL_VALUE] += 8 * (uint64_t)n->nslots * n->ninst;
 	for (uint32_t g = 0; g < n->ngroups; g++) {
 		struct wet_t1_group *gr = &n->groups[g];
-		z->tier1[WET_LBL_VALUE] += (wet_t1_bits(gr) + 7) / 8;
 		if (gr->switch_at)
 			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->pattern);
 		for (uint32_t s = 0; s < gr->nstmts; s++)
@@ -744,10 +756,8 @@ static void node_sizes(struct sizer *zr, struct wet_sizes *z, struct wet_node *n
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
-		z->orig[WET_LBL_EDGE] += 16 * n->ninst;
 		if (dp->local || dp->share != WET_NO_SHARE)
 			continue;
-		z->tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
 		z->tier2[WET_LBL_EDGE] += 8 * dp->nmore;
 		for (int i = 0; i < WET_DEP_STREAMS; i++)
 			add_stream(zr, &z->tier2[WET_LBL_EDGE], dp->s[i]);

@@ -157,6 +157,10 @@ struct wet_thread {
 	uint64_t shadow_peak; /* bytes */
 };
 
+/* A node's share of the original and tier-1 figures (wet_sizes; the
+ * flow's are the thread's), added to orig and tier1. */
+void wet_node_figures(const struct wet_node *n, uint64_t orig[WET_NLBL], uint64_t tier1[WET_NLBL]);
+
 struct wet_xorder;
 
 struct wet_build_opts {
