@@ -899,7 +899,7 @@ int cmd_wet_query(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	if (q.sub == SUB_BUILD) {
-		q.how = (struct wet_obtain){name, 1, q.shadow_mb};
+		q.how = (struct wet_obtain){name, 1, q.shadow_mb, 0};
 		rc = build_all(&q, &s, path);
 		session_close(&s);
 		return rc;
@@ -912,7 +912,9 @@ int cmd_wet_query(int argc, char **argv)
 	}
 	double secs, t0 = wet_now();
 	enum wet_origin stored;
-	q.how = (struct wet_obtain){name, q.sub == SUB_BUILD, q.shadow_mb};
+	/* info checks every stream's structure; a query parses what it reads */
+	q.how = (struct wet_obtain){name, q.sub == SUB_BUILD, q.shadow_mb,
+				    q.sub != SUB_INFO && q.sub != SUB_BUILD};
 	q.t = wet_obtain(&q.how, &s, path, th, &secs, &stored);
 	if (!q.t) {
 		session_close(&s);

@@ -18,6 +18,7 @@
 #include "symbolizer/meta_wet_model.h"
 #include "analysis/wet/wet_shadow.h"
 #include "analysis/wet/wet_xorder.h"
+#include "analysis/wet/wet_file.h"
 #include "cli/wet_store.h"
 #include "decode/wet_values.h"
 
@@ -314,7 +315,11 @@ struct wet_thread *wet_obtain(const struct wet_obtain *q, struct session *s, con
 	char err[256];
 	/* Queries read streams unverified (a damaged code is a read error
 	 * when reached); `wet build` checks what is stored. */
-	int rc = wet_store_load(s, th, q->build_cmd, &t, err, sizeof(err));
+	int rc = wet_store_load(s, th,
+				q->build_cmd ? WET_FILE_VERIFY
+				: q->lazy    ? WET_FILE_LAZY
+					     : WET_FILE_PARSE,
+				&t, err, sizeof(err));
 	double t0 = wet_now();
 
 	*secs = 0;

@@ -832,5 +832,6 @@ void wet_thread_free(struct wet_thread *t)
 	if (t->flow)
 		wet_stream_free(t->flow);
 	free(t->gaps);
+	free(t->blob);
 	free(t);
 }

@@ -155,6 +155,7 @@ struct wet_thread {
 	uint64_t mem_unknown; /* load instances with an unknown writer */
 	uint64_t mem_xthread; /* load writers in another thread (stored: at most 2^32 - 1) */
 	uint64_t shadow_peak; /* bytes */
+	uint8_t *blob;	      /* the stored bytes lazily read streams point into */
 };
 
 /* A node's share of the original and tier-1 figures (wet_sizes; the

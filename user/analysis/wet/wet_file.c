@@ -307,8 +307,12 @@ static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *w
 		off = r->pos;
 		r->pos += (size_t)len;
 	}
-	struct wet_stream *s = wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
-	if (!s || (r->verify && wet_stream_verify(s, why, sizeof(why)) < 0)) {
+	struct wet_stream *s =
+	    r->verify == WET_FILE_LAZY
+		? wet_stream_parse_bare_lazy(r->b + off, (size_t)len, why, sizeof(why))
+		: wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
+	if (!s ||
+	    (r->verify == WET_FILE_VERIFY && wet_stream_verify(s, why, sizeof(why)) < 0)) {
 		wet_stream_free(s);
 		char msg[256];
 		snprintf(msg, sizeof(msg), "%s stream: %s", what, why);
@@ -445,9 +449,9 @@ static int read_node(struct in *r, struct wet_thread *t, uint32_t i, wet_fn_of f
 }
 
 struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_of, void *ctx,
-				   int verify, char *err, size_t errlen)
+				   int mode, char *err, size_t errlen)
 {
-	struct in r = {.b = buf, .n = len, .err = err, .errlen = errlen, .verify = verify};
+	struct in r = {.b = buf, .n = len, .err = err, .errlen = errlen, .verify = mode};
 	struct wet_thread *t = calloc(1, sizeof(*t));
 	struct wet_cdg_cache cdgs = {0};
 	uint32_t *blocks = NULL, cap = 0, crc;
