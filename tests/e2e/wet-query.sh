@@ -131,6 +131,29 @@ print(" ".join(d["status"] for d in json.load(sys.stdin)["deps"] if d["kind"] ==
 	[ "$got" = "unknown" ] && pass "xthread ($t): y in main's first batch: unknown" ||
 		fail "xthread ($t): y in main's first batch: $got, want unknown"
 done
+# FILE:LINE#N past the merge's reach (wet_insn_nth bisects the timestamps
+# of the nodes holding the instruction) against the merged listing.
+xd=$WORK/xthread-shm
+spec=wet_xthread.c:$(xt_line race)
+"$WPPTRACE" wet addrs "$xd/run.wpp" "$spec" -n 0 >/dev/null 2>"$xd/race.err" ||
+	spec=$spec@$(awk '$4 == "load" { sub("@", "", $1); print $1; exit }' "$xd/race.err")
+if out=$("$WPPTRACE" wet addrs "$xd/run.wpp" "$spec" --format json 2>&1 | python3 -c '
+import json, random, subprocess, sys
+W, f, spec = sys.argv[1:4]
+v = json.load(sys.stdin)["instances"]
+ns = sorted(random.Random(5).sample(range(4097, len(v) + 1), 12) + [len(v)])
+bad = []
+for n in ns:
+    o = json.loads(subprocess.run([W, "wet", "flow", f, "--from", "%s#%d" % (spec, n), "-n", "1",
+                                   "--format", "json"], capture_output=True, text=True).stdout)
+    if o["from"] != v[n - 1]["ts"]:
+        bad.append((n, o["from"], v[n - 1]["ts"]))
+print("%d of %d instances" % (len(ns) - len(bad), len(ns)), bad or "")
+sys.exit(1 if bad else 0)' "$WPPTRACE" "$xd/run.wpp" "$spec"); then
+	pass "FILE:LINE#N by bisection equals the merge: $out"
+else
+	fail "FILE:LINE#N by bisection: $out"
+fi
 
 # Hand-written slices: every line goes through a volatile global.
 d=$WORK/slice

@@ -8,7 +8,7 @@
  * worker's store).  Run with small buffers (WPP_BUFFER_WORDS=512). */
 #include <pthread.h>
 
-volatile long x, y, spin, ring[16];
+volatile long x, y, spin, odd, ring[16];
 
 static void *worker(void *arg)
 {
@@ -46,8 +46,15 @@ int main(void)
 	long sum = 0;
 	if (pthread_create(&t, NULL, writer, NULL))
 		return 2;
-	for (long i = 0; i < 20000; i++)
-		sum += ring[i % 16]; /* XT:race */
+	for (long i = 0; i < 20000; i++) {
+		long v = ring[i % 16]; /* XT:race */
+		/* two paths hold the load: the n-th of its instances is found by
+		 * bisecting both nodes' timestamps (wet_insn_nth) */
+		if (v & 1)
+			odd = odd + 1;
+		else
+			sum += v;
+	}
 	if (pthread_join(t, NULL))
 		return 2;
 	return early + late == 49 && sum >= 0 ? 0 : 1;

@@ -311,8 +311,7 @@ static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *w
 	    r->verify == WET_FILE_LAZY
 		? wet_stream_parse_bare_lazy(r->b + off, (size_t)len, why, sizeof(why))
 		: wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
-	if (!s ||
-	    (r->verify == WET_FILE_VERIFY && wet_stream_verify(s, why, sizeof(why)) < 0)) {
+	if (!s || (r->verify == WET_FILE_VERIFY && wet_stream_verify(s, why, sizeof(why)) < 0)) {
 		wet_stream_free(s);
 		char msg[256];
 		snprintf(msg, sizeof(msg), "%s stream: %s", what, why);

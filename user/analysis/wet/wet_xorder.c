@@ -21,6 +21,18 @@ struct iv {
 	uint64_t lo, hi;
 };
 
+/* What an ambiguity record (rec.amb = index + 1) stands for: the stores
+ * of a byte none of which is known to follow the others, at most one per
+ * thread (a thread's later store follows its earlier ones), as (thread,
+ * publish time); past AMB_MAX threads only the latest time is kept and no
+ * thread's store is taken to follow them by program order. */
+#define AMB_MAX 6
+struct amb {
+	uint32_t n; /* AMB_MAX + 1: overflowed, hi[0] the latest */
+	uint32_t tid[AMB_MAX];
+	uint64_t hi[AMB_MAX];
+};
+
 struct wet_xorder {
 	size_t max_stores;
 	struct wet_xstore *rec; /* added stores, then ambiguity records */
@@ -34,6 +46,8 @@ struct wet_xorder {
 	int cur_signal;
 	uint64_t *pages; /* pages other threads store to: page + 1, 0 empty */
 	size_t cap_pages, npages;
+	struct amb *ambs;
+	size_t nambs, cap_ambs;
 };
 
 /* X is known to precede Y. */
@@ -71,6 +85,7 @@ void wet_xorder_free(struct wet_xorder *x)
 	free(x->by_hi);
 	free(x->ivs);
 	free(x->pages);
+	free(x->ambs);
 	free(x);
 }
 
@@ -202,48 +217,125 @@ static int conc_add(struct wet_xorder *x, const struct wet_xstore *s, int delta)
 	return 0;
 }
 
-/* Store s is clean over the byte's current "before" writer: it follows it
- * (same thread, program order; or proven by the clock). */
-static int follows(const struct wet_xorder *x, const struct wet_xstore *s, uint64_t e)
+/* The components of the byte's current "before" writer e (0: none) into
+ * *a; 0, or -1 when e is not a record (a dropped page). */
+static int components(const struct wet_xorder *x, uint64_t e, struct amb *a)
 {
+	*a = (struct amb){0};
 	if (e == WET_WRITER_NONE)
-		return 1;
-	if (e == WET_WRITER_UNKNOWN || e == WET_WRITER_MAX || e > x->nrec)
 		return 0;
+	if (e == WET_WRITER_UNKNOWN || e == WET_WRITER_MAX || e > x->nrec)
+		return -1;
 	const struct wet_xstore *E = &x->rec[e - 1];
-	return (!E->amb && E->tid == s->tid) || precedes(E->hi, s->lo);
+	if (E->amb)
+		*a = x->ambs[E->amb - 1];
+	else
+		*a = (struct amb){1, {E->tid}, {E->hi}};
+	return 0;
 }
 
-/* Retire added store i into the "before" shadow. */
+/* The components of a that store s does not follow, with s: the new
+ * set for the byte.  Its count (1: s alone is the latest). */
+static uint32_t after_store(const struct amb *a, const struct wet_xstore *s, struct amb *out)
+{
+	*out = (struct amb){0};
+	if (a->n > AMB_MAX) {
+		if (precedes(a->hi[0], s->lo))
+			a = &(struct amb){0};
+		else {
+			*out = *a;
+			if (s->hi > out->hi[0])
+				out->hi[0] = s->hi;
+			return out->n;
+		}
+	}
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->tid[i] != s->tid && !precedes(a->hi[i], s->lo)) {
+			out->tid[out->n] = a->tid[i];
+			out->hi[out->n++] = a->hi[i];
+		}
+	if (out->n == AMB_MAX) {
+		uint64_t hi = s->hi;
+		for (uint32_t i = 0; i < out->n; i++)
+			hi = out->hi[i] > hi ? out->hi[i] : hi;
+		*out = (struct amb){AMB_MAX + 1, {0}, {hi}};
+		return out->n;
+	}
+	out->tid[out->n] = s->tid;
+	out->hi[out->n++] = s->hi;
+	return out->n;
+}
+
+/* The latest publish time of a's stores. */
+static uint64_t amb_hi(const struct amb *a)
+{
+	uint64_t hi = 0;
+
+	for (uint32_t i = 0; i < a->n && i < AMB_MAX; i++)
+		hi = a->hi[i] > hi ? a->hi[i] : hi;
+	return hi;
+}
+
+/* A new ambiguity record standing for a, s's other fields; its id. */
+static uint64_t push_amb(struct wet_xorder *x, const struct wet_xstore *s, const struct amb *a)
+{
+	if (x->nambs == x->cap_ambs) {
+		size_t nc = x->cap_ambs ? 2 * x->cap_ambs : 64;
+		struct amb *v = realloc(x->ambs, nc * sizeof(*v));
+		if (!v)
+			return 0;
+		x->ambs = v;
+		x->cap_ambs = nc;
+	}
+	if (x->nambs >= UINT32_MAX - 1)
+		return 0;
+	x->ambs[x->nambs++] = *a;
+	struct wet_xstore r = *s;
+	r.amb = (uint32_t)x->nambs;
+	r.hi = a->n > AMB_MAX ? a->hi[0] : amb_hi(a);
+	if (push_rec(x, &r) < 0)
+		return 0;
+	return x->nrec;
+}
+
+/* Retire added store i into the "before" shadow: per byte, the store
+ * alone when it follows every store the byte's record stands for, else a
+ * record of the ones it does not follow and it (one per distinct record
+ * met; a dropped page's bytes stay unknown). */
 static int retire(struct wet_xorder *x, uint32_t i)
 {
-	const struct wet_xstore *s = &x->rec[i];
-	uint64_t lo_min = s->lo;
-	int conflict = 0;
+	struct wet_xstore s = x->rec[i];
+	uint64_t seen[8], made[8];
+	uint32_t nseen = 0;
+	int clean = 1;
 
-	for (uint64_t a = s->addr; a < s->addr + s->size; a++) {
+	for (uint64_t a = s.addr; a < s.addr + s.size && clean; a++) {
+		struct amb c, o;
 		uint64_t e = wet_shadow_writer(x->before, a);
-		if (follows(x, s, e))
-			continue;
-		conflict = 1;
-		if (e == WET_WRITER_UNKNOWN || e == WET_WRITER_MAX || e > x->nrec)
-			lo_min = 0;
-		else if (x->rec[e - 1].lo < lo_min)
-			lo_min = x->rec[e - 1].lo;
+		clean = components(x, e, &c) == 0 && after_store(&c, &s, &o) == 1;
 	}
-	if (!conflict)
-		return wet_shadow_store(x->before, s->addr, s->size, (uint64_t)i + 1);
-	struct wet_xstore amb = *s;
-	amb.amb = 1;
-	amb.lo = lo_min;
-	if (push_rec(x, &amb) < 0)
-		return -1;
-	s = &x->rec[i]; /* moved */
-	uint64_t amb_id = x->nrec;
-	for (uint64_t a = s->addr; a < s->addr + s->size; a++) {
-		uint64_t e = wet_shadow_writer(x->before, a);
-		if (wet_shadow_store(x->before, a, 1, follows(x, s, e) ? (uint64_t)i + 1 : amb_id) <
-		    0)
+	if (clean)
+		return wet_shadow_store(x->before, s.addr, s.size, (uint64_t)i + 1);
+	for (uint64_t a = s.addr; a < s.addr + s.size; a++) {
+		struct amb c, o;
+		uint64_t e = wet_shadow_writer(x->before, a), id;
+		if (components(x, e, &c) < 0)
+			continue; /* dropped: unknown stays */
+		uint32_t j = 0;
+		while (j < nseen && seen[j] != e)
+			j++;
+		if (j < nseen) {
+			id = made[j];
+		} else {
+			id = after_store(&c, &s, &o) == 1 ? (uint64_t)i + 1 : push_amb(x, &s, &o);
+			if (!id)
+				return -1;
+			if (nseen < 8) {
+				seen[nseen] = e;
+				made[nseen++] = id;
+			}
+		}
+		if (wet_shadow_store(x->before, a, 1, id) < 0)
 			return -1;
 	}
 	return 0;
