@@ -254,6 +254,15 @@ for mode in version nodes truncate streamlen streamref "flip 1" "flip 2" "flip 3
 	else
 		fail "crafted WET ($mode): exit $rc: $(head -2 "$WORK/craft.err" | tr '\n' ' ')"
 	fi
+	# A query parses only the streams it reads: damage it meets is one
+	# error line and exit 1, damage it does not meet leaves it answering.
+	"$WPPTRACE" wet flow "$WORK/craft.wpp" --from @1 -n 100000 >/dev/null 2>"$WORK/craft.q.err"
+	rc=$?
+	if [ $rc -le 1 ] && [ "$(wc -l <"$WORK/craft.q.err")" -le 1 ]; then
+		pass "crafted WET ($mode), the whole flow: exit $rc $(head -c 120 "$WORK/craft.q.err")"
+	else
+		fail "crafted WET ($mode), the whole flow: exit $rc: $(head -2 "$WORK/craft.q.err" | tr '\n' ' ')"
+	fi
 done
 # A WET of an older format (version 1) in a writable recording: not
 # damage — built again without an error, stored, and read from the file

@@ -42,6 +42,7 @@ struct q {
 	struct thread_filter filter;
 	struct wet_thread *t;
 	struct session *s; /* the recording: other threads' functions */
+	int from_file;	   /* the WET was read from the recording, not built */
 	struct wet_obtain how;
 	FILE *out;
 	struct json_out j; /* on out, compact: --format json */
@@ -132,6 +133,19 @@ static const struct wpp_thread_trace *pick_thread(struct q *q, struct session *s
 			first = th;
 	}
 	return first;
+}
+
+/* A stream that failed to read: damage a query meets only when it reads
+ * that stream (streams are parsed lazily); `wet info` parses every one and
+ * builds the WET again when one is damaged. */
+static void read_failed(const struct q *q)
+{
+	if (q->from_file)
+		wpp_err("%s: reading the WET failed: a stored stream is damaged (`wpptrace wet "
+			"info` checks every stream and builds the WET again)",
+			q->name);
+	else
+		wpp_err("%s: reading the WET failed (out of memory)", q->name);
 }
 
 /* --- instance names ----------------------------------------------------------- */
@@ -251,7 +265,7 @@ static int resolve_inst(struct q *q, const char *arg, struct wet_inst *out)
 		return rc;
 	rc = wet_insn_nth(q->t, &in, w.n, out);
 	if (rc < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (rc == 0) {
@@ -549,7 +563,7 @@ static int do_values(struct q *q, uint8_t what)
 		return WPP_EXIT_ERROR;
 	}
 	if (wet_insn_iter_init(&it, q->t, &in) < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
@@ -580,7 +594,7 @@ static int do_values(struct q *q, uint8_t what)
 	if (q->json)
 		json_end(q);
 	if (rc < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	return 0;
@@ -615,7 +629,7 @@ static int do_flow(struct q *q)
 	for (long c = 0; c < n && ts >= 1 && ts <= q->t->nts; c++) {
 		uint32_t node;
 		if (wet_flow_at(q->t, ts, &node) < 0) {
-			wpp_err("%s: reading the WET failed", q->name);
+			read_failed(q);
 			return WPP_EXIT_ERROR;
 		}
 		const struct wet_node *nd = q->t->nodes[node];
@@ -700,7 +714,7 @@ static int do_deps(struct q *q)
 	if (rc)
 		return rc;
 	if ((n = wet_deps(q->t, &i, &a)) < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
@@ -753,7 +767,7 @@ static int do_slice(struct q *q)
 		      &truncated, &unknown);
 	q->src = src_lines_new();
 	if (n < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
@@ -921,6 +935,7 @@ int cmd_wet_query(int argc, char **argv)
 		return WPP_EXIT_ERROR;
 	}
 	q.read_secs = secs > 0 ? secs : wet_now() - t0;
+	q.from_file = stored == WET_READ;
 	double t_answer = wet_now();
 	switch (q.sub) {
 	case SUB_BUILD:
