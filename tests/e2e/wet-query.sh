@@ -136,7 +136,7 @@ done
 xd=$WORK/xthread-shm
 spec=wet_xthread.c:$(xt_line race)
 "$WPPTRACE" wet addrs "$xd/run.wpp" "$spec" -n 0 >/dev/null 2>"$xd/race.err" ||
-	spec=$spec@$(awk '$4 == "load" { sub("@", "", $1); print $1; exit }' "$xd/race.err")
+	spec=$spec@$(awk '$5 == "load" { sub("@", "", $1); print $1; exit }' "$xd/race.err")
 if out=$("$WPPTRACE" wet addrs "$xd/run.wpp" "$spec" --format json 2>&1 | python3 -c '
 import json, random, subprocess, sys
 W, f, spec = sys.argv[1:4]
