@@ -193,10 +193,12 @@ double wet_now(void)
 
 /* The other threads' stores for thread th's build: into *xo when their
  * order can be used, and their pages into pg.  0, or -1 out of memory. */
-static int other_threads(struct session *s, const struct wpp_thread_trace *th, size_t shadow,
-			 struct pages *pg, struct wet_xorder **xo)
+static int other_threads(const struct wet_obtain *q, struct session *s,
+			 const struct wpp_thread_trace *th, size_t shadow, struct pages *pg,
+			 struct wet_xorder **xo)
 {
-	int gaps = 0;
+	int gaps = 0, progress = isatty(2);
+	size_t done = 0;
 
 	*xo = NULL;
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
@@ -211,7 +213,11 @@ static int other_threads(struct session *s, const struct wpp_thread_trace *th, s
 		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
 		if (o2 == th || o2->pid != th->pid || o2->generation != th->generation)
 			continue;
+		if (progress)
+			fprintf(stderr, "\r%s: other threads' stores: %zu threads read", q->name,
+				done);
 		int rc = collect_stores(s, o2, pg, *xo);
+		done++;
 		if (rc < 0)
 			return -1;
 		if (rc > 0) { /* too many: unknown by page */
@@ -219,6 +225,8 @@ static int other_threads(struct session *s, const struct wpp_thread_trace *th, s
 			*xo = NULL;
 		}
 	}
+	if (progress && done)
+		fprintf(stderr, "\r%s: other threads' stores: %zu threads read\n", q->name, done);
 	if (*xo && wet_xorder_seal(*xo) < 0)
 		return -1;
 	return 0;
@@ -235,7 +243,7 @@ static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 	int progress = isatty(2);
 	size_t shadow = q->shadow_mb > 0 ? (size_t)q->shadow_mb << 20 : (size_t)1 << 30;
 
-	if (other_threads(s, th, shadow, &pg, &xo) < 0) {
+	if (other_threads(q, s, th, shadow, &pg, &xo) < 0) {
 		wet_xorder_free(xo);
 		free(pg.v);
 		wpp_err("%s: out of memory", q->name);
