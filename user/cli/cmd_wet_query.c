@@ -802,8 +802,8 @@ static int do_slice(struct q *q)
 	OPT_FORMAT(&(fmt), opt_text_json), OPTS_THREADS((q).filter),                               \
 	    OPT_COUNT_(0, "wet-shadow-mb", "MB",                                                   \
 		       "memory for matching loads to stores when the query builds\n"               \
-		       "the WET (default 1024; as much again for other threads'\n"                 \
-		       "stores when the process has several)",                                     \
+		       "the WET (default 1024; twice as much again for other\n"                    \
+		       "threads' stores when the process has several)",                            \
 		       &(q).shadow_mb, 1, 1L << 20, 0),                                            \
 	    OPT_FLAG_(0, "timing", "say on stderr how long reading and answering took",            \
 		      &(q).timing)

@@ -186,10 +186,11 @@ double wet_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Other threads' stores kept for ordering (56 bytes each) at most: past
- * it, or when another thread lost words (stores nobody can see), their
- * loads' writers are unknown page by page as before. */
-#define XORDER_MAX_STORES (UINT64_C(1) << 24)
+/* Other threads' stores kept for ordering: one per 64 bytes of the
+ * shadow budget (56 bytes each, their sort indices 8), 16 M by default.
+ * Past it, or when another thread lost words (stores nobody can see),
+ * their loads' writers are unknown page by page as before. */
+#define XORDER_BYTES_PER_STORE 64u
 
 /* The other threads' stores for thread th's build: into *xo when their
  * order can be used, and their pages into pg.  0, or -1 out of memory. */
@@ -207,7 +208,7 @@ static int other_threads(const struct wet_obtain *q, struct session *s,
 			gaps |= o2->ngaps != 0;
 	}
 	/* its three shadows share one more budget of the builder's size */
-	if (!gaps && !(*xo = wet_xorder_new(shadow / 3, XORDER_MAX_STORES)))
+	if (!gaps && !(*xo = wet_xorder_new(shadow / 3, shadow / XORDER_BYTES_PER_STORE)))
 		return -1;
 	for (size_t i = 0; i < s->trace->nthreads; i++) {
 		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
