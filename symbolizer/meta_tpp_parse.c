@@ -185,7 +185,11 @@ enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t
 
 	if (!path)
 		return WPP_TPP_COUNTER_BAD;
-	if (c == m->nslots) {
+	/* the cold counter, or a poison slot (a plan with cold edges): a cold
+	 * path that reached a recording point, in [nslots + 1 + nobvious,
+	 * + nslots) */
+	if (c == m->nslots || (c > m->nslots && c - m->nslots - 1 >= m->nobvious &&
+			       c - m->nslots - 1 - m->nobvious < m->nslots)) {
 		kind = WPP_TPP_COUNTER_COLD;
 		goto out;
 	}

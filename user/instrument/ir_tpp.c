@@ -54,7 +54,7 @@ void wpp_ir_tpp_free(struct wpp_ir_tpp *x)
 
 uint64_t wpp_ir_tpp_ncounters(const struct wpp_ir_tpp *x)
 {
-	return x->plan.nslots + 1 + x->plan.nobvious;
+	return wpp_tpp_ncounters(&x->plan);
 }
 
 int wpp_ir_tpp_has_code(const struct wpp_ir_tpp *x, uint32_t e)
@@ -90,29 +90,24 @@ static void count(struct wpp_ir_tpp *x, LLVMBuilderRef b, LLVMValueRef slot)
 		wpp_emit_count_array(x->counts, b, x->base, x->first, slot);
 }
 
-/* count[s < nslots ? s : nslots]++: a compare and a select, no branch
- * (appendix A.1); poisoned registers land on the cold counter.  A plan
- * with no cold edge at all (every exact plan, tpp_plan.c) cannot poison:
- * each path that reaches a recording point lies wholly in rec and starts
- * with a SET there, so s is its slot and the count is counting mode's
- * count[s]++ (test_tpp checks s against the slot on every recorded path). */
+/* count[r + k]++, counting mode's path end: a hot path's register holds
+ * its slot, a poisoned one a poison slot (tpp.h), so no bound check is
+ * needed (the paper's appendix A.1 picks the cold counter with a compare
+ * and a conditional move here; test_tpp checks s against the slot or the
+ * poison range on every recorded path of its random CFGs). */
 static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
 {
 	LLVMValueRef s = load_reg(x, b, x->reg);
 	if (k)
 		s = LLVMBuildAdd(b, s, k64(x, k), "");
-	if (x->plan.ncold == 0) {
-		count(x, b, s);
-		return;
-	}
-	LLVMValueRef n = k64(x, x->plan.nslots);
-	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, s, n, "");
-	count(x, b, LLVMBuildSelect(b, in, s, n, "wpp.tpp.slot"));
+	count(x, b, s);
 }
 
+/* Every path that reaches a recording point sets the register first; the
+ * entry's value only gives it one on every path. */
 void wpp_ir_tpp_emit_entry(struct wpp_ir_tpp *x, LLVMBuilderRef b)
 {
-	LLVMBuildStore(b, k64(x, WPP_TPP_POISON), x->reg);
+	LLVMBuildStore(b, k64(x, wpp_tpp_poison_base(&x->plan)), x->reg);
 }
 
 void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
@@ -149,7 +144,7 @@ void wpp_ir_tpp_emit_preadjust(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t 
 	const struct wpp_tpp_edge *te = &x->plan.edge[e];
 	if (te->op == WPP_TPP_COLD) {
 		LLVMBuildStore(b, load_reg(x, b, x->reg), x->saved);
-		LLVMBuildStore(b, k64(x, WPP_TPP_POISON), x->reg);
+		LLVMBuildStore(b, k64(x, wpp_tpp_poison_base(&x->plan)), x->reg);
 	} else if (te->op == WPP_TPP_RECORD && te->value) {
 		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->reg), k64(x, te->value), ""),
 			       x->reg);

@@ -11,6 +11,8 @@
  *   0 .. nslots-1            the counted paths (rec ids, tpp.h)
  *   nslots                   the cold counter
  *   nslots + 1 + k           edge counter k (obvious path k's defining edge)
+ *   nslots + 1 + nobvious .. the poison slots (cold paths at a recording
+ *                            point; a plan with cold edges only, tpp.h)
  * so a recording holds (fid, counter) pairs; the metadata (mode 6) says how
  * they turn back into paths.
  */

@@ -100,7 +100,8 @@ struct run {
 	uint64_t *train;	     /* per DAG edge, when collecting a profile */
 	/* TPP, as the plan's register code */
 	uint64_t r;
-	uint64_t slot[MAXSLOTS + 1]; /* slot nslots = cold */
+	uint64_t slot[MAXSLOTS + 1]; /* slot nslots = cold, poison slots included */
+	uint64_t poison[MAXSLOTS];   /* by poison slot - wpp_tpp_poison_base */
 	uint64_t ecount[MAXE * 2];
 	/* the truth about the TPP pieces run */
 	uint32_t piece[MAXB + 4], plen;
@@ -225,9 +226,13 @@ static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
 				assert_int_not_equal(t->edge[x->piece[k]].hot_edge, WPP_NONE);
 			x->slot[s]++;
 		} else {
-			/* poisoned: in [2^63, 2^63 + nslots), never near a slot */
-			assert_true(s >= WPP_TPP_POISON && s - WPP_TPP_POISON < t->nslots);
+			/* poisoned: a poison slot of its own, in
+			 * [base, base + nslots) after the edge counters */
+			uint64_t base = wpp_tpp_poison_base(t);
+			assert_true(t->npoison == t->nslots && t->ncold > 0);
+			assert_true(s >= base && s - base < t->npoison);
 			x->slot[t->nslots]++;
+			x->poison[s - base]++;
 			x->poisoned_records++;
 		}
 		break;
@@ -615,6 +620,26 @@ struct setting {
 
 static struct run run_a, run_b;
 
+/* The run's counters as the build's array holds them: the slots, the
+ * cold counter, and each poison slot separately (reconstruction must add
+ * them to the cold counter). */
+static size_t run_slots(const struct wpp_tpp *t, const struct run *x, struct wpp_tpp_count *slots)
+{
+	size_t ns = 0;
+	uint64_t poisoned = 0;
+	for (uint64_t k = 0; k < t->npoison; k++)
+		if (x->poison[k]) {
+			slots[ns++] = (struct wpp_tpp_count){wpp_tpp_poison_base(t) + k, x->poison[k], 0};
+			poisoned += x->poison[k];
+		}
+	for (uint64_t k = 0; k <= t->nslots; k++) {
+		uint64_t c = k == t->nslots ? x->slot[k] - poisoned : x->slot[k];
+		if (c)
+			slots[ns++] = (struct wpp_tpp_count){k, c, 0};
+	}
+	return ns;
+}
+
 /*
  * Runs nwalks random walks (from the current rng state) under plan t and
  * checks the run: every record (in tpp_edge/piece_end), the reconstructed
@@ -633,11 +658,8 @@ static void measure(const struct fn *f, const struct wpp_tpp *t, uint32_t nwalks
 	assert_int_equal(run_b.slot[t->nslots], run_b.cold_seen);
 
 	/* reconstruction */
-	struct wpp_tpp_count slots[MAXSLOTS + 1];
-	size_t ns = 0;
-	for (uint64_t k = 0; k <= t->nslots; k++)
-		if (run_b.slot[k])
-			slots[ns++] = (struct wpp_tpp_count){k, run_b.slot[k], 0};
+	struct wpp_tpp_count slots[2 * MAXSLOTS + 1];
+	size_t ns = run_slots(t, &run_b, slots);
 	struct wpp_tpp_profile prof;
 	assert_int_equal(wpp_tpp_reconstruct(t, slots, ns, run_b.ecount, &prof, why, sizeof(why)),
 			 0);
@@ -809,12 +831,9 @@ static uint32_t cfg_edge(const struct fn *f, const struct wpp_tpp *t, uint32_t u
 static uint64_t slots_profile(const struct wpp_tpp *t, const struct run *x,
 			      struct wpp_tpp_profile *prof)
 {
-	struct wpp_tpp_count slots[MAXSLOTS + 1];
-	size_t ns = 0;
+	struct wpp_tpp_count slots[2 * MAXSLOTS + 1];
+	size_t ns = run_slots(t, x, slots);
 	char why[128];
-	for (uint64_t k = 0; k <= t->nslots; k++)
-		if (x->slot[k])
-			slots[ns++] = (struct wpp_tpp_count){k, x->slot[k], 0};
 	assert_int_equal(wpp_tpp_reconstruct(t, slots, ns, x->ecount, prof, why, sizeof(why)), 0);
 	return prof->cold;
 }
@@ -951,8 +970,9 @@ static void test_figure5(void **state)
 	/* Section 5: cold paths are removed only for a gain.  16 counters fit
 	 * an array of 64 and removing the cold edges saves next to nothing
 	 * on the training run (the chords lie on them either way): the exact
-	 * plan is kept.  With an array of 8, removal is what keeps the
-	 * function out of the hash, so it stays. */
+	 * plan is kept.  With an array of 12, removal is what keeps the
+	 * function out of the hash (4 slots, the cold counter and 4 poison
+	 * slots against 17 counters), so it stays. */
 	char why[128] = "";
 	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 64};
 	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
@@ -960,9 +980,10 @@ static void test_figure5(void **state)
 	assert_int_equal(t.ncold_declined, 4);
 	assert_int_equal(t.nslots, 16);
 	wpp_tpp_free(&t);
-	p.array_max = 8;
+	p.array_max = 12;
 	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
 	assert_int_equal(t.ncold, 4);
+	assert_true(wpp_tpp_ncounters(&t) <= 12 && t.npoison == 4);
 	assert_int_equal(t.ncold_declined, 0);
 	assert_int_equal(t.nslots, 4);
 	wpp_tpp_free(&t);
@@ -1003,7 +1024,9 @@ static void test_figure6(void **state)
 	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
 	assert_int_not_equal(t.edge[header].heat, WPP_TPP_HOT);
 	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
-	assert_true(t.nslots == 4 && t.edge[header].value >= WPP_TPP_POISON - t.nslots);
+	assert_true(t.nslots == 4 && t.npoison == 4);
+	assert_true(t.edge[header].value <= wpp_tpp_poison_base(&t) &&
+		    t.edge[header].value >= wpp_tpp_poison_base(&t) - t.nslots);
 	memset(&run_b, 0, sizeof(run_b));
 	static const uint32_t twice[] = {0, 1, 2, 4, 1, 3, 4, 5, 6, 8};
 	replay(&f, &t, &run_b, twice, 10, 1);
@@ -1030,8 +1053,8 @@ static void test_figure6(void **state)
 	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
 	assert_int_equal(t.edge[header].heat, WPP_TPP_HOT);
 	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
-	assert_true(t.edge[header].value < t.nslots ||
-		    t.edge[header].value > WPP_TPP_POISON + t.nslots);
+	assert_int_not_equal(t.edge[header].rec_edge, WPP_NONE);
+	assert_true(t.edge[header].value == t.rec.edges[t.edge[header].rec_edge].inc);
 	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
 
@@ -1105,7 +1128,7 @@ static void test_aodf_by_hand(void **state)
 
 	/* bad input: one reason, nothing half-filled */
 	char why[128] = "";
-	struct wpp_tpp_count bad = {t.nslots + 1, 1, 0};
+	struct wpp_tpp_count bad = {wpp_tpp_ncounters(&t), 1, 0};
 	struct wpp_tpp_profile none;
 	assert_int_equal(wpp_tpp_reconstruct(&t, &bad, 1, run_b.ecount, &none, why, sizeof(why)),
 			 -1);

@@ -13,6 +13,10 @@
  *   c <  nslots              the counted path whose rec value sum is c
  *   c == nslots              the cold counter
  *   c == nslots + 1 + k      obvious path k's defining edge
+ *   nslots + 1 + nobvious <= c < 2 nslots + 1 + nobvious
+ *                            a poison slot: a cold path that reached a
+ *                            recording point (counted with the cold
+ *                            counter; plans with cold edges only)
  * and of a function counted plainly (WPP_TPP_HOW_PLAIN: the profile was
  * stale for it) the Ball-Larus path id, as in WPP_MODE_COUNTS.
  *
