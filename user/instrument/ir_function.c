@@ -692,6 +692,13 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	}
 	if (x.tpp && wpp_ir_tpp_needs_saved(x.tpp))
 		x.tpp->saved = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.tpp.saved");
+	if (x.tpp) {
+		x.tpp->counts = x.counts;
+		x.tpp->first = x.count_first;
+		/* allocation failure: every counter stays in memory */
+		(void)wpp_ir_tpp_accum_prepare(x.tpp, x.b, &c.cfg, &d, c.blocks,
+					       tu->probes.reg_md_kind, no_md);
+	}
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.wet)

@@ -47,6 +47,8 @@ out:
 
 void wpp_ir_tpp_free(struct wpp_ir_tpp *x)
 {
+	wpp_tpp_accum_free(&x->accum);
+	free(x->acc_slot);
 	if (x->active)
 		wpp_tpp_free(&x->plan);
 	memset(x, 0, sizeof(*x));
@@ -57,10 +59,54 @@ uint64_t wpp_ir_tpp_ncounters(const struct wpp_ir_tpp *x)
 	return wpp_tpp_ncounters(&x->plan);
 }
 
+static int has_flush(const struct wpp_ir_tpp *x, uint32_t e)
+{
+	return x->accum.flush_start && x->accum.flush_start[e] != x->accum.flush_start[e + 1];
+}
+
 int wpp_ir_tpp_has_code(const struct wpp_ir_tpp *x, uint32_t e)
 {
 	const struct wpp_tpp_edge *te = &x->plan.edge[e];
-	return te->op != WPP_TPP_NONE || te->counter != WPP_NONE;
+	return te->op != WPP_TPP_NONE || te->counter != WPP_NONE || has_flush(x, e);
+}
+
+/* Inline asm may do anything a call does (a syscall that exits). */
+static int has_inline_asm(LLVMBasicBlockRef bb)
+{
+	for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+		if (LLVMGetInstructionOpcode(i) == LLVMCall &&
+		    LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+			return 1;
+	return 0;
+}
+
+int wpp_ir_tpp_accum_prepare(struct wpp_ir_tpp *x, LLVMBuilderRef b, const struct wpp_cfg *cfg,
+			     const struct wpp_dag *d, LLVMBasicBlockRef *blocks, unsigned md_kind,
+			     LLVMValueRef md)
+{
+	const char *env = getenv("WPP_TPP_ACCUM");
+	if (x->first == UINT64_MAX || !x->plan.nobvious || (env && strcmp(env, "0") == 0))
+		return 0;
+	uint8_t *opaque = malloc((size_t)cfg->nblocks + 1);
+	if (!opaque)
+		return -1;
+	for (uint32_t v = 0; v < cfg->nblocks; v++)
+		opaque[v] = (uint8_t)has_inline_asm(blocks[v]);
+	int rc = wpp_tpp_accum_plan(&x->accum, &x->plan, cfg, d, opaque);
+	free(opaque);
+	if (rc || !x->accum.nacc)
+		return rc;
+	x->acc_slot = calloc(x->plan.nobvious, sizeof(LLVMValueRef));
+	if (!x->acc_slot) {
+		wpp_tpp_accum_free(&x->accum);
+		return -1;
+	}
+	for (uint32_t k = 0; k < x->plan.nobvious; k++)
+		if (x->accum.acc[k]) {
+			x->acc_slot[k] = LLVMBuildAlloca(b, x->counts->p->i64, "wpp.tpp.acc");
+			LLVMSetMetadata(x->acc_slot[k], md_kind, md);
+		}
+	return 0;
 }
 
 int wpp_ir_tpp_needs_saved(const struct wpp_ir_tpp *x)
@@ -108,6 +154,33 @@ static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
 void wpp_ir_tpp_emit_entry(struct wpp_ir_tpp *x, LLVMBuilderRef b)
 {
 	LLVMBuildStore(b, k64(x, wpp_tpp_poison_base(&x->plan)), x->reg);
+	for (uint32_t k = 0; x->acc_slot && k < x->plan.nobvious; k++)
+		if (x->acc_slot[k])
+			LLVMBuildStore(b, k64(x, 0), x->acc_slot[k]);
+}
+
+/* Edge counter k: one more execution, in its register or in memory. */
+static void count_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t k)
+{
+	if (x->acc_slot && x->acc_slot[k])
+		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->acc_slot[k]), k64(x, 1), ""),
+			       x->acc_slot[k]);
+	else
+		count(x, b, k64(x, x->plan.nslots + 1 + k));
+}
+
+/* Leaving a loop: its edge counters' registers into memory, and cleared. */
+static void flush_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
+{
+	if (!has_flush(x, e))
+		return;
+	for (uint32_t i = x->accum.flush_start[e]; i < x->accum.flush_start[e + 1]; i++) {
+		uint32_t k = x->accum.flush[i];
+		wpp_emit_count_array_add(x->counts, b, x->base, x->first,
+					 k64(x, x->plan.nslots + 1 + k),
+					 load_reg(x, b, x->acc_slot[k]));
+		LLVMBuildStore(b, k64(x, 0), x->acc_slot[k]);
+	}
 }
 
 void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
@@ -130,8 +203,9 @@ void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
 	default:
 		break;
 	}
+	flush_edge(x, b, e);
 	if (te->counter != WPP_NONE)
-		count(x, b, k64(x, x->plan.nslots + 1 + te->counter));
+		count_edge(x, b, te->counter);
 }
 
 void wpp_ir_tpp_emit_landing(struct wpp_ir_tpp *x, LLVMBuilderRef b)

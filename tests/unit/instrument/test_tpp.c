@@ -34,6 +34,7 @@
 #include "instrument/dag.h"
 #include "instrument/numbering.h"
 #include "instrument/tpp.h"
+#include "instrument/tpp_accum.h"
 #include "wpp/meta_format.h"
 
 #define BIG (UINT64_C(1) << 62)
@@ -103,6 +104,7 @@ struct run {
 	uint64_t slot[MAXSLOTS + 1]; /* slot nslots = cold, poison slots included */
 	uint64_t poison[MAXSLOTS];   /* by poison slot - wpp_tpp_poison_base */
 	uint64_t ecount[MAXE * 2];
+	uint64_t acc[MAXE * 2]; /* edge counters held in registers (tpp_accum.h) */
 	/* the truth about the TPP pieces run */
 	uint32_t piece[MAXB + 4], plen;
 	uint64_t truth_hot[MAXSLOTS]; /* by TPP id */
@@ -202,12 +204,26 @@ static void piece_end(const struct wpp_tpp *t, struct run *x)
 	x->plen = 0;
 }
 
+/* When set, the plan's edge counters accumulate as the pass emits them:
+ * in a register inside their call-free loop, added to memory on the
+ * loop's exit edges. */
+static const struct wpp_tpp_accum *accum;
+
 static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
 {
 	const struct wpp_tpp_edge *te = &t->edge[g];
 	assert_true(x->plen < MAXB + 4);
 	x->piece[x->plen++] = g;
-	if (te->counter != WPP_NONE)
+	for (uint32_t i = accum ? accum->flush_start[g] : 0; accum && i < accum->flush_start[g + 1];
+	     i++) {
+		uint32_t k = accum->flush[i];
+		assert_true(accum->acc[k]);
+		x->ecount[k] += x->acc[k];
+		x->acc[k] = 0;
+	}
+	if (te->counter != WPP_NONE && accum && accum->acc[te->counter])
+		x->acc[te->counter]++;
+	else if (te->counter != WPP_NONE)
 		x->ecount[te->counter]++;
 	switch (te->op) {
 	case WPP_TPP_ADD:
@@ -255,6 +271,9 @@ static void walk_seq(const struct fn *f, const struct wpp_tpp *t, struct run *x,
 	static uint64_t garbage = 0x853c49e6748fea9bu; /* apart from the walks' rng */
 	uint32_t b = 0, n = f->n;
 	x->plen = x->npending = 0; /* an `unreachable` dropped the last ones */
+	/* the last walk left its loops by edges that flushed the registers */
+	for (uint32_t k = 0; t && k < t->nobvious; k++)
+		assert_int_equal(x->acc[k], 0);
 	/* whatever the register held: only the plan's code may matter */
 	garbage ^= garbage << 13, garbage ^= garbage >> 7, garbage ^= garbage << 17;
 	x->r = garbage;
@@ -648,13 +667,25 @@ static size_t run_slots(const struct wpp_tpp *t, const struct run *x, struct wpp
  * pieces of the recorded Ball-Larus paths, and with exact (thresholds 0,
  * training = this run) the profile against Ball-Larus id for id.
  */
+static uint64_t accum_counters, accum_executions; /* for test_random's summary */
+
 static void measure(const struct fn *f, const struct wpp_tpp *t, uint32_t nwalks, int cold,
 		    int exact)
 {
 	char why[128] = "";
+	struct wpp_tpp_accum acc;
 	memset(&run_b, 0, sizeof(run_b));
+	assert_int_equal(wpp_tpp_accum_plan(&acc, t, &f->cfg, &f->d, NULL), 0);
+	accum = &acc;
+	accum_counters += acc.nacc;
 	for (uint32_t i = 0; i < nwalks; i++)
 		walk(f, t, &run_b);
+	for (uint32_t k = 0; k < t->nobvious; k++) {
+		assert_int_equal(run_b.acc[k], 0);
+		accum_executions += acc.acc[k] ? run_b.ecount[k] : 0;
+	}
+	accum = NULL;
+	wpp_tpp_accum_free(&acc);
 	assert_int_equal(run_b.slot[t->nslots], run_b.cold_seen);
 
 	/* reconstruction */
@@ -780,9 +811,12 @@ static void test_random(void **state)
 	print_message(
 	    "%u functions x settings; %u with poisoned paths recorded, %u with every path "
 	    "obvious, %u with loops disconnected, %u truncated; with an array limit, cold "
-	    "removal declined in %u, kept in %u\n",
-	    functions, poisoned, obvious_fns, cut_fns, truncated, declined, kept);
+	    "removal declined in %u, kept in %u; %llu edge counters in registers, "
+	    "%llu executions counted there\n",
+	    functions, poisoned, obvious_fns, cut_fns, truncated, declined, kept,
+	    (unsigned long long)accum_counters, (unsigned long long)accum_executions);
 	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20 && truncated > 20);
+	assert_true(accum_counters > 100 && accum_executions > 1000);
 	assert_true(declined > 20 && kept > 20);
 }
 
