@@ -129,6 +129,7 @@ int wpp_tpp_accum_plan(struct wpp_tpp_accum *a, const struct wpp_tpp *t, const s
 	uint32_t *out_start = calloc((size_t)n + 1, sizeof(uint32_t));
 	uint32_t *out = malloc(((size_t)cfg->nedges + 1) * sizeof(uint32_t));
 	uint8_t *in_loop = calloc((size_t)n + 1, 1);
+	uint64_t *exits = NULL; /* per loop: training executions of its exit edges */
 	int rc = -1;
 
 	memset(a, 0, sizeof(*a));
@@ -149,11 +150,30 @@ int wpp_tpp_accum_plan(struct wpp_tpp_accum *a, const struct wpp_tpp *t, const s
 			out[fill[cfg->edge_src[e]]++] = e;
 		free(fill);
 	}
-	if (find_loops(&l, cfg, d, opaque, out_start, out))
+	if (find_loops(&l, cfg, d, opaque, out_start, out) ||
+	    !(exits = calloc((size_t)l.n + 1, sizeof(uint64_t))))
 		goto out;
+	/* how often each loop was left in training */
+	for (uint32_t i = 0; i < l.n; i++) {
+		for (uint32_t j = l.bstart[i]; j < l.bstart[i + 1]; j++)
+			in_loop[l.body[j]] = 1;
+		for (uint32_t j = l.bstart[i]; j < l.bstart[i + 1]; j++)
+			for (uint32_t x = out_start[l.body[j]]; x < out_start[l.body[j] + 1]; x++)
+				if (!in_loop[cfg->edge_dst[out[x]]]) {
+					uint64_t c = t->edge[d->cfg_edge_dag[out[x]]].train;
+					exits[i] = exits[i] + c < c ? UINT64_MAX : exits[i] + c;
+				}
+		for (uint32_t j = l.bstart[i]; j < l.bstart[i + 1]; j++)
+			in_loop[l.body[j]] = 0;
+	}
 	for (uint32_t k = 0; k < nk; k++) {
 		uint32_t b = counter_block(t, cfg, t->obvious[k].edge);
+		uint64_t runs = t->edge[t->obvious[k].edge].train;
 		loop_of[k] = b == WPP_NONE ? WPP_NONE : l.best[b];
+		/* a flush costs more than an add to memory: only where the
+		 * training counted at least two per time the loop was left */
+		if (loop_of[k] != WPP_NONE && (runs == 0 || runs / 2 < exits[loop_of[k]]))
+			loop_of[k] = WPP_NONE;
 		a->acc[k] = loop_of[k] != WPP_NONE;
 		a->nacc += a->acc[k];
 	}
@@ -206,6 +226,6 @@ out:
 	if (rc)
 		wpp_tpp_accum_free(a);
 	free(l.body), free(l.bstart), free(l.best);
-	free(loop_of), free(out_start), free(out), free(in_loop);
+	free(loop_of), free(out_start), free(out), free(in_loop), free(exits);
 	return rc;
 }

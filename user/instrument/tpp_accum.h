@@ -15,6 +15,10 @@
  * every way out passes an edge that flushes it (a process killed inside
  * the loop loses them, as it would lose a path in flight).
  *
+ * A flush costs more instructions than the add to memory it replaces, so
+ * a counter accumulates only where the training ran it at least twice per
+ * exit of its loop (never in a function the training did not run).
+ *
  * The loop of a counter is the largest natural loop (loops.h) that holds
  * its block and has no block that calls (CALL_HEAD), ends in an indirect
  * branch (INDIRECT_SRC: its edges carry no code), is opaque to the caller
