@@ -36,7 +36,8 @@ static int loop_ok(const struct wpp_cfg *cfg, const uint8_t *opaque, const uint3
 {
 	for (uint32_t i = 0; i < nbody; i++) {
 		uint32_t b = body[i];
-		if (b == 0 || (cfg->block_flags[b] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_INDIRECT_SRC)) ||
+		if (b == 0 ||
+		    (cfg->block_flags[b] & (WPP_CFGB_CALL_HEAD | WPP_CFGB_INDIRECT_SRC)) ||
 		    cfg->block_exit[b] != WPP_CFG_EXIT_NONE || (opaque && opaque[b]))
 			return 0;
 		for (uint32_t k = out_start[b]; k < out_start[b + 1]; k++) {
