@@ -9,7 +9,8 @@
 # the path profile read back from the tpp recording (counters decoded
 # through the plan tables of metadata mode 6) must equal the count build's,
 # path by path and count by count, over shm and BPF, with the hash (a
-# 16384-path function; every function through it) as well as arrays, and
+# 16384-path function; every function through it; paths in the hash and
+# the other counters in the array) as well as arrays, and
 # C++ exceptions (tests/e2e/tpp/tpp_eh.cpp: invokes and landing pads).  A
 # stale profile (one function changed) is one warning line and that
 # function counts plain Ball-Larus paths.  TPP(5,15) builds run the same
@@ -132,6 +133,10 @@ for spec in branches:::shm switches:::shm computed_goto:::shm longjmp:::shm vari
 done
 one count_mix "$COUNT_SRC/count_mix.c" 0 "shm bpf"
 WPP_COUNT_ARRAY_MAX_PATHS=0 one interp_hash "$CORPUS/interp.c" 0 shm
+# small arrays: functions with more counters count their paths in the hash
+# and their cold and edge counters in the array (WPP_TPP_HOW_SPLIT)
+WPP_COUNT_ARRAY_MAX_PATHS=6 one interp_split "$CORPUS/interp.c" 0 shm
+WPP_COUNT_ARRAY_MAX_PATHS=24 one branches_split "$CORPUS/branches.c" 0 shm
 # C++ exceptions: landing pads, unwind edges hot and cold
 LIBS=-lstdc++ one tpp_eh "$ROOT/tests/e2e/tpp/tpp_eh.cpp" 0 "shm bpf" x
 # the register builds must have differed somewhere, or nothing was tested

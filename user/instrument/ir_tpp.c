@@ -136,17 +136,37 @@ static void count(struct wpp_ir_tpp *x, LLVMBuilderRef b, LLVMValueRef slot)
 		wpp_emit_count_array(x->counts, b, x->base, x->first, slot);
 }
 
+/* The cold counter (k = 0) or edge counter k - 1: in a split function the
+ * array's counter k (meta_tpp.h), else the plan's counter nslots + k. */
+static LLVMValueRef side_counter(struct wpp_ir_tpp *x, uint64_t k)
+{
+	return k64(x, x->split ? k : x->plan.nslots + k);
+}
+
 /* count[r + k]++, counting mode's path end: a hot path's register holds
  * its slot, a poisoned one a poison slot (tpp.h), so no bound check is
  * needed (the paper's appendix A.1 picks the cold counter with a compare
  * and a conditional move here; test_tpp checks s against the slot or the
- * poison range on every recorded path of its random CFGs). */
+ * poison range on every recorded path of its random CFGs).  A hashed
+ * function with cold edges does pick the cold counter, by a compare and
+ * a select: there every poison slot would be one more key in the
+ * thread's hash, probed and missed, where one cold key is a hit. */
 static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
 {
 	LLVMValueRef s = load_reg(x, b, x->reg);
 	if (k)
 		s = LLVMBuildAdd(b, s, k64(x, k), "");
-	count(x, b, s);
+	int hashed = x->first == UINT64_MAX || x->split;
+	if (hashed && x->plan.ncold) {
+		LLVMValueRef n = k64(x, x->plan.nslots);
+		s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, n, ""), s, n,
+				    "wpp.tpp.slot");
+	}
+	if (x->split) /* after the array's counters (meta_tpp.h) */
+		wpp_emit_count_hash(x->counts, b, x->fidw,
+				    LLVMBuildAdd(b, s, k64(x, 1 + (uint64_t)x->plan.nobvious), ""));
+	else
+		count(x, b, s);
 }
 
 /* Every path that reaches a recording point sets the register first; the
@@ -166,7 +186,7 @@ static void count_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t k)
 		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->acc_slot[k]), k64(x, 1), ""),
 			       x->acc_slot[k]);
 	else
-		count(x, b, k64(x, x->plan.nslots + 1 + k));
+		count(x, b, side_counter(x, 1 + (uint64_t)k));
 }
 
 /* Leaving a loop: its edge counters' registers into memory, and cleared. */
@@ -177,7 +197,7 @@ static void flush_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
 	for (uint32_t i = x->accum.flush_start[e]; i < x->accum.flush_start[e + 1]; i++) {
 		uint32_t k = x->accum.flush[i];
 		wpp_emit_count_array_add(x->counts, b, x->base, x->first,
-					 k64(x, x->plan.nslots + 1 + k),
+					 side_counter(x, 1 + (uint64_t)k),
 					 load_reg(x, b, x->acc_slot[k]));
 		LLVMBuildStore(b, k64(x, 0), x->acc_slot[k]);
 	}
@@ -198,7 +218,7 @@ void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
 		record(x, b, te->value);
 		break;
 	case WPP_TPP_COLD:
-		count(x, b, k64(x, x->plan.nslots));
+		count(x, b, side_counter(x, 0));
 		break;
 	default:
 		break;

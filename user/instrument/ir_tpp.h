@@ -14,7 +14,11 @@
  *   nslots + 1 + nobvious .. the poison slots (cold paths at a recording
  *                            point; a plan with cold edges only, tpp.h)
  * so a recording holds (fid, counter) pairs; the metadata (mode 6) says how
- * they turn back into paths.
+ * they turn back into paths.  A function with too many counters for the
+ * array splits them (WPP_TPP_HOW_SPLIT, meta_tpp.h): its paths go to the
+ * hash, its cold counter and edge counters to an array range of 1 +
+ * nobvious, so the obvious paths of a hashed function cost an add to
+ * memory, not a hash probe.
  */
 #ifndef WPP_INSTRUMENT_IR_TPP_H
 #define WPP_INSTRUMENT_IR_TPP_H
@@ -38,6 +42,9 @@ struct wpp_ir_tpp {
 	LLVMValueRef base;  /* the thread's array (array functions) */
 	LLVMValueRef fidw;  /* the fid word (hashed functions) */
 	uint64_t first;	    /* first counter, or UINT64_MAX: the hash */
+	/* the paths count in the hash under fidw, the cold counter and the
+	 * edge counters in the array from first (WPP_TPP_HOW_SPLIT) */
+	int split;
 	/* edge counters kept in registers inside loops that call nothing
 	 * (tpp_accum.h), each in an alloca promoted like the register */
 	struct wpp_tpp_accum accum;

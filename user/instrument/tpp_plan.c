@@ -445,22 +445,27 @@ out:
 /*
  * What a plan would execute on the training run, in rough instructions:
  * register code 1, a counter increment 3 in the array and 20 in the hash
- * (a call).  Only to compare two plans of one function.
+ * (a call).  A plan too big for the array keeps its cold counter and edge
+ * counters there all the same (ir_tpp.h, WPP_TPP_HOW_SPLIT).  Only to
+ * compare two plans of one function.
  */
 static double training_cost(const struct wpp_tpp *t, uint64_t array_max)
 {
 	double inc = wpp_tpp_ncounters(t) > array_max ? 20 : 3, cost = 0;
+	double side = 1 + (uint64_t)t->nobvious > array_max ? 20 : 3;
 	for (uint32_t g = 0; g < t->full.nedges; g++) {
 		const struct wpp_tpp_edge *te = &t->edge[g];
-		double c = te->counter != WPP_NONE ? inc : 0;
+		double c = te->counter != WPP_NONE ? side : 0;
 		switch (te->op) {
 		case WPP_TPP_ADD:
 		case WPP_TPP_SET:
 			c += 1;
 			break;
 		case WPP_TPP_RECORD:
-		case WPP_TPP_COLD:
 			c += inc;
+			break;
+		case WPP_TPP_COLD:
+			c += side;
 			break;
 		default:
 			break;
