@@ -225,9 +225,9 @@ static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
 	while (at && LLVMIsAAllocaInst(at))
 		at = LLVMGetNextInstruction(at);
 	position_before(x, at);
-	if (x->count_first == UINT64_MAX)
+	if (x->count_first == UINT64_MAX || (x->tpp && x->tpp->split))
 		x->fidw = wpp_emit_fid_word(x->p, x->b, local_index);
-	else
+	if (x->count_first != UINT64_MAX)
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
 	if (x->pinc) /* residual paths load it, interesting ones never do */
 		x->fid_slot = wpp_fid_slot_global(x->p, local_index);
@@ -647,8 +647,13 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	if (tu->mode == WPP_MODE_PPP &&
 	    wpp_mb_add_ppp(&tu->meta, ids, nids, plan.how, plan.interval))
 		goto out;
+	/* a plan too big for the array counts its paths in the hash and the
+	 * rest in the array, when that fits (ir_tpp.h) */
+	int tpp_split = tpp.active &&
+			wpp_counts_would_hash(&tu->counts, wpp_ir_tpp_ncounters(&tpp)) &&
+			!wpp_counts_would_hash(&tu->counts, 1 + (uint64_t)tpp.plan.nobvious);
 	if (tu->mode == WPP_MODE_TPP &&
-	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL, d.nedges))
+	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL, d.nedges, tpp_split))
 		goto out;
 
 	x.p = &tu->probes;
@@ -677,7 +682,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	} else if (x.counts && tpp.active) {
 		x.tpp = &tpp;
 		x.d = &tpp.plan.full;
-		x.count_first = wpp_counts_add_function(x.counts, wpp_ir_tpp_ncounters(&tpp));
+		tpp.split = tpp_split;
+		x.count_first =
+		    wpp_counts_add_function(x.counts, tpp_split ? 1 + (uint64_t)tpp.plan.nobvious
+								: wpp_ir_tpp_ncounters(&tpp));
 	} else if (x.counts) {
 		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
 	}
@@ -692,6 +700,13 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	}
 	if (x.tpp && wpp_ir_tpp_needs_saved(x.tpp))
 		x.tpp->saved = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.tpp.saved");
+	if (x.tpp) {
+		x.tpp->counts = x.counts;
+		x.tpp->first = x.count_first;
+		/* allocation failure: every counter stays in memory */
+		(void)wpp_ir_tpp_accum_prepare(x.tpp, x.b, &c.cfg, &d, c.blocks,
+					       tu->probes.reg_md_kind, no_md);
+	}
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.wet)
