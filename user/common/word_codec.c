@@ -19,6 +19,7 @@
  */
 #include "common/word_codec.h"
 
+#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -262,10 +263,22 @@ int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint3
 struct wc_encoder {
 	struct tok_state tokens_state;
 	ZSTD_CCtx *zc; /* level and checksum set once */
+	void *lz4_state;
 	unsigned char *tokens, *packed;
 	size_t ntokens, cap_tokens, cap_packed;
 	int failed; /* a wc_add ran out of memory: wc_finish says so */
+	/* What LZ4 and zstd made of recent chunks' tokens, in 1/4096ths of
+	 * the token bytes (0: not measured yet), and the zstd chunks since
+	 * LZ4 was last measured beside one. */
+	uint32_t lz4_ratio, zstd_ratio, since_sample;
 };
+
+/* A zstd chunk in this many is LZ4-coded too, to keep lz4_ratio current
+ * while zstd is chosen (a sixteenth of LZ4's cost: a few percent). */
+#define SAMPLE_EVERY 16
+/* zstd's gain over LZ4 below which LZ4 is used whatever the allowance
+ * (zstd within 10 % of LZ4's bytes). */
+#define SMALL_GAIN_RATIO_4096 3686u
 
 struct wc_encoder *wc_encoder_new(int level)
 {
@@ -274,11 +287,14 @@ struct wc_encoder *wc_encoder_new(int level)
 	if (!e)
 		return NULL;
 	e->zc = ZSTD_createCCtx();
+	e->lz4_state = malloc((size_t)LZ4_sizeofState());
 	/* The frame's checksum (XXH64 of the tokens, a few percent of the
 	 * time) catches payloads that a crafted chunk CRC let through. */
-	if (!e->zc || ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_compressionLevel, level)) ||
+	if (!e->zc || !e->lz4_state ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_compressionLevel, level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_checksumFlag, 1))) {
 		ZSTD_freeCCtx(e->zc);
+		free(e->lz4_state);
 		free(e);
 		return NULL;
 	}
@@ -291,6 +307,7 @@ void wc_encoder_free(struct wc_encoder *e)
 	if (!e)
 		return;
 	ZSTD_freeCCtx(e->zc);
+	free(e->lz4_state);
 	free(e->tokens);
 	free(e->packed);
 	free(e);
@@ -329,25 +346,97 @@ int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 	return 0;
 }
 
-const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec)
+/* Blend a measured size into a ratio (of the token bytes, /4096): recent
+ * chunks weigh most, a phase change shows within a few chunks. */
+static void learn_ratio(uint32_t *ratio, size_t bytes, size_t ntokens)
 {
-	size_t nz, bound;
+	uint64_t r = ntokens ? (uint64_t)bytes * 4096 / ntokens : 4096;
+
+	r = r ? r : 1;
+	*ratio = *ratio ? (uint32_t)((*ratio * UINT64_C(3) + r) / 4) : (uint32_t)r;
+}
+
+/* The tokens as one LZ4 block behind their length, at out (room for
+ * lz4_bound(ntokens)); the payload's size, or 0 when LZ4 failed. */
+static size_t lz4_bound(size_t ntokens)
+{
+	return (size_t)LZ4_compressBound((int)ntokens) + 10;
+}
+static size_t lz4_pack(struct wc_encoder *e, unsigned char *out)
+{
+	unsigned char *p = varint_put(out, e->ntokens);
+	int room = (int)(lz4_bound(e->ntokens) - (size_t)(p - out));
+	int n = LZ4_compress_fast_extState(e->lz4_state, (const char *)e->tokens, (char *)p,
+					   (int)e->ntokens, room, 1);
+	return n > 0 ? (size_t)(p - out) + (size_t)n : 0;
+}
+
+/* zstd of the tokens into e->packed from offset at: its size, or 0. */
+static size_t zstd_pack(struct wc_encoder *e, size_t at)
+{
+	size_t nz =
+	    ZSTD_compress2(e->zc, e->packed + at, e->cap_packed - at, e->tokens, e->ntokens);
+	return ZSTD_isError(nz) ? 0 : nz;
+}
+
+const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec)
+{
+	size_t nt, zbound, lbound, nz = 0, nl = 0;
+	int use_lz4 = 0, sample = 0;
 
 	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
 		return NULL;
 	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
-	bound = ZSTD_compressBound(e->ntokens);
-	if (reserve(&e->packed, &e->cap_packed, 0, bound) < 0)
+	nt = e->ntokens;
+	if (allowance > 0 && (uint64_t)allowance >= nt && nt) {
+		*len = nt; /* small enough as they are */
+		*codec = WC_CODEC_TOKENS;
+		return e->tokens;
+	}
+	if (allowance > 0) {
+		uint64_t predicted = (uint64_t)nt * e->lz4_ratio / 4096;
+		use_lz4 = e->lz4_ratio && (predicted <= (uint64_t)allowance ||
+					   (uint64_t)e->zstd_ratio * 4096 >=
+					       (uint64_t)e->lz4_ratio * SMALL_GAIN_RATIO_4096);
+		sample = !e->lz4_ratio || (!use_lz4 && ++e->since_sample >= SAMPLE_EVERY);
+	}
+	/* zstd's output first, LZ4's after it: a sample keeps both. */
+	zbound = ZSTD_compressBound(nt);
+	lbound = lz4_bound(nt);
+	if (reserve(&e->packed, &e->cap_packed, 0, zbound + lbound) < 0)
 		return NULL;
-	nz = ZSTD_compress2(e->zc, e->packed, bound, e->tokens, e->ntokens);
-	if (!ZSTD_isError(nz) && nz < e->ntokens) {
+	if (use_lz4 || sample) {
+		nl = lz4_pack(e, e->packed + zbound);
+		learn_ratio(&e->lz4_ratio, nl ? nl : nt, nt);
+	}
+	if (!use_lz4 || sample) {
+		nz = zstd_pack(e, 0);
+		learn_ratio(&e->zstd_ratio, nz ? nz : nt, nt);
+	}
+	if (sample) {
+		e->since_sample = 0;
+		/* Both measured: LZ4 if it fits or zstd gains little. */
+		use_lz4 = nl && (!nz || nl <= (uint64_t)allowance ||
+				 (uint64_t)nz * 4096 >= (uint64_t)nl * SMALL_GAIN_RATIO_4096);
+	}
+	if (use_lz4 && nl && nl < nt) {
+		*len = nl;
+		*codec = WC_CODEC_TOKENS_LZ4;
+		return e->packed + zbound;
+	}
+	if (!use_lz4 && nz && nz < nt) {
 		*len = nz;
 		*codec = WC_CODEC_TOKENS_ZSTD;
 		return e->packed;
 	}
-	*len = e->ntokens;
+	*len = nt;
 	*codec = WC_CODEC_TOKENS;
 	return e->tokens;
+}
+
+const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec)
+{
+	return wc_finish_within(e, 0, len, codec);
 }
 
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
@@ -392,18 +481,35 @@ void wc_decoder_free(struct wc_decoder *d)
 int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, uint64_t *words,
 	      uint32_t n, const char **why)
 {
+	const unsigned char *at = in, *end = at + len;
+	unsigned long long size;
+	size_t got;
+
 	if (codec == WC_CODEC_TOKENS)
 		return tokens_decode(&d->tables, in, len, words, n, why);
-	if (codec != WC_CODEC_TOKENS_ZSTD) {
+	/* Both coders say how many token bytes they hold, and none valid is
+	 * bigger than n words' worst tokens: a crafted size cannot make us
+	 * allocate more. */
+	if (codec == WC_CODEC_TOKENS_ZSTD) {
+		size = ZSTD_getFrameContentSize(in, len);
+		if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
+			*why = "bad zstd frame header";
+			return -1;
+		}
+	} else if (codec == WC_CODEC_TOKENS_LZ4) {
+		uint64_t v;
+		if (get_varint(&at, end, &v) < 0) {
+			*why = "LZ4 payload's length cut short";
+			return -1;
+		}
+		size = v;
+	} else {
 		*why = "unknown codec";
 		return -1;
 	}
-	/* The frame must say how big it is, and no valid one is bigger than
-	 * n words' worst tokens: a crafted size cannot make us allocate more. */
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	size_t bound = wc_tokens_bound(n);
-	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > bound) {
-		*why = "bad zstd frame header";
+	if (size > wc_tokens_bound(n)) {
+		*why = codec == WC_CODEC_TOKENS_ZSTD ? "bad zstd frame header"
+						     : "LZ4 payload's length out of range";
 		return -1;
 	}
 	if (d->cap < size || !d->tokens) {
@@ -416,10 +522,20 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		d->tokens = t;
 		d->cap = cap;
 	}
-	size_t got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
-	if (ZSTD_isError(got) || got != size) {
-		*why = "corrupt zstd frame";
-		return -1;
+	if (codec == WC_CODEC_TOKENS_ZSTD) {
+		got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
+		if (ZSTD_isError(got) || got != size) {
+			*why = "corrupt zstd frame";
+			return -1;
+		}
+	} else {
+		int n4 = LZ4_decompress_safe((const char *)at, (char *)d->tokens, (int)(end - at),
+					     (int)size);
+		if (n4 < 0 || (size_t)n4 != size) {
+			*why = "corrupt LZ4 block";
+			return -1;
+		}
+		got = (size_t)n4;
 	}
 	return tokens_decode(&d->tables, d->tokens, got, words, n, why);
 }

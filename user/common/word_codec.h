@@ -15,7 +15,9 @@
  *     loop alternating two paths), so most words are one bit of a run.
  *  2. zstd (Debian's libzstd) over the token bytes, which finds the
  *     repeated *sequences* of misses the order-1 table cannot; dropped
- *     when it does not shrink the tokens.
+ *     when it does not shrink the tokens.  Where the caller can afford
+ *     more bytes (wc_finish_within), a cheaper second stage: LZ4 (Debian's
+ *     liblz4, a third of zstd's time on tokens) or none at all.
  *
  * Why this shape and not zstd or LZ4 on the raw words: measured in
  * docs/benchmarks.md ("Compressing batches").
@@ -33,6 +35,7 @@
 enum wc_codec {
 	WC_CODEC_TOKENS = 1,	  /* token bytes as they are */
 	WC_CODEC_TOKENS_ZSTD = 2, /* one zstd frame of the token bytes */
+	WC_CODEC_TOKENS_LZ4 = 3,  /* varint token length, one LZ4 block of them */
 };
 
 /* Largest token stream of n words (a literal is at most 4 + 10 bytes). */
@@ -62,6 +65,13 @@ void wc_encoder_free(struct wc_encoder *e);
 void wc_begin(struct wc_encoder *e);
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
 const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
+/* wc_finish, allowed up to allowance payload bytes if that buys CPU: the
+ * token bytes as they are when they fit, else LZ4 when the LZ4 size this
+ * encoder has been measuring (every chunk it LZ4s, and every 16th zstd one
+ * for the comparison) predicts a fit or zstd's gain over LZ4 is under a
+ * tenth; else zstd as wc_finish.  allowance <= 0: always wc_finish's
+ * choice.  The caller keeps the account (record_sink: bytes per record). */
+const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec);
 /* wc_begin, wc_add, wc_finish of one piece. */
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
 		      uint32_t *codec);

@@ -15,6 +15,7 @@ struct wpp_batch_group {
 	size_t head_cap;
 	uint32_t nbatches;
 	uint64_t words;
+	int64_t allowance; /* wpp_batch_group_allow */
 	int failed;
 	/* what the last write wrote (wpp_batch_group_last) */
 	const void *last_packed;
@@ -94,6 +95,11 @@ uint64_t wpp_batch_group_words(const struct wpp_batch_group *g)
 	return g->words;
 }
 
+void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes)
+{
+	g->allowance = chunk_bytes;
+}
+
 int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes)
 {
 	struct wpp_chunk_batch_z z;
@@ -106,15 +112,18 @@ int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint6
 		g->last_head_len = g->last_packed_len = 0; /* nothing written */
 		return 0;
 	}
-	if (!g->failed)
-		packed = wc_finish(g->enc, &len, &codec);
+	head_len = HEADS_OFFSET + (size_t)g->nbatches * sizeof(struct wpp_chunk_batch);
+	if (!g->failed) {
+		int64_t fixed = (int64_t)(sizeof(struct wpp_chunk_header) + head_len);
+		int64_t room = g->allowance > fixed ? g->allowance - fixed : 0;
+		packed = wc_finish_within(g->enc, room, &len, &codec);
+	}
 	if (!packed) {
 		g->nbatches = 0;
 		g->words = 0;
 		g->failed = 0;
 		return -ENOMEM;
 	}
-	head_len = HEADS_OFFSET + (size_t)g->nbatches * sizeof(struct wpp_chunk_batch);
 	z = (struct wpp_chunk_batch_z){
 	    .nbatches = g->nbatches, .codec = codec, .packed_len = (uint32_t)len};
 	memcpy(g->head, &z, sizeof(z));

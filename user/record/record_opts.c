@@ -299,8 +299,8 @@ static int output_is_inherited(const char *path)
 	return 0;
 }
 
-static const char *const transports[] = {"bpf", "shm", NULL};	  /* enum record_transport */
-static const char *const compressions[] = {"none", "zstd", NULL}; /* o->compress */
+static const char *const transports[] = {"bpf", "shm", NULL}; /* enum record_transport */
+static const char *const compressions[] = {"none", "zstd", "fast", NULL}; /* record_compress */
 static const char *const ring_full_words[] = {"pause", "drop", NULL};
 
 static const struct opt_command record_cmd = {
@@ -378,9 +378,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "recording ran, at least 1 s)",
 		      set_grammar_wait, &o->grammar_wait_s, 0),
 	    OPT_WORD_(0, "compress",
-		      "how batches are stored: zstd codes each batch's words\n"
-		      "(docs/wpp-file-format.md, BATCH_Z); none stores them raw,\n"
-		      "readable by older wpptrace",
+		      "how batches are stored: fast codes each batch's words\n"
+		      "(docs/wpp-file-format.md, BATCH_Z) with zstd, or LZ4 or\n"
+		      "no second stage where that keeps 0.4 bytes per path record;\n"
+		      "zstd always zstd (smaller, more collector CPU); none\n"
+		      "stores them raw, readable by older wpptrace",
 		      &o->compress, compressions, OPT_SHOW_DEFAULT),
 	    OPT_COUNT_('k', NULL, "K", "also build k-iteration path forests (k-slab)", &kpaths_k, 1,
 		       32, 0),
@@ -441,7 +443,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->grammar = -1;
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->grammar_algo = SEQ_CHUNKED;
-	o->compress = 1; /* batches are written as BATCH_Z chunks */
+	o->compress = RECORD_COMPRESS_FAST; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
 	o->ready_fd = -1;
 	o->snapshot_interval_s = 1.0;

@@ -24,6 +24,11 @@ struct wpp_batch_group;
  * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
  * but hold more words in memory, lost if the collector is killed. */
 #define RECORD_GROUP_WORDS 65536u
+/* --compress fast: the bytes per path record the batches may take where a
+ * coder cheaper than zstd saves CPU (issue 23's target is 0.5 on the
+ * geometric mean; this is for every program, with room for the heads).
+ * docs/benchmarks.md, "Spending the bytes headroom". */
+#define RECORD_FAST_BYTES_PER_RECORD 0.4
 
 struct record_sink {
 	struct wpp_writer *w;
@@ -38,8 +43,9 @@ struct record_sink {
 	 * transport goes idle (record_sink_flush). */
 	struct wpp_batch_group *group;
 	uint64_t group_words;
-	uint64_t batch_bytes; /* bytes of BATCH/BATCH_Z chunks written */
-	uint64_t records;     /* path records in them (REPEATs expanded) */
+	double bytes_per_record; /* the budget: 0 (--compress zstd) or RECORD_FAST_... */
+	uint64_t batch_bytes;	 /* bytes of BATCH/BATCH_Z chunks written */
+	uint64_t records;	 /* path records in them (REPEATs expanded) */
 	/* The processes whose counts are read periodically, and at detach
 	 * (record_live_counts.h); NULL: none */
 	struct record_live_counts *live_counts;
