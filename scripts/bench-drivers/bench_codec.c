@@ -12,9 +12,10 @@
  *   bench_codec [--group N] [--reps R] [--budget B] [--dump TOKENS] FILE.wpp...
  *
  * `fast` is word_codec as `record --compress fast` runs it: a unit may take
- * what B bytes per path record (default 0.4, RECORD_FAST_BYTES_PER_RECORD)
+ * what B bytes per path record (default 0.45, RECORD_FAST_BYTES_PER_RECORD)
  * of the records so far allow, less the bytes so far, where LZ4 or no
- * second stage saves CPU (wc_finish_within; the bench's units have no
+ * second stage saves at least NS ns of CPU per byte added (default
+ * WC_MIN_GAIN_NS_PER_BYTE; wc_finish_within; the bench's units have no
  * chunk heads, so the account is of payloads only).  Its line says how
  * many units each codec took.
  *
@@ -119,7 +120,7 @@ static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw",   "lz4 raw",
 int main(int argc, char **argv)
 {
 	uint32_t group = 1, reps = 1;
-	double budget = 0.4;
+	double budget = 0.45, min_gain = WC_MIN_GAIN_NS_PER_BYTE;
 	const char *dump = NULL;
 	int i = 1;
 
@@ -130,6 +131,8 @@ int main(int argc, char **argv)
 			reps = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--budget") && i + 1 < argc)
 			budget = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--min-gain") && i + 1 < argc)
+			min_gain = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
 			dump = argv[++i];
 		else {
@@ -152,9 +155,11 @@ int main(int argc, char **argv)
 	unsigned char *tok = malloc(tb), *out = malloc(ZSTD_compressBound(tb) + maxn * 9 + 64);
 	uint64_t *back = malloc(maxn * 8);
 	ZSTD_CCtx *zc = ZSTD_createCCtx();
-	struct wc_encoder *enc = wc_encoder_new(1);
+	struct wc_encoder *enc = wc_encoder_new(1), *fast = wc_encoder_new(1);
 	struct wc_decoder *dec = wc_decoder_new();
 	int zcap = (int)(ZSTD_compressBound(tb) + maxn * 9);
+
+	wc_encoder_min_gain(fast, min_gain);
 
 	if (dump) {
 		FILE *f = fopen(dump, "w");
@@ -208,9 +213,9 @@ int main(int argc, char **argv)
 					break;
 				case FAST:
 					records += u->records;
-					wc_begin(enc);
-					wc_add(enc, u->w, u->n);
-					wc_finish_within(enc,
+					wc_begin(fast);
+					wc_add(fast, u->w, u->n);
+					wc_finish_within(fast,
 							 (int64_t)(budget * (double)records) -
 							     (int64_t)bytes,
 							 &len, &codec);
@@ -226,10 +231,11 @@ int main(int argc, char **argv)
 		       total_records ? (double)bytes / (double)total_records : 0.0,
 		       (double)total_words / best / 1e6);
 		if (m == FAST)
-			printf("   (units: %llu tokens, %llu zstd, %llu lz4; budget %.3f B/rec)",
+			printf("   (units: %llu tokens, %llu zstd, %llu lz4; budget %.3f B/rec, "
+			       "min gain %.2f ns/B)",
 			       (unsigned long long)took[WC_CODEC_TOKENS],
 			       (unsigned long long)took[WC_CODEC_TOKENS_ZSTD],
-			       (unsigned long long)took[WC_CODEC_TOKENS_LZ4], budget);
+			       (unsigned long long)took[WC_CODEC_TOKENS_LZ4], budget, min_gain);
 		printf("\n");
 	}
 	/* The decoder, on word_codec's own output. */

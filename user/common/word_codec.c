@@ -22,6 +22,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zstd.h>
 
 #include "common/varint.h"
@@ -267,18 +268,19 @@ struct wc_encoder {
 	unsigned char *tokens, *packed;
 	size_t ntokens, cap_tokens, cap_packed;
 	int failed; /* a wc_add ran out of memory: wc_finish says so */
-	/* What LZ4 and zstd made of recent chunks' tokens, in 1/4096ths of
-	 * the token bytes (0: not measured yet), and the zstd chunks since
-	 * LZ4 was last measured beside one. */
-	uint32_t lz4_ratio, zstd_ratio, since_sample;
+	/* What each second stage made of recent chunks' tokens and what it
+	 * cost, per token byte (0: not measured yet); the chunks since both
+	 * were last measured side by side; wc_encoder_min_gain's rate. */
+	struct coder_cost {
+		double ratio, ns;
+	} lz4, zstd;
+	uint32_t since_sample;
+	double min_gain;
 };
 
-/* A zstd chunk in this many is LZ4-coded too, to keep lz4_ratio current
- * while zstd is chosen (a sixteenth of LZ4's cost: a few percent). */
-#define SAMPLE_EVERY 16
-/* zstd's gain over LZ4 below which LZ4 is used whatever the allowance
- * (zstd within 10 % of LZ4's bytes). */
-#define SMALL_GAIN_RATIO_4096 3686u
+/* A chunk in this many is coded both ways, to keep both measures current
+ * whichever is chosen (a 32nd of the other's cost: a few percent). */
+#define SAMPLE_EVERY 32
 
 struct wc_encoder *wc_encoder_new(int level)
 {
@@ -299,7 +301,13 @@ struct wc_encoder *wc_encoder_new(int level)
 		return NULL;
 	}
 	tokens_begin(&e->tokens_state);
+	e->min_gain = WC_MIN_GAIN_NS_PER_BYTE;
 	return e;
+}
+
+void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte)
+{
+	e->min_gain = ns_per_byte;
 }
 
 void wc_encoder_free(struct wc_encoder *e)
@@ -346,14 +354,26 @@ int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 	return 0;
 }
 
-/* Blend a measured size into a ratio (of the token bytes, /4096): recent
- * chunks weigh most, a phase change shows within a few chunks. */
-static void learn_ratio(uint32_t *ratio, size_t bytes, size_t ntokens)
+static double thread_ns(void)
 {
-	uint64_t r = ntokens ? (uint64_t)bytes * 4096 / ntokens : 4096;
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
 
-	r = r ? r : 1;
-	*ratio = *ratio ? (uint32_t)((*ratio * UINT64_C(3) + r) / 4) : (uint32_t)r;
+/* Blend one chunk's measure into c: recent chunks weigh most, so a phase
+ * change shows within a few chunks. */
+static void learn(struct coder_cost *c, size_t bytes, size_t ntokens, double ns)
+{
+	double r = (double)bytes / (double)ntokens, t = ns / (double)ntokens;
+
+	if (!c->ratio) {
+		c->ratio = r;
+		c->ns = t;
+		return;
+	}
+	c->ratio = 0.75 * c->ratio + 0.25 * r;
+	c->ns = 0.75 * c->ns + 0.25 * t;
 }
 
 /* The tokens as one LZ4 block behind their length, at out (room for
@@ -379,56 +399,80 @@ static size_t zstd_pack(struct wc_encoder *e, size_t at)
 	return ZSTD_isError(nz) ? 0 : nz;
 }
 
+/* The second stage for nt token bytes within allowance, from the measures
+ * (lz4_bytes, zstd_bytes: sizes, in a sample; else predicted): LZ4 or none
+ * where one fits and saves at least min_gain ns of zstd's time per byte
+ * it adds (the better rate first: that spends the allowance where it buys
+ * most), LZ4 whenever it is no bigger than zstd; else zstd. */
+static uint32_t choose(const struct wc_encoder *e, size_t nt, int64_t allowance, double lz4_bytes,
+		       double zstd_bytes)
+{
+	double t_lz4 = e->lz4.ns * (double)nt, t_zstd = e->zstd.ns * (double)nt;
+	double added_lz4 = lz4_bytes - zstd_bytes, added_none = (double)nt - zstd_bytes;
+	double gain_lz4 = added_lz4 > 0 ? (t_zstd - t_lz4) / added_lz4 : 0;
+	double gain_none = added_none > 0 ? t_zstd / added_none : 0;
+	int lz4_fits = lz4_bytes <= (double)allowance && gain_lz4 >= e->min_gain;
+	int none_fits = (double)nt <= (double)allowance && gain_none >= e->min_gain;
+
+	if (added_lz4 <= 0 && t_lz4 < t_zstd)
+		return WC_CODEC_TOKENS_LZ4;
+	if (lz4_fits && (!none_fits || gain_lz4 >= gain_none))
+		return WC_CODEC_TOKENS_LZ4;
+	return none_fits ? WC_CODEC_TOKENS : WC_CODEC_TOKENS_ZSTD;
+}
+
 const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec)
 {
 	size_t nt, zbound, lbound, nz = 0, nl = 0;
-	int use_lz4 = 0, sample = 0;
+	uint32_t pick = WC_CODEC_TOKENS_ZSTD;
+	int sample = 0;
+	double t0;
 
 	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
 		return NULL;
 	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
 	nt = e->ntokens;
-	if (allowance > 0 && (uint64_t)allowance >= nt && nt) {
-		*len = nt; /* small enough as they are */
-		*codec = WC_CODEC_TOKENS;
-		return e->tokens;
+	if (allowance > 0 && nt) {
+		sample = !e->lz4.ratio || !e->zstd.ratio || ++e->since_sample >= SAMPLE_EVERY;
+		if (!sample)
+			pick = choose(e, nt, allowance, e->lz4.ratio * (double)nt,
+				      e->zstd.ratio * (double)nt);
 	}
-	if (allowance > 0) {
-		uint64_t predicted = (uint64_t)nt * e->lz4_ratio / 4096;
-		use_lz4 = e->lz4_ratio && (predicted <= (uint64_t)allowance ||
-					   (uint64_t)e->zstd_ratio * 4096 >=
-					       (uint64_t)e->lz4_ratio * SMALL_GAIN_RATIO_4096);
-		sample = !e->lz4_ratio || (!use_lz4 && ++e->since_sample >= SAMPLE_EVERY);
-	}
+	if (pick == WC_CODEC_TOKENS)
+		goto tokens;
 	/* zstd's output first, LZ4's after it: a sample keeps both. */
 	zbound = ZSTD_compressBound(nt);
 	lbound = lz4_bound(nt);
 	if (reserve(&e->packed, &e->cap_packed, 0, zbound + lbound) < 0)
 		return NULL;
-	if (use_lz4 || sample) {
+	if (pick == WC_CODEC_TOKENS_LZ4 || sample) {
+		t0 = allowance > 0 ? thread_ns() : 0;
 		nl = lz4_pack(e, e->packed + zbound);
-		learn_ratio(&e->lz4_ratio, nl ? nl : nt, nt);
+		if (allowance > 0)
+			learn(&e->lz4, nl ? nl : nt, nt, thread_ns() - t0);
 	}
-	if (!use_lz4 || sample) {
+	if (pick == WC_CODEC_TOKENS_ZSTD || sample) {
+		t0 = allowance > 0 ? thread_ns() : 0;
 		nz = zstd_pack(e, 0);
-		learn_ratio(&e->zstd_ratio, nz ? nz : nt, nt);
+		if (allowance > 0)
+			learn(&e->zstd, nz ? nz : nt, nt, thread_ns() - t0);
 	}
 	if (sample) {
 		e->since_sample = 0;
-		/* Both measured: LZ4 if it fits or zstd gains little. */
-		use_lz4 = nl && (!nz || nl <= (uint64_t)allowance ||
-				 (uint64_t)nz * 4096 >= (uint64_t)nl * SMALL_GAIN_RATIO_4096);
+		pick = choose(e, nt, allowance, nl ? (double)nl : (double)nt,
+			      nz ? (double)nz : (double)nt);
 	}
-	if (use_lz4 && nl && nl < nt) {
+	if (pick == WC_CODEC_TOKENS_LZ4 && nl && nl < nt) {
 		*len = nl;
 		*codec = WC_CODEC_TOKENS_LZ4;
 		return e->packed + zbound;
 	}
-	if (!use_lz4 && nz && nz < nt) {
+	if (pick == WC_CODEC_TOKENS_ZSTD && nz && nz < nt) {
 		*len = nz;
 		*codec = WC_CODEC_TOKENS_ZSTD;
 		return e->packed;
 	}
+tokens:
 	*len = nt;
 	*codec = WC_CODEC_TOKENS;
 	return e->tokens;

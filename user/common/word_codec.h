@@ -65,13 +65,22 @@ void wc_encoder_free(struct wc_encoder *e);
 void wc_begin(struct wc_encoder *e);
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
 const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
-/* wc_finish, allowed up to allowance payload bytes if that buys CPU: the
- * token bytes as they are when they fit, else LZ4 when the LZ4 size this
- * encoder has been measuring (every chunk it LZ4s, and every 16th zstd one
- * for the comparison) predicts a fit or zstd's gain over LZ4 is under a
- * tenth; else zstd as wc_finish.  allowance <= 0: always wc_finish's
- * choice.  The caller keeps the account (record_sink: bytes per record). */
+/* wc_finish, allowed up to allowance payload bytes where that saves CPU:
+ * the token bytes as they are, or LZ4, when the one fits and saves at
+ * least the encoder's min_gain ns of zstd's CPU per byte it adds (of the
+ * two, the one that saves more per byte), or LZ4 when it is no bigger
+ * than zstd; else zstd as wc_finish.  The sizes and costs are what this
+ * encoder measured on recent chunks (every chunk, in its own thread's CPU
+ * time; both coders on every 32nd).  allowance <= 0: wc_finish exactly.
+ * The caller keeps the account (record_sink: bytes per path record). */
 const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec);
+/* Below this many ns of zstd's CPU saved per byte added, bytes are not
+ * worth spending (about what writing, reading back and decoding a byte
+ * costs, with room: docs/benchmarks.md, "Spending the bytes headroom"). */
+#define WC_MIN_GAIN_NS_PER_BYTE 2.0
+/* Set the encoder's rate (0: any saving is worth a byte; negative: bytes
+ * are free, the allowance alone decides). */
+void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte);
 /* wc_begin, wc_add, wc_finish of one piece. */
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
 		      uint32_t *codec);

@@ -41,9 +41,10 @@ int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch 
 /* Words in the group (0 also for a group of empty batches). */
 uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
 /* From now on a chunk may take up to chunk_bytes (its header and heads
- * included) when a coder cheaper than zstd makes it fit
- * (wc_finish_within); 0, the default: zstd, the smallest. */
-void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes);
+ * included) when a coder cheaper than zstd makes it fit and saves at least
+ * min_gain ns of CPU per byte it adds (wc_finish_within,
+ * wc_encoder_min_gain); chunk_bytes 0, the default: zstd, the smallest. */
+void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes, double min_gain);
 /* Write the group as one BATCH_Z chunk (nothing when empty) and empty it;
  * *bytes grows by the chunk's size.  0 or -errno. */
 int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes);

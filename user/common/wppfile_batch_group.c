@@ -95,9 +95,10 @@ uint64_t wpp_batch_group_words(const struct wpp_batch_group *g)
 	return g->words;
 }
 
-void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes)
+void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes, double min_gain)
 {
 	g->allowance = chunk_bytes;
+	wc_encoder_min_gain(g->enc, min_gain);
 }
 
 int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes)

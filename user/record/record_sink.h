@@ -28,7 +28,7 @@ struct wpp_batch_group;
  * coder cheaper than zstd saves CPU (issue 23's target is 0.5 on the
  * geometric mean; this is for every program, with room for the heads).
  * docs/benchmarks.md, "Spending the bytes headroom". */
-#define RECORD_FAST_BYTES_PER_RECORD 0.4
+#define RECORD_FAST_BYTES_PER_RECORD 0.45
 
 struct record_sink {
 	struct wpp_writer *w;

@@ -92,7 +92,8 @@ int record_sink_flush(struct record_sink *rs)
 	if (rs->bytes_per_record > 0)
 		wpp_batch_group_allow(rs->group,
 				      (int64_t)(rs->bytes_per_record * (double)rs->records) -
-					  (int64_t)rs->batch_bytes);
+					  (int64_t)rs->batch_bytes,
+				      WC_MIN_GAIN_NS_PER_BYTE);
 	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
 		return -1;
 	/* The grammar worker's backlog holds what the file holds. */
