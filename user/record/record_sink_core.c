@@ -52,7 +52,9 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		}
 		/* Before any chunk: older readers then refuse the file rather
 		 * than skip its BATCH_Z chunks as an unknown type. */
-		if (wppw_set_version(rs->w, WPP_FILE_VERSION_BATCH_Z) < 0) {
+		if (wppw_set_version(rs->w, rs->bytes_per_record > 0
+						? WPP_FILE_VERSION_BATCH_LZ4
+						: WPP_FILE_VERSION_BATCH_Z) < 0) {
 			record_sink_abort(rs, o);
 			return -1;
 		}
