@@ -14,7 +14,7 @@
 #   opened by the zstd command) must find in the compressed file of
 #   tests/e2e/keepup/mix.c exactly the words of its raw recording, and the
 #   header versions 2 and 1; with --compress=zstd too, where no chunk may
-#   be LZ4;
+#   be LZ4; and with the second stage on the coder thread;
 # - fault injection on that file: a bit flipped in a chunk's packed words
 #   (bad chunk CRC), a well-formed chunk whose words do not decode (one
 #   byte short, lengths and CRCs made right): each loses exactly that
@@ -137,6 +137,15 @@ if $HELPER words "$K/mix.zonly.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words
 	pass "--compress=zstd: version 2, no LZ4 chunk, the raw recording's words"
 else
 	fail "--compress=zstd: LZ4 chunks ($($HELPER codecs "$K/mix.zonly.wpp" | tr '\n' ' ')) or other words"
+fi
+# the second stage on the coder thread (on whether or not a CPU is idle):
+# the same words, in chunks of the same kind
+"$WPPTRACE" record -q --transport=shm --buffer-words 1024 --coder-thread=on -o "$K/mix.thread.wpp" -- "$K/mix" >/dev/null
+nthread=$($HELPER chunks "$K/mix.thread.wpp" | wc -l)
+if $HELPER words "$K/mix.thread.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words" - && [ "$nthread" -ge 4 ]; then
+	pass "--coder-thread=on: $nthread chunks, the raw recording's words"
+else
+	fail "--coder-thread=on: other words than the raw recording's ($nthread chunks)"
 fi
 check_done
 if cmp -s <(events "$K/mix.none.wpp") <(events "$K/mix.zstd.wpp"); then

@@ -301,6 +301,7 @@ static int output_is_inherited(const char *path)
 
 static const char *const transports[] = {"bpf", "shm", NULL}; /* enum record_transport */
 static const char *const compressions[] = {"none", "zstd", "fast", NULL}; /* record_compress */
+static const char *const coder_threads[] = {"auto", "on", "off", NULL};	  /* record_coder_thread */
 static const char *const ring_full_words[] = {"pause", "drop", NULL};
 
 static const struct opt_command record_cmd = {
@@ -385,6 +386,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "zstd always zstd (smaller, more collector CPU); none\n"
 		      "stores them raw, readable by older wpptrace",
 		      &o->compress, compressions, OPT_SHOW_DEFAULT),
+	    OPT_WORD_(0, "coder-thread",
+		      "compress on a second collector thread (the token stage\n"
+		      "here, zstd or LZ4 there): auto when a CPU is idle (from\n"
+		      "/proc/stat, checked every 100 ms), on, or off",
+		      &o->coder_thread, coder_threads, OPT_SHOW_DEFAULT),
 	    OPT_COUNT_('k', NULL, "K", "also build k-iteration path forests (k-slab)", &kpaths_k, 1,
 		       32, 0),
 	    OPT_CALL_(0, "prune-nodes", "M",

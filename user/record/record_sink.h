@@ -13,6 +13,7 @@
 #ifndef WPP_RECORD_SINK_H
 #define WPP_RECORD_SINK_H
 
+#include "record/record_idle.h"
 #include "record/record_opts.h"
 #include "kmod-free/shm_collector.h"
 #include "common/wppfile.h"
@@ -44,8 +45,12 @@ struct record_sink {
 	struct wpp_batch_group *group;
 	uint64_t group_words;
 	double bytes_per_record; /* the budget: 0 (--compress zstd) or RECORD_FAST_... */
-	uint64_t batch_bytes;	 /* bytes of BATCH/BATCH_Z chunks written */
-	uint64_t records;	 /* path records in them (REPEATs expanded) */
+	/* --coder-thread: RECORD_CODER_*; with auto, the machine's idle
+	 * CPUs say when the group codes on its second thread */
+	int coder_thread;
+	struct record_idle idle;
+	uint64_t batch_bytes; /* bytes of BATCH/BATCH_Z chunks written */
+	uint64_t records;     /* path records in them (REPEATs expanded) */
 	/* The processes whose counts are read periodically, and at detach
 	 * (record_live_counts.h); NULL: none */
 	struct record_live_counts *live_counts;

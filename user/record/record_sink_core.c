@@ -81,11 +81,23 @@ int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 	return 0;
 }
 
-int record_sink_flush(struct record_sink *rs)
+/* Hand the online grammar worker the chunk the group just wrote: its
+ * backlog holds what the file holds. */
+static void feed_written(struct record_sink *rs)
 {
 	const void *head, *packed;
 	uint32_t head_len, packed_len;
 
+	wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
+	if (rs->online && head_len)
+		wpp_online_worker_packed(rs->online, head, head_len, packed, packed_len);
+}
+
+/* Write the group (pipelined: hand it to the coder thread and write the
+ * one it held); all: also the chunk the coder thread holds, so that the
+ * next chunk, of any type, follows it. */
+static int write_group(struct record_sink *rs, int all)
+{
 	if (rs->failed || !rs->group)
 		return rs->failed ? -1 : 0;
 	/* The budget's account: what the records so far (this group's
@@ -96,13 +108,27 @@ int record_sink_flush(struct record_sink *rs)
 				      (int64_t)(rs->bytes_per_record * (double)rs->records) -
 					  (int64_t)rs->batch_bytes,
 				      WC_MIN_GAIN_NS_PER_BYTE);
+	if (rs->coder_thread != RECORD_CODER_OFF) {
+		int on = rs->coder_thread == RECORD_CODER_ON ||
+			 record_idle_spare_cpu(&rs->idle, record_now_ns());
+		if (on != wpp_batch_group_pipelined(rs->group) &&
+		    wpp_batch_group_pipeline(rs->group, on) < 0)
+			rs->coder_thread = RECORD_CODER_OFF; /* no thread: code here */
+	}
 	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
 		return -1;
-	/* The grammar worker's backlog holds what the file holds. */
-	wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
-	if (rs->online && head_len)
-		wpp_online_worker_packed(rs->online, head, head_len, packed, packed_len);
+	feed_written(rs);
+	if (all) {
+		if (keep(rs, wpp_batch_group_sync(rs->group, rs->w, &rs->batch_bytes)) < 0)
+			return -1;
+		feed_written(rs);
+	}
 	return 0;
+}
+
+int record_sink_flush(struct record_sink *rs)
+{
+	return write_group(rs, 1);
 }
 
 /* Hold b in the compression group (written when full), or write it as a
@@ -118,8 +144,9 @@ static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 				wpp_err("record: out of memory compressing a batch");
 				return -ENOMEM;
 			}
+			/* full: on to the coder (thread) while the next fills */
 			if (wpp_batch_group_words(rs->group) >= rs->group_words)
-				return record_sink_flush(rs);
+				return write_group(rs, 0);
 			return 0;
 		}
 	}

@@ -914,6 +914,103 @@ static void batch_z_lz4_torn(void **state)
 	free(w);
 }
 
+/* One recording's worth of groups written through g (pipelined or not,
+ * switched at `toggle` chunks when toggle > 0), with THREAD chunks between
+ * them as the sink writes them (after a sync); the file's size. */
+static long write_groups(const char *path, struct wpp_batch_group *g, int pipelined, int toggle,
+			 const uint64_t *w)
+{
+	struct wpp_writer *wr = wppw_open(path);
+	uint64_t bytes = 0, at = 0, seq[3] = {0};
+	int nchunks = 0;
+	uint64_t r = 12345;
+
+	assert_non_null(wr);
+	assert_int_equal(wpp_batch_group_pipeline(g, pipelined), 0);
+	for (int k = 0; k < 400; k++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		struct wpp_chunk_batch b = {.pid = 1,
+					    .tid = 10 + (uint32_t)(r >> 60) % 3,
+					    .seq = 0,
+					    .nwords = 1 + (uint32_t)(r >> 33) % 3000};
+		b.seq = seq[b.tid - 10]++;
+		if (!wpp_batch_group_fits(g, &b)) {
+			assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+			assert_int_equal(wpp_batch_group_sync(g, wr, &bytes), 0);
+		}
+		assert_int_equal(wpp_batch_group_add(g, &b, w + at % 50000), 0);
+		at += b.nwords;
+		if (wpp_batch_group_words(g) >= 4000) {
+			assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+			if (toggle && ++nchunks % toggle == 0)
+				assert_int_equal(
+				    wpp_batch_group_pipeline(g, !wpp_batch_group_pipelined(g)), 0);
+		}
+		if (k % 37 == 36) { /* another chunk: what the group holds first */
+			struct wpp_chunk_thread t = {1, 10, WPP_THREAD_START, 0, (uint64_t)k};
+			assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+			assert_int_equal(wpp_batch_group_sync(g, wr, &bytes), 0);
+			assert_int_equal(wppw_chunk(wr, WPP_CHUNK_THREAD, &t, sizeof(t)), 0);
+		}
+	}
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wpp_batch_group_sync(g, wr, &bytes), 0);
+	assert_int_equal(wppw_finish(wr), 0);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fclose(f);
+	assert_int_equal((uint64_t)size > bytes, 1);
+	return size;
+}
+
+/* The coder thread (wpp_batch_group_pipeline): the same chunks in the same
+ * order as coding in the caller's thread, byte for byte after the file
+ * header (zstd is deterministic), whether on throughout or switched on
+ * and off between chunks. */
+static void batch_z_pipelined(void **state)
+{
+	enum { N = 60000 };
+	char p0[] = "/tmp/test_word_codec.XXXXXX", p1[] = "/tmp/test_word_codec.XXXXXX",
+	     p2[] = "/tmp/test_word_codec.XXXXXX";
+	uint64_t *w = malloc(N * 8);
+	struct wpp_batch_group *g = wpp_batch_group_new(1);
+	(void)state;
+	close(mkstemp(p0));
+	close(mkstemp(p1));
+	close(mkstemp(p2));
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t r = next_rand();
+		w[i] = i >= 8 && r % 8 ? w[i - 8 + (r >> 61)]
+				       : wpp_make_word(1 + (r >> 8) % 40, (r >> 32) % 64);
+	}
+	long s0 = write_groups(p0, g, 0, 0, w);
+	long s1 = write_groups(p1, g, 1, 0, w);
+	long s2 = write_groups(p2, g, 1, 3, w);
+	assert_int_equal(s0, s1);
+	assert_int_equal(s0, s2);
+	FILE *f0 = fopen(p0, "rb"), *f1 = fopen(p1, "rb"), *f2 = fopen(p2, "rb");
+	unsigned char *b0 = malloc((size_t)s0), *b1 = malloc((size_t)s0), *b2 = malloc((size_t)s0);
+	assert_int_equal(fread(b0, 1, (size_t)s0, f0), s0);
+	assert_int_equal(fread(b1, 1, (size_t)s0, f1), s0);
+	assert_int_equal(fread(b2, 1, (size_t)s0, f2), s0);
+	size_t hs = sizeof(struct wpp_file_header);
+	assert_memory_equal(b0 + hs, b1 + hs, (size_t)s0 - hs);
+	assert_memory_equal(b0 + hs, b2 + hs, (size_t)s0 - hs);
+	fclose(f0);
+	fclose(f1);
+	fclose(f2);
+	unlink(p0);
+	unlink(p1);
+	unlink(p2);
+	free(b0);
+	free(b1);
+	free(b2);
+	wpp_batch_group_free(g);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -922,7 +1019,7 @@ int main(void)
 	    cmocka_unit_test(hostile_payloads),	 cmocka_unit_test(batch_z_groups),
 	    cmocka_unit_test(batch_z_walker),	 cmocka_unit_test(matches_reference_encoder),
 	    cmocka_unit_test(cheaper_coders),	 cmocka_unit_test(hostile_lz4_payloads),
-	    cmocka_unit_test(batch_z_lz4_torn),
+	    cmocka_unit_test(batch_z_lz4_torn),	 cmocka_unit_test(batch_z_pipelined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
