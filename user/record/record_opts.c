@@ -381,7 +381,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    OPT_WORD_(0, "compress",
 		      "how batches are stored: fast codes each batch's words\n"
 		      "(docs/wpp-file-format.md, BATCH_Z) with zstd, or LZ4 or\n"
-		      "no second stage where that saves CPU within 0.45 bytes\n"
+		      "no second stage where that saves CPU within 0.4 bytes\n"
 		      "per path record;\n"
 		      "zstd always zstd (smaller, more collector CPU); none\n"
 		      "stores them raw, readable by older wpptrace",
