@@ -39,7 +39,8 @@ int record_idle_spare_cpu(struct record_idle *ri, uint64_t now_ns)
 		return ri->on = 0;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ri->at_ns && total > ri->total && ncpu > 1) {
-		ri->idle_cpus = (double)(idle - ri->idle) / (double)(total - ri->total) * (double)ncpu;
+		ri->idle_cpus =
+		    (double)(idle - ri->idle) / (double)(total - ri->total) * (double)ncpu;
 		ri->on = ri->on ? ri->idle_cpus >= 0.25 : ri->idle_cpus >= 0.75;
 	}
 	ri->at_ns = now_ns;
