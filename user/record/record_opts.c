@@ -388,8 +388,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      &o->compress, compressions, OPT_SHOW_DEFAULT),
 	    OPT_WORD_(0, "coder-thread",
 		      "compress on a second collector thread (the token stage\n"
-		      "here, zstd or LZ4 there): auto when a CPU is idle (from\n"
-		      "/proc/stat, checked every 100 ms), on, or off",
+		      "here, zstd or LZ4 there): auto over shm when a CPU is\n"
+		      "idle (from /proc/stat, checked every 100 ms), on, or off",
 		      &o->coder_thread, coder_threads, OPT_SHOW_DEFAULT),
 	    OPT_COUNT_('k', NULL, "K", "also build k-iteration path forests (k-slab)", &kpaths_k, 1,
 		       32, 0),

@@ -45,6 +45,13 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		rs->group_words = RECORD_GROUP_WORDS;
 		rs->bytes_per_record =
 		    o->compress == RECORD_COMPRESS_FAST ? RECORD_FAST_BYTES_PER_RECORD : 0;
+		/* Over BPF every run of a thread's batches is written before
+		 * the next is drained (bc_options.hold_words, then a flush):
+		 * nothing to overlap, so auto stays off there. */
+		rs->coder_thread =
+		    o->coder_thread == RECORD_CODER_AUTO && o->transport == RECORD_BPF
+			? RECORD_CODER_OFF
+			: o->coder_thread;
 		if (!rs->group) {
 			wpp_err("record: out of memory");
 			record_sink_abort(rs, o);
