@@ -376,12 +376,14 @@ static void learn(struct coder_cost *c, size_t bytes, size_t ntokens, double ns)
 	c->ns = 0.75 * c->ns + 0.25 * t;
 }
 
-/* The tokens as one LZ4 block behind their length, at out (room for
- * lz4_bound(ntokens)); the payload's size, or 0 when LZ4 failed. */
+/* Room for an LZ4 payload of ntokens token bytes (the varint, the block). */
 static size_t lz4_bound(size_t ntokens)
 {
 	return (size_t)LZ4_compressBound((int)ntokens) + 10;
 }
+
+/* The tokens as one LZ4 block behind their length, at out (room for
+ * lz4_bound(ntokens)); the payload's size, or 0 when LZ4 failed. */
 static size_t lz4_pack(struct wc_encoder *e, unsigned char *out)
 {
 	unsigned char *p = varint_put(out, e->ntokens);
