@@ -310,6 +310,13 @@ void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte)
 	e->min_gain = ns_per_byte;
 }
 
+double wc_second_stage_ns(const struct wc_encoder *e)
+{
+	double ns = e->lz4.ns && e->lz4.ns < e->zstd.ns ? e->lz4.ns : e->zstd.ns;
+
+	return ns * (double)e->ntokens;
+}
+
 void wc_encoder_free(struct wc_encoder *e)
 {
 	if (!e)

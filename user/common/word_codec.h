@@ -74,6 +74,9 @@ const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
  * time; both coders on every 32nd).  allowance <= 0: wc_finish exactly.
  * The caller keeps the account (record_sink: bytes per path record). */
 const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec);
+/* What the second stage of the stream so far should cost, in ns of CPU,
+ * by this encoder's measures (the cheaper coder's; 0: not measured yet). */
+double wc_second_stage_ns(const struct wc_encoder *e);
 /* Below this many ns of zstd's CPU saved per byte added, bytes are not
  * worth spending (about what writing, reading back and decoding a byte
  * costs, with room: docs/benchmarks.md, "Spending the bytes headroom"). */

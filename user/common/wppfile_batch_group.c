@@ -46,6 +46,11 @@ struct wpp_batch_group {
 };
 
 #define HEADS_OFFSET sizeof(struct wpp_chunk_batch_z)
+/* A second stage expected to cost less than this is run here even when
+ * pipelined: handing it over (a wake-up, a wait, the tokens crossing
+ * cores) would cost about as much (lua's chunks: +25 % collector CPU,
+ * docs/benchmarks.md "Spending the bytes headroom"). */
+#define HAND_OVER_MIN_NS 50000.0
 
 struct wpp_batch_group *wpp_batch_group_new(int level)
 {
@@ -262,7 +267,8 @@ int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint6
 	if (!s->nbatches && !s->failed)
 		return err;
 	s->allowance = g->allowance;
-	if (!g->pipelined) {
+	if (!g->pipelined ||
+	    (wc_second_stage_ns(s->enc) > 0 && wc_second_stage_ns(s->enc) < HAND_OVER_MIN_NS)) {
 		int err2;
 		finish_slot(s);
 		err2 = write_slot(g, s, w, bytes);
