@@ -29,9 +29,13 @@
 /* Batches a process may send between two snapshots and still be salvaged
  * (a mixed build's tracing TUs send many: it is not, rather than slowly). */
 #define MAX_GONE 4096u
-/* Snapshots that find no registry before a process is taken for one
- * without a counting runtime: a process is often reported before its
- * exec, or before the loader has mapped the runtime. */
+/* Snapshots that find no registry (or none with a TU registered yet)
+ * before a process is taken for one without a counting runtime: a
+ * process is often reported before its exec, or before the loader has
+ * mapped the runtime.  A loader slower than that (a loaded machine, a
+ * short interval) or a runtime dlopen'ed later is not lost for it: the
+ * TU registration the collector reports makes the image looked at
+ * again (record_live_counts_module). */
 #define REGISTRY_TRIES 5u
 
 struct live_proc {
@@ -41,6 +45,7 @@ struct live_proc {
 	uint64_t counts;
 	int counts_known;
 	uint32_t no_registry; /* snapshots that found none (REGISTRY_TRIES) */
+	int registered;	      /* the collector reported a TU of the image */
 	/* The last periodic snapshot, per thread (tid of each sample), taken
 	 * at last_ns; the threads that sent words since it began (`gone`:
 	 * a count build's thread sends words when it drains, at its exit, so
@@ -300,6 +305,21 @@ out:
 	pthread_mutex_unlock(&l->lock);
 }
 
+void record_live_counts_module(struct record_live_counts *l, uint32_t pid, uint32_t generation)
+{
+	pthread_mutex_lock(&l->lock);
+	struct live_proc *at = find(l, pid);
+
+	if (at && at->generation == generation) {
+		at->registered = 1;
+		if (at->counts_known && !at->counts) {
+			at->counts_known = 0; /* given up too early: look again */
+			at->no_registry = 0;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p)
 {
 	if (p->event == BC_PROCESS_NEW)
@@ -333,9 +353,10 @@ static void skip_tu(const struct wpp_brec_register *r, void *arg)
 	(void)arg;
 }
 
-/* A snapshot of pid with no hash left unread, if the owners let us. */
 /* The address of pid's count block list, from its registry unless known:
- * 0 with *counts set, -ENOENT (no counting runtime; *counts 0), or -errno. */
+ * 0 with *counts set, -ENOENT (no counting runtime; *counts 0), -EAGAIN
+ * (a registry no TU has registered in yet: its runtime may not be
+ * relocated, its `counts` not an address yet; registry.h), or -errno. */
 static int counts_at(uint32_t pid, int known, uint64_t *counts)
 {
 	struct registry_info info;
@@ -343,6 +364,8 @@ static int counts_at(uint32_t pid, int known, uint64_t *counts)
 
 	if (!known)
 		*counts = err == 0 ? info.counts : 0;
+	if (!known && !err && !info.registered)
+		return -EAGAIN;
 	if (err)
 		return err; /* -ENOENT: not instrumented, known to have no counts */
 	return *counts ? 0 : -ENOENT;
@@ -438,11 +461,14 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 	struct count_snapshot s = {0};
 	uint64_t began = record_now_ns();
 	int err = counts_at(pid, known, &counts);
-	if (!known && (err == 0 || err == -ENOENT)) {
+	if (!known && (err == 0 || err == -ENOENT || err == -EAGAIN)) {
 		pthread_mutex_lock(&l->lock);
+		/* (a miss after a TU registered is the loader's or the read's
+		 * race: never a reason to give up) */
 		if ((p = find(l, pid)) && p->generation == generation) {
-			p->counts = counts;
-			p->counts_known = err == 0 || ++p->no_registry >= REGISTRY_TRIES;
+			p->counts = err == 0 ? counts : 0;
+			p->counts_known =
+			    err == 0 || (!p->registered && ++p->no_registry >= REGISTRY_TRIES);
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
@@ -505,8 +531,8 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 		int err = counts_at(l->p[i].pid, l->p[i].counts_known, &l->p[i].counts);
 		if (!err)
 			err = snapshot(l->p[i].pid, l->p[i].counts, 0, &s);
-		if (err == -ENOENT || err == -ESRCH)
-			continue; /* no counting runtime, or gone (its end drained it) */
+		if (err == -ENOENT || err == -ESRCH || err == -EAGAIN)
+			continue; /* no counting runtime (yet), or gone (its end drained it) */
 		if (err) {
 			wpp_warn("record: cannot read the path counts of process %u at detach: %s; "
 				 "its live threads' counts are missing",
