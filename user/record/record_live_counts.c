@@ -419,12 +419,16 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
 	return err;
 }
 
-/* Leave out the samples of blocks whose owner is not a thread of pid: a
- * fork child read before its runtime took over its blocks (its atfork
- * handler), or a vfork child, which shares its parent's memory, holds its
- * parent's blocks, named by the parent's threads.  Samples come sorted by
+/* Leave out the samples of blocks whose owner is another process's
+ * thread: a fork child read before its runtime took over its blocks (its
+ * atfork handler), or a vfork child, which shares its parent's memory,
+ * holds its parent's blocks, named by the parent's threads.  An owner
+ * that is no thread at all any more makes the snapshot unsure (-EAGAIN):
+ * most often pid is being killed, its threads dying one by one while it
+ * is read, and a snapshot without them would replace a whole one (a
+ * killed process is salvaged from its last).  Samples come sorted by
  * tid: one look per thread. */
-static void keep_own_threads(uint32_t pid, struct count_snapshot *s)
+static int keep_own_threads(uint32_t pid, struct count_snapshot *s)
 {
 	size_t n = 0;
 	uint32_t tid = 0;
@@ -436,11 +440,15 @@ static void keep_own_threads(uint32_t pid, struct count_snapshot *s)
 			tid = s->s[i].tid;
 			snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
 			own = tid == 0 || tid == pid || access(path, F_OK) == 0;
+			snprintf(path, sizeof(path), "/proc/%u", tid);
+			if (!own && access(path, F_OK) != 0)
+				return -EAGAIN; /* gone: ours, or whose? */
 		}
 		if (own)
 			s->s[n++] = s->s[i];
 	}
 	s->n = n;
+	return 0;
 }
 
 /* Read pid's per-thread counts while the list may change: the list is not
@@ -473,7 +481,7 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 		pthread_mutex_unlock(&l->lock);
 	}
 	if (!err && (err = snapshot(pid, counts, 1, &s)) == 0)
-		keep_own_threads(pid, &s);
+		err = keep_own_threads(pid, &s);
 	uint64_t took = record_now_ns() - began;
 	pthread_mutex_lock(&l->lock);
 	p = find(l, pid);
