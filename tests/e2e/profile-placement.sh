@@ -238,6 +238,26 @@ int main(int argc, char **argv)
 }
 EOF
 words() { "$WPPTRACE" info "$1" | sed -n 's/^words *\([0-9]*\) .*/\1/p'; }
+# The hottest branch of scan() carries its measured count (+ 1) as a
+# branch weight in the guided IR, and not without WPP_PROFILE_LAYOUT.
+weights_from_profile() {
+	python3 - "$1/train.edges" >"$1/want" <<'PY' || return 1
+import sys
+out, fn = {}, None
+for l in open(sys.argv[1]).read().split("\n")[1:]:
+    f = l.split(" ")
+    if f[0] == "f":
+        fn = f[3]
+    elif f[0] == "e" and fn == "scan":
+        out.setdefault(int(f[1]), []).append(int(f[4]))
+print(max(max(c) for c in out.values() if len(c) >= 2) + 1)
+PY
+	(cd "$1" && "$WPPCC" -O2 --wpp-profile=train.edges -S -emit-llvm -o guided.ll scan.c &&
+		WPP_PROFILE_LAYOUT=0 "$WPPCC" -O2 --wpp-profile=train.edges -S -emit-llvm -o nolayout.ll scan.c) ||
+		return 1
+	grep -q "branch_weights\".*i32 $(cat "$1/want")\b" "$1/guided.ll" &&
+		! grep -q "branch_weights\".*i32 $(cat "$1/want")\b" "$1/nolayout.ll"
+}
 if (cd "$t" && "$WPPCC" -O2 -o static scan.c && "$WPPTRACE" record -q -o train.wpp -- ./static 300 >/dev/null &&
 	"$WPPTRACE" edges -q train.wpp -o train.edges &&
 	"$WPPCC" -O2 --wpp-profile=train.edges -o guided scan.c &&
@@ -258,6 +278,8 @@ if (cd "$t" && "$WPPCC" -O2 -o static scan.c && "$WPPTRACE" record -q -o train.w
 		fail "trips: words static ${ws:-?}, guided ${wg:-?}, guided without measured trips ${wn:-?}"
 	elif cmp -s <(objdump -d "$t/guided" | tail -n +3) <(objdump -d "$t/nolayout" | tail -n +3); then
 		fail "trips: the profile's branch weights left the code as it was"
+	elif ! weights_from_profile "$t"; then
+		fail "trips: the guided IR lacks the measured branch weight $(cat "$t/want")"
 	else
 		ok "trips: same paths; words $ws static, $wg guided (measured trips), $wn without them"
 	fi
