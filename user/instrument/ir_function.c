@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "instrument/dag.h"
+#include "instrument/ir_branch_weights.h"
 #include "instrument/ir_calls.h"
 #include "instrument/ir_cfg.h"
 #include "instrument/ir_counts.h"
@@ -500,15 +501,18 @@ static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
 }
 
 /* Per CFG edge run roles, or NULL when the function has no qualifying loop
- * (or runs are off).  Wide functions count runs of their [ctrl, id] pairs. */
+ * (or runs are off).  Wide functions count runs of their [ctrl, id] pairs.
+ * measured: the training counts per DAG edge, or NULL (runs.h). */
 static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c,
-			  const struct wpp_dag *d)
+			  const struct wpp_dag *d, const uint64_t *measured)
 {
 	if (!tu->runs || tu->mode != WPP_MODE_PATHS)
 		return NULL;
 	uint8_t *veto = run_vetoes(c);
 	uint8_t *role = malloc(c->cfg.nedges + 1);
-	int nloops = veto && role ? wpp_runs_find(&c->cfg, d, veto, &tu->run_opts, role) : -1;
+	int nloops = veto && role
+			 ? wpp_runs_find_measured(&c->cfg, d, veto, &tu->run_opts, measured, role)
+			 : -1;
 	free(veto);
 	if (nloops <= 0) {
 		free(role);
@@ -569,6 +573,22 @@ static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stab
 	return 0;
 }
 
+/* The training run's count of every DAG edge, when the profile has this
+ * function (f) and something uses it; else NULL (also when out of memory:
+ * the counts only steer choices that are right either way). */
+static uint64_t *measured_counts(const struct wpp_tu_ctx *tu, const struct wpp_dag *d,
+				 const struct wpp_edge_prof_fn *f)
+{
+	if (!f || tu->mode == WPP_MODE_BLOCKS || !(tu->profile_layout || tu->profile_runs))
+		return NULL;
+	uint64_t *count = malloc(((size_t)d->nedges + 1) * sizeof(uint64_t));
+	if (count && wpp_edge_prof_counts(f, d, count) != 0) {
+		free(count);
+		count = NULL;
+	}
+	return count;
+}
+
 /* TPP mode: the function's plan, unless the profile is stale for it. */
 static int plan_tpp(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c,
 		    const struct wpp_dag *d, const struct wpp_edge_prof_fn *f, int stale,
@@ -599,6 +619,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	uint64_t *ids = NULL;
 	size_t nids = 0;
 	double *w = NULL;
+	uint64_t *measured = NULL; /* training counts per DAG edge, or NULL */
 	int rc = -1;
 
 	wpp_ir_prepare_cfg(fn);
@@ -619,6 +640,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	    profile_weights(tu, fn, stable_id, &d, w, &prof, &prof_stale) || wpp_dag_place(&d, w) ||
 	    plan_tpp(tu, fn, &c, &d, prof, prof_stale, w, &tpp))
 		goto out;
+	/* Blocks mode keeps LLVM's guesses: it is the oracle, the same program */
+	measured = measured_counts(tu, &d, prof);
+	if (measured && tu->profile_layout)
+		wpp_ir_measured_branch_weights(&c, &d, measured);
 	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
 	int stale = match == WPP_INTERESTING_STALE;
 	/* Where Ball-Larus counting would hash this function (too many paths,
@@ -664,7 +689,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	x.loc = sp ? LLVMDIBuilderCreateDebugLocation(tu->probes.ctx, 0, 0, sp, NULL) : NULL;
-	x.run_role = find_runs(tu, &c, &d);
+	x.run_role = find_runs(tu, &c, &d, tu->profile_runs ? measured : NULL);
 	x.start_at = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
 	x.term = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
 	if (!x.start_at || !x.term)
@@ -754,6 +779,7 @@ out:
 	free(x.run_role);
 	wpp_wet_fn_free(x.wet);
 	free(w);
+	free(measured);
 	free(ids);
 	wpp_ppp_plan_free(&plan);
 	wpp_ir_tpp_free(&tpp);

@@ -17,7 +17,7 @@ INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_wet.c user/instrument/ir_wet_emit.c user/instrument/ir_wet_meta.c \
-	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
+	user/instrument/ir_cfg.c user/instrument/ir_branch_weights.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
 	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c \
 	user/instrument/runs_debug.c user/instrument/ir_stats.c user/instrument/ir_tpp.c
 INSTR_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(INSTR_GRAPH_SRCS) $(INSTR_IR_SRCS))
