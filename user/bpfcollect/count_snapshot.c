@@ -14,6 +14,7 @@
 #include "wpp/trace_abi.h"
 #include "runtime/rt_count_pages.h"
 #include "runtime/wpp_registry.h"
+#include "common/array_grow.h"
 
 #define MAX_BLOCKS (1u << 16)
 #define MAX_ARRAYS (1u << 16)
@@ -32,14 +33,8 @@ static int read_at(int fd, void *buf, size_t n, uint64_t addr)
 
 static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t count)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		struct count_sample *g = realloc(s->s, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		s->s = g;
-		s->cap = cap;
-	}
+	if (ARRAY_GROW(s->s, s->cap, s->n + 1, 1024))
+		return -ENOMEM;
 	s->s[s->n++] = (struct count_sample){fid, id, count, s->tid_now};
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "record/record_info.h"
 #include "record/record_sink.h"
 #include "runtime/rt_count_table.h"
+#include "common/array_grow.h"
 
 /* Words per BATCH chunk written (a batch's nwords is 32-bit; readers
  * follow a count's REPEATs across batches). */
@@ -286,15 +287,9 @@ void record_live_counts_started(struct record_live_counts *l, uint32_t pid, uint
 	if (at) {
 		forget(at); /* an exec: the old image drained at its end */
 	} else {
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 64;
-			struct live_proc *g = realloc(l->p, cap * sizeof(*g));
-			if (!g) {
-				l->unremembered++; /* said at the end */
-				goto out;
-			}
-			l->p = g;
-			l->cap = cap;
+		if (ARRAY_GROW(l->p, l->cap, l->n + 1, 64)) {
+			l->unremembered++; /* said at the end */
+			goto out;
 		}
 		at = &l->p[l->n++];
 	}
@@ -331,15 +326,9 @@ void record_live_counts_process(struct record_live_counts *l, const struct bc_pr
 static void put(const uint64_t *w, unsigned n, void *arg)
 {
 	struct words *ws = arg;
-	if (ws->n + n > ws->cap) {
-		size_t cap = ws->cap ? 2 * ws->cap : 4096;
-		uint64_t *g = realloc(ws->w, cap * sizeof(*g));
-		if (!g) {
-			ws->failed = 1;
-			return;
-		}
-		ws->w = g;
-		ws->cap = cap;
+	if (ARRAY_GROW(ws->w, ws->cap, ws->n + n, 4096)) {
+		ws->failed = 1;
+		return;
 	}
 	if (!ws->failed) {
 		memcpy(ws->w + ws->n, w, n * sizeof(*w));

@@ -14,6 +14,7 @@
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/registry.h"
 #include "wpp/meta_format.h"
+#include "common/array_grow.h"
 
 #define MAX_PROCS 4096
 #define MAX_TUS	  4096
@@ -90,15 +91,9 @@ static void keep_tu(const struct wpp_brec_register *r, void *arg)
 	struct top_proc *p = l->p;
 	if (!r->entry_ok || p->ntus == MAX_TUS)
 		return; /* no path: its metadata cannot be found */
-	if (p->ntus == p->tus_cap) {
-		unsigned cap = p->tus_cap ? 2 * p->tus_cap : 8;
-		const struct top_tu **g = realloc(p->tus, cap * sizeof(*g));
-		if (!g) {
-			l->failed = 1;
-			return;
-		}
-		p->tus = g;
-		p->tus_cap = cap;
+	if (ARRAY_GROW(p->tus, p->tus_cap, (size_t)p->ntus + 1, 8)) {
+		l->failed = 1;
+		return;
 	}
 	struct top_tu tu = {.fid_base = r->fid_base,
 			    .nfuncs = r->nfuncs,
@@ -149,14 +144,8 @@ static int counts(struct wpp_symbolizer *sym, const struct top_proc *p)
 
 static int add_proc(struct top_count *c, struct top_proc *p)
 {
-	if (c->n == c->cap) {
-		int cap = c->cap ? 2 * c->cap : 16;
-		struct top_proc *g = realloc(c->v, (size_t)cap * sizeof(*g));
-		if (!g)
-			return -1;
-		c->v = g;
-		c->cap = cap;
-	}
+	if (ARRAY_GROW(c->v, c->cap, (size_t)c->n + 1, 16))
+		return -1;
 	c->v[c->n++] = *p;
 	return 0;
 }
@@ -222,13 +211,8 @@ static struct seen *known_seen(const struct top_count *c, pid_t pid, uint64_t st
 
 static void remember(struct top_count *c, pid_t pid, uint64_t start, enum seen_why why)
 {
-	if (c->nseen == c->capseen) {
-		size_t cap = c->capseen ? 2 * c->capseen : 256;
-		struct seen *g = realloc(c->seen, cap * sizeof(*g));
-		if (!g)
-			return;
-		c->seen = g, c->capseen = cap;
-	}
+	if (ARRAY_GROW(c->seen, c->capseen, c->nseen + 1, 256))
+		return;
 	c->seen[c->nseen++] = (struct seen){pid, start, why};
 }
 

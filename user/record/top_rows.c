@@ -9,17 +9,12 @@
 #include "common/json_out.h"
 #include "symbolizer/meta_model.h"
 #include "decode/path_regen.h"
+#include "common/array_grow.h"
 
 int top_rows_add(struct top_rows *r, const struct top_row *row)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 256;
-		struct top_row *g = realloc(r->v, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		r->v = g;
-		r->cap = cap;
-	}
+	if (ARRAY_GROW(r->v, r->cap, r->n + 1, 256))
+		return -1;
 	r->v[r->n++] = *row;
 	r->total += row->count;
 	return 0;
@@ -27,14 +22,8 @@ int top_rows_add(struct top_rows *r, const struct top_row *row)
 
 int top_rows_saw(struct top_rows *r, pid_t pid)
 {
-	if (r->npids == r->pids_cap) {
-		size_t cap = r->pids_cap ? 2 * r->pids_cap : 64;
-		pid_t *g = realloc(r->pids, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		r->pids = g;
-		r->pids_cap = cap;
-	}
+	if (ARRAY_GROW(r->pids, r->pids_cap, r->npids + 1, 64))
+		return -1;
 	r->pids[r->npids++] = pid;
 	return 0;
 }

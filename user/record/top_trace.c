@@ -23,6 +23,7 @@
 #include "collect/path_tally.h"
 #include "record/record_attach.h"
 #include "wpp/meta_format.h"
+#include "common/array_grow.h"
 
 /* One process image: its TUs, its own last (they win over inherited). */
 struct top_image {
@@ -84,28 +85,16 @@ static void end_images(struct top_trace *t, uint32_t pid)
 
 static int add_tu(struct top_image *im, const struct top_tu *tu)
 {
-	if (im->ntus == im->cap) {
-		size_t cap = im->cap ? 2 * im->cap : 8;
-		const struct top_tu **g = realloc(im->tus, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		im->tus = g;
-		im->cap = cap;
-	}
+	if (ARRAY_GROW(im->tus, im->cap, im->ntus + 1, 8))
+		return -1;
 	im->tus[im->ntus++] = tu;
 	return 0;
 }
 
 static struct top_image *new_image(struct top_trace *t, uint32_t pid, uint32_t generation)
 {
-	if (t->nimages == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 32;
-		struct top_image **g = realloc(t->images, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		t->images = g;
-		t->cap = cap;
-	}
+	if (ARRAY_GROW(t->images, t->cap, t->nimages + 1, 32))
+		return NULL;
 	struct top_image *im = calloc(1, sizeof(*im));
 	if (!im)
 		return NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "symbolizer/meta_model.h"
+#include "common/array_grow.h"
 
 struct top_tus {
 	struct top_tu **v;
@@ -42,14 +43,8 @@ const struct top_tu *top_tus_intern(struct top_tus *t, const struct top_tu *tu)
 	for (size_t i = t->n; i-- > 0;) /* the newest first: a process's TUs come together */
 		if (same(t->v[i], tu))
 			return t->v[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 32;
-		struct top_tu **g = realloc(t->v, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		t->v = g;
-		t->cap = cap;
-	}
+	if (ARRAY_GROW(t->v, t->cap, t->n + 1, 32))
+		return NULL;
 	struct top_tu *copy = malloc(sizeof(*copy));
 	char *path = strdup(tu->path);
 	if (!copy || !path) {

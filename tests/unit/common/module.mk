@@ -6,6 +6,14 @@ $(COMMON_TEST_BIN): $(call objs,san,tests/unit/common/test_crc32c.c user/common/
 TEST_TARGETS += $(COMMON_TEST_BIN)
 TESTS += $(COMMON_TEST_BIN)
 
+# The one way our arrays grow (array_grow.h), under ASan/UBSan.
+ARRAY_GROW_TEST_BIN := $(BUILD)/tests/unit/common/test_array_grow
+$(ARRAY_GROW_TEST_BIN): $(call objs,san,tests/unit/common/test_array_grow.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+TEST_TARGETS += $(ARRAY_GROW_TEST_BIN)
+TESTS += $(ARRAY_GROW_TEST_BIN)
+
 # The file rules (out_file, in_file, the reader's shrink check); read() is
 # wrapped to shrink a file under the reader.
 FILES_TEST_BIN := $(BUILD)/tests/unit/common/test_files

@@ -18,6 +18,7 @@
 #include "analysis/wet/wet_node.h"
 #include "analysis/wet/wet_shadow.h"
 #include "analysis/wet/wet_xorder.h"
+#include "common/array_grow.h"
 
 /* The last instance of an instruction or block in an activation; valid
  * when gen is the frame's (frames are reused without clearing). */
@@ -166,14 +167,8 @@ static uint32_t node_of(struct wet_build *b, const struct wpp_fn *fn, uint64_t p
 	const struct wet_fn_cdg *cdg = fn->wet ? wet_cdg_cache_get(&b->cdgs, fn) : NULL;
 	if (fn->wet && !cdg)
 		return UINT32_MAX;
-	if (t->nnodes == b->cap_nodes) {
-		uint32_t nc = b->cap_nodes ? 2 * b->cap_nodes : 64;
-		struct wet_node **nn = realloc(t->nodes, nc * sizeof(*nn));
-		if (!nn)
-			return UINT32_MAX;
-		t->nodes = nn;
-		b->cap_nodes = nc;
-	}
+	if (ARRAY_GROW(t->nodes, b->cap_nodes, (size_t)t->nnodes + 1, 64))
+		return UINT32_MAX;
 	struct wet_node *n = wet_node_new(fn, path_id, p, cdg);
 	if (!n)
 		return UINT32_MAX;
@@ -370,14 +365,8 @@ static int shared(const struct wet_build *b, uint64_t addr, uint64_t size)
 
 static int push_more(struct wet_dep *d, uint64_t k, uint64_t node1, uint64_t pos, uint64_t dk)
 {
-	if (d->nmore + 4 > d->cap_more) {
-		size_t nc = d->cap_more ? 2 * d->cap_more : 16;
-		uint64_t *m = realloc(d->more, nc * sizeof(*m));
-		if (!m)
-			return -1;
-		d->more = m;
-		d->cap_more = nc;
-	}
+	if (ARRAY_GROW(d->more, d->cap_more, (size_t)d->nmore + 4, 16))
+		return -1;
 	d->more[d->nmore++] = k;
 	d->more[d->nmore++] = node1;
 	d->more[d->nmore++] = pos;
@@ -527,14 +516,8 @@ static int add_values(struct wet_node *n, uint64_t k, const int64_t *values)
 	uint64_t tuple[WPP_WET_MAX_WORDS + 1];
 
 	if (!values) {
-		if (n->nlost == n->cap_lost) {
-			size_t nc = n->cap_lost ? 2 * n->cap_lost : 16;
-			uint64_t *l = realloc(n->lost, nc * sizeof(*l));
-			if (!l)
-				return -1;
-			n->lost = l;
-			n->cap_lost = nc;
-		}
+		if (ARRAY_GROW(n->lost, n->cap_lost, (size_t)n->nlost + 1, 16))
+			return -1;
 		n->lost[n->nlost++] = k;
 	}
 	for (uint32_t g = 0; g < n->ngroups; g++) {

@@ -14,6 +14,7 @@
 #include "common/crc32c.h"
 #include "symbolizer/meta_wet_model.h"
 #include "decode/wet_values.h"
+#include "common/array_grow.h"
 
 /* Input sets are 256-bit: inputs beyond that share bits, which can only
  * merge groups (less compression), never change a value. */
@@ -196,14 +197,8 @@ out:
 static struct wet_dep *add_dep(struct wet_node *n, uint32_t *cap, uint32_t pos, uint8_t kind,
 			       uint16_t op, uint32_t local_pos)
 {
-	if (n->ndeps == *cap) {
-		uint32_t nc = *cap ? 2 * *cap : 8;
-		struct wet_dep *d = realloc(n->deps, nc * sizeof(*d));
-		if (!d)
-			return NULL;
-		n->deps = d;
-		*cap = nc;
-	}
+	if (ARRAY_GROW(n->deps, *cap, (size_t)n->ndeps + 1, 8))
+		return NULL;
 	struct wet_dep *d = &n->deps[n->ndeps++];
 	*d = (struct wet_dep){.pos = pos, .op = op, .kind = kind, .share = WET_NO_SHARE};
 	if (local_pos != UINT32_MAX) {

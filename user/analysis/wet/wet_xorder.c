@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/wet/wet_shadow.h"
+#include "common/array_grow.h"
 
 /* Intervals of the built thread's batches (its own stores name one). */
 struct iv {
@@ -128,14 +129,8 @@ static int pages_add(struct wet_xorder *x, uint64_t page)
 
 static int push_rec(struct wet_xorder *x, const struct wet_xstore *s)
 {
-	if (x->nrec == x->cap) {
-		size_t nc = x->cap ? 2 * x->cap : 256;
-		struct wet_xstore *r = realloc(x->rec, nc * sizeof(*r));
-		if (!r)
-			return -1;
-		x->rec = r;
-		x->cap = nc;
-	}
+	if (ARRAY_GROW(x->rec, x->cap, x->nrec + 1, 256))
+		return -1;
 	x->rec[x->nrec++] = *s;
 	return 0;
 }
@@ -279,14 +274,8 @@ static uint64_t amb_hi(const struct amb *a)
 /* A new ambiguity record standing for a, s's other fields; its id. */
 static uint64_t push_amb(struct wet_xorder *x, const struct wet_xstore *s, const struct amb *a)
 {
-	if (x->nambs == x->cap_ambs) {
-		size_t nc = x->cap_ambs ? 2 * x->cap_ambs : 64;
-		struct amb *v = realloc(x->ambs, nc * sizeof(*v));
-		if (!v)
-			return 0;
-		x->ambs = v;
-		x->cap_ambs = nc;
-	}
+	if (ARRAY_GROW(x->ambs, x->cap_ambs, x->nambs + 1, 64))
+		return 0;
 	if (x->nambs >= UINT32_MAX - 1)
 		return 0;
 	x->ambs[x->nambs++] = *a;
@@ -344,14 +333,8 @@ static int retire(struct wet_xorder *x, uint32_t i)
 int wet_xorder_enter(struct wet_xorder *x, uint64_t lo, uint64_t hi, int signal)
 {
 	if (!x->niv || x->ivs[x->niv - 1].lo != lo || x->ivs[x->niv - 1].hi != hi) {
-		if (x->niv == x->cap_iv) {
-			size_t nc = x->cap_iv ? 2 * x->cap_iv : 64;
-			struct iv *v = realloc(x->ivs, nc * sizeof(*v));
-			if (!v)
-				return -1;
-			x->ivs = v;
-			x->cap_iv = nc;
-		}
+		if (ARRAY_GROW(x->ivs, x->cap_iv, x->niv + 1, 64))
+			return -1;
 		if (x->niv >= WET_WRITER_MAX - 1)
 			return -1;
 		x->ivs[x->niv++] = (struct iv){lo, hi};
