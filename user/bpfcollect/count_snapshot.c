@@ -13,6 +13,7 @@
 
 #include "wpp/trace_abi.h"
 #include "runtime/rt_count_pages.h"
+#include "runtime/rt_count_table.h"
 #include "runtime/wpp_registry.h"
 
 #define MAX_BLOCKS (1u << 16)
@@ -134,23 +135,29 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 {
 	struct wpp_count_desc d = {0};
 	uint64_t fid_base, *first = NULL, *buf = NULL, **tabs = NULL;
+	uint8_t *cached = NULL;
 	int err;
 
 	/* a counting unit's descriptor ends before ppp_slots */
 	if ((err = read_at(fd, &d, WPP_COUNT_DESC_V1_SIZE, a->desc)))
 		return err;
-	if ((d.abi_version != WPP_ABI_VERSION && d.abi_version != WPP_COUNT_DESC_PPP) ||
+	if ((d.abi_version != WPP_ABI_VERSION && d.abi_version != WPP_COUNT_DESC_PPP &&
+	     d.abi_version != WPP_COUNT_DESC_CACHED) ||
 	    d.nfuncs > MAX_FUNCS || d.nslots > MAX_SLOTS)
 		return -EPROTO;
-	if (d.abi_version == WPP_COUNT_DESC_PPP &&
-	    (err =
-		 read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots), a->desc + WPP_COUNT_DESC_V1_SIZE)))
+	int v2 = d.abi_version != WPP_ABI_VERSION;
+	if (v2 && (err = read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots),
+				 a->desc + WPP_COUNT_DESC_V1_SIZE)))
+		return err;
+	if (d.abi_version == WPP_COUNT_DESC_CACHED &&
+	    (err = read_at(fd, &d.cached, sizeof(d.cached), a->desc + WPP_COUNT_DESC_V2_SIZE)))
 		return err;
 	if ((err = read_at(fd, &fid_base, sizeof(fid_base), (uint64_t)(uintptr_t)d.fid_base_slot)))
 		return err;
 	first = malloc(((size_t)d.nfuncs + 1) * sizeof(*first));
 	buf = malloc(CHUNK * sizeof(*buf));
-	if (!first || !buf) {
+	cached = d.cached ? calloc((size_t)d.nfuncs + 1, 1) : NULL;
+	if (!first || !buf || (d.cached && !cached)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -162,7 +169,9 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			err = -EPROTO;
 			goto out;
 		}
-	if (d.abi_version == WPP_COUNT_DESC_PPP && (err = read_ppp_tables(fd, &d, first, &tabs)))
+	if (v2 && d.ppp_slots && (err = read_ppp_tables(fd, &d, first, &tabs)))
+		goto out;
+	if (cached && (err = read_at(fd, cached, d.nfuncs, (uint64_t)(uintptr_t)d.cached)))
 		goto out;
 	uint32_t fid0 = wpp_word_fid(fid_base);
 	uint32_t f = 0;
@@ -183,8 +192,20 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			if (f == d.nfuncs) /* cannot happen: first[nfuncs] == nslots here */
 				break;
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
-			uint64_t rel = slot - first[f];
-			uint64_t id = tabs && tabs[f] ? tabs[f][rel] : rel;
+			uint64_t rel = slot - first[f], id;
+			if (cached && cached[f]) {
+				/* a pair's count: its key (id + 1) just before */
+				if (((slot - rt_count_cache_start(first[f])) & 1) == 0)
+					continue; /* a key */
+				if (k > 0)
+					id = buf[k - 1];
+				else if ((err = read_at(fd, &id, 8, a->base + (slot - 1) * 8)))
+					goto out;
+				if (!id--)
+					continue;
+			} else {
+				id = tabs && tabs[f] ? tabs[f][rel] : rel;
+			}
 			if (id > WPP_WIDE_PATH_LIMIT - 1)
 				continue; /* a hole (never counted into) or garbage */
 			if ((err = add(s, fid, id, buf[k])))
@@ -194,6 +215,7 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 out:
 	free(first);
 	free(buf);
+	free(cached);
 	free_ppp_tables(tabs, d.nfuncs);
 	return err;
 }

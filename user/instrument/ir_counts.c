@@ -195,6 +195,69 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	return f;
 }
 
+/* __wpp_count_cached(base, pairs, fid_slot, id): the path end of trace_abi.h's
+ * "A hashed function's path cache": the pair the id's multiplicative hash
+ * names, compared with id + 1 and counted on a hit; anything else goes to
+ * the runtime, which claims the pair or counts in the hash. */
+static LLVMValueRef build_cache_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMTypeRef mparams[3] = {p->i64, p->i64, p->ptr};
+	k->miss_fn = LLVMFunctionType(p->voidty, mparams, 3, 0);
+	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_CACHE_MISS, k->miss_fn);
+	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
+	/* not cold: the paths that lost their pair to another miss every time */
+	k->cache_miss = wpp_probes_got_stub(p, "__wpp_count_cache_miss_stub",
+					    WPP_SYM_COUNT_CACHE_MISS, k->miss_fn, 0);
+	LLVMTypeRef params[4] = {p->ptr, p->i64, p->ptr, p->i64};
+	k->cache_fn = LLVMFunctionType(p->voidty, params, 4, 0);
+	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_count_cached", k->cache_fn);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
+	LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(p->ctx, f, "miss");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef base = LLVMGetParam(f, 0), pairs = LLVMGetParam(f, 1);
+	LLVMValueRef fid_slot = LLVMGetParam(f, 2), id = LLVMGetParam(f, 3);
+	unsigned log2 = (unsigned)__builtin_ctz(k->cache_pairs);
+
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef h = LLVMBuildMul(b, id, LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
+	LLVMValueRef pair = LLVMBuildLShr(b, h, LLVMConstInt(p->i64, 64 - log2, 0), "pair");
+	LLVMValueRef at =
+	    LLVMBuildAdd(b, LLVMBuildShl(b, pair, LLVMConstInt(p->i64, 1, 0), ""), pairs, "");
+	LLVMValueRef keyp = LLVMBuildInBoundsGEP2(b, p->i64, base, &at, 1, "wpp.pair");
+	LLVMValueRef key = LLVMBuildLoad2(b, p->i64, keyp, "key");
+	LLVMValueRef want = LLVMBuildAdd(b, id, LLVMConstInt(p->i64, 1, 0), "");
+	LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntEQ, key, want, "hit");
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, hit, bump, miss), HOT_WEIGHT, COLD_WEIGHT);
+
+	LLVMPositionBuilderAtEnd(b, bump);
+	LLVMValueRef one = LLVMConstInt(p->i64, 1, 0);
+	wpp_emit_count_array(k, b, keyp, 0, one);
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, miss);
+	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
+	LLVMValueRef args[3] = {fidw, id, keyp};
+	LLVMValueRef call = LLVMBuildCall2(b, k->miss_fn, k->cache_miss, args, 3, "");
+	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+uint32_t wpp_counts_cache_limit(void)
+{
+	const char *v = getenv("WPP_COUNT_CACHE_PAIRS");
+	if (!v || !*v)
+		return WPP_COUNT_CACHE_PAIRS;
+	unsigned long long n = strtoull(v, NULL, 10);
+	/* a power of two the shift can name; anything else: no caches */
+	if (n < 2 || n > WPP_COUNT_CACHE_MAX_PAIRS || (n & (n - 1)))
+		return 0;
+	return (uint32_t)n;
+}
+
 uint64_t wpp_counts_array_limit(void)
 {
 	const char *v = getenv("WPP_COUNT_ARRAY_MAX_PATHS");
@@ -206,6 +269,7 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 	memset(k, 0, sizeof(*k));
 	k->p = p;
 	k->max_array_paths = wpp_counts_array_limit();
+	k->cache_pairs = wpp_counts_cache_limit();
 	k->tls = LLVMAddGlobal(p->mod, p->ptr, "__wpp_count_tls");
 	LLVMSetLinkage(k->tls, LLVMInternalLinkage);
 	LLVMSetInitializer(k->tls, LLVMConstNull(p->ptr));
@@ -215,9 +279,10 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 	LLVMSetThreadLocal(k->tls, 1);
 	LLVMSetAlignment(k->tls, 8);
 	/* the seventh field (ppp_slots) is read only when abi_version says
-	 * WPP_COUNT_DESC_PPP; a counting unit leaves it NULL */
-	LLVMTypeRef fields[7] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr, p->ptr};
-	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 7, 0),
+	 * WPP_COUNT_DESC_PPP or _CACHED, the eighth (cached) only for
+	 * _CACHED; a counting unit leaves them NULL */
+	LLVMTypeRef fields[8] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr, p->ptr, p->ptr};
+	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 8, 0),
 				"__wpp_count_desc");
 	LLVMSetLinkage(k->desc, LLVMPrivateLinkage);
 	LLVMSetAlignment(k->desc, 8);
@@ -249,9 +314,11 @@ void wpp_counts_free(struct wpp_counts *k)
 {
 	free(k->first);
 	free(k->ppp_tables);
+	free(k->cached);
 	k->first = NULL;
 	k->ppp_tables = NULL;
-	k->nfirst = k->cap = k->nppp = 0;
+	k->cached = NULL;
+	k->nfirst = k->cap = k->nppp = k->ncached = 0;
 }
 
 /* Room for one more function; its slot range [at, at + nslots), no table. */
@@ -260,17 +327,22 @@ static uint64_t add_range(struct wpp_counts *k, uint64_t nslots)
 	if (k->nfirst + 2 > k->cap) {
 		uint32_t cap = k->cap ? 2 * k->cap : 64;
 		uint64_t *grown = realloc(k->first, cap * sizeof(*grown));
-		LLVMValueRef *tables = grown ? realloc(k->ppp_tables, cap * sizeof(*tables)) : NULL;
-		if (!grown || !tables)
-			abort(); /* the function is already being rewritten */
-		if (!k->first)
+		if (grown && !k->first)
 			grown[0] = 0;
-		k->first = grown;
-		k->ppp_tables = tables;
+		if (grown)
+			k->first = grown;
+		LLVMValueRef *tables = grown ? realloc(k->ppp_tables, cap * sizeof(*tables)) : NULL;
+		if (tables)
+			k->ppp_tables = tables;
+		uint8_t *cached = tables ? realloc(k->cached, cap) : NULL;
+		if (!cached)
+			abort(); /* the function is already being rewritten */
+		k->cached = cached;
 		k->cap = cap;
 	}
 	uint64_t at = k->first[k->nfirst];
 	k->ppp_tables[k->nfirst] = NULL;
+	k->cached[k->nfirst] = 0;
 	k->first[++k->nfirst] = at + nslots;
 	return at;
 }
@@ -286,6 +358,21 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
 	int hashed = wpp_counts_would_hash(k, npaths);
 	uint64_t at = add_range(k, hashed ? 0 : npaths);
 	return hashed ? UINT64_MAX : at;
+}
+
+uint64_t wpp_counts_add_cached_function(struct wpp_counts *k)
+{
+	uint64_t used = k->first ? k->first[k->nfirst] : 0;
+	uint64_t pad = used & 1; /* pairs start even: one never straddles a page */
+	uint64_t nslots = pad + 2 * (uint64_t)k->cache_pairs;
+	if (!k->cache_pairs || nslots > WPP_COUNT_TU_MAX_SLOTS - used)
+		return UINT64_MAX;
+	if (!k->cache_helper)
+		k->cache_helper = build_cache_helper(k);
+	uint64_t at = add_range(k, nslots) + pad;
+	k->cached[k->nfirst - 1] = 1;
+	k->ncached++;
+	return at;
 }
 
 uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
@@ -334,6 +421,13 @@ void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fi
 	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
 }
 
+void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
+			   uint64_t pairs, LLVMValueRef fid_slot, LLVMValueRef id)
+{
+	LLVMValueRef args[4] = {base, LLVMConstInt(k->p->i64, pairs, 0), fid_slot, id};
+	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, args, 4, "");
+}
+
 void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
 			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
 			LLVMValueRef ppp, LLVMValueRef bl)
@@ -379,14 +473,27 @@ void wpp_counts_finish(struct wpp_counts *k)
 		LLVMSetGlobalConstant(tables, 1);
 		LLVMSetAlignment(tables, 8);
 	}
-	LLVMValueRef fields[7] = {
-	    LLVMConstInt(p->i32, k->nppp ? WPP_COUNT_DESC_PPP : WPP_ABI_VERSION, 0),
+	/* path caches: one flag per function */
+	LLVMValueRef cached = LLVMConstNull(p->ptr);
+	if (k->ncached) {
+		LLVMValueRef carr = LLVMConstStringInContext(p->ctx, (const char *)k->cached, n, 1);
+		cached = LLVMAddGlobal(p->mod, LLVMTypeOf(carr), "__wpp_count_cached");
+		LLVMSetLinkage(cached, LLVMPrivateLinkage);
+		LLVMSetInitializer(cached, carr);
+		LLVMSetGlobalConstant(cached, 1);
+	}
+	uint32_t version = k->ncached ? WPP_COUNT_DESC_CACHED
+			   : k->nppp  ? WPP_COUNT_DESC_PPP
+				      : WPP_ABI_VERSION;
+	LLVMValueRef fields[8] = {
+	    LLVMConstInt(p->i32, version, 0),
 	    LLVMConstInt(p->i32, n, 0),
 	    LLVMConstInt(p->i64, k->first ? k->first[n] : 0, 0),
 	    p->fid_base_slot,
 	    first,
 	    LLVMConstNull(p->ptr),
 	    tables,
+	    cached,
 	};
-	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 7, 0));
+	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 8, 0));
 }

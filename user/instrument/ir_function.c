@@ -70,6 +70,7 @@ struct fn_emit {
 	struct wpp_counts *counts;
 	LLVMValueRef count_base;
 	uint64_t count_first;
+	int count_cached; /* hashed, with a path cache at count_first */
 	/* PPP: the second register, its increments per DAG edge (NULL: the
 	 * function counts by Ball-Larus id), its slot table and interval, and
 	 * the fid slot its residual paths load */
@@ -168,6 +169,9 @@ static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 	if (x->preg)
 		wpp_emit_count_ppp(x->counts, x->b, x->count_base, x->count_first, x->ppp_table,
 				   x->ppp_interval, x->fid_slot, slot_plus(x, x->preg, inc.ppp), w);
+	else if (x->count_cached)
+		wpp_emit_count_cached(x->counts, x->b, x->count_base, x->count_first, x->fid_slot,
+				      w);
 	else if (x->counts && x->count_first == UINT64_MAX)
 		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
 	else if (x->counts)
@@ -215,8 +219,8 @@ struct edge_code {
 	struct incs restart_inc;
 };
 
-/* Counting mode's function entry: the thread's array (array functions) or
- * the fid word (hashed ones).  After the entry block's allocas: the array
+/* Counting mode's function entry: the thread's array (array functions,
+ * cached ones) or the fid word (hashed ones).  After the entry block's allocas: the array
  * load becomes a branch once inlined, and allocas must stay in the entry
  * block to remain static.  Returns the instruction it went before. */
 static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
@@ -229,7 +233,8 @@ static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
 		x->fidw = wpp_emit_fid_word(x->p, x->b, local_index);
 	else
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
-	if (x->pinc) /* residual paths load it, interesting ones never do */
+	/* residual paths and cache misses load it, PPP and cache hits never do */
+	if (x->pinc || x->count_cached)
 		x->fid_slot = wpp_fid_slot_global(x->p, local_index);
 	return at;
 }
@@ -678,6 +683,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.tpp = &tpp;
 		x.d = &tpp.plan.full;
 		x.count_first = wpp_counts_add_function(x.counts, wpp_ir_tpp_ncounters(&tpp));
+	} else if (x.counts && wpp_counts_would_hash(x.counts, d.npaths) &&
+		   (x.count_first = wpp_counts_add_cached_function(x.counts)) != UINT64_MAX) {
+		x.count_cached = 1;
 	} else if (x.counts) {
 		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
 	}

@@ -93,14 +93,40 @@ void rt_count_table_clear(struct rt_count_table *t)
 	t->used = 0;
 }
 
+/* A cached function's pairs in [s, end): each count to its key's path.
+ * A key is written (claimed) before its first count, so a count taken
+ * here always has its key. */
+static void drain_cache(uint64_t *base, uint64_t first, uint64_t end, uint64_t fidw,
+			rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
+			void *arg)
+{
+	uint64_t from = rt_count_cache_start(first);
+	for (uint64_t s = from; s + 1 < end; s += 2) {
+		if (touched && (s == from || s % RT_COUNT_PAGE_SLOTS == 0)) {
+			const uint64_t *t = touched(touched_ctx, &base[s], &base[end]);
+			/* a page boundary: even (pages and pairs both start even) */
+			if ((s = (uint64_t)(t - base)) + 1 >= end)
+				break;
+		}
+		if (!base[s + 1])
+			continue;
+		uint64_t c = __atomic_exchange_n(&base[s + 1], 0, __ATOMIC_ACQ_REL);
+		uint64_t key = __atomic_load_n(&base[s], __ATOMIC_ACQUIRE);
+		if (c && key)
+			sink(fidw, key - 1, c, arg);
+	}
+}
+
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
 			  rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
 			  void *arg)
 {
 	uint64_t fid_base = *desc->fid_base_slot;
 	uint64_t unregistered = (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
-	const uint64_t *const *tables =
-	    desc->abi_version == WPP_COUNT_DESC_PPP ? desc->ppp_slots : NULL;
+	int v2 =
+	    desc->abi_version == WPP_COUNT_DESC_PPP || desc->abi_version == WPP_COUNT_DESC_CACHED;
+	const uint64_t *const *tables = v2 ? desc->ppp_slots : NULL;
+	const uint8_t *cached = desc->abi_version == WPP_COUNT_DESC_CACHED ? desc->cached : NULL;
 	for (uint32_t f = 0; f < desc->nfuncs; f++) {
 		uint64_t fidw = fid_base == unregistered
 				    ? unregistered
@@ -108,6 +134,11 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
 		/* a preferentially numbered function's slots are PPP ids */
 		const uint64_t *path_of = tables ? tables[f] : NULL;
 		uint64_t end = desc->first[f + 1];
+		if (cached && cached[f]) {
+			drain_cache(base, desc->first[f], end, fidw, touched, touched_ctx, sink,
+				    arg);
+			continue;
+		}
 		for (uint64_t s = desc->first[f]; s < end; s++) {
 			/* pages never written hold no count: skip them unread
 			 * (reading would map them) */

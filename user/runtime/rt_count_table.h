@@ -6,6 +6,7 @@
  *
  *  - the open-addressing hash of (fid word, path id) -> count that functions
  *    with too many paths for an array range count in (one per thread);
+ *  - a hashed function's path cache in the array: claiming a pair;
  *  - draining a thread's array of a TU, or its hash, into path counts;
  *  - encoding one path count as trace words: the path record (narrow word,
  *    or [WIDE_PATH ctrl, id | mark] when the id needs more than 40 bits)
@@ -67,6 +68,29 @@ static inline int rt_count_table_bump(struct rt_count_table *t, uint64_t fidw, u
 	}
 }
 
+/* A path cache's miss (trace_abi.h, "A hashed function's path cache"):
+ * pair = {key, count} is the pair id hashes to.  Claims it for id if it
+ * is free — one compare-exchange, which a signal handler on the thread
+ * cannot split — and counts there (1), or leaves it to the path holding
+ * it (0: count id elsewhere). */
+static inline int rt_count_cache_claim(uint64_t *pair, uint64_t id)
+{
+	uint64_t key = 0;
+	if (!__atomic_compare_exchange_n(&pair[0], &key, id + 1, 0, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED) &&
+	    key != id + 1)
+		return 0;
+	__asm__("addq $1, %0" : "+m"(pair[1]));
+	return 1;
+}
+
+/* Where function f's range [first, end) keeps its path cache's pairs:
+ * from the first even slot (the pass pads an odd start). */
+static inline uint64_t rt_count_cache_start(uint64_t first)
+{
+	return first + (first & 1);
+}
+
 /* Receives drained counts (count >= 1). */
 typedef void (*rt_count_sink)(uint64_t fidw, uint64_t id, uint64_t count, void *arg);
 
@@ -86,7 +110,9 @@ typedef const void *(*rt_count_touched_fn)(void *ctx, const void *from, const vo
  * zeroed as it is taken; fid words come from the TU's registered base
  * (the unregistered fid while it has none).  In a PPP TU (abi_version
  * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
- * sink gets the Ball-Larus id the table names for the slot.  touched
+ * sink gets the Ball-Larus id the table names for the slot; in a TU with
+ * path caches (WPP_COUNT_DESC_CACHED) a cached function's range is pairs,
+ * each count going to the path its key names (the key stays).  touched
  * (NULL: every page) skips the pages of base (page-aligned) that were
  * never written, unread (rt_count_pages.h). */
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
