@@ -202,8 +202,8 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
-	LLVMTypeRef mparams[3] = {p->i64, p->i64, p->ptr};
-	k->miss_fn = LLVMFunctionType(p->voidty, mparams, 3, 0);
+	LLVMTypeRef mparams[4] = {p->i64, p->i64, p->ptr, p->i64};
+	k->miss_fn = LLVMFunctionType(p->voidty, mparams, 4, 0);
 	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_CACHE_MISS, k->miss_fn);
 	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
 	/* not cold: the paths that lost their pair to another miss every time */
@@ -231,15 +231,17 @@ static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 	LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntEQ, key, want, "hit");
 	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, hit, bump, miss), HOT_WEIGHT, COLD_WEIGHT);
 
+	/* base and slot, not the pair's address: a hit's compare and add
+	 * address base + slot directly, and no address is computed for a
+	 * miss that does not happen */
 	LLVMPositionBuilderAtEnd(b, bump);
-	LLVMValueRef one = LLVMConstInt(p->i64, 1, 0);
-	wpp_emit_count_array(k, b, keyp, 0, one);
+	wpp_emit_count_array(k, b, base, 1, at);
 	LLVMBuildRetVoid(b);
 
 	LLVMPositionBuilderAtEnd(b, miss);
 	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
-	LLVMValueRef args[3] = {fidw, id, keyp};
-	LLVMValueRef call = LLVMBuildCall2(b, k->miss_fn, k->cache_miss, args, 3, "");
+	LLVMValueRef args[4] = {fidw, id, base, at};
+	LLVMValueRef call = LLVMBuildCall2(b, k->miss_fn, k->cache_miss, args, 4, "");
 	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
 	LLVMBuildRetVoid(b);
 	LLVMDisposeBuilder(b);

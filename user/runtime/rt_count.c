@@ -363,9 +363,9 @@ __attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint
 /* A path cache's miss (trace_abi.h, "A hashed function's path cache"):
  * claim the pair, or count in the hash.  preserve_most, as the hash. */
 __attribute__((visibility("default"), preserve_most)) void
-__wpp_count_cache_miss(uint64_t fidw, uint64_t id, uint64_t *pair)
+__wpp_count_cache_miss(uint64_t fidw, uint64_t id, uint64_t *base, uint64_t slot)
 {
-	if (!rt_count_cache_claim(pair, id))
+	if (!rt_count_cache_claim(&base[slot], id))
 		__wpp_count_hash(fidw, id);
 }
 

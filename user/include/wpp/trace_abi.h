@@ -228,7 +228,7 @@ struct wpp_tu_desc {
  *
  *     k = (id * WPP_COUNT_HASH_MUL) >> (64 - log2 pairs);
  *     if (base[first[i] + 2k] == id + 1) base[first[i] + 2k + 1] += 1;
- *     else __wpp_count_cache_miss(fid_word, id, &base[first[i] + 2k]);
+ *     else __wpp_count_cache_miss(fid_word, id, base, first[i] + 2k);
  *
  * The miss claims a free pair for the path (one compare-exchange of its
  * key, so a signal handler on the thread cannot claim it twice) and
