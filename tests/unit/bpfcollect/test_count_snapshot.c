@@ -49,7 +49,7 @@ static uint64_t head;
 
 static void layout(void)
 {
-	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL, NULL};
+	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL, NULL, NULL};
 	memset(arr0, 0, sizeof(arr0));
 	memset(arr1, 0, sizeof(arr1));
 	memset(hash0, 0, sizeof(hash0));
@@ -230,6 +230,35 @@ static void test_ppp_slots(void **state)
 	layout();
 }
 
+/* f2's range [4, 7) is a path cache: pair (4, 5), slot 6 left over; a
+ * pair's count goes to the path its key (id + 1) names, a pair without a
+ * key holds nothing. */
+static void test_cached_pairs(void **state)
+{
+	(void)state;
+	struct count_snapshot s;
+	static const uint8_t cached[3] = {0, 0, 1};
+	layout();
+	desc.abi_version = WPP_COUNT_DESC_CACHED;
+	desc.cached = cached;
+	arr0[4] = 13, arr0[5] = 3; /* path 12, 3 times; arr0[6] = 2 is no count */
+	arr1[4] = 901;		   /* path 900, arr1[5] = 7 times */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	const struct count_sample want[] = {
+	    {40, 0, 15, 0},    {40, 3, 1, 0},  {41, 77, 4, 0},
+	    {41, 5000, 10, 0}, {42, 12, 3, 0}, {42, 900, 7, 0},
+	};
+	expect(&s, want, sizeof(want) / sizeof(*want));
+	count_snapshot_free(&s);
+	/* a count without its key (never written so by the runtime): dropped */
+	arr1[4] = 0;
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	expect(&s, want, 5);
+	count_snapshot_free(&s);
+	desc.cached = NULL;
+	layout();
+}
+
 /* A sparse array read through the process's pagemap (rt_count_pages.h). */
 #define SPARSE_SLOTS (UINT64_C(1) << 25)
 
@@ -257,7 +286,7 @@ static void test_sparse_array(void **state)
 	base[slots[N]] = 3;
 	uint64_t total = 0;
 	sdesc = (struct wpp_count_desc){WPP_ABI_VERSION, 2, SPARSE_SLOTS, &fid_base, sfirst, NULL,
-					NULL};
+					NULL, NULL};
 	sref = (struct wpp_count_array_ref){A(&sdesc), 0, A(base)};
 	sb = (struct wpp_count_block){0, WPP_COUNT_LIVE, 0, A(&sref), 1, 1, 0, 0, 0, 0, 0, 0};
 	shead = A(&sb);
@@ -298,6 +327,7 @@ int main(void)
 	    cmocka_unit_test(test_sums_threads), cmocka_unit_test(test_threads_and_drains),
 	    cmocka_unit_test(test_deltas),	 cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_ppp_slots),	 cmocka_unit_test(test_sparse_array),
+	    cmocka_unit_test(test_cached_pairs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
