@@ -13,7 +13,6 @@
 
 #include "wpp/trace_abi.h"
 #include "runtime/rt_count_pages.h"
-#include "runtime/rt_count_table.h"
 #include "runtime/wpp_registry.h"
 
 #define MAX_BLOCKS (1u << 16)
@@ -194,12 +193,14 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
 			uint64_t rel = slot - first[f], id;
 			if (cached && cached[f]) {
-				/* a pair's count: its key (id + 1) just before */
-				if (((slot - rt_count_cache_start(first[f])) & 1) == 0)
+				/* keys (id + 1), then their counts: a count's key
+				 * is npairs slots back, read where a count is */
+				uint64_t npairs = (first[f + 1] - first[f]) / 2;
+				if (rel < npairs || rel >= 2 * npairs)
 					continue; /* a key */
-				if (k > 0)
-					id = buf[k - 1];
-				else if ((err = read_at(fd, &id, 8, a->base + (slot - 1) * 8)))
+				if (k >= npairs)
+					id = buf[k - npairs];
+				else if ((err = read_at(fd, &id, 8, a->base + (slot - npairs) * 8)))
 					goto out;
 				if (!id--)
 					continue;

@@ -195,15 +195,17 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	return f;
 }
 
-/* __wpp_count_cached(base, pairs, fid_slot, id): the path end of trace_abi.h's
- * "A hashed function's path cache": the pair the id's multiplicative hash
- * names, compared with id + 1 and counted on a hit; anything else goes to
- * the runtime, which claims the pair or counts in the hash. */
+/* __wpp_count_cached(base, keys, fid_slot, key): the path end of
+ * trace_abi.h's "A hashed function's path cache", key being id + 1 (the
+ * function's register starts one above the path id): the pair the key's
+ * multiplicative hash names, its key compared and its count (N slots on)
+ * counted on a hit; anything else goes to the runtime, which claims the
+ * pair or counts in the hash. */
 static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
-	LLVMTypeRef mparams[4] = {p->i64, p->i64, p->ptr, p->i64};
-	k->miss_fn = LLVMFunctionType(p->voidty, mparams, 4, 0);
+	LLVMTypeRef mparams[5] = {p->i64, p->i64, p->ptr, p->i64, p->i64};
+	k->miss_fn = LLVMFunctionType(p->voidty, mparams, 5, 0);
 	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_CACHE_MISS, k->miss_fn);
 	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
 	/* not cold: the paths that lost their pair to another miss every time */
@@ -216,32 +218,31 @@ static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
 	LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(p->ctx, f, "miss");
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
-	LLVMValueRef base = LLVMGetParam(f, 0), pairs = LLVMGetParam(f, 1);
-	LLVMValueRef fid_slot = LLVMGetParam(f, 2), id = LLVMGetParam(f, 3);
+	LLVMValueRef base = LLVMGetParam(f, 0), keys = LLVMGetParam(f, 1);
+	LLVMValueRef fid_slot = LLVMGetParam(f, 2), key = LLVMGetParam(f, 3);
 	unsigned log2 = (unsigned)__builtin_ctz(k->cache_pairs);
+	LLVMValueRef npairs = LLVMConstInt(p->i64, k->cache_pairs, 0);
 
 	LLVMPositionBuilderAtEnd(b, entry);
-	LLVMValueRef h = LLVMBuildMul(b, id, LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
+	LLVMValueRef h = LLVMBuildMul(b, key, LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
 	LLVMValueRef pair = LLVMBuildLShr(b, h, LLVMConstInt(p->i64, 64 - log2, 0), "pair");
-	LLVMValueRef at =
-	    LLVMBuildAdd(b, LLVMBuildShl(b, pair, LLVMConstInt(p->i64, 1, 0), ""), pairs, "");
-	LLVMValueRef keyp = LLVMBuildInBoundsGEP2(b, p->i64, base, &at, 1, "wpp.pair");
-	LLVMValueRef key = LLVMBuildLoad2(b, p->i64, keyp, "key");
-	LLVMValueRef want = LLVMBuildAdd(b, id, LLVMConstInt(p->i64, 1, 0), "");
-	LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntEQ, key, want, "hit");
+	LLVMValueRef at = LLVMBuildAdd(b, pair, keys, "");
+	LLVMValueRef keyp = LLVMBuildInBoundsGEP2(b, p->i64, base, &at, 1, "wpp.key");
+	LLVMValueRef held = LLVMBuildLoad2(b, p->i64, keyp, "held");
+	LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntEQ, held, key, "hit");
 	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, hit, bump, miss), HOT_WEIGHT, COLD_WEIGHT);
 
-	/* base and slot, not the pair's address: a hit's compare and add
-	 * address base + slot directly, and no address is computed for a
-	 * miss that does not happen */
+	/* base and slot, not addresses: a hit's compare and add address base
+	 * + slot directly (keys and counts apart, so no scaling beyond 8),
+	 * and no address is computed for a miss that does not happen */
 	LLVMPositionBuilderAtEnd(b, bump);
-	wpp_emit_count_array(k, b, base, 1, at);
+	wpp_emit_count_array(k, b, base, k->cache_pairs, at);
 	LLVMBuildRetVoid(b);
 
 	LLVMPositionBuilderAtEnd(b, miss);
 	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
-	LLVMValueRef args[4] = {fidw, id, base, at};
-	LLVMValueRef call = LLVMBuildCall2(b, k->miss_fn, k->cache_miss, args, 4, "");
+	LLVMValueRef args[5] = {fidw, key, base, at, npairs};
+	LLVMValueRef call = LLVMBuildCall2(b, k->miss_fn, k->cache_miss, args, 5, "");
 	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
 	LLVMBuildRetVoid(b);
 	LLVMDisposeBuilder(b);
@@ -365,13 +366,12 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
 uint64_t wpp_counts_add_cached_function(struct wpp_counts *k)
 {
 	uint64_t used = k->first ? k->first[k->nfirst] : 0;
-	uint64_t pad = used & 1; /* pairs start even: one never straddles a page */
-	uint64_t nslots = pad + 2 * (uint64_t)k->cache_pairs;
+	uint64_t nslots = 2 * (uint64_t)k->cache_pairs; /* keys, then counts */
 	if (!k->cache_pairs || nslots > WPP_COUNT_TU_MAX_SLOTS - used)
 		return UINT64_MAX;
 	if (!k->cache_helper)
 		k->cache_helper = build_cache_helper(k);
-	uint64_t at = add_range(k, nslots) + pad;
+	uint64_t at = add_range(k, nslots);
 	k->cached[k->nfirst - 1] = 1;
 	k->ncached++;
 	return at;
@@ -423,10 +423,10 @@ void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fi
 	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
 }
 
-void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
-			   uint64_t pairs, LLVMValueRef fid_slot, LLVMValueRef id)
+void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t keys,
+			   LLVMValueRef fid_slot, LLVMValueRef key)
 {
-	LLVMValueRef args[4] = {base, LLVMConstInt(k->p->i64, pairs, 0), fid_slot, id};
+	LLVMValueRef args[4] = {base, LLVMConstInt(k->p->i64, keys, 0), fid_slot, key};
 	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, args, 4, "");
 }
 

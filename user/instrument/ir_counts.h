@@ -17,12 +17,13 @@
  * functions are instrumented and emitted with the descriptor at the end.
  *
  * A hashed function first tries its path cache (trace_abi.h, "A hashed
- * function's path cache"): a range of pairs {id + 1, count} in the TU's
- * array, one reached by a multiply, a shift and a compare; a hit is one
- * add, as in an array function, and a miss calls __wpp_count_cache_miss
- * (GOT stub, preserve_most), which claims the pair or counts in the hash.
- * A cache costs 2 * WPP_COUNT_CACHE_PAIRS counters of the TU's budget
- * (none left: the plain hash probe).
+ * function's path cache"): N keys then N counts in the TU's array, the
+ * pair reached by a multiply and a shift of the key (id + 1: such a
+ * function's register starts one above the path id); a hit is a compare
+ * and one add, as in an array function, and a miss calls
+ * __wpp_count_cache_miss (GOT stub, preserve_most), which claims the pair
+ * or counts in the hash.  A cache costs 2 * WPP_COUNT_CACHE_PAIRS counters
+ * of the TU's budget (none left: the plain hash probe).
  *
  * PPP mode (trace_abi.h, "Preferential path counting") adds functions
  * whose range is indexed by their PPP id: a path end checks the PPP id
@@ -76,7 +77,8 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
  * WPP_COUNT_CACHE_MAX_PAIRS; 0: no caches) for measurements. */
 uint32_t wpp_counts_cache_limit(void);
 /* The next function counts through the hash with a path cache in front:
- * the cache's first pair's slot (even), or UINT64_MAX when caches are off
+ * the cache's first slot (its keys; the counts follow), or UINT64_MAX
+ * when caches are off
  * or the TU has no room left (nothing added then: add it as a hashed
  * function). */
 uint64_t wpp_counts_add_cached_function(struct wpp_counts *k);
@@ -95,11 +97,11 @@ void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef b
 /* A path end of a hashed function. */
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
 			 LLVMValueRef id);
-/* A path end of a hashed function with a path cache at slot pairs
- * (wpp_counts_add_cached_function); a miss loads the fid word from
- * fid_slot (wpp_fid_slot_global). */
-void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
-			   uint64_t pairs, LLVMValueRef fid_slot, LLVMValueRef id);
+/* A path end of a hashed function with a path cache at slot keys
+ * (wpp_counts_add_cached_function): key is the path id + 1; a miss loads
+ * the fid word from fid_slot (wpp_fid_slot_global). */
+void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t keys,
+			   LLVMValueRef fid_slot, LLVMValueRef key);
 /* A path end of a preferentially numbered function: base[first + ppp] += 1
  * when table[ppp] is bl (ppp below interval), else bl into the hash under
  * the fid word held in fid_slot. */

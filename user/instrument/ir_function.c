@@ -146,7 +146,9 @@ static void emit_restart(struct fn_emit *x, struct incs inc)
 		emit_add(x, inc); /* the ENTRY->v edge's op: SET, or nothing */
 		return;
 	}
-	LLVMValueRef v = x->counts ? k64(x, inc.bl) /* counting: the id alone */
+	/* counting: the id alone (one above it where a path cache's key is
+	 * id + 1, so the path end has its key for nothing) */
+	LLVMValueRef v = x->counts ? k64(x, inc.bl + (x->count_cached ? 1 : 0))
 			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc.bl)
 				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc.bl), "");
 	LLVMBuildStore(x->b, v, x->reg);

@@ -20,7 +20,7 @@
  *
  * Signals: a handler may count on the thread it interrupts.  Array counts
  * are single adds to memory; a drain takes each counter with an exchange.
- * A path cache's pair is claimed with one compare-exchange and its key
+ * A path cache's key is claimed with one compare-exchange and
  * never changes after, so the inline compare and add stay right whatever
  * a handler claims in between.
  * The hash is never entered twice: while its owner is inside it (`busy`), a
@@ -363,10 +363,10 @@ __attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint
 /* A path cache's miss (trace_abi.h, "A hashed function's path cache"):
  * claim the pair, or count in the hash.  preserve_most, as the hash. */
 __attribute__((visibility("default"), preserve_most)) void
-__wpp_count_cache_miss(uint64_t fidw, uint64_t id, uint64_t *base, uint64_t slot)
+__wpp_count_cache_miss(uint64_t fidw, uint64_t key, uint64_t *base, uint64_t slot, uint64_t pairs)
 {
-	if (!rt_count_cache_claim(&base[slot], id))
-		__wpp_count_hash(fidw, id);
+	if (!rt_count_cache_claim(&base[slot], &base[slot + pairs], key))
+		__wpp_count_hash(fidw, key - 1);
 }
 
 /* ---- lifecycle (rt_lifecycle.c, rt_buffers.c) ---- */

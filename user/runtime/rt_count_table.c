@@ -93,25 +93,25 @@ void rt_count_table_clear(struct rt_count_table *t)
 	t->used = 0;
 }
 
-/* A cached function's pairs in [s, end): each count to its key's path.
- * A key is written (claimed) before its first count, so a count taken
- * here always has its key. */
+/* A cached function's range [first, end): keys, then as many counts;
+ * each count to its key's path.  A key is written (claimed) before its
+ * first count, so a count taken here always has its key; the key half is
+ * read only where a count is. */
 static void drain_cache(uint64_t *base, uint64_t first, uint64_t end, uint64_t fidw,
 			rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
 			void *arg)
 {
-	uint64_t from = rt_count_cache_start(first);
-	for (uint64_t s = from; s + 1 < end; s += 2) {
+	uint64_t n = (end - first) / 2, from = first + n;
+	for (uint64_t s = from; s < end; s++) {
 		if (touched && (s == from || s % RT_COUNT_PAGE_SLOTS == 0)) {
 			const uint64_t *t = touched(touched_ctx, &base[s], &base[end]);
-			/* a page boundary: even (pages and pairs both start even) */
-			if ((s = (uint64_t)(t - base)) + 1 >= end)
+			if ((s = (uint64_t)(t - base)) >= end)
 				break;
 		}
-		if (!base[s + 1])
+		if (!base[s])
 			continue;
-		uint64_t c = __atomic_exchange_n(&base[s + 1], 0, __ATOMIC_ACQ_REL);
-		uint64_t key = __atomic_load_n(&base[s], __ATOMIC_ACQUIRE);
+		uint64_t c = __atomic_exchange_n(&base[s], 0, __ATOMIC_ACQ_REL);
+		uint64_t key = __atomic_load_n(&base[s - n], __ATOMIC_ACQUIRE);
 		if (c && key)
 			sink(fidw, key - 1, c, arg);
 	}

@@ -69,26 +69,18 @@ static inline int rt_count_table_bump(struct rt_count_table *t, uint64_t fidw, u
 }
 
 /* A path cache's miss (trace_abi.h, "A hashed function's path cache"):
- * pair = {key, count} is the pair id hashes to.  Claims it for id if it
- * is free — one compare-exchange, which a signal handler on the thread
- * cannot split — and counts there (1), or leaves it to the path holding
- * it (0: count id elsewhere). */
-static inline int rt_count_cache_claim(uint64_t *pair, uint64_t id)
+ * *keyp is the key slot that key (a path id + 1) hashes to, *countp its
+ * count.  Claims it for key if it is free — one compare-exchange, which a
+ * signal handler on the thread cannot split — and counts there (1), or
+ * leaves it to the path holding it (0: count the path elsewhere). */
+static inline int rt_count_cache_claim(uint64_t *keyp, uint64_t *countp, uint64_t key)
 {
-	uint64_t key = 0;
-	if (!__atomic_compare_exchange_n(&pair[0], &key, id + 1, 0, __ATOMIC_RELEASE,
-					 __ATOMIC_RELAXED) &&
-	    key != id + 1)
+	uint64_t held = 0;
+	if (!__atomic_compare_exchange_n(keyp, &held, key, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+	    held != key)
 		return 0;
-	__asm__("addq $1, %0" : "+m"(pair[1]));
+	__asm__("addq $1, %0" : "+m"(*countp));
 	return 1;
-}
-
-/* Where function f's range [first, end) keeps its path cache's pairs:
- * from the first even slot (the pass pads an odd start). */
-static inline uint64_t rt_count_cache_start(uint64_t first)
-{
-	return first + (first & 1);
 }
 
 /* Receives drained counts (count >= 1). */
@@ -111,8 +103,9 @@ typedef const void *(*rt_count_touched_fn)(void *ctx, const void *from, const vo
  * (the unregistered fid while it has none).  In a PPP TU (abi_version
  * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
  * sink gets the Ball-Larus id the table names for the slot; in a TU with
- * path caches (WPP_COUNT_DESC_CACHED) a cached function's range is pairs,
- * each count going to the path its key names (the key stays).  touched
+ * path caches (WPP_COUNT_DESC_CACHED) a cached function's range is N keys
+ * then N counts, each count going to the path its key names (the key
+ * stays).  touched
  * (NULL: every page) skips the pages of base (page-aligned) that were
  * never written, unread (rt_count_pages.h). */
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,

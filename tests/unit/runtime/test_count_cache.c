@@ -10,8 +10,8 @@
  *  - exactness: skewed random paths (narrow and wide ids) through caches
  *    of 2 pairs (nearly everything conflicts and goes to the hash) and of
  *    4096, with drains in between: array drain plus hash drain give every
- *    path's count once, in the right function, with the pad slot before an
- *    odd-started cache never read; keys stay after a drain, counts go;
+ *    path's count once, in the right function;
+ *    keys stay after a drain, counts go;
  *  - threads: each thread counts in its own array and hash at once, the
  *    drains after the join give each thread's tally;
  *  - fork: the child's reset (MADV_DONTNEED, as rt_count_fork_child does)
@@ -33,8 +33,8 @@
 
 #include "runtime/rt_count_table.h"
 
-/* f0: an array of 3 paths; f1: a cache starting at the odd slot 3 (pad
- * slot 3, pairs from 4); f2: an array of 5 paths after it. */
+/* f0: an array of 3 paths; f1: a cache (keys from slot 3, then their
+ * counts); f2: an array of 5 paths after it. */
 struct tu {
 	uint64_t first[4];
 	uint64_t fid_base;
@@ -46,7 +46,7 @@ struct tu {
 static void tu_init(struct tu *t, uint32_t log2_pairs)
 {
 	uint64_t pairs = UINT64_C(1) << log2_pairs;
-	*t = (struct tu){.first = {0, 3, 3 + 1 + 2 * pairs, 3 + 1 + 2 * pairs + 5},
+	*t = (struct tu){.first = {0, 3, 3 + 2 * pairs, 3 + 2 * pairs + 5},
 			 .fid_base = (uint64_t)11 << WPP_FID_SHIFT,
 			 .cached = {0, 1, 0},
 			 .log2_pairs = log2_pairs};
@@ -72,13 +72,13 @@ static uint64_t *map_array(const struct tu *t)
  * __wpp_count_cached, and the runtime's __wpp_count_cache_miss). */
 static void path_end(const struct tu *t, uint64_t *base, struct rt_count_table *hash, uint64_t id)
 {
-	uint64_t pair = (id * WPP_COUNT_HASH_MUL) >> (64 - t->log2_pairs);
-	uint64_t *p = &base[rt_count_cache_start(t->first[1]) + 2 * pair];
-	if (p[0] == id + 1) {
-		p[1]++;
+	uint64_t key = id + 1, npairs = UINT64_C(1) << t->log2_pairs;
+	uint64_t at = t->first[1] + ((key * WPP_COUNT_HASH_MUL) >> (64 - t->log2_pairs));
+	if (base[at] == key) {
+		base[at + npairs]++;
 		return;
 	}
-	if (!rt_count_cache_claim(p, id))
+	if (!rt_count_cache_claim(&base[at], &base[at + npairs], key))
 		assert_int_equal(rt_count_table_add(hash, t->fid_base + ((uint64_t)1 << WPP_FID_SHIFT), id),
 				 0);
 }
@@ -154,23 +154,17 @@ static void assert_tally(const struct tally *ta)
 static void test_claim(void **state)
 {
 	(void)state;
-	uint64_t pair[2] = {0, 0};
-	assert_int_equal(rt_count_cache_claim(pair, 7), 1);
-	assert_int_equal(pair[0], 8);
-	assert_int_equal(pair[1], 1);
-	/* held by 7: left alone */
-	assert_int_equal(rt_count_cache_claim(pair, 9), 0);
-	assert_int_equal(pair[0], 8);
-	assert_int_equal(pair[1], 1);
+	uint64_t key = 0, count = 0;
+	assert_int_equal(rt_count_cache_claim(&key, &count, 8), 1);
+	assert_int_equal(key, 8);
+	assert_int_equal(count, 1);
+	/* held by 8: left alone */
+	assert_int_equal(rt_count_cache_claim(&key, &count, 10), 0);
+	assert_int_equal(key, 8);
+	assert_int_equal(count, 1);
 	/* the holder (a handler claimed it between the compare and the call) */
-	assert_int_equal(rt_count_cache_claim(pair, 7), 1);
-	assert_int_equal(pair[1], 2);
-	/* path 0 is a key like any other (keys are id + 1) */
-	uint64_t zero[2] = {0, 0};
-	assert_int_equal(rt_count_cache_claim(zero, 0), 1);
-	assert_int_equal(zero[0], 1);
-	assert_int_equal(rt_count_cache_start(3), 4);
-	assert_int_equal(rt_count_cache_start(4), 4);
+	assert_int_equal(rt_count_cache_claim(&key, &count, 8), 1);
+	assert_int_equal(count, 2);
 }
 
 static void exact_with(uint32_t log2_pairs)
@@ -190,13 +184,12 @@ static void exact_with(uint32_t log2_pairs)
 		assert_tally(&ta);
 		assert_int_equal(ta.elsewhere, 11);
 		/* a drain takes counts and leaves keys */
-		uint64_t keys = 0;
-		for (uint64_t s = 4; s < t.first[2]; s += 2) {
+		uint64_t keys = 0, npairs = UINT64_C(1) << log2_pairs;
+		for (uint64_t s = t.first[1]; s < t.first[1] + npairs; s++) {
 			keys += base[s] != 0;
-			assert_int_equal(base[s + 1], 0);
+			assert_int_equal(base[s + npairs], 0);
 		}
-		assert_true(keys >= (UINT64_C(1) << log2_pairs) / 2);
-		assert_int_equal(base[3], 0); /* the pad */
+		assert_true(keys >= npairs / 2);
 	}
 	/* both ways were used: with 2 pairs nearly all went to the hash */
 	assert_true(hash.used > (log2_pairs == 1 ? NPATHS / 2 : 0));

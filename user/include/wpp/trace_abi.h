@@ -222,22 +222,23 @@ struct wpp_tu_desc {
 #define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
 /*
  * A hashed function's path cache.  Before the hash, a hashed function's
- * path end tries a small direct-mapped table of its own in the TU's array
- * (its range: WPP_COUNT_CACHE_PAIRS pairs {id + 1, count}, key 0 = free),
- * reached from the array base the function loads at entry:
+ * path end tries a small direct-mapped table of its own in the TU's array:
+ * its range is N = WPP_COUNT_CACHE_PAIRS keys (id + 1; 0 = free) followed
+ * by their N counts, reached from the array base the function loads at
+ * entry.  Its register starts one above the path id, so the path end has
+ * key = id + 1 at hand:
  *
- *     k = (id * WPP_COUNT_HASH_MUL) >> (64 - log2 pairs);
- *     if (base[first[i] + 2k] == id + 1) base[first[i] + 2k + 1] += 1;
- *     else __wpp_count_cache_miss(fid_word, id, base, first[i] + 2k);
+ *     k = (key * WPP_COUNT_HASH_MUL) >> (64 - log2 N);
+ *     if (base[first[i] + k] == key) base[first[i] + N + k] += 1;
+ *     else __wpp_count_cache_miss(fid_word, key, base, first[i] + k, N);
  *
- * The miss claims a free pair for the path (one compare-exchange of its
- * key, so a signal handler on the thread cannot claim it twice) and
- * counts there, or counts in the hash when another path holds the pair.
- * A key, once claimed, stays until the array is given back (fork child,
- * thread exit), so the inline compare and add always count the path the
- * key names; drains take each pair's count by exchange and leave the
- * key.  Such a TU's descriptor has abi_version WPP_COUNT_DESC_CACHED and
- * `cached`.
+ * The miss claims a free key slot for the path (one compare-exchange, so
+ * a signal handler on the thread cannot claim it twice) and counts there,
+ * or counts id in the hash when another path holds the slot.  A key, once
+ * claimed, stays until the array is given back (fork child, thread exit),
+ * so the inline compare and add always count the path the key names;
+ * drains take each count by exchange and leave the key.  Such a TU's
+ * descriptor has abi_version WPP_COUNT_DESC_CACHED and `cached`.
  */
 #define WPP_SYM_COUNT_CACHE_MISS "__wpp_count_cache_miss"
 /* Pairs per cached function (a power of two: 64 KiB of the thread's
@@ -301,7 +302,7 @@ struct wpp_count_desc {
 	 * ids) or NULL */
 	const uint64_t *const *ppp_slots;
 	/* abi_version WPP_COUNT_DESC_CACHED only: [nfuncs], non-zero where
-	 * function i's range is a path cache (pairs {id + 1, count}) */
+	 * function i's range is a path cache (keys, then counts) */
 	const uint8_t *cached;
 };
 /* Bytes of a descriptor without cached (abi_version WPP_COUNT_DESC_PPP). */
