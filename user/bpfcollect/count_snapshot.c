@@ -48,8 +48,20 @@ static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t cou
  * tabs[f] is NULL for a function that counts by Ball-Larus id, else
  * [first[f + 1] - first[f]] Ball-Larus ids, one per PPP slot.  (Per
  * function: the unit's other functions may own up to 2^29 slots each.) */
+/* The slots of function f's range before its path cache (cached[f]: log2
+ * of its pairs, 0 none), or UINT64_MAX when the cache does not fit the
+ * range (never so from the pass: a hostile layout). */
+static uint64_t before_cache(const uint64_t *first, const uint8_t *cached, uint32_t f)
+{
+	uint64_t n = first[f + 1] - first[f];
+	if (!cached || !cached[f])
+		return n;
+	uint64_t c = cached[f] < 40 ? UINT64_C(2) << cached[f] : UINT64_MAX;
+	return c <= n ? n - c : UINT64_MAX;
+}
+
 static int read_ppp_tables(int fd, const struct wpp_count_desc *d, const uint64_t *first,
-			   uint64_t ***out)
+			   const uint8_t *cached, uint64_t ***out)
 {
 	uint64_t *addrs = malloc(((size_t)d->nfuncs + 1) * sizeof(*addrs));
 	uint64_t **tabs = calloc((size_t)d->nfuncs + 1, sizeof(*tabs));
@@ -61,7 +73,7 @@ static int read_ppp_tables(int fd, const struct wpp_count_desc *d, const uint64_
 			   (uint64_t)(uintptr_t)d->ppp_slots)))
 		goto out;
 	for (uint32_t f = 0; f < d->nfuncs; f++) {
-		uint64_t n = first[f + 1] - first[f];
+		uint64_t n = before_cache(first, cached, f);
 		if (!addrs[f] || !n)
 			continue;
 		/* the pass bounds an interval by WPP_PPP_MAX_INTERVAL */
@@ -168,9 +180,14 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			err = -EPROTO;
 			goto out;
 		}
-	if (v2 && d.ppp_slots && (err = read_ppp_tables(fd, &d, first, &tabs)))
-		goto out;
 	if (cached && (err = read_at(fd, cached, d.nfuncs, (uint64_t)(uintptr_t)d.cached)))
+		goto out;
+	for (uint32_t f = 0; cached && f < d.nfuncs; f++)
+		if (before_cache(first, cached, f) == UINT64_MAX) {
+			err = -EPROTO;
+			goto out;
+		}
+	if (v2 && d.ppp_slots && (err = read_ppp_tables(fd, &d, first, cached, &tabs)))
 		goto out;
 	uint32_t fid0 = wpp_word_fid(fid_base);
 	uint32_t f = 0;
@@ -192,11 +209,13 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 				break;
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
 			uint64_t rel = slot - first[f], id;
-			if (cached && cached[f]) {
-				/* keys (id + 1), then their counts: a count's key
-				 * is npairs slots back, read where a count is */
-				uint64_t npairs = (first[f + 1] - first[f]) / 2;
-				if (rel < npairs || rel >= 2 * npairs)
+			uint64_t plain = before_cache(first, cached, f);
+			if (rel >= plain) {
+				/* the path cache: keys (id + 1), then their
+				 * counts, a count's key npairs slots back, read
+				 * where a count is */
+				uint64_t npairs = (uint64_t)1 << cached[f];
+				if (rel - plain < npairs)
 					continue; /* a key */
 				if (k >= npairs)
 					id = buf[k - npairs];

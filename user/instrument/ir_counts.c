@@ -151,15 +151,18 @@ static LLVMValueRef build_probe_helper(struct wpp_counts *k)
 	return f;
 }
 
-/* __wpp_ppp_count(base, first, table, interval, fid_slot, ppp, bl): the
- * path end of trace_abi.h's "Preferential path counting".  Both tests
- * are expected to pass (an interesting path); the residual way is the
- * hashed function's path end. */
+/* __wpp_ppp_count(base, first, table, interval, fid_slot, ppp, bl, keys,
+ * log2): the path end of trace_abi.h's "Preferential path counting".
+ * Both tests are expected to pass (an interesting path); the residual way
+ * is a cached function's path end (key bl + 1) into the function's path
+ * cache at slot keys, of 2^log2 pairs, or, with none (log2 0), the
+ * hashed function's probe.  log2 is a constant: one way is folded away. */
 static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
-	LLVMTypeRef params[7] = {p->ptr, p->i64, p->ptr, p->i64, p->ptr, p->i64, p->i64};
-	k->ppp_fn = LLVMFunctionType(p->voidty, params, 7, 0);
+	LLVMTypeRef params[9] = {p->ptr, p->i64, p->ptr, p->i64, p->ptr,
+				 p->i64, p->i64, p->i64, p->i64};
+	k->ppp_fn = LLVMFunctionType(p->voidty, params, 9, 0);
 	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_ppp_count", k->ppp_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(p->ctx, f, "check");
@@ -169,7 +172,10 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	LLVMValueRef base = LLVMGetParam(f, 0), first = LLVMGetParam(f, 1);
 	LLVMValueRef table = LLVMGetParam(f, 2), interval = LLVMGetParam(f, 3);
 	LLVMValueRef fid_slot = LLVMGetParam(f, 4), ppp = LLVMGetParam(f, 5);
-	LLVMValueRef bl = LLVMGetParam(f, 6);
+	LLVMValueRef bl = LLVMGetParam(f, 6), keys = LLVMGetParam(f, 7);
+	LLVMValueRef log2 = LLVMGetParam(f, 8);
+	LLVMBasicBlockRef cache = LLVMAppendBasicBlockInContext(p->ctx, f, "cache");
+	LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(p->ctx, f, "probe");
 
 	LLVMPositionBuilderAtEnd(b, entry);
 	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, ppp, interval, "in");
@@ -187,6 +193,16 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	LLVMBuildRetVoid(b);
 
 	LLVMPositionBuilderAtEnd(b, resid);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, log2, LLVMConstInt(p->i64, 0, 0), ""), probe,
+			cache);
+
+	LLVMPositionBuilderAtEnd(b, cache);
+	LLVMValueRef key = LLVMBuildAdd(b, bl, LLVMConstInt(p->i64, 1, 0), "key");
+	LLVMValueRef cargs[5] = {base, keys, fid_slot, key, log2};
+	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, cargs, 5, "");
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, probe);
 	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
 	LLVMValueRef args[2] = {fidw, bl};
 	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
@@ -195,12 +211,13 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	return f;
 }
 
-/* __wpp_count_cached(base, keys, fid_slot, key): the path end of
- * trace_abi.h's "A hashed function's path cache", key being id + 1 (the
- * function's register starts one above the path id): the pair the key's
- * multiplicative hash names, its key compared and its count (N slots on)
- * counted on a hit; anything else goes to the runtime, which claims the
- * pair or counts in the hash. */
+/* __wpp_count_cached(base, keys, fid_slot, key, log2): the path end of
+ * trace_abi.h's "A hashed function's path cache", key being id + 1 (a
+ * cached function's register starts one above the path id), the cache
+ * 2^log2 pairs: the pair the key's multiplicative hash names, its key
+ * compared and its count (2^log2 slots on) counted on a hit; anything
+ * else goes to the runtime, which claims the pair or counts in the hash.
+ * log2 is a constant at every call: folded once inlined. */
 static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
@@ -211,8 +228,8 @@ static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 	/* not cold: the paths that lost their pair to another miss every time */
 	k->cache_miss = wpp_probes_got_stub(p, "__wpp_count_cache_miss_stub",
 					    WPP_SYM_COUNT_CACHE_MISS, k->miss_fn, 0);
-	LLVMTypeRef params[4] = {p->ptr, p->i64, p->ptr, p->i64};
-	k->cache_fn = LLVMFunctionType(p->voidty, params, 4, 0);
+	LLVMTypeRef params[5] = {p->ptr, p->i64, p->ptr, p->i64, p->i64};
+	k->cache_fn = LLVMFunctionType(p->voidty, params, 5, 0);
 	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_count_cached", k->cache_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
@@ -220,12 +237,13 @@ static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
 	LLVMValueRef base = LLVMGetParam(f, 0), keys = LLVMGetParam(f, 1);
 	LLVMValueRef fid_slot = LLVMGetParam(f, 2), key = LLVMGetParam(f, 3);
-	unsigned log2 = (unsigned)__builtin_ctz(k->cache_pairs);
-	LLVMValueRef npairs = LLVMConstInt(p->i64, k->cache_pairs, 0);
+	LLVMValueRef log2 = LLVMGetParam(f, 4);
 
 	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef npairs = LLVMBuildShl(b, LLVMConstInt(p->i64, 1, 0), log2, "npairs");
 	LLVMValueRef h = LLVMBuildMul(b, key, LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
-	LLVMValueRef pair = LLVMBuildLShr(b, h, LLVMConstInt(p->i64, 64 - log2, 0), "pair");
+	LLVMValueRef shift = LLVMBuildSub(b, LLVMConstInt(p->i64, 64, 0), log2, "");
+	LLVMValueRef pair = LLVMBuildLShr(b, h, shift, "pair");
 	LLVMValueRef at = LLVMBuildAdd(b, pair, keys, "");
 	LLVMValueRef keyp = LLVMBuildInBoundsGEP2(b, p->i64, base, &at, 1, "wpp.key");
 	LLVMValueRef held = LLVMBuildLoad2(b, p->i64, keyp, "held");
@@ -236,7 +254,7 @@ static LLVMValueRef build_cache_helper(struct wpp_counts *k)
 	 * + slot directly (keys and counts apart, so no scaling beyond 8),
 	 * and no address is computed for a miss that does not happen */
 	LLVMPositionBuilderAtEnd(b, bump);
-	wpp_emit_count_array(k, b, base, k->cache_pairs, at);
+	wpp_emit_count_array(k, b, base, 0, LLVMBuildAdd(b, at, npairs, ""));
 	LLVMBuildRetVoid(b);
 
 	LLVMPositionBuilderAtEnd(b, miss);
@@ -309,6 +327,7 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 	k->probe_helper = build_probe_helper(k);
 	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
 	k->base_helper = build_base_helper(k);
+	k->cache_helper = build_cache_helper(k);
 	if (ppp)
 		k->ppp_helper = build_ppp_helper(k);
 }
@@ -363,25 +382,45 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
 	return hashed ? UINT64_MAX : at;
 }
 
-uint64_t wpp_counts_add_cached_function(struct wpp_counts *k)
+/* log2 of the pairs of a cache for a function of npaths paths: enough
+ * for them all (2 at least), WPP_COUNT_CACHE_PAIRS at most; 0 when caches
+ * are off or the TU has no room for one after `before` more slots. */
+static unsigned cache_log2(const struct wpp_counts *k, uint64_t npaths, uint64_t before)
 {
 	uint64_t used = k->first ? k->first[k->nfirst] : 0;
-	uint64_t nslots = 2 * (uint64_t)k->cache_pairs; /* keys, then counts */
-	if (!k->cache_pairs || nslots > WPP_COUNT_TU_MAX_SLOTS - used)
+	unsigned log2 = 1;
+	if (!k->cache_pairs)
+		return 0;
+	while ((UINT64_C(1) << log2) < k->cache_pairs && (UINT64_C(1) << log2) < npaths)
+		log2++;
+	uint64_t room = WPP_COUNT_TU_MAX_SLOTS - used;
+	return before <= room && (UINT64_C(2) << log2) <= room - before ? log2 : 0;
+}
+
+uint64_t wpp_counts_add_cached_function(struct wpp_counts *k, unsigned *log2)
+{
+	/* keys, then counts */
+	if (!(*log2 = cache_log2(k, UINT64_MAX, 0)))
 		return UINT64_MAX;
-	if (!k->cache_helper)
-		k->cache_helper = build_cache_helper(k);
-	uint64_t at = add_range(k, nslots);
-	k->cached[k->nfirst - 1] = 1;
+	uint64_t at = add_range(k, UINT64_C(2) << *log2);
+	k->cached[k->nfirst - 1] = (uint8_t)*log2;
 	k->ncached++;
 	return at;
 }
 
 uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
-				     const uint64_t *slot_bl, LLVMValueRef *table)
+				     const uint64_t *slot_bl, LLVMValueRef *table, uint64_t npaths,
+				     uint64_t *keys, unsigned *log2)
 {
 	struct wpp_probes *p = k->p;
-	uint64_t at = add_range(k, interval);
+	/* the residual paths' cache after the interval */
+	*log2 = cache_log2(k, npaths, interval);
+	uint64_t at = add_range(k, interval + (*log2 ? UINT64_C(2) << *log2 : 0));
+	*keys = at + interval;
+	if (*log2) {
+		k->cached[k->nfirst - 1] = (uint8_t)*log2;
+		k->ncached++;
+	}
 	LLVMValueRef *vals = malloc(((size_t)interval + 1) * sizeof(*vals));
 	if (!vals)
 		abort();
@@ -424,22 +463,28 @@ void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fi
 }
 
 void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t keys,
-			   LLVMValueRef fid_slot, LLVMValueRef key)
+			   unsigned log2, LLVMValueRef fid_slot, LLVMValueRef key)
 {
-	LLVMValueRef args[4] = {base, LLVMConstInt(k->p->i64, keys, 0), fid_slot, key};
-	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, args, 4, "");
+	LLVMValueRef args[5] = {base, LLVMConstInt(k->p->i64, keys, 0), fid_slot, key,
+				LLVMConstInt(k->p->i64, log2, 0)};
+	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, args, 5, "");
 }
 
 void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
-			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
-			LLVMValueRef ppp, LLVMValueRef bl)
+			LLVMValueRef table, uint64_t interval, uint64_t keys, unsigned log2,
+			LLVMValueRef fid_slot, LLVMValueRef ppp, LLVMValueRef bl)
 {
 	struct wpp_probes *p = k->p;
-	LLVMValueRef args[7] = {base,	  LLVMConstInt(p->i64, first, 0),
-				table,	  LLVMConstInt(p->i64, interval, 0),
-				fid_slot, ppp,
-				bl};
-	LLVMBuildCall2(b, k->ppp_fn, k->ppp_helper, args, 7, "");
+	LLVMValueRef args[9] = {base,
+				LLVMConstInt(p->i64, first, 0),
+				table,
+				LLVMConstInt(p->i64, interval, 0),
+				fid_slot,
+				ppp,
+				bl,
+				LLVMConstInt(p->i64, keys, 0),
+				LLVMConstInt(p->i64, log2, 0)};
+	LLVMBuildCall2(b, k->ppp_fn, k->ppp_helper, args, 9, "");
 }
 
 void wpp_counts_finish(struct wpp_counts *k)

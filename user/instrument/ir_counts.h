@@ -23,7 +23,9 @@
  * and one add, as in an array function, and a miss calls
  * __wpp_count_cache_miss (GOT stub, preserve_most), which claims the pair
  * or counts in the hash.  A cache costs 2 * WPP_COUNT_CACHE_PAIRS counters
- * of the TU's budget (none left: the plain hash probe).
+ * of the TU's budget (none left: the plain hash probe).  A PPP function's
+ * residual paths count in a cache of its own after its interval (sized to
+ * its paths, WPP_COUNT_CACHE_PAIRS at most).
  *
  * PPP mode (trace_abi.h, "Preferential path counting") adds functions
  * whose range is indexed by their PPP id: a path end checks the PPP id
@@ -77,16 +79,18 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
  * WPP_COUNT_CACHE_MAX_PAIRS; 0: no caches) for measurements. */
 uint32_t wpp_counts_cache_limit(void);
 /* The next function counts through the hash with a path cache in front:
- * the cache's first slot (its keys; the counts follow), or UINT64_MAX
- * when caches are off
- * or the TU has no room left (nothing added then: add it as a hashed
- * function). */
-uint64_t wpp_counts_add_cached_function(struct wpp_counts *k);
+ * the cache's first slot (its keys; the counts follow) and in *log2 the
+ * log2 of its pairs, or UINT64_MAX when caches are off or the TU has no
+ * room left (nothing added then: add it as a hashed function). */
+uint64_t wpp_counts_add_cached_function(struct wpp_counts *k, unsigned *log2);
 /* The next function counts preferentially (ppp_plan.h): interval slots,
- * and its slot table slot_bl[interval] (returned in *table).  Its first
- * slot. */
+ * and its slot table slot_bl[interval] (returned in *table), then a path
+ * cache for its residual paths (of npaths paths at most) at *keys, of
+ * 2^*log2 pairs (*log2 0: none, the residual paths probe the hash).  Its
+ * first slot. */
 uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
-				     const uint64_t *slot_bl, LLVMValueRef *table);
+				     const uint64_t *slot_bl, LLVMValueRef *table, uint64_t npaths,
+				     uint64_t *keys, unsigned *log2);
 
 /* In the function's entry: this thread's array of the TU (allocated on the
  * thread's first use). */
@@ -101,13 +105,14 @@ void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fi
  * (wpp_counts_add_cached_function): key is the path id + 1; a miss loads
  * the fid word from fid_slot (wpp_fid_slot_global). */
 void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t keys,
-			   LLVMValueRef fid_slot, LLVMValueRef key);
+			   unsigned log2, LLVMValueRef fid_slot, LLVMValueRef key);
 /* A path end of a preferentially numbered function: base[first + ppp] += 1
- * when table[ppp] is bl (ppp below interval), else bl into the hash under
+ * when table[ppp] is bl (ppp below interval), else bl into its path cache
+ * (keys, log2: wpp_counts_add_ppp_function) or, with none, the hash under
  * the fid word held in fid_slot. */
 void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
-			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
-			LLVMValueRef ppp, LLVMValueRef bl);
+			LLVMValueRef table, uint64_t interval, uint64_t keys, unsigned log2,
+			LLVMValueRef fid_slot, LLVMValueRef ppp, LLVMValueRef bl);
 
 /* The descriptor's contents, once every function is instrumented
  * (nfuncs = the functions added). */

@@ -70,7 +70,9 @@ struct fn_emit {
 	struct wpp_counts *counts;
 	LLVMValueRef count_base;
 	uint64_t count_first;
-	int count_cached; /* hashed, with a path cache at count_first */
+	int count_cached;    /* hashed, with a path cache at count_first */
+	uint64_t count_keys; /* its path cache's keys (PPP: its residual paths') */
+	unsigned count_log2; /* log2 of the cache's pairs, 0: none */
 	/* PPP: the second register, its increments per DAG edge (NULL: the
 	 * function counts by Ball-Larus id), its slot table and interval, and
 	 * the fid slot its residual paths load */
@@ -170,10 +172,11 @@ static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 	LLVMValueRef w = slot_plus(x, x->reg, inc.bl);
 	if (x->preg)
 		wpp_emit_count_ppp(x->counts, x->b, x->count_base, x->count_first, x->ppp_table,
-				   x->ppp_interval, x->fid_slot, slot_plus(x, x->preg, inc.ppp), w);
+				   x->ppp_interval, x->count_keys, x->count_log2, x->fid_slot,
+				   slot_plus(x, x->preg, inc.ppp), w);
 	else if (x->count_cached)
-		wpp_emit_count_cached(x->counts, x->b, x->count_base, x->count_first, x->fid_slot,
-				      w);
+		wpp_emit_count_cached(x->counts, x->b, x->count_base, x->count_keys, x->count_log2,
+				      x->fid_slot, w);
 	else if (x->counts && x->count_first == UINT64_MAX)
 		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
 	else if (x->counts)
@@ -677,8 +680,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	}
 	/* From here on the function is modified; no failure exits. */
 	if (x.counts && plan.how == WPP_PPP_ARRAY) {
-		x.count_first = wpp_counts_add_ppp_function(x.counts, plan.interval, plan.slot_bl,
-							    &x.ppp_table);
+		x.count_first =
+		    wpp_counts_add_ppp_function(x.counts, plan.interval, plan.slot_bl, &x.ppp_table,
+						d.npaths, &x.count_keys, &x.count_log2);
 		x.pinc = plan.inc;
 		x.ppp_interval = plan.interval;
 	} else if (x.counts && tpp.active) {
@@ -686,8 +690,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.d = &tpp.plan.full;
 		x.count_first = wpp_counts_add_function(x.counts, wpp_ir_tpp_ncounters(&tpp));
 	} else if (x.counts && wpp_counts_would_hash(x.counts, d.npaths) &&
-		   (x.count_first = wpp_counts_add_cached_function(x.counts)) != UINT64_MAX) {
+		   (x.count_first = wpp_counts_add_cached_function(x.counts, &x.count_log2)) !=
+		       UINT64_MAX) {
 		x.count_cached = 1;
+		x.count_keys = x.count_first;
 	} else if (x.counts) {
 		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
 	}

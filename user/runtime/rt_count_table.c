@@ -93,8 +93,8 @@ void rt_count_table_clear(struct rt_count_table *t)
 	t->used = 0;
 }
 
-/* A cached function's range [first, end): keys, then as many counts;
- * each count to its key's path.  A key is written (claimed) before its
+/* A path cache in [first, end): keys, then as many counts; each count
+ * to its key's path.  A key is written (claimed) before its
  * first count, so a count taken here always has its key; the key half is
  * read only where a count is. */
 static void drain_cache(uint64_t *base, uint64_t first, uint64_t end, uint64_t fidw,
@@ -134,10 +134,13 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
 		/* a preferentially numbered function's slots are PPP ids */
 		const uint64_t *path_of = tables ? tables[f] : NULL;
 		uint64_t end = desc->first[f + 1];
+		/* a path cache takes the range's last 2 * 2^cached[f] slots */
 		if (cached && cached[f]) {
-			drain_cache(base, desc->first[f], end, fidw, touched, touched_ctx, sink,
-				    arg);
-			continue;
+			uint64_t n = cached[f] < 40 ? UINT64_C(2) << cached[f] : UINT64_MAX;
+			if (n > end - desc->first[f])
+				continue; /* not a layout the pass makes */
+			drain_cache(base, end - n, end, fidw, touched, touched_ctx, sink, arg);
+			end -= n;
 		}
 		for (uint64_t s = desc->first[f]; s < end; s++) {
 			/* pages never written hold no count: skip them unread

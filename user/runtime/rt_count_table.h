@@ -103,9 +103,9 @@ typedef const void *(*rt_count_touched_fn)(void *ctx, const void *from, const vo
  * (the unregistered fid while it has none).  In a PPP TU (abi_version
  * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
  * sink gets the Ball-Larus id the table names for the slot; in a TU with
- * path caches (WPP_COUNT_DESC_CACHED) a cached function's range is N keys
- * then N counts, each count going to the path its key names (the key
- * stays).  touched
+ * path caches (WPP_COUNT_DESC_CACHED) a cached function's range ends in
+ * N = 2^cached[f] keys then N counts, each count going to the path its
+ * key names (the key stays).  touched
  * (NULL: every page) skips the pages of base (page-aligned) that were
  * never written, unread (rt_count_pages.h). */
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,

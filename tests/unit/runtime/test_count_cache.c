@@ -48,7 +48,7 @@ static void tu_init(struct tu *t, uint32_t log2_pairs)
 	uint64_t pairs = UINT64_C(1) << log2_pairs;
 	*t = (struct tu){.first = {0, 3, 3 + 2 * pairs, 3 + 2 * pairs + 5},
 			 .fid_base = (uint64_t)11 << WPP_FID_SHIFT,
-			 .cached = {0, 1, 0},
+			 .cached = {0, (uint8_t)log2_pairs, 0},
 			 .log2_pairs = log2_pairs};
 	t->desc = (struct wpp_count_desc){WPP_COUNT_DESC_CACHED,
 					  3,
@@ -149,6 +149,52 @@ static void assert_tally(const struct tally *ta)
 	assert_int_equal(ta->other, 0);
 	for (size_t k = 0; k < NPATHS; k++)
 		assert_int_equal(ta->got[k], ta->want[k]);
+}
+
+static void collect_one(uint64_t fidw, uint64_t id, uint64_t count, void *arg)
+{
+	uint64_t *got = arg; /* [fid word, id, count] x 8 */
+	for (int i = 0; i < 8; i++)
+		if (!got[3 * i + 2]) {
+			got[3 * i] = fidw, got[3 * i + 1] = id, got[3 * i + 2] = count;
+			return;
+		}
+	fail();
+}
+
+/* A PPP function's range: its interval (3 PPP ids naming paths 70, a hole
+ * and 12), then its residual paths' cache of 2 pairs. */
+static void test_ppp_then_cache(void **state)
+{
+	(void)state;
+	static const uint64_t first[2] = {0, 3 + 4};
+	static const uint64_t f0_paths[3] = {70, WPP_PPP_HOLE, 12};
+	const uint64_t *const tables[1] = {f0_paths};
+	static const uint8_t cached[1] = {1};
+	uint64_t fid_base = (uint64_t)5 << WPP_FID_SHIFT;
+	struct wpp_count_desc desc = {WPP_COUNT_DESC_CACHED, 1, 7, &fid_base, first, NULL, tables,
+				      cached};
+	uint64_t base[7] = {0};
+	base[0] = 4, base[2] = 2;	   /* paths 70 and 12 */
+	base[3] = 1000, base[5] = 9; /* residual path 999, 9 times */
+	base[4] = 7;		   /* a claimed key without a count */
+	uint64_t got[24] = {0};
+	rt_count_array_drain(&desc, base, NULL, NULL, collect_one, got);
+	/* the cache first (the range's end), then the interval */
+	uint64_t want[9] = {(uint64_t)5 << 40, 999, 9, (uint64_t)5 << 40, 70, 4,
+			    (uint64_t)5 << 40, 12, 2};
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(got[i], want[i]);
+	assert_int_equal(got[11], 0);
+	assert_int_equal(base[3], 1000); /* keys stay */
+	assert_int_equal(base[5] + base[0] + base[2], 0);
+	/* a cache larger than the range (no layout of the pass): nothing read */
+	static const uint8_t too_big[1] = {3};
+	desc.cached = too_big;
+	base[0] = 1;
+	memset(got, 0, sizeof(got));
+	rt_count_array_drain(&desc, base, NULL, NULL, collect_one, got);
+	assert_int_equal(got[2], 0);
 }
 
 static void test_claim(void **state)
@@ -291,7 +337,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_claim),	  cmocka_unit_test(test_exact_small),
 	    cmocka_unit_test(test_exact_default), cmocka_unit_test(test_threads),
-	    cmocka_unit_test(test_fork),
+	    cmocka_unit_test(test_fork),	  cmocka_unit_test(test_ppp_then_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -225,7 +225,9 @@ struct wpp_tu_desc {
  * path end tries a small direct-mapped table of its own in the TU's array:
  * its range is N = WPP_COUNT_CACHE_PAIRS keys (id + 1; 0 = free) followed
  * by their N counts, reached from the array base the function loads at
- * entry.  Its register starts one above the path id, so the path end has
+ * entry.  A PPP function's residual paths count the same way, in a cache
+ * after its interval (N: its paths, rounded up to a power of two, at most
+ * WPP_COUNT_CACHE_PAIRS).  Its register starts one above the path id, so the path end has
  * key = id + 1 at hand:
  *
  *     k = (key * WPP_COUNT_HASH_MUL) >> (64 - log2 N);
@@ -301,8 +303,9 @@ struct wpp_count_desc {
 	 * function i's slot table ([first[i + 1] - first[i]] Ball-Larus
 	 * ids) or NULL */
 	const uint64_t *const *ppp_slots;
-	/* abi_version WPP_COUNT_DESC_CACHED only: [nfuncs], non-zero where
-	 * function i's range is a path cache (keys, then counts) */
+	/* abi_version WPP_COUNT_DESC_CACHED only: [nfuncs], 0, or log2 of
+	 * the pairs of function i's path cache: the last 2^(c + 1) slots of
+	 * its range (keys, then counts; a PPP function's interval before) */
 	const uint8_t *cached;
 };
 /* Bytes of a descriptor without cached (abi_version WPP_COUNT_DESC_PPP). */
