@@ -271,7 +271,7 @@ struct wpp_tu_desc {
  * is
  *
  *     if (ppp < interval && slots[ppp] == bl) base[first[i] + ppp] += 1;
- *     else count bl in the hash, as a hashed function does (a residual path)
+ *     else count bl as a cached hashed function does (a residual path)
  *
  * where slots (the function's slot table, constant) holds the Ball-Larus id
  * of the interesting path each PPP id stands for, WPP_PPP_HOLE where none
@@ -300,8 +300,8 @@ struct wpp_count_desc {
 	uint64_t *late;		       /* runtime-owned: a shared array of nslots
 					* that exited threads count into */
 	/* abi_version WPP_COUNT_DESC_PPP or _CACHED: NULL, or [nfuncs],
-	 * function i's slot table ([first[i + 1] - first[i]] Ball-Larus
-	 * ids) or NULL */
+	 * function i's slot table (a Ball-Larus id per slot of its range
+	 * before its path cache, if any) or NULL */
 	const uint64_t *const *ppp_slots;
 	/* abi_version WPP_COUNT_DESC_CACHED only: [nfuncs], 0, or log2 of
 	 * the pairs of function i's path cache: the last 2^(c + 1) slots of
