@@ -57,10 +57,14 @@
 
 /* Defaults and bounds (all overridable by the collector's options). */
 #define WPP_SHM_DEF_BUFFER_WORDS 8192u
-/* 16 x 8192 words = 1 MiB per thread (the L2 of the machine measured):
- * fewer slots cost the program syscalls (the doorbell rings at half a
- * ring), more cost memory without measurable gain (docs/shm-transport.md). */
-#define WPP_SHM_DEF_RING_SLOTS	   16u
+/* 32 x 8192 words = 2 MiB per busy thread.  The collector sleeps until a
+ * ring is half full, so the ring's length sets how often the program wakes
+ * it: a wake-up costs the program a FUTEX_WAKE and, on a busy machine, its
+ * CPU (the woken collector lands on the program's core and preempts it).
+ * 16 slots woke it twice as often; fewer cost syscalls and waits on a full
+ * ring, more cost memory (docs/shm-transport.md, docs/benchmarks.md
+ * "What the transport costs the program"). */
+#define WPP_SHM_DEF_RING_SLOTS	   32u
 #define WPP_SHM_DEF_SIG_RING_SLOTS 2u
 #define WPP_SHM_DEF_THREADS	   128u
 #define WPP_SHM_DEF_PROCS	   128u

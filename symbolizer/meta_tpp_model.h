@@ -27,6 +27,7 @@ struct wpp_fn;
 struct wpp_tpp_fn_model {
 	uint64_t nslots, hot_npaths;
 	uint32_t nedges, nobvious;
+	int split; /* WPP_TPP_HOW_SPLIT: counters numbered as meta_tpp.h says */
 	const struct wpp_meta_tpp_edge *edges;
 	const struct wpp_meta_tpp_obvious *obvious;
 	/* edge indices by source node: out[out_first[n] .. out_first[n + 1]) */

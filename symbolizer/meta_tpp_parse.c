@@ -95,19 +95,20 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 	memcpy(funcs, t + x.funcs_off, (size_t)x.nfuncs * sizeof(*funcs));
 	for (uint32_t i = 0; i < x.nfuncs; i++) {
 		const struct wpp_meta_tpp_func *f = &funcs[i];
-		if (f->how != WPP_TPP_HOW_PLAN && f->how != WPP_TPP_HOW_PLAIN) {
+		if (f->how != WPP_TPP_HOW_PLAN && f->how != WPP_TPP_HOW_PLAIN &&
+		    f->how != WPP_TPP_HOW_SPLIT) {
 			uint32_t how = f->how;
 			free(funcs);
 			return wpp_meta_fail(err, errlen, "unknown TPP function kind %" PRIu32,
 					     how);
 		}
-		if (f->how == WPP_TPP_HOW_PLAN &&
+		if (f->how != WPP_TPP_HOW_PLAIN &&
 		    ((uint64_t)f->first_edge + f->nedges > x.nedges ||
 		     (uint64_t)f->first_obvious + f->nobvious > x.nobvious)) {
 			free(funcs);
 			return wpp_meta_fail(err, errlen, "TPP function tables out of range");
 		}
-		if (f->how == WPP_TPP_HOW_PLAN)
+		if (f->how != WPP_TPP_HOW_PLAIN)
 			nout += (uint64_t)tu->fns[i].nblocks + 3 + f->nedges;
 	}
 	m->fns = calloc((size_t)x.nfuncs + 1, sizeof(*m->fns));
@@ -125,8 +126,9 @@ int wpp_meta_tpp_parse(struct wpp_tu *tu, const unsigned char *b, const struct w
 		const struct wpp_meta_tpp_func *f = &funcs[i];
 		struct wpp_tpp_fn_model *fm = &m->fns[i];
 		struct wpp_fn *fn = &tu->fns[i];
-		if (f->how != WPP_TPP_HOW_PLAN)
+		if (f->how == WPP_TPP_HOW_PLAIN)
 			continue;
+		fm->split = f->how == WPP_TPP_HOW_SPLIT;
 		fm->nslots = f->nslots;
 		fm->hot_npaths = f->hot_npaths;
 		fm->nedges = f->nedges;
@@ -177,15 +179,36 @@ static int decode(const struct wpp_fn *fn, int rec, uint64_t id, uint32_t *path,
 	return id ? -1 : 0;
 }
 
+/* Counter c in the plan's own numbering (meta_tpp.h: a split function's
+ * array counters come first, its hash holds slots and the cold id only,
+ * no poison slots).  0, or -1 for no counter of the plan. */
+static int plan_counter(const struct wpp_tpp_fn_model *m, uint64_t *c)
+{
+	if (!m->split)
+		return 0;
+	if (*c <= m->nobvious) {
+		*c += m->nslots;
+		return 0;
+	}
+	*c -= 1 + (uint64_t)m->nobvious;
+	return *c <= m->nslots ? 0 : -1;
+}
+
 enum wpp_tpp_counter_kind wpp_tpp_counter_path(const struct wpp_fn *fn, uint64_t c, uint64_t *bl_id)
 {
 	const struct wpp_tpp_fn_model *m = fn->tpp;
+	if (plan_counter(m, &c))
+		return WPP_TPP_COUNTER_BAD;
 	uint32_t len, *path = malloc(((size_t)fn->nblocks + 2) * sizeof(uint32_t));
 	enum wpp_tpp_counter_kind kind = WPP_TPP_COUNTER_BAD;
 
 	if (!path)
 		return WPP_TPP_COUNTER_BAD;
-	if (c == m->nslots) {
+	/* the cold counter, or a poison slot (a plan with cold edges): a cold
+	 * path that reached a recording point, in [nslots + 1 + nobvious,
+	 * + nslots) */
+	if (c == m->nslots || (c > m->nslots && c - m->nslots - 1 >= m->nobvious &&
+			       c - m->nslots - 1 - m->nobvious < m->nslots)) {
 		kind = WPP_TPP_COUNTER_COLD;
 		goto out;
 	}
@@ -218,6 +241,8 @@ out:
 int wpp_tpp_counter_hot(const struct wpp_fn *fn, uint64_t c, uint64_t *hot_id, uint32_t *nblocks)
 {
 	const struct wpp_tpp_fn_model *m = fn->tpp;
+	if (plan_counter(m, &c))
+		return -1;
 	uint32_t len, *path = malloc(((size_t)fn->nblocks + 2) * sizeof(uint32_t));
 	int rc = -1;
 

@@ -9,5 +9,5 @@ CMOCKA_LIBS := -lcmocka
 # Real third-party programs (Debian sources: lua, zlib, bzip2, xz, pinned
 # in scripts/real/sources.lock): output identity and the paths-vs-blocks
 # differential oracle on their workloads; the pins hold under any apt setup.
-TESTS += tests/real/pinned-sources.sh tests/real/run-oracles tests/real/count-oracle \
+TESTS += tests/real/pinned-sources.sh tests/real/run-oracles tests/real/count-oracle tests/real/guided-oracle \
 	tests/real/wet-query

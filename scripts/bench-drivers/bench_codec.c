@@ -9,7 +9,15 @@
  * The figures are in docs/benchmarks.md ("Compressing batches"); run by
  * scripts/bench-keepup.
  *
- *   bench_codec [--group N] [--reps R] [--dump TOKENS] FILE.wpp...
+ *   bench_codec [--group N] [--reps R] [--budget B] [--dump TOKENS] FILE.wpp...
+ *
+ * `fast` is word_codec as `record --compress fast` runs it: a unit may take
+ * what B bytes per path record (default 0.4, RECORD_FAST_BYTES_PER_RECORD)
+ * of the records so far allow, less the bytes so far, where LZ4 or no
+ * second stage saves at least NS ns of CPU per byte added (default
+ * WC_MIN_GAIN_NS_PER_BYTE; wc_finish_within; the bench's units have no
+ * chunk heads, so the account is of payloads only).  Its line says how
+ * many units each codec took.
  *
  * --dump writes every unit's token bytes to TOKENS, one after another: two
  * builds of the encoder must write the same file (a faster token stage may
@@ -22,17 +30,19 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "common/path_records.h"
 #include "common/word_codec.h"
 #include "common/wppfile.h"
 
 struct unit {
 	uint32_t tid, n;
 	uint64_t *w;
+	uint64_t records;
 };
 
 static struct unit *units;
 static size_t nunits, cap_units;
-static uint64_t total_words;
+static uint64_t total_words, total_records;
 
 static double cpu_now(void)
 {
@@ -58,11 +68,13 @@ static void add_words(uint32_t tid, const unsigned char *p, uint32_t n, uint32_t
 			units = realloc(units, cap_units * sizeof(*units));
 		}
 		u = &units[nunits++];
-		*u = (struct unit){tid, 0, NULL};
+		*u = (struct unit){tid, 0, NULL, 0};
 		*joined = 0;
 	}
 	u->w = realloc(u->w, ((size_t)u->n + n) * 8);
 	memcpy(u->w + u->n, p, (size_t)n * 8);
+	u->records += wpp_count_path_records(u->w + u->n, n);
+	total_records += wpp_count_path_records(u->w + u->n, n);
 	u->n += n;
 	++*joined;
 	total_words += n;
@@ -89,14 +101,26 @@ static void load(const char *path, uint32_t group)
 	wppr_close(r);
 }
 
-enum method { RAW_ZSTD1, RAW_ZSTDM3, RAW_LZ4, TOKENS, TOK_ZSTD1, TOK_ZSTDM3, TOK_LZ4, CODEC, NM };
+enum method {
+	RAW_ZSTD1,
+	RAW_ZSTDM3,
+	RAW_LZ4,
+	TOKENS,
+	TOK_ZSTD1,
+	TOK_ZSTDM3,
+	TOK_LZ4,
+	CODEC,
+	FAST,
+	NM
+};
 static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw",   "lz4 raw",
 				      "tokens",	    "tokens+zstd-1", "tokens+zstd--3",
-				      "tokens+lz4", "word_codec"};
+				      "tokens+lz4", "word_codec",    "fast"};
 
 int main(int argc, char **argv)
 {
 	uint32_t group = 1, reps = 1;
+	double budget = 0.4, min_gain = WC_MIN_GAIN_NS_PER_BYTE;
 	const char *dump = NULL;
 	int i = 1;
 
@@ -105,10 +129,15 @@ int main(int argc, char **argv)
 			group = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--budget") && i + 1 < argc)
+			budget = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--min-gain") && i + 1 < argc)
+			min_gain = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
 			dump = argv[++i];
 		else {
-			fprintf(stderr, "usage: bench_codec [--group N] [--reps R] [--dump TOKENS] "
+			fprintf(stderr, "usage: bench_codec [--group N] [--reps R] [--budget B] "
+					"[--dump TOKENS] "
 					"FILE.wpp...\n");
 			return 2;
 		}
@@ -126,9 +155,11 @@ int main(int argc, char **argv)
 	unsigned char *tok = malloc(tb), *out = malloc(ZSTD_compressBound(tb) + maxn * 9 + 64);
 	uint64_t *back = malloc(maxn * 8);
 	ZSTD_CCtx *zc = ZSTD_createCCtx();
-	struct wc_encoder *enc = wc_encoder_new(1);
+	struct wc_encoder *enc = wc_encoder_new(1), *fast = wc_encoder_new(1);
 	struct wc_decoder *dec = wc_decoder_new();
 	int zcap = (int)(ZSTD_compressBound(tb) + maxn * 9);
+
+	wc_encoder_min_gain(fast, min_gain);
 
 	if (dump) {
 		FILE *f = fopen(dump, "w");
@@ -139,15 +170,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("units %zu (group %u), words %llu\n", nunits, group,
-	       (unsigned long long)total_words);
-	printf("%-16s %10s %12s\n", "method", "bytes/word", "Mwords/s");
+	printf("units %zu (group %u), words %llu, path records %llu\n", nunits, group,
+	       (unsigned long long)total_words, (unsigned long long)total_records);
+	printf("%-16s %10s %10s %12s\n", "method", "bytes/word", "bytes/rec", "Mwords/s");
 	for (int m = 0; m < NM; m++) {
 		double best = 1e30;
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, records = 0, took[4] = {0};
 		for (uint32_t r = 0; r < reps; r++) {
 			double t0 = cpu_now();
-			bytes = 0;
+			bytes = records = 0;
+			memset(took, 0, sizeof(took));
 			for (size_t k = 0; k < nunits; k++) {
 				const struct unit *u = &units[k];
 				size_t len = 0, raw = (size_t)u->n * 8;
@@ -179,14 +211,32 @@ int main(int argc, char **argv)
 				case CODEC:
 					wc_encode(enc, u->w, u->n, &len, &codec);
 					break;
+				case FAST:
+					records += u->records;
+					wc_begin(fast);
+					wc_add(fast, u->w, u->n);
+					wc_finish_within(fast,
+							 (int64_t)(budget * (double)records) -
+							     (int64_t)bytes,
+							 &len, &codec);
+					took[codec & 3]++;
+					break;
 				}
 				bytes += len;
 			}
 			double dt = cpu_now() - t0;
 			best = dt < best ? dt : best;
 		}
-		printf("%-16s %10.4f %12.1f\n", names[m], (double)bytes / (double)total_words,
+		printf("%-16s %10.4f %10.4f %12.1f", names[m], (double)bytes / (double)total_words,
+		       total_records ? (double)bytes / (double)total_records : 0.0,
 		       (double)total_words / best / 1e6);
+		if (m == FAST)
+			printf("   (units: %llu tokens, %llu zstd, %llu lz4; budget %.3f B/rec, "
+			       "min gain %.2f ns/B)",
+			       (unsigned long long)took[WC_CODEC_TOKENS],
+			       (unsigned long long)took[WC_CODEC_TOKENS_ZSTD],
+			       (unsigned long long)took[WC_CODEC_TOKENS_LZ4], budget, min_gain);
+		printf("\n");
 	}
 	/* The decoder, on word_codec's own output. */
 	double best = 1e30;

@@ -32,6 +32,6 @@ $(BENCH_WET): $(call objs,,scripts/bench-drivers/bench_wet.c $(WET_TEST_HELPERS)
 BENCH_CODEC := $(BENCH_DIR)/bench_codec
 $(BENCH_CODEC): $(call objs,,scripts/bench-drivers/bench_codec.c $(WPPREAD_SRCS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $^ -o $@ $(CODEC_LIBS) -llz4
+	$(CC) $(CFLAGS) $^ -o $@ $(CODEC_LIBS)
 
 TEST_TARGETS += $(BENCH_SEQUITUR) $(BENCH_KPATHS) $(BENCH_WET) $(BENCH_CODEC)

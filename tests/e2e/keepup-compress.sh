@@ -9,10 +9,12 @@
 #   `wpptrace script --format jsonl` events, pids aside; and a compressed
 #   recording over BPF (where batches of one thread are held back and
 #   stored together, user/bpfcollect/hold.c) decodes to them too;
-# - an independent reader (keepup-wpp.py: the chunk walk, CRC32C and the
-#   token layout written from the format page, zstd frames opened by the
-#   zstd command) must find in the compressed file of tests/e2e/keepup/mix.c
-#   exactly the words of its raw recording, and the header versions 2 and 1;
+# - an independent reader (keepup-wpp.py: the chunk walk, CRC32C, the
+#   token layout and LZ4 blocks written from the format pages, zstd frames
+#   opened by the zstd command) must find in the compressed file of
+#   tests/e2e/keepup/mix.c exactly the words of its raw recording, and the
+#   header versions 2 and 1; with --compress=zstd too, where no chunk may
+#   be LZ4; and with the second stage on the coder thread;
 # - fault injection on that file: a bit flipped in a chunk's packed words
 #   (bad chunk CRC), a well-formed chunk whose words do not decode (one
 #   byte short, lengths and CRCs made right): each loses exactly that
@@ -111,19 +113,39 @@ fi
 "$WPPTRACE" record -q --transport=shm --buffer-words 1024 -o "$K/mix.zstd.wpp" -- "$K/mix" >"$K/mix.zstd.out"
 check_done
 v1=$($HELPER version "$K/mix.none.wpp") v2=$($HELPER version "$K/mix.zstd.wpp")
-if [ "$v1.$v2" = 1.2 ]; then
-	pass "versions: --compress=none writes 1, the default 2"
+if [ "$v1.$v2" = 1.3 ]; then
+	pass "versions: --compress=none writes 1, the default (fast: LZ4 chunks too) 3"
 else
-	fail "versions: --compress=none wrote $v1, the default $v2 (want 1 and 2)"
+	fail "versions: --compress=none wrote $v1, the default $v2 (want 1 and 3)"
 fi
 check_done
 $HELPER words "$K/mix.none.wpp" | cut -d' ' -f4- >"$K/mix.none.words"
 $HELPER words "$K/mix.zstd.wpp" | cut -d' ' -f4- >"$K/mix.zstd.words"
 nchunks=$($HELPER chunks "$K/mix.zstd.wpp" | wc -l)
+# which coder each chunk got (--compress fast: zstd, LZ4 or the tokens as
+# they are, by the collector's measures) is said, not judged: any mix
+# must read back the same
+codecs=$($HELPER codecs "$K/mix.zstd.wpp" | awk '{ printf "%s%s x%s", sep, $1 == 1 ? "tokens" : $1 == 2 ? "zstd" : $1 == 3 ? "lz4" : "codec " $1, $2; sep = ", " }')
 if [ -s "$K/mix.none.words" ] && cmp -s "$K/mix.none.words" "$K/mix.zstd.words" && [ "$nchunks" -ge 4 ]; then
-	pass "independent reader: mix's $nchunks compressed chunks hold exactly its raw recording's words"
+	pass "independent reader: mix's $nchunks compressed chunks ($codecs) hold exactly its raw recording's words"
 else
 	fail "independent reader: compressed words differ from the raw recording's (or only $nchunks chunks)"
+fi
+"$WPPTRACE" record -q --transport=shm --buffer-words 1024 --compress=zstd -o "$K/mix.zonly.wpp" -- "$K/mix" >/dev/null
+if $HELPER words "$K/mix.zonly.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words" - &&
+	! $HELPER codecs "$K/mix.zonly.wpp" | grep -q '^3 ' && [ "$($HELPER version "$K/mix.zonly.wpp")" = 2 ]; then
+	pass "--compress=zstd: version 2, no LZ4 chunk, the raw recording's words"
+else
+	fail "--compress=zstd: LZ4 chunks ($($HELPER codecs "$K/mix.zonly.wpp" | tr '\n' ' ')) or other words"
+fi
+# the second stage on the coder thread (on whether or not a CPU is idle):
+# the same words, in chunks of the same kind
+"$WPPTRACE" record -q --transport=shm --buffer-words 1024 --coder-thread=on -o "$K/mix.thread.wpp" -- "$K/mix" >/dev/null
+nthread=$($HELPER chunks "$K/mix.thread.wpp" | wc -l)
+if $HELPER words "$K/mix.thread.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words" - && [ "$nthread" -ge 4 ]; then
+	pass "--coder-thread=on: $nthread chunks, the raw recording's words"
+else
+	fail "--coder-thread=on: other words than the raw recording's ($nthread chunks)"
 fi
 check_done
 if cmp -s <(events "$K/mix.none.wpp") <(events "$K/mix.zstd.wpp"); then

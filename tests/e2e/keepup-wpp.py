@@ -3,12 +3,14 @@
 """keepup-wpp.py — an independent reader of .wpp BATCH/BATCH_Z chunks for
 tests/e2e/keepup-*.sh: the chunk walk, CRC32C, the batch heads and the
 word codec's token layout are written here from docs/wpp-file-format.md,
-not from the C code (zstd frames are opened by the zstd command).
+not from the C code (zstd frames are opened by the zstd command; LZ4
+blocks by lz4_block() below, from LZ4's block format description).
 
   keepup-wpp.py version FILE          the file header's version
   keepup-wpp.py words FILE            per thread (pid gen tid), its words in
                                       seq order: "pid gen tid w w w ..."
   keepup-wpp.py chunks FILE           BATCH_Z chunks: "index offset batches words"
+  keepup-wpp.py codecs FILE           BATCH_Z chunks per codec: "codec count" lines
   keepup-wpp.py damage FILE OUT MODE K
         write OUT = FILE with BATCH_Z chunk K damaged and print
         "batches words records" of the words that damage loses:
@@ -94,6 +96,43 @@ def tokens_to_words(tok):
     return out
 
 
+def lz4_block(src, size):
+    """An LZ4 block of exactly size bytes: sequences of a token byte (the
+    literal count in its high nibble, the match length - 4 in its low one,
+    15 meaning more in the bytes that follow, each adding up to 255), the
+    literals, a 2-byte little-endian offset back into the output and the
+    match; the last sequence has literals only."""
+    out, i = bytearray(), 0
+
+    def more(n):
+        nonlocal i
+        if n == 15:
+            while True:
+                b = src[i]
+                i += 1
+                n += b
+                if b != 255:
+                    break
+        return n
+
+    while True:
+        tok = src[i]
+        i += 1
+        nlit = more(tok >> 4)
+        out += src[i:i + nlit]
+        i += nlit
+        if i == len(src):
+            break
+        off = src[i] | src[i + 1] << 8
+        i += 2
+        assert 0 < off <= len(out), "LZ4 offset"
+        mlen = more(tok & 15) + 4
+        for _ in range(mlen):  # may overlap what it copies
+            out.append(out[-off])
+    assert len(out) == size, "LZ4 block size"
+    return bytes(out)
+
+
 def batch_z(payload):
     nb, codec, packed_len, head_crc = Z_FIXED.unpack_from(payload, 0)
     heads = [BATCH_HEAD.unpack_from(payload, 16 + k * BATCH_HEAD.size) for k in range(nb)]
@@ -104,6 +143,9 @@ def batch_z(payload):
     if codec == 2:
         tok = subprocess.run(["zstd", "-dcq"], input=packed, stdout=subprocess.PIPE,
                              check=True).stdout
+    elif codec == 3:
+        size, i = varint(packed, 0)
+        tok = lz4_block(packed[i:], size)
     else:
         assert codec == 1, "codec %d" % codec
         tok = packed
@@ -154,6 +196,14 @@ def main():
                 heads, _, words = batch_z(payload)
                 print(k, pos, len(heads), len(words))
                 k += 1
+    elif cmd == "codecs":
+        n = {}
+        for pos, typ, payload in chunks(data):
+            if typ == BATCH_Z:
+                c = Z_FIXED.unpack_from(payload, 0)[1]
+                n[c] = n.get(c, 0) + 1
+        for c in sorted(n):
+            print(c, n[c])
     elif cmd == "damage":
         out, mode, want = sys.argv[3], sys.argv[4], int(sys.argv[5])
         k = 0

@@ -18,6 +18,11 @@
 # Two static functions of one name in two files are told apart by their
 # source file (edge profile version 2): the one that never ran is not
 # "changed"; a version 1 profile is still read, with the same code.
+# What the profile steers besides placement — codegen's branch weights and
+# which loops count runs, by measured trip counts — changes the code and
+# the words written, never the paths: a search loop with five ways out,
+# which the static trip estimate leaves alone, counts runs in the guided
+# build (far fewer words), and every build reads the same path profile.
 . "$(dirname "$0")/corpus-lib.sh"
 
 # flow conservation and entry counts of an edge profile
@@ -184,6 +189,102 @@ if (cd "$t" && "$WPPCC" -O1 -fno-inline -o twins a.c b.c main.c &&
 	fi
 else
 	fail "static twins: build, record and edges"
+fi
+
+# Measured trips and branch weights: the guided build against the same
+# profile with each turned off (WPP_PROFILE_RUNS=0, WPP_PROFILE_LAYOUT=0).
+t=$WORK/trips
+mkdir -p "$t"
+cat >"$t/scan.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Five ways out: the static estimate (each exit as likely as LLVM's
+ * loop-exit odds) expects about 7 trips and counts no runs here. */
+static __attribute__((noinline)) long scan(const unsigned char *p, long n)
+{
+	for (long i = 0;; i++) {
+		unsigned char c = p[i];
+		if (c == 1)
+			return i;
+		if (c == 7)
+			return -i;
+		if (c == 19)
+			return i * 2;
+		if (c == 42)
+			return i * 3;
+		if (c == 99)
+			return i * 5;
+		if (i >= n)
+			return -1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000, s = 0;
+	static const unsigned char stop[] = {1, 7, 19, 42, 99};
+	unsigned char *buf = calloc((size_t)n + 1, 1);
+	if (!buf)
+		return 1;
+	for (long r = 0; r < 40; r++) {
+		buf[n - r] = stop[r % 5];
+		s += scan(buf, n);
+		buf[n - r] = 0;
+	}
+	printf("%ld\n", s);
+	free(buf);
+	return 0;
+}
+EOF
+words() { "$WPPTRACE" info "$1" | sed -n 's/^words *\([0-9]*\) .*/\1/p'; }
+# The hottest branch of scan() carries its measured count (+ 1) as a
+# branch weight in the guided IR, and not without WPP_PROFILE_LAYOUT.
+weights_from_profile() {
+	python3 - "$1/train.edges" >"$1/want" <<'PY' || return 1
+import sys
+out, fn = {}, None
+for l in open(sys.argv[1]).read().split("\n")[1:]:
+    f = l.split(" ")
+    if f[0] == "f":
+        fn = f[3]
+    elif f[0] == "e" and fn == "scan":
+        out.setdefault(int(f[1]), []).append(int(f[4]))
+print(max(max(c) for c in out.values() if len(c) >= 2) + 1)
+PY
+	(cd "$1" && "$WPPCC" -O2 --wpp-profile=train.edges -S -emit-llvm -o guided.ll scan.c &&
+		WPP_PROFILE_LAYOUT=0 "$WPPCC" -O2 --wpp-profile=train.edges -S -emit-llvm -o nolayout.ll scan.c) ||
+		return 1
+	grep -q "branch_weights\".*i32 $(cat "$1/want")\b" "$1/guided.ll" &&
+		! grep -q "branch_weights\".*i32 $(cat "$1/want")\b" "$1/nolayout.ll"
+}
+if (cd "$t" && "$WPPCC" -O2 -o static scan.c && "$WPPTRACE" record -q -o train.wpp -- ./static 300 >/dev/null &&
+	"$WPPTRACE" edges -q train.wpp -o train.edges &&
+	"$WPPCC" -O2 --wpp-profile=train.edges -o guided scan.c &&
+	WPP_PROFILE_RUNS=0 "$WPPCC" -O2 --wpp-profile=train.edges -o noruns scan.c &&
+	WPP_PROFILE_LAYOUT=0 "$WPPCC" -O2 --wpp-profile=train.edges -o nolayout scan.c); then
+	for b in static guided noruns nolayout; do
+		(cd "$t" && "$WPPTRACE" record -q -o $b.wpp -- ./$b 2000 >$b.out) || fail "trips: $b record"
+		"$WPPTRACE" paths "$t/$b.wpp" | tail -n +2 >"$t/$b.paths"
+	done
+	ws=$(words "$t/static.wpp") wg=$(words "$t/guided.wpp") wn=$(words "$t/noruns.wpp")
+	same=1
+	for b in guided noruns nolayout; do
+		cmp -s "$t/static.out" "$t/$b.out" && cmp -s "$t/static.paths" "$t/$b.paths" || same=0
+	done
+	if [ $same = 0 ] || [ ! -s "$t/static.paths" ]; then
+		fail "trips: outputs or path profiles differ between the builds"
+	elif [ -z "$ws" ] || [ -z "$wg" ] || [ "$wn" != "$ws" ] || [ $((wg * 20)) -gt "$ws" ]; then
+		fail "trips: words static ${ws:-?}, guided ${wg:-?}, guided without measured trips ${wn:-?}"
+	elif cmp -s <(objdump -d "$t/guided" | tail -n +3) <(objdump -d "$t/nolayout" | tail -n +3); then
+		fail "trips: the profile's branch weights left the code as it was"
+	elif ! weights_from_profile "$t"; then
+		fail "trips: the guided IR lacks the measured branch weight $(cat "$t/want")"
+	else
+		ok "trips: same paths; words $ws static, $wg guided (measured trips), $wn without them"
+	fi
+else
+	fail "trips: builds and training run"
 fi
 
 finish

@@ -9,7 +9,8 @@
 # the path profile read back from the tpp recording (counters decoded
 # through the plan tables of metadata mode 6) must equal the count build's,
 # path by path and count by count, over shm and BPF, with the hash (a
-# 16384-path function; every function through it) as well as arrays, and
+# 16384-path function; every function through it; paths in the hash and
+# the other counters in the array) as well as arrays, and
 # C++ exceptions (tests/e2e/tpp/tpp_eh.cpp: invokes and landing pads).  A
 # stale profile (one function changed) is one warning line and that
 # function counts plain Ball-Larus paths.  TPP(5,15) builds run the same
@@ -56,6 +57,35 @@ same() {
 	fi
 }
 
+# exact_loops NAME DIR WANT_RC [ARGS...]: TPP(0,15) disconnects loops and
+# makes nothing cold, so its profile is exact piece by piece: AoDF 100 %,
+# nothing cold.  The edge counters of loops that call nothing count in
+# registers there (tpp_accum.h); a build that counts them in memory
+# (WPP_TPP_ACCUM=0) must give the same tpp-quality, function by function.
+accum_differs=0
+exact_loops() {
+	local name=$1 dir=$2 want=$3 m q
+	shift 3
+	for m in tpp015 tpp015m; do
+		[ $m = tpp015 ] || export WPP_TPP_ACCUM=0
+		build "$dir" $m "$src" -fwpp-mode=tpp --wpp-profile="$dir/count-shm.wpp" --tpp-cold=0 \
+			--tpp-loop=15 || { unset WPP_TPP_ACCUM; return 1; }
+		unset WPP_TPP_ACCUM
+		rec "$dir" $m shm "$want" "$@" || return 1
+		"$WPPTRACE" tpp-quality "$dir/$m-shm.wpp" --against "$dir/count-shm.wpp" \
+			>"$dir/q-$m.txt" 2>&1 || { fail "$name: tpp-quality of $m: $(tail -1 "$dir/q-$m.txt")"; return 1; }
+	done
+	q=$dir/q-tpp015.txt
+	cmp -s "$dir/tpp015/prog" "$dir/tpp015m/prog" || accum_differs=$((accum_differs + 1))
+	if ! grep -q "^AoDF 100.00%: over 0.00%, under 0.00%.*; 0 of [0-9]* path (piece) executions counted cold" "$q"; then
+		fail "$name: TPP(0,15) is not exact: $(grep '^AoDF' "$q")"
+	elif ! cmp -s <(tail -n +2 "$q") <(tail -n +2 "$dir/q-tpp015m.txt"); then
+		fail "$name: TPP(0,15) with edge counters in registers differs from memory: $(diff <(tail -n +2 "$q") <(tail -n +2 "$dir/q-tpp015m.txt") | sed -n 2p)"
+	else
+		ok "$name: TPP(0,15) exact, registers = memory ($(grep -o '[0-9]* in loop pieces' "$q"))"
+	fi
+}
+
 # one NAME SOURCE WANT_RC TRANSPORTS [ARGS...]
 one() {
 	local name=$1 src=$2 want=$3 transports=$4 dir=$WORK/$1 t
@@ -78,6 +108,7 @@ one() {
 	else
 		fail "$name: tpp-quality of TPP(0,0): $(tail -2 "$dir/q0.txt" | tr '\n' '|')"
 	fi
+	exact_loops "$name" "$dir" "$want" "$@"
 	build "$dir" tpp515 "$src" -fwpp-mode=tpp --wpp-profile="$dir/count-shm.wpp" || return 1
 	if rec "$dir" tpp515 shm "$want" "$@"; then
 		if ! cmp -s "$dir/count-shm.out" "$dir/tpp515-shm.out"; then
@@ -102,8 +133,15 @@ for spec in branches:::shm switches:::shm computed_goto:::shm longjmp:::shm vari
 done
 one count_mix "$COUNT_SRC/count_mix.c" 0 "shm bpf"
 WPP_COUNT_ARRAY_MAX_PATHS=0 one interp_hash "$CORPUS/interp.c" 0 shm
+# small arrays: functions with more counters count their paths in the hash
+# and their cold and edge counters in the array (WPP_TPP_HOW_SPLIT)
+WPP_COUNT_ARRAY_MAX_PATHS=6 one interp_split "$CORPUS/interp.c" 0 shm
+WPP_COUNT_ARRAY_MAX_PATHS=24 one branches_split "$CORPUS/branches.c" 0 shm
 # C++ exceptions: landing pads, unwind edges hot and cold
 LIBS=-lstdc++ one tpp_eh "$ROOT/tests/e2e/tpp/tpp_eh.cpp" 0 "shm bpf" x
+# the register builds must have differed somewhere, or nothing was tested
+[ "$accum_differs" -gt 0 ] && ok "edge counters in registers changed $accum_differs of the programs" ||
+	fail "no program had an edge counter in a register"
 
 # A stale profile: interp's `run` changed since the recording (the same
 # source file, so the profile knows it by name).

@@ -12,6 +12,9 @@
 #  - every label stream of a built WET read whole forward and backward
 #    (`wet info --verify`);
 #  - slices with a hand-written answer (tests/e2e/wet/wet_slice.c);
+#  - cross-thread memory dependences (tests/e2e/wet/wet_xthread.c): a
+#    hand-written answer each way, and the brute force over both threads'
+#    stores and the recording's batch times, through shm and BPF;
 #  - the WET stored after END (docs/wet.md "The WET in the .wpp file"):
 #    built by the first query, read back by the next ones (the checks above
 #    run on the stored form), other readers unaffected, nothing appended
@@ -90,6 +93,66 @@ fi
 if record oracle "$WET_SRC/wet_oracle.c" shm -O1 -- "$WORK/oracle/run" 5; then
 	check oracle 20 7
 	verify oracle
+fi
+
+# Cross-thread memory dependences (docs/wet.md "Threads"): recorded where
+# the batches' publish times prove the order, unknown otherwise; the
+# brute force decides each load from the batch heads in the recording.
+xt_src=$WET_SRC/wet_xthread.c
+xt_line() { grep -n "XT:$1 " "$xt_src" | cut -d: -f1; }
+for t in shm bpf; do
+	export WPP_BUFFER_WORDS=512
+	record "xthread-$t" "$xt_src" "$t" -O1 -- || { unset WPP_BUFFER_WORDS; continue; }
+	unset WPP_BUFFER_WORDS
+	xd=$WORK/xthread-$t
+	if out=$(python3 "$CHECK" "$WPPTRACE" "$xd/run.wpp" "$xd/dump.jsonl" 8 3 --mem --mem-n 30) &&
+		! echo "$out" | grep -q '(0 on another'; then
+		pass "xthread ($t): $out"
+	else
+		fail "xthread ($t): $(echo "$out" | head -3 | tr '\n' ' ')"
+	fi
+	# by hand: x read after main published batches since the join is the
+	# worker's store; y read in main's first batch is unknown
+	worker=$(python3 -c '
+import json, sys
+print(next(o["tid"] for o in map(json.loads, open(sys.argv[1])) if o.get("type") == "path" and o["tid"] != o["pid"]))' "$xd/dump.jsonl")
+	got=$("$WPPTRACE" wet deps "$xd/run.wpp" "wet_xthread.c:$(xt_line late)#1" --format json 2>&1 |
+		python3 -c '
+import json, sys
+m = [d for d in json.load(sys.stdin)["deps"] if d["kind"] == "mem"]
+print(" ".join("%s:%s:%s" % (d["status"], d.get("tid"), d.get("def", {}).get("line")) for d in m))' 2>&1)
+	[ "$got" = "other_thread:$worker:$(xt_line store-x)" ] &&
+		pass "xthread ($t): x after the join and published batches: the worker's store (line $(xt_line store-x))" ||
+		fail "xthread ($t): x after the join: $got, want other_thread:$worker:$(xt_line store-x)"
+	got=$("$WPPTRACE" wet deps "$xd/run.wpp" "wet_xthread.c:$(xt_line early)#1" --format json 2>&1 |
+		python3 -c '
+import json, sys
+print(" ".join(d["status"] for d in json.load(sys.stdin)["deps"] if d["kind"] == "mem"))' 2>&1)
+	[ "$got" = "unknown" ] && pass "xthread ($t): y in main's first batch: unknown" ||
+		fail "xthread ($t): y in main's first batch: $got, want unknown"
+done
+# FILE:LINE#N past the merge's reach (wet_insn_nth bisects the timestamps
+# of the nodes holding the instruction) against the merged listing.
+xd=$WORK/xthread-shm
+spec=wet_xthread.c:$(xt_line race)
+"$WPPTRACE" wet addrs "$xd/run.wpp" "$spec" -n 0 >/dev/null 2>"$xd/race.err" ||
+	spec=$spec@$(awk '$5 == "load" { sub("@", "", $1); print $1; exit }' "$xd/race.err")
+if out=$("$WPPTRACE" wet addrs "$xd/run.wpp" "$spec" --format json 2>&1 | python3 -c '
+import json, random, subprocess, sys
+W, f, spec = sys.argv[1:4]
+v = json.load(sys.stdin)["instances"]
+ns = sorted(random.Random(5).sample(range(4097, len(v) + 1), 12) + [len(v)])
+bad = []
+for n in ns:
+    o = json.loads(subprocess.run([W, "wet", "flow", f, "--from", "%s#%d" % (spec, n), "-n", "1",
+                                   "--format", "json"], capture_output=True, text=True).stdout)
+    if o["from"] != v[n - 1]["ts"]:
+        bad.append((n, o["from"], v[n - 1]["ts"]))
+print("%d of %d instances" % (len(ns) - len(bad), len(ns)), bad or "")
+sys.exit(1 if bad else 0)' "$WPPTRACE" "$xd/run.wpp" "$spec"); then
+	pass "FILE:LINE#N by bisection equals the merge: $out"
+else
+	fail "FILE:LINE#N by bisection: $out"
 fi
 
 # Hand-written slices: every line goes through a volatile global.
@@ -190,6 +253,15 @@ for mode in version nodes truncate streamlen streamref "flip 1" "flip 2" "flip 3
 		pass "crafted WET ($mode): exit 1, $(sed 's/.*unusable/unusable/' "$WORK/craft.err")"
 	else
 		fail "crafted WET ($mode): exit $rc: $(head -2 "$WORK/craft.err" | tr '\n' ' ')"
+	fi
+	# A query parses only the streams it reads: damage it meets is one
+	# error line and exit 1, damage it does not meet leaves it answering.
+	"$WPPTRACE" wet flow "$WORK/craft.wpp" --from @1 -n 100000 >/dev/null 2>"$WORK/craft.q.err"
+	rc=$?
+	if [ $rc -le 1 ] && [ "$(wc -l <"$WORK/craft.q.err")" -le 1 ]; then
+		pass "crafted WET ($mode), the whole flow: exit $rc $(head -c 120 "$WORK/craft.q.err")"
+	else
+		fail "crafted WET ($mode), the whole flow: exit $rc: $(head -2 "$WORK/craft.q.err" | tr '\n' ' ')"
 	fi
 done
 # A WET of an older format (version 1) in a writable recording: not

@@ -4,8 +4,8 @@
  * (user/analysis/wet/wet_stream.h) from hostile bytes.
  *
  * Each input is used three ways.  As a serialized stream (its checksum
- * made right, so the fuzzer gets past it): parse, full check, and reads
- * in every order.  As values (little-endian u64 after a selector byte that
+ * made right, so the fuzzer gets past it): parse (framed, bare, and bare
+ * lazily), full check, and reads in every order.  As values (little-endian u64 after a selector byte that
  * picks the predictor and segment length): build, read back, serialize,
  * parse, check, read back again.  And as damage to that serialization:
  * bits flipped where the input's last bytes say, checksum made right, then
@@ -103,6 +103,11 @@ static void parse_and_read(const uint8_t *data, size_t size)
 		err[0] = 0;
 		check_and_read(wet_stream_parse_bare(data, size, err, sizeof(err)), err,
 			       sizeof(err), "a rejected bare stream says why");
+		/* And lazily, as a query reads a stored WET: the count now,
+		 * the rest parsed by the first read (here the full check). */
+		err[0] = 0;
+		check_and_read(wet_stream_parse_bare_lazy(data, size, err, sizeof(err)), err,
+			       sizeof(err), "a rejected lazy stream says why");
 	}
 	free(copy);
 }

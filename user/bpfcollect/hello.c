@@ -10,14 +10,23 @@
  * record is read (lifecycle.c) cannot promise.  One thread accepts, the
  * attach runs under the collector's lock; objects already seen cost a
  * lookup.
+ *
+ * A process waits WPP_HELLO_TIMEOUT_MS at most, then runs on.  Its byte
+ * arriving after that finds the socket closed: the write must not raise
+ * SIGPIPE (it would end the recording: any local user could, by
+ * connecting and closing at once), and the process may have run
+ * unrecorded until the probes came, which is said (one line; the
+ * runtime says so too).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/procinfo.h"
 #include "common/log.h"
 #include "runtime/wpp_hello.h"
 
@@ -25,17 +34,48 @@ static void answer(struct bc_collector *c, int fd)
 {
 	struct ucred peer;
 	socklen_t len = sizeof(peer);
+	uint64_t began = bc_now_ns();
+	int objects = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid > 0) {
 		pthread_mutex_lock(&c->lock);
-		int objects = c->finished ? 0 : attach_pid_mappings(c, peer.pid);
+		objects = c->finished ? 0 : attach_pid_mappings(c, peer.pid);
 		pthread_mutex_unlock(&c->lock);
-		if (wpp_verbosity >= 2)
-			wpp_info("bpf: pid %d said hello: %d instrumented objects", (int)peer.pid,
-				 objects);
 	}
-	/* The byte is all it waits for; a failed write closes it just as well. */
-	ssize_t n = write(fd, "", 1);
-	(void)n;
+	double ms = (double)(bc_now_ns() - began) / 1e6;
+	if (objects >= 0 && wpp_verbosity >= 2)
+		wpp_info("bpf: pid %d said hello: %d instrumented objects in %.1f ms",
+			 (int)peer.pid, objects, ms);
+	/* The byte is all it waits for; a failed write closes it just as
+	 * well.  Failed for want of a reader, the process stopped waiting
+	 * (or never waited: a connect and a close): said when it is alive
+	 * and instrumented.  Its probes may have come meanwhile (attached
+	 * up front, or when its exec was read), which cannot be told from
+	 * here: "may".  It has run on, and registered its TUs, maybe with
+	 * no probe to see it: its registry is read now, while it is alive
+	 * (its first batch may come after its end, too late to read it). */
+	if (send(fd, "", 1, MSG_NOSIGNAL) < 0 && (errno == EPIPE || errno == ECONNRESET) &&
+	    objects > 0) {
+		pthread_mutex_lock(&c->lock);
+		struct bc_proc *p = NULL;
+		if (!c->finished) {
+			/* its fork and exec first: the registry is its newest image's */
+			lifecycle_drain(c);
+			p = proc_get(c, (uint32_t)peer.pid, 1);
+		}
+		if (p) {
+			/* after the attach: a TU registering meanwhile is seen
+			 * twice and announced once */
+			p->registry_tried = 0;
+			lifecycle_registry_catch_up(c, p);
+		}
+		pthread_mutex_unlock(&c->lock);
+		char exe[4096];
+		if (proc_exe(peer.pid, exe, sizeof(exe)) != 0)
+			snprintf(exe, sizeof(exe), "?");
+		wpp_warn("bpf: pid %d (%s) stopped waiting for its hello's answer (it waits %d "
+			 "ms at most): what it ran before its probes were attached may be missing",
+			 (int)peer.pid, exe, WPP_HELLO_TIMEOUT_MS);
+	}
 	close(fd);
 }
 

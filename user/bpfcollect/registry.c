@@ -124,6 +124,7 @@ int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void 
 	info->count = 0;
 	info->transport = 0;
 	info->counts = 0;
+	info->registered = 0;
 	int err = proc_each_object_base(pid, find_registry, &f);
 	if (err)
 		return err == -ENOENT ? -ESRCH : err;
@@ -139,7 +140,8 @@ int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void 
 	err = snapshot(fd, f.addr, &h, &entries);
 	if (!err) {
 		info->transport = h.transport;
-		info->counts = h.counts;
+		info->registered = h.count != 0;
+		info->counts = info->registered ? h.counts : 0;
 		for (uint32_t i = 0; i < h.count; i++) {
 			struct wpp_brec_register r;
 			if (!entries[i].nfuncs)

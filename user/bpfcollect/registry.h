@@ -20,8 +20,14 @@ struct registry_info {
 	uint32_t transport; /* enum wpp_registry_transport */
 	uint32_t count;	    /* entries delivered */
 	uint64_t counts;    /* address of the count blocks' list head, 0: none
-			     * (wpp_registry.h, version 2; count_snapshot.h) */
-	char object[4096];  /* object holding the registry */
+			     * (wpp_registry.h, version 2; count_snapshot.h),
+			     * or none yet: see registered */
+	/* The runtime registered a TU: its constructors ran, so the loader
+	 * had relocated it.  Before that (a process caught in its loader,
+	 * libwpprt mapped but not relocated) the registry's pointers are
+	 * still the file's link-time values, not addresses: counts is 0. */
+	int registered;
+	char object[4096]; /* object holding the registry */
 };
 
 /* Calls fn once per registered TU, as the register record the probe would

@@ -92,6 +92,7 @@ static void json_path(struct dump *dp, const struct wpp_thread_trace *th,
 	json_string(&j, "function", fn->name);
 	json_u64(&j, "path", ev->value);
 	json_u64(&j, "signal_depth", ev->signal_depth);
+	json_u64(&j, "batch", ev->batch_seq);
 	json_string(&j, "values",
 		    ev->wet == WPP_WET_OK     ? "ok"
 		    : ev->wet == WPP_WET_LOST ? "lost"

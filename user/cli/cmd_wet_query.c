@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/options.h"
 #include "symbolizer/meta_wet_model.h"
+#include "decode/module_map.h"
 #include "decode/session.h"
 #include "cli/src_lines.h"
 #include "analysis/wet/wet_build.h"
@@ -40,10 +41,20 @@ struct q {
 	const char *where;
 	struct thread_filter filter;
 	struct wet_thread *t;
+	struct session *s; /* the recording: other threads' functions */
+	int from_file;	   /* the WET was read from the recording, not built */
 	struct wet_obtain how;
 	FILE *out;
 	struct json_out j; /* on out, compact: --format json */
 };
+
+/* The end of a query's JSON answer: its list, the object, a newline. */
+static void json_end(struct q *q)
+{
+	json_close(&q->j);
+	json_close(&q->j);
+	json_raw(&q->j, "\n");
+}
 
 /* `wet build`: the WET of every thread the filter selects, stored. */
 static int build_all(struct q *q, struct session *s, const char *path)
@@ -58,19 +69,44 @@ static int build_all(struct q *q, struct session *s, const char *path)
 			continue;
 		n++;
 		struct wet_thread *t = wet_obtain(&q->how, s, path, th, &secs, &stored);
-		if (!t)
+		if (!t) {
+			if (q->json && n > 1)
+				json_end(q);
 			return WPP_EXIT_ERROR;
+		}
+		const char *how = stored == WET_READ	 ? "already stored"
+				  : stored == WET_STORED ? "built and stored"
+				  : stored == WET_BUILT_DAMAGED
+				      ? "built, not stored (the recording is damaged)"
+				      : "built, not stored";
+		if (q->json) {
+			if (n == 1) {
+				json_object(&q->j, NULL);
+				json_array(&q->j, "threads");
+			}
+			json_object(&q->j, NULL);
+			json_u64(&q->j, "pid", t->pid);
+			json_u64(&q->j, "tid", t->tid);
+			json_u64(&q->j, "gen", t->gen);
+			json_u64(&q->j, "timestamps", t->nts);
+			json_u64(&q->j, "nodes", t->nnodes);
+			json_string(&q->j, "stored",
+				    stored == WET_READ	   ? "read"
+				    : stored == WET_STORED ? "stored"
+							   : "not_stored");
+			json_double(&q->j, "seconds", "%.3f", secs);
+			json_close(&q->j);
+			wet_thread_free(t);
+			continue;
+		}
 		fprintf(q->out,
 			"WET of pid %" PRIu32 " tid %" PRIu32 "%s: %" PRIu64
 			" path executions, %" PRIu32 " nodes; %s\n",
-			t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes,
-			stored == WET_READ     ? "already stored"
-			: stored == WET_STORED ? "built and stored"
-			: stored == WET_BUILT_DAMAGED
-			    ? "built, not stored (the recording is damaged)"
-			    : "built, not stored");
+			t->pid, t->tid, t->gen ? " (after exec)" : "", t->nts, t->nnodes, how);
 		wet_thread_free(t);
 	}
+	if (q->json && n)
+		json_end(q);
 	if (n == 0) {
 		int rc = no_thread_selected(q->name, path, &q->filter, s->exit_status);
 		return rc ? rc : WPP_EXIT_ERROR;
@@ -97,6 +133,19 @@ static const struct wpp_thread_trace *pick_thread(struct q *q, struct session *s
 			first = th;
 	}
 	return first;
+}
+
+/* A stream that failed to read: damage a query meets only when it reads
+ * that stream (streams are parsed lazily); `wet info` parses every one and
+ * builds the WET again when one is damaged. */
+static void read_failed(const struct q *q)
+{
+	if (q->from_file)
+		wpp_err("%s: reading the WET failed: a stored stream is damaged (`wpptrace wet "
+			"info` checks every stream and builds the WET again)",
+			q->name);
+	else
+		wpp_err("%s: reading the WET failed (out of memory)", q->name);
 }
 
 /* --- instance names ----------------------------------------------------------- */
@@ -216,7 +265,7 @@ static int resolve_inst(struct q *q, const char *arg, struct wet_inst *out)
 		return rc;
 	rc = wet_insn_nth(q->t, &in, w.n, out);
 	if (rc < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (rc == 0) {
@@ -292,14 +341,6 @@ static void put_inst_json(struct q *q, const char *key, const struct wet_inst *i
 	json_close(j);
 }
 
-/* The end of a query's JSON answer: its list, the object, a newline. */
-static void json_end(struct q *q)
-{
-	json_close(&q->j);
-	json_close(&q->j);
-	json_raw(&q->j, "\n");
-}
-
 /* One instance as text: "@TS  fn  file:line:col  %insn kind  [addr=..]
  * [value=..]" after prefix, and the source line under the first instance
  * of a run on one line. */
@@ -343,11 +384,22 @@ static void put_inst(struct q *q, const struct wet_inst *i, const char *prefix)
 
 static const char *const label_names[WET_NLBL] = {"timestamps", "flow", "values", "edges"};
 
-/* Per function: its nodes, path executions and stored bytes. */
+/* Per function: its nodes, path executions, original and tier-1 figures
+ * (every label kind but the thread's flow) and stored bytes. */
 struct fn_size {
 	const struct wpp_fn *fn;
 	uint64_t nodes, execs, bytes;
+	uint64_t orig[WET_NLBL], tier1[WET_NLBL];
 };
+
+static uint64_t sum_lbl(const uint64_t v[WET_NLBL])
+{
+	uint64_t s = 0;
+
+	for (int k = 0; k < WET_NLBL; k++)
+		s += v[k];
+	return s;
+}
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -376,6 +428,7 @@ static size_t fn_sizes(const struct wet_thread *t, struct fn_size **out)
 		v[j].nodes++;
 		v[j].execs += nd->ninst;
 		v[j].bytes += nd->bytes;
+		wet_node_figures(nd, v[j].orig, v[j].tier1);
 	}
 	qsort(v, n, sizeof(*v), by_bytes);
 	*out = v;
@@ -419,6 +472,7 @@ static int do_info(struct q *q, double secs)
 		json_u64(j, "nodes", t->nnodes);
 		json_u64(j, "gaps", t->ngaps);
 		json_u64(j, "mem_unknown", t->mem_unknown);
+		json_u64(j, "mem_other_thread", t->mem_xthread);
 		json_u64(j, "shadow_peak", t->shadow_peak);
 		json_bool(j, "built", secs > 0);
 		json_double(j, "seconds", "%.3f", q->read_secs);
@@ -437,6 +491,8 @@ static int do_info(struct q *q, double secs)
 			json_string(j, "name", fs[i].fn->name);
 			json_u64(j, "nodes", fs[i].nodes);
 			json_u64(j, "executions", fs[i].execs);
+			json_u64(j, "orig", sum_lbl(fs[i].orig));
+			json_u64(j, "tier1", sum_lbl(fs[i].tier1));
 			json_u64(j, "bytes", fs[i].bytes);
 			json_close(j);
 		}
@@ -462,14 +518,19 @@ static int do_info(struct q *q, double secs)
 	}
 	fprintf(q->out,
 		"(bytes; original counts 8 per per-block timestamp, value and address, 16 per "
-		"dependence instance)\n%" PRIu64
-		" load instances with an unknown writer; shadow memory peak %" PRIu64 " bytes\n",
-		t->mem_unknown, t->shadow_peak);
-	fprintf(q->out, "%-24s %8s %12s %12s\n", "function (top 10)", "nodes", "executions",
-		"bytes");
+		"dependence instance)\n%" PRIu64 " load instances with an unknown writer, %" PRIu64
+		" writers in other threads; shadow memory peak %" PRIu64 " bytes\n",
+		t->mem_unknown, t->mem_xthread, t->shadow_peak);
+	fprintf(q->out, "%-24s %8s %12s %14s %14s %14s %9s\n", "function (top 10)", "nodes",
+		"executions", "original", "tier 1", "tier 2", "orig/t2");
 	for (size_t i = 0; i < nf && i < 10; i++)
-		fprintf(q->out, "%-24s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", fs[i].fn->name,
-			fs[i].nodes, fs[i].execs, fs[i].bytes);
+		fprintf(q->out,
+			"%-24s %8" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64
+			" %8.1fx\n",
+			fs[i].fn->name, fs[i].nodes, fs[i].execs, sum_lbl(fs[i].orig),
+			sum_lbl(fs[i].tier1), fs[i].bytes,
+			fs[i].bytes ? (double)sum_lbl(fs[i].orig) / fs[i].bytes : 0.0);
+	fprintf(q->out, "(per function: every label kind but the thread's flow stream)\n");
 	free(fs);
 	if (q->verify)
 		fprintf(q->out,
@@ -502,7 +563,7 @@ static int do_values(struct q *q, uint8_t what)
 		return WPP_EXIT_ERROR;
 	}
 	if (wet_insn_iter_init(&it, q->t, &in) < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
@@ -533,7 +594,7 @@ static int do_values(struct q *q, uint8_t what)
 	if (q->json)
 		json_end(q);
 	if (rc < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	return 0;
@@ -568,7 +629,7 @@ static int do_flow(struct q *q)
 	for (long c = 0; c < n && ts >= 1 && ts <= q->t->nts; c++) {
 		uint32_t node;
 		if (wet_flow_at(q->t, ts, &node) < 0) {
-			wpp_err("%s: reading the WET failed", q->name);
+			read_failed(q);
 			return WPP_EXIT_ERROR;
 		}
 		const struct wet_node *nd = q->t->nodes[node];
@@ -595,6 +656,55 @@ static int do_flow(struct q *q)
 
 static const char *const dep_names[] = {"reg", "phi", "arg", "ret", "mem", "ctrl"};
 
+/* Another thread's store a load read (WET_DEP_OTHER_THREAD): its function
+ * and statement, or NULLs when the recording does not name them. */
+static const struct wpp_meta_wet_stmt *other_stmt(struct q *q, const struct wet_dep_ans *a,
+						  const struct wpp_fn **fn)
+{
+	const struct wpp_fid_range *range;
+
+	*fn = NULL;
+	if (wpp_image_resolve(wpp_modules_image(q->s->mods, q->t->pid, q->t->gen), a->x_fid, fn,
+			      &range) != WPP_RESOLVED ||
+	    !(*fn)->tu->wet || a->x_stmt >= (*fn)->tu->wet->nstmts) {
+		*fn = NULL;
+		return NULL;
+	}
+	return &(*fn)->tu->wet->stmts[a->x_stmt];
+}
+
+/* A dependence on another thread's store, as text or as a JSON member. */
+static void put_other(struct q *q, const struct wet_dep_ans *a)
+{
+	const struct wpp_fn *fn;
+	const struct wpp_meta_wet_stmt *st = other_stmt(q, a, &fn);
+
+	if (q->json) {
+		json_u64(&q->j, "tid", a->x_tid);
+		json_object(&q->j, "def");
+		json_u64(&q->j, "ts", a->def.ts);
+		if (st) {
+			json_string(&q->j, "function", fn->name);
+			json_string(&q->j, "file", wpp_wet_stmt_file(fn, st));
+			json_u64(&q->j, "line", st->line);
+			json_u64(&q->j, "col", st->column);
+			json_u64(&q->j, "insn", st->insn);
+			json_string(&q->j, "kind", wpp_wet_kind_name(st->kind));
+		}
+		json_close(&q->j);
+		return;
+	}
+	if (st)
+		fprintf(q->out,
+			"  mem  thread %" PRIu32 " @%" PRIu64 "  %s  %s:%" PRIu32 ":%" PRIu32
+			"  %%%" PRIu32 " %s\n",
+			a->x_tid, a->def.ts, fn->name, wpp_wet_stmt_file(fn, st), st->line,
+			st->column, st->insn, wpp_wet_kind_name(st->kind));
+	else
+		fprintf(q->out, "  mem  thread %" PRIu32 " @%" PRIu64 "  (function %" PRIu32 ")\n",
+			a->x_tid, a->def.ts, a->x_fid);
+}
+
 static int do_deps(struct q *q)
 {
 	struct wet_inst i;
@@ -604,7 +714,7 @@ static int do_deps(struct q *q)
 	if (rc)
 		return rc;
 	if ((n = wet_deps(q->t, &i, &a)) < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
@@ -614,9 +724,10 @@ static int do_deps(struct q *q)
 	} else
 		put_inst(q, &i, "");
 	for (int j = 0; j < n; j++) {
-		const char *st = a[j].status == WET_DEP_IS_NONE	     ? "none"
-				 : a[j].status == WET_DEP_IS_UNKNOWN ? "unknown"
-								     : "found";
+		const char *st = a[j].status == WET_DEP_IS_NONE	       ? "none"
+				 : a[j].status == WET_DEP_IS_UNKNOWN   ? "unknown"
+				 : a[j].status == WET_DEP_OTHER_THREAD ? "other_thread"
+								       : "found";
 		if (q->json) {
 			json_object(&q->j, NULL);
 			json_string(&q->j, "kind", dep_names[a[j].kind]);
@@ -624,7 +735,11 @@ static int do_deps(struct q *q)
 			json_string(&q->j, "status", st);
 			if (a[j].status == WET_DEP_FOUND)
 				put_inst_json(q, "def", &a[j].def);
+			else if (a[j].status == WET_DEP_OTHER_THREAD)
+				put_other(q, &a[j]);
 			json_close(&q->j);
+		} else if (a[j].status == WET_DEP_OTHER_THREAD) {
+			put_other(q, &a[j]);
 		} else if (a[j].status == WET_DEP_FOUND) {
 			char pre[32];
 			snprintf(pre, sizeof(pre), "  %-4s ", dep_names[a[j].kind]);
@@ -652,7 +767,7 @@ static int do_slice(struct q *q)
 		      &truncated, &unknown);
 	q->src = src_lines_new();
 	if (n < 0) {
-		wpp_err("%s: reading the WET failed", q->name);
+		read_failed(q);
 		return WPP_EXIT_ERROR;
 	}
 	if (q->json) {
@@ -687,7 +802,8 @@ static int do_slice(struct q *q)
 	OPT_FORMAT(&(fmt), opt_text_json), OPTS_THREADS((q).filter),                               \
 	    OPT_COUNT_(0, "wet-shadow-mb", "MB",                                                   \
 		       "memory for matching loads to stores when the query builds\n"               \
-		       "the WET (default 1024)",                                                   \
+		       "the WET (default 1024; twice as much again for other\n"                    \
+		       "threads' stores when the process has several)",                            \
 		       &(q).shadow_mb, 1, 1L << 20, 0),                                            \
 	    OPT_FLAG_(0, "timing", "say on stderr how long reading and answering took",            \
 		      &(q).timing)
@@ -791,12 +907,13 @@ int cmd_wet_query(int argc, char **argv)
 	const char *path = argv[first];
 	if ((rc = session_open(&s, path)))
 		return rc;
+	q.s = &s;
 	if (session_refuse_counts(&s, name, path, &q.filter)) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
 	if (q.sub == SUB_BUILD) {
-		q.how = (struct wet_obtain){name, 1, q.shadow_mb};
+		q.how = (struct wet_obtain){name, 1, q.shadow_mb, 0};
 		rc = build_all(&q, &s, path);
 		session_close(&s);
 		return rc;
@@ -809,13 +926,16 @@ int cmd_wet_query(int argc, char **argv)
 	}
 	double secs, t0 = wet_now();
 	enum wet_origin stored;
-	q.how = (struct wet_obtain){name, q.sub == SUB_BUILD, q.shadow_mb};
+	/* info checks every stream's structure; a query parses what it reads */
+	q.how = (struct wet_obtain){name, q.sub == SUB_BUILD, q.shadow_mb,
+				    q.sub != SUB_INFO && q.sub != SUB_BUILD};
 	q.t = wet_obtain(&q.how, &s, path, th, &secs, &stored);
 	if (!q.t) {
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
 	q.read_secs = secs > 0 ? secs : wet_now() - t0;
+	q.from_file = stored == WET_READ;
 	double t_answer = wet_now();
 	switch (q.sub) {
 	case SUB_BUILD:

@@ -17,6 +17,8 @@
 #include "common/log.h"
 #include "symbolizer/meta_wet_model.h"
 #include "analysis/wet/wet_shadow.h"
+#include "analysis/wet/wet_xorder.h"
+#include "analysis/wet/wet_file.h"
 #include "cli/wet_store.h"
 #include "decode/wet_values.h"
 
@@ -65,17 +67,79 @@ static int page_shared(void *ctx, uint64_t page)
 	return pages_has(ctx, page);
 }
 
-static int collect_stores(struct session *s, const struct wpp_thread_trace *th, struct pages *pg)
+/* A batch's interval (lo, hi] of CLOCK_MONOTONIC (wet_xorder.h): its words
+ * were written after the thread's previous main batch was published and
+ * before its own publish. */
+struct batch_iv {
+	uint64_t seq, lo, hi;
+	int signal;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct batch_iv *x = a, *y = b;
+	return x->seq != y->seq ? (x->seq < y->seq ? -1 : 1) : 0;
+}
+
+/* The intervals of th's batches by seq, malloc'd; NULL when out of memory. */
+static struct batch_iv *batch_ivs(const struct wpp_thread_trace *th)
+{
+	struct batch_iv *v = malloc((th->nbatches + 1) * sizeof(*v));
+	uint64_t prev_main = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < th->nbatches; i++) {
+		const struct wpp_batch_ref *r = &th->batches[i];
+		v[i] =
+		    (struct batch_iv){.seq = r->seq, .signal = (r->flags & WPP_BATCH_SIGNAL) != 0};
+		v[i].hi = r->time_ns && !(r->flags & WPP_BATCH_SALVAGED) ? r->time_ns : UINT64_MAX;
+	}
+	qsort(v, th->nbatches, sizeof(*v), by_seq);
+	for (size_t i = 0; i < th->nbatches; i++) {
+		/* a signal batch may hold words of handlers run long before */
+		v[i].lo = v[i].signal || v[i].hi == UINT64_MAX ? 0 : prev_main;
+		if (v[i].lo > v[i].hi)
+			v[i].lo = 0;
+		if (!v[i].signal && v[i].hi != UINT64_MAX && v[i].hi > prev_main)
+			prev_main = v[i].hi;
+	}
+	return v;
+}
+
+/* The interval of the batch seq; an unknown one is (0, max]. */
+static struct batch_iv batch_of(const struct batch_iv *v, size_t n, uint64_t seq)
+{
+	struct batch_iv key = {.seq = seq}, *f = bsearch(&key, v, n, sizeof(*v), by_seq);
+
+	return f ? *f : (struct batch_iv){seq, 0, UINT64_MAX, 1};
+}
+
+/* The stores of thread th (another thread of the built one's process):
+ * their pages into pg, and into xo (when not NULL) with their batches'
+ * intervals.  0; 1 when xo cannot take them all; -1 out of memory. */
+static int collect_stores(struct session *s, const struct wpp_thread_trace *th, struct pages *pg,
+			  struct wet_xorder *xo)
 {
 	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
+	struct batch_iv *ivs = batch_ivs(th);
 	struct wpp_wet_item *items = NULL;
 	size_t cap = 0;
 	struct wpp_event ev;
+	uint64_t ts = 0;
+	int full = 0;
 
-	if (!d)
+	if (!d || !ivs) {
+		if (d)
+			wpp_decoder_close(d);
+		free(ivs);
 		return -1;
+	}
 	while (wpp_decoder_next(d, &ev)) {
-		if (ev.kind != WPP_EV_PATH || ev.wet != WPP_WET_OK || !ev.fn->wet)
+		if (ev.kind != WPP_EV_PATH)
+			continue;
+		ts++; /* as the builder counts: every path execution */
+		if (ev.wet != WPP_WET_OK || !ev.fn->wet)
 			continue;
 		if (ev.nvalues > cap) {
 			free(items);
@@ -85,6 +149,7 @@ static int collect_stores(struct session *s, const struct wpp_thread_trace *th, 
 				wpp_die("out of memory");
 		}
 		wpp_wet_path_items(ev.fn, ev.path, items);
+		struct batch_iv iv = batch_of(ivs, th->nbatches, ev.batch_seq);
 		for (uint32_t i = 0; i < ev.nvalues; i++) {
 			const struct wpp_meta_wet_stmt *st = items[i].stmt;
 			uint64_t a = (uint64_t)ev.values[i];
@@ -94,11 +159,24 @@ static int collect_stores(struct session *s, const struct wpp_thread_trace *th, 
 			for (uint64_t p = a / WET_SHADOW_PAGE;
 			     p <= (a + st->access - 1) / WET_SHADOW_PAGE; p++)
 				pages_add(pg, p);
+			struct wet_xstore x = {
+			    .addr = a,
+			    .lo = iv.lo,
+			    .hi = iv.hi,
+			    .ts = ts,
+			    .size = st->access,
+			    .tid = th->tid,
+			    .fid = ev.fid,
+			    .stmt = (uint32_t)(st - ev.fn->tu->wet->stmts),
+			};
+			if (xo && !full && wet_xorder_add(xo, &x) < 0)
+				full = 1;
 		}
 	}
 	free(items);
+	free(ivs);
 	wpp_decoder_close(d);
-	return 0;
+	return full;
 }
 
 double wet_now(void)
@@ -108,40 +186,100 @@ double wet_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Other threads' stores kept for ordering: one per 64 bytes of the
+ * shadow budget (56 bytes each, their sort indices 8), 16 M by default.
+ * Past it, or when another thread lost words (stores nobody can see),
+ * their loads' writers are unknown page by page as before. */
+#define XORDER_BYTES_PER_STORE 64u
+
+/* The other threads' stores for thread th's build: into *xo when their
+ * order can be used, and their pages into pg.  0, or -1 out of memory. */
+static int other_threads(const struct wet_obtain *q, struct session *s,
+			 const struct wpp_thread_trace *th, size_t shadow, struct pages *pg,
+			 struct wet_xorder **xo)
+{
+	int gaps = 0, progress = isatty(2);
+	size_t done = 0;
+
+	*xo = NULL;
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
+		if (o2 != th && o2->pid == th->pid && o2->generation == th->generation)
+			gaps |= o2->ngaps != 0;
+	}
+	/* its three shadows share one more budget of the builder's size */
+	if (!gaps && !(*xo = wet_xorder_new(shadow / 3, shadow / XORDER_BYTES_PER_STORE)))
+		return -1;
+	for (size_t i = 0; i < s->trace->nthreads; i++) {
+		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
+		if (o2 == th || o2->pid != th->pid || o2->generation != th->generation)
+			continue;
+		if (progress)
+			fprintf(stderr, "\r%s: other threads' stores: %zu threads read", q->name,
+				done);
+		int rc = collect_stores(s, o2, pg, *xo);
+		done++;
+		if (rc < 0)
+			return -1;
+		if (rc > 0) { /* too many: unknown by page */
+			wet_xorder_free(*xo);
+			*xo = NULL;
+		}
+	}
+	if (progress && done)
+		fprintf(stderr, "\r%s: other threads' stores: %zu threads read\n", q->name, done);
+	if (*xo && wet_xorder_seal(*xo) < 0)
+		return -1;
+	return 0;
+}
+
 /* The WET of thread th, or NULL after an error line. */
 static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 				const struct wpp_thread_trace *th)
 {
 	struct pages pg = {0};
 	struct wet_build_opts o = {0};
+	struct wet_xorder *xo = NULL;
 	double t0 = wet_now(), last = t0;
 	int progress = isatty(2);
+	size_t shadow = q->shadow_mb > 0 ? (size_t)q->shadow_mb << 20 : (size_t)1 << 30;
 
-	for (size_t i = 0; i < s->trace->nthreads; i++) {
-		const struct wpp_thread_trace *o2 = &s->trace->threads[i];
-		if (o2 != th && o2->pid == th->pid && o2->generation == th->generation &&
-		    collect_stores(s, o2, &pg) < 0) {
-			free(pg.v);
-			return NULL;
-		}
+	if (other_threads(q, s, th, shadow, &pg, &xo) < 0) {
+		wet_xorder_free(xo);
+		free(pg.v);
+		wpp_err("%s: out of memory", q->name);
+		return NULL;
 	}
-	if (q->shadow_mb > 0)
-		o.shadow_bytes = (size_t)q->shadow_mb << 20;
-	if (pg.n) {
+	o.shadow_bytes = shadow;
+	if (xo)
+		o.xorder = xo;
+	else if (pg.n) {
 		o.shared_page = page_shared;
 		o.ctx = &pg;
 	}
+	struct batch_iv *ivs = xo ? batch_ivs(th) : NULL;
 	struct wet_build *b = wet_build_new(&o, th->pid, th->tid, th->generation);
-	struct wpp_decoder *d = b ? wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND) : NULL;
+	struct wpp_decoder *d =
+	    b && (!xo || ivs) ? wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND) : NULL;
 	struct wpp_event ev;
+	uint64_t seq = UINT64_MAX;
 	int rc = 0;
 	if (!d) {
 		wet_build_free(b);
+		wet_xorder_free(xo);
+		free(ivs);
 		free(pg.v);
 		wpp_err("%s: out of memory", q->name);
 		return NULL;
 	}
 	while (rc == 0 && wpp_decoder_next(d, &ev)) {
+		if (xo && ev.kind == WPP_EV_PATH && ev.batch_seq != seq) {
+			struct batch_iv iv = batch_of(ivs, th->nbatches, ev.batch_seq);
+			seq = ev.batch_seq;
+			rc = wet_build_batch(b, iv.lo, iv.hi, iv.signal);
+			if (rc)
+				break;
+		}
 		if (ev.kind == WPP_EV_PATH)
 			rc = wet_build_path(b, ev.fid, ev.fn, ev.value, ev.path,
 					    ev.wet == WPP_WET_OK ? ev.values : NULL,
@@ -161,6 +299,8 @@ static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 	struct wet_thread *t = rc == 0 ? wet_build_finish(b) : NULL;
 	if (rc)
 		wet_build_free(b);
+	wet_xorder_free(xo);
+	free(ivs);
 	free(pg.v);
 	if (!t)
 		wpp_err("%s: building the WET failed (out of memory)", q->name);
@@ -184,7 +324,11 @@ struct wet_thread *wet_obtain(const struct wet_obtain *q, struct session *s, con
 	char err[256];
 	/* Queries read streams unverified (a damaged code is a read error
 	 * when reached); `wet build` checks what is stored. */
-	int rc = wet_store_load(s, th, q->build_cmd, &t, err, sizeof(err));
+	int rc = wet_store_load(s, th,
+				q->build_cmd ? WET_FILE_VERIFY
+				: q->lazy    ? WET_FILE_LAZY
+					     : WET_FILE_PARSE,
+				&t, err, sizeof(err));
 	double t0 = wet_now();
 
 	*secs = 0;

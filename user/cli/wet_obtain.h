@@ -17,6 +17,8 @@ struct wet_obtain {
 	int build_cmd;	  /* `wet build`: verify what is stored; store what is
 			   * built or say why not */
 	long shadow_mb;	  /* --wet-shadow-mb, or -1: the builder's default */
+	int lazy;	  /* a stored WET's streams parsed when first read (a query
+			   * that reads a few of them) */
 };
 
 enum wet_origin {

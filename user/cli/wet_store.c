@@ -36,7 +36,7 @@ struct parts {
 	uint32_t next, nparts, crc;
 };
 
-int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int verify,
+int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int mode,
 		   struct wet_thread **out, char *err, size_t errlen)
 {
 	struct parts cur = {0}, done = {0};
@@ -95,9 +95,12 @@ int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int ver
 		return 2;
 	}
 	*out = wet_file_decode(done.buf, done.total, fn_of_fid,
-			       (void *)wpp_modules_image(s->mods, th->pid, th->generation), verify,
+			       (void *)wpp_modules_image(s->mods, th->pid, th->generation), mode,
 			       err, errlen);
-	free(done.buf);
+	if (*out && mode == WET_FILE_LAZY)
+		(*out)->blob = done.buf; /* its streams' bytes */
+	else
+		free(done.buf);
 	return *out ? 1 : -1;
 }
 

@@ -16,9 +16,9 @@
 /* The thread's last complete stored WET: 1 with it in *out, 0 when none is
  * stored, 2 when the last one is of an older format (built again and
  * stored anew, as if none were: not damage), -1 when one is stored but
- * unusable (reason in err).  verify: walk every stream on reading
- * (wet_file.h). */
-int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int verify,
+ * unusable (reason in err).  mode: how much of every stream reading checks
+ * (enum wet_file_read, wet_file.h; LAZY: the thread keeps the bytes). */
+int wet_store_load(struct session *s, const struct wpp_thread_trace *th, int mode,
 		   struct wet_thread **out, char *err, size_t errlen);
 
 /* Append t to the recording at path.  0, or -1 with a reason in err (a

@@ -10,13 +10,13 @@ COMMON_SRCS := $(READ_SRCS) user/common/wppfile_write.c user/common/cpu_clock.c 
 	user/common/opt_error.c user/common/json_out.c user/common/options.c
 COMMON_OBJS := $(call objs,,$(COMMON_SRCS))
 COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
-# BATCH_Z chunks: the word codec (libzstd) and the chunk's pack/unpack.
-# Kept out of COMMON_SRCS so that binaries that never see a batch do not
-# link libzstd; the reader half (WPPREAD_SRCS) and bin/wpptrace take it.
-CODEC_SRCS := user/common/word_codec.c user/common/wppfile_batch.c
+# BATCH_Z chunks: the word codec (libzstd, liblz4) and the chunk's
+# pack/unpack.  Kept out of COMMON_SRCS so that binaries that never see a
+# batch do not link them; the reader half (WPPREAD_SRCS) and bin/wpptrace take it.
+CODEC_SRCS := user/common/word_codec.c user/common/wppfile_batch.c user/common/path_records.c
 CODEC_OBJS := $(call objs,,$(CODEC_SRCS))
 CODEC_SAN_OBJS := $(call objs,san,$(CODEC_SRCS))
-CODEC_LIBS := -lzstd
+CODEC_LIBS := -lzstd -llz4
 # The writing half (the recorder's groups of batches) needs the writer.
 CODEC_WRITE_SRCS := user/common/wppfile_batch_group.c
 WPPTRACE_EXTRA_OBJS += $(CODEC_OBJS) $(call objs,,$(CODEC_WRITE_SRCS))

@@ -19,8 +19,10 @@
  */
 #include "common/word_codec.h"
 
+#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zstd.h>
 
 #include "common/varint.h"
@@ -262,10 +264,23 @@ int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint3
 struct wc_encoder {
 	struct tok_state tokens_state;
 	ZSTD_CCtx *zc; /* level and checksum set once */
+	void *lz4_state;
 	unsigned char *tokens, *packed;
 	size_t ntokens, cap_tokens, cap_packed;
 	int failed; /* a wc_add ran out of memory: wc_finish says so */
+	/* What each second stage made of recent chunks' tokens and what it
+	 * cost, per token byte (0: not measured yet); the chunks since both
+	 * were last measured side by side; wc_encoder_min_gain's rate. */
+	struct coder_cost {
+		double ratio, ns;
+	} lz4, zstd;
+	uint32_t since_sample;
+	double min_gain;
 };
+
+/* A chunk in this many is coded both ways, to keep both measures current
+ * whichever is chosen (a 32nd of the other's cost: a few percent). */
+#define SAMPLE_EVERY 32
 
 struct wc_encoder *wc_encoder_new(int level)
 {
@@ -274,16 +289,32 @@ struct wc_encoder *wc_encoder_new(int level)
 	if (!e)
 		return NULL;
 	e->zc = ZSTD_createCCtx();
+	e->lz4_state = malloc((size_t)LZ4_sizeofState());
 	/* The frame's checksum (XXH64 of the tokens, a few percent of the
 	 * time) catches payloads that a crafted chunk CRC let through. */
-	if (!e->zc || ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_compressionLevel, level)) ||
+	if (!e->zc || !e->lz4_state ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_compressionLevel, level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zc, ZSTD_c_checksumFlag, 1))) {
 		ZSTD_freeCCtx(e->zc);
+		free(e->lz4_state);
 		free(e);
 		return NULL;
 	}
 	tokens_begin(&e->tokens_state);
+	e->min_gain = WC_MIN_GAIN_NS_PER_BYTE;
 	return e;
+}
+
+void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte)
+{
+	e->min_gain = ns_per_byte;
+}
+
+double wc_second_stage_ns(const struct wc_encoder *e)
+{
+	double ns = e->lz4.ns && e->lz4.ns < e->zstd.ns ? e->lz4.ns : e->zstd.ns;
+
+	return ns * (double)e->ntokens;
 }
 
 void wc_encoder_free(struct wc_encoder *e)
@@ -291,6 +322,7 @@ void wc_encoder_free(struct wc_encoder *e)
 	if (!e)
 		return;
 	ZSTD_freeCCtx(e->zc);
+	free(e->lz4_state);
 	free(e->tokens);
 	free(e->packed);
 	free(e);
@@ -329,25 +361,135 @@ int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 	return 0;
 }
 
-const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec)
+static double thread_ns(void)
 {
-	size_t nz, bound;
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Blend one chunk's measure into c: recent chunks weigh most, so a phase
+ * change shows within a few chunks. */
+static void learn(struct coder_cost *c, size_t bytes, size_t ntokens, double ns)
+{
+	double r = (double)bytes / (double)ntokens, t = ns / (double)ntokens;
+
+	if (!c->ratio) {
+		c->ratio = r;
+		c->ns = t;
+		return;
+	}
+	c->ratio = 0.75 * c->ratio + 0.25 * r;
+	c->ns = 0.75 * c->ns + 0.25 * t;
+}
+
+/* Room for an LZ4 payload of ntokens token bytes (the varint, the block). */
+static size_t lz4_bound(size_t ntokens)
+{
+	return (size_t)LZ4_compressBound((int)ntokens) + 10;
+}
+
+/* The tokens as one LZ4 block behind their length, at out (room for
+ * lz4_bound(ntokens)); the payload's size, or 0 when LZ4 failed. */
+static size_t lz4_pack(struct wc_encoder *e, unsigned char *out)
+{
+	unsigned char *p = varint_put(out, e->ntokens);
+	int room = (int)(lz4_bound(e->ntokens) - (size_t)(p - out));
+	int n = LZ4_compress_fast_extState(e->lz4_state, (const char *)e->tokens, (char *)p,
+					   (int)e->ntokens, room, 1);
+	return n > 0 ? (size_t)(p - out) + (size_t)n : 0;
+}
+
+/* zstd of the tokens into e->packed from offset at: its size, or 0. */
+static size_t zstd_pack(struct wc_encoder *e, size_t at)
+{
+	size_t nz =
+	    ZSTD_compress2(e->zc, e->packed + at, e->cap_packed - at, e->tokens, e->ntokens);
+	return ZSTD_isError(nz) ? 0 : nz;
+}
+
+/* The second stage for nt token bytes within allowance, from the measures
+ * (lz4_bytes, zstd_bytes: sizes, in a sample; else predicted): LZ4 or none
+ * where one fits and saves at least min_gain ns of zstd's time per byte
+ * it adds (the better rate first: that spends the allowance where it buys
+ * most), LZ4 whenever it is no bigger than zstd; else zstd. */
+static uint32_t choose(const struct wc_encoder *e, size_t nt, int64_t allowance, double lz4_bytes,
+		       double zstd_bytes)
+{
+	double t_lz4 = e->lz4.ns * (double)nt, t_zstd = e->zstd.ns * (double)nt;
+	double added_lz4 = lz4_bytes - zstd_bytes, added_none = (double)nt - zstd_bytes;
+	double gain_lz4 = added_lz4 > 0 ? (t_zstd - t_lz4) / added_lz4 : 0;
+	double gain_none = added_none > 0 ? t_zstd / added_none : 0;
+	int lz4_fits = lz4_bytes <= (double)allowance && gain_lz4 >= e->min_gain;
+	int none_fits = (double)nt <= (double)allowance && gain_none >= e->min_gain;
+
+	if (added_lz4 <= 0 && t_lz4 < t_zstd)
+		return WC_CODEC_TOKENS_LZ4;
+	if (lz4_fits && (!none_fits || gain_lz4 >= gain_none))
+		return WC_CODEC_TOKENS_LZ4;
+	return none_fits ? WC_CODEC_TOKENS : WC_CODEC_TOKENS_ZSTD;
+}
+
+const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec)
+{
+	size_t nt, zbound, lbound, nz = 0, nl = 0;
+	uint32_t pick = WC_CODEC_TOKENS_ZSTD;
+	int sample = 0;
+	double t0;
 
 	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
 		return NULL;
 	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
-	bound = ZSTD_compressBound(e->ntokens);
-	if (reserve(&e->packed, &e->cap_packed, 0, bound) < 0)
+	nt = e->ntokens;
+	if (allowance > 0 && nt) {
+		sample = !e->lz4.ratio || !e->zstd.ratio || ++e->since_sample >= SAMPLE_EVERY;
+		if (!sample)
+			pick = choose(e, nt, allowance, e->lz4.ratio * (double)nt,
+				      e->zstd.ratio * (double)nt);
+	}
+	if (pick == WC_CODEC_TOKENS)
+		goto tokens;
+	/* zstd's output first, LZ4's after it: a sample keeps both. */
+	zbound = ZSTD_compressBound(nt);
+	lbound = lz4_bound(nt);
+	if (reserve(&e->packed, &e->cap_packed, 0, zbound + lbound) < 0)
 		return NULL;
-	nz = ZSTD_compress2(e->zc, e->packed, bound, e->tokens, e->ntokens);
-	if (!ZSTD_isError(nz) && nz < e->ntokens) {
+	if (pick == WC_CODEC_TOKENS_LZ4 || sample) {
+		t0 = allowance > 0 ? thread_ns() : 0;
+		nl = lz4_pack(e, e->packed + zbound);
+		if (allowance > 0)
+			learn(&e->lz4, nl ? nl : nt, nt, thread_ns() - t0);
+	}
+	if (pick == WC_CODEC_TOKENS_ZSTD || sample) {
+		t0 = allowance > 0 ? thread_ns() : 0;
+		nz = zstd_pack(e, 0);
+		if (allowance > 0)
+			learn(&e->zstd, nz ? nz : nt, nt, thread_ns() - t0);
+	}
+	if (sample) {
+		e->since_sample = 0;
+		pick = choose(e, nt, allowance, nl ? (double)nl : (double)nt,
+			      nz ? (double)nz : (double)nt);
+	}
+	if (pick == WC_CODEC_TOKENS_LZ4 && nl && nl < nt) {
+		*len = nl;
+		*codec = WC_CODEC_TOKENS_LZ4;
+		return e->packed + zbound;
+	}
+	if (pick == WC_CODEC_TOKENS_ZSTD && nz && nz < nt) {
 		*len = nz;
 		*codec = WC_CODEC_TOKENS_ZSTD;
 		return e->packed;
 	}
-	*len = e->ntokens;
+tokens:
+	*len = nt;
 	*codec = WC_CODEC_TOKENS;
 	return e->tokens;
+}
+
+const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec)
+{
+	return wc_finish_within(e, 0, len, codec);
 }
 
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
@@ -392,18 +534,35 @@ void wc_decoder_free(struct wc_decoder *d)
 int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, uint64_t *words,
 	      uint32_t n, const char **why)
 {
+	const unsigned char *at = in, *end = at + len;
+	unsigned long long size;
+	size_t got;
+
 	if (codec == WC_CODEC_TOKENS)
 		return tokens_decode(&d->tables, in, len, words, n, why);
-	if (codec != WC_CODEC_TOKENS_ZSTD) {
+	/* Both coders say how many token bytes they hold, and none valid is
+	 * bigger than n words' worst tokens: a crafted size cannot make us
+	 * allocate more. */
+	if (codec == WC_CODEC_TOKENS_ZSTD) {
+		size = ZSTD_getFrameContentSize(in, len);
+		if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
+			*why = "bad zstd frame header";
+			return -1;
+		}
+	} else if (codec == WC_CODEC_TOKENS_LZ4) {
+		uint64_t v;
+		if (get_varint(&at, end, &v) < 0) {
+			*why = "LZ4 payload's length cut short";
+			return -1;
+		}
+		size = v;
+	} else {
 		*why = "unknown codec";
 		return -1;
 	}
-	/* The frame must say how big it is, and no valid one is bigger than
-	 * n words' worst tokens: a crafted size cannot make us allocate more. */
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	size_t bound = wc_tokens_bound(n);
-	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > bound) {
-		*why = "bad zstd frame header";
+	if (size > wc_tokens_bound(n)) {
+		*why = codec == WC_CODEC_TOKENS_ZSTD ? "bad zstd frame header"
+						     : "LZ4 payload's length out of range";
 		return -1;
 	}
 	if (d->cap < size || !d->tokens) {
@@ -416,10 +575,20 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		d->tokens = t;
 		d->cap = cap;
 	}
-	size_t got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
-	if (ZSTD_isError(got) || got != size) {
-		*why = "corrupt zstd frame";
-		return -1;
+	if (codec == WC_CODEC_TOKENS_ZSTD) {
+		got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
+		if (ZSTD_isError(got) || got != size) {
+			*why = "corrupt zstd frame";
+			return -1;
+		}
+	} else {
+		int n4 = LZ4_decompress_safe((const char *)at, (char *)d->tokens, (int)(end - at),
+					     (int)size);
+		if (n4 < 0 || (size_t)n4 != size) {
+			*why = "corrupt LZ4 block";
+			return -1;
+		}
+		got = (size_t)n4;
 	}
 	return tokens_decode(&d->tables, d->tokens, got, words, n, why);
 }

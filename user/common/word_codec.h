@@ -15,7 +15,9 @@
  *     loop alternating two paths), so most words are one bit of a run.
  *  2. zstd (Debian's libzstd) over the token bytes, which finds the
  *     repeated *sequences* of misses the order-1 table cannot; dropped
- *     when it does not shrink the tokens.
+ *     when it does not shrink the tokens.  Where the caller can afford
+ *     more bytes (wc_finish_within), a cheaper second stage: LZ4 (Debian's
+ *     liblz4, a third of zstd's time on tokens) or none at all.
  *
  * Why this shape and not zstd or LZ4 on the raw words: measured in
  * docs/benchmarks.md ("Compressing batches").
@@ -33,6 +35,7 @@
 enum wc_codec {
 	WC_CODEC_TOKENS = 1,	  /* token bytes as they are */
 	WC_CODEC_TOKENS_ZSTD = 2, /* one zstd frame of the token bytes */
+	WC_CODEC_TOKENS_LZ4 = 3,  /* varint token length, one LZ4 block of them */
 };
 
 /* Largest token stream of n words (a literal is at most 4 + 10 bytes). */
@@ -62,6 +65,25 @@ void wc_encoder_free(struct wc_encoder *e);
 void wc_begin(struct wc_encoder *e);
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
 const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
+/* wc_finish, allowed up to allowance payload bytes where that saves CPU:
+ * the token bytes as they are, or LZ4, when the one fits and saves at
+ * least the encoder's min_gain ns of zstd's CPU per byte it adds (of the
+ * two, the one that saves more per byte), or LZ4 when it is no bigger
+ * than zstd; else zstd as wc_finish.  The sizes and costs are what this
+ * encoder measured on recent chunks (every chunk, in its own thread's CPU
+ * time; both coders on every 32nd).  allowance <= 0: wc_finish exactly.
+ * The caller keeps the account (record_sink: bytes per path record). */
+const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec);
+/* What the second stage of the stream so far should cost, in ns of CPU,
+ * by this encoder's measures (the cheaper coder's; 0: not measured yet). */
+double wc_second_stage_ns(const struct wc_encoder *e);
+/* Below this many ns of zstd's CPU saved per byte added, bytes are not
+ * worth spending (about what writing, reading back and decoding a byte
+ * costs, with room: docs/benchmarks.md, "Spending the bytes headroom"). */
+#define WC_MIN_GAIN_NS_PER_BYTE 2.0
+/* Set the encoder's rate (0: any saving is worth a byte; negative: bytes
+ * are free, the allowance alone decides). */
+void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte);
 /* wc_begin, wc_add, wc_finish of one piece. */
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
 		      uint32_t *codec);

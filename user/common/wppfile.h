@@ -40,7 +40,8 @@ struct wpp_writer *wppw_open_append(const char *path);
 /* fsync and close without an END chunk.  0 or -errno. */
 int wppw_finish(struct wpp_writer *w);
 /* Stamp the file header with another version (before any chunk: a file
- * that will hold BATCH_Z chunks is WPP_FILE_VERSION_BATCH_Z).  0 or -errno. */
+ * that will hold BATCH_Z chunks is WPP_FILE_VERSION_BATCH_Z, one that may
+ * hold LZ4-coded ones WPP_FILE_VERSION_BATCH_LZ4).  0 or -errno. */
 int wppw_set_version(struct wpp_writer *w, uint32_t version);
 /* Append one chunk of the given type; 0 or -errno. */
 int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len);

@@ -40,13 +40,32 @@ int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch 
 			const uint64_t *words);
 /* Words in the group (0 also for a group of empty batches). */
 uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
+/* From now on a chunk may take up to chunk_bytes (its header and heads
+ * included) when a coder cheaper than zstd makes it fit and saves at least
+ * min_gain ns of CPU per byte it adds (wc_finish_within,
+ * wc_encoder_min_gain); chunk_bytes 0, the default: zstd, the smallest. */
+void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes, double min_gain);
 /* Write the group as one BATCH_Z chunk (nothing when empty) and empty it;
- * *bytes grows by the chunk's size.  0 or -errno. */
+ * *bytes grows by the chunk's size.  Pipelined, the chunk the coder
+ * thread held is written and this group handed to it instead.  0 or
+ * -errno. */
 int wpp_batch_group_write(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes);
+
+/* Code on a second thread (on) or not: pipelined, a write hands the group
+ * to the coder thread and returns, while the next group's tokens are made
+ * here; the chunk is written, in order, by the next write or by
+ * wpp_batch_group_sync.  0, or -1 when no thread could be started (the
+ * mode is then unchanged).  Any mode at any time; the file is the same
+ * sequence of chunks. */
+int wpp_batch_group_pipeline(struct wpp_batch_group *g, int on);
+int wpp_batch_group_pipelined(const struct wpp_batch_group *g);
+/* Write the chunk the coder thread holds, if any (waiting for it): before
+ * any other chunk, so that chunks keep their order.  0 or -errno. */
+int wpp_batch_group_sync(struct wpp_batch_group *g, struct wpp_writer *w, uint64_t *bytes);
 
 /* The heads' CRC (head_crc32c) of a payload with nbatches heads. */
 uint32_t wpp_batch_z_heads_crc(const void *payload, uint32_t nbatches);
-/* The chunk the last wpp_batch_group_write() wrote, in its two pieces (the
+/* The chunk the last wpp_batch_group_write() or _sync() wrote, in its two pieces (the
  * fixed part and heads, the packed words); valid until the next
  * wpp_batch_group_add().  0 lengths when it wrote nothing (an empty
  * group). */

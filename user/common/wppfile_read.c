@@ -193,13 +193,14 @@ struct wpp_reader *wppr_open(const char *path)
 		wpp_err("%s: not a .wpp file (bad magic)", path);
 		goto fail;
 	}
-	if (hdr.version != WPP_FILE_VERSION && hdr.version != WPP_FILE_VERSION_BATCH_Z) {
+	if (hdr.version != WPP_FILE_VERSION && hdr.version != WPP_FILE_VERSION_BATCH_Z &&
+	    hdr.version != WPP_FILE_VERSION_BATCH_LZ4) {
 		wpp_err("%s: .wpp version %" PRIu32
-			" is not supported (this wpptrace reads versions %u and %u)",
-			path, hdr.version, WPP_FILE_VERSION, WPP_FILE_VERSION_BATCH_Z);
+			" is not supported (this wpptrace reads versions %u to %u)",
+			path, hdr.version, WPP_FILE_VERSION, WPP_FILE_VERSION_BATCH_LZ4);
 		goto fail;
 	}
-	/* Versions 1 and 2 fix the header size; a different one means a corrupt file. */
+	/* Versions 1 to 3 fix the header size; a different one means a corrupt file. */
 	if (hdr.header_size != sizeof(hdr)) {
 		wpp_err("%s: bad .wpp header size %" PRIu32, path, hdr.header_size);
 		goto fail;

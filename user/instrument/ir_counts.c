@@ -444,16 +444,22 @@ LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b)
 	return LLVMBuildCall2(b, k->base_fn, k->base_helper, NULL, 0, "wpp.counts");
 }
 
-void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
-			  LLVMValueRef id)
+void wpp_emit_count_array_add(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
+			      uint64_t first, LLVMValueRef id, LLVMValueRef n)
 {
 	struct wpp_probes *p = k->p;
 	LLVMValueRef idx = first ? LLVMBuildAdd(b, id, LLVMConstInt(p->i64, first, 0), "") : id;
 	LLVMValueRef slot = LLVMBuildInBoundsGEP2(b, p->i64, base, &idx, 1, "wpp.slot");
 	/* a plain add to memory: one instruction at -O1 and above, so a
 	 * signal handler counting on the same thread cannot split it */
-	LLVMValueRef n = LLVMBuildLoad2(b, p->i64, slot, "");
-	LLVMBuildStore(b, LLVMBuildAdd(b, n, LLVMConstInt(p->i64, 1, 0), ""), slot);
+	LLVMValueRef old = LLVMBuildLoad2(b, p->i64, slot, "");
+	LLVMBuildStore(b, LLVMBuildAdd(b, old, n, ""), slot);
+}
+
+void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
+			  LLVMValueRef id)
+{
+	wpp_emit_count_array_add(k, b, base, first, id, LLVMConstInt(k->p->i64, 1, 0));
 }
 
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw, LLVMValueRef id)

@@ -98,6 +98,9 @@ LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b);
 /* A path end: base[first + id] += 1. */
 void wpp_emit_count_array(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
 			  LLVMValueRef id);
+/* base[first + id] += n (a register's count added to memory). */
+void wpp_emit_count_array_add(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base,
+			      uint64_t first, LLVMValueRef id, LLVMValueRef n);
 /* A path end of a hashed function. */
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
 			 LLVMValueRef id);

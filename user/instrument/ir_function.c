@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "instrument/dag.h"
+#include "instrument/ir_branch_weights.h"
 #include "instrument/ir_calls.h"
 #include "instrument/ir_cfg.h"
 #include "instrument/ir_counts.h"
@@ -234,9 +235,9 @@ static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
 	while (at && LLVMIsAAllocaInst(at))
 		at = LLVMGetNextInstruction(at);
 	position_before(x, at);
-	if (x->count_first == UINT64_MAX)
+	if (x->count_first == UINT64_MAX || (x->tpp && x->tpp->split))
 		x->fidw = wpp_emit_fid_word(x->p, x->b, local_index);
-	else
+	if (x->count_first != UINT64_MAX)
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
 	/* residual paths and cache misses load it, PPP and cache hits never do */
 	if (x->pinc || x->count_cached)
@@ -510,15 +511,18 @@ static uint8_t *run_vetoes(const struct wpp_ir_cfg *c)
 }
 
 /* Per CFG edge run roles, or NULL when the function has no qualifying loop
- * (or runs are off).  Wide functions count runs of their [ctrl, id] pairs. */
+ * (or runs are off).  Wide functions count runs of their [ctrl, id] pairs.
+ * measured: the training counts per DAG edge, or NULL (runs.h). */
 static uint8_t *find_runs(struct wpp_tu_ctx *tu, const struct wpp_ir_cfg *c,
-			  const struct wpp_dag *d)
+			  const struct wpp_dag *d, const uint64_t *measured)
 {
 	if (!tu->runs || tu->mode != WPP_MODE_PATHS)
 		return NULL;
 	uint8_t *veto = run_vetoes(c);
 	uint8_t *role = malloc(c->cfg.nedges + 1);
-	int nloops = veto && role ? wpp_runs_find(&c->cfg, d, veto, &tu->run_opts, role) : -1;
+	int nloops = veto && role
+			 ? wpp_runs_find_measured(&c->cfg, d, veto, &tu->run_opts, measured, role)
+			 : -1;
 	free(veto);
 	if (nloops <= 0) {
 		free(role);
@@ -579,6 +583,22 @@ static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stab
 	return 0;
 }
 
+/* The training run's count of every DAG edge, when the profile has this
+ * function (f) and something uses it; else NULL (also when out of memory:
+ * the counts only steer choices that are right either way). */
+static uint64_t *measured_counts(const struct wpp_tu_ctx *tu, const struct wpp_dag *d,
+				 const struct wpp_edge_prof_fn *f)
+{
+	if (!f || tu->mode == WPP_MODE_BLOCKS || !(tu->profile_layout || tu->profile_runs))
+		return NULL;
+	uint64_t *count = malloc(((size_t)d->nedges + 1) * sizeof(uint64_t));
+	if (count && wpp_edge_prof_counts(f, d, count) != 0) {
+		free(count);
+		count = NULL;
+	}
+	return count;
+}
+
 /* TPP mode: the function's plan, unless the profile is stale for it. */
 static int plan_tpp(struct wpp_tu_ctx *tu, LLVMValueRef fn, const struct wpp_ir_cfg *c,
 		    const struct wpp_dag *d, const struct wpp_edge_prof_fn *f, int stale,
@@ -609,6 +629,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	uint64_t *ids = NULL;
 	size_t nids = 0;
 	double *w = NULL;
+	uint64_t *measured = NULL; /* training counts per DAG edge, or NULL */
 	int rc = -1;
 
 	wpp_ir_prepare_cfg(fn);
@@ -629,6 +650,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	    profile_weights(tu, fn, stable_id, &d, w, &prof, &prof_stale) || wpp_dag_place(&d, w) ||
 	    plan_tpp(tu, fn, &c, &d, prof, prof_stale, w, &tpp))
 		goto out;
+	/* Blocks mode keeps LLVM's guesses: it is the oracle, the same program */
+	measured = measured_counts(tu, &d, prof);
+	if (measured && tu->profile_layout)
+		wpp_ir_measured_branch_weights(&c, &d, measured);
 	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
 	int stale = match == WPP_INTERESTING_STALE;
 	/* Where Ball-Larus counting would hash this function (too many paths,
@@ -657,8 +682,13 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	if (tu->mode == WPP_MODE_PPP &&
 	    wpp_mb_add_ppp(&tu->meta, ids, nids, plan.how, plan.interval))
 		goto out;
+	/* a plan too big for the array counts its paths in the hash and the
+	 * rest in the array, when that fits (ir_tpp.h) */
+	int tpp_split = tpp.active &&
+			wpp_counts_would_hash(&tu->counts, wpp_ir_tpp_ncounters(&tpp)) &&
+			!wpp_counts_would_hash(&tu->counts, 1 + (uint64_t)tpp.plan.nobvious);
 	if (tu->mode == WPP_MODE_TPP &&
-	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL, d.nedges))
+	    wpp_tpp_meta_add(&tu->tpp_meta, tpp.active ? &tpp.plan : NULL, d.nedges, tpp_split))
 		goto out;
 
 	x.p = &tu->probes;
@@ -669,7 +699,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	x.b = LLVMCreateBuilderInContext(tu->probes.ctx);
 	LLVMMetadataRef sp = LLVMGetSubprogram(fn);
 	x.loc = sp ? LLVMDIBuilderCreateDebugLocation(tu->probes.ctx, 0, 0, sp, NULL) : NULL;
-	x.run_role = find_runs(tu, &c, &d);
+	x.run_role = find_runs(tu, &c, &d, tu->profile_runs ? measured : NULL);
 	x.start_at = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
 	x.term = malloc((size_t)c.cfg.nblocks * sizeof(LLVMValueRef));
 	if (!x.start_at || !x.term)
@@ -688,7 +718,10 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	} else if (x.counts && tpp.active) {
 		x.tpp = &tpp;
 		x.d = &tpp.plan.full;
-		x.count_first = wpp_counts_add_function(x.counts, wpp_ir_tpp_ncounters(&tpp));
+		tpp.split = tpp_split;
+		x.count_first =
+		    wpp_counts_add_function(x.counts, tpp_split ? 1 + (uint64_t)tpp.plan.nobvious
+								: wpp_ir_tpp_ncounters(&tpp));
 	} else if (x.counts && wpp_counts_would_hash(x.counts, d.npaths) &&
 		   (x.count_first = wpp_counts_add_cached_function(x.counts, &x.count_log2)) !=
 		       UINT64_MAX) {
@@ -708,6 +741,13 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	}
 	if (x.tpp && wpp_ir_tpp_needs_saved(x.tpp))
 		x.tpp->saved = LLVMBuildAlloca(x.b, tu->probes.i64, "wpp.tpp.saved");
+	if (x.tpp) {
+		x.tpp->counts = x.counts;
+		x.tpp->first = x.count_first;
+		/* allocation failure: every counter stays in memory */
+		(void)wpp_ir_tpp_accum_prepare(x.tpp, x.b, &c.cfg, &d, c.blocks,
+					       tu->probes.reg_md_kind, no_md);
+	}
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.wet)
@@ -755,6 +795,7 @@ out:
 	free(x.run_role);
 	wpp_wet_fn_free(x.wet);
 	free(w);
+	free(measured);
 	free(ids);
 	wpp_ppp_plan_free(&plan);
 	wpp_ir_tpp_free(&tpp);

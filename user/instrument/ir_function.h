@@ -31,6 +31,9 @@ struct wpp_tu_ctx {
 	/* measured edge counts (wppcc --wpp-profile), or NULL */
 	const struct wpp_edge_prof *profile;
 	const char *profile_path;
+	/* what the profile steers besides placement: codegen's branch weights
+	 * (ir_branch_weights.h), which loops count runs (runs.h) */
+	int profile_layout, profile_runs;
 	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
 	struct wpp_ir_stats *stats;    /* interesting paths, --wpp-stats; or NULL */

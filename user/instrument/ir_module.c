@@ -50,12 +50,18 @@ static double percent_from_env(const char *name, double dflt)
 	return v && *v && (*end || !(p >= 0 && p <= 100)) ? dflt : p;
 }
 
+/* A switch that is on unless the environment sets it to 0. */
+static int env_not_zero(const char *name)
+{
+	const char *v = getenv(name);
+	return !(v && strcmp(v, "0") == 0);
+}
+
 /* Runs (WPP_CTRL_REPEAT) are on unless the driver says WPP_RUNS=0
  * (wppcc -fwpp-no-runs). */
 static int runs_from_env(void)
 {
-	const char *r = getenv("WPP_RUNS");
-	return !(r && strcmp(r, "0") == 0);
+	return env_not_zero("WPP_RUNS");
 }
 
 /* Which loop nests count runs (runs.h).  The environment overrides the
@@ -144,6 +150,10 @@ void wpp_instrument_module(LLVMModuleRef m)
 				tu.profile_path, why);
 	}
 	tu.stats = wpp_ir_stats_open(tu.source, tu.source_len);
+	/* For comparisons: WPP_PROFILE_LAYOUT=0 leaves codegen LLVM's branch
+	 * guesses, WPP_PROFILE_RUNS=0 the static trip estimate of runs. */
+	tu.profile_layout = env_not_zero("WPP_PROFILE_LAYOUT");
+	tu.profile_runs = env_not_zero("WPP_PROFILE_RUNS");
 	tu.runs = runs_from_env();
 	tu.run_opts = run_opts_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);

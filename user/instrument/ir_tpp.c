@@ -47,6 +47,8 @@ out:
 
 void wpp_ir_tpp_free(struct wpp_ir_tpp *x)
 {
+	wpp_tpp_accum_free(&x->accum);
+	free(x->acc_slot);
 	if (x->active)
 		wpp_tpp_free(&x->plan);
 	memset(x, 0, sizeof(*x));
@@ -54,13 +56,57 @@ void wpp_ir_tpp_free(struct wpp_ir_tpp *x)
 
 uint64_t wpp_ir_tpp_ncounters(const struct wpp_ir_tpp *x)
 {
-	return x->plan.nslots + 1 + x->plan.nobvious;
+	return wpp_tpp_ncounters(&x->plan);
+}
+
+static int has_flush(const struct wpp_ir_tpp *x, uint32_t e)
+{
+	return x->accum.flush_start && x->accum.flush_start[e] != x->accum.flush_start[e + 1];
 }
 
 int wpp_ir_tpp_has_code(const struct wpp_ir_tpp *x, uint32_t e)
 {
 	const struct wpp_tpp_edge *te = &x->plan.edge[e];
-	return te->op != WPP_TPP_NONE || te->counter != WPP_NONE;
+	return te->op != WPP_TPP_NONE || te->counter != WPP_NONE || has_flush(x, e);
+}
+
+/* Inline asm may do anything a call does (a syscall that exits). */
+static int has_inline_asm(LLVMBasicBlockRef bb)
+{
+	for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+		if (LLVMGetInstructionOpcode(i) == LLVMCall &&
+		    LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+			return 1;
+	return 0;
+}
+
+int wpp_ir_tpp_accum_prepare(struct wpp_ir_tpp *x, LLVMBuilderRef b, const struct wpp_cfg *cfg,
+			     const struct wpp_dag *d, LLVMBasicBlockRef *blocks, unsigned md_kind,
+			     LLVMValueRef md)
+{
+	const char *env = getenv("WPP_TPP_ACCUM");
+	if (x->first == UINT64_MAX || !x->plan.nobvious || (env && strcmp(env, "0") == 0))
+		return 0;
+	uint8_t *opaque = malloc((size_t)cfg->nblocks + 1);
+	if (!opaque)
+		return -1;
+	for (uint32_t v = 0; v < cfg->nblocks; v++)
+		opaque[v] = (uint8_t)has_inline_asm(blocks[v]);
+	int rc = wpp_tpp_accum_plan(&x->accum, &x->plan, cfg, d, opaque);
+	free(opaque);
+	if (rc || !x->accum.nacc)
+		return rc;
+	x->acc_slot = calloc(x->plan.nobvious, sizeof(LLVMValueRef));
+	if (!x->acc_slot) {
+		wpp_tpp_accum_free(&x->accum);
+		return -1;
+	}
+	for (uint32_t k = 0; k < x->plan.nobvious; k++)
+		if (x->accum.acc[k]) {
+			x->acc_slot[k] = LLVMBuildAlloca(b, x->counts->p->i64, "wpp.tpp.acc");
+			LLVMSetMetadata(x->acc_slot[k], md_kind, md);
+		}
+	return 0;
 }
 
 int wpp_ir_tpp_needs_saved(const struct wpp_ir_tpp *x)
@@ -90,29 +136,71 @@ static void count(struct wpp_ir_tpp *x, LLVMBuilderRef b, LLVMValueRef slot)
 		wpp_emit_count_array(x->counts, b, x->base, x->first, slot);
 }
 
-/* count[s < nslots ? s : nslots]++: a compare and a select, no branch
- * (appendix A.1); poisoned registers land on the cold counter.  A plan
- * with no cold edge at all (every exact plan, tpp_plan.c) cannot poison:
- * each path that reaches a recording point lies wholly in rec and starts
- * with a SET there, so s is its slot and the count is counting mode's
- * count[s]++ (test_tpp checks s against the slot on every recorded path). */
+/* The cold counter (k = 0) or edge counter k - 1: in a split function the
+ * array's counter k (meta_tpp.h), else the plan's counter nslots + k. */
+static LLVMValueRef side_counter(struct wpp_ir_tpp *x, uint64_t k)
+{
+	return k64(x, x->split ? k : x->plan.nslots + k);
+}
+
+/* count[r + k]++, counting mode's path end: a hot path's register holds
+ * its slot, a poisoned one a poison slot (tpp.h), so no bound check is
+ * needed (the paper's appendix A.1 picks the cold counter with a compare
+ * and a conditional move here; test_tpp checks s against the slot or the
+ * poison range on every recorded path of its random CFGs).  A hashed
+ * function with cold edges does pick the cold counter, by a compare and
+ * a select: there every poison slot would be one more key in the
+ * thread's hash, probed and missed, where one cold key is a hit. */
 static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
 {
 	LLVMValueRef s = load_reg(x, b, x->reg);
 	if (k)
 		s = LLVMBuildAdd(b, s, k64(x, k), "");
-	if (x->plan.ncold == 0) {
-		count(x, b, s);
-		return;
+	int hashed = x->first == UINT64_MAX || x->split;
+	if (hashed && x->plan.ncold) {
+		LLVMValueRef n = k64(x, x->plan.nslots);
+		s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, n, ""), s, n,
+				    "wpp.tpp.slot");
 	}
-	LLVMValueRef n = k64(x, x->plan.nslots);
-	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, s, n, "");
-	count(x, b, LLVMBuildSelect(b, in, s, n, "wpp.tpp.slot"));
+	if (x->split) /* after the array's counters (meta_tpp.h) */
+		wpp_emit_count_hash(x->counts, b, x->fidw,
+				    LLVMBuildAdd(b, s, k64(x, 1 + (uint64_t)x->plan.nobvious), ""));
+	else
+		count(x, b, s);
 }
 
+/* Every path that reaches a recording point sets the register first; the
+ * entry's value only gives it one on every path. */
 void wpp_ir_tpp_emit_entry(struct wpp_ir_tpp *x, LLVMBuilderRef b)
 {
-	LLVMBuildStore(b, k64(x, WPP_TPP_POISON), x->reg);
+	LLVMBuildStore(b, k64(x, wpp_tpp_poison_base(&x->plan)), x->reg);
+	for (uint32_t k = 0; x->acc_slot && k < x->plan.nobvious; k++)
+		if (x->acc_slot[k])
+			LLVMBuildStore(b, k64(x, 0), x->acc_slot[k]);
+}
+
+/* Edge counter k: one more execution, in its register or in memory. */
+static void count_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t k)
+{
+	if (x->acc_slot && x->acc_slot[k])
+		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->acc_slot[k]), k64(x, 1), ""),
+			       x->acc_slot[k]);
+	else
+		count(x, b, side_counter(x, 1 + (uint64_t)k));
+}
+
+/* Leaving a loop: its edge counters' registers into memory, and cleared. */
+static void flush_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
+{
+	if (!has_flush(x, e))
+		return;
+	for (uint32_t i = x->accum.flush_start[e]; i < x->accum.flush_start[e + 1]; i++) {
+		uint32_t k = x->accum.flush[i];
+		wpp_emit_count_array_add(x->counts, b, x->base, x->first,
+					 side_counter(x, 1 + (uint64_t)k),
+					 load_reg(x, b, x->acc_slot[k]));
+		LLVMBuildStore(b, k64(x, 0), x->acc_slot[k]);
+	}
 }
 
 void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
@@ -130,13 +218,14 @@ void wpp_ir_tpp_emit_edge(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t e)
 		record(x, b, te->value);
 		break;
 	case WPP_TPP_COLD:
-		count(x, b, k64(x, x->plan.nslots));
+		count(x, b, side_counter(x, 0));
 		break;
 	default:
 		break;
 	}
+	flush_edge(x, b, e);
 	if (te->counter != WPP_NONE)
-		count(x, b, k64(x, x->plan.nslots + 1 + te->counter));
+		count_edge(x, b, te->counter);
 }
 
 void wpp_ir_tpp_emit_landing(struct wpp_ir_tpp *x, LLVMBuilderRef b)
@@ -149,7 +238,7 @@ void wpp_ir_tpp_emit_preadjust(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint32_t 
 	const struct wpp_tpp_edge *te = &x->plan.edge[e];
 	if (te->op == WPP_TPP_COLD) {
 		LLVMBuildStore(b, load_reg(x, b, x->reg), x->saved);
-		LLVMBuildStore(b, k64(x, WPP_TPP_POISON), x->reg);
+		LLVMBuildStore(b, k64(x, wpp_tpp_poison_base(&x->plan)), x->reg);
 	} else if (te->op == WPP_TPP_RECORD && te->value) {
 		LLVMBuildStore(b, LLVMBuildAdd(b, load_reg(x, b, x->reg), k64(x, te->value), ""),
 			       x->reg);

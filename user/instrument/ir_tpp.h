@@ -11,8 +11,14 @@
  *   0 .. nslots-1            the counted paths (rec ids, tpp.h)
  *   nslots                   the cold counter
  *   nslots + 1 + k           edge counter k (obvious path k's defining edge)
+ *   nslots + 1 + nobvious .. the poison slots (cold paths at a recording
+ *                            point; a plan with cold edges only, tpp.h)
  * so a recording holds (fid, counter) pairs; the metadata (mode 6) says how
- * they turn back into paths.
+ * they turn back into paths.  A function with too many counters for the
+ * array splits them (WPP_TPP_HOW_SPLIT, meta_tpp.h): its paths go to the
+ * hash, its cold counter and edge counters to an array range of 1 +
+ * nobvious, so the obvious paths of a hashed function cost an add to
+ * memory, not a hash probe.
  */
 #ifndef WPP_INSTRUMENT_IR_TPP_H
 #define WPP_INSTRUMENT_IR_TPP_H
@@ -24,6 +30,7 @@
 #include "instrument/edge_profile_read.h"
 #include "instrument/ir_counts.h"
 #include "instrument/tpp.h"
+#include "instrument/tpp_accum.h"
 
 struct wpp_ir_tpp {
 	struct wpp_tpp plan; /* valid when active */
@@ -35,6 +42,13 @@ struct wpp_ir_tpp {
 	LLVMValueRef base;  /* the thread's array (array functions) */
 	LLVMValueRef fidw;  /* the fid word (hashed functions) */
 	uint64_t first;	    /* first counter, or UINT64_MAX: the hash */
+	/* the paths count in the hash under fidw, the cold counter and the
+	 * edge counters in the array from first (WPP_TPP_HOW_SPLIT) */
+	int split;
+	/* edge counters kept in registers inside loops that call nothing
+	 * (tpp_accum.h), each in an alloca promoted like the register */
+	struct wpp_tpp_accum accum;
+	LLVMValueRef *acc_slot; /* per edge counter: its alloca, or NULL */
 };
 
 /*
@@ -54,6 +68,16 @@ uint64_t wpp_ir_tpp_ncounters(const struct wpp_ir_tpp *x);
 int wpp_ir_tpp_has_code(const struct wpp_ir_tpp *x, uint32_t e);
 /* An at_target edge whose source must save the register (COLD). */
 int wpp_ir_tpp_needs_saved(const struct wpp_ir_tpp *x);
+
+/* Array functions only (the hash is a call): which edge counters count
+ * in registers (tpp_accum.h; blocks: the IR blocks of cfg, to find inline
+ * asm), and their allocas, made with b in the entry block and tagged with
+ * md_kind like the path register.  Without it (or with the compiler's
+ * environment saying WPP_TPP_ACCUM=0, for measurements) every counter
+ * counts in memory.  0, or -1 on allocation failure. */
+int wpp_ir_tpp_accum_prepare(struct wpp_ir_tpp *x, LLVMBuilderRef b, const struct wpp_cfg *cfg,
+			     const struct wpp_dag *d, LLVMBasicBlockRef *blocks, unsigned md_kind,
+			     LLVMValueRef md);
 
 /* Function entry, after the count base: the register starts poisoned, so
  * a path no hot edge started can never count for a valid slot. */

@@ -13,11 +13,11 @@ INSTR_GRAPH_SRCS := $(INSTR_READ_SRCS) user/instrument/dag_walk.c user/instrumen
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
 	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c user/instrument/ppp_compact.c user/instrument/ppp_plan.c
 INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
-	user/instrument/tpp_profile.c user/instrument/tpp_meta.c
+	user/instrument/tpp_profile.c user/instrument/tpp_meta.c user/instrument/tpp_accum.c
 # LLVM-C side of the pass.
 INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_wet.c user/instrument/ir_wet_emit.c user/instrument/ir_wet_meta.c \
-	user/instrument/ir_cfg.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
+	user/instrument/ir_cfg.c user/instrument/ir_branch_weights.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
 	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c \
 	user/instrument/runs_debug.c user/instrument/ir_stats.c user/instrument/ir_tpp.c
 INSTR_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(INSTR_GRAPH_SRCS) $(INSTR_IR_SRCS))

@@ -27,6 +27,7 @@ struct run_finder {
 	const struct wpp_dag *d;
 	const uint8_t *veto;
 	const struct wpp_runs_opts *opts;
+	const uint64_t *measured; /* per DAG edge, or NULL */
 	struct wpp_preds preds;
 	struct wpp_loop_walk w;
 	uint32_t *body, nbody;
@@ -125,6 +126,24 @@ static int by_size_desc(const void *a, const void *b)
  * that ends at a call writes a plain record, not a counted word: it adds no
  * word and does not stay, and an edge that leads only to a call weighs as
  * little as a loop exit (runs.h). */
+/* The measured records per entry of the region (runs.h), or a negative
+ * value when the training run never entered it. */
+static double measured_records(const struct run_finder *f, uint32_t id)
+{
+	const struct wpp_cfg *cfg = f->cfg;
+	uint64_t entries = 0, backs = 0;
+	for (uint32_t e = 0; e < cfg->nedges; e++) {
+		int from = in_region(f, cfg->edge_src[e], id),
+		    to = in_region(f, cfg->edge_dst[e], id);
+		uint64_t n = f->measured[f->d->cfg_edge_dag[e]];
+		if (to && (!from || is_call_edge(f, e)))
+			entries += n;
+		else if (from && to && f->d->cfg_edge_retreating[e])
+			backs += n;
+	}
+	return entries ? (double)(backs + entries) / (double)entries : -1.0;
+}
+
 static int region_worth_it(struct run_finder *f, uint32_t id, uint32_t header)
 {
 	const struct wpp_cfg *cfg = f->cfg;
@@ -183,6 +202,9 @@ static int region_worth_it(struct run_finder *f, uint32_t id, uint32_t header)
 	}
 	if (limit && words > limit)
 		return 0;
+	double measured = f->measured ? measured_records(f, id) : -1.0;
+	if (measured >= 0)
+		return measured >= f->opts->min_records;
 	return !(f->opts->min_records > 0 && qmin < 1.0 &&
 		 1.0 / (1.0 - qmin) < f->opts->min_records);
 }
@@ -274,8 +296,16 @@ static int choose_regions(struct run_finder *f, uint8_t *role)
 int wpp_runs_find(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
 		  const struct wpp_runs_opts *opts, uint8_t *role)
 {
+	return wpp_runs_find_measured(cfg, d, veto, opts, NULL, role);
+}
+
+int wpp_runs_find_measured(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
+			   const struct wpp_runs_opts *opts, const uint64_t *measured,
+			   uint8_t *role)
+{
 	uint32_t n = cfg->nblocks;
-	struct run_finder f = {.cfg = cfg, .d = d, .veto = veto, .opts = opts};
+	struct run_finder f = {
+	    .cfg = cfg, .d = d, .veto = veto, .opts = opts, .measured = measured};
 	int nregions = -1;
 	memset(role, WPP_RUN_NONE, cfg->nedges);
 	f.w = (struct wpp_loop_walk){.d = d, .preds = &f.preds, .work_cap = RUNS_WORK_CAP};

@@ -41,7 +41,12 @@
  * RUN_EXIT_ODDS) and takes, over the region's path starts (header and
  * inner back-edge targets), the smallest probability q that the path ends
  * on a back edge rather than leaving (or reaching a call): a region then
- * records at least 1 / (1 - q) times per entry on average.
+ * records at least 1 / (1 - q) times per entry on average.  With a
+ * training profile (wpp_runs_find_measured) the records per entry of a
+ * region the training run entered are measured instead:
+ * (back-edge path ends + entries) / entries, where an entry is an edge
+ * into the region or the return from a call inside it (the region then
+ * goes on as if entered anew).
  */
 #ifndef WPP_INSTRUMENT_RUNS_H
 #define WPP_INSTRUMENT_RUNS_H
@@ -81,5 +86,10 @@ struct wpp_runs_opts {
  * regions, or -1 on allocation failure (role is then all NONE). */
 int wpp_runs_find(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
 		  const struct wpp_runs_opts *opts, uint8_t *role);
+/* The same, judging regions by measured[e], how often DAG edge e of d ran
+ * in a training run (wppcc --wpp-profile; NULL: as wpp_runs_find). */
+int wpp_runs_find_measured(const struct wpp_cfg *cfg, const struct wpp_dag *d, const uint8_t *veto,
+			   const struct wpp_runs_opts *opts, const uint64_t *measured,
+			   uint8_t *role);
 
 #endif

@@ -47,26 +47,29 @@
  * recording point carry no register code.
  *
  * Register code (struct wpp_tpp_edge.op), with the counters laid out as
- * slots 0 .. nslots-1 and the cold counter at slot nslots:
+ * slots 0 .. nslots-1, the cold counter at slot nslots, the edge counters
+ * after it and the poison slots after those (wpp_tpp_poison_base):
  *   ADD k     r += k                       hot chords (rec placement)
  *   SET k     r = k                        hot path starts (ENTRY->v),
  *                                          and cold edges into rec nodes
- *   RECORD k  s = r + k; count[s < nslots ? s : nslots]++
- *                                          non-obvious recording points:
- *                                          a compare and a conditional
- *                                          move, no branch (appendix A.1);
- *                                          count[s]++ in a plan with no
- *                                          cold edge (nothing is poisoned)
+ *   RECORD k  count[r + k]++               non-obvious recording points:
+ *                                          counting mode's path end, no
+ *                                          bound check (a poisoned path
+ *                                          lands in a poison slot)
  *   COLD      count[nslots]++              cold edges into EXIT (cold
  *                                          back edges, cold returns, ...)
  * and, on the edges with a counter (never one with register code),
  * edge_count[counter]++ for the obvious paths.
  * Poisoning (choice, see docs/instrumentation.md "Targeted path
- * profiling"): a cold edge into a node of rec sets r = 2^63 - phi(v),
- * phi being rec's placement potential, so every poisoned path reaches
- * its recording point with r + k in [2^63, 2^63 + nslots): never a valid
- * slot, whatever the increments after the cold edge.  The paper poisons
- * on leaving the hot region instead and relies on small increments.
+ * profiling"): a cold edge into a node of rec sets r = P - phi(v), P
+ * being the first poison slot and phi rec's placement potential, so
+ * every poisoned path reaches its recording point with r + k in
+ * [P, P + nslots): a slot of its own, never a valid one, whatever the
+ * increments after the cold edge; the poison slots sum to cold paths like
+ * the cold counter.  The paper poisons on leaving the hot region instead,
+ * relies on small increments and picks the cold counter by a conditional
+ * move at every recording point (appendix A.1); a plan with no cold edge
+ * has no poison slots (nothing is poisoned).
  * Cuts run the u->EXIT edge's code, then the ENTRY->v edge's (A.3).
  */
 #ifndef WPP_INSTRUMENT_TPP_H
@@ -76,8 +79,6 @@
 #include <stdint.h>
 
 #include "instrument/dag.h"
-
-#define WPP_TPP_POISON (UINT64_C(1) << 63)
 
 struct wpp_tpp_params {
 	double cold_pct; /* --tpp-cold, percent of the source block's executions */
@@ -128,7 +129,7 @@ struct wpp_tpp_edge {
 			    * (an unwind edge into a landing pad): the target
 			    * records whatever register arrives, for all such
 			    * edges alike, so the source prepares it (RECORD k:
-			    * r += k; COLD: r = WPP_TPP_POISON, the normal edge
+			    * r += k; COLD: r = the first poison slot, the normal edge
 			    * restoring r) and the edge is never an obvious
 			    * recording point (never NONE) */
 };
@@ -147,6 +148,7 @@ struct wpp_tpp {
 	uint32_t *hot_full;	   /* hot edge -> full edge */
 	uint32_t *rec_hot;	   /* rec edge -> hot edge */
 	uint64_t nslots;	   /* rec.npaths; the cold counter is slot nslots */
+	uint64_t npoison;	   /* poison slots: nslots in a plan with cold edges, else 0 */
 	struct wpp_tpp_obvious *obvious;
 	uint32_t nobvious;
 	/* Statistics for the build's report. */
@@ -156,6 +158,17 @@ struct wpp_tpp {
 	uint32_t nops;		    /* edges with register code */
 	uint32_t ncold_declined;    /* cold edges not removed (array_max) */
 };
+
+/* The first poison slot (after the slots, the cold counter and the edge
+ * counters), and how many counters the function owns in all. */
+static inline uint64_t wpp_tpp_poison_base(const struct wpp_tpp *t)
+{
+	return t->nslots + 1 + t->nobvious;
+}
+static inline uint64_t wpp_tpp_ncounters(const struct wpp_tpp *t)
+{
+	return wpp_tpp_poison_base(t) + t->npoison;
+}
 
 /*
  * cfg and d: the function as dag.h built it (d numbered, numbering.h);
@@ -187,7 +200,8 @@ struct wpp_tpp_profile {
 
 /*
  * Reconstruction (section 4.2.2): slots are the run's counters as
- * (slot, count) pairs, any order, slot nslots for the cold counter;
+ * (slot, count) pairs, any order, slot nslots for the cold counter and
+ * the poison slots (wpp_tpp_poison_base) adding to it;
  * edge_counts[k] the executions of obvious[k].edge.  Returns 0, or -1
  * with why (a slot out of range, allocation).
  */

@@ -43,7 +43,8 @@ static struct wpp_meta_tpp_edge edge_of(const struct wpp_tpp *t, uint32_t dag_ne
 	return me;
 }
 
-int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t, uint32_t dag_nedges)
+int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t, uint32_t dag_nedges,
+		     int split)
 {
 	uint32_t ne = t ? t->full.nedges : 0, no = t ? t->nobvious : 0;
 	if (ne > UINT32_MAX - m->nedges || no > UINT32_MAX - m->nobvious ||
@@ -54,7 +55,7 @@ int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t, uint32_t d
 		return -1;
 	struct wpp_meta_tpp_func *f = &m->funcs[m->nfuncs++];
 	memset(f, 0, sizeof(*f));
-	f->how = t ? WPP_TPP_HOW_PLAN : WPP_TPP_HOW_PLAIN;
+	f->how = !t ? WPP_TPP_HOW_PLAIN : split ? WPP_TPP_HOW_SPLIT : WPP_TPP_HOW_PLAN;
 	if (!t)
 		return 0;
 	f->nedges = ne;

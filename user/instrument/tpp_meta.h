@@ -27,9 +27,11 @@ struct wpp_tpp_meta {
 
 void wpp_tpp_meta_init(struct wpp_tpp_meta *m, double cold_pct, double loop_pct);
 /* The next function: its plan, or NULL when it counts plain Ball-Larus
- * paths; dag_nedges: edges of the DAG it was planned from.  0, or -1 out
- * of memory. */
-int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t, uint32_t dag_nedges);
+ * paths; dag_nedges: edges of the DAG it was planned from; split: its
+ * paths count in the hash, its other counters in the array
+ * (WPP_TPP_HOW_SPLIT).  0, or -1 out of memory. */
+int wpp_tpp_meta_add(struct wpp_tpp_meta *m, const struct wpp_tpp *t, uint32_t dag_nedges,
+		     int split);
 /* Lays the tables out as mb's tail (m keeps owning it).  0 or -1. */
 int wpp_tpp_meta_finish(struct wpp_tpp_meta *m, struct wpp_meta_builder *mb);
 void wpp_tpp_meta_free(struct wpp_tpp_meta *m);

@@ -388,10 +388,12 @@ static void assign_ops(struct wpp_tpp *t, const uint64_t *phi, const uint8_t *in
 			if (e->dst == WPP_DAG_EXIT(n))
 				te->op = WPP_TPP_COLD;
 			else if (in_rec[e->dst])
-				te->op = WPP_TPP_SET, te->value = WPP_TPP_POISON - phi[e->dst];
+				te->op = WPP_TPP_SET,
+				te->value = wpp_tpp_poison_base(t) - phi[e->dst];
 		}
 		t->nops += te->op != WPP_TPP_NONE;
 	}
+	t->npoison = t->ncold ? t->nslots : 0;
 }
 
 void wpp_tpp_free(struct wpp_tpp *t)
@@ -443,25 +445,27 @@ out:
 /*
  * What a plan would execute on the training run, in rough instructions:
  * register code 1, a counter increment 3 in the array and 20 in the hash
- * (a call), RECORD's compare and select 2 more.  Only to compare two plans
- * of one function.
+ * (a call).  A plan too big for the array keeps its cold counter and edge
+ * counters there all the same (ir_tpp.h, WPP_TPP_HOW_SPLIT).  Only to
+ * compare two plans of one function.
  */
 static double training_cost(const struct wpp_tpp *t, uint64_t array_max)
 {
-	double inc = t->nslots + 1 + t->nobvious > array_max ? 20 : 3, cost = 0;
+	double inc = wpp_tpp_ncounters(t) > array_max ? 20 : 3, cost = 0;
+	double side = 1 + (uint64_t)t->nobvious > array_max ? 20 : 3;
 	for (uint32_t g = 0; g < t->full.nedges; g++) {
 		const struct wpp_tpp_edge *te = &t->edge[g];
-		double c = te->counter != WPP_NONE ? inc : 0;
+		double c = te->counter != WPP_NONE ? side : 0;
 		switch (te->op) {
 		case WPP_TPP_ADD:
 		case WPP_TPP_SET:
 			c += 1;
 			break;
 		case WPP_TPP_RECORD:
-			c += inc + 2;
+			c += inc;
 			break;
 		case WPP_TPP_COLD:
-			c += inc;
+			c += side;
 			break;
 		default:
 			break;
@@ -483,8 +487,8 @@ static double training_cost(const struct wpp_tpp *t, uint64_t array_max)
  */
 static int cold_pays(const struct wpp_tpp *cold, const struct wpp_tpp *exact, uint64_t array_max)
 {
-	int cold_hashed = cold->nslots + 1 + cold->nobvious > array_max;
-	int exact_hashed = exact->nslots + 1 + exact->nobvious > array_max;
+	int cold_hashed = wpp_tpp_ncounters(cold) > array_max;
+	int exact_hashed = wpp_tpp_ncounters(exact) > array_max;
 	if (exact_hashed != cold_hashed)
 		return exact_hashed;
 	return training_cost(cold, array_max) <= 0.9 * training_cost(exact, array_max);

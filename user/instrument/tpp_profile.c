@@ -120,7 +120,9 @@ int wpp_tpp_reconstruct(const struct wpp_tpp *t, const struct wpp_tpp_count *slo
 		return fail(why, whylen, "out of memory");
 	}
 	for (size_t i = 0; i < nslots; i++) {
-		if (slots[i].id == t->nslots) {
+		uint64_t poison = slots[i].id - wpp_tpp_poison_base(t);
+		if (slots[i].id == t->nslots ||
+		    (slots[i].id >= wpp_tpp_poison_base(t) && poison < t->npoison)) {
 			out->cold = add_sat(out->cold, slots[i].count);
 			continue;
 		}

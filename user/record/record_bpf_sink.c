@@ -50,6 +50,8 @@ static void sink_thread(void *ctx, const struct wpp_chunk_thread *t)
 static void sink_module(void *ctx, const struct wpp_chunk_module *m, const char *path)
 {
 	struct record_sink *rs = ctx;
+	if (rs->live_counts)
+		record_live_counts_module(rs->live_counts, m->pid, m->generation);
 	if (rs->failed)
 		return;
 	struct wpp_chunk_module c = *m;

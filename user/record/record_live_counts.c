@@ -29,9 +29,13 @@
 /* Batches a process may send between two snapshots and still be salvaged
  * (a mixed build's tracing TUs send many: it is not, rather than slowly). */
 #define MAX_GONE 4096u
-/* Snapshots that find no registry before a process is taken for one
- * without a counting runtime: a process is often reported before its
- * exec, or before the loader has mapped the runtime. */
+/* Snapshots that find no registry (or none with a TU registered yet)
+ * before a process is taken for one without a counting runtime: a
+ * process is often reported before its exec, or before the loader has
+ * mapped the runtime.  A loader slower than that (a loaded machine, a
+ * short interval) or a runtime dlopen'ed later is not lost for it: the
+ * TU registration the collector reports makes the image looked at
+ * again (record_live_counts_module). */
 #define REGISTRY_TRIES 5u
 
 struct live_proc {
@@ -41,6 +45,7 @@ struct live_proc {
 	uint64_t counts;
 	int counts_known;
 	uint32_t no_registry; /* snapshots that found none (REGISTRY_TRIES) */
+	int registered;	      /* the collector reported a TU of the image */
 	/* The last periodic snapshot, per thread (tid of each sample), taken
 	 * at last_ns; the threads that sent words since it began (`gone`:
 	 * a count build's thread sends words when it drains, at its exit, so
@@ -300,6 +305,21 @@ out:
 	pthread_mutex_unlock(&l->lock);
 }
 
+void record_live_counts_module(struct record_live_counts *l, uint32_t pid, uint32_t generation)
+{
+	pthread_mutex_lock(&l->lock);
+	struct live_proc *at = find(l, pid);
+
+	if (at && at->generation == generation) {
+		at->registered = 1;
+		if (at->counts_known && !at->counts) {
+			at->counts_known = 0; /* given up too early: look again */
+			at->no_registry = 0;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p)
 {
 	if (p->event == BC_PROCESS_NEW)
@@ -333,9 +353,10 @@ static void skip_tu(const struct wpp_brec_register *r, void *arg)
 	(void)arg;
 }
 
-/* A snapshot of pid with no hash left unread, if the owners let us. */
 /* The address of pid's count block list, from its registry unless known:
- * 0 with *counts set, -ENOENT (no counting runtime; *counts 0), or -errno. */
+ * 0 with *counts set, -ENOENT (no counting runtime; *counts 0), -EAGAIN
+ * (a registry no TU has registered in yet: its runtime may not be
+ * relocated, its `counts` not an address yet; registry.h), or -errno. */
 static int counts_at(uint32_t pid, int known, uint64_t *counts)
 {
 	struct registry_info info;
@@ -343,6 +364,8 @@ static int counts_at(uint32_t pid, int known, uint64_t *counts)
 
 	if (!known)
 		*counts = err == 0 ? info.counts : 0;
+	if (!known && !err && !info.registered)
+		return -EAGAIN;
 	if (err)
 		return err; /* -ENOENT: not instrumented, known to have no counts */
 	return *counts ? 0 : -ENOENT;
@@ -396,12 +419,16 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
 	return err;
 }
 
-/* Leave out the samples of blocks whose owner is not a thread of pid: a
- * fork child read before its runtime took over its blocks (its atfork
- * handler), or a vfork child, which shares its parent's memory, holds its
- * parent's blocks, named by the parent's threads.  Samples come sorted by
+/* Leave out the samples of blocks whose owner is another process's
+ * thread: a fork child read before its runtime took over its blocks (its
+ * atfork handler), or a vfork child, which shares its parent's memory,
+ * holds its parent's blocks, named by the parent's threads.  An owner
+ * that is no thread at all any more makes the snapshot unsure (-EAGAIN):
+ * most often pid is being killed, its threads dying one by one while it
+ * is read, and a snapshot without them would replace a whole one (a
+ * killed process is salvaged from its last).  Samples come sorted by
  * tid: one look per thread. */
-static void keep_own_threads(uint32_t pid, struct count_snapshot *s)
+static int keep_own_threads(uint32_t pid, struct count_snapshot *s)
 {
 	size_t n = 0;
 	uint32_t tid = 0;
@@ -413,11 +440,15 @@ static void keep_own_threads(uint32_t pid, struct count_snapshot *s)
 			tid = s->s[i].tid;
 			snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
 			own = tid == 0 || tid == pid || access(path, F_OK) == 0;
+			snprintf(path, sizeof(path), "/proc/%u", tid);
+			if (!own && access(path, F_OK) != 0)
+				return -EAGAIN; /* gone: ours, or whose? */
 		}
 		if (own)
 			s->s[n++] = s->s[i];
 	}
 	s->n = n;
+	return 0;
 }
 
 /* Read pid's per-thread counts while the list may change: the list is not
@@ -438,16 +469,19 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 	struct count_snapshot s = {0};
 	uint64_t began = record_now_ns();
 	int err = counts_at(pid, known, &counts);
-	if (!known && (err == 0 || err == -ENOENT)) {
+	if (!known && (err == 0 || err == -ENOENT || err == -EAGAIN)) {
 		pthread_mutex_lock(&l->lock);
+		/* (a miss after a TU registered is the loader's or the read's
+		 * race: never a reason to give up) */
 		if ((p = find(l, pid)) && p->generation == generation) {
-			p->counts = counts;
-			p->counts_known = err == 0 || ++p->no_registry >= REGISTRY_TRIES;
+			p->counts = err == 0 ? counts : 0;
+			p->counts_known =
+			    err == 0 || (!p->registered && ++p->no_registry >= REGISTRY_TRIES);
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
 	if (!err && (err = snapshot(pid, counts, 1, &s)) == 0)
-		keep_own_threads(pid, &s);
+		err = keep_own_threads(pid, &s);
 	uint64_t took = record_now_ns() - began;
 	pthread_mutex_lock(&l->lock);
 	p = find(l, pid);
@@ -505,8 +539,8 @@ int record_live_counts_write(struct record_live_counts *l, struct record_sink *r
 		int err = counts_at(l->p[i].pid, l->p[i].counts_known, &l->p[i].counts);
 		if (!err)
 			err = snapshot(l->p[i].pid, l->p[i].counts, 0, &s);
-		if (err == -ENOENT || err == -ESRCH)
-			continue; /* no counting runtime, or gone (its end drained it) */
+		if (err == -ENOENT || err == -ESRCH || err == -EAGAIN)
+			continue; /* no counting runtime (yet), or gone (its end drained it) */
 		if (err) {
 			wpp_warn("record: cannot read the path counts of process %u at detach: %s; "
 				 "its live threads' counts are missing",

@@ -67,6 +67,10 @@ void record_live_counts_ended(struct record_live_counts *l, uint32_t pid, uint32
 /* record reaped pid itself (its status, for an image that ended or will
  * be reported ended). */
 void record_live_counts_reaped(struct record_live_counts *l, uint32_t pid, int status);
+/* The collector reported a TU that image registered: its runtime is
+ * loaded and relocated, so its registry is read again if earlier looks
+ * found none (a slow loader, a runtime dlopen'ed later). */
+void record_live_counts_module(struct record_live_counts *l, uint32_t pid, uint32_t generation);
 /* A process event from the BPF collector: started or ended. */
 void record_live_counts_process(struct record_live_counts *l, const struct bc_process *p);
 /* A batch: its thread sent words (a count build's thread does when it

@@ -299,8 +299,9 @@ static int output_is_inherited(const char *path)
 	return 0;
 }
 
-static const char *const transports[] = {"bpf", "shm", NULL};	  /* enum record_transport */
-static const char *const compressions[] = {"none", "zstd", NULL}; /* o->compress */
+static const char *const transports[] = {"bpf", "shm", NULL}; /* enum record_transport */
+static const char *const compressions[] = {"none", "zstd", "fast", NULL}; /* record_compress */
+static const char *const coder_threads[] = {"auto", "on", "off", NULL};	  /* record_coder_thread */
 static const char *const ring_full_words[] = {"pause", "drop", NULL};
 
 static const struct opt_command record_cmd = {
@@ -378,10 +379,18 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "recording ran, at least 1 s)",
 		      set_grammar_wait, &o->grammar_wait_s, 0),
 	    OPT_WORD_(0, "compress",
-		      "how batches are stored: zstd codes each batch's words\n"
-		      "(docs/wpp-file-format.md, BATCH_Z); none stores them raw,\n"
-		      "readable by older wpptrace",
+		      "how batches are stored: fast codes each batch's words\n"
+		      "(docs/wpp-file-format.md, BATCH_Z) with zstd, or LZ4 or\n"
+		      "no second stage where that saves CPU within 0.4 bytes\n"
+		      "per path record;\n"
+		      "zstd always zstd (smaller, more collector CPU); none\n"
+		      "stores them raw, readable by older wpptrace",
 		      &o->compress, compressions, OPT_SHOW_DEFAULT),
+	    OPT_WORD_(0, "coder-thread",
+		      "compress on a second collector thread (the token stage\n"
+		      "here, zstd or LZ4 there): auto over shm when a CPU is\n"
+		      "idle (from /proc/stat, checked every 100 ms), on, or off",
+		      &o->coder_thread, coder_threads, OPT_SHOW_DEFAULT),
 	    OPT_COUNT_('k', NULL, "K", "also build k-iteration path forests (k-slab)", &kpaths_k, 1,
 		       32, 0),
 	    OPT_CALL_(0, "prune-nodes", "M",
@@ -426,7 +435,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "words per batch buffer (default 8192; a program\n"
 		      "started by record with --transport=bpf: 65536)",
 		      set_u32, &o->shm.buffer_words, 0),
-	    OPT_CALL_(0, "ring-slots", "N", "buffers per thread ring (default 16)", set_u32,
+	    OPT_CALL_(0, "ring-slots", "N", "buffers per thread ring (default 32)", set_u32,
 		      &o->shm.ring_slots, 0),
 	    OPT_CALL_(0, "max-procs", "N", "processes traced at the same time (default 128)",
 		      set_u32, &o->shm.max_procs, 0),
@@ -441,7 +450,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->grammar = -1;
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->grammar_algo = SEQ_CHUNKED;
-	o->compress = 1; /* batches are written as BATCH_Z chunks */
+	o->compress = RECORD_COMPRESS_FAST; /* batches are written as BATCH_Z chunks */
 	o->output = "run.wpp";
 	o->ready_fd = -1;
 	o->snapshot_interval_s = 1.0;

@@ -12,6 +12,17 @@
 #define RECORD_MAX_PIDS 64
 
 enum record_transport { RECORD_BPF = 0, RECORD_SHM = 1 };
+/* --compress: BATCH chunks; BATCH_Z chunks all zstd (the smallest); BATCH_Z
+ * chunks where a cheaper coder is used within a bytes budget (the
+ * default; record_sink.h, RECORD_FAST_BYTES_PER_RECORD). */
+enum record_compress {
+	RECORD_COMPRESS_NONE = 0,
+	RECORD_COMPRESS_ZSTD = 1,
+	RECORD_COMPRESS_FAST = 2
+};
+/* --coder-thread: code chunks' second stage on a thread of its own when
+ * a CPU is idle (record_idle.h), always, or never. */
+enum record_coder_thread { RECORD_CODER_AUTO = 0, RECORD_CODER_ON = 1, RECORD_CODER_OFF = 2 };
 
 struct record_opts {
 	const char *output;		 /* -o, default "run.wpp" */
@@ -32,7 +43,8 @@ struct record_opts {
 	int grammar_algo;	     /* --grammar-builder: enum seq_algorithm (sequitur.h) */
 	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
 				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
-	int compress;		     /* --compress zstd (default): BATCH_Z chunks; none: BATCH */
+	int compress;		     /* --compress: RECORD_COMPRESS_* */
+	int coder_thread;	     /* --coder-thread: RECORD_CODER_* */
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */

@@ -54,6 +54,8 @@ static int sink_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp
 	uint32_t path_len = (uint32_t)strnlen(t->path, WPP_SHM_PATH_MAX - 1) + 1;
 	char path[WPP_SHM_PATH_MAX];
 
+	if (rs->live_counts)
+		record_live_counts_module(rs->live_counts, p->pid, p->generation);
 	memset(&c, 0, sizeof(c));
 	c.pid = p->pid;
 	c.generation = p->generation;

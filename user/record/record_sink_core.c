@@ -14,6 +14,7 @@
 
 #include "common/cpu_clock.h"
 #include "common/log.h"
+#include "common/path_records.h"
 #include "collect/online.h"
 #include "record/record_info.h"
 #include "record/record_online.h"
@@ -42,6 +43,15 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		 * of one thread's batches, each followed by a flush
 		 * (bc_options.hold_words). */
 		rs->group_words = RECORD_GROUP_WORDS;
+		rs->bytes_per_record =
+		    o->compress == RECORD_COMPRESS_FAST ? RECORD_FAST_BYTES_PER_RECORD : 0;
+		/* Over BPF every run of a thread's batches is written before
+		 * the next is drained (bc_options.hold_words, then a flush):
+		 * nothing to overlap, so auto stays off there. */
+		rs->coder_thread =
+		    o->coder_thread == RECORD_CODER_AUTO && o->transport == RECORD_BPF
+			? RECORD_CODER_OFF
+			: o->coder_thread;
 		if (!rs->group) {
 			wpp_err("record: out of memory");
 			record_sink_abort(rs, o);
@@ -49,7 +59,9 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		}
 		/* Before any chunk: older readers then refuse the file rather
 		 * than skip its BATCH_Z chunks as an unknown type. */
-		if (wppw_set_version(rs->w, WPP_FILE_VERSION_BATCH_Z) < 0) {
+		if (wppw_set_version(rs->w, rs->bytes_per_record > 0
+						? WPP_FILE_VERSION_BATCH_LZ4
+						: WPP_FILE_VERSION_BATCH_Z) < 0) {
 			record_sink_abort(rs, o);
 			return -1;
 		}
@@ -76,46 +88,54 @@ int record_sink_thread(struct record_sink *rs, const struct wpp_chunk_thread *t)
 	return 0;
 }
 
-/* Path records in a batch's words, a REPEAT counting the executions it
- * adds (what the summary's bytes per record divides by): every word that
- * is not a control word is one record (a wide pair's second word is its
- * record; WET value words are none).  A figure for the user, not a
- * decoder: malformed words count as whatever they look like.
- *
- * Branch-free, so that it vectorizes: this is the drain's first read of
- * every word.  Base x86-64 has no 64-bit vector compare, and there the
- * compiler keeps it scalar (~15 instructions a word, a tenth of the
- * collector's CPU on bzip2); an AVX2 copy is chosen at load time where
- * the CPU has it. */
-__attribute__((target_clones("avx2", "default"))) static uint64_t
-count_records(const uint64_t *words, uint32_t n)
-{
-	uint64_t records = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t w = words[i];
-		uint64_t control = (w >> WPP_FID_SHIFT) == WPP_FID_CONTROL;
-		uint64_t repeat = control & (((w >> 32) & 0xff) == WPP_CTRL_REPEAT);
-		uint64_t value = (w >> 62) == 2; /* a WET value word (wet_abi.h) */
-		records += (1 - control - value) + ((w & UINT32_MAX) & (0 - repeat));
-	}
-	return records;
-}
-
-int record_sink_flush(struct record_sink *rs)
+/* Hand the online grammar worker the chunk the group just wrote: its
+ * backlog holds what the file holds. */
+static void feed_written(struct record_sink *rs)
 {
 	const void *head, *packed;
 	uint32_t head_len, packed_len;
 
-	if (rs->failed || !rs->group)
-		return rs->failed ? -1 : 0;
-	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
-		return -1;
-	/* The grammar worker's backlog holds what the file holds. */
 	wpp_batch_group_last(rs->group, &head, &head_len, &packed, &packed_len);
 	if (rs->online && head_len)
 		wpp_online_worker_packed(rs->online, head, head_len, packed, packed_len);
+}
+
+/* Write the group (pipelined: hand it to the coder thread and write the
+ * one it held); all: also the chunk the coder thread holds, so that the
+ * next chunk, of any type, follows it. */
+static int write_group(struct record_sink *rs, int all)
+{
+	if (rs->failed || !rs->group)
+		return rs->failed ? -1 : 0;
+	/* The budget's account: what the records so far (this group's
+	 * included) may take, less what the chunks took.  A chunk zstd
+	 * could not bring within it is paid back by the next ones. */
+	if (rs->bytes_per_record > 0)
+		wpp_batch_group_allow(rs->group,
+				      (int64_t)(rs->bytes_per_record * (double)rs->records) -
+					  (int64_t)rs->batch_bytes,
+				      WC_MIN_GAIN_NS_PER_BYTE);
+	if (rs->coder_thread != RECORD_CODER_OFF) {
+		int on = rs->coder_thread == RECORD_CODER_ON ||
+			 record_idle_spare_cpu(&rs->idle, record_now_ns());
+		if (on != wpp_batch_group_pipelined(rs->group) &&
+		    wpp_batch_group_pipeline(rs->group, on) < 0)
+			rs->coder_thread = RECORD_CODER_OFF; /* no thread: code here */
+	}
+	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
+		return -1;
+	feed_written(rs);
+	if (all) {
+		if (keep(rs, wpp_batch_group_sync(rs->group, rs->w, &rs->batch_bytes)) < 0)
+			return -1;
+		feed_written(rs);
+	}
 	return 0;
+}
+
+int record_sink_flush(struct record_sink *rs)
+{
+	return write_group(rs, 1);
 }
 
 /* Hold b in the compression group (written when full), or write it as a
@@ -131,8 +151,9 @@ static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 				wpp_err("record: out of memory compressing a batch");
 				return -ENOMEM;
 			}
+			/* full: on to the coder (thread) while the next fills */
 			if (wpp_batch_group_words(rs->group) >= rs->group_words)
-				return record_sink_flush(rs);
+				return write_group(rs, 0);
 			return 0;
 		}
 	}
@@ -149,7 +170,7 @@ int record_sink_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		return -1;
 	rs->totals.batches++;
 	rs->totals.words += b->nwords;
-	rs->records += count_records(words, b->nwords);
+	rs->records += wpp_count_path_records(words, b->nwords);
 	if (keep(rs, write_batch(rs, b, words)) < 0)
 		return -1;
 	if (rs->online)

@@ -113,7 +113,8 @@ static void keep_tu(const struct wpp_brec_register *r, void *arg)
 		l->failed = 1;
 }
 
-/* p's TUs and counters' address from its registry: 0 or -errno. */
+/* p's TUs and counters' address from its registry: 0 or -errno, -EAGAIN
+ * while no TU has registered (a process in its loader: registry.h). */
 static int load_registry(struct top_count *c, struct top_proc *p)
 {
 	struct registry_info info;
@@ -121,6 +122,8 @@ static int load_registry(struct top_count *c, struct top_proc *p)
 	p->ntus = 0;
 	int err = registry_read(p->pid, keep_tu, &l, &info);
 	p->counts = err ? 0 : info.counts;
+	if (!err && !info.registered)
+		err = -EAGAIN;
 	return err ? err : l.failed ? -ENOMEM : 0;
 }
 
@@ -168,6 +171,8 @@ int top_count_add_pid(struct top_count *c, struct wpp_symbolizer *sym, pid_t pid
 		wpp_err("top: pid %d is not instrumented (no %s)", (int)pid, "__wpp_registry");
 	else if (err == -ESRCH)
 		wpp_err("top: no process %d", (int)pid);
+	else if (err == -EAGAIN)
+		wpp_err("top: pid %d has not started its runtime yet (no TU registered)", (int)pid);
 	else if (err)
 		wpp_err("top: pid %d: cannot read its registry (%s)", (int)pid, strerror(-err));
 	if (err) {
@@ -233,6 +238,10 @@ static void look_at(struct top_count *c, struct wpp_symbolizer *sym, pid_t pid, 
 {
 	struct top_proc p = {.pid = pid, .start = start};
 	int err = c->n < MAX_PROCS ? load_registry(c, &p) : -ENOSPC;
+	if (err == -EAGAIN) { /* in its loader: looked at again next time */
+		proc_free(&p);
+		return;
+	}
 	p.untraced = !err && !tracing_watched && traces(sym, &p);
 	/* Whatever its TUs are now: count TUs may register later (dlopen). */
 	if (!err && p.counts && count_snapshot_read(pid, p.counts, &p.prev) == 0 &&

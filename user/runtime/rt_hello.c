@@ -26,6 +26,12 @@
  * listen(), then decides whether to wait for its byte.  A root collector
  * whose backlog is full is skipped the same way: the program is then
  * attached when the collector reads its exec, as without the hello.
+ *
+ * A root collector that lets the wait run out (a machine too busy for it
+ * to attach in time) may leave the process running without probes until
+ * they come, its first batches unrecorded.  That is said, one line on
+ * stderr; the collector says it on its side when its answer finds the
+ * process gone from the socket (user/bpfcollect/hello.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,9 +68,15 @@ static void hello_slot(unsigned slot, int *fd)
 	/* Blocking again for the bounded read of a root collector's byte. */
 	if (getsockopt(*fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) == 0 && peer.uid == 0 &&
 	    fcntl(*fd, F_SETFL, 0) == 0 &&
-	    setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
-		while (read(*fd, &byte, 1) < 0 && errno == EINTR)
+	    setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0) {
+		ssize_t n;
+		while ((n = read(*fd, &byte, 1)) < 0 && errno == EINTR)
 			;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			rt_say("a system-wide recorder (wpptrace record -a) did not answer within "
+			       "the hello's bound: running on; ",
+			       "what runs before its probes are attached may go unrecorded");
+	}
 	close(*fd);
 	*fd = -1;
 }

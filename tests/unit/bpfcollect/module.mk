@@ -31,6 +31,17 @@ $(COUNTSNAP_BIN): tests/unit/bpfcollect/test_count_snapshot.c \
 TEST_TARGETS += $(COUNTSNAP_BIN)
 TESTS += $(COUNTSNAP_BIN)
 
+# registry_read (user/bpfcollect/registry.c) on a registry in the test's
+# own executable, read through its /proc/PID/mem (no BPF).
+REGISTRY_BIN := $(BPFTEST_DIR)/test_registry
+$(REGISTRY_BIN): tests/unit/bpfcollect/test_registry.c \
+		$(call objs,san,user/bpfcollect/registry.c user/bpfcollect/elfinfo.c \
+		user/bpfcollect/procinfo.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lelf $(CMOCKA_LIBS)
+TEST_TARGETS += $(REGISTRY_BIN)
+TESTS += $(REGISTRY_BIN)
+
 # uprobe_multi cookies from USDT argument strings (multi_attach.c; no root).
 MULTICOOKIE_BIN := $(BPFTEST_DIR)/test_multi_cookie
 $(MULTICOOKIE_BIN): tests/unit/bpfcollect/test_multi_cookie.c \

@@ -6,7 +6,9 @@
  * docs/wpp-file-format.md states it, not as the encoder happens to write
  * it); and hostile input — every truncation, bit flips, garbage, wrong word
  * counts — rejected or decoded to exactly n words, never a crash or an
- * overrun (run under ASan/UBSan).
+ * overrun (run under ASan/UBSan).  The cheaper second stage
+ * (wc_finish_within: LZ4 or none within a bytes allowance) the same way,
+ * and a torn LZ4 chunk losing exactly its own batches.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <lz4.h>
 #include <zstd.h>
 
 #include "common/word_codec.h"
@@ -51,6 +54,22 @@ static size_t round_trip(const uint64_t *w, uint32_t n)
 	if (wc_decode(d, codec, p, len, back, n, &why) != 0)
 		fail_msg("decode failed: %s", why);
 	assert_memory_equal(back, w, (size_t)n * 8);
+	/* within allowances from nothing to everything: whichever codec is
+	 * chosen decodes to the same words */
+	for (int64_t allow = 1; allow < (int64_t)n * 16 + 64; allow = allow * 3 + 1) {
+		size_t l2;
+		uint32_t c2;
+		wc_begin(e);
+		assert_int_equal(wc_add(e, w, n), 0);
+		const void *p2 = wc_finish_within(e, allow, &l2, &c2);
+		assert_non_null(p2);
+		assert_true(c2 >= WC_CODEC_TOKENS && c2 <= WC_CODEC_TOKENS_LZ4);
+		memset(back, 0x5a, (size_t)n * 8);
+		if (wc_decode(d, c2, p2, l2, back, n, &why) != 0)
+			fail_msg("decode (allowance %lld, codec %u) failed: %s", (long long)allow,
+				 c2, why);
+		assert_memory_equal(back, w, (size_t)n * 8);
+	}
 	/* the token stage alone, too */
 	size_t ntok = wc_tokens_encode(w, n, tok);
 	assert_true(ntok <= wc_tokens_bound(n));
@@ -614,6 +633,384 @@ static void batch_z_walker(void **state)
 	wpp_batch_group_free(g);
 }
 
+/* The encoder's choice within an allowance: none when the tokens fit,
+ * zstd (the same bytes as wc_finish) when nothing does, LZ4 between; and
+ * what LZ4 writes is the format's: the tokens' length, then an LZ4 block
+ * of exactly the token bytes (docs/wpp-file-format.md). */
+static void cheaper_coders(void **state)
+{
+	enum { N = 60000 };
+	uint64_t *w = malloc(N * 8), *back = malloc(N * 8);
+	unsigned char *tok = malloc(wc_tokens_bound(N)), *un = malloc(wc_tokens_bound(N));
+	struct wc_encoder *e = wc_encoder_new(1), *fresh;
+	struct wc_decoder *d = wc_decoder_new();
+	size_t ntok, zlen, len;
+	uint32_t codec;
+	const char *why;
+	(void)state;
+	/* a few paths in a noisy loop: LZ4 halves the tokens, zstd more */
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t r = next_rand();
+		w[i] = i >= 8 && r % 8 ? w[i - 8 + (r >> 61)] : wpp_make_word(1 + (r >> 8) % 40, (r >> 32) % 64);
+	}
+	ntok = wc_tokens_encode(w, N, tok);
+	const void *z = wc_encode(e, w, N, &zlen, &codec);
+	assert_int_equal(codec, WC_CODEC_TOKENS_ZSTD);
+	unsigned char *zcopy = malloc(zlen);
+	memcpy(zcopy, z, zlen);
+	int l4 = LZ4_compress_default((const char *)tok, (char *)un, (int)ntok,
+				      (int)wc_tokens_bound(N));
+	assert_true(l4 > 0 && (size_t)l4 < ntok && zlen < (size_t)l4);
+	assert_true((size_t)l4 * 9 / 10 > zlen); /* zstd gains more than a tenth */
+
+	/* allowance 0 and below: wc_finish's bytes exactly */
+	wc_begin(e);
+	wc_add(e, w, N);
+	const void *p = wc_finish_within(e, 0, &len, &codec);
+	assert_int_equal(codec, WC_CODEC_TOKENS_ZSTD);
+	assert_int_equal(len, zlen);
+	assert_memory_equal(p, zcopy, zlen);
+	/* room for everything but bytes worth nothing: zstd, the same bytes */
+	wc_encoder_min_gain(e, 1e30);
+	for (int round = 0; round < 3; round++) {
+		wc_begin(e);
+		wc_add(e, w, N);
+		p = wc_finish_within(e, INT64_MAX / 2, &len, &codec);
+		assert_int_equal(codec, WC_CODEC_TOKENS_ZSTD);
+		assert_int_equal(len, zlen);
+		assert_memory_equal(p, zcopy, zlen);
+	}
+	/* bytes free and the tokens fit: the tokens as they are, or LZ4 if
+	 * its rate is the better one; never zstd */
+	wc_encoder_min_gain(e, -1e30);
+	wc_begin(e);
+	wc_add(e, w, N);
+	p = wc_finish_within(e, (int64_t)ntok, &len, &codec);
+	assert_int_not_equal(codec, WC_CODEC_TOKENS_ZSTD);
+	if (codec == WC_CODEC_TOKENS) {
+		assert_int_equal(len, ntok);
+		assert_memory_equal(p, tok, ntok);
+	}
+	assert_int_equal(wc_decode(d, codec, p, len, back, N, &why), 0);
+	assert_memory_equal(back, w, (size_t)N * 8);
+	/* LZ4 fits, the tokens do not: a fresh encoder measures both, takes
+	 * LZ4; its payload is varint(ntok) and a block that unpacks to the
+	 * tokens */
+	fresh = wc_encoder_new(1);
+	assert_non_null(fresh);
+	wc_encoder_min_gain(fresh, -1e30);
+	wc_begin(fresh);
+	wc_add(fresh, w, N);
+	p = wc_finish_within(fresh, (int64_t)l4 + 8, &len, &codec);
+	assert_int_equal(codec, WC_CODEC_TOKENS_LZ4);
+	{
+		const unsigned char *q = p;
+		uint64_t v = 0;
+		unsigned shift = 0;
+		do
+			v |= (uint64_t)(*q & 0x7f) << shift, shift += 7;
+		while (*q++ & 0x80);
+		assert_int_equal(v, ntok);
+		int got = LZ4_decompress_safe((const char *)q, (char *)un,
+					      (int)(len - (size_t)(q - (const unsigned char *)p)),
+					      (int)wc_tokens_bound(N));
+		assert_int_equal(got, (int)ntok);
+		assert_memory_equal(un, tok, ntok);
+	}
+	assert_int_equal(wc_decode(d, codec, p, len, back, N, &why), 0);
+	assert_memory_equal(back, w, (size_t)N * 8);
+	/* then, predicted from what it measured (and measured both ways on
+	 * every 32nd): LZ4 again, and zstd when the allowance is below LZ4's
+	 * size */
+	for (int round = 0; round < 70; round++) {
+		int tight = round % 3 == 2;
+		wc_begin(fresh);
+		wc_add(fresh, w, N);
+		p = wc_finish_within(fresh, tight ? (int64_t)zlen : (int64_t)l4 + 64, &len,
+				     &codec);
+		assert_int_equal(codec, tight ? WC_CODEC_TOKENS_ZSTD : WC_CODEC_TOKENS_LZ4);
+		assert_int_equal(wc_decode(d, codec, p, len, back, N, &why), 0);
+		assert_memory_equal(back, w, (size_t)N * 8);
+	}
+	wc_encoder_free(fresh);
+	wc_encoder_free(e);
+	wc_decoder_free(d);
+	free(zcopy);
+	free(un);
+	free(tok);
+	free(back);
+	free(w);
+}
+
+/* LZ4 payloads: every truncation fails, bit flips never crash nor yield
+ * another word count, a length past n words' worst tokens or one the
+ * block does not fill is refused. */
+static void hostile_lz4_payloads(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *w = malloc(N * 8), *back = malloc(N * 8 + 8);
+	unsigned char *tok = malloc(wc_tokens_bound(N));
+	unsigned char *pay = malloc(LZ4_compressBound((int)wc_tokens_bound(N)) + 16);
+	struct wc_decoder *d = wc_decoder_new();
+	const char *why;
+	(void)state;
+	for (uint32_t i = 0; i < N; i++)
+		w[i] = i % 5 == 0 ? wpp_make_word(1 + i % 13, i % 7) : w[i ? i - 1 : 0] ^ (i % 3);
+	size_t ntok = wc_tokens_encode(w, N, tok);
+	assert_true(ntok < 128 * 128);
+	size_t hl = 0;
+	pay[hl++] = (unsigned char)(ntok & 0x7f) | 0x80;
+	pay[hl++] = (unsigned char)(ntok >> 7);
+	int n4 = LZ4_compress_default((const char *)tok, (char *)pay + hl, (int)ntok,
+				      LZ4_compressBound((int)ntok));
+	assert_true(n4 > 0);
+	size_t len = hl + (size_t)n4;
+	assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, pay, len, back, N, &why), 0);
+	assert_memory_equal(back, w, (size_t)N * 8);
+	for (size_t cut = 0; cut < len; cut++) {
+		unsigned char *t = malloc(cut + 1);
+		memcpy(t, pay, cut);
+		assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, t, cut, back, N, &why), -1);
+		free(t);
+	}
+	for (int flip = 0; flip < 3000; flip++) {
+		unsigned char *t = malloc(len);
+		memcpy(t, pay, len);
+		t[next_rand() % len] ^= (unsigned char)(1u << (next_rand() % 8));
+		(void)wc_decode(d, WC_CODEC_TOKENS_LZ4, t, len, back, N, &why);
+		free(t);
+	}
+	assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, pay, len, back, N - 1, &why), -1);
+	assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, pay, len, back, N + 1, &why), -1);
+	/* the length says one byte more, or one less, than the block holds */
+	pay[0] = (unsigned char)(((ntok + 1) & 0x7f) | 0x80);
+	pay[1] = (unsigned char)((ntok + 1) >> 7);
+	assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, pay, len, back, N, &why), -1);
+	pay[0] = (unsigned char)(((ntok - 1) & 0x7f) | 0x80);
+	pay[1] = (unsigned char)((ntok - 1) >> 7);
+	assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, pay, len, back, N, &why), -1);
+	/* a length past what 4 words can have: refused before any allocation */
+	const unsigned char huge[] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0};
+	assert_int_equal(wc_decode(d, WC_CODEC_TOKENS_LZ4, huge, sizeof(huge), back, 4, &why), -1);
+	for (int round = 0; round < 3000; round++) {
+		size_t l = next_rand() % 64;
+		unsigned char *t = malloc(l + 1);
+		for (size_t i = 0; i < l; i++)
+			t[i] = (unsigned char)next_rand();
+		(void)wc_decode(d, WC_CODEC_TOKENS_LZ4, t, l, back, (uint32_t)(next_rand() % 40),
+				&why);
+		free(t);
+	}
+	wc_decoder_free(d);
+	free(pay);
+	free(tok);
+	free(back);
+	free(w);
+}
+
+/* A BATCH_Z chunk written with LZ4 (the group's allowance) reads back
+ * through the walker; torn in the file (cut inside its packed words) it
+ * loses its own batches, counted exactly, and nothing else. */
+static void batch_z_lz4_torn(void **state)
+{
+	char path[] = "/tmp/test_word_codec.XXXXXX";
+	int fd = mkstemp(path);
+	enum { N = 20000 };
+	uint64_t *w = malloc(N * 8);
+	struct wpp_chunk_batch a[2] = {{.pid = 1, .tid = 2, .seq = 1, .nwords = N / 2},
+				       {.pid = 1, .tid = 2, .seq = 2, .nwords = N / 2}};
+	struct wpp_chunk_batch b = {.pid = 1, .tid = 4, .seq = 1, .nwords = 64};
+	struct wpp_batch_group *g = wpp_batch_group_new(1);
+	struct walked wk = {0};
+	struct wpp_batch_z_walker walker = {
+	    .on_batch = on_walked_batch, .on_lost = on_walked_lost, .ctx = &wk};
+	struct wpp_chunk c;
+	struct wpp_chunk_batch_z z;
+	uint64_t bytes = 0;
+	const char *why;
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t r = next_rand();
+		w[i] = i >= 8 && r % 8 ? w[i - 8 + (r >> 61)] : wpp_make_word(1 + (r >> 8) % 40, (r >> 32) % 64);
+	}
+	struct wpp_writer *wr = wppw_open(path);
+	assert_non_null(wr);
+	/* room for LZ4, not for the raw tokens */
+	unsigned char *tok = malloc(wc_tokens_bound(N)), *l4 = malloc(wc_tokens_bound(N) * 2);
+	size_t ntok = wc_tokens_encode(w, N, tok);
+	int nl4 = LZ4_compress_default((const char *)tok, (char *)l4, (int)ntok,
+				       (int)wc_tokens_bound(N) * 2);
+	free(l4);
+	free(tok);
+	assert_true(nl4 > 0 && (size_t)nl4 + 200 < ntok);
+	wpp_batch_group_allow(g,
+			      (int64_t)nl4 + 16 + (int64_t)sizeof(z) +
+				  2 * (int64_t)sizeof(struct wpp_chunk_batch) + 8,
+			      -1e30);
+	assert_int_equal(wpp_batch_group_add(g, &a[0], w), 0);
+	assert_int_equal(wpp_batch_group_add(g, &a[1], w + N / 2), 0);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wpp_batch_group_add(g, &b, w + 5), 0);
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wppw_finish(wr), 0);
+
+	struct wpp_reader *r = wppr_open(path);
+	assert_non_null(r);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 1);
+	memcpy(&z, c.payload, sizeof(z));
+	assert_int_equal(z.codec, WC_CODEC_TOKENS_LZ4);
+	assert_int_equal(wpp_batch_z_walk(&walker, &c, NULL, &why), WPP_BATCH_Z_DECODED);
+	assert_int_equal(wk.nbatch, 2);
+	assert_memory_equal(wk.words[1], w + N / 2, 4 * 8);
+	uint64_t lz4_at = c.file_offset, lz4_len = c.length;
+	unsigned char *first_payload = malloc(c.length);
+	memcpy(first_payload, c.payload, c.length);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 1);
+	assert_int_equal(wpp_batch_z_walk(&walker, &c, NULL, &why), WPP_BATCH_Z_DECODED);
+	assert_int_equal(wk.nbatch, 3);
+	wppr_close(r);
+
+	/* bytes flipped inside the LZ4 block: that chunk's 20000 words are
+	 * lost and said so, the next chunk reads */
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	long at = (long)(lz4_at + 16 + lz4_len - lz4_len / 3);
+	assert_int_equal(fseek(f, at, SEEK_SET), 0);
+	int ch = fgetc(f);
+	assert_int_equal(fseek(f, at, SEEK_SET), 0);
+	fputc(ch ^ 0x41, f);
+	fclose(f);
+	memset(&wk, 0, sizeof(wk));
+	r = wppr_open(path);
+	assert_non_null(r);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 2);
+	assert_int_equal(wk.nlost, 2);
+	assert_int_equal(wk.lost_words, N);
+	assert_int_equal(wpp_batch_z_next(&walker, r, &c), 1);
+	assert_int_equal(wpp_batch_z_walk(&walker, &c, NULL, &why), WPP_BATCH_Z_DECODED);
+	assert_int_equal(wk.nbatch, 1);
+	assert_memory_equal(wk.words[0], w + 5, 4 * 8);
+	wppr_close(r);
+
+	/* the chunk as a crafted file could hold it (its CRC right): a
+	 * token length the LZ4 block does not fill; the words do not
+	 * decode and its batches are lost, counted */
+	unsigned char *p = malloc(lz4_len);
+	memcpy(p, first_payload, lz4_len);
+	p[sizeof(z) + 2 * sizeof(struct wpp_chunk_batch)] ^= 0x01; /* the varint's low bit */
+	struct wpp_chunk crafted = {
+	    .type = WPP_CHUNK_BATCH_Z, .length = (uint32_t)lz4_len, .payload = p, .file_offset = 7};
+	memset(&wk, 0, sizeof(wk));
+	assert_int_equal(wpp_batch_z_walk(&walker, &crafted, NULL, &why), WPP_BATCH_Z_LOST);
+	assert_int_equal(wk.nlost, 2);
+	assert_int_equal(wk.lost_words, N);
+	free(p);
+	free(first_payload);
+	unlink(path);
+	wpp_batch_z_walker_fini(&walker);
+	wpp_batch_group_free(g);
+	free(w);
+}
+
+/* One recording's worth of groups written through g (pipelined or not,
+ * switched at `toggle` chunks when toggle > 0), with THREAD chunks between
+ * them as the sink writes them (after a sync); the file's size. */
+static long write_groups(const char *path, struct wpp_batch_group *g, int pipelined, int toggle,
+			 const uint64_t *w)
+{
+	struct wpp_writer *wr = wppw_open(path);
+	uint64_t bytes = 0, at = 0, seq[3] = {0};
+	int nchunks = 0;
+	uint64_t r = 12345;
+
+	assert_non_null(wr);
+	assert_int_equal(wpp_batch_group_pipeline(g, pipelined), 0);
+	for (int k = 0; k < 400; k++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		struct wpp_chunk_batch b = {.pid = 1,
+					    .tid = 10 + (uint32_t)(r >> 60) % 3,
+					    .seq = 0,
+					    .nwords = 1 + (uint32_t)(r >> 33) % 3000};
+		b.seq = seq[b.tid - 10]++;
+		if (!wpp_batch_group_fits(g, &b)) {
+			assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+			assert_int_equal(wpp_batch_group_sync(g, wr, &bytes), 0);
+		}
+		assert_int_equal(wpp_batch_group_add(g, &b, w + at % 50000), 0);
+		at += b.nwords;
+		if (wpp_batch_group_words(g) >= 4000) {
+			assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+			if (toggle && ++nchunks % toggle == 0)
+				assert_int_equal(
+				    wpp_batch_group_pipeline(g, !wpp_batch_group_pipelined(g)), 0);
+		}
+		if (k % 37 == 36) { /* another chunk: what the group holds first */
+			struct wpp_chunk_thread t = {1, 10, WPP_THREAD_START, 0, (uint64_t)k};
+			assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+			assert_int_equal(wpp_batch_group_sync(g, wr, &bytes), 0);
+			assert_int_equal(wppw_chunk(wr, WPP_CHUNK_THREAD, &t, sizeof(t)), 0);
+		}
+	}
+	assert_int_equal(wpp_batch_group_write(g, wr, &bytes), 0);
+	assert_int_equal(wpp_batch_group_sync(g, wr, &bytes), 0);
+	assert_int_equal(wppw_finish(wr), 0);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fclose(f);
+	assert_int_equal((uint64_t)size > bytes, 1);
+	return size;
+}
+
+/* The coder thread (wpp_batch_group_pipeline): the same chunks in the same
+ * order as coding in the caller's thread, byte for byte after the file
+ * header (zstd is deterministic), whether on throughout or switched on
+ * and off between chunks. */
+static void batch_z_pipelined(void **state)
+{
+	enum { N = 60000 };
+	char p0[] = "/tmp/test_word_codec.XXXXXX", p1[] = "/tmp/test_word_codec.XXXXXX",
+	     p2[] = "/tmp/test_word_codec.XXXXXX";
+	uint64_t *w = malloc(N * 8);
+	struct wpp_batch_group *g = wpp_batch_group_new(1);
+	(void)state;
+	close(mkstemp(p0));
+	close(mkstemp(p1));
+	close(mkstemp(p2));
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t r = next_rand();
+		w[i] = i >= 8 && r % 8 ? w[i - 8 + (r >> 61)]
+				       : wpp_make_word(1 + (r >> 8) % 40, (r >> 32) % 64);
+	}
+	long s0 = write_groups(p0, g, 0, 0, w);
+	long s1 = write_groups(p1, g, 1, 0, w);
+	long s2 = write_groups(p2, g, 1, 3, w);
+	assert_int_equal(s0, s1);
+	assert_int_equal(s0, s2);
+	FILE *f0 = fopen(p0, "rb"), *f1 = fopen(p1, "rb"), *f2 = fopen(p2, "rb");
+	unsigned char *b0 = malloc((size_t)s0), *b1 = malloc((size_t)s0), *b2 = malloc((size_t)s0);
+	assert_int_equal(fread(b0, 1, (size_t)s0, f0), s0);
+	assert_int_equal(fread(b1, 1, (size_t)s0, f1), s0);
+	assert_int_equal(fread(b2, 1, (size_t)s0, f2), s0);
+	size_t hs = sizeof(struct wpp_file_header);
+	assert_memory_equal(b0 + hs, b1 + hs, (size_t)s0 - hs);
+	assert_memory_equal(b0 + hs, b2 + hs, (size_t)s0 - hs);
+	fclose(f0);
+	fclose(f1);
+	fclose(f2);
+	unlink(p0);
+	unlink(p1);
+	unlink(p2);
+	free(b0);
+	free(b1);
+	free(b2);
+	wpp_batch_group_free(g);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +1018,8 @@ int main(void)
 	    cmocka_unit_test(adversarial_words), cmocka_unit_test(hand_written_tokens),
 	    cmocka_unit_test(hostile_payloads),	 cmocka_unit_test(batch_z_groups),
 	    cmocka_unit_test(batch_z_walker),	 cmocka_unit_test(matches_reference_encoder),
+	    cmocka_unit_test(cheaper_coders),	 cmocka_unit_test(hostile_lz4_payloads),
+	    cmocka_unit_test(batch_z_lz4_torn),	 cmocka_unit_test(batch_z_pipelined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,12 +116,50 @@ static void test_decode(void **state)
 		assert_int_equal(id, c);
 	}
 	assert_int_equal(wpp_tpp_counter_path(alpha, alpha->npaths, &id), WPP_TPP_COUNTER_COLD);
-	assert_int_equal(wpp_tpp_counter_path(alpha, alpha->npaths + 1, &id), WPP_TPP_COUNTER_BAD);
+	/* alpha has no obvious path: its poison slots follow the cold counter */
+	for (uint64_t c = alpha->npaths + 1; c < 2 * alpha->npaths + 1; c++)
+		assert_int_equal(wpp_tpp_counter_path(alpha, c, &id), WPP_TPP_COUNTER_COLD);
+	assert_int_equal(wpp_tpp_counter_path(alpha, 2 * alpha->npaths + 1, &id),
+			 WPP_TPP_COUNTER_BAD);
 	assert_int_equal(wpp_tpp_counter_path(alpha, UINT64_MAX, &id), WPP_TPP_COUNTER_BAD);
 	const struct wpp_fn *gamma = tu->by_local[2];
 	assert_int_equal(wpp_tpp_counter_path(gamma, 0, &id), WPP_TPP_COUNTER_COLD);
 	assert_int_equal(wpp_tpp_counter_path(gamma, 1, &id), WPP_TPP_COUNTER_PIECE);
 	assert_int_equal(wpp_tpp_counter_path(gamma, 2, &id), WPP_TPP_COUNTER_BAD);
+	wpp_tu_free(tu);
+	free(t.b);
+}
+
+/* A split function (WPP_TPP_HOW_SPLIT): the array's counters first (the
+ * cold counter, then the edge counters), the hash's after them (slots,
+ * then the cold id), nothing past that. */
+static void test_split_counters(void **state)
+{
+	struct tpp_blob t;
+	char err[200] = "";
+	uint64_t id;
+	(void)state;
+	make(&t);
+	t.f[0].how = WPP_TPP_HOW_SPLIT;
+	t.f[2].how = WPP_TPP_HOW_SPLIT;
+	struct wpp_tu *tu = wpp_meta_parse(t.b, t.size, err, sizeof(err));
+	if (!tu)
+		fail_msg("a split TPP blob was refused: %s", err);
+	const struct wpp_fn *alpha = tu->by_local[0], *gamma = tu->by_local[2];
+	uint64_t n = alpha->npaths; /* alpha: nslots = npaths, no edge counter */
+	assert_int_equal(wpp_tpp_counter_path(alpha, 0, &id), WPP_TPP_COUNTER_COLD);
+	for (uint64_t s = 0; s < n; s++) {
+		assert_int_equal(wpp_tpp_counter_path(alpha, 1 + s, &id), WPP_TPP_COUNTER_PATH);
+		assert_int_equal(id, s);
+	}
+	assert_int_equal(wpp_tpp_counter_path(alpha, 1 + n, &id), WPP_TPP_COUNTER_COLD);
+	assert_int_equal(wpp_tpp_counter_path(alpha, 2 + n, &id), WPP_TPP_COUNTER_BAD);
+	assert_int_equal(wpp_tpp_counter_path(alpha, UINT64_MAX, &id), WPP_TPP_COUNTER_BAD);
+	/* gamma: no slot, one edge counter (a loop piece) */
+	assert_int_equal(wpp_tpp_counter_path(gamma, 0, &id), WPP_TPP_COUNTER_COLD);
+	assert_int_equal(wpp_tpp_counter_path(gamma, 1, &id), WPP_TPP_COUNTER_PIECE);
+	assert_int_equal(wpp_tpp_counter_path(gamma, 2, &id), WPP_TPP_COUNTER_COLD);
+	assert_int_equal(wpp_tpp_counter_path(gamma, 3, &id), WPP_TPP_COUNTER_BAD);
 	wpp_tu_free(tu);
 	free(t.b);
 }
@@ -185,7 +223,7 @@ static void decode_all(const struct wpp_tu *tu)
 		uint64_t id;
 		if (!fn->tpp)
 			continue;
-		uint64_t n = fn->tpp->nslots + 2 + fn->tpp->nobvious;
+		uint64_t n = 2 * fn->tpp->nslots + 2 + fn->tpp->nobvious;
 		for (uint64_t c = 0; c < n && c < 4096; c++)
 			if (wpp_tpp_counter_path(fn, c, &id) == WPP_TPP_COUNTER_PATH)
 				assert_true(id < fn->npaths);
@@ -327,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_decode),
+	    cmocka_unit_test(test_split_counters),
 	    cmocka_unit_test(test_rejects),
 	    cmocka_unit_test(test_cycle),
 	    cmocka_unit_test(test_split),

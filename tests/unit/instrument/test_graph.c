@@ -677,6 +677,54 @@ static void expect_runs(struct test_cfg *t, uint32_t n, const uint8_t *veto, int
 	expect_runs_max(t, n, veto, 0, nloops, roles);
 }
 
+/* Measured records per entry (wpp_runs_find_measured): the self loop with
+ * five exits that the static estimate rejects at min 8 (7.2 records per
+ * entry) is taken when the training run went round it 10 times per entry,
+ * and the one with three exits it accepts (11.3) is left alone when the
+ * run went round it only 3 times; a loop the run never entered keeps the
+ * static estimate.  DAG edge counts are set through the CFG edges: the back
+ * edge's count on its BACK_EXIT dummy, the entry on 0 -> 1. */
+static void expect_runs_measured(struct test_cfg *t, uint32_t n, uint64_t entries, uint64_t backs,
+				 int nloops, const char *roles)
+{
+	struct wpp_dag d;
+	uint8_t role[MAXE];
+	const struct wpp_runs_opts opts = {0, 8, WPP_RUNS_NESTS, 0};
+	finish_cfg(t, n);
+	assert_int_equal(wpp_dag_build(&d, &t->cfg), 0);
+	assert_int_equal(wpp_dag_number(&d, WPP_NARROW_PATH_LIMIT, WPP_WIDE_PATH_LIMIT), 0);
+	uint64_t *count = calloc(d.nedges, sizeof(uint64_t));
+	assert_non_null(count);
+	for (uint32_t e = 0; e < t->cfg.nedges; e++) {
+		uint32_t u = t->cfg.edge_src[e], v = t->cfg.edge_dst[e];
+		count[d.cfg_edge_dag[e]] = u == 0 ? entries : u == v ? backs : 0;
+	}
+	assert_int_equal(wpp_runs_find_measured(&t->cfg, &d, NULL, &opts, count, role), nloops);
+	for (uint32_t e = 0; e < t->cfg.nedges; e++)
+		assert_int_equal(role[e], roles[e] == 'B' ? WPP_RUN_BACK : roles[e] == 'X' ? WPP_RUN_EXIT : WPP_RUN_NONE);
+	free(count);
+	wpp_dag_free(&d);
+}
+
+static void test_run_loops_measured(void **state)
+{
+	(void)state;
+	struct test_cfg t;
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 1);
+	for (uint32_t k = 2; k <= 6; k++)
+		add_edge(&t, 1, k), t.exits[k] = WPP_CFG_EXIT_RETURN;
+	expect_runs_measured(&t, 7, 100, 900, 1, ".BXXXXX"); /* 10 per entry */
+	expect_runs_measured(&t, 7, 100, 600, 0, ".......");  /* 7 per entry */
+	expect_runs_measured(&t, 7, 0, 0, 0, ".......");      /* never ran: static */
+	memset(&t, 0, sizeof(t));
+	add_edge(&t, 0, 1), add_edge(&t, 1, 1), add_edge(&t, 1, 2), add_edge(&t, 1, 3), add_edge(&t, 1, 4);
+	t.exits[2] = t.exits[3] = t.exits[4] = WPP_CFG_EXIT_RETURN;
+	expect_runs_measured(&t, 5, 100, 200, 0, "....."); /* 3 per entry */
+	expect_runs_measured(&t, 5, 100, 700, 1, ".BXXX"); /* exactly 8 */
+	expect_runs_measured(&t, 5, 0, 0, 1, ".BXXX");	   /* never ran: static */
+}
+
 static void test_run_loops(void **state)
 {
 	(void)state;
@@ -817,6 +865,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simple_shapes),
 		cmocka_unit_test(test_run_loops),
+		cmocka_unit_test(test_run_loops_measured),
 		cmocka_unit_test(test_random_run_cfgs),
 		cmocka_unit_test(test_random_cfgs),
 		cmocka_unit_test(test_random_cfgs_tiny_limits),

@@ -34,6 +34,7 @@
 #include "instrument/dag.h"
 #include "instrument/numbering.h"
 #include "instrument/tpp.h"
+#include "instrument/tpp_accum.h"
 #include "wpp/meta_format.h"
 
 #define BIG (UINT64_C(1) << 62)
@@ -100,8 +101,10 @@ struct run {
 	uint64_t *train;	     /* per DAG edge, when collecting a profile */
 	/* TPP, as the plan's register code */
 	uint64_t r;
-	uint64_t slot[MAXSLOTS + 1]; /* slot nslots = cold */
+	uint64_t slot[MAXSLOTS + 1]; /* slot nslots = cold, poison slots included */
+	uint64_t poison[MAXSLOTS];   /* by poison slot - wpp_tpp_poison_base */
 	uint64_t ecount[MAXE * 2];
+	uint64_t acc[MAXE * 2]; /* edge counters held in registers (tpp_accum.h) */
 	/* the truth about the TPP pieces run */
 	uint32_t piece[MAXB + 4], plen;
 	uint64_t truth_hot[MAXSLOTS]; /* by TPP id */
@@ -201,12 +204,26 @@ static void piece_end(const struct wpp_tpp *t, struct run *x)
 	x->plen = 0;
 }
 
+/* When set, the plan's edge counters accumulate as the pass emits them:
+ * in a register inside their call-free loop, added to memory on the
+ * loop's exit edges. */
+static const struct wpp_tpp_accum *accum;
+
 static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
 {
 	const struct wpp_tpp_edge *te = &t->edge[g];
 	assert_true(x->plen < MAXB + 4);
 	x->piece[x->plen++] = g;
-	if (te->counter != WPP_NONE)
+	for (uint32_t i = accum ? accum->flush_start[g] : 0; accum && i < accum->flush_start[g + 1];
+	     i++) {
+		uint32_t k = accum->flush[i];
+		assert_true(accum->acc[k]);
+		x->ecount[k] += x->acc[k];
+		x->acc[k] = 0;
+	}
+	if (te->counter != WPP_NONE && accum && accum->acc[te->counter])
+		x->acc[te->counter]++;
+	else if (te->counter != WPP_NONE)
 		x->ecount[te->counter]++;
 	switch (te->op) {
 	case WPP_TPP_ADD:
@@ -225,9 +242,13 @@ static void tpp_edge(const struct wpp_tpp *t, struct run *x, uint32_t g)
 				assert_int_not_equal(t->edge[x->piece[k]].hot_edge, WPP_NONE);
 			x->slot[s]++;
 		} else {
-			/* poisoned: in [2^63, 2^63 + nslots), never near a slot */
-			assert_true(s >= WPP_TPP_POISON && s - WPP_TPP_POISON < t->nslots);
+			/* poisoned: a poison slot of its own, in
+			 * [base, base + nslots) after the edge counters */
+			uint64_t base = wpp_tpp_poison_base(t);
+			assert_true(t->npoison == t->nslots && t->ncold > 0);
+			assert_true(s >= base && s - base < t->npoison);
 			x->slot[t->nslots]++;
+			x->poison[s - base]++;
 			x->poisoned_records++;
 		}
 		break;
@@ -250,6 +271,9 @@ static void walk_seq(const struct fn *f, const struct wpp_tpp *t, struct run *x,
 	static uint64_t garbage = 0x853c49e6748fea9bu; /* apart from the walks' rng */
 	uint32_t b = 0, n = f->n;
 	x->plen = x->npending = 0; /* an `unreachable` dropped the last ones */
+	/* the last walk left its loops by edges that flushed the registers */
+	for (uint32_t k = 0; t && k < t->nobvious; k++)
+		assert_int_equal(x->acc[k], 0);
 	/* whatever the register held: only the plan's code may matter */
 	garbage ^= garbage << 13, garbage ^= garbage >> 7, garbage ^= garbage << 17;
 	x->r = garbage;
@@ -615,6 +639,26 @@ struct setting {
 
 static struct run run_a, run_b;
 
+/* The run's counters as the build's array holds them: the slots, the
+ * cold counter, and each poison slot separately (reconstruction must add
+ * them to the cold counter). */
+static size_t run_slots(const struct wpp_tpp *t, const struct run *x, struct wpp_tpp_count *slots)
+{
+	size_t ns = 0;
+	uint64_t poisoned = 0;
+	for (uint64_t k = 0; k < t->npoison; k++)
+		if (x->poison[k]) {
+			slots[ns++] = (struct wpp_tpp_count){wpp_tpp_poison_base(t) + k, x->poison[k], 0};
+			poisoned += x->poison[k];
+		}
+	for (uint64_t k = 0; k <= t->nslots; k++) {
+		uint64_t c = k == t->nslots ? x->slot[k] - poisoned : x->slot[k];
+		if (c)
+			slots[ns++] = (struct wpp_tpp_count){k, c, 0};
+	}
+	return ns;
+}
+
 /*
  * Runs nwalks random walks (from the current rng state) under plan t and
  * checks the run: every record (in tpp_edge/piece_end), the reconstructed
@@ -623,21 +667,30 @@ static struct run run_a, run_b;
  * pieces of the recorded Ball-Larus paths, and with exact (thresholds 0,
  * training = this run) the profile against Ball-Larus id for id.
  */
+static uint64_t accum_counters, accum_executions; /* for test_random's summary */
+
 static void measure(const struct fn *f, const struct wpp_tpp *t, uint32_t nwalks, int cold,
 		    int exact)
 {
 	char why[128] = "";
+	struct wpp_tpp_accum acc;
 	memset(&run_b, 0, sizeof(run_b));
+	assert_int_equal(wpp_tpp_accum_plan(&acc, t, &f->cfg, &f->d, NULL), 0);
+	accum = &acc;
+	accum_counters += acc.nacc;
 	for (uint32_t i = 0; i < nwalks; i++)
 		walk(f, t, &run_b);
+	for (uint32_t k = 0; k < t->nobvious; k++) {
+		assert_int_equal(run_b.acc[k], 0);
+		accum_executions += acc.acc[k] ? run_b.ecount[k] : 0;
+	}
+	accum = NULL;
+	wpp_tpp_accum_free(&acc);
 	assert_int_equal(run_b.slot[t->nslots], run_b.cold_seen);
 
 	/* reconstruction */
-	struct wpp_tpp_count slots[MAXSLOTS + 1];
-	size_t ns = 0;
-	for (uint64_t k = 0; k <= t->nslots; k++)
-		if (run_b.slot[k])
-			slots[ns++] = (struct wpp_tpp_count){k, run_b.slot[k], 0};
+	struct wpp_tpp_count slots[2 * MAXSLOTS + 1];
+	size_t ns = run_slots(t, &run_b, slots);
 	struct wpp_tpp_profile prof;
 	assert_int_equal(wpp_tpp_reconstruct(t, slots, ns, run_b.ecount, &prof, why, sizeof(why)),
 			 0);
@@ -758,9 +811,12 @@ static void test_random(void **state)
 	print_message(
 	    "%u functions x settings; %u with poisoned paths recorded, %u with every path "
 	    "obvious, %u with loops disconnected, %u truncated; with an array limit, cold "
-	    "removal declined in %u, kept in %u\n",
-	    functions, poisoned, obvious_fns, cut_fns, truncated, declined, kept);
+	    "removal declined in %u, kept in %u; %llu edge counters in registers, "
+	    "%llu executions counted there\n",
+	    functions, poisoned, obvious_fns, cut_fns, truncated, declined, kept,
+	    (unsigned long long)accum_counters, (unsigned long long)accum_executions);
 	assert_true(poisoned > 50 && obvious_fns > 20 && cut_fns > 20 && truncated > 20);
+	assert_true(accum_counters > 100 && accum_executions > 1000);
 	assert_true(declined > 20 && kept > 20);
 }
 
@@ -809,12 +865,9 @@ static uint32_t cfg_edge(const struct fn *f, const struct wpp_tpp *t, uint32_t u
 static uint64_t slots_profile(const struct wpp_tpp *t, const struct run *x,
 			      struct wpp_tpp_profile *prof)
 {
-	struct wpp_tpp_count slots[MAXSLOTS + 1];
-	size_t ns = 0;
+	struct wpp_tpp_count slots[2 * MAXSLOTS + 1];
+	size_t ns = run_slots(t, x, slots);
 	char why[128];
-	for (uint64_t k = 0; k <= t->nslots; k++)
-		if (x->slot[k])
-			slots[ns++] = (struct wpp_tpp_count){k, x->slot[k], 0};
 	assert_int_equal(wpp_tpp_reconstruct(t, slots, ns, x->ecount, prof, why, sizeof(why)), 0);
 	return prof->cold;
 }
@@ -951,8 +1004,9 @@ static void test_figure5(void **state)
 	/* Section 5: cold paths are removed only for a gain.  16 counters fit
 	 * an array of 64 and removing the cold edges saves next to nothing
 	 * on the training run (the chords lie on them either way): the exact
-	 * plan is kept.  With an array of 8, removal is what keeps the
-	 * function out of the hash, so it stays. */
+	 * plan is kept.  With an array of 12, removal is what keeps the
+	 * function out of the hash (4 slots, the cold counter and 4 poison
+	 * slots against 17 counters), so it stays. */
 	char why[128] = "";
 	struct wpp_tpp_params p = {5, 15, BIG, BIG, NULL, 64};
 	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
@@ -960,9 +1014,10 @@ static void test_figure5(void **state)
 	assert_int_equal(t.ncold_declined, 4);
 	assert_int_equal(t.nslots, 16);
 	wpp_tpp_free(&t);
-	p.array_max = 8;
+	p.array_max = 12;
 	assert_int_equal(wpp_tpp_plan(&t, &f.cfg, &f.d, train, &p, why, sizeof(why)), 0);
 	assert_int_equal(t.ncold, 4);
+	assert_true(wpp_tpp_ncounters(&t) <= 12 && t.npoison == 4);
 	assert_int_equal(t.ncold_declined, 0);
 	assert_int_equal(t.nslots, 4);
 	wpp_tpp_free(&t);
@@ -1003,7 +1058,9 @@ static void test_figure6(void **state)
 	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
 	assert_int_not_equal(t.edge[header].heat, WPP_TPP_HOT);
 	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
-	assert_true(t.nslots == 4 && t.edge[header].value >= WPP_TPP_POISON - t.nslots);
+	assert_true(t.nslots == 4 && t.npoison == 4);
+	assert_true(t.edge[header].value <= wpp_tpp_poison_base(&t) &&
+		    t.edge[header].value >= wpp_tpp_poison_base(&t) - t.nslots);
 	memset(&run_b, 0, sizeof(run_b));
 	static const uint32_t twice[] = {0, 1, 2, 4, 1, 3, 4, 5, 6, 8};
 	replay(&f, &t, &run_b, twice, 10, 1);
@@ -1030,8 +1087,8 @@ static void test_figure6(void **state)
 	assert_int_equal(t.edge[back].op, WPP_TPP_COLD);
 	assert_int_equal(t.edge[header].heat, WPP_TPP_HOT);
 	assert_int_equal(t.edge[header].op, WPP_TPP_SET);
-	assert_true(t.edge[header].value < t.nslots ||
-		    t.edge[header].value > WPP_TPP_POISON + t.nslots);
+	assert_int_not_equal(t.edge[header].rec_edge, WPP_NONE);
+	assert_true(t.edge[header].value == t.rec.edges[t.edge[header].rec_edge].inc);
 	wpp_tpp_free(&t);
 	wpp_dag_free(&f.d);
 
@@ -1105,7 +1162,7 @@ static void test_aodf_by_hand(void **state)
 
 	/* bad input: one reason, nothing half-filled */
 	char why[128] = "";
-	struct wpp_tpp_count bad = {t.nslots + 1, 1, 0};
+	struct wpp_tpp_count bad = {wpp_tpp_ncounters(&t), 1, 0};
 	struct wpp_tpp_profile none;
 	assert_int_equal(wpp_tpp_reconstruct(&t, &bad, 1, run_b.ecount, &none, why, sizeof(why)),
 			 -1);

@@ -2,7 +2,7 @@
 # the raw values (docs/wet.md).
 
 WET_TEST_DIR := $(BUILD)/tests/wet
-WET_TEST_NAMES := test_wet_stream test_wet_tier1 test_wet_cdg test_wet_shadow
+WET_TEST_NAMES := test_wet_stream test_wet_tier1 test_wet_cdg test_wet_shadow test_wet_xorder
 WET_TESTS := $(addprefix $(WET_TEST_DIR)/,$(WET_TEST_NAMES))
 WET_TEST_HELPERS := tests/unit/wet/wet_gen.c
 

@@ -165,6 +165,17 @@ static void test_round_trip(void **state)
 	assert_memory_equal(&t2->sizes, &fx->t->sizes, sizeof(t2->sizes));
 	check_against_feed(fx, t2);
 	wet_thread_free(t2);
+	/* read lazily: every stream parsed when first read, the same answers */
+	uint8_t *copy = malloc(len);
+	assert_non_null(copy);
+	memcpy(copy, blob, len);
+	t2 = wet_file_decode(copy, len, fn_of, fx, WET_FILE_LAZY, err, sizeof(err));
+	if (!t2)
+		fail_msg("%s", err);
+	t2->blob = copy; /* its streams' bytes */
+	assert_memory_equal(&t2->sizes, &fx->t->sizes, sizeof(t2->sizes));
+	check_against_feed(fx, t2);
+	wet_thread_free(t2);
 	/* the recording's module map has no such function */
 	t2 = wet_file_decode(blob, len, no_fn, fx, 1, err, sizeof(err));
 	assert_null(t2);
@@ -223,7 +234,7 @@ static void test_hostile(void **state)
 		copy[at] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
 		uint32_t crc = wpp_crc32c(0, copy, len - 4);
 		memcpy(copy + len - 4, &crc, 4);
-		decode_hostile(fx, copy, len, i & 1, &rejected);
+		decode_hostile(fx, copy, len, i % 3, &rejected); /* parse, verify, lazy */
 	}
 	/* Every truncation (checksum fixed), and the unfixed ones. */
 	for (size_t n = 0; n < len; n += 1 + n / 64) {

@@ -6,6 +6,7 @@
 WET_SRCS := user/analysis/wet/wet_bits.c user/analysis/wet/wet_segment.c \
 	user/analysis/wet/wet_stream.c user/analysis/wet/wet_stream_serial.c \
 	user/analysis/wet/wet_tier1.c user/analysis/wet/wet_cdg.c user/analysis/wet/wet_shadow.c \
+	user/analysis/wet/wet_xorder.c \
 	$(CRC32C_SRCS)
 WET_OBJS := $(call objs,,$(WET_SRCS))
 WET_SAN_OBJS := $(call objs,san,$(WET_SRCS))

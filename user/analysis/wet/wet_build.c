@@ -17,6 +17,7 @@
 #include "common/varint.h"
 #include "analysis/wet/wet_node.h"
 #include "analysis/wet/wet_shadow.h"
+#include "analysis/wet/wet_xorder.h"
 
 /* The last instance of an instruction or block in an activation; valid
  * when gen is the frame's (frames are reused without clearing). */
@@ -327,7 +328,7 @@ static struct last operand_def(const struct frame *f, const struct wpp_meta_wet_
 
 static int feed(struct wet_dep *d, uint64_t k, struct last l)
 {
-	int known = l.node1 && l.node1 != WET_DEF_UNKNOWN;
+	int known = l.node1 && l.node1 != WET_DEF_UNKNOWN && l.node1 != WET_DEF_XTHREAD;
 
 	if (known && l.pos >= (1u << WET_SITE_POS_BITS))
 		l.node1 = WET_DEF_UNKNOWN, known = 0;
@@ -367,6 +368,83 @@ static int shared(const struct wet_build *b, uint64_t addr, uint64_t size)
 	return 0;
 }
 
+static int push_more(struct wet_dep *d, uint64_t k, uint64_t node1, uint64_t pos, uint64_t dk)
+{
+	if (d->nmore + 4 > d->cap_more) {
+		size_t nc = d->cap_more ? 2 * d->cap_more : 16;
+		uint64_t *m = realloc(d->more, nc * sizeof(*m));
+		if (!m)
+			return -1;
+		d->more = m;
+		d->cap_more = nc;
+	}
+	d->more[d->nmore++] = k;
+	d->more[d->nmore++] = node1;
+	d->more[d->nmore++] = pos;
+	d->more[d->nmore++] = dk;
+	return 0;
+}
+
+/* Another thread's store in b->writers: its record's address with the top
+ * bit set (never WET_WRITER_UNKNOWN, the top bit alone). */
+#define XWRITER (UINT64_C(1) << 63)
+
+static int is_xwriter(uint64_t w)
+{
+	return (w & XWRITER) && w != WET_WRITER_UNKNOWN;
+}
+
+/* The distinct writers of [addr, addr + size) in order of their first
+ * byte, the other threads' stores ordered by wet_xorder, into b->writers:
+ * their count. */
+static int xorder_writers(struct wet_build *b, uint64_t addr, uint32_t size)
+{
+	int n = 0;
+
+	for (uint64_t a = addr; a < addr + size; a++) {
+		uint64_t w = wet_shadow_writer(b->sh, a), code;
+		enum wet_xorder_own own =
+		    w == WET_WRITER_NONE ? (b->after_gap ? WET_XOWN_UNKNOWN : WET_XOWN_NONE)
+		    : w == WET_WRITER_UNKNOWN || w == WET_WRITER_MAX ? WET_XOWN_UNKNOWN
+								     : WET_XOWN_KNOWN;
+		const struct wet_xstore *o;
+		switch (wet_xorder_byte(b->opts.xorder, a, own, &o)) {
+		case WET_X_OWN:
+			code = w;
+			break;
+		case WET_X_OTHER:
+			code = XWRITER | (uint64_t)(uintptr_t)o;
+			break;
+		default:
+			code = WET_WRITER_UNKNOWN;
+		}
+		int i = 0;
+		while (i < n && b->writers[i] != code)
+			i++;
+		if (i == n)
+			b->writers[n++] = code;
+	}
+	return n;
+}
+
+/* Writer w of instance k's load: its extra row when it is another
+ * thread's store (then the def is WET_DEF_XTHREAD), or its def. */
+static int writer_row(struct wet_build *b, struct wet_dep *d, uint64_t k, uint64_t w, int first,
+		      struct last *def)
+{
+	if (is_xwriter(w)) {
+		const struct wet_xstore *o = (const struct wet_xstore *)(uintptr_t)(w & ~XWRITER);
+		*def = (struct last){.node1 = WET_DEF_XTHREAD};
+		b->t->mem_xthread++;
+		return push_more(d, k, (uint64_t)o->fid << 32 | WET_DEF_XTHREAD,
+				 (uint64_t)o->tid << 32 | o->stmt, o->ts);
+	}
+	*def = writer_def(b, w);
+	if (first)
+		return 0;
+	return push_more(d, k, def->node1, def->pos, def->k);
+}
+
 static int mem_dep(struct wet_build *b, struct wet_node *n, struct wet_dep *d, uint64_t k,
 		   const int64_t *values)
 {
@@ -376,27 +454,18 @@ static int mem_dep(struct wet_build *b, struct wet_node *n, struct wet_dep *d, u
 	int nw;
 
 	if (!values || sl == UINT32_MAX || st->access == 0 || st->access > WET_SHADOW_MAX_ACCESS ||
-	    addr + st->access < addr || shared(b, addr, st->access) ||
-	    (nw = wet_shadow_load(b->sh, addr, st->access, b->writers)) < 1) {
+	    addr + st->access < addr || (!b->opts.xorder && shared(b, addr, st->access)) ||
+	    (nw = b->opts.xorder ? xorder_writers(b, addr, st->access)
+				 : wet_shadow_load(b->sh, addr, st->access, b->writers)) < 1) {
 		b->t->mem_unknown++;
 		return feed(d, k, unknown_def());
 	}
-	struct last first = writer_def(b, b->writers[0]);
-	for (int i = 1; i < nw; i++) {
-		struct last l = writer_def(b, b->writers[i]);
-		if (d->nmore + 4 > d->cap_more) {
-			size_t nc = d->cap_more ? 2 * d->cap_more : 16;
-			uint64_t *m = realloc(d->more, nc * sizeof(*m));
-			if (!m)
-				return -1;
-			d->more = m;
-			d->cap_more = nc;
-		}
-		d->more[d->nmore++] = k;
-		d->more[d->nmore++] = l.node1;
-		d->more[d->nmore++] = l.pos;
-		d->more[d->nmore++] = l.k;
-	}
+	struct last first, l;
+	if (writer_row(b, d, k, b->writers[0], 1, &first) < 0)
+		return -1;
+	for (int i = 1; i < nw; i++)
+		if (writer_row(b, d, k, b->writers[i], 0, &l) < 0)
+			return -1;
 	if (first.node1 == WET_DEF_UNKNOWN)
 		b->t->mem_unknown++;
 	return feed(d, k, first);
@@ -411,6 +480,9 @@ static int stmt_store(struct wet_build *b, uint32_t node, struct wet_node *n, ui
 	if ((st->kind != WPP_WET_STORE && st->kind != WPP_WET_RMW) || !values || sl == UINT32_MAX ||
 	    st->access == 0)
 		return 0;
+	if (b->opts.xorder &&
+	    wet_xorder_own_store(b->opts.xorder, (uint64_t)values[sl], st->access) < 0)
+		return -1;
 	return wet_shadow_store(b->sh, (uint64_t)values[sl], st->access, writer_id(node, s, k));
 }
 
@@ -590,6 +662,11 @@ static int forget_memory(struct wet_build *b)
 	return 0;
 }
 
+int wet_build_batch(struct wet_build *b, uint64_t lo, uint64_t hi, int signal)
+{
+	return b->opts.xorder ? wet_xorder_enter(b->opts.xorder, lo, hi, signal) : 0;
+}
+
 int wet_build_gap(struct wet_build *b)
 {
 	struct wet_thread *t = b->t;
@@ -643,21 +720,33 @@ static void add_stream(struct sizer *z, uint64_t *to, struct wet_stream *s)
 		*to += n;
 }
 
+void wet_node_figures(const struct wet_node *n, uint64_t orig[WET_NLBL], uint64_t tier1[WET_NLBL])
+{
+	uint64_t blocks = (uint64_t)n->nblocks * n->ninst;
+
+	orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
+	tier1[WET_LBL_TS] += 8 * n->ninst;
+	orig[WET_LBL_VALUE] += 8 * (uint64_t)n->nslots * n->ninst;
+	for (uint32_t g = 0; g < n->ngroups; g++)
+		tier1[WET_LBL_VALUE] += (wet_t1_bits(&n->groups[g]) + 7) / 8;
+	for (uint32_t d = 0; d < n->ndeps; d++) {
+		const struct wet_dep *dp = &n->deps[d];
+		orig[WET_LBL_EDGE] += 16 * n->ninst;
+		if (!dp->local && dp->share == WET_NO_SHARE)
+			tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
+	}
+}
+
 static void node_sizes(struct sizer *zr, struct wet_sizes *z, struct wet_node *n)
 {
 	uint64_t before = 0, after = 0;
 
 	for (int k = 0; k < WET_NLBL; k++)
 		before += z->tier2[k];
-	uint64_t blocks = (uint64_t)n->nblocks * n->ninst;
-
-	z->orig[WET_LBL_TS] += 8 * blocks; /* the paper's per-block timestamps */
-	z->tier1[WET_LBL_TS] += 8 * n->ninst;
+	wet_node_figures(n, z->orig, z->tier1);
 	add_stream(zr, &z->tier2[WET_LBL_TS], n->ts);
-	z->orig[WET_LBL_VALUE] += 8 * (uint64_t)n->nslots * n->ninst;
 	for (uint32_t g = 0; g < n->ngroups; g++) {
 		struct wet_t1_group *gr = &n->groups[g];
-		z->tier1[WET_LBL_VALUE] += (wet_t1_bits(gr) + 7) / 8;
 		if (gr->switch_at)
 			add_stream(zr, &z->tier2[WET_LBL_VALUE], gr->pattern);
 		for (uint32_t s = 0; s < gr->nstmts; s++)
@@ -667,10 +756,8 @@ static void node_sizes(struct sizer *zr, struct wet_sizes *z, struct wet_node *n
 	}
 	for (uint32_t d = 0; d < n->ndeps; d++) {
 		struct wet_dep *dp = &n->deps[d];
-		z->orig[WET_LBL_EDGE] += 16 * n->ninst;
 		if (dp->local || dp->share != WET_NO_SHARE)
 			continue;
-		z->tier1[WET_LBL_EDGE] += 16 * n->ninst + 8 * dp->nmore;
 		z->tier2[WET_LBL_EDGE] += 8 * dp->nmore;
 		for (int i = 0; i < WET_DEP_STREAMS; i++)
 			add_stream(zr, &z->tier2[WET_LBL_EDGE], dp->s[i]);
@@ -745,5 +832,6 @@ void wet_thread_free(struct wet_thread *t)
 	if (t->flow)
 		wet_stream_free(t->flow);
 	free(t->gaps);
+	free(t->blob);
 	free(t);
 }

@@ -30,7 +30,8 @@
  *     names; a callee's entry block takes its call block's.  Memory
  *     dependences come from a shadow memory (wet_shadow.h) keyed by the
  *     recorded addresses; a load reading bytes that another thread of the
- *     process may have written, a dropped shadow page, or an instance past
+ *     process may have written when the recording does not prove which
+ *     store came last (wet_xorder.h), a dropped shadow page, or an instance past
  *     the writer id's range (2^24 nodes, 2^31 instances, 256 writing
  *     statements per node) gets WET_DEF_UNKNOWN: never an invented writer.
  *   - Memory while building: the compressed labels, the tier-1 tuple maps,
@@ -65,6 +66,10 @@
 /* A def's node in a label: node + 1; these two are not nodes. */
 #define WET_DEF_NONE	0u	   /* no def in the trace: a constant, a root */
 #define WET_DEF_UNKNOWN UINT32_MAX /* a def exists but is not known */
+/* Another thread's store (wet_xorder.h): the def is in the dep's extra
+ * rows, as (k, fid << 32 | WET_DEF_XTHREAD, tid << 32 | statement index in
+ * its TU, its timestamp in its thread). */
+#define WET_DEF_XTHREAD (UINT32_MAX - 1)
 
 enum wet_dep_kind {
 	WET_DEP_REG = 0,  /* SSA operand of the same activation */
@@ -96,8 +101,9 @@ struct wet_dep {
 	struct wet_builder b[WET_DEP_STREAMS];
 	struct wet_stream *s[WET_DEP_STREAMS];
 	/* MEM: the writers after the first of instances with several, as
-	 * (k, node + 1, pos, def k) rows in instance order; uncompressed (rare:
-	 * partial overlaps). */
+	 * (k, node + 1, pos, def k) rows in instance order, and writers in
+	 * other threads (WET_DEF_XTHREAD rows, the first writer's too);
+	 * uncompressed (rare: partial overlaps, data shared across threads). */
 	uint64_t *more;
 	size_t nmore, cap_more;
 };
@@ -147,8 +153,16 @@ struct wet_thread {
 	size_t ngaps;
 	struct wet_sizes sizes;
 	uint64_t mem_unknown; /* load instances with an unknown writer */
+	uint64_t mem_xthread; /* load writers in another thread (stored: at most 2^32 - 1) */
 	uint64_t shadow_peak; /* bytes */
+	uint8_t *blob;	      /* the stored bytes lazily read streams point into */
 };
+
+/* A node's share of the original and tier-1 figures (wet_sizes; the
+ * flow's are the thread's), added to orig and tier1. */
+void wet_node_figures(const struct wet_node *n, uint64_t orig[WET_NLBL], uint64_t tier1[WET_NLBL]);
+
+struct wet_xorder;
 
 struct wet_build_opts {
 	size_t shadow_bytes; /* cap of the shadow memory; 0: 1 GiB */
@@ -156,6 +170,11 @@ struct wet_build_opts {
 	 * WET_DEF_UNKNOWN.  Returns non-zero for such a page.  NULL: none. */
 	int (*shared_page)(void *ctx, uint64_t page);
 	void *ctx;
+	/* Instead, the other threads' stores ordered by their batches' publish
+	 * times (wet_xorder.h, the caller's): loads get another thread's store
+	 * where the order is proven.  The caller reports batches with
+	 * wet_build_batch. */
+	struct wet_xorder *xorder;
 };
 
 struct wet_build;
@@ -170,6 +189,9 @@ struct wet_build *wet_build_new(const struct wet_build_opts *opts, uint32_t pid,
  * (the builder can then only be freed). */
 int wet_build_path(struct wet_build *b, uint32_t fid, const struct wpp_fn *fn, uint64_t path_id,
 		   const struct wpp_path *p, const int64_t *values, uint32_t signal_depth);
+/* The path executions that follow lie in a batch with interval (lo, hi]
+ * (wet_xorder.h); only with opts.xorder.  0, or -1 when out of memory. */
+int wet_build_batch(struct wet_build *b, uint64_t lo, uint64_t hi, int signal);
 /* Words were lost here: a flow break, and no dependence across it. */
 int wet_build_gap(struct wet_build *b);
 uint64_t wet_build_timestamps(const struct wet_build *b);

@@ -3,7 +3,7 @@
  * wet_file.c — a WET's stored form (wet_file.h).  Little-endian fields,
  * in this order:
  *
- *   magic[8] version u32 reserved u32  pid tid gen nnodes u32
+ *   magic[8] version u32 mem_xthread u32 (saturating)  pid tid gen nnodes u32
  *   nts ngaps mem_unknown shadow_peak u64  sizes[3][WET_NLBL] u64
  *   gaps[ngaps] u64   flow: stream
  *   per node: fid u32 reserved u32 path_id ninst nlost u64 lost[nlost] u64
@@ -24,7 +24,9 @@
  * are stored, references included: wet_dedup.h).
  * Version 1 stored framed streams after a u64 length and edge labels'
  * def instances as they are; version 2 stores a def instance as the
- * distance from the use's instance (wet_build.h).  wet_file_version tells
+ * distance from the use's instance (wet_build.h); version 3 adds writers
+ * in other threads (WET_DEF_XTHREAD rows in `more`, where version 2 said
+ * unknown).  wet_file_version tells
  * a caller an older WET (to build again and store) from a damaged one.
  */
 #include "analysis/wet/wet_file.h"
@@ -116,7 +118,7 @@ int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len)
 
 	put(&o, WET_FILE_MAGIC, 8);
 	put32(&o, WET_FILE_VERSION);
-	put32(&o, 0);
+	put32(&o, t->mem_xthread > UINT32_MAX ? UINT32_MAX : (uint32_t)t->mem_xthread);
 	put32(&o, t->pid);
 	put32(&o, t->tid);
 	put32(&o, t->gen);
@@ -305,8 +307,11 @@ static struct wet_stream *get_stream(struct in *r, uint64_t count, const char *w
 		off = r->pos;
 		r->pos += (size_t)len;
 	}
-	struct wet_stream *s = wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
-	if (!s || (r->verify && wet_stream_verify(s, why, sizeof(why)) < 0)) {
+	struct wet_stream *s =
+	    r->verify == WET_FILE_LAZY
+		? wet_stream_parse_bare_lazy(r->b + off, (size_t)len, why, sizeof(why))
+		: wet_stream_parse_bare(r->b + off, (size_t)len, why, sizeof(why));
+	if (!s || (r->verify == WET_FILE_VERIFY && wet_stream_verify(s, why, sizeof(why)) < 0)) {
 		wet_stream_free(s);
 		char msg[256];
 		snprintf(msg, sizeof(msg), "%s stream: %s", what, why);
@@ -443,9 +448,9 @@ static int read_node(struct in *r, struct wet_thread *t, uint32_t i, wet_fn_of f
 }
 
 struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_of, void *ctx,
-				   int verify, char *err, size_t errlen)
+				   int mode, char *err, size_t errlen)
 {
-	struct in r = {.b = buf, .n = len, .err = err, .errlen = errlen, .verify = verify};
+	struct in r = {.b = buf, .n = len, .err = err, .errlen = errlen, .verify = mode};
 	struct wet_thread *t = calloc(1, sizeof(*t));
 	struct wet_cdg_cache cdgs = {0};
 	uint32_t *blocks = NULL, cap = 0, crc;
@@ -469,7 +474,7 @@ struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_
 		fail(&r, "a WET version this wpptrace does not read");
 		goto bad;
 	}
-	(void)get32(&r);
+	t->mem_xthread = get32(&r);
 	t->pid = get32(&r);
 	t->tid = get32(&r);
 	t->gen = get32(&r);

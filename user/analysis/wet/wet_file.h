@@ -34,7 +34,7 @@
 #include "analysis/wet/wet_build.h"
 
 #define WET_FILE_MAGIC	 "WPPWETT1"
-#define WET_FILE_VERSION 2u
+#define WET_FILE_VERSION 3u
 
 /* The stored form of t into a malloc'd *out.  0, or -1 out of memory. */
 int wet_file_encode(struct wet_thread *t, uint8_t **out, size_t *len);
@@ -47,9 +47,19 @@ typedef const struct wpp_fn *(*wet_fn_of)(void *ctx, uint32_t fid);
  * from a damaged one. */
 uint32_t wet_file_version(const uint8_t *buf, size_t len);
 
-/* A WET read back; NULL with a one-line reason in err.  verify: walk
- * every stream (about as long as reading them all once). */
+/* How much of every stream reading checks (wet_file_decode's mode). */
+enum wet_file_read {
+	WET_FILE_PARSE = 0,  /* every stream parsed: counts and indices */
+	WET_FILE_VERIFY = 1, /* and walked end to end (wet_stream_verify) */
+	/* streams parsed when a query first reads them (their counts now):
+	 * a query on a large WET pays for the streams it reads.  The streams
+	 * point into buf, which the caller hands to the thread (t->blob). */
+	WET_FILE_LAZY = 2,
+};
+
+/* A WET read back; NULL with a one-line reason in err.  mode: enum
+ * wet_file_read (VERIFY takes about as long as reading every stream). */
 struct wet_thread *wet_file_decode(const uint8_t *buf, size_t len, wet_fn_of fn_of, void *ctx,
-				   int verify, char *err, size_t errlen);
+				   int mode, char *err, size_t errlen);
 
 #endif

@@ -155,16 +155,90 @@ void wet_insn_iter_free(struct wet_insn_iter *it)
 	it->count = NULL;
 }
 
+/* Instances of a node with timestamp <= ts, by binary search over its
+ * (increasing) timestamp stream.  0, or -1. */
+static int count_upto(struct wet_thread *t, uint32_t node, uint64_t ts, uint64_t *c)
+{
+	const struct wet_node *nd = t->nodes[node];
+	uint64_t lo = 0, hi = nd->ninst, x;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (wet_stream_get(nd->ts, mid, &x) < 0)
+			return -1;
+		if (x <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*c = lo;
+	return 0;
+}
+
+/* The instances of it's nodes with timestamp <= ts.  0, or -1. */
+static int count_all_upto(struct wet_insn_iter *it, uint64_t ts, uint64_t *c)
+{
+	*c = 0;
+	for (uint32_t i = 0; i < it->nocc; i++) {
+		uint64_t ci;
+		if (count_upto(it->t, it->occ[i].node, ts, &ci) < 0)
+			return -1;
+		*c += ci;
+	}
+	return 0;
+}
+
+/* Merging from the first instance costs n steps per node holding the
+ * instruction; past this, the n-th is found by bisecting the timestamps. */
+#define NTH_MERGE_MAX 4096u
+
 int wet_insn_nth(struct wet_thread *t, const struct wet_insn *in, uint64_t n, struct wet_inst *out)
 {
 	struct wet_insn_iter it;
+	uint64_t total = 0;
 	int rc = 0;
 
 	if (n == 0 || wet_insn_iter_init(&it, t, in) < 0)
 		return n == 0 ? 0 : -1;
-	for (uint64_t i = 0; i < n; i++)
-		if ((rc = wet_insn_iter_next(&it, out)) <= 0)
+	for (uint32_t i = 0; i < it.nocc; i++)
+		total += it.count[i];
+	if (n > total) {
+		rc = 0;
+	} else if (it.nocc == 1) { /* one node: the n-th is its instance n - 1 */
+		*out = it.occ[0];
+		out->k = n - 1;
+		rc = wet_stream_get(t->nodes[out->node]->ts, out->k, &out->ts) < 0 ? -1 : 1;
+	} else if (n <= NTH_MERGE_MAX) {
+		for (uint64_t i = 0; i < n; i++)
+			if ((rc = wet_insn_iter_next(&it, out)) <= 0)
+				break;
+	} else {
+		/* the smallest timestamp with n instances up to it is the n-th's */
+		uint64_t lo = 1, hi = t->nts, c;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (count_all_upto(&it, mid, &c) < 0)
+				break;
+			if (c >= n)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		rc = -1;
+		for (uint32_t i = 0; lo == hi && i < it.nocc; i++) {
+			uint64_t ci, x;
+			if (count_upto(t, it.occ[i].node, lo, &ci) < 0)
+				break;
+			if (ci == 0 ||
+			    wet_stream_get(t->nodes[it.occ[i].node]->ts, ci - 1, &x) < 0 || x != lo)
+				continue;
+			*out = it.occ[i];
+			out->k = ci - 1;
+			out->ts = lo;
+			rc = 1;
 			break;
+		}
+	}
 	wet_insn_iter_free(&it);
 	return rc;
 }
@@ -241,6 +315,14 @@ static int label_ans(struct wet_thread *t, const struct wet_dep *d, uint64_t nod
 		a->status = WET_DEP_IS_UNKNOWN;
 		return 0;
 	}
+	if ((uint32_t)node1 == WET_DEF_XTHREAD && d->kind == WET_DEP_MEM && k) {
+		a->status = WET_DEP_OTHER_THREAD;
+		a->x_fid = (uint32_t)(node1 >> 32);
+		a->x_tid = (uint32_t)(pos >> 32);
+		a->x_stmt = (uint32_t)pos;
+		a->def.ts = k;
+		return 0;
+	}
 	if (node1 > t->nnodes)
 		return -1;
 	const struct wet_node *dn = t->nodes[node1 - 1];
@@ -277,9 +359,13 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 	for (int s = 0; s < WET_DEP_STREAMS; s++)
 		if (wet_stream_get(d->s[s], i->k, &row[s]) < 0)
 			return -1;
-	if (label_ans(t, d, row[0] >> WET_SITE_POS_BITS,
-		      row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), i->k - row[1], &a) < 0 ||
-	    push_ans(v, n, cap, a) < 0)
+	/* A first writer in another thread is the first of the extra rows. */
+	int xfirst = row[0] >> WET_SITE_POS_BITS == WET_DEF_XTHREAD;
+	size_t before = *n;
+	if (!xfirst &&
+	    (label_ans(t, d, row[0] >> WET_SITE_POS_BITS,
+		       row[0] & ((UINT64_C(1) << WET_SITE_POS_BITS) - 1), i->k - row[1], &a) < 0 ||
+	     push_ans(v, n, cap, a) < 0))
 		return -1;
 	/* Further writers of a partly overlapped load (a shared label's are
 	 * its owner's). */
@@ -290,6 +376,9 @@ static int dep_answers(struct wet_thread *t, const struct wet_inst *i, const str
 						       lab->more[r + 3], &a) < 0 ||
 					     push_ans(v, n, cap, a) < 0))
 			return -1;
+	/* the site said another thread: its row must be there and come first */
+	if (xfirst && (*n == before || (*v)[before].status != WET_DEP_OTHER_THREAD))
+		return -1;
 	return 0;
 }
 
@@ -422,7 +511,8 @@ static int slice_backward(struct wet_thread *t, struct inst_set *set, const stru
 		if (na < 0)
 			goto out;
 		for (int j = 0; j < na; j++) {
-			if (a[j].status == WET_DEP_IS_UNKNOWN)
+			if (a[j].status == WET_DEP_IS_UNKNOWN ||
+			    a[j].status == WET_DEP_OTHER_THREAD)
 				(*unknown)++;
 			if (a[j].status != WET_DEP_FOUND)
 				continue;

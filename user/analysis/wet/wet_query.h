@@ -72,11 +72,19 @@ int wet_gap_after(const struct wet_thread *t, uint64_t ts);
 
 struct wet_dep_ans {
 	uint8_t kind;	/* enum wet_dep_kind */
-	uint8_t status; /* WET_DEP_FOUND, or the def is NONE / UNKNOWN */
+	uint8_t status; /* WET_DEP_FOUND, OTHER_THREAD, or the def is NONE / UNKNOWN */
 	uint16_t op;
-	struct wet_inst def; /* FOUND: ts filled */
+	struct wet_inst def; /* FOUND: ts filled; OTHER_THREAD: ts only (its thread's) */
+	/* OTHER_THREAD: the storing thread, its function id and the store's
+	 * statement index in that function's TU (wet_build.h WET_DEF_XTHREAD) */
+	uint32_t x_tid, x_fid, x_stmt;
 };
-enum { WET_DEP_FOUND = 0, WET_DEP_IS_NONE = 1, WET_DEP_IS_UNKNOWN = 2 };
+enum {
+	WET_DEP_FOUND = 0,
+	WET_DEP_IS_NONE = 1,
+	WET_DEP_IS_UNKNOWN = 2,
+	WET_DEP_OTHER_THREAD = 3, /* a store of another thread, proven the last */
+};
 
 /* The dependences of instance i (data, then control), into a malloc'd
  * array: their count, or -1 on error. */

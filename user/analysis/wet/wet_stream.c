@@ -44,6 +44,10 @@ static int open_segment(struct wet_stream *s, uint32_t k)
 {
 	if (s->open == k)
 		return 0;
+	if (s->lazy && wet_stream_materialize(s) < 0)
+		return -1;
+	if (k >= s->nsegs)
+		return -1;
 	if (close_open(s) < 0)
 		return -1;
 	if (!s->st && !(s->st = calloc(1, sizeof(*s->st))))
@@ -151,7 +155,7 @@ int wet_stream_get(struct wet_stream *s, uint64_t i, uint64_t *x)
 	struct wet_seg *seg;
 	uint32_t target;
 
-	if (i >= s->count)
+	if (i >= s->count || wet_stream_materialize(s) < 0)
 		return -1;
 	if (open_segment(s, (uint32_t)(i / s->seg_len)) < 0)
 		return -1;

@@ -67,6 +67,10 @@ struct wet_stream {
 	 * 10^5 streams, nearly all closed: 152 bytes each saved). */
 	struct wet_state *st;
 	uint32_t open; /* the segment whose state is in st, or UINT32_MAX */
+	/* Not parsed yet (wet_stream_parse_bare_lazy): its bare bytes, the
+	 * caller's, parsed on the first read; count is already known. */
+	const uint8_t *lazy;
+	size_t lazy_len;
 };
 
 struct wet_builder {
@@ -120,6 +124,12 @@ struct wet_stream *wet_stream_parse(const uint8_t *buf, size_t len, char *err, s
  * and index as wet_stream_parse does. */
 size_t wet_stream_serialize_bare(struct wet_stream *s, uint8_t **out);
 struct wet_stream *wet_stream_parse_bare(const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* The bare form's count only; the rest is parsed (and checked as above)
+ * when the stream is first read, so a reader of many streams pays for the
+ * ones it reads.  buf must outlive the stream.  A damaged stream then
+ * fails that read (-1), not the parse. */
+struct wet_stream *wet_stream_parse_bare_lazy(const uint8_t *buf, size_t len, char *err,
+					      size_t errlen);
 /* Walk every segment to its start and back; 0 when every code decodes and
  * each segment's start state is the empty one, else -1 with a reason. */
 int wet_stream_verify(struct wet_stream *s, char *err, size_t errlen);

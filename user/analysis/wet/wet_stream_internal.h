@@ -17,6 +17,9 @@
 size_t wet_seg_serial_size(const struct wet_seg *seg);
 /* Walk the cursor of an open segment to its start.  0, or -1 (damaged). */
 int wet_seg_rewind(const struct wet_method *m, struct wet_seg *seg, struct wet_state *st);
+/* Parse a lazily read stream now (wet_stream_parse_bare_lazy); 0 when
+ * parsed (or never lazy), -1 when its bytes are damaged. */
+int wet_stream_materialize(struct wet_stream *s);
 /* Open segment k of s and rewind it.  0, or -1. */
 int wet_stream_park(struct wet_stream *s, uint32_t k);
 

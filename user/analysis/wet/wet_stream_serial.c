@@ -144,6 +144,8 @@ static size_t serialize(struct wet_stream *s, uint8_t **out, int bare)
 	uint32_t crc;
 
 	*out = NULL;
+	if (wet_stream_materialize(s) < 0)
+		return 0;
 	if (park(s) < 0)
 		return 0;
 	put_stream(&k, s, bare);
@@ -363,6 +365,43 @@ struct wet_stream *wet_stream_parse_bare(const uint8_t *buf, size_t len, char *e
 	return parse_segments(&r, 0, seg_len, 0);
 }
 
+struct wet_stream *wet_stream_parse_bare_lazy(const uint8_t *buf, size_t len, char *err,
+					      size_t errlen)
+{
+	struct source r = {buf, buf + len, err, errlen};
+	uint64_t count;
+	struct wet_stream *s;
+
+	if (get_varint(&r, &count, "count") < 0)
+		return NULL;
+	if (!(s = calloc(1, sizeof(*s)))) {
+		fail(&r, "out of memory");
+		return NULL;
+	}
+	s->count = count;
+	s->open = UINT32_MAX;
+	s->lazy = buf;
+	s->lazy_len = len;
+	return s;
+}
+
+int wet_stream_materialize(struct wet_stream *s)
+{
+	char why[160];
+	struct wet_stream *p;
+
+	if (!s->lazy)
+		return 0;
+	p = wet_stream_parse_bare(s->lazy, s->lazy_len, why, sizeof(why));
+	if (!p || p->count != s->count) {
+		wet_stream_free(p);
+		return -1;
+	}
+	*s = *p; /* lazy now NULL */
+	free(p);
+	return 0;
+}
+
 /* --- the full check ------------------------------------------------------ */
 
 static int all_zero(const uint64_t *v, size_t n)
@@ -412,6 +451,8 @@ static int verify_segment(struct wet_stream *s, uint32_t k, char *err, size_t er
 
 int wet_stream_verify(struct wet_stream *s, char *err, size_t errlen)
 {
+	if (wet_stream_materialize(s) < 0)
+		return snprintf(err, errlen, "damaged stream"), -1;
 	for (uint32_t k = 0; k < s->nsegs; k++) {
 		if (s->segs[k].count == 0)
 			return snprintf(err, errlen, "segment %u is empty", k), -1;

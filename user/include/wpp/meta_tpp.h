@@ -13,8 +13,19 @@
  *   c <  nslots              the counted path whose rec value sum is c
  *   c == nslots              the cold counter
  *   c == nslots + 1 + k      obvious path k's defining edge
+ *   nslots + 1 + nobvious <= c < 2 nslots + 1 + nobvious
+ *                            a poison slot: a cold path that reached a
+ *                            recording point (counted with the cold
+ *                            counter; plans with cold edges only)
  * and of a function counted plainly (WPP_TPP_HOW_PLAIN: the profile was
- * stale for it) the Ball-Larus path id, as in WPP_MODE_COUNTS.
+ * stale for it) the Ball-Larus path id, as in WPP_MODE_COUNTS.  A plan
+ * function whose counters would not fit the array (WPP_TPP_HOW_SPLIT)
+ * counts its paths in the hash and its cold counter and edge counters in
+ * the array, numbered so they do not meet: its counter c stands for the
+ * counter c' above with
+ *   c' = c + nslots              for c <= nobvious (the array: cold, edges)
+ *   c' = c - (1 + nobvious)      else (the hash: slots, and nslots again
+ *                                for the cold paths it counts)
  *
  * Tables:
  *   funcs    one per function, in the blob's function order
@@ -45,6 +56,7 @@ struct wpp_meta_tpp_header {
 enum wpp_tpp_how {
 	WPP_TPP_HOW_PLAN = 1,  /* counted by its plan */
 	WPP_TPP_HOW_PLAIN = 2, /* stale profile: Ball-Larus counting */
+	WPP_TPP_HOW_SPLIT = 3, /* counted by its plan, paths hashed, edges in the array */
 };
 
 struct wpp_meta_tpp_func {

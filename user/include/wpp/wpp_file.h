@@ -386,4 +386,8 @@ struct wpp_chunk_counts {
 	/* struct wpp_count counts[ncounts] follow */
 };
 
+/* A file that may hold BATCH_Z chunks coded with LZ4 (word_codec.h, codec
+ * 3): version 2 readers refuse it rather than lose those chunks' words. */
+#define WPP_FILE_VERSION_BATCH_LZ4 3u
+
 #endif
