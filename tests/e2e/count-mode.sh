@@ -99,15 +99,16 @@ if nm "$WORK/count_mix/count/prog" | grep -q "__wpp_cursor\|__wpp_flush$"; then
 else
 	pass "count_mix's count build has no record sequence (no __wpp_cursor, no __wpp_flush)"
 fi
-# The hash was used where a function has too many paths for an array, and
-# never through a lazily bound PLT entry: its preserve_most callers keep
-# values in registers the resolver clobbers (r10: xz decoded garbage).
-if objdump -d "$WORK/count_mix/count/prog" | grep -q "call.*<__wpp_count_hash@plt>"; then
-	fail "count_mix calls __wpp_count_hash through the PLT"
-elif nm "$WORK/count_mix/count/prog" | grep -q " U __wpp_count_hash"; then
-	pass "count_mix counts its 2^31-path function in the runtime's hash (through the GOT)"
+# The hash (behind its path cache) was used where a function has too many
+# paths for an array, and never through a lazily bound PLT entry: its
+# preserve_most callers keep values in registers the resolver clobbers
+# (r10: xz decoded garbage).
+if objdump -d "$WORK/count_mix/count/prog" | grep -qE "call.*<__wpp_count_(hash|cache_miss)@plt>"; then
+	fail "count_mix calls __wpp_count_hash or __wpp_count_cache_miss through the PLT"
+elif nm "$WORK/count_mix/count/prog" | grep -q " U __wpp_count_cache_miss"; then
+	pass "count_mix counts its 2^31-path function in a path cache and the hash (through the GOT)"
 else
-	fail "count_mix does not call __wpp_count_hash"
+	fail "count_mix does not call __wpp_count_cache_miss"
 fi
 
 # A shared library in count mode under a paths-mode main program (modes mix
@@ -131,16 +132,21 @@ else
 fi
 
 # -O0, the static runtime, and every function counted through the hash
-# (WPP_COUNT_ARRAY_MAX_PATHS=0: no array ranges at all).
-for variant in O0:-O0:1 static:-fwpp-static-rt:1 allhash:-O2:0; do
-	IFS=: read -r tag flag arrays <<<"$variant"
+# (WPP_COUNT_ARRAY_MAX_PATHS=0: no array ranges at all) behind a path
+# cache of the default size, of 2 pairs (most paths lose their pair to
+# another: the hash behind it counts them) and of none (the plain hash
+# probe).
+for variant in O0:-O0:1: static:-fwpp-static-rt:1: allhash:-O2:0: allhash-2pairs:-O2:0:2 \
+	allhash-nocache:-O2:0:0; do
+	IFS=: read -r tag flag arrays pairs <<<"$variant"
 	d=$WORK/variant-$tag
 	mkdir -p "$d"
 	for mode in paths count; do
 		max=
 		[ "$arrays" = 0 ] && [ $mode = count ] && max=0
-		WPP_COUNT_ARRAY_MAX_PATHS=$max "$WPPCC" $flag -g -pthread -I"$CORPUS" -fwpp-mode=$mode -o "$d/$mode" \
-			"$COUNT_SRC/count_mix.c" || fail "$tag: $mode build"
+		WPP_COUNT_ARRAY_MAX_PATHS=$max WPP_COUNT_CACHE_PAIRS=$pairs "$WPPCC" $flag -g -pthread \
+			-I"$CORPUS" -fwpp-mode=$mode -o "$d/$mode" "$COUNT_SRC/count_mix.c" ||
+			fail "$tag: $mode build"
 		(cd "$d" && "$WPPTRACE" record -q -o $mode.wpp -- ./$mode >$mode.out 2>&1) ||
 			fail "$tag: $mode record"
 		paths_of "$d/$mode.wpp"

@@ -43,8 +43,20 @@ static int add(struct count_snapshot *s, uint32_t fid, uint64_t id, uint64_t cou
  * tabs[f] is NULL for a function that counts by Ball-Larus id, else
  * [first[f + 1] - first[f]] Ball-Larus ids, one per PPP slot.  (Per
  * function: the unit's other functions may own up to 2^29 slots each.) */
+/* The slots of function f's range before its path cache (cached[f]: log2
+ * of its pairs, 0 none), or UINT64_MAX when the cache does not fit the
+ * range (never so from the pass: a hostile layout). */
+static uint64_t before_cache(const uint64_t *first, const uint8_t *cached, uint32_t f)
+{
+	uint64_t n = first[f + 1] - first[f];
+	if (!cached || !cached[f])
+		return n;
+	uint64_t c = cached[f] < 40 ? UINT64_C(2) << cached[f] : UINT64_MAX;
+	return c <= n ? n - c : UINT64_MAX;
+}
+
 static int read_ppp_tables(int fd, const struct wpp_count_desc *d, const uint64_t *first,
-			   uint64_t ***out)
+			   const uint8_t *cached, uint64_t ***out)
 {
 	uint64_t *addrs = malloc(((size_t)d->nfuncs + 1) * sizeof(*addrs));
 	uint64_t **tabs = calloc((size_t)d->nfuncs + 1, sizeof(*tabs));
@@ -56,7 +68,7 @@ static int read_ppp_tables(int fd, const struct wpp_count_desc *d, const uint64_
 			   (uint64_t)(uintptr_t)d->ppp_slots)))
 		goto out;
 	for (uint32_t f = 0; f < d->nfuncs; f++) {
-		uint64_t n = first[f + 1] - first[f];
+		uint64_t n = before_cache(first, cached, f);
 		if (!addrs[f] || !n)
 			continue;
 		/* the pass bounds an interval by WPP_PPP_MAX_INTERVAL */
@@ -129,23 +141,29 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 {
 	struct wpp_count_desc d = {0};
 	uint64_t fid_base, *first = NULL, *buf = NULL, **tabs = NULL;
+	uint8_t *cached = NULL;
 	int err;
 
 	/* a counting unit's descriptor ends before ppp_slots */
 	if ((err = read_at(fd, &d, WPP_COUNT_DESC_V1_SIZE, a->desc)))
 		return err;
-	if ((d.abi_version != WPP_ABI_VERSION && d.abi_version != WPP_COUNT_DESC_PPP) ||
+	if ((d.abi_version != WPP_ABI_VERSION && d.abi_version != WPP_COUNT_DESC_PPP &&
+	     d.abi_version != WPP_COUNT_DESC_CACHED) ||
 	    d.nfuncs > MAX_FUNCS || d.nslots > MAX_SLOTS)
 		return -EPROTO;
-	if (d.abi_version == WPP_COUNT_DESC_PPP &&
-	    (err =
-		 read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots), a->desc + WPP_COUNT_DESC_V1_SIZE)))
+	int v2 = d.abi_version != WPP_ABI_VERSION;
+	if (v2 && (err = read_at(fd, &d.ppp_slots, sizeof(d.ppp_slots),
+				 a->desc + WPP_COUNT_DESC_V1_SIZE)))
+		return err;
+	if (d.abi_version == WPP_COUNT_DESC_CACHED &&
+	    (err = read_at(fd, &d.cached, sizeof(d.cached), a->desc + WPP_COUNT_DESC_V2_SIZE)))
 		return err;
 	if ((err = read_at(fd, &fid_base, sizeof(fid_base), (uint64_t)(uintptr_t)d.fid_base_slot)))
 		return err;
 	first = malloc(((size_t)d.nfuncs + 1) * sizeof(*first));
 	buf = malloc(CHUNK * sizeof(*buf));
-	if (!first || !buf) {
+	cached = d.cached ? calloc((size_t)d.nfuncs + 1, 1) : NULL;
+	if (!first || !buf || (d.cached && !cached)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -157,7 +175,14 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			err = -EPROTO;
 			goto out;
 		}
-	if (d.abi_version == WPP_COUNT_DESC_PPP && (err = read_ppp_tables(fd, &d, first, &tabs)))
+	if (cached && (err = read_at(fd, cached, d.nfuncs, (uint64_t)(uintptr_t)d.cached)))
+		goto out;
+	for (uint32_t f = 0; cached && f < d.nfuncs; f++)
+		if (before_cache(first, cached, f) == UINT64_MAX) {
+			err = -EPROTO;
+			goto out;
+		}
+	if (v2 && d.ppp_slots && (err = read_ppp_tables(fd, &d, first, cached, &tabs)))
 		goto out;
 	uint32_t fid0 = wpp_word_fid(fid_base);
 	uint32_t f = 0;
@@ -178,8 +203,24 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 			if (f == d.nfuncs) /* cannot happen: first[nfuncs] == nslots here */
 				break;
 			uint32_t fid = fid0 == WPP_FID_UNREGISTERED ? fid0 : fid0 + f;
-			uint64_t rel = slot - first[f];
-			uint64_t id = tabs && tabs[f] ? tabs[f][rel] : rel;
+			uint64_t rel = slot - first[f], id;
+			uint64_t plain = before_cache(first, cached, f);
+			if (rel >= plain) {
+				/* the path cache: keys (id + 1), then their
+				 * counts, a count's key npairs slots back, read
+				 * where a count is */
+				uint64_t npairs = (uint64_t)1 << cached[f];
+				if (rel - plain < npairs)
+					continue; /* a key */
+				if (k >= npairs)
+					id = buf[k - npairs];
+				else if ((err = read_at(fd, &id, 8, a->base + (slot - npairs) * 8)))
+					goto out;
+				if (!id--)
+					continue;
+			} else {
+				id = tabs && tabs[f] ? tabs[f][rel] : rel;
+			}
 			if (id > WPP_WIDE_PATH_LIMIT - 1)
 				continue; /* a hole (never counted into) or garbage */
 			if ((err = add(s, fid, id, buf[k])))
@@ -189,6 +230,7 @@ static int read_array(int fd, struct rt_count_pages *pages, const struct wpp_cou
 out:
 	free(first);
 	free(buf);
+	free(cached);
 	free_ppp_tables(tabs, d.nfuncs);
 	return err;
 }

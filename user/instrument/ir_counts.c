@@ -151,15 +151,18 @@ static LLVMValueRef build_probe_helper(struct wpp_counts *k)
 	return f;
 }
 
-/* __wpp_ppp_count(base, first, table, interval, fid_slot, ppp, bl): the
- * path end of trace_abi.h's "Preferential path counting".  Both tests
- * are expected to pass (an interesting path); the residual way is the
- * hashed function's path end. */
+/* __wpp_ppp_count(base, first, table, interval, fid_slot, ppp, bl, keys,
+ * log2): the path end of trace_abi.h's "Preferential path counting".
+ * Both tests are expected to pass (an interesting path); the residual way
+ * is a cached function's path end (key bl + 1) into the function's path
+ * cache at slot keys, of 2^log2 pairs, or, with none (log2 0), the
+ * hashed function's probe.  log2 is a constant: one way is folded away. */
 static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 {
 	struct wpp_probes *p = k->p;
-	LLVMTypeRef params[7] = {p->ptr, p->i64, p->ptr, p->i64, p->ptr, p->i64, p->i64};
-	k->ppp_fn = LLVMFunctionType(p->voidty, params, 7, 0);
+	LLVMTypeRef params[9] = {p->ptr, p->i64, p->ptr, p->i64, p->ptr,
+				 p->i64, p->i64, p->i64, p->i64};
+	k->ppp_fn = LLVMFunctionType(p->voidty, params, 9, 0);
 	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_ppp_count", k->ppp_fn);
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
 	LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(p->ctx, f, "check");
@@ -169,7 +172,10 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	LLVMValueRef base = LLVMGetParam(f, 0), first = LLVMGetParam(f, 1);
 	LLVMValueRef table = LLVMGetParam(f, 2), interval = LLVMGetParam(f, 3);
 	LLVMValueRef fid_slot = LLVMGetParam(f, 4), ppp = LLVMGetParam(f, 5);
-	LLVMValueRef bl = LLVMGetParam(f, 6);
+	LLVMValueRef bl = LLVMGetParam(f, 6), keys = LLVMGetParam(f, 7);
+	LLVMValueRef log2 = LLVMGetParam(f, 8);
+	LLVMBasicBlockRef cache = LLVMAppendBasicBlockInContext(p->ctx, f, "cache");
+	LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(p->ctx, f, "probe");
 
 	LLVMPositionBuilderAtEnd(b, entry);
 	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, ppp, interval, "in");
@@ -187,12 +193,90 @@ static LLVMValueRef build_ppp_helper(struct wpp_counts *k)
 	LLVMBuildRetVoid(b);
 
 	LLVMPositionBuilderAtEnd(b, resid);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, log2, LLVMConstInt(p->i64, 0, 0), ""), probe,
+			cache);
+
+	LLVMPositionBuilderAtEnd(b, cache);
+	LLVMValueRef key = LLVMBuildAdd(b, bl, LLVMConstInt(p->i64, 1, 0), "key");
+	LLVMValueRef cargs[5] = {base, keys, fid_slot, key, log2};
+	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, cargs, 5, "");
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, probe);
 	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
 	LLVMValueRef args[2] = {fidw, bl};
 	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
 	LLVMBuildRetVoid(b);
 	LLVMDisposeBuilder(b);
 	return f;
+}
+
+/* __wpp_count_cached(base, keys, fid_slot, key, log2): the path end of
+ * trace_abi.h's "A hashed function's path cache", key being id + 1 (a
+ * cached function's register starts one above the path id), the cache
+ * 2^log2 pairs: the pair the key's multiplicative hash names, its key
+ * compared and its count (2^log2 slots on) counted on a hit; anything
+ * else goes to the runtime, which claims the pair or counts in the hash.
+ * log2 is a constant at every call: folded once inlined. */
+static LLVMValueRef build_cache_helper(struct wpp_counts *k)
+{
+	struct wpp_probes *p = k->p;
+	LLVMTypeRef mparams[5] = {p->i64, p->i64, p->ptr, p->i64, p->i64};
+	k->miss_fn = LLVMFunctionType(p->voidty, mparams, 5, 0);
+	LLVMValueRef target = get_or_add_fn(p->mod, WPP_SYM_COUNT_CACHE_MISS, k->miss_fn);
+	LLVMSetFunctionCallConv(target, LLVMPreserveMostCallConv);
+	/* not cold: the paths that lost their pair to another miss every time */
+	k->cache_miss = wpp_probes_got_stub(p, "__wpp_count_cache_miss_stub",
+					    WPP_SYM_COUNT_CACHE_MISS, k->miss_fn, 0);
+	LLVMTypeRef params[5] = {p->ptr, p->i64, p->ptr, p->i64, p->i64};
+	k->cache_fn = LLVMFunctionType(p->voidty, params, 5, 0);
+	LLVMValueRef f = wpp_probes_inline_helper(p, "__wpp_count_cached", k->cache_fn);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(p->ctx, f, "entry");
+	LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(p->ctx, f, "bump");
+	LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(p->ctx, f, "miss");
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
+	LLVMValueRef base = LLVMGetParam(f, 0), keys = LLVMGetParam(f, 1);
+	LLVMValueRef fid_slot = LLVMGetParam(f, 2), key = LLVMGetParam(f, 3);
+	LLVMValueRef log2 = LLVMGetParam(f, 4);
+
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef npairs = LLVMBuildShl(b, LLVMConstInt(p->i64, 1, 0), log2, "npairs");
+	LLVMValueRef h = LLVMBuildMul(b, key, LLVMConstInt(p->i64, WPP_COUNT_HASH_MUL, 0), "");
+	LLVMValueRef shift = LLVMBuildSub(b, LLVMConstInt(p->i64, 64, 0), log2, "");
+	LLVMValueRef pair = LLVMBuildLShr(b, h, shift, "pair");
+	LLVMValueRef at = LLVMBuildAdd(b, pair, keys, "");
+	LLVMValueRef keyp = LLVMBuildInBoundsGEP2(b, p->i64, base, &at, 1, "wpp.key");
+	LLVMValueRef held = LLVMBuildLoad2(b, p->i64, keyp, "held");
+	LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntEQ, held, key, "hit");
+	wpp_probes_branch_weights(p, LLVMBuildCondBr(b, hit, bump, miss), HOT_WEIGHT, COLD_WEIGHT);
+
+	/* base and slot, not addresses: a hit's compare and add address base
+	 * + slot directly (keys and counts apart, so no scaling beyond 8),
+	 * and no address is computed for a miss that does not happen */
+	LLVMPositionBuilderAtEnd(b, bump);
+	wpp_emit_count_array(k, b, base, 0, LLVMBuildAdd(b, at, npairs, ""));
+	LLVMBuildRetVoid(b);
+
+	LLVMPositionBuilderAtEnd(b, miss);
+	LLVMValueRef fidw = LLVMBuildLoad2(b, p->i64, fid_slot, "fidw");
+	LLVMValueRef args[5] = {fidw, key, base, at, npairs};
+	LLVMValueRef call = LLVMBuildCall2(b, k->miss_fn, k->cache_miss, args, 5, "");
+	LLVMSetInstructionCallConv(call, LLVMPreserveMostCallConv);
+	LLVMBuildRetVoid(b);
+	LLVMDisposeBuilder(b);
+	return f;
+}
+
+uint32_t wpp_counts_cache_limit(void)
+{
+	const char *v = getenv("WPP_COUNT_CACHE_PAIRS");
+	if (!v || !*v)
+		return WPP_COUNT_CACHE_PAIRS;
+	unsigned long long n = strtoull(v, NULL, 10);
+	/* a power of two the shift can name; anything else: no caches */
+	if (n < 2 || n > WPP_COUNT_CACHE_MAX_PAIRS || (n & (n - 1)))
+		return 0;
+	return (uint32_t)n;
 }
 
 uint64_t wpp_counts_array_limit(void)
@@ -206,6 +290,7 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 	memset(k, 0, sizeof(*k));
 	k->p = p;
 	k->max_array_paths = wpp_counts_array_limit();
+	k->cache_pairs = wpp_counts_cache_limit();
 	k->tls = LLVMAddGlobal(p->mod, p->ptr, "__wpp_count_tls");
 	LLVMSetLinkage(k->tls, LLVMInternalLinkage);
 	LLVMSetInitializer(k->tls, LLVMConstNull(p->ptr));
@@ -215,9 +300,10 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 	LLVMSetThreadLocal(k->tls, 1);
 	LLVMSetAlignment(k->tls, 8);
 	/* the seventh field (ppp_slots) is read only when abi_version says
-	 * WPP_COUNT_DESC_PPP; a counting unit leaves it NULL */
-	LLVMTypeRef fields[7] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr, p->ptr};
-	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 7, 0),
+	 * WPP_COUNT_DESC_PPP or _CACHED, the eighth (cached) only for
+	 * _CACHED; a counting unit leaves them NULL */
+	LLVMTypeRef fields[8] = {p->i32, p->i32, p->i64, p->ptr, p->ptr, p->ptr, p->ptr, p->ptr};
+	k->desc = LLVMAddGlobal(p->mod, LLVMStructTypeInContext(p->ctx, fields, 8, 0),
 				"__wpp_count_desc");
 	LLVMSetLinkage(k->desc, LLVMPrivateLinkage);
 	LLVMSetAlignment(k->desc, 8);
@@ -241,6 +327,7 @@ void wpp_counts_init(struct wpp_counts *k, struct wpp_probes *p, int ppp)
 	k->probe_helper = build_probe_helper(k);
 	k->base_fn = LLVMFunctionType(p->ptr, NULL, 0, 0);
 	k->base_helper = build_base_helper(k);
+	k->cache_helper = build_cache_helper(k);
 	if (ppp)
 		k->ppp_helper = build_ppp_helper(k);
 }
@@ -249,9 +336,11 @@ void wpp_counts_free(struct wpp_counts *k)
 {
 	free(k->first);
 	free(k->ppp_tables);
+	free(k->cached);
 	k->first = NULL;
 	k->ppp_tables = NULL;
-	k->nfirst = k->cap = k->nppp = 0;
+	k->cached = NULL;
+	k->nfirst = k->cap = k->nppp = k->ncached = 0;
 }
 
 /* Room for one more function; its slot range [at, at + nslots), no table. */
@@ -260,17 +349,22 @@ static uint64_t add_range(struct wpp_counts *k, uint64_t nslots)
 	if (k->nfirst + 2 > k->cap) {
 		uint32_t cap = k->cap ? 2 * k->cap : 64;
 		uint64_t *grown = realloc(k->first, cap * sizeof(*grown));
-		LLVMValueRef *tables = grown ? realloc(k->ppp_tables, cap * sizeof(*tables)) : NULL;
-		if (!grown || !tables)
-			abort(); /* the function is already being rewritten */
-		if (!k->first)
+		if (grown && !k->first)
 			grown[0] = 0;
-		k->first = grown;
-		k->ppp_tables = tables;
+		if (grown)
+			k->first = grown;
+		LLVMValueRef *tables = grown ? realloc(k->ppp_tables, cap * sizeof(*tables)) : NULL;
+		if (tables)
+			k->ppp_tables = tables;
+		uint8_t *cached = tables ? realloc(k->cached, cap) : NULL;
+		if (!cached)
+			abort(); /* the function is already being rewritten */
+		k->cached = cached;
 		k->cap = cap;
 	}
 	uint64_t at = k->first[k->nfirst];
 	k->ppp_tables[k->nfirst] = NULL;
+	k->cached[k->nfirst] = 0;
 	k->first[++k->nfirst] = at + nslots;
 	return at;
 }
@@ -288,11 +382,45 @@ uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths)
 	return hashed ? UINT64_MAX : at;
 }
 
+/* log2 of the pairs of a cache for a function of npaths paths: enough
+ * for them all (2 at least), WPP_COUNT_CACHE_PAIRS at most; 0 when caches
+ * are off or the TU has no room for one after `before` more slots. */
+static unsigned cache_log2(const struct wpp_counts *k, uint64_t npaths, uint64_t before)
+{
+	uint64_t used = k->first ? k->first[k->nfirst] : 0;
+	unsigned log2 = 1;
+	if (!k->cache_pairs)
+		return 0;
+	while ((UINT64_C(1) << log2) < k->cache_pairs && (UINT64_C(1) << log2) < npaths)
+		log2++;
+	uint64_t room = WPP_COUNT_TU_MAX_SLOTS - used;
+	return before <= room && (UINT64_C(2) << log2) <= room - before ? log2 : 0;
+}
+
+uint64_t wpp_counts_add_cached_function(struct wpp_counts *k, unsigned *log2)
+{
+	/* keys, then counts */
+	if (!(*log2 = cache_log2(k, UINT64_MAX, 0)))
+		return UINT64_MAX;
+	uint64_t at = add_range(k, UINT64_C(2) << *log2);
+	k->cached[k->nfirst - 1] = (uint8_t)*log2;
+	k->ncached++;
+	return at;
+}
+
 uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
-				     const uint64_t *slot_bl, LLVMValueRef *table)
+				     const uint64_t *slot_bl, LLVMValueRef *table, uint64_t npaths,
+				     uint64_t *keys, unsigned *log2)
 {
 	struct wpp_probes *p = k->p;
-	uint64_t at = add_range(k, interval);
+	/* the residual paths' cache after the interval */
+	*log2 = cache_log2(k, npaths, interval);
+	uint64_t at = add_range(k, interval + (*log2 ? UINT64_C(2) << *log2 : 0));
+	*keys = at + interval;
+	if (*log2) {
+		k->cached[k->nfirst - 1] = (uint8_t)*log2;
+		k->ncached++;
+	}
 	LLVMValueRef *vals = malloc(((size_t)interval + 1) * sizeof(*vals));
 	if (!vals)
 		abort();
@@ -340,16 +468,29 @@ void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fi
 	LLVMBuildCall2(b, k->hash_fn, k->probe_helper, args, 2, "");
 }
 
+void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t keys,
+			   unsigned log2, LLVMValueRef fid_slot, LLVMValueRef key)
+{
+	LLVMValueRef args[5] = {base, LLVMConstInt(k->p->i64, keys, 0), fid_slot, key,
+				LLVMConstInt(k->p->i64, log2, 0)};
+	LLVMBuildCall2(b, k->cache_fn, k->cache_helper, args, 5, "");
+}
+
 void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
-			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
-			LLVMValueRef ppp, LLVMValueRef bl)
+			LLVMValueRef table, uint64_t interval, uint64_t keys, unsigned log2,
+			LLVMValueRef fid_slot, LLVMValueRef ppp, LLVMValueRef bl)
 {
 	struct wpp_probes *p = k->p;
-	LLVMValueRef args[7] = {base,	  LLVMConstInt(p->i64, first, 0),
-				table,	  LLVMConstInt(p->i64, interval, 0),
-				fid_slot, ppp,
-				bl};
-	LLVMBuildCall2(b, k->ppp_fn, k->ppp_helper, args, 7, "");
+	LLVMValueRef args[9] = {base,
+				LLVMConstInt(p->i64, first, 0),
+				table,
+				LLVMConstInt(p->i64, interval, 0),
+				fid_slot,
+				ppp,
+				bl,
+				LLVMConstInt(p->i64, keys, 0),
+				LLVMConstInt(p->i64, log2, 0)};
+	LLVMBuildCall2(b, k->ppp_fn, k->ppp_helper, args, 9, "");
 }
 
 void wpp_counts_finish(struct wpp_counts *k)
@@ -385,14 +526,27 @@ void wpp_counts_finish(struct wpp_counts *k)
 		LLVMSetGlobalConstant(tables, 1);
 		LLVMSetAlignment(tables, 8);
 	}
-	LLVMValueRef fields[7] = {
-	    LLVMConstInt(p->i32, k->nppp ? WPP_COUNT_DESC_PPP : WPP_ABI_VERSION, 0),
+	/* path caches: one flag per function */
+	LLVMValueRef cached = LLVMConstNull(p->ptr);
+	if (k->ncached) {
+		LLVMValueRef carr = LLVMConstStringInContext(p->ctx, (const char *)k->cached, n, 1);
+		cached = LLVMAddGlobal(p->mod, LLVMTypeOf(carr), "__wpp_count_cached");
+		LLVMSetLinkage(cached, LLVMPrivateLinkage);
+		LLVMSetInitializer(cached, carr);
+		LLVMSetGlobalConstant(cached, 1);
+	}
+	uint32_t version = k->ncached ? WPP_COUNT_DESC_CACHED
+			   : k->nppp  ? WPP_COUNT_DESC_PPP
+				      : WPP_ABI_VERSION;
+	LLVMValueRef fields[8] = {
+	    LLVMConstInt(p->i32, version, 0),
 	    LLVMConstInt(p->i32, n, 0),
 	    LLVMConstInt(p->i64, k->first ? k->first[n] : 0, 0),
 	    p->fid_base_slot,
 	    first,
 	    LLVMConstNull(p->ptr),
 	    tables,
+	    cached,
 	};
-	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 7, 0));
+	LLVMSetInitializer(k->desc, LLVMConstStructInContext(p->ctx, fields, 8, 0));
 }

@@ -16,6 +16,17 @@
  * __wpp_count_hash through a GOT stub.  The slot ranges are assigned in function order as the
  * functions are instrumented and emitted with the descriptor at the end.
  *
+ * A hashed function first tries its path cache (trace_abi.h, "A hashed
+ * function's path cache"): N keys then N counts in the TU's array, the
+ * pair reached by a multiply and a shift of the key (id + 1: such a
+ * function's register starts one above the path id); a hit is a compare
+ * and one add, as in an array function, and a miss calls
+ * __wpp_count_cache_miss (GOT stub, preserve_most), which claims the pair
+ * or counts in the hash.  A cache costs 2 * WPP_COUNT_CACHE_PAIRS counters
+ * of the TU's budget (none left: the plain hash probe).  A PPP function's
+ * residual paths count in a cache of its own after its interval (sized to
+ * its paths, WPP_COUNT_CACHE_PAIRS at most).
+ *
  * PPP mode (trace_abi.h, "Preferential path counting") adds functions
  * whose range is indexed by their PPP id: a path end checks the PPP id
  * against the interval and the slot table (a constant global per
@@ -36,12 +47,15 @@ struct wpp_counts {
 	LLVMValueRef tls;  /* internal thread_local ptr: this thread's array */
 	LLVMValueRef desc; /* struct wpp_count_desc, initialized at the end */
 	LLVMValueRef base_helper, alloc, hash, probe_helper, self;
-	LLVMValueRef ppp_helper; /* PPP mode only */
-	LLVMTypeRef base_fn, alloc_fn, hash_fn, ppp_fn;
+	LLVMValueRef ppp_helper;	       /* PPP mode only */
+	LLVMValueRef cache_helper, cache_miss; /* built on the first cache */
+	LLVMTypeRef base_fn, alloc_fn, hash_fn, ppp_fn, cache_fn, miss_fn;
 	uint64_t *first;	  /* per local index: first slot; [n] = total */
 	LLVMValueRef *ppp_tables; /* per local index: slot table or NULL */
-	uint32_t nfirst, cap, nppp;
+	uint8_t *cached;	  /* per local index: its range is a path cache */
+	uint32_t nfirst, cap, nppp, ncached;
 	uint64_t max_array_paths; /* more paths than this: the hash */
+	uint32_t cache_pairs;	  /* per cached function; 0: no caches */
 };
 
 /* ppp: the unit is built with -fwpp-mode=ppp. */
@@ -60,11 +74,23 @@ int wpp_counts_would_hash(const struct wpp_counts *k, uint64_t npaths);
  * slot, or UINT64_MAX when it counts through the hash
  * (wpp_counts_would_hash). */
 uint64_t wpp_counts_add_function(struct wpp_counts *k, uint64_t npaths);
+/* Pairs of a path cache: WPP_COUNT_CACHE_PAIRS, or the environment's
+ * WPP_COUNT_CACHE_PAIRS=N (a power of two up to
+ * WPP_COUNT_CACHE_MAX_PAIRS; 0: no caches) for measurements. */
+uint32_t wpp_counts_cache_limit(void);
+/* The next function counts through the hash with a path cache in front:
+ * the cache's first slot (its keys; the counts follow) and in *log2 the
+ * log2 of its pairs, or UINT64_MAX when caches are off or the TU has no
+ * room left (nothing added then: add it as a hashed function). */
+uint64_t wpp_counts_add_cached_function(struct wpp_counts *k, unsigned *log2);
 /* The next function counts preferentially (ppp_plan.h): interval slots,
- * and its slot table slot_bl[interval] (returned in *table).  Its first
- * slot. */
+ * and its slot table slot_bl[interval] (returned in *table), then a path
+ * cache for its residual paths (of npaths paths at most) at *keys, of
+ * 2^*log2 pairs (*log2 0: none, the residual paths probe the hash).  Its
+ * first slot. */
 uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
-				     const uint64_t *slot_bl, LLVMValueRef *table);
+				     const uint64_t *slot_bl, LLVMValueRef *table, uint64_t npaths,
+				     uint64_t *keys, unsigned *log2);
 
 /* In the function's entry: this thread's array of the TU (allocated on the
  * thread's first use). */
@@ -78,12 +104,18 @@ void wpp_emit_count_array_add(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueR
 /* A path end of a hashed function. */
 void wpp_emit_count_hash(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef fidw,
 			 LLVMValueRef id);
+/* A path end of a hashed function with a path cache at slot keys
+ * (wpp_counts_add_cached_function): key is the path id + 1; a miss loads
+ * the fid word from fid_slot (wpp_fid_slot_global). */
+void wpp_emit_count_cached(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t keys,
+			   unsigned log2, LLVMValueRef fid_slot, LLVMValueRef key);
 /* A path end of a preferentially numbered function: base[first + ppp] += 1
- * when table[ppp] is bl (ppp below interval), else bl into the hash under
+ * when table[ppp] is bl (ppp below interval), else bl into its path cache
+ * (keys, log2: wpp_counts_add_ppp_function) or, with none, the hash under
  * the fid word held in fid_slot. */
 void wpp_emit_count_ppp(struct wpp_counts *k, LLVMBuilderRef b, LLVMValueRef base, uint64_t first,
-			LLVMValueRef table, uint64_t interval, LLVMValueRef fid_slot,
-			LLVMValueRef ppp, LLVMValueRef bl);
+			LLVMValueRef table, uint64_t interval, uint64_t keys, unsigned log2,
+			LLVMValueRef fid_slot, LLVMValueRef ppp, LLVMValueRef bl);
 
 /* The descriptor's contents, once every function is instrumented
  * (nfuncs = the functions added). */

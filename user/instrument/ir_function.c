@@ -71,6 +71,9 @@ struct fn_emit {
 	struct wpp_counts *counts;
 	LLVMValueRef count_base;
 	uint64_t count_first;
+	int count_cached;    /* hashed, with a path cache at count_first */
+	uint64_t count_keys; /* its path cache's keys (PPP: its residual paths') */
+	unsigned count_log2; /* log2 of the cache's pairs, 0: none */
 	/* PPP: the second register, its increments per DAG edge (NULL: the
 	 * function counts by Ball-Larus id), its slot table and interval, and
 	 * the fid slot its residual paths load */
@@ -146,7 +149,9 @@ static void emit_restart(struct fn_emit *x, struct incs inc)
 		emit_add(x, inc); /* the ENTRY->v edge's op: SET, or nothing */
 		return;
 	}
-	LLVMValueRef v = x->counts ? k64(x, inc.bl) /* counting: the id alone */
+	/* counting: the id alone (one above it where a path cache's key is
+	 * id + 1, so the path end has its key for nothing) */
+	LLVMValueRef v = x->counts ? k64(x, inc.bl + (x->count_cached ? 1 : 0))
 			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc.bl)
 				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc.bl), "");
 	LLVMBuildStore(x->b, v, x->reg);
@@ -168,7 +173,11 @@ static void emit_path_end(struct fn_emit *x, struct incs inc, int counts_runs)
 	LLVMValueRef w = slot_plus(x, x->reg, inc.bl);
 	if (x->preg)
 		wpp_emit_count_ppp(x->counts, x->b, x->count_base, x->count_first, x->ppp_table,
-				   x->ppp_interval, x->fid_slot, slot_plus(x, x->preg, inc.ppp), w);
+				   x->ppp_interval, x->count_keys, x->count_log2, x->fid_slot,
+				   slot_plus(x, x->preg, inc.ppp), w);
+	else if (x->count_cached)
+		wpp_emit_count_cached(x->counts, x->b, x->count_base, x->count_keys, x->count_log2,
+				      x->fid_slot, w);
 	else if (x->counts && x->count_first == UINT64_MAX)
 		wpp_emit_count_hash(x->counts, x->b, x->fidw, w);
 	else if (x->counts)
@@ -216,8 +225,8 @@ struct edge_code {
 	struct incs restart_inc;
 };
 
-/* Counting mode's function entry: the thread's array (array functions) or
- * the fid word (hashed ones).  After the entry block's allocas: the array
+/* Counting mode's function entry: the thread's array (array functions,
+ * cached ones) or the fid word (hashed ones).  After the entry block's allocas: the array
  * load becomes a branch once inlined, and allocas must stay in the entry
  * block to remain static.  Returns the instruction it went before. */
 static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
@@ -230,7 +239,8 @@ static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
 		x->fidw = wpp_emit_fid_word(x->p, x->b, local_index);
 	if (x->count_first != UINT64_MAX)
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
-	if (x->pinc) /* residual paths load it, interesting ones never do */
+	/* residual paths and cache misses load it, PPP and cache hits never do */
+	if (x->pinc || x->count_cached)
 		x->fid_slot = wpp_fid_slot_global(x->p, local_index);
 	return at;
 }
@@ -700,8 +710,9 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	}
 	/* From here on the function is modified; no failure exits. */
 	if (x.counts && plan.how == WPP_PPP_ARRAY) {
-		x.count_first = wpp_counts_add_ppp_function(x.counts, plan.interval, plan.slot_bl,
-							    &x.ppp_table);
+		x.count_first =
+		    wpp_counts_add_ppp_function(x.counts, plan.interval, plan.slot_bl, &x.ppp_table,
+						d.npaths, &x.count_keys, &x.count_log2);
 		x.pinc = plan.inc;
 		x.ppp_interval = plan.interval;
 	} else if (x.counts && tpp.active) {
@@ -711,6 +722,11 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.count_first =
 		    wpp_counts_add_function(x.counts, tpp_split ? 1 + (uint64_t)tpp.plan.nobvious
 								: wpp_ir_tpp_ncounters(&tpp));
+	} else if (x.counts && wpp_counts_would_hash(x.counts, d.npaths) &&
+		   (x.count_first = wpp_counts_add_cached_function(x.counts, &x.count_log2)) !=
+		       UINT64_MAX) {
+		x.count_cached = 1;
+		x.count_keys = x.count_first;
 	} else if (x.counts) {
 		x.count_first = wpp_counts_add_function(x.counts, d.npaths);
 	}

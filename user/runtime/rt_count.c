@@ -20,6 +20,9 @@
  *
  * Signals: a handler may count on the thread it interrupts.  Array counts
  * are single adds to memory; a drain takes each counter with an exchange.
+ * A path cache's key is claimed with one compare-exchange and
+ * never changes after, so the inline compare and add stay right whatever
+ * a handler claims in between.
  * The hash is never entered twice: while its owner is inside it (`busy`), a
  * handler's count is written to its own signal level as a record instead,
  * which readers add up the same way.  Allocation blocks signals.
@@ -263,7 +266,8 @@ static uint64_t *alloc_locked(struct wpp_count_desc *desc, uint64_t **slot)
 	struct rt_count_thread *ct;
 	uint64_t *base = NULL;
 
-	if (desc->abi_version != WPP_ABI_VERSION && desc->abi_version != WPP_COUNT_DESC_PPP)
+	if (desc->abi_version != WPP_ABI_VERSION && desc->abi_version != WPP_COUNT_DESC_PPP &&
+	    desc->abi_version != WPP_COUNT_DESC_CACHED)
 		return spill_array(desc);
 	if (!(ct = thread_state()))
 		return spill_array(desc);
@@ -354,6 +358,15 @@ __attribute__((visibility("default"), preserve_most)) void __wpp_count_hash(uint
 			return;
 	}
 	count_slow(fidw, id);
+}
+
+/* A path cache's miss (trace_abi.h, "A hashed function's path cache"):
+ * claim the pair, or count in the hash.  preserve_most, as the hash. */
+__attribute__((visibility("default"), preserve_most)) void
+__wpp_count_cache_miss(uint64_t fidw, uint64_t key, uint64_t *base, uint64_t slot, uint64_t pairs)
+{
+	if (!rt_count_cache_claim(&base[slot], &base[slot + pairs], key))
+		__wpp_count_hash(fidw, key - 1);
 }
 
 /* ---- lifecycle (rt_lifecycle.c, rt_buffers.c) ---- */

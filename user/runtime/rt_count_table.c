@@ -93,14 +93,40 @@ void rt_count_table_clear(struct rt_count_table *t)
 	t->used = 0;
 }
 
+/* A path cache in [first, end): keys, then as many counts; each count
+ * to its key's path.  A key is written (claimed) before its
+ * first count, so a count taken here always has its key; the key half is
+ * read only where a count is. */
+static void drain_cache(uint64_t *base, uint64_t first, uint64_t end, uint64_t fidw,
+			rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
+			void *arg)
+{
+	uint64_t n = (end - first) / 2, from = first + n;
+	for (uint64_t s = from; s < end; s++) {
+		if (touched && (s == from || s % RT_COUNT_PAGE_SLOTS == 0)) {
+			const uint64_t *t = touched(touched_ctx, &base[s], &base[end]);
+			if ((s = (uint64_t)(t - base)) >= end)
+				break;
+		}
+		if (!base[s])
+			continue;
+		uint64_t c = __atomic_exchange_n(&base[s], 0, __ATOMIC_ACQ_REL);
+		uint64_t key = __atomic_load_n(&base[s - n], __ATOMIC_ACQUIRE);
+		if (c && key)
+			sink(fidw, key - 1, c, arg);
+	}
+}
+
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
 			  rt_count_touched_fn touched, void *touched_ctx, rt_count_sink sink,
 			  void *arg)
 {
 	uint64_t fid_base = *desc->fid_base_slot;
 	uint64_t unregistered = (uint64_t)WPP_FID_UNREGISTERED << WPP_FID_SHIFT;
-	const uint64_t *const *tables =
-	    desc->abi_version == WPP_COUNT_DESC_PPP ? desc->ppp_slots : NULL;
+	int v2 =
+	    desc->abi_version == WPP_COUNT_DESC_PPP || desc->abi_version == WPP_COUNT_DESC_CACHED;
+	const uint64_t *const *tables = v2 ? desc->ppp_slots : NULL;
+	const uint8_t *cached = desc->abi_version == WPP_COUNT_DESC_CACHED ? desc->cached : NULL;
 	for (uint32_t f = 0; f < desc->nfuncs; f++) {
 		uint64_t fidw = fid_base == unregistered
 				    ? unregistered
@@ -108,6 +134,14 @@ void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,
 		/* a preferentially numbered function's slots are PPP ids */
 		const uint64_t *path_of = tables ? tables[f] : NULL;
 		uint64_t end = desc->first[f + 1];
+		/* a path cache takes the range's last 2 * 2^cached[f] slots */
+		if (cached && cached[f]) {
+			uint64_t n = cached[f] < 40 ? UINT64_C(2) << cached[f] : UINT64_MAX;
+			if (n > end - desc->first[f])
+				continue; /* not a layout the pass makes */
+			drain_cache(base, end - n, end, fidw, touched, touched_ctx, sink, arg);
+			end -= n;
+		}
 		for (uint64_t s = desc->first[f]; s < end; s++) {
 			/* pages never written hold no count: skip them unread
 			 * (reading would map them) */

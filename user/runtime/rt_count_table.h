@@ -6,6 +6,7 @@
  *
  *  - the open-addressing hash of (fid word, path id) -> count that functions
  *    with too many paths for an array range count in (one per thread);
+ *  - a hashed function's path cache in the array: claiming a pair;
  *  - draining a thread's array of a TU, or its hash, into path counts;
  *  - encoding one path count as trace words: the path record (narrow word,
  *    or [WIDE_PATH ctrl, id | mark] when the id needs more than 40 bits)
@@ -67,6 +68,21 @@ static inline int rt_count_table_bump(struct rt_count_table *t, uint64_t fidw, u
 	}
 }
 
+/* A path cache's miss (trace_abi.h, "A hashed function's path cache"):
+ * *keyp is the key slot that key (a path id + 1) hashes to, *countp its
+ * count.  Claims it for key if it is free — one compare-exchange, which a
+ * signal handler on the thread cannot split — and counts there (1), or
+ * leaves it to the path holding it (0: count the path elsewhere). */
+static inline int rt_count_cache_claim(uint64_t *keyp, uint64_t *countp, uint64_t key)
+{
+	uint64_t held = 0;
+	if (!__atomic_compare_exchange_n(keyp, &held, key, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+	    held != key)
+		return 0;
+	__asm__("addq $1, %0" : "+m"(*countp));
+	return 1;
+}
+
 /* Receives drained counts (count >= 1). */
 typedef void (*rt_count_sink)(uint64_t fidw, uint64_t id, uint64_t count, void *arg);
 
@@ -86,7 +102,10 @@ typedef const void *(*rt_count_touched_fn)(void *ctx, const void *from, const vo
  * zeroed as it is taken; fid words come from the TU's registered base
  * (the unregistered fid while it has none).  In a PPP TU (abi_version
  * WPP_COUNT_DESC_PPP) a function with a slot table counts PPP ids: the
- * sink gets the Ball-Larus id the table names for the slot.  touched
+ * sink gets the Ball-Larus id the table names for the slot; in a TU with
+ * path caches (WPP_COUNT_DESC_CACHED) a cached function's range ends in
+ * N = 2^cached[f] keys then N counts, each count going to the path its
+ * key names (the key stays).  touched
  * (NULL: every page) skips the pages of base (page-aligned) that were
  * never written, unread (rt_count_pages.h). */
 void rt_count_array_drain(const struct wpp_count_desc *desc, uint64_t *base,

@@ -49,7 +49,7 @@ static uint64_t head;
 
 static void layout(void)
 {
-	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL, NULL};
+	desc = (struct wpp_count_desc){WPP_ABI_VERSION, 3, 7, &fid_base, first, NULL, NULL, NULL};
 	memset(arr0, 0, sizeof(arr0));
 	memset(arr1, 0, sizeof(arr1));
 	memset(hash0, 0, sizeof(hash0));
@@ -230,6 +230,40 @@ static void test_ppp_slots(void **state)
 	layout();
 }
 
+/* f1 (hashed in layout()) gets a path cache of 2 pairs in [4, 8): keys
+ * 4-5, counts 6-7, and f2 moves to [8, 11); a count goes to the path its
+ * key (id + 1) names, a count without a key is no path. */
+static void test_cached_pairs(void **state)
+{
+	(void)state;
+	struct count_snapshot s;
+	static const uint8_t cached[3] = {0, 1, 0};
+	static uint64_t cfirst[4] = {0, 4, 8, 11};
+	static uint64_t c0[11], c1[11];
+	layout();
+	desc = (struct wpp_count_desc){WPP_COUNT_DESC_CACHED, 3, 11, &fid_base, cfirst, NULL, NULL,
+				       cached};
+	refs0[0].base = A(c0), refs1[0].base = A(c1);
+	c0[0] = 5, c0[3] = 1, c0[10] = 2; /* f0 p0, f0 p3, f2 p2 */
+	c0[5] = 13, c0[7] = 3;		  /* f1: path 12, 3 times */
+	c1[4] = 901, c1[6] = 7;		  /* f1: path 900, 7 times */
+	c1[5] = 78;			  /* a key without a count: nothing */
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	const struct count_sample want[] = {
+	    {40, 0, 5, 0},    {40, 3, 1, 0},	{41, 12, 3, 0},	  {41, 77, 4, 0},
+	    {41, 900, 7, 0}, {41, 5000, 10, 0}, {42, 2, 2, 0},
+	};
+	expect(&s, want, sizeof(want) / sizeof(*want));
+	count_snapshot_free(&s);
+	/* a count whose key was never written (the runtime never leaves one):
+	 * dropped */
+	c1[4] = 0;
+	assert_int_equal(count_snapshot_read(getpid(), A(&head), &s), 0);
+	assert_int_equal(s.n, 6);
+	count_snapshot_free(&s);
+	layout();
+}
+
 /* A sparse array read through the process's pagemap (rt_count_pages.h). */
 #define SPARSE_SLOTS (UINT64_C(1) << 25)
 
@@ -257,7 +291,7 @@ static void test_sparse_array(void **state)
 	base[slots[N]] = 3;
 	uint64_t total = 0;
 	sdesc = (struct wpp_count_desc){WPP_ABI_VERSION, 2, SPARSE_SLOTS, &fid_base, sfirst, NULL,
-					NULL};
+					NULL, NULL};
 	sref = (struct wpp_count_array_ref){A(&sdesc), 0, A(base)};
 	sb = (struct wpp_count_block){0, WPP_COUNT_LIVE, 0, A(&sref), 1, 1, 0, 0, 0, 0, 0, 0};
 	shead = A(&sb);
@@ -298,6 +332,7 @@ int main(void)
 	    cmocka_unit_test(test_sums_threads), cmocka_unit_test(test_threads_and_drains),
 	    cmocka_unit_test(test_deltas),	 cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_ppp_slots),	 cmocka_unit_test(test_sparse_array),
+	    cmocka_unit_test(test_cached_pairs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,8 +35,14 @@ $(RT_TEST_DIR)/test_count_table: $(call objs,san,tests/unit/runtime/test_count_t
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 
+# A hashed function's path cache in front of the hash (rt_count_table.h).
+$(RT_TEST_DIR)/test_count_cache: $(call objs,san,tests/unit/runtime/test_count_cache.c \
+		user/runtime/rt_count_table.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lpthread
+
 RT_TEST_BINS := $(RT_TEST_DIR)/test_shm_ring $(RT_TEST_DIR)/test_wppfile_write \
-	$(RT_TEST_DIR)/test_record $(RT_TEST_DIR)/test_count_table
+	$(RT_TEST_DIR)/test_record $(RT_TEST_DIR)/test_count_table $(RT_TEST_DIR)/test_count_cache
 TEST_TARGETS += $(RT_TEST_BINS) $(RT_TEST_DIR)/rt_prog $(RT_TEST_DIR)/rt_prog_static \
 	$(BIN)/wpptrace
 TESTS += $(RT_TEST_BINS)

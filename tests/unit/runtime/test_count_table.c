@@ -136,7 +136,7 @@ static void test_array_drain(void **state)
 	/* f0: 5 paths, f1: hashed (empty range), f2: 7 paths */
 	static const uint64_t first[4] = {0, 5, 5, 12};
 	uint64_t fid_base = (uint64_t)7 << WPP_FID_SHIFT;
-	struct wpp_count_desc desc = {WPP_ABI_VERSION, 3, 12, &fid_base, first, NULL, NULL};
+	struct wpp_count_desc desc = {WPP_ABI_VERSION, 3, 12, &fid_base, first, NULL, NULL, NULL};
 	uint64_t base[12] = {0};
 	base[0] = 3, base[4] = 1, base[5] = 9, base[11] = UINT64_C(1) << 40;
 	struct got g = {0};
@@ -174,7 +174,7 @@ static void test_ppp_array_drain(void **state)
 	static const uint64_t f1_paths[4] = {70, WPP_PPP_HOLE, 3, 12};
 	const uint64_t *const tables[2] = {NULL, f1_paths};
 	uint64_t fid_base = (uint64_t)5 << WPP_FID_SHIFT;
-	struct wpp_count_desc desc = {WPP_COUNT_DESC_PPP, 2, 7, &fid_base, first, NULL, tables};
+	struct wpp_count_desc desc = {WPP_COUNT_DESC_PPP, 2, 7, &fid_base, first, NULL, tables, NULL};
 	uint64_t base[7] = {0};
 	base[1] = 4, base[3] = 2, base[5] = 8, base[6] = 1;
 	struct got g = {0};
@@ -228,7 +228,7 @@ static void test_sparse_drain(void **state)
 	static const uint64_t first[4] = {0, SPARSE_F0, SPARSE_F0, SPARSE_SLOTS};
 	uint64_t fid_base = (uint64_t)3 << WPP_FID_SHIFT;
 	struct wpp_count_desc desc = {WPP_ABI_VERSION, 3, SPARSE_SLOTS, &fid_base, first, NULL,
-				      NULL};
+				      NULL, NULL};
 	uint64_t bytes = SPARSE_SLOTS * 8;
 	uint64_t *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -220,6 +220,34 @@ struct wpp_tu_desc {
 #define WPP_COUNT_HASH_CAP_OFFSET 40 /* uint64_t, a power of two or 0 */
 #define WPP_COUNT_HASH_MUL	  UINT64_C(0x9e3779b97f4a7c15)
 #define WPP_SYM_COUNT_HASH	  "__wpp_count_hash"
+/*
+ * A hashed function's path cache.  Before the hash, a hashed function's
+ * path end tries a small direct-mapped table of its own in the TU's array:
+ * its range is N = WPP_COUNT_CACHE_PAIRS keys (id + 1; 0 = free) followed
+ * by their N counts, reached from the array base the function loads at
+ * entry.  A PPP function's residual paths count the same way, in a cache
+ * after its interval (N: its paths, rounded up to a power of two, at most
+ * WPP_COUNT_CACHE_PAIRS).  Its register starts one above the path id, so the path end has
+ * key = id + 1 at hand:
+ *
+ *     k = (key * WPP_COUNT_HASH_MUL) >> (64 - log2 N);
+ *     if (base[first[i] + k] == key) base[first[i] + N + k] += 1;
+ *     else __wpp_count_cache_miss(fid_word, key, base, first[i] + k, N);
+ *
+ * The miss claims a free key slot for the path (one compare-exchange, so
+ * a signal handler on the thread cannot claim it twice) and counts there,
+ * or counts id in the hash when another path holds the slot.  A key, once
+ * claimed, stays until the array is given back (fork child, thread exit),
+ * so the inline compare and add always count the path the key names;
+ * drains take each count by exchange and leave the key.  Such a TU's
+ * descriptor has abi_version WPP_COUNT_DESC_CACHED and `cached`.
+ */
+#define WPP_SYM_COUNT_CACHE_MISS "__wpp_count_cache_miss"
+/* Pairs per cached function (a power of two: 64 KiB of the thread's
+ * array, backed only where touched); the pass takes another from
+ * WPP_COUNT_CACHE_PAIRS in its environment (0: no cache, measurements). */
+#define WPP_COUNT_CACHE_PAIRS	  4096u
+#define WPP_COUNT_CACHE_MAX_PAIRS (1u << 20)
 /* Default; the pass takes another from WPP_COUNT_ARRAY_MAX_PATHS in its
  * environment (measurements).  A range is at most 4 GiB of a thread's
  * array: virtual, backed only where touched, and drained page by page
@@ -243,7 +271,7 @@ struct wpp_tu_desc {
  * is
  *
  *     if (ppp < interval && slots[ppp] == bl) base[first[i] + ppp] += 1;
- *     else count bl in the hash, as a hashed function does (a residual path)
+ *     else count bl as a cached hashed function does (a residual path)
  *
  * where slots (the function's slot table, constant) holds the Ball-Larus id
  * of the interesting path each PPP id stands for, WPP_PPP_HOLE where none
@@ -256,12 +284,14 @@ struct wpp_tu_desc {
  * recording holds Ball-Larus ids as in counting mode.
  */
 #define WPP_COUNT_DESC_PPP 2u
-#define WPP_PPP_HOLE	   UINT64_MAX /* never a path id (those are below 2^63) */
+/* ppp_slots (NULL, or as above) and cached (path caches) both follow */
+#define WPP_COUNT_DESC_CACHED 3u
+#define WPP_PPP_HOLE	      UINT64_MAX /* never a path id (those are below 2^63) */
 /* Bytes of a descriptor without ppp_slots (abi_version WPP_ABI_VERSION). */
 #define WPP_COUNT_DESC_V1_SIZE 40u
 
 struct wpp_count_desc {
-	uint32_t abi_version;	       /* WPP_ABI_VERSION, or WPP_COUNT_DESC_PPP */
+	uint32_t abi_version;	       /* WPP_ABI_VERSION, WPP_COUNT_DESC_PPP or _CACHED */
 	uint32_t nfuncs;	       /* the TU's functions, by local index */
 	uint64_t nslots;	       /* counters in one thread's array */
 	const uint64_t *fid_base_slot; /* the TU's wpp_tu_desc.fid_base_slot */
@@ -269,11 +299,20 @@ struct wpp_count_desc {
 					* [first[i], first[i + 1]) */
 	uint64_t *late;		       /* runtime-owned: a shared array of nslots
 					* that exited threads count into */
-	/* abi_version WPP_COUNT_DESC_PPP only: [nfuncs], function i's slot
-	 * table ([first[i + 1] - first[i]] Ball-Larus ids) or NULL */
+	/* abi_version WPP_COUNT_DESC_PPP or _CACHED: NULL, or [nfuncs],
+	 * function i's slot table (a Ball-Larus id per slot of its range
+	 * before its path cache, if any) or NULL */
 	const uint64_t *const *ppp_slots;
+	/* abi_version WPP_COUNT_DESC_CACHED only: [nfuncs], 0, or log2 of
+	 * the pairs of function i's path cache: the last 2^(c + 1) slots of
+	 * its range (keys, then counts; a PPP function's interval before) */
+	const uint8_t *cached;
 };
+/* Bytes of a descriptor without cached (abi_version WPP_COUNT_DESC_PPP). */
+#define WPP_COUNT_DESC_V2_SIZE 48u
 _Static_assert(__builtin_offsetof(struct wpp_count_desc, ppp_slots) == WPP_COUNT_DESC_V1_SIZE,
 	       "the PPP descriptor appends to the counting one");
+_Static_assert(__builtin_offsetof(struct wpp_count_desc, cached) == WPP_COUNT_DESC_V2_SIZE,
+	       "the cached descriptor appends to the PPP one");
 
 #endif
