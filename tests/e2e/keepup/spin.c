@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spin SECONDS: an idle loop that alternates two paths for SECONDS, as a
- * server's I/O thread polling for work does (issue 23: such a thread wrote
- * one word per iteration, gigabytes a second).  Prints the iterations.
+ * spin SECONDS [MIN_ITERATIONS]: an idle loop that alternates two paths for
+ * SECONDS, as a server's I/O thread polling for work does (issue 23: such a
+ * thread wrote one word per iteration, gigabytes a second), and at least
+ * MIN_ITERATIONS times: a check that needs a long trace gets one however
+ * little CPU a loaded machine gives the loop.  Prints the iterations.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +32,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
-	unsigned long long iters = 0;
+	unsigned long long iters = 0, min_iters = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
 
-	while (now() < end) {
+	while (now() < end || iters < min_iters) {
 		for (unsigned i = 0; i < 4096; i++) {
 			if (i & 1)
 				poll_odd(i);
