@@ -19,52 +19,13 @@
 #include "analysis/wet/wet_shadow.h"
 #include "analysis/wet/wet_xorder.h"
 #include "analysis/wet/wet_file.h"
+#include "analysis/wet/wet_page_set.h"
 #include "cli/wet_store.h"
 #include "decode/wet_values.h"
 
-/* Pages other threads of the process store to (their loads' writers
- * cannot be ordered against this thread's: unknown). */
-struct pages {
-	uint64_t *v; /* page + 1, 0 empty */
-	size_t cap, n;
-};
-
-static int pages_has(const struct pages *p, uint64_t page)
-{
-	if (!p->cap)
-		return 0;
-	for (size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (p->cap - 1); p->v[j];
-	     j = (j + 1) & (p->cap - 1))
-		if (p->v[j] == page + 1)
-			return 1;
-	return 0;
-}
-
-static void pages_add(struct pages *p, uint64_t page)
-{
-	if (pages_has(p, page))
-		return;
-	if ((p->n + 1) * 2 > p->cap) {
-		struct pages np = {.cap = p->cap ? 2 * p->cap : 1024};
-		np.v = calloc(np.cap, sizeof(*np.v));
-		if (!np.v)
-			wpp_die("out of memory");
-		for (size_t j = 0; j < p->cap; j++)
-			if (p->v[j])
-				pages_add(&np, p->v[j] - 1);
-		free(p->v);
-		*p = np;
-	}
-	size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (p->cap - 1);
-	while (p->v[j])
-		j = (j + 1) & (p->cap - 1);
-	p->v[j] = page + 1;
-	p->n++;
-}
-
 static int page_shared(void *ctx, uint64_t page)
 {
-	return pages_has(ctx, page);
+	return wet_page_set_has(ctx, page);
 }
 
 /* A batch's interval (lo, hi] of CLOCK_MONOTONIC (wet_xorder.h): its words
@@ -118,8 +79,8 @@ static struct batch_iv batch_of(const struct batch_iv *v, size_t n, uint64_t seq
 /* The stores of thread th (another thread of the built one's process):
  * their pages into pg, and into xo (when not NULL) with their batches'
  * intervals.  0; 1 when xo cannot take them all; -1 out of memory. */
-static int collect_stores(struct session *s, const struct wpp_thread_trace *th, struct pages *pg,
-			  struct wet_xorder *xo)
+static int collect_stores(struct session *s, const struct wpp_thread_trace *th,
+			  struct wet_page_set *pg, struct wet_xorder *xo)
 {
 	struct wpp_decoder *d = wpp_decoder_open(th, s->mods, WPP_DECODE_EXPAND);
 	struct batch_iv *ivs = batch_ivs(th);
@@ -158,7 +119,8 @@ static int collect_stores(struct session *s, const struct wpp_thread_trace *th, 
 				continue;
 			for (uint64_t p = a / WET_SHADOW_PAGE;
 			     p <= (a + st->access - 1) / WET_SHADOW_PAGE; p++)
-				pages_add(pg, p);
+				if (wet_page_set_add(pg, p) < 0)
+					wpp_die("out of memory");
 			struct wet_xstore x = {
 			    .addr = a,
 			    .lo = iv.lo,
@@ -195,7 +157,7 @@ double wet_now(void)
 /* The other threads' stores for thread th's build: into *xo when their
  * order can be used, and their pages into pg.  0, or -1 out of memory. */
 static int other_threads(const struct wet_obtain *q, struct session *s,
-			 const struct wpp_thread_trace *th, size_t shadow, struct pages *pg,
+			 const struct wpp_thread_trace *th, size_t shadow, struct wet_page_set *pg,
 			 struct wet_xorder **xo)
 {
 	int gaps = 0, progress = isatty(2);
@@ -237,7 +199,7 @@ static int other_threads(const struct wet_obtain *q, struct session *s,
 static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 				const struct wpp_thread_trace *th)
 {
-	struct pages pg = {0};
+	struct wet_page_set pg = {0};
 	struct wet_build_opts o = {0};
 	struct wet_xorder *xo = NULL;
 	double t0 = wet_now(), last = t0;
@@ -246,7 +208,7 @@ static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 
 	if (other_threads(q, s, th, shadow, &pg, &xo) < 0) {
 		wet_xorder_free(xo);
-		free(pg.v);
+		wet_page_set_free(&pg);
 		wpp_err("%s: out of memory", q->name);
 		return NULL;
 	}
@@ -268,7 +230,7 @@ static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 		wet_build_free(b);
 		wet_xorder_free(xo);
 		free(ivs);
-		free(pg.v);
+		wet_page_set_free(&pg);
 		wpp_err("%s: out of memory", q->name);
 		return NULL;
 	}
@@ -301,7 +263,7 @@ static struct wet_thread *build(const struct wet_obtain *q, struct session *s,
 		wet_build_free(b);
 	wet_xorder_free(xo);
 	free(ivs);
-	free(pg.v);
+	wet_page_set_free(&pg);
 	if (!t)
 		wpp_err("%s: building the WET failed (out of memory)", q->name);
 	return t;

@@ -16,6 +16,7 @@
 
 #include "analysis/wet/wet_shadow.h"
 #include "common/array_grow.h"
+#include "analysis/wet/wet_page_set.h"
 
 /* Intervals of the built thread's batches (its own stores name one). */
 struct iv {
@@ -45,8 +46,7 @@ struct wet_xorder {
 	size_t niv, cap_iv;
 	uint32_t cur_iv;
 	int cur_signal;
-	uint64_t *pages; /* pages other threads store to: page + 1, 0 empty */
-	size_t cap_pages, npages;
+	struct wet_page_set pages; /* pages other threads store to */
 	struct amb *ambs;
 	size_t nambs, cap_ambs;
 };
@@ -85,46 +85,9 @@ void wet_xorder_free(struct wet_xorder *x)
 	free(x->by_lo);
 	free(x->by_hi);
 	free(x->ivs);
-	free(x->pages);
+	wet_page_set_free(&x->pages);
 	free(x->ambs);
 	free(x);
-}
-
-static int pages_has(const struct wet_xorder *x, uint64_t page)
-{
-	if (!x->cap_pages)
-		return 0;
-	for (size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (x->cap_pages - 1); x->pages[j];
-	     j = (j + 1) & (x->cap_pages - 1))
-		if (x->pages[j] == page + 1)
-			return 1;
-	return 0;
-}
-
-static int pages_add(struct wet_xorder *x, uint64_t page)
-{
-	if (pages_has(x, page))
-		return 0;
-	if ((x->npages + 1) * 2 > x->cap_pages) {
-		size_t nc = x->cap_pages ? 2 * x->cap_pages : 1024;
-		uint64_t *old = x->pages, *nv = calloc(nc, sizeof(*nv));
-		size_t oc = x->cap_pages;
-		if (!nv)
-			return -1;
-		x->pages = nv;
-		x->cap_pages = nc;
-		x->npages = 0;
-		for (size_t j = 0; j < oc; j++)
-			if (old[j])
-				pages_add(x, old[j] - 1);
-		free(old);
-	}
-	size_t j = (page * UINT64_C(0x9e3779b97f4a7c15)) & (x->cap_pages - 1);
-	while (x->pages[j])
-		j = (j + 1) & (x->cap_pages - 1);
-	x->pages[j] = page + 1;
-	x->npages++;
-	return 0;
 }
 
 static int push_rec(struct wet_xorder *x, const struct wet_xstore *s)
@@ -142,7 +105,7 @@ int wet_xorder_add(struct wet_xorder *x, const struct wet_xstore *s)
 		return -1;
 	for (uint64_t p = s->addr / WET_SHADOW_PAGE; p <= (s->addr + s->size - 1) / WET_SHADOW_PAGE;
 	     p++)
-		if (pages_add(x, p) < 0)
+		if (wet_page_set_add(&x->pages, p) < 0)
 			return -1;
 	struct wet_xstore r = *s;
 	r.amb = 0;
@@ -366,7 +329,8 @@ enum wet_xorder_verdict wet_xorder_byte(const struct wet_xorder *x, uint64_t add
 {
 	*other = NULL;
 	if (x->cur_signal || !x->by_lo || !x->niv)
-		return pages_has(x, addr / WET_SHADOW_PAGE) ? WET_X_UNKNOWN : WET_X_OWN;
+		return wet_page_set_has(&x->pages, addr / WET_SHADOW_PAGE) ? WET_X_UNKNOWN
+									   : WET_X_OWN;
 	uint64_t c = wet_shadow_writer(x->conc, addr);
 	if (c != WET_WRITER_NONE && c != 1)
 		return WET_X_UNKNOWN; /* a concurrent store, or a dropped page */
@@ -398,6 +362,6 @@ enum wet_xorder_verdict wet_xorder_byte(const struct wet_xorder *x, uint64_t add
 size_t wet_xorder_bytes(const struct wet_xorder *x)
 {
 	return sizeof(*x) + x->cap * sizeof(*x->rec) + 2 * x->nadded * sizeof(uint32_t) +
-	       x->cap_iv * sizeof(*x->ivs) + x->cap_pages * sizeof(*x->pages) +
+	       x->cap_iv * sizeof(*x->ivs) + x->pages.cap * sizeof(*x->pages.v) +
 	       wet_shadow_bytes(x->before) + wet_shadow_bytes(x->conc) + wet_shadow_bytes(x->own);
 }
