@@ -46,13 +46,28 @@ static void expect_ids(const struct wpp_interesting *s, uint64_t id, uint32_t ne
 		       const char *name, const char *source, int want, const uint64_t *ids,
 		       size_t n)
 {
-	uint64_t *got;
+	uint64_t *got, *counts;
 	size_t gn;
-	assert_int_equal(wpp_interesting_lookup(s, id, nedges, name, source, &got, &gn), want);
+	assert_int_equal(wpp_interesting_lookup(s, id, nedges, name, source, &got, &counts, &gn),
+			 want);
 	assert_int_equal(gn, n);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(got[i], ids[i]);
+		/* each id's count: its counts in every entry naming it, summed */
+		uint64_t sum = 0;
+		for (size_t f = 0; f < s->nfns; f++) {
+			const struct wpp_interesting_fn *e = &s->fns[f];
+			if (e->by_name ? strcmp(e->name, name) : e->stable_id != id)
+				continue;
+			for (uint32_t k = 0; k < e->nids; k++)
+				if (e->ids[k] == ids[i])
+					sum = sum > UINT64_MAX - e->counts[k] ? UINT64_MAX
+									      : sum + e->counts[k];
+		}
+		assert_int_equal(counts[i], sum);
+	}
 	free(got);
+	free(counts);
 }
 
 static void test_good(void **state)
@@ -170,7 +185,7 @@ static void test_empty(void **state)
 	size_t n;
 	assert_int_equal(parse2(&s, "", NULL, why, sizeof(why)), 0);
 	assert_int_equal(s.nfns, 0);
-	assert_int_equal(wpp_interesting_lookup(&s, 1, 1, "x", "x.c", &ids, &n),
+	assert_int_equal(wpp_interesting_lookup(&s, 1, 1, "x", "x.c", &ids, NULL, &n),
 			 WPP_INTERESTING_NONE);
 	wpp_interesting_free(&s);
 }
