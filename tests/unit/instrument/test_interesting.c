@@ -34,8 +34,7 @@ static const char listed[] = "# hot paths\n"
 			     "alpha 5\n"
 			     "gamma 4\n";
 
-static int parse2(struct wpp_interesting *s, const char *a, const char *b, char *why,
-		  size_t whylen)
+static int parse2(struct wpp_interesting *s, const char *a, const char *b, char *why, size_t whylen)
 {
 	const char *texts[] = {a, b}, *names[] = {"A", "B"};
 	size_t lens[] = {strlen(a), b ? strlen(b) : 0};
@@ -145,7 +144,8 @@ static void test_damage(void **state)
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np 0 1\n", "malformed function");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a \np 0 1\n", "malformed function");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a b c\np 0 1\n", "malformed function");
-	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 0 1\n", "line 3: the file ends 1");
+	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 0 1\n",
+		"line 3: the file ends 1");
 	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 4 1\np 4 1\n",
 		"line 4: path ids out of order");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n"
@@ -169,9 +169,10 @@ static void test_damage(void **state)
 	refused(longline, "line 1: line longer than 4096");
 	free(longline);
 	/* two files disagreeing about one function */
-	refused2("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n",
-		 "wpp-interesting 1\nf 0000000000000010 2 1 a x.c\np 0 1\n",
-		 "function 0000000000000010 is a (x.c) with 1 edges in one file and a (x.c) with 2");
+	refused2(
+	    "wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n",
+	    "wpp-interesting 1\nf 0000000000000010 2 1 a x.c\np 0 1\n",
+	    "function 0000000000000010 is a (x.c) with 1 edges in one file and a (x.c) with 2");
 	/* the second file's error is named as the second file's */
 	refused2(recorded, "beta x\n", "B: line 1");
 }

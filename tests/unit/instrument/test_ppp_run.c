@@ -146,9 +146,9 @@ static uint32_t walk(const struct test_cfg *t, const struct wpp_dag *d, const ui
 			nppp += pinc && pinc[de];
 			oracle += d->edges[de].val;
 		} else {
-			out[nout++] = (struct path_end){
-			    bl + d->edges[de].inc, ppp + (pinc ? pinc[de] : 0),
-			    oracle + d->edges[de].val, nppp + (pinc && pinc[de])};
+			out[nout++] =
+			    (struct path_end){bl + d->edges[de].inc, ppp + (pinc ? pinc[de] : 0),
+					      oracle + d->edges[de].val, nppp + (pinc && pinc[de])};
 			uint32_t re = d->entry_edge[v];
 			assert_true(re != WPP_NONE);
 			bl = d->edges[re].inc;
@@ -365,7 +365,6 @@ static void test_decisions(void **state)
 	wpp_dag_free(&d);
 }
 
-
 /* The cost model (ppp_cost.h) against brute force: the PPP increments
  * each path adds as the interpreter walks it with the placed increments,
  * and the cache pairs lost found by comparing every two keys.  The set is
@@ -408,7 +407,8 @@ static void test_cost_random(void **state)
 					got_chords[n] = ends[k].nppp;
 					got_n[n++] = 0;
 				}
-				assert_int_equal(got_chords[i], ends[k].nppp); /* one path, one count */
+				assert_int_equal(got_chords[i],
+						 ends[k].nppp); /* one path, one count */
 				got_n[i]++;
 			}
 		}
@@ -450,9 +450,8 @@ static void test_cost_random(void **state)
 		}
 		struct wpp_ppp_cost c;
 		uint64_t zeros[MAXIDS] = {0};
-		assert_int_equal(wpp_ppp_cost(&d, plan.inc, got_ids, unknown ? zeros : got_n, n,
-					      log2, &c),
-				 0);
+		assert_int_equal(
+		    wpp_ppp_cost(&d, plan.inc, got_ids, unknown ? zeros : got_n, n, log2, &c), 0);
 		assert_int_equal(c.conflicts, conflicts);
 		assert_true(fabs(c.chords - chords / total) < 1e-9);
 		assert_true(fabs(c.missed - (log2 ? missed / total : 1.0)) < 1e-9);
@@ -468,9 +467,8 @@ static void test_cost_random(void **state)
 		/* the plan follows the comparison */
 		const struct wpp_ppp_policy decide = {0, MAX_SLOTS, 1, log2};
 		struct wpp_ppp_plan p2;
-		assert_int_equal(wpp_ppp_plan_make(&d, got_ids, unknown ? NULL : got_n, n, 0,
-						   &decide, &p2),
-				 0);
+		assert_int_equal(
+		    wpp_ppp_plan_make(&d, got_ids, unknown ? NULL : got_n, n, 0, &decide, &p2), 0);
 		if (p2.how == WPP_PPP_ARRAY || p2.cache) {
 			assert_true(p2.costed);
 			assert_int_equal(p2.cache, !(p2.cost.ppp < p2.cost.count));
