@@ -130,10 +130,13 @@ run_ppp() {
 		{ fail "$name: residual: $(head -1 "$dir/resid.err")"; return 1; }
 	why=$(residual_check "$dir/c.json" "$dir/set.int" "$dir/resid.json") ||
 		{ fail "$name: $why"; return 1; }
-	local nppp
+	# PPP, or weighed against the path cache and found dearer (counted=cache)
+	local nppp ncache
 	nppp=$(grep -c " counted=ppp" "$dir/stats")
-	[ "$nppp" -gt 0 ] || { fail "$name: no function counted preferentially"; return 1; }
-	pass "$name: same profile as count mode; residual exact: $why; $nppp functions by PPP"
+	ncache=$(grep -c " counted=cache" "$dir/stats")
+	[ $((nppp + ncache)) -gt 0 ] ||
+		{ fail "$name: no function counted preferentially or by the cost choice"; return 1; }
+	pass "$name: same profile as count mode; residual exact: $why; $nppp functions by PPP, $ncache by the path cache"
 }
 
 # Corpus programs, every function with interesting paths forced to PPP.
@@ -144,24 +147,32 @@ for spec in branches:top:3: switches:top:4: computed_goto:top:3: interp:top:6: \
 	run_ppp "$name" "$CORPUS/$name.c" "$kind:$n" "$args" WPP_PPP_MIN_PATHS=0
 done
 
-# ppp_mix: the default policy (PPP where counting would hash: many_paths)
-# and every function forced, trained on one input and run on another.
-# (Built from a copy: the stale check below changes it at the same path,
-# which a set names its functions by.)
+# ppp_mix: the default policy (where counting would hash, PPP if cheaper
+# than the path cache: many_paths's 256 interesting paths take 256 of the
+# 4096 pairs without a conflict, so the cache, ppp_cost.h), the same with
+# a 64-pair cache (most of them lose their pair: PPP), and every function
+# forced, trained on one input and run on another: either choice counts
+# exactly and keeps the set for residual.  (Built from a copy: the stale
+# check below changes it at the same path, which a set names its
+# functions by.)
 mkdir -p "$WORK/src"
 cp "$PPP_SRC/ppp_mix.c" "$WORK/src/ppp_mix.c"
 run_ppp ppp_mix "$WORK/src/ppp_mix.c" args:train field &&
-	grep -q "wpp-stats: many_paths .*counted=ppp" "$WORK/ppp_mix/stats" &&
+	grep -q "wpp-stats: many_paths .*counted=cache (per path execution: .* 0 of 256 " "$WORK/ppp_mix/stats" &&
 	grep -q "wpp-stats: few_paths .*counted=plain" "$WORK/ppp_mix/stats" &&
-	pass "ppp_mix: by default many_paths (2^31 paths) counts by PPP, few_paths by Ball-Larus" ||
+	pass "ppp_mix: by default many_paths (2^31 paths) counts in its path cache, few_paths by Ball-Larus" ||
 	fail "ppp_mix: default policy: $(grep -E 'many_paths|few_paths' "$WORK/ppp_mix/stats" | tr '\n' '|')"
+run_ppp ppp_mix_conflicts "$WORK/src/ppp_mix.c" args:train field WPP_COUNT_CACHE_PAIRS=64 &&
+	grep -q "wpp-stats: many_paths .*counted=ppp (per path execution: " "$WORK/ppp_mix_conflicts/stats" &&
+	pass "ppp_mix, 64-pair caches: many_paths counts by PPP ($(sed -n 's/.*many_paths.*counted=ppp (//p' "$WORK/ppp_mix_conflicts/stats" | tr -d ')'))" ||
+	fail "ppp_mix, 64-pair caches: $(grep -E 'many_paths' "$WORK/ppp_mix_conflicts/stats")"
 run_ppp ppp_mix_all "$WORK/src/ppp_mix.c" args:train field WPP_PPP_MIN_PATHS=0 &&
 	grep -q "wpp-stats: few_paths .*counted=ppp" "$WORK/ppp_mix_all/stats" &&
 	grep -q "ppp mode: [1-9][0-9]* count preferentially" "$WORK/ppp_mix_all/stats" &&
 	pass "ppp_mix forced: $(sed -n 's/.*ppp mode: //p' "$WORK/ppp_mix_all/stats")" ||
 	fail "ppp_mix forced: $(grep 'ppp mode' "$WORK/ppp_mix_all/stats")"
 # The BPF transport carries the drained counts the same way.
-for t in ppp_mix ppp_mix_all; do
+for t in ppp_mix ppp_mix_conflicts ppp_mix_all; do
 	d=$WORK/$t
 	[ -x "$d/ppp/prog" ] || continue
 	rec "$d" ppp qb bpf field && same_run "$t" "$d" c qb && pass "$t: the same through BPF"

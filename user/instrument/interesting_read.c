@@ -406,13 +406,16 @@ const struct wpp_interesting_fn *wpp_interesting_listed(const struct wpp_interes
 }
 
 int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, uint32_t nedges,
-			   const char *name, const char *source, uint64_t **ids, size_t *n)
+			   const char *name, const char *source, uint64_t **ids, uint64_t **counts,
+			   size_t *n)
 {
 	const struct wpp_interesting_fn *r = find_recorded(s, stable_id), *l = find_listed(s, name);
 	const struct wpp_interesting_fn key = {.name = name, .source = source}, *kp = &key;
 	size_t i = 0, j = 0, k = 0;
 
 	*ids = NULL;
+	if (counts)
+		*counts = NULL;
 	*n = 0;
 	if (r && r->nedges != nedges)
 		return WPP_INTERESTING_STALE;
@@ -422,16 +425,28 @@ int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, 
 	if (!r && !l)
 		return WPP_INTERESTING_NONE;
 	size_t nr = r ? r->nids : 0, nl = l ? l->nids : 0;
-	if (!(*ids = malloc((nr + nl + 1) * sizeof(uint64_t))))
+	*ids = malloc((nr + nl + 1) * sizeof(uint64_t));
+	uint64_t *c = counts ? malloc((nr + nl + 1) * sizeof(uint64_t)) : NULL;
+	if (!*ids || (counts && !c)) {
+		free(*ids);
+		free(c);
+		*ids = NULL;
 		return -1;
-	/* merge two increasing lists */
+	}
+	/* merge two increasing lists, summing the counts of an id in both */
 	while (i < nr || j < nl) {
 		uint64_t a = i < nr ? r->ids[i] : UINT64_MAX, b = j < nl ? l->ids[j] : UINT64_MAX;
-		uint64_t v = a < b ? a : b;
-		i += a == v;
-		j += b == v;
+		uint64_t v = a < b ? a : b, x = a == v ? r->counts[i++] : 0;
+		if (b == v) {
+			uint64_t y = l->counts[j++];
+			x = x > UINT64_MAX - y ? UINT64_MAX : x + y;
+		}
+		if (c)
+			c[k] = x;
 		(*ids)[k++] = v;
 	}
 	*n = k;
+	if (counts)
+		*counts = c;
 	return WPP_INTERESTING_FOUND;
 }

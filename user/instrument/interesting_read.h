@@ -70,13 +70,16 @@ enum wpp_interesting_match {
  * unit's main source file written as the file writes it, wpp/interesting.h):
  * its recorded entry when the id and edge count match, the union with a
  * hand-written entry of its name.  On FOUND, *ids is malloc'd (caller
- * frees) with *n increasing distinct ids.  STALE when the recorded set has
+ * frees) with *n increasing distinct ids, and, when counts is not NULL,
+ * *counts (malloc'd too) their executions as the set records them (0
+ * where it does not).  STALE when the recorded set has
  * the name and source under another id, or the id with another edge
  * count: the function's entry cannot be trusted, whatever else names it.
  * -1 when out of memory.
  */
 int wpp_interesting_lookup(const struct wpp_interesting *s, uint64_t stable_id, uint32_t nedges,
-			   const char *name, const char *source, uint64_t **ids, size_t *n);
+			   const char *name, const char *source, uint64_t **ids, uint64_t **counts,
+			   size_t *n);
 
 /* The hand-written entry of that name, or NULL (where its ids came from,
  * for messages: a listed id past the function's paths, a listed name no

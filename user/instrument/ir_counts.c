@@ -397,6 +397,11 @@ static unsigned cache_log2(const struct wpp_counts *k, uint64_t npaths, uint64_t
 	return before <= room && (UINT64_C(2) << log2) <= room - before ? log2 : 0;
 }
 
+unsigned wpp_counts_cache_log2(const struct wpp_counts *k)
+{
+	return cache_log2(k, UINT64_MAX, 0);
+}
+
 uint64_t wpp_counts_add_cached_function(struct wpp_counts *k, unsigned *log2)
 {
 	/* keys, then counts */

@@ -83,6 +83,9 @@ uint32_t wpp_counts_cache_limit(void);
  * log2 of its pairs, or UINT64_MAX when caches are off or the TU has no
  * room left (nothing added then: add it as a hashed function). */
 uint64_t wpp_counts_add_cached_function(struct wpp_counts *k, unsigned *log2);
+/* The log2 of the pairs the next cached function would get (0: none):
+ * what PPP is weighed against (ppp_cost.h). */
+unsigned wpp_counts_cache_log2(const struct wpp_counts *k);
 /* The next function counts preferentially (ppp_plan.h): interval slots,
  * and its slot table slot_bl[interval] (returned in *table), then a path
  * cache for its residual paths (of npaths paths at most) at *keys, of

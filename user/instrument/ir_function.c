@@ -626,7 +626,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	struct wpp_ir_tpp tpp = {0};
 	const struct wpp_edge_prof_fn *prof = NULL;
 	int prof_stale = 0;
-	uint64_t *ids = NULL;
+	uint64_t *ids = NULL, *id_counts = NULL;
 	size_t nids = 0;
 	double *w = NULL;
 	uint64_t *measured = NULL; /* training counts per DAG edge, or NULL */
@@ -654,7 +654,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	measured = measured_counts(tu, &d, prof);
 	if (measured && tu->profile_layout)
 		wpp_ir_measured_branch_weights(&c, &d, measured);
-	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &nids);
+	int match = wpp_ir_stats_lookup(tu->stats, fn, stable_id, &d, &ids, &id_counts, &nids);
 	int stale = match == WPP_INTERESTING_STALE;
 	/* Where Ball-Larus counting would hash this function (too many paths,
 	 * or no room left in the TU's array), PPP may number it whatever
@@ -663,10 +663,13 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 						    : d.npaths > wpp_counts_array_limit();
 	uint64_t ppp_min =
 	    hashes && d.npaths <= tu->ppp_min_paths ? d.npaths - 1 : tu->ppp_min_paths;
-	/* PPP's increments go on the chords wpp_dag_place just chose */
+	/* PPP's increments go on the chords wpp_dag_place just chose; where
+	 * counting would hash, only if cheaper than its path cache */
+	struct wpp_ppp_policy pol = {ppp_min, wpp_ppp_max_interval(tu->counts.max_array_paths),
+				     hashes && wpp_ppp_cost_on(),
+				     wpp_counts_cache_log2(&tu->counts)};
 	if (tu->mode == WPP_MODE_PPP &&
-	    wpp_ppp_plan_make(&d, ids, nids, stale, ppp_min,
-			      wpp_ppp_max_interval(tu->counts.max_array_paths), &plan))
+	    wpp_ppp_plan_make(&d, ids, id_counts, nids, stale, &pol, &plan))
 		goto out;
 	wpp_ir_stats_function(tu->stats, fn, &d, ids, nids, stale, hashes,
 			      tu->mode == WPP_MODE_PPP ? &plan : NULL);
@@ -797,6 +800,7 @@ out:
 	free(w);
 	free(measured);
 	free(ids);
+	free(id_counts);
 	wpp_ppp_plan_free(&plan);
 	wpp_ir_tpp_free(&tpp);
 	wpp_dag_free(&d);

@@ -45,6 +45,7 @@ struct wpp_ir_stats {
 	uint32_t gamma_bins[4]; /* <= 1.0, <= 1.1, <= 2, more */
 	/* -fwpp-mode=ppp: functions per enum wpp_ppp_how */
 	uint32_t plan_hows[WPP_PPP_WIDE + 1];
+	uint32_t cache_cheaper; /* PLAIN: the path cache beats PPP (not in plan_hows) */
 	int ppp_mode;
 	char stale_names[STALE_NAMED][96];
 	uint32_t nlisted_past; /* stale: a hand-written list's id past its paths */
@@ -159,7 +160,7 @@ static void warn_listed_past(const struct wpp_ir_stats *st, const struct wpp_int
 }
 
 int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
-			const struct wpp_dag *d, uint64_t **ids, size_t *nids)
+			const struct wpp_dag *d, uint64_t **ids, uint64_t **counts, size_t *nids)
 {
 	size_t len;
 	const char *name;
@@ -167,6 +168,7 @@ int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stabl
 	int match;
 
 	*ids = NULL;
+	*counts = NULL;
 	*nids = 0;
 	if (!st || !st->has_set)
 		return WPP_INTERESTING_NONE;
@@ -176,7 +178,7 @@ int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stabl
 	if (l && st->seen)
 		fprintf(st->seen, "%s\n", cname);
 	match = wpp_interesting_lookup(&st->set, stable_id, d->nedges, cname, st->source_field, ids,
-				       nids);
+				       counts, nids);
 	if (match < 0) {
 		fprintf(stderr, "wppcc: out of memory reading interesting paths of %s\n", cname);
 		return WPP_INTERESTING_NONE;
@@ -195,7 +197,8 @@ int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stabl
 	}
 	if (match == WPP_INTERESTING_STALE) {
 		free(*ids);
-		*ids = NULL;
+		free(*counts);
+		*ids = *counts = NULL;
 		*nids = 0;
 	}
 	return match;
@@ -204,8 +207,17 @@ int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stabl
 /* PPP mode: what the pass did with the function, and the tallies. */
 static void note_plan(struct wpp_ir_stats *st, const struct wpp_ppp_plan *plan)
 {
-	fprintf(st->out, " counted=%s", wpp_ppp_how_name(plan->how));
-	if (plan->how >= WPP_PPP_ARRAY && plan->how <= WPP_PPP_WIDE)
+	fprintf(st->out, " counted=%s", wpp_ppp_plan_counted(plan));
+	/* why a function counting would hash went the way it did */
+	if (plan->costed)
+		fprintf(st->out,
+			" (per path execution: ppp %.2f, cache %.2f instructions; %u of %u "
+			"interesting paths lose their cache pair, %.1f%% of executions)",
+			plan->cost.ppp, plan->cost.count, plan->cost.conflicts, plan->nids,
+			100.0 * plan->cost.missed);
+	if (plan->cache)
+		st->cache_cheaper++;
+	else if (plan->how >= WPP_PPP_ARRAY && plan->how <= WPP_PPP_WIDE)
 		st->plan_hows[plan->how]++;
 	st->ppp_mode = 1;
 }
@@ -348,11 +360,12 @@ void wpp_ir_stats_close(struct wpp_ir_stats *st)
 		if (st->ppp_mode)
 			fprintf(st->out,
 				"wpp-stats: %s: ppp mode: %u count preferentially; Ball-Larus "
-				"counting in %u whose paths fit an array, %u without interesting "
-				"paths, %u stale, %u too wide\n",
+				"counting in %u whose paths fit an array, %u where the path cache "
+				"is cheaper, %u without interesting paths, %u stale, %u too wide\n",
 				st->source, st->plan_hows[WPP_PPP_ARRAY],
-				st->plan_hows[WPP_PPP_PLAIN], st->plan_hows[WPP_PPP_EMPTY],
-				st->plan_hows[WPP_PPP_STALE], st->plan_hows[WPP_PPP_WIDE]);
+				st->plan_hows[WPP_PPP_PLAIN], st->cache_cheaper,
+				st->plan_hows[WPP_PPP_EMPTY], st->plan_hows[WPP_PPP_STALE],
+				st->plan_hows[WPP_PPP_WIDE]);
 		if (fclose(st->out) == 0)
 			emit(st->dest, st->buf, st->buflen);
 		free(st->buf);

@@ -55,11 +55,12 @@ struct wpp_ir_stats;
 struct wpp_ir_stats *wpp_ir_stats_open(const char *source, size_t source_len);
 
 /* The function's interesting Ball-Larus ids (d numbered): a
- * wpp_interesting_match.  FOUND: *ids malloc'd (caller frees), *n of them,
+ * wpp_interesting_match.  FOUND: *ids and *counts (their executions in
+ * the set, 0 where unknown) malloc'd (caller frees), *n of them,
  * increasing; STALE (noted for the warning) and NONE (also when st is NULL
- * or no set was given): *ids NULL, *n 0. */
+ * or no set was given): *ids and *counts NULL, *n 0. */
 int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
-			const struct wpp_dag *d, uint64_t **ids, size_t *n);
+			const struct wpp_dag *d, uint64_t **ids, uint64_t **counts, size_t *n);
 
 /* The function's --wpp-stats line.  hashes: Ball-Larus counting puts
  * (would put) its paths in the hash (counting=hash).  plan: what

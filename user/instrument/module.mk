@@ -11,7 +11,8 @@ INSTR_READ_SRCS := user/instrument/dag.c user/instrument/edge_profile_read.c \
 # LLVM-independent graph algorithms (also linked into the unit tests).
 INSTR_GRAPH_SRCS := $(INSTR_READ_SRCS) user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \
-	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c user/instrument/ppp_compact.c user/instrument/ppp_plan.c
+	user/instrument/loops.c user/instrument/runs.c user/instrument/ppp.c user/instrument/ppp_compact.c user/instrument/ppp_plan.c \
+	user/instrument/ppp_cost.c
 INSTR_GRAPH_SRCS += user/instrument/tpp_regions.c user/instrument/tpp_plan.c \
 	user/instrument/tpp_profile.c user/instrument/tpp_meta.c user/instrument/tpp_accum.c
 # LLVM-C side of the pass.

@@ -90,30 +90,25 @@ static int cmp_occ(const void *a, const void *b)
 	return (x->path > y->path) - (x->path < y->path);
 }
 
-/* Paths to EXIT per node, from the numbered DAG (fits: numbering bounded
- * every count). */
-static void count_paths(struct ppp_work *w)
+void wpp_ppp_count_paths(const struct wpp_dag *d, struct wpp_dag_walk *walk)
 {
-	const struct wpp_dag *d = w->d;
-	for (uint32_t k = 0; k < w->walk.nn; k++) {
-		uint32_t v = w->walk.order[k];
+	for (uint32_t k = 0; k < walk->nn; k++) {
+		uint32_t v = walk->order[k];
 		uint64_t sum = v == WPP_DAG_EXIT(d->nblocks) ? 1 : 0;
-		for (uint32_t i = w->walk.out.start[v]; i < w->walk.out.start[v + 1]; i++)
-			sum += w->walk.np[d->edges[w->walk.out.adj[i]].dst];
-		w->walk.np[v] = sum;
+		for (uint32_t i = walk->out.start[v]; i < walk->out.start[v + 1]; i++)
+			sum += walk->np[d->edges[walk->out.adj[i]].dst];
+		walk->np[v] = sum;
 	}
 }
 
-/* The out-edge of v taking Ball-Larus remainder r (val <= r < val +
- * paths from its target), or WPP_NONE. */
-static uint32_t edge_for(const struct ppp_work *w, uint32_t v, uint64_t r)
+uint32_t wpp_ppp_edge_for(const struct wpp_dag *d, const struct wpp_dag_walk *walk, uint32_t v,
+			  uint64_t r)
 {
-	const struct wpp_dag *d = w->d;
-	for (uint32_t i = w->walk.out.start[v]; i < w->walk.out.start[v + 1]; i++) {
-		const struct wpp_dag_edge *e = &d->edges[w->walk.out.adj[i]];
-		uint64_t np = w->walk.np[e->dst];
+	for (uint32_t i = walk->out.start[v]; i < walk->out.start[v + 1]; i++) {
+		const struct wpp_dag_edge *e = &d->edges[walk->out.adj[i]];
+		uint64_t np = walk->np[e->dst];
 		if (r >= e->val && r - e->val < np)
-			return w->walk.out.adj[i];
+			return walk->out.adj[i];
 	}
 	return WPP_NONE;
 }
@@ -127,7 +122,7 @@ static int walk_path(struct ppp_work *w, uint32_t p, uint64_t id, uint32_t *fill
 	uint64_t r = id;
 
 	for (uint32_t steps = 0; v != exit; steps++) {
-		uint32_t e = edge_for(w, v, r);
+		uint32_t e = wpp_ppp_edge_for(d, &w->walk, v, r);
 		if (e == WPP_NONE || steps > d->nedges)
 			return fail(w, "a Ball-Larus id does not decode to a path of this DAG");
 		uint64_t after = r - d->edges[e].val;
@@ -443,7 +438,7 @@ static int number(struct ppp_work *w, struct wpp_ppp *out)
 
 	if (wpp_dag_walk_begin(&w->walk, d))
 		return fail(w, "out of memory (or a cyclic DAG)");
-	count_paths(w);
+	wpp_ppp_count_paths(w->d, &w->walk);
 	w->estart = calloc((size_t)ne + 1, sizeof(uint32_t));
 	w->pid = calloc((size_t)np + 1, sizeof(int64_t));
 	w->todo = malloc(((size_t)ne + 1) * sizeof(uint32_t));

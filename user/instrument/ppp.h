@@ -74,6 +74,7 @@
 #include <stdint.h>
 
 #include "instrument/dag.h"
+#include "instrument/dag_walk.h"
 
 /* How to number (see above); all zero is the paper's Figure 10. */
 enum wpp_ppp_order {
@@ -120,6 +121,15 @@ int wpp_ppp_number_way(const struct wpp_dag *d, const uint64_t *bl_ids, size_t n
 		       const struct wpp_ppp_way *way, struct wpp_ppp *out, char *why,
 		       size_t whylen);
 void wpp_ppp_free(struct wpp_ppp *p);
+
+/* Decoding a Ball-Larus id into its edges (numbering.h's values): walk
+ * from wpp_dag_walk_begin on the numbered d; wpp_ppp_count_paths fills
+ * walk->np with the paths from each node to EXIT; wpp_ppp_edge_for is the
+ * out-edge of v that a remainder r (the id less the values of the edges
+ * taken so far) takes, or WPP_NONE when r names no path from v. */
+void wpp_ppp_count_paths(const struct wpp_dag *d, struct wpp_dag_walk *walk);
+uint32_t wpp_ppp_edge_for(const struct wpp_dag *d, const struct wpp_dag_walk *walk, uint32_t v,
+			  uint64_t r);
 
 /* Γ: interval / npaths (1.0 for an empty set). */
 double wpp_ppp_compactness(const struct wpp_ppp *p);

@@ -22,6 +22,17 @@ uint64_t wpp_ppp_max_interval(uint64_t array_limit)
 	return array_limit < WPP_PPP_MAX_INTERVAL ? array_limit : WPP_PPP_MAX_INTERVAL;
 }
 
+int wpp_ppp_cost_on(void)
+{
+	const char *v = getenv("WPP_PPP_COST");
+	return !(v && !strcmp(v, "0"));
+}
+
+const char *wpp_ppp_plan_counted(const struct wpp_ppp_plan *p)
+{
+	return p->cache ? "cache" : wpp_ppp_how_name(p->how);
+}
+
 const char *wpp_ppp_how_name(uint32_t how)
 {
 	switch (how) {
@@ -64,8 +75,9 @@ static int fill_array_plan(const struct wpp_dag *d, const struct wpp_ppp *pp,
 	return 0;
 }
 
-int wpp_ppp_plan_make(const struct wpp_dag *d, const uint64_t *ids, size_t n, int stale,
-		      uint64_t min_paths, uint64_t max_slots, struct wpp_ppp_plan *out)
+int wpp_ppp_plan_make(const struct wpp_dag *d, const uint64_t *ids, const uint64_t *counts,
+		      size_t n, int stale, const struct wpp_ppp_policy *pol,
+		      struct wpp_ppp_plan *out)
 {
 	struct wpp_ppp pp;
 
@@ -88,14 +100,26 @@ int wpp_ppp_plan_make(const struct wpp_dag *d, const uint64_t *ids, size_t n, in
 	}
 	out->interval = pp.interval;
 	out->gamma = wpp_ppp_compactness(&pp);
-	if (d->npaths <= min_paths)
+	if (d->npaths <= pol->min_paths)
 		out->how = WPP_PPP_PLAIN;
-	else if (pp.interval > max_slots)
+	else if (pp.interval > pol->max_slots)
 		out->how = WPP_PPP_WIDE;
 	else
 		out->how = WPP_PPP_ARRAY;
 	int rc = out->how == WPP_PPP_ARRAY ? fill_array_plan(d, &pp, out) : 0;
 	wpp_ppp_free(&pp);
+	/* the increments are placed now: what each way would cost */
+	if (!rc && out->how == WPP_PPP_ARRAY && pol->decide) {
+		rc = wpp_ppp_cost(d, out->inc, ids, counts, n, pol->cache_log2, &out->cost);
+		out->costed = !rc;
+		if (!rc && out->cost.ppp >= out->cost.count) {
+			free(out->inc);
+			free(out->slot_bl);
+			out->inc = out->slot_bl = NULL;
+			out->how = WPP_PPP_PLAIN;
+			out->cache = 1;
+		}
+	}
 	if (rc)
 		wpp_ppp_plan_free(out);
 	return rc;

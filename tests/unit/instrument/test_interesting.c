@@ -34,8 +34,7 @@ static const char listed[] = "# hot paths\n"
 			     "alpha 5\n"
 			     "gamma 4\n";
 
-static int parse2(struct wpp_interesting *s, const char *a, const char *b, char *why,
-		  size_t whylen)
+static int parse2(struct wpp_interesting *s, const char *a, const char *b, char *why, size_t whylen)
 {
 	const char *texts[] = {a, b}, *names[] = {"A", "B"};
 	size_t lens[] = {strlen(a), b ? strlen(b) : 0};
@@ -46,13 +45,28 @@ static void expect_ids(const struct wpp_interesting *s, uint64_t id, uint32_t ne
 		       const char *name, const char *source, int want, const uint64_t *ids,
 		       size_t n)
 {
-	uint64_t *got;
+	uint64_t *got, *counts;
 	size_t gn;
-	assert_int_equal(wpp_interesting_lookup(s, id, nedges, name, source, &got, &gn), want);
+	assert_int_equal(wpp_interesting_lookup(s, id, nedges, name, source, &got, &counts, &gn),
+			 want);
 	assert_int_equal(gn, n);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(got[i], ids[i]);
+		/* each id's count: its counts in every entry naming it, summed */
+		uint64_t sum = 0;
+		for (size_t f = 0; f < s->nfns; f++) {
+			const struct wpp_interesting_fn *e = &s->fns[f];
+			if (e->by_name ? strcmp(e->name, name) : e->stable_id != id)
+				continue;
+			for (uint32_t k = 0; k < e->nids; k++)
+				if (e->ids[k] == ids[i])
+					sum = sum > UINT64_MAX - e->counts[k] ? UINT64_MAX
+									      : sum + e->counts[k];
+		}
+		assert_int_equal(counts[i], sum);
+	}
 	free(got);
+	free(counts);
 }
 
 static void test_good(void **state)
@@ -130,7 +144,8 @@ static void test_damage(void **state)
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a\np 0 1\n", "malformed function");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a \np 0 1\n", "malformed function");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a b c\np 0 1\n", "malformed function");
-	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 0 1\n", "line 3: the file ends 1");
+	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 0 1\n",
+		"line 3: the file ends 1");
 	refused("wpp-interesting 1\nf 0000000000000010 1 2 a x.c\np 4 1\np 4 1\n",
 		"line 4: path ids out of order");
 	refused("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n"
@@ -154,9 +169,10 @@ static void test_damage(void **state)
 	refused(longline, "line 1: line longer than 4096");
 	free(longline);
 	/* two files disagreeing about one function */
-	refused2("wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n",
-		 "wpp-interesting 1\nf 0000000000000010 2 1 a x.c\np 0 1\n",
-		 "function 0000000000000010 is a (x.c) with 1 edges in one file and a (x.c) with 2");
+	refused2(
+	    "wpp-interesting 1\nf 0000000000000010 1 1 a x.c\np 0 1\n",
+	    "wpp-interesting 1\nf 0000000000000010 2 1 a x.c\np 0 1\n",
+	    "function 0000000000000010 is a (x.c) with 1 edges in one file and a (x.c) with 2");
 	/* the second file's error is named as the second file's */
 	refused2(recorded, "beta x\n", "B: line 1");
 }
@@ -170,7 +186,7 @@ static void test_empty(void **state)
 	size_t n;
 	assert_int_equal(parse2(&s, "", NULL, why, sizeof(why)), 0);
 	assert_int_equal(s.nfns, 0);
-	assert_int_equal(wpp_interesting_lookup(&s, 1, 1, "x", "x.c", &ids, &n),
+	assert_int_equal(wpp_interesting_lookup(&s, 1, 1, "x", "x.c", &ids, NULL, &n),
 			 WPP_INTERESTING_NONE);
 	wpp_interesting_free(&s);
 }
