@@ -428,6 +428,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    /* a slow consumer for the overload tests */
 	    OPT_CALL_(0, "debug-drain-delay-us", "N", "", set_u32, &o->bpf.drain_delay_us,
 		      OPT_HIDDEN),
+	    /* the transport with nothing behind it: scripts/bench-keepup -f */
+	    {.type = OPT_FLAG,
+	     .long_name = "debug-discard-batches",
+	     .help = "",
+	     .value = &o->discard_batches,
+	     .flags = OPT_HIDDEN},
 	    OPT_HEADING_(
 		"shm transport (these options select it; --buffer-words also works with\n"
 		"--transport=bpf when running a program: it sets the program's batch size):"),
@@ -501,6 +507,10 @@ static int check_options(struct record_opts *o, const struct opt *table, int arg
 	}
 	if (o->grammar < 0)
 		o->grammar = grammar_tuned != NULL;
+	if (o->discard_batches && (o->grammar > 0 || o->kpaths_k)) {
+		wpp_err("record: --debug-discard-batches leaves nothing to --grammar or -k");
+		return -1;
+	}
 	if (o->kpaths_prune_nodes && (!o->kpaths_k || o->kpaths_prune_nodes < 8 * o->kpaths_k ||
 				      o->kpaths_prune_nodes > UINT32_MAX / 2)) {
 		wpp_err("record: --prune-nodes needs -k and at least 8 x k nodes");

@@ -37,14 +37,19 @@ struct record_opts {
 	 * counters (record_live_counts.h), what a killed one loses at most */
 	double snapshot_interval_s;
 	int quiet;
-	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
-	int grammar;		     /* --grammar (or --grammar-wait/-builder): build grammars
-				      * while recording; off by default */
-	int grammar_algo;	     /* --grammar-builder: enum seq_algorithm (sequitur.h) */
-	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
-				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
-	int compress;		     /* --compress: RECORD_COMPRESS_* */
-	int coder_thread;	     /* --coder-thread: RECORD_CODER_* */
+	int ready_fd;	       /* --ready-fd: told when recording begins (-1 = none) */
+	int grammar;	       /* --grammar (or --grammar-wait/-builder): build grammars
+				* while recording; off by default */
+	int grammar_algo;      /* --grammar-builder: enum seq_algorithm (sequitur.h) */
+	double grammar_wait_s; /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
+				* RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
+	int compress;	       /* --compress: RECORD_COMPRESS_* */
+	int coder_thread;      /* --coder-thread: RECORD_CODER_* */
+	/* --debug-discard-batches (a benchmark's yardstick, not for users):
+	 * batches are drained and counted, then dropped: no path records
+	 * counted, no coding, no BATCH chunk.  What the transport alone
+	 * costs (docs/benchmarks.md, "The floor"). */
+	int discard_batches;
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */

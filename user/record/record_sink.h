@@ -50,6 +50,7 @@ struct record_sink {
 	 * CPUs say when the group codes on its second thread */
 	int coder_thread;
 	struct record_idle idle;
+	int discard;	      /* --debug-discard-batches: batches counted, then dropped */
 	uint64_t batch_bytes; /* bytes of BATCH/BATCH_Z chunks written */
 	uint64_t records;     /* path records in them (REPEATs expanded) */
 	/* The processes whose counts are read periodically, and at detach
