@@ -45,7 +45,7 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		 * (bc_options.hold_words). */
 		rs->group_words = RECORD_GROUP_WORDS;
 		rs->bytes_per_record =
-		    o->compress == RECORD_COMPRESS_FAST ? RECORD_FAST_BYTES_PER_RECORD : 0;
+		    o->compress == RECORD_COMPRESS_FAST ? o->bytes_per_record : 0;
 		/* Over BPF every run of a thread's batches is written before
 		 * the next is drained (bc_options.hold_words, then a flush):
 		 * nothing to overlap, so auto stays off there. */
