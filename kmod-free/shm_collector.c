@@ -715,6 +715,12 @@ int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 	return rc;
 }
 
+void wpp_shm_collector_nudge(struct wpp_shm_collector *c)
+{
+	__atomic_fetch_add(&c->h->doorbell, 1, __ATOMIC_SEQ_CST);
+	wpp_futex_wake_all(&c->h->doorbell);
+}
+
 static void wake_all_producers(struct wpp_shm_collector *c)
 {
 	for (uint32_t i = 0; i < c->g.max_threads; i++)

@@ -63,6 +63,10 @@ unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c);
  * half full or a batch is partial/final, so timeout_ms is the longest a
  * quiet thread's batch waits.  0 if the wait timed out, 1 otherwise. */
 int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms);
+/* End a wait now, or make the next one return at once if it already read
+ * the doorbell: for news from outside the rings (a child exited).  Async-
+ * signal-safe (an atomic add and a FUTEX_WAKE; errno may change). */
+void wpp_shm_collector_nudge(struct wpp_shm_collector *c);
 /* Treat every remaining producer as dead: drain, salvage, report exits. */
 long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_sink *s);
 /* Totals so far. */

@@ -13,6 +13,7 @@
 #include "record/record.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,35 @@ static void reaped(void *arg, pid_t pid, int status)
 		record_live_counts_reaped(rs->live_counts, (uint32_t)pid, status);
 }
 
+/* A child's exit ends the collector's sleep: the program's last batches
+ * are often drained before it is gone, and the recording then waited
+ * for the wait's timeout (10 ms) to notice the exit — per process, each
+ * step of a workload. */
+static struct wpp_shm_collector *volatile exit_nudges;
+static volatile sig_atomic_t child_exits;
+
+static void child_exited(int sig)
+{
+	int saved = errno;
+	(void)sig;
+	child_exits++;
+	if (exit_nudges)
+		wpp_shm_collector_nudge(exit_nudges);
+	errno = saved;
+}
+
+static void nudge_on_child_exit(struct wpp_shm_collector *col)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = child_exited;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	exit_nudges = col;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
 /* Drain until the program and everything it started are gone; count
  * builds are read every snapshot interval (record_live_counts.h). */
 static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
@@ -57,6 +87,7 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 	int main_reaped = 0, no_children = 0;
 
 	while (!no_children) {
+		sig_atomic_t exits = child_exits;
 		/* Output broken: keep draining into nothing so the program runs
 		 * to its end with its own output intact. */
 		long n = wpp_shm_collector_drain(col, rs->failed ? &record_sink_drop : ops);
@@ -72,7 +103,8 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 		 * before the collector sleeps. */
 		if (n == 0 && record_sink_flush(rs) < 0)
 			n = 1;
-		if (n == 0 && !no_children)
+		/* (an exit since the reap: reap again rather than sleep) */
+		if (n == 0 && !no_children && exits == child_exits)
 			wpp_shm_collector_wait(col, 10);
 	}
 }
@@ -119,6 +151,7 @@ static int record_shm(struct record_opts *o_)
 		return 1;
 	}
 	child_prepare();
+	nudge_on_child_exit(col);
 	err = child_spawn(o.argv, &pid);
 	unsetenv(WPP_SHM_ENV);
 	if (err) {
@@ -167,6 +200,8 @@ static int record_shm(struct record_opts *o_)
 		wpp_warn("record: %llu producers were cut off for writing the shared region "
 			 "out of protocol; their records end there",
 			 (unsigned long long)tot.misbehaved);
+	signal(SIGCHLD, SIG_DFL);
+	exit_nudges = NULL;
 	wpp_shm_collector_destroy(col);
 	rc = child_exit_code(status);
 	return rs.failed && rc == 0 ? 1 : rc;

@@ -113,6 +113,20 @@ static int set_snapshot_interval(const struct opt *self, const char *s)
 	return 0;
 }
 
+/* --bytes-per-record: a budget from 0.01 to 64 bytes (8 a word: raw) */
+static int set_budget(const struct opt *self, const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || *end || !(v >= 0.01) || !(v <= 64)) {
+		wpp_err("record: --bytes-per-record takes bytes from 0.01 to 64, not '%s'", s);
+		return -1;
+	}
+	*(double *)self->ctx = v;
+	return 0;
+}
+
 /* --grammar-wait: seconds (0 = none), all, or auto */
 static int set_grammar_wait(const struct opt *self, const char *s)
 {
@@ -386,6 +400,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "zstd always zstd (smaller, more collector CPU); none\n"
 		      "stores them raw, readable by older wpptrace",
 		      &o->compress, compressions, OPT_SHOW_DEFAULT),
+	    OPT_CALL_(0, "bytes-per-record", "B",
+		      "with --compress fast: the bytes per path record the\n"
+		      "batches may take where that saves the collector CPU\n"
+		      "(default 0.4)",
+		      set_budget, &o->bytes_per_record, 0),
 	    OPT_WORD_(0, "coder-thread",
 		      "compress on a second collector thread (the token stage\n"
 		      "here, zstd or LZ4 there): auto over shm when a CPU is\n"
@@ -428,6 +447,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    /* a slow consumer for the overload tests */
 	    OPT_CALL_(0, "debug-drain-delay-us", "N", "", set_u32, &o->bpf.drain_delay_us,
 		      OPT_HIDDEN),
+	    /* the transport with nothing behind it: scripts/bench-keepup -f */
+	    {.type = OPT_FLAG,
+	     .long_name = "debug-discard-batches",
+	     .help = "",
+	     .value = &o->discard_batches,
+	     .flags = OPT_HIDDEN},
 	    OPT_HEADING_(
 		"shm transport (these options select it; --buffer-words also works with\n"
 		"--transport=bpf when running a program: it sets the program's batch size):"),
@@ -451,6 +476,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->grammar_wait_s = RECORD_GRAMMAR_WAIT_AUTO;
 	o->grammar_algo = SEQ_CHUNKED;
 	o->compress = RECORD_COMPRESS_FAST; /* batches are written as BATCH_Z chunks */
+	o->bytes_per_record = RECORD_FAST_BYTES_PER_RECORD;
 	o->output = "run.wpp";
 	o->ready_fd = -1;
 	o->snapshot_interval_s = 1.0;
@@ -501,6 +527,14 @@ static int check_options(struct record_opts *o, const struct opt *table, int arg
 	}
 	if (o->grammar < 0)
 		o->grammar = grammar_tuned != NULL;
+	if (opt_given(table, "bytes-per-record") && o->compress != RECORD_COMPRESS_FAST) {
+		wpp_err("record: --bytes-per-record is --compress fast's budget");
+		return -1;
+	}
+	if (o->discard_batches && (o->grammar > 0 || o->kpaths_k)) {
+		wpp_err("record: --debug-discard-batches leaves nothing to --grammar or -k");
+		return -1;
+	}
 	if (o->kpaths_prune_nodes && (!o->kpaths_k || o->kpaths_prune_nodes < 8 * o->kpaths_k ||
 				      o->kpaths_prune_nodes > UINT32_MAX / 2)) {
 		wpp_err("record: --prune-nodes needs -k and at least 8 x k nodes");

@@ -20,6 +20,13 @@ enum record_compress {
 	RECORD_COMPRESS_ZSTD = 1,
 	RECORD_COMPRESS_FAST = 2
 };
+/* --compress fast: the bytes per path record the batches may take where a
+ * coder cheaper than zstd saves CPU (issue 23's target is 0.5 on the
+ * geometric mean; this is per recording, heads included, with room for
+ * the recordings zstd alone cannot bring under it: xz's decompression
+ * takes 2.3).  docs/benchmarks.md, "Spending the bytes headroom";
+ * --bytes-per-record sets another. */
+#define RECORD_FAST_BYTES_PER_RECORD 0.4
 /* --coder-thread: code chunks' second stage on a thread of its own when
  * a CPU is idle (record_idle.h), always, or never. */
 enum record_coder_thread { RECORD_CODER_AUTO = 0, RECORD_CODER_ON = 1, RECORD_CODER_OFF = 2 };
@@ -37,14 +44,20 @@ struct record_opts {
 	 * counters (record_live_counts.h), what a killed one loses at most */
 	double snapshot_interval_s;
 	int quiet;
-	int ready_fd;		     /* --ready-fd: told when recording begins (-1 = none) */
-	int grammar;		     /* --grammar (or --grammar-wait/-builder): build grammars
-				      * while recording; off by default */
-	int grammar_algo;	     /* --grammar-builder: enum seq_algorithm (sequitur.h) */
-	double grammar_wait_s;	     /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
-				      * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
-	int compress;		     /* --compress: RECORD_COMPRESS_* */
-	int coder_thread;	     /* --coder-thread: RECORD_CODER_* */
+	int ready_fd;		 /* --ready-fd: told when recording begins (-1 = none) */
+	int grammar;		 /* --grammar (or --grammar-wait/-builder): build grammars
+				  * while recording; off by default */
+	int grammar_algo;	 /* --grammar-builder: enum seq_algorithm (sequitur.h) */
+	double grammar_wait_s;	 /* --grammar-wait: after the program, RECORD_GRAMMAR_WAIT_AUTO,
+				  * RECORD_GRAMMAR_WAIT_ALL or seconds (>= 0) */
+	int compress;		 /* --compress: RECORD_COMPRESS_* */
+	int coder_thread;	 /* --coder-thread: RECORD_CODER_* */
+	double bytes_per_record; /* --bytes-per-record: --compress fast's budget */
+	/* --debug-discard-batches (a benchmark's yardstick, not for users):
+	 * batches are drained and counted, then dropped: no path records
+	 * counted, no coding, no BATCH chunk.  What the transport alone
+	 * costs (docs/benchmarks.md, "The floor"). */
+	int discard_batches;
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */

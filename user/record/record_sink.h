@@ -25,12 +25,6 @@ struct wpp_batch_group;
  * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
  * but hold more words in memory, lost if the collector is killed. */
 #define RECORD_GROUP_WORDS 65536u
-/* --compress fast: the bytes per path record the batches may take where a
- * coder cheaper than zstd saves CPU (issue 23's target is 0.5 on the
- * geometric mean; this is per recording, heads included, with room for
- * the recordings zstd alone cannot bring under it: xz's decompression
- * takes 2.3).  docs/benchmarks.md, "Spending the bytes headroom". */
-#define RECORD_FAST_BYTES_PER_RECORD 0.4
 
 struct record_sink {
 	struct wpp_writer *w;
@@ -45,11 +39,12 @@ struct record_sink {
 	 * transport goes idle (record_sink_flush). */
 	struct wpp_batch_group *group;
 	uint64_t group_words;
-	double bytes_per_record; /* the budget: 0 (--compress zstd) or RECORD_FAST_... */
+	double bytes_per_record; /* the budget: 0 (--compress zstd) or --bytes-per-record */
 	/* --coder-thread: RECORD_CODER_*; with auto, the machine's idle
 	 * CPUs say when the group codes on its second thread */
 	int coder_thread;
 	struct record_idle idle;
+	int discard;	      /* --debug-discard-batches: batches counted, then dropped */
 	uint64_t batch_bytes; /* bytes of BATCH/BATCH_Z chunks written */
 	uint64_t records;     /* path records in them (REPEATs expanded) */
 	/* The processes whose counts are read periodically, and at detach

@@ -50,3 +50,13 @@ $(JSON_OUT_TEST_BIN): $(call objs,san,tests/unit/common/test_json_out.c user/com
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
 TEST_TARGETS += $(JSON_OUT_TEST_BIN)
 TESTS += $(JSON_OUT_TEST_BIN)
+
+# Counting path records (both the vector fast path and the word-by-word
+# blocks) against the rule written out, under ASan/UBSan.
+PATH_RECORDS_TEST_BIN := $(BUILD)/tests/unit/common/test_path_records
+$(PATH_RECORDS_TEST_BIN): $(call objs,san,tests/unit/common/test_path_records.c \
+		user/common/path_records.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+TEST_TARGETS += $(PATH_RECORDS_TEST_BIN)
+TESTS += $(PATH_RECORDS_TEST_BIN)
