@@ -9,8 +9,9 @@
 # the path profile read back from the tpp recording (counters decoded
 # through the plan tables of metadata mode 6) must equal the count build's,
 # path by path and count by count, over shm and BPF, with the hash (a
-# 16384-path function; every function through it; paths in the hash and
-# the other counters in the array) as well as arrays, and
+# 16384-path function; every function through it; paths in the hash, or
+# a path cache before it, and the other counters in the array) as well as
+# arrays, and
 # C++ exceptions (tests/e2e/tpp/tpp_eh.cpp: invokes and landing pads).  A
 # stale profile (one function changed) is one warning line and that
 # function counts plain Ball-Larus paths.  TPP(5,15) builds run the same
@@ -134,9 +135,14 @@ done
 one count_mix "$COUNT_SRC/count_mix.c" 0 "shm bpf"
 WPP_COUNT_ARRAY_MAX_PATHS=0 one interp_hash "$CORPUS/interp.c" 0 shm
 # small arrays: functions with more counters count their paths in the hash
-# and their cold and edge counters in the array (WPP_TPP_HOW_SPLIT)
+# and their cold and edge counters in the array (WPP_TPP_HOW_SPLIT), the
+# paths through a path cache first: of 4096 pairs (every path claims
+# one), of 2 (paths collide: the losers count in the hash), and none
+# (every path probes the hash)
 WPP_COUNT_ARRAY_MAX_PATHS=6 one interp_split "$CORPUS/interp.c" 0 shm
+WPP_COUNT_ARRAY_MAX_PATHS=6 WPP_COUNT_CACHE_PAIRS=2 one interp_split_cache2 "$CORPUS/interp.c" 0 shm
 WPP_COUNT_ARRAY_MAX_PATHS=24 one branches_split "$CORPUS/branches.c" 0 shm
+WPP_COUNT_ARRAY_MAX_PATHS=24 WPP_COUNT_CACHE_PAIRS=0 one branches_split_hash "$CORPUS/branches.c" 0 shm
 # C++ exceptions: landing pads, unwind edges hot and cold
 LIBS=-lstdc++ one tpp_eh "$ROOT/tests/e2e/tpp/tpp_eh.cpp" 0 "shm bpf" x
 # the register builds must have differed somewhere, or nothing was tested

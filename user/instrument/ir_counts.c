@@ -444,6 +444,19 @@ uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
 	return at;
 }
 
+uint64_t wpp_counts_add_split_function(struct wpp_counts *k, uint64_t nfront, uint64_t nkeys,
+				       uint64_t *keys, unsigned *log2)
+{
+	*log2 = cache_log2(k, nkeys, nfront);
+	uint64_t at = add_range(k, nfront + (*log2 ? UINT64_C(2) << *log2 : 0));
+	*keys = at + nfront;
+	if (*log2) {
+		k->cached[k->nfirst - 1] = (uint8_t)*log2;
+		k->ncached++;
+	}
+	return at;
+}
+
 LLVMValueRef wpp_emit_count_base(struct wpp_counts *k, LLVMBuilderRef b)
 {
 	return LLVMBuildCall2(b, k->base_fn, k->base_helper, NULL, 0, "wpp.counts");

@@ -240,7 +240,7 @@ static LLVMValueRef emit_count_entry(struct fn_emit *x, uint32_t local_index)
 	if (x->count_first != UINT64_MAX)
 		x->count_base = wpp_emit_count_base(x->counts, x->b);
 	/* residual paths and cache misses load it, PPP and cache hits never do */
-	if (x->pinc || x->count_cached)
+	if (x->pinc || x->count_cached || (x->tpp && x->tpp->log2))
 		x->fid_slot = wpp_fid_slot_global(x->p, local_index);
 	return at;
 }
@@ -722,9 +722,12 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.tpp = &tpp;
 		x.d = &tpp.plan.full;
 		tpp.split = tpp_split;
+		/* a split plan's paths: its slots and the cold key */
 		x.count_first =
-		    wpp_counts_add_function(x.counts, tpp_split ? 1 + (uint64_t)tpp.plan.nobvious
-								: wpp_ir_tpp_ncounters(&tpp));
+		    tpp_split
+			? wpp_counts_add_split_function(x.counts, 1 + (uint64_t)tpp.plan.nobvious,
+							tpp.plan.nslots + 1, &tpp.keys, &tpp.log2)
+			: wpp_counts_add_function(x.counts, wpp_ir_tpp_ncounters(&tpp));
 	} else if (x.counts && wpp_counts_would_hash(x.counts, d.npaths) &&
 		   (x.count_first = wpp_counts_add_cached_function(x.counts, &x.count_log2)) !=
 		       UINT64_MAX) {
@@ -768,6 +771,7 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		x.tpp->reg = x.reg;
 		x.tpp->base = x.count_base;
 		x.tpp->fidw = x.fidw;
+		x.tpp->fid_slot = x.fid_slot;
 		x.tpp->first = x.count_first;
 		wpp_ir_tpp_emit_entry(x.tpp, x.b);
 	}

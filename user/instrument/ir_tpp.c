@@ -162,7 +162,11 @@ static void record(struct wpp_ir_tpp *x, LLVMBuilderRef b, uint64_t k)
 		s = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, s, n, ""), s, n,
 				    "wpp.tpp.slot");
 	}
-	if (x->split) /* after the array's counters (meta_tpp.h) */
+	if (x->split && x->log2) /* the cache's key: the hash counter + 1 */
+		wpp_emit_count_cached(
+		    x->counts, b, x->base, x->keys, x->log2, x->fid_slot,
+		    LLVMBuildAdd(b, s, k64(x, 2 + (uint64_t)x->plan.nobvious), ""));
+	else if (x->split) /* after the array's counters (meta_tpp.h) */
 		wpp_emit_count_hash(x->counts, b, x->fidw,
 				    LLVMBuildAdd(b, s, k64(x, 1 + (uint64_t)x->plan.nobvious), ""));
 	else

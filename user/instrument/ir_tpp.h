@@ -18,7 +18,9 @@
  * array splits them (WPP_TPP_HOW_SPLIT, meta_tpp.h): its paths go to the
  * hash, its cold counter and edge counters to an array range of 1 +
  * nobvious, so the obvious paths of a hashed function cost an add to
- * memory, not a hash probe.
+ * memory, not a hash probe; and its paths try a path cache after that
+ * range first (as a hashed function's in counting mode, trace_abi.h),
+ * keyed by their hash counter + 1, so a recording reads the same.
  */
 #ifndef WPP_INSTRUMENT_IR_TPP_H
 #define WPP_INSTRUMENT_IR_TPP_H
@@ -45,6 +47,12 @@ struct wpp_ir_tpp {
 	/* the paths count in the hash under fidw, the cold counter and the
 	 * edge counters in the array from first (WPP_TPP_HOW_SPLIT) */
 	int split;
+	/* a split function's path cache (wpp_counts_add_split_function):
+	 * its keys' first slot and log2 of its pairs (0: none, the hash),
+	 * and the fid word's global for its misses */
+	uint64_t keys;
+	unsigned log2;
+	LLVMValueRef fid_slot;
 	/* edge counters kept in registers inside loops that call nothing
 	 * (tpp_accum.h), each in an alloca promoted like the register */
 	struct wpp_tpp_accum accum;
