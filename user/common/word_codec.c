@@ -370,23 +370,31 @@ static double thread_ns(void)
 }
 
 /* Blend one chunk's measure into c: recent chunks weigh most, so a phase
- * change shows within a few chunks.  The first chunk's is replaced by the
- * second's: a coder's first call sets up its tables (zstd's first chunk
- * under record measured 98 ns a token byte, its later ones 11), and with
- * zstd measured on every 32nd chunk only, blending that in took hundreds
- * of chunks to wear off. */
-#define WARM_UP 2
+ * change shows within a few chunks; a chunk weighs less the fewer its
+ * token bytes (a coder's fixed cost per call, spread over 26 bytes, read
+ * 16 ns a byte for LZ4 and 342 for zstd under record, where lua's 20 KB
+ * chunks cost 0.2 and 1.7: blended in whole, one such chunk had lua's
+ * chunks stored raw for hundreds of chunks).  Until WARM_UP chunks of at
+ * least WARM_BYTES were measured, each replaces the measure: a coder's
+ * first call sets up its tables (zstd's first chunk under record measured
+ * 98 ns a token byte, its later ones 11), and with zstd measured on every
+ * 32nd chunk only, blending that in took hundreds of chunks to wear off. */
+#define WARM_UP		  2
+#define WARM_BYTES	  4096
+#define FULL_WEIGHT_BYTES 16384
 static void learn(struct coder_cost *c, size_t bytes, size_t ntokens, double ns)
 {
 	double r = (double)bytes / (double)ntokens, t = ns / (double)ntokens;
+	double k = ntokens >= FULL_WEIGHT_BYTES ? 0.25 : 0.25 * (double)ntokens / FULL_WEIGHT_BYTES;
 
-	if (c->n++ < WARM_UP) {
+	if (c->n < WARM_UP) {
+		c->n += ntokens >= WARM_BYTES;
 		c->ratio = r;
 		c->ns = t;
 		return;
 	}
-	c->ratio = 0.75 * c->ratio + 0.25 * r;
-	c->ns = 0.75 * c->ns + 0.25 * t;
+	c->ratio = (1 - k) * c->ratio + k * r;
+	c->ns = (1 - k) * c->ns + k * t;
 }
 
 /* Room for an LZ4 payload of ntokens token bytes (the varint, the block). */
