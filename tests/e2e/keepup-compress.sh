@@ -15,6 +15,8 @@
 #   tests/e2e/keepup/mix.c exactly the words of its raw recording, and the
 #   header versions 2 and 1; with --compress=zstd too, where no chunk may
 #   be LZ4; and with the second stage on the coder thread;
+# - `record --debug-discard-batches` of mix drains as many words as the
+#   reader finds in its raw recording, and writes no batch chunk;
 # - fault injection on that file: a bit flipped in a chunk's packed words
 #   (bad chunk CRC), a well-formed chunk whose words do not decode (one
 #   byte short, lengths and CRCs made right): each loses exactly that
@@ -146,6 +148,21 @@ if $HELPER words "$K/mix.thread.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.word
 	pass "--coder-thread=on: $nthread chunks, the raw recording's words"
 else
 	fail "--coder-thread=on: other words than the raw recording's ($nthread chunks)"
+fi
+# --debug-discard-batches (scripts/bench-keepup -f: what the transport
+# alone costs): the collector drains and counts every batch and writes
+# none; its summary's words are those the reader finds in the raw file
+check_done
+"$WPPTRACE" record --transport=shm --buffer-words 1024 --debug-discard-batches -o "$K/mix.drop.wpp" \
+	-- "$K/mix" >/dev/null 2>"$K/mix.drop.err"
+dropped=$(sed -n 's/.*recorded [0-9]* batches, \([0-9]*\) words.*/\1/p' "$K/mix.drop.err")
+raw=$("$WPPTRACE" info --format json "$K/mix.none.wpp" | python3 -c 'import json, sys; print(json.load(sys.stdin)["words"])')
+kept=$("$WPPTRACE" info --format json "$K/mix.drop.wpp" | python3 -c 'import json, sys; d = json.load(sys.stdin)
+print(d["complete"], d["threads"], d["batches"], d["words"], d["batch_bytes"], d["compressed_batches"])')
+if [ -n "$dropped" ] && [ "$raw" -gt 0 ] && [ "$dropped" = "$raw" ] && [ "$kept" = "True 1 0 0 0 0" ]; then
+	pass "--debug-discard-batches: drained $dropped words (the raw recording's), wrote no batch"
+else
+	fail "--debug-discard-batches: drained ${dropped:-?} words against the raw recording's $raw; file: $kept (want True 1 0 0 0 0)"
 fi
 check_done
 if cmp -s <(events "$K/mix.none.wpp") <(events "$K/mix.zstd.wpp"); then

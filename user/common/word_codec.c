@@ -273,6 +273,7 @@ struct wc_encoder {
 	 * were last measured side by side; wc_encoder_min_gain's rate. */
 	struct coder_cost {
 		double ratio, ns;
+		uint32_t n; /* chunks measured */
 	} lz4, zstd;
 	uint32_t since_sample;
 	double min_gain;
@@ -369,18 +370,31 @@ static double thread_ns(void)
 }
 
 /* Blend one chunk's measure into c: recent chunks weigh most, so a phase
- * change shows within a few chunks. */
+ * change shows within a few chunks; a chunk weighs less the fewer its
+ * token bytes (a coder's fixed cost per call, spread over 26 bytes, read
+ * 16 ns a byte for LZ4 and 342 for zstd under record, where lua's 20 KB
+ * chunks cost 0.2 and 1.7: blended in whole, one such chunk had lua's
+ * chunks stored raw for hundreds of chunks).  Until WARM_UP chunks of at
+ * least WARM_BYTES were measured, each replaces the measure: a coder's
+ * first call sets up its tables (zstd's first chunk under record measured
+ * 98 ns a token byte, its later ones 11), and with zstd measured on every
+ * 32nd chunk only, blending that in took hundreds of chunks to wear off. */
+#define WARM_UP		  2
+#define WARM_BYTES	  4096
+#define FULL_WEIGHT_BYTES 16384
 static void learn(struct coder_cost *c, size_t bytes, size_t ntokens, double ns)
 {
 	double r = (double)bytes / (double)ntokens, t = ns / (double)ntokens;
+	double k = ntokens >= FULL_WEIGHT_BYTES ? 0.25 : 0.25 * (double)ntokens / FULL_WEIGHT_BYTES;
 
-	if (!c->ratio) {
+	if (c->n < WARM_UP) {
+		c->n += ntokens >= WARM_BYTES;
 		c->ratio = r;
 		c->ns = t;
 		return;
 	}
-	c->ratio = 0.75 * c->ratio + 0.25 * r;
-	c->ns = 0.75 * c->ns + 0.25 * t;
+	c->ratio = (1 - k) * c->ratio + k * r;
+	c->ns = (1 - k) * c->ns + k * t;
 }
 
 /* Room for an LZ4 payload of ntokens token bytes (the varint, the block). */
@@ -409,25 +423,30 @@ static size_t zstd_pack(struct wc_encoder *e, size_t at)
 }
 
 /* The second stage for nt token bytes within allowance, from the measures
- * (lz4_bytes, zstd_bytes: sizes, in a sample; else predicted): LZ4 or none
- * where one fits and saves at least min_gain ns of zstd's time per byte
- * it adds (the better rate first: that spends the allowance where it buys
- * most), LZ4 whenever it is no bigger than zstd; else zstd. */
+ * (lz4_bytes, zstd_bytes: sizes, in a sample; else predicted).  The three
+ * ways, by size: zstd, LZ4, none.  LZ4 where it fits and saves at least
+ * min_gain ns of zstd's time per byte it adds, or is no bigger than zstd;
+ * then none where it fits and saves at least min_gain ns per byte it adds
+ * over the way chosen so far.  None is weighed against LZ4, not against
+ * zstd: LZ4's better rate per byte only says to take LZ4 first while the
+ * allowance is short; where none fits too, what LZ4 still costs per byte
+ * it saves decides (xz's chunks stayed on LZ4 with millions of bytes
+ * unspent: docs/benchmarks.md, "Why record kept xz on LZ4"). */
 static uint32_t choose(const struct wc_encoder *e, size_t nt, int64_t allowance, double lz4_bytes,
 		       double zstd_bytes)
 {
 	double t_lz4 = e->lz4.ns * (double)nt, t_zstd = e->zstd.ns * (double)nt;
-	double added_lz4 = lz4_bytes - zstd_bytes, added_none = (double)nt - zstd_bytes;
-	double gain_lz4 = added_lz4 > 0 ? (t_zstd - t_lz4) / added_lz4 : 0;
-	double gain_none = added_none > 0 ? t_zstd / added_none : 0;
-	int lz4_fits = lz4_bytes <= (double)allowance && gain_lz4 >= e->min_gain;
-	int none_fits = (double)nt <= (double)allowance && gain_none >= e->min_gain;
+	double added_lz4 = lz4_bytes - zstd_bytes;
+	int lz4 = (added_lz4 <= 0 && t_lz4 < t_zstd) ||
+		  (lz4_bytes <= (double)allowance && added_lz4 > 0 &&
+		   t_zstd - t_lz4 >= e->min_gain * added_lz4);
+	double base_bytes = lz4 ? lz4_bytes : zstd_bytes, base_ns = lz4 ? t_lz4 : t_zstd;
+	double added_none = (double)nt - base_bytes;
 
-	if (added_lz4 <= 0 && t_lz4 < t_zstd)
-		return WC_CODEC_TOKENS_LZ4;
-	if (lz4_fits && (!none_fits || gain_lz4 >= gain_none))
-		return WC_CODEC_TOKENS_LZ4;
-	return none_fits ? WC_CODEC_TOKENS : WC_CODEC_TOKENS_ZSTD;
+	if ((double)nt <= (double)allowance &&
+	    (added_none <= 0 || base_ns >= e->min_gain * added_none))
+		return WC_CODEC_TOKENS;
+	return lz4 ? WC_CODEC_TOKENS_LZ4 : WC_CODEC_TOKENS_ZSTD;
 }
 
 const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec)
@@ -442,7 +461,8 @@ const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *le
 	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
 	nt = e->ntokens;
 	if (allowance > 0 && nt) {
-		sample = !e->lz4.ratio || !e->zstd.ratio || ++e->since_sample >= SAMPLE_EVERY;
+		sample =
+		    e->lz4.n < WARM_UP || e->zstd.n < WARM_UP || ++e->since_sample >= SAMPLE_EVERY;
 		if (!sample)
 			pick = choose(e, nt, allowance, e->lz4.ratio * (double)nt,
 				      e->zstd.ratio * (double)nt);

@@ -66,12 +66,13 @@ void wc_begin(struct wc_encoder *e);
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
 const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
 /* wc_finish, allowed up to allowance payload bytes where that saves CPU:
- * the token bytes as they are, or LZ4, when the one fits and saves at
- * least the encoder's min_gain ns of zstd's CPU per byte it adds (of the
- * two, the one that saves more per byte), or LZ4 when it is no bigger
- * than zstd; else zstd as wc_finish.  The sizes and costs are what this
- * encoder measured on recent chunks (every chunk, in its own thread's CPU
- * time; both coders on every 32nd).  allowance <= 0: wc_finish exactly.
+ * LZ4 when it fits and saves at least the encoder's min_gain ns of zstd's
+ * CPU per byte it adds (or is no bigger than zstd), then the token bytes
+ * as they are when they fit and save at least min_gain ns per byte they
+ * add over that choice; else zstd as wc_finish.  The sizes and costs are
+ * what this encoder measured on recent chunks (every chunk, in its own
+ * thread's CPU time; both coders on the first two and every 32nd).
+ * allowance <= 0: wc_finish exactly.
  * The caller keeps the account (record_sink: bytes per path record). */
 const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *len, uint32_t *codec);
 /* What the second stage of the stream so far should cost, in ns of CPU,
