@@ -14,7 +14,9 @@
 #   opened by the zstd command) must find in the compressed file of
 #   tests/e2e/keepup/mix.c exactly the words of its raw recording, and the
 #   header versions 2 and 1; with --compress=zstd too, where no chunk may
-#   be LZ4; and with the second stage on the coder thread;
+#   be LZ4; with every chunk made LZ4 or zstd (--debug-second-stage: the
+#   measures now choose bare tokens for mix, so LZ4 is asked for); and with
+#   the second stage on the coder thread;
 # - `record --debug-discard-batches` of mix drains as many words as the
 #   reader finds in its raw recording, and writes no batch chunk;
 # - fault injection on that file: a bit flipped in a chunk's packed words
@@ -24,7 +26,8 @@
 #   count), counted as gaps, and everything after it still decodes; the
 #   file cut inside a chunk decodes as the file cut before it plus a gap of
 #   exactly that chunk's words; a bit flipped in a chunk's heads stops the
-#   reader there (exit 1), as any corrupt chunk does;
+#   reader there (exit 1), as any corrupt chunk does; the same on an LZ4
+#   chunk;
 # - over BPF, mix's compressed chunks hold exactly the words of its raw
 #   BPF recording, several batches a chunk (BPF delivers one batch at a
 #   time, interleaving threads; the collector groups them per thread);
@@ -140,6 +143,21 @@ if $HELPER words "$K/mix.zonly.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words
 else
 	fail "--compress=zstd: LZ4 chunks ($($HELPER codecs "$K/mix.zonly.wpp" | tr '\n' ' ')) or other words"
 fi
+# every chunk LZ4, or every chunk zstd (where the coder's output is smaller
+# than the tokens): the independent reader's LZ4 and zstd paths, whatever
+# the collector's measures would choose
+for stage in lz4 zstd; do
+	want_codec=$([ $stage = lz4 ] && echo 3 || echo 2)
+	"$WPPTRACE" record -q --transport=shm --buffer-words 1024 --debug-second-stage=$stage \
+		-o "$K/mix.$stage.wpp" -- "$K/mix" >/dev/null
+	ncoded=$($HELPER chunks "$K/mix.$stage.wpp" | awk -v c="$want_codec" '$5 == c { n++ } END { print n + 0 }')
+	if $HELPER words "$K/mix.$stage.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words" - &&
+		[ "$ncoded" -ge 4 ]; then
+		pass "--debug-second-stage=$stage: $ncoded $stage chunks, the raw recording's words"
+	else
+		fail "--debug-second-stage=$stage: $ncoded $stage chunks ($($HELPER codecs "$K/mix.$stage.wpp" | tr '\n' ' ')), or other words"
+	fi
+done
 # the second stage on the coder thread (on whether or not a CPU is idle):
 # the same words, in chunks of the same kind
 "$WPPTRACE" record -q --transport=shm --buffer-words 1024 --coder-thread=on -o "$K/mix.thread.wpp" -- "$K/mix" >/dev/null
@@ -198,30 +216,42 @@ summary() {
 	echo $? >"$K/$1.status"
 	tail -n 1 "$K/$1.txt" | sed -E 's/^[0-9]+ threads, ([0-9]+) words: ([0-9]+) paths, [0-9]+ blocks, ([0-9]+) gaps \(([0-9]+) words lost\).*/\1 \2 \3 \4/'
 }
-read -r w0 p0 g0 l0 < <(summary intact "$K/mix.zstd.wpp")
+# inject FILE VICTIM LABEL: flip, craft and truncate chunk VICTIM of FILE
+inject() {
+	local file=$1 victim=$2 label=$3 w0 p0 g0 l0 lb lw lr w p g l st want_st wb pb
+	read -r w0 p0 g0 l0 < <(summary intact "$file")
+	for mode in flip craft truncate; do
+		check_done
+		read -r lb lw lr < <($HELPER damage "$file" "$K/mix.$mode.wpp" "$mode" "$victim")
+		read -r w p g l < <(summary "$mode" "$K/mix.$mode.wpp")
+		st=$(cat "$K/$mode.status") want_st=1 wb=$w0 pb=$p0
+		if [ "$mode" = truncate ]; then
+			want_st=3 # no END: incomplete, not corrupt
+			read -r wb pb _ < <(summary before "$K/mix.$mode.wpp.before")
+			wb=$((wb + lw)) pb=$((pb + lr))
+		fi
+		if [ "$l" = "$lw" ] && [ "$g" = "$lb" ] && [ $((pb - p)) = "$lr" ] &&
+			[ $((wb - w)) = "$lw" ] && [ "$st" = "$want_st" ]; then
+			pass "$mode: $label chunk $victim lost exactly its $lb batches, $lw words, $lr path records (exit $st)"
+		else
+			fail "$mode: $label chunk $victim: lost $g gaps / $l words / $((wb - w)) words / $((pb - p)) paths (exit $st); the chunk held $lb batches, $lw words, $lr records (want exit $want_st)"
+			head -n 3 "$K/$mode.err" | sed 's/^/    /'
+		fi
+	done
+}
 # the chunk in the middle of the file: batches before and after it
 victim=$((nchunks / 2))
-for mode in flip craft truncate; do
-	check_done
-	read -r lb lw lr < <($HELPER damage "$K/mix.zstd.wpp" "$K/mix.$mode.wpp" "$mode" "$victim")
-	read -r w p g l < <(summary "$mode" "$K/mix.$mode.wpp")
-	st=$(cat "$K/$mode.status") want_st=1 wb=$w0 pb=$p0
-	if [ "$mode" = truncate ]; then
-		want_st=3 # no END: incomplete, not corrupt
-		read -r wb pb _ < <(summary before "$K/mix.$mode.wpp.before")
-		wb=$((wb + lw)) pb=$((pb + lr))
-	fi
-	if [ "$l" = "$lw" ] && [ "$g" = "$lb" ] && [ $((pb - p)) = "$lr" ] && [ $((wb - w)) = "$lw" ] &&
-		[ "$st" = "$want_st" ]; then
-		pass "$mode: chunk $victim lost exactly its $lb batches, $lw words, $lr path records (exit $st)"
-	else
-		fail "$mode: lost $g gaps / $l words / $((wb - w)) words / $((pb - p)) paths (exit $st); the chunk held $lb batches, $lw words, $lr records (want exit $want_st)"
-		head -n 3 "$K/$mode.err" | sed 's/^/    /'
-	fi
-done
+inject "$K/mix.zstd.wpp" "$victim" "the default's"
+# the middle one of the LZ4 file's LZ4 chunks
+lz4_victim=$($HELPER chunks "$K/mix.lz4.wpp" | awk '$5 == 3 { c[n++] = $1 } END { if (n) print c[int(n / 2)] }')
+if [ -n "$lz4_victim" ]; then
+	inject "$K/mix.lz4.wpp" "$lz4_victim" "an LZ4"
+else
+	fail "fault injection: mix.lz4.wpp has no LZ4 chunk"
+fi
 check_done
-"$WPPTRACE" info --format json "$K/mix.flip.wpp" >"$K/flip.json" 2>/dev/null
 read -r lb lw lr < <($HELPER damage "$K/mix.zstd.wpp" "$K/mix.flip.wpp" flip "$victim")
+"$WPPTRACE" info --format json "$K/mix.flip.wpp" >"$K/flip.json" 2>/dev/null
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
 sys.exit(not (d["damaged_batches"] == int(sys.argv[2]) and d["damaged_words"] == int(sys.argv[3]) and d["lost_words"] == int(sys.argv[3])))' \
 	"$K/flip.json" "$lb" "$lw"; then

@@ -9,7 +9,7 @@ blocks by lz4_block() below, from LZ4's block format description).
   keepup-wpp.py version FILE          the file header's version
   keepup-wpp.py words FILE            per thread (pid gen tid), its words in
                                       seq order: "pid gen tid w w w ..."
-  keepup-wpp.py chunks FILE           BATCH_Z chunks: "index offset batches words"
+  keepup-wpp.py chunks FILE           BATCH_Z chunks: "index offset batches words codec"
   keepup-wpp.py codecs FILE           BATCH_Z chunks per codec: "codec count" lines
   keepup-wpp.py damage FILE OUT MODE K
         write OUT = FILE with BATCH_Z chunk K damaged and print
@@ -194,7 +194,7 @@ def main():
         for pos, typ, payload in chunks(data):
             if typ == BATCH_Z:
                 heads, _, words = batch_z(payload)
-                print(k, pos, len(heads), len(words))
+                print(k, pos, len(heads), len(words), Z_FIXED.unpack_from(payload, 0)[1])
                 k += 1
     elif cmd == "codecs":
         n = {}

@@ -277,6 +277,7 @@ struct wc_encoder {
 	} lz4, zstd;
 	uint32_t since_sample;
 	double min_gain;
+	uint32_t forced; /* wc_encoder_force: 0 or the codec every chunk takes */
 };
 
 /* A chunk in this many is coded both ways, to keep both measures current
@@ -309,6 +310,11 @@ struct wc_encoder *wc_encoder_new(int level)
 void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte)
 {
 	e->min_gain = ns_per_byte;
+}
+
+void wc_encoder_force(struct wc_encoder *e, uint32_t codec)
+{
+	e->forced = codec;
 }
 
 double wc_second_stage_ns(const struct wc_encoder *e)
@@ -460,7 +466,9 @@ const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *le
 		return NULL;
 	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
 	nt = e->ntokens;
-	if (allowance > 0 && nt) {
+	if (nt && e->forced)
+		pick = e->forced;
+	else if (allowance > 0 && nt) {
 		sample =
 		    e->lz4.n < WARM_UP || e->zstd.n < WARM_UP || ++e->since_sample >= SAMPLE_EVERY;
 		if (!sample)

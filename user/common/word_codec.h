@@ -85,6 +85,12 @@ double wc_second_stage_ns(const struct wc_encoder *e);
 /* Set the encoder's rate (0: any saving is worth a byte; negative: bytes
  * are free, the allowance alone decides). */
 void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte);
+/* Every later wc_finish and wc_finish_within takes codec
+ * (WC_CODEC_TOKENS, _ZSTD or _LZ4) whatever the measures and the
+ * allowance say (the tokens as they are when the coder's output would not
+ * be smaller); 0 lets the measures choose again.  For tests that need a
+ * given kind of chunk on disk (record --debug-second-stage), not a knob. */
+void wc_encoder_force(struct wc_encoder *e, uint32_t codec);
 /* wc_begin, wc_add, wc_finish of one piece. */
 const void *wc_encode(struct wc_encoder *e, const uint64_t *words, uint32_t n, size_t *len,
 		      uint32_t *codec);

@@ -155,6 +155,12 @@ void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes, doubl
 	wc_encoder_min_gain(g->slot[g->cur].enc, min_gain);
 }
 
+void wpp_batch_group_force(struct wpp_batch_group *g, uint32_t codec)
+{
+	for (int i = 0; i < 2; i++)
+		wc_encoder_force(g->slot[i].enc, codec);
+}
+
 static size_t heads_len(const struct group_slot *s)
 {
 	return HEADS_OFFSET + (size_t)s->nbatches * sizeof(struct wpp_chunk_batch);

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/options.h"
+#include "common/word_codec.h"
 #include "record/record_live_counts.h"
 #include "record/record_ready.h"
 #include "collect/sequitur_online.h"
@@ -317,6 +318,10 @@ static const char *const transports[] = {"bpf", "shm", NULL}; /* enum record_tra
 static const char *const compressions[] = {"none", "zstd", "fast", NULL}; /* record_compress */
 static const char *const coder_threads[] = {"auto", "on", "off", NULL};	  /* record_coder_thread */
 static const char *const ring_full_words[] = {"pause", "drop", NULL};
+/* --debug-second-stage: index 0 lets the measures choose */
+static const char *const second_stages[] = {"measured", "tokens", "zstd", "lz4", NULL};
+static const uint32_t second_stage_codecs[] = {0, WC_CODEC_TOKENS, WC_CODEC_TOKENS_ZSTD,
+					       WC_CODEC_TOKENS_LZ4};
 
 static const struct opt_command record_cmd = {
     .name = "record",
@@ -341,7 +346,8 @@ static int check_options(struct record_opts *o, const struct opt *table, int arg
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	uint32_t max_threads = 0;
-	int transport = RECORD_BPF, ring_full = 0, list_events = 0, no_count = 0, count_only = 0;
+	int transport = RECORD_BPF, ring_full = 0, second_stage = 0, list_events = 0, no_count = 0,
+	    count_only = 0;
 	int first, rc;
 	long kpaths_k = 0;
 	struct ring_size ring = {&o->bpf.ring_bytes, NULL};
@@ -453,6 +459,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	     .help = "",
 	     .value = &o->discard_batches,
 	     .flags = OPT_HIDDEN},
+	    /* every chunk of one kind, whatever it costs: the tests' way to
+	     * put LZ4 (or zstd, or bare token) chunks on disk for the
+	     * independent reader (tests/e2e/keepup-compress.sh) */
+	    OPT_WORD_(0, "debug-second-stage", "", &second_stage, second_stages, OPT_HIDDEN),
 	    OPT_HEADING_(
 		"shm transport (these options select it; --buffer-words also works with\n"
 		"--transport=bpf when running a program: it sets the program's batch size):"),
@@ -492,6 +502,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->counters.no_count = no_count;
 	o->counters.no_sample = count_only;
 	o->bpf.drop_when_full = ring_full == 1;
+	o->second_stage = second_stage_codecs[second_stage];
 	return check_options(o, table, argc, argv, first, max_threads, ring.typed);
 }
 
@@ -529,6 +540,10 @@ static int check_options(struct record_opts *o, const struct opt *table, int arg
 		o->grammar = grammar_tuned != NULL;
 	if (opt_given(table, "bytes-per-record") && o->compress != RECORD_COMPRESS_FAST) {
 		wpp_err("record: --bytes-per-record is --compress fast's budget");
+		return -1;
+	}
+	if (o->second_stage && o->compress != RECORD_COMPRESS_FAST) {
+		wpp_err("record: --debug-second-stage chooses among --compress fast's coders");
 		return -1;
 	}
 	if (o->discard_batches && (o->grammar > 0 || o->kpaths_k)) {

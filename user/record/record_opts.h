@@ -58,6 +58,9 @@ struct record_opts {
 	 * counted, no coding, no BATCH chunk.  What the transport alone
 	 * costs (docs/benchmarks.md, "The floor"). */
 	int discard_batches;
+	/* --debug-second-stage (tests): 0, or the codec (WC_CODEC_*) every
+	 * chunk takes whatever it costs */
+	uint32_t second_stage;
 	uint32_t kpaths_k;	     /* -k K: build k-slab forests online (0 = off) */
 	uint32_t kpaths_prune_nodes; /* --prune-nodes M: k-SF cap (0 = exact) */
 	struct pc_options counters;  /* -e/-c/-F (bpf only); nevents 0 = none */

@@ -58,6 +58,7 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 			record_sink_abort(rs, o);
 			return -1;
 		}
+		wpp_batch_group_force(rs->group, o->second_stage);
 		/* Before any chunk: older readers then refuse the file rather
 		 * than skip its BATCH_Z chunks as an unknown type. */
 		if (wppw_set_version(rs->w, rs->bytes_per_record > 0
