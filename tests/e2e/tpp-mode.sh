@@ -189,6 +189,7 @@ for bad in corrupt.edges truncated.wpp; do
 	[ $bad = truncated.wpp ] && lines=2
 	[ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -le $lines ] && [ ! -e "$WORK/bad.out" ] &&
 		tail -1 "$WORK/bad.err" | grep -q "^wppcc: " &&
+		{ [ $bad != truncated.wpp ] || tail -1 "$WORK/bad.err" | grep -q "truncated.wpp ends early"; } &&
 		ok "$bad refused: $(tail -1 "$WORK/bad.err")" ||
 		fail "$bad: rc=$rc, $(wc -l <"$WORK/bad.err") lines: $(head -1 "$WORK/bad.err")"
 done
