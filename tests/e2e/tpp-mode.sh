@@ -159,7 +159,8 @@ change_interp
 build "$d" count "$src" -fwpp-mode=count && rec "$d" count shm 0 &&
 	build "$d" tpp0 "$src" -fwpp-mode=tpp --wpp-profile="$d/train-shm.wpp" \
 		--tpp-cold=0 --tpp-loop=0 && rec "$d" tpp0 shm 0 && same interp-stale "$d" count-shm tpp0-shm
-n=$(grep -c "warning: run changed since the profile" "$d/tpp0/build.log")
+# (naming the recording given, not the edge profile cached from it)
+n=$(grep -cF "warning: run changed since the profile $d/train-shm.wpp was recorded" "$d/tpp0/build.log")
 [ "$n" = 1 ] && [ "$(wc -l <"$d/tpp0/build.log")" = 1 ] &&
 	ok "stale profile: one warning line, its paths all counted" ||
 	fail "stale profile: $(wc -l <"$d/tpp0/build.log") lines: $(head -2 "$d/tpp0/build.log")"
@@ -188,6 +189,7 @@ for bad in corrupt.edges truncated.wpp; do
 	[ $bad = truncated.wpp ] && lines=2
 	[ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -le $lines ] && [ ! -e "$WORK/bad.out" ] &&
 		tail -1 "$WORK/bad.err" | grep -q "^wppcc: " &&
+		{ [ $bad != truncated.wpp ] || tail -1 "$WORK/bad.err" | grep -q "truncated.wpp ends early"; } &&
 		ok "$bad refused: $(tail -1 "$WORK/bad.err")" ||
 		fail "$bad: rc=$rc, $(wc -l <"$WORK/bad.err") lines: $(head -1 "$WORK/bad.err")"
 done
@@ -195,9 +197,11 @@ done
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] && ok "tpp without a profile refused" ||
 	fail "tpp without a profile: rc=$rc: $(head -1 "$WORK/bad.err")"
-# tpp-quality refuses what it cannot compare, in one line.
+# tpp-quality refuses what it cannot compare, in one line: also a full
+# profile of another program (no function in common; it was AoDF 0 %).
 for args in "$WORK/interp/count-shm.wpp --against $WORK/interp/count-shm.wpp" \
 	"$WORK/interp/tpp0-shm.wpp --against $WORK/interp/tpp515-shm.wpp" \
+	"$WORK/interp/tpp0-shm.wpp --against $WORK/branches/count-shm.wpp" \
 	"$WORK/interp/tpp0-shm.wpp"; do
 	# shellcheck disable=SC2086
 	"$WPPTRACE" tpp-quality $args >"$WORK/q.out" 2>"$WORK/q.err"
@@ -205,5 +209,19 @@ for args in "$WORK/interp/count-shm.wpp --against $WORK/interp/count-shm.wpp" \
 	[ $rc -ne 0 ] && [ "$(wc -l <"$WORK/q.err")" -eq 1 ] && [ ! -s "$WORK/q.out" ] &&
 		ok "tpp-quality refuses: $(cat "$WORK/q.err")" ||
 		fail "tpp-quality $args: rc=$rc: $(head -2 "$WORK/q.err")"
+done
+# Either file cut short: the intact part is compared and the exit status
+# says the file ended early (3), as every analysis says it.
+f=$WORK/interp/count-shm.wpp
+head -c $(($(stat -c %s "$f") - 1)) "$f" >"$WORK/short-count.wpp"
+f=$WORK/interp/tpp0-shm.wpp
+head -c $(($(stat -c %s "$f") - 1)) "$f" >"$WORK/short-tpp.wpp"
+for args in "$WORK/short-tpp.wpp --against $WORK/interp/count-shm.wpp" \
+	"$WORK/interp/tpp0-shm.wpp --against $WORK/short-count.wpp"; do
+	# shellcheck disable=SC2086
+	"$WPPTRACE" tpp-quality $args >"$WORK/q.out" 2>"$WORK/q.err"
+	rc=$?
+	[ $rc -eq 3 ] && grep -q "^AoDF " "$WORK/q.out" && ok "tpp-quality of a cut file: exit 3" ||
+		fail "tpp-quality $args: rc=$rc (want 3): $(head -2 "$WORK/q.err")"
 done
 finish

@@ -279,6 +279,17 @@ static const struct opt_command tpp_quality_cmd = {
 	     "profile's executions x blocks), and the executions TPP counted only as\n"
 	     "cold or as disconnected loops' pieces.\n"};
 
+/* Whether any function ran in both profiles.  None means --against
+ * recorded another program (or another build's functions, all changed):
+ * the comparison would say AoDF 0 % for a mistake on the command line. */
+static int share_a_function(const struct tppq_fn *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].ref_exec && f[i].tpp_exec)
+			return 1;
+	return 0;
+}
+
 static int load(struct session *s, struct rpt_profile *p, const char *file)
 {
 	if (session_open(s, file))
@@ -325,7 +336,8 @@ int cmd_tpp_quality(int argc, char **argv)
 		session_close(&s);
 		return WPP_EXIT_ERROR;
 	}
-	rc = WPP_EXIT_OK;
+	/* a file that ends early still compares what is intact, and says so */
+	rc = s.exit_status != WPP_EXIT_OK ? s.exit_status : r.exit_status;
 	if (session_find_tu(&r, NULL, is_tpp_unit)) {
 		wpp_err("tpp-quality: %s: built with -fwpp-mode=tpp itself; --against needs a full "
 			"profile (a count or paths build)",
@@ -349,6 +361,13 @@ int cmd_tpp_quality(int argc, char **argv)
 			if (plans.fn[k] == plan)
 				f[i].cold = plans.cold[k], f[i].pieces = plans.pieces[k];
 	}
+	if (tp.total_count && !share_a_function(f, n)) {
+		wpp_err("tpp-quality: no function ran in both %s and %s: --against must record "
+			"the same program (a count or paths build of its source)",
+			file, against);
+		rc = WPP_EXIT_ERROR;
+		goto done;
+	}
 	cost_breakdown(&plans, &tpp, f, n);
 	if (unsplit)
 		wpp_warn("tpp-quality: %" PRIu64 " paths of planned functions could not be split "
@@ -365,6 +384,7 @@ int cmd_tpp_quality(int argc, char **argv)
 		print_json(file, against, f, n, &sum, &tp, &rp);
 	else
 		print_text(file, against, f, n, &sum, &tp, &rp);
+done:
 	free(ref.v), free(tpp.v), free(f), free(plans.fn), free(plans.cold), free(plans.pieces);
 out:
 	rpt_profile_free(&rp);

@@ -577,7 +577,7 @@ static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stab
 	}
 	*stale = 1;
 	fprintf(stderr, "wppcc: warning: %s changed since the profile %s was recorded; %s\n", name,
-		tu->profile_path,
+		tu->profile_name,
 		tu->mode == WPP_MODE_TPP ? "its paths are all counted (plain Ball-Larus)"
 					 : "its increments are placed without it");
 	return 0;

@@ -31,6 +31,9 @@ struct wpp_tu_ctx {
 	/* measured edge counts (wppcc --wpp-profile), or NULL */
 	const struct wpp_edge_prof *profile;
 	const char *profile_path;
+	/* the file as --wpp-profile named it (profile_path may be the cache
+	 * a recording was converted into), for the user's messages */
+	const char *profile_name;
 	/* what the profile steers besides placement: codegen's branch weights
 	 * (ir_branch_weights.h), which loops count runs (runs.h) */
 	int profile_layout, profile_runs;

@@ -148,6 +148,9 @@ void wpp_instrument_module(LLVMModuleRef m)
 		else
 			fprintf(stderr, "wppcc: profile %s: %s; placing without it\n",
 				tu.profile_path, why);
+		tu.profile_name = getenv("WPP_EDGE_PROFILE_NAME");
+		if (!tu.profile_name || !*tu.profile_name)
+			tu.profile_name = tu.profile_path;
 	}
 	tu.stats = wpp_ir_stats_open(tu.source, tu.source_len);
 	/* For comparisons: WPP_PROFILE_LAYOUT=0 leaves codegen LLVM's branch

@@ -409,7 +409,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    OPT_CALL_(0, "bytes-per-record", "B",
 		      "with --compress fast: the bytes per path record the\n"
 		      "batches may take where that saves the collector CPU\n"
-		      "(default 0.4)",
+		      "(default 0.4; 0.01 to 64)",
 		      set_budget, &o->bytes_per_record, 0),
 	    OPT_WORD_(0, "coder-thread",
 		      "compress on a second collector thread (the token stage\n"

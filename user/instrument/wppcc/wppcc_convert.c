@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/exit_status.h"
 #include "instrument/stable_hash.h"
 #include "wpp/wpp_file.h"
 
@@ -78,6 +79,16 @@ static int convert(const char *command, const char *rec, const char *bindir, con
 			snprintf(why, whylen, "waiting for %s: %s", tool, strerror(errno));
 			return -1;
 		}
+	/* A cut recording converts (what is intact), but a build should not
+	 * rest on part of a run unasked; the warning above says only that the
+	 * file ends early, so say why that stops the build and the way on. */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == WPP_EXIT_INCOMPLETE) {
+		snprintf(why, whylen,
+			 "%s ends early: wppcc uses only whole recordings (`wpptrace %s %s -o "
+			 "FILE` converts what is intact, and wppcc takes FILE)",
+			 rec, command, rec);
+		return -1;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(why, whylen, "`wpptrace %s %s` failed (its message is above)", command,
 			 rec);

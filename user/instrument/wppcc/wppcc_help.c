@@ -25,7 +25,9 @@ void wppcc_help(FILE *out)
 	      "  --wpp-interesting=FILE[,FILE...]\n"
 	      "                     number these paths compactly: recordings, sets (wpptrace\n"
 	      "                     interesting) or FUNCTION PATH_ID lists\n"
-	      "  --wpp-stats[=FILE] per-function path statistics, on stderr or appended to FILE\n"
+	      "  --wpp-stats[=FILE] per-function path statistics, on stderr or appended to FILE;\n"
+	      "                     ppp mode adds how each counted (counted=ppp|cache|plain|\n"
+	      "                     empty|stale|wide; docs/instrumentation.md)\n"
 	      "  -fno-wpp           behave exactly like clang-19\n"
 	      "\n",
 	      out);

@@ -10,7 +10,8 @@
  * executable, in ../lib/wpptrace/.  The mode reaches the plugin through the
  * environment variable WPP_MODE, -fwpp-no-runs through WPP_RUNS=0 (always
  * set, so an inherited value never decides), --wpp-profile=FILE through
- * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h),
+ * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h) and
+ * WPP_EDGE_PROFILE_NAME (FILE as given, for the pass's warnings),
  * --wpp-interesting through WPP_INTERESTING (the checked sets, one path a
  * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h),
  * -fwpp-wet-values through WPP_WET_VALUES (always set, like WPP_RUNS).
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 		die("cannot set the plugin's environment: %s", strerror(errno));
 	/* Like WPP_RUNS, always decided here, never inherited. */
 	unsetenv("WPP_EDGE_PROFILE");
+	unsetenv("WPP_EDGE_PROFILE_NAME");
 	unsetenv("WPP_INTERESTING");
 	unsetenv("WPP_STATS");
 	unsetenv(WPP_LISTED_SEEN_FD_ENV);
@@ -148,7 +150,9 @@ int main(int argc, char **argv)
 		char why[PATH_MAX + 256];
 		if (wppcc_profile_resolve(plan.profile, self, prof, sizeof(prof), why, sizeof(why)))
 			die("%s", why);
-		if (setenv("WPP_EDGE_PROFILE", prof, 1))
+		/* the pass names what the user gave in its warnings, not the cache */
+		if (setenv("WPP_EDGE_PROFILE", prof, 1) ||
+		    setenv("WPP_EDGE_PROFILE_NAME", plan.profile, 1))
 			die("cannot set the plugin's environment: %s", strerror(errno));
 	}
 	if (plan.interesting && !plan.no_wpp && plan.compiles_source) {
