@@ -198,14 +198,17 @@ if [ $have_bpf = 1 ]; then
 	$HELPER words "$K/mix.bpfz.wpp" | cut -d' ' -f4- >"$K/mix.bpfz.words"
 	nbatches=$($HELPER chunks "$K/mix.bpfz.wpp" | awk '{ n += $3 } END { print n + 0 }')
 	nzchunks=$($HELPER chunks "$K/mix.bpfz.wpp" | wc -l)
-	# 1024-word batches, up to 64 a chunk; idle drain rounds (every 50 ms
-	# at most) may close a chunk early: 4 a chunk on average is a floor
-	# no ungrouped recording (1 a chunk) reaches.
+	most=$($HELPER chunks "$K/mix.bpfz.wpp" | awk '$3 > m { m = $3 } END { print m + 0 }')
+	# 1024-word batches, up to 64 a chunk.  How many a chunk holds on
+	# average follows the drain's timing: idle drain rounds close chunks
+	# early (mix's 878 batches took 14 to 308 chunks from run to run, the
+	# most under a loaded suite), so the average is not judged.  Grouping
+	# is: an ungrouped recording has one batch a chunk, always.
 	if [ -s "$K/mix.bpfn.words" ] && cmp -s "$K/mix.bpfn.words" "$K/mix.bpfz.words" &&
-		[ "$nzchunks" -ge 1 ] && [ "$nbatches" -ge $((4 * nzchunks)) ]; then
-		pass "BPF grouping: mix's $nbatches batches in $nzchunks chunks hold exactly its raw BPF recording's words"
+		[ "$nzchunks" -ge 1 ] && [ "$nbatches" -gt "$nzchunks" ] && [ "$most" -ge 8 ]; then
+		pass "BPF grouping: mix's $nbatches batches in $nzchunks chunks (up to $most a chunk) hold exactly its raw BPF recording's words"
 	else
-		fail "BPF grouping: $nbatches batches in $nzchunks chunks (want 4 a chunk), words $(cmp -s "$K/mix.bpfn.words" "$K/mix.bpfz.words" && echo equal || echo differ)"
+		fail "BPF grouping: $nbatches batches in $nzchunks chunks, up to $most a chunk (want several), words $(cmp -s "$K/mix.bpfn.words" "$K/mix.bpfz.words" && echo equal || echo differ)"
 	fi
 fi
 
