@@ -419,13 +419,7 @@ uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
 {
 	struct wpp_probes *p = k->p;
 	/* the residual paths' cache after the interval */
-	*log2 = cache_log2(k, npaths, interval);
-	uint64_t at = add_range(k, interval + (*log2 ? UINT64_C(2) << *log2 : 0));
-	*keys = at + interval;
-	if (*log2) {
-		k->cached[k->nfirst - 1] = (uint8_t)*log2;
-		k->ncached++;
-	}
+	uint64_t at = wpp_counts_add_split_function(k, interval, npaths, keys, log2);
 	LLVMValueRef *vals = malloc(((size_t)interval + 1) * sizeof(*vals));
 	if (!vals)
 		abort();

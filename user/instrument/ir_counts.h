@@ -95,7 +95,8 @@ uint64_t wpp_counts_add_ppp_function(struct wpp_counts *k, uint64_t interval,
 				     const uint64_t *slot_bl, LLVMValueRef *table, uint64_t npaths,
 				     uint64_t *keys, unsigned *log2);
 /* The next function counts nfront counters in the array and up to nkeys
- * more through the hash (a split TPP plan, ir_tpp.h): nfront slots, then
+ * more through the hash (a split TPP plan, ir_tpp.h; a PPP function's
+ * interval and its residual paths): nfront slots, then
  * a path cache for the hashed ones at *keys, of 2^*log2 pairs (*log2 0:
  * none, they probe the hash).  Its first slot. */
 uint64_t wpp_counts_add_split_function(struct wpp_counts *k, uint64_t nfront, uint64_t nkeys,
