@@ -14,7 +14,7 @@
  * prints words, path records, bytes per record and M path records per CPU
  * second for each.
  *
- *   bench_pack [--reps R] [--budget B] [--only V,V...] FILE.wpp...
+ *   bench_pack [--reps R] [--budget B] [--only V,V...] FILE.wpp
  *
  * The coders run R rounds over the variants in turn (--only: these), so
  * the variants' timings interleave; the first round also pays the streams'
@@ -77,6 +77,9 @@ struct fn_info {
 	unsigned *range_bits; /* [nloops]: bits of (max id - min id + 1) over the loop */
 	uint64_t *range_base; /* [nloops]: the smallest id ending at the loop */
 	unsigned fn_bits;     /* all back-edge paths together */
+	uint64_t records;     /* back-edge records seen */
+	unsigned max_bits, max_range_bits; /* over its loops' records */
+	char *name;			   /* a copy: the session closes first */
 	unsigned loop_idx_bits;
 };
 
@@ -93,6 +96,8 @@ static struct fn_info *info_of(const struct wpp_fn *fn)
 		fninfo = realloc(fninfo, capfninfo * sizeof(*fninfo));
 	}
 	struct fn_info *fi = &fninfo[nfninfo++];
+	*fi = (struct fn_info){0};
+	fi->name = strdup(fn->name ? fn->name : "?");
 	uint32_t nn = fn->nblocks + 2, entry = WPP_DAG_ENTRY(fn);
 	/* paths from ENTRY to each node: a DFS postorder, then forward */
 	uint32_t *order = malloc(nn * sizeof(*order)), *stack = malloc(nn * 2 * sizeof(*stack));
@@ -443,6 +448,11 @@ static void thread_streams(struct session *se, const struct wpp_thread_trace *th
 		if (k && k->loop >= 0) {
 			struct fn_info *fi = info_of(ev.fn);
 			backedge_records++;
+			fi->records++;
+			if (fi->loop_bits[k->loop] > fi->max_bits)
+				fi->max_bits = fi->loop_bits[k->loop];
+			if (fi->range_bits[k->loop] > fi->max_range_bits)
+				fi->max_range_bits = fi->range_bits[k->loop];
 			hist_b[fi->loop_bits[k->loop]]++;
 			hist_rb[fi->range_bits[k->loop]]++;
 			for (int v = 1; v < NV; v++) {
@@ -515,21 +525,25 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench_pack [--reps R] [--budget B] [--only V,V...] "
-					"FILE.wpp...\n");
+					"FILE.wpp\n");
 			return 2;
 		}
 	}
-	for (; i < argc; i++) {
-		struct session se;
-		int rc = session_open(&se, argv[i]);
-		if (rc)
-			return rc;
-		/* Thread streams are joined one after another; units never span
-		 * two threads (each starts at a multiple of UNIT_WORDS of its own). */
-		for (size_t t = 0; t < se.trace->nthreads; t++)
-			thread_streams(&se, &se.trace->threads[t]);
-		session_close(&se);
+	if (argc - i != 1) {
+		/* one recording: the caches are keyed by its functions' models */
+		fprintf(stderr, "bench_pack: one FILE.wpp\n");
+		return 2;
 	}
+	struct session se;
+	int rc = session_open(&se, argv[i]);
+	if (rc)
+		return rc;
+	/* Thread streams are joined one after another and coded in units of
+	 * UNIT_WORDS, so with several threads a unit may hold the end of one
+	 * and the start of the next (the recordings measured have one). */
+	for (size_t t = 0; t < se.trace->nthreads; t++)
+		thread_streams(&se, &se.trace->threads[t]);
+	session_close(&se);
 	printf("file words %llu, rebuilt %llu; path records %llu (written %llu), back-edge "
 	       "records %llu (%.1f %% of written)\n",
 	       (unsigned long long)file_words, (unsigned long long)streams[ORIG].n,
@@ -541,6 +555,19 @@ int main(int argc, char **argv)
 		if (hist_b[b])
 			printf(" %d:%.1f%%", b,
 			       100.0 * (double)hist_b[b] / (double)backedge_records);
+	printf("\nfunctions with the most back-edge records (share, widest b dense / range):");
+	for (int top = 0; top < 5; top++) {
+		struct fn_info *best = NULL;
+		for (size_t f = 0; f < nfninfo; f++)
+			if (fninfo[f].records && (!best || fninfo[f].records > best->records))
+				best = &fninfo[f];
+		if (!best)
+			break;
+		printf(" %s %.1f%% %u/%u;", best->name,
+		       100.0 * (double)best->records / (double)backedge_records, best->max_bits,
+		       best->max_range_bits);
+		best->records = 0;
+	}
 	printf("\nb of back-edge records (id range):");
 	for (int b = 0; b <= 64; b++)
 		if (hist_rb[b])
@@ -557,8 +584,27 @@ int main(int argc, char **argv)
 	}
 
 	struct wc_encoder *enc = wc_encoder_new(1), *fast = wc_encoder_new(1);
-	printf("%-6s %12s %8s %8s %8s %9s %9s %9s %9s\n", "stream", "words", "w/rec", "packs",
-	       "rec/pk", "codecB/r", "codecMr/s", "fastB/r", "fastMr/s");
+	/* Token bytes (the token stage's output, what zstd reads): exact, where
+	 * the timings below move with the machine's load. */
+	unsigned char *tok = malloc(wc_tokens_bound(UNIT_WORDS));
+	printf("%-7s %12s %8s %8s %8s %9s\n", "stream", "words", "w/rec", "packs", "rec/pk",
+	       "tokB/rec");
+	for (int v = 0; v < NV; v++) {
+		const struct stream *s = &streams[v];
+		uint64_t tb = 0;
+		if (only && !listed(only, vname[v]))
+			continue;
+		for (size_t o = 0; o < s->n; o += UNIT_WORDS)
+			tb += wc_tokens_encode(
+			    s->w + o, (uint32_t)(s->n - o < UNIT_WORDS ? s->n - o : UNIT_WORDS),
+			    tok);
+		printf("%-7s %12zu %8.4f %8llu %8.2f %9.4f\n", vname[v], s->n,
+		       (double)s->n / (double)path_records, (unsigned long long)s->packs,
+		       s->packs ? (double)s->packed / (double)s->packs : 0.0,
+		       (double)tb / (double)path_records);
+	}
+	free(tok);
+	printf("%-7s %9s %9s %9s %9s\n", "stream", "codecB/r", "codecMr/s", "fastB/r", "fastMr/s");
 	for (uint32_t r = 0; r < reps; r++)
 		for (int v = 0; v < NV; v++) {
 			const struct stream *s = &streams[v];
@@ -593,10 +639,7 @@ int main(int argc, char **argv)
 				}
 				best[m] = cpu_now() - t0;
 			}
-			printf("%-6s %12zu %8.4f %8llu %8.2f %9.4f %9.1f %9.4f %9.1f\n", vname[v],
-			       s->n, (double)s->n / (double)path_records,
-			       (unsigned long long)s->packs,
-			       s->packs ? (double)s->packed / (double)s->packs : 0.0,
+			printf("%-7s %9.4f %9.1f %9.4f %9.1f\n", vname[v],
 			       (double)bytes[0] / (double)path_records,
 			       (double)path_records / best[0] / 1e6,
 			       (double)bytes[1] / (double)path_records,
