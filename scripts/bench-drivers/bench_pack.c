@@ -80,6 +80,7 @@ struct fn_info {
 	uint64_t records;     /* back-edge records seen */
 	unsigned max_bits, max_range_bits; /* over its loops' records */
 	char *name;			   /* a copy: the session closes first */
+	uint32_t fid;
 	unsigned loop_idx_bits;
 };
 
@@ -216,18 +217,27 @@ struct dense_ctr {
 	const struct wpp_fn *fn;
 	int32_t loop;
 	uint32_t next;
+	uint64_t *ids; /* [next]: the Ball-Larus id of each dense id */
 };
 static struct dense_ctr *ctrs;
 static size_t nctrs;
 
-static uint32_t next_dense(const struct wpp_fn *fn, int32_t loop)
+static struct dense_ctr *dense_of(const struct wpp_fn *fn, int32_t loop)
 {
 	for (size_t i = 0; i < nctrs; i++)
 		if (ctrs[i].fn == fn && ctrs[i].loop == loop)
-			return ctrs[i].next++;
+			return &ctrs[i];
 	ctrs = realloc(ctrs, (nctrs + 1) * sizeof(*ctrs));
-	ctrs[nctrs++] = (struct dense_ctr){fn, loop, 1};
-	return 0;
+	ctrs[nctrs] = (struct dense_ctr){fn, loop, 0, NULL};
+	return &ctrs[nctrs++];
+}
+
+static uint32_t next_dense(const struct wpp_fn *fn, int32_t loop, uint64_t id)
+{
+	struct dense_ctr *c = dense_of(fn, loop);
+	c->ids = realloc(c->ids, (c->next + 1) * sizeof(*c->ids));
+	c->ids[c->next] = id;
+	return c->next++;
 }
 
 static struct key *lookup(const struct wpp_fn *fn, uint64_t id)
@@ -262,8 +272,8 @@ static struct key *lookup(const struct wpp_fn *fn, uint64_t id)
 		    p.end == WPP_END_BACK_EDGE) {
 			struct fn_info *fi = info_of(fn);
 			k->loop = (int32_t)fi->edge_loop[p.exit_edge];
-			k->dense_loop = next_dense(fn, k->loop);
-			k->dense_fn = next_dense(fn, -1);
+			k->dense_loop = next_dense(fn, k->loop, id);
+			k->dense_fn = next_dense(fn, -1, id);
 		}
 	}
 	return k;
@@ -311,7 +321,7 @@ static int uses_range(enum variant v)
 /* The pending pack of one variant. */
 struct pend {
 	uint32_t fid, group, count, cap, b, lbits;
-	uint64_t acc, first_word, last_d;
+	uint64_t acc, first_word, last_d, last_word;
 	unsigned last_run, last_lbits;
 	int active;
 };
@@ -328,17 +338,16 @@ static void flush(struct stream *s, struct pend *p, enum variant v)
 		return;
 	why_packs[v][cur_why]++;
 	why_recs[v][cur_why] += p->count;
-	if (p->count == 1) {
-		put(s, p->first_word);
+	if (p->count == 1 && p->last_run <= 1) {
+		put(s, p->first_word); /* a lone record stays a record */
 	} else {
 		if (one_word(v)) {
 			uint64_t payload = ((uint64_t)p->count << 34) |
-					   ((uint64_t)p->group << (p->count * p->b)) | p->acc;
+					   ((uint64_t)p->group << (34 - p->lbits)) | p->acc;
 			put(s, wpp_make_word(WPP_FID_CONTROL | 0xc00000u | p->fid, payload));
 		} else {
 			put(s, wpp_make_ctrl((enum wpp_ctrl_op)CTRL_PACK, p->fid | p->count << 24));
-			put(s,
-			    WPP_WIDE_ID_MARK | ((uint64_t)p->group << (p->count * p->b)) | p->acc);
+			put(s, WPP_WIDE_ID_MARK | ((uint64_t)p->group << (63 - p->lbits)) | p->acc);
 		}
 		s->packs++;
 		s->packed += p->count;
@@ -386,7 +395,7 @@ static void pack_repeats(struct stream *s, struct pend *p, enum variant v, uint6
 	unsigned r = run_bits(v), maxrun = 1u << r;
 	uint32_t fid = p->fid, group = p->group;
 	unsigned b = p->b, lbits = p->last_lbits;
-	uint64_t d = p->last_d, word = p->first_word;
+	uint64_t d = p->last_d, word = p->last_word;
 	while (n) {
 		if (r && p->active && p->last_run < maxrun) {
 			uint64_t add = maxrun - p->last_run < n ? maxrun - p->last_run : n;
@@ -398,6 +407,7 @@ static void pack_repeats(struct stream *s, struct pend *p, enum variant v, uint6
 		cur_why = W_FULL;
 		pack(s, p, v, fid, group, d << r, b, lbits, word);
 		p->last_d = d;
+		p->last_word = word;
 		p->last_run = 1;
 		p->last_lbits = lbits;
 		n--;
@@ -405,6 +415,114 @@ static void pack_repeats(struct stream *s, struct pend *p, enum variant v, uint6
 }
 
 static struct stream streams[NV];
+static uint32_t *fid_fi; /* [fid]: index + 1 of its fn_info (one process) */
+
+/* The round trip: every stream expanded back into path records must be
+ * the original's, record for record — the oracle that a pack as counted
+ * here holds what it stands for (and that no two packs share a word). */
+struct rec {
+	uint64_t fid, id;
+};
+static struct rec *ref;
+static size_t nref, capref, cmp_at;
+static uint64_t mismatches;
+
+static void emit(int build, uint32_t fid, uint64_t id, uint64_t times)
+{
+	for (; times; times--) {
+		if (build) {
+			if (nref == capref) {
+				capref = capref ? capref * 2 : 1 << 20;
+				ref = realloc(ref, capref * sizeof(*ref));
+			}
+			ref[nref++] = (struct rec){fid, id};
+		} else {
+			if (cmp_at >= nref || ref[cmp_at].fid != fid || ref[cmp_at].id != id)
+				mismatches++;
+			cmp_at++;
+		}
+	}
+}
+
+static uint64_t mask_of(unsigned b)
+{
+	return b >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << b) - 1;
+}
+
+/* Expand one pack of fid (count entries in payload's low `room` bits, the
+ * loop index in its top bits); the last record is left in *lf, *li. */
+static int expand_pack(int build, enum variant v, uint32_t fid, unsigned count, uint64_t payload,
+		       unsigned room, uint32_t *lf, uint64_t *li)
+{
+	if (!fid_fi || !fid_fi[fid] || !count)
+		return -1;
+	const struct fn_info *fi = &fninfo[fid_fi[fid] - 1];
+	unsigned lbits = v == FUNC2 ? 0 : fi->loop_idx_bits, r = run_bits(v);
+	uint32_t group = lbits ? (uint32_t)((payload >> (room - lbits)) & mask_of(lbits)) : 0;
+	if (v != FUNC2 && group >= fi->nloops)
+		return -1;
+	unsigned b = (v == FUNC2      ? fi->fn_bits
+		      : uses_range(v) ? fi->range_bits[group]
+				      : fi->loop_bits[group]) +
+		     r;
+	const struct dense_ctr *dc = dense_of(fi->fn, v == FUNC2 ? -1 : (int32_t)group);
+	for (unsigned e = 0; e < count; e++) {
+		uint64_t ent = (payload >> ((count - 1 - e) * b)) & mask_of(b), d = ent >> r, id;
+		if (uses_range(v))
+			id = d + fi->range_base[group];
+		else if (d < dc->next)
+			id = dc->ids[d];
+		else
+			return -1;
+		emit(build, fid, id, (ent & mask_of(r)) + 1);
+		*lf = fid;
+		*li = id;
+	}
+	return 0;
+}
+
+/* 0, or -1 where the stream does not parse. */
+static int expand(const struct stream *s, enum variant v, int build)
+{
+	uint32_t lf = 0;
+	uint64_t li = 0;
+	int have = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t w = s->w[i];
+		uint32_t fid = wpp_word_fid(w);
+		if (fid == WPP_FID_CONTROL) {
+			uint32_t op = wpp_ctrl_op(w), arg = wpp_ctrl_operand(w);
+			if (op == WPP_CTRL_REPEAT && have) {
+				emit(build, lf, li, arg);
+			} else if (op == WPP_CTRL_WIDE_PATH && i + 1 < s->n) {
+				lf = arg;
+				li = s->w[++i] & ~WPP_WIDE_ID_MARK;
+				have = 1;
+				emit(build, lf, li, 1);
+			} else if (op == CTRL_PACK && i + 1 < s->n && !one_word(v)) {
+				if (expand_pack(build, v, arg & 0xffffffu, arg >> 24,
+						s->w[++i] & ~WPP_WIDE_ID_MARK, 63, &lf, &li))
+					return -1;
+				have = 1;
+			} else {
+				return -1;
+			}
+		} else if ((fid & 0xc00000u) == 0xc00000u && fid != WPP_FID_UNREGISTERED &&
+			   one_word(v)) {
+			uint64_t pl = wpp_word_payload(w);
+			if (expand_pack(build, v, fid & 0x3fffffu, (unsigned)(pl >> 34), pl, 34,
+					&lf, &li))
+				return -1;
+			have = 1;
+		} else {
+			lf = fid;
+			li = wpp_word_payload(w);
+			have = 1;
+			emit(build, lf, li, 1);
+		}
+	}
+	return 0;
+}
 static uint64_t path_records, written_records, backedge_records, file_words;
 static uint64_t hist_b[65], hist_rb[65];
 
@@ -449,6 +567,10 @@ static void thread_streams(struct session *se, const struct wpp_thread_trace *th
 			struct fn_info *fi = info_of(ev.fn);
 			backedge_records++;
 			fi->records++;
+			fi->fid = ev.fid;
+			if (!fid_fi)
+				fid_fi = calloc((size_t)1 << WPP_FID_BITS, sizeof(*fid_fi));
+			fid_fi[ev.fid] = (uint32_t)(fi - fninfo) + 1;
 			if (fi->loop_bits[k->loop] > fi->max_bits)
 				fi->max_bits = fi->loop_bits[k->loop];
 			if (fi->range_bits[k->loop] > fi->max_range_bits)
@@ -469,6 +591,7 @@ static void thread_streams(struct session *se, const struct wpp_thread_trace *th
 				pack(&streams[v], &pend[v], (enum variant)v, ev.fid, group, dd << r,
 				     b + r, lb, words[0]);
 				pend[v].last_d = dd;
+				pend[v].last_word = words[0];
 				pend[v].last_run = 1;
 				pend[v].last_lbits = lb;
 			}
@@ -584,6 +707,23 @@ int main(int argc, char **argv)
 	}
 
 	struct wc_encoder *enc = wc_encoder_new(1), *fast = wc_encoder_new(1);
+	if (expand(&streams[ORIG], ORIG, 1) || nref != path_records) {
+		fprintf(stderr, "bench_pack: the rebuilt stream expands to %zu records, not %llu\n",
+			nref, (unsigned long long)path_records);
+		return 1;
+	}
+	printf("round trip (records expanded back, against the original's):");
+	for (int v = 1; v < NV; v++) {
+		mismatches = 0;
+		cmp_at = 0;
+		int bad = expand(&streams[v], (enum variant)v, 0) || cmp_at != nref || mismatches;
+		printf(" %s %s;", vname[v], bad ? "DIFFERS" : "same");
+		if (bad)
+			rc = 1;
+	}
+	printf("\n");
+	free(ref);
+
 	/* Token bytes (the token stage's output, what zstd reads): exact, where
 	 * the timings below move with the machine's load. */
 	unsigned char *tok = malloc(wc_tokens_bound(UNIT_WORDS));
@@ -645,5 +785,5 @@ int main(int argc, char **argv)
 			       (double)bytes[1] / (double)path_records,
 			       (double)path_records / best[1] / 1e6);
 		}
-	return 0;
+	return rc;
 }
