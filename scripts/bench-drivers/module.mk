@@ -35,3 +35,16 @@ $(BENCH_CODEC): $(call objs,,scripts/bench-drivers/bench_codec.c $(WPPREAD_SRCS)
 	$(CC) $(CFLAGS) $^ -o $@ $(CODEC_LIBS)
 
 TEST_TARGETS += $(BENCH_SEQUITUR) $(BENCH_KPATHS) $(BENCH_WET) $(BENCH_CODEC)
+
+# scripts/bench-drivers/bench_pack: what packing loop iterations at the
+# probe would save the collector (docs/benchmarks.md, "Packing loop
+# iterations at the probe"): raw recordings decoded with their metadata,
+# rewritten as packed streams, coded as the collector codes them.
+BENCH_PACK := $(BENCH_DIR)/bench_pack
+BENCH_PACK_SRCS := scripts/bench-drivers/bench_pack.c $(DECODE_SRCS) $(SESSION_SRCS) \
+	$(SYMBOLIZER_SRCS) $(COMMON_SRCS) $(CODEC_SRCS)
+$(BENCH_PACK): $(call objs,,$(BENCH_PACK_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(sort $^) -o $@ $(SYMBOLIZER_LIBS) $(CODEC_LIBS)
+
+TEST_TARGETS += $(BENCH_PACK)
