@@ -32,6 +32,7 @@
 
 #include "common/path_records.h"
 #include "common/word_codec.h"
+#include "common/word_lz.h"
 #include "common/wppfile.h"
 
 struct unit {
@@ -111,11 +112,14 @@ enum method {
 	TOK_LZ4,
 	CODEC,
 	FAST,
+	LZ,
+	LZ_ZSTD1,
+	LZ_LZ4,
 	NM
 };
-static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw",   "lz4 raw",
-				      "tokens",	    "tokens+zstd-1", "tokens+zstd--3",
-				      "tokens+lz4", "word_codec",    "fast"};
+static const char *const names[NM] = {
+    "zstd-1 raw", "zstd--3 raw", "lz4 raw", "tokens", "tokens+zstd-1", "tokens+zstd--3",
+    "tokens+lz4", "word_codec",	 "fast",    "lz",     "lz+zstd-1",     "lz+lz4"};
 
 int main(int argc, char **argv)
 {
@@ -157,6 +161,9 @@ int main(int argc, char **argv)
 	ZSTD_CCtx *zc = ZSTD_createCCtx();
 	struct wc_encoder *enc = wc_encoder_new(1), *fast = wc_encoder_new(1);
 	struct wc_decoder *dec = wc_decoder_new();
+	struct wlz_state *lz = wlz_new();
+	struct wlz_stats lzst;
+	unsigned char *ltok = malloc(wlz_tokens_bound((uint32_t)maxn));
 	int zcap = (int)(ZSTD_compressBound(tb) + maxn * 9);
 
 	wc_encoder_min_gain(fast, min_gain);
@@ -178,6 +185,7 @@ int main(int argc, char **argv)
 		uint64_t bytes = 0, records = 0, took[4] = {0};
 		for (uint32_t r = 0; r < reps; r++) {
 			double t0 = cpu_now();
+			memset(&lzst, 0, sizeof(lzst));
 			bytes = records = 0;
 			memset(took, 0, sizeof(took));
 			for (size_t k = 0; k < nunits; k++) {
@@ -211,6 +219,18 @@ int main(int argc, char **argv)
 				case CODEC:
 					wc_encode(enc, u->w, u->n, &len, &codec);
 					break;
+				case LZ:
+				case LZ_ZSTD1:
+				case LZ_LZ4:
+					len = wlz_encode(lz, u->w, u->n, ltok, r ? NULL : &lzst);
+					if (m == LZ_ZSTD1)
+						len = ZSTD_compressCCtx(zc, out, (size_t)zcap, ltok,
+									len, 1);
+					else if (m == LZ_LZ4)
+						len = (size_t)LZ4_compress_default(
+						    (const char *)ltok, (char *)out, (int)len,
+						    zcap);
+					break;
 				case FAST:
 					records += u->records;
 					wc_begin(fast);
@@ -236,6 +256,16 @@ int main(int argc, char **argv)
 			       (unsigned long long)took[WC_CODEC_TOKENS],
 			       (unsigned long long)took[WC_CODEC_TOKENS_ZSTD],
 			       (unsigned long long)took[WC_CODEC_TOKENS_LZ4], budget, min_gain);
+		if (m == LZ)
+			printf("   (matched %.3f, in matches >= 8 %.3f, >= 32 %.3f; %llu matches, "
+			       "%llu repeats, %llu literals, %llu dict)",
+			       (double)lzst.matched / (double)total_words,
+			       (double)lzst.in_long8 / (double)total_words,
+			       (double)lzst.in_long32 / (double)total_words,
+			       (unsigned long long)lzst.matches,
+			       (unsigned long long)lzst.rep_matches,
+			       (unsigned long long)(lzst.literals - lzst.dict),
+			       (unsigned long long)lzst.dict);
 		printf("\n");
 	}
 	/* The decoder, on word_codec's own output. */
