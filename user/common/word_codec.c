@@ -26,6 +26,7 @@
 #include <zstd.h>
 
 #include "common/varint.h"
+#include "common/word_lz.h"
 #include "wpp/trace_abi.h"
 
 #define PRED_BITS 12
@@ -263,6 +264,11 @@ int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint3
 
 struct wc_encoder {
 	struct tok_state tokens_state;
+	/* The match stage (wc_encoder_match_stage), or NULL; it needs the
+	 * stream's earlier words, so wc_add keeps a copy of them. */
+	struct wlz_state *lz;
+	uint64_t *words;
+	uint32_t nwords, cap_words;
 	ZSTD_CCtx *zc; /* level and checksum set once */
 	void *lz4_state;
 	unsigned char *tokens, *packed;
@@ -314,7 +320,20 @@ void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte)
 
 void wc_encoder_force(struct wc_encoder *e, uint32_t codec)
 {
-	e->forced = codec;
+	e->forced = wc_second_stage(codec);
+}
+
+int wc_encoder_match_stage(struct wc_encoder *e)
+{
+	if (!e->lz && !(e->lz = wlz_new()))
+		return -1;
+	return 0;
+}
+
+/* The codec of second stage `second` over this encoder's first stage. */
+static uint32_t codec_of(const struct wc_encoder *e, uint32_t second)
+{
+	return e->lz ? second + (WC_CODEC_LZ - WC_CODEC_TOKENS) : second;
 }
 
 double wc_second_stage_ns(const struct wc_encoder *e)
@@ -330,6 +349,8 @@ void wc_encoder_free(struct wc_encoder *e)
 		return;
 	ZSTD_freeCCtx(e->zc);
 	free(e->lz4_state);
+	wlz_free(e->lz);
+	free(e->words);
 	free(e->tokens);
 	free(e->packed);
 	free(e);
@@ -337,7 +358,11 @@ void wc_encoder_free(struct wc_encoder *e)
 
 void wc_begin(struct wc_encoder *e)
 {
-	tokens_begin(&e->tokens_state);
+	if (e->lz)
+		wlz_begin(e->lz);
+	else
+		tokens_begin(&e->tokens_state);
+	e->nwords = 0;
 	e->ntokens = 0;
 	e->failed = 0;
 }
@@ -358,8 +383,36 @@ static int reserve(unsigned char **buf, size_t *cap, size_t used, size_t need)
 	return 0;
 }
 
+/* The match stage's wc_add: the words join the stream's copy, and the
+ * tokens of all but its last few words are written. */
+static int lz_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+{
+	if (n > UINT32_MAX / 2 - e->nwords || reserve(&e->tokens, &e->cap_tokens, e->ntokens,
+						      wlz_tokens_bound(n + WLZ_MIN_MATCH)) < 0)
+		return -1;
+	if (e->nwords + n > e->cap_words) {
+		uint32_t cap = e->cap_words ? e->cap_words : 8192;
+		while (cap < e->nwords + n)
+			cap *= 2;
+		uint64_t *w = realloc(e->words, (size_t)cap * sizeof(*w));
+		if (!w)
+			return -1;
+		e->words = w;
+		e->cap_words = cap;
+	}
+	memcpy(e->words + e->nwords, words, (size_t)n * sizeof(*words));
+	e->nwords += n;
+	e->ntokens += wlz_add(e->lz, e->words, e->nwords, e->tokens + e->ntokens, NULL);
+	return 0;
+}
+
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 {
+	if (e->lz && !e->failed) {
+		if (lz_add(e, words, n) < 0)
+			e->failed = 1;
+		return e->failed ? -1 : 0;
+	}
 	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, wc_tokens_bound(n)) < 0) {
 		e->failed = 1;
 		return -1;
@@ -462,9 +515,13 @@ const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *le
 	int sample = 0;
 	double t0;
 
-	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
+	if (e->failed ||
+	    reserve(&e->tokens, &e->cap_tokens, e->ntokens, wlz_tokens_bound(WLZ_MIN_MATCH)) < 0)
 		return NULL;
-	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
+	if (e->lz)
+		e->ntokens += wlz_end(e->lz, e->words, e->nwords, e->tokens + e->ntokens, NULL);
+	else
+		e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
 	nt = e->ntokens;
 	if (nt && e->forced)
 		pick = e->forced;
@@ -501,17 +558,17 @@ const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *le
 	}
 	if (pick == WC_CODEC_TOKENS_LZ4 && nl && nl < nt) {
 		*len = nl;
-		*codec = WC_CODEC_TOKENS_LZ4;
+		*codec = codec_of(e, WC_CODEC_TOKENS_LZ4);
 		return e->packed + zbound;
 	}
 	if (pick == WC_CODEC_TOKENS_ZSTD && nz && nz < nt) {
 		*len = nz;
-		*codec = WC_CODEC_TOKENS_ZSTD;
+		*codec = codec_of(e, WC_CODEC_TOKENS_ZSTD);
 		return e->packed;
 	}
 tokens:
 	*len = nt;
-	*codec = WC_CODEC_TOKENS;
+	*codec = codec_of(e, WC_CODEC_TOKENS);
 	return e->tokens;
 }
 
@@ -566,18 +623,23 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 	unsigned long long size;
 	size_t got;
 
+	uint32_t second = wc_second_stage(codec);
+	int lz = codec >= WC_CODEC_LZ;
+
 	if (codec == WC_CODEC_TOKENS)
 		return tokens_decode(&d->tables, in, len, words, n, why);
+	if (codec == WC_CODEC_LZ)
+		return wlz_decode(in, len, words, n, why);
 	/* Both coders say how many token bytes they hold, and none valid is
 	 * bigger than n words' worst tokens: a crafted size cannot make us
 	 * allocate more. */
-	if (codec == WC_CODEC_TOKENS_ZSTD) {
+	if (second == WC_CODEC_TOKENS_ZSTD) {
 		size = ZSTD_getFrameContentSize(in, len);
 		if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
 			*why = "bad zstd frame header";
 			return -1;
 		}
-	} else if (codec == WC_CODEC_TOKENS_LZ4) {
+	} else if (second == WC_CODEC_TOKENS_LZ4) {
 		uint64_t v;
 		if (get_varint(&at, end, &v) < 0) {
 			*why = "LZ4 payload's length cut short";
@@ -589,8 +651,8 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		return -1;
 	}
 	if (size > wc_tokens_bound(n)) {
-		*why = codec == WC_CODEC_TOKENS_ZSTD ? "bad zstd frame header"
-						     : "LZ4 payload's length out of range";
+		*why = second == WC_CODEC_TOKENS_ZSTD ? "bad zstd frame header"
+						      : "LZ4 payload's length out of range";
 		return -1;
 	}
 	if (d->cap < size || !d->tokens) {
@@ -603,7 +665,7 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		d->tokens = t;
 		d->cap = cap;
 	}
-	if (codec == WC_CODEC_TOKENS_ZSTD) {
+	if (second == WC_CODEC_TOKENS_ZSTD) {
 		got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
 		if (ZSTD_isError(got) || got != size) {
 			*why = "corrupt zstd frame";
@@ -618,5 +680,7 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		}
 		got = (size_t)n4;
 	}
+	if (lz)
+		return wlz_decode(d->tokens, got, words, n, why);
 	return tokens_decode(&d->tables, d->tokens, got, words, n, why);
 }
