@@ -163,8 +163,8 @@ size_t wlz_add(struct wlz_state *z, const uint64_t *words, uint32_t n, unsigned 
 			i++;
 			continue;
 		}
-		len = WLZ_MIN_MATCH + extend(w + WLZ_MIN_MATCH, w + WLZ_MIN_MATCH - d,
-					     n - i - WLZ_MIN_MATCH);
+		len = WLZ_MIN_MATCH +
+		      extend(w + WLZ_MIN_MATCH, w + WLZ_MIN_MATCH - d, n - i - WLZ_MIN_MATCH);
 		p = varint_put(p, (uint64_t)(len - WLZ_MIN_MATCH) << 2 |
 				      (repeat ? TOK_REPEAT : TOK_MATCH));
 		if (!repeat)
