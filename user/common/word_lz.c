@@ -152,16 +152,17 @@ size_t wlz_add(struct wlz_state *z, const uint64_t *words, uint32_t n, unsigned 
 		uint32_t d = 0, len;
 		int repeat = 0;
 
-		if (last_d && last_d <= i && same4(w, w - last_d)) {
-			d = last_d;
-			repeat = 1;
-		} else {
-			/* (an entry at or below base wraps to a huge c; one of
-			 * a stream begun again without wlz_end may be ahead) */
-			uint32_t *slot = &z->pos[hash4(w)], c = *slot - base - 1;
-			*slot = base + i + 1;
-			if (c < i && same4(w, words + c))
-				d = i - c;
+		/* (one probe: the last distance tried first, as LZ coders do,
+		 * hit 0.7 % of bzip2's and xz's matches for 11 % more
+		 * instructions and 16 % more mispredicted branches; a match
+		 * the hash finds at the last distance is still a repeat).  An
+		 * entry at or below base wraps to a huge c; one of a stream
+		 * begun again without wlz_end may be ahead: c < i. */
+		uint32_t *slot = &z->pos[hash4(w)], c = *slot - base - 1;
+		*slot = base + i + 1;
+		if (c < i && same4(w, words + c)) {
+			d = i - c;
+			repeat = d == last_d;
 		}
 		if (!d) {
 			p = put_word(z, p, *w, &last_fid, st);
