@@ -327,6 +327,7 @@ int wc_encoder_match_stage(struct wc_encoder *e)
 {
 	if (!e->lz && !(e->lz = wlz_new()))
 		return -1;
+	wc_begin(e); /* no token-stage tokens before the match stage's */
 	return 0;
 }
 

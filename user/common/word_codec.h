@@ -74,8 +74,9 @@ struct wc_encoder;
  * NULL when out of memory.  A new encoder has begun a stream. */
 struct wc_encoder *wc_encoder_new(int level);
 void wc_encoder_free(struct wc_encoder *e);
-/* From the next wc_begin on, the encoder's first stage is the match stage
- * (codecs 4-6) instead of the tokens.  0, or -1 when out of memory. */
+/* The encoder's first stage is the match stage (codecs 4-6) instead of the
+ * tokens from now on; a stream begins (as wc_begin).  0, or -1 when out of
+ * memory (the encoder is then as it was). */
 int wc_encoder_match_stage(struct wc_encoder *e);
 /* One stream in pieces: wc_begin, wc_add per piece (0, or -1 when out of
  * memory), wc_finish: a pointer to the coded bytes (owned by e, valid
