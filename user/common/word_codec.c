@@ -27,13 +27,13 @@
 
 #include "common/varint.h"
 #include "common/word_lz.h"
+#include "common/word_tokens.h"
 #include "wpp/trace_abi.h"
 
 #define PRED_BITS 12
-#define DICT_BITS 10
-#define FID_LIMIT (UINT64_C(1) << WPP_FID_BITS)
+#define DICT_BITS WT_DICT_BITS
 
-enum { TOK_RUN = 0, TOK_DICT = 1, TOK_LITERAL = 2, TOK_SECOND = 3 };
+enum { TOK_RUN = 0, TOK_DICT = 1, TOK_LITERAL = WT_LITERAL, TOK_SECOND = 3 };
 
 /* The two successors apart: a run reads only the first, one load after
  * another (each word's slot depends on the word before), so the first
@@ -48,43 +48,6 @@ struct wc_tables {
 static inline uint32_t pred_slot(uint64_t prev)
 {
 	return (uint32_t)((prev * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - PRED_BITS));
-}
-
-static inline uint32_t dict_slot(uint64_t w)
-{
-	return (uint32_t)((w * UINT64_C(0xC2B2AE3D27D4EB4F)) >> (64 - DICT_BITS));
-}
-
-/* 0, or -1 when the varint runs past end or past 64 bits. */
-static inline int get_varint(const unsigned char **pp, const unsigned char *end, uint64_t *v)
-{
-	const unsigned char *p = *pp;
-	uint64_t r = 0;
-
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		if (p == end)
-			return -1;
-		unsigned char b = *p++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			if (shift == 63 && b > 1)
-				return -1;
-			*pp = p;
-			*v = r;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static inline uint64_t zigzag(int64_t d)
-{
-	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-}
-
-static inline int64_t unzigzag(uint64_t z)
-{
-	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
 /* The encoder's state between pieces of one stream. */
@@ -128,16 +91,13 @@ static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n
 			*p++ = TOK_SECOND;
 			continue;
 		}
-		uint32_t d = dict_slot(w);
+		uint32_t d = wt_dict_slot(w);
 		if (tb->dict[d] == w) {
 			p = varint_put(p, (uint64_t)d << 2 | TOK_DICT);
 			continue;
 		}
 		tb->dict[d] = w;
-		uint32_t fid = wpp_word_fid(w);
-		p = varint_put(p, zigzag((int64_t)fid - (int64_t)last_fid) << 2 | TOK_LITERAL);
-		p = varint_put(p, wpp_word_payload(w));
-		last_fid = fid;
+		p = wt_put_literal(p, w, &last_fid);
 	}
 	st->prev = prev;
 	st->run = run;
@@ -181,7 +141,7 @@ static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t l
 	while (p < end) {
 		uint64_t t, w;
 
-		if (get_varint(&p, end, &t) < 0) {
+		if (wt_get_varint(&p, end, &t) < 0) {
 			*why = "token cut short";
 			return -1;
 		}
@@ -206,22 +166,11 @@ static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t l
 			}
 			w = tb->dict[t >> 2];
 			break;
-		case TOK_LITERAL: {
-			uint64_t payload;
-			int64_t fid = (int64_t)last_fid + unzigzag(t >> 2);
-			if (fid < 0 || (uint64_t)fid >= FID_LIMIT) {
-				*why = "literal's fid out of range";
+		case TOK_LITERAL:
+			if (wt_get_literal(t, &p, end, &last_fid, &w, why) < 0)
 				return -1;
-			}
-			if (get_varint(&p, end, &payload) < 0 || payload > WPP_PAYLOAD_MASK) {
-				*why = "literal's path id cut short or out of range";
-				return -1;
-			}
-			w = wpp_make_word((uint32_t)fid, payload);
-			tb->dict[dict_slot(w)] = w;
-			last_fid = (uint32_t)fid;
+			tb->dict[wt_dict_slot(w)] = w;
 			break;
-		}
 		default:
 			if (t != TOK_SECOND) {
 				*why = "malformed second-successor token";
@@ -642,7 +591,7 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		}
 	} else if (second == WC_CODEC_TOKENS_LZ4) {
 		uint64_t v;
-		if (get_varint(&at, end, &v) < 0) {
+		if (wt_get_varint(&at, end, &v) < 0) {
 			*why = "LZ4 payload's length cut short";
 			return -1;
 		}
