@@ -19,6 +19,14 @@
  * chunk heads, so the account is of payloads only).  Its line says how
  * many units each codec took.
  *
+ * `lz`, `lz+zstd-1`, `lz+lz4`: the match stage (word_lz.h) in place of the
+ * tokens, alone and with each second stage; its line says how many words
+ * fell in matches (of at least 8 and 32 words too), how many matches took
+ * the last distance, how many literals and dictionary hits there were.
+ * `fast-lz` is `fast` over the match stage: what `record --compress fast`
+ * runs since version 4 files.  `decode lz+zstd` decodes word_codec's match
+ * stage output.
+ *
  * --dump writes every unit's token bytes to TOKENS, one after another: two
  * builds of the encoder must write the same file (a faster token stage may
  * not change the format).
@@ -32,6 +40,7 @@
 
 #include "common/path_records.h"
 #include "common/word_codec.h"
+#include "common/word_lz.h"
 #include "common/wppfile.h"
 
 struct unit {
@@ -111,11 +120,16 @@ enum method {
 	TOK_LZ4,
 	CODEC,
 	FAST,
+	LZ,
+	LZ_ZSTD1,
+	LZ_LZ4,
+	FAST_LZ,
 	NM
 };
-static const char *const names[NM] = {"zstd-1 raw", "zstd--3 raw",   "lz4 raw",
-				      "tokens",	    "tokens+zstd-1", "tokens+zstd--3",
-				      "tokens+lz4", "word_codec",    "fast"};
+static const char *const names[NM] = {
+    "zstd-1 raw",     "zstd--3 raw", "lz4 raw",	   "tokens", "tokens+zstd-1",
+    "tokens+zstd--3", "tokens+lz4",  "word_codec", "fast",   "lz",
+    "lz+zstd-1",      "lz+lz4",	     "fast-lz"};
 
 int main(int argc, char **argv)
 {
@@ -156,10 +170,17 @@ int main(int argc, char **argv)
 	uint64_t *back = malloc(maxn * 8);
 	ZSTD_CCtx *zc = ZSTD_createCCtx();
 	struct wc_encoder *enc = wc_encoder_new(1), *fast = wc_encoder_new(1);
+	struct wc_encoder *fast_lz = wc_encoder_new(1), *enc_lz = wc_encoder_new(1);
 	struct wc_decoder *dec = wc_decoder_new();
+	struct wlz_state *lz = wlz_new();
+	struct wlz_stats lzst;
+	unsigned char *ltok = malloc(wlz_tokens_bound((uint32_t)maxn));
 	int zcap = (int)(ZSTD_compressBound(tb) + maxn * 9);
 
 	wc_encoder_min_gain(fast, min_gain);
+	wc_encoder_min_gain(fast_lz, min_gain);
+	if (wc_encoder_match_stage(fast_lz) < 0 || wc_encoder_match_stage(enc_lz) < 0)
+		return 1;
 
 	if (dump) {
 		FILE *f = fopen(dump, "w");
@@ -178,6 +199,7 @@ int main(int argc, char **argv)
 		uint64_t bytes = 0, records = 0, took[4] = {0};
 		for (uint32_t r = 0; r < reps; r++) {
 			double t0 = cpu_now();
+			memset(&lzst, 0, sizeof(lzst));
 			bytes = records = 0;
 			memset(took, 0, sizeof(took));
 			for (size_t k = 0; k < nunits; k++) {
@@ -211,16 +233,31 @@ int main(int argc, char **argv)
 				case CODEC:
 					wc_encode(enc, u->w, u->n, &len, &codec);
 					break;
+				case LZ:
+				case LZ_ZSTD1:
+				case LZ_LZ4:
+					len = wlz_encode(lz, u->w, u->n, ltok, r ? NULL : &lzst);
+					if (m == LZ_ZSTD1)
+						len = ZSTD_compressCCtx(zc, out, (size_t)zcap, ltok,
+									len, 1);
+					else if (m == LZ_LZ4)
+						len = (size_t)LZ4_compress_default(
+						    (const char *)ltok, (char *)out, (int)len,
+						    zcap);
+					break;
 				case FAST:
+				case FAST_LZ: {
+					struct wc_encoder *fe = m == FAST ? fast : fast_lz;
 					records += u->records;
-					wc_begin(fast);
-					wc_add(fast, u->w, u->n);
-					wc_finish_within(fast,
+					wc_begin(fe);
+					wc_add(fe, u->w, u->n);
+					wc_finish_within(fe,
 							 (int64_t)(budget * (double)records) -
 							     (int64_t)bytes,
 							 &len, &codec);
-					took[codec & 3]++;
+					took[wc_second_stage(codec)]++;
 					break;
+				}
 				}
 				bytes += len;
 			}
@@ -230,35 +267,51 @@ int main(int argc, char **argv)
 		printf("%-16s %10.4f %10.4f %12.1f", names[m], (double)bytes / (double)total_words,
 		       total_records ? (double)bytes / (double)total_records : 0.0,
 		       (double)total_words / best / 1e6);
-		if (m == FAST)
+		if (m == FAST || m == FAST_LZ)
 			printf("   (units: %llu tokens, %llu zstd, %llu lz4; budget %.3f B/rec, "
 			       "min gain %.2f ns/B)",
 			       (unsigned long long)took[WC_CODEC_TOKENS],
 			       (unsigned long long)took[WC_CODEC_TOKENS_ZSTD],
 			       (unsigned long long)took[WC_CODEC_TOKENS_LZ4], budget, min_gain);
+		if (m == LZ)
+			printf("   (matched %.3f, in matches >= 8 %.3f, >= 32 %.3f; %llu matches, "
+			       "%llu repeats, %llu literals, %llu dict)",
+			       (double)lzst.matched / (double)total_words,
+			       (double)lzst.in_long8 / (double)total_words,
+			       (double)lzst.in_long32 / (double)total_words,
+			       (unsigned long long)lzst.matches,
+			       (unsigned long long)lzst.rep_matches,
+			       (unsigned long long)(lzst.literals - lzst.dict),
+			       (unsigned long long)lzst.dict);
 		printf("\n");
 	}
-	/* The decoder, on word_codec's own output. */
-	double best = 1e30;
-	for (uint32_t r = 0; r < reps; r++) {
-		double spent = 0;
-		for (size_t k = 0; k < nunits; k++) {
-			const struct unit *u = &units[k];
-			size_t len;
-			uint32_t codec;
-			const char *why;
-			const void *p = wc_encode(enc, u->w, u->n, &len, &codec);
-			memcpy(out, p, len);
-			double t0 = cpu_now();
-			if (wc_decode(dec, codec, out, len, back, u->n, &why) < 0 ||
-			    memcmp(back, u->w, (size_t)u->n * 8)) {
-				fprintf(stderr, "bench_codec: round trip failed on unit %zu\n", k);
-				return 1;
+	/* The decoder, on word_codec's own output: the tokens', the match
+	 * stage's. */
+	for (int lz = 0; lz < 2; lz++) {
+		struct wc_encoder *de = lz ? enc_lz : enc;
+		double best = 1e30;
+		for (uint32_t r = 0; r < reps; r++) {
+			double spent = 0;
+			for (size_t k = 0; k < nunits; k++) {
+				const struct unit *u = &units[k];
+				size_t len;
+				uint32_t codec;
+				const char *why;
+				const void *p = wc_encode(de, u->w, u->n, &len, &codec);
+				memcpy(out, p, len);
+				double t0 = cpu_now();
+				if (wc_decode(dec, codec, out, len, back, u->n, &why) < 0 ||
+				    memcmp(back, u->w, (size_t)u->n * 8)) {
+					fprintf(stderr,
+						"bench_codec: round trip failed on unit %zu\n", k);
+					return 1;
+				}
+				spent += cpu_now() - t0;
 			}
-			spent += cpu_now() - t0;
+			best = spent < best ? spent : best;
 		}
-		best = spent < best ? spent : best;
+		printf("%-16s %10s %10s %12.1f\n", lz ? "decode lz+zstd" : "decode", "", "",
+		       (double)total_words / best / 1e6);
 	}
-	printf("%-16s %10s %12.1f\n", "decode", "", (double)total_words / best / 1e6);
 	return 0;
 }

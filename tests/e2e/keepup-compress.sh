@@ -10,13 +10,14 @@
 #   recording over BPF (where batches of one thread are held back and
 #   stored together, user/bpfcollect/hold.c) decodes to them too;
 # - an independent reader (keepup-wpp.py: the chunk walk, CRC32C, the
-#   token layout and LZ4 blocks written from the format pages, zstd frames
+#   token layouts and LZ4 blocks written from the format pages, zstd frames
 #   opened by the zstd command) must find in the compressed file of
 #   tests/e2e/keepup/mix.c exactly the words of its raw recording, and the
-#   header versions 2 and 1; with --compress=zstd too, where no chunk may
-#   be LZ4; with every chunk made LZ4 or zstd (--debug-second-stage: the
-#   measures now choose bare tokens for mix, so LZ4 is asked for); and with
-#   the second stage on the coder thread;
+#   header versions 4 and 1; with --compress=zstd too, where every chunk is
+#   the order-1 tokens (codecs 1, 2) in a version 2 file; with every chunk
+#   made LZ4 or zstd (--debug-second-stage: the measures may choose bare
+#   tokens for mix, so LZ4 is asked for); and with the second stage on the
+#   coder thread;
 # - `record --debug-discard-batches` of mix drains as many words as the
 #   reader finds in its raw recording, and writes no batch chunk;
 # - fault injection on that file: a bit flipped in a chunk's packed words
@@ -118,19 +119,19 @@ fi
 "$WPPTRACE" record -q --transport=shm --buffer-words 1024 -o "$K/mix.zstd.wpp" -- "$K/mix" >"$K/mix.zstd.out"
 check_done
 v1=$($HELPER version "$K/mix.none.wpp") v2=$($HELPER version "$K/mix.zstd.wpp")
-if [ "$v1.$v2" = 1.3 ]; then
-	pass "versions: --compress=none writes 1, the default (fast: LZ4 chunks too) 3"
+if [ "$v1.$v2" = 1.4 ]; then
+	pass "versions: --compress=none writes 1, the default (fast: the match stage) 4"
 else
-	fail "versions: --compress=none wrote $v1, the default $v2 (want 1 and 3)"
+	fail "versions: --compress=none wrote $v1, the default $v2 (want 1 and 4)"
 fi
 check_done
 $HELPER words "$K/mix.none.wpp" | cut -d' ' -f4- >"$K/mix.none.words"
 $HELPER words "$K/mix.zstd.wpp" | cut -d' ' -f4- >"$K/mix.zstd.words"
 nchunks=$($HELPER chunks "$K/mix.zstd.wpp" | wc -l)
-# which coder each chunk got (--compress fast: zstd, LZ4 or the tokens as
-# they are, by the collector's measures) is said, not judged: any mix
-# must read back the same
-codecs=$($HELPER codecs "$K/mix.zstd.wpp" | awk '{ printf "%s%s x%s", sep, $1 == 1 ? "tokens" : $1 == 2 ? "zstd" : $1 == 3 ? "lz4" : "codec " $1, $2; sep = ", " }')
+# which coder each chunk got (--compress fast: the match stage's tokens
+# with zstd, LZ4 or as they are, by the collector's measures) is said, not
+# judged: any mix must read back the same
+codecs=$($HELPER codecs "$K/mix.zstd.wpp" | awk '{ printf "%s%s x%s", sep, $1 == 4 ? "matches" : $1 == 5 ? "matches+zstd" : $1 == 6 ? "matches+lz4" : "codec " $1, $2; sep = ", " }')
 if [ -s "$K/mix.none.words" ] && cmp -s "$K/mix.none.words" "$K/mix.zstd.words" && [ "$nchunks" -ge 4 ]; then
 	pass "independent reader: mix's $nchunks compressed chunks ($codecs) hold exactly its raw recording's words"
 else
@@ -138,16 +139,16 @@ else
 fi
 "$WPPTRACE" record -q --transport=shm --buffer-words 1024 --compress=zstd -o "$K/mix.zonly.wpp" -- "$K/mix" >/dev/null
 if $HELPER words "$K/mix.zonly.wpp" | cut -d' ' -f4- | cmp -s "$K/mix.none.words" - &&
-	! $HELPER codecs "$K/mix.zonly.wpp" | grep -q '^3 ' && [ "$($HELPER version "$K/mix.zonly.wpp")" = 2 ]; then
-	pass "--compress=zstd: version 2, no LZ4 chunk, the raw recording's words"
+	! $HELPER codecs "$K/mix.zonly.wpp" | grep -q '^[^12] ' && [ "$($HELPER version "$K/mix.zonly.wpp")" = 2 ]; then
+	pass "--compress=zstd: version 2, the order-1 tokens only (codecs 1, 2), the raw recording's words"
 else
-	fail "--compress=zstd: LZ4 chunks ($($HELPER codecs "$K/mix.zonly.wpp" | tr '\n' ' ')) or other words"
+	fail "--compress=zstd: codecs other than 1 and 2 ($($HELPER codecs "$K/mix.zonly.wpp" | tr '\n' ' ')) or other words"
 fi
 # every chunk LZ4, or every chunk zstd (where the coder's output is smaller
-# than the tokens): the independent reader's LZ4 and zstd paths, whatever
-# the collector's measures would choose
+# than the match stage's tokens): the independent reader's LZ4 and zstd
+# paths, whatever the collector's measures would choose
 for stage in lz4 zstd; do
-	want_codec=$([ $stage = lz4 ] && echo 3 || echo 2)
+	want_codec=$([ $stage = lz4 ] && echo 6 || echo 5)
 	"$WPPTRACE" record -q --transport=shm --buffer-words 1024 --debug-second-stage=$stage \
 		-o "$K/mix.$stage.wpp" -- "$K/mix" >/dev/null
 	ncoded=$($HELPER chunks "$K/mix.$stage.wpp" | awk -v c="$want_codec" '$5 == c { n++ } END { print n + 0 }')
@@ -246,7 +247,7 @@ inject() {
 victim=$((nchunks / 2))
 inject "$K/mix.zstd.wpp" "$victim" "the default's"
 # the middle one of the LZ4 file's LZ4 chunks
-lz4_victim=$($HELPER chunks "$K/mix.lz4.wpp" | awk '$5 == 3 { c[n++] = $1 } END { if (n) print c[int(n / 2)] }')
+lz4_victim=$($HELPER chunks "$K/mix.lz4.wpp" | awk '$5 == 6 { c[n++] = $1 } END { if (n) print c[int(n / 2)] }')
 if [ -n "$lz4_victim" ]; then
 	inject "$K/mix.lz4.wpp" "$lz4_victim" "an LZ4"
 else

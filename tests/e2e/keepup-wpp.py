@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """keepup-wpp.py — an independent reader of .wpp BATCH/BATCH_Z chunks for
 tests/e2e/keepup-*.sh: the chunk walk, CRC32C, the batch heads and the
-word codec's token layout are written here from docs/wpp-file-format.md,
+word codec's token layouts (the order-1 tokens, the match stage's) are written here from docs/wpp-file-format.md,
 not from the C code (zstd frames are opened by the zstd command; LZ4
 blocks by lz4_block() below, from LZ4's block format description).
 
@@ -96,6 +96,33 @@ def tokens_to_words(tok):
     return out
 
 
+def match_tokens_to_words(tok):
+    """The match stage's token layout (codecs 4-6, docs/wpp-file-format.md):
+    copies of earlier words of the stream, literals and dictionary hits."""
+    dct, last_d, last_fid, out, i = {}, 0, 0, [], 0
+    while i < len(tok):
+        t, i = varint(tok, i)
+        kind, v = t & 3, t >> 2
+        if kind in (0, 1):
+            if kind == 1:
+                d, i = varint(tok, i)
+                last_d = d + 1
+            assert 0 < last_d <= len(out), "match distance"
+            for _ in range(v + 4):  # may overlap what it copies
+                out.append(out[-last_d])
+            continue
+        if kind == 2:
+            fid = last_fid + ((v >> 1) ^ -(v & 1))
+            payload, i = varint(tok, i)
+            w = fid << 40 | payload
+            dct[dict_slot(w)] = w
+            last_fid = fid
+        else:
+            w = dct.get(v, 0)
+        out.append(w)
+    return out
+
+
 def lz4_block(src, size):
     """An LZ4 block of exactly size bytes: sequences of a token byte (the
     literal count in its high nibble, the match length - 4 in its low one,
@@ -140,16 +167,17 @@ def batch_z(payload):
     assert crc32c(payload[16:hend], crc32c(payload[:12])) == head_crc, "head CRC"
     packed = payload[hend:]
     assert len(packed) == packed_len
-    if codec == 2:
+    assert 1 <= codec <= 6, "codec %d" % codec
+    second = (codec - 1) % 3  # 0 none, 1 zstd, 2 LZ4; codecs 4-6: the match stage's
+    if second == 1:
         tok = subprocess.run(["zstd", "-dcq"], input=packed, stdout=subprocess.PIPE,
                              check=True).stdout
-    elif codec == 3:
+    elif second == 2:
         size, i = varint(packed, 0)
         tok = lz4_block(packed[i:], size)
     else:
-        assert codec == 1, "codec %d" % codec
         tok = packed
-    words = tokens_to_words(tok)
+    words = (match_tokens_to_words if codec >= 4 else tokens_to_words)(tok)
     assert len(words) == sum(h[8] for h in heads), "word count"
     return heads, hend, words
 

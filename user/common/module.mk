@@ -13,7 +13,7 @@ COMMON_SAN_OBJS := $(call objs,san,$(COMMON_SRCS))
 # BATCH_Z chunks: the word codec (libzstd, liblz4) and the chunk's
 # pack/unpack.  Kept out of COMMON_SRCS so that binaries that never see a
 # batch do not link them; the reader half (WPPREAD_SRCS) and bin/wpptrace take it.
-CODEC_SRCS := user/common/word_codec.c user/common/wppfile_batch.c user/common/path_records.c
+CODEC_SRCS := user/common/word_codec.c user/common/word_lz.c user/common/wppfile_batch.c user/common/path_records.c
 CODEC_OBJS := $(call objs,,$(CODEC_SRCS))
 CODEC_SAN_OBJS := $(call objs,san,$(CODEC_SRCS))
 CODEC_LIBS := -lzstd -llz4

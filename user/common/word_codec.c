@@ -26,13 +26,14 @@
 #include <zstd.h>
 
 #include "common/varint.h"
+#include "common/word_lz.h"
+#include "common/word_tokens.h"
 #include "wpp/trace_abi.h"
 
 #define PRED_BITS 12
-#define DICT_BITS 10
-#define FID_LIMIT (UINT64_C(1) << WPP_FID_BITS)
+#define DICT_BITS WT_DICT_BITS
 
-enum { TOK_RUN = 0, TOK_DICT = 1, TOK_LITERAL = 2, TOK_SECOND = 3 };
+enum { TOK_RUN = 0, TOK_DICT = 1, TOK_LITERAL = WT_LITERAL, TOK_SECOND = 3 };
 
 /* The two successors apart: a run reads only the first, one load after
  * another (each word's slot depends on the word before), so the first
@@ -47,43 +48,6 @@ struct wc_tables {
 static inline uint32_t pred_slot(uint64_t prev)
 {
 	return (uint32_t)((prev * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - PRED_BITS));
-}
-
-static inline uint32_t dict_slot(uint64_t w)
-{
-	return (uint32_t)((w * UINT64_C(0xC2B2AE3D27D4EB4F)) >> (64 - DICT_BITS));
-}
-
-/* 0, or -1 when the varint runs past end or past 64 bits. */
-static inline int get_varint(const unsigned char **pp, const unsigned char *end, uint64_t *v)
-{
-	const unsigned char *p = *pp;
-	uint64_t r = 0;
-
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		if (p == end)
-			return -1;
-		unsigned char b = *p++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			if (shift == 63 && b > 1)
-				return -1;
-			*pp = p;
-			*v = r;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static inline uint64_t zigzag(int64_t d)
-{
-	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-}
-
-static inline int64_t unzigzag(uint64_t z)
-{
-	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
 /* The encoder's state between pieces of one stream. */
@@ -127,16 +91,13 @@ static size_t tokens_add(struct tok_state *st, const uint64_t *words, uint32_t n
 			*p++ = TOK_SECOND;
 			continue;
 		}
-		uint32_t d = dict_slot(w);
+		uint32_t d = wt_dict_slot(w);
 		if (tb->dict[d] == w) {
 			p = varint_put(p, (uint64_t)d << 2 | TOK_DICT);
 			continue;
 		}
 		tb->dict[d] = w;
-		uint32_t fid = wpp_word_fid(w);
-		p = varint_put(p, zigzag((int64_t)fid - (int64_t)last_fid) << 2 | TOK_LITERAL);
-		p = varint_put(p, wpp_word_payload(w));
-		last_fid = fid;
+		p = wt_put_literal(p, w, &last_fid);
 	}
 	st->prev = prev;
 	st->run = run;
@@ -180,7 +141,7 @@ static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t l
 	while (p < end) {
 		uint64_t t, w;
 
-		if (get_varint(&p, end, &t) < 0) {
+		if (wt_get_varint(&p, end, &t) < 0) {
 			*why = "token cut short";
 			return -1;
 		}
@@ -205,22 +166,11 @@ static int tokens_decode(struct wc_tables *tb, const unsigned char *in, size_t l
 			}
 			w = tb->dict[t >> 2];
 			break;
-		case TOK_LITERAL: {
-			uint64_t payload;
-			int64_t fid = (int64_t)last_fid + unzigzag(t >> 2);
-			if (fid < 0 || (uint64_t)fid >= FID_LIMIT) {
-				*why = "literal's fid out of range";
+		case TOK_LITERAL:
+			if (wt_get_literal(t, &p, end, &last_fid, &w, why) < 0)
 				return -1;
-			}
-			if (get_varint(&p, end, &payload) < 0 || payload > WPP_PAYLOAD_MASK) {
-				*why = "literal's path id cut short or out of range";
-				return -1;
-			}
-			w = wpp_make_word((uint32_t)fid, payload);
-			tb->dict[dict_slot(w)] = w;
-			last_fid = (uint32_t)fid;
+			tb->dict[wt_dict_slot(w)] = w;
 			break;
-		}
 		default:
 			if (t != TOK_SECOND) {
 				*why = "malformed second-successor token";
@@ -263,6 +213,11 @@ int wc_tokens_decode(const unsigned char *in, size_t len, uint64_t *words, uint3
 
 struct wc_encoder {
 	struct tok_state tokens_state;
+	/* The match stage (wc_encoder_match_stage), or NULL; it needs the
+	 * stream's earlier words, so wc_add keeps a copy of them. */
+	struct wlz_state *lz;
+	uint64_t *words;
+	uint32_t nwords, cap_words;
 	ZSTD_CCtx *zc; /* level and checksum set once */
 	void *lz4_state;
 	unsigned char *tokens, *packed;
@@ -314,7 +269,21 @@ void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte)
 
 void wc_encoder_force(struct wc_encoder *e, uint32_t codec)
 {
-	e->forced = codec;
+	e->forced = wc_second_stage(codec);
+}
+
+int wc_encoder_match_stage(struct wc_encoder *e)
+{
+	if (!e->lz && !(e->lz = wlz_new()))
+		return -1;
+	wc_begin(e); /* no token-stage tokens before the match stage's */
+	return 0;
+}
+
+/* The codec of second stage `second` over this encoder's first stage. */
+static uint32_t codec_of(const struct wc_encoder *e, uint32_t second)
+{
+	return e->lz ? second + (WC_CODEC_LZ - WC_CODEC_TOKENS) : second;
 }
 
 double wc_second_stage_ns(const struct wc_encoder *e)
@@ -330,6 +299,8 @@ void wc_encoder_free(struct wc_encoder *e)
 		return;
 	ZSTD_freeCCtx(e->zc);
 	free(e->lz4_state);
+	wlz_free(e->lz);
+	free(e->words);
 	free(e->tokens);
 	free(e->packed);
 	free(e);
@@ -337,7 +308,11 @@ void wc_encoder_free(struct wc_encoder *e)
 
 void wc_begin(struct wc_encoder *e)
 {
-	tokens_begin(&e->tokens_state);
+	if (e->lz)
+		wlz_begin(e->lz);
+	else
+		tokens_begin(&e->tokens_state);
+	e->nwords = 0;
 	e->ntokens = 0;
 	e->failed = 0;
 }
@@ -358,8 +333,36 @@ static int reserve(unsigned char **buf, size_t *cap, size_t used, size_t need)
 	return 0;
 }
 
+/* The match stage's wc_add: the words join the stream's copy, and the
+ * tokens of all but its last few words are written. */
+static int lz_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+{
+	if (n > UINT32_MAX / 2 - e->nwords || reserve(&e->tokens, &e->cap_tokens, e->ntokens,
+						      wlz_tokens_bound(n + WLZ_MIN_MATCH)) < 0)
+		return -1;
+	if (e->nwords + n > e->cap_words) {
+		uint32_t cap = e->cap_words ? e->cap_words : 8192;
+		while (cap < e->nwords + n)
+			cap *= 2;
+		uint64_t *w = realloc(e->words, (size_t)cap * sizeof(*w));
+		if (!w)
+			return -1;
+		e->words = w;
+		e->cap_words = cap;
+	}
+	memcpy(e->words + e->nwords, words, (size_t)n * sizeof(*words));
+	e->nwords += n;
+	e->ntokens += wlz_add(e->lz, e->words, e->nwords, e->tokens + e->ntokens, NULL);
+	return 0;
+}
+
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 {
+	if (e->lz && !e->failed) {
+		if (lz_add(e, words, n) < 0)
+			e->failed = 1;
+		return e->failed ? -1 : 0;
+	}
 	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, wc_tokens_bound(n)) < 0) {
 		e->failed = 1;
 		return -1;
@@ -462,9 +465,13 @@ const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *le
 	int sample = 0;
 	double t0;
 
-	if (e->failed || reserve(&e->tokens, &e->cap_tokens, e->ntokens, 16) < 0)
+	if (e->failed ||
+	    reserve(&e->tokens, &e->cap_tokens, e->ntokens, wlz_tokens_bound(WLZ_MIN_MATCH)) < 0)
 		return NULL;
-	e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
+	if (e->lz)
+		e->ntokens += wlz_end(e->lz, e->words, e->nwords, e->tokens + e->ntokens, NULL);
+	else
+		e->ntokens += tokens_end(&e->tokens_state, e->tokens + e->ntokens);
 	nt = e->ntokens;
 	if (nt && e->forced)
 		pick = e->forced;
@@ -501,17 +508,17 @@ const void *wc_finish_within(struct wc_encoder *e, int64_t allowance, size_t *le
 	}
 	if (pick == WC_CODEC_TOKENS_LZ4 && nl && nl < nt) {
 		*len = nl;
-		*codec = WC_CODEC_TOKENS_LZ4;
+		*codec = codec_of(e, WC_CODEC_TOKENS_LZ4);
 		return e->packed + zbound;
 	}
 	if (pick == WC_CODEC_TOKENS_ZSTD && nz && nz < nt) {
 		*len = nz;
-		*codec = WC_CODEC_TOKENS_ZSTD;
+		*codec = codec_of(e, WC_CODEC_TOKENS_ZSTD);
 		return e->packed;
 	}
 tokens:
 	*len = nt;
-	*codec = WC_CODEC_TOKENS;
+	*codec = codec_of(e, WC_CODEC_TOKENS);
 	return e->tokens;
 }
 
@@ -566,20 +573,25 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 	unsigned long long size;
 	size_t got;
 
+	uint32_t second = wc_second_stage(codec);
+	int lz = codec >= WC_CODEC_LZ;
+
 	if (codec == WC_CODEC_TOKENS)
 		return tokens_decode(&d->tables, in, len, words, n, why);
+	if (codec == WC_CODEC_LZ)
+		return wlz_decode(in, len, words, n, why);
 	/* Both coders say how many token bytes they hold, and none valid is
 	 * bigger than n words' worst tokens: a crafted size cannot make us
 	 * allocate more. */
-	if (codec == WC_CODEC_TOKENS_ZSTD) {
+	if (second == WC_CODEC_TOKENS_ZSTD) {
 		size = ZSTD_getFrameContentSize(in, len);
 		if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
 			*why = "bad zstd frame header";
 			return -1;
 		}
-	} else if (codec == WC_CODEC_TOKENS_LZ4) {
+	} else if (second == WC_CODEC_TOKENS_LZ4) {
 		uint64_t v;
-		if (get_varint(&at, end, &v) < 0) {
+		if (wt_get_varint(&at, end, &v) < 0) {
 			*why = "LZ4 payload's length cut short";
 			return -1;
 		}
@@ -589,8 +601,8 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		return -1;
 	}
 	if (size > wc_tokens_bound(n)) {
-		*why = codec == WC_CODEC_TOKENS_ZSTD ? "bad zstd frame header"
-						     : "LZ4 payload's length out of range";
+		*why = second == WC_CODEC_TOKENS_ZSTD ? "bad zstd frame header"
+						      : "LZ4 payload's length out of range";
 		return -1;
 	}
 	if (d->cap < size || !d->tokens) {
@@ -603,7 +615,7 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		d->tokens = t;
 		d->cap = cap;
 	}
-	if (codec == WC_CODEC_TOKENS_ZSTD) {
+	if (second == WC_CODEC_TOKENS_ZSTD) {
 		got = ZSTD_decompressDCtx(d->zd, d->tokens, (size_t)size, in, len);
 		if (ZSTD_isError(got) || got != size) {
 			*why = "corrupt zstd frame";
@@ -618,5 +630,7 @@ int wc_decode(struct wc_decoder *d, uint32_t codec, const void *in, size_t len, 
 		}
 		got = (size_t)n4;
 	}
+	if (lz)
+		return wlz_decode(d->tokens, got, words, n, why);
 	return tokens_decode(&d->tables, d->tokens, got, words, n, why);
 }

@@ -22,6 +22,11 @@
  * Why this shape and not zstd or LZ4 on the raw words: measured in
  * docs/benchmarks.md ("Compressing batches").
  *
+ * Or, in place of stage 1 (wc_encoder_match_stage, codecs 4-6): the match
+ * stage of word_lz.h, which copies repeated stretches of the stream at a
+ * probe per stretch where the tokens look up every word (docs/benchmarks.md,
+ * "A match stage").  The second stage and its choice are the same.
+ *
  * Decoding checks everything it reads: a corrupt payload yields an error,
  * never a crash, an overrun or a different word count.
  */
@@ -36,7 +41,19 @@ enum wc_codec {
 	WC_CODEC_TOKENS = 1,	  /* token bytes as they are */
 	WC_CODEC_TOKENS_ZSTD = 2, /* one zstd frame of the token bytes */
 	WC_CODEC_TOKENS_LZ4 = 3,  /* varint token length, one LZ4 block of them */
+	/* The same three second stages over the match stage's tokens
+	 * (word_lz.h; version 4 files). */
+	WC_CODEC_LZ = 4,
+	WC_CODEC_LZ_ZSTD = 5,
+	WC_CODEC_LZ_LZ4 = 6,
 };
+
+/* The second stage of a codec: WC_CODEC_TOKENS, _ZSTD or _LZ4 (0: not a
+ * codec). */
+static inline uint32_t wc_second_stage(uint32_t codec)
+{
+	return codec >= WC_CODEC_TOKENS && codec <= WC_CODEC_LZ_LZ4 ? (codec - 1) % 3 + 1 : 0;
+}
 
 /* Largest token stream of n words (a literal is at most 4 + 10 bytes). */
 static inline size_t wc_tokens_bound(uint32_t n)
@@ -57,6 +74,10 @@ struct wc_encoder;
  * NULL when out of memory.  A new encoder has begun a stream. */
 struct wc_encoder *wc_encoder_new(int level);
 void wc_encoder_free(struct wc_encoder *e);
+/* The encoder's first stage is the match stage (codecs 4-6) instead of the
+ * tokens from now on; a stream begins (as wc_begin).  0, or -1 when out of
+ * memory (the encoder is then as it was). */
+int wc_encoder_match_stage(struct wc_encoder *e);
 /* One stream in pieces: wc_begin, wc_add per piece (0, or -1 when out of
  * memory), wc_finish: a pointer to the coded bytes (owned by e, valid
  * until the next wc_begin), *len and *codec set; NULL when out of memory
@@ -85,10 +106,10 @@ double wc_second_stage_ns(const struct wc_encoder *e);
 /* Set the encoder's rate (0: any saving is worth a byte; negative: bytes
  * are free, the allowance alone decides). */
 void wc_encoder_min_gain(struct wc_encoder *e, double ns_per_byte);
-/* Every later wc_finish and wc_finish_within takes codec
- * (WC_CODEC_TOKENS, _ZSTD or _LZ4) whatever the measures and the
- * allowance say (the tokens as they are when the coder's output would not
- * be smaller); 0 lets the measures choose again.  For tests that need a
+/* Every later wc_finish and wc_finish_within takes codec's second stage
+ * (wc_second_stage: none, zstd or LZ4) whatever the measures and the
+ * allowance say (none when the coder's output would not be smaller); 0
+ * lets the measures choose again.  For tests that need a
  * given kind of chunk on disk (record --debug-second-stage), not a knob. */
 void wc_encoder_force(struct wc_encoder *e, uint32_t codec);
 /* wc_begin, wc_add, wc_finish of one piece. */

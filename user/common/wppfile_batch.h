@@ -45,7 +45,11 @@ uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
  * min_gain ns of CPU per byte it adds (wc_finish_within,
  * wc_encoder_min_gain); chunk_bytes 0, the default: zstd, the smallest. */
 void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes, double min_gain);
-/* Every chunk's second stage is codec (wc_encoder_force); call before the
+/* Every chunk's first stage is the match stage (wc_encoder_match_stage:
+ * codecs 4-6, a version 4 file); call before the first batch is added.
+ * 0, or -1 when out of memory. */
+int wpp_batch_group_match_stage(struct wpp_batch_group *g);
+/* Every chunk's second stage is codec's (wc_encoder_force); call before the
  * first batch is added. */
 void wpp_batch_group_force(struct wpp_batch_group *g, uint32_t codec);
 /* Write the group as one BATCH_Z chunk (nothing when empty) and empty it;

@@ -155,6 +155,14 @@ void wpp_batch_group_allow(struct wpp_batch_group *g, int64_t chunk_bytes, doubl
 	wc_encoder_min_gain(g->slot[g->cur].enc, min_gain);
 }
 
+int wpp_batch_group_match_stage(struct wpp_batch_group *g)
+{
+	for (int i = 0; i < 2; i++)
+		if (wc_encoder_match_stage(g->slot[i].enc) < 0)
+			return -1;
+	return 0;
+}
+
 void wpp_batch_group_force(struct wpp_batch_group *g, uint32_t codec)
 {
 	for (int i = 0; i < 2; i++)

@@ -194,13 +194,14 @@ struct wpp_reader *wppr_open(const char *path)
 		goto fail;
 	}
 	if (hdr.version != WPP_FILE_VERSION && hdr.version != WPP_FILE_VERSION_BATCH_Z &&
-	    hdr.version != WPP_FILE_VERSION_BATCH_LZ4) {
+	    hdr.version != WPP_FILE_VERSION_BATCH_LZ4 &&
+	    hdr.version != WPP_FILE_VERSION_BATCH_MATCH) {
 		wpp_err("%s: .wpp version %" PRIu32
 			" is not supported (this wpptrace reads versions %u to %u)",
-			path, hdr.version, WPP_FILE_VERSION, WPP_FILE_VERSION_BATCH_LZ4);
+			path, hdr.version, WPP_FILE_VERSION, WPP_FILE_VERSION_BATCH_MATCH);
 		goto fail;
 	}
-	/* Versions 1 to 3 fix the header size; a different one means a corrupt file. */
+	/* Versions 1 to 4 fix the header size; a different one means a corrupt file. */
 	if (hdr.header_size != sizeof(hdr)) {
 		wpp_err("%s: bad .wpp header size %" PRIu32, path, hdr.header_size);
 		goto fail;

@@ -400,11 +400,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      set_grammar_wait, &o->grammar_wait_s, 0),
 	    OPT_WORD_(0, "compress",
 		      "how batches are stored: fast codes each batch's words\n"
-		      "(docs/wpp-file-format.md, BATCH_Z) with zstd, or LZ4 or\n"
-		      "no second stage where that saves CPU within 0.4 bytes\n"
-		      "per path record;\n"
-		      "zstd always zstd (smaller, more collector CPU); none\n"
-		      "stores them raw, readable by older wpptrace",
+		      "(docs/wpp-file-format.md, BATCH_Z) as copies of repeated\n"
+		      "stretches and literals, then zstd, or LZ4 or no second\n"
+		      "stage where that saves CPU within 0.4 bytes per path\n"
+		      "record (a version 4 file);\n"
+		      "zstd the order-1 tokens, always zstd (more collector CPU,\n"
+		      "a version 2 file); none stores them raw, readable by\n"
+		      "older wpptrace",
 		      &o->compress, compressions, OPT_SHOW_DEFAULT),
 	    OPT_CALL_(0, "bytes-per-record", "B",
 		      "with --compress fast: the bytes per path record the\n"

@@ -53,7 +53,11 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		    o->coder_thread == RECORD_CODER_AUTO && o->transport == RECORD_BPF
 			? RECORD_CODER_OFF
 			: o->coder_thread;
-		if (!rs->group) {
+		/* --compress fast: the match stage, which skips repeated
+		 * stretches (docs/benchmarks.md, "A match stage"); zstd
+		 * keeps the tokens and a version 2 file older readers read. */
+		if (!rs->group ||
+		    (rs->bytes_per_record > 0 && wpp_batch_group_match_stage(rs->group) < 0)) {
 			wpp_err("record: out of memory");
 			record_sink_abort(rs, o);
 			return -1;
@@ -62,7 +66,7 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 		/* Before any chunk: older readers then refuse the file rather
 		 * than skip its BATCH_Z chunks as an unknown type. */
 		if (wppw_set_version(rs->w, rs->bytes_per_record > 0
-						? WPP_FILE_VERSION_BATCH_LZ4
+						? WPP_FILE_VERSION_BATCH_MATCH
 						: WPP_FILE_VERSION_BATCH_Z) < 0) {
 			record_sink_abort(rs, o);
 			return -1;

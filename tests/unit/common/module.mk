@@ -43,6 +43,15 @@ $(CODEC_TEST_BIN): $(call objs,san,tests/unit/common/test_word_codec.c user/comm
 TEST_TARGETS += $(CODEC_TEST_BIN)
 TESTS += $(CODEC_TEST_BIN)
 
+# The word codec's match stage (codecs 4-6), under ASan/UBSan.
+WORD_LZ_TEST_BIN := $(BUILD)/tests/unit/common/test_word_lz
+$(WORD_LZ_TEST_BIN): $(call objs,san,tests/unit/common/test_word_lz.c \
+		user/common/word_codec.c user/common/word_lz.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CODEC_LIBS) $(CMOCKA_LIBS)
+TEST_TARGETS += $(WORD_LZ_TEST_BIN)
+TESTS += $(WORD_LZ_TEST_BIN)
+
 # The JSON writer (json_out.h), under ASan/UBSan.
 JSON_OUT_TEST_BIN := $(BUILD)/tests/unit/common/test_json_out
 $(JSON_OUT_TEST_BIN): $(call objs,san,tests/unit/common/test_json_out.c user/common/json_out.c)

@@ -389,5 +389,8 @@ struct wpp_chunk_counts {
 /* A file that may hold BATCH_Z chunks coded with LZ4 (word_codec.h, codec
  * 3): version 2 readers refuse it rather than lose those chunks' words. */
 #define WPP_FILE_VERSION_BATCH_LZ4 3u
+/* A file that may hold BATCH_Z chunks of the match stage (word_codec.h,
+ * codecs 4-6): version 3 readers refuse it rather than lose their words. */
+#define WPP_FILE_VERSION_BATCH_MATCH 4u
 
 #endif
