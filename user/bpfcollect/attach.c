@@ -214,7 +214,8 @@ int attach_pid_mappings(struct bc_collector *c, pid_t pid)
 	/* Its threads registered their positions before the probe was
 	 * there. */
 	if (m.instrumented)
-		positions_catch_up((uint32_t)pid, bpf_map__fd(c->skel->maps.positions));
+		positions_catch_up((uint32_t)pid, bpf_map__fd(c->skel->maps.positions),
+				   demux_note_taken, c);
 	return m.instrumented;
 }
 

@@ -256,13 +256,21 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
 		    extra ? extra : "");
 	}
-	/* An empty trace is most often a program built without wppcc; not
-	 * when batches came and were lost (the loss report says why). */
-	if (!rs->totals.batches && !rs->totals.lost_words)
-		wpp_warn("record: nothing was traced: no batch came from %s%s (built without "
-			 "wppcc? a -fwpp-mode=count program record runs hands its counts over only "
-			 "when its threads or the process end normally, not when killed)",
-			 o->argv ? o->argv[0] : "any process", o->argv ? " or what it ran" : "");
+	/* An empty trace of a program record ran is most often one built
+	 * without wppcc; not when batches came and were lost (the loss report
+	 * says why).  -p refuses a process without probes, and what -p/-a
+	 * threads recorded is taken at detach, so there it means they ran no
+	 * instrumented code while attached. */
+	if (!rs->totals.batches && !rs->totals.lost_words && o->argv)
+		wpp_warn("record: nothing was traced: no batch came from %s or what it ran (built "
+			 "without wppcc? a -fwpp-mode=count program record runs hands its counts "
+			 "over only when its threads or the process end normally, not when killed)",
+			 o->argv[0]);
+	else if (!rs->totals.batches && !rs->totals.lost_words)
+		wpp_warn("record: nothing was traced: %s ran no instrumented code while attached",
+			 o->all		 ? "no instrumented process"
+			 : o->npids == 1 ? "the process"
+					 : "the processes");
 	return 0;
 }
 
