@@ -245,13 +245,14 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	if (!o->quiet) {
 		char per[64] = "";
 		if (rs->records)
-			snprintf(per, sizeof(per), ", %.3f bytes per path record",
-				 (double)rs->batch_bytes / (double)rs->records);
+			record_per_record_text(per, sizeof(per), rs->batch_bytes, rs->records);
 		wpp_info(
-		    "recorded %llu batches, %llu words, %llu processes, %llu threads%s%s%s%s -> "
-		    "%s%s",
-		    (unsigned long long)rs->totals.batches, (unsigned long long)rs->totals.words,
-		    (unsigned long long)rs->processes, (unsigned long long)rs->threads, per,
+		    "recorded %llu %s, %llu %s, %llu %s, %llu %s%s%s%s%s -> %s%s",
+		    (unsigned long long)rs->totals.batches,
+		    rs->totals.batches == 1 ? "batch" : "batches",
+		    (unsigned long long)rs->totals.words, rs->totals.words == 1 ? "word" : "words",
+		    (unsigned long long)rs->processes, rs->processes == 1 ? "process" : "processes",
+		    (unsigned long long)rs->threads, rs->threads == 1 ? "thread" : "threads", per,
 		    grammar_cpu, after,
 		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
 		    extra ? extra : "");
