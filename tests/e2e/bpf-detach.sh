@@ -48,6 +48,13 @@ else
 	fail "-p, Ctrl-C: rc $rc, $n ticks of 300: $(cat "$WORK/a.err")"
 fi
 grep -q "nothing was traced" "$WORK/a.err" && fail "-p, Ctrl-C: warned of an empty trace"
+# The summary's nouns agree with their counts, and its bytes per record
+# has three significant digits (0.0990, not 0.099 or 1e-01).
+if grep -Eq "recorded 1 batch, [0-9]+ words, 1 process, 1 thread, (0\.0*[1-9][0-9]{2}|[1-9][0-9]*\.[0-9]{2}) bytes per path record" "$WORK/a.err"; then
+	pass "-p, Ctrl-C: summary in the singular, three significant digits"
+else
+	fail "-p, Ctrl-C: summary: $(cat "$WORK/a.err")"
+fi
 
 # 2. -d: the same process again.  Its buffer still holds what recording 1
 # took; this one holds only the 100 ticks of its own window.

@@ -18,6 +18,7 @@
 #include "collect/online.h"
 #include "record/record_info.h"
 #include "record/record_online.h"
+#include "record/summary_text.h"
 #include "wpp/trace_abi.h"
 #include "common/wppfile_batch.h"
 
@@ -244,18 +245,18 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		return 1;
 	if (!o->quiet) {
 		char per[64] = "";
-		if (rs->records)
-			record_per_record_text(per, sizeof(per), rs->batch_bytes, rs->records);
-		wpp_info(
-		    "recorded %llu %s, %llu %s, %llu %s, %llu %s%s%s%s%s -> %s%s",
-		    (unsigned long long)rs->totals.batches,
-		    rs->totals.batches == 1 ? "batch" : "batches",
-		    (unsigned long long)rs->totals.words, rs->totals.words == 1 ? "word" : "words",
-		    (unsigned long long)rs->processes, rs->processes == 1 ? "process" : "processes",
-		    (unsigned long long)rs->threads, rs->threads == 1 ? "thread" : "threads", per,
-		    grammar_cpu, after,
-		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
-		    extra ? extra : "");
+		summary_per_record(per, sizeof(per), rs->batch_bytes, rs->records);
+		wpp_info("recorded %llu %s, %llu %s, %llu %s, %llu %s%s%s%s%s -> %s%s",
+			 (unsigned long long)rs->totals.batches,
+			 summary_noun(rs->totals.batches, "batch", "batches"),
+			 (unsigned long long)rs->totals.words,
+			 summary_noun(rs->totals.words, "word", "words"),
+			 (unsigned long long)rs->processes,
+			 summary_noun(rs->processes, "process", "processes"),
+			 (unsigned long long)rs->threads,
+			 summary_noun(rs->threads, "thread", "threads"), per, grammar_cpu, after,
+			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "",
+			 o->output, extra ? extra : "");
 	}
 	/* An empty trace of a program record ran is most often one built
 	 * without wppcc; not when batches came and were lost (the loss report
