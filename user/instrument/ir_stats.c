@@ -153,10 +153,11 @@ static void warn_listed_past(const struct wpp_ir_stats *st, const struct wpp_int
 	while (k + 1 < l->nids && l->ids[k] < npaths)
 		k++;
 	fprintf(stderr,
-		"wppcc: warning: %s: path id %llu is past %s's %llu paths (line %u of %s); %s is "
-		"numbered without interesting paths\n",
+		"wppcc: warning: %s: path id %llu is past %s's %llu paths (its ids are 0 to %llu; "
+		"line %u of %s); %s is numbered without interesting paths\n",
 		st->source, (unsigned long long)l->ids[k], cname, (unsigned long long)npaths,
-		l->list_lines[k], st->set.files[l->list_files[k]], cname);
+		(unsigned long long)(npaths ? npaths - 1 : 0), l->list_lines[k],
+		st->set.files[l->list_files[k]], cname);
 }
 
 int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
