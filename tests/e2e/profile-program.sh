@@ -3,7 +3,8 @@
 # A training profile of another program (issue 27, D): wppcc --wpp-profile
 # given program A's recording while building program B matched none of
 # B's functions and said nothing.  Now the unit defining main says, in one
-# warning line, that the profile's main comes from another file
+# warning line, that the profile's (or recorded interesting set's) main
+# comes from another file
 # (instrument/profile_program.h).  Not said: A rebuilt with its own
 # profile (from another directory, the path spelt differently); a unit of
 # A without main that the training run never entered; a unit of B without
@@ -62,6 +63,18 @@ if [ $rc = 0 ] && [ "$(wc -l <"$WORK/beta.err")" = 1 ] &&
 else
 	fail "another program's profile: rc $rc: $(cat "$WORK/beta.err")"
 fi
+# The same for an interesting set recorded from A.
+"$WPPCC" -O1 --wpp-interesting="$WORK/alpha.wpp" -o "$WORK/b/beta-i" "$WORK/b/beta.c" \
+	"$WORK/b/work.c" 2>"$WORK/beta-i.err"
+rc=$?
+if [ $rc = 0 ] && [ "$(wc -l <"$WORK/beta-i.err")" = 1 ] &&
+	grep -q "^wppcc: warning: the interesting paths of $WORK/alpha.wpp were recorded from another program: its main is in alpha.c, this program's in $WORK/b/beta.c" "$WORK/beta-i.err"; then
+	ok "another program's interesting set: $(cat "$WORK/beta-i.err")"
+else
+	fail "another program's interesting set: rc $rc: $(cat "$WORK/beta-i.err")"
+fi
+wppcc_quiet "A rebuilt with its own interesting set" -O1 --wpp-interesting="$WORK/alpha.wpp" \
+	-o "$WORK/alpha3" "$WORK/a/alpha.c" "$WORK/a/helper.c" "$WORK/a/cold.c"
 # ... file by file: only the unit with main says it.
 wppcc_quiet "B's unit without main, with A's profile" -O1 --wpp-profile="$WORK/alpha.wpp" \
 	-c -o "$WORK/b/work.o" "$WORK/b/work.c"

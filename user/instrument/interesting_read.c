@@ -421,6 +421,14 @@ static const struct wpp_interesting_fn *find_listed(const struct wpp_interesting
 	return lo < s->nfns && strcmp(s->fns[lo].name, name) == 0 ? &s->fns[lo] : NULL;
 }
 
+const char *wpp_interesting_source_of(const struct wpp_interesting *s, const char *name)
+{
+	for (size_t i = 0; i < s->nrecorded; i++)
+		if (strcmp(s->by_name[i]->name, name) == 0)
+			return s->by_name[i]->source;
+	return NULL;
+}
+
 const struct wpp_interesting_fn *wpp_interesting_listed(const struct wpp_interesting *s,
 							const char *name)
 {

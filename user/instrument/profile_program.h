@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile_program.h — was a training profile (--wpp-profile) recorded
- * from another program?  Issue 27: a profile of program A given to a
+ * profile_program.h — was a training profile (--wpp-profile), or a
+ * recorded interesting set (--wpp-interesting), recorded from another
+ * program?  Issue 27: a profile of program A given to a
  * build of program B matches none of B's functions, and every function
  * came out untrained without a word.
  *
