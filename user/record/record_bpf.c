@@ -110,7 +110,8 @@ static void report_oversized_batches(const struct record_opts *o, uint32_t recor
 		least[0] = 0;
 	wpp_warn("record: %s%" PRIu64 " batches were dropped: the ring (%s per CPU) cannot hold "
 		 "one batch (%" PRIu64 " bytes on average, plus record headers)%s",
-		 k->batches ? "" : "all ", k->lost_batches,
+		 /* what was taken at detach (-p) was never published */
+		 k->batches > k->taken_batches ? "" : "all ", k->lost_batches,
 		 record_size_text(o->bpf.ring_bytes, ring, sizeof(ring)), avg * 8, least);
 }
 
