@@ -149,6 +149,12 @@ int detach_take_read(const struct wpp_bpf_position *p, uint32_t tid, struct deta
 	char path[64];
 	int fd, err = -EAGAIN;
 
+	/* A thread that ended since the probes went leaves its descriptor
+	 * in a TLS block a new thread may have taken: its words are not
+	 * this thread's. */
+	snprintf(path, sizeof(path), "/proc/%u/task/%u", p->pid, tid);
+	if (access(path, F_OK) != 0)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/mem", p->pid);
 	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : -errno;
