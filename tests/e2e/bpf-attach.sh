@@ -90,14 +90,15 @@ bad_target() {
 bad_target "missing pid" 999999999 "no such process"
 sleep infinity &
 plain=$!
-bad_target "uninstrumented" "$plain" "not instrumented"
+# Every line that can name the program does so in one form: -p PID (EXE): ...
+bad_target "uninstrumented" "$plain" "-p $plain ($(readlink "/proc/$plain/exe")): not instrumented"
 kill $plain
 # Instrumented, but tracing was disabled when it started.
 rm -f "$WORK/off.pid"
 WPP_DISABLE=1 "$WORK/server" "$WORK/off.pid" >/dev/null &
 off=$!
 wait_file "$WORK/off.pid" "the WPP_DISABLE server to start" || finish
-bad_target "WPP_DISABLE" "$off" "-p $off: tracing is disabled in it (WPP_DISABLE is set)"
+bad_target "WPP_DISABLE" "$off" "-p $off ($WORK/server): tracing is disabled in it (WPP_DISABLE is set)"
 kill -TERM $off
 wait $off
 # Instrumented and running, but not traceable by this tracer: another

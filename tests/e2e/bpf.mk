@@ -3,6 +3,7 @@
 TESTS += tests/e2e/bpf-identity.sh \
 	tests/e2e/bpf-overload.sh \
 	tests/e2e/bpf-attach.sh \
+	tests/e2e/bpf-detach.sh \
 	tests/e2e/bpf-system.sh \
 	tests/e2e/bpf-system-short.sh \
 	tests/e2e/bpf-lifecycle.sh \

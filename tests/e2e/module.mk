@@ -11,6 +11,7 @@ TESTS += tests/e2e/oracle_selfcheck.sh \
 	tests/e2e/cc_project.sh \
 	tests/e2e/profile-placement.sh \
 	tests/e2e/profile-placement-modes.sh \
+	tests/e2e/profile-program.sh \
 	tests/e2e/count-mode.sh \
 	tests/e2e/count-attach.sh \
 	tests/e2e/count-kill.sh \

@@ -74,6 +74,37 @@ else
 	show_file_head "$w/flags.log"
 fi
 
+# wppcc's own options with a value take it as OPT=VALUE or OPT VALUE; a
+# missing or bad value is one line of wppcc's, not clang's (issue 27, F:
+# "--tpp-cold 5" went to clang as two unknown words).
+check_done
+if (cd "$w" && "$WPPCC" --tpp-cold 5 --tpp-loop 20 -fwpp-mode paths -DVALUE=3 -O1 -o spaced flags.c \
+	>spaced.log 2>&1) && [ "$("$w/spaced")" = "value=3" ]; then
+	pass "wppcc options with a value take it as the next argument"
+else
+	fail "wppcc --tpp-cold 5 ...: build or run failed"
+	show_file_head "$w/spaced.log"
+fi
+# own_error WHAT WANT ARGS...: wppcc fails with exactly one line, its own,
+# containing WANT.
+own_error() {
+	local what=$1 want=$2
+	shift 2
+	check_done
+	(cd "$w" && "$WPPCC" "$@" >own.out 2>own.err)
+	local rc=$? lines
+	lines=$(wc -l <"$w/own.err")
+	if [ $rc -ne 0 ] && [ "$lines" = 1 ] && grep -q "^wppcc: .*$want" "$w/own.err"; then
+		pass "$what: $(cat "$w/own.err")"
+	else
+		fail "$what: rc $rc, $lines lines:"
+		show_file_head "$w/own.err"
+	fi
+}
+own_error "--tpp-cold 200" "--tpp-cold and --tpp-loop take a percentage" --tpp-cold 200 -c flags.c -DVALUE=1 -o x.o
+own_error "--wpp-interesting last, no value" "--wpp-interesting needs files" -c flags.c -DVALUE=1 -o x.o --wpp-interesting
+own_error "-fwpp-mode bogus" "-fwpp-mode takes 'paths'" -fwpp-mode bogus -c flags.c -DVALUE=1 -o x.o
+
 # Compile-only and preprocess-only modes keep clang's meaning.
 check_done
 if (cd "$w" && "$WPPCC" -DVALUE=7 -E flags.c -o flags.i 2>/dev/null) && grep -q 'printf("value=%d\\n", 7)' "$w/flags.i"; then

@@ -120,7 +120,7 @@ printf 'run 0\nrun 99999999\nmain 0\n' >"$d/beyond.txt"
 	"$WORK/src/interp.c" 2>"$d/beyond.err"
 npaths=$(sed -n 's/^wpp-stats: run paths=\([0-9]*\) .*/\1/p' "$d/s-beyond")
 [ "$(wc -l <"$d/beyond.err")" -eq 1 ] && [ -n "$npaths" ] &&
-	grep -q "warning: .*interp.c: path id 99999999 is past run's $npaths paths (line 2 of .*beyond.txt)" \
+	grep -q "warning: .*interp.c: path id 99999999 is past run's $npaths paths (its ids are 0 to $((npaths - 1)); line 2 of .*beyond.txt)" \
 		"$d/beyond.err" &&
 	grep -q "wpp-stats: run .*interesting=0 .* stale" "$d/s-beyond" &&
 	grep -q "wpp-stats: main .*interesting=1 interval=1 gamma=1.000" "$d/s-beyond" &&

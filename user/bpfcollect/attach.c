@@ -214,7 +214,8 @@ int attach_pid_mappings(struct bc_collector *c, pid_t pid)
 	/* Its threads registered their positions before the probe was
 	 * there. */
 	if (m.instrumented)
-		positions_catch_up((uint32_t)pid, bpf_map__fd(c->skel->maps.positions));
+		positions_catch_up((uint32_t)pid, bpf_map__fd(c->skel->maps.positions),
+				   demux_note_taken, c);
 	return m.instrumented;
 }
 
@@ -266,10 +267,12 @@ static int trace_child(struct bc_collector *c, pid_t pid)
 	return p ? 0 : -ENOMEM;
 }
 
-/* A running process (-p): everything that can go wrong is one line. */
+/* A running process (-p): everything that can go wrong is one line, each
+ * in one form: "-p PID (EXECUTABLE): what" (the executable unknown only
+ * when the process is gone or its exe link cannot be read). */
 static int trace_running(struct bc_collector *c, pid_t pid)
 {
-	char exe[4096];
+	char exe[4096], who[4200];
 	int err = proc_exe(pid, exe, sizeof(exe));
 	if (err == -ENOENT || (kill(pid, 0) < 0 && errno == ESRCH)) {
 		wpp_err("-p %d: no such process", (int)pid);
@@ -281,13 +284,14 @@ static int trace_running(struct bc_collector *c, pid_t pid)
 			(int)pid, (int)pid, strerror(-err));
 		return err;
 	}
+	snprintf(who, sizeof(who), "-p %d (%s)", (int)pid, exe);
 	pthread_mutex_lock(&c->lock);
 	int objects = attach_pid_mappings(c, pid);
 	pthread_mutex_unlock(&c->lock);
 	if (objects == 0) {
-		wpp_err("-p %d: %s is not instrumented (no wpptrace probes in it or its libraries; "
-			"build it with wppcc)",
-			(int)pid, exe);
+		wpp_err("%s: not instrumented (no wpptrace probes in it or its libraries; build it "
+			"with wppcc)",
+			who);
 		return -ENOENT;
 	}
 	if ((err = add_traced_pid(c, pid)))
@@ -307,18 +311,17 @@ static int trace_running(struct bc_collector *c, pid_t pid)
 	err = lifecycle_registry_catch_up(c, p);
 	pthread_mutex_unlock(&c->lock);
 	if (err == -EACCES || err == -EPERM)
-		wpp_err("-p %d: not traceable: its memory cannot be read (%s; needs root or ptrace "
+		wpp_err("%s: not traceable: its memory cannot be read (%s; needs root or ptrace "
 			"rights)",
-			(int)pid, strerror(-err));
+			who, strerror(-err));
 	else if (err == -EBUSY)
-		wpp_err("-p %d: already recorded by another wpptrace through shared memory",
-			(int)pid);
+		wpp_err("%s: already recorded by another wpptrace through shared memory", who);
 	else if (err == -ECANCELED)
-		wpp_err("-p %d: tracing is disabled in it (WPP_DISABLE is set)", (int)pid);
+		wpp_err("%s: tracing is disabled in it (WPP_DISABLE is set)", who);
 	else if (err && err != -ESRCH)
-		wpp_warn("-p %d: cannot read its TU registry (%s): code registered before now will "
+		wpp_warn("%s: cannot read its TU registry (%s): code registered before now will "
 			 "not decode",
-			 (int)pid, strerror(-err));
+			 who, strerror(-err));
 	return err == -ESRCH ? 0 : err == -EPROTO || err == -EAGAIN || err == -EIO ? 0 : err;
 }
 

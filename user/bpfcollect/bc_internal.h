@@ -165,7 +165,10 @@ struct bc_collector {
 	struct idmap closed_lossy;
 	struct idmap procs; /* pid -> bc_proc */
 	struct idmap tids;  /* tid -> bc_thread (announced threads) */
-	int live_traced;    /* traced processes not yet exited */
+	/* tid -> struct detach_taken: words of its open batch an earlier
+	 * collector took when it detached, dropped here (detach_take.h) */
+	struct idmap taken;
+	int live_traced; /* traced processes not yet exited */
 	int ever_traced;
 
 	struct bpf_link **links;
@@ -191,6 +194,9 @@ struct bc_collector {
 
 	/* delivered by the library (BPF counts the rest) */
 	atomic_ullong batches, words, gaps, records, unattributed_batches, unseen_batches;
+	/* detach_take.h: batches and words read at detach; words dropped as
+	 * an earlier collector's; threads left inside the buffer switch */
+	uint64_t taken_batches, taken_words, taken_dropped, take_skipped;
 };
 
 /* demux.c — called with c->lock held */
@@ -201,6 +207,15 @@ void demux_stream_end(struct bc_collector *c, struct bc_stream *s, enum bc_strea
 void demux_resolve(struct bc_collector *c, struct bc_stream *s);
 /* Close every open stream at the end of collection (see bc_finish). */
 void demux_finish(struct bc_collector *c);
+/* An earlier collector's mark on a thread's open batch (positions.c). */
+struct detach_taken;
+void demux_note_taken(void *collector, const struct detach_taken *m);
+/* Hand on b (words taken at detach, detach_take.h) as s's last batch,
+ * publish number pubno with the loss BPF still holds before it, and end
+ * the stream after it. */
+void demux_end_with_taken(struct bc_collector *c, struct bc_stream *s, struct wpp_chunk_batch *b,
+			  const uint64_t *words, uint64_t pubno,
+			  const struct wpp_brec_loss *lost_before);
 
 /* hold.c — called with c->lock held.  hold_batch takes a delivered batch
  * (to the callback now or later, in order); hold_release hands on s's run

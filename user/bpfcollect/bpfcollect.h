@@ -83,6 +83,12 @@ struct bc_options {
 	 * about 100 ms at most (user/bpfcollect/hold.c).  0 (default): each
 	 * batch at once, no flush callback. */
 	uint32_t hold_words;
+	/* true: at the end of collection, hand on what each thread still
+	 * alive recorded since its last batch, read from its memory, and
+	 * mark it taken there so a later attach does not record it again
+	 * (detach_take.h).  false (a viewer: top): those words stay for the
+	 * next collector. */
+	bool take_at_detach;
 };
 
 enum bc_process_event {
@@ -124,6 +130,10 @@ struct bc_counters {
 				    * unpublished (WPP_BATCH_SALVAGED) */
 	uint64_t salvaged_words;
 	uint64_t salvage_skipped; /* levels found mid-switch (words published) */
+	uint64_t taken_batches;	  /* take_at_detach: live threads' unpublished words */
+	uint64_t taken_words;	  /* (after what an earlier collector took) */
+	uint64_t taken_dropped;	  /* words an earlier collector took at its detach */
+	uint64_t take_skipped;	  /* live threads whose words could not be taken */
 };
 
 struct bc_callbacks {

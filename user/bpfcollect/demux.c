@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/detach_take.h"
 #include "common/log.h"
 
 _Static_assert(WPP_BREC_SIGNAL == WPP_BATCH_SIGNAL && WPP_BREC_SALVAGED == WPP_BATCH_SALVAGED,
@@ -120,10 +121,51 @@ static void note_lowest_seq(struct bc_stream *s, const struct wpp_chunk_batch *b
 		s->lowest_seq = low;
 }
 
+void demux_note_taken(void *collector, const struct detach_taken *m)
+{
+	struct bc_collector *c = collector;
+	struct detach_taken *copy = malloc(sizeof(*copy)), *old = idmap_get(&c->taken, m->tid);
+	if (copy)
+		*copy = *m;
+	if (!copy || idmap_put(&c->taken, m->tid, copy)) {
+		free(copy);
+		wpp_warn("bpf: out of memory: thread %u's first %u words may be recorded twice",
+			 m->tid, m->nwords);
+		return;
+	}
+	free(old);
+}
+
+/* The words of b an earlier collector took at detach are in its file, not
+ * here: batch seq loses them from its front, and a handler's batch that
+ * splices into it moves with them (detach_take.h).  The mark is done with
+ * once its batch is delivered: no later batch names that seq. */
+static void drop_taken(struct bc_collector *c, struct bc_stream *s, struct wpp_chunk_batch *b,
+		       const uint64_t **words)
+{
+	struct detach_taken *m = idmap_get(&c->taken, s->tid);
+	if (!m || m->pid != s->pid)
+		return;
+	if (b->flags & WPP_BATCH_SIGNAL) {
+		if (b->parent_seq == m->seq)
+			b->parent_off = b->parent_off > m->nwords ? b->parent_off - m->nwords : 0;
+		return;
+	}
+	if (b->seq != m->seq)
+		return;
+	uint32_t n = m->nwords < b->nwords ? m->nwords : b->nwords;
+	*words += n;
+	b->nwords -= n;
+	c->taken_dropped += n;
+	free(idmap_del(&c->taken, s->tid));
+}
+
 static void emit_batch(struct bc_collector *c, struct bc_stream *s, struct wpp_chunk_batch *b,
 		       const uint64_t *words)
 {
 	struct bc_proc *p = stream_proc(c, s);
+	if (c->taken.len)
+		drop_taken(c, s, b, &words);
 	if (p && !p->nfid_bases && !p->registry_tried)
 		lifecycle_registry_late(c, p); /* met after its TUs registered */
 	if (p) {
@@ -157,6 +199,9 @@ static void stream_close(struct bc_collector *c, struct bc_stream *s)
 	hold_free(c, s);
 	free_items_before(s, NULL);
 	idmap_del(&c->streams, s->id);
+	struct detach_taken *m = idmap_get(&c->taken, s->tid);
+	if (m && m->pid == s->pid)
+		free(idmap_del(&c->taken, s->tid)); /* its image ended: no batch of it comes */
 	if (s->had_loss && idmap_put(&c->closed_lossy, s->id, c))
 		wpp_warn("bpf: out of memory remembering a closed stream");
 	struct bc_proc *p = idmap_get(&c->procs, s->pid);
@@ -302,6 +347,30 @@ void demux_batch_record(struct bc_collector *c, const void *data, size_t size)
 }
 
 /* ---- end of collection ---- */
+
+void demux_end_with_taken(struct bc_collector *c, struct bc_stream *s, struct wpp_chunk_batch *b,
+			  const uint64_t *words, uint64_t pubno,
+			  const struct wpp_brec_loss *lost_before)
+{
+	struct bc_item *it = malloc(sizeof(*it) + (size_t)b->nwords * 8);
+	if (!it) {
+		wpp_err("bpf: out of memory holding a batch of %u words", b->nwords);
+		return;
+	}
+	it->pubno = pubno;
+	it->b = *b;
+	it->lost_before = *lost_before;
+	it->got_words = b->nwords;
+	memcpy(it->words, words, (size_t)b->nwords * 8);
+	/* Every pubno BPF handed out is below it: last in the list. */
+	struct bc_item **link = &s->held;
+	while (*link)
+		link = &(*link)->next;
+	it->next = NULL;
+	*link = it;
+	struct wpp_brec_stream_end e = {.stream_id = s->id, .end_pubno = pubno + 1};
+	demux_stream_end(c, s, BC_END_DETACH, &e, bc_now_ns());
+}
 
 static void collect_stream_ids(uint64_t key, void *val, void *arg)
 {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/detach_take.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
 
@@ -107,10 +108,80 @@ bool bc_all_exited(struct bc_collector *c)
 	return done;
 }
 
+/* A live thread's words since its last batch (detach_take.h), as the last
+ * batch of its stream, which then ends (and leaves the thread table, so
+ * end_live_streams does not end it again).  t: its BPF state, NULL if it
+ * published nothing while attached. */
+static void take_thread(struct bc_collector *c, int threads_fd, uint32_t tid,
+			const struct wpp_bpf_position *pos)
+{
+	struct bc_proc *p = idmap_get(&c->procs, pos->pid);
+	struct wpp_bpf_thread t = {0};
+	int known = bpf_map_lookup_elem(threads_fd, &tid, &t) == 0 && t.pid == pos->pid;
+	struct detach_taken got;
+	uint64_t *words = NULL;
+
+	if (!p || !p->interesting)
+		return;
+	int r = detach_take_read(pos, tid, &got, &words);
+	if (r <= 0) {
+		if (r < 0) {
+			c->take_skipped++;
+			wpp_warn(
+			    "bpf: thread %u of pid %u: its unpublished words could not be read "
+			    "at detach: %s",
+			    tid, pos->pid, strerror(-r));
+		}
+		return;
+	}
+	uint64_t id = known
+			  ? t.stream_id
+			  : __atomic_fetch_add(&c->skel->data->next_stream_id, 1, __ATOMIC_RELAXED);
+	struct bc_stream *s = idmap_get(&c->streams, id);
+	if (!s && !(s = demux_stream_get(c, id, pos->pid, tid))) {
+		free(words);
+		return;
+	}
+	if (s->end == BC_END_OPEN) {
+		struct wpp_chunk_batch b = {
+		    .pid = pos->pid,
+		    .tid = tid,
+		    .seq = got.seq,
+		    .flags = WPP_BATCH_SALVAGED,
+		    .time_ns = bc_now_ns(),
+		    .nwords = got.nwords,
+		};
+		uint64_t dropped = c->taken_dropped;
+		demux_end_with_taken(c, s, &b, words, known ? t.next_pubno : 0, &t.pending);
+		c->taken_batches++;
+		c->taken_words += got.nwords - (c->taken_dropped - dropped);
+		if (known)
+			bpf_map_delete_elem(threads_fd, &tid);
+	}
+	free(words);
+}
+
+/* take_thread for every thread with a position. */
+static void take_live_threads(struct bc_collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.positions);
+	int threads_fd = bpf_map__fd(c->skel->maps.threads);
+	uint32_t key, next, *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct wpp_bpf_position pos;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &pos) == 0)
+			take_thread(c, threads_fd, key, &pos);
+	}
+}
+
 /* Threads still alive when collection stops: their stream ends where the
  * BPF thread table says, with the loss it still holds. */
 static void end_live_streams(struct bc_collector *c)
 {
+	if (c->opt.take_at_detach)
+		take_live_threads(c);
 	int fd = bpf_map__fd(c->skel->maps.threads);
 	uint32_t key, next;
 	uint32_t *prev = NULL;
@@ -210,6 +281,12 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 	out->gaps = atomic_load(&c->gaps);
 	out->unseen_batches = atomic_load(&c->unseen_batches);
 	out->records = atomic_load(&c->records);
+	pthread_mutex_lock(&c->lock);
+	out->taken_batches = c->taken_batches;
+	out->taken_words = c->taken_words;
+	out->taken_dropped = c->taken_dropped;
+	out->take_skipped = c->take_skipped;
+	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_lock(&c->pause.lock);
 	out->continues = c->pause.continues;
 	out->paused_ns = c->pause.paused_ns;

@@ -540,6 +540,8 @@ void bc_close(struct bc_collector *c)
 	idmap_free(&c->streams);
 	idmap_free(&c->closed_lossy);
 	idmap_free(&c->tids);
+	idmap_each(&c->taken, free_plain, NULL);
+	idmap_free(&c->taken);
 	for (size_t i = 0; i < c->nattached; i++)
 		free(c->attached[i]);
 	free(c->attached);

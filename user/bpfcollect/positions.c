@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/detach_take.h"
 #include "bpfcollect/elfinfo.h"
 #include "bpfcollect/procinfo.h"
 #include "runtime/wpp_position.h"
@@ -53,6 +54,8 @@ struct catch_up {
 	uint32_t pid;
 	int map_fd;
 	int added;
+	positions_mark_fn *on_mark;
+	void *ctx;
 };
 
 static void catch_up_object(const char *path, uint64_t map_base, void *arg)
@@ -89,6 +92,9 @@ static void catch_up_object(const char *path, uint64_t map_base, void *arg)
 			if (access(task, F_OK) != 0)
 				continue;
 			uint32_t tid = d.tid;
+			struct detach_taken mark;
+			if (cu->on_mark && detach_take_mark(fd, &p, tid, &mark))
+				cu->on_mark(cu->ctx, &mark);
 			if (bpf_map_update_elem(cu->map_fd, &tid, &p, BPF_NOEXIST) == 0)
 				cu->added++;
 		}
@@ -97,9 +103,9 @@ static void catch_up_object(const char *path, uint64_t map_base, void *arg)
 	close(fd);
 }
 
-int positions_catch_up(uint32_t pid, int map_fd)
+int positions_catch_up(uint32_t pid, int map_fd, positions_mark_fn *on_mark, void *ctx)
 {
-	struct catch_up cu = {pid, map_fd, 0};
+	struct catch_up cu = {pid, map_fd, 0, on_mark, ctx};
 	proc_each_object_base((pid_t)pid, catch_up_object, &cu);
 	return cu.added;
 }

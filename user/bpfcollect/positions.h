@@ -13,10 +13,14 @@
 
 #include <stdint.h>
 
+struct detach_taken;
+typedef void positions_mark_fn(void *ctx, const struct detach_taken *mark);
+
 /* Add every live thread of pid listed in its objects' __wpp_positions to
- * the map (BPF_NOEXIST: what the probe registered meanwhile wins).
- * Returns the number of threads added; the process vanishing is not an
- * error. */
-int positions_catch_up(uint32_t pid, int map_fd);
+ * the map (BPF_NOEXIST: what the probe registered meanwhile wins), and
+ * hand on_mark (if not NULL) the mark an earlier collector left on each
+ * thread's open buffer when it detached (detach_take.h).  Returns the
+ * number of threads added; the process vanishing is not an error. */
+int positions_catch_up(uint32_t pid, int map_fd, positions_mark_fn *on_mark, void *ctx);
 
 #endif

@@ -220,18 +220,31 @@ static int same_source_field(const char *field, const char *source, size_t len)
 	return *field == 0;
 }
 
-int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, const char *source,
-			   size_t source_len)
+/* Index in by_name of the first function called name (nfns: none). */
+static size_t first_named(const struct wpp_edge_prof *p, const char *name)
 {
 	size_t lo = 0, hi = p->nfns;
 
-	while (lo < hi) { /* the first function of that name */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (strcmp(p->by_name[mid]->name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo < p->nfns && strcmp(p->by_name[lo]->name, name) == 0 ? lo : p->nfns;
+}
+
+const char *wpp_edge_prof_source_of(const struct wpp_edge_prof *p, const char *name)
+{
+	size_t at = first_named(p, name);
+	return at < p->nfns ? p->by_name[at]->source : NULL;
+}
+
+int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, const char *source,
+			   size_t source_len)
+{
+	size_t lo = first_named(p, name);
 	for (; lo < p->nfns && strcmp(p->by_name[lo]->name, name) == 0; lo++)
 		if (!p->by_name[lo]->source ||
 		    same_source_field(p->by_name[lo]->source, source, source_len))

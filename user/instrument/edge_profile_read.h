@@ -55,6 +55,10 @@ const struct wpp_edge_prof_fn *wpp_edge_prof_find(const struct wpp_edge_prof *p,
 int wpp_edge_prof_has_name(const struct wpp_edge_prof *p, const char *name, const char *source,
 			   size_t source_len);
 
+/* The source file of the profile's first function called name (as the
+ * file writes it), or NULL: none, or a version 1 file. */
+const char *wpp_edge_prof_source_of(const struct wpp_edge_prof *p, const char *name);
+
 /*
  * Placement weights for d (numbered) from f, in place: w holds a static
  * estimate (any non-negative values, e.g. wpp_weights_static) and becomes

@@ -125,6 +125,20 @@ static int scan_recorded(struct wpp_text_cursor *c, struct scan_out *o)
 	return 0;
 }
 
+/* [s, e) is a whole number, maybe negative: meant as a path id, so one
+ * out of range is named as such rather than as a malformed line. */
+static int is_number(const char *s, const char *e)
+{
+	if (s < e && *s == '-')
+		s++;
+	if (s == e || e - s > 64)
+		return 0;
+	for (; s < e; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
 /* A hand-written list: `FUNCTION PATH_ID` lines, any blank separation. */
 static int scan_list(struct wpp_text_cursor *c, struct scan_out *o)
 {
@@ -146,6 +160,14 @@ static int scan_list(struct wpp_text_cursor *c, struct scan_out *o)
 		for (q = n_end; q < e && is_space(*q); q++)
 			;
 		uint64_t pid;
+		const char *id = q, *after = q;
+		if (q != n_end && wpp_text_is_name(s, n_end) && is_number(id, e) &&
+		    (wpp_text_field_u64(&after, e, 0, WPP_WIDE_PATH_LIMIT - 1, &pid) || after != e))
+			return wpp_text_fail(c,
+					     "path id %.*s of %.*s is out of range: a path id is "
+					     "0 to %llu, and below the function's path count",
+					     (int)(e - id), id, (int)(n_end - s), s,
+					     (unsigned long long)(WPP_WIDE_PATH_LIMIT - 1));
 		if (q == n_end || !wpp_text_is_name(s, n_end) ||
 		    wpp_text_field_u64(&q, e, 0, WPP_WIDE_PATH_LIMIT - 1, &pid) || q != e)
 			return wpp_text_fail(c,
@@ -397,6 +419,14 @@ static const struct wpp_interesting_fn *find_listed(const struct wpp_interesting
 			hi = mid;
 	}
 	return lo < s->nfns && strcmp(s->fns[lo].name, name) == 0 ? &s->fns[lo] : NULL;
+}
+
+const char *wpp_interesting_source_of(const struct wpp_interesting *s, const char *name)
+{
+	for (size_t i = 0; i < s->nrecorded; i++)
+		if (strcmp(s->by_name[i]->name, name) == 0)
+			return s->by_name[i]->source;
+	return NULL;
 }
 
 const struct wpp_interesting_fn *wpp_interesting_listed(const struct wpp_interesting *s,

@@ -57,6 +57,10 @@ int wpp_interesting_load(struct wpp_interesting *s, const char *const *paths, si
 int wpp_interesting_parse(struct wpp_interesting *s, const char *const *texts, const size_t *lens,
 			  const char *const *names, size_t n, char *why, size_t whylen);
 void wpp_interesting_free(struct wpp_interesting *s);
+/* The source file of the first recorded function called name (as set
+ * files write it), or NULL: none recorded (a hand-written list has no
+ * sources). */
+const char *wpp_interesting_source_of(const struct wpp_interesting *s, const char *name);
 
 /* What the set says about one function of the build being compiled. */
 enum wpp_interesting_match {

@@ -40,6 +40,7 @@
 #include "instrument/ir_branch_weights.h"
 #include "instrument/ir_calls.h"
 #include "instrument/ir_cfg.h"
+#include "instrument/profile_program.h"
 #include "instrument/ir_counts.h"
 #include "instrument/ir_meta.h"
 #include "instrument/ir_split.h"
@@ -567,7 +568,18 @@ static int profile_weights(struct wpp_tu_ctx *tu, LLVMValueRef fn, uint64_t stab
 	if (!tu->profile)
 		return 0;
 	name = LLVMGetValueName2(fn, &len);
-	if ((f = wpp_edge_prof_find(tu->profile, stable_id))) {
+	f = wpp_edge_prof_find(tu->profile, stable_id);
+	const char *their_main = wpp_edge_prof_source_of(tu->profile, "main");
+	if (!f && len == 4 && memcmp(name, "main", 4) == 0 &&
+	    wpp_profile_other_program(their_main, tu->source, tu->source_len)) {
+		fprintf(stderr,
+			"wppcc: warning: the profile %s was recorded from another program: its "
+			"main is in %s, this program's in %.*s; what it does not name is placed "
+			"without it\n",
+			tu->profile_name, their_main, (int)tu->source_len, tu->source);
+		return 0;
+	}
+	if (f) {
 		if ((rc = wpp_edge_prof_apply(f, d, w)) <= 0) {
 			*used = rc == 0 ? f : NULL;
 			return rc;

@@ -22,6 +22,7 @@
 #include "instrument/listed_seen.h"
 #include "instrument/ppp.h"
 #include "instrument/ppp_plan.h"
+#include "instrument/profile_program.h"
 #include "wpp/meta_format.h"
 
 /* Stale functions named in the warning before "and N more". */
@@ -143,6 +144,16 @@ static void note_stale(struct wpp_ir_stats *st, const char *name, size_t len)
 	st->nstale++;
 }
 
+/* The sets as --wpp-interesting named them (wppcc hands the pass the
+ * files it converted recordings into), for the user's messages. */
+static const char *interesting_name(const struct wpp_ir_stats *st)
+{
+	const char *given = getenv("WPP_INTERESTING_NAME");
+	if (given && *given)
+		return given;
+	return st->set.nfiles ? st->set.files[0] : "?";
+}
+
 /* A hand-written list gave fn (cname) an id past its d->npaths paths:
  * say which and where, once per function. */
 static void warn_listed_past(const struct wpp_ir_stats *st, const struct wpp_interesting_fn *l,
@@ -153,10 +164,11 @@ static void warn_listed_past(const struct wpp_ir_stats *st, const struct wpp_int
 	while (k + 1 < l->nids && l->ids[k] < npaths)
 		k++;
 	fprintf(stderr,
-		"wppcc: warning: %s: path id %llu is past %s's %llu paths (line %u of %s); %s is "
-		"numbered without interesting paths\n",
+		"wppcc: warning: %s: path id %llu is past %s's %llu paths (its ids are 0 to %llu; "
+		"line %u of %s); %s is numbered without interesting paths\n",
 		st->source, (unsigned long long)l->ids[k], cname, (unsigned long long)npaths,
-		l->list_lines[k], st->set.files[l->list_files[k]], cname);
+		(unsigned long long)(npaths ? npaths - 1 : 0), l->list_lines[k],
+		st->set.files[l->list_files[k]], cname);
 }
 
 int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stable_id,
@@ -183,6 +195,14 @@ int wpp_ir_stats_lookup(struct wpp_ir_stats *st, LLVMValueRef fn, uint64_t stabl
 		fprintf(stderr, "wppcc: out of memory reading interesting paths of %s\n", cname);
 		return WPP_INTERESTING_NONE;
 	}
+	const char *their_main;
+	if (match == WPP_INTERESTING_NONE && strcmp(cname, "main") == 0 &&
+	    wpp_profile_other_program(their_main = wpp_interesting_source_of(&st->set, "main"),
+				      st->source, strlen(st->source)))
+		fprintf(stderr,
+			"wppcc: warning: the interesting paths of %s were recorded from another "
+			"program: its main is in %s, this program's in %s\n",
+			interesting_name(st), their_main, st->source);
 	if (match == WPP_INTERESTING_FOUND && *nids && (*ids)[*nids - 1] >= d->npaths) {
 		/* an id beyond its paths: a list for another build */
 		if (l && l->ids[l->nids - 1] >= d->npaths) {

@@ -7,7 +7,8 @@ LLVM_LIBNAME := LLVM-$(shell $(LLVM_CONFIG) --version | cut -d. -f1)
 
 # What wppcc itself reads (profiles, interesting sets) with the pass's DAG.
 INSTR_READ_SRCS := user/instrument/dag.c user/instrument/edge_profile_read.c \
-	user/instrument/text_lines.c user/instrument/interesting_read.c
+	user/instrument/text_lines.c user/instrument/interesting_read.c \
+	user/instrument/profile_program.c
 # LLVM-independent graph algorithms (also linked into the unit tests).
 INSTR_GRAPH_SRCS := $(INSTR_READ_SRCS) user/instrument/dag_walk.c user/instrument/numbering.c \
 	user/instrument/placement.c user/instrument/weights.c user/instrument/meta_blob.c \

@@ -29,6 +29,7 @@
 #include "decode/session.h"
 #include "symbolizer/symbolizer.h"
 #include "decode/trace_words.h"
+#include "record/summary_text.h"
 #include "wpp/trace_abi.h"
 #include "common/wppfile.h"
 #include "common/wppfile_batch.h"
@@ -712,11 +713,10 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		       in->damaged_words, in->damaged_batches);
 	printf("stored      %" PRIu64 " bytes of batches (%" PRIu64 " of %" PRIu64 " compressed)",
 	       in->batch_bytes, in->packed_batches, in->batches);
-	if (in->kinds.records + in->kinds.repetitions)
-		printf(", %.3f bytes per path record",
-		       (double)in->batch_bytes /
-			   (double)(in->kinds.records + in->kinds.repetitions));
-	printf("\n");
+	char per[64];
+	summary_per_record(per, sizeof(per), in->batch_bytes,
+			   in->kinds.records + in->kinds.repetitions);
+	printf("%s\n", per);
 }
 
 static void json_kinds(struct json_out *j, const struct wpp_word_counts *k)

@@ -7,7 +7,7 @@ RECORD_OWN_SRCS := user/record/record.c user/record/record_opts.c user/record/re
 	user/record/record_bpf_sink.c user/record/cmd_info.c user/record/record_sink_core.c \
 	user/record/record_online.c user/record/record_counters.c \
 	user/record/record_ready.c user/record/record_attach.c user/record/record_live_counts.c \
-	user/record/record_idle.c \
+	user/record/record_idle.c user/record/summary_text.c \
 	user/runtime/rt_count_table.c
 # `wpptrace top`: counting builds from memory, tracing builds over BPF.
 TOP_SRCS := user/record/cmd_top.c user/record/top_count.c user/record/top_trace.c \

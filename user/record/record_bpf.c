@@ -110,7 +110,8 @@ static void report_oversized_batches(const struct record_opts *o, uint32_t recor
 		least[0] = 0;
 	wpp_warn("record: %s%" PRIu64 " batches were dropped: the ring (%s per CPU) cannot hold "
 		 "one batch (%" PRIu64 " bytes on average, plus record headers)%s",
-		 k->batches ? "" : "all ", k->lost_batches,
+		 /* what was taken at detach (-p) was never published */
+		 k->batches > k->taken_batches ? "" : "all ", k->lost_batches,
 		 record_size_text(o->bpf.ring_bytes, ring, sizeof(ring)), avg * 8, least);
 }
 
@@ -227,6 +228,9 @@ int record_bpf(const struct record_opts *o_)
 
 	o.bpf.filter_pids = !o.all;
 	o.bpf.attach_on_exec = true;
+	/* What -p/-a threads recorded since their last batch goes into the
+	 * file at detach (bpfcollect/detach_take.h). */
+	o.bpf.take_at_detach = true;
 	/* Compressed, a thread's batches are stored as one chunk of up to
 	 * a group's words (record_sink.h), as the shm collector's are. */
 	o.bpf.hold_words = o.compress ? RECORD_GROUP_WORDS : 0;
@@ -304,7 +308,7 @@ int record_bpf(const struct record_opts *o_)
 	rs.live_counts = NULL;
 	if (counters)
 		record_counters_finish(counters, o.quiet);
-	char extra[256], more[160] = "";
+	char extra[384], more[256] = "";
 	size_t used = 0;
 	/* How often back-pressure stopped the traced processes. */
 	if (k.pauses)
@@ -314,10 +318,16 @@ int record_bpf(const struct record_opts *o_)
 	/* Words threads left unpublished when they ended (killed, exec or
 	 * _exit from a handler), copied by the exit/exec programs. */
 	if (k.salvaged_batches && used < sizeof(more))
+		used += (size_t)snprintf(
+		    more + used, sizeof(more) - used,
+		    ", %llu events in %llu batches salvaged from threads that ended unflushed",
+		    (unsigned long long)k.salvaged_words, (unsigned long long)k.salvaged_batches);
+	/* Live threads' words since their last batch, read at detach. */
+	if (k.taken_batches && used < sizeof(more))
 		snprintf(more + used, sizeof(more) - used,
-			 ", %llu events in %llu batches salvaged from threads that ended unflushed",
-			 (unsigned long long)k.salvaged_words,
-			 (unsigned long long)k.salvaged_batches);
+			 ", %llu words of %llu live %s read at detach",
+			 (unsigned long long)k.taken_words, (unsigned long long)k.taken_batches,
+			 k.taken_batches == 1 ? "thread" : "threads");
 	record_usage_text(extra, sizeof(extra), more);
 	rs.failed = record_sink_close(&rs, &o, extra);
 	bc_report_loss(&k);

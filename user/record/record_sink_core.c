@@ -18,6 +18,7 @@
 #include "collect/online.h"
 #include "record/record_info.h"
 #include "record/record_online.h"
+#include "record/summary_text.h"
 #include "wpp/trace_abi.h"
 #include "common/wppfile_batch.h"
 
@@ -248,25 +249,34 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 		return 1;
 	if (!o->quiet) {
 		char per[64] = "";
-		if (rs->records)
-			snprintf(per, sizeof(per), ", %.3f bytes per path record",
-				 (double)rs->batch_bytes / (double)rs->records);
-		wpp_info(
-		    "recorded %llu batches, %llu words, %llu processes, %llu threads%s%s%s%s -> "
-		    "%s%s",
-		    (unsigned long long)rs->totals.batches, (unsigned long long)rs->totals.words,
-		    (unsigned long long)rs->processes, (unsigned long long)rs->threads, per,
-		    grammar_cpu, after,
-		    rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "", o->output,
-		    extra ? extra : "");
+		summary_per_record(per, sizeof(per), rs->batch_bytes, rs->records);
+		wpp_info("recorded %llu %s, %llu %s, %llu %s, %llu %s%s%s%s%s -> %s%s",
+			 (unsigned long long)rs->totals.batches,
+			 summary_noun(rs->totals.batches, "batch", "batches"),
+			 (unsigned long long)rs->totals.words,
+			 summary_noun(rs->totals.words, "word", "words"),
+			 (unsigned long long)rs->processes,
+			 summary_noun(rs->processes, "process", "processes"),
+			 (unsigned long long)rs->threads,
+			 summary_noun(rs->threads, "thread", "threads"), per, grammar_cpu, after,
+			 rs->totals.lost_words ? " (some data lost, see GAP chunks)" : "",
+			 o->output, extra ? extra : "");
 	}
-	/* An empty trace is most often a program built without wppcc; not
-	 * when batches came and were lost (the loss report says why). */
-	if (!rs->totals.batches && !rs->totals.lost_words)
-		wpp_warn("record: nothing was traced: no batch came from %s%s (built without "
-			 "wppcc? a -fwpp-mode=count program record runs hands its counts over only "
-			 "when its threads or the process end normally, not when killed)",
-			 o->argv ? o->argv[0] : "any process", o->argv ? " or what it ran" : "");
+	/* An empty trace of a program record ran is most often one built
+	 * without wppcc; not when batches came and were lost (the loss report
+	 * says why).  -p refuses a process without probes, and what -p/-a
+	 * threads recorded is taken at detach, so there it means they ran no
+	 * instrumented code while attached. */
+	if (!rs->totals.batches && !rs->totals.lost_words && o->argv)
+		wpp_warn("record: nothing was traced: no batch came from %s or what it ran (built "
+			 "without wppcc? a -fwpp-mode=count program record runs hands its counts "
+			 "over only when its threads or the process end normally, not when killed)",
+			 o->argv[0]);
+	else if (!rs->totals.batches && !rs->totals.lost_words)
+		wpp_warn("record: nothing was traced: %s ran no instrumented code while attached",
+			 o->all		 ? "no instrumented process"
+			 : o->npids == 1 ? "the process"
+					 : "the processes");
 	return 0;
 }
 

@@ -162,7 +162,12 @@ static void test_damage(void **state)
 	refused("alpha\n", "A: line 1: expected 'FUNCTION PATH_ID'");
 	refused("alpha 1 2\n", "expected 'FUNCTION PATH_ID'");
 	refused("alpha 0x10\n", "expected 'FUNCTION PATH_ID'");
-	refused("# ok\nalpha 1\nalpha 99999999999999999999\n", "A: line 3: expected");
+	/* an id out of range is named, with its function and the range */
+	refused("# ok\nalpha 1\nalpha 99999999999999999999\n",
+		"A: line 3: path id 99999999999999999999 of alpha is out of range: a path id is 0 "
+		"to 9223372036854775807");
+	refused("alpha 9223372036854775808\n", "path id 9223372036854775808 of alpha is out of range");
+	refused("beta -1\n", "A: line 1: path id -1 of beta is out of range");
 	char *longline = malloc(5000);
 	memset(longline, 'a', 4990);
 	strcpy(longline + 4990, " 1\n");

@@ -8,3 +8,12 @@ $(TOP_TEST): $(call objs,san,tests/unit/record/test_top_rows.c user/record/top_r
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(SYMBOLIZER_LIBS) $(CMOCKA_LIBS) -lpthread
 TEST_TARGETS += $(TOP_TEST)
 TESTS += $(TOP_TEST)
+
+# record's summary figures (user/record/summary_text.c).
+SUMMARY_TEXT_TEST := $(BUILD)/tests/unit/record/test_summary_text
+$(SUMMARY_TEXT_TEST): $(call objs,san,tests/unit/record/test_summary_text.c \
+		user/record/summary_text.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(sort $^) $(CMOCKA_LIBS)
+TEST_TARGETS += $(SUMMARY_TEXT_TEST)
+TESTS += $(SUMMARY_TEXT_TEST)

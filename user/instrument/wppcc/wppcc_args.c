@@ -110,6 +110,23 @@ static int is_percent(const char *s)
 	return !*end && v >= 0 && v <= 100;
 }
 
+/* The value of wppcc's option `name` at argv[*i], given as NAME=VALUE or
+ * as NAME VALUE (then *i moves past VALUE): NULL when argv[*i] is not
+ * that option, "" when its value is missing.  Before, "--tpp-cold 5" went
+ * to clang as two unknown words. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n])
+		return NULL;
+	return *i + 1 < argc ? argv[++*i] : "";
+}
+
 int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -137,22 +154,23 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->static_rt = 1;
 			continue;
 		}
-		if (strncmp(a, "--wpp-profile=", 14) == 0) {
-			if (!a[14]) {
+		const char *v;
+		if ((v = opt_value(argc, argv, &i, "--wpp-profile"))) {
+			if (!*v) {
 				p->error =
-				    "--wpp-profile= needs a file (a recording or an edge profile)";
+				    "--wpp-profile needs a file (a recording or an edge profile)";
 				return -1;
 			}
-			p->profile = a + 14;
+			p->profile = v;
 			continue;
 		}
-		if (strncmp(a, "--wpp-interesting=", 18) == 0) {
-			if (!a[18]) {
+		if ((v = opt_value(argc, argv, &i, "--wpp-interesting"))) {
+			if (!*v) {
 				p->error =
-				    "--wpp-interesting= needs files (recordings or path lists)";
+				    "--wpp-interesting needs files (recordings or path lists)";
 				return -1;
 			}
-			p->interesting = a + 18;
+			p->interesting = v;
 			continue;
 		}
 		if (strcmp(a, "--wpp-stats") == 0 || strncmp(a, "--wpp-stats=", 12) == 0) {
@@ -164,33 +182,34 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->stats = a[11] ? a + 12 : "-";
 			continue;
 		}
-		if (strncmp(a, "--tpp-cold=", 11) == 0 || strncmp(a, "--tpp-loop=", 11) == 0) {
-			if (!is_percent(a + 11)) {
+		int loop = 0;
+		if ((v = opt_value(argc, argv, &i, "--tpp-cold")) ||
+		    (loop = 1, v = opt_value(argc, argv, &i, "--tpp-loop"))) {
+			if (!is_percent(v)) {
 				p->error =
-				    "--tpp-cold= and --tpp-loop= take a percentage from 0 to 100";
+				    "--tpp-cold and --tpp-loop take a percentage from 0 to 100";
 				return -1;
 			}
-			*(a[6] == 'c' ? &p->tpp_cold : &p->tpp_loop) = a + 11;
+			*(loop ? &p->tpp_loop : &p->tpp_cold) = v;
 			continue;
 		}
-		if (strncmp(a, "-fwpp-wet-values=", 17) == 0) {
-			if (strcmp(a + 17, "memory") && strcmp(a + 17, "all")) {
-				p->error = "-fwpp-wet-values= takes 'memory' or 'all'";
+		if ((v = opt_value(argc, argv, &i, "-fwpp-wet-values"))) {
+			if (strcmp(v, "memory") && strcmp(v, "all")) {
+				p->error = "-fwpp-wet-values takes 'memory' or 'all'";
 				return -1;
 			}
-			p->wet_values = a + 17;
+			p->wet_values = v;
 			continue;
 		}
-		if (strncmp(a, "-fwpp-mode=", 11) == 0) {
-			if (strcmp(a + 11, "paths") && strcmp(a + 11, "blocks") &&
-			    strcmp(a + 11, "count") && strcmp(a + 11, "ppp") &&
-			    strcmp(a + 11, "tpp") && strcmp(a + 11, "wet")) {
+		if ((v = opt_value(argc, argv, &i, "-fwpp-mode"))) {
+			if (strcmp(v, "paths") && strcmp(v, "blocks") && strcmp(v, "count") &&
+			    strcmp(v, "ppp") && strcmp(v, "tpp") && strcmp(v, "wet")) {
 				p->error =
-				    "-fwpp-mode= takes 'paths', 'count', 'ppp', 'tpp', 'wet' or "
+				    "-fwpp-mode takes 'paths', 'count', 'ppp', 'tpp', 'wet' or "
 				    "'blocks'";
 				return -1;
 			}
-			p->mode = a + 11;
+			p->mode = v;
 			continue;
 		}
 		p->args[p->nargs++] = a;

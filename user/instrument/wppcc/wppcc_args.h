@@ -18,6 +18,9 @@
  *   --wpp-interesting=F[,F..] interesting paths (recordings or path lists)
  *   --wpp-stats[=FILE]        per-function path statistics (stderr or FILE)
  *   -fno-wpp                  behave exactly like plain clang
+ * Each option with a value also takes it as the next argument (OPT VALUE);
+ * --wpp-stats only as --wpp-stats=FILE (a next argument may be an input).
+ * A missing or bad value is plan->error, one line.
  * `--help` (or `-help`) is noted and passed on: wppcc lists its own options
  * (wppcc_help.h), clang its own.
  */

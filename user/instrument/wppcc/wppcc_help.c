@@ -29,6 +29,8 @@ void wppcc_help(FILE *out)
 	      "                     ppp mode adds how each counted (counted=ppp|cache|plain|\n"
 	      "                     empty|stale|wide; docs/instrumentation.md)\n"
 	      "  -fno-wpp           behave exactly like clang-19\n"
+	      "An option with a value takes it as OPT=VALUE or OPT VALUE (--wpp-stats, whose\n"
+	      "file is optional, only as --wpp-stats=FILE).\n"
 	      "\n",
 	      out);
 	fflush(out);

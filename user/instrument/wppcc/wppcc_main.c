@@ -12,6 +12,7 @@
  * set, so an inherited value never decides), --wpp-profile=FILE through
  * WPP_EDGE_PROFILE (the checked edge profile; wppcc_profile.h) and
  * WPP_EDGE_PROFILE_NAME (FILE as given, for the pass's warnings),
+ * WPP_INTERESTING_NAME (likewise for --wpp-interesting),
  * --wpp-interesting through WPP_INTERESTING (the checked sets, one path a
  * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h),
  * -fwpp-wet-values through WPP_WET_VALUES (always set, like WPP_RUNS).
@@ -142,6 +143,7 @@ int main(int argc, char **argv)
 	unsetenv("WPP_EDGE_PROFILE");
 	unsetenv("WPP_EDGE_PROFILE_NAME");
 	unsetenv("WPP_INTERESTING");
+	unsetenv("WPP_INTERESTING_NAME");
 	unsetenv("WPP_STATS");
 	unsetenv(WPP_LISTED_SEEN_FD_ENV);
 	static struct wpp_interesting set; /* the union of --wpp-interesting */
@@ -161,7 +163,9 @@ int main(int argc, char **argv)
 		if (wppcc_interesting_resolve(plan.interesting, self, sets, sizeof(sets), &set, why,
 					      sizeof(why)))
 			die("%s", why);
-		if (setenv("WPP_INTERESTING", sets, 1))
+		/* as for the profile: warnings name what the user gave */
+		if (setenv("WPP_INTERESTING", sets, 1) ||
+		    setenv("WPP_INTERESTING_NAME", plan.interesting, 1))
 			die("cannot set the plugin's environment: %s", strerror(errno));
 	}
 	if (plan.stats && !plan.no_wpp && plan.compiles_source &&
