@@ -16,7 +16,7 @@
 #include "wpp/trace_abi.h"
 
 /* The literal token's kind (t & 3) in both layouts. */
-#define WT_LITERAL 2
+#define WT_LITERAL   2
 #define WT_DICT_BITS 10
 
 static inline uint32_t wt_dict_slot(uint64_t w)
