@@ -251,9 +251,12 @@ unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
 
 bool make_dual(Function &F, GlobalVariable *flag)
 {
+	// Left single: blockaddress names one copy's block only; asm goto's
+	// outputs on its indirect edges do not survive the SSA repair (-O0,
+	// seen on tests/corpus/inline_asm.c).
 	for (BasicBlock &bb : F)
-		if (bb.hasAddressTaken())
-			return false; // blockaddress names one copy's block only
+		if (bb.hasAddressTaken() || isa<CallBrInst>(bb.getTerminator()))
+			return false;
 	LLVMContext &ctx = F.getContext();
 	Module &M = *F.getParent();
 	BasicBlock *entry = &F.getEntryBlock();
