@@ -37,8 +37,8 @@ int bc_dual_set(pid_t pid, int on)
 	 * registers while we write either reads it or is in the array. */
 	uint32_t v32 = on ? 1 : 0;
 	struct iovec local = {&v32, sizeof(v32)};
-	struct iovec remote = {(void *)(uintptr_t)(info.addr + offsetof(struct wpp_registry, dual_on)),
-			       sizeof(v32)};
+	struct iovec remote = {
+	    (void *)(uintptr_t)(info.addr + offsetof(struct wpp_registry, dual_on)), sizeof(v32)};
 	if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(v32))
 		return -errno;
 	/* the count again, after the write: flags registered meanwhile */

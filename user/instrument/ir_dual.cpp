@@ -34,6 +34,7 @@ constexpr uint32_t ON_WEIGHT = 1, OFF_WEIGHT = 2000;
 struct Point {
 	BasicBlock *at; // instrumented block that begins with a restart store
 	bool back;	// a back edge leads to it
+	bool forced;	// a computed goto's target: always tested (make_dual)
 };
 
 bool is_pass_slot(const Value *p)
@@ -131,7 +132,7 @@ DenseSet<BasicBlock *> choose_tests(ArrayRef<Point> points, ValueToValueMapTy &v
 	DenseSet<BasicBlock *> nodes(plain.begin(), plain.end()), tests;
 	Cycles all(nodes, tests);
 	for (const Point &p : points)
-		if (p.back && all.in_cycle.count(cast<BasicBlock>(vm[p.at])))
+		if (p.forced || (p.back && all.in_cycle.count(cast<BasicBlock>(vm[p.at]))))
 			tests.insert(cast<BasicBlock>(vm[p.at]));
 	Cycles left(nodes, tests);
 	for (const Point &p : points)
@@ -189,10 +190,12 @@ Value *recompute(Value *v, IRBuilder<> &b, DenseMap<Value *, Value *> &done)
 	return c;
 }
 
-// Values of the instrumented copy whose definition no longer dominates
-// their uses, now that the transfers enter it part-way: each gets its plain
-// twin along the plain side, or its recomputation in the transfer blocks.
-// Returns how many could have neither (0 unless the pass changed shape).
+// Values whose definition no longer dominates their uses, now that the
+// transfers enter the instrumented copy part-way (and computed gotos of
+// the instrumented copy land in the plain one): each original value and
+// its plain twin are one variable; a value the pass added (no twin) is
+// recomputed in the transfer blocks.  Returns how many could be neither
+// (0 unless the pass changed shape).
 unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
 		    ArrayRef<BasicBlock *> transfers)
 {
@@ -200,20 +203,24 @@ unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
 	// are not values to repair, and a recomputation copies the original
 	// operands, not phis put in their place.
 	struct Item {
-		Instruction *def;
-		Value *twin;
+		Instruction *def, *twin;
 		SmallVector<Value *, 4> at; // per transfer, when no twin
 		SmallVector<Use *, 8> uses;
+	};
+	auto add_uses = [](Instruction *d, SmallVectorImpl<Use *> &out) {
+		for (Use &u : d->uses()) {
+			auto *user = cast<Instruction>(u.getUser());
+			if (isa<PHINode>(user) || user->getParent() != d->getParent())
+				out.push_back(&u);
+		}
 	};
 	SmallVector<Item, 64> items;
 	for (BasicBlock *bb : inst)
 		for (Instruction &I : *bb) {
-			Item it{&I, vm.lookup(&I), {}, {}};
-			for (Use &u : I.uses()) {
-				auto *user = cast<Instruction>(u.getUser());
-				if (isa<PHINode>(user) || user->getParent() != bb)
-					it.uses.push_back(&u);
-			}
+			Item it{&I, cast_or_null<Instruction>(vm.lookup(&I)), {}, {}};
+			add_uses(&I, it.uses);
+			if (it.twin)
+				add_uses(it.twin, it.uses);
 			if (!it.uses.empty())
 				items.push_back(std::move(it));
 		}
@@ -239,7 +246,7 @@ unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
 		ssa.Initialize(it.def->getType(), it.def->getName());
 		ssa.AddAvailableValue(it.def->getParent(), it.def);
 		if (it.twin)
-			ssa.AddAvailableValue(cast<Instruction>(it.twin)->getParent(), it.twin);
+			ssa.AddAvailableValue(it.twin->getParent(), it.twin);
 		else
 			for (size_t k = 0; k < transfers.size(); k++)
 				ssa.AddAvailableValue(transfers[k], it.at[k]);
@@ -249,13 +256,45 @@ unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
 	return lost;
 }
 
+// Computed gotos: a block address names one block, so both copies' indirect
+// branches go to the plain target, whose test (forced) takes the
+// instrumented copy there when the flag is set.  The plain target's phis
+// take over the incoming values of the instrumented indirect branches.
+void share_goto_targets(ArrayRef<BasicBlock *> targets, ValueToValueMapTy &vm)
+{
+	for (BasicBlock *t : targets) {
+		auto *tp = cast<BasicBlock>(vm[t]);
+		if (BlockAddress *ba = BlockAddress::lookup(t))
+			ba->replaceAllUsesWith(BlockAddress::get(tp));
+		SmallVector<BasicBlock *, 8> from;
+		for (BasicBlock *u : predecessors(t))
+			if (isa<IndirectBrInst>(u->getTerminator()))
+				from.push_back(u);
+		for (PHINode &phi : t->phis()) {
+			auto *twin = cast<PHINode>(vm[&phi]);
+			for (int j = (int)phi.getNumIncomingValues() - 1; j >= 0; j--) {
+				BasicBlock *u = phi.getIncomingBlock(j);
+				if (!isa<IndirectBrInst>(u->getTerminator()))
+					continue;
+				twin->addIncoming(phi.getIncomingValue(j), u);
+				phi.removeIncomingValue(j, false);
+			}
+		}
+		for (BasicBlock *u : from) {
+			auto *ib = cast<IndirectBrInst>(u->getTerminator());
+			for (unsigned k = 0; k < ib->getNumSuccessors(); k++)
+				if (ib->getSuccessor(k) == t)
+					ib->setSuccessor(k, tp);
+		}
+	}
+}
+
 bool make_dual(Function &F, GlobalVariable *flag)
 {
-	// Left single: blockaddress names one copy's block only; asm goto's
-	// outputs on its indirect edges do not survive the SSA repair (-O0,
-	// seen on tests/corpus/inline_asm.c).
+	// Left single: asm goto, whose outputs on its indirect edges did not
+	// survive the SSA repair (-O0, seen on tests/corpus/inline_asm.c).
 	for (BasicBlock &bb : F)
-		if (bb.hasAddressTaken() || isa<CallBrInst>(bb.getTerminator()))
+		if (isa<CallBrInst>(bb.getTerminator()))
 			return false;
 	LLVMContext &ctx = F.getContext();
 	Module &M = *F.getParent();
@@ -277,6 +316,19 @@ bool make_dual(Function &F, GlobalVariable *flag)
 	GlobalVariable *tls = M.getNamedGlobal(WPP_SYM_CURSOR);
 	if (!cursor || !tls)
 		return false;
+	// A computed goto's target restarts the register at its start (all its
+	// in-edges are cuts): that is where the copies meet.  Without one,
+	// leave the function single.
+	SmallVector<BasicBlock *, 16> goto_targets;
+	DenseSet<BasicBlock *> restarting;
+	for (auto [st, back] : starts)
+		restarting.insert(st->getParent());
+	for (BasicBlock &bb : F)
+		if (bb.hasAddressTaken()) {
+			if (!restarting.count(&bb) || &bb == entry)
+				return false;
+			goto_targets.push_back(&bb);
+		}
 
 	// Each path start begins a block: the place to enter at.
 	SmallVector<Point, 16> points;
@@ -284,8 +336,9 @@ bool make_dual(Function &F, GlobalVariable *flag)
 		BasicBlock *bb = st->getParent();
 		if (bb == entry)
 			continue; // the entry's own test covers it
+		bool forced = bb->hasAddressTaken();
 		BasicBlock *at = st == &bb->front() ? bb : bb->splitBasicBlock(st, "wpp.start");
-		points.push_back({at, back});
+		points.push_back({at, back, forced});
 	}
 
 	// The new entry: both copies share the entry block's static allocas.
@@ -313,6 +366,7 @@ bool make_dual(Function &F, GlobalVariable *flag)
 					    RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
 		}
 	strip(plain);
+	share_goto_targets(goto_targets, vm);
 	IRBuilder<> b(dispatch);
 	branch_on_flag(b, flag, entry, cast<BasicBlock>(vm[entry]));
 
