@@ -78,7 +78,7 @@ void strip(ArrayRef<BasicBlock *> plain)
 // The members of cycles among nodes (SCCs with two nodes or a self loop),
 // leaving out `cut` (Tarjan).
 struct Cycles {
-	DenseMap<BasicBlock *, unsigned> index, low;
+	DenseMap<BasicBlock *, unsigned> index, low, comp; // comp: its SCC's number
 	DenseSet<BasicBlock *> on_stack, in_cycle;
 	SmallVector<BasicBlock *, 64> stack;
 	const DenseSet<BasicBlock *> &nodes, &cut;
@@ -119,6 +119,8 @@ struct Cycles {
 		} while (w != v);
 		if (scc.size() > 1 || self)
 			in_cycle.insert(scc.begin(), scc.end());
+		for (BasicBlock *m : scc)
+			comp[m] = index[v];
 	}
 };
 
@@ -134,11 +136,26 @@ DenseSet<BasicBlock *> choose_tests(ArrayRef<Point> points, ValueToValueMapTy &v
 	for (const Point &p : points)
 		if (p.forced || (p.back && all.in_cycle.count(cast<BasicBlock>(vm[p.at]))))
 			tests.insert(cast<BasicBlock>(vm[p.at]));
-	Cycles left(nodes, tests);
-	for (const Point &p : points)
-		if (!p.back && left.in_cycle.count(cast<BasicBlock>(vm[p.at])))
-			tests.insert(cast<BasicBlock>(vm[p.at]));
-	return tests;
+	// One more test per cycle-holding component at a time, until none is
+	// left: a test in every restart of a loop that calls would cost a test
+	// per call.
+	for (;;) {
+		Cycles left(nodes, tests);
+		if (left.in_cycle.empty())
+			return tests;
+		DenseSet<unsigned> picked; // components given a test this time
+		bool added = false;
+		for (const Point &p : points) {
+			auto *b = cast<BasicBlock>(vm[p.at]);
+			if (p.back || tests.count(b) || !left.in_cycle.count(b) ||
+			    !picked.insert(left.comp[b]).second)
+				continue;
+			tests.insert(b);
+			added = true;
+		}
+		if (!added)
+			return tests; // a cycle without a path start: none to test
+	}
 }
 
 Value *flag_set(IRBuilder<> &b, GlobalVariable *flag)
