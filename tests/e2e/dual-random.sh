@@ -12,7 +12,7 @@
 #    its loops (frames leave the instrumented copies and re-enter them at
 #    path starts), it still prints plain clang's checksum (the SSA repair
 #    of both copies) and every recorded path is one the metadata allows.
-# DUAL_SEEDS (default 1..12) picks the programs.
+# DUAL_SEEDS (default 1..6) picks the programs.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WPPCC=$ROOT/bin/wppcc
@@ -32,7 +32,7 @@ run() { # OUT CMD...: stdout to OUT, status checked
 	timeout -k 5 60 "$@" >"$out" 2>"$out.err" || { echo "status $? of $*: $(head -3 "$out.err")"; return 1; }
 }
 
-for seed in ${DUAL_SEEDS:-$(seq 1 12)}; do
+for seed in ${DUAL_SEEDS:-$(seq 1 6)}; do
 	opt=O2
 	[ $((seed % 3)) -eq 0 ] && opt=O0
 	w=$WORK/r$seed
