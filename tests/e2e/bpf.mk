@@ -11,4 +11,5 @@ TESTS += tests/e2e/bpf-identity.sh \
 	tests/e2e/bpf-exec-static.sh \
 	tests/e2e/bpf-ring-size.sh \
 	tests/e2e/bpf-uprobe-multi.sh \
-	tests/e2e/top-trace.sh
+	tests/e2e/top-trace.sh \
+	tests/e2e/dual-attach.sh

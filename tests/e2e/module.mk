@@ -20,7 +20,9 @@ TESTS += tests/e2e/oracle_selfcheck.sh \
 	tests/e2e/ppp-mode.sh \
 	tests/e2e/tpp-mode.sh \
 	tests/e2e/format.sh \
-	tests/e2e/cli-help.sh
+	tests/e2e/cli-help.sh \
+	tests/e2e/dual.sh \
+	tests/e2e/dual-random.sh
 CLEAN_DIRS += tests/work
 
 # count-mode.sh's live reader: user/bpfcollect/count_snapshot.c as a tool.

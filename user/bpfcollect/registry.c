@@ -56,15 +56,19 @@ static int snapshot(int fd, uint64_t addr, struct wpp_registry *h,
 		/* a version 1 registry ends before `counts` */
 		int err = read_exact(fd, h, WPP_REGISTRY_V1_SIZE, addr);
 		h->counts = 0;
+		h->dual_flags = 0;
+		h->dual_count = h->dual_on = 0;
 		if (!err && h->version >= 2)
 			err = read_exact(fd, &h->counts, sizeof(h->counts),
 					 addr + offsetof(struct wpp_registry, counts));
+		if (!err && h->version >= 3)
+			err = read_exact(fd, &h->dual_flags, sizeof(*h) - WPP_REGISTRY_V2_SIZE,
+					 addr + WPP_REGISTRY_V2_SIZE);
 		if (err)
 			return err;
-		if (memcmp(h->magic, WPP_REGISTRY_MAGIC, sizeof(h->magic)) != 0 ||
-		    (h->version != 1 && h->version != WPP_REGISTRY_VERSION) ||
-		    h->entry_size != sizeof(**entries) || h->count > h->capacity ||
-		    h->count > MAX_ENTRIES)
+		if (memcmp(h->magic, WPP_REGISTRY_MAGIC, sizeof(h->magic)) != 0 || h->version < 1 ||
+		    h->version > WPP_REGISTRY_VERSION || h->entry_size != sizeof(**entries) ||
+		    h->count > h->capacity || h->count > MAX_ENTRIES)
 			return -EPROTO;
 		if (h->update_seq & 1) {
 			pause_briefly();
@@ -125,6 +129,10 @@ int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void 
 	info->transport = 0;
 	info->counts = 0;
 	info->registered = 0;
+	info->addr = 0;
+	info->version = 0;
+	info->dual_count = 0;
+	info->dual_flags = 0;
 	int err = proc_each_object_base(pid, find_registry, &f);
 	if (err)
 		return err == -ENOENT ? -ESRCH : err;
@@ -142,6 +150,10 @@ int registry_read(pid_t pid, void (*fn)(const struct wpp_brec_register *r, void 
 		info->transport = h.transport;
 		info->registered = h.count != 0;
 		info->counts = info->registered ? h.counts : 0;
+		info->addr = f.addr;
+		info->version = h.version;
+		info->dual_count = h.dual_count;
+		info->dual_flags = h.dual_flags;
 		for (uint32_t i = 0; i < h.count; i++) {
 			struct wpp_brec_register r;
 			if (!entries[i].nfuncs)

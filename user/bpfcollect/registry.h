@@ -27,7 +27,11 @@ struct registry_info {
 	 * libwpprt mapped but not relocated) the registry's pointers are
 	 * still the file's link-time values, not addresses: counts is 0. */
 	int registered;
-	char object[4096]; /* object holding the registry */
+	uint64_t addr;	     /* of the registry in the process */
+	uint32_t version;    /* of the registry */
+	uint32_t dual_count; /* version 3: dual builds' flags (activate.h) */
+	uint64_t dual_flags; /* their addresses' array, 0: none */
+	char object[4096];   /* object holding the registry */
 };
 
 /* Calls fn once per registered TU, as the register record the probe would

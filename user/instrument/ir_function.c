@@ -42,6 +42,7 @@
 #include "instrument/ir_cfg.h"
 #include "instrument/profile_program.h"
 #include "instrument/ir_counts.h"
+#include "instrument/ir_dual.h"
 #include "instrument/ir_meta.h"
 #include "instrument/ir_split.h"
 #include "instrument/ir_tpp.h"
@@ -89,6 +90,8 @@ struct fn_emit {
 	struct wpp_wet_fn *wet;	  /* wet mode (ir_wet.h), else NULL */
 	struct wpp_ir_tpp *tpp;	  /* tpp mode with a plan, else NULL */
 	int call_head;		  /* wet: restarting before a call that reserves */
+	int dual;		  /* tag for the plain copy (ir_dual.h) */
+	int restart_back;	  /* dual: the restart being emitted follows a back edge */
 };
 
 static void position_before(struct fn_emit *x, LLVMValueRef inst)
@@ -155,7 +158,9 @@ static void emit_restart(struct fn_emit *x, struct incs inc)
 	LLVMValueRef v = x->counts ? k64(x, inc.bl + (x->count_cached ? 1 : 0))
 			 : x->wide ? k64(x, WPP_WIDE_ID_MARK + inc.bl)
 				   : LLVMBuildAdd(x->b, x->fidw, k64(x, inc.bl), "");
-	LLVMBuildStore(x->b, v, x->reg);
+	LLVMValueRef st = LLVMBuildStore(x->b, v, x->reg);
+	if (x->dual)
+		wpp_dual_tag(st, WPP_DUAL_MD_START, x->restart_back);
 	if (x->preg)
 		LLVMBuildStore(x->b, k64(x, inc.ppp), x->preg);
 	if (x->wet && !x->call_head) /* else reserved after the call */
@@ -224,6 +229,7 @@ struct edge_code {
 	struct incs inc; /* add (real) or final increment of the ended path (cut) */
 	int restart;	 /* cut whose target restarts on the edge */
 	struct incs restart_inc;
+	int back; /* a back edge (dual builds check the flag there) */
 };
 
 /* Counting mode's function entry: the thread's array (array functions,
@@ -261,6 +267,7 @@ static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const struc
 		return ec;
 	}
 	ec.is_cut = 1;
+	ec.back = x->d->cfg_edge_back[e];
 	ec.restart = !x->d->restart_at_start[v];
 	if (ec.restart)
 		ec.restart_inc = incs_of(x, x->d->entry_edge[v]);
@@ -282,6 +289,7 @@ static void emit_edge_code(struct fn_emit *x, const struct edge_code *ec)
 		return;
 	}
 	emit_path_end(x, ec->inc, ec->run_back);
+	x->restart_back = ec->back;
 	if (ec->restart)
 		emit_restart(x, ec->restart_inc);
 }
@@ -322,14 +330,17 @@ static void instrument_paths(struct fn_emit *x)
 	enum edge_site *site = malloc((ne + 1) * sizeof(*site));
 	struct edge_code *code = malloc((ne + 1) * sizeof(*code));
 	LLVMBasicBlockRef *split = calloc(ne + 1, sizeof(*split));
-	if (!npreds || !nsuccs || !preadj || !site || !code || !split) {
+	uint8_t *back_in = calloc(n + 1, 1); /* dual: a back edge enters the block */
+	if (!npreds || !nsuccs || !preadj || !site || !code || !split || !back_in) {
 		/* out of memory inside the compiler: leave the function
 		 * unrecorded rather than emit half of its probes */
 		fprintf(stderr, "wppcc: out of memory instrumenting a function\n");
 		goto out;
 	}
-	for (uint32_t e = 0; e < ne; e++)
+	for (uint32_t e = 0; e < ne; e++) {
 		npreds[c->edge_dst[e]]++, nsuccs[c->edge_src[e]]++;
+		back_in[c->edge_dst[e]] |= d->cfg_edge_back[e];
+	}
 	/* Unwind edges cannot carry code: the invoke adds the unwind edge's
 	 * final increment before it runs, the landing pad records the register
 	 * as it finds it, and the normal edge takes the adjustment back. */
@@ -365,6 +376,7 @@ static void instrument_paths(struct fn_emit *x)
 			emit_path_end(x, (struct incs){0, 0, 0},
 				      0); /* pre-adjusted by the invoke */
 		x->call_head = x->wet && wpp_wet_reserves_after_call(x->wet, v);
+		x->restart_back = back_in[v];
 		if (d->restart_at_start[v] && d->entry_edge[v] != WPP_NONE)
 			emit_restart(x, incs_of(x, d->entry_edge[v]));
 		x->call_head = 0;
@@ -404,6 +416,7 @@ static void instrument_paths(struct fn_emit *x)
 		}
 out:
 	free(npreds), free(nsuccs), free(preadj), free(site), free(code), free(split);
+	free(back_in);
 }
 
 static void instrument_blocks(struct fn_emit *x)
@@ -766,6 +779,8 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 		(void)wpp_ir_tpp_accum_prepare(x.tpp, x.b, &c.cfg, &d, c.blocks,
 					       tu->probes.reg_md_kind, no_md);
 	}
+	/* dual copies: plain paths tracing only (ir_dual.h) */
+	x.dual = tu->dual && tu->mode == WPP_MODE_PATHS && !x.wet && !x.tpp && !x.counts;
 	if (!x.counts)
 		x.cur = wpp_emit_cursor_slot(&tu->probes, x.b);
 	if (x.wet)
@@ -773,6 +788,14 @@ int wpp_instrument_function(struct wpp_tu_ctx *tu, LLVMValueRef fn)
 	if (x.run_role) {
 		wpp_emit_run_slots(&tu->probes, x.b, &x.last, &x.count);
 		wpp_runs_debug_count(tu->probes.mod, fn, x.count);
+	}
+	if (x.dual) {
+		wpp_dual_tag(fn, WPP_DUAL_MD_FN, 1);
+		wpp_dual_tag(x.cur, WPP_DUAL_MD_CUR, 1);
+		if (x.run_role) {
+			wpp_dual_tag(x.last, WPP_DUAL_MD_ZERO, 1);
+			wpp_dual_tag(x.count, WPP_DUAL_MD_ZERO, 1);
+		}
 	}
 	position_before(&x, x.start_at[0]);
 	LLVMValueRef after_entry = x.counts ? emit_count_entry(&x, local_index) : NULL;

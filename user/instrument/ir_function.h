@@ -38,6 +38,7 @@ struct wpp_tu_ctx {
 	 * (ir_branch_weights.h), which loops count runs (runs.h) */
 	int profile_layout, profile_runs;
 	int runs;		       /* count repeated loop paths (runs.h); paths mode only */
+	int dual;		       /* plain copies behind a flag (ir_dual.h); paths mode only */
 	struct wpp_runs_opts run_opts; /* which loops count runs (runs.h) */
 	struct wpp_ir_stats *stats;    /* interesting paths, --wpp-stats; or NULL */
 	uint64_t ppp_min_paths;	       /* PPP mode: more paths than this may count

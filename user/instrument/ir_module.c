@@ -12,6 +12,7 @@
 
 #include "instrument/ir_attrs.h"
 #include "instrument/ir_cfg.h"
+#include "instrument/ir_dual.h"
 #include "instrument/ir_function.h"
 #include "instrument/ir_meta.h"
 #include "instrument/ppp_plan.h"
@@ -158,6 +159,7 @@ void wpp_instrument_module(LLVMModuleRef m)
 	tu.profile_layout = env_not_zero("WPP_PROFILE_LAYOUT");
 	tu.profile_runs = env_not_zero("WPP_PROFILE_RUNS");
 	tu.runs = runs_from_env();
+	tu.dual = wpp_dual_from_env();
 	tu.run_opts = run_opts_from_env();
 	tu.tu_hash_acc = wpp_hash_str(WPP_HASH_INIT, tu.source, tu.source_len);
 	tu.tu_hash_acc = wpp_hash_u64(tu.tu_hash_acc, tu.mode);

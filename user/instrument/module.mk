@@ -21,10 +21,11 @@ INSTR_IR_SRCS := user/instrument/ir_split.c user/instrument/ir_calls.c \
 	user/instrument/ir_wet.c user/instrument/ir_wet_emit.c user/instrument/ir_wet_meta.c \
 	user/instrument/ir_cfg.c user/instrument/ir_branch_weights.c user/instrument/ir_probes.c user/instrument/ir_counts.c user/instrument/ir_meta.c \
 	user/instrument/ir_function.c user/instrument/ir_module.c user/instrument/ir_attrs.c \
-	user/instrument/runs_debug.c user/instrument/ir_stats.c user/instrument/ir_tpp.c
+	user/instrument/runs_debug.c user/instrument/ir_stats.c user/instrument/ir_tpp.c \
+	user/instrument/ir_dual_tags.c
 INSTR_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(INSTR_GRAPH_SRCS) $(INSTR_IR_SRCS))
 INSTR_SHIM_OBJ := $(BUILD)/pic/user/instrument/plugin_shim.o \
-	$(BUILD)/pic/user/instrument/runs_debug_kind.o
+	$(BUILD)/pic/user/instrument/runs_debug_kind.o $(BUILD)/pic/user/instrument/ir_dual.o
 
 $(BUILD)/pic/user/instrument/%.o: user/instrument/%.c
 	@mkdir -p $(dir $@)
@@ -32,7 +33,7 @@ $(BUILD)/pic/user/instrument/%.o: user/instrument/%.c
 
 $(BUILD)/pic/user/instrument/%.o: user/instrument/%.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(LLVM_CXXFLAGS) $(INCLUDE_ROOT) -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
+	$(CXX) $(LLVM_CXXFLAGS) -Iuser/include $(INCLUDE_ROOT) -fPIC -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 
 $(LIBDIR)/wpp-pass.so: $(INSTR_PIC_OBJS) $(INSTR_SHIM_OBJ)
 	@mkdir -p $(dir $@)

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/activate.h"
+#include "common/log.h"
+
 void record_attach_own_runtime(struct bc_collector *c)
 {
 	char self[PATH_MAX], lib[PATH_MAX + 64];
@@ -36,5 +39,24 @@ int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, in
 	for (int i = 0; i < npids; i++)
 		if (bc_trace_pid(c, pids[i], true))
 			return -1;
-	return bc_start(c) ? -1 : 0;
+	if (bc_start(c))
+		return -1;
+	record_dual_switch(pids, npids, 1);
+	return 0;
+}
+
+void record_dual_switch(const pid_t *pids, int npids, int on)
+{
+	for (int i = 0; i < npids; i++) {
+		int n = bc_dual_set(pids[i], on);
+		if (n < 0)
+			wpp_warn(
+			    "record: pid %d: cannot %s its dual build's flags (%s): it records "
+			    "%s",
+			    (int)pids[i], on ? "set" : "clear", strerror(-n),
+			    on ? "only what runs instrumented" : "on, unheard, until it exits");
+		else if (n > 0 && wpp_verbosity >= 2)
+			wpp_info("record: pid %d: %s %d dual flags", (int)pids[i],
+				 on ? "set" : "cleared", n);
+	}
 }

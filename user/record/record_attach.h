@@ -24,4 +24,10 @@ void record_attach_own_runtime(struct bc_collector *c);
  * start.  0, or -1 after one line per failure. */
 int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids);
 
+/* Dual builds (wppcc -fwpp-dual): sets (after attaching, done by
+ * record_attach_running) or clears (after detaching) the flags that make
+ * the processes run their instrumented copies.  A failure is one warning
+ * line per process; the recording goes on as without dual builds. */
+void record_dual_switch(const pid_t *pids, int npids, int on);
+
 #endif

@@ -31,6 +31,7 @@
 #include "record/record_info.h"
 #include "record/record_live_counts.h"
 #include "record/record_ready.h"
+#include "runtime/wpp_registry.h"
 
 #define TICK_MS	    50
 #define PROGRESS_NS 1000000000ull
@@ -155,6 +156,8 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 		snprintf(words, sizeof(words), "%u", o->shm.buffer_words);
 		setenv(WPP_BUFFER_WORDS_ENV, words, 1);
 	}
+	/* dual builds run their instrumented copies from the start */
+	setenv(WPP_TRACE_ON_ENV, "1", 1);
 	err = child_spawn_held(o->argv, pid, &h);
 	if (!err && (err = bc_trace_pid(c, *pid, false)) != 0) {
 		kill(*pid, SIGKILL);
@@ -300,6 +303,8 @@ int record_bpf(const struct record_opts *o_)
 					 : "the probes are attached to the processes");
 	wait_for_end(c, &o, child, rs.live_counts, &status);
 	bc_finish(c, &k);
+	if (!o.argv)
+		record_dual_switch(o.pids, o.npids, 0); /* detached: plain again */
 	/* Probes detached, rings drained: what the threads hold now reached
 	 * no stream and will reach none (record_live_counts.h). */
 	if (rs.live_counts && record_live_counts_write(rs.live_counts, &rs, o.quiet) < 0)

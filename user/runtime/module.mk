@@ -5,7 +5,7 @@
 RUNTIME_SRCS := user/runtime/rt_buffers.c user/runtime/rt_process.c \
 	user/runtime/rt_transport.c user/runtime/rt_shm_client.c user/runtime/rt_registry.c \
 	user/runtime/rt_lifecycle.c user/runtime/rt_signal.c user/runtime/rt_position.c user/runtime/rt_vfork.c user/runtime/rt_hello.c user/runtime/rt_clone.c \
-	user/runtime/rt_count.c user/runtime/rt_count_table.c user/runtime/rt_count_pages.c \
+	user/runtime/rt_count.c user/runtime/rt_count_table.c user/runtime/rt_count_pages.c user/runtime/rt_dual.c \
 	$(KMODFREE_PRODUCER_SRCS)
 RUNTIME_OBJS := $(call objs,rt,$(RUNTIME_SRCS))
 RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-sanitize=all

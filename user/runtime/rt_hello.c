@@ -46,8 +46,8 @@
  * one): returns once its collector, if any, answered or gave up.  A refused
  * connect leaves the socket usable for the next slot (one socket for all
  * when nothing listens: half the cost of one each); a connected one is
- * spent, and closed. */
-static void hello_slot(unsigned slot, int *fd)
+ * spent, and closed.  Returns 1 when a root collector answered. */
+static int hello_slot(unsigned slot, int *fd)
 {
 	struct sockaddr_un a;
 	socklen_t len = wpp_hello_addr(&a, slot);
@@ -55,15 +55,16 @@ static void hello_slot(unsigned slot, int *fd)
 	socklen_t plen = sizeof(peer);
 	struct timeval tv = {WPP_HELLO_TIMEOUT_MS / 1000, (WPP_HELLO_TIMEOUT_MS % 1000) * 1000};
 	char byte;
+	int answered = 0;
 
 	if (*fd < 0 && (*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
-		return;
+		return 0;
 	if (connect(*fd, (struct sockaddr *)&a, len) != 0) {
 		if (errno == ECONNREFUSED || errno == ENOENT)
-			return; /* nobody there: the socket serves the next slot */
-		close(*fd);	/* EAGAIN and the rest: do not reuse it */
+			return 0; /* nobody there: the socket serves the next slot */
+		close(*fd);	  /* EAGAIN and the rest: do not reuse it */
 		*fd = -1;
-		return;
+		return 0;
 	}
 	/* Blocking again for the bounded read of a root collector's byte. */
 	if (getsockopt(*fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) == 0 && peer.uid == 0 &&
@@ -72,6 +73,7 @@ static void hello_slot(unsigned slot, int *fd)
 		ssize_t n;
 		while ((n = read(*fd, &byte, 1)) < 0 && errno == EINTR)
 			;
+		answered = n == 1;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			rt_say("a system-wide recorder (wpptrace record -a) did not answer within "
 			       "the hello's bound: running on; ",
@@ -79,15 +81,17 @@ static void hello_slot(unsigned slot, int *fd)
 	}
 	close(*fd);
 	*fd = -1;
+	return answered;
 }
 
-void rt_hello_collectors(void)
+int rt_hello_collectors(void)
 {
-	int saved = errno, fd = -1;
+	int saved = errno, fd = -1, answered = 0;
 
 	for (unsigned slot = 0; slot < WPP_HELLO_SLOTS; slot++)
-		hello_slot(slot, &fd);
+		answered += hello_slot(slot, &fd);
 	if (fd >= 0)
 		close(fd);
 	errno = saved;
+	return answered;
 }

@@ -162,8 +162,10 @@ void rt_registry_set_pid(uint32_t pid) RT_HIDDEN; /* fork child */
 /* --- lifecycle (rt_lifecycle.c) --- */
 void rt_lifecycle_init(void) RT_HIDDEN;
 /* Probe mode, once per image: wait for system-wide collectors to attach
- * (rt_hello.c). */
-void rt_hello_collectors(void) RT_HIDDEN;
+ * (rt_hello.c); returns how many answered. */
+int rt_hello_collectors(void) RT_HIDDEN; /* how many collectors answered */
+/* --- dual builds' flags (rt_dual.c) --- */
+void rt_dual_set(int on) RT_HIDDEN;
 void rt_thread_arm_exit(struct rt_thread *t) RT_HIDDEN;
 void rt_vfork_thread_exit(void) RT_HIDDEN; /* release the vfork save area */
 /* A vfork-like child (rt_vfork.c): the parent's thread before the syscall,

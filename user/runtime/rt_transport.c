@@ -11,6 +11,9 @@
  *                   and then reused.  System-wide collectors are given the
  *                   chance to attach first (rt_hello.c).
  *
+ * The transport also decides dual builds' flags (rt_dual.c): set under shm,
+ * a hello answered, or WPP_TRACE_ON=1 (a collector records from the start).
+ *
  * A program run with AT_SECURE (setuid, setgid, file capabilities) reads
  * none of these variables: they come from a user who does not hold the
  * program's privileges, and each would let that user steer it (record its
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/rt_internal.h"
+#include "runtime/wpp_registry.h"
 
 const struct rt_transport_ops *rt_transport = &rt_transport_discard;
 uint32_t rt_buffer_words = WPP_SHM_DEF_BUFFER_WORDS;
@@ -66,11 +70,12 @@ static uint32_t env_words(void)
 
 static const struct rt_transport_ops *select_transport(void)
 {
-	const char *disable, *shm;
+	const char *disable, *shm, *on;
 	int err;
 
 	if (getauxval(AT_SECURE)) {
-		rt_hello_collectors();
+		if (rt_hello_collectors())
+			rt_dual_set(1);
 		return &rt_transport_probe;
 	}
 	disable = secure_getenv("WPP_DISABLE");
@@ -80,12 +85,17 @@ static const struct rt_transport_ops *select_transport(void)
 	rt_buffer_words = env_words();
 	if (shm && *shm) {
 		err = rt_shm_attach(shm);
-		if (err == 0)
+		if (err == 0) {
+			rt_dual_set(1);
 			return &rt_transport_shm;
+		}
 		rt_say("cannot use the collector's shared memory, using probe mode: ",
 		       strerror(-err));
 	}
-	rt_hello_collectors();
+	/* dual builds (rt_dual.c): record from the start under a collector */
+	on = secure_getenv(WPP_TRACE_ON_ENV);
+	if (rt_hello_collectors() || (on && strcmp(on, "1") == 0))
+		rt_dual_set(1);
 	return &rt_transport_probe;
 }
 

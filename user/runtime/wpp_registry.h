@@ -23,6 +23,15 @@
  *    never unmapped either (a reader may see zeros, never a fault).  A live
  *    reader sums the counters of the blocks in state WPP_COUNT_LIVE: the
  *    counts not yet drained into a trace stream.
+ *  - version 3 adds the flags of dual builds (wppcc -fwpp-dual,
+ *    docs/runtime.md "Dual builds"): `dual_flags` is the address of an
+ *    array of `dual_count` addresses, one byte each, that select the
+ *    instrumented copies (non-zero) or the plain ones (0).  Like `entries`
+ *    the array only grows, by a copy switched with a release store after
+ *    the count.  `dual_on` is what a flag registered from now on starts
+ *    as: a collector that attaches writes 1 there first and then 1 into
+ *    every flag (a TU that registers meanwhile either sees dual_on or is
+ *    in the array the collector reads: both sides write, fence, then read).
  */
 #ifndef WPP_RT_REGISTRY_H
 #define WPP_RT_REGISTRY_H
@@ -30,8 +39,11 @@
 #include <stdint.h>
 
 #define WPP_REGISTRY_MAGIC   "WPPREG\0\0"
-#define WPP_REGISTRY_VERSION 2u
+#define WPP_REGISTRY_VERSION 3u
 #define WPP_REGISTRY_SYMBOL  "__wpp_registry"
+/* Set to 1 by a collector that records a program from its start in probe
+ * mode (`record -- PROG`): dual builds start with their flags set. */
+#define WPP_TRACE_ON_ENV "WPP_TRACE_ON"
 
 enum wpp_registry_transport {
 	WPP_REG_TRANSPORT_NONE = 0,
@@ -66,13 +78,20 @@ struct wpp_registry {
 	uint64_t entries;   /* address of struct wpp_registry_entry[capacity] */
 	uint32_t transport; /* enum wpp_registry_transport */
 	uint32_t buffer_words;
-	uint64_t counts; /* version 2: address of the first wpp_count_block's address */
+	uint64_t counts;     /* version 2: address of the first wpp_count_block's address */
+	uint64_t dual_flags; /* version 3: address of uint64_t[dual_count], flag addresses */
+	uint32_t dual_count;
+	uint32_t dual_on; /* what newly registered flags start as */
 };
 
-/* A version 1 registry ends before `counts`. */
+/* A version 1 registry ends before `counts`, a version 2 one before
+ * `dual_flags`. */
 #define WPP_REGISTRY_V1_SIZE 56u
+#define WPP_REGISTRY_V2_SIZE 64u
 _Static_assert(__builtin_offsetof(struct wpp_registry, counts) == WPP_REGISTRY_V1_SIZE,
 	       "version 2 appends to version 1");
+_Static_assert(__builtin_offsetof(struct wpp_registry, dual_flags) == WPP_REGISTRY_V2_SIZE,
+	       "version 3 appends to version 2");
 
 enum wpp_count_block_state { WPP_COUNT_LIVE = 1, WPP_COUNT_FREE = 2 };
 

@@ -150,6 +150,10 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->no_runs = 1;
 			continue;
 		}
+		if (strcmp(a, "-fwpp-dual") == 0) {
+			p->dual = 1;
+			continue;
+		}
 		if (strcmp(a, "-fwpp-static-rt") == 0) {
 			p->static_rt = 1;
 			continue;

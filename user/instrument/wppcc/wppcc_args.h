@@ -35,6 +35,7 @@ struct wppcc_plan {
 	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
+	int dual;		 /* -fwpp-dual: plain copies behind a flag */
 	const char *mode;	 /* "paths", "count", "ppp", "tpp", "wet", "blocks" */
 	const char *wet_values;	 /* "memory" or "all" */
 	const char *tpp_cold;	 /* --tpp-cold=P (percent, checked) */

@@ -20,6 +20,8 @@ void wppcc_help(FILE *out)
 	      "  -fwpp-mode=blocks  trace every basic block entered (the oracle mode: slow)\n"
 	      "  -fwpp-static-rt    link the runtime statically (libwpprt.a -lpthread -ldl)\n"
 	      "  -fwpp-no-runs      record every loop iteration (no REPEAT words)\n"
+	      "  -fwpp-dual         paths mode: keep a plain copy of each function that runs\n"
+	      "                     until a collector attaches (no collector: PGO's cost)\n"
 	      "  --wpp-profile=FILE place increments, branch weights and loop runs by an\n"
 	      "                     edge profile or recording (wpptrace edges)\n"
 	      "  --wpp-interesting=FILE[,FILE...]\n"

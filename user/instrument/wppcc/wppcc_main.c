@@ -15,7 +15,8 @@
  * WPP_INTERESTING_NAME (likewise for --wpp-interesting),
  * --wpp-interesting through WPP_INTERESTING (the checked sets, one path a
  * line; wppcc_interesting.h), --wpp-stats through WPP_STATS (ir_stats.h),
- * -fwpp-wet-values through WPP_WET_VALUES (always set, like WPP_RUNS).
+ * -fwpp-wet-values through WPP_WET_VALUES (always set, like WPP_RUNS),
+ * -fwpp-dual through WPP_DUAL=1 (always set, ir_dual.h).
  * With a hand-written interesting list it runs clang as a child instead,
  * to say afterwards which listed names the build had none of
  * (wppcc_listed.h).  `--help` prints wppcc's own options before clang's.
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
 	}
 	out[k] = NULL;
 	if (setenv("WPP_MODE", plan.mode, 1) || setenv("WPP_RUNS", plan.no_runs ? "0" : "1", 1) ||
+	    setenv("WPP_DUAL", plan.dual ? "1" : "0", 1) ||
 	    setenv("WPP_WET_VALUES", plan.wet_values, 1) ||
 	    setenv("WPP_TPP_COLD", plan.tpp_cold, 1) || setenv("WPP_TPP_LOOP", plan.tpp_loop, 1))
 		die("cannot set the plugin's environment: %s", strerror(errno));

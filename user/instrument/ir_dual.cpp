@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+// ir_dual.cpp — the plain copies of dual builds (contract: ir_dual.h).
+//
+// Runs on the instrumented function, with the path register and the other
+// slots of the pass still allocas, before the record helpers are inlined:
+// so what the pass added is recognisable (calls of internal __wpp_*
+// helpers, stores to allocas tagged !wpp.reg) and a clone of the function
+// stripped of it is the function as it was, block for block.  The clone is
+// made of the instrumented blocks (not of the function before the pass) so
+// that every path start of the instrumented copy has a block of its own
+// twin in the plain one to switch from.
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/SSAUpdater.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include "instrument/ir_dual.h"
+#include "wpp/trace_abi.h"
+
+using namespace llvm;
+
+namespace {
+
+// Branch weights of a flag test: no collector is the case to lay out for.
+constexpr uint32_t ON_WEIGHT = 1, OFF_WEIGHT = 2000;
+
+struct Point {
+	BasicBlock *at; // instrumented block that begins with a restart store
+	bool back;	// a back edge leads to it
+	bool forced;	// a computed goto's target: always tested (make_dual)
+};
+
+bool is_pass_slot(const Value *p)
+{
+	const auto *a = dyn_cast<AllocaInst>(p);
+	return a && a->getMetadata("wpp.reg");
+}
+
+// What the pass put into the function: record helper calls and stores to
+// its slots.  Everything else (calls of __wpp_flush_all too) is the program.
+bool is_pass_code(const Instruction &I)
+{
+	if (const auto *s = dyn_cast<StoreInst>(&I))
+		return is_pass_slot(s->getPointerOperand());
+	const auto *c = dyn_cast<CallInst>(&I);
+	const Function *f = c ? c->getCalledFunction() : nullptr;
+	return f && f->hasInternalLinkage() && f->getName().starts_with("__wpp_");
+}
+
+// Removes the pass's code from the plain blocks, and what only fed it (the
+// loads of the register, the cursor and the fid words).
+void strip(ArrayRef<BasicBlock *> plain)
+{
+	SmallVector<Instruction *, 64> pass;
+	for (BasicBlock *bb : plain)
+		for (Instruction &I : *bb)
+			if (is_pass_code(I))
+				pass.push_back(&I);
+	SmallVector<WeakTrackingVH, 64> fed;
+	for (Instruction *I : pass) {
+		for (Value *op : I->operands())
+			if (isa<Instruction>(op))
+				fed.push_back(op);
+		I->eraseFromParent();
+	}
+	for (WeakTrackingVH &v : fed)
+		if (v)
+			RecursivelyDeleteTriviallyDeadInstructions(v);
+}
+
+// The members of cycles among nodes (SCCs with two nodes or a self loop),
+// leaving out `cut` (Tarjan).
+struct Cycles {
+	DenseMap<BasicBlock *, unsigned> index, low, comp; // comp: its SCC's number
+	DenseSet<BasicBlock *> on_stack, in_cycle;
+	SmallVector<BasicBlock *, 64> stack;
+	const DenseSet<BasicBlock *> &nodes, &cut;
+	unsigned next = 0;
+
+	Cycles(const DenseSet<BasicBlock *> &n, const DenseSet<BasicBlock *> &c) : nodes(n), cut(c)
+	{
+		for (BasicBlock *bb : nodes)
+			if (!cut.count(bb) && !index.count(bb))
+				visit(bb);
+	}
+	bool counts(BasicBlock *bb) const { return nodes.count(bb) && !cut.count(bb); }
+	void visit(BasicBlock *v)
+	{
+		index[v] = low[v] = next++;
+		stack.push_back(v);
+		on_stack.insert(v);
+		bool self = false;
+		for (BasicBlock *w : successors(v)) {
+			if (!counts(w))
+				continue;
+			self |= w == v;
+			if (!index.count(w)) {
+				visit(w);
+				low[v] = std::min(low[v], low[w]);
+			} else if (on_stack.count(w)) {
+				low[v] = std::min(low[v], index[w]);
+			}
+		}
+		if (low[v] != index[v])
+			return;
+		SmallVector<BasicBlock *, 8> scc;
+		BasicBlock *w;
+		do {
+			w = stack.pop_back_val();
+			on_stack.erase(w);
+			scc.push_back(w);
+		} while (w != v);
+		if (scc.size() > 1 || self)
+			in_cycle.insert(scc.begin(), scc.end());
+		for (BasicBlock *m : scc)
+			comp[m] = index[v];
+	}
+};
+
+// Where the plain copy tests the flag besides its entry: every cycle of it
+// must pass a test, or a loop would never switch.  Every cycle passes a
+// path start (a cut edge restarts the register), so the starts after back
+// edges are taken first and then the others on the cycles these leave.
+DenseSet<BasicBlock *> choose_tests(ArrayRef<Point> points, ValueToValueMapTy &vm,
+				    ArrayRef<BasicBlock *> plain)
+{
+	DenseSet<BasicBlock *> nodes(plain.begin(), plain.end()), tests;
+	Cycles all(nodes, tests);
+	for (const Point &p : points)
+		if (p.forced || (p.back && all.in_cycle.count(cast<BasicBlock>(vm[p.at]))))
+			tests.insert(cast<BasicBlock>(vm[p.at]));
+	// One more test per cycle-holding component at a time, until none is
+	// left: a test in every restart of a loop that calls would cost a test
+	// per call.
+	for (;;) {
+		Cycles left(nodes, tests);
+		if (left.in_cycle.empty())
+			return tests;
+		DenseSet<unsigned> picked; // components given a test this time
+		bool added = false;
+		for (const Point &p : points) {
+			auto *b = cast<BasicBlock>(vm[p.at]);
+			if (p.back || tests.count(b) || !left.in_cycle.count(b) ||
+			    !picked.insert(left.comp[b]).second)
+				continue;
+			tests.insert(b);
+			added = true;
+		}
+		if (!added)
+			return tests; // a cycle without a path start: none to test
+	}
+}
+
+Value *flag_set(IRBuilder<> &b, GlobalVariable *flag)
+{
+	// Atomic (monotonic: a plain byte load on x86) so that no pass hoists
+	// it out of a loop: a collector may set it any time.
+	LoadInst *l = b.CreateLoad(b.getInt8Ty(), flag, "wpp.on");
+	l->setAtomic(AtomicOrdering::Monotonic);
+	l->setAlignment(Align(1));
+	return b.CreateICmpNE(l, b.getInt8(0));
+}
+
+void branch_on_flag(IRBuilder<> &b, GlobalVariable *flag, BasicBlock *on, BasicBlock *off)
+{
+	b.CreateCondBr(flag_set(b, flag), on, off,
+		       MDBuilder(b.getContext()).createBranchWeights(ON_WEIGHT, OFF_WEIGHT));
+}
+
+// An instrumentation value recomputed where the plain copy enters (the
+// fid word and what is derived from it: loads of the pass's private
+// globals, arithmetic on them).  nullptr: not recomputable.
+Value *recompute(Value *v, IRBuilder<> &b, DenseMap<Value *, Value *> &done)
+{
+	if (isa<Constant>(v) || isa<Argument>(v))
+		return v;
+	if (Value *d = done.lookup(v))
+		return d;
+	auto *I = dyn_cast<Instruction>(v);
+	if (!I)
+		return nullptr;
+	if (auto *l = dyn_cast<LoadInst>(I)) {
+		auto *g = dyn_cast<GlobalVariable>(l->getPointerOperand());
+		if (!g || g->isThreadLocal() || !l->isSimple())
+			return nullptr;
+	} else if (!isa<BinaryOperator>(I) && !isa<CastInst>(I)) {
+		return nullptr;
+	}
+	Instruction *c = I->clone();
+	for (unsigned k = 0; k < c->getNumOperands(); k++) {
+		Value *op = recompute(c->getOperand(k), b, done);
+		if (!op) {
+			c->deleteValue();
+			return nullptr;
+		}
+		c->setOperand(k, op);
+	}
+	b.Insert(c);
+	done[v] = c;
+	return c;
+}
+
+// Values whose definition no longer dominates their uses, now that the
+// transfers enter the instrumented copy part-way (and computed gotos of
+// the instrumented copy land in the plain one): each original value and
+// its plain twin are one variable; a value the pass added (no twin) is
+// recomputed in the transfer blocks.  Returns how many could be neither
+// (0 unless the pass changed shape).
+unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
+		    ArrayRef<BasicBlock *> transfers)
+{
+	// Listed and recomputed before any rewriting: the updater's own phis
+	// are not values to repair, and a recomputation copies the original
+	// operands, not phis put in their place.
+	struct Item {
+		Instruction *def, *twin;
+		SmallVector<Value *, 4> at; // per transfer, when no twin
+		SmallVector<Use *, 8> uses;
+	};
+	auto add_uses = [](Instruction *d, SmallVectorImpl<Use *> &out) {
+		for (Use &u : d->uses()) {
+			auto *user = cast<Instruction>(u.getUser());
+			if (isa<PHINode>(user) || user->getParent() != d->getParent())
+				out.push_back(&u);
+		}
+	};
+	SmallVector<Item, 64> items;
+	for (BasicBlock *bb : inst)
+		for (Instruction &I : *bb) {
+			Item it{&I, cast_or_null<Instruction>(vm.lookup(&I)), {}, {}};
+			add_uses(&I, it.uses);
+			if (it.twin)
+				add_uses(it.twin, it.uses);
+			if (!it.uses.empty())
+				items.push_back(std::move(it));
+		}
+	unsigned lost = 0;
+	SmallVector<DenseMap<Value *, Value *>, 8> done(transfers.size());
+	for (Item &it : items) {
+		if (it.twin)
+			continue;
+		for (size_t k = 0; k < transfers.size(); k++) {
+			IRBuilder<> b(transfers[k]->getTerminator());
+			Value *v = recompute(it.def, b, done[k]);
+			if (!v) {
+				if (getenv("WPP_DUAL_DEBUG"))
+					errs() << "wppcc: dual: " << *it.def << "\n";
+				lost++;
+				v = PoisonValue::get(it.def->getType());
+			}
+			it.at.push_back(v);
+		}
+	}
+	for (Item &it : items) {
+		SSAUpdater ssa;
+		ssa.Initialize(it.def->getType(), it.def->getName());
+		ssa.AddAvailableValue(it.def->getParent(), it.def);
+		if (it.twin)
+			ssa.AddAvailableValue(it.twin->getParent(), it.twin);
+		else
+			for (size_t k = 0; k < transfers.size(); k++)
+				ssa.AddAvailableValue(transfers[k], it.at[k]);
+		for (Use *u : it.uses)
+			ssa.RewriteUse(*u);
+	}
+	return lost;
+}
+
+// Computed gotos: a block address names one block, so both copies' indirect
+// branches go to the plain target, whose test (forced) takes the
+// instrumented copy there when the flag is set.  The plain target's phis
+// take over the incoming values of the instrumented indirect branches.
+void share_goto_targets(ArrayRef<BasicBlock *> targets, ValueToValueMapTy &vm)
+{
+	for (BasicBlock *t : targets) {
+		auto *tp = cast<BasicBlock>(vm[t]);
+		if (BlockAddress *ba = BlockAddress::lookup(t))
+			ba->replaceAllUsesWith(BlockAddress::get(tp));
+		SmallVector<BasicBlock *, 8> from;
+		for (BasicBlock *u : predecessors(t))
+			if (isa<IndirectBrInst>(u->getTerminator()))
+				from.push_back(u);
+		for (PHINode &phi : t->phis()) {
+			auto *twin = cast<PHINode>(vm[&phi]);
+			for (int j = (int)phi.getNumIncomingValues() - 1; j >= 0; j--) {
+				BasicBlock *u = phi.getIncomingBlock(j);
+				if (!isa<IndirectBrInst>(u->getTerminator()))
+					continue;
+				twin->addIncoming(phi.getIncomingValue(j), u);
+				phi.removeIncomingValue(j, false);
+			}
+		}
+		for (BasicBlock *u : from) {
+			auto *ib = cast<IndirectBrInst>(u->getTerminator());
+			for (unsigned k = 0; k < ib->getNumSuccessors(); k++)
+				if (ib->getSuccessor(k) == t)
+					ib->setSuccessor(k, tp);
+		}
+	}
+}
+
+bool make_dual(Function &F, GlobalVariable *flag)
+{
+	// Left single: asm goto, whose outputs on its indirect edges did not
+	// survive the SSA repair (-O0, seen on tests/corpus/inline_asm.c).
+	for (BasicBlock &bb : F)
+		if (isa<CallBrInst>(bb.getTerminator()))
+			return false;
+	LLVMContext &ctx = F.getContext();
+	Module &M = *F.getParent();
+	BasicBlock *entry = &F.getEntryBlock();
+	AllocaInst *cursor = nullptr;
+	SmallVector<AllocaInst *, 2> zero;
+	SmallVector<std::pair<Instruction *, bool>, 16> starts;
+	for (BasicBlock &bb : F)
+		for (Instruction &I : bb) {
+			if (MDNode *n = I.getMetadata(WPP_DUAL_MD_START))
+				starts.push_back(
+				    {&I, !mdconst::extract<ConstantInt>(n->getOperand(0))->isZero()});
+			auto *a = dyn_cast<AllocaInst>(&I);
+			if (a && a->getMetadata(WPP_DUAL_MD_CUR))
+				cursor = a;
+			if (a && a->getMetadata(WPP_DUAL_MD_ZERO))
+				zero.push_back(a);
+		}
+	GlobalVariable *tls = M.getNamedGlobal(WPP_SYM_CURSOR);
+	if (!cursor || !tls)
+		return false;
+	// A computed goto's target restarts the register at its start (all its
+	// in-edges are cuts): that is where the copies meet.  Without one,
+	// leave the function single.
+	SmallVector<BasicBlock *, 16> goto_targets;
+	DenseSet<BasicBlock *> restarting;
+	for (auto [st, back] : starts)
+		restarting.insert(st->getParent());
+	for (BasicBlock &bb : F)
+		if (bb.hasAddressTaken()) {
+			if (!restarting.count(&bb) || &bb == entry)
+				return false;
+			goto_targets.push_back(&bb);
+		}
+
+	// Each path start begins a block: the place to enter at.
+	SmallVector<Point, 16> points;
+	for (auto [st, back] : starts) {
+		BasicBlock *bb = st->getParent();
+		if (bb == entry)
+			continue; // the entry's own test covers it
+		bool forced = bb->hasAddressTaken();
+		BasicBlock *at = st == &bb->front() ? bb : bb->splitBasicBlock(st, "wpp.start");
+		points.push_back({at, back, forced});
+	}
+
+	// The new entry: both copies share the entry block's static allocas.
+	BasicBlock *dispatch = BasicBlock::Create(ctx, "wpp.dual", &F, entry);
+	for (auto it = entry->begin(); it != entry->end();) {
+		Instruction &I = *it++;
+		auto *a = dyn_cast<AllocaInst>(&I);
+		if (a && isa<ConstantInt>(a->getArraySize())) // static: entry allocas
+			I.moveBefore(*dispatch, dispatch->end());
+	}
+	SmallVector<BasicBlock *, 64> inst, plain;
+	for (BasicBlock &bb : F)
+		if (&bb != dispatch)
+			inst.push_back(&bb);
+	ValueToValueMapTy vm;
+	for (BasicBlock *bb : inst) {
+		BasicBlock *c = CloneBasicBlock(bb, vm, ".p", &F);
+		vm[bb] = c;
+		plain.push_back(c);
+	}
+	for (BasicBlock *c : plain)
+		for (Instruction &I : *c) {
+			RemapInstruction(&I, vm, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+			RemapDbgRecordRange(&M, I.getDbgRecordRange(), vm,
+					    RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+		}
+	strip(plain);
+	share_goto_targets(goto_targets, vm);
+	IRBuilder<> b(dispatch);
+	branch_on_flag(b, flag, entry, cast<BasicBlock>(vm[entry]));
+
+	DenseSet<BasicBlock *> tests = choose_tests(points, vm, plain);
+	SmallVector<BasicBlock *, 16> transfers;
+	for (const Point &p : points) {
+		auto *test = cast<BasicBlock>(vm[p.at]);
+		if (!tests.count(test))
+			continue;
+		BasicBlock *rest = test->splitBasicBlock(test->begin(), test->getName() + ".off");
+		test->getTerminator()->eraseFromParent();
+		BasicBlock *enter = BasicBlock::Create(ctx, "wpp.enter", &F);
+		b.SetInsertPoint(test);
+		branch_on_flag(b, flag, enter, rest);
+		// The instrumented copy's invariants at a path start: the cursor
+		// slot holds the thread's cursor, no run is pending.
+		b.SetInsertPoint(enter);
+		b.CreateStore(b.CreateLoad(b.getPtrTy(), tls, "wpp.cur"), cursor);
+		for (AllocaInst *z : zero)
+			b.CreateStore(b.getInt64(0), z);
+		b.CreateBr(p.at);
+		transfers.push_back(enter);
+	}
+	if (!transfers.empty() && repair_ssa(inst, vm, transfers))
+		errs() << "wppcc: dual copy of " << F.getName()
+		       << ": a value could not be carried over\n";
+	return true;
+}
+
+} // namespace
+
+extern "C" unsigned wpp_dual_module(LLVMModuleRef m)
+{
+	Module &M = *unwrap(m);
+	LLVMContext &ctx = M.getContext();
+	Type *i8 = Type::getInt8Ty(ctx);
+	GlobalVariable *flag = nullptr;
+	unsigned n = 0;
+	SmallVector<Function *, 64> fns;
+	for (Function &F : M)
+		if (F.getMetadata(WPP_DUAL_MD_FN))
+			fns.push_back(&F);
+	for (Function *F : fns) {
+		F->setMetadata(WPP_DUAL_MD_FN, nullptr);
+		if (!flag)
+			flag = new GlobalVariable(M, i8, false, GlobalValue::PrivateLinkage,
+						  ConstantInt::get(i8, 0), WPP_DUAL_FLAG);
+		n += make_dual(*F, flag);
+	}
+	if (!n)
+		return 0;
+	// The runtime learns the flag from a constructor of its own.
+	FunctionType *regty = FunctionType::get(Type::getVoidTy(ctx), {PointerType::get(ctx, 0)}, false);
+	FunctionCallee reg = M.getOrInsertFunction(WPP_DUAL_REGISTER, regty);
+	Function *ctor =
+	    Function::Create(FunctionType::get(Type::getVoidTy(ctx), false),
+			     GlobalValue::InternalLinkage, "__wpp_dual_ctor", M);
+	IRBuilder<> b(BasicBlock::Create(ctx, "entry", ctor));
+	b.CreateCall(reg, {flag});
+	b.CreateRetVoid();
+	appendToGlobalCtors(M, ctor, 0);
+	return n;
+}
