@@ -65,6 +65,17 @@ def dict_slot(w):
     return ((w * 0xC2B2AE3D27D4EB4F) & MASK64) >> (64 - 10)
 
 
+def literal(tok, i, v, last_fid, dct):
+    """A literal token (kind 2, both layouts): the fid as a zigzag delta
+    against the last literal's, then the payload; it enters the dictionary.
+    Returns the word, its fid and where the next token starts."""
+    fid = last_fid + ((v >> 1) ^ -(v & 1))
+    payload, i = varint(tok, i)
+    w = fid << 40 | payload
+    dct[dict_slot(w)] = w
+    return w, fid, i
+
+
 def tokens_to_words(tok):
     """The token layout of docs/wpp-file-format.md (BATCH_Z)."""
     pred, dct = {}, {}
@@ -81,11 +92,7 @@ def tokens_to_words(tok):
         if kind == 1:
             w = dct.get(v, 0)
         elif kind == 2:
-            fid = last_fid + ((v >> 1) ^ -(v & 1))
-            payload, i = varint(tok, i)
-            w = fid << 40 | payload
-            dct[dict_slot(w)] = w
-            last_fid = fid
+            w, last_fid, i = literal(tok, i, v, last_fid, dct)
         else:
             assert v == 0, "kind 3 carries no value"
             w = pred.get(pred_slot(prev), (0, 0))[1]
@@ -112,11 +119,7 @@ def match_tokens_to_words(tok):
                 out.append(out[-last_d])
             continue
         if kind == 2:
-            fid = last_fid + ((v >> 1) ^ -(v & 1))
-            payload, i = varint(tok, i)
-            w = fid << 40 | payload
-            dct[dict_slot(w)] = w
-            last_fid = fid
+            w, last_fid, i = literal(tok, i, v, last_fid, dct)
         else:
             w = dct.get(v, 0)
         out.append(w)
