@@ -267,7 +267,7 @@ static struct edge_code edge_code_for(struct fn_emit *x, uint32_t e, const struc
 		return ec;
 	}
 	ec.is_cut = 1;
-	ec.back = x->d->cfg_edge_back[e];
+	ec.back = x->dual && x->d->cfg_edge_back[e]; /* TPP's DAGs have no back marks */
 	ec.restart = !x->d->restart_at_start[v];
 	if (ec.restart)
 		ec.restart_inc = incs_of(x, x->d->entry_edge[v]);
@@ -339,7 +339,8 @@ static void instrument_paths(struct fn_emit *x)
 	}
 	for (uint32_t e = 0; e < ne; e++) {
 		npreds[c->edge_dst[e]]++, nsuccs[c->edge_src[e]]++;
-		back_in[c->edge_dst[e]] |= d->cfg_edge_back[e];
+		if (x->dual) /* only dual builds read it; TPP's DAGs have no back marks */
+			back_in[c->edge_dst[e]] |= d->cfg_edge_back[e];
 	}
 	/* Unwind edges cannot carry code: the invoke adds the unwind edge's
 	 * final increment before it runs, the landing pad records the register
