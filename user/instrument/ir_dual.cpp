@@ -253,13 +253,19 @@ unsigned rematerialize(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm, const
 		for (Use &u : d->uses())
 			if (!dt.dominates(d, u))
 				far.push_back(&u);
+		DenseMap<BasicBlock *, Instruction *> copy; // one per block
 		for (Use *u : far) {
 			auto *user = cast<Instruction>(u->getUser());
-			Instruction *at = user;
+			BasicBlock *at = user->getParent();
 			if (auto *phi = dyn_cast<PHINode>(user))
-				at = phi->getIncomingBlock(*u)->getTerminator();
-			Instruction *c = d->clone();
-			c->insertBefore(at);
+				at = phi->getIncomingBlock(*u);
+			Instruction *&c = copy[at];
+			if (c) {
+				u->set(c);
+				continue;
+			}
+			c = d->clone();
+			c->insertBefore(at->getFirstInsertionPt());
 			c->setName(d->getName());
 			u->set(c);
 			n++;
