@@ -11,6 +11,7 @@
 // twin in the plain one to switch from.
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
@@ -207,13 +208,86 @@ Value *recompute(Value *v, IRBuilder<> &b, DenseMap<Value *, Value *> &done)
 	return c;
 }
 
+// An address or cast computed from one value by constants (a field's
+// address, a pointer cast): as cheap to compute again where it is used as
+// to keep, and free when it folds into the using load or store.
+bool rematerializable(const Instruction *I)
+{
+	if (const auto *g = dyn_cast<GetElementPtrInst>(I)) {
+		if (!g->hasAllConstantIndices())
+			return false;
+	} else if (!isa<CastInst>(I)) {
+		return false;
+	}
+	return !isa<Constant>(I->getOperand(0));
+}
+
+// Before the SSA repair: the uses of cheap derived values (above) that
+// their definition no longer dominates get a copy of their own, computed
+// from the base, so that only the base is merged between the copies.
+// Otherwise every field address of the frame that either copy computed
+// before a loop becomes a phi at each merge (every handler of a computed
+// goto loop) and stays alive in a register or a spill slot across it:
+// plain code folds such an address into each load instead.  Returns how
+// many uses were given a copy; `unused` gets the definitions left without
+// a use, to delete once the SSA repair no longer needs them to tell an
+// original value with a twin from one the pass added.
+unsigned rematerialize(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm, const DominatorTree &dt,
+		       SmallVectorImpl<WeakVH> &unused)
+{
+	SmallVector<WeakVH, 64> work; // one may go before its turn comes
+	for (BasicBlock *bb : inst)
+		for (Instruction &I : *bb) {
+			if (!rematerializable(&I))
+				continue;
+			work.push_back(&I);
+			if (auto *twin = cast_or_null<Instruction>(vm.lookup(&I)))
+				work.push_back(twin);
+		}
+	unsigned n = 0;
+	while (!work.empty()) {
+		auto *d = cast_or_null<Instruction>(work.pop_back_val());
+		if (!d)
+			continue;
+		SmallVector<Use *, 8> far;
+		for (Use &u : d->uses())
+			if (!dt.dominates(d, u))
+				far.push_back(&u);
+		DenseMap<BasicBlock *, Instruction *> copy; // one per block
+		for (Use *u : far) {
+			auto *user = cast<Instruction>(u->getUser());
+			BasicBlock *at = user->getParent();
+			if (auto *phi = dyn_cast<PHINode>(user))
+				at = phi->getIncomingBlock(*u);
+			Instruction *&c = copy[at];
+			if (c) {
+				u->set(c);
+				continue;
+			}
+			c = d->clone();
+			c->insertBefore(at->getFirstInsertionPt());
+			c->setName(d->getName());
+			u->set(c);
+			n++;
+			// A chain of them (the address of a field of a field):
+			// the copy's own operand may need one too.
+			auto *op = dyn_cast<Instruction>(c->getOperand(0));
+			if (op && rematerializable(op) && !dt.dominates(op, c->getOperandUse(0)))
+				work.push_back(op);
+		}
+		if (d->use_empty())
+			unused.push_back(d);
+	}
+	return n;
+}
+
 // Values whose definition no longer dominates their uses, now that the
 // transfers enter the instrumented copy part-way (and computed gotos of
 // the instrumented copy land in the plain one): each original value and
 // its plain twin are one variable; a value the pass added (no twin) is
 // recomputed in the transfer blocks.  Returns how many could be neither
 // (0 unless the pass changed shape).
-unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
+unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm, const DominatorTree &dt,
 		    ArrayRef<BasicBlock *> transfers)
 {
 	// Listed and recomputed before any rewriting: the updater's own phis
@@ -224,12 +298,14 @@ unsigned repair_ssa(ArrayRef<BasicBlock *> inst, ValueToValueMapTy &vm,
 		SmallVector<Value *, 4> at; // per transfer, when no twin
 		SmallVector<Use *, 8> uses;
 	};
-	auto add_uses = [](Instruction *d, SmallVectorImpl<Use *> &out) {
-		for (Use &u : d->uses()) {
-			auto *user = cast<Instruction>(u.getUser());
-			if (isa<PHINode>(user) || user->getParent() != d->getParent())
+	// Only the uses the definition no longer dominates: the updater would
+	// hand the others the definition back, and a value the pass added
+	// would be recomputed for nothing (or not at all: a copy of a
+	// derived value that rematerialize left at the end of a phi's block).
+	auto add_uses = [&dt](Instruction *d, SmallVectorImpl<Use *> &out) {
+		for (Use &u : d->uses())
+			if (!dt.dominates(d, u))
 				out.push_back(&u);
-		}
 	};
 	SmallVector<Item, 64> items;
 	for (BasicBlock *bb : inst)
@@ -407,9 +483,18 @@ bool make_dual(Function &F, GlobalVariable *flag)
 		b.CreateBr(p.at);
 		transfers.push_back(enter);
 	}
-	if (!transfers.empty() && repair_ssa(inst, vm, transfers))
+	if (transfers.empty())
+		return true;
+	// The CFG is final: both repairs below add instructions only.
+	DominatorTree dt(F);
+	SmallVector<WeakVH, 64> unused;
+	rematerialize(inst, vm, dt, unused);
+	if (repair_ssa(inst, vm, dt, transfers))
 		errs() << "wppcc: dual copy of " << F.getName()
 		       << ": a value could not be carried over\n";
+	for (WeakVH &v : unused)
+		if (auto *I = cast_or_null<Instruction>(v); I && I->use_empty())
+			I->eraseFromParent();
 	return true;
 }
 
