@@ -91,6 +91,9 @@ struct wpp_batch_hdr {
 	uint32_t pid, tid;
 	uint32_t generation;
 	uint32_t reserved0;
+	/* Probe mode: a detaching BPF collector's mark (seq and words it took
+	 * from this open buffer, user/bpfcollect/detach_take.h); the runtime
+	 * clears it with the header after each publish and never writes it. */
 	uint64_t reserved1;
 };
 _Static_assert(sizeof(struct wpp_batch_hdr) == 64, "batch header is one cache line");
