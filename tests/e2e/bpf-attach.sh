@@ -74,6 +74,29 @@ for round in 1 2 3; do
 	fi
 done
 
+# A target whose end is never seen: held up (SIGSTOP), the recorder's
+# lifecycle ring overflows with the records of 12000 short threads, and
+# the target's own exit record is among those lost.  Once /proc says the
+# target is gone, record ends anyway, says why, and the file is complete.
+build forker "$PROGS/forker.c" || finish
+rm -f "$WORK/forker.pid"
+"$WORK/forker" "$WORK/forker.pid" 12000 &
+fk=$!
+wait_file "$WORK/forker.pid" "the forker to start" || finish
+start_record "$WORK/unseen.err" -q -p "$fk" -o "$WORK/unseen.wpp" || { kill -KILL "$fk"; finish; }
+kill -STOP "$REC"
+kill -USR1 "$fk"
+wait_bounded "the forker" "$fk" || fail "-p, exit unseen: the forker failed"
+kill -CONT "$REC"
+WAIT_LIMIT_S=60 wait_bounded "record -p, its target gone with its exit record lost" "$REC"
+rc=$?
+if [ $rc = 0 ] && grep -q "every traced process is gone, but the end of 1 of them was not seen" "$WORK/unseen.err" &&
+	grep -q "lifecycle records lost: [1-9]" "$WORK/unseen.err" && info "$WORK/unseen.wpp" | grep -q "^status      complete"; then
+	pass "-p, the target's exit record lost: record ends once it is gone ($(grep -o "lifecycle records lost: [0-9]*" "$WORK/unseen.err"))"
+else
+	fail "-p, the target's exit record lost: rc $rc: $(grep -v "dual build" "$WORK/unseen.err" | head -3)"
+fi
+
 # One clear line for each bad target, non-zero exit, no file left behind.
 # bad_target WHAT PID WANT [COMMAND PREFIX...]: the tracer run by the prefix.
 bad_target() {

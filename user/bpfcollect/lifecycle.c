@@ -68,6 +68,7 @@ static struct bc_proc *proc_new(struct bc_collector *c, uint32_t pid)
 	if (p->traced) {
 		c->live_traced++;
 		c->ever_traced = 1;
+		p->start_ticks = proc_start_time((pid_t)pid);
 	}
 	return p;
 }
