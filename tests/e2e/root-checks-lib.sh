@@ -111,11 +111,12 @@ wait_bounded() {
 }
 
 # run_bounded WHAT COMMAND...: COMMAND in the foreground as far as the
-# caller sees (its status, its redirections), but bounded as wait_bounded.
+# caller sees (its status, its redirections, its standard input), but
+# bounded as wait_bounded.
 run_bounded() {
 	local what=$1
 	shift
-	"$@" &
+	"$@" <&0 &
 	wait_bounded "$what" $!
 }
 
