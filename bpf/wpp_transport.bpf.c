@@ -45,6 +45,9 @@ const volatile __u32 hold_unseen_exec = 0;
  * the rest of the ring absorbs what other threads publish before the stop
  * reaches them (at most about a batch each). */
 const volatile __u64 pause_fill = 0;
+/* 1: sched_process_exit passes group_dead (Linux 6.16+), the kernel's own
+ * answer to "is this the last thread"; else wpp_exit guesses (see there). */
+const volatile __u32 exit_passes_group_dead = 0;
 
 struct batch_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -771,9 +774,17 @@ int BPF_PROG(wpp_exit, struct task_struct *p)
 
 	if (!cnt || !is_traced(pid))
 		return 0;
-	/* signal->live drops to zero before this tracepoint for the last
-	 * thread (works whether or not the tracepoint passes group_dead). */
-	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	/* Without the kernel's group_dead: signal->live, which drops to zero
+	 * before this tracepoint for the last thread, but also for any other
+	 * thread still on its way here then (a process killed while several
+	 * of its threads run: they exit together).  So more than one thread
+	 * can say "group dead"; the collector copes.  (ctx[1] is read only
+	 * where the tracepoint has it: the verifier never sees the branch
+	 * otherwise.) */
+	if (exit_passes_group_dead)
+		group_dead = (__u8)ctx[1];
+	else
+		group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 	/* Still in the thread's context with its memory mapped (the
 	 * tracepoint precedes exit_mm); the salvaged batches take pubnos
 	 * before the stream's end. */
@@ -792,7 +803,12 @@ int BPF_PROG(wpp_exit, struct task_struct *p)
 	}
 	if (group_dead)
 		bpf_map_delete_elem(&paused, &pid);
-	if (filter_pids && group_dead)
+	/* The pid stops being traced with its last thread: a guessed last
+	 * thread may not be the last, and deleting it here would silence
+	 * the exits (the salvage, the stream end) of the threads still on
+	 * their way, leaving their streams open for good.  Then the
+	 * collector deletes it once it delivers the process's exit. */
+	if (filter_pids && group_dead && exit_passes_group_dead)
 		bpf_map_delete_elem(&traced_pids, &pid);
 	return 0;
 }

@@ -13,12 +13,13 @@ build server "$PROGS/server.c" || finish
 "$WORK/server" "$WORK/server.pid" >"$WORK/server.out" &
 srv=$!
 wait_file "$WORK/server.pid" "the server to start" || finish
-"$WPPTRACE" record -q -p "$srv" -d 1 -o "$WORK/srv.wpp" 2>"$WORK/srv.err"
+run_bounded "record -p $srv -d 1" "$WPPTRACE" record -q -p "$srv" -d 1 -o "$WORK/srv.wpp" 2>"$WORK/srv.err"
 rc=$?
 kill -0 "$srv" 2>/dev/null && pass "-p: the server still runs after the recording" ||
 	fail "-p: the server died"
+not_stopped "$srv" "-p -d 1"
 kill -TERM "$srv"
-wait "$srv"
+wait_bounded "the server, after record -p and SIGTERM" "$srv"
 [ $rc = 0 ] || fail "-p record exited $rc: $(cat "$WORK/srv.err")"
 info "$WORK/srv.wpp" >"$WORK/srv.info"
 grep -q "tracing began mid-run" "$WORK/srv.info" && pass "-p: process marked attached" ||
@@ -60,8 +61,8 @@ for round in 1 2 3; do
 	wait_file "$WORK/server.pid" "the server to start" || finish
 	start_record "$WORK/killed.err" -p "$srv" -o "$WORK/killed.wpp" || { kill -KILL "$srv"; finish; }
 	kill -KILL "$srv"
-	wait "$srv" 2>/dev/null
-	wait "$REC"
+	wait_bounded "the SIGKILLed server" "$srv" 2>/dev/null
+	wait_bounded "record -p, its target SIGKILLed right after ready ($round)" "$REC"
 	rc=$?
 	salvaged=$(grep -o "[0-9]* events in [0-9]* batches salvaged" "$WORK/killed.err")
 	lost=$(info "$WORK/killed.wpp" | awk '$1 == "lost" { print $2, $5 }')
@@ -73,12 +74,35 @@ for round in 1 2 3; do
 	fi
 done
 
+# A target whose end is never seen: held up (SIGSTOP), the recorder's
+# lifecycle ring overflows with the records of 12000 short threads, and
+# the target's own exit record is among those lost.  Once /proc says the
+# target is gone, record ends anyway, says why, and the file is complete.
+build forker "$PROGS/forker.c" || finish
+rm -f "$WORK/forker.pid"
+"$WORK/forker" "$WORK/forker.pid" 12000 &
+fk=$!
+wait_file "$WORK/forker.pid" "the forker to start" || finish
+start_record "$WORK/unseen.err" -q -p "$fk" -o "$WORK/unseen.wpp" || { kill -KILL "$fk"; finish; }
+kill -STOP "$REC"
+kill -USR1 "$fk"
+wait_bounded "the forker" "$fk" || fail "-p, exit unseen: the forker failed"
+kill -CONT "$REC"
+WAIT_LIMIT_S=60 wait_bounded "record -p, its target gone with its exit record lost" "$REC"
+rc=$?
+if [ $rc = 0 ] && grep -q "every traced process is gone, but the end of 1 of them was not seen" "$WORK/unseen.err" &&
+	grep -q "lifecycle records lost: [1-9]" "$WORK/unseen.err" && info "$WORK/unseen.wpp" | grep -q "^status      complete"; then
+	pass "-p, the target's exit record lost: record ends once it is gone ($(grep -o "lifecycle records lost: [0-9]*" "$WORK/unseen.err"))"
+else
+	fail "-p, the target's exit record lost: rc $rc: $(grep -v "dual build" "$WORK/unseen.err" | head -3)"
+fi
+
 # One clear line for each bad target, non-zero exit, no file left behind.
 # bad_target WHAT PID WANT [COMMAND PREFIX...]: the tracer run by the prefix.
 bad_target() {
 	local what=$1 pid=$2 want=$3
 	shift 3
-	"$@" "$WPPTRACE" record -q -p "$pid" -d 1 -o "$WORK/bad.wpp" 2>"$WORK/bad.err"
+	run_bounded "record -p $what" "$@" "$WPPTRACE" record -q -p "$pid" -d 1 -o "$WORK/bad.wpp" 2>"$WORK/bad.err"
 	local rc=$? lines
 	lines=$(wc -l <"$WORK/bad.err")
 	if [ $rc != 0 ] && [ "$lines" = 1 ] && grep -q "^wpptrace: .*$want" "$WORK/bad.err" && [ ! -e "$WORK/bad.wpp" ]; then
@@ -100,7 +124,7 @@ off=$!
 wait_file "$WORK/off.pid" "the WPP_DISABLE server to start" || finish
 bad_target "WPP_DISABLE" "$off" "-p $off ($WORK/server): tracing is disabled in it (WPP_DISABLE is set)"
 kill -TERM $off
-wait $off
+wait_bounded "the WPP_DISABLE server, after SIGTERM" $off
 # Instrumented and running, but not traceable by this tracer: another
 # user's process, and a tracer that is root without CAP_SYS_PTRACE (the
 # kernel then refuses it the process's /proc files).
@@ -114,7 +138,7 @@ if command -v setpriv >/dev/null; then
 		"-p $other: not traceable: cannot read /proc/$other/exe: Permission denied (needs ptrace rights" \
 		setpriv --bounding-set -sys_ptrace
 	kill -TERM $other
-	wait $other
+	wait_bounded "nobody's server, after SIGTERM" $other
 else
 	fail "setpriv missing: the not-traceable case cannot run"
 fi
@@ -127,10 +151,12 @@ for i in 1 2; do
 done
 wait_file "$WORK/server1.pid" "server 1 to start" || finish
 wait_file "$WORK/server2.pid" "server 2 to start" || finish
-"$WPPTRACE" record -q -p "$srv1" -p "$srv2" -d 1 -o "$WORK/two.wpp" 2>"$WORK/two.err" ||
-	fail "-p -p: record failed: $(cat "$WORK/two.err")"
+run_bounded "record -p $srv1 -p $srv2 -d 1" "$WPPTRACE" record -q -p "$srv1" -p "$srv2" -d 1 \
+	-o "$WORK/two.wpp" 2>"$WORK/two.err" || fail "-p -p: record failed: $(cat "$WORK/two.err")"
+not_stopped "$srv1" "-p -p -d 1"
+not_stopped "$srv2" "-p -p -d 1"
 kill -TERM "$srv1" "$srv2"
-wait "$srv1" "$srv2"
+wait_bounded "the two servers, after record -p -p and SIGTERM" "$srv1" "$srv2"
 jsonl "$WORK/two.wpp"
 for s in "$srv1" "$srv2"; do
 	n=$(grep -c "\"pid\":$s,.*\"function\":\"handle\"" "$WORK/two.jsonl")
@@ -154,7 +180,7 @@ for transport in bpf shm; do
 	spid=$(cat "$WORK/started.pid")
 	held=$(find "/proc/$spid/fd" -lname "*ready.*" 2>/dev/null | wc -l)
 	kill -TERM "$spid"
-	wait "$REC"
+	wait_bounded "record --transport=$transport, its program sent SIGTERM" "$REC"
 	rc=$?
 	if [ $rc = 0 ] && [ "$held" = 0 ]; then
 		pass "--ready-fd, --transport=$transport: ready line while the program runs; it did not inherit the fd"
@@ -162,26 +188,26 @@ for transport in bpf shm; do
 		fail "--ready-fd, --transport=$transport: rc $rc, the program holds $held ready fds: $(cat "$WORK/started.err")"
 	fi
 done
-"$WPPTRACE" -v record --ready-fd 9 -q -o "$WORK/v.wpp" -- true 9>"$WORK/v.ready" 2>"$WORK/v.err"
+run_bounded "record -v --ready-fd 9 -- true" "$WPPTRACE" -v record --ready-fd 9 -q -o "$WORK/v.wpp" -- true 9>"$WORK/v.ready" 2>"$WORK/v.err"
 if [ "$(cat "$WORK/v.ready")" = ready ] && grep -q "^wpptrace: record: recording: the program runs with the probes attached$" "$WORK/v.err"; then
 	pass "-v: $(grep recording: "$WORK/v.err")"
 else
 	fail "-v --ready-fd: fd got '$(cat "$WORK/v.ready")': $(cat "$WORK/v.err")"
 fi
-out=$("$WPPTRACE" record -q --ready-fd 1 -o "$WORK/one.wpp" -- sh -c 'echo program' 2>/dev/null)
+out=$(run_bounded "record --ready-fd 1" "$WPPTRACE" record -q --ready-fd 1 -o "$WORK/one.wpp" -- sh -c 'echo program' 2>/dev/null)
 # The line comes once the program runs: before or after its own output.
 if [ "$(sort <<<"$out")" = "$(printf 'program\nready')" ]; then
 	pass "--ready-fd 1: the line on stdout, which the program keeps"
 else
 	fail "--ready-fd 1: stdout was '$out'"
 fi
-"$WPPTRACE" record -q -p 999999999 --ready-fd 9 -o "$WORK/bad.wpp" 9>"$WORK/bad.ready" 2>/dev/null
+run_bounded "record -p 999999999 --ready-fd 9" "$WPPTRACE" record -q -p 999999999 --ready-fd 9 -o "$WORK/bad.wpp" 9>"$WORK/bad.ready" 2>/dev/null
 if [ $? != 0 ] && [ ! -s "$WORK/bad.ready" ]; then
 	pass "--ready-fd: a record that fails writes nothing to it"
 else
 	fail "--ready-fd: a failing record wrote '$(cat "$WORK/bad.ready")'"
 fi
-"$WPPTRACE" record -q --ready-fd 57 -o "$WORK/bad.wpp" -- true 2>"$WORK/fd.err"
+run_bounded "record --ready-fd 57" "$WPPTRACE" record -q --ready-fd 57 -o "$WORK/bad.wpp" -- true 2>"$WORK/fd.err"
 rc=$?
 if [ $rc = 2 ] && [ "$(cat "$WORK/fd.err")" = "wpptrace: error: record: --ready-fd 57: Bad file descriptor" ]; then
 	pass "--ready-fd 57 (not open): $(cat "$WORK/fd.err")"
@@ -191,7 +217,7 @@ fi
 
 # Without privilege: one line naming what is missing and the way out.
 if command -v setpriv >/dev/null; then
-	(cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups \
+	(cd /tmp && run_bounded "unprivileged record" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$WPPTRACE" record -q -o /tmp/wpp-attach-noroot.$$.wpp -- true >/dev/null 2>"$WORK/noroot.err")
 	rc=$?
 	rm -f /tmp/wpp-attach-noroot.$$.wpp

@@ -39,7 +39,7 @@ run() {
 start_record "$WORK/a.err" -p "$prog" -o "$WORK/a.wpp" 8>&- || finish
 run 300 || finish
 kill -INT "$REC"
-wait "$REC"
+wait_bounded "record -p, sent SIGINT" "$REC"
 rc=$?
 n=$(ticks "$WORK/a.wpp")
 if [ $rc = 0 ] && [ "$n" = 300 ] && grep -q "read at detach" "$WORK/a.err"; then
@@ -60,7 +60,7 @@ fi
 # took; this one holds only the 100 ticks of its own window.
 start_record "$WORK/b.err" -p "$prog" -d 3 -o "$WORK/b.wpp" 8>&- || finish
 run 100 || finish
-wait "$REC"
+wait_bounded "record -p -d 3" "$REC"
 rc=$?
 n=$(ticks "$WORK/b.wpp")
 if [ $rc = 0 ] && [ "$n" = 100 ]; then
@@ -74,8 +74,8 @@ fi
 start_record "$WORK/c.err" -p "$prog" -o "$WORK/c.wpp" 8>&- || finish
 run 200 || finish
 exec 8>&-
-wait "$prog"
-wait "$REC"
+wait_bounded "the program, its input closed" "$prog"
+wait_bounded "record -p, its target ended" "$REC"
 rc=$?
 n=$(ticks "$WORK/c.wpp")
 if [ $rc = 0 ] && [ "$n" = 200 ]; then

@@ -16,9 +16,9 @@ if ldd "$WORK/recursion" | grep -q libwpprt; then
 	finish
 fi
 
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm --buffer-words 16 -o shm.wpp -- ./exec >shm.out) ||
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm --buffer-words 16 -o shm.wpp -- ./exec >shm.out) ||
 	fail "shm record failed"
-(cd "$WORK" && WPP_BUFFER_WORDS=16 "$WPPTRACE" record -q -o bpf.wpp -- ./exec >bpf.out 2>bpf.err) ||
+(cd "$WORK" && WPP_BUFFER_WORDS=16 run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q -o bpf.wpp -- ./exec >bpf.out 2>bpf.err) ||
 	fail "bpf record failed: $(cat "$WORK/bpf.err")"
 cmp -s "$WORK/shm.out" "$WORK/bpf.out" && pass "program output unchanged" || fail "program output differs"
 

@@ -19,9 +19,9 @@ check() {
 		while [ "$1" != -- ]; do bpf_opts+=("$1") && shift; done
 		shift
 	fi
-	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o "$name-shm.wpp" -- "$@" >"$name-shm.out") ||
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o "$name-shm.wpp" -- "$@" >"$name-shm.out") ||
 		{ fail "$name: shm record failed"; return; }
-	(cd "$WORK" && "$WPPTRACE" record -q ${bpf_opts[@]+"${bpf_opts[@]}"} -o "$name-bpf.wpp" -- "$@" \
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q ${bpf_opts[@]+"${bpf_opts[@]}"} -o "$name-bpf.wpp" -- "$@" \
 		>"$name-bpf.out" 2>"$name-bpf.err") ||
 		{ fail "$name: bpf record failed: $(head -3 "$WORK/$name-bpf.err")"; return; }
 	cmp -s "$WORK/$name-shm.out" "$WORK/$name-bpf.out" || fail "$name: program output differs"

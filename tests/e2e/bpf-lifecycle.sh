@@ -42,10 +42,10 @@ print("parent" if root in kids else f"{len(kids)} children")' "$1"
 record_both() {
 	local name=$1 rc=0 got
 	shift
-	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o $name-shm.wpp -- "$@" >$name-shm.out 2>$name-shm.err)
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o $name-shm.wpp -- "$@" >$name-shm.out 2>$name-shm.err)
 	got=$?
 	[ $got -eq "${WANT_RC:-0}" ] || { fail "$name: shm record exited $got"; rc=1; }
-	(cd "$WORK" && "$WPPTRACE" record -o $name-bpf.wpp -- "$@" >$name-bpf.out 2>$name-bpf.err)
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -o $name-bpf.wpp -- "$@" >$name-bpf.out 2>$name-bpf.err)
 	got=$?
 	[ $got -eq "${WANT_RC:-0}" ] ||
 		{ fail "$name: bpf record exited $got: $(cat "$WORK/$name-bpf.err")"; rc=1; }
@@ -179,7 +179,7 @@ done
 # before the fix).  Twenty quick recordings must never list an image twice.
 dups=0
 for i in $(seq 1 20); do
-	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o vfork-again.wpp -- ./vfork >/dev/null) ||
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o vfork-again.wpp -- ./vfork >/dev/null) ||
 		{ fail "vfork: shm record $i failed"; break; }
 	n=$(info "$WORK/vfork-again.wpp" | awk '/^  pid /' | sort | uniq -d | wc -l)
 	[ "$n" -eq 0 ] || dups=$((dups + 1))

@@ -12,12 +12,12 @@
 # Without runs (WPP_CTRL_REPEAT): one event per trace word, so a gap's
 # lost words are the events missing from the reference.
 build mtwork "$PROGS/mtwork.c" -fwpp-no-runs || finish
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o ref.wpp -- ./mtwork 4 200000 >/dev/null) ||
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o ref.wpp -- ./mtwork 4 200000 >/dev/null) ||
 	{ fail "shm record failed"; finish; }
 jsonl "$WORK/ref.wpp"
 
 for delay in 300 2000; do
-	(cd "$WORK" && WPP_BUFFER_WORDS=1024 "$WPPTRACE" record --ring-size 128K --record-words 256 \
+	(cd "$WORK" && WPP_BUFFER_WORDS=1024 run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record --ring-size 128K --record-words 256 \
 		--ring-full drop --debug-drain-delay-us $delay -o over$delay.wpp -- ./mtwork 4 200000 \
 		>/dev/null 2>over$delay.err) || { fail "overloaded record failed"; continue; }
 	reported=$(sed -n 's/.*warning: lost \([0-9]*\) events in \([0-9]*\) batches (.*/\1/p' "$WORK/over$delay.err" | tail -1)
@@ -36,7 +36,7 @@ for delay in 300 2000; do
 done
 
 # The same overload under back-pressure: paused, not dropped.
-(cd "$WORK" && WPP_BUFFER_WORDS=1024 "$WPPTRACE" record --ring-size 128K --record-words 256 \
+(cd "$WORK" && WPP_BUFFER_WORDS=1024 run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record --ring-size 128K --record-words 256 \
 	--debug-drain-delay-us 2000 -o paused.wpp -- ./mtwork 4 200000 \
 	>/dev/null 2>paused.err) || fail "paused record failed"
 pauses=$(sed -n 's/.*producers paused \([0-9]*\) times.*/\1/p' "$WORK/paused.err")

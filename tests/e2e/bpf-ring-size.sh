@@ -21,7 +21,7 @@ refused() {
 	local name=$1 size=$2
 	shift 2
 	LEAST=
-	(cd "$WORK" && "$WPPTRACE" record "$@" -o "$name.wpp" -- ./recursion $ARG \
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record "$@" -o "$name.wpp" -- ./recursion $ARG \
 		>"$name.out" 2>"$name.err")
 	local rc=$? lines
 	lines=$(wc -l <"$WORK/$name.err")
@@ -46,7 +46,7 @@ text() { if [ $(($1 % 1048576)) = 0 ]; then echo $(($1 >> 20))M; else echo $(($1
 intact() {
 	local name=$1
 	shift
-	(cd "$WORK" && "$WPPTRACE" record "$@" -o "$name.wpp" -- ./recursion $ARG \
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record "$@" -o "$name.wpp" -- ./recursion $ARG \
 		>"$name.out" 2>"$name.err") || { fail "$name: record failed: $(head -3 "$WORK/$name.err")"; return; }
 	if grep -Eq "lost|nothing was traced|dropped" "$WORK/$name.err"; then
 		fail "$name: $(grep -E "lost|nothing|dropped" "$WORK/$name.err" | head -2)"
@@ -82,7 +82,7 @@ refused half "$half" --ring-size "$half"
 intact "ring-$min" --ring-size "$min"
 # ... and with --ring-full drop it accepts batches (a later one may find
 # the ring still full: that is what drop means), never none at all.
-(cd "$WORK" && "$WPPTRACE" record --ring-full drop --ring-size "$min" -o drop-min.wpp -- \
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record --ring-full drop --ring-size "$min" -o drop-min.wpp -- \
 	./recursion $ARG >/dev/null 2>drop-min.err)
 got=$(info "$WORK/drop-min.wpp" | awk '$1 == "batches" { print $2 }')
 if [ "${got:-0}" -ge 1 ] && ! grep -q "nothing was traced" "$WORK/drop-min.err"; then
@@ -103,9 +103,10 @@ build server "$PROGS/server.c" || finish
 "$WORK/server" "$WORK/server.pid" >"$WORK/server.out" &
 srv=$!
 wait_file "$WORK/server.pid" "the server to start" || finish
-"$WPPTRACE" record -q -p "$srv" --ring-size 8K -d 1 -o "$WORK/srv.wpp" 2>"$WORK/srv.err"
+run_bounded "record -p --ring-size 8K -d 1" "$WPPTRACE" record -q -p "$srv" --ring-size 8K -d 1 -o "$WORK/srv.wpp" 2>"$WORK/srv.err"
+not_stopped "$srv" "-p --ring-size 8K -d 1"
 kill -TERM "$srv"
-wait "$srv" 2>/dev/null
+wait_bounded "the server, after record -p and SIGTERM" "$srv" 2>/dev/null
 if grep -Eq "^wpptrace: warning: record: all [0-9]+ batches were dropped: the ring \(8K per CPU\) cannot hold one batch \([0-9]+ bytes on average, plus record headers\); use --ring-size 128K or more$" \
 	"$WORK/srv.err"; then
 	pass "-p --ring-size 8K: $(grep "were dropped" "$WORK/srv.err")"

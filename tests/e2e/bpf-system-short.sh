@@ -22,7 +22,7 @@ LIBRUNS=5
 build mtstatic "$PROGS/mtwork.c" -fwpp-static-rt || finish
 build mtshared "$PROGS/mtwork.c" || finish
 build late "$ROOT/tests/e2e/count/count_phases.c" -fwpp-static-rt || finish
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o ref.wpp -- \
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o ref.wpp -- \
 	./mtstatic 2 3000 >/dev/null)
 jsonl "$WORK/ref.wpp"
 
@@ -55,7 +55,7 @@ sleep 0.5 # (the answers go out at once; a SIGPIPE would have ended it)
 if kill -0 $rec 2>/dev/null; then
 	pass "-a: 20 hellos closed before their answers, the recording goes on"
 else
-	wait $rec
+	wait_bounded "the recorder that ended" $rec
 	fail "-a: the recorder ended (status $?) answering hellos closed before their answers"
 	finish
 fi
@@ -83,23 +83,23 @@ echo go >&8
 wait_until "the program's second pause" grep -qs "^paused 2" "$WORK/late.out"
 echo go >&8
 exec 8>&-
-wait $late || fail "-a, recorder stopped: the program failed"
+wait_bounded "the late program" $late || fail "-a, recorder stopped: the program failed"
 : >"$WORK/started"
 for i in $(seq $RUNS); do
 	cp "$WORK/mtstatic" "$WORK/s$i"
 	(cd "$WORK" && WPP_BUFFER_WORDS=64 exec "./s$i" 2 3000 >/dev/null) &
 	echo "$! s$i" >>"$WORK/started"
-	wait $!
+	wait_bounded "s$i under -a" $!
 done
 for i in $(seq $LIBRUNS); do
 	mkdir -p "$WORK/lib$i"
 	cp "$ROOT/lib/wpptrace/libwpprt.so" "$WORK/lib$i/"
 	(cd "$WORK" && LD_LIBRARY_PATH="$WORK/lib$i" WPP_BUFFER_WORDS=64 exec ./mtshared 2 3000 >/dev/null) &
 	echo "$! lib$i/mtshared" >>"$WORK/started"
-	wait $!
+	wait_bounded "lib$i/mtshared under -a" $!
 done
 kill -INT $rec
-wait $rec || fail "-a record failed: $(grep -v '^wpptrace: bpf: ' "$WORK/all.err" | head -3)"
+wait_bounded "record -a, sent SIGINT" $rec || fail "-a record failed: $(grep -v '^wpptrace: bpf: ' "$WORK/all.err" | head -3)"
 
 info "$WORK/all.wpp" >"$WORK/all.info"
 check_runs() { # NAME-REGEX COUNT WHAT (the name under $WORK: -a also

@@ -9,12 +9,12 @@
 
 build mtwork "$PROGS/mtwork.c" || finish
 build mtstatic "$PROGS/mtwork.c" -fwpp-static-rt || finish
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o ref.wpp -- ./mtwork 3 50000 >/dev/null)
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o ref.wpp -- ./mtwork 3 50000 >/dev/null)
 jsonl "$WORK/ref.wpp"
 # Half its work before a 3 s pause, in 64-word batches so that the first
 # half is published before the pause (when the collector attached at its
 # exec record, that half was missing).
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o sref.wpp -- \
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm --buffer-words 64 -o sref.wpp -- \
 	./mtstatic 3 40000 3000 >/dev/null)
 jsonl "$WORK/sref.wpp"
 # The programs start once record says it is attached (--ready-fd), and the
@@ -25,7 +25,7 @@ start_record "$WORK/all.err" -q -a -o "$WORK/all.wpp" || finish
 (cd "$WORK" && ./mtwork 3 50000 >/dev/null)
 (cd "$WORK" && WPP_BUFFER_WORDS=64 ./mtstatic 3 40000 3000 >/dev/null)
 kill -INT "$REC"
-wait "$REC" || fail "-a record failed: $(cat "$WORK/all.err")"
+wait_bounded "record -a, sent SIGINT" "$REC" || fail "-a record failed: $(cat "$WORK/all.err")"
 # Keep only the processes running this test's mtwork: -a records every
 # instrumented program, another test's mtwork too (in another tree).
 pids=$(info "$WORK/all.wpp" | awk -v exe="$WORK/mtwork" '/^  pid / && $NF == exe { print $2 }')

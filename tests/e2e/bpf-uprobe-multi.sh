@@ -29,7 +29,7 @@ record_mode() {
 	local mode=$1 name=$2 env=
 	shift 2
 	[ "$mode" = single ] && env=WPP_BPF_UPROBE_MULTI=0
-	(cd "$WORK" && env $env "$WPPTRACE" -v record -o $name-$mode.wpp -- "$@" \
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" env $env "$WPPTRACE" -v record -o $name-$mode.wpp -- "$@" \
 		>$name-$mode.out 2>$name-$mode.err)
 	local got=$?
 	[ $got -eq "${WANT_RC:-0}" ] ||
@@ -57,7 +57,7 @@ attached_how() {
 	fi
 }
 
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o mt-shm.wpp -- ./mtwork 4 3000 >/dev/null) ||
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o mt-shm.wpp -- ./mtwork 4 3000 >/dev/null) ||
 	fail "mtwork: shm record failed"
 jsonl "$WORK/mt-shm.wpp"
 for mode in $modes; do
@@ -72,7 +72,7 @@ done
 
 # Killed threads: their words are salvaged through the positions the thread
 # probe registered.
-(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o kill-shm.wpp -- ./unflushed kill 2 \
+(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o kill-shm.wpp -- ./unflushed kill 2 \
 	>/dev/null 2>&1)
 jsonl "$WORK/kill-shm.wpp"
 for mode in $modes; do
@@ -90,7 +90,7 @@ done
 for mode in $modes; do
 	env=
 	[ "$mode" = single ] && env=WPP_BPF_UPROBE_MULTI=0
-	(cd "$WORK" && env $env "$WPPTRACE" record -e cpu-clock -o e-$mode.wpp -- ./mtwork 4 3000 \
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" env $env "$WPPTRACE" record -e cpu-clock -o e-$mode.wpp -- ./mtwork 4 3000 \
 		>/dev/null 2>e-$mode.err) || { fail "-e ($mode): record failed"; continue; }
 	# A sample that lands in the few instructions of a buffer switch has
 	# no position by design (docs/counters.md); a missing thread probe

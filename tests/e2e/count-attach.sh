@@ -64,12 +64,12 @@ window() {
 			rec=$!
 			read -r -t 60 _ <"$d/$name.ready" || fail "$name: record never got ready"
 		fi
-		[ "$n" = "$to" ] && { kill -INT "$rec"; wait "$rec" || fail "$name: record failed: $(head -1 "$d/$name.err")"; }
+		[ "$n" = "$to" ] && { kill -INT "$rec"; wait_bounded "$name: record, sent SIGINT" "$rec" || fail "$name: record failed: $(head -1 "$d/$name.err")"; }
 		echo go >&7
 	done
 	exec 7>&-
-	wait "$prog" || fail "$name: the program failed"
-	[ "$to" = end ] && { wait "$rec" || fail "$name: record failed: $(head -1 "$d/$name.err")"; }
+	wait_bounded "$name: the program" "$prog" || fail "$name: the program failed"
+	[ "$to" = end ] && { wait_bounded "$name: record, its target ended" "$rec" || fail "$name: record failed: $(head -1 "$d/$name.err")"; }
 }
 
 # same NAME WHAT FUNCTIONS...: NAME.wpp's paths of FUNCTIONS equal the oracle's.
@@ -130,11 +130,11 @@ killed() {
 			wait_until "$name: pause $last" grep -q "^paused $last" "$d/$name.prog"
 			kill -KILL "$pid"
 			# (the shell's "Killed" line for the program: not ours to show)
-			{ wait "$rec"; } 2>/dev/null || fail "$name: record failed: $(grep -v '^wpptrace: record: counts of' "$d/$name.err" | head -1)"
+			{ wait_bounded "$name: record, its target SIGKILLed" "$rec"; } 2>/dev/null || fail "$name: record failed: $(grep -v '^wpptrace: record: counts of' "$d/$name.err" | head -1)"
 		fi
 	fi
 	exec 7>&-
-	{ wait "$prog"; } 2>/dev/null
+	{ wait_bounded "$name: the SIGKILLed program" "$prog"; } 2>/dev/null
 	same "$name" "$what" "$@"
 	if grep -q "process $pid was killed (signal 9): its [0-9]* path executions counted until .* s before its end are recorded, what ran after is lost" "$d/$name.err"; then
 		pass "$name: $(grep -o "process $pid was killed.*" "$d/$name.err" | sed "s/$pid/PID/")"

@@ -26,7 +26,7 @@ build spin-dual "$ROOT/tests/e2e/dual/spin.c" -fwpp-dual || finish
 for name in threads signals; do
 	(cd "$WORK" && "$WPPTRACE" record -q --transport=shm -o "$name-shm.wpp" -- "./$name-paths" >/dev/null) ||
 		{ fail "$name: shm record failed"; continue; }
-	(cd "$WORK" && "$WPPTRACE" record -q -o "$name-bpf.wpp" -- "./$name-dual" >/dev/null 2>"$name.err") ||
+	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q -o "$name-bpf.wpp" -- "./$name-dual" >/dev/null 2>"$name.err") ||
 		{ fail "$name: bpf record failed: $(head -3 "$WORK/$name.err")"; continue; }
 	jsonl "$WORK/$name-shm.wpp" && jsonl "$WORK/$name-bpf.wpp" || { fail "$name: decode failed"; continue; }
 	if out=$($CMP same "$WORK/$name-shm.jsonl" "$WORK/$name-bpf.jsonl"); then
@@ -57,9 +57,10 @@ fi
 spin=$!
 for _ in $(seq 50); do grep -q ready "$WORK/spin.out" 2>/dev/null && break; sleep 0.1; done
 sleep 0.3 # well inside its loops
-"$WPPTRACE" -v record -p "$spin" -d 2 -o "$WORK/spin.wpp" 2>"$WORK/spin.err"
+run_bounded "record -p spin-dual -d 2" "$WPPTRACE" -v record -p "$spin" -d 2 -o "$WORK/spin.wpp" 2>"$WORK/spin.err"
+not_stopped "$spin" "record -p spin-dual -d 2"
 kill -USR1 "$spin"
-wait "$spin"
+wait_bounded "spin-dual, sent SIGUSR1" "$spin"
 st=$?
 [ $st -eq 0 ] && grep -q "done 1" "$WORK/spin.out" || fail "spin: status $st after the recording"
 grep -q "set 1 dual flags" "$WORK/spin.err" && grep -q "cleared 1 dual flags" "$WORK/spin.err" ||

@@ -11,6 +11,8 @@ pass() { CHECKS=$((CHECKS + 1)); echo "ok:   $*"; }
 # A passing script leaves nothing behind (its recordings and decoded
 # dumps run to gigabytes); a failing one keeps $WORK to look at.
 finish() {
+	# bounds reached, in subshells too (wait_bounded)
+	[ -s "${WORK:-}/.timeouts" ] && FAILURES=$((FAILURES + $(wc -l <"$WORK/.timeouts")))
 	echo "$CHECKS checks, $FAILURES failures"
 	if [ "$CHECKS" -gt 0 ] && [ "$FAILURES" -eq 0 ]; then
 		[ -z "${WORK:-}" ] || rm -rf "$WORK"
@@ -55,6 +57,80 @@ wait_until() {
 # wait_file FILE WHAT: until FILE exists and is not empty (a pid file a
 # test program writes once it runs).
 wait_file() { wait_until "$2" test -s "$1"; }
+
+# proc_report PID: what PID is doing, one line: its state and wchan, and
+# each other thread's ("gone" once it has ended).
+proc_report() {
+	local pid=$1 t line
+	[ -d "/proc/$pid" ] || { echo "pid $pid: gone"; return; }
+	line="pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null)): $(awk '$1 == "State:" { print $2, $3 }' "/proc/$pid/status" 2>/dev/null), wchan $(cat "/proc/$pid/wchan" 2>/dev/null)"
+	for t in /proc/"$pid"/task/*; do
+		[ "${t##*/}" = "$pid" ] && continue
+		line+="; thread ${t##*/}: $(awk '$1 == "State:" { print $2 }' "$t/status" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+	done
+	echo "$line"
+}
+
+# running PID: PID has not ended (a zombie has).
+running() {
+	local state
+	state=$(awk '$1 == "State:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# wait_bounded WHAT PID...: `wait PID...` (the status of the last), each no
+# later than WAIT_LIMIT_S from the call.  One that has not ended by then is
+# a FAIL naming WHAT with its state (proc_report), its threads' kernel
+# stacks below, and is killed; the status is then 124.  (The FAIL is
+# counted through $WORK/.timeouts, which finish reads: the wait may run in
+# a subshell, whose own count would be lost.)
+wait_bounded() {
+	local what=$1 pid t rc=0 deadline=$((SECONDS + WAIT_LIMIT_S))
+	shift
+	for pid; do
+		while running "$pid" && [ $SECONDS -lt $deadline ]; do
+			sleep 0.05
+		done
+		if running "$pid"; then
+			echo "FAIL: $what did not end within $WAIT_LIMIT_S s: $(proc_report "$pid")"
+			echo "$what" >>"$WORK/.timeouts"
+			for t in /proc/"$pid"/task/*; do
+				echo "    kernel stack of ${t##*/}:"
+				sed 's/^/      /' "$t/stack" 2>/dev/null
+			done
+			kill -CONT "$pid" 2>/dev/null
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			rc=124
+		else
+			wait "$pid"
+			rc=$?
+		fi
+	done
+	return $rc
+}
+
+# run_bounded WHAT COMMAND...: COMMAND in the foreground as far as the
+# caller sees (its status, its redirections, its standard input), but
+# bounded as wait_bounded.
+run_bounded() {
+	local what=$1
+	shift
+	"$@" <&0 &
+	wait_bounded "$what" $!
+}
+
+# not_stopped PID WHAT: FAIL if PID is stopped (state T): nothing a test
+# runs may leave a process stopped (a stopped process never acts on the
+# SIGTERM that ends it); it is continued, so that the test goes on.
+not_stopped() {
+	local state
+	state=$(awk '$1 == "State:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ "$state" = T ] || return 0
+	fail "$2: pid $1 was left stopped: $(proc_report "$1")"
+	kill -CONT "$1"
+	return 1
+}
 
 # start_record ERRFILE RECORD-ARGS...: `wpptrace record RECORD-ARGS` in the
 # background (REC is its pid, its stderr goes to ERRFILE), returning once

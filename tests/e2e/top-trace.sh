@@ -29,7 +29,7 @@ cd "$WORK" || exit 1
 	{ fail "cannot build top_phases"; finish; }
 
 # The oracle: one recorded run of the phase.
-"$WPPTRACE" record -q -o rec.wpp -- ./prog r >rec.out 2>rec.err && grep -q '^ok' rec.out ||
+run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q -o rec.wpp -- ./prog r >rec.out 2>rec.err && grep -q '^ok' rec.out ||
 	{ fail "record of the phase: $(head -1 rec.err) $(head -1 rec.out)"; finish; }
 "$WPPTRACE" paths --format json rec.wpp >rec.json 2>rec.paths.err ||
 	{ fail "paths of the recording: $(head -1 rec.paths.err)"; finish; }
@@ -117,7 +117,7 @@ prog=$!
 exec 7>in
 if wait_until "the program's ready line" grep -q '^ready' prog.out; then
 	start_top p1.json p1.err -p $prog -n 2 -d 0.5 --format json
-	wait $TOP
+	wait_bounded "top -p -n 2" $TOP
 	rc=$?
 	state=$(awk '{ print $3 }' /proc/$prog/stat 2>/dev/null)
 	if [ $rc -eq 0 ] && [ "$(intervals p1.json)" -eq 2 ] && [ "$state" != T ] && [ "$state" != t ]; then
@@ -133,7 +133,7 @@ if wait_until "the program's ready line" grep -q '^ready' prog.out; then
 		n=$(intervals p2.json)
 		wait_until "two intervals after the phase" has_intervals p2.json $((n + 2))
 		echo finish >&7
-		wait $TOP
+		wait_bounded "top -p, its program finishing" $TOP
 		rc=$?
 		[ $rc -eq 0 ] || fail "top -p until the program exits: rc=$rc: $(head -1 p2.err)"
 		if out=$(python3 check.py p2.json $prog 2 counted 2>&1); then
@@ -144,7 +144,7 @@ if wait_until "the program's ready line" grep -q '^ready' prog.out; then
 	fi
 fi
 exec 7>&-
-wait $prog
+wait_bounded "the watched program" $prog
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^ok' prog.out; then
 	pass "the watched program finished both phases and its own check after top detached"
@@ -170,12 +170,12 @@ stop_top_when() {
 	last_intervals=
 	wait_until "top's intervals to hold the runs ($1)" top_holds "$@"
 	kill -INT $TOP
-	wait $TOP
+	wait_bounded "top, sent SIGINT" $TOP
 }
 if start_top a.json a.err -a -d 0.5 --top 0 --format json; then
 	./prog r >a.prog.out 2>&1 &
 	p=$!
-	wait $p || fail "top -a: the program failed: $(tail -1 a.prog.out)"
+	wait_bounded "the program under top -a" $p || fail "top -a: the program failed: $(tail -1 a.prog.out)"
 	stop_top_when a.json $p 1 system
 	if out=$(python3 check.py a.json $p 1 system 2>&1); then
 		pass "top -a, a program started after it: $out"
@@ -188,7 +188,7 @@ if start_top m.json m.err -a --merge -d 2 --top 0 --format json; then
 	p1=$!
 	./prog r >m2.out 2>&1 &
 	p2=$!
-	wait $p1 && wait $p2 || fail "top -a --merge: a program failed"
+	wait_bounded "program 1 under top -a --merge" $p1 && wait_bounded "program 2 under top -a --merge" $p2 || fail "top -a --merge: a program failed"
 	stop_top_when m.json 0 2 merged system
 	if out=$(python3 check.py m.json 0 2 merged system 2>&1); then
 		pass "top -a --merge, two programs: $out"
@@ -228,9 +228,9 @@ if start_top ms.json ms.err -a --merge -d 1 --top 0 --format json; then
 	s2=$!
 	wait_until "a row summing both steady programs" has_merged ms.json 2 && merged=1 || merged=0
 	kill $s1 $s2
-	wait $s1 $s2 2>/dev/null
+	wait_bounded "the steady programs, sent SIGTERM" $s1 $s2 2>/dev/null
 	kill -INT $TOP
-	wait $TOP || fail "top -a --merge on steady programs: $(head -1 ms.err)"
+	wait_bounded "top -a --merge, sent SIGINT" $TOP || fail "top -a --merge on steady programs: $(head -1 ms.err)"
 	most=$(merged_rows ms.json)
 	if [ $merged = 1 ] && [ "$most" = 2 ]; then
 		pass "top -a --merge, two steady programs: rows sum both processes, never more"
@@ -264,7 +264,7 @@ if command -v setpriv >/dev/null; then
 		fail "unprivileged top -p: rc=$rc, $(head -2 np.err)"
 	fi
 	exec 7>&- # its phases run, untraced
-	wait $p || fail "the program after the unprivileged top: $(tail -1 np.out)"
+	wait_bounded "the program after the unprivileged top" $p || fail "the program after the unprivileged top: $(tail -1 np.out)"
 else
 	fail "setpriv missing: the unprivileged cases cannot run"
 fi

@@ -249,6 +249,7 @@ static void mark_traced(struct bc_collector *c, struct bc_proc *p)
 		p->traced = 1;
 		c->live_traced++;
 		c->ever_traced = 1;
+		p->start_ticks = proc_start_time((pid_t)p->pid);
 	}
 }
 

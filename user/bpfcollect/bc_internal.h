@@ -103,6 +103,8 @@ struct bc_proc {
 	int announced;	       /* PROCESS delivered for the current image */
 	int interesting;       /* deliver events for it (traced or instrumented) */
 	int traced;	       /* counts towards bc_all_exited() */
+	uint64_t start_ticks;  /* traced: its /proc start time (0: unknown), to tell
+				* it from a process that reused its pid */
 	uint32_t open_streams; /* unblocked streams not yet closed */
 	uint32_t blocked_streams;
 	/* Execs read but not delivered yet, oldest first: each waits until the
@@ -170,6 +172,10 @@ struct bc_collector {
 	struct idmap taken;
 	int live_traced; /* traced processes not yet exited */
 	int ever_traced;
+	/* bc_all_exited: since when /proc has shown no traced process alive
+	 * while some exit was still unseen (0: one is alive), and when /proc
+	 * was last looked at. */
+	uint64_t gone_since_ns, gone_checked_ns;
 
 	struct bpf_link **links;
 	size_t nlinks, links_cap;

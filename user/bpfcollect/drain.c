@@ -18,10 +18,16 @@
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/detach_take.h"
+#include "bpfcollect/procinfo.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
 
 #define POLL_MS 50
+/* bc_all_exited: how often /proc is looked at while an exit is awaited,
+ * and how long the records of processes gone from it may take to arrive
+ * (rings drain in well under a second; a stopped collector thread longer). */
+#define BC_GONE_CHECK_NS 200000000ull
+#define BC_GONE_GRACE_NS 3000000000ull
 
 struct drain_arg {
 	struct bc_collector *c;
@@ -100,10 +106,46 @@ int bc_start(struct bc_collector *c)
 	return 0;
 }
 
+/* Is traced process p still running (not gone, not a zombie, not another
+ * process under its pid)?  Lock held. */
+static void note_alive(uint64_t pid, void *val, void *arg)
+{
+	const struct bc_proc *p = val;
+	int *alive = arg;
+	if (*alive || !p->traced)
+		return;
+	char state = proc_state((pid_t)pid);
+	if (state && state != 'Z' && state != 'X' &&
+	    (!p->start_ticks || proc_start_time((pid_t)pid) == p->start_ticks))
+		*alive = 1;
+}
+
 bool bc_all_exited(struct bc_collector *c)
 {
 	pthread_mutex_lock(&c->lock);
 	bool done = c->ever_traced && c->live_traced == 0;
+	uint64_t now = bc_now_ns();
+	/* Some exit not seen yet: normally its record is on its way.  But a
+	 * record can be lost (a full lifecycle ring), or never written (the
+	 * process ended before it was traced, or between its threads'
+	 * exits), and then nothing would end the wait.  /proc says when the
+	 * processes are gone; their records had BC_GONE_GRACE_NS to arrive. */
+	if (!done && c->ever_traced && now - c->gone_checked_ns >= BC_GONE_CHECK_NS) {
+		int alive = 0;
+		c->gone_checked_ns = now;
+		idmap_each(&c->procs, note_alive, &alive);
+		if (alive)
+			c->gone_since_ns = 0;
+		else if (!c->gone_since_ns)
+			c->gone_since_ns = now;
+		else if (now - c->gone_since_ns >= BC_GONE_GRACE_NS) {
+			wpp_warn("bpf: every traced process is gone, but the end of %d of them was "
+				 "not seen (its exit record was lost or never written): "
+				 "recording ends",
+				 c->live_traced);
+			done = true;
+		}
+	}
 	pthread_mutex_unlock(&c->lock);
 	return done;
 }

@@ -12,6 +12,7 @@
  * batch or a registration) or descend from one that did; until then the
  * collector just remembers what fork/exec told it.
  */
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/registry.h"
 #include "runtime/wpp_registry.h"
+#include "wpp_transport.skel.h"
 
 #define CMDLINE_MAX 4096
 
@@ -68,6 +70,7 @@ static struct bc_proc *proc_new(struct bc_collector *c, uint32_t pid)
 	if (p->traced) {
 		c->live_traced++;
 		c->ever_traced = 1;
+		p->start_ticks = proc_start_time((pid_t)pid);
 	}
 	return p;
 }
@@ -622,6 +625,12 @@ void proc_settle(struct bc_collector *c, struct bc_proc *p)
 	}
 	if (p->traced)
 		c->live_traced--;
+	/* Where the kernel does not say which thread is the last, the probe
+	 * leaves the pid traced (wpp_exit): its exit is delivered now. */
+	if (c->opt.filter_pids && !c->skel->rodata->exit_passes_group_dead) {
+		uint32_t key = p->pid;
+		bpf_map_delete_elem(bpf_map__fd(c->skel->maps.traced_pids), &key);
+	}
 	proc_free(p);
 }
 

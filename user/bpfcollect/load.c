@@ -6,6 +6,7 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <bpf/btf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -306,6 +307,25 @@ static int create_rings(struct bc_collector *c)
 	return 0;
 }
 
+/* Does sched_process_exit pass group_dead (Linux 6.16+)?  Its BTF type,
+ * btf_trace_sched_process_exit, is a pointer to a prototype whose
+ * arguments are (void *, struct task_struct *[, bool group_dead]). */
+static int exit_tracepoint_has_group_dead(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return 0;
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(vmlinux, id) : NULL;
+	if (t)
+		t = btf__type_by_id(vmlinux, t->type);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(vmlinux, t->type);
+	int has = t && btf_is_func_proto(t) && btf_vlen(t) == 3;
+	btf__free(vmlinux);
+	return has;
+}
+
 static int attach_tracepoints(struct bc_collector *c)
 {
 	struct bpf_program *progs[] = {c->skel->progs.wpp_fork, c->skel->progs.wpp_exec,
@@ -437,6 +457,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
 				 "thread had not published when it exec'd are not salvaged");
 	}
+	c->skel->rodata->exit_passes_group_dead = exit_tracepoint_has_group_dead();
 	multi_setup(c);
 	err = load_programs(c);
 	if (err)

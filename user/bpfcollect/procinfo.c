@@ -62,6 +62,15 @@ pid_t proc_ppid(pid_t pid)
 	return ppid;
 }
 
+char proc_state(pid_t pid)
+{
+	char line[512], state = 0;
+	const char *p = stat_after_comm(pid, line, sizeof(line));
+	if (!p || sscanf(p, " %c", &state) != 1)
+		return 0;
+	return state;
+}
+
 uint64_t proc_start_time(pid_t pid)
 {
 	char line[1024];

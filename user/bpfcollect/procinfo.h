@@ -21,6 +21,9 @@ pid_t proc_ppid(pid_t pid);
  * the pid, it names a process even after the pid is reused), 0 if it
  * cannot be read. */
 uint64_t proc_start_time(pid_t pid);
+/* The state letter of /proc/PID/stat (R, S, D, T, t, Z, X...), 0 if the
+ * process is gone (or its stat cannot be read). */
+char proc_state(pid_t pid);
 /* Calls fn for every thread id in /proc/PID/task; number visited or -errno. */
 int proc_each_thread(pid_t pid, void (*fn)(pid_t tid, void *arg), void *arg);
 /* Calls fn once for every distinct file mapped executable by PID. */

@@ -2,6 +2,7 @@
 /* record_attach.c — attaching to running programs (see record_attach.h). */
 #include "record/record_attach.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,9 @@ void record_dual_switch(const pid_t *pids, int npids, int on)
 {
 	for (int i = 0; i < npids; i++) {
 		int n = bc_dual_set(pids[i], on);
+		/* Gone by the end: nothing is left to record on. */
+		if (n == -ESRCH && !on)
+			continue;
 		if (n < 0)
 			wpp_warn(
 			    "record: pid %d: cannot %s its dual build's flags (%s): it records "
