@@ -114,6 +114,11 @@ bad_target() {
 bad_target "missing pid" 999999999 "no such process"
 sleep infinity &
 plain=$!
+# Until the child has become sleep (a moment after the fork it is still
+# this shell, and the expected line would name the shell).
+plain_exe=$(readlink -f "$(command -v sleep)")
+is_sleep() { [ "$(readlink "/proc/$plain/exe")" = "$plain_exe" ]; }
+wait_until "sleep infinity to start" is_sleep || finish
 # Every line that can name the program does so in one form: -p PID (EXE): ...
 bad_target "uninstrumented" "$plain" "-p $plain ($(readlink "/proc/$plain/exe")): not instrumented"
 kill $plain
