@@ -55,7 +55,6 @@ struct wlz_state *wlz_new(void)
 	struct wlz_state *z = calloc(1, sizeof(struct wlz_state));
 
 	extend_pick();
-
 	if (z)
 		wlz_begin(z);
 	return z;
@@ -140,9 +139,10 @@ static size_t (*extend_long_fn)(const uint64_t *, const uint64_t *, size_t) = ex
 
 static void extend_pick(void)
 {
-	/* (every caller stores the same value: a race is harmless) */
+	/* (every caller stores the same value; relaxed atomics, as states
+	 * may be made in several threads) */
 	if (__builtin_cpu_supports("avx2"))
-		extend_long_fn = extend_long_avx2;
+		__atomic_store_n(&extend_long_fn, extend_long_avx2, __ATOMIC_RELAXED);
 }
 
 /* How many of a[0..max) equal b[0..max), from the start.  Most matches of
@@ -164,7 +164,7 @@ static inline size_t extend(const uint64_t *a, const uint64_t *b, size_t max)
 	}
 	if ((f = first_diff4(a, b)) < 4)
 		return f;
-	return 4 + extend_long_fn(a + 4, b + 4, max - 4);
+	return 4 + __atomic_load_n(&extend_long_fn, __ATOMIC_RELAXED)(a + 4, b + 4, max - 4);
 }
 
 /* The literal or dictionary token of w. */
