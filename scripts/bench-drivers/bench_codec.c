@@ -29,7 +29,8 @@
  *
  * --dump writes every unit's token bytes to TOKENS, one after another: two
  * builds of the encoder must write the same file (a faster token stage may
- * not change the format).
+ * not change the format); --dump-lz the same of the match stage's tokens.
+ * --only M,... runs only the methods named (as the lines name them).
  */
 #include <lz4.h>
 #include <stdio.h>
@@ -131,11 +132,22 @@ static const char *const names[NM] = {
     "tokens+zstd--3", "tokens+lz4",  "word_codec", "fast",   "lz",
     "lz+zstd-1",      "lz+lz4",	     "fast-lz"};
 
+/* Whether name is one of the comma-separated list's. */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t group = 1, reps = 1;
 	double budget = 0.4, min_gain = WC_MIN_GAIN_NS_PER_BYTE;
-	const char *dump = NULL;
+	const char *dump = NULL, *dump_lz = NULL, *only = NULL;
 	int i = 1;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -149,9 +161,13 @@ int main(int argc, char **argv)
 			min_gain = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
 			dump = argv[++i];
+		else if (!strcmp(argv[i], "--dump-lz") && i + 1 < argc)
+			dump_lz = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench_codec [--group N] [--reps R] [--budget B] "
-					"[--dump TOKENS] "
+					"[--dump TOKENS] [--dump-lz TOKENS] [--only M,...] "
 					"FILE.wpp...\n");
 			return 2;
 		}
@@ -182,12 +198,16 @@ int main(int argc, char **argv)
 	if (wc_encoder_match_stage(fast_lz) < 0 || wc_encoder_match_stage(enc_lz) < 0)
 		return 1;
 
-	if (dump) {
-		FILE *f = fopen(dump, "w");
+	for (int d = 0; d < 2; d++) {
+		const char *to = d ? dump_lz : dump;
+		FILE *f = to ? fopen(to, "w") : NULL;
 		for (size_t k = 0; f && k < nunits; k++)
-			fwrite(tok, 1, wc_tokens_encode(units[k].w, units[k].n, tok), f);
-		if (!f || fclose(f)) {
-			perror(dump);
+			fwrite(tok, 1,
+			       d ? wlz_encode(lz, units[k].w, units[k].n, tok, NULL)
+				 : wc_tokens_encode(units[k].w, units[k].n, tok),
+			       f);
+		if (to && (!f || fclose(f))) {
+			perror(to);
 			return 1;
 		}
 	}
@@ -195,6 +215,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)total_words, (unsigned long long)total_records);
 	printf("%-16s %10s %10s %12s\n", "method", "bytes/word", "bytes/rec", "Mwords/s");
 	for (int m = 0; m < NM; m++) {
+		if (only && !listed(only, names[m]))
+			continue;
 		double best = 1e30;
 		uint64_t bytes = 0, records = 0, took[4] = {0};
 		for (uint32_t r = 0; r < reps; r++) {
@@ -290,6 +312,8 @@ int main(int argc, char **argv)
 	for (int lz = 0; lz < 2; lz++) {
 		struct wc_encoder *de = lz ? enc_lz : enc;
 		double best = 1e30;
+		if (only && !listed(only, lz ? "decode lz+zstd" : "decode"))
+			continue;
 		for (uint32_t r = 0; r < reps; r++) {
 			double spent = 0;
 			for (size_t k = 0; k < nunits; k++) {

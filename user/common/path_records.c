@@ -16,6 +16,8 @@
  */
 #include "common/path_records.h"
 
+#include <string.h>
+
 #include "wpp/trace_abi.h"
 
 /* One word's records: the exact rule. */
@@ -31,24 +33,48 @@ static inline uint64_t word_records(uint64_t w)
 /* The least signed value of a word of a real fid (fid >= 1, top bit 0). */
 #define PLAIN_MIN ((int64_t)1 << WPP_FID_SHIFT)
 
+/* The records of the block of BLOCK words at w. */
+static inline __attribute__((always_inline)) uint64_t block_records(const uint64_t *w)
+{
+	uint64_t other = 0, records = 0;
+
+	for (uint32_t k = 0; k < BLOCK; k++)
+		other |= (int64_t)w[k] < PLAIN_MIN;
+	if (!other)
+		return BLOCK;
+	for (uint32_t k = 0; k < BLOCK; k++)
+		records += word_records(w[k]);
+	return records;
+}
+
 __attribute__((target_clones("avx2", "default"))) uint64_t
 wpp_count_path_records(const uint64_t *words, uint32_t n)
 {
 	uint64_t records = 0;
 	uint32_t i = 0;
 
-	for (; i + BLOCK <= n; i += BLOCK) {
-		uint64_t other = 0;
-		for (uint32_t k = 0; k < BLOCK; k++)
-			other |= (int64_t)words[i + k] < PLAIN_MIN;
-		if (!other) {
-			records += BLOCK;
-			continue;
-		}
-		for (uint32_t k = 0; k < BLOCK; k++)
-			records += word_records(words[i + k]);
-	}
+	for (; i + BLOCK <= n; i += BLOCK)
+		records += block_records(words + i);
 	for (; i < n; i++)
 		records += word_records(words[i]);
+	return records;
+}
+
+/* (Each block copied and weighed from the same loads: the words come from
+ * another core's cache, and the separate count pass read them again.) */
+__attribute__((target_clones("avx2", "default"))) uint64_t
+wpp_copy_path_records(uint64_t *restrict dst, const uint64_t *restrict words, uint32_t n)
+{
+	uint64_t records = 0;
+	uint32_t i = 0;
+
+	for (; i + BLOCK <= n; i += BLOCK) {
+		memcpy(dst + i, words + i, BLOCK * sizeof(*words));
+		records += block_records(words + i);
+	}
+	for (; i < n; i++) {
+		dst[i] = words[i];
+		records += word_records(words[i]);
+	}
 	return records;
 }

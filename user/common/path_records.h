@@ -14,5 +14,9 @@
  * second word is its record; WET value words are none).  A figure for the
  * user, not a decoder: malformed words count as whatever they look like. */
 uint64_t wpp_count_path_records(const uint64_t *words, uint32_t n);
+/* Copy words[0..n) to dst (not overlapping) and count them as
+ * wpp_count_path_records: one pass where a copy and a count were two (the
+ * collector's match stage keeps a copy of each chunk's words). */
+uint64_t wpp_copy_path_records(uint64_t *restrict dst, const uint64_t *restrict words, uint32_t n);
 
 #endif

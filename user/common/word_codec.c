@@ -25,6 +25,7 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "common/path_records.h"
 #include "common/varint.h"
 #include "common/word_lz.h"
 #include "common/word_tokens.h"
@@ -333,9 +334,10 @@ static int reserve(unsigned char **buf, size_t *cap, size_t used, size_t need)
 	return 0;
 }
 
-/* The match stage's wc_add: the words join the stream's copy, and the
- * tokens of all but its last few words are written. */
-static int lz_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+/* The match stage's wc_add: the words join the stream's copy (counted on
+ * the way when records is not NULL), and the tokens of all but its last
+ * few words are written. */
+static int lz_add(struct wc_encoder *e, const uint64_t *words, uint32_t n, uint64_t *records)
 {
 	if (n > UINT32_MAX / 2 - e->nwords || reserve(&e->tokens, &e->cap_tokens, e->ntokens,
 						      wlz_tokens_bound(n + WLZ_MIN_MATCH)) < 0)
@@ -350,16 +352,19 @@ static int lz_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 		e->words = w;
 		e->cap_words = cap;
 	}
-	memcpy(e->words + e->nwords, words, (size_t)n * sizeof(*words));
+	if (records)
+		*records += wpp_copy_path_records(e->words + e->nwords, words, n);
+	else
+		memcpy(e->words + e->nwords, words, (size_t)n * sizeof(*words));
 	e->nwords += n;
 	e->ntokens += wlz_add(e->lz, e->words, e->nwords, e->tokens + e->ntokens, NULL);
 	return 0;
 }
 
-int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+int wc_add_counted(struct wc_encoder *e, const uint64_t *words, uint32_t n, uint64_t *records)
 {
 	if (e->lz && !e->failed) {
-		if (lz_add(e, words, n) < 0)
+		if (lz_add(e, words, n, records) < 0)
 			e->failed = 1;
 		return e->failed ? -1 : 0;
 	}
@@ -368,7 +373,14 @@ int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
 		return -1;
 	}
 	e->ntokens += tokens_add(&e->tokens_state, words, n, e->tokens + e->ntokens);
+	if (records)
+		*records += wpp_count_path_records(words, n);
 	return 0;
+}
+
+int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n)
+{
+	return wc_add_counted(e, words, n, NULL);
 }
 
 static double thread_ns(void)

@@ -85,6 +85,10 @@ int wc_encoder_match_stage(struct wc_encoder *e);
  * pieces' words. */
 void wc_begin(struct wc_encoder *e);
 int wc_add(struct wc_encoder *e, const uint64_t *words, uint32_t n);
+/* wc_add, adding the path records of the words (wpp_count_path_records)
+ * to *records: counted as the match stage copies the words, or after the
+ * token stage read them (in cache then).  *records is unchanged on -1. */
+int wc_add_counted(struct wc_encoder *e, const uint64_t *words, uint32_t n, uint64_t *records);
 const void *wc_finish(struct wc_encoder *e, size_t *len, uint32_t *codec);
 /* wc_finish, allowed up to allowance payload bytes where that saves CPU:
  * LZ4 when it fits and saves at least the encoder's min_gain ns of zstd's

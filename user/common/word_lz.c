@@ -48,10 +48,13 @@ struct wlz_state {
 /* Streams are at most this long (WPP_BATCH_Z_MAX_WORDS is far below). */
 #define MAX_STREAM (UINT32_C(1) << 31)
 
+static void extend_pick(void);
+
 struct wlz_state *wlz_new(void)
 {
 	struct wlz_state *z = calloc(1, sizeof(struct wlz_state));
 
+	extend_pick();
 	if (z)
 		wlz_begin(z);
 	return z;
@@ -85,24 +88,83 @@ static inline int same4(const uint64_t *a, const uint64_t *b)
 	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0;
 }
 
-/* How many of a[0..max) equal b[0..max), from the start: four words a
- * compare while four remain, the first that differs found from the mask
- * of the four (one branch a block, where a word-by-word tail after the
- * block mispredicted again: most matches end in their first block). */
-static inline uint32_t extend(const uint64_t *a, const uint64_t *b, uint32_t max)
+/* The first of a[0..4) that differs from b[0..4), or 4: the four compares'
+ * mask, one branch (a word-by-word loop mispredicted at every match's end). */
+static inline size_t first_diff4(const uint64_t *a, const uint64_t *b)
 {
-	uint32_t k = 0;
+	unsigned m = (unsigned)(a[0] != b[0]) | (unsigned)(a[1] != b[1]) << 1 |
+		     (unsigned)(a[2] != b[2]) << 2 | (unsigned)(a[3] != b[3]) << 3;
+	return (size_t)__builtin_ctz(m | 16);
+}
 
-	for (; k + 4 <= max; k += 4) {
-		unsigned m = (unsigned)(a[k] != b[k]) | (unsigned)(a[k + 1] != b[k + 1]) << 1 |
-			     (unsigned)(a[k + 2] != b[k + 2]) << 2 |
-			     (unsigned)(a[k + 3] != b[k + 3]) << 3;
-		if (m)
-			return k + (uint32_t)__builtin_ctz(m);
+/* How many of a[0..max) equal b[0..max), from the start, for a match
+ * whose first four words matched: eight words a block as one vector
+ * compare, then the block that differs and what is left four at a time. */
+typedef uint64_t wlz_v8 __attribute__((vector_size(64)));
+typedef int64_t wlz_m8 __attribute__((vector_size(64)));
+static inline __attribute__((always_inline)) size_t extend_long(const uint64_t *a,
+								const uint64_t *b, size_t max)
+{
+	size_t k = 0, f;
+
+	for (; k + 8 <= max; k += 8) {
+		wlz_v8 x, y;
+		memcpy(&x, a + k, sizeof(x));
+		memcpy(&y, b + k, sizeof(y));
+		if (__builtin_reduce_and((wlz_m8)(x == y)) != -1)
+			break;
 	}
+	for (; k + 4 <= max; k += 4)
+		if ((f = first_diff4(a + k, b + k)) < 4)
+			return k + f;
 	while (k < max && a[k] == b[k])
 		k++;
 	return k;
+}
+
+/* extend_long as two 256-bit compares and a test a block, and as base
+ * x86-64 has it; which one is set once (wlz_new). */
+static __attribute__((target("avx2"))) size_t extend_long_avx2(const uint64_t *a, const uint64_t *b,
+							       size_t max)
+{
+	return extend_long(a, b, max);
+}
+
+static size_t extend_long_base(const uint64_t *a, const uint64_t *b, size_t max)
+{
+	return extend_long(a, b, max);
+}
+
+static size_t (*extend_long_fn)(const uint64_t *, const uint64_t *, size_t) = extend_long_base;
+
+static void extend_pick(void)
+{
+	/* (every caller stores the same value; relaxed atomics, as states
+	 * may be made in several threads) */
+	if (__builtin_cpu_supports("avx2"))
+		__atomic_store_n(&extend_long_fn, extend_long_avx2, __ATOMIC_RELAXED);
+}
+
+/* How many of a[0..max) equal b[0..max), from the start.  Most matches of
+ * data-dependent traces end in their first four words (bzip2's and xz's
+ * are 5-6 words long): those four here, the rest out of line, eight words
+ * a vector compare (lua's matches run for hundreds of words, where blocks
+ * of four took 60 % of the stage's instructions).  Only that part is
+ * AVX2: an AVX2 clone of the whole stage vectorized the hash's 64-bit
+ * products, which AVX2 emulates, and ran bzip2 a sixth slower.  Pointers
+ * and 64-bit counts: 32-bit indices cost an extension a load. */
+static inline size_t extend(const uint64_t *a, const uint64_t *b, size_t max)
+{
+	size_t f;
+
+	if (max < 4) {
+		for (f = 0; f < max && a[f] == b[f]; f++)
+			;
+		return f;
+	}
+	if ((f = first_diff4(a, b)) < 4)
+		return f;
+	return 4 + __atomic_load_n(&extend_long_fn, __ATOMIC_RELAXED)(a + 4, b + 4, max - 4);
 }
 
 /* The literal or dictionary token of w. */
@@ -153,8 +215,8 @@ size_t wlz_add(struct wlz_state *z, const uint64_t *words, uint32_t n, unsigned 
 			i++;
 			continue;
 		}
-		len = WLZ_MIN_MATCH +
-		      extend(w + WLZ_MIN_MATCH, w + WLZ_MIN_MATCH - d, n - i - WLZ_MIN_MATCH);
+		len = WLZ_MIN_MATCH + (uint32_t)extend(w + WLZ_MIN_MATCH, w + WLZ_MIN_MATCH - d,
+						       n - i - WLZ_MIN_MATCH);
 		p = varint_put(p, (uint64_t)(len - WLZ_MIN_MATCH) << 2 |
 				      (repeat ? TOK_REPEAT : TOK_MATCH));
 		if (!repeat)

@@ -9,8 +9,10 @@
  * The encoder hashes the next WLZ_MIN_MATCH words to the last position that
  * began with the same hash, in a table of positions it never clears (a
  * stream's positions start where the last stream's ended) and extends a
- * match comparing four words at a time: a probe per match or literal, a compare per matched word,
- * where the order-1 token stage (word_codec.c) loads a table slot for every word.
+ * match comparing its first four words at once, then eight at a time (a
+ * vector compare, AVX2 where the CPU has it): a probe per match or
+ * literal, a compare per matched word, where the order-1 token stage
+ * (word_codec.c) loads a table slot for every word.
  *
  * A match refers only to earlier words of the same stream: a chunk decodes
  * on its own.  Decoding checks every distance and length against the words

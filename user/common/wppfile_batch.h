@@ -38,6 +38,11 @@ int wpp_batch_group_fits(const struct wpp_batch_group *g, const struct wpp_chunk
  * unusable until written, which fails). */
 int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
 			const uint64_t *words);
+/* wpp_batch_group_add, adding the batch's path records to *records
+ * (wc_add_counted: in the same pass as the coder's copy where there is
+ * one); *records unchanged on -1. */
+int wpp_batch_group_add_counted(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
+				const uint64_t *words, uint64_t *records);
 /* Words in the group (0 also for a group of empty batches). */
 uint64_t wpp_batch_group_words(const struct wpp_batch_group *g);
 /* From now on a chunk may take up to chunk_bytes (its header and heads

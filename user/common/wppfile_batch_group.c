@@ -109,8 +109,8 @@ int wpp_batch_group_fits(const struct wpp_batch_group *g, const struct wpp_chunk
 	return first.pid == b->pid && first.tid == b->tid && first.generation == b->generation;
 }
 
-int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
-			const uint64_t *words)
+int wpp_batch_group_add_counted(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
+				const uint64_t *words, uint64_t *records)
 {
 	struct group_slot *s = &g->slot[g->cur];
 	size_t need = HEADS_OFFSET + ((size_t)s->nbatches + 1) * sizeof(*b);
@@ -133,7 +133,7 @@ int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch 
 		wc_begin(s->enc);
 		g->last_head_len = g->last_packed_len = 0;
 	}
-	if (wc_add(s->enc, words, b->nwords) < 0) {
+	if (wc_add_counted(s->enc, words, b->nwords, records) < 0) {
 		s->failed = 1;
 		return -1;
 	}
@@ -141,6 +141,12 @@ int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch 
 	s->nbatches++;
 	s->words += b->nwords;
 	return 0;
+}
+
+int wpp_batch_group_add(struct wpp_batch_group *g, const struct wpp_chunk_batch *b,
+			const uint64_t *words)
+{
+	return wpp_batch_group_add_counted(g, b, words, NULL);
 }
 
 uint64_t wpp_batch_group_words(const struct wpp_batch_group *g)

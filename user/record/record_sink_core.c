@@ -147,9 +147,10 @@ int record_sink_flush(struct record_sink *rs)
 
 /* Hold b in the compression group (written when full), or write it as a
  * BATCH when it is too big for one (or compression is off).  Its path
- * records are counted after the token stage read its words (they are in
- * cache then: counting first took the slot's misses, 14 % of lua's
- * collector) but before any write that settles the bytes account on them. */
+ * records are counted as the coder takes its words (in the match stage's
+ * copy, or after the token stage read them: counting first took the
+ * slot's misses, 14 % of lua's collector) but before any write that
+ * settles the bytes account on them. */
 static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 		       const uint64_t *words)
 {
@@ -163,12 +164,11 @@ static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 				return -1;
 		}
 		if (wpp_batch_group_fits(rs->group, b)) {
-			if (wpp_batch_group_add(rs->group, b, words) < 0) {
+			if (wpp_batch_group_add_counted(rs->group, b, words,
+							counted ? NULL : &rs->records) < 0) {
 				wpp_err("record: out of memory compressing a batch");
 				return -ENOMEM;
 			}
-			if (!counted)
-				rs->records += wpp_count_path_records(words, b->nwords);
 			/* full: on to the coder (thread) while the next fills */
 			if (wpp_batch_group_words(rs->group) >= rs->group_words)
 				return write_group(rs, 0);

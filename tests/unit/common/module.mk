@@ -46,7 +46,7 @@ TESTS += $(CODEC_TEST_BIN)
 # The word codec's match stage (codecs 4-6), under ASan/UBSan.
 WORD_LZ_TEST_BIN := $(BUILD)/tests/unit/common/test_word_lz
 $(WORD_LZ_TEST_BIN): $(call objs,san,tests/unit/common/test_word_lz.c \
-		user/common/word_codec.c user/common/word_lz.c)
+		user/common/word_codec.c user/common/word_lz.c user/common/path_records.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CODEC_LIBS) $(CMOCKA_LIBS)
 TEST_TARGETS += $(WORD_LZ_TEST_BIN)

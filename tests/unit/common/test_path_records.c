@@ -3,12 +3,14 @@
  * by word here: on words at the edges of every kind (control, REPEAT, WET
  * value, the unregistered fid, the least and largest plain fids), mixed at
  * random into plain words, at every length and offset, so that both the
- * all-plain blocks and the blocks weighed word by word are checked. */
+ * all-plain blocks and the blocks weighed word by word are checked; the
+ * copying count the same way, its copy exact and nothing written past it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "common/path_records.h"
@@ -66,6 +68,23 @@ static uint64_t some_word(unsigned plain_per_256)
 	}
 }
 
+/* wpp_copy_path_records of w[0..n) into a buffer at every offset mod 8:
+ * the oracle's count, the words copied, the canaries around them kept. */
+static void copies_and_counts(const uint64_t *w, uint32_t n)
+{
+	enum { CAP = 320 };
+	uint64_t dst[CAP + 16];
+	uint32_t at = n % 8;
+
+	assert_true(n + at + 1 <= CAP + 16);
+	memset(dst, 0xa5, sizeof(dst));
+	assert_int_equal(wpp_copy_path_records(dst + at, w, n), oracle(w, n));
+	assert_memory_equal(dst + at, w, (size_t)n * sizeof(*w));
+	for (uint32_t i = 0; i < at; i++)
+		assert_true(dst[i] == UINT64_C(0xa5a5a5a5a5a5a5a5));
+	assert_true(dst[at + n] == UINT64_C(0xa5a5a5a5a5a5a5a5));
+}
+
 static void matches_rule(void **state)
 {
 	enum { N = 300 };
@@ -77,9 +96,11 @@ static void matches_rule(void **state)
 			for (unsigned i = 0; i < N; i++)
 				w[i] = some_word(density == 256 ? 255 : density);
 			for (uint32_t off = 0; off < 9; off++)
-				for (uint32_t n = 0; n + off <= N; n += 1 + n / 16)
+				for (uint32_t n = 0; n + off <= N; n += 1 + n / 16) {
 					assert_int_equal(wpp_count_path_records(w + off, n),
 							 oracle(w + off, n));
+					copies_and_counts(w + off, n);
+				}
 		}
 }
 
@@ -93,6 +114,7 @@ static void all_plain(void **state)
 	/* one REPEAT in the last block: 63 plain words and 1000 executions */
 	w[60] = wpp_make_ctrl(WPP_CTRL_REPEAT, 1000);
 	assert_int_equal(wpp_count_path_records(w, 64), 63 + 1000);
+	copies_and_counts(w, 64);
 }
 
 int main(void)
