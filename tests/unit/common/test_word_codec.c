@@ -25,14 +25,12 @@
 #include "common/word_codec.h"
 #include "wpp/trace_abi.h"
 #include "common/wppfile_batch.h"
+#include "word_streams.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return ws_next(&rng);
 }
 
 /* Encode with both stages, decode, compare; returns the coded size. */
@@ -86,16 +84,8 @@ static size_t round_trip(const uint64_t *w, uint32_t n)
 
 static void random_words(void **state)
 {
-	enum { N = 8192 };
-	uint64_t *w = malloc(N * 8);
 	(void)state;
-	for (int round = 0; round < 20; round++) {
-		uint32_t n = (uint32_t)(next_rand() % N) + 1;
-		for (uint32_t i = 0; i < n; i++)
-			w[i] = next_rand();
-		round_trip(w, n);
-	}
-	free(w);
+	ws_random_streams(round_trip, &rng, 8192, 20);
 }
 
 /* Trace-like streams: a few functions' paths in loops, REPEATs, wide pairs. */
@@ -133,19 +123,7 @@ static void adversarial_words(void **state)
 	round_trip(w, 0);
 	round_trip(w, 1);		    /* the zero word: predicted by the empty table */
 	assert_true(round_trip(w, N) < 64); /* all zero: one run */
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = UINT64_MAX; /* fid 0xffffff, payload max */
-	round_trip(w, N);
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = i & 1 ? UINT64_MAX : 0; /* largest fid deltas both ways */
-	round_trip(w, N);
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = wpp_make_word((uint32_t)(i * 2654435761u) & 0xffffff, i); /* all distinct */
-	round_trip(w, N);
-	/* A spin loop alternating two paths codes to a few bytes. */
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = wpp_make_word(7, i & 1 ? 3 : 4);
-	assert_true(round_trip(w, N) < 64);
+	ws_edge_streams(round_trip, w, N);
 	/* Two words whose order-1 slots collide, so the second successor
 	 * token and the dictionary carry them. */
 	for (uint32_t i = 0; i < N; i++)

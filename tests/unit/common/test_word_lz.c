@@ -25,14 +25,12 @@
 #include "common/word_codec.h"
 #include "common/word_lz.h"
 #include "wpp/trace_abi.h"
+#include "word_streams.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return ws_next(&rng);
 }
 
 #define CANARY 0x5eed5eed5eed5eedull
@@ -108,16 +106,8 @@ static size_t round_trip(const uint64_t *w, uint32_t n)
 
 static void random_words(void **state)
 {
-	enum { N = 20000 };
-	uint64_t *w = malloc(N * 8);
 	(void)state;
-	for (int round = 0; round < 10; round++) {
-		uint32_t n = (uint32_t)(next_rand() % N) + 1;
-		for (uint32_t i = 0; i < n; i++)
-			w[i] = next_rand();
-		round_trip(w, n);
-	}
-	free(w);
+	ws_random_streams(round_trip, &rng, 20000, 10);
 }
 
 /* Trace-like streams: loops of a few paths, stretches repeated from far
@@ -155,19 +145,8 @@ static void adversarial_words(void **state)
 	for (uint32_t n = 0; n < 12; n++) /* shorter than, around, a match */
 		round_trip(w, n);
 	assert_true(round_trip(w, N) < 64); /* all zero: one overlapping match */
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = UINT64_MAX;
-	round_trip(w, N);
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = i & 1 ? UINT64_MAX : 0; /* largest fid deltas both ways */
-	round_trip(w, N);
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = wpp_make_word((uint32_t)(i * 2654435761u) & 0xffffff, i); /* all distinct */
-	round_trip(w, N);
-	/* a spin loop alternating two paths: one match of distance 2 */
-	for (uint32_t i = 0; i < N; i++)
-		w[i] = wpp_make_word(7, i & 1 ? 3 : 4);
-	assert_true(round_trip(w, N) < 64);
+	/* the spin loop among them: one match of distance 2 */
+	ws_edge_streams(round_trip, w, N);
 	/* one random block of 1000 words, 70 times: each copy one match */
 	for (uint32_t i = 0; i < N; i++)
 		w[i] = i < 1000 ? next_rand() : w[i - 1000];
