@@ -337,6 +337,13 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 
 void bc_report_loss(const struct bc_counters *k)
 {
+	/* Not loss by design (a level caught in the runtime's buffer switch
+	 * had its words published just before), but a descriptor the exit
+	 * program could not read lands here too: -v says how many. */
+	if (k->salvage_skipped)
+		wpp_info("bpf: %" PRIu64 " buffer levels passed over by the salvage at thread "
+			 "exit or exec (caught mid-switch, or unreadable)",
+			 k->salvage_skipped);
 	if (k->unseen_batches)
 		wpp_warn("%" PRIu64
 			 " batches were published before the probe was attached to their "
