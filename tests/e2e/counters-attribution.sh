@@ -1,3 +1,5 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # counters-attribution.sh — exact attribution: faults.c touches NA fresh
 # pages in touch_a and NB in touch_b; recorded with page-faults sampled at
 # period 1, touch_a must carry exactly NA faults and touch_b exactly NB
