@@ -7,9 +7,10 @@
  * knows, independently of the trace, how many words each thread recorded:
  * what the decoded trace holds for it plus what was counted lost must match.
  *   killcount FILE NTHREADS
- * FILE gets, per slot i (main is slot 0, worker i slot i + 1): the tid and
- * the iterations done, two 64-bit words (slot 0's count word stays 0, its
- * tid is the pid).  Main only waits for the kill, which comes from outside.
+ * FILE (made here: it must not exist, nor be a link) gets, per slot i
+ * (main is slot 0, worker i slot i + 1): the tid and the iterations done,
+ * two 64-bit words (slot 0's count word stays 0, its tid is the pid).
+ * Main only waits for the kill, which comes from outside.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
 	int n = atoi(argv[2]);
 	if (n < 1 || n >= MAX_THREADS)
 		return 2;
-	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(argv[1], O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	size_t size = sizeof(struct slot) * MAX_THREADS;
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
 		return 2;
