@@ -58,15 +58,22 @@ wait_until() {
 # test program writes once it runs).
 wait_file() { wait_until "$2" test -s "$1"; }
 
+# state_of DIR [2]: the state letter of the process or thread whose /proc
+# directory is DIR ("S"), with its name when the second argument is 2
+# ("S (sleeping)"); empty once it has gone.
+state_of() {
+	awk -v n="${2:-1}" '$1 == "State:" { print (n == 2 ? $2 " " $3 : $2) }' "$1/status" 2>/dev/null
+}
+
 # proc_report PID: what PID is doing, one line: its state and wchan, and
 # each other thread's ("gone" once it has ended).
 proc_report() {
 	local pid=$1 t line
 	[ -d "/proc/$pid" ] || { echo "pid $pid: gone"; return; }
-	line="pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null)): $(awk '$1 == "State:" { print $2, $3 }' "/proc/$pid/status" 2>/dev/null), wchan $(cat "/proc/$pid/wchan" 2>/dev/null)"
+	line="pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null)): $(state_of "/proc/$pid" 2), wchan $(cat "/proc/$pid/wchan" 2>/dev/null)"
 	for t in /proc/"$pid"/task/*; do
 		[ "${t##*/}" = "$pid" ] && continue
-		line+="; thread ${t##*/}: $(awk '$1 == "State:" { print $2 }' "$t/status" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+		line+="; thread ${t##*/}: $(state_of "$t") $(cat "$t/wchan" 2>/dev/null)"
 	done
 	echo "$line"
 }
@@ -74,7 +81,7 @@ proc_report() {
 # running PID: PID has not ended (a zombie has).
 running() {
 	local state
-	state=$(awk '$1 == "State:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	state=$(state_of "/proc/$1")
 	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
@@ -124,9 +131,7 @@ run_bounded() {
 # runs may leave a process stopped (a stopped process never acts on the
 # SIGTERM that ends it); it is continued, so that the test goes on.
 not_stopped() {
-	local state
-	state=$(awk '$1 == "State:" { print $2 }' "/proc/$1/status" 2>/dev/null)
-	[ "$state" = T ] || return 0
+	[ "$(state_of "/proc/$1")" = T ] || return 0
 	fail "$2: pid $1 was left stopped: $(proc_report "$1")"
 	kill -CONT "$1"
 	return 1
