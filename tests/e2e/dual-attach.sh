@@ -11,7 +11,12 @@
 #    the attach (tests/e2e/dual/spin.c) switches it at the next path start
 #    on the loops: paths of that frame appear within the 2 s recording,
 #    none from its entry, and every path id is regenerated from the
-#    metadata by the independent reader (wppmeta.py).
+#    metadata by the independent reader (wppmeta.py);
+#  * `record -a` switches a dual build that was running plain before it
+#    started (its paths are in the file) and back when it ends (the next
+#    `record -p` finds it off again);
+#  * a process whose flags were on before the collector came (WPP_TRACE_ON)
+#    is left on: a second `record -p` still finds them on.
 . "$(dirname "$0")/bpf-lib.sh"
 ORACLE_CMP="python3 $ROOT/tests/oracle/wppcmp.py"
 
@@ -89,5 +94,60 @@ PY
 	fi
 else
 	fail "spin: decode failed: $(head -3 "$WORK/spin.script.err")"
+fi
+
+# start_spin NAME [ENV...]: a spin-dual in its loops, its pid in $spin.
+start_spin() {
+	local name=$1
+	shift
+	(cd "$WORK" && exec env "$@" ./spin-dual >"$name.out") &
+	spin=$!
+	for _ in $(seq 50); do grep -q ready "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
+	sleep 0.3
+}
+# stop_spin NAME: ends it, checks it ran to its end.
+stop_spin() {
+	kill -USR1 "$spin"
+	wait_bounded "spin-dual ($1), sent SIGUSR1" "$spin"
+	local st=$?
+	[ $st -eq 0 ] && grep -q "done 1" "$WORK/$1.out" || fail "$1: spin status $st"
+}
+
+start_spin all
+run_bounded "record -a -d 2" "$WPPTRACE" -v record -a -d 2 -o "$WORK/all.wpp" 2>"$WORK/all.err"
+not_stopped "$spin" "record -a -d 2"
+run_bounded "record -p after -a" "$WPPTRACE" -v record -p "$spin" -d 1 -o "$WORK/after.wpp" 2>"$WORK/after.err"
+stop_spin all
+if grep -q "pid $spin: set 1 dual flags" "$WORK/all.err" &&
+	grep -q "pid $spin: cleared 1 dual flags" "$WORK/all.err" &&
+	grep -q "pid $spin: set 1 dual flags" "$WORK/after.err"; then
+	pass "record -a set the running dual build's flag and cleared it at its end"
+else
+	fail "record -a and the flag of pid $spin: $(grep "pid $spin" "$WORK/all.err" "$WORK/after.err")"
+fi
+if jsonl "$WORK/all.wpp"; then
+	n=$(python3 - "$WORK/all.jsonl" "$spin" <<'PY'
+import json, sys
+pid = int(sys.argv[2])
+print(sum(1 for line in open(sys.argv[1])
+          if (j := json.loads(line)).get("type") == "path" and j.get("pid") == pid
+          and j["function"] == "spin"))
+PY
+)
+	[ "${n:-0}" -gt 0 ] && pass "record -a: $n paths of the dual build running before it" ||
+		fail "record -a: no path of pid $spin in spin"
+else
+	fail "record -a: decode failed: $(head -3 "$WORK/all.script.err")"
+fi
+
+start_spin on WPP_TRACE_ON=1
+run_bounded "record -p (on already)" "$WPPTRACE" -v record -p "$spin" -d 1 -o "$WORK/on1.wpp" 2>"$WORK/on1.err"
+run_bounded "record -p (on still)" "$WPPTRACE" -v record -p "$spin" -d 1 -o "$WORK/on2.wpp" 2>"$WORK/on2.err"
+stop_spin on
+if grep -q "dual flags were set already" "$WORK/on1.err" && ! grep -q "cleared" "$WORK/on1.err" &&
+	grep -q "dual flags were set already" "$WORK/on2.err"; then
+	pass "flags set before record -p came are left set"
+else
+	fail "flags on before record -p: $(grep dual "$WORK/on1.err" "$WORK/on2.err")"
 fi
 finish

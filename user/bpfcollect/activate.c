@@ -25,7 +25,7 @@ static void no_tu(const struct wpp_brec_register *r, void *arg)
 	(void)r, (void)arg;
 }
 
-int bc_dual_set(pid_t pid, int on)
+int bc_dual_set(pid_t pid, int on, int *was_on)
 {
 	struct registry_info info;
 	int err = registry_read(pid, no_tu, NULL, &info);
@@ -35,10 +35,15 @@ int bc_dual_set(pid_t pid, int on)
 		return 0;
 	/* The word new flags start from first (wpp_registry.h): a TU that
 	 * registers while we write either reads it or is in the array. */
-	uint32_t v32 = on ? 1 : 0;
-	struct iovec local = {&v32, sizeof(v32)};
+	uint32_t v32 = on ? 1 : 0, before = 0;
+	struct iovec local = {&v32, sizeof(v32)}, old = {&before, sizeof(before)};
 	struct iovec remote = {
 	    (void *)(uintptr_t)(info.addr + offsetof(struct wpp_registry, dual_on)), sizeof(v32)};
+	if (was_on) {
+		if (process_vm_readv(pid, &old, 1, &remote, 1, 0) != (ssize_t)sizeof(before))
+			return -errno;
+		*was_on = before != 0;
+	}
 	if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(v32))
 		return -errno;
 	/* the count again, after the write: flags registered meanwhile */

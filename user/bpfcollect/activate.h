@@ -19,7 +19,10 @@
 /* Sets (on = 1) or clears the flags of process pid.  Returns the number of
  * flags written (0: not a dual build, or a runtime older than version 3),
  * or -errno: -ESRCH gone, -EPERM/-EACCES not allowed, -EPROTO a registry
- * that makes no sense. */
-int bc_dual_set(pid_t pid, int on);
+ * that makes no sense.  *was_on (if not NULL) says whether the process's
+ * dual_on was already set before this call: someone else (its own runtime
+ * under a collector, WPP_TRACE_ON, another `record -p`) had switched it
+ * on, and a collector that did not switch it on must not switch it off. */
+int bc_dual_set(pid_t pid, int on, int *was_on);
 
 #endif

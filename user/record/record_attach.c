@@ -2,10 +2,14 @@
 /* record_attach.c — attaching to running programs (see record_attach.h). */
 #include "record/record_attach.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bpfcollect/activate.h"
@@ -27,8 +31,84 @@ void record_attach_own_runtime(struct bc_collector *c)
 		bc_attach_object(c, lib);
 }
 
-int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids)
+/* One process switched on by this collector, held by a pidfd. */
+struct dual_proc {
+	pid_t pid;
+	int pidfd;
+};
+
+struct record_dual {
+	struct dual_proc *procs;
+	size_t n, cap;
+};
+
+/* Switch pid on; remember it if this call is what switched it on.  quiet:
+ * -a's scan, where most processes are not dual builds or not ours. */
+static void dual_on(struct record_dual *d, pid_t pid, int quiet)
 {
+	/* The pidfd first: if pid is this process now, the pidfd is too. */
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int pidfd_err = pidfd < 0 ? errno : 0, was_on = 0;
+	int n = bc_dual_set(pid, 1, &was_on);
+
+	if (n < 0 && !(quiet && (n == -ENOENT || n == -ESRCH || n == -EPERM || n == -EACCES)))
+		wpp_warn("record: pid %d: cannot set its dual build's flags (%s): it records only "
+			 "what runs instrumented",
+			 (int)pid, strerror(-n));
+	else if (n > 0 && wpp_verbosity >= 2)
+		wpp_info(was_on
+			     ? "record: pid %d: %d dual flags were set already: left set at the end"
+			     : "record: pid %d: set %d dual flags",
+			 (int)pid, n);
+	if (n <= 0 || was_on || pidfd < 0 || !d) {
+		if (pidfd >= 0)
+			close(pidfd);
+		if (n > 0 && !was_on && pidfd < 0)
+			wpp_warn("record: pid %d: no pidfd (%s): its dual build's flags stay set",
+				 (int)pid, strerror(pidfd_err));
+		return;
+	}
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		struct dual_proc *p = realloc(d->procs, cap * sizeof(*p));
+		if (!p) {
+			close(pidfd);
+			wpp_warn("record: pid %d: out of memory: its dual build's flags stay set",
+				 (int)pid);
+			return;
+		}
+		d->procs = p;
+		d->cap = cap;
+	}
+	d->procs[d->n++] = (struct dual_proc){pid, pidfd};
+}
+
+/* -a: every process running now that is a dual build. */
+static void dual_on_all(struct record_dual *d)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+
+	if (!dir) {
+		wpp_warn("record: cannot list /proc (%s): dual builds running now record only what "
+			 "runs instrumented",
+			 strerror(errno));
+		return;
+	}
+	while ((e = readdir(dir))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (!*end && pid > 0 && pid != getpid())
+			dual_on(d, (pid_t)pid, 1);
+	}
+	closedir(dir);
+}
+
+int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids,
+			  struct record_dual **dual)
+{
+	if (dual)
+		*dual = NULL;
 	if (all) {
 		record_attach_own_runtime(c);
 		if (bc_trace_all(c))
@@ -42,25 +122,37 @@ int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, in
 			return -1;
 	if (bc_start(c))
 		return -1;
-	record_dual_switch(pids, npids, 1);
+	/* With nowhere to remember them, the flags set now stay set. */
+	struct record_dual *d = calloc(1, sizeof(*d));
+	if (all)
+		dual_on_all(d);
+	for (int i = 0; i < npids; i++)
+		dual_on(d, pids[i], 0);
+	if (dual)
+		*dual = d;
+	else
+		record_dual_restore(d);
 	return 0;
 }
 
-void record_dual_switch(const pid_t *pids, int npids, int on)
+void record_dual_restore(struct record_dual *d)
 {
-	for (int i = 0; i < npids; i++) {
-		int n = bc_dual_set(pids[i], on);
-		/* Gone by the end: nothing is left to record on. */
-		if (n == -ESRCH && !on)
-			continue;
-		if (n < 0)
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		struct dual_proc *p = &d->procs[i];
+		struct pollfd exited = {p->pidfd, POLLIN, 0};
+		/* Readable: it exited, and its pid may be another's by now. */
+		int n = poll(&exited, 1, 0) == 0 ? bc_dual_set(p->pid, 0, NULL) : -ESRCH;
+		if (n < 0 && n != -ESRCH)
 			wpp_warn(
-			    "record: pid %d: cannot %s its dual build's flags (%s): it records "
-			    "%s",
-			    (int)pids[i], on ? "set" : "clear", strerror(-n),
-			    on ? "only what runs instrumented" : "on, unheard, until it exits");
+			    "record: pid %d: cannot clear its dual build's flags (%s): it records "
+			    "on, unheard, until it exits",
+			    (int)p->pid, strerror(-n));
 		else if (n > 0 && wpp_verbosity >= 2)
-			wpp_info("record: pid %d: %s %d dual flags", (int)pids[i],
-				 on ? "set" : "cleared", n);
+			wpp_info("record: pid %d: cleared %d dual flags", (int)p->pid, n);
+		close(p->pidfd);
 	}
+	free(d->procs);
+	free(d);
 }

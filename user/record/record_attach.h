@@ -18,16 +18,26 @@
  * first batch. */
 void record_attach_own_runtime(struct bc_collector *c);
 
+/* The dual-build processes (wppcc -fwpp-dual) a collector switched to
+ * their instrumented copies, to be switched back when it is done. */
+struct record_dual;
+
 /* -a (all): our libwpprt, every instrumented object any process maps and
  * every image that starts later; else the npids processes pids (their
  * threads' positions and TU registries read).  Then the drain threads
- * start.  0, or -1 after one line per failure. */
-int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids);
+ * start, and the dual builds among the processes (with -a: every one
+ * running now) are switched to their instrumented copies; *dual (may be
+ * NULL) lists those this call switched on.  0, or -1 after one line per
+ * failure. */
+int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids,
+			  struct record_dual **dual);
 
-/* Dual builds (wppcc -fwpp-dual): sets (after attaching, done by
- * record_attach_running) or clears (after detaching) the flags that make
- * the processes run their instrumented copies.  A failure is one warning
- * line per process; the recording goes on as without dual builds. */
-void record_dual_switch(const pid_t *pids, int npids, int on);
+/* After detaching: switches back to their plain copies the processes d
+ * switched on that still run, and frees d (NULL: nothing).  A process
+ * whose flags were on before the collector came (its own runtime set them
+ * under another collector, or WPP_TRACE_ON) is left on; one that exited
+ * is told from a later process given its pid by a pidfd taken when it
+ * was switched on.  A failure is one warning line per process. */
+void record_dual_restore(struct record_dual *d);
 
 #endif

@@ -226,6 +226,7 @@ int record_bpf(const struct record_opts *o_)
 	struct record_opts o = *o_;
 	struct record_sink rs;
 	struct bc_counters k;
+	struct record_dual *dual = NULL; /* -p/-a: dual builds switched on */
 	pid_t child = 0;
 	int status = 0, rc = 0;
 
@@ -285,7 +286,7 @@ int record_bpf(const struct record_opts *o_)
 		rc = start_program(c, &o, counters, &child);
 	} else {
 		catch_stop_signals();
-		rc = record_attach_running(c, o.all, o.pids, o.npids) ? 1 : 0;
+		rc = record_attach_running(c, o.all, o.pids, o.npids, &dual) ? 1 : 0;
 	}
 	if (rc) {
 		record_live_counts_free(rs.live_counts);
@@ -303,8 +304,7 @@ int record_bpf(const struct record_opts *o_)
 					 : "the probes are attached to the processes");
 	wait_for_end(c, &o, child, rs.live_counts, &status);
 	bc_finish(c, &k);
-	if (!o.argv)
-		record_dual_switch(o.pids, o.npids, 0); /* detached: plain again */
+	record_dual_restore(dual); /* detached: plain again */
 	/* Probes detached, rings drained: what the threads hold now reached
 	 * no stream and will reach none (record_live_counts.h). */
 	if (rs.live_counts && record_live_counts_write(rs.live_counts, &rs, o.quiet) < 0)

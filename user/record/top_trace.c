@@ -36,7 +36,8 @@ struct top_image {
 
 struct top_trace {
 	struct bc_collector *c;
-	pthread_mutex_t lock; /* everything below, between callbacks and intervals */
+	struct record_dual *dual; /* dual builds switched on, off again at close */
+	pthread_mutex_t lock;	  /* everything below, between callbacks and intervals */
 	struct path_tally *tally;
 	struct top_tus *tus;
 	struct top_image **images;
@@ -208,7 +209,7 @@ struct top_trace *top_trace_open(int all, const pid_t *pids, int npids)
 		top_trace_close(t);
 		return NULL;
 	}
-	if (record_attach_running(t->c, all, pids, npids)) {
+	if (record_attach_running(t->c, all, pids, npids, &t->dual)) {
 		bc_close(t->c); /* as record does when attaching fails */
 		t->c = NULL;
 		top_trace_close(t);
@@ -331,6 +332,7 @@ void top_trace_close(struct top_trace *t)
 		bc_finish(t->c, NULL);
 		bc_close(t->c);
 	}
+	record_dual_restore(t->dual);
 	for (size_t i = 0; i < t->nimages; i++)
 		image_free(t->images[i]);
 	free(t->images);
