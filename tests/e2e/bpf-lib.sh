@@ -22,8 +22,12 @@ build() {
 		{ fail "cannot build $name"; sed 's/^/    /' "$WORK/$name.buildlog" | head -20; return 1; }
 }
 
-# jsonl FILE.wpp: the decoded trace next to it (FILE.jsonl).
-jsonl() { "$WPPTRACE" script "$1" --format jsonl >"${1%.wpp}.jsonl" 2>"${1%.wpp}.script.err"; }
+# jsonl FILE.wpp [SCRIPT OPTIONS]: the decoded trace next to it (FILE.jsonl).
+jsonl() {
+	local f=$1
+	shift
+	"$WPPTRACE" script "$f" --format jsonl "$@" >"${f%.wpp}.jsonl" 2>"${f%.wpp}.script.err"
+}
 
 # info FILE.wpp: `wpptrace info`; lost_words FILE.wpp: the events it says were lost.
 info() { "$WPPTRACE" info "$1"; }

@@ -114,8 +114,8 @@ stop_spin() {
 }
 
 start_spin all
-run_bounded "record -a -d 2" "$WPPTRACE" -v record -a -d 2 -o "$WORK/all.wpp" 2>"$WORK/all.err"
-not_stopped "$spin" "record -a -d 2"
+run_bounded "record -a -d 1" "$WPPTRACE" -v record -a -d 1 -o "$WORK/all.wpp" 2>"$WORK/all.err"
+not_stopped "$spin" "record -a -d 1"
 run_bounded "record -p after -a" "$WPPTRACE" -v record -p "$spin" -d 1 -o "$WORK/after.wpp" 2>"$WORK/after.err"
 stop_spin all
 if grep -q "pid $spin: set 1 dual flags" "$WORK/all.err" &&
@@ -125,7 +125,7 @@ if grep -q "pid $spin: set 1 dual flags" "$WORK/all.err" &&
 else
 	fail "record -a and the flag of pid $spin: $(grep "pid $spin" "$WORK/all.err" "$WORK/after.err")"
 fi
-if jsonl "$WORK/all.wpp"; then
+if jsonl "$WORK/all.wpp" -p "$spin"; then # (-a caught every traced process)
 	n=$(python3 - "$WORK/all.jsonl" "$spin" <<'PY'
 import json, sys
 pid = int(sys.argv[2])
