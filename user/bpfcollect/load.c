@@ -177,6 +177,10 @@ static int batch_record_cb(void *ctx, void *data, size_t size)
 	pthread_mutex_lock(&c->lock);
 	demux_batch_record(c, data, size);
 	pthread_mutex_unlock(&c->lock);
+	/* A stopped producer goes on as soon as the rings are down to the
+	 * resume mark, not once this drain has emptied them: what is left
+	 * keeps the collector busy while the producer wakes (pause.c). */
+	pause_resume(c, false);
 	return 0;
 }
 
