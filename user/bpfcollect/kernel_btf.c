@@ -72,7 +72,7 @@ int kernel_btf_index(struct kernel_btf *kb, const void *data, size_t size)
 	if (h->hdr_len < sizeof(*h) || h->hdr_len > size ||
 	    (uint64_t)h->type_off + h->type_len > size - h->hdr_len ||
 	    (uint64_t)h->str_off + h->str_len > size - h->hdr_len || h->str_len == 0 ||
-	    (h->type_off & 3))
+	    ((h->hdr_len | h->type_off) & 3))
 		return -EINVAL;
 	kb->data = data;
 	kb->size = size;
