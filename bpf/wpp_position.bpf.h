@@ -19,6 +19,7 @@
  * fills it and the transport alone forgets a thread (after salvaging it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 16);
 	__type(key, __u32);
 	__type(value, struct wpp_bpf_position);

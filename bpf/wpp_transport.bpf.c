@@ -68,6 +68,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 16);
 	__type(key, __u32);
 	__type(value, struct wpp_bpf_thread);
@@ -75,6 +76,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 14);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -89,6 +91,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 14);
 	__type(key, struct wpp_exe_key);
 	__type(value, __u8);
@@ -97,6 +100,7 @@ struct {
 /* Processes the batch probe has stopped (struct wpp_bpf_pause). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 14);
 	__type(key, __u32);
 	__type(value, struct wpp_bpf_pause);

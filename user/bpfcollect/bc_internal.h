@@ -11,6 +11,7 @@
  *   lifecycle.c fork/exec/exit/register records -> process/thread events
  *   pause.c    back-pressure: continue the processes the probe stopped
  *   hold.c     a thread's batches handed on as one run (one chunk)
+ *   kernel_btf.c  the sched tracepoints this kernel has, from its BTF
  */
 #ifndef WPP_BC_INTERNAL_H
 #define WPP_BC_INTERNAL_H

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/kernel_btf.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
 
@@ -176,6 +177,10 @@ static int batch_record_cb(void *ctx, void *data, size_t size)
 	pthread_mutex_lock(&c->lock);
 	demux_batch_record(c, data, size);
 	pthread_mutex_unlock(&c->lock);
+	/* A stopped producer goes on as soon as the rings are down to the
+	 * resume mark, not once this drain has emptied them: what is left
+	 * keeps the collector busy while the producer wakes (pause.c). */
+	pause_resume(c, false);
 	return 0;
 }
 
@@ -307,23 +312,46 @@ static int create_rings(struct bc_collector *c)
 	return 0;
 }
 
-/* Does sched_process_exit pass group_dead (Linux 6.16+)?  Its BTF type,
- * btf_trace_sched_process_exit, is a pointer to a prototype whose
- * arguments are (void *, struct task_struct *[, bool group_dead]). */
-static int exit_tracepoint_has_group_dead(void)
+/* What the sched tracepoints of this kernel offer: sched_prepare_exec
+ * (Linux 6.10+) and group_dead in sched_process_exit (6.16+), whose
+ * btf_trace_sched_process_exit points to (void *, struct task_struct *[,
+ * bool group_dead]).  From one walk of the kernel's BTF (kernel_btf.h);
+ * libbpf's model of it (a tenth of a second or more per load) only when
+ * that walk cannot answer. */
+struct sched_tps {
+	int prepare_exec;
+	int exit_group_dead;
+};
+
+static int libbpf_tp_args(const struct btf *vmlinux, const char *tp)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
-		return 0;
-	int id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	char name[128];
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) : -1;
 	const struct btf_type *t = id > 0 ? btf__type_by_id(vmlinux, id) : NULL;
 	if (t)
 		t = btf__type_by_id(vmlinux, t->type);
 	if (t && btf_is_ptr(t))
 		t = btf__type_by_id(vmlinux, t->type);
-	int has = t && btf_is_func_proto(t) && btf_vlen(t) == 3;
-	btf__free(vmlinux);
-	return has;
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
+}
+
+static struct sched_tps sched_tracepoints(void)
+{
+	struct kernel_btf kb;
+	int prep = -1, exit_args = -1;
+	if (kernel_btf_open(&kb, NULL) == 0) {
+		prep = kernel_btf_tp_args(&kb, "sched_prepare_exec");
+		exit_args = kernel_btf_tp_args(&kb, "sched_process_exit");
+		kernel_btf_close(&kb);
+	}
+	if (prep < 0 || exit_args < 0) {
+		struct btf *vmlinux = btf__load_vmlinux_btf();
+		prep = libbpf_tp_args(vmlinux, "sched_prepare_exec");
+		exit_args = libbpf_tp_args(vmlinux, "sched_process_exit");
+		btf__free(vmlinux);
+	}
+	return (struct sched_tps){.prepare_exec = prep > 0, .exit_group_dead = exit_args == 3};
 }
 
 static int attach_tracepoints(struct bc_collector *c)
@@ -451,13 +479,14 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	/* sched_prepare_exec is Linux 6.10+: without it an exec salvages
 	 * nothing (what a handler that execs interrupted is then lost, as are
 	 * words an exec the runtime did not see left). */
-	if (libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) < 0) {
+	struct sched_tps tps = sched_tracepoints();
+	if (!tps.prepare_exec) {
 		bpf_program__set_autoload(c->skel->progs.wpp_prepare_exec, false);
 		if (wpp_verbosity >= 2)
 			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
 				 "thread had not published when it exec'd are not salvaged");
 	}
-	c->skel->rodata->exit_passes_group_dead = exit_tracepoint_has_group_dead();
+	c->skel->rodata->exit_passes_group_dead = tps.exit_group_dead;
 	multi_setup(c);
 	err = load_programs(c);
 	if (err)

@@ -5,8 +5,9 @@
  * With pause_fill set (bc_options.drop_when_full false), the batch probe
  * stops a process that publishes into a ring holding pause_fill unconsumed
  * bytes, and records the stop in the `paused` map (wpp_bpf_records.h).  A
- * drain thread that has emptied its rings continues every stopped process
- * once all rings are down to resume_fill: the gap between the two marks
+ * drain thread, after each batch record and when it has emptied its rings,
+ * continues every stopped process once all rings are down to resume_fill
+ * (not once they are empty): the gap between the two marks
  * keeps a process from being stopped again at once, and what is left in the
  * rings keeps the drain busy while the processes wake up.
  *

@@ -50,3 +50,13 @@ $(MULTICOOKIE_BIN): tests/unit/bpfcollect/test_multi_cookie.c \
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
 TEST_TARGETS += $(MULTICOOKIE_BIN)
 TESTS += $(MULTICOOKIE_BIN)
+
+# The kernel BTF walk bc_open asks about tracepoints (kernel_btf.c; no
+# root): against libbpf on this machine's BTF, and on BTF built by the test.
+KERNELBTF_BIN := $(BPFTEST_DIR)/test_kernel_btf
+$(KERNELBTF_BIN): tests/unit/bpfcollect/test_kernel_btf.c \
+		$(call objs,san,user/bpfcollect/kernel_btf.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
+TEST_TARGETS += $(KERNELBTF_BIN)
+TESTS += $(KERNELBTF_BIN)
