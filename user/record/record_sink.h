@@ -26,6 +26,14 @@ struct wpp_batch_group;
  * but hold more words in memory, lost if the collector is killed. */
 #define RECORD_GROUP_WORDS 65536u
 
+/* Over shm the file's chunks are held and written together (wppw_hold):
+ * up to this many bytes, for at most this long.  A collector killed loses
+ * them besides what its rings held; lua's chunks (2.7 KB each) then take
+ * one write() in 24 instead of one each.  Over BPF the sink is not told
+ * of idle moments, so chunks are written as they come. */
+#define RECORD_HOLD_BYTES (64u << 10)
+#define RECORD_HOLD_NS	  (50u * 1000 * 1000)
+
 struct record_sink {
 	struct wpp_writer *w;
 	struct wpp_chunk_end totals;

@@ -38,6 +38,12 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 	if (!rs->w)
 		return -1;
 	rs->discard = o->discard_batches;
+	/* (the shm loop flushes what is held whenever it is idle: record.c) */
+	if (o->transport == RECORD_SHM && wppw_hold(rs->w, RECORD_HOLD_BYTES, RECORD_HOLD_NS) < 0) {
+		wpp_err("record: out of memory");
+		record_sink_abort(rs, o);
+		return -1;
+	}
 	if (o->compress) {
 		rs->group = wpp_batch_group_new(1);
 		/* The shm collector hands on one thread's batches at a time
@@ -142,7 +148,10 @@ static int write_group(struct record_sink *rs, int all)
 
 int record_sink_flush(struct record_sink *rs)
 {
-	return write_group(rs, 1);
+	if (write_group(rs, 1) < 0)
+		return -1;
+	/* and the chunks held for one write, once old enough */
+	return rs->failed ? -1 : keep(rs, wppw_flush(rs->w, RECORD_HOLD_NS));
 }
 
 /* Hold b in the compression group (written when full), or write it as a
