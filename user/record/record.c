@@ -114,8 +114,9 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 		if (rs->live_counts)
 			record_live_counts_tick(rs->live_counts);
 		/* Nothing more for now: the held batches go to the file
-		 * before the collector sleeps. */
-		if (n == 0 && record_sink_flush(rs) < 0)
+		 * before the collector sleeps, once they have waited long
+		 * enough (the wait's 10 ms timeout brings us back). */
+		if (n == 0 && record_sink_idle(rs) < 0)
 			n = 1;
 		/* (an exit since the reap: reap again rather than sleep) */
 		if (n == 0 && !no_children && exits == child_exits)
