@@ -75,6 +75,12 @@ struct thread_track {
 #define CUTOFF_QUEUE 16
 /* How often the drain walks the whole TU table without being told to. */
 #define TU_RESCAN_NS 100000000u
+/* How often the drain asks every process's pidfd whether it is gone
+ * without being nudged (wpp_shm_collector_nudge: record's SIGCHLD).  A
+ * poll per process on every pass was 2 % of lua's collector (a pass per
+ * 15 batches); a traced process that is not record's child (a grandchild
+ * under a shell that forked it) is noticed within this. */
+#define PROC_POLL_NS 10000000u
 
 struct wpp_shm_collector {
 	struct wpp_shm_header *h;
@@ -88,6 +94,8 @@ struct wpp_shm_collector {
 	uint32_t *tu_owner; /* the process entry a module was announced under */
 	uint32_t tu_epoch_seen;
 	uint64_t tu_scan_ns; /* when scan_tus last looked at every entry */
+	uint64_t poll_ns;    /* when scan_procs last polled the pidfds */
+	int nudged;	     /* wpp_shm_collector_nudge since (atomic) */
 	int finishing;
 	struct wpp_shm_totals totals;
 	struct {
@@ -374,8 +382,15 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 	return 0;
 }
 
-static void scan_procs(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, int *err)
+static void scan_procs(struct wpp_shm_collector *c, const struct wpp_shm_sink *s, uint64_t now,
+		       int *err)
 {
+	/* (the flag is taken before the polls: a nudge during them stays) */
+	int poll_now = __atomic_exchange_n(&c->nudged, 0, __ATOMIC_ACQ_REL) || c->finishing ||
+		       now - c->poll_ns >= PROC_POLL_NS;
+
+	if (poll_now)
+		c->poll_ns = now;
 	for (uint32_t i = 0; i < c->g.max_procs && !*err; i++) {
 		struct wpp_shm_proc *p = proc_at(c, i);
 		struct proc_track *pt = &c->procs[i];
@@ -384,8 +399,9 @@ static void scan_procs(struct wpp_shm_collector *c, const struct wpp_shm_sink *s
 		if (pt->cut)
 			continue;
 		if (st == WPP_SHM_LIVE || st == WPP_SHM_EXITING) {
+			int fresh = !pt->announced;
 			*err = announce_proc(c, s, i);
-			if (pt->pidfd >= 0 && !pt->dead) {
+			if (pt->pidfd >= 0 && !pt->dead && (poll_now || fresh)) {
 				struct pollfd pfd = {pt->pidfd, POLLIN, 0};
 				if (poll(&pfd, 1, 0) > 0)
 					pt->dead = 1;
@@ -589,10 +605,11 @@ static int start_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *
 
 long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 {
+	uint64_t now = now_ns();
 	long n = 0;
 	int err = 0;
 
-	scan_procs(c, s, &err);
+	scan_procs(c, s, now, &err);
 	/* The TU table is a cache miss (and a page) per entry, too many to walk
 	 * on every pass: a producer bumps the epoch after it registers (before
 	 * any batch of that TU, which emit() checks too), so the epoch says
@@ -600,7 +617,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	 * claimer died half way (freed for reuse), and a producer that
 	 * registered without the bump (its modules come late, its own loss). */
 	if (!err && (c->finishing || LOAD_ACQ(&c->h->tu_epoch) != c->tu_epoch_seen ||
-		     now_ns() - c->tu_scan_ns >= TU_RESCAN_NS))
+		     now - c->tu_scan_ns >= TU_RESCAN_NS))
 		err = scan_tus(c, s);
 	for (uint32_t i = 0; i < c->g.max_procs; i++) {
 		c->procs[i].nthreads = 0;
@@ -717,6 +734,7 @@ int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 
 void wpp_shm_collector_nudge(struct wpp_shm_collector *c)
 {
+	__atomic_store_n(&c->nudged, 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&c->h->doorbell, 1, __ATOMIC_SEQ_CST);
 	wpp_futex_wake_all(&c->h->doorbell);
 }

@@ -64,8 +64,10 @@ unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c);
  * quiet thread's batch waits.  0 if the wait timed out, 1 otherwise. */
 int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms);
 /* End a wait now, or make the next one return at once if it already read
- * the doorbell: for news from outside the rings (a child exited).  Async-
- * signal-safe (an atomic add and a FUTEX_WAKE; errno may change). */
+ * the doorbell: for news from outside the rings (a child exited); the
+ * next pass also asks every process whether it is gone (without a nudge
+ * it asks every 10 ms).  Async-signal-safe (atomic stores and a
+ * FUTEX_WAKE; errno may change). */
 void wpp_shm_collector_nudge(struct wpp_shm_collector *c);
 /* Treat every remaining producer as dead: drain, salvage, report exits. */
 long wpp_shm_collector_finish(struct wpp_shm_collector *c, const struct wpp_shm_sink *s);

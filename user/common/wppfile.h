@@ -2,9 +2,10 @@
 /*
  * wppfile.h — writing and reading .wpp files (layout in wpp/wpp_file.h).
  *
- * Writer: append-only; every chunk is written with one write() so a reader
- * never sees half a chunk from a live writer except at the tail, which the
- * CRC rejects.  wppw_close() appends the END chunk and fsyncs.  Behind
+ * Writer: append-only; every chunk goes to the file whole within one
+ * write() (alone, or after other whole chunks it held: wppw_hold) so a
+ * reader never sees half a chunk from a live writer except at the tail,
+ * which the CRC rejects.  wppw_close() appends the END chunk and fsyncs.  Behind
  * the end it reserves blocks ahead and lets written pages leave the page
  * cache (hints only: what a reader sees is exactly what was written).
  *
@@ -43,6 +44,20 @@ int wppw_finish(struct wpp_writer *w);
  * that will hold BATCH_Z chunks is WPP_FILE_VERSION_BATCH_Z, one that may
  * hold LZ4-coded ones WPP_FILE_VERSION_BATCH_LZ4).  0 or -errno. */
 int wppw_set_version(struct wpp_writer *w, uint32_t version);
+/* From now on hold whole chunks in memory, up to bytes of them (a chunk
+ * bigger than that is written at once, after those held), and write them
+ * together in one write() when the next would not fit, when the first has
+ * been held max_age_ns (looked at as chunks come, and by wppw_flush),
+ * and at close.  Fewer, larger writes: a recording's small compressed
+ * chunks cost a write() each and a part-written page each (ext4 zeroes
+ * the rest of a fresh block a write covers in part; docs/benchmarks.md,
+ * "The collector's writes and wake-ups").  The price: a writer killed
+ * loses what it held, at most bytes and max_age_ns old (0 bytes: hold
+ * nothing, the default).  0, or -errno (-ENOMEM: unchanged). */
+int wppw_hold(struct wpp_writer *w, uint32_t bytes, uint64_t max_age_ns);
+/* Write the held chunks if the first was held at least age_ns ago (0:
+ * now); the caller's idle moments.  0 or -errno. */
+int wppw_flush(struct wpp_writer *w, uint64_t age_ns);
 /* Append one chunk of the given type; 0 or -errno. */
 int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len);
 /* Same, with the payload in two pieces (fixed struct + tail) to avoid a copy. */

@@ -2,10 +2,12 @@
 /*
  * wppfile_write.c — the writing half of wppfile.h.
  *
- * Each chunk (header + payload) is assembled and handed to the kernel in a
- * single write(), so a reader that looks at a file being written, or at the
- * file of a collector that was killed, sees whole chunks followed at most by
- * one torn chunk, which the CRC rejects.
+ * Each chunk (header + payload) is handed to the kernel whole in one
+ * write(), alone or after other whole chunks (wppw_hold), so a reader that
+ * looks at a file being written, or at the file of a collector that was
+ * killed, sees whole chunks followed at most by one torn chunk, which the
+ * CRC rejects.  What a killed writer loses beyond that is what it held:
+ * nothing by default, at most the hold's bytes and age when asked to hold.
  */
 #include "common/wppfile.h"
 
@@ -39,6 +41,12 @@ struct wpp_writer {
 	 * dropped; off where the file cannot take the hints. */
 	uint64_t flushed, dropped;
 	int behind_off;
+	/* Whole chunks not yet written (wppw_hold): held_len of held_cap
+	 * bytes (held_cap 0: none are held), the first since held_ns. */
+	unsigned char *held;
+	size_t held_len, held_cap;
+	uint64_t held_ns, hold_ns;
+	int failed; /* a write failed: where the end is is not known */
 };
 
 /* Reservation steps: a quarter of what is written so far, within these. */
@@ -211,12 +219,72 @@ struct wpp_writer *wppw_open_append(const char *path)
 	return w;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Hand iov (n pieces, len bytes: whole chunks) to the kernel in one
+ * write(), with the blocks reserved ahead and write-behind after. */
+static int write_chunks(struct wpp_writer *w, struct iovec *iov, int n, uint64_t len)
+{
+	int err;
+
+	reserve_ahead(w, len);
+	err = write_all(w->fd, iov, n);
+	if (err) {
+		wpp_err("cannot write %s: %s", w->path, strerror(-err));
+		/* part of the chunks may be in the file: where the end is is no
+		 * longer known, so never truncate to a guess */
+		w->prealloc = 0;
+		w->reserved = 0;
+		w->failed = 1;
+	} else {
+		w->pos += len;
+		write_behind(w);
+	}
+	return err;
+}
+
+int wppw_flush(struct wpp_writer *w, uint64_t age_ns)
+{
+	struct iovec iov;
+	int err;
+
+	if (!w->held_len || (age_ns && mono_ns() - w->held_ns < age_ns))
+		return 0;
+	iov = (struct iovec){w->held, w->held_len};
+	err = write_chunks(w, &iov, 1, w->held_len);
+	w->held_len = 0;
+	return err;
+}
+
+int wppw_hold(struct wpp_writer *w, uint32_t bytes, uint64_t max_age_ns)
+{
+	unsigned char *p;
+	int err = wppw_flush(w, 0);
+
+	if (err)
+		return err;
+	p = bytes ? realloc(w->held, bytes) : NULL;
+	if (bytes && !p)
+		return -ENOMEM;
+	if (!bytes)
+		free(w->held);
+	w->held = p;
+	w->held_cap = bytes;
+	w->hold_ns = max_age_ns;
+	return 0;
+}
+
 int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, uint32_t alen,
 		const void *b, uint32_t blen)
 {
 	struct wpp_chunk_header h;
 	struct iovec iov[3];
-	uint64_t len = (uint64_t)alen + blen;
+	uint64_t len = (uint64_t)alen + blen, total = sizeof(h) + len;
 	int err;
 
 	if (len > WPP_CHUNK_MAX_PAYLOAD)
@@ -229,22 +297,26 @@ int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, u
 	h.crc32c = wpp_crc32c(0, (const char *)&h + offsetof(struct wpp_chunk_header, type), 8);
 	h.crc32c = wpp_crc32c(h.crc32c, a, alen);
 	h.crc32c = wpp_crc32c(h.crc32c, b, blen);
+	/* Held chunks keep their order: a chunk that does not fit behind
+	 * them writes them first. */
+	if (w->held_len + total > w->held_cap && (err = wppw_flush(w, 0)))
+		return err;
+	if (total <= w->held_cap) {
+		unsigned char *at = w->held + w->held_len;
+		if (!w->held_len)
+			w->held_ns = mono_ns();
+		memcpy(at, &h, sizeof(h));
+		if (alen)
+			memcpy(at + sizeof(h), a, alen);
+		if (blen)
+			memcpy(at + sizeof(h) + alen, b, blen);
+		w->held_len += total;
+		return wppw_flush(w, w->hold_ns);
+	}
 	iov[0] = (struct iovec){&h, sizeof(h)};
 	iov[1] = (struct iovec){(void *)a, alen};
 	iov[2] = (struct iovec){(void *)b, blen};
-	reserve_ahead(w, sizeof(h) + len);
-	err = write_all(w->fd, iov, 3);
-	if (err) {
-		wpp_err("cannot write %s: %s", w->path, strerror(-err));
-		/* part of the chunk may be in the file: where the end is is no
-		 * longer known, so never truncate to a guess */
-		w->prealloc = 0;
-		w->reserved = 0;
-	} else {
-		w->pos += sizeof(h) + len;
-		write_behind(w);
-	}
-	return err;
+	return write_chunks(w, iov, 3, total);
 }
 
 int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *payload, uint32_t len)
@@ -274,6 +346,7 @@ static int writer_close_fd(struct wpp_writer *w, int drop_unpublished)
 
 static void writer_free(struct wpp_writer *w)
 {
+	free(w->held);
 	free(w->path);
 	free(w);
 }
@@ -300,21 +373,30 @@ static int finish(struct wpp_writer *w, int err)
 
 int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end)
 {
+	int err = wppw_flush(w, 0);
+
+	if (err)
+		return finish(w, err);
 	/* before END: once END is there, `wpp --store` may append */
 	release_reserve(w);
 	w->prealloc = 0;
+	w->held_cap = 0; /* END goes straight to the file */
 	return finish(w, wppw_chunk(w, WPP_CHUNK_END, end, sizeof(*end)));
 }
 
 int wppw_finish(struct wpp_writer *w)
 {
-	return finish(w, 0);
+	return finish(w, wppw_flush(w, 0));
 }
 
 void wppw_abort(struct wpp_writer *w)
 {
 	if (!w)
 		return;
+	/* A published file keeps what was recorded, held chunks included;
+	 * after a failed write nothing more is added to it. */
+	if (!w->failed)
+		wppw_flush(w, 0);
 	release_reserve(w);
 	writer_close_fd(w, 1);
 	writer_free(w);

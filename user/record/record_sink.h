@@ -21,10 +21,24 @@
 struct wpp_online;
 struct wpp_batch_group;
 
-/* Batches of one thread coded as one stream: 8 default shm batches.
- * Bigger groups code smaller (docs/benchmarks.md, "Compressing batches")
- * but hold more words in memory, lost if the collector is killed. */
+/* Batches of one thread coded as one stream: one BPF batch, or 8 default
+ * shm batches.  Bigger groups code smaller (docs/benchmarks.md,
+ * "Compressing batches") but hold more words in memory, lost if the
+ * collector is killed, and the match stage's copy of them then no longer
+ * stays in a 512 KiB L2: lua's coding ran 15 % slower in groups of 256 Ki
+ * words (docs/benchmarks.md, "The collector's writes and wake-ups"). */
 #define RECORD_GROUP_WORDS 65536u
+
+/* Over shm what the collector has coded is held, and written when it is
+ * idle only once it is this old: the group of batches being filled, and
+ * the file's chunks (wppw_hold, up to RECORD_HOLD_BYTES), so that an idle
+ * moment between two wake-ups (a pass per half ring) does not cut a group
+ * short or cost a write().  A collector killed loses them besides what
+ * its rings held: at most one group, the coder thread's chunk and the
+ * held bytes, none older than RECORD_HOLD_NS.  Over BPF the sink flushes
+ * after each run of batches (record_sink_flush) and holds nothing. */
+#define RECORD_HOLD_BYTES (64u << 10)
+#define RECORD_HOLD_NS	  (50u * 1000 * 1000)
 
 struct record_sink {
 	struct wpp_writer *w;
@@ -39,6 +53,8 @@ struct record_sink {
 	 * transport goes idle (record_sink_flush). */
 	struct wpp_batch_group *group;
 	uint64_t group_words;
+	uint64_t group_ns;	 /* when the group took its first batch (0: empty) */
+	int holding;		 /* RECORD_HOLD_NS applies (shm) */
 	double bytes_per_record; /* the budget: 0 (--compress zstd) or --bytes-per-record */
 	/* --coder-thread: RECORD_CODER_*; with auto, the machine's idle
 	 * CPUs say when the group codes on its second thread */
@@ -65,6 +81,10 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g);
 /* Write the batches held for compression (before any other chunk, and
  * whenever the transport has nothing more for now).  0 or -1 (failed). */
 int record_sink_flush(struct record_sink *rs);
+/* The transport has nothing more for now: record_sink_flush once what is
+ * held has waited RECORD_HOLD_NS (at once for a sink that holds nothing:
+ * without wppw_hold, over BPF).  0 or -1 (failed). */
+int record_sink_idle(struct record_sink *rs);
 /* Finish online analyses, write END, close, say what was recorded (extra is
  * appended to the summary line).  0, or 1 if the file is incomplete. */
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra);

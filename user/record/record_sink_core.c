@@ -38,6 +38,13 @@ int record_sink_open(struct record_sink *rs, const struct record_opts *o,
 	if (!rs->w)
 		return -1;
 	rs->discard = o->discard_batches;
+	/* (the shm loop says when it is idle: record_sink_idle) */
+	rs->holding = o->transport == RECORD_SHM;
+	if (rs->holding && wppw_hold(rs->w, RECORD_HOLD_BYTES, RECORD_HOLD_NS) < 0) {
+		wpp_err("record: out of memory");
+		record_sink_abort(rs, o);
+		return -1;
+	}
 	if (o->compress) {
 		rs->group = wpp_batch_group_new(1);
 		/* The shm collector hands on one thread's batches at a time
@@ -129,6 +136,7 @@ static int write_group(struct record_sink *rs, int all)
 		    wpp_batch_group_pipeline(rs->group, on) < 0)
 			rs->coder_thread = RECORD_CODER_OFF; /* no thread: code here */
 	}
+	rs->group_ns = 0; /* written or handed on: empty */
 	if (keep(rs, wpp_batch_group_write(rs->group, rs->w, &rs->batch_bytes)) < 0)
 		return -1;
 	feed_written(rs);
@@ -142,7 +150,17 @@ static int write_group(struct record_sink *rs, int all)
 
 int record_sink_flush(struct record_sink *rs)
 {
-	return write_group(rs, 1);
+	if (write_group(rs, 1) < 0)
+		return -1;
+	/* and the chunks held for one write, once old enough */
+	return rs->failed ? -1 : keep(rs, wppw_flush(rs->w, RECORD_HOLD_NS));
+}
+
+int record_sink_idle(struct record_sink *rs)
+{
+	if (rs->holding && rs->group_ns && record_now_ns() - rs->group_ns < RECORD_HOLD_NS)
+		return rs->failed ? -1 : keep(rs, wppw_flush(rs->w, RECORD_HOLD_NS));
+	return record_sink_flush(rs);
 }
 
 /* Hold b in the compression group (written when full), or write it as a
@@ -169,6 +187,8 @@ static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 				wpp_err("record: out of memory compressing a batch");
 				return -ENOMEM;
 			}
+			if (!rs->group_ns)
+				rs->group_ns = record_now_ns();
 			/* full: on to the coder (thread) while the next fills */
 			if (wpp_batch_group_words(rs->group) >= rs->group_words)
 				return write_group(rs, 0);

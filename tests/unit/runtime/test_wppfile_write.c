@@ -2,7 +2,8 @@
 /*
  * test_wppfile_write.c — the .wpp writer, checked two ways: byte layout and
  * CRC against a bit-by-bit CRC-32C written here (not the table code the
- * writer uses), and a round trip through the reader, including a torn tail.
+ * writer uses), and a round trip through the reader, including a torn tail;
+ * chunks held for one write reach the file in order and within the bound.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -348,6 +349,107 @@ static void test_unpublished_is_invisible(void **s)
 	unlink(path);
 }
 
+static off_t size_of(const char *p)
+{
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	return st.st_size;
+}
+
+/* The chunk sequence of test_held_chunks: payload lengths, the fourth
+ * bigger than the hold (so it goes to the file at once). */
+static const uint32_t held_lens[] = {100, 900, 1500, 6000, 40, 3000, 2000};
+#define HOLD_BYTES 4096u
+
+/* Write held_lens' chunks (payload byte i of chunk k: k * 31 + i) to
+ * file; with hold, HOLD_BYTES held with no age bound, checking after
+ * each chunk that the file holds exactly the chunks a writer holding at
+ * most HOLD_BYTES must have written by then (a chunk that does not fit
+ * behind those held writes them first; a bigger one writes itself too). */
+static void write_held_sequence(const char *file, int hold)
+{
+	struct wpp_chunk_end end = {0};
+	unsigned char payload[6000];
+	off_t written = sizeof(struct wpp_file_header), held = 0;
+	struct wpp_writer *w = wppw_open(file);
+
+	assert_non_null(w);
+	assert_int_equal(wppw_publish(w), 0);
+	if (hold)
+		assert_int_equal(wppw_hold(w, HOLD_BYTES, UINT64_C(3600) * 1000000000), 0);
+	for (unsigned k = 0; k < sizeof(held_lens) / sizeof(held_lens[0]); k++) {
+		off_t total = (off_t)(sizeof(struct wpp_chunk_header) + held_lens[k]);
+		for (uint32_t i = 0; i < held_lens[k]; i++)
+			payload[i] = (unsigned char)(k * 31 + i);
+		assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, payload, held_lens[k]), 0);
+		if (!hold || total > (off_t)HOLD_BYTES) {
+			written += held + total;
+			held = 0;
+		} else if (held + total > (off_t)HOLD_BYTES) {
+			written += held;
+			held = total;
+		} else {
+			held += total;
+		}
+		assert_int_equal(size_of(file), written);
+	}
+	if (hold) {
+		/* not old enough yet; then now */
+		assert_int_equal(wppw_flush(w, UINT64_C(3600) * 1000000000), 0);
+		assert_int_equal(size_of(file), written);
+		assert_int_equal(wppw_flush(w, 0), 0);
+		assert_int_equal(size_of(file), written + held);
+	}
+	assert_int_equal(wppw_close(w, &end), 0);
+}
+
+/* Held chunks reach the file in order, whole, and exactly when the bound
+ * says; the file is the one an unheld writer writes, byte for byte after
+ * the header (whose creation time differs); the age bound writes them. */
+static void test_held_chunks(void **s)
+{
+	char ref[160];
+	unsigned char *a, *b;
+	size_t na, nb;
+	(void)s;
+
+	snprintf(ref, sizeof(ref), "%s.ref", path);
+	write_held_sequence(ref, 0);
+	write_held_sequence(path, 1);
+	a = slurp(&na);
+	{
+		char keep[128];
+		memcpy(keep, path, sizeof(keep));
+		snprintf(path, sizeof(path), "%s", ref);
+		b = slurp(&nb);
+		memcpy(path, keep, sizeof(keep));
+	}
+	assert_int_equal(na, nb);
+	assert_memory_equal(a + sizeof(struct wpp_file_header), b + sizeof(struct wpp_file_header),
+			    na - sizeof(struct wpp_file_header));
+	free(a);
+	free(b);
+	unlink(ref);
+
+	/* an age bound of 1 ns: every chunk is old enough when it comes */
+	struct wpp_writer *w = wppw_open(path);
+	assert_non_null(w);
+	assert_int_equal(wppw_publish(w), 0);
+	assert_int_equal(wppw_hold(w, HOLD_BYTES, 1), 0);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, "x", 1), 0);
+	assert_int_equal(size_of(path), (off_t)(sizeof(struct wpp_file_header) +
+						sizeof(struct wpp_chunk_header) + 1));
+	/* held, then aborted: a published file keeps them */
+	assert_int_equal(wppw_hold(w, HOLD_BYTES, UINT64_C(3600) * 1000000000), 0);
+	assert_int_equal(wppw_chunk(w, WPP_CHUNK_INFO, "yz", 2), 0);
+	assert_int_equal(size_of(path), (off_t)(sizeof(struct wpp_file_header) +
+						sizeof(struct wpp_chunk_header) + 1));
+	wppw_abort(w);
+	assert_int_equal(size_of(path), (off_t)(sizeof(struct wpp_file_header) +
+						2 * sizeof(struct wpp_chunk_header) + 3));
+	unlink(path);
+}
+
 static void test_open_failure(void **s)
 {
 	(void)s;
@@ -363,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_reservation_is_invisible),
 		cmocka_unit_test(test_written_pages_leave_the_cache),
 		cmocka_unit_test(test_unpublished_is_invisible),
+		cmocka_unit_test(test_held_chunks),
 		cmocka_unit_test(test_open_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
