@@ -25,9 +25,10 @@ enum record_compress {
  * geometric mean; this is per recording, heads included, with room for
  * the recordings zstd alone cannot bring under it: xz's decompression
  * takes 2.3).  0.5, not 0.4: the match stage's bare tokens of bzip2 -9
- * (0.44) and xz -1 (0.45) then skip zstd, for 0.30 -> 0.32 and 0.39 ->
- * 0.41 bytes a record over their workloads (docs/benchmarks.md, "Cheaper
- * probes"); --bytes-per-record sets another. */
+ * (0.48 under record) and xz -1 (0.48) then skip zstd, for 0.31 -> 0.34
+ * and 0.42 -> 0.44 bytes a record over their workloads and a third off
+ * bzip2 -9's collector (docs/benchmarks.md, "Cheaper probes");
+ * --bytes-per-record sets another. */
 #define RECORD_FAST_BYTES_PER_RECORD 0.5
 /* --coder-thread: code chunks' second stage on a thread of its own when
  * a CPU is idle (record_idle.h), always, or never. */
