@@ -12,7 +12,7 @@
  *   bench_codec [--group N] [--reps R] [--budget B] [--dump TOKENS] FILE.wpp...
  *
  * `fast` is word_codec as `record --compress fast` runs it: a unit may take
- * what B bytes per path record (default 0.4, RECORD_FAST_BYTES_PER_RECORD)
+ * what B bytes per path record (default 0.5, RECORD_FAST_BYTES_PER_RECORD)
  * of the records so far allow, less the bytes so far, where LZ4 or no
  * second stage saves at least NS ns of CPU per byte added (default
  * WC_MIN_GAIN_NS_PER_BYTE; wc_finish_within; the bench's units have no
@@ -146,7 +146,7 @@ static int listed(const char *list, const char *name)
 int main(int argc, char **argv)
 {
 	uint32_t group = 1, reps = 1;
-	double budget = 0.4, min_gain = WC_MIN_GAIN_NS_PER_BYTE;
+	double budget = 0.5, min_gain = WC_MIN_GAIN_NS_PER_BYTE;
 	const char *dump = NULL, *dump_lz = NULL, *only = NULL;
 	int i = 1;
 

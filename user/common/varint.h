@@ -27,6 +27,27 @@ static inline uint8_t *varint_put(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* varint_put, without a branch a byte for v < 2^28 (the match stage's
+ * lengths and distances: the byte loop's exit mispredicted on a third of
+ * its distances).  Writes 4 bytes at p whatever v's size (room for
+ * VARINT_MAX bytes, as varint_put). */
+static inline uint8_t *varint_put_small(uint8_t *p, uint64_t v)
+{
+	if (v >= (UINT64_C(1) << 28))
+		return varint_put(p, v);
+	uint32_t x = (uint32_t)v, n = 1 + (x >= 0x80) + (x >= 0x4000) + (x >= 0x200000);
+	uint32_t b = (x & 0x7f) | (x << 1 & 0x7f00) | (x << 2 & 0x7f0000) | (x << 3 & 0x7f000000);
+
+	b |= 0x808080u & ((UINT32_C(1) << (8 * (n - 1))) - 1);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__builtin_memcpy(p, &b, 4); /* one store */
+#else
+	for (int k = 0; k < 4; k++)
+		p[k] = (uint8_t)(b >> (8 * k));
+#endif
+	return p + n;
+}
+
 /* Bytes varint_put writes for v. */
 static inline size_t varint_size(uint64_t v)
 {

@@ -402,7 +402,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "how batches are stored: fast codes each batch's words\n"
 		      "(docs/wpp-file-format.md, BATCH_Z) as copies of repeated\n"
 		      "stretches and literals, then zstd, or LZ4 or no second\n"
-		      "stage where that saves CPU within 0.4 bytes per path\n"
+		      "stage where that saves CPU within 0.5 bytes per path\n"
 		      "record (a version 4 file);\n"
 		      "zstd the order-1 tokens, always zstd (more collector CPU,\n"
 		      "a version 2 file); none stores them raw, readable by\n"
@@ -411,7 +411,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    OPT_CALL_(0, "bytes-per-record", "B",
 		      "with --compress fast: the bytes per path record the\n"
 		      "batches may take where that saves the collector CPU\n"
-		      "(default 0.4; 0.01 to 64)",
+		      "(default 0.5; 0.01 to 64)",
 		      set_budget, &o->bytes_per_record, 0),
 	    OPT_WORD_(0, "coder-thread",
 		      "compress on a second collector thread (the token stage\n"

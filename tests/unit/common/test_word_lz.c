@@ -22,6 +22,7 @@
 #include <cmocka.h>
 #include <zstd.h>
 
+#include "common/varint.h"
 #include "common/word_codec.h"
 #include "common/word_lz.h"
 #include "wpp/trace_abi.h"
@@ -229,6 +230,33 @@ static void hand_written_tokens(void **state)
 	wc_decoder_free(d);
 }
 
+/* varint_put_small (the match stage's distances) spells every value as the
+ * format's varint does (put above, written from the format page), around
+ * each byte count's bounds and at random, and writes nothing past four
+ * bytes or the varint's end, whichever is further. */
+static void small_varints(void **state)
+{
+	uint64_t seed = 7;
+	(void)state;
+	for (int k = 0; k < 4000; k++) {
+		uint64_t v;
+		if (k < 64 * 3) { /* 2^b - 1, 2^b, 2^b + 1 */
+			v = (UINT64_C(1) << (k / 3)) + (uint64_t)(k % 3) - 1;
+		} else {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			v = (seed >> 11) >> (seed % 40);
+		}
+		unsigned char want[16], got[16];
+		size_t n = put(want, v);
+		memset(got, 0xa5, sizeof(got));
+		unsigned char *end = varint_put_small(got, v);
+		assert_int_equal((size_t)(end - got), n);
+		assert_memory_equal(got, want, n);
+		for (size_t b = n > 4 ? n : 4; b < sizeof(got); b++)
+			assert_int_equal(got[b], 0xa5);
+	}
+}
+
 static void hostile_payloads(void **state)
 {
 	struct wc_decoder *d = wc_decoder_new();
@@ -321,6 +349,7 @@ int main(void)
 	    cmocka_unit_test(random_words),	  cmocka_unit_test(repetitive_words),
 	    cmocka_unit_test(adversarial_words),  cmocka_unit_test(dropped_stream),
 	    cmocka_unit_test(hand_written_tokens), cmocka_unit_test(hostile_payloads),
+	    cmocka_unit_test(small_varints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
