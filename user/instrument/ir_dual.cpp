@@ -517,12 +517,15 @@ void split_entry(Function &F, BasicBlock *dispatch)
 	fi->setVisibility(GlobalValue::DefaultVisibility);
 	fi->setComdat(nullptr);
 	fi->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
-	// Its entry goes straight into the instrumented copy.
+	// Its entry goes straight into the instrumented copy (the flag's load
+	// is volatile: no dead code, it goes by hand).
 	auto *test = cast<BranchInst>(cast<BasicBlock>(vm[dispatch])->getTerminator());
-	Value *cond = test->getCondition();
+	auto *cond = cast<Instruction>(test->getCondition());
+	auto *load = cast<LoadInst>(cond->getOperand(0));
 	BranchInst::Create(test->getSuccessor(0), test);
 	test->eraseFromParent();
-	RecursivelyDeleteTriviallyDeadInstructions(cond);
+	cond->eraseFromParent();
+	load->eraseFromParent();
 	removeUnreachableBlocks(*fi);
 	// F's test tail-calls it.
 	BasicBlock *traced = BasicBlock::Create(ctx, "wpp.traced", &F);
