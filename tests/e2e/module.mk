@@ -22,7 +22,8 @@ TESTS += tests/e2e/oracle_selfcheck.sh \
 	tests/e2e/format.sh \
 	tests/e2e/cli-help.sh \
 	tests/e2e/dual.sh \
-	tests/e2e/dual-random.sh
+	tests/e2e/dual-random.sh \
+	tests/e2e/dual-tests.sh
 CLEAN_DIRS += tests/work
 
 # count-mode.sh's live reader: user/bpfcollect/count_snapshot.c as a tool.

@@ -11,9 +11,14 @@
 // twin in the plain one to switch from.
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -30,7 +35,12 @@ using namespace llvm;
 namespace {
 
 // Branch weights of a flag test: no collector is the case to lay out for.
-constexpr uint32_t ON_WEIGHT = 1, OFF_WEIGHT = 2000;
+// The instrumented side gets 2^-30 of the frequency, so that none of its
+// loops, with measured weights (--wpp-profile: a million iterations) or
+// static ones in a deep nest, looks hotter to the register allocator than
+// the plain loops (at 1 in 2000 the guided builds spilled in the plain
+// copy's hottest loops: bzip2's mainQSort3, xz's bt4 match finder).
+constexpr uint32_t ON_WEIGHT = 1, OFF_WEIGHT = 1u << 30;
 
 struct Point {
 	BasicBlock *at; // instrumented block that begins with a restart store
@@ -76,16 +86,21 @@ void strip(ArrayRef<BasicBlock *> plain)
 			RecursivelyDeleteTriviallyDeadInstructions(v);
 }
 
+using Edge = std::pair<const BasicBlock *, const BasicBlock *>;
+
 // The members of cycles among nodes (SCCs with two nodes or a self loop),
-// leaving out `cut` (Tarjan).
+// leaving out `cut` and the edges in `skip` (Tarjan).
 struct Cycles {
 	DenseMap<BasicBlock *, unsigned> index, low, comp; // comp: its SCC's number
 	DenseSet<BasicBlock *> on_stack, in_cycle;
 	SmallVector<BasicBlock *, 64> stack;
 	const DenseSet<BasicBlock *> &nodes, &cut;
+	const DenseSet<Edge> &skip;
 	unsigned next = 0;
 
-	Cycles(const DenseSet<BasicBlock *> &n, const DenseSet<BasicBlock *> &c) : nodes(n), cut(c)
+	Cycles(const DenseSet<BasicBlock *> &n, const DenseSet<BasicBlock *> &c,
+	       const DenseSet<Edge> &s)
+	    : nodes(n), cut(c), skip(s)
 	{
 		for (BasicBlock *bb : nodes)
 			if (!cut.count(bb) && !index.count(bb))
@@ -99,7 +114,7 @@ struct Cycles {
 		on_stack.insert(v);
 		bool self = false;
 		for (BasicBlock *w : successors(v)) {
-			if (!counts(w))
+			if (!counts(w) || skip.count({v, w}))
 				continue;
 			self |= w == v;
 			if (!index.count(w)) {
@@ -125,15 +140,101 @@ struct Cycles {
 	}
 };
 
+// Whether an instruction of a loop's body could keep it from ending, or
+// make its running time matter to a collector: a call (other than an
+// intrinsic that returns, which never records), a volatile or atomic access.
+bool may_not_progress(const Instruction &I)
+{
+	if (const auto *c = dyn_cast<CallBase>(&I)) {
+		const Function *f = c->getCalledFunction();
+		if (!f || !f->isIntrinsic() || !c->willReturn())
+			return true;
+		const auto *m = dyn_cast<MemIntrinsic>(c);
+		return m && m->isVolatile();
+	}
+	return I.isVolatile() || I.isAtomic();
+}
+
+// Whether loop L (and every loop in it) must end, calling nothing and
+// touching nothing volatile or atomic: such a loop needs no flag test of
+// its own, a frame in it switches at the first test after it (the
+// enclosing loop's, or the next path start on a loop), a bounded time
+// later.  It ends when its trip count has a bound (scalar evolution: a
+// counted loop, `while (lo <= hi) lo++`) or by C's forward-progress rule
+// (C11 6.8.5p6, LLVM's mustprogress: clang tags every loop whose condition
+// is not a constant; such a loop that calls nothing and touches nothing
+// volatile or atomic may be assumed to terminate).
+struct Progress {
+	const LoopInfo &li;
+	ScalarEvolution &se;
+	bool fn_tagged; // the function is mustprogress: every loop is
+
+	bool tagged(const Loop *L) const
+	{
+		if (fn_tagged)
+			return true;
+		for (const BasicBlock *bb : L->blocks()) {
+			if (li.getLoopFor(bb) != L) // a subloop's tag is its own
+				continue;
+			MDNode *id = bb->getTerminator()->getMetadata(LLVMContext::MD_loop);
+			if (id && findOptionMDForLoopID(id, "llvm.loop.mustprogress"))
+				return true;
+		}
+		return false;
+	}
+	bool ends(const Loop *L) const
+	{
+		for (const BasicBlock *bb : L->blocks())
+			for (const Instruction &I : *bb)
+				if (may_not_progress(I))
+					return false;
+		if (!tagged(L) && isa<SCEVCouldNotCompute>(se.getSymbolicMaxBackedgeTakenCount(L)))
+			return false;
+		for (const Loop *sub : L->getSubLoops())
+			if (!ends(sub))
+				return false;
+		return true;
+	}
+};
+
+// The back edges of the plain copy's loops that end by themselves: the
+// cycles through them need no test.  WPP_DUAL_ALL_LOOPS=1 in the
+// compiler's environment tests them all, as before (for A/B builds).
+DenseSet<Edge> self_ending_back_edges(Function &F, const DenseSet<BasicBlock *> &plain)
+{
+	DenseSet<Edge> skip;
+	const char *all = getenv("WPP_DUAL_ALL_LOOPS");
+	if (all && *all && strcmp(all, "0"))
+		return skip;
+	DominatorTree dt(F);
+	LoopInfo li(dt);
+	TargetLibraryInfoImpl tlii(Triple(F.getParent()->getTargetTriple()));
+	TargetLibraryInfo tli(tlii, &F);
+	AssumptionCache ac(F);
+	ScalarEvolution se(F, tli, ac, dt, li);
+	Progress pr{li, se, F.mustProgress()};
+	for (Loop *top : li)
+		for (Loop *L : top->getLoopsInPreorder()) {
+			if (!plain.count(L->getHeader()) || !pr.ends(L))
+				continue;
+			for (BasicBlock *p : predecessors(L->getHeader()))
+				if (L->contains(p))
+					skip.insert({p, L->getHeader()});
+		}
+	return skip;
+}
+
 // Where the plain copy tests the flag besides its entry: every cycle of it
 // must pass a test, or a loop would never switch.  Every cycle passes a
 // path start (a cut edge restarts the register), so the starts after back
 // edges are taken first and then the others on the cycles these leave.
-DenseSet<BasicBlock *> choose_tests(ArrayRef<Point> points, ValueToValueMapTy &vm,
+// The cycles of loops that end by themselves are left out (above).
+DenseSet<BasicBlock *> choose_tests(Function &F, ArrayRef<Point> points, ValueToValueMapTy &vm,
 				    ArrayRef<BasicBlock *> plain)
 {
 	DenseSet<BasicBlock *> nodes(plain.begin(), plain.end()), tests;
-	Cycles all(nodes, tests);
+	DenseSet<Edge> skip = self_ending_back_edges(F, nodes);
+	Cycles all(nodes, tests, skip);
 	for (const Point &p : points)
 		if (p.forced || (p.back && all.in_cycle.count(cast<BasicBlock>(vm[p.at]))))
 			tests.insert(cast<BasicBlock>(vm[p.at]));
@@ -141,7 +242,7 @@ DenseSet<BasicBlock *> choose_tests(ArrayRef<Point> points, ValueToValueMapTy &v
 	// left: a test in every restart of a loop that calls would cost a test
 	// per call.
 	for (;;) {
-		Cycles left(nodes, tests);
+		Cycles left(nodes, tests, skip);
 		if (left.in_cycle.empty())
 			return tests;
 		DenseSet<unsigned> picked; // components given a test this time
@@ -161,10 +262,14 @@ DenseSet<BasicBlock *> choose_tests(ArrayRef<Point> points, ValueToValueMapTy &v
 
 Value *flag_set(IRBuilder<> &b, GlobalVariable *flag)
 {
-	// Atomic (monotonic: a plain byte load on x86) so that no pass hoists
-	// it out of a loop: a collector may set it any time.
-	LoadInst *l = b.CreateLoad(b.getInt8Ty(), flag, "wpp.on");
-	l->setAtomic(AtomicOrdering::Monotonic);
+	// Volatile, so that no pass (LLVM's LICM, MachineLICM, an LTO link)
+	// hoists it out of a loop: a collector may set it any time.  Not an
+	// atomic load: x86's instruction selection folds no atomic load, even
+	// a monotonic one, into its use (`movzbl; test; jne`), but does fold
+	// a volatile one (`cmpb $0, __wpp_on(%rip); jne`), one instruction
+	// less per test; a volatile byte read racing the runtime's atomic
+	// store reads the old or the new byte (LLVM: the target's load).
+	LoadInst *l = b.CreateLoad(b.getInt8Ty(), flag, true, "wpp.on");
 	l->setAlignment(Align(1));
 	return b.CreateICmpNE(l, b.getInt8(0));
 }
@@ -382,6 +487,67 @@ void share_goto_targets(ArrayRef<BasicBlock *> targets, ValueToValueMapTy &vm)
 	}
 }
 
+// Whether the instrumented copy can be a function of its own that the
+// entry's test tail-calls with the same arguments (see split_entry): no
+// varargs to forward, no argument passed in the caller's frame.
+bool can_split(const Function &F)
+{
+	if (F.isVarArg() || F.hasFnAttribute(Attribute::ReturnsTwice) ||
+	    F.hasFnAttribute(Attribute::Naked))
+		return false;
+	for (const Argument &a : F.args())
+		if (a.hasPassPointeeByValueCopyAttr() || a.hasPreallocatedAttr() ||
+		    a.hasSwiftErrorAttr() || a.hasAttribute(Attribute::SwiftSelf) ||
+		    a.hasAttribute(Attribute::SwiftAsync))
+			return false;
+	return true;
+}
+
+// A dual function whose plain copy tests the flag only at its entry: the
+// instrumented copy moves to a private function of its own (`F.wpp`,
+// entered only from the entry's test, by a tail call with the same
+// arguments), and F keeps the test and the plain copy.  In one function
+// the two copies share a prologue: it saves every callee-saved register
+// either copy uses, before the test (bzip2's `mainGtU`: five pushes and
+// pops on every call, where plain code saves one register in its rare
+// loop only).  Apart, the plain copy's prologue is plain's, shrink-wrapped
+// as plain's is.
+void split_entry(Function &F, BasicBlock *dispatch)
+{
+	LLVMContext &ctx = F.getContext();
+	ValueToValueMapTy vm;
+	Function *fi = CloneFunction(&F, vm);
+	fi->setName(F.getName() + ".wpp");
+	fi->setLinkage(GlobalValue::InternalLinkage);
+	fi->setVisibility(GlobalValue::DefaultVisibility);
+	fi->setComdat(nullptr);
+	fi->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+	// Its entry goes straight into the instrumented copy (the flag's load
+	// is volatile: no dead code, it goes by hand).
+	auto *test = cast<BranchInst>(cast<BasicBlock>(vm[dispatch])->getTerminator());
+	auto *cond = cast<Instruction>(test->getCondition());
+	auto *load = cast<LoadInst>(cond->getOperand(0));
+	BranchInst::Create(test->getSuccessor(0), test);
+	test->eraseFromParent();
+	cond->eraseFromParent();
+	load->eraseFromParent();
+	removeUnreachableBlocks(*fi);
+	// F's test tail-calls it.
+	BasicBlock *traced = BasicBlock::Create(ctx, "wpp.traced", &F);
+	SmallVector<Value *, 8> args;
+	for (Argument &a : F.args())
+		args.push_back(&a);
+	CallInst *c = CallInst::Create(fi, args, "", traced);
+	c->setTailCallKind(CallInst::TCK_MustTail);
+	c->setCallingConv(F.getCallingConv());
+	c->setAttributes(F.getAttributes().removeFnAttributes(ctx));
+	if (DISubprogram *sp = F.getSubprogram())
+		c->setDebugLoc(DILocation::get(ctx, sp->getScopeLine(), 0, sp));
+	ReturnInst::Create(ctx, F.getReturnType()->isVoidTy() ? nullptr : c, traced);
+	cast<BranchInst>(dispatch->getTerminator())->setSuccessor(0, traced);
+	removeUnreachableBlocks(F);
+}
+
 bool make_dual(Function &F, GlobalVariable *flag)
 {
 	// Left single: asm goto, whose outputs on its indirect edges did not
@@ -463,7 +629,7 @@ bool make_dual(Function &F, GlobalVariable *flag)
 	IRBuilder<> b(dispatch);
 	branch_on_flag(b, flag, entry, cast<BasicBlock>(vm[entry]));
 
-	DenseSet<BasicBlock *> tests = choose_tests(points, vm, plain);
+	DenseSet<BasicBlock *> tests = choose_tests(F, points, vm, plain);
 	SmallVector<BasicBlock *, 16> transfers;
 	for (const Point &p : points) {
 		auto *test = cast<BasicBlock>(vm[p.at]);
@@ -483,8 +649,12 @@ bool make_dual(Function &F, GlobalVariable *flag)
 		b.CreateBr(p.at);
 		transfers.push_back(enter);
 	}
-	if (transfers.empty())
+	if (transfers.empty()) {
+		const char *one = getenv("WPP_DUAL_ONE_FUNCTION"); // A/B builds
+		if (goto_targets.empty() && can_split(F) && !(one && *one && strcmp(one, "0")))
+			split_entry(F, dispatch);
 		return true;
+	}
 	// The CFG is final: both repairs below add instructions only.
 	DominatorTree dt(F);
 	SmallVector<WeakVH, 64> unused;

@@ -17,9 +17,14 @@
  *     the flag, and when set enters the instrumented copy right at the
  *     matching restart store, after reloading the cursor slot and zeroing
  *     the run slots: the first path recorded is a path of the ordinary
- *     numbering, from that block;
+ *     numbering, from that block.  Loops that end by themselves (bounded
+ *     or mustprogress, calling nothing, nothing volatile or atomic) are
+ *     left out: a frame in one switches at the first test after it;
  *   - repairs SSA for the values the instrumented copy now reaches from
- *     the plain one (their plain twins, or recomputed fid words).
+ *     the plain one (their plain twins, or recomputed fid words);
+ *   - where only the entry tests, moves the instrumented copy to a private
+ *     function NAME.wpp that the entry's test tail-calls, so that the
+ *     plain copy keeps plain's prologue.
  * The flag is one private byte per TU (`__wpp_on`), handed to the runtime
  * by a constructor (`__wpp_register_dual`, trace_abi.h).
  *

@@ -3,7 +3,9 @@
  * before a collector attaches and leaves them only after (SIGUSR1).  The
  * outer loop calls (nanosleep), so its back edge is no cut and the dual
  * build tests the flag at the call's path start; the inner loop's back
- * edge is a cut and tested there. */
+ * edge is a cut, but the loop ends by itself (a counted loop that calls
+ * nothing) and has no test of its own: the frame switches at the call's
+ * test and records the inner back edge's paths from then on. */
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
