@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_clock.h"
 #include "kmod-free/shm_entries.h"
 #include "kmod-free/shm_futex.h"
 #include "wpp/trace_abi.h"
@@ -104,13 +105,6 @@ struct wpp_shm_collector {
 	} cutoffs[CUTOFF_QUEUE];
 	unsigned ncutoffs;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static struct wpp_shm_thread *thread_at(struct wpp_shm_collector *c, uint32_t i)
 {
@@ -340,7 +334,7 @@ static int cut_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *s,
 			pt->cut = 1;
 			note_cutoff(c, tt->pid, why);
 		}
-		err = s->thread(s->ctx, &pt->snap, tt->tid, WPP_THREAD_EXIT, now_ns());
+		err = s->thread(s->ctx, &pt->snap, tt->tid, WPP_THREAD_EXIT, monotonic_ns());
 	} else {
 		note_cutoff(c, thread_at(c, ti)->pid, why);
 	}
@@ -352,7 +346,7 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 	int err;
 
 	c->tu_epoch_seen = LOAD_ACQ(&c->h->tu_epoch);
-	c->tu_scan_ns = now_ns();
+	c->tu_scan_ns = monotonic_ns();
 	for (uint32_t i = 0; i < c->g.max_tus; i++) {
 		struct wpp_shm_tu *t = tu_at(c, i);
 		uint32_t st = LOAD_ACQ(&t->state);
@@ -532,7 +526,7 @@ static int salvage_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink
 				w[i] = wpp_make_ctrl(WPP_CTRL_PAD, 0);
 		hdr.flags |= WPP_BATCH_SALVAGED | WPP_BATCH_FINAL;
 		if (!hdr.time_ns)
-			hdr.time_ns = now_ns();
+			hdr.time_ns = monotonic_ns();
 		c->totals.salvaged_batches++;
 		err = emit(c, s, ti, &hdr, w, n);
 		zero_slot(b, c->cap);
@@ -553,7 +547,7 @@ static int finish_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 		return err; /* quarantined: its EXIT is written */
 	if (!err)
 		err = s->thread(s->ctx, &c->procs[tt->proc_index].snap, tt->tid, WPP_THREAD_EXIT,
-				now_ns());
+				monotonic_ns());
 	init_thread_rings(c, ti);
 	memset(tt, 0, sizeof(*tt));
 	STORE_REL(&thread_at(c, ti)->state, WPP_SHM_FREE);
@@ -605,7 +599,7 @@ static int start_thread(struct wpp_shm_collector *c, const struct wpp_shm_sink *
 
 long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 	long n = 0;
 	int err = 0;
 

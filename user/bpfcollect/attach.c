@@ -20,6 +20,7 @@
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/elfinfo.h"
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "bpfcollect/positions.h"
 #include "bpfcollect/procinfo.h"
@@ -227,7 +228,7 @@ struct announce_ctx {
 static void announce_thread(pid_t tid, void *arg)
 {
 	struct announce_ctx *a = arg;
-	thread_announce(a->c, a->p, (uint32_t)tid, bc_now_ns());
+	thread_announce(a->c, a->p, (uint32_t)tid, monotonic_ns());
 }
 
 static int add_traced_pid(struct bc_collector *c, pid_t pid)

@@ -285,6 +285,4 @@ uint64_t pause_ring_fill(const struct bc_collector *c, int cpu);
  * of collection).  Any thread, no lock held. */
 void pause_resume(struct bc_collector *c, bool force);
 
-uint64_t bc_now_ns(void);
-
 #endif

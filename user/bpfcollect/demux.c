@@ -18,6 +18,7 @@
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/detach_take.h"
+#include "common/cpu_clock.h"
 #include "common/log.h"
 
 _Static_assert(WPP_BREC_SIGNAL == WPP_BATCH_SIGNAL && WPP_BREC_SALVAGED == WPP_BATCH_SALVAGED,
@@ -369,7 +370,7 @@ void demux_end_with_taken(struct bc_collector *c, struct bc_stream *s, struct wp
 	it->next = NULL;
 	*link = it;
 	struct wpp_brec_stream_end e = {.stream_id = s->id, .end_pubno = pubno + 1};
-	demux_stream_end(c, s, BC_END_DETACH, &e, bc_now_ns());
+	demux_stream_end(c, s, BC_END_DETACH, &e, monotonic_ns());
 }
 
 static void collect_stream_ids(uint64_t key, void *val, void *arg)

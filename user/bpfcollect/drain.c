@@ -19,6 +19,7 @@
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/detach_take.h"
 #include "bpfcollect/procinfo.h"
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
 
@@ -124,7 +125,7 @@ bool bc_all_exited(struct bc_collector *c)
 {
 	pthread_mutex_lock(&c->lock);
 	bool done = c->ever_traced && c->live_traced == 0;
-	uint64_t now = bc_now_ns();
+	uint64_t now = monotonic_ns();
 	/* Some exit not seen yet: normally its record is on its way.  But a
 	 * record can be lost (a full lifecycle ring), or never written (the
 	 * process ended before it was traced, or between its threads'
@@ -190,7 +191,7 @@ static void take_thread(struct bc_collector *c, int threads_fd, uint32_t tid,
 		    .tid = tid,
 		    .seq = got.seq,
 		    .flags = WPP_BATCH_SALVAGED,
-		    .time_ns = bc_now_ns(),
+		    .time_ns = monotonic_ns(),
 		    .nwords = got.nwords,
 		};
 		uint64_t dropped = c->taken_dropped;
@@ -242,7 +243,7 @@ static void end_live_streams(struct bc_collector *c)
 		if (s->end != BC_END_OPEN)
 			continue;
 		struct wpp_brec_stream_end e = {t.stream_id, t.next_pubno, t.pending};
-		demux_stream_end(c, s, BC_END_DETACH, &e, bc_now_ns());
+		demux_stream_end(c, s, BC_END_DETACH, &e, monotonic_ns());
 	}
 }
 

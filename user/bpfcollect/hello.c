@@ -27,6 +27,7 @@
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/procinfo.h"
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "runtime/wpp_hello.h"
 
@@ -34,14 +35,14 @@ static void answer(struct bc_collector *c, int fd)
 {
 	struct ucred peer;
 	socklen_t len = sizeof(peer);
-	uint64_t began = bc_now_ns();
+	uint64_t began = monotonic_ns();
 	int objects = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid > 0) {
 		pthread_mutex_lock(&c->lock);
 		objects = c->finished ? 0 : attach_pid_mappings(c, peer.pid);
 		pthread_mutex_unlock(&c->lock);
 	}
-	double ms = (double)(bc_now_ns() - began) / 1e6;
+	double ms = (double)(monotonic_ns() - began) / 1e6;
 	if (objects >= 0 && wpp_verbosity >= 2)
 		wpp_info("bpf: pid %d said hello: %d instrumented objects in %.1f ms",
 			 (int)peer.pid, objects, ms);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "common/cpu_clock.h"
 
 /* The sink's chunks hold at most 4096 batches (WPP_BATCH_Z_MAX_BATCHES). */
 #define HOLD_MAX_BATCHES 4096u
@@ -132,7 +133,7 @@ void hold_batch(struct bc_collector *c, struct bc_stream *s, const struct wpp_ch
 		return;
 	}
 	if (!h->nbatches) {
-		h->since_ns = bc_now_ns();
+		h->since_ns = monotonic_ns();
 		h->older = c->hold_newest;
 		h->newer = NULL;
 		if (c->hold_newest)
@@ -153,7 +154,7 @@ void hold_batch(struct bc_collector *c, struct bc_stream *s, const struct wpp_ch
 
 void hold_release_due(struct bc_collector *c, bool all)
 {
-	uint64_t now = bc_now_ns();
+	uint64_t now = monotonic_ns();
 
 	while (c->hold_oldest && (all || now - c->hold_oldest->hold.since_ns >= HOLD_MAX_NS))
 		hold_release(c, c->hold_oldest);

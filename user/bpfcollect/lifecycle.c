@@ -23,6 +23,7 @@
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/elfinfo.h"
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/registry.h"
@@ -64,7 +65,7 @@ static struct bc_proc *proc_new(struct bc_collector *c, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
-	p->time_ns = bc_now_ns();
+	p->time_ns = monotonic_ns();
 	p->traced = c->opt.filter_pids;
 	p->interesting = c->opt.filter_pids;
 	if (p->traced) {
@@ -616,7 +617,7 @@ void proc_settle(struct bc_collector *c, struct bc_proc *p)
 		    .proc = {.pid = p->pid,
 			     .ppid = p->ppid,
 			     .generation = p->generation,
-			     .time_ns = bc_now_ns()},
+			     .time_ns = monotonic_ns()},
 		    .exe = p->exe ? p->exe : "",
 		    .cmdline = "",
 		    .exit_status = p->exit_status,

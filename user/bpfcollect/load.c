@@ -23,13 +23,6 @@
 
 #define SHM_HINT "; use --transport=shm instead"
 
-uint64_t bc_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* libbpf's own chatter is for -v -v; the library prints its own one-line
  * diagnosis instead. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

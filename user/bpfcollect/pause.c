@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "common/cpu_clock.h"
 #include "wpp_transport.skel.h"
 
 /* What the collector last continued, per pid (struct wpp_bpf_pause). */
@@ -96,7 +97,7 @@ static void continue_one(struct bc_collector *c, uint32_t pid, const struct wpp_
 	pz->continues++;
 	/* From the latest stop: stops closer together than a drain round
 	 * count once. */
-	uint64_t now = bc_now_ns();
+	uint64_t now = monotonic_ns();
 	if (v->stop_ns && now > v->stop_ns)
 		pz->paused_ns += now - v->stop_ns;
 	if (!seen) {

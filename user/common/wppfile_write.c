@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_clock.h"
 #include "common/crc32c.h"
 #include "common/log.h"
 #include "common/out_file.h"
@@ -219,13 +220,6 @@ struct wpp_writer *wppw_open_append(const char *path)
 	return w;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Hand iov (n pieces, len bytes: whole chunks) to the kernel in one
  * write(), with the blocks reserved ahead and write-behind after. */
 static int write_chunks(struct wpp_writer *w, struct iovec *iov, int n, uint64_t len)
@@ -253,7 +247,7 @@ int wppw_flush(struct wpp_writer *w, uint64_t age_ns)
 	struct iovec iov;
 	int err;
 
-	if (!w->held_len || (age_ns && mono_ns() - w->held_ns < age_ns))
+	if (!w->held_len || (age_ns && monotonic_ns() - w->held_ns < age_ns))
 		return 0;
 	iov = (struct iovec){w->held, w->held_len};
 	err = write_chunks(w, &iov, 1, w->held_len);
@@ -304,7 +298,7 @@ int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, u
 	if (total <= w->held_cap) {
 		unsigned char *at = w->held + w->held_len;
 		if (!w->held_len)
-			w->held_ns = mono_ns();
+			w->held_ns = monotonic_ns();
 		memcpy(at, &h, sizeof(h));
 		if (alen)
 			memcpy(at + sizeof(h), a, alen);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "record/record_child.h"
 #include "record/record_info.h"
@@ -92,7 +93,7 @@ static void record_loop(struct wpp_shm_collector *col, struct record_sink *rs,
 
 	while (!no_children) {
 		sig_atomic_t exits = child_exits;
-		uint64_t now = record_now_ns();
+		uint64_t now = monotonic_ns();
 		/* Output broken: keep draining into nothing so the program runs
 		 * to its end with its own output intact. */
 		long n = wpp_shm_collector_drain(col, rs->failed ? &record_sink_drop : ops);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "record/record_attach.h"
 #include "record/record_bpf_sink.h"
@@ -184,7 +185,7 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
 			 struct record_live_counts *live, int *status)
 {
-	uint64_t start = record_now_ns(), last_progress = start, reported = 0;
+	uint64_t start = monotonic_ns(), last_progress = start, reported = 0;
 	uint64_t limit = o->duration_s > 0 ? (uint64_t)(o->duration_s * 1e9) : 0;
 	int main_reaped = 0;
 	int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
@@ -206,7 +207,7 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 		} else if (stop_requested || (o->npids && bc_all_exited(c))) {
 			break;
 		}
-		uint64_t now = record_now_ns();
+		uint64_t now = monotonic_ns();
 		if (limit && now - start >= limit)
 			break;
 		if (now - last_progress >= PROGRESS_NS) {

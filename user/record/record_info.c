@@ -5,13 +5,6 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t record_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* snprintf into buf at *n, never past its end. */
 #define APPEND(...)                                                                                \
 	do {                                                                                       \

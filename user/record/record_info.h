@@ -16,6 +16,4 @@
 int record_write_info(struct wpp_writer *w, const struct record_opts *o,
 		      const char *transport_lines);
 
-uint64_t record_now_ns(void);
-
 #endif

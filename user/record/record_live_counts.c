@@ -15,6 +15,7 @@
 
 #include "bpfcollect/count_snapshot.h"
 #include "bpfcollect/registry.h"
+#include "common/cpu_clock.h"
 #include "common/log.h"
 #include "record/record_info.h"
 #include "record/record_sink.h"
@@ -257,7 +258,7 @@ void record_live_counts_ended(struct record_live_counts *l, uint32_t pid, uint32
 		} else {
 			at->dead = 1; /* salvaged (or said) at the end */
 			at->status = status;
-			at->died_ns = record_now_ns();
+			at->died_ns = monotonic_ns();
 		}
 	}
 	pthread_mutex_unlock(&l->lock);
@@ -398,7 +399,7 @@ static int write_batches(struct record_sink *rs, const struct live_proc *p,
 		    .tid = WPP_TID_MEMORY_COUNTS,
 		    .seq = seq,
 		    .flags = at + n == ws.n ? WPP_BATCH_FINAL : 0,
-		    .time_ns = record_now_ns(),
+		    .time_ns = monotonic_ns(),
 		    .generation = p->generation,
 		    .nwords = (uint32_t)n,
 		};
@@ -456,7 +457,7 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 	if (!p)
 		return;
 	struct count_snapshot s = {0};
-	uint64_t began = record_now_ns();
+	uint64_t began = monotonic_ns();
 	int err = counts_at(pid, known, &counts);
 	if (!known && (err == 0 || err == -ENOENT || err == -EAGAIN)) {
 		pthread_mutex_lock(&l->lock);
@@ -471,7 +472,7 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 	}
 	if (!err && (err = snapshot(pid, counts, 1, &s)) == 0)
 		err = keep_own_threads(pid, &s);
-	uint64_t took = record_now_ns() - began;
+	uint64_t took = monotonic_ns() - began;
 	pthread_mutex_lock(&l->lock);
 	p = find(l, pid);
 	if (p && p->generation == generation)
@@ -499,7 +500,7 @@ static void periodic(struct record_live_counts *l, uint32_t pid, uint32_t genera
 
 void record_live_counts_tick(struct record_live_counts *l)
 {
-	uint64_t now = record_now_ns();
+	uint64_t now = monotonic_ns();
 	if (now < l->next_ns)
 		return;
 	l->next_ns = now + l->interval_ns;

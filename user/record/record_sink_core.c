@@ -131,7 +131,7 @@ static int write_group(struct record_sink *rs, int all)
 				      WC_MIN_GAIN_NS_PER_BYTE);
 	if (rs->coder_thread != RECORD_CODER_OFF) {
 		int on = rs->coder_thread == RECORD_CODER_ON ||
-			 record_idle_spare_cpu(&rs->idle, record_now_ns());
+			 record_idle_spare_cpu(&rs->idle, monotonic_ns());
 		if (on != wpp_batch_group_pipelined(rs->group) &&
 		    wpp_batch_group_pipeline(rs->group, on) < 0)
 			rs->coder_thread = RECORD_CODER_OFF; /* no thread: code here */
@@ -158,7 +158,7 @@ int record_sink_flush(struct record_sink *rs)
 
 int record_sink_idle(struct record_sink *rs)
 {
-	if (rs->holding && rs->group_ns && record_now_ns() - rs->group_ns < RECORD_HOLD_NS)
+	if (rs->holding && rs->group_ns && monotonic_ns() - rs->group_ns < RECORD_HOLD_NS)
 		return rs->failed ? -1 : keep(rs, wppw_flush(rs->w, RECORD_HOLD_NS));
 	return record_sink_flush(rs);
 }
@@ -188,7 +188,7 @@ static int write_batch(struct record_sink *rs, const struct wpp_chunk_batch *b,
 				return -ENOMEM;
 			}
 			if (!rs->group_ns)
-				rs->group_ns = record_now_ns();
+				rs->group_ns = monotonic_ns();
 			/* full: on to the coder (thread) while the next fills */
 			if (wpp_batch_group_words(rs->group) >= rs->group_words)
 				return write_group(rs, 0);
@@ -234,7 +234,7 @@ int record_sink_gap(struct record_sink *rs, const struct wpp_chunk_gap *g)
 
 int record_sink_close(struct record_sink *rs, const struct record_opts *o, const char *extra)
 {
-	double cpu0 = process_cpu_seconds(), wall0 = (double)record_now_ns() / 1e9;
+	double cpu0 = process_cpu_seconds(), wall0 = (double)monotonic_ns() / 1e9;
 	char after[96] = "", grammar_cpu[48] = "";
 
 	record_sink_flush(rs);
@@ -249,7 +249,7 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	/* Grammars the worker could not build as fast as the trace came are
 	 * finished here, after the program: the summary's collector CPU
 	 * (measured before) does not hold that, so say it. */
-	double wall = (double)record_now_ns() / 1e9 - wall0;
+	double wall = (double)monotonic_ns() / 1e9 - wall0;
 	if (wall >= 0.5)
 		snprintf(after, sizeof(after),
 			 ", %.1f s building grammars after the end (%.1f s CPU)", wall,
@@ -259,7 +259,7 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	record_online_stop(rs);
 	wpp_batch_group_free(rs->group);
 	rs->group = NULL;
-	rs->totals.end_ns = record_now_ns();
+	rs->totals.end_ns = monotonic_ns();
 	if (rs->failed) {
 		wppw_abort(rs->w);
 		wpp_err("record: %s is incomplete (write error)", o->output);
