@@ -332,7 +332,7 @@ int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce)
 	return announce ? trace_running(c, pid) : trace_child(c, pid);
 }
 
-int bc_trace_all(struct bc_collector *c)
+int bc_trace_all(struct bc_collector *c, void (*found)(pid_t pid, void *arg), void *arg)
 {
 	/* First, so that no program starting during the scan falls between
 	 * the two (one that cannot be answered is attached at its exec). */
@@ -356,6 +356,8 @@ int bc_trace_all(struct bc_collector *c)
 		struct bc_proc *p = proc_get(c, (uint32_t)pid, 1);
 		if (p)
 			lifecycle_registry_catch_up(c, p);
+		if (found)
+			found((pid_t)pid, arg);
 	}
 	pthread_mutex_unlock(&c->lock);
 	closedir(d);

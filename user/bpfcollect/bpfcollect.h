@@ -199,8 +199,10 @@ int bc_attach_program(struct bc_collector *c, const char *path);
 int bc_trace_pid(struct bc_collector *c, pid_t pid, bool announce);
 
 /* System-wide: attach to every instrumented object mapped by any running
- * process (a scan of /proc/<pid>/maps); later execs attach on the fly. */
-int bc_trace_all(struct bc_collector *c);
+ * process (a scan of /proc/<pid>/maps); later execs attach on the fly.
+ * found (may be NULL) is told each running process that maps one (with
+ * the collector's lock held: it must not call back into c). */
+int bc_trace_all(struct bc_collector *c, void (*found)(pid_t pid, void *arg), void *arg);
 
 /* Start the drain threads.  Events flow to the callbacks from now on. */
 int bc_start(struct bc_collector *c);

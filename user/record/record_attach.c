@@ -2,7 +2,6 @@
 /* record_attach.c — attaching to running programs (see record_attach.h). */
 #include "record/record_attach.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/activate.h"
+#include "common/array_grow.h"
 #include "common/log.h"
 
 void record_attach_own_runtime(struct bc_collector *c)
@@ -40,10 +40,15 @@ struct dual_proc {
 struct record_dual {
 	struct dual_proc *procs;
 	size_t n, cap;
+	/* -a: the instrumented processes bc_trace_all found, to be switched
+	 * once the probes run; found_lost: one could not be noted */
+	pid_t *found;
+	size_t nfound, found_cap;
+	int found_lost;
 };
 
 /* Switch pid on; remember it if this call is what switched it on.  quiet:
- * -a's scan, where most processes are not dual builds or not ours. */
+ * -a's processes, some of them not dual builds or not ours to write. */
 static void dual_on(struct record_dual *d, pid_t pid, int quiet)
 {
 	/* The pidfd first: if pid is this process now, the pidfd is too. */
@@ -60,7 +65,7 @@ static void dual_on(struct record_dual *d, pid_t pid, int quiet)
 			     ? "record: pid %d: %d dual flags were set already: left set at the end"
 			     : "record: pid %d: set %d dual flags",
 			 (int)pid, n);
-	if (n <= 0 || was_on || pidfd < 0 || !d) {
+	if (n <= 0 || was_on || pidfd < 0) {
 		if (pidfd >= 0)
 			close(pidfd);
 		if (n > 0 && !was_on && pidfd < 0)
@@ -68,70 +73,63 @@ static void dual_on(struct record_dual *d, pid_t pid, int quiet)
 				 (int)pid, strerror(pidfd_err));
 		return;
 	}
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-		struct dual_proc *p = realloc(d->procs, cap * sizeof(*p));
-		if (!p) {
-			close(pidfd);
-			wpp_warn("record: pid %d: out of memory: its dual build's flags stay set",
-				 (int)pid);
-			return;
-		}
-		d->procs = p;
-		d->cap = cap;
+	if (ARRAY_GROW(d->procs, d->cap, d->n + 1, 16)) {
+		close(pidfd);
+		wpp_warn("record: pid %d: out of memory: its dual build's flags stay set",
+			 (int)pid);
+		return;
 	}
 	d->procs[d->n++] = (struct dual_proc){pid, pidfd};
 }
 
-/* -a: every process running now that is a dual build. */
-static void dual_on_all(struct record_dual *d)
+/* bc_trace_all's report of an instrumented running process. */
+static void note_found(pid_t pid, void *arg)
 {
-	DIR *dir = opendir("/proc");
-	struct dirent *e;
+	struct record_dual *d = arg;
 
-	if (!dir) {
-		wpp_warn("record: cannot list /proc (%s): dual builds running now record only what "
-			 "runs instrumented",
-			 strerror(errno));
-		return;
-	}
-	while ((e = readdir(dir))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (!*end && pid > 0 && pid != getpid())
-			dual_on(d, (pid_t)pid, 1);
-	}
-	closedir(dir);
+	if (ARRAY_GROW(d->found, d->found_cap, d->nfound + 1, 64))
+		d->found_lost = 1;
+	else
+		d->found[d->nfound++] = pid;
 }
 
 int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids,
 			  struct record_dual **dual)
 {
-	if (dual)
-		*dual = NULL;
+	struct record_dual *d = calloc(1, sizeof(*d));
+
+	*dual = NULL;
+	if (!d) {
+		wpp_err("record: out of memory");
+		return -1;
+	}
 	if (all) {
 		record_attach_own_runtime(c);
-		if (bc_trace_all(c))
+		if (bc_trace_all(c, note_found, d)) {
+			record_dual_restore(d);
 			return -1;
+		}
 	}
 	/* Threads that started before the thread probe was there are read
 	 * from their runtime when their process is attached, into the
 	 * positions the counters share (bc_positions_fd). */
 	for (int i = 0; i < npids; i++)
-		if (bc_trace_pid(c, pids[i], true))
+		if (bc_trace_pid(c, pids[i], true)) {
+			record_dual_restore(d);
 			return -1;
-	if (bc_start(c))
+		}
+	if (bc_start(c)) {
+		record_dual_restore(d);
 		return -1;
-	/* With nowhere to remember them, the flags set now stay set. */
-	struct record_dual *d = calloc(1, sizeof(*d));
-	if (all)
-		dual_on_all(d);
+	}
+	if (d->found_lost)
+		wpp_warn("record: out of memory: some dual builds running now record only what "
+			 "runs instrumented");
+	for (size_t i = 0; i < d->nfound; i++)
+		dual_on(d, d->found[i], 1);
 	for (int i = 0; i < npids; i++)
 		dual_on(d, pids[i], 0);
-	if (dual)
-		*dual = d;
-	else
-		record_dual_restore(d);
+	*dual = d;
 	return 0;
 }
 
@@ -154,5 +152,6 @@ void record_dual_restore(struct record_dual *d)
 		close(p->pidfd);
 	}
 	free(d->procs);
+	free(d->found);
 	free(d);
 }

@@ -26,9 +26,9 @@ struct record_dual;
  * every image that starts later; else the npids processes pids (their
  * threads' positions and TU registries read).  Then the drain threads
  * start, and the dual builds among the processes (with -a: every one
- * running now) are switched to their instrumented copies; *dual (may be
- * NULL) lists those this call switched on.  0, or -1 after one line per
- * failure. */
+ * running now) are switched to their instrumented copies; *dual lists
+ * those this call switched on (for record_dual_restore).  0, or -1 (and
+ * *dual NULL) after one line per failure. */
 int record_attach_running(struct bc_collector *c, int all, const pid_t *pids, int npids,
 			  struct record_dual **dual);
 
