@@ -88,6 +88,14 @@ void strip(ArrayRef<BasicBlock *> plain)
 
 using Edge = std::pair<const BasicBlock *, const BasicBlock *>;
 
+// An A/B switch in the compiler's environment (docs/benchmarks.md's
+// builds): on when set to anything but "" or "0".
+bool env_switch(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0");
+}
+
 // The members of cycles among nodes (SCCs with two nodes or a self loop),
 // leaving out `cut` and the edges in `skip` (Tarjan).
 struct Cycles {
@@ -203,8 +211,7 @@ struct Progress {
 DenseSet<Edge> self_ending_back_edges(Function &F, const DenseSet<BasicBlock *> &plain)
 {
 	DenseSet<Edge> skip;
-	const char *all = getenv("WPP_DUAL_ALL_LOOPS");
-	if (all && *all && strcmp(all, "0"))
+	if (env_switch("WPP_DUAL_ALL_LOOPS"))
 		return skip;
 	DominatorTree dt(F);
 	LoopInfo li(dt);
@@ -650,8 +657,7 @@ bool make_dual(Function &F, GlobalVariable *flag)
 		transfers.push_back(enter);
 	}
 	if (transfers.empty()) {
-		const char *one = getenv("WPP_DUAL_ONE_FUNCTION"); // A/B builds
-		if (goto_targets.empty() && can_split(F) && !(one && *one && strcmp(one, "0")))
+		if (goto_targets.empty() && can_split(F) && !env_switch("WPP_DUAL_ONE_FUNCTION"))
 			split_entry(F, dispatch);
 		return true;
 	}
