@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # corpus-lib.sh — shared by the e2e scripts that build corpus programs with
 # bin/wppcc in a fresh work directory and feed recordings back to it or to
-# wpptrace (profile-placement.sh, ppp-interesting.sh, count-cli.sh; sourced,
-# bash).  Sets ROOT WPPCC WPPTRACE CORPUS and WORK (tests/work/<script>,
-# emptied, with src/ for copied sources), points XDG_CACHE_HOME into it (the
-# recordings wppcc converts stay there), and keeps the pass/fail count.
+# wpptrace (profile-placement.sh, ppp-interesting.sh, count-cli.sh,
+# dual-tests.sh, dual-random.sh; sourced, bash).  Sets ROOT WPPCC WPPTRACE
+# CORPUS and WORK (tests/work/<script>, emptied, with src/ for copied
+# sources), points XDG_CACHE_HOME into it (the recordings wppcc converts
+# stay there), and keeps the pass/fail count.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WPPCC=$ROOT/bin/wppcc

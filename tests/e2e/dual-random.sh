@@ -13,18 +13,10 @@
 #    path starts), it still prints plain clang's checksum (the SSA repair
 #    of both copies) and every recorded path is one the metadata allows.
 # DUAL_SEEDS (default 1..6) picks the programs.
-set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-WPPCC=$ROOT/bin/wppcc
-WPPTRACE=$ROOT/bin/wpptrace
+. "$(dirname "$0")/corpus-lib.sh"
 CLANG=${WPP_CLANG:-clang-19}
 CMP="python3 $ROOT/tests/oracle/wppcmp.py"
-WORK=$ROOT/tests/work/dual-random
-rm -rf "$WORK"
-mkdir -p "$WORK"
-fails=0 checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-pass() { echo "ok:   $*"; }
+checks=0
 
 run() { # OUT CMD...: stdout to OUT, status checked
 	local out=$1
@@ -61,7 +53,7 @@ for seed in ${DUAL_SEEDS:-$(seq 1 6)}; do
 			{ fail "$what: decoding $v: $(head -3 "$w.$v.script.err")"; continue 2; }
 	done
 	if out=$($CMP blocks "$w.ref.jsonl" "$w.on.jsonl" --meta "$w.dual" 2>&1); then
-		pass "$what: flags set from the start: $out"
+		ok "$what: flags set from the start: $out"
 	else
 		fail "$what: the dual recording differs from the paths build's"
 		echo "$out" | head -n 12 | sed 's/^/    /'
@@ -70,10 +62,10 @@ for seed in ${DUAL_SEEDS:-$(seq 1 6)}; do
 	n_tog=$(wc -l <"$w.tog.jsonl") n_on=$(wc -l <"$w.on.jsonl")
 	if out=$($CMP blocks "$w.tog.jsonl" "$w.tog.jsonl" --meta "$w.dual" 2>&1) &&
 		! $CMP blocks "$w.on.jsonl" "$w.tog.jsonl" >/dev/null 2>&1; then
-		pass "$what: flags flipped while running: $n_tog paths (all $n_on without flips), all valid, checksum $(cat "$w.want")"
+		ok "$what: flags flipped while running: $n_tog paths (all $n_on without flips), all valid, checksum $(cat "$w.want")"
 	else
 		fail "$what: flipping the flags: $n_tog paths ($n_on without), invalid or unchanged; $(echo "$out" | head -3)"
 	fi
 done
-echo "dual-random: $checks programs, $fails failures"
-[ $fails -eq 0 ]
+echo "dual-random: $checks programs"
+finish

@@ -14,19 +14,10 @@
 #    builds of docs/benchmarks.md; also: the checks above can fail);
 #  * the dual build prints what plain clang's does, and recorded with the
 #    flags set from the start (shm) decodes to the paths build's blocks.
-set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-WPPCC=$ROOT/bin/wppcc
-WPPTRACE=$ROOT/bin/wpptrace
+. "$(dirname "$0")/corpus-lib.sh"
 CLANG=${WPP_CLANG:-clang-19}
 CMP="python3 $ROOT/tests/oracle/wppcmp.py"
 SRC=$ROOT/tests/e2e/dual/loops.c
-WORK=$ROOT/tests/work/dual-tests
-rm -rf "$WORK"
-mkdir -p "$WORK"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-pass() { echo "ok:   $*"; }
 
 # tests ASM: "FUNCTION TESTS TAILCALLS" per function, TAILCALLS counting
 # the tail calls of FUNCTION.wpp
@@ -46,7 +37,7 @@ check() {
 	">="*) [ "${n:-0}" -ge "${4#>=}" ] ;;
 	*) [ "${n:--1}" -eq "$4" ] ;;
 	esac && [ "${t:--1}" -eq "$5" ] &&
-		{ pass "$2: $3: $n tests, $t tail calls"; return 0; }
+		{ ok "$2: $3: $n tests, $t tail calls"; return 0; }
 	fail "$2: $3: ${n:-no} tests (want $4), ${t:-no} tail calls of $3.wpp (want $5)"
 }
 
@@ -80,18 +71,17 @@ if "$CLANG" -O2 -w -o "$w.plain" "$SRC" && "$WPPCC" -fwpp-dual -O2 -g -o "$w.dua
 		run "$w.on" "$WPPTRACE" record -q --transport=shm -o "$w.on.wpp" -- "$w.dual" 1000 &&
 		run "$w.ref" "$WPPTRACE" record -q --transport=shm -o "$w.ref.wpp" -- "$w.paths" 1000 &&
 		for v in direct on ref; do
-			cmp -s "$w.want" "$w.$v" && pass "$v run prints plain's output" ||
+			cmp -s "$w.want" "$w.$v" && ok "$v run prints plain's output" ||
 				fail "$v run printed $(head -c 200 "$w.$v"), plain $(cat "$w.want")"
 		done &&
 		"$WPPTRACE" script "$w.on.wpp" --format jsonl >"$w.on.jsonl" &&
 		"$WPPTRACE" script "$w.ref.wpp" --format jsonl >"$w.ref.jsonl" &&
 		if out=$($CMP blocks "$w.ref.jsonl" "$w.on.jsonl" --meta "$w.dual" 2>&1); then
-			pass "recorded from the start: $out"
+			ok "recorded from the start: $out"
 		else
 			fail "the dual recording differs from the paths build's: $(echo "$out" | head -5)"
 		fi
 else
 	fail "building loops.c"
 fi
-echo "dual-tests: $fails failures"
-[ $fails -eq 0 ]
+finish
