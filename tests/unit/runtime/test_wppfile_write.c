@@ -33,9 +33,9 @@ static uint32_t crc32c_bitwise(uint32_t crc, const unsigned char *p, size_t n)
 
 static char path[128];
 
-static unsigned char *slurp(size_t *n)
+static unsigned char *slurp(const char *file, size_t *n)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(file, "rb");
 	unsigned char *buf;
 	long len;
 
@@ -74,7 +74,7 @@ static void test_layout_and_crc(void **s)
 	(void)s;
 
 	write_sample();
-	f = slurp(&n);
+	f = slurp(path, &n);
 	memcpy(&fh, f, sizeof(fh));
 	assert_memory_equal(fh.magic, WPP_FILE_MAGIC, 8);
 	assert_int_equal(fh.version, WPP_FILE_VERSION);
@@ -120,7 +120,7 @@ static void test_round_trip_and_torn_tail(void **s)
 	wppr_close(r);
 
 	/* cut the file inside the END chunk: the first two chunks survive */
-	f = slurp(&n);
+	f = slurp(path, &n);
 	assert_int_equal(truncate(path, (off_t)(n - 5)), 0);
 	r = wppr_open(path);
 	assert_non_null(r);
@@ -416,14 +416,8 @@ static void test_held_chunks(void **s)
 	snprintf(ref, sizeof(ref), "%s.ref", path);
 	write_held_sequence(ref, 0);
 	write_held_sequence(path, 1);
-	a = slurp(&na);
-	{
-		char keep[128];
-		memcpy(keep, path, sizeof(keep));
-		snprintf(path, sizeof(path), "%s", ref);
-		b = slurp(&nb);
-		memcpy(path, keep, sizeof(keep));
-	}
+	a = slurp(path, &na);
+	b = slurp(ref, &nb);
 	assert_int_equal(na, nb);
 	assert_memory_equal(a + sizeof(struct wpp_file_header), b + sizeof(struct wpp_file_header),
 			    na - sizeof(struct wpp_file_header));
