@@ -34,13 +34,17 @@ using namespace llvm;
 
 namespace {
 
-// Branch weights of a flag test: no collector is the case to lay out for.
-// The instrumented side gets 2^-30 of the frequency, so that none of its
-// loops, with measured weights (--wpp-profile: a million iterations) or
-// static ones in a deep nest, looks hotter to the register allocator than
-// the plain loops (at 1 in 2000 the guided builds spilled in the plain
-// copy's hottest loops: bzip2's mainQSort3, xz's bt4 match finder).
-constexpr uint32_t ON_WEIGHT = 1, OFF_WEIGHT = 1u << 30;
+// Branch weights of a flag test: no collector is the case to lay out for,
+// but a recorded run runs the instrumented side, which the register
+// allocator serves worse the colder it looks.  At 1 in 2^30 the guided
+// builds cost least unrecorded (bzip2 1.031x plain in instructions) and
+// most recorded (lua 1.543x, against 1.266x for the build without plain
+// copies); at 1 in 2^11, 1.059x and 1.439x; at 1 to 1 the plain copy's
+// loops spill (bzip2 dual 1.075x).  2^11 keeps every program far below
+// PGO's cost unrecorded and takes 5-8 % off a recording
+// (docs/benchmarks.md, "Dual builds by default with a profile").
+// WPP_DUAL_OFF_LOG2=N (0-30) gives the A/B builds.
+constexpr unsigned OFF_LOG2 = 11;
 
 struct Point {
 	BasicBlock *at; // instrumented block that begins with a restart store
@@ -281,10 +285,24 @@ Value *flag_set(IRBuilder<> &b, GlobalVariable *flag)
 	return b.CreateICmpNE(l, b.getInt8(0));
 }
 
+uint32_t off_weight()
+{
+	static uint32_t w;
+	if (!w) {
+		const char *v = getenv("WPP_DUAL_OFF_LOG2");
+		char *end;
+		unsigned long n = v && *v ? strtoul(v, &end, 10) : OFF_LOG2;
+		if (v && *v && (*end || n > 30))
+			n = OFF_LOG2;
+		w = 1u << n;
+	}
+	return w;
+}
+
 void branch_on_flag(IRBuilder<> &b, GlobalVariable *flag, BasicBlock *on, BasicBlock *off)
 {
 	b.CreateCondBr(flag_set(b, flag), on, off,
-		       MDBuilder(b.getContext()).createBranchWeights(ON_WEIGHT, OFF_WEIGHT));
+		       MDBuilder(b.getContext()).createBranchWeights(1, off_weight()));
 }
 
 // An instrumentation value recomputed where the plain copy enters (the
