@@ -16,7 +16,7 @@ REAL_PROGRAMS=(lua zlib bzip2 xz)
 # The programs tests/real/run-oracles (and so `make test`) checks by default.
 REAL_ORACLE_PROGRAMS=(lua zlib bzip2 xz)
 REAL_MODES=(plain pgo wpp wpp-blocks pgo-relayout pgo-atomic wpp-guided wpp-guided-place wpp-count wpp-count-8k
-	wpp-count-nocache wpp-ppp wpp-wet wpp-tpp11 wpp-tpp55 wpp-tpp515 wpp-tpp515-mem wpp-dual wpp-guided-dual)
+	wpp-count-nocache wpp-ppp wpp-wet wpp-tpp11 wpp-tpp55 wpp-tpp515 wpp-tpp515-mem wpp-dual wpp-guided-traced)
 
 die() { echo "real: $*" >&2; exit 1; }
 

@@ -13,7 +13,9 @@
 #    WPP_DUAL_ONE_FUNCTION=1 keeps the copies in one function (the A/B
 #    builds of docs/benchmarks.md; also: the checks above can fail);
 #  * the dual build prints what plain clang's does, and recorded with the
-#    flags set from the start (shm) decodes to the paths build's blocks.
+#    flags set from the start (shm) decodes to the paths build's blocks;
+#  * a paths build with a training profile (--wpp-profile) is dual unless
+#    -fno-wpp-dual says otherwise; a counting build with one is not.
 . "$(dirname "$0")/corpus-lib.sh"
 CLANG=${WPP_CLANG:-clang-19}
 CMP="python3 $ROOT/tests/oracle/wppcmp.py"
@@ -83,5 +85,27 @@ if "$CLANG" -O2 -w -o "$w.plain" "$SRC" && "$WPPCC" -fwpp-dual -O2 -g -o "$w.dua
 		fi
 else
 	fail "building loops.c"
+fi
+
+# Which command lines build dual: the flag tests in the whole assembly.
+flag_tests() { grep -c 'cmpb	\$0, \.L__wpp_on(%rip)' "$1"; }
+if [ -f "$w.ref.wpp" ] && "$WPPTRACE" edges -q "$w.ref.wpp" -o "$WORK/loops.edges"; then
+	for b in "guided:>0:" "traced:0:-fno-wpp-dual" "count:0:-fwpp-mode=count"; do
+		IFS=: read -r name want opt <<<"$b"
+		# shellcheck disable=SC2086 # opt is one option or none
+		if "$WPPCC" -O2 $opt --wpp-profile="$WORK/loops.edges" -S -o "$WORK/$name.s" "$SRC" \
+			2>"$WORK/$name.err"; then
+			n=$(flag_tests "$WORK/$name.s")
+			if { [ "$want" = 0 ] && [ "$n" -eq 0 ]; } || { [ "$want" = ">0" ] && [ "$n" -gt 0 ]; }; then
+				ok "--wpp-profile ${opt:-alone}: $n flag tests"
+			else
+				fail "--wpp-profile ${opt:-alone}: $n flag tests (want $want)"
+			fi
+		else
+			fail "wppcc --wpp-profile $opt: $(head -3 "$WORK/$name.err")"
+		fi
+	done
+else
+	fail "an edge profile of the paths build's recording"
 fi
 finish

@@ -134,6 +134,7 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 	p->wet_values = "memory";
 	p->tpp_cold = WPPCC_TPP_COLD_DEFAULT;
 	p->tpp_loop = WPPCC_TPP_LOOP_DEFAULT;
+	p->dual = -1;
 	p->args = calloc((size_t)argc + 1, sizeof(char *));
 	if (!p->args) {
 		p->error = "out of memory";
@@ -150,8 +151,8 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			p->no_runs = 1;
 			continue;
 		}
-		if (strcmp(a, "-fwpp-dual") == 0) {
-			p->dual = 1;
+		if (strcmp(a, "-fwpp-dual") == 0 || strcmp(a, "-fno-wpp-dual") == 0) {
+			p->dual = a[2] != 'n';
 			continue;
 		}
 		if (strcmp(a, "-fwpp-static-rt") == 0) {
@@ -256,6 +257,12 @@ int wppcc_plan_args(int argc, char **argv, struct wppcc_plan *p)
 			   "edge profile)";
 		return -1;
 	}
+	/* Whoever builds with a training profile wants the binary as cheap as
+	 * PGO's while nobody records it: that is a dual build (issue 27;
+	 * docs/instrumentation.md "Dual builds").  Only paths mode has
+	 * plain copies. */
+	if (p->dual < 0)
+		p->dual = p->profile && !strcmp(p->mode, "paths");
 	return 0;
 }
 

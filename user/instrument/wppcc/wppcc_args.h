@@ -35,7 +35,8 @@ struct wppcc_plan {
 	int help; /* --help or -help: clang's is passed on too */
 	int static_rt;
 	int no_runs;		 /* -fwpp-no-runs */
-	int dual;		 /* -fwpp-dual: plain copies behind a flag */
+	int dual;		 /* plain copies behind a flag: 1 -fwpp-dual, 0 -fno-wpp-dual,
+				  * unset: profile-guided paths builds only */
 	const char *mode;	 /* "paths", "count", "ppp", "tpp", "wet", "blocks" */
 	const char *wet_values;	 /* "memory" or "all" */
 	const char *tpp_cold;	 /* --tpp-cold=P (percent, checked) */
