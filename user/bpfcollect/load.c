@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/kernel_btf.h"
+#include "bpfcollect/warm_heap.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
 
@@ -364,6 +366,22 @@ static int attach_tracepoints(struct bc_collector *c)
 	return 0;
 }
 
+/* libbpf reads the kernel's BTF to load the object (the CO-RE relocations,
+ * the tp_btf targets, the kfunc): two buffers of the file's size and an
+ * index of its types (~0.5 MB here), kept off 4 KB page faults
+ * (warm_heap.h). */
+static void warm_heap_for_btf(void)
+{
+	struct stat st;
+	if (stat("/sys/kernel/btf/vmlinux", &st) != 0 || st.st_size <= 0 || st.st_size > (64 << 20))
+		return;
+	size_t bytes = 2 * (size_t)st.st_size + (3u << 20);
+	int err = warm_heap_prepare(bytes);
+	if (wpp_verbosity >= 2)
+		wpp_info("bpf: %zu bytes of heap faulted in ahead for libbpf's BTF: %s", bytes,
+			 err ? strerror(-err) : "ok");
+}
+
 /* Load and verify the programs with the rings going into the outer map
  * meanwhile (ring_install).  0, or -errno after one line. */
 static int load_programs(struct bc_collector *c)
@@ -380,6 +398,7 @@ static int load_programs(struct bc_collector *c)
 		explain_failure("creating the per-CPU ring buffers", err);
 		return err;
 	}
+	warm_heap_for_btf();
 	err = wpp_transport__load(c->skel);
 	int installed = ring_install_finish(&ri);
 	if (err) {

@@ -60,3 +60,13 @@ $(KERNELBTF_BIN): tests/unit/bpfcollect/test_kernel_btf.c \
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
 TEST_TARGETS += $(KERNELBTF_BIN)
 TESTS += $(KERNELBTF_BIN)
+
+# Pre-faulted heap room for libbpf's BTF load (warm_heap.c; no root).  No
+# sanitizers: their allocator is not the glibc malloc under test.
+WARMHEAP_BIN := $(BPFTEST_DIR)/test_warm_heap
+$(WARMHEAP_BIN): tests/unit/bpfcollect/test_warm_heap.c \
+		$(call objs,,user/bpfcollect/warm_heap.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
+TEST_TARGETS += $(WARMHEAP_BIN)
+TESTS += $(WARMHEAP_BIN)
