@@ -368,8 +368,8 @@ static int attach_tracepoints(struct bc_collector *c)
 
 /* libbpf reads the kernel's BTF to load the object (the CO-RE relocations,
  * the tp_btf targets, the kfunc): two buffers of the file's size and an
- * index of its types (~0.5 MB here), kept off 4 KB page faults
- * (warm_heap.h). */
+ * index of its types (~0.5 MB here; sched_tracepoints' index is as large),
+ * kept off 4 KB page faults (warm_heap.h). */
 static void warm_heap_for_btf(void)
 {
 	struct stat st;
@@ -398,7 +398,6 @@ static int load_programs(struct bc_collector *c)
 		explain_failure("creating the per-CPU ring buffers", err);
 		return err;
 	}
-	warm_heap_for_btf();
 	err = wpp_transport__load(c->skel);
 	int installed = ring_install_finish(&ri);
 	if (err) {
@@ -464,6 +463,8 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	if (!c->opt.drain_threads || c->opt.drain_threads > (uint32_t)c->ncpus)
 		c->opt.drain_threads = c->ncpus;
 
+	/* First: the walk of the kernel's BTF below takes from the room too. */
+	warm_heap_for_btf();
 	c->skel = wpp_transport__open();
 	if (!c->skel) {
 		explain_failure("opening the BPF object", -errno);

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +201,10 @@ static int start_program(struct bc_collector *c, struct record_counters *counter
 	return 0;
 }
 
-/* Until the traced processes are gone, -d runs out or a stop signal. */
-static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
+/* Until the traced processes are gone, -d runs out or a stop signal.
+ * True when the program record started and everything it started have
+ * ended and been reaped. */
+static bool wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
 			 struct record_live_counts *live, int *status)
 {
 	uint64_t start = monotonic_ns(), last_progress = start, reported = 0;
@@ -213,9 +216,10 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 			  ? (unsigned)(o->snapshot_interval_s * 1e3)
 			  : TICK_MS;
 
+	bool gone = false;
 	for (;;) {
 		if (child > 0) {
-			if (child_reap(child, status, &main_reaped))
+			if ((gone = child_reap(child, status, &main_reaped)))
 				break;
 			/* Reaped, it stays readable: what it started is waited
 			 * for tick by tick. */
@@ -239,6 +243,7 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	return gone;
 }
 
 int record_bpf(const struct record_opts *o_)
@@ -326,7 +331,10 @@ int record_bpf(const struct record_opts *o_)
 	record_ready(o.ready_fd, o.argv	 ? "the program runs with the probes attached"
 				 : o.all ? "the probes are attached system-wide"
 					 : "the probes are attached to the processes");
-	wait_for_end(c, &o, child, rs.live_counts, &status);
+	/* Nothing traced is left: the probes' links need not be closed
+	 * before the file is written, nor before record exits. */
+	if (wait_for_end(c, &o, child, rs.live_counts, &status))
+		bc_traced_gone(c);
 	bc_finish(c, &k);
 	record_dual_restore(dual); /* detached: plain again */
 	/* Probes detached, rings drained: what the threads hold now reached
