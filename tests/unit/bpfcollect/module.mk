@@ -70,3 +70,13 @@ $(WARMHEAP_BIN): tests/unit/bpfcollect/test_warm_heap.c \
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
 TEST_TARGETS += $(WARMHEAP_BIN)
 TESTS += $(WARMHEAP_BIN)
+
+# Descriptors closed by a process that outlives the caller (close_later.c;
+# on pipes, no root).
+CLOSELATER_BIN := $(BPFTEST_DIR)/test_close_later
+$(CLOSELATER_BIN): tests/unit/bpfcollect/test_close_later.c \
+		$(call objs,san,user/bpfcollect/close_later.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+TEST_TARGETS += $(CLOSELATER_BIN)
+TESTS += $(CLOSELATER_BIN)
