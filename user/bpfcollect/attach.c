@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/close_later.h"
 #include "bpfcollect/elfinfo.h"
 #include "common/cpu_clock.h"
 #include "common/log.h"
@@ -364,8 +366,43 @@ int bc_trace_all(struct bc_collector *c, void (*found)(pid_t pid, void *arg), vo
 	return 0;
 }
 
+/* Every link's descriptor, ours to close (the libbpf links are freed, a
+ * duplicate of each kept), into fds; how many, at most cap (the rest are
+ * closed here). */
+static size_t take_link_fds(struct bc_collector *c, int *fds, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->multi.n; i++)
+		if (n < cap)
+			fds[n++] = c->multi.fds[i];
+		else
+			close(c->multi.fds[i]);
+	c->multi.n = 0;
+	for (size_t i = 0; i < c->nlinks; i++) {
+		int fd = n < cap ? fcntl(bpf_link__fd(c->links[i]), F_DUPFD_CLOEXEC, 0) : -1;
+		if (fd >= 0)
+			fds[n++] = fd;
+		bpf_link__destroy(c->links[i]);
+	}
+	c->nlinks = 0;
+	return n;
+}
+
+void bc_traced_gone(struct bc_collector *c)
+{
+	c->traced_gone = 1;
+}
+
 void detach_all(struct bc_collector *c)
 {
+	/* Nothing traced is left to publish or to be missed: the links are
+	 * closed by a process of their own (close_later.h), which the caller's
+	 * exit does not wait for. */
+	if (c->traced_gone && (c->multi.n || c->nlinks)) {
+		int fds[64];
+		close_later(fds, take_link_fds(c, fds, sizeof(fds) / sizeof(fds[0])));
+		return;
+	}
 	multi_links_close(&c->multi);
 	for (size_t i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);

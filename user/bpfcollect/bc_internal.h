@@ -184,6 +184,9 @@ struct bc_collector {
 	 * program wpp_usdt_multi is loaded and new objects go through it. */
 	struct multi_links multi;
 	int multi_ok;
+	/* bc_traced_gone: every traced process has ended; detach_all leaves the
+	 * links to close_later. */
+	int traced_gone;
 	char **attached;       /* object paths already attached (or probed and skipped) */
 	uint8_t *instrumented; /* per attached[]: carries wpptrace probes */
 	size_t nattached, attached_cap;

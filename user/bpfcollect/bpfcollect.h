@@ -217,6 +217,13 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out);
  * events have been delivered (the recorder then finishes). */
 bool bc_all_exited(struct bc_collector *c);
 
+/* Every process traced has ended and been reaped, and nothing can start
+ * another (a program record started, with all it started: record is their
+ * subreaper).  bc_finish then does not wait for the probes' links to close
+ * (grace periods, 10-20 ms each): a process of their own closes them, and
+ * may outlive the caller by that long (close_later.h). */
+void bc_traced_gone(struct bc_collector *c);
+
 /* Stop the drain threads, drain what is left, close every open stream
  * (reporting still-pending loss as gaps and the thread as exited only if
  * it really did) and fill the counters.  Safe to call once. */

@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/kernel_btf.h"
+#include "bpfcollect/warm_heap.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
 
@@ -364,6 +366,22 @@ static int attach_tracepoints(struct bc_collector *c)
 	return 0;
 }
 
+/* libbpf reads the kernel's BTF to load the object (the CO-RE relocations,
+ * the tp_btf targets, the kfunc): two buffers of the file's size and an
+ * index of its types (~0.5 MB here; sched_tracepoints' index is as large),
+ * kept off 4 KB page faults (warm_heap.h). */
+static void warm_heap_for_btf(void)
+{
+	struct stat st;
+	if (stat("/sys/kernel/btf/vmlinux", &st) != 0 || st.st_size <= 0 || st.st_size > (64 << 20))
+		return;
+	size_t bytes = 2 * (size_t)st.st_size + (3u << 20);
+	int err = warm_heap_prepare(bytes);
+	if (wpp_verbosity >= 2)
+		wpp_info("bpf: %zu bytes of heap faulted in ahead for libbpf's BTF: %s", bytes,
+			 err ? strerror(-err) : "ok");
+}
+
 /* Load and verify the programs with the rings going into the outer map
  * meanwhile (ring_install).  0, or -errno after one line. */
 static int load_programs(struct bc_collector *c)
@@ -445,6 +463,8 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	if (!c->opt.drain_threads || c->opt.drain_threads > (uint32_t)c->ncpus)
 		c->opt.drain_threads = c->ncpus;
 
+	/* First: the walk of the kernel's BTF below takes from the room too. */
+	warm_heap_for_btf();
 	c->skel = wpp_transport__open();
 	if (!c->skel) {
 		explain_failure("opening the BPF object", -errno);

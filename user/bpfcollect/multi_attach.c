@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -200,10 +201,29 @@ int multi_links_attach(struct multi_links *ml, struct bpf_program *prog, const c
 	return 0;
 }
 
+static void *close_one(void *arg)
+{
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+/* Each close waits for the kernel's unregister to be safe (a grace period
+ * per link, 10-20 ms here): the links close side by side, so that the
+ * waits overlap, each on a thread of its own (the last on ours). */
 void multi_links_close(struct multi_links *ml)
 {
-	for (size_t i = 0; i < ml->n; i++)
-		close(ml->fds[i]);
+	pthread_t tids[16];
+	size_t started = 0;
+	for (size_t i = 0; i < ml->n; i++) {
+		if (i + 1 < ml->n && started < sizeof(tids) / sizeof(tids[0]) &&
+		    pthread_create(&tids[started], NULL, close_one, (void *)(intptr_t)ml->fds[i]) ==
+			0)
+			started++;
+		else
+			close(ml->fds[i]);
+	}
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
 	ml->n = 0;
 }
 

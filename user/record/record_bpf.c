@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,47 +133,31 @@ static int transport_lines(const struct record_opts *o, char *buf, size_t size)
 	return n;
 }
 
-/* Start the program held, attach, release.  0 or an exit status. */
-static int start_program(struct bc_collector *c, const struct record_opts *o,
-			 struct record_counters *counters, pid_t *pid)
+/* The program record runs: forked and held before exec, the first thing
+ * record does, while this process is small.  A fork copies the page
+ * tables of everything mapped (the rings' too: the kernel maps their
+ * pages at mmap) and marks the heap copy-on-write, and the child's exec
+ * tears its copy down again; done after bc_open that cost ~3 ms of the
+ * start-up.  0 or an exit status, after one line. */
+struct held_program {
+	char exe[PATH_MAX]; /* what execvp will run */
+	pid_t pid;	    /* 0: none */
+	struct child_hold hold;
+};
+
+static int spawn_program(const struct record_opts *o, struct held_program *hp)
 {
-	char exe[PATH_MAX];
-	struct child_hold h;
-	int err = child_resolve(o->argv[0], exe, sizeof(exe));
-	if (err) {
-		wpp_err("record: cannot run '%s': %s", o->argv[0], strerror(-err));
-		return 127;
-	}
-	/* Programs built by wppcc load the runtime next to us; attaching it
-	 * up front also covers what the program execs (a wrapper, a shell). */
-	record_attach_own_runtime(c);
-	if (bc_attach_program(c, exe) == -ENOENT && wpp_verbosity >= 2)
-		wpp_warn("record: %s carries no wpptrace probes and does not link libwpprt "
-			 "(built without wppcc?); tracing whatever it runs",
-			 exe);
-	child_prepare();
-	/* The program's runtime batch size (rt_transport.c). */
-	if (o->shm.buffer_words) {
-		char words[16];
-		snprintf(words, sizeof(words), "%u", o->shm.buffer_words);
-		setenv(WPP_BUFFER_WORDS_ENV, words, 1);
-	}
-	/* dual builds run their instrumented copies from the start */
-	setenv(WPP_TRACE_ON_ENV, "1", 1);
-	err = child_spawn_held(o->argv, pid, &h);
-	if (!err && (err = bc_trace_pid(c, *pid, false)) != 0) {
-		kill(*pid, SIGKILL);
-		child_release(*pid, &h);
-		return 1;
-	}
-	if (!err && (err = bc_start(c)) != 0) {
-		kill(*pid, SIGKILL);
-		child_release(*pid, &h);
-		return 1;
-	}
+	int err = child_resolve(o->argv[0], hp->exe, sizeof(hp->exe));
 	if (!err) {
-		record_counters_rearm(counters);
-		err = child_release(*pid, &h);
+		/* The program's runtime batch size (rt_transport.c). */
+		if (o->shm.buffer_words) {
+			char words[16];
+			snprintf(words, sizeof(words), "%u", o->shm.buffer_words);
+			setenv(WPP_BUFFER_WORDS_ENV, words, 1);
+		}
+		/* dual builds run their instrumented copies from the start */
+		setenv(WPP_TRACE_ON_ENV, "1", 1);
+		err = child_spawn_held(o->argv, &hp->pid, &hp->hold);
 	}
 	if (err) {
 		wpp_err("record: cannot run '%s': %s", o->argv[0], strerror(-err));
@@ -181,8 +166,45 @@ static int start_program(struct bc_collector *c, const struct record_opts *o,
 	return 0;
 }
 
-/* Until the traced processes are gone, -d runs out or a stop signal. */
-static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
+/* A held program that will not run (record failed before releasing it). */
+static int give_up(struct held_program *hp, int rc)
+{
+	if (hp->pid > 0)
+		child_abandon(hp->pid, &hp->hold);
+	hp->pid = 0;
+	return rc;
+}
+
+/* Attach to the held program, release it.  0 or an exit status. */
+static int start_program(struct bc_collector *c, struct record_counters *counters,
+			 struct held_program *hp, const char *name)
+{
+	/* Programs built by wppcc load the runtime next to us; attaching it
+	 * up front also covers what the program execs (a wrapper, a shell). */
+	record_attach_own_runtime(c);
+	if (bc_attach_program(c, hp->exe) == -ENOENT && wpp_verbosity >= 2)
+		wpp_warn("record: %s carries no wpptrace probes and does not link libwpprt "
+			 "(built without wppcc?); tracing whatever it runs",
+			 hp->exe);
+	/* Signals go to the program from here on (before, one ends record,
+	 * and the held program with it). */
+	child_prepare();
+	if (bc_trace_pid(c, hp->pid, false) != 0 || bc_start(c) != 0)
+		return give_up(hp, 1);
+	record_counters_rearm(counters);
+	int err = child_release(hp->pid, &hp->hold);
+	if (err) {
+		hp->pid = 0;
+		wpp_err("record: cannot run '%s': %s", name, strerror(-err));
+		return 127;
+	}
+	return 0;
+}
+
+/* Until the traced processes are gone, -d runs out or a stop signal.
+ * True when the program record started and everything it started have
+ * ended and been reaped. */
+static bool wait_for_end(struct bc_collector *c, const struct record_opts *o, pid_t child,
 			 struct record_live_counts *live, int *status)
 {
 	uint64_t start = monotonic_ns(), last_progress = start, reported = 0;
@@ -194,9 +216,10 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 			  ? (unsigned)(o->snapshot_interval_s * 1e3)
 			  : TICK_MS;
 
+	bool gone = false;
 	for (;;) {
 		if (child > 0) {
-			if (child_reap(child, status, &main_reaped))
+			if ((gone = child_reap(child, status, &main_reaped)))
 				break;
 			/* Reaped, it stays readable: what it started is waited
 			 * for tick by tick. */
@@ -220,6 +243,7 @@ static void wait_for_end(struct bc_collector *c, const struct record_opts *o, pi
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	return gone;
 }
 
 int record_bpf(const struct record_opts *o_)
@@ -239,23 +263,26 @@ int record_bpf(const struct record_opts *o_)
 	/* Compressed, a thread's batches are stored as one chunk of up to
 	 * a group's words (record_sink.h), as the shm collector's are. */
 	o.bpf.hold_words = o.compress ? RECORD_GROUP_WORDS : 0;
-	struct bc_callbacks cb = record_bpf_sink(&rs);
-	struct bc_collector *c = bc_open(&o.bpf, &cb);
-	if (!c)
-		return 1;
-	/* The library filled in its defaults; record what was really used. */
-	bc_effective_options(c, &o.bpf);
 	/* A program started here gets the large batch (BC_RECORD_BATCH_WORDS)
 	 * unless --buffer-words or the environment's WPP_BUFFER_WORDS says
 	 * otherwise; -p/-a processes chose theirs when they started. */
 	const char *env_words = getenv(WPP_BUFFER_WORDS_ENV);
 	if (o.argv && !o.shm.buffer_words && !(env_words && *env_words))
 		o.shm.buffer_words = BC_RECORD_BATCH_WORDS;
+	struct held_program hp = {.pid = 0};
+	if (o.argv && (rc = spawn_program(&o, &hp)) != 0)
+		return rc;
+	struct bc_callbacks cb = record_bpf_sink(&rs);
+	struct bc_collector *c = bc_open(&o.bpf, &cb);
+	if (!c)
+		return give_up(&hp, 1);
+	/* The library filled in its defaults; record what was really used. */
+	bc_effective_options(c, &o.bpf);
 	char lines[512];
 	transport_lines(&o, lines, sizeof(lines));
 	if (record_sink_open(&rs, &o, lines) < 0) {
 		bc_close(c);
-		return 1;
+		return give_up(&hp, 1);
 	}
 	/* Counting builds still running at the end (-p/-a) leave their counts
 	 * in memory; they are read after detach.  Any of them killed meanwhile
@@ -266,7 +293,7 @@ int record_bpf(const struct record_opts *o_)
 		wpp_err("out of memory");
 		bc_close(c);
 		record_sink_abort(&rs, &o);
-		return 1;
+		return give_up(&hp, 1);
 	}
 	struct record_counters *counters = NULL;
 	if (o.counters.nevents) {
@@ -280,11 +307,12 @@ int record_bpf(const struct record_opts *o_)
 			free(counters);
 			bc_close(c);
 			record_sink_abort(&rs, &o);
-			return 1;
+			return give_up(&hp, 1);
 		}
 	}
 	if (o.argv) {
-		rc = start_program(c, &o, counters, &child);
+		rc = start_program(c, counters, &hp, o.argv[0]);
+		child = hp.pid;
 	} else {
 		catch_stop_signals();
 		rc = record_attach_running(c, o.all, o.pids, o.npids, &dual) ? 1 : 0;
@@ -303,7 +331,10 @@ int record_bpf(const struct record_opts *o_)
 	record_ready(o.ready_fd, o.argv	 ? "the program runs with the probes attached"
 				 : o.all ? "the probes are attached system-wide"
 					 : "the probes are attached to the processes");
-	wait_for_end(c, &o, child, rs.live_counts, &status);
+	/* Nothing traced is left: the probes' links need not be closed
+	 * before the file is written, nor before record exits. */
+	if (wait_for_end(c, &o, child, rs.live_counts, &status))
+		bc_traced_gone(c);
 	bc_finish(c, &k);
 	record_dual_restore(dual); /* detached: plain again */
 	/* Probes detached, rings drained: what the threads hold now reached

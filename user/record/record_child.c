@@ -151,6 +151,16 @@ int child_release(pid_t pid, struct child_hold *h)
 	return n == (ssize_t)sizeof(err) ? -err : -EIO;
 }
 
+void child_abandon(pid_t pid, struct child_hold *h)
+{
+	/* EOF on the go pipe: the child exits (127) without exec'ing. */
+	close(h->go_fd);
+	close(h->err_fd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+}
+
 int child_resolve(const char *name, char *out, size_t size)
 {
 	if (strchr(name, '/')) {

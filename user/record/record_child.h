@@ -26,6 +26,9 @@ struct child_hold {
 int child_spawn_held(char **argv, pid_t *pid, struct child_hold *h);
 /* Let the held child exec.  0, or -errno of a failed exec (child reaped). */
 int child_release(pid_t pid, struct child_hold *h);
+/* Give up on a held child before releasing it: it exits without exec'ing
+ * and is reaped. */
+void child_abandon(pid_t pid, struct child_hold *h);
 /* The file execvp would run for name (PATH search); 0 or -ENOENT. */
 int child_resolve(const char *name, char *out, size_t size);
 

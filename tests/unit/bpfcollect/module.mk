@@ -60,3 +60,23 @@ $(KERNELBTF_BIN): tests/unit/bpfcollect/test_kernel_btf.c \
 	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
 TEST_TARGETS += $(KERNELBTF_BIN)
 TESTS += $(KERNELBTF_BIN)
+
+# Pre-faulted heap room for libbpf's BTF load (warm_heap.c; no root).  No
+# sanitizers: their allocator is not the glibc malloc under test.
+WARMHEAP_BIN := $(BPFTEST_DIR)/test_warm_heap
+$(WARMHEAP_BIN): tests/unit/bpfcollect/test_warm_heap.c \
+		$(call objs,,user/bpfcollect/warm_heap.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) -o $@ $^ -lbpf $(CMOCKA_LIBS)
+TEST_TARGETS += $(WARMHEAP_BIN)
+TESTS += $(WARMHEAP_BIN)
+
+# Descriptors closed by a process that outlives the caller (close_later.c;
+# on pipes, no root).
+CLOSELATER_BIN := $(BPFTEST_DIR)/test_close_later
+$(CLOSELATER_BIN): tests/unit/bpfcollect/test_close_later.c \
+		$(call objs,san,user/bpfcollect/close_later.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BPFCOLLECT_CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CMOCKA_LIBS)
+TEST_TARGETS += $(CLOSELATER_BIN)
+TESTS += $(CLOSELATER_BIN)
