@@ -62,10 +62,15 @@ struct wpp_brec_loss {
 	__u64 min_seq;
 };
 
-/* Batch flags BPF sets itself: WPP_BATCH_SIGNAL and WPP_BATCH_SALVAGED of
- * wpp/wpp_file.h (checked in user/bpfcollect/demux.c). */
+/* Batch flags of wpp/wpp_file.h BPF sets or reads: WPP_BATCH_SIGNAL,
+ * WPP_BATCH_SALVAGED and WPP_BATCH_FINAL (checked in
+ * user/bpfcollect/demux.c). */
 #define WPP_BREC_SIGNAL	  1u
 #define WPP_BREC_SALVAGED 2u
+/* WPP_BATCH_FINAL, the runtime's: the thread's last batch. */
+#define WPP_BREC_FINAL 4u
+/* A batch whose stream's end waits for it wakes the collector at once. */
+#define WPP_BREC_WAKE_FLAGS (WPP_BREC_FINAL | WPP_BREC_SALVAGED)
 
 struct wpp_brec_batch {
 	struct wpp_brec_head h;

@@ -160,6 +160,40 @@ struct chunk_ctx {
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
 				      const void *unsafe_ptr__ign) __ksym;
 
+/* When a record wakes the collector.  The ring's own rule wakes it for a
+ * record that finds it caught up: with 64 Ki-word batches and a collector
+ * that keeps up, that is nearly every batch, and each wake-up costs the
+ * publishing thread an irq_work self-interrupt (an APIC write: a VM exit
+ * on a virtual machine) and, when the collector shares its CPU, a
+ * preemption.  Instead a record wakes the collector only when it takes
+ * the ring's unconsumed bytes across an eighth of the ring (a few batches
+ * to drain per wake-up, well below the back-pressure mark at half), or
+ * across pause_fill, or when it ends a thread's last or salvaged batch
+ * (the stream's end waits for it).  Nothing waits longer than the drain
+ * threads' poll timeout: a drain that wakes takes everything its rings
+ * hold and looks again before it sleeps (the ring's poll is
+ * level-triggered), and what comes unannounced while it sleeps is taken
+ * at the next wake-up or timeout.  A crossing two producers race past is
+ * seen by one of them: each compares the fill before and after its own
+ * reservation. */
+static __always_inline __u64 wake_flags(void *ring, __u64 rec_bytes, int last)
+{
+	__u64 size = bpf_ringbuf_query(ring, BPF_RB_RING_SIZE);
+	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+	/* the record as the ring holds it: an 8-byte header, 8-aligned */
+	__u64 held = (rec_bytes + 8 + 7) & ~7ull;
+	__u64 before = avail > held ? avail - held : 0;
+	__u64 mark = size / 8;
+
+	if (last)
+		return BPF_RB_FORCE_WAKEUP;
+	if (avail >= mark && before < mark)
+		return BPF_RB_FORCE_WAKEUP;
+	if (pause_fill && avail >= pause_fill && before < pause_fill)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 /* One record: the header and `n` words from word `off` of the batch, sized
  * to fit (a record holds at most record_words words; most batches are one
  * record).  Variable-size reservation needs the dynptr interface. */
@@ -203,7 +237,9 @@ static long copy_chunk(__u32 index, void *data)
 		c->read_failed = 1;
 		return 1;
 	}
-	bpf_ringbuf_submit_dynptr(&ptr, 0);
+	bpf_ringbuf_submit_dynptr(
+	    &ptr, wake_flags(ring, sizeof(*rec) + n * 8,
+			     c->tmpl.flags & WPP_BREC_WAKE_FLAGS && off + n == c->tmpl.nwords));
 	c->records++;
 	return 0;
 }

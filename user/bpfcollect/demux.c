@@ -21,8 +21,9 @@
 #include "common/cpu_clock.h"
 #include "common/log.h"
 
-_Static_assert(WPP_BREC_SIGNAL == WPP_BATCH_SIGNAL && WPP_BREC_SALVAGED == WPP_BATCH_SALVAGED,
-	       "BPF sets the file's batch flags");
+_Static_assert(WPP_BREC_SIGNAL == WPP_BATCH_SIGNAL && WPP_BREC_SALVAGED == WPP_BATCH_SALVAGED &&
+		   WPP_BREC_FINAL == WPP_BATCH_FINAL,
+	       "BPF sets and reads the file's batch flags");
 
 static struct bc_proc *stream_proc(struct bc_collector *c, struct bc_stream *s)
 {

@@ -15,6 +15,8 @@
  * before either.  A run is released, then cb.flush says it is complete:
  *   - when the next batch would take it past opt.hold_words (or
  *     HOLD_MAX_BATCHES);
+ *   - at once, without a copy, for a batch over half of opt.hold_words
+ *     that finds nothing held (no batch as big could join it);
  *   - before a gap of its stream, and when its stream closes (exit, exec,
  *     detach, the end of collection);
  *   - when it has been held HOLD_MAX_NS, or a drain thread found its rings
@@ -121,10 +123,15 @@ void hold_batch(struct bc_collector *c, struct bc_stream *s, const struct wpp_ch
 	if (h->nbatches &&
 	    (h->nwords + b->nwords > c->opt.hold_words || h->nbatches == HOLD_MAX_BATCHES))
 		hold_release(c, s);
-	/* Too big to hold, or no memory to hold it: on at once, as a run of
-	 * its own (nothing held before it: released above, or too small to
-	 * leave room, in which case it goes first). */
-	if (b->nwords >= c->opt.hold_words || hold_reserve(c, h, b->nwords) < 0) {
+	/* On at once, as a run of its own (nothing held before it: released
+	 * above, or too small to leave room, in which case it goes first):
+	 * a batch too big to hold; one that would start a run no batch of its
+	 * size could join (over half a run: `record`'s 64 Ki-word batches
+	 * against 64 Ki-word runs), where holding would only copy it, 512 KiB
+	 * a batch, and at most a short last or signal batch would have
+	 * joined; and one there is no memory to hold. */
+	if (b->nwords >= c->opt.hold_words || (!h->nbatches && b->nwords > c->opt.hold_words / 2) ||
+	    hold_reserve(c, h, b->nwords) < 0) {
 		hold_release(c, s);
 		if (c->cb.batch)
 			c->cb.batch(c->cb.ctx, b, words);
