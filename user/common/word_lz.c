@@ -208,9 +208,9 @@ static inline void prefetch_ahead(const struct wlz_state *z, const uint64_t *wor
  * already loaded, and nothing waits for the stores.  A later probe then
  * finds stretches that repeat at another alignment than the probes fell
  * on: bzip2's and xz's tokens 7-9 % fewer bytes for 6 % fewer probes
- * (matches 4 % more, literals 20-25 % fewer; docs/benchmarks.md, "The
- * match stage's table (shmcoder)"); i + 4 on was 1 % more for twice the
- * stores. */
+ * (matches 2 % more, literals and dictionary hits 22 % fewer;
+ * docs/benchmarks.md, "The zstd gap and the match stage's table"); i + 4
+ * to i + 7 too saved 1.5 % more bytes in a loop 15 % slower. */
 static inline void insert_inside(struct wlz_state *z, const uint64_t *words, uint32_t i, uint32_t n)
 {
 	if (n - i < 3 + WLZ_MIN_MATCH)
