@@ -25,6 +25,7 @@
 #include "common/varint.h"
 #include "common/word_codec.h"
 #include "common/word_lz.h"
+#include "common/word_tokens.h"
 #include "wpp/trace_abi.h"
 #include "word_streams.h"
 
@@ -343,13 +344,67 @@ static void hostile_payloads(void **state)
 	wc_decoder_free(d);
 }
 
+/* The distances of the match tokens in tokens[0..len), in order (the
+ * layout of docs/wpp-file-format.md; a repeat takes the last distance). */
+static uint32_t match_distances(const unsigned char *t, size_t len, uint64_t *d, uint32_t max)
+{
+	const unsigned char *p = t, *end = t + len;
+	uint32_t n = 0;
+	uint64_t v, last = 0;
+
+	while (p < end) {
+		assert_int_equal(wt_get_varint(&p, end, &v), 0);
+		if ((v & 3) == 1) { /* match: its distance - 1 follows */
+			assert_int_equal(wt_get_varint(&p, end, &last), 0);
+			last++;
+		} else if ((v & 3) == 2) { /* literal: its payload follows */
+			assert_int_equal(wt_get_varint(&p, end, &v), 0);
+			continue;
+		} else if ((v & 3) == 3) {
+			continue; /* dictionary */
+		}
+		if (n < max)
+			d[n++] = last;
+	}
+	return n;
+}
+
+/* A stretch that began just inside an earlier match is found at that
+ * match, not only at the older copy the match was made from: the encoder
+ * puts the positions after a match's start in its table (word_lz.c,
+ * insert_inside), and the nearest copy is the one later probes find. */
+static void inside_a_match(void **state)
+{
+	enum { X = 8, F = 150, N = X + F + X + 1 + 4 + 1 };
+	uint64_t w[N], d[8];
+	unsigned char tok[wlz_tokens_bound(N)];
+	struct wlz_state *z = wlz_new();
+	uint32_t i = 0, x0;
+	(void)state;
+	for (; i < X + F; i++) /* X fresh words, then F more */
+		w[i] = wpp_make_word(1 + i, next_rand() % 1000);
+	for (x0 = i; i < x0 + X; i++) /* X again: one match of 158 back */
+		w[i] = w[i - x0];
+	w[i++] = wpp_make_word(500, 1); /* a fresh word */
+	for (uint32_t k = 1; k <= 4; k++) /* X's words 1 to 4 */
+		w[i++] = w[k];
+	w[i++] = wpp_make_word(501, 2);
+	assert_int_equal(i, N);
+	size_t len = wlz_encode(z, w, N, tok, NULL);
+	assert_int_equal(match_distances(tok, len, d, 8), 2);
+	assert_int_equal(d[0], X + F);
+	assert_int_equal(d[1], X); /* the second X's word 1, not the first's */
+	round_trip(w, N);
+	wlz_free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(random_words),	  cmocka_unit_test(repetitive_words),
 	    cmocka_unit_test(adversarial_words),  cmocka_unit_test(dropped_stream),
 	    cmocka_unit_test(hand_written_tokens), cmocka_unit_test(hostile_payloads),
-	    cmocka_unit_test(small_varints),
+	    cmocka_unit_test(small_varints),	  cmocka_unit_test(inside_a_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
