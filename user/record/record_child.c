@@ -14,6 +14,10 @@
 static volatile pid_t child_pid;
 static volatile sig_atomic_t stop_signals; /* every one received */
 
+/* The signals passed on to the program (child_prepare). */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
 /* Signals from the terminal already reached the child (same process
  * group); only those sent to us alone (kill) are passed on.  Either way
  * we keep running so the recording can finish cleanly. */
@@ -29,7 +33,6 @@ static void forward(int sig, siginfo_t *si, void *uc)
 
 void child_prepare(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 	struct sigaction sa;
 
 	/* Orphaned descendants are re-parented to us, so "no children left"
@@ -39,8 +42,8 @@ void child_prepare(void)
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (unsigned i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &sa, NULL);
 }
 
 unsigned long child_stop_signals(void)
@@ -118,6 +121,17 @@ int child_spawn_held(char **argv, pid_t *pid, struct child_hold *h)
 		while (n < 0 && errno == EINTR);
 		if (n != 1)
 			_exit(127);
+		/* Forked before child_prepare, the child still has what record
+		 * was started with: a shell without job control starts a
+		 * background job with SIGINT and SIGQUIT ignored, and ignored
+		 * they would stay across the exec, so the Ctrl-C record passes
+		 * on would not end the program.  A program forked after
+		 * child_prepare had them caught, which exec makes default. */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		for (unsigned i = 0; i < NFORWARDED; i++)
+			sigaction(forwarded[i], &dfl, NULL);
 		execvp(argv[0], argv);
 		err = errno;
 		n = write(errp[1], &err, sizeof(err));
