@@ -88,7 +88,7 @@ else
 fi
 
 # Which command lines build dual: the flag tests in the whole assembly.
-flag_tests() { grep -c 'cmpb	\$0, \.L__wpp_on(%rip)' "$1"; }
+flag_tests() { tests "$1" | awk '{ n += $2 } END { print n + 0 }'; }
 if [ -f "$w.ref.wpp" ] && "$WPPTRACE" edges -q "$w.ref.wpp" -o "$WORK/loops.edges"; then
 	for b in "guided:>0:" "traced:0:-fno-wpp-dual" "count:0:-fwpp-mode=count"; do
 		IFS=: read -r name want opt <<<"$b"
