@@ -5,9 +5,10 @@
  * Writer: append-only; every chunk goes to the file whole within one
  * write() (alone, or after other whole chunks it held: wppw_hold) so a
  * reader never sees half a chunk from a live writer except at the tail,
- * which the CRC rejects.  wppw_close() appends the END chunk and fsyncs.  Behind
- * the end it reserves blocks ahead and lets written pages leave the page
- * cache (hints only: what a reader sees is exactly what was written).
+ * which the CRC rejects.  wppw_close() appends the END chunk; a file still
+ * under its temporary name is fsynced before the rename.  Behind the end it reserves blocks ahead
+ * and lets written pages leave the page cache (hints only: what a reader sees is exactly what was
+ * written).
  *
  * Reader: reads the file into memory (a copy: nothing another process does
  * to the file can fault a reader) and iterates chunks, verifying magic,
@@ -38,7 +39,7 @@ int wppw_publish(struct wpp_writer *w);
  * lands whole after whatever is there.  NULL with a message on error.
  * Finish with wppw_finish(), which writes no END. */
 struct wpp_writer *wppw_open_append(const char *path);
-/* fsync and close without an END chunk.  0 or -errno. */
+/* Close without an END chunk (no fsync: no rename follows).  0 or -errno. */
 int wppw_finish(struct wpp_writer *w);
 /* Stamp the file header with another version (before any chunk: a file
  * that will hold BATCH_Z chunks is WPP_FILE_VERSION_BATCH_Z, one that may
@@ -63,7 +64,8 @@ int wppw_chunk(struct wpp_writer *w, enum wpp_chunk_type type, const void *paylo
 /* Same, with the payload in two pieces (fixed struct + tail) to avoid a copy. */
 int wppw_chunk2(struct wpp_writer *w, enum wpp_chunk_type type, const void *a, uint32_t alen,
 		const void *b, uint32_t blen);
-/* Append END with the given totals, fsync, publish, close.  0 or -errno. */
+/* Append END with the given totals; fsync and publish when not published
+ * yet (wppw_publish); close.  0 or -errno. */
 int wppw_close(struct wpp_writer *w, const struct wpp_chunk_end *end);
 /* Close without END (used when the run aborts).  A published file keeps
  * the data so far, readable; an unpublished one is removed, and the file
