@@ -34,12 +34,13 @@
 
 /* Defaults (docs/bpf-transport.md, "Why these defaults").  Back-pressure
  * makes recording lossless whatever the ring size, so a ring only has to
- * absorb bursts between two drain rounds: 16 MiB per CPU while the total
- * over all possible CPUs stays within 256 MiB, halved down to 4 MiB per CPU
- * on bigger machines.  (With drop_when_full, bigger rings lose less.) */
-#define BC_DEFAULT_RING_BYTES	  (16u << 20)
-#define BC_MIN_DEFAULT_RING_BYTES (4u << 20)
-#define BC_DEFAULT_RING_TOTAL	  (256ull << 20)
+ * absorb bursts between two drain rounds: 4 MiB per CPU.  A ring that
+ * fits the last-level cache takes the program's copies at cache speed and
+ * costs a quarter of 16 MiB's creation (the kernel allocates it whole):
+ * 6-8 % more path records per collector CPU second than 16 MiB and 15 ms
+ * less start-up per `record` (docs/benchmarks.md, "Record's end, the
+ * rings' size").  (With drop_when_full, bigger rings lose less.) */
+#define BC_DEFAULT_RING_BYTES (4u << 20)
 /* The batch `wpptrace record` asks of a program it starts (WPP_BUFFER_WORDS,
  * unless --buffer-words says otherwise).  Every batch costs the program a
  * uprobe trap, about 14 us here, so 64 Ki words trap an eighth as often as

@@ -59,22 +59,9 @@ static int is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-/* Ring memory is allocated (and pinned) in the kernel when a ring is
- * created, for every possible CPU: the default per-CPU size shrinks as
- * CPUs grow, so the total stays near BC_DEFAULT_RING_TOTAL. */
-static uint32_t default_ring_bytes(int ncpus)
-{
-	uint32_t bytes = BC_DEFAULT_RING_BYTES;
-	while (bytes > BC_MIN_DEFAULT_RING_BYTES &&
-	       (uint64_t)bytes * (uint64_t)ncpus > BC_DEFAULT_RING_TOTAL)
-		bytes /= 2;
-	return bytes;
-}
-
 uint32_t bc_default_ring_bytes(void)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	return ncpus > 0 ? default_ring_bytes(ncpus) : 0;
+	return BC_DEFAULT_RING_BYTES;
 }
 
 int bc_ring_size_valid(uint32_t ring_bytes)
@@ -146,10 +133,10 @@ uint32_t bc_ring_min_bytes(uint32_t record_words, uint64_t nwords)
 	return 0;
 }
 
-static int check_options(struct bc_options *o, int ncpus)
+static int check_options(struct bc_options *o)
 {
 	if (!o->ring_bytes)
-		o->ring_bytes = default_ring_bytes(ncpus);
+		o->ring_bytes = BC_DEFAULT_RING_BYTES;
 	if (!o->max_threads)
 		o->max_threads = 65536;
 	if (!bc_ring_size_valid(o->ring_bytes)) {
@@ -452,7 +439,7 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 		wpp_err("cannot count possible CPUs: %s", strerror(-c->ncpus));
 		goto fail;
 	}
-	if (check_options(&c->opt, c->ncpus))
+	if (check_options(&c->opt))
 		goto fail;
 	if (!c->opt.filter_pids)
 		c->opt.attach_on_exec = true;

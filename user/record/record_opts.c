@@ -438,7 +438,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	    OPT_HEADING_("bpf transport:"),
 	    OPT_CALL_(0, "ring-size", "BYTES",
 		      "batch ring per CPU, power of two, K/M suffix\n"
-		      "(default 16M, less when there are more than 16 CPUs)",
+		      "(default 4M)",
 		      set_ring_size, &ring, 0),
 	    OPT_CALL_(0, "record-words", "N", "most words in one ring record (default 131072)",
 		      set_u32, &o->bpf.record_words, 0),
