@@ -5,10 +5,10 @@
  * Writer: append-only; every chunk goes to the file whole within one
  * write() (alone, or after other whole chunks it held: wppw_hold) so a
  * reader never sees half a chunk from a live writer except at the tail,
- * which the CRC rejects.  wppw_close() appends the END chunk; a file still
- * under its temporary name is fsynced before the rename.  Behind the end it reserves blocks ahead
- * and lets written pages leave the page cache (hints only: what a reader sees is exactly what was
- * written).
+ * which the CRC rejects.  wppw_close() appends the END chunk; a file
+ * still under its temporary name is fsynced before the rename.  Behind the
+ * end it reserves blocks ahead and lets written pages leave the page cache
+ * (hints only: what a reader sees is exactly what was written).
  *
  * Reader: reads the file into memory (a copy: nothing another process does
  * to the file can fault a reader) and iterates chunks, verifying magic,

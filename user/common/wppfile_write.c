@@ -351,10 +351,10 @@ static void writer_free(struct wpp_writer *w)
  * machine (the name never points at bytes not yet on disk).  A file
  * already published (record publishes when the program starts) or
  * appended to has no rename left to protect, and waiting for the disk
- * there cost every recording's end its writeback: 46 ms of wall time for
- * a 1 s bzip2 step (docs/benchmarks.md, "Record's end").  Every chunk
- * carries its CRC, so a machine crash before writeback leaves a shorter
- * readable file, as it would a moment earlier. */
+ * there made every recording's end wait for its writeback: up to 46 ms of
+ * a 1 s bzip2 step when the disk had writes pending (docs/benchmarks.md,
+ * "Record's end").  Every chunk carries its CRC, so a machine crash before
+ * writeback leaves a shorter readable file, as it would a moment earlier. */
 static int finish(struct wpp_writer *w, int err)
 {
 	int renames = w->of.fd >= 0 && w->of.tmp;
