@@ -245,12 +245,10 @@ void bc_report_loss(const struct bc_counters *k);
  * bc_ring_fits_batch: 1 the ring can accept such a batch, 0 it never can,
  * -1 ring_bytes or record_words are invalid (bc_open says why).
  * bc_ring_min_bytes: the smallest valid ring that can (0: none up to 2 GiB).
- * bc_default_ring_bytes: the ring bc_open uses when ring_bytes is 0 (0 if
- * the CPUs cannot be counted). */
+ * bc_open uses BC_DEFAULT_RING_BYTES when ring_bytes is 0. */
 int bc_ring_fits_batch(uint32_t ring_bytes, uint32_t record_words, uint64_t nwords);
 /* The kernel's rule for a ring buffer map: a power of two, at least a page. */
 int bc_ring_size_valid(uint32_t ring_bytes);
 uint32_t bc_ring_min_bytes(uint32_t record_words, uint64_t nwords);
-uint32_t bc_default_ring_bytes(void);
 
 #endif

@@ -59,11 +59,6 @@ static int is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-uint32_t bc_default_ring_bytes(void)
-{
-	return BC_DEFAULT_RING_BYTES;
-}
-
 int bc_ring_size_valid(uint32_t ring_bytes)
 {
 	return is_pow2(ring_bytes) && ring_bytes >= (uint64_t)sysconf(_SC_PAGESIZE);

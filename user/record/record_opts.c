@@ -270,10 +270,10 @@ static int check_ring_holds_batch(const struct record_opts *o, const char *ring_
 
 	if (o->transport != RECORD_BPF || !o->argv)
 		return 0;
-	uint32_t ring = o->bpf.ring_bytes ? o->bpf.ring_bytes : bc_default_ring_bytes();
+	uint32_t ring = o->bpf.ring_bytes ? o->bpf.ring_bytes : BC_DEFAULT_RING_BYTES;
 	uint64_t nwords = (uint64_t)program_batch_words(o) + WPP_SLACK_WORDS;
 	/* -1: a ring or --record-words bc_open refuses, saying why. */
-	if (!ring || bc_ring_fits_batch(ring, o->bpf.record_words, nwords) != 0)
+	if (bc_ring_fits_batch(ring, o->bpf.record_words, nwords) != 0)
 		return 0;
 	uint32_t min = bc_ring_min_bytes(o->bpf.record_words, nwords);
 	if (!ring_arg)
