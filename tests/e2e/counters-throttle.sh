@@ -20,7 +20,7 @@ build spin "$PROGS/spin.c"
 
 # record_spin NAME PERIOD: samples and the exact count, from info's JSON.
 record_spin() {
-	"$WPPTRACE" record -e cpu-clock -c "$2" -o "$WORK/$1.wpp" -- "$WORK/spin" 300 cpu \
+	"$WPPTRACE" record -e cpu-clock -c "$2" -o "$WORK/$1.wpp" -- "$WORK/spin" 30 cpu \
 		>"$WORK/$1.cpu" 2>"$WORK/$1.err" || { fail "record $1: $(head -1 "$WORK/$1.err")"; return 1; }
 	"$WPPTRACE" info "$WORK/$1.wpp" --format json >"$WORK/$1.json" || { fail "info $1"; return 1; }
 }

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* spin.c — two loops doing the same work per iteration, one three times
  * as long as the other, called alternately: cpu-clock samples must land on
- * them about 3:1 (tests/e2e/counters-sampling.sh).  With a second argument
+ * them about 3:1 (tests/e2e/counters-sampling.sh).  Each call lasts several
+ * sampling periods, and the length varies from round to round: a fixed
+ * round that happened to be a small multiple of the period would put every
+ * sample at the same few phases of it (a CI run saw 5:1 that way, with
+ * 0.19 ms calls and a 0.5 ms period).  With a second argument
  * it prints its own CPU time in ns at the end: an exact measure taken
  * without perf, for tests/e2e/counters-throttle.sh. */
 #include <stdio.h>
@@ -39,10 +43,13 @@ __attribute__((noinline)) void spin_long(unsigned long n)
 
 int main(int argc, char **argv)
 {
-	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 200;
+	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 20;
 	for (unsigned long r = 0; r < rounds; r++) {
-		spin_short(2000);
-		spin_long(2000);
+		/* 16000..23999 iterations (~1.5..2.2 ms for spin_short here),
+		 * stepped by a prime so consecutive rounds differ. */
+		unsigned long n = 16000 + (r * 7919) % 8000;
+		spin_short(n);
+		spin_long(n);
 	}
 	if (argc > 2) {
 		struct timespec t;
