@@ -18,6 +18,7 @@
 
 #include "bpfcollect/bc_internal.h"
 #include "bpfcollect/detach_take.h"
+#include "bpfcollect/map_walk.h"
 #include "bpfcollect/procinfo.h"
 #include "common/cpu_clock.h"
 #include "common/log.h"
@@ -155,9 +156,11 @@ bool bc_all_exited(struct bc_collector *c)
  * batch of its stream, which then ends (and leaves the thread table, so
  * end_live_streams does not end it again).  t: its BPF state, NULL if it
  * published nothing while attached. */
-static void take_thread(struct bc_collector *c, int threads_fd, uint32_t tid,
-			const struct wpp_bpf_position *pos)
+static void take_thread(void *ctx, uint32_t tid, const void *value)
 {
+	struct bc_collector *c = ctx;
+	const struct wpp_bpf_position *pos = value;
+	int threads_fd = bpf_map__fd(c->skel->maps.threads);
 	struct bc_proc *p = idmap_get(&c->procs, pos->pid);
 	struct wpp_bpf_thread t = {0};
 	int known = bpf_map_lookup_elem(threads_fd, &tid, &t) == 0 && t.pid == pos->pid;
@@ -204,47 +207,36 @@ static void take_thread(struct bc_collector *c, int threads_fd, uint32_t tid,
 	free(words);
 }
 
-/* take_thread for every thread with a position. */
-static void take_live_threads(struct bc_collector *c)
+/* A thread still alive when collection stops: its stream ends where the
+ * BPF thread table says (value: its struct wpp_bpf_thread), with the loss
+ * it still holds. */
+static void end_live_stream(void *ctx, uint32_t tid, const void *value)
 {
-	int fd = bpf_map__fd(c->skel->maps.positions);
-	int threads_fd = bpf_map__fd(c->skel->maps.threads);
-	uint32_t key, next, *prev = NULL;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct wpp_bpf_position pos;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &pos) == 0)
-			take_thread(c, threads_fd, key, &pos);
-	}
+	struct bc_collector *c = ctx;
+	const struct wpp_bpf_thread *t = value;
+	struct bc_stream *s = idmap_get(&c->streams, t->stream_id);
+
+	if (!s && t->pending.batches == 0)
+		return; /* published nothing, lost nothing */
+	/* A thread whose every batch was lost still gets its gap. */
+	if (!s && !(s = demux_stream_get(c, t->stream_id, t->pid, tid)))
+		return;
+	if (s->end != BC_END_OPEN)
+		return;
+	struct wpp_brec_stream_end e = {t->stream_id, t->next_pubno, t->pending};
+	demux_stream_end(c, s, BC_END_DETACH, &e, monotonic_ns());
 }
 
-/* Threads still alive when collection stops: their stream ends where the
- * BPF thread table says, with the loss it still holds. */
+/* Threads still alive when collection stops: with take_at_detach, each
+ * thread with a position gives its unpublished words first. */
 static void end_live_streams(struct bc_collector *c)
 {
+	struct wpp_bpf_position pos;
+	struct wpp_bpf_thread t;
+
 	if (c->opt.take_at_detach)
-		take_live_threads(c);
-	int fd = bpf_map__fd(c->skel->maps.threads);
-	uint32_t key, next;
-	uint32_t *prev = NULL;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct wpp_bpf_thread t;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &t))
-			continue;
-		struct bc_stream *s = idmap_get(&c->streams, t.stream_id);
-		if (!s && t.pending.batches == 0)
-			continue; /* published nothing, lost nothing */
-		/* A thread whose every batch was lost still gets its gap. */
-		if (!s && !(s = demux_stream_get(c, t.stream_id, t.pid, key)))
-			continue;
-		if (s->end != BC_END_OPEN)
-			continue;
-		struct wpp_brec_stream_end e = {t.stream_id, t.next_pubno, t.pending};
-		demux_stream_end(c, s, BC_END_DETACH, &e, monotonic_ns());
-	}
+		map_walk_u32(bpf_map__fd(c->skel->maps.positions), &pos, take_thread, c);
+	map_walk_u32(bpf_map__fd(c->skel->maps.threads), &t, end_live_stream, c);
 }
 
 static int drain_everything(struct bc_collector *c)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/map_walk.h"
 #include "common/cpu_clock.h"
 #include "wpp_transport.skel.h"
 
@@ -81,9 +82,12 @@ uint64_t pause_ring_fill(const struct bc_collector *c, int cpu)
 	return prod - cons;
 }
 
-/* Continue pid if it was stopped since we last continued it.  Lock held. */
-static void continue_one(struct bc_collector *c, uint32_t pid, const struct wpp_bpf_pause *v)
+/* Continue pid if it was stopped since we last continued it (value: its
+ * struct wpp_bpf_pause).  Lock held. */
+static void continue_one(void *ctx, uint32_t pid, const void *value)
 {
+	struct bc_collector *c = ctx;
+	const struct wpp_bpf_pause *v = value;
 	struct bc_pause *pz = &c->pause;
 	struct continued *seen = idmap_get(&pz->continued, pid);
 
@@ -117,16 +121,9 @@ static void continue_one(struct bc_collector *c, uint32_t pid, const struct wpp_
  * sees every stop the epoch counts.  Lock held. */
 static void continue_stopped(struct bc_collector *c, uint64_t epoch)
 {
-	int fd = bpf_map__fd(c->skel->maps.paused);
-	uint32_t key, next, *prev = NULL;
+	struct wpp_bpf_pause v;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct wpp_bpf_pause v;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) == 0)
-			continue_one(c, key, &v);
-	}
+	map_walk_u32(bpf_map__fd(c->skel->maps.paused), &v, continue_one, c);
 	__atomic_store_n(&c->pause.epoch_seen, epoch, __ATOMIC_RELAXED);
 }
 
