@@ -186,6 +186,10 @@ struct wpp_bpf_counters {
 	__u64 salvaged_batches;
 	__u64 salvaged_words;
 	__u64 salvage_skipped;
+	/* Threads and levels whose state the salvage could not read (the
+	 * memory its position descriptor names is gone or never was): what
+	 * they held is lost, in a number of words nobody can know. */
+	__u64 salvage_unreadable;
 };
 
 /* Back-pressure state of a process the batch probe has stopped, hash keyed

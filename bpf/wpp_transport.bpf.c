@@ -467,7 +467,7 @@ __noinline int salvage_level(struct salvage_ctx *s, __u32 l)
 	if (bpf_probe_read_user(&words, 8, (void *)(lv + s->p.off_lv_words)) ||
 	    bpf_probe_read_user(&seq, 8, (void *)(lv + s->p.off_lv_seq)) ||
 	    bpf_probe_read_user(&cap, 4, (void *)(lv + s->p.off_lv_cap))) {
-		cnt->salvage_skipped++;
+		cnt->salvage_unreadable++;
 		s->below_seq = 0;
 		return 0;
 	}
@@ -484,7 +484,7 @@ __noinline int salvage_level(struct salvage_ctx *s, __u32 l)
 	if (l + 1 < s->p.nlevels && s->p.off_lv_saved_cursor &&
 	    ((int)l < s->depth || in_words(end, up + s->p.off_lv_scratch, scratch_words)) &&
 	    bpf_probe_read_user(&end, 8, (void *)(up + s->p.off_lv_saved_cursor))) {
-		cnt->salvage_skipped++;
+		cnt->salvage_unreadable++;
 		s->below_seq = 0;
 		return 0;
 	}
@@ -556,11 +556,13 @@ static __always_inline void salvage_thread(__u32 pid, __u32 tid, struct wpp_bpf_
 	if (bpf_probe_read_user(&s.cursor, 8, (void *)s.p.cursor_addr) ||
 	    bpf_probe_read_user(&s.depth, 4, (void *)(s.p.thread_addr + s.p.off_depth)) ||
 	    bpf_probe_read_user(&s.next_seq, 8, (void *)(s.p.thread_addr + s.p.off_next_seq))) {
-		cnt->salvage_skipped++;
+		cnt->salvage_unreadable++;
 		return;
 	}
-	if (s.depth < 0 || (__u32)s.depth >= s.p.nlevels)
+	if (s.depth < 0 || (__u32)s.depth >= s.p.nlevels) {
+		cnt->salvage_unreadable++; /* not the runtime's state */
 		return;
+	}
 	/* An older runtime does not say where interrupted levels end. */
 	if (!s.p.off_lv_saved_cursor && s.depth > 0)
 		return;

@@ -10,6 +10,7 @@ TESTS += tests/e2e/bpf-identity.sh \
 	tests/e2e/bpf-sigkill.sh \
 	tests/e2e/bpf-killcount.sh \
 	tests/e2e/bpf-exec-static.sh \
+	tests/e2e/bpf-salvage-unreadable.sh \
 	tests/e2e/bpf-ring-size.sh \
 	tests/e2e/bpf-uprobe-multi.sh \
 	tests/e2e/top-trace.sh \

@@ -308,6 +308,7 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 			out->salvaged_batches += per[i].salvaged_batches;
 			out->salvaged_words += per[i].salvaged_words;
 			out->salvage_skipped += per[i].salvage_skipped;
+			out->salvage_unreadable += per[i].salvage_unreadable;
 		}
 	}
 	free(per);
@@ -331,12 +332,17 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 void bc_report_loss(const struct bc_counters *k)
 {
 	/* Not loss by design (a level caught in the runtime's buffer switch
-	 * had its words published just before), but a descriptor the exit
-	 * program could not read lands here too: -v says how many. */
+	 * had its words published just before): -v says how many. */
 	if (k->salvage_skipped)
 		wpp_info("bpf: %" PRIu64 " buffer levels passed over by the salvage at thread "
-			 "exit or exec (caught mid-switch, or unreadable)",
+			 "exit or exec (caught mid-switch, their words already published)",
 			 k->salvage_skipped);
+	/* Loss of an unknown size: never silent. */
+	if (k->salvage_unreadable)
+		wpp_warn("bpf: %" PRIu64 " buffer levels of threads that ended unflushed could not "
+			 "be read (their position descriptor names memory that is not there): "
+			 "the events they held are lost, how many is unknown",
+			 k->salvage_unreadable);
 	if (k->unseen_batches)
 		wpp_warn("%" PRIu64
 			 " batches were published before the probe was attached to their "

@@ -707,6 +707,11 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		       in->kinds.values);
 	printf("lost        %" PRIu64 " words in %" PRIu64 " batches (%" PRIu64 " gaps)\n",
 	       in->lost_words, in->lost_batches, in->gaps);
+	/* A loss the recorder could not size (record_bpf.c). */
+	if (setting(in, "salvage.unreadable", buf, sizeof(buf)))
+		printf("            and what %s buffer levels of threads that ended unflushed "
+		       "held: the salvage could not read them (how many words is unknown)\n",
+		       buf);
 	if (in->damaged_batches)
 		printf("            of which %" PRIu64 " words in %" PRIu64
 		       " damaged compressed batches\n",

@@ -345,6 +345,15 @@ int record_bpf(const struct record_opts *o_)
 	rs.live_counts = NULL;
 	if (counters)
 		record_counters_finish(counters, o.quiet);
+	/* A loss nobody can size is kept in the file too, for `info`
+	 * (bc_report_loss says it on stderr). */
+	if (k.salvage_unreadable && !rs.failed) {
+		char line[64];
+		int len = snprintf(line, sizeof(line), "salvage.unreadable=%llu\n",
+				   (unsigned long long)k.salvage_unreadable);
+		if (wppw_chunk(rs.w, WPP_CHUNK_INFO, line, (uint32_t)len) < 0)
+			rs.failed = 1;
+	}
 	char extra[384], more[256] = "";
 	size_t used = 0;
 	/* How often back-pressure stopped the traced processes. */
