@@ -49,9 +49,13 @@ const volatile __u64 pause_fill = 0;
  * answer to "is this the last thread"; else wpp_exit guesses (see there). */
 const volatile __u32 exit_passes_group_dead = 0;
 
+/* The inner map's template: the collector makes the rings themselves (the
+ * kernel matches an inner map by type, sizes of key and value and flags,
+ * not by size), and a generated loader creates this one only to make the
+ * outer map: a page, not a ring's worth. */
 struct batch_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 22); /* resized by the loader */
+	__uint(max_entries, 4096);
 };
 
 struct {

@@ -4,7 +4,12 @@
 # the same trace: one uprobe_multi link per object (the default where the
 # kernel has them; the probes' arguments come from the link's cookies) and
 # a libbpf USDT link per probe (WPP_BPF_UPROBE_MULTI=0, what a kernel
-# without uprobe_multi gets).  Each is compared with the shm transport's
+# without uprobe_multi gets; the programs then load the ordinary libbpf
+# way).  Where the kernel has them, a third way: the programs loaded by
+# their generated loader and every object refused the multi link
+# (WPP_BPF_UPROBE_MULTI=per-object, what an object whose probe sites cannot
+# be described gets), so the per-probe programs load late, in a second
+# object sharing the first one's maps.  Each is compared with the shm transport's
 # recording of the same deterministic run (an independent path from probe
 # to file): threads' batches (the batch probe), TU registration (the
 # register probe: every path attributed) and words salvaged from threads
@@ -17,18 +22,27 @@ build mtwork "$PROGS/mtwork.c" || finish
 build unflushed "$PROGS/unflushed.c" || finish
 
 if [ -n "$(grep -m1 -o ' bpf_uprobe_multi_link_attach$' /proc/kallsyms 2>/dev/null)" ]; then
-	modes="multi single"
+	modes="multi single perobject"
 else
 	# A kernel without them must fall back, and say so.
 	modes="nomulti single"
 fi
 
+# mode_env MODE: the environment that asks for MODE (one word).
+mode_env() {
+	case $1 in
+	single) echo WPP_BPF_UPROBE_MULTI=0 ;;
+	perobject) echo WPP_BPF_UPROBE_MULTI=per-object ;;
+	*) echo WPP_BPF_UPROBE_MULTI= ;;
+	esac
+}
+
 # record_mode MODE NAME PROG [ARG...]: PROG through BPF attached MODE's
 # way, with -v, into NAME-MODE.wpp (+ .err, .jsonl); 1 if record failed.
 record_mode() {
-	local mode=$1 name=$2 env=
+	local mode=$1 name=$2 env
 	shift 2
-	[ "$mode" = single ] && env=WPP_BPF_UPROBE_MULTI=0
+	env=$(mode_env $mode)
 	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" env $env "$WPPTRACE" -v record -o $name-$mode.wpp -- "$@" \
 		>$name-$mode.out 2>$name-$mode.err)
 	local got=$?
@@ -55,6 +69,17 @@ attached_how() {
 			pass "$2: -v says the kernel has no uprobe_multi links" ||
 			fail "$2: the fallback is not explained"
 	fi
+	# How the programs were loaded: by their generated loader wherever
+	# the multi program is used, the ordinary way otherwise.
+	local loader=no late=no
+	grep -q "programs loaded by their generated loader" "$WORK/$2-$1.err" && loader=yes
+	grep -q "per-probe programs loaded for an object without a uprobe_multi link" \
+		"$WORK/$2-$1.err" && late=yes
+	case $1:$loader:$late in
+	multi:yes:no | perobject:yes:yes | single:no:no | nomulti:no:no)
+		pass "$2 ($1): generated loader $loader, per-probe programs loaded late $late" ;;
+	*) fail "$2 ($1): generated loader $loader, per-probe programs loaded late $late" ;;
+	esac
 }
 
 (cd "$WORK" && run_bounded "wpptrace at line $LINENO" "$WPPTRACE" record -q --transport=shm -o mt-shm.wpp -- ./mtwork 4 3000 >/dev/null) ||
@@ -88,8 +113,7 @@ done
 # thread probe registers every thread's position (samples are placed in
 # the stream) and their batch probe counts each thread's last batch.
 for mode in $modes; do
-	env=
-	[ "$mode" = single ] && env=WPP_BPF_UPROBE_MULTI=0
+	env=$(mode_env $mode)
 	(cd "$WORK" && run_bounded "wpptrace at line $LINENO" env $env "$WPPTRACE" record -e cpu-clock -o e-$mode.wpp -- ./mtwork 4 3000 \
 		>/dev/null 2>e-$mode.err) || { fail "-e ($mode): record failed"; continue; }
 	# A sample that lands in the few instructions of a buffer switch has

@@ -78,9 +78,10 @@ static int attach_probe(struct bc_collector *c, struct bpf_program *prog, const 
  * the link is not asked again. */
 static int attach_multi(struct bc_collector *c, const char *path, const struct elf_facts *f)
 {
-	if (!c->multi_ok)
+	if (!c->multi_ok || c->multi_refused)
 		return -EOPNOTSUPP;
-	int err = multi_links_attach(&c->multi, c->skel->progs.wpp_usdt_multi, path, f);
+	int err =
+	    multi_links_attach(&c->multi, bc_prog_fd(c, c->skel->progs.wpp_usdt_multi), path, f);
 	if (err == -EOPNOTSUPP) {
 		if (wpp_verbosity >= 2)
 			wpp_info("bpf: %s: probe arguments not all in registers, or a semaphore: "
@@ -139,13 +140,14 @@ int attach_object_locked(struct bc_collector *c, const char *path)
 	const char *how = "one uprobe_multi link";
 	if (attach_multi(c, path, &f) != 0) {
 		how = "a uprobe link per probe";
-		err = attach_probe(c, c->skel->progs.wpp_batch, path, "batch");
+		struct wpp_transport *s = bc_probe_programs(c);
+		err = s ? attach_probe(c, s->progs.wpp_batch, path, "batch") : -ENOEXEC;
 		if (!err && f.has_register_probe)
-			err = attach_probe(c, c->skel->progs.wpp_register, path, "register");
+			err = attach_probe(c, s->progs.wpp_register, path, "register");
 		/* Without it (a runtime older than the probe) nothing is salvaged
 		 * from threads that end with words unpublished. */
 		if (!err && f.has_thread_probe)
-			err = attach_probe(c, c->skel->progs.wpp_thread_pos, path, "thread");
+			err = attach_probe(c, s->progs.wpp_thread_pos, path, "thread");
 	}
 	if (!err) {
 		c->instrumented[c->nattached - 1] = 1;

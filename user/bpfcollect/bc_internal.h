@@ -25,6 +25,8 @@
 #include "bpf/wpp_bpf_records.h"
 
 struct wpp_transport; /* libbpf skeleton */
+struct gen_load;
+struct bpf_program;
 struct ring_buffer;
 struct bpf_link;
 
@@ -150,6 +152,14 @@ struct bc_collector {
 	struct bc_options opt;
 	struct bc_callbacks cb;
 	struct wpp_transport *skel;
+	/* skel came from its generated loader (gen_load.h): its programs' fds
+	 * are here, not libbpf's; NULL after an ordinary load. */
+	struct gen_load *gen;
+	/* After a loader load, the per-probe programs (wpp_batch,
+	 * wpp_register, wpp_thread_pos) are loaded only when an object cannot
+	 * go behind a uprobe_multi link: then, once, in a second object that
+	 * shares every map of skel (bc_probe_programs). */
+	struct wpp_transport *probe_skel;
 	int ncpus;
 	int *ring_fds;		   /* per-CPU batch rings */
 	struct ring_buffer **rbs;  /* one per drain thread */
@@ -180,10 +190,14 @@ struct bc_collector {
 
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
-	/* uprobe_multi links (multi_attach.h), one per object; multi_ok: the
-	 * program wpp_usdt_multi is loaded and new objects go through it. */
+	/* Links made with the raw BPF commands, closed together: the
+	 * uprobe_multi links (multi_attach.h), one per object, and the sched
+	 * tracepoints' when the loader loaded the programs.  multi_ok: the
+	 * program wpp_usdt_multi is loaded and new objects go through it;
+	 * multi_refused: they go the per-probe way all the same
+	 * (WPP_BPF_UPROBE_MULTI=per-object, to test that way in). */
 	struct multi_links multi;
-	int multi_ok;
+	int multi_ok, multi_refused;
 	/* bc_traced_gone: every traced process has ended; detach_all leaves the
 	 * links to close_later. */
 	int traced_gone;
@@ -266,6 +280,14 @@ int lifecycle_registry_catch_up(struct bc_collector *c, struct bc_proc *p);
 /* The same for a process first met through a batch, before that batch is
  * delivered; says once when it finds no TU (the words will not decode). */
 void lifecycle_registry_late(struct bc_collector *c, struct bc_proc *p);
+
+/* load.c */
+/* prog's fd, from libbpf or from the loader (c->gen); -1 if not loaded. */
+int bc_prog_fd(const struct bc_collector *c, const struct bpf_program *prog);
+/* The object whose per-probe programs libbpf loaded (for
+ * bpf_program__attach_usdt): c->skel after an ordinary load, else
+ * c->probe_skel, loaded at the first call.  NULL after one line. */
+struct wpp_transport *bc_probe_programs(struct bc_collector *c);
 
 /* attach.c */
 /* 0 = attached (now or before), -ENOENT = no wpptrace probes, -errno. */

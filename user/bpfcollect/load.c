@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "bpfcollect/bc_internal.h"
+#include "bpfcollect/gen_load.h"
 #include "bpfcollect/kernel_btf.h"
+#include "bpfcollect/multi_attach.h"
 #include "bpfcollect/warm_heap.h"
 #include "common/log.h"
 #include "wpp_transport.skel.h"
@@ -338,6 +340,15 @@ static int attach_tracepoints(struct bc_collector *c)
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		if (!bpf_program__autoload(progs[i]))
 			continue;
+		if (c->gen) { /* libbpf cannot attach what it did not load */
+			int fd = bpf_raw_tracepoint_open(NULL, gen_load_prog_fd(c->gen, progs[i]));
+			int err = fd < 0 ? -errno : multi_links_keep(&c->multi, fd);
+			if (err) {
+				explain_failure("attaching the sched tracepoints", err);
+				return err;
+			}
+			continue;
+		}
 		struct bpf_link *l = bpf_program__attach(progs[i]);
 		if (!l) {
 			explain_failure("attaching the sched tracepoints", -errno);
@@ -397,14 +408,12 @@ static int load_programs(struct bc_collector *c)
  * which. */
 static void multi_setup(struct bc_collector *c)
 {
-	struct bpf_program *prog = c->skel->progs.wpp_usdt_multi;
 	const char *env = getenv("WPP_BPF_UPROBE_MULTI");
 	int err = env && strcmp(env, "0") == 0 ? -ECANCELED : multi_kernel_support();
-	if (err == 0)
-		err = multi_program_prepare(prog, 1);
 	c->multi_ok = err == 0;
-	if (err)
-		multi_program_prepare(prog, 0);
+	/* "per-object": the program loaded, every object refused (a test of
+	 * what an object whose sites cannot be described gets). */
+	c->multi_refused = c->multi_ok && env && strcmp(env, "per-object") == 0;
 	if (wpp_verbosity < 2)
 		return;
 	if (err == -ECANCELED)
@@ -412,8 +421,145 @@ static void multi_setup(struct bc_collector *c)
 	else if (err)
 		wpp_info("bpf: no uprobe_multi links on this kernel (%s): a uprobe link per probe",
 			 strerror(-err));
+	else if (c->multi_refused)
+		wpp_info("bpf: WPP_BPF_UPROBE_MULTI=per-object: every object a uprobe link per "
+			 "probe");
 	else
 		wpp_info("bpf: one uprobe_multi link per object");
+}
+
+/* The object's settings for this collection and kernel, before it loads.
+ * by_loader: the per-probe programs stay out (bc_probe_programs) and the
+ * loader creates the outer map of rings, one slot per CPU.  0 or libbpf's
+ * -errno. */
+static int configure(struct bc_collector *c, struct sched_tps tps, bool by_loader)
+{
+	struct wpp_transport *s = c->skel;
+	s->rodata->record_words = c->opt.record_words;
+	s->rodata->filter_pids = c->opt.filter_pids;
+	/* Holding execs is for the processes we were asked to trace; -a
+	 * would stop every new program on the machine. */
+	s->rodata->hold_unseen_exec = c->opt.filter_pids && c->opt.attach_on_exec;
+	/* Back-pressure marks: stop producers at half a ring (the other half
+	 * takes what is published before the stops land), continue them at an
+	 * eighth (what is left keeps the drain busy while they wake up). */
+	if (!c->opt.drop_when_full) {
+		s->rodata->pause_fill = c->opt.ring_bytes / 2;
+		c->pause.resume_fill = c->opt.ring_bytes / 8;
+	}
+	/* sched_prepare_exec is Linux 6.10+: without it an exec salvages
+	 * nothing (what a handler that execs interrupted is then lost, as are
+	 * words an exec the runtime did not see left). */
+	if (!tps.prepare_exec)
+		bpf_program__set_autoload(s->progs.wpp_prepare_exec, false);
+	s->rodata->exit_passes_group_dead = tps.exit_group_dead;
+	int err = bpf_map__set_max_entries(s->maps.threads, c->opt.max_threads);
+	if (!err)
+		err = multi_program_prepare(s->progs.wpp_usdt_multi, c->multi_ok);
+	if (!err && by_loader)
+		err = bpf_map__set_max_entries(s->maps.batch_rings, (uint32_t)c->ncpus);
+	struct bpf_program *per_probe[] = {s->progs.wpp_batch, s->progs.wpp_register,
+					   s->progs.wpp_thread_pos};
+	for (size_t i = 0; !err && by_loader && i < sizeof(per_probe) / sizeof(per_probe[0]); i++)
+		err = bpf_program__set_autoload(per_probe[i], false);
+	return err;
+}
+
+/* Load the object: through its generated loader (gen_load.h) when the
+ * probes go behind uprobe_multi links, unless WPP_BPF_LOADER=0 asks for
+ * libbpf's ordinary load (to compare); the ordinary load also when the
+ * loader fails, from a fresh open (a spent object cannot load again).
+ * -v says which.  0, or -errno after one line. */
+static int load_object(struct bc_collector *c, struct sched_tps tps)
+{
+	const char *env = getenv("WPP_BPF_LOADER");
+	bool by_loader = c->multi_ok && !(env && strcmp(env, "0") == 0);
+	int err = configure(c, tps, by_loader);
+	if (!err && by_loader) {
+		const char *failed;
+		err = gen_load(c->skel->obj, &c->gen, &failed);
+		if (!err) {
+			/* One batch update while nothing is attached yet. */
+			struct ring_install ri = {.outer_fd =
+						      bpf_map__fd(c->skel->maps.batch_rings),
+						  .ring_fds = c->ring_fds,
+						  .ncpus = c->ncpus};
+			err = install_rings(&ri);
+			if (err)
+				explain_failure("installing the per-CPU ring buffers", err);
+			else if (wpp_verbosity >= 2)
+				wpp_info("bpf: programs loaded by their generated loader");
+			return err;
+		}
+		if (wpp_verbosity >= 2)
+			wpp_info(
+			    "bpf: the generated loader failed (%s: %s): libbpf's ordinary load",
+			    failed, strerror(-err));
+		wpp_transport__destroy(c->skel);
+		c->skel = wpp_transport__open();
+		if (!c->skel) {
+			explain_failure("opening the BPF object", -errno);
+			return -errno;
+		}
+		err = configure(c, tps, false);
+	}
+	if (err) {
+		explain_failure("sizing the BPF maps", err);
+		return err;
+	}
+	warm_heap_for_btf();
+	return load_programs(c);
+}
+
+int bc_prog_fd(const struct bc_collector *c, const struct bpf_program *prog)
+{
+	int fd = bpf_program__fd(prog);
+	return fd >= 0 || !c->gen ? fd : gen_load_prog_fd(c->gen, prog);
+}
+
+struct wpp_transport *bc_probe_programs(struct bc_collector *c)
+{
+	if (!c->gen)
+		return c->skel;
+	if (c->probe_skel)
+		return c->probe_skel;
+	struct wpp_transport *s = wpp_transport__open();
+	if (!s) {
+		explain_failure("opening the BPF object", -errno);
+		return NULL;
+	}
+	/* Every map is skel's: the rings, the tables and the globals (frozen
+	 * .rodata with its values, .bss and .data) are shared. */
+	struct bpf_map *m, *mine = NULL;
+	int err = 0;
+	bpf_object__for_each_map(m, s->obj)
+	{
+		mine = bpf_object__next_map(c->skel->obj, mine);
+		if (!err)
+			err = mine ? bpf_map__reuse_fd(m, bpf_map__fd(mine)) : -EINVAL;
+	}
+	struct bpf_program *p;
+	bpf_object__for_each_program(p, s->obj)
+	{
+		bool per_probe = p == s->progs.wpp_batch || p == s->progs.wpp_register ||
+				 p == s->progs.wpp_thread_pos;
+		if (!err)
+			err = bpf_program__set_autoload(p, per_probe);
+	}
+	if (!err) {
+		warm_heap_for_btf();
+		err = wpp_transport__load(s);
+	}
+	if (err) {
+		explain_failure("loading the per-probe BPF programs", err);
+		wpp_transport__destroy(s);
+		return NULL;
+	}
+	if (wpp_verbosity >= 2)
+		wpp_info(
+		    "bpf: per-probe programs loaded for an object without a uprobe_multi link");
+	c->probe_skel = s;
+	return s;
 }
 
 struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callbacks *cb)
@@ -445,46 +591,22 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 	if (!c->opt.drain_threads || c->opt.drain_threads > (uint32_t)c->ncpus)
 		c->opt.drain_threads = c->ncpus;
 
-	/* First: the walk of the kernel's BTF below takes from the room too. */
-	warm_heap_for_btf();
 	c->skel = wpp_transport__open();
 	if (!c->skel) {
 		explain_failure("opening the BPF object", -errno);
 		goto fail;
 	}
-	c->skel->rodata->record_words = c->opt.record_words;
-	c->skel->rodata->filter_pids = c->opt.filter_pids;
-	/* Holding execs is for the processes we were asked to trace; -a
-	 * would stop every new program on the machine. */
-	c->skel->rodata->hold_unseen_exec = c->opt.filter_pids && c->opt.attach_on_exec;
-	/* Back-pressure marks: stop producers at half a ring (the other half
-	 * takes what is published before the stops land), continue them at an
-	 * eighth (what is left keeps the drain busy while they wake up). */
-	if (!c->opt.drop_when_full) {
-		c->skel->rodata->pause_fill = c->opt.ring_bytes / 2;
-		c->pause.resume_fill = c->opt.ring_bytes / 8;
-	}
-	int err = bpf_map__set_max_entries(c->skel->maps.threads, c->opt.max_threads);
-	if (!err)
-		err = create_ring_fds(c);
+	int err = create_ring_fds(c);
 	if (err) {
 		explain_failure("creating the per-CPU ring buffers", err);
 		goto fail;
 	}
-	/* sched_prepare_exec is Linux 6.10+: without it an exec salvages
-	 * nothing (what a handler that execs interrupted is then lost, as are
-	 * words an exec the runtime did not see left). */
 	struct sched_tps tps = sched_tracepoints();
-	if (!tps.prepare_exec) {
-		bpf_program__set_autoload(c->skel->progs.wpp_prepare_exec, false);
-		if (wpp_verbosity >= 2)
-			wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
-				 "thread had not published when it exec'd are not salvaged");
-	}
-	c->skel->rodata->exit_passes_group_dead = tps.exit_group_dead;
+	if (!tps.prepare_exec && wpp_verbosity >= 2)
+		wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
+			 "thread had not published when it exec'd are not salvaged");
 	multi_setup(c);
-	err = load_programs(c);
-	if (err)
+	if (load_object(c, tps))
 		goto fail;
 	c->links_cap = 16;
 	c->links = calloc(c->links_cap, sizeof(*c->links));
@@ -577,7 +699,9 @@ void bc_close(struct bc_collector *c)
 	free(c->rbs);
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
+	wpp_transport__destroy(c->probe_skel);
 	wpp_transport__destroy(c->skel);
+	gen_load_free(c->gen);
 	idmap_each(&c->procs, free_proc, NULL);
 	idmap_each(&c->streams, free_stream, c);
 	idmap_each(&c->tids, free_plain, NULL);

@@ -181,12 +181,15 @@ int multi_program_prepare(struct bpf_program *prog, int use)
 	    prog, (enum bpf_attach_type)WPP_BPF_TRACE_UPROBE_MULTI);
 }
 
-int multi_links_attach(struct multi_links *ml, struct bpf_program *prog, const char *path,
+int multi_links_attach(struct multi_links *ml, int prog_fd, const char *path,
 		       const struct elf_facts *f)
 {
-	int fd = multi_link_create(bpf_program__fd(prog), path, f);
-	if (fd < 0)
-		return fd;
+	int fd = multi_link_create(prog_fd, path, f);
+	return fd < 0 ? fd : multi_links_keep(ml, fd);
+}
+
+int multi_links_keep(struct multi_links *ml, int fd)
+{
 	if (ml->n == ml->cap) {
 		size_t ncap = ml->cap ? ml->cap * 2 : 8;
 		int *grown = realloc(ml->fds, ncap * sizeof(*grown));

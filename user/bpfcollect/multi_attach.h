@@ -54,10 +54,14 @@ struct multi_links {
 	int *fds;
 	size_t n, cap;
 };
-/* multi_link_create for prog (loaded as multi_program_prepare says), the
- * link kept in ml: 0, or its -errno (-ENOMEM: made but not kept, closed). */
-int multi_links_attach(struct multi_links *ml, struct bpf_program *prog, const char *path,
+/* multi_link_create for the program prog_fd (loaded as
+ * multi_program_prepare says), the link kept in ml: 0, or its -errno
+ * (-ENOMEM: made but not kept, closed). */
+int multi_links_attach(struct multi_links *ml, int prog_fd, const char *path,
 		       const struct elf_facts *f);
+/* Keep the link fd in ml, to be closed with the others: 0, or -ENOMEM
+ * (fd closed). */
+int multi_links_keep(struct multi_links *ml, int fd);
 /* Close every link (each waits for its grace period); ml can be reused. */
 void multi_links_close(struct multi_links *ml);
 /* multi_links_close, and its memory. */

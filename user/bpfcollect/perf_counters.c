@@ -260,8 +260,8 @@ static void ext_object_attached(void *ctx, const char *path)
 	if (elf_facts_read(path, &f) != 0)
 		return;
 	if (s->multi_ok && f.has_thread_probe) {
-		int err =
-		    multi_links_attach(&s->multi, s->skel->progs.wpp_counters_multi, path, &f);
+		int err = multi_links_attach(
+		    &s->multi, bpf_program__fd(s->skel->progs.wpp_counters_multi), path, &f);
 		if (!err)
 			return;
 		/* Refused by the kernel: not asked again (as the transport). */
