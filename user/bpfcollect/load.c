@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * load.c — bc_open/bc_close: size and load the BPF object, create one
+ * load.c — bc_open/bc_close: size and load the BPF object (through its
+ * generated loader, gen_load.h, or libbpf's ordinary load), create one
  * batch ring per possible CPU inside the ARRAY_OF_MAPS, attach the sched
  * tracepoints, and say plainly what is missing when any of it fails.
  */
