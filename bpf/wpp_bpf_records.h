@@ -187,8 +187,9 @@ struct wpp_bpf_counters {
 	__u64 salvaged_words;
 	__u64 salvage_skipped;
 	/* Threads and levels whose state the salvage could not read (the
-	 * memory its position descriptor names is gone or never was): what
-	 * they held is lost, in a number of words nobody can know. */
+	 * memory its position descriptor names is not mapped, or is paged
+	 * out: the read cannot fault it in): what they held unpublished is
+	 * lost, in a number of words nobody can know, maybe none. */
 	__u64 salvage_unreadable;
 };
 

@@ -160,6 +160,7 @@ struct bc_collector {
 	 * go behind a uprobe_multi link: then, once, in a second object that
 	 * shares every map of skel (bc_probe_programs). */
 	struct wpp_transport *probe_skel;
+	int probe_skel_failed; /* its load failed: not tried again */
 	int ncpus;
 	int *ring_fds;		   /* per-CPU batch rings */
 	struct ring_buffer **rbs;  /* one per drain thread */

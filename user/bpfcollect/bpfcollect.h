@@ -132,7 +132,8 @@ struct bc_counters {
 	uint64_t salvaged_words;
 	uint64_t salvage_skipped;    /* levels found mid-switch (words published) */
 	uint64_t salvage_unreadable; /* threads or levels whose state could not be
-				      * read: what they held is lost, uncounted */
+				      * read (not mapped, or paged out): what they
+				      * held unpublished is lost, uncounted */
 	uint64_t taken_batches;	     /* take_at_detach: live threads' unpublished words */
 	uint64_t taken_words;	     /* (after what an earlier collector took) */
 	uint64_t taken_dropped;	     /* words an earlier collector took at its detach */

@@ -337,11 +337,14 @@ void bc_report_loss(const struct bc_counters *k)
 		wpp_info("bpf: %" PRIu64 " buffer levels passed over by the salvage at thread "
 			 "exit or exec (caught mid-switch, their words already published)",
 			 k->salvage_skipped);
-	/* Loss of an unknown size: never silent. */
+	/* Loss of an unknown size: never silent.  The read cannot fault a
+	 * page in, so a state paged out reads as not there: it may have held
+	 * nothing. */
 	if (k->salvage_unreadable)
-		wpp_warn("bpf: %" PRIu64 " buffer levels of threads that ended unflushed could not "
-			 "be read (their position descriptor names memory that is not there): "
-			 "the events they held are lost, how many is unknown",
+		wpp_warn("bpf: the salvage could not read %" PRIu64
+			 " states (of threads that ended "
+			 "unflushed, or of their buffer levels: not mapped, or paged out): the "
+			 "events they held unpublished are lost, how many is unknown (maybe none)",
 			 k->salvage_unreadable);
 	if (k->unseen_batches)
 		wpp_warn("%" PRIu64

@@ -171,8 +171,9 @@ static int lifecycle_record_cb(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* One ring per possible CPU, created before load (ring 0 is the
- * template the outer map is declared with). */
+/* One ring per possible CPU, created before load (in the ordinary load,
+ * ring 0 is the template the outer map is made with; a generated loader
+ * makes the outer map on the object's one-page template). */
 static int create_ring_fds(struct bc_collector *c)
 {
 	c->ring_fds = malloc(c->ncpus * sizeof(int));
@@ -193,12 +194,14 @@ static int create_ring_fds(struct bc_collector *c)
  * The outer map of rings is filled from user space, and the kernel waits
  * for an RCU grace period after every update of a map of maps from user
  * space (maybe_wait_bpf_programs): 5-15 ms on a quiet machine, 60 ms and
- * more on a busy one, per update.  So the collector creates the outer map
- * itself, puts every ring in with one batch update (one wait, whatever the
- * number of CPUs) and does that on a thread of its own while libbpf loads
- * and the kernel verifies the programs; the rings are in before anything
- * is attached (ring_install_finish).  A kernel without batch updates for
- * this map type gets them one by one.
+ * more on a busy one, per update.  So the rings go in with one batch
+ * update (one wait, whatever the number of CPUs), before anything is
+ * attached.  In the ordinary load the collector creates the outer map
+ * itself and fills it on a thread of its own while libbpf loads and the
+ * kernel verifies the programs (ring_install_finish waits for it); after a
+ * generated loader, which makes the outer map, load_object fills it at
+ * once.  A kernel without batch updates for this map type gets them one by
+ * one.
  */
 struct ring_install {
 	int outer_fd;
@@ -360,10 +363,10 @@ static int attach_tracepoints(struct bc_collector *c)
 	return 0;
 }
 
-/* libbpf reads the kernel's BTF to load the object (the CO-RE relocations,
+/* libbpf's ordinary load reads the kernel's BTF (the CO-RE relocations,
  * the tp_btf targets, the kfunc): two buffers of the file's size and an
- * index of its types (~0.5 MB here; sched_tracepoints' index is as large),
- * kept off 4 KB page faults (warm_heap.h). */
+ * index of its types (~0.5 MB here), kept off 4 KB page faults
+ * (warm_heap.h).  A generated loader needs none of it. */
 static void warm_heap_for_btf(void)
 {
 	struct stat st;
@@ -499,8 +502,9 @@ static int load_object(struct bc_collector *c, struct sched_tps tps)
 		wpp_transport__destroy(c->skel);
 		c->skel = wpp_transport__open();
 		if (!c->skel) {
-			explain_failure("opening the BPF object", -errno);
-			return -errno;
+			err = -errno; /* explain_failure's calls may change errno */
+			explain_failure("opening the BPF object", err);
+			return err;
 		}
 		err = configure(c, tps, false);
 	}
@@ -518,15 +522,22 @@ int bc_prog_fd(const struct bc_collector *c, const struct bpf_program *prog)
 	return fd >= 0 || !c->gen ? fd : gen_load_prog_fd(c->gen, prog);
 }
 
+/* Under c->lock, as every attach: the drain threads wait for the load
+ * (libbpf's ordinary load, the kernel's BTF read once more: about 0.1 s of
+ * CPU), once per recording, and only for an object that cannot go behind
+ * a uprobe_multi link.  A load that failed is not tried again: such
+ * objects are then not attached, as they say. */
 struct wpp_transport *bc_probe_programs(struct bc_collector *c)
 {
 	if (!c->gen)
 		return c->skel;
-	if (c->probe_skel)
+	if (c->probe_skel || c->probe_skel_failed)
 		return c->probe_skel;
+	c->probe_skel_failed = 1; /* until it has loaded */
 	struct wpp_transport *s = wpp_transport__open();
 	if (!s) {
-		explain_failure("opening the BPF object", -errno);
+		int err = -errno;
+		explain_failure("opening the BPF object", err);
 		return NULL;
 	}
 	/* Every map is skel's: the rings, the tables and the globals (frozen
@@ -560,6 +571,7 @@ struct wpp_transport *bc_probe_programs(struct bc_collector *c)
 		wpp_info(
 		    "bpf: per-probe programs loaded for an object without a uprobe_multi link");
 	c->probe_skel = s;
+	c->probe_skel_failed = 0;
 	return s;
 }
 

@@ -709,8 +709,9 @@ static void print_info(const char *path, const struct info *in, const char *stat
 	       in->lost_words, in->lost_batches, in->gaps);
 	/* A loss the recorder could not size (record_bpf.c). */
 	if (setting(in, "salvage.unreadable", buf, sizeof(buf)))
-		printf("            and what %s buffer levels of threads that ended unflushed "
-		       "held: the salvage could not read them (how many words is unknown)\n",
+		printf("            and what %s thread or buffer level states the salvage "
+		       "could not read held unpublished (how many words is unknown, maybe "
+		       "none)\n",
 		       buf);
 	if (in->damaged_batches)
 		printf("            of which %" PRIu64 " words in %" PRIu64
