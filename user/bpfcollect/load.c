@@ -432,6 +432,14 @@ static void multi_setup(struct bc_collector *c)
 		wpp_info("bpf: one uprobe_multi link per object");
 }
 
+/* wpp_batch, wpp_register, wpp_thread_pos: the programs libbpf attaches a
+ * USDT link per probe with, for objects without a uprobe_multi link. */
+static bool is_per_probe(const struct wpp_transport *s, const struct bpf_program *p)
+{
+	return p == s->progs.wpp_batch || p == s->progs.wpp_register ||
+	       p == s->progs.wpp_thread_pos;
+}
+
 /* The object's settings for this collection and kernel, before it loads.
  * by_loader: the per-probe programs stay out (bc_probe_programs) and the
  * loader creates the outer map of rings, one slot per CPU.  0 or libbpf's
@@ -462,10 +470,12 @@ static int configure(struct bc_collector *c, struct sched_tps tps, bool by_loade
 		err = multi_program_prepare(s->progs.wpp_usdt_multi, c->multi_ok);
 	if (!err && by_loader)
 		err = bpf_map__set_max_entries(s->maps.batch_rings, (uint32_t)c->ncpus);
-	struct bpf_program *per_probe[] = {s->progs.wpp_batch, s->progs.wpp_register,
-					   s->progs.wpp_thread_pos};
-	for (size_t i = 0; !err && by_loader && i < sizeof(per_probe) / sizeof(per_probe[0]); i++)
-		err = bpf_program__set_autoload(per_probe[i], false);
+	struct bpf_program *p;
+	bpf_object__for_each_program(p, s->obj)
+	{
+		if (!err && by_loader && is_per_probe(s, p))
+			err = bpf_program__set_autoload(p, false);
+	}
 	return err;
 }
 
@@ -553,10 +563,8 @@ struct wpp_transport *bc_probe_programs(struct bc_collector *c)
 	struct bpf_program *p;
 	bpf_object__for_each_program(p, s->obj)
 	{
-		bool per_probe = p == s->progs.wpp_batch || p == s->progs.wpp_register ||
-				 p == s->progs.wpp_thread_pos;
 		if (!err)
-			err = bpf_program__set_autoload(p, per_probe);
+			err = bpf_program__set_autoload(p, is_per_probe(s, p));
 	}
 	if (!err) {
 		warm_heap_for_btf();
