@@ -20,10 +20,10 @@
  * exception: every map has its fd (given to libbpf with bpf_map__reuse_fd,
  * so bpf_map__fd and libbpf's map calls work) and the mmapped sections
  * (.data and .bss writable, .rodata and .kconfig read-only) are remapped
- * onto their maps at the skeleton's addresses; but libbpf knows no program fd (1.1 cannot be
- * told one).  gen_load_prog_fd gives them, and attaching is the caller's,
- * with the raw BPF commands: libbpf's attach helpers need a program libbpf
- * loaded itself.
+ * onto their maps at the skeleton's addresses; but libbpf knows no program
+ * fd (1.1 cannot be told one).  gen_load_prog_fd gives them, and attaching
+ * is the caller's, with the raw BPF commands: libbpf's attach helpers need
+ * a program libbpf loaded itself.
  *
  * What it cannot take: a map whose fd was preset before the load (the
  * generator refuses the object).  An outer map of maps is created with the
