@@ -191,6 +191,11 @@ struct wpp_bpf_counters {
 	 * out: the read cannot fault it in): what they held unpublished is
 	 * lost, in a number of words nobody can know, maybe none. */
 	__u64 salvage_unreadable;
+	/* Threads whose position the table had no room for (more threads at
+	 * once than --max-threads): nothing of theirs can be salvaged. */
+	__u64 position_full;
+	/* The words of the no_thread_slot batches: a loss no stream reports. */
+	__u64 no_thread_slot_words;
 };
 
 /* Back-pressure state of a process the batch probe has stopped, hash keyed

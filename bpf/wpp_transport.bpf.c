@@ -387,6 +387,7 @@ static __always_inline int on_batch(void *words, __u32 nwords, __u64 seq, __u32 
 	t = thread_state(pid, tid);
 	if (!t) {
 		cnt->no_thread_slot++;
+		cnt->no_thread_slot_words += nwords;
 		cnt->lost_batches++;
 		cnt->lost_words += nwords;
 		return 0;
@@ -404,7 +405,11 @@ static __always_inline int on_thread_pos(void *desc)
 
 	if (!is_traced(pid) || position_read(desc, pid, &p))
 		return 0;
-	bpf_map_update_elem(&positions, &tid, &p, BPF_ANY);
+	if (bpf_map_update_elem(&positions, &tid, &p, BPF_ANY)) {
+		struct wpp_bpf_counters *cnt = my_counters();
+		if (cnt)
+			cnt->position_full++;
+	}
 	return 0;
 }
 
@@ -518,6 +523,7 @@ __noinline int salvage_level(struct salvage_ctx *s, __u32 l)
 	t = thread_state(s->pid, s->tid);
 	if (!t) {
 		cnt->no_thread_slot++;
+		cnt->no_thread_slot_words += a.nwords;
 		cnt->lost_batches++;
 		cnt->lost_words += a.nwords;
 		return 0;

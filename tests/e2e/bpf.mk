@@ -11,6 +11,7 @@ TESTS += tests/e2e/bpf-identity.sh \
 	tests/e2e/bpf-killcount.sh \
 	tests/e2e/bpf-exec-static.sh \
 	tests/e2e/bpf-salvage-unreadable.sh \
+	tests/e2e/bpf-thread-table.sh \
 	tests/e2e/bpf-ring-size.sh \
 	tests/e2e/bpf-uprobe-multi.sh \
 	tests/e2e/top-trace.sh \

@@ -57,11 +57,15 @@
 #define BC_DEFAULT_RECORD_WORDS (2u * BC_RECORD_BATCH_WORDS)
 #define BC_MAX_RECORD_WORDS	(1u << 17)
 
+/* max_threads for a program `record` starts (record_bpf.c). */
+#define BC_PROGRAM_MAX_THREADS 8192u
+
 struct bc_options {
 	uint32_t ring_bytes;	/* per-CPU batch ring; power of two; 0 = default */
 	uint32_t record_words;	/* most words in one ring record; 0 = default */
 	uint32_t drain_threads; /* 0 = one per CPU; at most the number of CPUs */
-	uint32_t max_threads;	/* BPF thread table entries; 0 = 65536 */
+	uint32_t max_threads;	/* threads at once (the thread and position
+				 * tables' entries); 0 = 65536 */
 	/* Testing knob: pause this long after every drain round, to play a
 	 * slow consumer (overload tests).  0 in normal use. */
 	uint32_t drain_delay_us;
@@ -114,6 +118,7 @@ struct bc_counters {
 	uint64_t lost_reserve;	 /* of lost_batches: ring full */
 	uint64_t lost_read;	 /* of lost_batches: bpf_probe_read_user failed */
 	uint64_t lost_untracked; /* of lost_batches: no thread slot, no gap event */
+	uint64_t lost_untracked_words;
 	uint64_t lifecycle_lost; /* fork/exec/exit/register records dropped */
 	uint64_t probe_hits;
 	uint64_t records;	   /* ring records consumed */
@@ -134,6 +139,8 @@ struct bc_counters {
 	uint64_t salvage_unreadable; /* threads or levels whose state could not be
 				      * read (not mapped, or paged out): what they
 				      * held unpublished is lost, uncounted */
+	uint64_t position_full;	     /* threads the position table had no room for:
+				      * none of theirs could be salvaged */
 	uint64_t taken_batches;	     /* take_at_detach: live threads' unpublished words */
 	uint64_t taken_words;	     /* (after what an earlier collector took) */
 	uint64_t taken_dropped;	     /* words an earlier collector took at its detach */

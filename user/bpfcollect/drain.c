@@ -302,6 +302,7 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 			out->lost_reserve += per[i].reserve_failures;
 			out->lost_read += per[i].read_failures;
 			out->lost_untracked += per[i].no_thread_slot;
+			out->lost_untracked_words += per[i].no_thread_slot_words;
 			out->lifecycle_lost += per[i].lifecycle_lost;
 			out->pauses += per[i].pauses;
 			out->pause_failures += per[i].pause_failures;
@@ -309,6 +310,7 @@ void bc_counters(struct bc_collector *c, struct bc_counters *out)
 			out->salvaged_words += per[i].salvaged_words;
 			out->salvage_skipped += per[i].salvage_skipped;
 			out->salvage_unreadable += per[i].salvage_unreadable;
+			out->position_full += per[i].position_full;
 		}
 	}
 	free(per);
@@ -346,6 +348,11 @@ void bc_report_loss(const struct bc_counters *k)
 			 "unflushed, or of their buffer levels: not mapped, or paged out): the "
 			 "events they held unpublished are lost, how many is unknown (maybe none)",
 			 k->salvage_unreadable);
+	if (k->position_full)
+		wpp_warn("bpf: %" PRIu64 " threads started while the thread table was full: "
+			 "what they held unpublished when they ended could not be salvaged "
+			 "(raise --max-threads)",
+			 k->position_full);
 	if (k->unseen_batches)
 		wpp_warn("%" PRIu64
 			 " batches were published before the probe was attached to their "
@@ -358,4 +365,7 @@ void bc_report_loss(const struct bc_counters *k)
 		 "; lifecycle records lost: %" PRIu64 ")",
 		 k->lost_words, k->lost_batches, k->lost_reserve, k->lost_read, k->lost_untracked,
 		 k->lifecycle_lost);
+	if (k->lost_untracked)
+		wpp_warn("bpf: batches without a thread slot: more threads at once than the "
+			 "thread table holds (raise --max-threads)");
 }

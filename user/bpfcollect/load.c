@@ -467,6 +467,8 @@ static int configure(struct bc_collector *c, struct sched_tps tps, bool by_loade
 	s->rodata->exit_passes_group_dead = tps.exit_group_dead;
 	int err = bpf_map__set_max_entries(s->maps.threads, c->opt.max_threads);
 	if (!err)
+		err = bpf_map__set_max_entries(s->maps.positions, c->opt.max_threads);
+	if (!err)
 		err = multi_program_prepare(s->progs.wpp_usdt_multi, c->multi_ok);
 	if (!err && by_loader)
 		err = bpf_map__set_max_entries(s->maps.batch_rings, (uint32_t)c->ncpus);
@@ -479,46 +481,96 @@ static int configure(struct bc_collector *c, struct sched_tps tps, bool by_loade
 	return err;
 }
 
-/* Load the object: through its generated loader (gen_load.h) when the
- * probes go behind uprobe_multi links, unless WPP_BPF_LOADER=0 asks for
- * libbpf's ordinary load (to compare); the ordinary load also when the
- * loader fails, from a fresh open (a spent object cannot load again).
- * -v says which.  0, or -errno after one line. */
-static int load_object(struct bc_collector *c, struct sched_tps tps)
+/* The tracepoints of the newest kernels (6.16+), which a generated loader
+ * assumes first: the walk of the kernel's BTF that says what this kernel
+ * has (sched_tracepoints, ~3 ms of a `record`'s start-up) is needed only
+ * when the loader fails.  On an older kernel it does: sched_prepare_exec
+ * (6.10+) has no attach target there, and the verifier refuses wpp_exit's
+ * read of group_dead from a sched_process_exit that does not pass it. */
+static const struct sched_tps newest_tps = {.prepare_exec = 1, .exit_group_dead = 1};
+
+static bool same_tps(struct sched_tps a, struct sched_tps b)
+{
+	return a.prepare_exec == b.prepare_exec && a.exit_group_dead == b.exit_group_dead;
+}
+
+/* A spent object (libbpf loads an object once) opened again.  0 or -errno
+ * after one line. */
+static int reopen_object(struct bc_collector *c)
+{
+	wpp_transport__destroy(c->skel);
+	c->skel = wpp_transport__open();
+	if (c->skel)
+		return 0;
+	int err = -errno; /* explain_failure's calls may change errno */
+	explain_failure("opening the BPF object", err);
+	return err;
+}
+
+/* Configure and load the object through its generated loader, then fill
+ * the outer map of rings.  0; -errno and *failed (the object is then
+ * spent) when the loader failed; or -errno after one line. */
+static int load_by_loader(struct bc_collector *c, struct sched_tps tps, const char **failed)
+{
+	int err = configure(c, tps, true);
+	if (err) {
+		*failed = "configuring the object";
+		return err;
+	}
+	if ((err = gen_load(c->skel->obj, &c->gen, failed)))
+		return err;
+	/* One batch update while nothing is attached yet. */
+	struct ring_install ri = {.outer_fd = bpf_map__fd(c->skel->maps.batch_rings),
+				  .ring_fds = c->ring_fds,
+				  .ncpus = c->ncpus};
+	if ((err = install_rings(&ri))) {
+		explain_failure("installing the per-CPU ring buffers", err);
+		return err;
+	}
+	if (wpp_verbosity >= 2)
+		wpp_info("bpf: programs loaded by their generated loader");
+	return 0;
+}
+
+/* Load the object: through its generated loader when the probes go behind
+ * uprobe_multi links, unless WPP_BPF_LOADER=0 asks for libbpf's ordinary
+ * load (to compare); first as for the newest kernels, then, if that
+ * fails, as the kernel's BTF says this one is; the ordinary load when the
+ * loader still fails, from a fresh open.  -v says which.  *tps: what the
+ * kernel's tracepoints were taken to be.  0, or -errno after one line. */
+static int load_object(struct bc_collector *c, struct sched_tps *tps)
 {
 	const char *env = getenv("WPP_BPF_LOADER");
 	bool by_loader = c->multi_ok && !(env && strcmp(env, "0") == 0);
-	int err = configure(c, tps, by_loader);
-	if (!err && by_loader) {
-		const char *failed;
-		err = gen_load(c->skel->obj, &c->gen, &failed);
-		if (!err) {
-			/* One batch update while nothing is attached yet. */
-			struct ring_install ri = {.outer_fd =
-						      bpf_map__fd(c->skel->maps.batch_rings),
-						  .ring_fds = c->ring_fds,
-						  .ncpus = c->ncpus};
-			err = install_rings(&ri);
-			if (err)
-				explain_failure("installing the per-CPU ring buffers", err);
-			else if (wpp_verbosity >= 2)
-				wpp_info("bpf: programs loaded by their generated loader");
+	const char *failed;
+	int err;
+
+	*tps = newest_tps;
+	if (by_loader) {
+		if (!(err = load_by_loader(c, *tps, &failed)) || c->gen)
+			return err; /* loaded (or its rings failed, said) */
+		if ((err = reopen_object(c)))
 			return err;
+		*tps = sched_tracepoints();
+		if (!same_tps(*tps, newest_tps)) {
+			if (wpp_verbosity >= 2)
+				wpp_info(
+				    "bpf: the generated loader failed (%s: %s); again with this "
+				    "kernel's tracepoints",
+				    failed, strerror(-err));
+			if (!(err = load_by_loader(c, *tps, &failed)) || c->gen)
+				return err;
+			if ((err = reopen_object(c)))
+				return err;
 		}
 		if (wpp_verbosity >= 2)
 			wpp_info(
 			    "bpf: the generated loader failed (%s: %s): libbpf's ordinary load",
 			    failed, strerror(-err));
-		wpp_transport__destroy(c->skel);
-		c->skel = wpp_transport__open();
-		if (!c->skel) {
-			err = -errno; /* explain_failure's calls may change errno */
-			explain_failure("opening the BPF object", err);
-			return err;
-		}
-		err = configure(c, tps, false);
+	} else {
+		*tps = sched_tracepoints();
 	}
-	if (err) {
+	if ((err = configure(c, *tps, false))) {
 		explain_failure("sizing the BPF maps", err);
 		return err;
 	}
@@ -622,13 +674,13 @@ struct bc_collector *bc_open(const struct bc_options *opt, const struct bc_callb
 		explain_failure("creating the per-CPU ring buffers", err);
 		goto fail;
 	}
-	struct sched_tps tps = sched_tracepoints();
+	multi_setup(c);
+	struct sched_tps tps;
+	if (load_object(c, &tps))
+		goto fail;
 	if (!tps.prepare_exec && wpp_verbosity >= 2)
 		wpp_info("bpf: this kernel has no sched_prepare_exec tracepoint: words a "
 			 "thread had not published when it exec'd are not salvaged");
-	multi_setup(c);
-	if (load_object(c, tps))
-		goto fail;
 	c->links_cap = 16;
 	c->links = calloc(c->links_cap, sizeof(*c->links));
 	if (!c->links || create_rings(c) || attach_tracepoints(c))

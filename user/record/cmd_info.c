@@ -713,6 +713,11 @@ static void print_info(const char *path, const struct info *in, const char *stat
 		       "could not read held unpublished (how many words is unknown, maybe "
 		       "none)\n",
 		       buf);
+	/* Batches of threads the BPF thread table had no room for. */
+	if (setting(in, "lost.no_thread_slot", buf, sizeof(buf)))
+		printf("            and %s of threads the thread table had no room for "
+		       "(--max-threads)\n",
+		       buf);
 	if (in->damaged_batches)
 		printf("            of which %" PRIu64 " words in %" PRIu64
 		       " damaged compressed batches\n",

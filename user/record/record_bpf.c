@@ -269,6 +269,12 @@ int record_bpf(const struct record_opts *o_)
 	const char *env_words = getenv(WPP_BUFFER_WORDS_ENV);
 	if (o.argv && !o.shm.buffer_words && !(env_words && *env_words))
 		o.shm.buffer_words = BC_RECORD_BATCH_WORDS;
+	/* A program started here: tables for 8192 threads at once.  Each
+	 * 65536-entry hash map costs 1.7 ms of CPU to create (its buckets are
+	 * allocated whole) and a record made two; -p/-a, which may meet a
+	 * whole machine's threads, keep 65536.  --max-threads says otherwise. */
+	if (o.argv && !o.bpf.max_threads)
+		o.bpf.max_threads = BC_PROGRAM_MAX_THREADS;
 	struct held_program hp = {.pid = 0};
 	if (o.argv && (rc = spawn_program(&o, &hp)) != 0)
 		return rc;
@@ -345,15 +351,21 @@ int record_bpf(const struct record_opts *o_)
 	rs.live_counts = NULL;
 	if (counters)
 		record_counters_finish(counters, o.quiet);
-	/* A loss nobody can size is kept in the file too, for `info`
-	 * (bc_report_loss says it on stderr). */
-	if (k.salvage_unreadable && !rs.failed) {
-		char line[64];
-		int len = snprintf(line, sizeof(line), "salvage.unreadable=%llu\n",
-				   (unsigned long long)k.salvage_unreadable);
-		if (wppw_chunk(rs.w, WPP_CHUNK_INFO, line, (uint32_t)len) < 0)
-			rs.failed = 1;
-	}
+	/* Losses no stream reports are kept in the file too, for `info`
+	 * (bc_report_loss says them on stderr): a salvage nobody can size,
+	 * the batches of threads the thread table had no room for. */
+	char line[160];
+	int len = 0;
+	if (k.salvage_unreadable)
+		len += snprintf(line, sizeof(line), "salvage.unreadable=%llu\n",
+				(unsigned long long)k.salvage_unreadable);
+	if (k.lost_untracked)
+		len += snprintf(line + len, sizeof(line) - (size_t)len,
+				"lost.no_thread_slot=%llu words in %llu batches\n",
+				(unsigned long long)k.lost_untracked_words,
+				(unsigned long long)k.lost_untracked);
+	if (len && !rs.failed && wppw_chunk(rs.w, WPP_CHUNK_INFO, line, (uint32_t)len) < 0)
+		rs.failed = 1;
 	char extra[384], more[256] = "";
 	size_t used = 0;
 	/* How often back-pressure stopped the traced processes. */

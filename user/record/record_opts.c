@@ -450,7 +450,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		      "processes until it catches up (pause, lossless), or drop\n"
 		      "batches (counted; the file marks each gap)",
 		      &ring_full, ring_full_words, OPT_SHOW_DEFAULT),
-	    OPT_CALL_(0, "max-threads", "N", "threads traced at the same time (bpf 65536, shm 128)",
+	    OPT_CALL_(0, "max-threads", "N",
+		      "threads traced at the same time (bpf: 8192 for a program record runs, 65536 "
+		      "with -p/-a; shm 128)",
 		      set_u32, &max_threads, 0),
 	    /* a slow consumer for the overload tests */
 	    OPT_CALL_(0, "debug-drain-delay-us", "N", "", set_u32, &o->bpf.drain_delay_us,
