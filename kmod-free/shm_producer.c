@@ -89,6 +89,7 @@ static void ring_doorbell(struct wpp_shm_header *h)
 
 struct entry_table {
 	uint32_t count;
+	uint32_t *mark; /* the table's high-water mark in the header */
 	uint32_t *(*state_at)(const struct wpp_shm_client *c, uint32_t i);
 	/* Will the collector free entry i without the program's help? */
 	int (*reclaimable)(const struct wpp_shm_client *c, uint32_t i);
@@ -148,7 +149,25 @@ static int any_reclaimable(const struct wpp_shm_client *c, const struct entry_ta
 	return 0;
 }
 
-/* Claim a free entry for pid; its index, or -1 (counted in table_full). */
+/* Raise a table's high-water mark to at least n (shm_proto.h): the
+ * collector looks at no entry at or above it.  Every try either raises it
+ * or finds it already high enough, unless someone else keeps writing the
+ * word; the tries are bounded so such a writer cannot hold us here (it can
+ * only hide our entry from the collector until the collector's periodic
+ * look at the region's written pages finds it). */
+static void raise_mark(uint32_t *mark, uint32_t n)
+{
+	uint32_t seen = __atomic_load_n(mark, __ATOMIC_SEQ_CST);
+
+	for (int tries = 0; tries < 64 && seen < n; tries++)
+		if (__atomic_compare_exchange_n(mark, &seen, n, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+}
+
+/* Claim a free entry for pid; its index, or -1 (counted in table_full).
+ * The mark is raised at once, before the claimer fills the entry, so the
+ * collector can see (and free) an entry whose claimer dies half-way. */
 static long claim_entry(const struct wpp_shm_client *c, const struct entry_table *tab, uint32_t pid)
 {
 	struct wpp_shm_header *h = c->h;
@@ -159,6 +178,7 @@ static long claim_entry(const struct wpp_shm_client *c, const struct entry_table
 	for (;;) {
 		for (uint32_t i = 0; i < tab->count; i++)
 			if (claim(tab->state_at(c, i), pid)) {
+				raise_mark(tab->mark, i + 1);
 				errno = saved_errno;
 				return i;
 			}
@@ -257,7 +277,9 @@ int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc
 	uint32_t i, generation = 0, flags = p->flags;
 
 	/* Same pid and start time as a live image: we are that process after
-	 * exec.  Retire the old image so the collector finishes its threads. */
+	 * exec.  Retire the old image so the collector finishes its threads.
+	 * (Every entry, not only those below the mark: anyone can lower the
+	 * mark, and an old image missed here would never be retired.) */
 	for (i = 0; i < c->g.max_procs; i++) {
 		struct wpp_shm_proc *o = wpp_shm_proc_at(c->h, &c->g, i);
 		if (LOAD_ACQ(&o->state) == WPP_SHM_LIVE && o->pid == p->pid &&
@@ -269,7 +291,8 @@ int wpp_shm_register_process(struct wpp_shm_client *c, const struct wpp_shm_proc
 	}
 	if (generation)
 		flags |= 2u; /* WPP_PROC_EXECED */
-	const struct entry_table procs = {c->g.max_procs, proc_state, proc_reclaimable};
+	const struct entry_table procs = {c->g.max_procs, &c->h->procs_high, proc_state,
+					  proc_reclaimable};
 	long pi = claim_entry(c, &procs, p->pid);
 	if (pi < 0)
 		return -ENOSPC;
@@ -298,7 +321,7 @@ int wpp_shm_register_tu(struct wpp_shm_client *c, const struct wpp_shm_tu_info *
 {
 	struct wpp_shm_tu *e;
 	uint32_t pid = (uint32_t)getpid();
-	const struct entry_table tus = {c->g.max_tus, tu_state, tu_reclaimable};
+	const struct entry_table tus = {c->g.max_tus, &c->h->tus_high, tu_state, tu_reclaimable};
 	long ti = claim_entry(c, &tus, pid);
 	if (ti < 0)
 		return -ENOSPC;
@@ -322,7 +345,8 @@ int wpp_shm_register_tu(struct wpp_shm_client *c, const struct wpp_shm_tu_info *
 int wpp_shm_thread_open(struct wpp_shm_client *c, struct wpp_shm_lane *lane, uint32_t pid,
 			uint32_t tid)
 {
-	const struct entry_table threads = {c->g.max_threads, thread_state, thread_reclaimable};
+	const struct entry_table threads = {c->g.max_threads, &c->h->threads_high, thread_state,
+					    thread_reclaimable};
 	long i = claim_entry(c, &threads, pid);
 	struct wpp_shm_thread *t;
 
@@ -330,7 +354,14 @@ int wpp_shm_thread_open(struct wpp_shm_client *c, struct wpp_shm_lane *lane, uin
 	if (i < 0)
 		return -1;
 	t = wpp_shm_thread_at(c->h, &c->g, (uint32_t)i);
-	/* The collector left rings at head == tail == 0, slots zeroed. */
+	/* The collector left rings at head == tail == 0, slots zeroed (a
+	 * fresh region is all zero).  Their place and length are for readers
+	 * of the region (neither side reads them back): written here, by the
+	 * claimer, so the collector need not touch entries nobody uses. */
+	for (int l = 0; l < WPP_SHM_LEVELS; l++) {
+		t->rings[l].nslots = wpp_shm_ring_len(&c->g, l);
+		t->rings[l].first_slot = wpp_shm_ring_first(&c->g, l);
+	}
 	t->proc_index = c->proc_index;
 	t->pid = pid;
 	t->tid = tid;
@@ -404,6 +435,9 @@ struct wpp_batch_hdr *wpp_shm_ring_begin(struct wpp_shm_client *c, struct wpp_sh
 		if (head - __atomic_load_n(&r->tail, __ATOMIC_SEQ_CST) < n)
 			continue; /* re-checked at the top */
 		stat_add(&h->space_waits);
+		/* Our entry again, in case a writer lowered the mark before
+		 * the collector read it: no drain, no space, until it looks. */
+		raise_mark(&h->threads_high, lane->index + 1);
 		if (wpp_futex_wait(&r->space_futex, v, 200) == -ETIMEDOUT) {
 			if (!collector_alive(c))
 				goto broken;

@@ -43,8 +43,13 @@
 
 #include <stdint.h>
 
-#define WPP_SHM_MAGIC	"WPPSHM\0\0"
-#define WPP_SHM_VERSION 1u
+#define WPP_SHM_MAGIC "WPPSHM\0\0"
+/* Both sides refuse a region of any other version (and any other
+ * header_size).  Bumped whenever a side must do something an older build
+ * of the other does not: 2 = producers raise the tables' high-water marks
+ * (wpp_shm_header.procs_high), which a version-1 producer never did, so a
+ * version-2 collector would not look at its entries. */
+#define WPP_SHM_VERSION 2u
 #define WPP_SHM_ENV	"WPP_SHM"
 /* The batch size (words) a traced program's runtime uses when no collector
  * region tells it (the probe mode): set by `record` for a program it starts. */
@@ -136,6 +141,20 @@ struct wpp_shm_header {
 	 * still to reclaim (exited threads, finished processes) and waited
 	 * for it instead of giving up (wpp_shm_thread_open). */
 	uint64_t entry_waits;
+	/* High-water marks: 1 + the highest index of the table a producer has
+	 * ever claimed.  A producer raises its table's mark (never lowers it)
+	 * as soon as its claim succeeds, before it fills the entry, so an
+	 * entry abandoned half-way is below it too.  The collector looks only
+	 * at entries below its own running maximum of the marks (bounded by
+	 * its table sizes), so a short run's collector never reads, and never
+	 * faults in, the pages of entries nobody used.  A writer that lowers
+	 * a mark cannot lower that maximum; it can at most hide an entry
+	 * claimed since the collector last read the mark, until the
+	 * collector's periodic and final look at which pages of the region
+	 * were ever written (shm_collector.c). */
+	uint32_t procs_high, tus_high, threads_high;
+	uint32_t reserved0;
+	uint64_t reserved[2]; /* zero: room for later fields */
 };
 
 enum wpp_shm_entry_state {
