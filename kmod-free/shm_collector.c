@@ -13,6 +13,10 @@
  *    head read from the region must lie in [tail, tail + ring length];
  *  - indices read from the region (a thread's process, a module's process)
  *    are bounded by the copy; batch lengths by the slot;
+ *  - the tables' high-water marks only ever raise the collector's own
+ *    bounds of the entries it looks at, never past its table sizes, and
+ *    the kernel's map of the memfd's touched pages, asked every COVER_NS
+ *    and at the end, finds any entry in use that a lowered mark hid;
  *  - what the sink sees are the collector's copies (a process as it was
  *    when announced, a module's strings NUL-terminated within their
  *    arrays, a batch header with its length bounded), never the region.
@@ -29,6 +33,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +87,9 @@ struct thread_track {
  * 15 batches); a traced process that is not record's child (a grandchild
  * under a shell that forked it) is noticed within this. */
 #define PROC_POLL_NS 10000000u
+/* How often the drain asks the kernel which pages of the tables were ever
+ * written (cover_written_pages), in case a writer lowered a mark. */
+#define COVER_NS 100000000u
 
 struct wpp_shm_collector {
 	struct wpp_shm_header *h;
@@ -93,6 +101,15 @@ struct wpp_shm_collector {
 	struct thread_track *threads;
 	uint8_t *tu_announced;
 	uint32_t *tu_owner; /* the process entry a module was announced under */
+	/* Entries at or above these were never claimed, as far as we know:
+	 * the running maximum of the producers' marks (shm_proto.h), of the
+	 * indices we were given and of the entries in use on the pages the
+	 * kernel says were touched, never above the table sizes.  The loops stop there, so a
+	 * table's unused pages are never read (each first read of a page of the region is a page
+	 * fault that allocates it), and our track entries at or above procs_seen are still
+	 * untouched calloc memory. */
+	uint32_t procs_seen, tus_seen, threads_seen;
+	uint64_t cover_ns; /* when cover_written_pages last asked the kernel */
 	uint32_t tu_epoch_seen;
 	uint64_t tu_scan_ns; /* when scan_tus last looked at every entry */
 	uint64_t poll_ns;    /* when scan_procs last polled the pidfds */
@@ -119,8 +136,98 @@ static struct wpp_shm_tu *tu_at(struct wpp_shm_collector *c, uint32_t i)
 	return wpp_shm_tu_at(c->h, &c->g, i);
 }
 
+/* Track entries [procs_seen, n) come into use: a process entry's track
+ * needs its "no pidfd" (-1) before anything looks at it. */
+static void cover_procs(struct wpp_shm_collector *c, uint32_t n)
+{
+	for (; c->procs_seen < n; c->procs_seen++)
+		c->procs[c->procs_seen].pidfd = -1;
+}
+static void cover_tus(struct wpp_shm_collector *c, uint32_t n)
+{
+	if (c->tus_seen < n)
+		c->tus_seen = n;
+}
+static void cover_threads(struct wpp_shm_collector *c, uint32_t n)
+{
+	if (c->threads_seen < n)
+		c->threads_seen = n;
+}
+
+/* A producers' high-water mark, bounded by our table size: anyone can
+ * write it, so it only ever raises our bound, and never past the table. */
+static uint32_t mark_of(uint32_t *mark, uint32_t table_size)
+{
+	uint32_t n = __atomic_load_n(mark, __ATOMIC_SEQ_CST);
+	return n < table_size ? n : table_size;
+}
+
+/* Every table entry starts with its state word: entries_in_use reads it
+ * without knowing the table. */
+_Static_assert(offsetof(struct wpp_shm_proc, state) == 0, "state first");
+_Static_assert(offsetof(struct wpp_shm_tu, state) == 0, "state first");
+_Static_assert(offsetof(struct wpp_shm_thread, state) == 0, "state first");
+
+/* Of the entries of a table (n of size bytes at off) whose state word lies
+ * in the touched range [data, hole): 1 + the highest not FREE, or used if
+ * none is. */
+static uint32_t last_in_use(struct wpp_shm_collector *c, uint64_t off, uint64_t size, uint32_t n,
+			    uint64_t data, uint64_t hole, uint32_t used)
+{
+	uint64_t i = data > off ? (data - off + size - 1) / size : 0;
+
+	for (; i < n && off + i * size < hole; i++)
+		if (LOAD_ACQ((uint32_t *)((char *)c->h + off + i * size)) != WPP_SHM_FREE)
+			used = (uint32_t)i + 1;
+	return used;
+}
+
+/* 1 + the highest entry not FREE of a table (n entries of size bytes at
+ * off), looking only at the pages the memfd's own map of data and holes
+ * (lseek SEEK_DATA / SEEK_HOLE) says were ever touched: a hole reads as
+ * zeros, so all its entries are FREE.  The map is the kernel's, which no
+ * writer of the region can forge: a lowered mark hides nothing from it.
+ * n when the kernel cannot say. */
+static uint32_t entries_in_use(struct wpp_shm_collector *c, uint64_t off, uint64_t size, uint32_t n)
+{
+	uint64_t to = off + n * size;
+	uint32_t used = 0;
+	off_t data, hole;
+
+	for (uint64_t pos = off; pos < to; pos = (uint64_t)hole) {
+		data = lseek(c->fd, (off_t)pos, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? used : n; /* ENXIO: no data past pos */
+		if ((uint64_t)data >= to)
+			break;
+		hole = lseek(c->fd, data, SEEK_HOLE);
+		if (hole < 0)
+			return n;
+		used = last_in_use(c, off, size, n, (uint64_t)data, (uint64_t)hole, used);
+	}
+	return used;
+}
+
+/* Raise the bounds to every entry in use on a page anyone touched: a few
+ * syscalls, done every COVER_NS and when finishing, so an entry hidden by
+ * a lowered mark is found late, not lost.  1 if the TU bound grew (the
+ * modules found must be read now). */
+static int cover_written_pages(struct wpp_shm_collector *c, uint64_t now)
+{
+	uint32_t tus_before = c->tus_seen;
+
+	c->cover_ns = now;
+	cover_procs(c,
+		    entries_in_use(c, c->g.procs_off, sizeof(struct wpp_shm_proc), c->g.max_procs));
+	cover_tus(c, entries_in_use(c, c->g.tus_off, sizeof(struct wpp_shm_tu), c->g.max_tus));
+	cover_threads(c, entries_in_use(c, c->g.threads_off, sizeof(struct wpp_shm_thread),
+					c->g.max_threads));
+	return c->tus_seen != tus_before;
+}
+
 /* Rings at head == tail == 0, their place and length as the producer will
- * compute them (informative: neither side reads them back). */
+ * compute them (informative: neither side reads them back), for an entry
+ * freed for reuse. */
 static void init_thread_rings(struct wpp_shm_collector *c, uint32_t ti)
 {
 	struct wpp_shm_thread *t = thread_at(c, ti);
@@ -166,11 +273,12 @@ struct wpp_shm_collector *wpp_shm_collector_create(const struct wpp_shm_options 
 		goto fail;
 	c->h = m;
 	memcpy(c->h, &layout, sizeof(layout));
+	/* The rest of the region is zero, as the kernel gives it: every entry
+	 * FREE, every ring at head == tail == 0 (the claimer writes its
+	 * rings' informative fields).  Writing it would allocate every page
+	 * of the tables at once. */
 	c->h->collector_pid = (uint32_t)getpid();
-	for (uint32_t i = 0; i < o.max_threads; i++)
-		init_thread_rings(c, i);
-	for (uint32_t i = 0; i < o.max_procs; i++)
-		c->procs[i].pidfd = -1;
+	c->cover_ns = monotonic_ns();
 	snprintf(c->env, sizeof(c->env), "/proc/%d/fd/%d", (int)getpid(), c->fd);
 	return c;
 fail: {
@@ -239,7 +347,7 @@ static int announce_parent(struct wpp_shm_collector *c, const struct wpp_shm_sin
 {
 	if (!(child->flags & WPP_PROC_FORKED))
 		return 0;
-	for (uint32_t j = 0; j < c->g.max_procs; j++) {
+	for (uint32_t j = 0; j < c->procs_seen; j++) {
 		struct wpp_shm_proc *q = proc_at(c, j);
 		uint32_t st = LOAD_ACQ(&q->state);
 		if ((st == WPP_SHM_LIVE || st == WPP_SHM_EXITING) && q->pid == child->ppid &&
@@ -255,6 +363,7 @@ static int announce_proc(struct wpp_shm_collector *c, const struct wpp_shm_sink 
 	struct proc_track *pt = &c->procs[i];
 	uint64_t ticks;
 
+	cover_procs(c, i + 1); /* a thread or module named it: watch it from now on */
 	if (pt->announced || pt->cut)
 		return 0;
 	/* A slot retired in an earlier pass (FREE) or being claimed by a new
@@ -345,9 +454,11 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 {
 	int err;
 
+	/* (the mark after the epoch: a producer raises it before it bumps) */
 	c->tu_epoch_seen = LOAD_ACQ(&c->h->tu_epoch);
+	cover_tus(c, mark_of(&c->h->tus_high, c->g.max_tus));
 	c->tu_scan_ns = monotonic_ns();
-	for (uint32_t i = 0; i < c->g.max_tus; i++) {
+	for (uint32_t i = 0; i < c->tus_seen; i++) {
 		struct wpp_shm_tu *t = tu_at(c, i);
 		uint32_t st = LOAD_ACQ(&t->state);
 		uint32_t pi = t->proc_index;
@@ -385,7 +496,7 @@ static void scan_procs(struct wpp_shm_collector *c, const struct wpp_shm_sink *s
 
 	if (poll_now)
 		c->poll_ns = now;
-	for (uint32_t i = 0; i < c->g.max_procs && !*err; i++) {
+	for (uint32_t i = 0; i < c->procs_seen && !*err; i++) {
 		struct wpp_shm_proc *p = proc_at(c, i);
 		struct proc_track *pt = &c->procs[i];
 		uint32_t st = LOAD_ACQ(&p->state);
@@ -559,7 +670,7 @@ static void retire_proc(struct wpp_shm_collector *c, uint32_t pi)
 {
 	struct proc_track *pt = &c->procs[pi];
 
-	for (uint32_t i = 0; i < c->g.max_tus; i++) {
+	for (uint32_t i = 0; i < c->tus_seen; i++) {
 		if (c->tu_announced[i] && c->tu_owner[i] == pi) {
 			c->tu_announced[i] = 0;
 			STORE_REL(&tu_at(c, i)->state, WPP_SHM_FREE);
@@ -601,8 +712,12 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 {
 	uint64_t now = monotonic_ns();
 	long n = 0;
-	int err = 0;
+	int err = 0, tus_grew = 0;
 
+	if (c->finishing || now - c->cover_ns >= COVER_NS)
+		tus_grew = cover_written_pages(c, now);
+	cover_procs(c, mark_of(&c->h->procs_high, c->g.max_procs));
+	cover_threads(c, mark_of(&c->h->threads_high, c->g.max_threads));
 	scan_procs(c, s, now, &err);
 	/* The TU table is a cache miss (and a page) per entry, too many to walk
 	 * on every pass: a producer bumps the epoch after it registers (before
@@ -610,14 +725,14 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	 * when to look.  The periodic walk is for the rest: entries whose
 	 * claimer died half way (freed for reuse), and a producer that
 	 * registered without the bump (its modules come late, its own loss). */
-	if (!err && (c->finishing || LOAD_ACQ(&c->h->tu_epoch) != c->tu_epoch_seen ||
+	if (!err && (tus_grew || c->finishing || LOAD_ACQ(&c->h->tu_epoch) != c->tu_epoch_seen ||
 		     now - c->tu_scan_ns >= TU_RESCAN_NS))
 		err = scan_tus(c, s);
-	for (uint32_t i = 0; i < c->g.max_procs; i++) {
+	for (uint32_t i = 0; i < c->procs_seen; i++) {
 		c->procs[i].nthreads = 0;
 		c->procs[i].counted = c->procs[i].announced;
 	}
-	for (uint32_t i = 0; i < c->g.max_threads && !err; i++) {
+	for (uint32_t i = 0; i < c->threads_seen && !err; i++) {
 		struct wpp_shm_thread *t = thread_at(c, i);
 		struct thread_track *tt = &c->threads[i];
 		uint32_t st = LOAD_ACQ(&t->state);
@@ -661,7 +776,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 		else
 			pt->nthreads++;
 	}
-	for (uint32_t i = 0; i < c->g.max_procs && !err; i++) {
+	for (uint32_t i = 0; i < c->procs_seen && !err; i++) {
 		struct proc_track *pt = &c->procs[i];
 		uint32_t st = LOAD_ACQ(&proc_at(c, i)->state);
 		if (!pt->announced || !pt->counted || pt->nthreads || pt->cut)
@@ -680,7 +795,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 unsigned wpp_shm_collector_live(const struct wpp_shm_collector *c)
 {
 	unsigned n = 0;
-	for (uint32_t i = 0; i < c->g.max_procs; i++)
+	for (uint32_t i = 0; i < c->procs_seen; i++)
 		n += !c->procs[i].cut &&
 		     LOAD_ACQ(&wpp_shm_proc_at(c->h, &c->g, i)->state) != WPP_SHM_FREE;
 	return n;
@@ -706,7 +821,10 @@ int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 	int pending = 0, rc = 1;
 
 	__atomic_store_n(&h->collector_sleeping, 1, __ATOMIC_SEQ_CST);
-	for (uint32_t i = 0; i < c->g.max_threads && !pending; i++) {
+	/* (the mark after the flag: a new thread's producer raised it before
+	 * its first publish looked at the flag) */
+	cover_threads(c, mark_of(&h->threads_high, c->g.max_threads));
+	for (uint32_t i = 0; i < c->threads_seen && !pending; i++) {
 		struct wpp_shm_thread *t = thread_at(c, i);
 		uint32_t st = LOAD_ACQ(&t->state);
 		if (st == WPP_SHM_FREE || (st & 0xf) == WPP_SHM_CLAIMED || c->threads[i].cut)
@@ -735,7 +853,7 @@ void wpp_shm_collector_nudge(struct wpp_shm_collector *c)
 
 static void wake_all_producers(struct wpp_shm_collector *c)
 {
-	for (uint32_t i = 0; i < c->g.max_threads; i++)
+	for (uint32_t i = 0; i < c->threads_seen; i++)
 		for (int l = 0; l < WPP_SHM_LEVELS; l++)
 			wake_producer(&thread_at(c, i)->rings[l]);
 }
@@ -770,7 +888,7 @@ void wpp_shm_collector_destroy(struct wpp_shm_collector *c)
 		return;
 	STORE_REL(&c->h->collector_gone, 1);
 	wake_all_producers(c);
-	for (uint32_t i = 0; i < c->g.max_procs; i++)
+	for (uint32_t i = 0; i < c->procs_seen; i++)
 		if (c->procs[i].pidfd >= 0)
 			close(c->procs[i].pidfd);
 	munmap(c->h, c->g.region_size);

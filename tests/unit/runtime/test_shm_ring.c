@@ -17,7 +17,11 @@
  *    attached; a producer gives up a ring whose tail is out of range; a
  *    producer whose head, batch length or process index breaks the
  *    protocol is cut off, reported once and told to stop, and the other
- *    processes' threads are drained to their end.
+ *    processes' threads are drained to their end;
+ *  - the tables' high-water marks: a collector and producer leave the
+ *    pages of entries nobody used untouched, and a mark a writer lowered
+ *    (or raised past the table) hides no entry for long and lets no loop
+ *    run past its table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +46,7 @@
 
 #include "kmod-free/shm_collector.h"
 #include "kmod-free/shm_producer.h"
+#include "tests/unit/runtime/resident_pages.h"
 #include "wpp/trace_abi.h"
 #include "wpp/wpp_file.h"
 
@@ -52,7 +57,7 @@ struct check {
 	uint64_t next[MAXT][WPP_SHM_LEVELS];
 	uint64_t next_seq[MAXT][WPP_SHM_LEVELS];
 	uint64_t words, batches, salvaged, pads;
-	unsigned starts, exits, procs;
+	unsigned starts, exits, procs, modules;
 	unsigned slow_every; /* sleep 20 us every slow_every batches (0: never) */
 	int bad;
 };
@@ -67,7 +72,9 @@ static int on_process(void *ctx, const struct wpp_shm_proc *p)
 }
 static int on_module(void *ctx, const struct wpp_shm_proc *p, const struct wpp_shm_tu *t)
 {
-	(void)ctx, (void)p, (void)t;
+	struct check *c = ctx;
+	(void)p, (void)t;
+	c->modules++;
 	return 0;
 }
 static int on_thread(void *ctx, const struct wpp_shm_proc *p, uint32_t tid, int ev, uint64_t ns)
@@ -169,10 +176,9 @@ static uint64_t start_ticks_of(pid_t pid)
 	return strtoull(p + 1, NULL, 10);
 }
 
-static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
+static struct env *env_of(struct wpp_shm_options o)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct wpp_shm_options o = {words, slots, 2, threads, 4, 16};
 	struct wpp_shm_proc_info pi = {
 	    (uint32_t)getpid(), (uint32_t)getppid(), 0, 0, 0, "/test", "test", 5};
 
@@ -186,6 +192,11 @@ static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
 	e->sink =
 	    (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap, NULL};
 	return e;
+}
+
+static struct env *env_new(uint32_t words, uint32_t slots, uint32_t threads)
+{
+	return env_of((struct wpp_shm_options){words, slots, 2, threads, 4, 16});
 }
 
 static void env_free(struct env *e)
@@ -831,6 +842,94 @@ static void test_attach_refuses_foreign_regions(void **state)
 	close(fd);
 }
 
+/* ---- the tables' high-water marks (shm_proto.h) ---- */
+
+/* The default table sizes, small slots. */
+static struct env *env_default_tables(void)
+{
+	return env_of((struct wpp_shm_options){16, 4, 2, WPP_SHM_DEF_THREADS, WPP_SHM_DEF_PROCS,
+					       WPP_SHM_DEF_TUS});
+}
+
+/* Pages of the region's [from, to) that exist in its memfd: mincore on a
+ * shared mapping tells the file's pages, which anyone's first touch
+ * allocates, the collector's reads included. */
+static uint64_t touched_pages(struct env *e, uint64_t from, uint64_t to)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = from & ~(page - 1);
+	return resident_pages((char *)wpp_shm_collector_header(e->col) + start, to - start);
+}
+
+/* One process, one module, one thread: of the module and thread tables
+ * only the page of their first entry is touched (two where a table begins
+ * on its neighbour's last page), however long the tables are.  Reading
+ * every entry, as the collector did, allocated all ~200 pages of the
+ * default tables.  (The process table is read whole by every producer
+ * that registers: an exec'd image looks for its old one.) */
+static void test_unused_entries_untouched(void **state)
+{
+	struct env *e = env_default_tables();
+	const struct wpp_shm_geometry *g = &e->cl.g;
+	const struct wpp_shm_tu_info tu = {0, 1, 42, 0, 0, NULL, 0, "/test.c"};
+	struct wpp_shm_lane a;
+	uint64_t counter = 0;
+	(void)state;
+
+	assert_int_equal(wpp_shm_register_tu(&e->cl, &tu), 0);
+	assert_int_equal(
+	    wpp_shm_thread_open(&e->cl, &a, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
+	publish_one(e, &a, &counter, 16);
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 1);
+	assert_int_equal(wpp_shm_collector_wait(e->col, 1), 0);
+	wpp_shm_thread_close(&a);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	assert_int_equal(e->chk.procs, 1);
+	assert_int_equal(e->chk.modules, 1);
+	assert_int_equal(e->chk.starts, 1);
+	assert_int_equal(e->chk.exits, 1);
+	assert_int_equal(e->chk.batches, 1);
+	assert_true(touched_pages(e, g->tus_off, g->threads_off) <= 2);
+	assert_true(touched_pages(e, g->threads_off, g->slots_off) <= 2);
+	env_free(e);
+}
+
+/* A writer that lowers the marks before the collector reads them hides
+ * the entries claimed meanwhile only until the collector's periodic look
+ * at the region's touched pages (100 ms); marks raised past the tables
+ * are bounded by them (ASan would see a loop running past its arrays). */
+static void test_lowered_marks_hide_nothing(void **state)
+{
+	struct env *e = env_default_tables();
+	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
+	const struct wpp_shm_tu_info tu = {0, 1, 42, 0, 0, NULL, 0, "/test.c"};
+	struct wpp_shm_lane a;
+	uint64_t counter = 0;
+	(void)state;
+
+	assert_int_equal(wpp_shm_register_tu(&e->cl, &tu), 0);
+	assert_int_equal(
+	    wpp_shm_thread_open(&e->cl, &a, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
+	publish_one(e, &a, &counter, 16);
+	h->procs_high = h->tus_high = h->threads_high = 0;
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 0); /* hidden */
+	assert_int_equal(e->chk.modules, 0);
+	usleep(150 * 1000);
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 1); /* found */
+	assert_int_equal(e->chk.procs, 1);
+	assert_int_equal(e->chk.modules, 1);
+	assert_int_equal(e->chk.starts, 1);
+
+	h->procs_high = h->tus_high = h->threads_high = UINT32_MAX;
+	publish_one(e, &a, &counter, 16);
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 1);
+	wpp_shm_thread_close(&a);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	assert_int_equal(e->chk.exits, 1);
+	assert_int_equal(e->chk.batches, 2);
+	assert_false(e->chk.bad);
+	env_free(e);
+}
+
 static void test_layout_rejects_bad_options(void **state)
 {
 	struct wpp_shm_options o = {8, 4, 2, 4, 4, 4};
@@ -868,6 +967,8 @@ int main(void)
 	    cmocka_unit_test(test_no_lost_wakeups_slow_collector),
 	    cmocka_unit_test(test_no_lost_wakeups_bursty_producers),
 	    cmocka_unit_test(test_no_lost_wakeups_pingpong),
+	    cmocka_unit_test(test_unused_entries_untouched),
+	    cmocka_unit_test(test_lowered_marks_hide_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
