@@ -683,6 +683,18 @@ static void retire_proc(struct wpp_shm_collector *c, uint32_t pi)
 	STORE_REL(&proc_at(c, pi)->state, WPP_SHM_FREE);
 }
 
+/* Whether a thread entry at or above `counted` (the end of this pass's
+ * thread loop) was claimed since the loop began: it may be a thread of a
+ * process the pass is about to retire (claimed before the process exited
+ * or exec'd), so the retirement waits for the next pass, which counts it.
+ * Read after the process's state, so that a thread claimed before the
+ * exec is seen.  At most once per table entry: the bound only grows. */
+static int threads_claimed_since(struct wpp_shm_collector *c, uint32_t counted)
+{
+	cover_threads(c, mark_of(&c->h->threads_high, c->g.max_threads));
+	return c->threads_seen > counted;
+}
+
 /* A thread slot seen for the first time: take its process, pid and tid
  * once, and say START.  A slot that names no announced process breaks the
  * protocol (a producer registers its process before its threads). */
@@ -717,7 +729,6 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	if (c->finishing || now - c->cover_ns >= COVER_NS)
 		tus_grew = cover_written_pages(c, now);
 	cover_procs(c, mark_of(&c->h->procs_high, c->g.max_procs));
-	cover_threads(c, mark_of(&c->h->threads_high, c->g.max_threads));
 	scan_procs(c, s, now, &err);
 	/* The TU table is a cache miss (and a page) per entry, too many to walk
 	 * on every pass: a producer bumps the epoch after it registers (before
@@ -732,7 +743,11 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 		c->procs[i].nthreads = 0;
 		c->procs[i].counted = c->procs[i].announced;
 	}
-	for (uint32_t i = 0; i < c->threads_seen && !err; i++) {
+	/* (the mark after scan_procs saw processes gone: the threads they
+	 * claimed before they went are below it) */
+	cover_threads(c, mark_of(&c->h->threads_high, c->g.max_threads));
+	uint32_t threads_counted = c->threads_seen;
+	for (uint32_t i = 0; i < threads_counted && !err; i++) {
 		struct wpp_shm_thread *t = thread_at(c, i);
 		struct thread_track *tt = &c->threads[i];
 		uint32_t st = LOAD_ACQ(&t->state);
@@ -782,6 +797,8 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 		if (!pt->announced || !pt->counted || pt->nthreads || pt->cut)
 			continue;
 		if (pt->dead || st == WPP_SHM_EXITING || c->finishing) {
+			if (!c->finishing && threads_claimed_since(c, threads_counted))
+				continue;
 			err = scan_tus(c, s); /* report late modules before retiring */
 			if (s->process_end)
 				s->process_end(s->ctx, &pt->snap, st == WPP_SHM_EXITING);
