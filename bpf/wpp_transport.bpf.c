@@ -179,17 +179,23 @@ extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 
  * level-triggered), and what comes unannounced while it sleeps is taken
  * at the next wake-up or timeout.  A crossing two producers race past is
  * seen by one of them: each compares the fill before and after its own
- * reservation. */
-static __always_inline __u64 wake_flags(void *ring, __u64 rec_bytes, int last)
+ * reservation.
+ *
+ * Of a ring of `size` bytes holding `avail` with this record, of
+ * `rec_bytes`, reserved: `rest`, the batch's words after this record, and
+ * its flags say whether it is the batch's last that must wake.  A global
+ * function: the verifier checks it once, apart, instead of walking each
+ * of its branches through the rest of copy_chunk and of every program
+ * that publishes (a fifth of their verified instructions, about 2 ms of
+ * each record's start-up). */
+__noinline __u64 wake_flags(__u64 size, __u64 avail, __u64 rec_bytes, __u32 flags, __u32 rest)
 {
-	__u64 size = bpf_ringbuf_query(ring, BPF_RB_RING_SIZE);
-	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
 	/* the record as the ring holds it: an 8-byte header, 8-aligned */
 	__u64 held = (rec_bytes + 8 + 7) & ~7ull;
 	__u64 before = avail > held ? avail - held : 0;
 	__u64 mark = size / 8;
 
-	if (last)
+	if (flags & WPP_BREC_WAKE_FLAGS && !rest)
 		return BPF_RB_FORCE_WAKEUP;
 	if (avail >= mark && before < mark)
 		return BPF_RB_FORCE_WAKEUP;
@@ -241,9 +247,10 @@ static long copy_chunk(__u32 index, void *data)
 		c->read_failed = 1;
 		return 1;
 	}
-	bpf_ringbuf_submit_dynptr(
-	    &ptr, wake_flags(ring, sizeof(*rec) + n * 8,
-			     c->tmpl.flags & WPP_BREC_WAKE_FLAGS && off + n == c->tmpl.nwords));
+	bpf_ringbuf_submit_dynptr(&ptr, wake_flags(bpf_ringbuf_query(ring, BPF_RB_RING_SIZE),
+						   bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA),
+						   sizeof(*rec) + n * 8, c->tmpl.flags,
+						   c->tmpl.nwords - (off + n)));
 	c->records++;
 	return 0;
 }
