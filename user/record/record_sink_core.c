@@ -290,8 +290,14 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 	if (!rs->totals.batches && !rs->totals.lost_words && o->argv)
 		wpp_warn("record: nothing was traced: no batch came from %s or what it ran (built "
 			 "without wppcc? a -fwpp-mode=count program record runs hands its counts "
-			 "over only when its threads or the process end normally, not when killed)",
-			 o->argv[0]);
+			 "over only when its threads or the process end normally, not when "
+			 "killed%s)",
+			 o->argv[0],
+			 o->transport == RECORD_SHM
+			     ? "; or linked with another wpptrace's static runtime, whose shared "
+			       "memory protocol differs (its stderr says so): rebuild it with this "
+			       "wppcc, or record with --transport=bpf"
+			     : "");
 	else if (!rs->totals.batches && !rs->totals.lost_words)
 		wpp_warn("record: nothing was traced: %s ran no instrumented code while attached",
 			 o->all		 ? "no instrumented process"
