@@ -189,8 +189,8 @@ static struct env *env_of(struct wpp_shm_options o)
 	/* the collector checks start time against /proc to tell pid reuse */
 	pi.start_ticks = start_ticks_of(getpid());
 	assert_int_equal(wpp_shm_register_process(&e->cl, &pi), 0);
-	e->sink =
-	    (struct wpp_shm_sink){&e->chk, on_process, on_module, on_thread, on_batch, on_gap, NULL};
+	e->sink = (struct wpp_shm_sink){&e->chk,  on_process, on_module, on_thread,
+					on_batch, on_gap,     NULL};
 	return e;
 }
 
@@ -679,7 +679,6 @@ static void test_no_lost_wakeups_pingpong(void **state)
 	env_free(e);
 }
 
-
 /*
  * A producer that moves its ring's head out of range is cut off: reported
  * once with its pid, its thread ended (EXIT), its rings' tails set beyond
@@ -706,13 +705,13 @@ static void test_bad_head_cuts_off_producer(void **state)
 	assert_true(child > 0);
 	/* The hostile "process": a live pid (the child) registered by a client
 	 * of its own, so the collector sees two processes. */
-	struct wpp_shm_proc_info pi = {(uint32_t)child, (uint32_t)getpid(), 0, 0,
-				       start_ticks_of(child), "/bad", "bad", 4};
+	struct wpp_shm_proc_info pi = {
+	    (uint32_t)child, (uint32_t)getpid(), 0, 0, start_ticks_of(child), "/bad", "bad", 4};
 	assert_int_equal(wpp_shm_attach(&bad_cl, wpp_shm_collector_env(e->col)), 0);
 	assert_int_equal(wpp_shm_register_process(&bad_cl, &pi), 0);
-	assert_int_equal(wpp_shm_thread_open(&e->cl, &good, (uint32_t)getpid(),
-					     (uint32_t)syscall(SYS_gettid)),
-			 0);
+	assert_int_equal(
+	    wpp_shm_thread_open(&e->cl, &good, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)),
+	    0);
 	assert_int_equal(wpp_shm_thread_open(&bad_cl, &bad, (uint32_t)child, (uint32_t)child), 0);
 	publish_one(e, &good, &good_counter, 16);
 	publish_one(e, &bad, &bad_counter, 16);
@@ -727,7 +726,7 @@ static void test_bad_head_cuts_off_producer(void **state)
 	assert_non_null(why);
 	assert_int_equal(wpp_shm_collector_cutoff(e->col, &cut_pid, &why), 0); /* once */
 	assert_int_equal(e->chk.exits, 1);
-	assert_null(wpp_shm_ring_begin(&bad_cl, &bad, 0));  /* told to stop */
+	assert_null(wpp_shm_ring_begin(&bad_cl, &bad, 0));	 /* told to stop */
 	assert_int_equal(wpp_shm_collector_wait(e->col, 20), 0); /* not pending */
 
 	/* the honest thread goes on, and ends normally */
@@ -860,6 +859,18 @@ static uint64_t touched_pages(struct env *e, uint64_t from, uint64_t to)
 	return resident_pages((char *)wpp_shm_collector_header(e->col) + start, to - start);
 }
 
+/* One module registered, and a thread of ours that opens lane a and
+ * publishes one batch of 16 words into it. */
+static void one_module_one_batch(struct env *e, struct wpp_shm_lane *a, uint64_t *counter)
+{
+	const struct wpp_shm_tu_info tu = {0, 1, 42, 0, 0, NULL, 0, "/test.c"};
+
+	assert_int_equal(wpp_shm_register_tu(&e->cl, &tu), 0);
+	assert_int_equal(
+	    wpp_shm_thread_open(&e->cl, a, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
+	publish_one(e, a, counter, 16);
+}
+
 /* One process, one module, one thread: of the module and thread tables
  * only the page of their first entry is touched (two where a table begins
  * on its neighbour's last page), however long the tables are.  Reading
@@ -870,15 +881,11 @@ static void test_unused_entries_untouched(void **state)
 {
 	struct env *e = env_default_tables();
 	const struct wpp_shm_geometry *g = &e->cl.g;
-	const struct wpp_shm_tu_info tu = {0, 1, 42, 0, 0, NULL, 0, "/test.c"};
 	struct wpp_shm_lane a;
 	uint64_t counter = 0;
 	(void)state;
 
-	assert_int_equal(wpp_shm_register_tu(&e->cl, &tu), 0);
-	assert_int_equal(
-	    wpp_shm_thread_open(&e->cl, &a, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
-	publish_one(e, &a, &counter, 16);
+	one_module_one_batch(e, &a, &counter);
 	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 1);
 	assert_int_equal(wpp_shm_collector_wait(e->col, 1), 0);
 	wpp_shm_thread_close(&a);
@@ -901,15 +908,11 @@ static void test_lowered_marks_hide_nothing(void **state)
 {
 	struct env *e = env_default_tables();
 	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
-	const struct wpp_shm_tu_info tu = {0, 1, 42, 0, 0, NULL, 0, "/test.c"};
 	struct wpp_shm_lane a;
 	uint64_t counter = 0;
 	(void)state;
 
-	assert_int_equal(wpp_shm_register_tu(&e->cl, &tu), 0);
-	assert_int_equal(
-	    wpp_shm_thread_open(&e->cl, &a, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid)), 0);
-	publish_one(e, &a, &counter, 16);
+	one_module_one_batch(e, &a, &counter);
 	h->procs_high = h->tus_high = h->threads_high = 0;
 	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 0); /* hidden */
 	assert_int_equal(e->chk.modules, 0);
