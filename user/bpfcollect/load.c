@@ -543,12 +543,12 @@ static int load_object(struct bc_collector *c, struct sched_tps *tps)
 	const char *env = getenv("WPP_BPF_LOADER");
 	bool by_loader = c->multi_ok && !(env && strcmp(env, "0") == 0);
 	const char *failed;
-	int err;
+	int err, loader_err;
 
 	*tps = newest_tps;
 	if (by_loader) {
-		if (!(err = load_by_loader(c, *tps, &failed)) || c->gen)
-			return err; /* loaded (or its rings failed, said) */
+		if (!(loader_err = load_by_loader(c, *tps, &failed)) || c->gen)
+			return loader_err; /* loaded (or its rings failed, said) */
 		if ((err = reopen_object(c)))
 			return err;
 		*tps = sched_tracepoints();
@@ -557,16 +557,16 @@ static int load_object(struct bc_collector *c, struct sched_tps *tps)
 				wpp_info(
 				    "bpf: the generated loader failed (%s: %s); again with this "
 				    "kernel's tracepoints",
-				    failed, strerror(-err));
-			if (!(err = load_by_loader(c, *tps, &failed)) || c->gen)
-				return err;
+				    failed, strerror(-loader_err));
+			if (!(loader_err = load_by_loader(c, *tps, &failed)) || c->gen)
+				return loader_err;
 			if ((err = reopen_object(c)))
 				return err;
 		}
 		if (wpp_verbosity >= 2)
 			wpp_info(
 			    "bpf: the generated loader failed (%s: %s): libbpf's ordinary load",
-			    failed, strerror(-err));
+			    failed, strerror(-loader_err));
 	} else {
 		*tps = sched_tracepoints();
 	}
