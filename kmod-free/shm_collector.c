@@ -143,15 +143,11 @@ static void cover_procs(struct wpp_shm_collector *c, uint32_t n)
 	for (; c->procs_seen < n; c->procs_seen++)
 		c->procs[c->procs_seen].pidfd = -1;
 }
-static void cover_tus(struct wpp_shm_collector *c, uint32_t n)
+/* Raise a bound of the TU or thread table (tus_seen, threads_seen) to n. */
+static void cover(uint32_t *seen, uint32_t n)
 {
-	if (c->tus_seen < n)
-		c->tus_seen = n;
-}
-static void cover_threads(struct wpp_shm_collector *c, uint32_t n)
-{
-	if (c->threads_seen < n)
-		c->threads_seen = n;
+	if (*seen < n)
+		*seen = n;
 }
 
 /* A producers' high-water mark, bounded by our table size: anyone can
@@ -160,6 +156,13 @@ static uint32_t mark_of(uint32_t *mark, uint32_t table_size)
 {
 	uint32_t n = __atomic_load_n(mark, __ATOMIC_SEQ_CST);
 	return n < table_size ? n : table_size;
+}
+
+/* The thread table's bound raised to its producers' mark (read at the
+ * points the callers' comments say why). */
+static void see_thread_mark(struct wpp_shm_collector *c)
+{
+	cover(&c->threads_seen, mark_of(&c->h->threads_high, c->g.max_threads));
 }
 
 /* Every table entry starts with its state word: entries_in_use reads it
@@ -219,9 +222,10 @@ static int cover_written_pages(struct wpp_shm_collector *c, uint64_t now)
 	c->cover_ns = now;
 	cover_procs(c,
 		    entries_in_use(c, c->g.procs_off, sizeof(struct wpp_shm_proc), c->g.max_procs));
-	cover_tus(c, entries_in_use(c, c->g.tus_off, sizeof(struct wpp_shm_tu), c->g.max_tus));
-	cover_threads(c, entries_in_use(c, c->g.threads_off, sizeof(struct wpp_shm_thread),
-					c->g.max_threads));
+	cover(&c->tus_seen,
+	      entries_in_use(c, c->g.tus_off, sizeof(struct wpp_shm_tu), c->g.max_tus));
+	cover(&c->threads_seen,
+	      entries_in_use(c, c->g.threads_off, sizeof(struct wpp_shm_thread), c->g.max_threads));
 	return c->tus_seen != tus_before;
 }
 
@@ -456,7 +460,7 @@ static int scan_tus(struct wpp_shm_collector *c, const struct wpp_shm_sink *s)
 
 	/* (the mark after the epoch: a producer raises it before it bumps) */
 	c->tu_epoch_seen = LOAD_ACQ(&c->h->tu_epoch);
-	cover_tus(c, mark_of(&c->h->tus_high, c->g.max_tus));
+	cover(&c->tus_seen, mark_of(&c->h->tus_high, c->g.max_tus));
 	c->tu_scan_ns = monotonic_ns();
 	for (uint32_t i = 0; i < c->tus_seen; i++) {
 		struct wpp_shm_tu *t = tu_at(c, i);
@@ -691,7 +695,7 @@ static void retire_proc(struct wpp_shm_collector *c, uint32_t pi)
  * exec is seen.  At most once per table entry: the bound only grows. */
 static int threads_claimed_since(struct wpp_shm_collector *c, uint32_t counted)
 {
-	cover_threads(c, mark_of(&c->h->threads_high, c->g.max_threads));
+	see_thread_mark(c);
 	return c->threads_seen > counted;
 }
 
@@ -745,7 +749,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 	}
 	/* (the mark after scan_procs saw processes gone: the threads they
 	 * claimed before they went are below it) */
-	cover_threads(c, mark_of(&c->h->threads_high, c->g.max_threads));
+	see_thread_mark(c);
 	uint32_t threads_counted = c->threads_seen;
 	for (uint32_t i = 0; i < threads_counted && !err; i++) {
 		struct wpp_shm_thread *t = thread_at(c, i);
@@ -840,7 +844,7 @@ int wpp_shm_collector_wait(struct wpp_shm_collector *c, long timeout_ms)
 	__atomic_store_n(&h->collector_sleeping, 1, __ATOMIC_SEQ_CST);
 	/* (the mark after the flag: a new thread's producer raised it before
 	 * its first publish looked at the flag) */
-	cover_threads(c, mark_of(&h->threads_high, c->g.max_threads));
+	see_thread_mark(c);
 	for (uint32_t i = 0; i < c->threads_seen && !pending; i++) {
 		struct wpp_shm_thread *t = thread_at(c, i);
 		uint32_t st = LOAD_ACQ(&t->state);
