@@ -229,9 +229,8 @@ static int cover_written_pages(struct wpp_shm_collector *c, uint64_t now)
 	return c->tus_seen != tus_before;
 }
 
-/* Rings at head == tail == 0, their place and length as the producer will
- * compute them (informative: neither side reads them back), for an entry
- * freed for reuse. */
+/* Rings at head == tail == 0, for an entry freed for reuse (their place
+ * and length, informative, are the next claimer's to write). */
 static void init_thread_rings(struct wpp_shm_collector *c, uint32_t ti)
 {
 	struct wpp_shm_thread *t = thread_at(c, ti);
@@ -239,8 +238,6 @@ static void init_thread_rings(struct wpp_shm_collector *c, uint32_t ti)
 		struct wpp_shm_ring *r = &t->rings[l];
 		r->head = r->tail = 0;
 		r->space_futex = r->producer_waiting = 0;
-		r->nslots = wpp_shm_ring_len(&c->g, l);
-		r->first_slot = wpp_shm_ring_first(&c->g, l);
 	}
 	t->lost_words = 0;
 }
