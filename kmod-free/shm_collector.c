@@ -15,8 +15,9 @@
  *    are bounded by the copy; batch lengths by the slot;
  *  - the tables' high-water marks only ever raise the collector's own
  *    bounds of the entries it looks at, never past its table sizes, and
- *    the kernel's map of the memfd's touched pages, asked every COVER_NS
- *    and at the end, finds any entry in use that a lowered mark hid;
+ *    the kernel's map of the memfd's touched pages, asked every COVER_NS,
+ *    before a process is retired and at the end, finds any entry in use
+ *    that a lowered mark hid;
  *  - what the sink sees are the collector's copies (a process as it was
  *    when announced, a module's strings NUL-terminated within their
  *    arrays, a batch header with its length bounded), never the region.
@@ -684,16 +685,40 @@ static void retire_proc(struct wpp_shm_collector *c, uint32_t pi)
 	STORE_REL(&proc_at(c, pi)->state, WPP_SHM_FREE);
 }
 
-/* Whether a thread entry at or above `counted` (the end of this pass's
- * thread loop) was claimed since the loop began: it may be a thread of a
- * process the pass is about to retire (claimed before the process exited
- * or exec'd), so the retirement waits for the next pass, which counts it.
- * Read after the process's state, so that a thread claimed before the
- * exec is seen.  At most once per table entry: the bound only grows. */
-static int threads_claimed_since(struct wpp_shm_collector *c, uint32_t counted)
+/* Whether process pi, about to be retired, may have a thread this pass's
+ * loop (entries [0, counted)) did not count: one claimed before the
+ * process exited or exec'd but after the loop went by its entry.  Then
+ * the retirement waits for the next pass, whose loop counts the thread
+ * (and finishes it, the process being gone).  Read after the process's
+ * state, so that a thread claimed before the exec is seen:
+ *  - above the loop: the mark, and the memfd's page map, asked once in
+ *    the pass before any retirement so that an entry a lowered mark hid
+ *    (or a mark its claimer could not raise) is found before its process
+ *    is freed, not after (at most once per entry: the bound only grows);
+ *  - below it: an entry the loop passed while it was free (claims take
+ *    the lowest free entry), live now and naming pi.  It is started by
+ *    the next pass's loop, so that pass no longer finds it here.
+ * A thread still being claimed (CLAIMED) has published nothing: if the
+ * exec killed it, nothing of it is lost. */
+static int uncounted_thread_of(struct wpp_shm_collector *c, uint32_t pi, uint32_t counted,
+			       uint64_t now)
 {
 	see_thread_mark(c);
-	return c->threads_seen > counted;
+	if (c->cover_ns != now)
+		cover_written_pages(c, now);
+	if (c->threads_seen > counted)
+		return 1;
+	for (uint32_t i = 0; i < counted; i++) {
+		const struct wpp_shm_thread *t = thread_at(c, i);
+		uint32_t st;
+
+		if (c->threads[i].announced || c->threads[i].cut)
+			continue;
+		st = LOAD_ACQ(&t->state);
+		if ((st == WPP_SHM_LIVE || st == WPP_SHM_EXITING) && t->proc_index == pi)
+			return 1;
+	}
+	return 0;
 }
 
 /* A thread slot seen for the first time: take its process, pid and tid
@@ -798,7 +823,7 @@ long wpp_shm_collector_drain(struct wpp_shm_collector *c, const struct wpp_shm_s
 		if (!pt->announced || !pt->counted || pt->nthreads || pt->cut)
 			continue;
 		if (pt->dead || st == WPP_SHM_EXITING || c->finishing) {
-			if (!c->finishing && threads_claimed_since(c, threads_counted))
+			if (!c->finishing && uncounted_thread_of(c, i, threads_counted, now))
 				continue;
 			err = scan_tus(c, s); /* report late modules before retiring */
 			if (s->process_end)

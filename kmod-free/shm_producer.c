@@ -150,19 +150,25 @@ static int any_reclaimable(const struct wpp_shm_client *c, const struct entry_ta
 }
 
 /* Raise a table's high-water mark to at least n (shm_proto.h): the
- * collector looks at no entry at or above it.  Every try either raises it
- * or finds it already high enough, unless someone else keeps writing the
- * word; the tries are bounded so such a writer cannot hold us here (it can
- * only hide our entry from the collector until the collector's periodic
- * look at the region's written pages finds it). */
+ * collector looks at no entry at or above it.  A failed try means someone
+ * else wrote the word.  Producers only ever raise it, so honest contention
+ * fails fewer than n times in a row (each failure finds it higher, and it
+ * is done once it reaches n), however many threads claim at once.  A value
+ * that went down was written by someone who does not follow the protocol:
+ * we stop there rather than race it (it can only hide our entry from the
+ * collector until the collector's look at the region's written pages,
+ * periodic and before it retires a process, finds it). */
 static void raise_mark(uint32_t *mark, uint32_t n)
 {
 	uint32_t seen = __atomic_load_n(mark, __ATOMIC_SEQ_CST);
 
-	for (int tries = 0; tries < 64 && seen < n; tries++)
+	while (seen < n) {
+		uint32_t before = seen;
 		if (__atomic_compare_exchange_n(mark, &seen, n, 0, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
+						__ATOMIC_SEQ_CST) ||
+		    seen < before)
 			return;
+	}
 }
 
 /* Claim a free entry for pid; its index, or -1 (counted in table_full).

@@ -150,8 +150,9 @@ struct wpp_shm_header {
 	 * faults in, the pages of entries nobody used.  A writer that lowers
 	 * a mark cannot lower that maximum; it can at most hide an entry
 	 * claimed since the collector last read the mark, until the
-	 * collector's periodic and final look at which pages of the region
-	 * were ever written (shm_collector.c). */
+	 * collector's look at which pages of the region were ever written
+	 * (periodic, before it retires a process, and final:
+	 * shm_collector.c). */
 	uint32_t procs_high, tus_high, threads_high;
 	uint32_t reserved0;
 	uint64_t reserved[2]; /* zero: room for later fields */

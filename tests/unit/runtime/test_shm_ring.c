@@ -933,6 +933,134 @@ static void test_lowered_marks_hide_nothing(void **state)
 	env_free(e);
 }
 
+/* A thread claimed at a free entry the pass's thread loop has already
+ * gone by (claims take the lowest free one), publishing, and then its
+ * process exec'ing, all while the loop drains a later entry: the process
+ * may not be retired in that pass (its thread would name a freed entry
+ * next pass and be cut off, its batch lost).  The sink's batch callback
+ * for the later entry plays the worker and the exec. */
+struct behind_the_loop {
+	struct env *e;
+	struct wpp_shm_lane *worker;
+	struct wpp_shm_client *new_image;
+	uint64_t counter;
+	int done;
+};
+static struct behind_the_loop *behind;
+static int batch_then_claim_behind(void *ctx, const struct wpp_shm_proc *p, uint32_t tid,
+				   const struct wpp_batch_hdr *h, const uint64_t *w, uint32_t n)
+{
+	int r = on_batch(ctx, p, tid, h, w, n);
+	struct wpp_shm_proc_info pi = {
+	    (uint32_t)getpid(), (uint32_t)getppid(), 0, 0, 0, "/test2", "test2", 6};
+
+	if (!behind || behind->done)
+		return r;
+	behind->done = 1;
+	assert_int_equal(wpp_shm_thread_open(&behind->e->cl, behind->worker, (uint32_t)getpid(),
+					     (uint32_t)getpid() + 1),
+			 0);
+	assert_int_equal(behind->worker->index, 0);
+	publish_one(behind->e, behind->worker, &behind->counter, 16);
+	/* the exec: the new image marks the old entry EXITING */
+	pi.start_ticks = start_ticks_of(getpid());
+	assert_int_equal(wpp_shm_attach(behind->new_image, wpp_shm_collector_env(behind->e->col)),
+			 0);
+	assert_int_equal(wpp_shm_register_process(behind->new_image, &pi), 0);
+	return r;
+}
+static void test_thread_claimed_behind_the_loop_before_exec(void **state)
+{
+	struct env *e = env_new(16, 4, 4);
+	struct wpp_shm_lane gone, main_thread, worker;
+	struct wpp_shm_client new_image;
+	struct behind_the_loop b = {e, &worker, &new_image, 0, 0};
+	uint64_t counter = 0;
+	uint32_t pid;
+	const char *why;
+	(void)state;
+
+	/* entry 0: a thread that ends (its tid does not exist), 1: main */
+	assert_int_equal(wpp_shm_thread_open(&e->cl, &gone, (uint32_t)getpid(), 999999), 0);
+	assert_int_equal(wpp_shm_thread_open(&e->cl, &main_thread, (uint32_t)getpid(),
+					     (uint32_t)syscall(SYS_gettid)),
+			 0);
+	publish_one(e, &main_thread, &counter, 16);
+	assert_int_equal(wpp_shm_collector_drain(e->col, &e->sink), 1);
+	wpp_shm_thread_close(&gone);
+	assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	assert_int_equal(__atomic_load_n(&gone.t->state, __ATOMIC_SEQ_CST), WPP_SHM_FREE);
+
+	behind = &b;
+	e->sink.batch = batch_then_claim_behind;
+	publish_one(e, &main_thread, &counter, 16);
+	assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	behind = NULL;
+	assert_true(b.done);
+	assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	assert_int_equal(wpp_shm_collector_cutoff(e->col, &pid, &why), 0);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	assert_int_equal(e->chk.batches, 3); /* main's two and the worker's */
+	assert_int_equal(e->chk.starts, 3);
+	assert_int_equal(e->chk.exits, 3);
+	munmap(new_image.h, new_image.mapped);
+	env_free(e);
+}
+
+/* A module and a thread of another process claimed with the marks kept
+ * low (by a writer, or a mark its claimer could not raise), a batch
+ * published, and the process gone before the collector's periodic look
+ * at the touched pages: the pass that retires the process finds them
+ * first (before, the thread was cut off naming a freed process and the
+ * module entry stayed live, never reported). */
+static void test_hidden_entries_found_before_retirement(void **state)
+{
+	struct env *e = env_new(16, 4, 4);
+	struct wpp_shm_header *h = wpp_shm_collector_header(e->col);
+	const struct wpp_shm_tu_info tu = {0, 1, 42, 0, 0, NULL, 0, "/child.c"};
+	struct wpp_shm_client other;
+	struct wpp_shm_lane t;
+	uint64_t counter = 0;
+	uint32_t pid;
+	const char *why;
+	pid_t child;
+	(void)state;
+
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	struct wpp_shm_proc_info pi = {(uint32_t)child, (uint32_t)getpid(), 0, 0, 0, "/c", "c", 2};
+	pi.start_ticks = start_ticks_of(child);
+	assert_int_equal(wpp_shm_attach(&other, wpp_shm_collector_env(e->col)), 0);
+	assert_int_equal(wpp_shm_register_process(&other, &pi), 0);
+	assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	assert_int_equal(wpp_shm_register_tu(&other, &tu), 0);
+	assert_int_equal(wpp_shm_thread_open(&other, &t, (uint32_t)child, (uint32_t)child), 0);
+	h->tus_high = 0;
+	h->threads_high = 0;
+	publish_one(e, &t, &counter, 16);
+	wpp_shm_thread_close(&t);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	usleep(20 * 1000); /* past the pidfds' poll interval */
+	for (int pass = 0; pass < 3; pass++)
+		assert_true(wpp_shm_collector_drain(e->col, &e->sink) >= 0);
+	assert_int_equal(wpp_shm_collector_cutoff(e->col, &pid, &why), 0);
+	assert_int_equal(e->chk.modules, 1);
+	assert_int_equal(e->chk.batches, 1);
+	assert_int_equal(e->chk.starts, 1);
+	assert_int_equal(e->chk.exits, 1);
+	assert_int_equal(__atomic_load_n(&wpp_shm_tu_at(h, &e->cl.g, 0)->state, __ATOMIC_SEQ_CST),
+			 WPP_SHM_FREE);
+	wpp_shm_collector_finish(e->col, &e->sink);
+	munmap(other.h, other.mapped);
+	env_free(e);
+}
+
 static void test_layout_rejects_bad_options(void **state)
 {
 	struct wpp_shm_options o = {8, 4, 2, 4, 4, 4};
@@ -957,6 +1085,8 @@ static void test_layout_rejects_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_thread_claimed_behind_the_loop_before_exec),
+	    cmocka_unit_test(test_hidden_entries_found_before_retirement),
 	    cmocka_unit_test(test_layout_rejects_bad_options),
 	    cmocka_unit_test(test_attach_refuses_foreign_regions),
 	    cmocka_unit_test(test_producer_bounds_tail),
