@@ -51,6 +51,23 @@ else
 	fail "record -e cpu-clock --no-count: $(head -1 "$WORK/rec3.err")"
 fi
 
+# The default, by frequency (-F 4000): the kernel runs a software clock on
+# a timer of period 1 s / frequency, and each sample weighs that period.
+# The estimate must come near the exact per-batch count (the throttle's
+# restart once set the timer to 4000 ns: 10-40 times too many samples,
+# each weighing 250 us), and no more samples than 4000 a second per CPU.
+out4=$WORK/freq.wpp
+if "$WPPTRACE" record -q -e cpu-clock -o "$out4" -- "$WORK/spin" 30 2>"$WORK/rec4.err"; then
+	line=$("$WPPTRACE" report "$out4" --cost cpu-clock --top 0 | head -1)
+	est=$(echo "$line" | sed -n 's/^cpu-clock: ~\([0-9]*\) on paths, estimated from \([0-9]*\) samples.*/\1 \2/p')
+	exact=$(echo "$line" | sed -n 's/.*counted exactly per batch: \([0-9]*\).*/\1/p')
+	check "-F 4000: the estimate and its samples (${est:-none}) near the exact count (${exact:-none} ns)" \
+		"python3 -c 'import sys, os; e, n = map(int, \"${est:-0 0}\".split()); x = int(\"${exact:-0}\")
+sys.exit(0 if x > 0 and 0.67 <= e / x <= 1.5 and n <= 4000 * x / 1e9 * 1.5 * os.cpu_count() else 1)'"
+else
+	fail "record -e cpu-clock (by frequency): $(head -1 "$WORK/rec4.err")"
+fi
+
 # Counting only, several events: exact per-batch totals, no samples.
 build faults "$PROGS/faults.c"
 out2=$WORK/multi.wpp

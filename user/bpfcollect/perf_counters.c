@@ -429,13 +429,31 @@ static void read_stats(struct pc_session *s, struct pc_stats *st)
 	}
 }
 
+/* What PERF_EVENT_IOC_PERIOD takes to set an event's sampling back as it
+ * was opened: the period, or the frequency, except for the software
+ * clocks.  The kernel runs those on an hrtimer and turns their frequency
+ * into the fixed period 1 s / frequency when the event is opened, so the
+ * ioctl then takes a period: given the frequency (4000) it sampled every
+ * 10 us, as fast as the kernel's rate limit let it, while each sample
+ * still weighed 250 us (the estimates came out 10-40 times too high and
+ * the program ran many times slower). */
+static uint64_t rearm_value(const struct pc_session *s, const struct pc_event *ev)
+{
+	if (s->opt.period)
+		return s->opt.period;
+	if (ev->type == PERF_TYPE_SOFTWARE &&
+	    (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK))
+		return 1000000000ull / s->opt.freq;
+	return s->opt.freq;
+}
+
 void pc_rearm(struct pc_session *s)
 {
 	size_t slots = (size_t)s->ncpus * s->opt.nevents;
 	for (size_t i = 0; s->sample_fds && i < slots; i++)
 		if (s->sample_fds[i] >= 0)
 			perf_throttle_rearm(s->sample_fds[i],
-					    s->opt.period ? s->opt.period : s->opt.freq);
+					    rearm_value(s, &s->opt.events[i % s->opt.nevents]));
 }
 
 static void close_events(struct pc_session *s)
