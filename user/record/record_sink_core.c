@@ -299,10 +299,10 @@ int record_sink_close(struct record_sink *rs, const struct record_opts *o, const
 			       "wppcc, or record with --transport=bpf"
 			     : "");
 	else if (!rs->totals.batches && !rs->totals.lost_words)
-		wpp_warn("record: nothing was traced: %s ran no instrumented code while attached",
-			 o->all		 ? "no instrumented process"
-			 : o->npids == 1 ? "the process"
-					 : "the processes");
+		wpp_warn("record: nothing was traced: %s while attached",
+			 o->all		 ? "no process ran instrumented code"
+			 : o->npids == 1 ? "the process ran no instrumented code"
+					 : "the processes ran no instrumented code");
 	return 0;
 }
 
