@@ -94,7 +94,12 @@ static int open_temporary(struct out_file *f, const char *dir, const char *base,
 	/* mkostemp: O_CREAT|O_EXCL, mode 0600 (the umask can only take away). */
 	f->fd = mkostemp(f->tmp, O_CLOEXEC);
 	if (f->fd < 0) {
-		say(who, "cannot create %s: %s", f->path, strerror(errno));
+		/* (the error is the directory's: /proc says ENOENT for a file
+		 * that exists, a read-only mount EROFS for one that does not) */
+		char why[1024]; /* (say() cuts the line at 1024 bytes too) */
+		snprintf(why, sizeof(why), "no new file can be made in %s (%s)", dir,
+			 strerror(errno));
+		say(who, "cannot create %s: %s", f->path, why);
 		free(f->tmp);
 		f->tmp = NULL;
 		return -1;
