@@ -50,7 +50,7 @@ static void report(struct wpp_symbolizer *sym, const char *fmt, ...)
 	if (sym->report)
 		sym->report(sym->report_ctx, msg);
 	else
-		wpp_warn("%s", msg);
+		wpp_warn("%s; %s", msg, WPP_SYM_UNATTRIBUTED);
 }
 
 void wpp_sym_set_reporter(struct wpp_symbolizer *sym, wpp_sym_report_fn fn, void *ctx)
@@ -99,26 +99,21 @@ static struct sym_object *open_object(struct wpp_symbolizer *sym, const char *pa
 	wpp_build_id_hex(build_id, len, want, sizeof(want));
 	o->elf = wpp_elf_open(path, err, sizeof(err));
 	if (!o->elf) {
-		report(sym, "%s (build-id %s): %s; its functions are reported as unattributed",
-		       path, len ? want : "not recorded", err);
+		report(sym, "%s (build-id %s): %s", path, len ? want : "not recorded", err);
 		return o;
 	}
 	if (len && (o->elf->build_id_len != len || memcmp(o->elf->build_id, build_id, len) != 0)) {
 		wpp_build_id_hex(o->elf->build_id, o->elf->build_id_len, have, sizeof(have));
 		report(sym,
 		       "%s: build-id %s does not match the recorded %s (object rebuilt since the "
-		       "run?); "
-		       "its functions are reported as unattributed",
+		       "run?)",
 		       path, o->elf->build_id_len ? have : "(none)", want);
 		wpp_elf_close(o->elf);
 		o->elf = NULL;
 		return o;
 	}
 	if (!o->elf->meta)
-		report(sym,
-		       "%s: no %s section (not built with wppcc?); its functions are reported as "
-		       "unattributed",
-		       path, WPP_META_SECTION);
+		report(sym, "%s: no %s section (not built with wppcc?)", path, WPP_META_SECTION);
 	return o;
 }
 

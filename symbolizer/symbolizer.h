@@ -17,7 +17,11 @@ struct wpp_symbolizer;
 
 struct wpp_symbolizer *wpp_sym_new(void);
 
-/* Where problems go, once each (default: wpp_warn).  NULL restores the default. */
+/* Where problems go, once each: an object or TU whose metadata cannot be
+ * used, the message naming it and why, not what follows.  By default
+ * wpp_warn, with WPP_SYM_UNATTRIBUTED after it: a reader that goes on
+ * reports that object's functions as unattributed.  NULL restores it. */
+#define WPP_SYM_UNATTRIBUTED "its functions are reported as unattributed"
 typedef void (*wpp_sym_report_fn)(void *ctx, const char *msg);
 void wpp_sym_set_reporter(struct wpp_symbolizer *sym, wpp_sym_report_fn fn, void *ctx);
 void wpp_sym_free(struct wpp_symbolizer *sym);

@@ -101,7 +101,7 @@ static int open_session(struct session *s, const char *path, int metadata_option
 		rc = WPP_EXIT_ERROR;
 	} else {
 		for (size_t i = 0; i < rep.n; i++)
-			wpp_warn("%s", rep.msgs[i]);
+			wpp_warn("%s; %s", rep.msgs[i], WPP_SYM_UNATTRIBUTED);
 	}
 	for (size_t i = 0; i < rep.n; i++)
 		free(rep.msgs[i]);
