@@ -552,8 +552,9 @@ static const struct opt_command wpp_cmd = {
 	"Per thread: the grammar of its path stream (chunked SEQUITUR(1); recorded online by\n"
 	"record, or rebuilt from the batches): input length, rules, grammar size and\n"
 	"ratio, serialized size, the rules covering most of the stream, path\n"
-	"frequencies.  SEQ is a comma-separated list of paths, each pN (as printed)\n"
-	"or FUNCTION:PATHID.\n"
+	"frequencies.  SEQ is a comma-separated list of paths, each pN (as printed in a\n"
+	"thread's paths table: each thread numbers its own, so use --tid with it) or\n"
+	"FUNCTION:PATHID (the same path in every thread).\n"
 	"A recording of -fwpp-mode=count code holds counts, not order: refused in one line.\n"};
 
 /* --grammar-builder: how grammars built here are built */

@@ -179,6 +179,18 @@ static int all_known(const uint32_t *seq, uint32_t m)
 	return 1;
 }
 
+/* Why a SEQ matched nothing in this thread, for its line: a pN the thread
+ * does not have says that pN numbers each thread's own paths (its table),
+ * since a pN copied from another thread's table is the usual mistake. */
+static const char *why_unknown(const struct spec_list *l, const uint32_t *seq)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (seq[i] == SPEC_NONE && l->v[i].by_number)
+			return "not a path of this thread: pN numbers each thread's own paths, as "
+			       "its table shows; FUNCTION:PATHID names a path in every thread";
+	return "a path of it never ran in this thread";
+}
+
 /* --order: one named path's first and last run (positions in the
  * thread's path stream, from 0, segments one after another). */
 struct order_row {
@@ -484,18 +496,19 @@ static void thread_text(FILE *out, const struct wpp_queries *o, const struct thr
 	if (o->freq) {
 		fputs("  frequency of ", out);
 		text_specs(out, o->freq, m->freq_seq);
-		fprintf(out, ": %" PRIu64 "%s\n", m->freq,
-			all_known(m->freq_seq, o->freq->n)
-			    ? ""
-			    : " (a path of it never ran in this thread)");
+		if (all_known(m->freq_seq, o->freq->n))
+			fprintf(out, ": %" PRIu64 "\n", m->freq);
+		else
+			fprintf(out, ": %" PRIu64 " (%s)\n", m->freq,
+				why_unknown(o->freq, m->freq_seq));
 	}
 	if (o->context) {
 		int known = all_known(m->context_seq, o->context->n);
 		fputs("  context of ", out);
 		text_specs(out, o->context, m->context_seq);
-		fprintf(out, " (%ld path%s each side, <start>/<end> = segment boundary)%s\n",
-			o->context_len, o->context_len == 1 ? "" : "s",
-			known ? "" : ": a path of it never ran in this thread");
+		fprintf(out, " (%ld path%s each side, <start>/<end> = segment boundary)%s%s\n",
+			o->context_len, o->context_len == 1 ? "" : "s", known ? "" : ": ",
+			known ? "" : why_unknown(o->context, m->context_seq));
 		if (known)
 			text_contexts(out, m, (uint32_t)o->context_len);
 	}
