@@ -601,10 +601,14 @@ static void print_proc(const struct info *in, const struct info_proc *ip)
 	printf("  ppid %u  %s\n", p->ppid, ip->exe[0] ? ip->exe : "?");
 	if (ip->cmd[0])
 		printf("    command   %s\n", ip->cmd);
-	printf("    threads %" PRIu64 ", modules %u, batches %" PRIu64 ", words %" PRIu64
+	/* A forked child runs its parent's code: readers take the parent's
+	 * modules for it (module_map.c), registered again or not (BPF does
+	 * not, shm does), so a count of 0 is no lack. */
+	printf("    threads %" PRIu64 ", modules %u%s, batches %" PRIu64 ", words %" PRIu64
 	       ", records %" PRIu64 " (+%" PRIu64 " repeated)",
-	       threads, ip->modules, sum.batches, sum.words, sum.kinds.records,
-	       sum.kinds.repetitions);
+	       threads, ip->modules,
+	       p->flags & WPP_PROC_FORKED ? " of its own (and its parent's, from the fork)" : "",
+	       sum.batches, sum.words, sum.kinds.records, sum.kinds.repetitions);
 	if (sum.lost_words)
 		printf(", lost %" PRIu64 " words", sum.lost_words);
 	printf("\n");
