@@ -341,8 +341,13 @@ int record_bpf(const struct record_opts *o_)
 	 * before the file is written, nor before record exits. */
 	if (wait_for_end(c, &o, child, rs.live_counts, &status))
 		bc_traced_gone(c);
+	/* Dual builds plain again before the probes go, not after: a copy
+	 * still recording could fill and publish a batch between the detach
+	 * and the take of its unpublished words (bc_finish), a batch no probe
+	 * delivers any more (its seq then shows as a gap).  Switched first, it
+	 * writes nothing more and its open buffer is taken whole. */
+	record_dual_restore(dual);
 	bc_finish(c, &k);
-	record_dual_restore(dual); /* detached: plain again */
 	/* Probes detached, rings drained: what the threads hold now reached
 	 * no stream and will reach none (record_live_counts.h). */
 	if (rs.live_counts && record_live_counts_write(rs.live_counts, &rs, o.quiet) < 0)
