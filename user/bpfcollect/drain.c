@@ -356,13 +356,11 @@ void bc_report_loss(const struct bc_counters *k)
 	/* A thread that started while the table was full had its first
 	 * batches dropped without a slot, so its stream starts late too. */
 	if (k->unseen_batches)
-		wpp_warn("%" PRIu64 " batches at the start of threads never arrived (%s; marked as "
-			 "gaps at the start of their threads)",
+		wpp_warn("%" PRIu64 " batches at the start of threads never arrived (published "
+			 "before the probe was attached to their program%s; marked as gaps at the "
+			 "start of their threads)",
 			 k->unseen_batches,
-			 k->lost_untracked ? "published before the probe was attached to their "
-					     "program, or while the thread table was full"
-					   : "published before the probe was attached to their "
-					     "program");
+			 k->lost_untracked ? ", or while the thread table was full" : "");
 	if (!k->lost_batches && !k->lifecycle_lost)
 		return;
 	wpp_warn("lost %" PRIu64 " events in %" PRIu64 " batches (ring full: %" PRIu64

@@ -626,11 +626,12 @@ static void print_proc(const struct info *in, const struct info_proc *ip)
 	/* Counts are each thread's whole life, not the attach's window
 	 * (docs/design.md, "Counts of attached processes are read at
 	 * detach"): say so where a reader would take them for the window. */
-	if ((p->flags & WPP_PROC_ATTACHED) && (read || h.n[HOLDS_COUNTS]))
-		printf("    tracing began mid-run (attached); its counts are each thread's since "
-		       "the thread started, before the attach too\n");
-	else if (p->flags & WPP_PROC_ATTACHED)
-		printf("    tracing began mid-run (attached)\n");
+	if (p->flags & WPP_PROC_ATTACHED)
+		printf("    tracing began mid-run (attached)%s\n",
+		       read || h.n[HOLDS_COUNTS]
+			   ? "; its counts are each thread's since the thread "
+			     "started, before the attach too"
+			   : "");
 	if (p->flags & WPP_PROC_FORKED)
 		printf("    forked by pid %u (thread %u)\n", p->ppid, p->parent_tid);
 	if (p->flags & WPP_PROC_EXECED)

@@ -232,16 +232,17 @@ static void look_at(struct top_count *c, struct wpp_symbolizer *sym, pid_t pid, 
 	    add_proc(c, &p) == 0)
 		return;
 	proc_free(&p);
+	int unreadable = err == -EACCES || err == -EPERM;
 	/* Counted in the header line as "skipped"; -v names them (as root,
 	 * a process whose executable is hidden from it, such as some VMs'
 	 * init). */
-	if (err == -EACCES || err == -EPERM)
+	if (unreadable)
 		wpp_info("top: pid %d skipped: cannot read its memory or executable (%s)", (int)pid,
 			 strerror(-err));
 	remember(c, pid, start,
-		 err == -EACCES || err == -EPERM ? SEEN_UNREADABLE
-		 : p.untraced			 ? SEEN_UNTRACED
-						 : SEEN_OTHER);
+		 unreadable   ? SEEN_UNREADABLE
+		 : p.untraced ? SEEN_UNTRACED
+			      : SEEN_OTHER);
 }
 
 void top_count_discover(struct top_count *c, struct wpp_symbolizer *sym, int tracing_watched)
